@@ -1,0 +1,158 @@
+/**
+ * Typed, named wrappers over the Lua scripts (STYLE.md 5). Callers pass `{ group, limit }`;
+ * the wrapper orders KEYS and ARGV exactly as each script's header lists them, so the
+ * TypeScript side can never drift from the script. ioredis `defineCommand` runs them with
+ * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
+ */
+import type { Redis } from 'ioredis';
+import type { QueueKeys } from './keys.js';
+import { loadScripts } from './lua.js';
+
+type Arg = string | number;
+type ScriptFn = (...args: Arg[]) => Promise<unknown>;
+
+/** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
+export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
+/** `{ id, [field, value, ...] }` as the job scripts return it. */
+export type JobReply = [id: string, fields: string[]];
+
+const SCRIPTS = loadScripts();
+const COMMAND_PREFIX = 'ringmaster_';
+const defined = new WeakSet<Redis>();
+
+/** Define every script on `redis` (once per connection). */
+function define(redis: Redis): void {
+  if (defined.has(redis)) return;
+  for (const script of SCRIPTS) {
+    redis.defineCommand(`${COMMAND_PREFIX}${script.name}`, {
+      numberOfKeys: script.numberOfKeys,
+      lua: script.lua,
+    });
+  }
+  defined.add(redis);
+}
+
+/** The scripts' names and key counts, for the test that loads each one into Redis. */
+export const scriptNames = SCRIPTS.map((s) => s.name);
+
+/** The inlined source of each script, by name (for SCRIPT LOAD checks and benchmarks). */
+export function scriptSource(name: string): string {
+  const script = SCRIPTS.find((s) => s.name === name);
+  if (!script) throw new Error(`no script named ${name}`);
+  return script.lua;
+}
+
+/** The scripts of one queue, bound to one connection. */
+export class Commands {
+  constructor(
+    private readonly redis: Redis,
+    private readonly k: QueueKeys,
+  ) {
+    define(redis);
+  }
+
+  private run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
+    const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
+    if (!fn) throw new Error(`script ${name} is not defined`);
+    return fn.call(this.redis, ...keys, ...args);
+  }
+
+  private groupKeys(group: string): string[] {
+    const k = this.k;
+    return [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.lane(group), k.groups, k.stats];
+  }
+
+  /** `setLimit-8.lua` */
+  setLimit(p: { group: string; limit: number }): Promise<GroupReply> {
+    return this.run('setLimit', this.groupKeys(p.group), [p.group, p.limit]) as Promise<GroupReply>;
+  }
+
+  /** `clearLimit-8.lua` */
+  clearLimit(p: { group: string }): Promise<GroupReply> {
+    return this.run('clearLimit', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  }
+
+  /** `pause-7.lua` */
+  pause(p: { group: string }): Promise<GroupReply> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.lane(p.group), k.groups, k.stats];
+    return this.run('pause', keys, [p.group]) as Promise<GroupReply>;
+  }
+
+  /** `resume-8.lua` */
+  resume(p: { group: string }): Promise<GroupReply> {
+    return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  }
+
+  /** `enqueue-9.lua`; `payload` is JSON text or '' for none. */
+  enqueue(p: { group: string; payload: string; maxAttempts: number }): Promise<JobReply> {
+    const keys = [...this.groupKeys(p.group), this.k.seq];
+    const args = [this.k.base, p.group, p.payload, p.maxAttempts];
+    return this.run('enqueue', keys, args) as Promise<JobReply>;
+  }
+
+  /** `claim-7.lua`; null when no group is serviceable. */
+  claim(p: {
+    leaseMs: number;
+    token: string;
+    defaultMaxAttempts: number;
+  }): Promise<JobReply | null> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.active, k.leases, k.stats];
+    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts];
+    return this.run('claim', keys, args) as Promise<JobReply | null>;
+  }
+
+  /** `complete-9.lua`; a negative number is a status code (see errors.ts). */
+  complete(p: { id: string; token: string }): Promise<JobReply | number> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases, k.stats];
+    return this.run('complete', [...keys, k.job(p.id)], [k.base, p.id, p.token]) as Promise<
+      JobReply | number
+    >;
+  }
+
+  /** `retry-10.lua`; a negative number is a status code (see errors.ts). */
+  retry(p: { id: string; token: string; error: string }): Promise<JobReply | number> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.active,
+      k.leases,
+      k.dead,
+      k.stats,
+    ];
+    return this.run('retry', [...keys, k.job(p.id)], [k.base, p.id, p.token, p.error]) as Promise<
+      JobReply | number
+    >;
+  }
+
+  /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */
+  extendLease(p: { id: string; token: string; leaseMs: number }): Promise<JobReply | number> {
+    const k = this.k;
+    return this.run('extendLease', [k.active, k.job(p.id)], [p.id, p.token, p.leaseMs]) as Promise<
+      JobReply | number
+    >;
+  }
+
+  /** `reap-9.lua`: reap at most `batch` expired leases; returns how many it reaped. */
+  reap(p: { batch: number }): Promise<number> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.active,
+      k.leases,
+      k.dead,
+      k.stats,
+    ];
+    return this.run('reap', keys, [k.base, p.batch]) as Promise<number>;
+  }
+}

@@ -1,0 +1,16 @@
+/** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
+export { ErrorCode, RingmasterError } from './errors.js';
+export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+export { Defaults, Queue, type QueueOptions } from './queue.js';
+export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
+export type {
+  GroupInfo,
+  GroupPage,
+  GroupState,
+  Job,
+  JobState,
+  QueueCounts,
+  QueueStats,
+} from './types.js';
+export { Limits } from './validate.js';
+export { type Processor, Worker, type WorkerOptions } from './worker.js';

@@ -1,0 +1,71 @@
+/**
+ * The one key producer: every Redis key Ringmaster touches is named here (DESIGN.md §2).
+ *
+ * With prefix `P` (default `emq`) and queue `Q` (braces literal, so a queue's keys share one
+ * Redis Cluster slot):
+ *
+ * | key                      | type   | holds                                                    |
+ * |--------------------------|--------|----------------------------------------------------------|
+ * | `P:{Q}:glimit`           | hash   | group → limit                                            |
+ * | `P:{Q}:gactive`          | hash   | group → active count (field removed at 0)                |
+ * | `P:{Q}:ring`             | list   | serviceable groups, rota order, head first               |
+ * | `P:{Q}:paused`           | set    | paused groups                                            |
+ * | `P:{Q}:wake`             | list   | wake tokens, trimmed to 64                               |
+ * | `P:{Q}:g:<group>:pending`| zset   | the group's lane: job id → FIFO score                    |
+ * | `P:{Q}:groups`           | zset   | registry of groups, score 0 (lexicographic paging)       |
+ * | `P:{Q}:job:<id>`         | hash   | group, payload, attempts, maxAttempts, state, token, …   |
+ * | `P:{Q}:active`           | zset   | active job id → lease deadline (ms, Redis clock)         |
+ * | `P:{Q}:leases`           | hash   | active job id → its group                                |
+ * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
+ * | `P:{Q}:seq`              | string | job id counter                                           |
+ * | `P:{Q}:stats`            | hash   | counters and totals                                      |
+ * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
+ *
+ * Scripts that pick a group or mint a job id build the lane and job keys themselves from
+ * `base` (`P:{Q}:`), which shares the slot; `lane()` and `job()` here must build the same names.
+ */
+export interface QueueKeys {
+  /** `P:{Q}:` — the base scripts build lane and job keys from. */
+  readonly base: string;
+  readonly glimit: string;
+  readonly gactive: string;
+  readonly ring: string;
+  readonly paused: string;
+  readonly wake: string;
+  readonly groups: string;
+  readonly active: string;
+  readonly leases: string;
+  readonly dead: string;
+  readonly seq: string;
+  readonly stats: string;
+  /** `P:{Q}:g:<group>:pending` */
+  lane(group: string): string;
+  /** `P:{Q}:job:<id>` */
+  job(id: string): string;
+}
+
+/** The keys of queue `queue` under `prefix` (DESIGN.md §2). Names are not validated here. */
+export function queueKeys(prefix: string, queue: string): QueueKeys {
+  const base = `${prefix}:{${queue}}:`;
+  return {
+    base,
+    glimit: `${base}glimit`,
+    gactive: `${base}gactive`,
+    ring: `${base}ring`,
+    paused: `${base}paused`,
+    wake: `${base}wake`,
+    groups: `${base}groups`,
+    active: `${base}active`,
+    leases: `${base}leases`,
+    dead: `${base}dead`,
+    seq: `${base}seq`,
+    stats: `${base}stats`,
+    lane: (group) => `${base}g:${group}:pending`,
+    job: (id) => `${base}job:${id}`,
+  };
+}
+
+/** `P:queues` — the set of queue names, written beside (not inside) the queue scripts. */
+export function queuesKey(prefix: string): string {
+  return `${prefix}:queues`;
+}

@@ -1,0 +1,329 @@
+/**
+ * One queue's API: the scripts of DESIGN.md §3 plus the O(1)/O(page) reads of §2 and §4.
+ * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis.
+ *
+ * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND or LEASE_LOST; anything
+ * else (connection lost, Redis errors) is passed through from ioredis unchanged.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { Commands, type GroupReply, type JobReply } from './commands.js';
+import { errorFromStatus, jobNotFound } from './errors.js';
+import { decodeJob } from './jobs.js';
+import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+import { groupInfo, parseCount } from './state.js';
+import type { GroupInfo, GroupPage, Job, QueueCounts, QueueStats } from './types.js';
+import * as validate from './validate.js';
+
+/** Engine-wide settings a queue needs. */
+export interface QueueOptions {
+  /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
+  readonly prefix?: string;
+}
+
+/** Defaults of DESIGN.md §4. */
+export const Defaults = {
+  leaseMs: 30_000,
+  maxAttempts: 3,
+  pageSize: 50,
+  reapBatch: 1_000,
+} as const;
+
+export class Queue {
+  /** The queue name (validated). */
+  readonly name: string;
+  /** Its keys (DESIGN.md §2). */
+  readonly keys: QueueKeys;
+  private readonly commands: Commands;
+  private readonly registry: string;
+
+  /**
+   * @param redis a connection shared by all calls (not used for blocking commands)
+   * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name
+   */
+  constructor(
+    readonly redis: Redis,
+    name: string,
+    options: QueueOptions = {},
+  ) {
+    this.name = validate.queueName(name);
+    const prefix = options.prefix ?? 'emq';
+    this.keys = queueKeys(prefix, this.name);
+    this.registry = queuesKey(prefix);
+    this.commands = new Commands(redis, this.keys);
+  }
+
+  // ── steering (admin) ─────────────────────────────────────────────────────────────────
+
+  /**
+   * Set `group`'s limit to `limit` jobs in flight (0 parks it). De-rings it at once when
+   * active >= limit; re-rings it with a wake when the new limit makes it serviceable.
+   * Script: `setLimit-8.lua` (the seed's @glimit). Registers the group and the queue.
+   */
+  async setLimit(group: string, limit: number): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const n = validate.limit(limit);
+    return this.groupFrom(g, await this.registered(this.commands.setLimit({ group: g, limit: n })));
+  }
+
+  /** Remove `group`'s limit; re-ring it if that makes it serviceable. Script: `clearLimit-8.lua`. */
+  async clearLimit(group: string): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    return this.groupFrom(g, await this.registered(this.commands.clearLimit({ group: g })));
+  }
+
+  /**
+   * Pause `group`: no job of it is claimed after this returns; its backlog and active jobs
+   * are untouched. Script: `pause-7.lua` (the seed's @gpause).
+   */
+  async pause(group: string): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    return this.groupFrom(g, await this.registered(this.commands.pause({ group: g })));
+  }
+
+  /** Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. */
+  async resume(group: string): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    return this.groupFrom(g, await this.registered(this.commands.resume({ group: g })));
+  }
+
+  // ── jobs (worker) ────────────────────────────────────────────────────────────────────
+
+  /**
+   * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
+   * as JSON text). Script: `enqueue-9.lua`.
+   * @param options.maxAttempts claims before the job is dead, 1..100 (default 3)
+   */
+  async enqueue(
+    group: string,
+    payload?: unknown,
+    options: { maxAttempts?: number | undefined } = {},
+  ): Promise<Job> {
+    const g = validate.groupId(group);
+    const text = validate.payload(payload);
+    const maxAttempts = validate.maxAttempts(options.maxAttempts ?? Defaults.maxAttempts);
+    const [id, fields] = await this.registered(
+      this.commands.enqueue({ group: g, payload: text, maxAttempts }),
+    );
+    return decodeJob(this.name, id, fields);
+  }
+
+  /**
+   * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
+   * under `token` (a random UUID when omitted). Null when no group is serviceable.
+   * Script: `claim-7.lua` (the seed's @gclaim).
+   */
+  async claim(
+    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
+  ): Promise<Job | null> {
+    const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
+    const token = options.token === undefined ? randomUUID() : validate.token(options.token);
+    const reply = await this.commands.claim({
+      leaseMs,
+      token,
+      defaultMaxAttempts: Defaults.maxAttempts,
+    });
+    return reply ? decodeJob(this.name, reply[0], reply[1]) : null;
+  }
+
+  /**
+   * Complete active job `id` leased under `token`: its permit is released and the job hash
+   * deleted. Returns the job as it was, state COMPLETED. Script: `complete-9.lua`.
+   * @throws RingmasterError JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
+   */
+  async complete(id: string, token: string): Promise<Job> {
+    const jobId = validate.jobId(this.name, id);
+    const t = validate.token(token);
+    return this.jobFrom(jobId, await this.commands.complete({ id: jobId, token: t }));
+  }
+
+  /**
+   * Give active job `id` back: its permit is released now, and it returns to the front of its
+   * group's lane, or is DEAD once attempts reached maxAttempts. `error` (optional) is kept as
+   * the job's lastError. Script: `retry-10.lua`.
+   * @throws RingmasterError JOB_NOT_FOUND, LEASE_LOST
+   */
+  async retry(id: string, token: string, error = ''): Promise<Job> {
+    const jobId = validate.jobId(this.name, id);
+    const t = validate.token(token);
+    const reason = error.slice(0, 1024);
+    return this.jobFrom(jobId, await this.commands.retry({ id: jobId, token: t, error: reason }));
+  }
+
+  /**
+   * Push active job `id`'s lease deadline to now + `leaseMs` (Redis clock).
+   * Script: `extendLease-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST
+   */
+  async extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
+    const jobId = validate.jobId(this.name, id);
+    const t = validate.token(token);
+    const ms = validate.leaseMs(leaseMs);
+    return this.jobFrom(
+      jobId,
+      await this.commands.extendLease({ id: jobId, token: t, leaseMs: ms }),
+    );
+  }
+
+  /**
+   * Retry every job whose lease has passed, releasing each permit exactly once, in batches of
+   * `batch` (default 1,000) per script call. Returns how many jobs were reaped.
+   * Script: `reap-9.lua`.
+   */
+  async reap(options: { batch?: number } = {}): Promise<number> {
+    const batch = options.batch ?? Defaults.reapBatch;
+    let total = 0;
+    for (;;) {
+      const n = await this.commands.reap({ batch });
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+
+  // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────
+
+  /** One group; an unknown id reads as empty (limit null, zeros). */
+  async group(id: string): Promise<GroupInfo> {
+    const g = validate.groupId(id, 'id');
+    const [info] = await this.readGroups([g]);
+    return info as GroupInfo;
+  }
+
+  /**
+   * A page of registered groups ordered by id, after the group cursor `after` names.
+   * @param options.first page size 1..500 (default 50)
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first` or a cursor that does not decode
+   */
+  async groups(
+    options: { first?: number | undefined; after?: string | null | undefined } = {},
+  ): Promise<GroupPage> {
+    const first = validate.pageSize(options.first ?? Defaults.pageSize);
+    const after = options.after == null ? null : validate.cursor.decode(options.after);
+    const min = after === null ? '-' : `(${after}`;
+    const [ids, totalCount] = await Promise.all([
+      this.redis.zrangebylex(this.keys.groups, min, '+', 'LIMIT', 0, first + 1),
+      this.redis.zcard(this.keys.groups),
+    ]);
+    const pageIds = ids.slice(0, first);
+    const groups = await this.readGroups(pageIds);
+    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    return {
+      groups,
+      cursors,
+      hasNextPage: ids.length > first,
+      endCursor: cursors.at(-1) ?? null,
+      totalCount,
+    };
+  }
+
+  /** The ring, head first. O(ring). */
+  ring(): Promise<string[]> {
+    return this.redis.lrange(this.keys.ring, 0, -1);
+  }
+
+  /** Paused group ids, sorted. O(paused). */
+  async paused(): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.paused)).sort();
+  }
+
+  /** Groups with active > 0, sorted by id. O(groups with active work). */
+  async activeGroups(): Promise<GroupInfo[]> {
+    const all = await this.redis.hgetall(this.keys.gactive);
+    const ids = Object.keys(all)
+      .filter((id) => parseCount(all[id]) > 0)
+      .sort();
+    return this.readGroups(ids);
+  }
+
+  /** Queue-wide totals, O(1): counters and cardinalities, never a scan. */
+  async counts(): Promise<QueueCounts> {
+    const k = this.keys;
+    const [groups, onRing, paused, stats, active, dead] = await Promise.all([
+      this.redis.zcard(k.groups),
+      this.redis.llen(k.ring),
+      this.redis.scard(k.paused),
+      this.redis.hmget(k.stats, 'saturated', 'pending'),
+      this.redis.zcard(k.active),
+      this.redis.zcard(k.dead),
+    ]);
+    return {
+      groups,
+      onRing,
+      paused,
+      saturated: parseCount(stats[0]),
+      pending: parseCount(stats[1]),
+      active,
+      dead,
+    };
+  }
+
+  /** Event counters since the queue was created. O(1). */
+  async stats(): Promise<QueueStats> {
+    const s = await this.redis.hgetall(this.keys.stats);
+    return {
+      enqueued: parseCount(s.enqueued),
+      claimed: parseCount(s.claimed),
+      completed: parseCount(s.completed),
+      retried: parseCount(s.retried),
+      reaped: parseCount(s.reaped),
+      dead: parseCount(s.dead),
+    };
+  }
+
+  /** Job `id`, or null when there is no such job (completed jobs are not kept). */
+  async job(id: string): Promise<Job | null> {
+    let jobId: string;
+    try {
+      jobId = validate.jobId(this.name, id);
+    } catch {
+      return null;
+    }
+    const fields = await this.redis.hgetall(this.keys.job(jobId));
+    return Object.keys(fields).length === 0 ? null : decodeJob(this.name, jobId, fields);
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────────────
+
+  /** Run a registering script beside the SADD to `P:queues` (another slot, so not inside it). */
+  private async registered<T>(script: Promise<T>): Promise<T> {
+    const [reply] = await Promise.all([script, this.redis.sadd(this.registry, this.name)]);
+    return reply;
+  }
+
+  private groupFrom(id: string, [limit, active, pending, paused]: GroupReply): GroupInfo {
+    return groupInfo(this.name, id, limit, active, pending, paused === 1);
+  }
+
+  private jobFrom(id: string, reply: JobReply | number): Job {
+    if (typeof reply === 'number') {
+      throw errorFromStatus(reply, this.name, id) ?? jobNotFound(this.name, id);
+    }
+    return decodeJob(this.name, reply[0], reply[1]);
+  }
+
+  /** Read several groups in one pipeline: 4 O(1) commands each. */
+  private async readGroups(ids: string[]): Promise<GroupInfo[]> {
+    if (ids.length === 0) return [];
+    const k = this.keys;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) {
+      pipeline.hget(k.glimit, id).hget(k.gactive, id).zcard(k.lane(id)).sismember(k.paused, id);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const at = (j: number) => {
+        const [err, value] = replies[i * 4 + j] ?? [null, null];
+        if (err) throw err;
+        return value;
+      };
+      return groupInfo(
+        this.name,
+        id,
+        at(0) as string | null,
+        at(1) as string | null,
+        Number(at(2)),
+        at(3) === 1,
+      );
+    });
+  }
+}

@@ -1,0 +1,35 @@
+/** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
+import type { GroupInfo, GroupState } from './types.js';
+
+/** The stored limit as the scripts read it: a non-negative integer, else no limit (null). */
+export function parseLimit(raw: string | null | undefined): number | null {
+  return raw != null && /^\d+$/.test(raw) ? Number(raw) : null;
+}
+
+/** The stored active count; missing or garbage is 0. */
+export function parseCount(raw: string | number | null | undefined): number {
+  const n = Number(raw ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** Build a {@link GroupInfo} from raw fields, deriving `onRing` (I1) and `state`. */
+export function groupInfo(
+  queue: string,
+  id: string,
+  rawLimit: string | null | undefined,
+  rawActive: string | number | null | undefined,
+  pending: number,
+  paused: boolean,
+): GroupInfo {
+  const limit = parseLimit(rawLimit);
+  const active = parseCount(rawActive);
+  const saturated = limit !== null && active >= limit;
+  const state: GroupState = paused
+    ? 'PAUSED'
+    : saturated
+      ? 'SATURATED'
+      : pending > 0
+        ? 'READY'
+        : 'IDLE';
+  return { id, queue, limit, active, pending, paused, onRing: state === 'READY', state };
+}

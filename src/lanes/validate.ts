@@ -1,0 +1,128 @@
+/**
+ * Input rules of DESIGN.md §5, checked before anything reaches Redis, so a rejected call
+ * changes nothing. Each function returns the value it accepted (normalised) or throws a
+ * {@link RingmasterError} with code BAD_USER_INPUT (or JOB_NOT_FOUND for a malformed job id).
+ */
+import { badInput, jobNotFound } from './errors.js';
+
+/** Bounds of DESIGN.md §5, in one place. */
+export const Limits = {
+  queueNameLength: 128,
+  groupIdBytes: 256,
+  maxLimit: 1_000_000,
+  maxLeaseMs: 86_400_000,
+  maxAttempts: 100,
+  payloadBytes: 524_288,
+  maxPageSize: 500,
+  tokenLength: 128,
+} as const;
+
+const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
+// C0, DEL and C1 control characters.
+const CONTROL = /\p{Cc}/u;
+const JOB_ID = /^[0-9]{1,20}$/;
+
+function integerIn(argument: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw badInput(argument, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** A queue name: 1–128 of `[A-Za-z0-9._:-]` (no braces: the name is the hash tag). */
+export function queueName(value: unknown): string {
+  if (typeof value !== 'string' || !QUEUE_NAME.test(value)) {
+    throw badInput('queue', 'must be 1 to 128 characters of A-Z a-z 0-9 . _ : -');
+  }
+  return value;
+}
+
+/** A group id: non-empty, at most 256 UTF-8 bytes, no control characters. */
+export function groupId(value: unknown, argument = 'group'): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw badInput(argument, 'must be a non-empty string');
+  }
+  if (Buffer.byteLength(value, 'utf8') > Limits.groupIdBytes) {
+    throw badInput(argument, `must be at most ${Limits.groupIdBytes} UTF-8 bytes`);
+  }
+  if (CONTROL.test(value)) {
+    throw badInput(argument, 'must not contain control characters');
+  }
+  if (!value.isWellFormed()) {
+    throw badInput(argument, 'must be well-formed Unicode (no lone surrogates)');
+  }
+  return value;
+}
+
+/** A limit: an integer in 0..1,000,000 (0 parks the group). */
+export function limit(value: unknown): number {
+  return integerIn('limit', value, 0, Limits.maxLimit);
+}
+
+/** A lease length in ms: an integer in 1..86,400,000. */
+export function leaseMs(value: unknown): number {
+  return integerIn('leaseMs', value, 1, Limits.maxLeaseMs);
+}
+
+/** maxAttempts: an integer in 1..100. */
+export function maxAttempts(value: unknown): number {
+  return integerIn('maxAttempts', value, 1, Limits.maxAttempts);
+}
+
+/** A page size: an integer in 1..500. */
+export function pageSize(value: unknown): number {
+  return integerIn('first', value, 1, Limits.maxPageSize);
+}
+
+/** A lease token: a non-empty string of at most 128 characters. */
+export function token(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > Limits.tokenLength) {
+    throw badInput('token', `must be 1 to ${Limits.tokenLength} characters`);
+  }
+  return value;
+}
+
+/**
+ * A payload: any JSON value (undefined and null mean none). Returns its JSON text, or '' for
+ * none; rejects text over 524,288 UTF-8 bytes and values JSON cannot represent.
+ */
+export function payload(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    throw badInput('payload', 'must be a JSON value');
+  }
+  if (text === undefined) throw badInput('payload', 'must be a JSON value');
+  if (Buffer.byteLength(text, 'utf8') > Limits.payloadBytes) {
+    throw badInput('payload', `JSON text must be at most ${Limits.payloadBytes} bytes`);
+  }
+  return text;
+}
+
+/** A job id: a decimal string. Anything else cannot name a job, so it is JOB_NOT_FOUND. */
+export function jobId(queue: string, value: unknown): string {
+  if (typeof value !== 'string' || !JOB_ID.test(value)) {
+    throw jobNotFound(queue, String(value).slice(0, 64));
+  }
+  return value;
+}
+
+/** Opaque page cursors: base64url of `g:<group id>`. */
+export const cursor = {
+  encode(group: string): string {
+    return Buffer.from(`g:${group}`, 'utf8').toString('base64url');
+  },
+  /** The group id a cursor names; BAD_USER_INPUT when it does not decode to one. */
+  decode(value: unknown): string {
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,400}$/.test(value)) {
+      throw badInput('after', 'is not a cursor this server issued');
+    }
+    const text = Buffer.from(value, 'base64url').toString('utf8');
+    if (!text.startsWith('g:') || cursor.encode(text.slice(2)) !== value) {
+      throw badInput('after', 'is not a cursor this server issued');
+    }
+    return groupId(text.slice(2), 'after');
+  },
+};

@@ -1,0 +1,37 @@
+--[[
+  clearLimit — remove a group's limit (unlimited from now on); re-ring it with a wake if that
+  makes it serviceable.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] lane     zset   the group's pending jobs
+    KEYS[7] groups   zset   group registry
+    KEYS[8] stats    hash   counters
+
+    ARGV[1] group
+
+  Output: groupReply { limit, active, pending, paused }
+
+  Events: hdel glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring);
+  hincrby stats (saturation changed).
+]]
+--- @include "settleGroup"
+--- @include "groupReply"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
+  wake = KEYS[5], stats = KEYS[8],
+}
+local laneKey = KEYS[6]
+local groupsKey = KEYS[7]
+local group = ARGV[1]
+
+local wasServiceable, wasSaturated = groupState(k, group, laneKey)
+redis.call('HDEL', k.glimit, group)
+redis.call('ZADD', groupsKey, 0, group)
+settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+return groupReply(k, group, laneKey)

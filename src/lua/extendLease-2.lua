@@ -1,0 +1,34 @@
+--[[
+  extendLease — push an active job's lease deadline out to now + leaseMs (Redis clock), for
+  the caller holding its token. Never shortens a lease below now.
+
+  Input:
+    KEYS[1] active   zset   active job id -> lease deadline (ms)
+    KEYS[2] job      hash   the job
+
+    ARGV[1] id
+    ARGV[2] token
+    ARGV[3] leaseMs  1..86,400,000 (validated by the engine)
+
+  Output: { id, field1, value1, ... } (the job hash), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
+
+  Events: zadd active; hset job.
+]]
+--- @include "nowMs"
+--- @include "checkLease"
+
+local activeKey = KEYS[1]
+local jobKey = KEYS[2]
+local id = ARGV[1]
+local token = ARGV[2]
+local leaseMs = tonumber(ARGV[3])
+
+local denied = checkLease(activeKey, jobKey, id, token)
+if denied then
+  return denied
+end
+
+local leaseUntil = nowMs() + leaseMs
+redis.call('ZADD', activeKey, 'XX', leaseUntil, id)
+redis.call('HSET', jobKey, 'leaseUntil', leaseUntil)
+return { id, redis.call('HGETALL', jobKey) }

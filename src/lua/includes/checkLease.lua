@@ -1,0 +1,25 @@
+--[[
+  The guard of complete, retry and extendLease (invariant I5): the job must be active and
+  hold the caller's token. A reaped-then-reclaimed job has a new token, so a stale worker's
+  token can never act on it.
+
+  Returns nil when the caller holds the lease, else a status code:
+    -1  JOB_NOT_FOUND  no job hash (never enqueued, completed, or deleted by hand; in the
+                       last case the reaper still releases the permit from `leases`)
+    -2  LEASE_LOST     the job exists but is not active, or the token does not match
+]]
+local JOB_NOT_FOUND = -1
+local LEASE_LOST = -2
+
+local function checkLease(activeKey, jobKey, id, token)
+  if redis.call('EXISTS', jobKey) == 0 then
+    return JOB_NOT_FOUND
+  end
+  if not redis.call('ZSCORE', activeKey, id) then
+    return LEASE_LOST
+  end
+  if redis.call('HGET', jobKey, 'token') ~= token then
+    return LEASE_LOST
+  end
+  return nil
+end

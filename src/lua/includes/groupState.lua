@@ -1,0 +1,37 @@
+--[[
+  A group's standing against invariant I1 (DESIGN.md §3), written once for every script.
+
+  k is the script's key table: k.paused (set), k.glimit (hash), k.gactive (hash).
+  laneKey is the group's pending zset.
+
+  limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
+  (written by hand or by another writer) counts as no limit (DESIGN.md §2).
+  activeOf: the group's active count; a missing or garbage field counts as 0.
+  groupState returns two booleans:
+    serviceable  not paused, below its limit (or no limit), pending > 0 — on the ring by I1
+    saturated    a limit is set and active >= limit (counted in stats.saturated)
+]]
+local function limitOf(glimitKey, group)
+  local raw = redis.call('HGET', glimitKey, group)
+  if raw and string.match(raw, '^%d+$') then
+    return tonumber(raw)
+  end
+  return nil
+end
+
+local function activeOf(gactiveKey, group)
+  local n = tonumber(redis.call('HGET', gactiveKey, group) or '0')
+  if n == nil or n < 0 then
+    return 0
+  end
+  return n
+end
+
+local function groupState(k, group, laneKey)
+  local limit = limitOf(k.glimit, group)
+  local saturated = limit ~= nil and activeOf(k.gactive, group) >= limit
+  if saturated or redis.call('SISMEMBER', k.paused, group) == 1 then
+    return false, saturated
+  end
+  return redis.call('ZCARD', laneKey) > 0, saturated
+end

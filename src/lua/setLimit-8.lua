@@ -1,0 +1,41 @@
+--[[
+  setLimit — the seed's @glimit: write a group's limit, then reconcile the ring.
+  If active >= limit the group is de-ringed at once (a limit below the live count parks it
+  until enough jobs finish; 0 parks it outright); if the new limit makes a paused-free group
+  with pending work serviceable, it is re-ringed with a wake, without waiting for a completion.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] lane     zset   the group's pending jobs
+    KEYS[7] groups   zset   group registry
+    KEYS[8] stats    hash   counters
+
+    ARGV[1] group
+    ARGV[2] limit    a non-negative integer (validated by the engine)
+
+  Output: groupReply { limit, active, pending, paused }
+
+  Events: hset glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
+  (de-ring); hincrby stats (saturation changed).
+]]
+--- @include "settleGroup"
+--- @include "groupReply"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
+  wake = KEYS[5], stats = KEYS[8],
+}
+local laneKey = KEYS[6]
+local groupsKey = KEYS[7]
+local group = ARGV[1]
+local limit = ARGV[2]
+
+local wasServiceable, wasSaturated = groupState(k, group, laneKey)
+redis.call('HSET', k.glimit, group, limit)
+redis.call('ZADD', groupsKey, 0, group)
+settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+return groupReply(k, group, laneKey)
