@@ -1,0 +1,30 @@
+/** Queue reads: thin calls into the engine (DESIGN.md §4 `Query`, `Queue`). */
+import type { GroupInfo, GroupPage, Queue, QueueCounts } from '../lanes/index.js';
+import type { Context } from '../schema/context.js';
+
+/** `Query.queue(name)`: a handle; the engine validates the name (BAD_USER_INPUT). */
+export function queue(ctx: Context, name: string): Queue {
+  return ctx.engine.queue(name);
+}
+
+/** `Query.queues`: every registered queue, sorted by name. */
+export async function queues(ctx: Context): Promise<Queue[]> {
+  return (await ctx.engine.queues()).map((name) => ctx.engine.queue(name));
+}
+
+export const ring = (q: Queue): Promise<string[]> => q.ring();
+export const paused = (q: Queue): Promise<string[]> => q.paused();
+export const counts = (q: Queue): Promise<QueueCounts> => q.counts();
+export const activeGroups = (q: Queue): Promise<GroupInfo[]> => q.activeGroups();
+export const group = (q: Queue, id: string): Promise<GroupInfo> => q.group(id);
+
+/** `Queue.groups(first, after)`: a Relay-style connection page. */
+export async function groups(
+  q: Queue,
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<GroupPage & { edges: { cursor: string; node: GroupInfo }[] }> {
+  const page = await q.groups({ first: first ?? undefined, after });
+  const edges = page.groups.map((node, i) => ({ cursor: page.cursors[i] as string, node }));
+  return { ...page, edges };
+}

@@ -1,0 +1,13 @@
+/** What every resolver receives (built per operation by the server, DESIGN.md §6 Auth). */
+import type { Ringmaster } from '../lanes/index.js';
+import type { LiveFeed } from '../pubsub/index.js';
+
+/** DESIGN.md §6 roles: `read` ⊂ `worker` ⊂ `admin`. */
+export type Role = 'read' | 'worker' | 'admin';
+
+export interface Context {
+  readonly engine: Ringmaster;
+  readonly feed: LiveFeed;
+  /** The caller's role; `admin` when auth is off (AUTH_TOKENS unset, loopback only). */
+  readonly role: Role;
+}

@@ -1,0 +1,76 @@
+/** `Group`, `GroupState`, the group-steering mutations and `groupChanged` (DESIGN.md §4). */
+import type { GroupInfo } from '../lanes/index.js';
+import * as resolve from '../resolvers/group.js';
+import { groupChanged } from '../resolvers/live.js';
+import { builder } from './builder.js';
+
+export const GroupStateRef = builder.enumType('GroupState', {
+  description:
+    'PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE.',
+  values: ['PAUSED', 'SATURATED', 'READY', 'IDLE'] as const,
+});
+
+export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
+  description: "One tenant's lane of work inside a queue.",
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    queue: t.exposeString('queue'),
+    limit: t.exposeInt('limit', {
+      nullable: true,
+      description: 'The most jobs that may be active at once; null = unlimited.',
+    }),
+    active: t.exposeInt('active', { description: 'Jobs in flight.' }),
+    pending: t.exposeInt('pending', { description: 'Jobs waiting in the lane.' }),
+    paused: t.exposeBoolean('paused'),
+    onRing: t.exposeBoolean('onRing', {
+      description: 'Serviceable: not paused, below its limit, with pending work (invariant I1).',
+    }),
+    state: t.field({ type: GroupStateRef, resolve: (g) => g.state }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  setLimit: t.field({
+    type: GroupRef,
+    authScopes: { admin: true },
+    description: 'Set the most jobs of a group that may be active at once (0 parks it).',
+    args: {
+      queue: t.arg.string({ required: true }),
+      group: t.arg.string({ required: true }),
+      limit: t.arg.int({ required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.setLimit(ctx, args),
+  }),
+  clearLimit: t.field({
+    type: GroupRef,
+    authScopes: { admin: true },
+    description: 'Remove the limit: the group is unlimited.',
+    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => resolve.clearLimit(ctx, args),
+  }),
+  pauseGroup: t.field({
+    type: GroupRef,
+    authScopes: { admin: true },
+    description: 'Stop new turns for the group; its backlog and active jobs are untouched.',
+    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => resolve.pauseGroup(ctx, args),
+  }),
+  resumeGroup: t.field({
+    type: GroupRef,
+    authScopes: { admin: true },
+    description: 'Unpause; the group re-joins the ring if serviceable.',
+    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => resolve.resumeGroup(ctx, args),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  groupChanged: t.field({
+    type: GroupRef,
+    authScopes: { read: true },
+    description: "The group's state now, then whenever any of its fields change.",
+    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    subscribe: (_root, args, ctx) => groupChanged(ctx, args.queue, args.group),
+    resolve: (group) => group,
+  }),
+}));

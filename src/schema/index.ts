@@ -1,0 +1,16 @@
+/**
+ * The schema (DESIGN.md §4). Importing it starts nothing (STYLE.md 9), so `codegen.ts` can
+ * print it and tests can build it without a server.
+ */
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './group.js';
+import './job.js';
+import './queue.js';
+import './ring.js';
+
+builder.mutationType({});
+
+/** The executable schema, types sorted by name. */
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,90 @@
+/** `Job`, `JobState` and the job mutations of the worker role (DESIGN.md §4). */
+import type { Job } from '../lanes/index.js';
+import * as resolve from '../resolvers/job.js';
+import { builder } from './builder.js';
+
+export const JobStateRef = builder.enumType('JobState', {
+  values: ['PENDING', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
+});
+
+export const JobRef = builder.objectRef<Job>('Job').implement({
+  description: 'One unit of work, belonging to exactly one group.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    queue: t.exposeString('queue'),
+    group: t.exposeString('group'),
+    payload: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.payload }),
+    state: t.field({ type: JobStateRef, resolve: (j) => j.state }),
+    attempts: t.exposeInt('attempts', { description: 'Claims so far.' }),
+    token: t.exposeString('token', {
+      nullable: true,
+      description: 'The lease token while ACTIVE.',
+    }),
+    leaseUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the lease expires (Redis clock) while ACTIVE.',
+      resolve: resolve.leaseUntil,
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  enqueue: t.field({
+    type: JobRef,
+    authScopes: { worker: true },
+    description: "Add a job to the tail of its group's lane.",
+    args: {
+      queue: t.arg.string({ required: true }),
+      group: t.arg.string({ required: true }),
+      payload: t.arg({ type: 'JSON' }),
+      maxAttempts: t.arg.int({ defaultValue: 3 }),
+    },
+    resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
+  }),
+  claim: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { worker: true },
+    description: 'Claim the next job of the rota; null when no group is serviceable.',
+    args: {
+      queue: t.arg.string({ required: true }),
+      leaseMs: t.arg.int({ defaultValue: 30_000 }),
+    },
+    resolve: (_root, args, ctx) => resolve.claim(ctx, args),
+  }),
+  complete: t.field({
+    type: JobRef,
+    authScopes: { worker: true },
+    description: 'Complete an active job you hold the lease of; its permit is released.',
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      token: t.arg.string({ required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.complete(ctx, { ...args, id: String(args.id) }),
+  }),
+  retry: t.field({
+    type: JobRef,
+    authScopes: { worker: true },
+    description: 'Give an active job back to the front of its lane (or dead at maxAttempts).',
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      token: t.arg.string({ required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.retry(ctx, { ...args, id: String(args.id) }),
+  }),
+  extendLease: t.field({
+    type: JobRef,
+    authScopes: { worker: true },
+    description: "Push an active job's lease deadline to now + leaseMs.",
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      token: t.arg.string({ required: true }),
+      leaseMs: t.arg.int({ required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.extendLease(ctx, { ...args, id: String(args.id) }),
+  }),
+}));

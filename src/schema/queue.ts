@@ -1,0 +1,98 @@
+/**
+ * `Queue` with its reads, the `groups` connection, `QueueCounts`, and the root queries
+ * `queue` and `queues` (DESIGN.md §4).
+ */
+import type { GroupInfo, Queue, QueueCounts } from '../lanes/index.js';
+import * as resolve from '../resolvers/queue.js';
+import { builder } from './builder.js';
+import { GroupRef } from './group.js';
+
+interface GroupConnectionShape {
+  edges: { cursor: string; node: GroupInfo }[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+  totalCount: number;
+}
+
+const PageInfoRef = builder
+  .objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo')
+  .implement({
+    fields: (t) => ({
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      endCursor: t.exposeString('endCursor', { nullable: true }),
+    }),
+  });
+
+const GroupEdgeRef = builder.objectRef<{ cursor: string; node: GroupInfo }>('GroupEdge').implement({
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` for the next page.' }),
+    node: t.field({ type: GroupRef, resolve: (e) => e.node }),
+  }),
+});
+
+const GroupConnectionRef = builder.objectRef<GroupConnectionShape>('GroupConnection').implement({
+  fields: (t) => ({
+    edges: t.field({ type: [GroupEdgeRef], resolve: (c) => c.edges }),
+    pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
+    totalCount: t.exposeInt('totalCount', { description: 'Registered groups in the queue.' }),
+  }),
+});
+
+const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').implement({
+  description: 'Queue-wide totals, each O(1) to read.',
+  fields: (t) => ({
+    groups: t.exposeInt('groups'),
+    onRing: t.exposeInt('onRing'),
+    paused: t.exposeInt('paused'),
+    saturated: t.exposeInt('saturated', {
+      description: 'Groups with a limit and active >= limit.',
+    }),
+    pending: t.exposeInt('pending'),
+    active: t.exposeInt('active'),
+    dead: t.exposeInt('dead'),
+  }),
+});
+
+export const QueueRef = builder.objectRef<Queue>('Queue').implement({
+  description: 'A named set of groups sharing one ring.',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    ring: t.stringList({ description: 'Serviceable groups, head first.', resolve: resolve.ring }),
+    group: t.field({
+      type: GroupRef,
+      description: 'One group; an unknown id reads as empty (limit null, zeros).',
+      args: { id: t.arg.string({ required: true }) },
+      resolve: (q, args) => resolve.group(q, args.id),
+    }),
+    groups: t.field({
+      type: GroupConnectionRef,
+      description: 'Registered groups by id.',
+      args: { first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
+      resolve: (q, args) => resolve.groups(q, args.first, args.after),
+    }),
+    activeGroups: t.field({
+      type: [GroupRef],
+      description: 'Groups with active > 0.',
+      resolve: resolve.activeGroups,
+    }),
+    paused: t.stringList({ description: 'Paused groups, sorted.', resolve: resolve.paused }),
+    counts: t.field({ type: QueueCountsRef, resolve: resolve.counts }),
+  }),
+});
+
+builder.queryType({
+  fields: (t) => ({
+    queue: t.field({
+      type: QueueRef,
+      authScopes: { read: true },
+      args: { name: t.arg.string({ required: true }) },
+      resolve: (_root, args, ctx) => resolve.queue(ctx, args.name),
+    }),
+    queues: t.field({
+      type: [QueueRef],
+      authScopes: { read: true },
+      description: 'Every queue ever steered or enqueued to, sorted by name.',
+      resolve: (_root, _args, ctx) => resolve.queues(ctx),
+    }),
+  }),
+});

@@ -1,0 +1,31 @@
+/** `RingChange`, its reason, and the `ringChanged` subscription (DESIGN.md §4). */
+import type { RingChange } from '../pubsub/index.js';
+import { ringChanged } from '../resolvers/live.js';
+import { builder } from './builder.js';
+
+const RingChangeReasonRef = builder.enumType('RingChangeReason', {
+  description: 'SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects.',
+  values: ['SNAPSHOT', 'CHANGE', 'RESYNC'] as const,
+});
+
+const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
+  fields: (t) => ({
+    queue: t.exposeString('queue'),
+    ring: t.exposeStringList('ring', { description: 'The ring now, head first.' }),
+    added: t.exposeStringList('added', { description: 'Groups new since your last event.' }),
+    removed: t.exposeStringList('removed', { description: 'Groups gone since your last event.' }),
+    reason: t.field({ type: RingChangeReasonRef, resolve: (c) => c.reason }),
+  }),
+});
+
+builder.subscriptionType({
+  fields: (t) => ({
+    ringChanged: t.field({
+      type: RingChangeRef,
+      authScopes: { read: true },
+      args: { queue: t.arg.string({ required: true }) },
+      subscribe: (_root, args, ctx) => ringChanged(ctx, args.queue),
+      resolve: (change) => change,
+    }),
+  }),
+});

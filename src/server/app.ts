@@ -1,0 +1,129 @@
+/**
+ * `buildServer(config)` → `{ start, stop }` (STYLE.md 12): Redis (embedded when REDIS_URL is
+ * unset), the engine, the live feed, the reaper, Yoga on HTTP and graphql-ws on one port.
+ * `stop()` really stops: sockets, timers, the subscriber, Redis connections and the embedded
+ * redis-server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Ringmaster } from '../lanes/index.js';
+import { LiveFeed } from '../pubsub/index.js';
+import { Authenticator } from './auth.js';
+import type { Config } from './config.js';
+import { Reaper } from './reaper.js';
+import { type RedisProcess, startRedisServer } from './redisProcess.js';
+import { attachWebSocket } from './ws.js';
+import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
+
+export interface RingmasterServer {
+  readonly engine: Ringmaster;
+  readonly feed: LiveFeed;
+  readonly yoga: RingmasterYoga;
+  readonly reaper: Reaper;
+  /** `http://host:port` once started. */
+  readonly url: string;
+  /** Live WebSocket connections (count). */
+  readonly sockets: number;
+  /** Listen; resolves once HTTP and WebSocket accept connections. */
+  start(): Promise<void>;
+  /** Stop accepting, close every socket, stop timers and the feed, quit Redis. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Build a server from validated configuration. Connects to Redis (or starts the embedded one)
+ * but does not listen until `start()`.
+ * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
+ */
+export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
+  let embedded: RedisProcess | null = null;
+  let redisUrl = config.redisUrl;
+  if (redisUrl === undefined) {
+    embedded = await startRedisServer({
+      dataDir: config.dataDir,
+      appendOnly: true,
+      logger: logger.child({ component: 'embedded-redis' }),
+    });
+    redisUrl = embedded.url;
+    logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
+  }
+
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  await redis.connect();
+
+  const engine = new Ringmaster(redis, { prefix: config.keyPrefix });
+  const feed = new LiveFeed({
+    engine,
+    prefix: config.keyPrefix,
+    resyncIntervalMs: config.resyncIntervalMs,
+    pollIntervalMs: config.pollIntervalMs,
+    logger: logger.child({ component: 'feed' }),
+  });
+  const auth = new Authenticator(config.authTokens);
+  const reaper = new Reaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  const yoga = createRingmasterYoga({
+    engine,
+    feed,
+    auth,
+    logger,
+    introspection: config.introspection,
+    ready: async () => {
+      const redisUp = await redis
+        .ping()
+        .then(() => true)
+        .catch(() => false);
+      return { ok: redisUp, detail: { redis: redisUp ? 'up' : 'down', notifications: feed.mode } };
+    },
+  });
+
+  const http: Server = createServer(yoga);
+  const ws = attachWebSocket(http, yoga, auth);
+  let url = '';
+  let stopping: Promise<void> | null = null;
+
+  return {
+    engine,
+    feed,
+    yoga,
+    reaper,
+    get url() {
+      return url;
+    },
+    get sockets() {
+      return ws.wss.clients.size;
+    },
+    async start() {
+      await feed.start();
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(config.port, config.host, () => {
+          http.off('error', reject);
+          resolve();
+        });
+      });
+      const address = http.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      url = `http://${host}:${address.port}`;
+      reaper.start();
+      logger.info({ url: `${url}/graphql`, notifications: feed.mode }, 'ringmaster listening');
+    },
+    stop() {
+      stopping ??= (async () => {
+        await reaper.stop();
+        await ws.close();
+        await feed.stop();
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        });
+        await redis.quit().catch(() => redis.disconnect());
+        await embedded?.stop();
+        logger.info('ringmaster stopped');
+      })();
+      return stopping;
+    },
+  };
+}

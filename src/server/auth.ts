@@ -1,0 +1,57 @@
+/**
+ * Bearer-token authentication (DESIGN.md §6): `Authorization: Bearer <token>` on HTTP and SSE,
+ * `connectionParams.authorization` on WebSocket. Roles are enforced per field by the schema's
+ * auth scopes; this module only says who the caller is.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import type { Role } from '../schema/context.js';
+
+const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+
+export class Authenticator {
+  private readonly entries: { digest: Buffer; role: Role }[];
+
+  /** @param tokens token → role; null turns auth off (every caller is `admin`) */
+  constructor(tokens: ReadonlyMap<string, Role> | null) {
+    this.entries = tokens
+      ? [...tokens].map(([token, role]) => ({ digest: digest(token), role }))
+      : [];
+    this.enabled = tokens !== null;
+  }
+
+  /** False when AUTH_TOKENS is unset. */
+  readonly enabled: boolean;
+
+  /**
+   * The role of an `Authorization` value (`Bearer <token>`, or the bare token on WebSocket),
+   * or null when it is missing or matches no token. Every configured token is compared, in
+   * constant time over equal-length digests, so timing reveals neither which nor how much.
+   */
+  roleOf(authorization: unknown): Role | null {
+    if (!this.enabled) return 'admin';
+    if (typeof authorization !== 'string' || authorization.length > 4096) return null;
+    const token = authorization.replace(/^Bearer\s+/i, '').trim();
+    if (token === '') return null;
+    const presented = digest(token);
+    let role: Role | null = null;
+    for (const entry of this.entries) {
+      if (timingSafeEqual(entry.digest, presented)) role = entry.role;
+    }
+    return role;
+  }
+
+  /**
+   * The caller's role, or UNAUTHENTICATED (HTTP 401) when auth is on and the token is
+   * missing or unknown.
+   */
+  require(authorization: unknown): Role {
+    const role = this.roleOf(authorization);
+    if (role === null) {
+      throw new GraphQLError('a valid bearer token is required', {
+        extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+      });
+    }
+    return role;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The server entry (`npm start`): read the configuration, build and start the server, stop it
+ * cleanly on SIGINT/SIGTERM. The only module that opens sockets on import (STYLE.md 9).
+ */
+import { buildServer } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { RedisServerNotFoundError } from './redisProcess.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`ringmaster: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  let server: Awaited<ReturnType<typeof buildServer>>;
+  try {
+    server = await buildServer(config, logger);
+  } catch (error) {
+    if (error instanceof RedisServerNotFoundError) {
+      process.stderr.write(`ringmaster: ${error.message}\n`);
+      process.exit(3);
+    }
+    throw error;
+  }
+  let signals = 0;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (++signals > 1) process.exit(1);
+    logger.info({ signal }, 'shutting down');
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  await server.start();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`ringmaster: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+/**
+ * The Yoga instance: `/graphql` over HTTP and SSE (Yoga's own transport), GraphiQL, `/health`,
+ * `/ready`, error masking and auth. WebSocket operations run through the same instance
+ * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
+ */
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { Ringmaster } from '../lanes/index.js';
+import type { LiveFeed } from '../pubsub/index.js';
+import type { Context } from '../schema/context.js';
+import { schema } from '../schema/index.js';
+import type { Authenticator } from './auth.js';
+import { maskError } from './errors.js';
+
+/** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
+export interface ServerContext {
+  readonly request: Request;
+  readonly connectionParams?: Readonly<Record<string, unknown>>;
+}
+
+export interface YogaDeps {
+  readonly engine: Ringmaster;
+  readonly feed: LiveFeed;
+  readonly auth: Authenticator;
+  readonly logger: Logger;
+  readonly introspection: boolean;
+  /** Readiness: Redis answers and notifications are configured (or polling). */
+  readonly ready: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+}
+
+export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
+
+export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
+  const plugins: Plugin[] = [
+    useReadinessCheck({
+      endpoint: '/ready',
+      check: async () => {
+        const { ok, detail } = await deps.ready();
+        return new Response(JSON.stringify({ ready: ok, ...detail }), {
+          status: ok ? 200 : 503,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+    }),
+  ];
+  if (!deps.introspection) plugins.push(useDisableIntrospection());
+
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    graphiql: { title: 'Ringmaster', subscriptionsProtocol: 'WS' },
+    maskedErrors: { isDev: false, maskError: maskError(deps.logger) },
+    logging: deps.logger.child({ component: 'yoga' }),
+    plugins,
+    context: ({ request, connectionParams }) => {
+      const authorization =
+        connectionParams === undefined
+          ? request.headers.get('authorization')
+          : connectionParams.authorization;
+      return { engine: deps.engine, feed: deps.feed, role: deps.auth.require(authorization) };
+    },
+  });
+}
