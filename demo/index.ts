@@ -1,0 +1,94 @@
+/**
+ * `npm run demo`: the real server (embedded Redis unless REDIS_URL is set) plus a realistic
+ * workload on queue `demo`, so a person who opens GraphiQL sees the ring move:
+ *  - 36 tenants with skewed backlogs; `noisy-tenant` gets thousands of jobs but is held to
+ *    limit 3, while the others (limits 1–5, some unlimited) keep flowing;
+ *  - two workers of concurrency 12 with job durations from 20 ms to 600 ms, some failing;
+ *  - `tenant-07` paused for 10 s and resumed, every 25 s.
+ * Stop it with Ctrl-C; it drains the workers and stops the server.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from '../src/lanes/index.js';
+import { buildServer } from '../src/server/app.js';
+import { loadConfig } from '../src/server/config.js';
+import { createLogger } from '../src/server/logger.js';
+
+const QUEUE = 'demo';
+const TENANTS = Array.from({ length: 35 }, (_, i) => `tenant-${String(i + 1).padStart(2, '0')}`);
+const NOISY = 'noisy-tenant';
+const PAUSED = 'tenant-07';
+
+const config = loadConfig({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
+const logger = createLogger(config.logLevel);
+const server = await buildServer(config, logger);
+await server.start();
+const queue = server.engine.queue(QUEUE);
+
+// Limits: the noisy tenant is capped; the rest get 1–5, every fifth unlimited.
+await queue.setLimit(NOISY, 3);
+for (const [i, tenant] of TENANTS.entries()) {
+  if (i % 5 === 4) await queue.clearLimit(tenant);
+  else await queue.setLimit(tenant, 1 + (i % 5));
+}
+
+const random = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
+const processor = async (job: { payload: unknown }) => {
+  const { ms, fail } = job.payload as { ms: number; fail: boolean };
+  await sleep(ms);
+  if (fail) throw new Error('simulated failure');
+};
+const workers = [1, 2].map(
+  () => new Worker(queue, processor, { concurrency: 12, leaseMs: 10_000 }),
+);
+for (const worker of workers) worker.on('error', (err) => logger.warn({ err }, 'worker error'));
+
+let running = true;
+const producer = (async () => {
+  for (let i = 0; i < 3_000; i++) {
+    await queue.enqueue(NOISY, { ms: random(50, 300), fail: false });
+  }
+  while (running) {
+    for (const tenant of TENANTS) {
+      // Skew: low-numbered tenants are busier.
+      const n = Math.max(0, random(-2, 8 - Math.floor(TENANTS.indexOf(tenant) / 6)));
+      for (let j = 0; j < n; j++) {
+        await queue.enqueue(tenant, { ms: random(20, 600), fail: Math.random() < 0.03 });
+      }
+    }
+    if ((await queue.counts()).pending < 200) {
+      for (let i = 0; i < 200; i++) await queue.enqueue(NOISY, { ms: random(50, 300), fail: false });
+    }
+    await sleep(1_000);
+  }
+})();
+
+const pauser = (async () => {
+  while (running) {
+    await sleep(15_000);
+    if (!running) break;
+    await queue.pause(PAUSED);
+    await sleep(10_000);
+    await queue.resume(PAUSED);
+  }
+})();
+
+process.stdout.write(
+  [
+    `Ringmaster demo on ${server.url}/graphql  (queue "${QUEUE}")`,
+    'Open it in a browser (GraphiQL) and try:',
+    `  subscription { ringChanged(queue: "${QUEUE}") { ring added removed reason } }`,
+    `  { queue(name: "${QUEUE}") { counts { groups onRing saturated pending active } group(id: "${NOISY}") { limit active pending state } } }`,
+    'Ctrl-C to stop.',
+    '',
+  ].join('\n'),
+);
+
+const stop = async () => {
+  running = false;
+  await Promise.allSettled([producer, pauser]);
+  await Promise.all(workers.map((w) => w.close()));
+  await server.stop();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

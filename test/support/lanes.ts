@@ -1,0 +1,187 @@
+/**
+ * Helpers for the engine's behaviour tests: a queue of its own for every test, exact reads of
+ * a queue's raw Redis state (so tests assert what is stored, not what the engine says), a
+ * byte-for-byte snapshot of the whole keyspace, and bounded polls on the Redis clock.
+ *
+ * Nothing here mocks Redis: every helper talks to the real server of `useTestRedis()`.
+ */
+import type { Redis } from 'ioredis';
+import { Queue } from '../../src/lanes/index.js';
+import { type TestRedisHandle, useTestRedis } from './redis.js';
+
+let queueCounter = 0;
+
+/** A fresh, valid queue name, unique within the test file. */
+export function uniqueQueueName(stem = 'q'): string {
+  queueCounter += 1;
+  return `${stem}-${queueCounter}`;
+}
+
+/** A test file's Redis plus one shared engine connection. */
+export interface EngineHandle {
+  readonly handle: TestRedisHandle;
+  /** The shared connection (opened in beforeAll). */
+  redis(): Redis;
+  /** A new tracked connection. */
+  client(): Redis;
+  /** A queue of its own for this test, on the shared connection unless `redis` is given. */
+  queue(redis?: Redis): Queue;
+}
+
+/** `useTestRedis()` plus a shared connection and per-test queues. */
+export function useEngine(): EngineHandle {
+  const handle = useTestRedis();
+  let shared: Redis | undefined;
+  const redis = (): Redis => {
+    shared ??= handle.client();
+    return shared;
+  };
+  return {
+    handle,
+    redis,
+    client: () => handle.client(),
+    queue: (conn) => new Queue(conn ?? redis(), uniqueQueueName()),
+  };
+}
+
+/** Everything a queue stores, read raw (numbers as Redis holds them, as strings). */
+export interface RawState {
+  ring: string[];
+  paused: string[];
+  glimit: Record<string, string>;
+  gactive: Record<string, string>;
+  wake: number;
+  /** Every lane of the queue: group → job ids in FIFO order. Empty lanes do not exist. */
+  lanes: Record<string, string[]>;
+  /** Active job ids, by lease deadline. */
+  active: string[];
+  leases: Record<string, string>;
+  dead: string[];
+  groups: string[];
+  stats: Record<string, string>;
+}
+
+/** Read `queue`'s whole state with plain commands (SCAN for the lanes: tests only). */
+export async function rawState(queue: Queue): Promise<RawState> {
+  const r = queue.redis;
+  const k = queue.keys;
+  const laneKeys = await scanAll(r, `${escapeGlob(k.base)}g:*:pending`);
+  const lanes: Record<string, string[]> = {};
+  for (const key of laneKeys.sort()) {
+    const group = key.slice(`${k.base}g:`.length, -':pending'.length);
+    lanes[group] = await r.zrange(key, 0, -1);
+  }
+  const [ring, paused, glimit, gactive, wake, active, leases, dead, groups, stats] =
+    await Promise.all([
+      r.lrange(k.ring, 0, -1),
+      r.smembers(k.paused),
+      r.hgetall(k.glimit),
+      r.hgetall(k.gactive),
+      r.llen(k.wake),
+      r.zrange(k.active, 0, -1),
+      r.hgetall(k.leases),
+      r.zrange(k.dead, 0, -1),
+      r.zrange(k.groups, 0, -1),
+      r.hgetall(k.stats),
+    ]);
+  return {
+    ring,
+    paused: paused.sort(),
+    glimit,
+    gactive,
+    wake,
+    lanes,
+    active,
+    leases,
+    dead,
+    groups,
+    stats,
+  };
+}
+
+/** The stats hash as numbers, with the given counters defaulting to 0. */
+export async function statsOf(queue: Queue): Promise<Record<string, number>> {
+  const raw = await queue.redis.hgetall(queue.keys.stats);
+  const out: Record<string, number> = {
+    enqueued: 0,
+    claimed: 0,
+    completed: 0,
+    retried: 0,
+    reaped: 0,
+    dead: 0,
+    pending: 0,
+    active: 0,
+    saturated: 0,
+  };
+  for (const [field, value] of Object.entries(raw)) out[field] = Number(value);
+  return out;
+}
+
+/** Every key matching `pattern`, via SCAN. */
+export async function scanAll(r: Redis, pattern = '*'): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/**
+ * The whole keyspace, byte for byte: key → hex of its DUMP plus its PTTL. Two equal snapshots
+ * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry).
+ */
+export async function snapshot(r: Redis): Promise<Map<string, string>> {
+  const keys = (await scanAll(r)).sort();
+  const out = new Map<string, string>();
+  for (const key of keys) {
+    const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
+    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl}`);
+  }
+  return out;
+}
+
+/** Redis' clock in ms (TIME), the clock leases are measured on. */
+export async function redisNow(r: Redis): Promise<number> {
+  const [sec, usec] = await r.time();
+  return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+}
+
+/** Poll `check` every few ms until it returns true; fail after `timeoutMs`. */
+export async function pollUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Wait until Redis' clock has passed `ms` (a lease deadline), bounded. */
+export function untilRedisTimePasses(r: Redis, ms: number, timeoutMs = 5_000): Promise<void> {
+  return pollUntil(`Redis time > ${ms}`, async () => (await redisNow(r)) > ms, timeoutMs);
+}
+
+/** Call `queue.reap()` until it has reaped at least `n` jobs in all; returns the total. */
+export async function reapAtLeast(queue: Queue, n = 1, timeoutMs = 5_000): Promise<number> {
+  let total = 0;
+  await pollUntil(
+    `${n} reaped`,
+    async () => {
+      total += await queue.reap();
+      return total >= n;
+    },
+    timeoutMs,
+  );
+  return total;
+}

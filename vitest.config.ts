@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Forks, not threads: tests spawn and signal real redis-server children, and a child started
+    // from a worker thread would be tied to that thread's lifetime (see src/server/redisProcess.ts).
+    pool: 'forks',
+    // Real Redis processes start, stop and restart inside tests and hooks.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // The machine has 2 cores; more workers only contend with the Redis servers they start.
+    maxWorkers: 2,
+  },
+});
