@@ -24,6 +24,7 @@ const config: CodegenConfig = {
     },
   },
   silent: true,
+  emitLegacyCommonJSImports: false,
 };
 
 const read = (file: string): string | null => {

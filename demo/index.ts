@@ -56,7 +56,8 @@ const producer = (async () => {
       }
     }
     if ((await queue.counts()).pending < 200) {
-      for (let i = 0; i < 200; i++) await queue.enqueue(NOISY, { ms: random(50, 300), fail: false });
+      for (let i = 0; i < 200; i++)
+        await queue.enqueue(NOISY, { ms: random(50, 300), fail: false });
     }
     await sleep(1_000);
   }

@@ -29,6 +29,14 @@ export class RingmasterError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * `{ code, argument? }`: graphql-js copies an original error's `extensions` onto the
+   * GraphQLError it wraps it in, so the API reports the code without re-wrapping.
+   */
+  get extensions(): { code: ErrorCode; argument?: string } {
+    return this.argument ? { code: this.code, argument: this.argument } : { code: this.code };
+  }
 }
 
 /** BAD_USER_INPUT for argument `argument`. */

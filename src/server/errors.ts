@@ -4,27 +4,19 @@
  * NODE_ENV says.
  */
 import { GraphQLError } from 'graphql';
-import type { Logger } from 'pino';
 import { RingmasterError } from '../lanes/index.js';
 
-/** Yoga's `maskedErrors.maskError`: expose known errors, mask and log the rest. */
-export function maskError(logger: Logger) {
+/** Yoga's `maskedErrors.maskError`: expose known errors, mask the rest. */
+export function maskError() {
   return (error: unknown, message: string): Error => {
-    const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-    if (original instanceof RingmasterError) {
-      return new GraphQLError(original.message, {
-        nodes: error instanceof GraphQLError ? (error.nodes ?? null) : null,
-        path: error instanceof GraphQLError ? (error.path ?? null) : null,
-        extensions: {
-          code: original.code,
-          ...(original.argument ? { argument: original.argument } : {}),
-        },
-      });
+    if (error instanceof GraphQLError) {
+      const original = error.originalError;
+      // Parse and validation errors, and errors that carry a code (the engine's typed errors
+      // copy theirs; auth errors set one): safe to show as they are. Returning the same object
+      // also keeps Yoga from logging a caller's mistake as a server error.
+      if (!original || original instanceof RingmasterError || error.extensions?.code) return error;
     }
-    if (original instanceof GraphQLError && original.extensions?.code) {
-      return original;
-    }
-    logger.error({ err: original }, 'unexpected error');
+    // Anything else is unexpected: Yoga logs it in full; the caller learns nothing of it.
     return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   };
 }

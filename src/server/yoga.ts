@@ -52,7 +52,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     healthCheckEndpoint: '/health',
     landingPage: false,
     graphiql: { title: 'Ringmaster', subscriptionsProtocol: 'WS' },
-    maskedErrors: { isDev: false, maskError: maskError(deps.logger) },
+    maskedErrors: { isDev: false, maskError: maskError() },
     logging: deps.logger.child({ component: 'yoga' }),
     plugins,
     context: ({ request, connectionParams }) => {

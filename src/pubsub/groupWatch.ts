@@ -1,0 +1,30 @@
+/** `groupChanged(queue, group)`: one group's state, sent whenever any field of it changes. */
+import type { GroupInfo, QueueKeys } from '../lanes/index.js';
+import type { Render } from './conflate.js';
+
+/** Every field equal. */
+export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
+  return (
+    a.id === b.id &&
+    a.queue === b.queue &&
+    a.limit === b.limit &&
+    a.active === b.active &&
+    a.pending === b.pending &&
+    a.paused === b.paused &&
+    a.onRing === b.onRing &&
+    a.state === b.state
+  );
+}
+
+/** The current state first, then whenever it differs from the last sent, and after a resync. */
+export const renderGroup: Render<GroupInfo, GroupInfo> = (group, previous, forced) =>
+  previous === undefined || forced || !sameGroup(group, previous.value) ? group : undefined;
+
+/**
+ * The keys a group's fields are read from: `glimit`, `gactive` and `paused` (queue-wide: they
+ * notify per key, not per field, so an event on them re-reads every watched group of the
+ * queue, each coalesced) and the group's own lane.
+ */
+export function groupKeys(k: QueueKeys, group: string): string[] {
+  return [k.glimit, k.gactive, k.paused, k.lane(group)];
+}

@@ -1,0 +1,8 @@
+/**
+ * `src/pubsub`: keyspace notifications → the live feed behind the `ringChanged` and
+ * `groupChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
+ */
+export type { FeedMode } from './keyspaceSource.js';
+export { LiveFeed, type LiveFeedOptions, type LiveFeedStats } from './liveFeed.js';
+export { NEEDED_FLAGS } from './notifyConfig.js';
+export type { RingChange, RingChangeReason } from './ringWatch.js';

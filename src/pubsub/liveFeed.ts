@@ -1,0 +1,291 @@
+/**
+ * The live feed behind `ringChanged` and `groupChanged` (DESIGN.md §4, §6). It knows nothing of
+ * GraphQL: it hands out async generators of ring changes and group states.
+ *
+ * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels.
+ * - One {@link Watch} per watched ring and per watched group, shared by all its subscribers:
+ *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
+ *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
+ *   (every `pollIntervalMs` when CONFIG is refused and the feed polls).
+ * - One {@link ConflatingStream} per subscriber: at most the latest state is held for a consumer
+ *   that does not pull, rendered against the last state that consumer was sent.
+ * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
+ *   subscriber gets a RESYNC, every group subscriber the current state, changed or not.
+ */
+import type { Logger } from 'pino';
+import { type GroupInfo, queueKeys, type Ringmaster } from '../lanes/index.js';
+import * as validate from '../lanes/validate.js';
+import { ConflatingStream, type Render } from './conflate.js';
+import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
+import { type FeedMode, KeyspaceSource } from './keyspaceSource.js';
+import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js';
+import { Watch } from './watch.js';
+
+export interface LiveFeedOptions {
+  /** Reads go through `engine.queue(name).ring()` / `.group(id)` on `engine.redis`. */
+  engine: Ringmaster;
+  /** Key prefix `P`; must be `engine.prefix`. */
+  prefix: string;
+  /** Coalescing window for re-reads of one ring or group (ms). Default 25. */
+  throttleMs?: number;
+  /** Safety re-read period while anything of a queue is watched (ms; DESIGN.md §6: 5000). */
+  resyncIntervalMs: number;
+  /** Poll period when CONFIG is refused (ms; DESIGN.md §6: 1000). */
+  pollIntervalMs: number;
+  logger: Logger;
+}
+
+/** Counts for `/ready`, logs and tests. */
+export interface LiveFeedStats {
+  /** Open subscriber generators (ring and group). */
+  listeners: number;
+  /** Queues with a watched ring or group. */
+  watchedQueues: number;
+  /** Ring reads started since the feed was made. */
+  ringReads: number;
+  /** Group reads started since the feed was made. */
+  groupReads: number;
+  /** Keyspace channels subscribed (or being subscribed). */
+  channels: number;
+}
+
+const DEFAULT_THROTTLE_MS = 25;
+/** After a failed re-read, the next one waits this long (ms), or the safety period if shorter. */
+const RETRY_MS = 1_000;
+
+function positiveMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`LiveFeed: ${name} must be a positive number of ms, got ${value}`);
+  }
+  return value;
+}
+
+export class LiveFeed {
+  private readonly engine: Ringmaster;
+  private readonly prefix: string;
+  private readonly throttleMs: number;
+  private readonly resyncIntervalMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly logger: Logger;
+  private readonly rings = new Map<string, Watch<string[]>>();
+  /** queue → group → watch */
+  private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
+  private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
+  private source: KeyspaceSource | undefined;
+  private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
+  private stopping: Promise<void> | undefined;
+  private ringReads = 0;
+  private groupReads = 0;
+
+  constructor(options: LiveFeedOptions) {
+    if (options.prefix !== options.engine.prefix) {
+      throw new Error(
+        `LiveFeed: prefix ${JSON.stringify(options.prefix)} differs from the engine's ` +
+          `${JSON.stringify(options.engine.prefix)}; the feed would watch keys it never reads`,
+      );
+    }
+    this.engine = options.engine;
+    this.prefix = options.prefix;
+    this.throttleMs = options.throttleMs ?? DEFAULT_THROTTLE_MS;
+    if (!Number.isFinite(this.throttleMs) || this.throttleMs < 0) {
+      throw new RangeError(`LiveFeed: throttleMs must be >= 0, got ${this.throttleMs}`);
+    }
+    this.resyncIntervalMs = positiveMs('resyncIntervalMs', options.resyncIntervalMs);
+    this.pollIntervalMs = positiveMs('pollIntervalMs', options.pollIntervalMs);
+    this.logger = options.logger;
+  }
+
+  /** 'polling' when the server refused CONFIG (watched queues are then polled). */
+  get mode(): FeedMode {
+    return this.source?.mode ?? 'notifications';
+  }
+
+  /**
+   * Open the one subscriber connection (a duplicate of `engine.redis`) and apply the
+   * notification config. Resolves once the feed is live.
+   * @throws when the first connection fails, or when called twice
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`LiveFeed.start(): the feed is ${this.state}`);
+    this.state = 'starting';
+    const source = new KeyspaceSource({
+      redis: this.engine.redis,
+      logger: this.logger,
+      pollIntervalMs: this.pollIntervalMs,
+      onReconnect: () => this.resyncAll(),
+      onModeChange: (mode) => this.modeChanged(mode),
+    });
+    this.source = source;
+    try {
+      await source.start();
+    } catch (error) {
+      this.state = 'stopped';
+      await source.stop();
+      throw error;
+    }
+    if (this.state === 'starting') this.state = 'started';
+    this.logger.info({ mode: source.mode, db: source.db }, 'live feed started');
+  }
+
+  /**
+   * The ring of `queue`: a SNAPSHOT first, then a CHANGE whenever the ring differs from the
+   * last one this subscriber was sent, and a RESYNC after every reconnect. A consumer that does
+   * not pull holds only the latest ring. `return()` or aborting `signal` ends it at once and
+   * releases its listener and, with the last one, the queue's channel.
+   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (synchronously)
+   * @throws Error when the feed is not started
+   */
+  ringChanges(queue: string, signal?: AbortSignal): AsyncGenerator<RingChange> {
+    const handle = this.engine.queue(queue);
+    const source = this.requireStarted();
+    const name = handle.name;
+    return this.open(renderRing(name), signal, () => {
+      let watch = this.rings.get(name);
+      if (watch === undefined) {
+        watch = new Watch<string[]>({
+          ...this.watchDefaults(source),
+          keys: ringKeys(queueKeys(this.prefix, name)),
+          read: () => {
+            this.ringReads++;
+            return handle.ring();
+          },
+          equals: sameRing,
+          logger: this.logger.child({ queue: name, watch: 'ring' }),
+          onEmpty: () => {
+            if (this.rings.get(name) === watch) this.rings.delete(name);
+          },
+        });
+        this.rings.set(name, watch);
+      }
+      return watch;
+    });
+  }
+
+  /**
+   * Group `group` of `queue`: its current state first, then whenever any field changes, and
+   * after every reconnect. Conflated, released and validated as {@link ringChanges}.
+   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name or group id
+   */
+  groupChanges(queue: string, group: string, signal?: AbortSignal): AsyncGenerator<GroupInfo> {
+    const handle = this.engine.queue(queue);
+    const id = validate.groupId(group);
+    const source = this.requireStarted();
+    const name = handle.name;
+    return this.open(renderGroup, signal, () => {
+      let byGroup = this.groups.get(name);
+      if (byGroup === undefined) {
+        byGroup = new Map();
+        this.groups.set(name, byGroup);
+      }
+      const watches = byGroup;
+      let watch = watches.get(id);
+      if (watch === undefined) {
+        watch = new Watch<GroupInfo>({
+          ...this.watchDefaults(source),
+          keys: groupKeys(queueKeys(this.prefix, name), id),
+          read: () => {
+            this.groupReads++;
+            return handle.group(id);
+          },
+          equals: sameGroup,
+          logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
+          onEmpty: () => {
+            watches.delete(id);
+            if (watches.size === 0 && this.groups.get(name) === watches) this.groups.delete(name);
+          },
+        });
+        watches.set(id, watch);
+      }
+      return watch;
+    });
+  }
+
+  stats(): LiveFeedStats {
+    const queues = new Set([...this.rings.keys(), ...this.groups.keys()]);
+    return {
+      listeners: this.streams.size,
+      watchedQueues: queues.size,
+      ringReads: this.ringReads,
+      groupReads: this.groupReads,
+      channels: this.source?.channelCount ?? 0,
+    };
+  }
+
+  /** End every generator, release every channel and timer, and quit the subscriber. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.state = 'stopped';
+      for (const stream of [...this.streams]) stream.close();
+      for (const watch of this.rings.values()) watch.dispose();
+      for (const byGroup of this.groups.values())
+        for (const watch of byGroup.values()) watch.dispose();
+      this.rings.clear();
+      this.groups.clear();
+      await this.source?.stop();
+      this.logger.info('live feed stopped');
+    })();
+    return this.stopping;
+  }
+
+  private requireStarted(): KeyspaceSource {
+    if (this.state !== 'started' || this.source === undefined) {
+      throw new Error(`LiveFeed: subscriptions need a started feed (it is ${this.state})`);
+    }
+    return this.source;
+  }
+
+  private watchDefaults(source: KeyspaceSource) {
+    return {
+      source,
+      throttleMs: this.throttleMs,
+      retryMs: Math.min(RETRY_MS, this.resyncIntervalMs),
+      periodMs: this.periodMs(source.mode),
+    };
+  }
+
+  private periodMs(mode: FeedMode): number {
+    return mode === 'polling'
+      ? Math.min(this.pollIntervalMs, this.resyncIntervalMs)
+      : this.resyncIntervalMs;
+  }
+
+  /** A subscriber stream on the watch `attach` finds or makes; nothing is held if `signal` is aborted. */
+  private open<T, E>(
+    render: Render<T, E>,
+    signal: AbortSignal | undefined,
+    attach: () => Watch<T>,
+  ): AsyncGenerator<E> {
+    let detach: (() => void) | undefined;
+    const onAbort = () => stream.close();
+    const stream: ConflatingStream<T, E> = new ConflatingStream(render, () => {
+      signal?.removeEventListener('abort', onAbort);
+      this.streams.delete(stream as ConflatingStream<unknown, unknown>);
+      detach?.();
+    });
+    if (signal?.aborted) {
+      stream.close();
+      return stream;
+    }
+    this.streams.add(stream as ConflatingStream<unknown, unknown>);
+    detach = attach().add(stream);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return stream;
+  }
+
+  private allWatches(): Watch<unknown>[] {
+    const watches: Watch<unknown>[] = [...this.rings.values()] as Watch<unknown>[];
+    for (const byGroup of this.groups.values()) {
+      watches.push(...(byGroup.values() as Iterable<Watch<unknown>>));
+    }
+    return watches;
+  }
+
+  private resyncAll(): void {
+    for (const watch of this.allWatches()) watch.resync();
+  }
+
+  private modeChanged(mode: FeedMode): void {
+    this.logger.info({ mode }, `live feed mode: ${mode}`);
+    for (const watch of this.allWatches()) watch.setPeriod(this.periodMs(mode));
+  }
+}
