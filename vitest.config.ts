@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module) builds. Node, and so the server, loads the
+    // CJS one everywhere; Vite would give our sources the ESM one while dependencies (Pothos,
+    // graphql-scalars) get CJS, and two graphql instances cannot share a schema.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Forks, not threads: tests spawn and signal real redis-server children, and a child started
