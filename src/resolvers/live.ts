@@ -1,25 +1,19 @@
-/** Subscriptions: the live feed's generators, unchanged (DESIGN.md §4 `Subscription`). */
+/**
+ * Subscriptions: the live feed's generators, unchanged (DESIGN.md §4 `Subscription`). The feed
+ * validates the queue name and group id before it watches anything, so a bad argument fails
+ * the subscription at once with BAD_USER_INPUT.
+ */
 import type { GroupInfo } from '../lanes/index.js';
-import * as validate from '../lanes/validate.js';
 import type { RingChange } from '../pubsub/index.js';
 import type { Context } from '../schema/context.js';
 
-/**
- * `ringChanged(queue)`: SNAPSHOT, then CHANGE/RESYNC. The queue name is validated (by making
- * its handle) before anything is watched, so a bad name fails the subscription at once.
- */
-export function ringChanged(ctx: Context, queue: string): AsyncGenerator<RingChange> {
-  ctx.engine.queue(queue);
-  return ctx.feed.ringChanges(queue);
-}
+/** `ringChanged(queue)`: SNAPSHOT, then CHANGE/RESYNC. */
+export const ringChanged = (ctx: Context, queue: string): AsyncGenerator<RingChange> =>
+  ctx.feed.ringChanges(queue);
 
 /** `groupChanged(queue, group)`: the group's state now, then on every change. */
-export function groupChanged(
+export const groupChanged = (
   ctx: Context,
   queue: string,
   group: string,
-): AsyncGenerator<GroupInfo> {
-  ctx.engine.queue(queue);
-  validate.groupId(group);
-  return ctx.feed.groupChanges(queue, group);
-}
+): AsyncGenerator<GroupInfo> => ctx.feed.groupChanges(queue, group);
