@@ -169,9 +169,10 @@ export class Queue {
    * Retry every job whose lease has passed, releasing each permit exactly once, in batches of
    * `batch` (default 1,000) per script call. Returns how many jobs were reaped.
    * Script: `reap-9.lua`.
+   * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000
    */
   async reap(options: { batch?: number } = {}): Promise<number> {
-    const batch = options.batch ?? Defaults.reapBatch;
+    const batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
     let total = 0;
     for (;;) {
       const n = await this.commands.reap({ batch });

@@ -15,6 +15,7 @@ export const Limits = {
   payloadBytes: 524_288,
   maxPageSize: 500,
   tokenLength: 128,
+  maxReapBatch: 10_000,
 } as const;
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -72,6 +73,14 @@ export function maxAttempts(value: unknown): number {
 /** A page size: an integer in 1..500. */
 export function pageSize(value: unknown): number {
   return integerIn('first', value, 1, Limits.maxPageSize);
+}
+
+/**
+ * A reap batch: an integer in 1..10,000 (jobs per script call). Not a DESIGN.md §5 input, but an
+ * engine one: 0 or a negative batch would make `Queue.reap` loop forever.
+ */
+export function reapBatch(value: unknown): number {
+  return integerIn('batch', value, 1, Limits.maxReapBatch);
 }
 
 /** A lease token: a non-empty string of at most 128 characters. */

@@ -3,6 +3,10 @@
   If active >= limit the group is de-ringed at once (a limit below the live count parks it
   until enough jobs finish; 0 parks it outright); if the new limit makes a paused-free group
   with pending work serviceable, it is re-ringed with a wake, without waiting for a completion.
+  Like the seed's, the de-ring runs whenever active >= limit, even when I1 says the group was
+  not on the ring, so a ring left stale by another writer is healed (the seed's claim leaves a
+  group with an empty lane on the ring); a later re-ring then cannot duplicate it. That LREM is
+  the O(ring) price of a setLimit that parks a group (DESIGN.md §3, "Cost").
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -20,7 +24,7 @@
   Output: groupReply { limit, active, pending, paused }
 
   Events: hset glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
-  (de-ring); hincrby stats (saturation changed).
+  (de-ring, when it was there); hincrby stats (saturation changed).
 ]]
 --- @include "settleGroup"
 --- @include "groupReply"
@@ -38,4 +42,7 @@ local wasServiceable, wasSaturated = groupState(k, group, laneKey)
 redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)
 settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+if not wasServiceable and activeOf(k.gactive, group) >= tonumber(limit) then
+  redis.call('LREM', k.ring, 0, group)
+end
 return groupReply(k, group, laneKey)
