@@ -302,15 +302,18 @@ export class Queue {
     return decodeJob(this.name, reply[0], reply[1]);
   }
 
-  /** Read several groups in one pipeline: 4 O(1) commands each. */
+  /**
+   * Read several groups in one MULTI: 4 O(1) commands each, applied atomically so no script
+   * can run between them and a group is never read half before and half after a change.
+   */
   private async readGroups(ids: string[]): Promise<GroupInfo[]> {
     if (ids.length === 0) return [];
     const k = this.keys;
-    const pipeline = this.redis.pipeline();
+    const multi = this.redis.multi();
     for (const id of ids) {
-      pipeline.hget(k.glimit, id).hget(k.gactive, id).zcard(k.lane(id)).sismember(k.paused, id);
+      multi.hget(k.glimit, id).hget(k.gactive, id).zcard(k.lane(id)).sismember(k.paused, id);
     }
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = (await multi.exec()) ?? [];
     return ids.map((id, i) => {
       const at = (j: number) => {
         const [err, value] = replies[i * 4 + j] ?? [null, null];
