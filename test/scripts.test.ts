@@ -22,6 +22,9 @@ const EXPECTED = [
   'extendLease',
   'pause',
   'reap',
+  // Queue.audit / Queue.repair (issue 4)
+  'reconcileGroups',
+  'reconcileLeases',
   'resume',
   'retry',
   'setLimit',

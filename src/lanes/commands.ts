@@ -13,6 +13,11 @@ type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
 /** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
 export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
+/** `{ subject, kind, expected, found, … }` flat, as the reconcile scripts report findings. */
+export type FlatFindings = string[];
+/** `reconcileGroups-9.lua`'s reply. */
+export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, saturated: number];
+
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
 
@@ -154,5 +159,39 @@ export class Commands {
       k.stats,
     ];
     return this.run('reap', keys, [k.base, p.batch]) as Promise<number>;
+  }
+
+  /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */
+  reconcileLeases(p: { mode: 'audit' | 'repair' }): Promise<FlatFindings> {
+    const k = this.k;
+    return this.run(
+      'reconcileLeases',
+      [k.active, k.leases, k.groups],
+      [k.base, p.mode],
+    ) as Promise<FlatFindings>;
+  }
+
+  /** `reconcileGroups-9.lua`: check or fix I1–I3 for one batch of groups. */
+  reconcileGroups(p: {
+    mode: 'audit' | 'repair';
+    groups: string[];
+  }): Promise<ReconcileGroupsReply> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.active,
+      k.leases,
+      k.groups,
+      k.stats,
+    ];
+    return this.run('reconcileGroups', keys, [
+      k.base,
+      p.mode,
+      ...p.groups,
+    ]) as Promise<ReconcileGroupsReply>;
   }
 }

@@ -11,6 +11,7 @@ import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { errorFromStatus, jobNotFound } from './errors.js';
 import { decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+import { type ReconcileReport, reconcile } from './reconcile.js';
 import { groupInfo, parseCount } from './state.js';
 import type { GroupInfo, GroupPage, Job, QueueCounts, QueueStats } from './types.js';
 import * as validate from './validate.js';
@@ -179,6 +180,28 @@ export class Queue {
       total += n;
       if (n < batch) return total;
     }
+  }
+
+  // ── audit and repair (issue 4) ──────────────────────────────────────────────────────
+
+  /**
+   * Check invariants I1–I3 over every group of the queue and report each difference: active
+   * counts that disagree with the live leases, groups off the ring that are serviceable (or on
+   * it when they are not, or on it twice), leases without active jobs, limits that are not
+   * integers, drifted totals. Writes nothing. O(groups), in batches (see `reconcile.ts`).
+   */
+  audit(): Promise<ReconcileReport> {
+    return reconcile(this.redis, this.keys, this.commands, 'audit');
+  }
+
+  /**
+   * Fix what {@link audit} reports: active counts re-derived from the live leases, ring
+   * membership from I1, duplicates removed, leases re-attached, totals recounted. Works in
+   * bounded batches (each one atomic script), so even 100,000 groups never block Redis for
+   * long. Returns what it changed, in the shape of an audit.
+   */
+  repair(): Promise<ReconcileReport> {
+    return reconcile(this.redis, this.keys, this.commands, 'repair');
   }
 
   // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────

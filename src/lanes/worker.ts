@@ -57,6 +57,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly extendEveryMs: number;
   private readonly parkTimeoutSec: number;
   private readonly blocking: Redis;
+  /**
+   * Handlers in flight, by lease token, not job id: a job whose lease was lost can be claimed
+   * again by this same worker while its stale run is still going, and both runs hold a slot.
+   */
   private readonly running = new Map<string, Promise<void>>();
   private readonly closed = new AbortController();
   private slotFreed: (() => void) | null = null;
@@ -133,8 +137,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
           woken = false;
           await this.untilSlotFree();
         } else {
-          await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec);
-          woken = true;
+          // Null on the park timeout: then no token was taken, and none is passed on.
+          woken = (await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec)) !== null;
         }
       } catch (error) {
         if (this.closed.signal.aborted) break;
@@ -151,11 +155,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (this.closed.signal.aborted) return false;
       const job = await this.queue.claim({ leaseMs: this.leaseMs });
       if (!job) return false;
+      const token = job.token as string;
       const done = this.process(job).finally(() => {
-        this.running.delete(job.id);
+        this.running.delete(token);
         this.slotFreed?.();
       });
-      this.running.set(job.id, done);
+      this.running.set(token, done);
     }
     return true;
   }

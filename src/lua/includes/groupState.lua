@@ -7,7 +7,8 @@
   limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
   (written by hand or by another writer) counts as no limit (DESIGN.md §2).
   activeOf: the group's active count; a missing or garbage field counts as 0.
-  groupState returns two booleans:
+  groupState returns two booleans (`active`, optional, judges the group as if its active count
+  were that number: reconcileGroups asks what the group's state is with the count it derives):
     serviceable  not paused, below its limit (or no limit), pending > 0 — on the ring by I1
     saturated    a limit is set and active >= limit (counted in stats.saturated)
 ]]
@@ -27,9 +28,9 @@ local function activeOf(gactiveKey, group)
   return n
 end
 
-local function groupState(k, group, laneKey)
+local function groupState(k, group, laneKey, active)
   local limit = limitOf(k.glimit, group)
-  local saturated = limit ~= nil and activeOf(k.gactive, group) >= limit
+  local saturated = limit ~= nil and (active or activeOf(k.gactive, group)) >= limit
   if saturated or redis.call('SISMEMBER', k.paused, group) == 1 then
     return false, saturated
   end

@@ -1,0 +1,126 @@
+--[[
+  reconcileGroups — Queue.audit / Queue.repair for one bounded batch of groups: re-derive each
+  group's active count from the live leases (I3) and its ring membership from I1 (I1, I2), and
+  report (audit) or fix (repair) every difference. Run after reconcileLeases, so `leases` and
+  `active` agree. Each call costs O(active jobs + ring + batch), plus an LREM per group that
+  must leave the ring; the caller keeps batches small so Redis is never blocked for long.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] active   zset   active job id -> lease deadline (ms)
+    KEYS[7] leases   hash   active job id -> group
+    KEYS[8] groups   zset   group registry
+    KEYS[9] stats    hash   counters
+
+    ARGV[1]   base    'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it
+    ARGV[2]   mode    'audit' (change nothing) or 'repair'
+    ARGV[3..] the groups of this batch
+
+  Output: { findings, pending, saturated }
+    findings   flat { group, kind, expected, found, ... }; kinds:
+               'I1' ring membership (expected/found: 'on the ring' / 'off the ring')
+               'I2' duplicates (expected '1', found the count)
+               'I3' active count (expected live leases, found the stored field)
+               'LIMIT' a limit that is not a non-negative integer (audit only: repair never
+                       changes it, since it reads as no limit and setLimit overwrites it)
+               'REGISTRY' a group missing from `groups` (seed-written state)
+    pending    sum of the batch's lane sizes (for the totals recount)
+    saturated  how many of the batch's groups are saturated
+
+  Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups.
+]]
+--- @include "settleGroup"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
+  active = KEYS[6], leases = KEYS[7], groups = KEYS[8], stats = KEYS[9],
+}
+local base = ARGV[1]
+local repair = ARGV[2] == 'repair'
+
+local findings = {}
+local function report(group, kind, expected, found)
+  findings[#findings + 1] = group
+  findings[#findings + 1] = kind
+  findings[#findings + 1] = tostring(expected)
+  findings[#findings + 1] = tostring(found)
+end
+
+local live, onRing = {}, {}
+for i = 3, #ARGV do
+  live[ARGV[i]] = 0
+  onRing[ARGV[i]] = 0
+end
+-- Live permits: every active job, attributed as reconcileLeases attributes it (its lease, else
+-- its job hash's group), so an audit judges the groups as a repair would leave them.
+for _, id in ipairs(redis.call('ZRANGE', k.active, 0, -1)) do
+  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', base .. 'job:' .. id, 'group')
+  if group and live[group] ~= nil then
+    live[group] = live[group] + 1
+  end
+end
+for _, group in ipairs(redis.call('LRANGE', k.ring, 0, -1)) do
+  if onRing[group] ~= nil then
+    onRing[group] = onRing[group] + 1
+  end
+end
+
+local pending, saturatedCount = 0, 0
+for i = 3, #ARGV do
+  local group = ARGV[i]
+  local laneKey = base .. 'g:' .. group .. ':pending'
+
+  local rawLimit = redis.call('HGET', k.glimit, group)
+  if not repair and rawLimit and limitOf(k.glimit, group) == nil then
+    report(group, 'LIMIT', 'a non-negative integer (read as no limit)', rawLimit)
+  end
+  if redis.call('ZSCORE', k.groups, group) == false then
+    report(group, 'REGISTRY', 'registered', 'unregistered')
+    if repair then
+      redis.call('ZADD', k.groups, 0, group)
+    end
+  end
+
+  local stored = redis.call('HGET', k.gactive, group)
+  if tonumber(stored or '0') ~= live[group] or (stored and live[group] == 0) then
+    report(group, 'I3', live[group], stored or '0')
+    if repair then
+      if live[group] == 0 then
+        redis.call('HDEL', k.gactive, group)
+      else
+        redis.call('HSET', k.gactive, group, live[group])
+      end
+    end
+  end
+
+  local serviceable, saturated = groupState(k, group, laneKey, live[group])
+  local n = onRing[group]
+  if n > 1 then
+    report(group, 'I2', 1, n)
+  end
+  if serviceable and n == 0 then
+    report(group, 'I1', 'on the ring', 'off the ring')
+  elseif not serviceable and n > 0 then
+    report(group, 'I1', 'off the ring', 'on the ring')
+  end
+  if repair then
+    if n > 0 and (n > 1 or not serviceable) then
+      redis.call('LREM', k.ring, 0, group)
+      n = 0
+    end
+    if serviceable and n == 0 then
+      settleGroup(k, group, laneKey, false, saturated)
+    end
+  end
+
+  pending = pending + redis.call('ZCARD', laneKey)
+  if saturated then
+    saturatedCount = saturatedCount + 1
+  end
+end
+
+return { findings, pending, saturatedCount }

@@ -1,0 +1,60 @@
+--[[
+  reconcileLeases — the first step of Queue.audit / Queue.repair: make `active` and `leases`
+  agree, since every permit count is derived from them. O(active jobs), bounded by the work in
+  flight, not by the number of groups.
+    - a lease whose job is not in `active` can never be reaped: dropped
+    - an active job with no lease gets one from its job hash's group (so the reaper can
+      release its permit); with no group anywhere it is left for the reaper to drop
+
+  Input:
+    KEYS[1] active   zset   active job id -> lease deadline (ms)
+    KEYS[2] leases   hash   active job id -> group
+    KEYS[3] groups   zset   group registry (unused here; named for symmetry with reconcileGroups)
+
+    ARGV[1] base    'P:{Q}:' — job keys P:{Q}:job:<id> are built from it (same slot)
+    ARGV[2] mode    'audit' (change nothing) or 'repair'
+
+  Output: findings, flat: { subject, kind, expected, found, ... } where subject is a job id
+    kind 'LEASE' — expected and found describe the lease entry
+
+  Events (repair only): hdel/hset leases.
+]]
+local activeKey = KEYS[1]
+local leasesKey = KEYS[2]
+local base = ARGV[1]
+local repair = ARGV[2] == 'repair'
+
+local findings = {}
+local function report(subject, kind, expected, found)
+  findings[#findings + 1] = subject
+  findings[#findings + 1] = kind
+  findings[#findings + 1] = expected
+  findings[#findings + 1] = found
+end
+
+local leases = redis.call('HGETALL', leasesKey)
+for i = 1, #leases, 2 do
+  local id = leases[i]
+  if not redis.call('ZSCORE', activeKey, id) then
+    report(id, 'LEASE', 'no lease (job not active)', 'lease for group ' .. leases[i + 1])
+    if repair then
+      redis.call('HDEL', leasesKey, id)
+    end
+  end
+end
+
+for _, id in ipairs(redis.call('ZRANGE', activeKey, 0, -1)) do
+  if redis.call('HEXISTS', leasesKey, id) == 0 then
+    local group = redis.call('HGET', base .. 'job:' .. id, 'group')
+    if group then
+      report(id, 'LEASE', 'lease for group ' .. group, 'no lease')
+      if repair then
+        redis.call('HSET', leasesKey, id, group)
+      end
+    else
+      report(id, 'LEASE', 'a lease', 'no lease and no job hash: left for the reaper')
+    end
+  end
+end
+
+return findings
