@@ -9,6 +9,7 @@ import './group.js';
 import './job.js';
 import './queue.js';
 import './ring.js';
+import './audit.js';
 
 builder.mutationType({});
 

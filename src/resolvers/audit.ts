@@ -1,0 +1,10 @@
+/** Audit and repair (admin): thin calls into the engine (issue 4). */
+import type { Queue, ReconcileReport } from '../lanes/index.js';
+import type { Context } from '../schema/context.js';
+
+/** `Queue.audit`: what violates I1–I3 now; writes nothing. */
+export const audit = (q: Queue): Promise<ReconcileReport> => q.audit();
+
+/** `Mutation.repairQueue(queue)`: fix it, in bounded batches; returns what changed. */
+export const repairQueue = (ctx: Context, a: { queue: string }): Promise<ReconcileReport> =>
+  ctx.engine.queue(a.queue).repair();

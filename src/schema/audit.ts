@@ -1,0 +1,60 @@
+/**
+ * `Queue.audit`, `Mutation.repairQueue` and their report types (issue 4): finding and fixing
+ * leaked permits and a damaged ring. Admin only: both read every group of the queue.
+ */
+import type { Finding, ReconcileReport } from '../lanes/index.js';
+import * as resolve from '../resolvers/audit.js';
+import { builder } from './builder.js';
+import { QueueRef } from './queue.js';
+
+const FindingKindRef = builder.enumType('FindingKind', {
+  description: 'What a finding is about.',
+  values: {
+    I1: { description: 'Ring membership disagrees with serviceability.' },
+    I2: { description: 'A group is on the ring more than once.' },
+    I3: { description: 'An active count disagrees with the live leases.' },
+    LIMIT: { description: 'A stored limit is not a non-negative integer (it reads as no limit).' },
+    REGISTRY: { description: 'A group missing from the registry (state from another writer).' },
+    LEASE: { description: 'A lease without an active job, or an active job without a lease.' },
+    TOTALS: { description: 'A queue total in stats disagrees with a recount.' },
+  } as const,
+});
+
+const FindingRef = builder.objectRef<Finding>('Finding').implement({
+  fields: (t) => ({
+    kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
+    subject: t.exposeString('subject', {
+      description: 'A group id; a job id for LEASE; a stats field for TOTALS.',
+    }),
+    expected: t.exposeString('expected'),
+    found: t.exposeString('found'),
+  }),
+});
+
+const ReconcileReportRef = builder.objectRef<ReconcileReport>('ReconcileReport').implement({
+  fields: (t) => ({
+    groupsChecked: t.exposeInt('groupsChecked'),
+    findings: t.field({ type: [FindingRef], resolve: (r) => r.findings }),
+  }),
+});
+
+builder.objectField(QueueRef, 'audit', (t) =>
+  t.field({
+    type: ReconcileReportRef,
+    authScopes: { admin: true },
+    description:
+      'Every violation of invariants I1–I3 now, by group. Reads every group; writes nothing.',
+    resolve: resolve.audit,
+  }),
+);
+
+builder.mutationField('repairQueue', (t) =>
+  t.field({
+    type: ReconcileReportRef,
+    authScopes: { admin: true },
+    description:
+      'Re-derive active counts from the live leases and ring membership from I1, in bounded batches; returns what changed.',
+    args: { queue: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => resolve.repairQueue(ctx, args),
+  }),
+);
