@@ -18,6 +18,8 @@ const EXPECTED = [
   'claim',
   'clearLimit',
   'complete',
+  // the worker's complete + claim in one round trip (issue 5)
+  'completeAndClaim',
   'enqueue',
   'extendLease',
   'pause',

@@ -117,6 +117,22 @@ export class Commands {
     >;
   }
 
+  /** `completeAndClaim-9.lua`: complete `id`, then claim the next job, in one round trip. */
+  completeAndClaim(p: {
+    id: string;
+    token: string;
+    leaseMs: number;
+    nextToken: string;
+    defaultMaxAttempts: number;
+  }): Promise<[completed: JobReply | number, next: JobReply | null]> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases, k.stats];
+    const args = [k.base, p.id, p.token, p.leaseMs, p.nextToken, p.defaultMaxAttempts];
+    return this.run('completeAndClaim', [...keys, k.job(p.id)], args) as Promise<
+      [JobReply | number, JobReply | null]
+    >;
+  }
+
   /** `retry-10.lua`; a negative number is a status code (see errors.ts). */
   retry(p: { id: string; token: string; error: string }): Promise<JobReply | number> {
     const k = this.k;

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
-import { errorFromStatus, jobNotFound } from './errors.js';
+import { errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
 import { decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
@@ -136,6 +136,49 @@ export class Queue {
     const jobId = validate.jobId(this.name, id);
     const t = validate.token(token);
     return this.jobFrom(jobId, await this.commands.complete({ id: jobId, token: t }));
+  }
+
+  /**
+   * Complete active job `id` (as {@link complete}) and claim the next job of the rota (as
+   * {@link claim}) in one atomic script and one round trip — what a worker does after every
+   * job. The claim happens even when the completion is refused, so the caller learns both.
+   * Script: `completeAndClaim-9.lua`.
+   * @returns `completed`: the completed job, or the RingmasterError (JOB_NOT_FOUND, LEASE_LOST)
+   *   that refused it; `next`: the next job (leased for `leaseMs`), or null
+   * @throws RingmasterError BAD_USER_INPUT for a bad token or leaseMs (nothing is done)
+   */
+  async completeAndClaim(
+    id: string,
+    token: string,
+    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
+  ): Promise<{ completed: Job | RingmasterError; next: Job | null }> {
+    const t = validate.token(token);
+    const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
+    const nextToken = options.token === undefined ? randomUUID() : validate.token(options.token);
+    let jobId: string;
+    try {
+      jobId = validate.jobId(this.name, id);
+    } catch (error) {
+      // Not a job id at all: nothing to complete, but the slot still wants a job.
+      return {
+        completed: error as RingmasterError,
+        next: await this.claim({ leaseMs, token: nextToken }),
+      };
+    }
+    const [done, next] = await this.commands.completeAndClaim({
+      id: jobId,
+      token: t,
+      leaseMs,
+      nextToken,
+      defaultMaxAttempts: Defaults.maxAttempts,
+    });
+    let completed: Job | RingmasterError;
+    try {
+      completed = this.jobFrom(jobId, done);
+    } catch (error) {
+      completed = error as RingmasterError;
+    }
+    return { completed, next: next ? decodeJob(this.name, next[0], next[1]) : null };
   }
 
   /**

@@ -1,8 +1,7 @@
 --[[
-  complete — finish an active job whose lease the caller holds: release its group's permit and
-  re-ring the group with a wake if that made it serviceable (it was at its limit, is not
-  paused, and has pending work). The job hash is deleted (retention: completed jobs are
-  counted in stats, not kept).
+  complete — finish an active job whose lease the caller holds: its group's permit is released
+  and the group re-ringed with a wake if that made it serviceable; the job hash is deleted.
+  See includes/completeJob.lua (shared with completeAndClaim).
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -26,33 +25,10 @@
   Events: zrem active; hdel leases; hincrby/hdel gactive; del job; hincrby stats;
   rpush ring + lpush/ltrim wake (re-ring).
 ]]
---- @include "nowMs"
---- @include "settleGroup"
---- @include "checkLease"
---- @include "releaseJob"
+--- @include "completeJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
   active = KEYS[6], leases = KEYS[7], stats = KEYS[8],
 }
-local jobKey = KEYS[9]
-local base = ARGV[1]
-local id = ARGV[2]
-local token = ARGV[3]
-
-local denied = checkLease(k.active, jobKey, id, token)
-if denied then
-  return denied
-end
-
-local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
-local laneKey = base .. 'g:' .. group .. ':pending'
-local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-releaseJob(k, id, jobKey)
-redis.call('HDEL', jobKey, 'token', 'leaseUntil')
-redis.call('HSET', jobKey, 'state', 'completed', 'finishedAt', nowMs())
-local job = redis.call('HGETALL', jobKey)
-redis.call('DEL', jobKey)
-redis.call('HINCRBY', k.stats, 'completed', 1)
-settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
-return { id, job }
+return completeJob(k, KEYS[9], ARGV[1], ARGV[2], ARGV[3])
