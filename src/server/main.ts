@@ -7,6 +7,9 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { RedisServerNotFoundError } from './redisProcess.js';
 
+/** A signal this soon after the first is a duplicate delivery, not a request to force (ms). */
+const DUPLICATE_SIGNAL_MS = 1_000;
+
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -29,9 +32,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  let signals = 0;
+  let firstSignalAt: number | undefined;
   const shutdown = (signal: NodeJS.Signals) => {
-    if (++signals > 1) process.exit(1);
+    // A second signal forces the exit, unless it follows the first at once: then it is the same
+    // request delivered twice (to the whole process group by a terminal or supervisor, and again
+    // by a forwarding parent such as npm or tsx), and the clean shutdown must go on.
+    if (firstSignalAt !== undefined) {
+      if (Date.now() - firstSignalAt > DUPLICATE_SIGNAL_MS) process.exit(1);
+      return;
+    }
+    firstSignalAt = Date.now();
     logger.info({ signal }, 'shutting down');
     server.stop().then(
       () => process.exit(0),
