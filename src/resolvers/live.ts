@@ -3,17 +3,35 @@
  * validates the queue name and group id before it watches anything, so a bad argument fails
  * the subscription at once with BAD_USER_INPUT.
  */
-import type { GroupInfo } from '../lanes/index.js';
+import { GraphQLError } from 'graphql';
+import { type GroupInfo, RingmasterError } from '../lanes/index.js';
 import type { RingChange } from '../pubsub/index.js';
 import type { Context } from '../schema/context.js';
 
+/**
+ * Start a subscription; an engine error (bad input) is rethrown as a plain GraphQLError with
+ * the same message and code. A failed subscribe answers with errors and no data, and Yoga
+ * counts an error that does not originate in a GraphQLError as the server's fault: SSE would
+ * answer HTTP 500, which fetch-based clients report as a network error, hiding the code.
+ */
+function subscribe<T>(start: () => AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    return start();
+  } catch (error) {
+    if (error instanceof RingmasterError) {
+      throw new GraphQLError(error.message, { extensions: error.extensions });
+    }
+    throw error;
+  }
+}
+
 /** `ringChanged(queue)`: SNAPSHOT, then CHANGE/RESYNC. */
 export const ringChanged = (ctx: Context, queue: string): AsyncGenerator<RingChange> =>
-  ctx.feed.ringChanges(queue);
+  subscribe(() => ctx.feed.ringChanges(queue));
 
 /** `groupChanged(queue, group)`: the group's state now, then on every change. */
 export const groupChanged = (
   ctx: Context,
   queue: string,
   group: string,
-): AsyncGenerator<GroupInfo> => ctx.feed.groupChanges(queue, group);
+): AsyncGenerator<GroupInfo> => subscribe(() => ctx.feed.groupChanges(queue, group));

@@ -10,6 +10,21 @@ import { RingmasterError } from '../lanes/index.js';
 export function maskError() {
   return (error: unknown, message: string): Error => {
     if (error instanceof GraphQLError) {
+      // A variable value that does not fit its type (null for a non-null variable, a value the
+      // scalar refuses): graphql-js raises it before anything runs, so it has no path, and
+      // names the variable first. The caller's mistake: BAD_USER_INPUT, and HTTP 400 under
+      // application/graphql-response+json (the response has no data).
+      if (
+        error.path === undefined &&
+        !error.extensions?.code &&
+        error.message.startsWith('Variable "$')
+      ) {
+        Object.assign(error.extensions, {
+          code: 'BAD_USER_INPUT',
+          http: { spec: true, status: 400 },
+        });
+        return error;
+      }
       const original = error.originalError;
       // Parse and validation errors, and errors that carry a code (the engine's typed errors
       // copy theirs; auth errors set one): safe to show as they are. Returning the same object

@@ -22,7 +22,8 @@ export function attachWebSocket(
   yoga: RingmasterYoga,
   auth: Authenticator,
 ): { wss: WebSocketServer; close: () => Promise<void> } {
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 1_048_576 });
   const disposable = useServer(
     {
       execute: (args) => (args.rootValue as RootValue).execute(args),

@@ -53,6 +53,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     landingPage: false,
     graphiql: { title: 'Ringmaster', subscriptionsProtocol: 'WS' },
     maskedErrors: { isDev: false, maskError: maskError() },
+    // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
+    maxRequestBodySize: 1_048_576,
     logging: deps.logger.child({ component: 'yoga' }),
     plugins,
     context: ({ request, connectionParams }) => {
