@@ -18,7 +18,7 @@ import * as validate from './validate.js';
 /**
  * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
  * lastError). `signal` aborts when the lease is lost (the job was reaped and may run
- * elsewhere) or the worker is force-closed: stop work that should not be done twice.
+ * elsewhere): stop work that should not be done twice.
  */
 export type Processor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
@@ -61,7 +61,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * Handlers in flight, by lease token, not job id: a job whose lease was lost can be claimed
    * again by this same worker while its stale run is still going, and both runs hold a slot.
    */
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<number, Promise<void>>();
+  private nextSlot = 0;
   private readonly closed = new AbortController();
   private slotFreed: (() => void) | null = null;
   private loop: Promise<void> | null = null;
@@ -155,12 +156,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (this.closed.signal.aborted) return false;
       const job = await this.queue.claim({ leaseMs: this.leaseMs });
       if (!job) return false;
-      const token = job.token as string;
-      const done = this.process(job).finally(() => {
-        this.running.delete(token);
+      // Slots, not job ids, are counted: a job whose lease was lost can be re-claimed by this
+      // same worker while its first run still goes on, and both runs hold a slot.
+      const slot = this.nextSlot++;
+      const done = this.runSlot(job).finally(() => {
+        this.running.delete(slot);
         this.slotFreed?.();
       });
-      this.running.set(token, done);
+      this.running.set(slot, done);
     }
     return true;
   }
@@ -185,7 +188,21 @@ export class Worker extends EventEmitter<WorkerEvents> {
       .exec();
   }
 
-  private async process(job: Job): Promise<void> {
+  /**
+   * One slot: run a job, then settle it. A success is completed together with the claim of the
+   * slot's next job (`completeAndClaim`, one round trip), so a busy worker spends one Redis
+   * call per job; the slot ends when nothing is serviceable or the worker is closing.
+   */
+  private async runSlot(first: Job): Promise<void> {
+    let job: Job | null = first;
+    while (job) {
+      const failure = await this.execute(job);
+      job = await this.settle(job, failure);
+    }
+  }
+
+  /** Run the processor with the lease kept alive; resolves to its error, or null. */
+  private async execute(job: Job): Promise<Error | null> {
     const token = job.token as string;
     const lease = new AbortController();
     const extender = setInterval(() => {
@@ -199,23 +216,35 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
     }, this.extendEveryMs);
     extender.unref();
-
-    let failure: Error | null = null;
     try {
       await this.processor(job, lease.signal);
+      return null;
     } catch (error) {
-      failure = asError(error);
+      return asError(error);
     } finally {
       clearInterval(extender);
     }
+  }
 
+  /** Record the outcome of `job`; returns the slot's next job, or null to free the slot. */
+  private async settle(job: Job, failure: Error | null): Promise<Job | null> {
+    const token = job.token as string;
     try {
       if (failure) {
         const retried = await this.queue.retry(job.id, token, failure.message);
         this.emit('failed', retried, failure);
-      } else {
-        this.emit('completed', await this.queue.complete(job.id, token));
+        return null;
       }
+      if (this.closed.signal.aborted) {
+        this.emit('completed', await this.queue.complete(job.id, token));
+        return null;
+      }
+      const { completed, next } = await this.queue.completeAndClaim(job.id, token, {
+        leaseMs: this.leaseMs,
+      });
+      if (completed instanceof RingmasterError) this.emit('leaseLost', job);
+      else this.emit('completed', completed);
+      return next;
     } catch (error) {
       if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
         this.emit('leaseLost', job);
@@ -223,6 +252,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         // Redis unreachable: the lease will expire and the reaper gives the job back.
         this.emit('error', asError(error));
       }
+      return null;
     }
   }
 }
