@@ -351,7 +351,13 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
     case 'extendLease': {
       const job = leaseHolder(s, op.id, op.token);
       if (typeof job === 'string') return { err: job };
-      job.leaseUntil = deadlineFrom(real, job.id, op.leaseMs, clock);
+      // Only ever out: a later deadline is kept (extendLease-2.lua, ZADD GT); anything else
+      // the reply claims is a mismatch (NaN).
+      const current = job.leaseUntil as number;
+      const reply = (real as { ok?: { leaseUntil?: number } }).ok?.leaseUntil;
+      const fresh = deadlineFrom(real, job.id, op.leaseMs, clock);
+      const kept = reply === current && current >= clock.t0 + op.leaseMs;
+      job.leaseUntil = kept ? current : fresh > current ? fresh : Number.NaN;
       return { ok: { id: job.id, state: 'ACTIVE', token: job.token, leaseUntil: job.leaseUntil } };
     }
     case 'completeAndClaim': {

@@ -375,3 +375,21 @@ describe('extendLease', () => {
     await q.complete(c.id, c.token as string);
   });
 });
+
+describe('extendLease only pushes the deadline out', () => {
+  it('a shorter extension keeps the later deadline; a longer one moves it', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    const job = (await q.claim({ leaseMs: 60_000 })) as Job;
+    const token = job.token as string;
+    const first = job.leaseUntil as number;
+
+    const shorter = await q.extendLease(job.id, token, 1_000);
+    expect(shorter.leaseUntil).toBe(first);
+    expect(Number(await engine.redis().zscore(q.keys.active, job.id))).toBe(first);
+
+    const longer = await q.extendLease(job.id, token, 120_000);
+    expect(longer.leaseUntil as number).toBeGreaterThan(first);
+    expect(Number(await engine.redis().zscore(q.keys.active, job.id))).toBe(longer.leaseUntil);
+  });
+});

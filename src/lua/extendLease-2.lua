@@ -1,6 +1,7 @@
 --[[
   extendLease — push an active job's lease deadline out to now + leaseMs (Redis clock), for
-  the caller holding its token. Never shortens a lease below now.
+  the caller holding its token. Only ever out: a deadline already later is kept (ZADD GT), so
+  a late or duplicate extension can never shorten a lease.
 
   Input:
     KEYS[1] active   zset   active job id -> lease deadline (ms)
@@ -28,7 +29,6 @@ if denied then
   return denied
 end
 
-local leaseUntil = nowMs() + leaseMs
-redis.call('ZADD', activeKey, 'XX', leaseUntil, id)
-redis.call('HSET', jobKey, 'leaseUntil', leaseUntil)
+redis.call('ZADD', activeKey, 'XX', 'GT', nowMs() + leaseMs, id)
+redis.call('HSET', jobKey, 'leaseUntil', redis.call('ZSCORE', activeKey, id))
 return { id, redis.call('HGETALL', jobKey) }
