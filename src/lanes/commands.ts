@@ -67,6 +67,12 @@ export class Commands {
     return [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.lane(group), k.groups, k.stats];
   }
 
+  /** The first seven keys of every script that releases a permit (and may re-ring). */
+  private releaseKeys(): string[] {
+    const k = this.k;
+    return [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases];
+  }
+
   /** `setLimit-8.lua` */
   setLimit(p: { group: string; limit: number }): Promise<GroupReply> {
     return this.run('setLimit', this.groupKeys(p.group), [p.group, p.limit]) as Promise<GroupReply>;
@@ -111,10 +117,8 @@ export class Commands {
   /** `complete-9.lua`; a negative number is a status code (see errors.ts). */
   complete(p: { id: string; token: string }): Promise<JobReply | number> {
     const k = this.k;
-    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases, k.stats];
-    return this.run('complete', [...keys, k.job(p.id)], [k.base, p.id, p.token]) as Promise<
-      JobReply | number
-    >;
+    const keys = [...this.releaseKeys(), k.stats, k.job(p.id)];
+    return this.run('complete', keys, [k.base, p.id, p.token]) as Promise<JobReply | number>;
   }
 
   /** `completeAndClaim-9.lua`: complete `id`, then claim the next job, in one round trip. */
@@ -126,9 +130,9 @@ export class Commands {
     defaultMaxAttempts: number;
   }): Promise<[completed: JobReply | number, next: JobReply | null]> {
     const k = this.k;
-    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases, k.stats];
+    const keys = [...this.releaseKeys(), k.stats, k.job(p.id)];
     const args = [k.base, p.id, p.token, p.leaseMs, p.nextToken, p.defaultMaxAttempts];
-    return this.run('completeAndClaim', [...keys, k.job(p.id)], args) as Promise<
+    return this.run('completeAndClaim', keys, args) as Promise<
       [JobReply | number, JobReply | null]
     >;
   }
@@ -136,20 +140,9 @@ export class Commands {
   /** `retry-10.lua`; a negative number is a status code (see errors.ts). */
   retry(p: { id: string; token: string; error: string }): Promise<JobReply | number> {
     const k = this.k;
-    const keys = [
-      k.glimit,
-      k.gactive,
-      k.ring,
-      k.paused,
-      k.wake,
-      k.active,
-      k.leases,
-      k.dead,
-      k.stats,
-    ];
-    return this.run('retry', [...keys, k.job(p.id)], [k.base, p.id, p.token, p.error]) as Promise<
-      JobReply | number
-    >;
+    const keys = [...this.releaseKeys(), k.dead, k.stats, k.job(p.id)];
+    const args = [k.base, p.id, p.token, p.error];
+    return this.run('retry', keys, args) as Promise<JobReply | number>;
   }
 
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */
@@ -163,17 +156,7 @@ export class Commands {
   /** `reap-9.lua`: reap at most `batch` expired leases; returns how many it reaped. */
   reap(p: { batch: number }): Promise<number> {
     const k = this.k;
-    const keys = [
-      k.glimit,
-      k.gactive,
-      k.ring,
-      k.paused,
-      k.wake,
-      k.active,
-      k.leases,
-      k.dead,
-      k.stats,
-    ];
+    const keys = [...this.releaseKeys(), k.dead, k.stats];
     return this.run('reap', keys, [k.base, p.batch]) as Promise<number>;
   }
 
@@ -193,17 +176,7 @@ export class Commands {
     groups: string[];
   }): Promise<ReconcileGroupsReply> {
     const k = this.k;
-    const keys = [
-      k.glimit,
-      k.gactive,
-      k.ring,
-      k.paused,
-      k.wake,
-      k.active,
-      k.leases,
-      k.groups,
-      k.stats,
-    ];
+    const keys = [...this.releaseKeys(), k.groups, k.stats];
     return this.run('reconcileGroups', keys, [
       k.base,
       p.mode,
