@@ -11,11 +11,16 @@ import type { Logger } from 'pino';
 import { Ringmaster } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { Authenticator } from './auth.js';
+import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
+import { withConsole } from './console.js';
 import { Reaper } from './reaper.js';
 import { type RedisProcess, startRedisServer } from './redisProcess.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
+
+/** How long `/ready` waits for Redis to answer PING before it reports Redis down (ms). */
+const READY_PING_TIMEOUT_MS = 1_000;
 
 export interface RingmasterServer {
   readonly engine: Ringmaster;
@@ -63,6 +68,10 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     logger: logger.child({ component: 'feed' }),
   });
   const auth = new Authenticator(config.authTokens);
+  const browser = new BrowserPolicy({
+    corsOrigins: config.corsOrigins,
+    loopbackHostsOnly: !auth.enabled,
+  });
   const reaper = new Reaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
   const yoga = createRingmasterYoga({
     engine,
@@ -70,17 +79,33 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     auth,
     logger,
     introspection: config.introspection,
+    browser,
     ready: async () => {
-      const redisUp = await redis
-        .ping()
-        .then(() => true)
-        .catch(() => false);
+      // Bounded: a Redis that is frozen (SIGSTOP, a stalled host) keeps the connection open and
+      // never answers, and a probe that hangs tells an operator nothing. Down after 1 s.
+      let timer: NodeJS.Timeout | undefined;
+      const redisUp = await Promise.race([
+        redis.ping().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), READY_PING_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       return { ok: redisUp, detail: { redis: redisUp ? 'up' : 'down', notifications: feed.mode } };
     },
   });
 
-  const http: Server = createServer(yoga);
-  const ws = attachWebSocket(http, yoga, auth);
+  // The console at `/` and `/assets/*` (src/server/console.ts); everything else goes to Yoga.
+  const http: Server = createServer(
+    withConsole(yoga, {
+      authRequired: auth.enabled,
+      logger: logger.child({ component: 'console' }),
+    }),
+  );
+  const ws = attachWebSocket(http, yoga, auth, browser);
   let url = '';
   let stopping: Promise<void> | null = null;
 
@@ -108,7 +133,10 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
       reaper.start();
-      logger.info({ url: `${url}/graphql`, notifications: feed.mode }, 'ringmaster listening');
+      logger.info(
+        { url: `${url}/graphql`, console: `${url}/`, notifications: feed.mode },
+        'ringmaster listening',
+      );
     },
     stop() {
       stopping ??= (async () => {

@@ -45,6 +45,25 @@ const authTokens = z
     return tokens;
   });
 
+/** `https://a.example,http://localhost:5173` → origins (scheme, host and port; no path). */
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return [];
+    const origins = value.split(',').map((o) => o.trim());
+    for (const origin of origins) {
+      if (!/^https?:\/\/[^/\s,]+$/.test(origin)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'CORS_ORIGINS must be origins like https://admin.example.com, comma-separated',
+        });
+        return z.NEVER;
+      }
+    }
+    return origins;
+  });
+
 const schema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
@@ -60,6 +79,7 @@ const schema = z
       .default('emq'),
     AUTH_TOKENS: authTokens,
     INTROSPECTION: boolean('INTROSPECTION', true),
+    CORS_ORIGINS: corsOrigins,
     REAP_INTERVAL_MS: ms('REAP_INTERVAL_MS', 1000),
     RESYNC_INTERVAL_MS: ms('RESYNC_INTERVAL_MS', 5000),
     POLL_INTERVAL_MS: ms('POLL_INTERVAL_MS', 1000),
@@ -83,6 +103,8 @@ export interface Config {
   /** token → role; null = auth off (loopback only). */
   readonly authTokens: ReadonlyMap<string, Role> | null;
   readonly introspection: boolean;
+  /** Origins allowed to call from a browser page of another origin; empty = same-origin only. */
+  readonly corsOrigins: readonly string[];
   readonly reapIntervalMs: number;
   readonly resyncIntervalMs: number;
   readonly pollIntervalMs: number;
@@ -117,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyPrefix: c.KEY_PREFIX,
     authTokens: c.AUTH_TOKENS,
     introspection: c.INTROSPECTION,
+    corsOrigins: c.CORS_ORIGINS,
     reapIntervalMs: c.REAP_INTERVAL_MS,
     resyncIntervalMs: c.RESYNC_INTERVAL_MS,
     pollIntervalMs: c.POLL_INTERVAL_MS,

@@ -29,7 +29,11 @@ export function maskError() {
       // Parse and validation errors, and errors that carry a code (the engine's typed errors
       // copy theirs; auth errors set one): safe to show as they are. Returning the same object
       // also keeps Yoga from logging a caller's mistake as a server error.
-      if (!original || original instanceof RingmasterError || error.extensions?.code) return error;
+      if (!original || original instanceof RingmasterError || error.extensions?.code) {
+        // Yoga puts the JSON parser's own error (name, message) in a bad body's extensions.
+        delete (error.extensions as Record<string, unknown>).originalError;
+        return error;
+      }
     }
     // Anything else is unexpected: Yoga logs it in full; the caller learns nothing of it.
     return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });

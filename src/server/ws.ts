@@ -4,10 +4,11 @@
  * (STYLE.md 10). A socket whose `connection_init` carries no valid token is closed with 4403.
  */
 import type { Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
+import type { BrowserPolicy } from './browser.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
@@ -21,11 +22,22 @@ export function attachWebSocket(
   server: Server,
   yoga: RingmasterYoga,
   auth: Authenticator,
+  browser: BrowserPolicy,
 ): { wss: WebSocketServer; close: () => Promise<void> } {
   // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 1_048_576 });
+  // verifyClient: a browser page of another origin is refused (403) before graphql-ws.
+  const wss = new WebSocketServer({
+    server,
+    path: yoga.graphqlEndpoint,
+    maxPayload: 1_048_576,
+    verifyClient: ({ req }, accept) =>
+      browser.acceptsUpgrade(req) ? accept(true) : accept(false, 403, 'Forbidden'),
+  });
   const disposable = useServer(
     {
+      // Never put an internal error's message in a close reason, whatever NODE_ENV says
+      // (graphql-ws' default is to do so unless NODE_ENV=production).
+      isProd: true,
       execute: (args) => (args.rootValue as RootValue).execute(args),
       subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
       onConnect: (ctx) => auth.roleOf(ctx.connectionParams?.authorization) !== null,
@@ -42,7 +54,14 @@ export function attachWebSocket(
         try {
           const document = enveloped.parse(params.query);
           const errors = enveloped.validate(enveloped.schema, document);
-          if (errors.length > 0) return errors;
+          if (errors.length > 0) return errors.map((e: GraphQLError) => forSocket(e));
+          if (!getOperationAST(document, params.operationName)) {
+            return [
+              new GraphQLError('Could not determine what operation to execute.', {
+                extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+              }),
+            ];
+          }
           const args: ExecutionArgs = {
             schema: enveloped.schema,
             document,
@@ -54,7 +73,8 @@ export function attachWebSocket(
           return args;
         } catch (error) {
           if (error && typeof error === 'object' && 'extensions' in error) {
-            return [error as import('graphql').GraphQLError];
+            // Thrown with no code: the document did not parse (or is over the token limit).
+            return [forSocket(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
           }
           throw error;
         }
@@ -69,4 +89,18 @@ export function attachWebSocket(
       await disposable.dispose();
     },
   };
+}
+
+/**
+ * A refusal as graphql-ws sends it: the same `extensions.code` HTTP gives (`code` when it has
+ * none), without Yoga's HTTP-only `extensions.http`.
+ */
+function forSocket(error: GraphQLError, code?: string): GraphQLError {
+  const { http: _http, ...extensions } = error.extensions ?? {};
+  return new GraphQLError(error.message, {
+    nodes: error.nodes ?? null,
+    source: error.source ?? null,
+    positions: error.positions ?? null,
+    extensions: { ...(code === undefined ? {} : { code }), ...extensions },
+  });
 }

@@ -3,7 +3,6 @@
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
  * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
  */
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Ringmaster } from '../lanes/index.js';
@@ -11,7 +10,10 @@ import type { LiveFeed } from '../pubsub/index.js';
 import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
+import type { BrowserPolicy } from './browser.js';
 import { maskError } from './errors.js';
+import { useNoIntrospection } from './introspection.js';
+import { useQueryLimits } from './limits.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -25,6 +27,8 @@ export interface YogaDeps {
   readonly auth: Authenticator;
   readonly logger: Logger;
   readonly introspection: boolean;
+  /** CORS, CSRF prevention and the DNS-rebinding guard (`browser.ts`). */
+  readonly browser: BrowserPolicy;
   /** Readiness: Redis answers and notifications are configured (or polling). */
   readonly ready: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
 }
@@ -33,6 +37,7 @@ export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
+    ...deps.browser.plugins(),
     useReadinessCheck({
       endpoint: '/ready',
       check: async () => {
@@ -43,8 +48,9 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
         });
       },
     }),
+    ...useQueryLimits(),
   ];
-  if (!deps.introspection) plugins.push(useDisableIntrospection());
+  if (!deps.introspection) plugins.push(useNoIntrospection());
 
   return createYoga<ServerContext, Context>({
     schema,
@@ -55,6 +61,9 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     maskedErrors: { isDev: false, maskError: maskError() },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: 1_048_576,
+    // One operation per request: an array body is refused (400), so no request multiplies work.
+    batching: false,
+    cors: deps.browser.cors,
     logging: deps.logger.child({ component: 'yoga' }),
     plugins,
     context: ({ request, connectionParams }) => {

@@ -1,0 +1,118 @@
+/**
+ * What a web page the operator happens to visit may do to `/graphql` (issue 4 "Hardening"):
+ * nothing, unless the page is served by Ringmaster itself or its origin is in `CORS_ORIGINS`.
+ *
+ * - **CORS**: Yoga's default answers every origin's preflight with that origin, which would let
+ *   any site send JSON mutations (CSRF prevention is moot once preflights pass). Here only the
+ *   origins in `CORS_ORIGINS` get CORS headers; by default none do (same-origin only).
+ * - **CSRF**: a request a browser sends cross-site without a preflight (GET, or POST with a
+ *   form or text/plain body) is refused with 403 unless it carries one of
+ *   {@link CSRF_HEADERS} — which a cross-site page cannot add without a preflight.
+ *   `content-type: application/json` (curl, GraphiQL, every client) passes.
+ * - **WebSocket**: browsers do not apply CORS to WebSocket upgrades, so an upgrade that carries
+ *   an `Origin` (only browsers send one) must come from this server's own origin or from
+ *   `CORS_ORIGINS`, or it is refused with 403 before graphql-ws sees it.
+ * - **DNS rebinding**: with AUTH_TOKENS unset (loopback only) a page on `evil.example` whose DNS
+ *   later points at 127.0.0.1 is "same-origin" to the browser. So, with auth off, requests and
+ *   upgrades whose `Host` is not a loopback name are refused with 403.
+ */
+import type { IncomingMessage } from 'node:http';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import type { CORSOptions, Plugin } from 'graphql-yoga';
+
+/** Headers that force a preflight and so prove a request is not a cross-site "simple" one. */
+export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'] as const;
+
+export interface BrowserPolicyOptions {
+  /** Origins (`https://admin.example.com`) allowed to call cross-origin. */
+  readonly corsOrigins: readonly string[];
+  /** Auth is off: accept only loopback `Host` names (DNS-rebinding guard). */
+  readonly loopbackHostsOnly: boolean;
+}
+
+/** `localhost`, `*.localhost`, 127.0.0.0/8 and `[::1]`, with or without a port. */
+export function isLoopbackHost(host: string | null | undefined): boolean {
+  if (!host) return false;
+  const name = host
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name === '::1' ||
+    /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(name)
+  );
+}
+
+/** The authority (`host:port`) of an origin, or null when it is not an http(s) origin. */
+function authorityOf(origin: string): string | null {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : null;
+  } catch {
+    return null;
+  }
+}
+
+export class BrowserPolicy {
+  private readonly origins: ReadonlySet<string>;
+
+  constructor(private readonly options: BrowserPolicyOptions) {
+    this.origins = new Set(options.corsOrigins);
+  }
+
+  /** Yoga's `cors` option: the configured origins only, or no CORS headers at all. */
+  get cors(): CORSOptions | false {
+    if (this.origins.size === 0) return false;
+    return {
+      origin: [...this.origins],
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['content-type', 'accept', 'authorization', ...CSRF_HEADERS],
+      credentials: false,
+      maxAge: 600,
+    };
+  }
+
+  /** The Yoga plugins: the Host guard (when auth is off) and CSRF prevention. */
+  plugins(): Plugin[] {
+    const plugins: Plugin[] = [];
+    if (this.options.loopbackHostsOnly) {
+      plugins.push({
+        onRequest({ request, endResponse, fetchAPI }) {
+          if (isLoopbackHost(request.headers.get('host'))) return;
+          endResponse(
+            new fetchAPI.Response(
+              JSON.stringify({
+                errors: [
+                  {
+                    message:
+                      'this server answers only to a loopback Host while AUTH_TOKENS is unset',
+                    extensions: { code: 'FORBIDDEN' },
+                  },
+                ],
+              }),
+              { status: 403, headers: { 'content-type': 'application/json; charset=utf-8' } },
+            ),
+          );
+        },
+      });
+    }
+    plugins.push(useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }) as Plugin);
+    return plugins;
+  }
+
+  /**
+   * May this WebSocket upgrade proceed? No `Origin` (not a browser), the server's own origin, or
+   * a configured one; and, with auth off, a loopback `Host`.
+   */
+  acceptsUpgrade(request: IncomingMessage): boolean {
+    const host = request.headers.host;
+    if (this.options.loopbackHostsOnly && !isLoopbackHost(host)) return false;
+    const origin = request.headers.origin;
+    if (origin === undefined) return true;
+    if (this.origins.has(origin)) return true;
+    const authority = authorityOf(origin);
+    return authority !== null && host !== undefined && authority === host.toLowerCase();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Query limits (DESIGN.md §5, issue 4 "Hardening"): every document is bounded before it runs, on
+ * every transport (HTTP, SSE and graphql-ws share Yoga's envelop, see `ws.ts`). The numbers live
+ * here and only here; the README's "Query limits" section quotes them.
+ *
+ * How they were chosen (test/api.hostile.test.ts checks every real operation against them):
+ * the schema has no cycles, so the deepest real selection is five fields (`queue → groups →
+ * edges → node → id`); the largest operation (of test/operations and the console's) is 87
+ * tokens and costs 84; none uses an alias or a directive. GraphiQL's introspection query
+ * (~200 tokens) is exempt from depth and cost: graphql-js's MaxIntrospectionDepthRule stops the
+ * `types → fields → type → fields …` cycle instead.
+ */
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export const QUERY_LIMITS = {
+  /** Field nesting (fragments flattened). The deepest real selection is 5. */
+  depth: 10,
+  /** Aliased fields per operation (fragments included). Real operations use none. */
+  aliases: 20,
+  /**
+   * Lexical tokens per document (the parser stops at the limit, so nesting is bounded too); a
+   * 1,000-token document validates in well under 50 ms. Large payloads belong in variables,
+   * which are not tokens.
+   */
+  tokens: 1_000,
+  /** Directives per operation. Real operations use none. */
+  directives: 20,
+  /**
+   * graphql-armor's cost: 2 per object, 1 per scalar, × 1.5 per level, × a literal `first`.
+   * GroupsPage costs 84 with `first` as a variable and about 36,000 with `first: 500` written
+   * inline (46,000 with `reason` and `blockedBy`) — hence 100,000: two such pages pass, three do
+   * not, and a fragment fan-out (2^n copies of a field) is stopped long before it expands.
+   */
+  cost: 100_000,
+} as const;
+
+/**
+ * graphql-armor reports a validation limit by throwing "Syntax Error: …" with no code. Report it
+ * instead as an ordinary validation error: Yoga then answers 400 with GRAPHQL_VALIDATION_FAILED,
+ * like any other invalid document, and validation goes on to report the rest.
+ */
+const report = (context: ValidationContext | null, error: GraphQLError): void => {
+  const message = error.message.replace(/^Syntax Error: /, '');
+  context?.reportError(new GraphQLError(message));
+};
+const rejection = { propagateOnRejection: false, onReject: [report] };
+
+/** The Yoga plugins enforcing {@link QUERY_LIMITS}. */
+export function useQueryLimits(): Plugin[] {
+  return [
+    // At parse time: a document over the limit is never built (GRAPHQL_PARSE_FAILED).
+    maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
+    maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true, ...rejection }),
+    maxAliasesPlugin({ n: QUERY_LIMITS.aliases, ...rejection }),
+    maxDirectivesPlugin({ n: QUERY_LIMITS.directives, ...rejection }),
+    costLimitPlugin({ maxCost: QUERY_LIMITS.cost, flattenFragments: true, ...rejection }),
+  ] as Plugin[];
+}
