@@ -1,25 +1,42 @@
 /**
  * `npm run codegen`: print the Pothos schema to a sorted `schema.graphql`, then generate typed
- * documents (client preset) for the operations in `test/operations/` into `test/gql/`.
+ * documents (client preset) for the operations in `test/operations/` into `test/gql/`, and for
+ * the console's in `console/src/operations/` into `console/src/gql/` (as strings, so the
+ * browser bundle needs no GraphQL parser).
  * `npm run codegen -- --check` writes nothing and fails when either is out of date (CI).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { generate } from '@graphql-codegen/cli';
+// The preset module itself, not the name 'client': by name the CLI resolves it from its own
+// folder first, where npm may have nested an older client-preset (5.x, which prints other code).
+import { preset as clientPresetModule } from '@graphql-codegen/client-preset';
 import { printSchema } from 'graphql';
 import { schema } from './src/schema/index.js';
+
+/** The CLI types it with its own copy of plugin-helpers: the same shape, another declaration. */
+type PresetOption = NonNullable<
+  Extract<CodegenConfig['generates'][string], { preset?: unknown }>['preset']
+>;
+const clientPreset = clientPresetModule as unknown as PresetOption;
 
 const check = process.argv.includes('--check');
 const SCHEMA_FILE = 'schema.graphql';
 
 const config: CodegenConfig = {
   schema: SCHEMA_FILE,
-  documents: ['test/operations/*.graphql'],
   generates: {
     'test/gql/': {
-      preset: 'client',
+      documents: ['test/operations/*.graphql'],
+      preset: clientPreset,
       config: { useTypeImports: true, enumsAsTypes: true },
+      presetConfig: { fragmentMasking: false },
+    },
+    'console/src/gql/': {
+      documents: ['console/src/operations/*.graphql'],
+      preset: clientPreset,
+      config: { useTypeImports: true, enumsAsTypes: true, documentMode: 'string' },
       presetConfig: { fragmentMasking: false },
     },
   },

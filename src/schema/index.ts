@@ -10,6 +10,8 @@ import './job.js';
 import './queue.js';
 import './ring.js';
 import './audit.js';
+import './groupReason.js';
+import './consoleReads.js';
 
 builder.mutationType({});
 

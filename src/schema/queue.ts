@@ -30,13 +30,17 @@ const GroupEdgeRef = builder.objectRef<{ cursor: string; node: GroupInfo }>('Gro
   }),
 });
 
-const GroupConnectionRef = builder.objectRef<GroupConnectionShape>('GroupConnection').implement({
-  fields: (t) => ({
-    edges: t.field({ type: [GroupEdgeRef], resolve: (c) => c.edges }),
-    pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
-    totalCount: t.exposeInt('totalCount', { description: 'Registered groups in the queue.' }),
-  }),
-});
+export const GroupConnectionRef = builder
+  .objectRef<GroupConnectionShape>('GroupConnection')
+  .implement({
+    fields: (t) => ({
+      edges: t.field({ type: [GroupEdgeRef], resolve: (c) => c.edges }),
+      pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
+      totalCount: t.exposeInt('totalCount', {
+        description: 'Registered groups in the queue (for `groupsWithPrefix`: those matching).',
+      }),
+    }),
+  });
 
 const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').implement({
   description: 'Queue-wide totals, each O(1) to read.',

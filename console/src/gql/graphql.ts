@@ -1,0 +1,457 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What keeps a group off the ring (null when it is on it). */
+export type BlockedBy =
+  /** No backlog. */
+  | 'IDLE'
+  /** Exactly at its limit: the next completion puts it back. */
+  | 'LIMIT'
+  /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */
+  | 'PARKED'
+  /** Paused by an operator. */
+  | 'PAUSED';
+
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE. */
+export type GroupState =
+  | 'IDLE'
+  | 'PAUSED'
+  | 'READY'
+  | 'SATURATED';
+
+/** SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects. */
+export type RingChangeReason =
+  | 'CHANGE'
+  | 'RESYNC'
+  | 'SNAPSHOT';
+
+/** read: queries and subscriptions; worker: read + job calls; admin: everything. */
+export type Role =
+  | 'ADMIN'
+  | 'READ'
+  | 'WORKER';
+
+export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
+
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
+
+export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number };
+
+export type PageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> };
+
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { role: Role } };
+
+export type QueueListQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number } }> };
+
+export type QueuePulseQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueuePulseQuery = { queue: { name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number } } };
+
+export type GroupsPageQueryVariables = Exact<{
+  queue: string;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type GroupsPageQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> } } };
+
+export type GroupsSearchQueryVariables = Exact<{
+  queue: string;
+  prefix: string;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type GroupsSearchQuery = { queue: { groupsWithPrefix: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> } } };
+
+export type GroupNowQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupNowQuery = { queue: { group: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } } };
+
+export type WatchRingSubscriptionVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type WatchRingSubscription = { ringChanged: { ring: Array<string>, added: Array<string>, removed: Array<string>, reason: RingChangeReason } };
+
+export type WatchGroupSubscriptionVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type WatchGroupSubscription = { groupChanged: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+
+export type SetLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  limit: number;
+}>;
+
+
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+
+export type ClearLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+
+export type PauseGroupMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+
+export type ResumeGroupMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const GroupRowFragmentDoc = new TypedDocumentString(`
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+    `, {"fragmentName":"GroupRow"}) as unknown as TypedDocumentString<GroupRowFragment, unknown>;
+export const GroupDetailFragmentDoc = new TypedDocumentString(`
+    fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
+export const CountsFragmentDoc = new TypedDocumentString(`
+    fragment Counts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  active
+  dead
+}
+    `, {"fragmentName":"Counts"}) as unknown as TypedDocumentString<CountsFragment, unknown>;
+export const PageFragmentDoc = new TypedDocumentString(`
+    fragment Page on GroupConnection {
+  totalCount
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    cursor
+    node {
+      ...GroupRow
+    }
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}`, {"fragmentName":"Page"}) as unknown as TypedDocumentString<PageFragment, unknown>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    role
+  }
+}
+    `) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const QueueListDocument = new TypedDocumentString(`
+    query QueueList {
+  queues {
+    name
+    counts {
+      ...Counts
+    }
+  }
+}
+    fragment Counts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  active
+  dead
+}`) as unknown as TypedDocumentString<QueueListQuery, QueueListQueryVariables>;
+export const QueuePulseDocument = new TypedDocumentString(`
+    query QueuePulse($queue: String!) {
+  queue(name: $queue) {
+    name
+    counts {
+      ...Counts
+    }
+    stats {
+      enqueued
+      claimed
+      completed
+      retried
+      reaped
+      dead
+    }
+  }
+}
+    fragment Counts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  active
+  dead
+}`) as unknown as TypedDocumentString<QueuePulseQuery, QueuePulseQueryVariables>;
+export const GroupsPageDocument = new TypedDocumentString(`
+    query GroupsPage($queue: String!, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    groups(first: $first, after: $after) {
+      ...Page
+    }
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment Page on GroupConnection {
+  totalCount
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    cursor
+    node {
+      ...GroupRow
+    }
+  }
+}`) as unknown as TypedDocumentString<GroupsPageQuery, GroupsPageQueryVariables>;
+export const GroupsSearchDocument = new TypedDocumentString(`
+    query GroupsSearch($queue: String!, $prefix: String!, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    groupsWithPrefix(prefix: $prefix, first: $first, after: $after) {
+      ...Page
+    }
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment Page on GroupConnection {
+  totalCount
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    cursor
+    node {
+      ...GroupRow
+    }
+  }
+}`) as unknown as TypedDocumentString<GroupsSearchQuery, GroupsSearchQueryVariables>;
+export const GroupNowDocument = new TypedDocumentString(`
+    query GroupNow($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    group(id: $group) {
+      ...GroupDetail
+    }
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<GroupNowQuery, GroupNowQueryVariables>;
+export const WatchRingDocument = new TypedDocumentString(`
+    subscription WatchRing($queue: String!) {
+  ringChanged(queue: $queue) {
+    ring
+    added
+    removed
+    reason
+  }
+}
+    `) as unknown as TypedDocumentString<WatchRingSubscription, WatchRingSubscriptionVariables>;
+export const WatchGroupDocument = new TypedDocumentString(`
+    subscription WatchGroup($queue: String!, $group: String!) {
+  groupChanged(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<WatchGroupSubscription, WatchGroupSubscriptionVariables>;
+export const SetLimitDocument = new TypedDocumentString(`
+    mutation SetLimit($queue: String!, $group: String!, $limit: Int!) {
+  setLimit(queue: $queue, group: $group, limit: $limit) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
+export const ClearLimitDocument = new TypedDocumentString(`
+    mutation ClearLimit($queue: String!, $group: String!) {
+  clearLimit(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
+export const PauseGroupDocument = new TypedDocumentString(`
+    mutation PauseGroup($queue: String!, $group: String!) {
+  pauseGroup(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
+export const ResumeGroupDocument = new TypedDocumentString(`
+    mutation ResumeGroup($queue: String!, $group: String!) {
+  resumeGroup(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
