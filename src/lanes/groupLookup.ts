@@ -1,14 +1,12 @@
 /**
- * Two reads the admin console needs, beside (not inside) `Queue`, each bounded by its answer:
+ * A read the admin console needs, beside (not inside) `Queue`, bounded by its answer:
  *
- * - {@link ringPosition}: where one group stands on the ring — `LPOS` + `LLEN` in one MULTI,
- *   O(ring) for that one group, never for a page of groups.
  * - {@link groupsWithPrefix}: a page of registered groups whose id starts with a prefix, by id —
  *   `ZRANGEBYLEX` between `[prefix` and `[prefix\xff` and `ZLEXCOUNT` on the same range, both
  *   O(log groups + page). No byte 0xff ever occurs in UTF-8, so every id that starts with the
  *   prefix sorts below `prefix\xff`, and no other id sorts between the two bounds.
  *
- * Neither registers nor writes anything.
+ * It registers and writes nothing.
  */
 import type { Queue } from './queue.js';
 import type { GroupInfo, GroupPage } from './types.js';
@@ -18,22 +16,6 @@ import * as validate from './validate.js';
 export interface RingPosition {
   readonly position: number | null;
   readonly length: number;
-}
-
-/**
- * Where `group` is on `queue`'s ring now (one atomic read: the two numbers agree). The id is
- * not validated: it comes from a read of the group (another writer's ids included), and LPOS
- * with any string is harmless.
- */
-export async function ringPosition(queue: Queue, group: string): Promise<RingPosition> {
-  const id = group;
-  const replies =
-    (await queue.redis.multi().lpos(queue.keys.ring, id).llen(queue.keys.ring).exec()) ?? [];
-  const [posErr, pos] = replies[0] ?? [null, null];
-  const [lenErr, len] = replies[1] ?? [null, 0];
-  if (posErr) throw posErr;
-  if (lenErr) throw lenErr;
-  return { position: pos === null ? null : Number(pos) + 1, length: Number(len) };
 }
 
 /**

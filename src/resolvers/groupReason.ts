@@ -4,7 +4,7 @@
  * shows the sentence; programs switch on the enum.
  */
 
-import { type RingPosition, ringPosition } from '../lanes/groupLookup.js';
+import type { RingPosition } from '../lanes/groupLookup.js';
 import type { GroupInfo } from '../lanes/index.js';
 import type { Context } from '../schema/context.js';
 
@@ -63,9 +63,43 @@ export function reasonSentence(g: GroupInfo, ring: RingPosition | null): string 
   }
 }
 
-/** `Group.reason`: reads the ring position only when the group is serviceable. */
+/**
+ * Ring positions, read once per queue per operation: a page of 500 groups (times aliases)
+ * asking for `reason` costs one O(ring) read, not one per group.
+ */
+const positionsByOperation = new WeakMap<Context, Map<string, Promise<RingIndex>>>();
+
+interface RingIndex {
+  readonly length: number;
+  readonly position: ReadonlyMap<string, number>;
+}
+
+function ringIndex(ctx: Context, queueName: string): Promise<RingIndex> {
+  let byQueue = positionsByOperation.get(ctx);
+  if (!byQueue) {
+    byQueue = new Map();
+    positionsByOperation.set(ctx, byQueue);
+  }
+  let index = byQueue.get(queueName);
+  if (!index) {
+    index = ctx.engine
+      .queue(queueName)
+      .ring()
+      .then((ring) => {
+        const position = new Map<string, number>();
+        // The first occurrence counts (the one claim would serve first).
+        for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
+        return { length: ring.length, position };
+      });
+    byQueue.set(queueName, index);
+  }
+  return index;
+}
+
+/** `Group.reason`: reads the ring (once per operation) only when the group is serviceable. */
 export async function reason(ctx: Context, g: GroupInfo): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
-  const queue = ctx.engine.queue(g.queue);
-  return reasonSentence(g, await ringPosition(queue, g.id));
+  const { length, position } = await ringIndex(ctx, g.queue);
+  const at: RingPosition = { position: position.get(g.id) ?? null, length };
+  return reasonSentence(g, at);
 }
