@@ -23,6 +23,8 @@ export type JobReply = [id: string, fields: string[]];
 
 const SCRIPTS = loadScripts();
 const COMMAND_PREFIX = 'ringmaster_';
+/** Tries of a script refused with NOSCRIPT (see `run`). */
+const NOSCRIPT_ATTEMPTS = 5;
 const defined = new WeakSet<Redis>();
 
 /** Define every script on `redis` (once per connection). */
@@ -56,10 +58,22 @@ export class Commands {
     define(redis);
   }
 
-  private run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
+  /**
+   * Run a script. ioredis answers NOSCRIPT with one EVAL fallback; a SCRIPT FLUSH storm can
+   * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
+   * script did not run, so a retry cannot apply it twice).
+   */
+  private async run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
-    return fn.call(this.redis, ...keys, ...args);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn.call(this.redis, ...keys, ...args);
+      } catch (error) {
+        const noScript = error instanceof Error && error.message.startsWith('NOSCRIPT');
+        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw error;
+      }
+    }
   }
 
   private groupKeys(group: string): string[] {
