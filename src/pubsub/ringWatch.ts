@@ -28,25 +28,59 @@ function minus(a: readonly string[], b: readonly string[]): string[] {
   return a.filter((group) => !other.has(group));
 }
 
+/** Ring reads are shared by every subscriber of a queue, so are the events rendered from them. */
+const SNAPSHOTS = new WeakMap<readonly string[], RingChange>();
+const DIFFS = new WeakMap<readonly string[], WeakMap<readonly string[], Diff>>();
+interface Diff {
+  change?: RingChange | null;
+  resync?: RingChange;
+}
+
 /**
  * A subscriber's next event from the latest ring. The first is a SNAPSHOT; `added`/`removed`
  * are always against the last ring sent to this subscriber (the empty ring before the first,
  * so a SNAPSHOT lists the whole ring as added). An unchanged ring sends nothing unless a
  * resync happened since the last event.
+ *
+ * Subscribers that were sent the same ring read get the same event object for the next read:
+ * it is computed once per (last sent, latest) pair of reads, not once per subscriber, so the
+ * fan-out to a thousand subscribers costs one diff (events are never mutated downstream).
  */
 export function renderRing(queue: string): Render<string[], RingChange> {
   return (ring, previous, forced) => {
     if (previous === undefined) {
-      return { queue, ring: [...ring], added: [...ring], removed: [], reason: 'SNAPSHOT' };
+      let snapshot = SNAPSHOTS.get(ring);
+      if (!snapshot) {
+        snapshot = { queue, ring: [...ring], added: [...ring], removed: [], reason: 'SNAPSHOT' };
+        SNAPSHOTS.set(ring, snapshot);
+      }
+      return snapshot;
     }
-    if (!forced && sameRing(ring, previous.value)) return undefined;
-    return {
+    let byLatest = DIFFS.get(previous.value);
+    if (!byLatest) {
+      byLatest = new WeakMap();
+      DIFFS.set(previous.value, byLatest);
+    }
+    let diff = byLatest.get(ring);
+    if (!diff) {
+      diff = {};
+      byLatest.set(ring, diff);
+    }
+    const make = (reason: RingChangeReason): RingChange => ({
       queue,
       ring: [...ring],
       added: minus(ring, previous.value),
       removed: minus(previous.value, ring),
-      reason: forced ? 'RESYNC' : 'CHANGE',
-    };
+      reason,
+    });
+    if (forced) {
+      diff.resync ??= make('RESYNC');
+      return diff.resync;
+    }
+    if (diff.change === undefined) {
+      diff.change = sameRing(ring, previous.value) ? null : make('CHANGE');
+    }
+    return diff.change ?? undefined;
   };
 }
 
