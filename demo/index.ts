@@ -75,8 +75,8 @@ const pauser = (async () => {
 
 process.stdout.write(
   [
-    `Ringmaster demo on ${server.url}/graphql  (queue "${QUEUE}")`,
-    'Open it in a browser (GraphiQL) and try:',
+    `Ringmaster demo (queue "${QUEUE}"): console ${server.url}/  ·  GraphiQL ${server.url}/graphql`,
+    'Open the console to watch the ring, or try in GraphiQL:',
     `  subscription { ringChanged(queue: "${QUEUE}") { ring added removed reason } }`,
     `  { queue(name: "${QUEUE}") { counts { groups onRing saturated pending active } group(id: "${NOISY}") { limit active pending state } } }`,
     'Ctrl-C to stop.',
