@@ -14,6 +14,7 @@ import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
 import { withConsole } from './console.js';
+import { lockDataDir } from './dataDirLock.js';
 import { Reaper } from './reaper.js';
 import { type RedisProcess, startRedisServer } from './redisProcess.js';
 import { attachWebSocket } from './ws.js';
@@ -41,16 +42,24 @@ export interface RingmasterServer {
  * Build a server from validated configuration. Connects to Redis (or starts the embedded one)
  * but does not listen until `start()`.
  * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
+ * @throws DataDirInUseError when REDIS_URL is unset and another server holds DATA_DIR
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
   let redisUrl = config.redisUrl;
+  let releaseDataDir: (() => void) | null = null;
   if (redisUrl === undefined) {
-    embedded = await startRedisServer({
-      dataDir: config.dataDir,
-      appendOnly: true,
-      logger: logger.child({ component: 'embedded-redis' }),
-    });
+    releaseDataDir = lockDataDir(config.dataDir);
+    try {
+      embedded = await startRedisServer({
+        dataDir: config.dataDir,
+        appendOnly: true,
+        logger: logger.child({ component: 'embedded-redis' }),
+      });
+    } catch (error) {
+      releaseDataDir();
+      throw error;
+    }
     redisUrl = embedded.url;
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
   }
@@ -149,6 +158,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
         });
         await redis.quit().catch(() => redis.disconnect());
         await embedded?.stop();
+        releaseDataDir?.();
         logger.info('ringmaster stopped');
       })();
       return stopping;

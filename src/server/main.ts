@@ -4,6 +4,7 @@
  */
 import { buildServer } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { DataDirInUseError } from './dataDirLock.js';
 import { createLogger } from './logger.js';
 import { RedisServerNotFoundError } from './redisProcess.js';
 
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   try {
     server = await buildServer(config, logger);
   } catch (error) {
-    if (error instanceof RedisServerNotFoundError) {
+    if (error instanceof RedisServerNotFoundError || error instanceof DataDirInUseError) {
       process.stderr.write(`ringmaster: ${error.message}\n`);
       process.exit(3);
     }
@@ -53,7 +54,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  await server.start();
+  try {
+    await server.start();
+  } catch (error) {
+    // Say why (the port is taken, say) after stopping what did start: the embedded Redis.
+    await server.stop().catch(() => {});
+    throw error;
+  }
 }
 
 main().catch((error: unknown) => {
