@@ -18,6 +18,13 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
+/**
+ * Operations one WebSocket may hold open at once. graphql-ws sets no bound, and each live
+ * subscription holds a listener and its conflation slot: 20,000 on one socket took a server from
+ * 127 MB to 1.2 GB. The console opens 3.
+ */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
+
 export const QUERY_LIMITS = {
   /** Field nesting (fragments flattened). The deepest real selection is 5. */
   depth: 10,

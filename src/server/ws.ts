@@ -9,6 +9,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import type { BrowserPolicy } from './browser.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from './limits.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
@@ -42,6 +43,15 @@ export function attachWebSocket(
       subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
       onConnect: (ctx) => auth.roleOf(ctx.connectionParams?.authorization) !== null,
       onSubscribe: async (ctx, _id, params) => {
+        // This operation is already counted in ctx.subscriptions (graphql-ws adds it first).
+        if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {
+          return [
+            new GraphQLError(
+              `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} operations may be open on one socket`,
+              { extensions: { code: 'BAD_USER_INPUT' } },
+            ),
+          ];
+        }
         const enveloped = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
