@@ -390,6 +390,7 @@ describe('configuration', () => {
     ['AUTH_TOKENS', 'read:short'],
     ['AUTH_TOKENS', 'no-colon-0123456789abcdef'],
     ['AUTH_TOKENS', `read:${TOKENS.read},admin:`],
+    ['AUTH_TOKENS', `admin:${TOKENS.read},read:${TOKENS.read}`],
     ['INTROSPECTION', 'maybe'],
     ['REAP_INTERVAL_MS', '0'],
     ['REAP_INTERVAL_MS', 'soon'],

@@ -40,6 +40,11 @@ const authTokens = z
         });
         return z.NEVER;
       }
+      if (tokens.has(token)) {
+        // One token, two roles: whichever won would be a surprise to someone.
+        ctx.addIssue({ code: 'custom', message: 'AUTH_TOKENS gives one token two roles' });
+        return z.NEVER;
+      }
       tokens.set(token, role);
     }
     return tokens;
@@ -66,7 +71,12 @@ const corsOrigins = z
 
 const schema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
+    PORT: z.coerce
+      .number({ error: 'PORT must be a port number (0 to 65535)' })
+      .int('PORT must be a port number (0 to 65535)')
+      .min(0, 'PORT must be a port number (0 to 65535)')
+      .max(65_535, 'PORT must be a port number (0 to 65535)')
+      .default(4000),
     HOST: z.string().min(1).default('127.0.0.1'),
     REDIS_URL: z
       .string()
