@@ -3,6 +3,7 @@
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
  * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
  */
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Ringmaster } from '../lanes/index.js';
@@ -57,7 +58,27 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: { title: 'Ringmaster', subscriptionsProtocol: 'WS' },
+    graphiql: {
+      title: 'Ringmaster',
+      subscriptionsProtocol: 'WS',
+      defaultQuery: [
+        '# Ringmaster: per-group concurrency for Redis job queues.',
+        '# Every queue, its ring (head first) and its totals:',
+        '{',
+        '  queues {',
+        '    name',
+        '    ring',
+        '    counts { groups onRing paused saturated pending active dead }',
+        '  }',
+        '}',
+        '',
+        '# Watch a ring live (run it on its own):',
+        '# subscription { ringChanged(queue: "demo") { ring added removed reason } }',
+        '',
+      ].join('\n'),
+    },
+    // GraphiQL from the installed package, not a CDN: it works on a machine with no internet.
+    renderGraphiQL,
     maskedErrors: { isDev: false, maskError: maskError() },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: 1_048_576,

@@ -1,0 +1,25 @@
+/** GraphiQL at /graphql is served from the installed package: no CDN, so it works offline. */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { useTestRedis } from './support/redis.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url);
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+it('serves GraphiQL with its code inline, loading nothing from another host', async () => {
+  const response = await fetch(api.endpoint, { headers: { accept: 'text/html' } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/html');
+  const html = await response.text();
+  expect(html).toContain('Ringmaster');
+  expect(html).not.toMatch(/<script[^>]+src=["']https?:/);
+  expect(html).not.toMatch(/<link[^>]+href=["']https?:/);
+  expect(html).not.toContain('unpkg.com');
+});
