@@ -1,0 +1,163 @@
+/**
+ * Section 4 — subscription fan-out: 1, 100 and 1,000 graphql-ws subscribers to one queue's
+ * `ringChanged`, held by a separate process (`subscribers.ts`), against one server process.
+ * Per subscriber count: the latency from a mutation's send to each subscriber's event (p50,
+ * p99), the Redis connections the server holds (CLIENT LIST without the benchmark's own), and
+ * ring reads per change (INFO commandstats LRANGE calls: the server reads a ring with LRANGE and
+ * nothing else in this section sends one). Also the server's RSS before any subscriber and with
+ * the most (section 5 reports it).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Ringmaster } from '../src/lanes/index.js';
+import { type BenchRedis, commandStats, foreignClients, fresh } from './redis.js';
+import { startServer } from './server.js';
+import type { Reply } from './subscribers.js';
+import { percentile, progress, sleep } from './util.js';
+
+export interface FanoutOptions {
+  /** Subscriber counts, ascending (the issue's 1, 100, 1,000). */
+  counts: readonly number[];
+  /** Ring changes measured per count. */
+  rounds: number;
+  /** Pause between rounds (ms); longer than the feed's 25 ms coalescing window. */
+  gapMs: number;
+}
+
+export interface FanoutRow {
+  subscribers: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** subscriber-events that did not arrive within 5 s */
+  missed: number;
+  /** the mutation's own HTTP round trip, p50 (ms) */
+  mutationP50Ms: number;
+  /** Redis connections held by the server process */
+  serverConnections: number;
+  /** LRANGE calls on Redis per ring change */
+  ringReadsPerChange: number;
+  /** server RSS with this many subscribers (bytes) */
+  serverRssBytes: number;
+  /**
+   * Server CPU per ring change (ms): the mutation, the ring read, and the event rendered and
+   * sent to every subscriber. From /proc in 10 ms ticks, so ±10 ms ÷ rounds.
+   */
+  serverCpuMsPerChange: number;
+  /** The subscriber process' CPU per ring change (ms): sending the mutation, receiving the events. */
+  subscriberCpuMsPerChange: number;
+}
+
+export interface FanoutResult {
+  rows: FanoutRow[];
+  /** server RSS once ready, before any subscriber (bytes) */
+  serverRssIdleBytes: number;
+}
+
+const QUEUE = 'bench-fanout';
+const GROUP = 'tenant-0';
+const REPLY_TIMEOUT_MS = 120_000;
+
+export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<FanoutResult> {
+  await fresh(redis.admin);
+  const setupConn = redis.connect({ enableAutoPipelining: true });
+  const setup = new Ringmaster(setupConn).queue(QUEUE);
+  await Promise.all(Array.from({ length: 20 }, (_, g) => setup.enqueue(`tenant-${g}`, { g })));
+  setupConn.disconnect();
+
+  const server = await startServer(redis.url);
+  const child = fork(
+    fileURLToPath(new URL('./subscribers.ts', import.meta.url)),
+    [JSON.stringify({ url: server.url, queue: QUEUE, group: GROUP })],
+    { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  try {
+    await sleep(200);
+    const serverRssIdleBytes = await server.rss();
+    const rows: FanoutRow[] = [];
+    for (const count of o.counts) {
+      const opened = await ask(child, { type: 'open', count }, 'opened');
+      progress(`fan-out: ${opened.count} subscribers (opened in ${opened.ms.toFixed(0)} ms)`);
+      // A short warm-up round pair, not counted.
+      await ask(child, { type: 'rounds', rounds: 2, gapMs: o.gapMs }, 'measured');
+      const before = await commandStats(redis.admin);
+      const cpu0 = await server.cpu();
+      const measured = await ask(
+        child,
+        { type: 'rounds', rounds: o.rounds, gapMs: o.gapMs },
+        'measured',
+      );
+      const serverCpu = (await server.cpu()) - cpu0;
+      const after = await commandStats(redis.admin);
+      const reads = (after.get('lrange')?.calls ?? 0) - (before.get('lrange')?.calls ?? 0);
+      rows.push({
+        subscribers: opened.count,
+        p50Ms: percentile(measured.latencies, 50),
+        p99Ms: percentile(measured.latencies, 99),
+        maxMs: percentile(measured.latencies, 100),
+        missed: measured.missed,
+        mutationP50Ms: percentile(measured.mutationMs, 50),
+        serverConnections: await foreignClients(redis.admin),
+        ringReadsPerChange: reads / o.rounds,
+        serverRssBytes: await server.rss(),
+        serverCpuMsPerChange: serverCpu / 1000 / o.rounds,
+        subscriberCpuMsPerChange: measured.cpuUsec / 1000 / o.rounds,
+      });
+      const r = rows.at(-1) as FanoutRow;
+      progress(
+        `  p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, ${r.serverConnections} connections, ` +
+          `${r.ringReadsPerChange.toFixed(2)} ring reads per change; CPU per change: server ` +
+          `${r.serverCpuMsPerChange.toFixed(1)} ms, subscribers ${r.subscriberCpuMsPerChange.toFixed(1)} ms`,
+      );
+    }
+    return { rows, serverRssIdleBytes };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      if (child.connected) child.send({ type: 'close' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await server.stop();
+  }
+}
+
+type ReplyOf<T extends Reply['type']> = Extract<Reply, { type: T }>;
+
+/** Send a command to the subscriber process and wait for its reply of type `expect`. */
+function ask<T extends Reply['type']>(
+  child: ChildProcess,
+  command: object,
+  expect: T,
+): Promise<ReplyOf<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new Error(`the subscriber process did not answer ${expect} in ${REPLY_TIMEOUT_MS} ms`),
+      );
+    }, REPLY_TIMEOUT_MS);
+    const onMessage = (reply: Reply) => {
+      if (reply.type === 'error') {
+        cleanup();
+        reject(new Error(`subscriber process: ${reply.message}`));
+      } else if (reply.type === expect) {
+        cleanup();
+        resolve(reply as ReplyOf<T>);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`the subscriber process exited (${code}) before answering ${expect}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+    child.send(command);
+  });
+}

@@ -1,0 +1,308 @@
+/**
+ * Section 2 — flat cost as tenants grow: the Redis-side cost of each script (INFO commandstats
+ * µs per EVALSHA, measured with nothing but that script running) and the client-side calls/s,
+ * with 10, 10,000 and 100,000 groups on the ring.
+ *
+ * Every size is its own queue in the same Redis, and each round measures every script at every
+ * size (in a rotating order), so a noisy moment on a shared machine hits all sizes alike.
+ * Each script is measured doing the same thing at every size:
+ * - enqueue    a job for a group already on the ring (the ring is unchanged);
+ * - claim      the head group, which keeps pending work and rotates to the tail;
+ * - complete   one of those jobs, its group's only permit; the group stays serviceable;
+ * - setLimit   a new limit on a ring group that does not park it (no ring change);
+ * - clearLimit a parked group (limit 0, one pending job), which re-rings at the tail;
+ * - resume     a paused group with one pending job, which re-rings at the tail;
+ * - pause      one of those groups, now on the ring: an LREM, O(ring) by design;
+ * - setLimit 0 (reported, not a target) one of the clearLimit groups: parking de-rings, LREM.
+ * The last four run in windows of `batch` calls — resume, clearLimit, then pause and setLimit 0
+ * take those groups off again — so the ring is back at its nominal size after each round and
+ * holds at most 2 × `batch` more during one. The O(ring) pair comes last and windows are large
+ * (250 in the full run): a window of 20 calls right after an LREM over 100,000 entries measured
+ * mostly the refill of the CPU caches that scan evicted (+40% on clearLimit), not the script.
+ */
+import type { Redis } from 'ioredis';
+import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
+import {
+  type BenchRedis,
+  commandStats,
+  fresh,
+  scriptCalls,
+  statsDelta,
+  totalCalls,
+} from './redis.js';
+import { now, percentile, pool, progress } from './util.js';
+
+export interface FlatCostOptions {
+  /** Ring sizes (the issue's 10, 10,000, 100,000), each its own queue in the same Redis. */
+  sizes: readonly number[];
+  /** Rounds; each measures every script at every size (sizes in a rotating order). */
+  rounds: number;
+  /** Calls of enqueue, claim, complete and setLimit per size and round. */
+  calls: number;
+  /** Batch size of the alternating measurements. */
+  batch: number;
+  /** Batches of each alternating measurement per size and round. */
+  batchesPerRound: number;
+}
+
+export const SCRIPTS = [
+  'enqueue',
+  'claim',
+  'complete',
+  'setLimit',
+  'clearLimit',
+  'resume',
+  'pause',
+  'setLimit 0',
+] as const;
+export type ScriptName = (typeof SCRIPTS)[number];
+
+/** The issue's target applies to these; pause (and a parking setLimit) may be O(ring). */
+export const FLAT_TARGETS: readonly ScriptName[] = [
+  'claim',
+  'complete',
+  'enqueue',
+  'setLimit',
+  'clearLimit',
+  'resume',
+];
+
+export interface ScriptCost {
+  calls: number;
+  /**
+   * Redis µs per call: the median over measurement windows of commandstats' script usec ÷
+   * calls (the median, so a window in which another process preempted Redis does not count).
+   */
+  usecPerCall: number;
+  /** The same over all windows together (mean). */
+  meanUsecPerCall: number;
+  /** Client calls/s through the engine's Queue API, `concurrency` in flight. */
+  callsPerSec: number;
+  /** Commands each call runs inside the script (redis.call), from commandstats. */
+  redisCallsPerCall: number;
+  /** Ring length (LLEN) when the measurement started. */
+  ring: number;
+}
+
+export interface FlatCostResult {
+  sizes: number[];
+  /** script → ring size → cost */
+  costs: Record<ScriptName, Record<number, ScriptCost>>;
+  /** script → usec per call at the largest size ÷ at the smallest */
+  ratio: Record<ScriptName, number>;
+}
+
+const QUEUE = 'bench-flat';
+const CONCURRENCY = 16;
+const SETUP_BATCH = 1_000;
+/** High enough that claims never saturate a ring group. */
+const RING_LIMIT = 1_000_000;
+
+interface Tally {
+  calls: number;
+  usec: number;
+  nested: number;
+  ms: number;
+  ring: number;
+  /** µs per call of each measurement window. */
+  windows: number[];
+}
+
+/** One ring size: its queue and where its rota stands. */
+interface Ring {
+  size: number;
+  /** Handles on one measuring connection (one call at a time per window, `CONCURRENCY` in flight). */
+  queue: Queue;
+  paused: string[];
+  parked: string[];
+  /** Claims (and enqueues, setLimits) so far: claim m serves ring group m mod size. */
+  served: number;
+  tallies: Record<ScriptName, Tally>;
+}
+
+export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<FlatCostResult> {
+  await fresh(redis.admin);
+  const conn = redis.connect();
+  try {
+    const rings: Ring[] = [];
+    for (const size of o.sizes) {
+      progress(`flat cost: building a ring of ${size} groups`);
+      rings.push(await build(redis, conn, o, size));
+    }
+    // Round 0 warms up the client (JIT) and is not counted.
+    for (let round = 0; round <= o.rounds; round++) {
+      if (round > 0 && (round === 1 || round % 4 === 0 || round === o.rounds)) {
+        progress(`flat cost: round ${round} of ${o.rounds}`);
+      }
+      for (let i = 0; i < rings.length; i++) {
+        const ring = rings[(i + round) % rings.length] as Ring;
+        await measureRound(redis.admin, conn, o, ring, round > 0);
+      }
+    }
+    const costs = Object.fromEntries(SCRIPTS.map((s) => [s, {}])) as FlatCostResult['costs'];
+    for (const ring of rings) {
+      for (const name of SCRIPTS) costs[name][ring.size] = done(ring.tallies[name]);
+    }
+    const first = o.sizes[0] as number;
+    const last = o.sizes.at(-1) as number;
+    const ratio = Object.fromEntries(
+      SCRIPTS.map((s) => [
+        s,
+        (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
+      ]),
+    ) as Record<ScriptName, number>;
+    return { sizes: [...o.sizes], costs, ratio };
+  } finally {
+    conn.disconnect();
+  }
+}
+
+/**
+ * A queue with `size` groups on the ring — each with a limit it never reaches and one pending
+ * job — plus two pools of `batch` groups off the ring: paused with one pending job (for resume),
+ * and parked at limit 0 with one pending job (for clearLimit).
+ */
+async function build(
+  redis: BenchRedis,
+  conn: Redis,
+  o: FlatCostOptions,
+  size: number,
+): Promise<Ring> {
+  const name = `${QUEUE}-${size}`;
+  const setupConn = redis.connect({ enableAutoPipelining: true });
+  try {
+    const setup = new Ringmaster(setupConn).queue(name);
+    const paused = Array.from({ length: o.batch }, (_, j) => `p${j}`);
+    const parked = Array.from({ length: o.batch }, (_, j) => `c${j}`);
+    // The pools first, while the ring is empty, so their setup LREMs cost nothing.
+    await Promise.all(paused.map((g) => setup.enqueue(g, { g })));
+    await Promise.all(paused.map((g) => setup.pause(g)));
+    await Promise.all(parked.map((g) => setup.setLimit(g, 0)));
+    await Promise.all(parked.map((g) => setup.enqueue(g, { g })));
+    await pool(size, SETUP_BATCH, async (i) => {
+      await setup.setLimit(`r${i}`, RING_LIMIT);
+      await setup.enqueue(`r${i}`, { i });
+    });
+    const queue = new Ringmaster(conn).queue(name);
+    const length = await conn.llen(queue.keys.ring);
+    if (length !== size) throw new Error(`flat cost: ring of ${name} has ${length}, not ${size}`);
+    const tallies = Object.fromEntries(SCRIPTS.map((s) => [s, newTally()])) as Ring['tallies'];
+    return { size, queue, paused, parked, served: 0, tallies };
+  } finally {
+    setupConn.disconnect();
+  }
+}
+
+/**
+ * One round at one size. Enqueue m and claim m both go to ring group m mod size, enqueues
+ * first, so every claimed group keeps a pending job and rotates to the tail; the completes then
+ * release what the claims took. The batch pairs put the ring back as it was.
+ */
+async function measureRound(
+  admin: Redis,
+  conn: Redis,
+  o: FlatCostOptions,
+  ring: Ring,
+  count: boolean,
+): Promise<void> {
+  const { queue, size, paused, parked } = ring;
+  const t = (name: ScriptName) => (count ? ring.tallies[name] : newTally());
+  const run = (n: number, op: (i: number) => Promise<unknown>, registers: boolean, tally: Tally) =>
+    measure(admin, conn, queue, n, op, registers, tally);
+  const base = ring.served;
+  const group = (i: number) => `r${(base + i) % size}`;
+
+  await run(o.calls, (i) => queue.enqueue(group(i), { i }), true, t('enqueue'));
+  // Claims and completes alternate in windows of at most one claim per group, so every
+  // complete releases its group's only permit (the same path at every size).
+  const window = Math.min(o.calls, size);
+  for (let start = 0; start < o.calls; start += window) {
+    const n = Math.min(window, o.calls - start);
+    const claimed: Job[] = [];
+    await run(
+      n,
+      async () => {
+        const job = await queue.claim();
+        if (job === null) throw new Error('flat cost: claim found nothing');
+        claimed.push(job);
+      },
+      false,
+      t('claim'),
+    );
+    const expected = new Set(Array.from({ length: n }, (_, i) => group(start + i)));
+    if (!claimed.every((job) => expected.has(job.group))) {
+      throw new Error('flat cost: claims served other groups than the ones enqueued to');
+    }
+    await run(
+      n,
+      (i) => {
+        const job = claimed[i] as Job;
+        return queue.complete(job.id, job.token as string);
+      },
+      false,
+      t('complete'),
+    );
+  }
+  const limit = RING_LIMIT - 1 - (ring.served % 2);
+  await run(o.calls, (i) => queue.setLimit(group(i), limit), true, t('setLimit'));
+  ring.served += o.calls;
+
+  // The two O(ring) de-rings come last: an LREM over 100,000 entries evicts the CPU caches,
+  // and a window measured right after one would mostly measure their refill.
+  for (let b = 0; b < o.batchesPerRound; b++) {
+    await run(o.batch, (j) => queue.resume(paused[j] as string), true, t('resume'));
+    await run(o.batch, (j) => queue.clearLimit(parked[j] as string), true, t('clearLimit'));
+    await run(o.batch, (j) => queue.pause(paused[j] as string), true, t('pause'));
+    await run(o.batch, (j) => queue.setLimit(parked[j] as string, 0), true, t('setLimit 0'));
+  }
+  const length = await conn.llen(queue.keys.ring);
+  if (length !== size) throw new Error(`flat cost: ring drifted to ${length}, expected ${size}`);
+}
+
+function newTally(): Tally {
+  return { calls: 0, usec: 0, nested: 0, ms: 0, ring: -1, windows: [] };
+}
+
+function done(t: Tally): ScriptCost {
+  return {
+    calls: t.calls,
+    usecPerCall: percentile(t.windows, 50),
+    meanUsecPerCall: t.usec / t.calls,
+    callsPerSec: t.calls / (t.ms / 1000),
+    redisCallsPerCall: t.nested / t.calls,
+    ring: t.ring,
+  };
+}
+
+/**
+ * Run `n` calls of one script (`CONCURRENCY` in flight) between two reads of commandstats and
+ * add them to `tally`. `registers`: the Queue method also sends SADD P:queues beside the script
+ * (not part of the script's cost, taken out of the nested count).
+ */
+async function measure(
+  admin: Redis,
+  conn: Redis,
+  queue: Queue,
+  n: number,
+  op: (i: number) => Promise<unknown>,
+  registers: boolean,
+  tally: Tally,
+): Promise<Tally> {
+  const ring = await conn.llen(queue.keys.ring);
+  if (tally.ring < 0) tally.ring = ring;
+  await admin.config('RESETSTAT');
+  const before = await commandStats(admin);
+  const t0 = now();
+  await pool(n, CONCURRENCY, op);
+  tally.ms += now() - t0;
+  const delta = statsDelta(before, await commandStats(admin));
+  const scripts = scriptCalls(delta);
+  if (scripts.calls !== n) {
+    throw new Error(`flat cost: expected ${n} script calls, commandstats saw ${scripts.calls}`);
+  }
+  tally.calls += scripts.calls;
+  tally.usec += scripts.usec;
+  tally.windows.push(scripts.usec / scripts.calls);
+  tally.nested += totalCalls(delta) - scripts.calls - (registers ? n : 0);
+  return tally;
+}

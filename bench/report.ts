@@ -1,0 +1,352 @@
+/** The printed table, the issue's targets judged against the figures, and bench/results.json. */
+import { writeFile } from 'node:fs/promises';
+import type { FanoutResult } from './fanout.js';
+import { FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
+import type { GraphqlResult } from './graphql.js';
+import type { MemoryResult } from './memory.js';
+import type { ThroughputRow } from './throughput.js';
+
+export interface Meta {
+  date: string;
+  quick: boolean;
+  node: string;
+  redis: string;
+  cpus: number;
+  cpuModel: string;
+  /** 1-minute load average at the start and at the end of the run */
+  loadStart: number;
+  loadEnd: number;
+  seconds: number;
+  sectionSeconds: Record<string, number>;
+}
+
+export interface Results {
+  meta: Meta;
+  throughput?: ThroughputRow[];
+  flatCost?: FlatCostResult;
+  graphql?: GraphqlResult;
+  fanout?: FanoutResult;
+  memory?: MemoryResult;
+  targets: Target[];
+}
+
+export interface Target {
+  name: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+// ── formatting ────────────────────────────────────────────────────────────────────────
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+const times = (n: number) => `${fixed(n, 2)}×`;
+const mib = (bytes: number) => `${fixed(bytes / 1_048_576, 1)} MiB`;
+
+/** A plain-text table: first column left-aligned, the rest right-aligned. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+// ── targets (issue 5) ─────────────────────────────────────────────────────────────────
+
+export function judge(r: Omit<Results, 'targets'>): Target[] {
+  const targets: Target[] = [];
+  const at64 = r.throughput?.find((row) => row.concurrency === 64) ?? r.throughput?.at(-1);
+  if (at64) {
+    const c = `concurrency ${at64.concurrency}`;
+    targets.push({
+      name: `throughput vs BullMQ (${c})`,
+      target: '≥ 1.50×',
+      measured: times(at64.vsBullmq),
+      met: at64.vsBullmq >= 1.5,
+    });
+    targets.push({
+      name: `throughput vs GroupMQ (${c})`,
+      target: '≥ 2.00×',
+      measured: times(at64.vsGroupmq),
+      met: at64.vsGroupmq >= 2,
+    });
+    targets.push({
+      name: `efficiency (${c})`,
+      target: '≥ 0.60',
+      measured: fixed(at64.efficiency, 2),
+      met: at64.efficiency >= 0.6,
+    });
+  }
+  if (r.flatCost) {
+    const last = int(r.flatCost.sizes.at(-1) as number);
+    const first = int(r.flatCost.sizes[0] as number);
+    for (const name of FLAT_TARGETS) {
+      const ratio = r.flatCost.ratio[name];
+      targets.push({
+        name: `${name} µs/call at ${last} ÷ at ${first} groups`,
+        target: '≤ 1.20×',
+        measured: times(ratio),
+        met: ratio <= 1.2,
+      });
+    }
+  }
+  if (r.graphql) {
+    targets.push({
+      name: 'setLimit mutation ÷ { __typename } req/s',
+      target: '≥ 0.70',
+      measured: fixed(r.graphql.setLimitRatio, 2),
+      met: r.graphql.setLimitRatio >= 0.7,
+    });
+    targets.push({
+      name: 'queue { group } query ÷ { __typename } req/s',
+      target: '≥ 0.70',
+      measured: fixed(r.graphql.groupQueryRatio, 2),
+      met: r.graphql.groupQueryRatio >= 0.7,
+    });
+  }
+  if (r.fanout && r.fanout.rows.length > 0) {
+    const rows = r.fanout.rows;
+    const most = rows.at(-1) as (typeof rows)[number];
+    const fewest = rows[0] as (typeof rows)[number];
+    targets.push({
+      name: `fan-out p99 at ${int(most.subscribers)} subscribers`,
+      target: '≤ 50 ms',
+      measured: `${fixed(most.p99Ms)} ms`,
+      met: most.p99Ms <= 50 && most.missed === 0,
+    });
+    const connections = rows.map((row) => row.serverConnections);
+    targets.push({
+      name: 'server Redis connections, by subscriber count',
+      target: 'independent',
+      measured: connections.join(' / '),
+      met: connections.every((n) => n === connections[0]),
+    });
+    const reads = rows.map((row) => row.ringReadsPerChange);
+    targets.push({
+      name: 'ring reads per change, by subscriber count',
+      target: 'independent',
+      measured: reads.map((n) => fixed(n, 2)).join(' / '),
+      // The 5 s safety re-read adds a fraction of a read per change, whatever the count.
+      met: Math.abs(most.ringReadsPerChange - fewest.ringReadsPerChange) <= 0.25,
+    });
+  }
+  return targets;
+}
+
+// ── the printed report ────────────────────────────────────────────────────────────────
+
+export function render(r: Results): string {
+  const out: string[] = [];
+  const m = r.meta;
+  out.push(
+    `Ringmaster benchmark — ${m.date}${m.quick ? ' — QUICK smoke run (tiny sizes: figures are not meaningful)' : ''}`,
+    `Node ${m.node}, Redis ${m.redis}, ${m.cpus} CPUs (${m.cpuModel}), load ${fixed(m.loadStart, 2)} → ${fixed(m.loadEnd, 2)}, ${fixed(m.seconds, 0)} s`,
+    '',
+  );
+
+  if (r.throughput) {
+    out.push(
+      '1. Throughput — no-op jobs over 1,000 groups (Ringmaster: limit 2 each), pre-filled, drained by one worker',
+    );
+    out.push(
+      table(
+        [
+          'concurrency',
+          'Ringmaster jobs/s',
+          'calls/job',
+          'floor calls/s',
+          'efficiency',
+          'BullMQ jobs/s',
+          '× BullMQ',
+          'GroupMQ jobs/s',
+          '× GroupMQ',
+        ],
+        r.throughput.map((row) => [
+          String(row.concurrency),
+          int(row.ringmaster.jobsPerSec),
+          fixed(row.ringmaster.clientCallsPerJob ?? Number.NaN, 2),
+          int(row.floorCallsPerSec),
+          fixed(row.efficiency, 2),
+          int(row.bullmq.jobsPerSec),
+          times(row.vsBullmq),
+          int(row.groupmq.jobsPerSec),
+          times(row.vsGroupmq),
+        ]),
+      ),
+      '',
+      'Cost per job (same runs): scripts = EVALSHA/EVAL per job; Redis cmds = every command Redis ran, inside scripts too;',
+      'Redis CPU and client CPU = µs of redis-server and of this process per job.',
+    );
+    const perJob: string[][] = [];
+    for (const row of r.throughput) {
+      for (const [name, d] of [
+        ['Ringmaster Worker', row.ringmaster],
+        ['BullMQ', row.bullmq],
+        ['GroupMQ', row.groupmq],
+      ] as const) {
+        perJob.push([
+          `${name} @${row.concurrency}`,
+          fixed(d.scriptsPerJob, 2),
+          fixed(d.redisCommandsPerJob, 1),
+          fixed(d.redisCpuUsecPerJob, 1),
+          fixed(d.clientCpuUsecPerJob, 1),
+        ]);
+      }
+    }
+    out.push(
+      table(
+        [
+          'system @concurrency',
+          'scripts/job',
+          'Redis cmds/job',
+          'Redis CPU µs/job',
+          'client CPU µs/job',
+        ],
+        perJob,
+      ),
+      '',
+    );
+  }
+
+  if (r.flatCost) {
+    const f = r.flatCost;
+    out.push(
+      '2. Flat cost — Redis µs per script call (INFO commandstats, median of windows) by groups on the ring',
+    );
+    out.push(
+      table(
+        [
+          'script',
+          ...f.sizes.map((s) => `µs @${int(s)}`),
+          `ratio`,
+          ...f.sizes.map((s) => `calls/s @${int(s)}`),
+          'redis.call/call',
+          'target',
+        ],
+        SCRIPTS.map((name) => [
+          name,
+          ...f.sizes.map((s) => fixed(f.costs[name][s]?.usecPerCall ?? Number.NaN, 1)),
+          times(f.ratio[name]),
+          ...f.sizes.map((s) => int(f.costs[name][s]?.callsPerSec ?? Number.NaN)),
+          fixed(f.costs[name][f.sizes.at(-1) as number]?.redisCallsPerCall ?? Number.NaN, 0),
+          FLAT_TARGETS.includes(name) ? '≤ 1.20×' : 'O(ring), reported',
+        ]),
+      ),
+      '',
+    );
+  }
+
+  if (r.graphql) {
+    const g = r.graphql;
+    out.push(
+      `3. GraphQL overhead — autocannon, ${g.connections} connections, ${g.seconds} s each, one server process`,
+    );
+    out.push(
+      table(
+        ['operation', 'req/s', '÷ __typename', 'p50 ms', 'p99 ms', 'errors'],
+        [
+          ['{ __typename }', g.typename, 1],
+          ['setLimit mutation', g.setLimit, g.setLimitRatio],
+          ['queue { group(id) } query', g.groupQuery, g.groupQueryRatio],
+        ].map(([name, l, ratio]) => {
+          const load = l as GraphqlResult['typename'];
+          return [
+            name as string,
+            int(load.requestsPerSec),
+            fixed(ratio as number, 2),
+            fixed(load.p50Ms, 0),
+            fixed(load.p99Ms, 0),
+            String(load.errors + load.non2xx),
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+
+  if (r.fanout) {
+    out.push(
+      "4. Subscription fan-out — graphql-ws subscribers to one queue's ringChanged (separate process)",
+    );
+    out.push(
+      table(
+        [
+          'subscribers',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'missed',
+          'server Redis conns',
+          'ring reads/change',
+          'server RSS',
+          'server CPU ms/change',
+          'subscriber CPU ms/change',
+        ],
+        r.fanout.rows.map((row) => [
+          int(row.subscribers),
+          fixed(row.p50Ms),
+          fixed(row.p99Ms),
+          fixed(row.maxMs),
+          String(row.missed),
+          String(row.serverConnections),
+          fixed(row.ringReadsPerChange, 2),
+          mib(row.serverRssBytes),
+          fixed(row.serverCpuMsPerChange, 1),
+          fixed(row.subscriberCpuMsPerChange, 1),
+        ]),
+      ),
+      '',
+    );
+  }
+
+  if (r.memory || r.fanout) {
+    out.push('5. Memory');
+    const rows: string[][] = [];
+    if (r.memory) {
+      const mem = r.memory;
+      rows.push([
+        `Redis bytes per idle group with a limit (${int(mem.groups)} groups)`,
+        int(mem.bytesPerIdleGroup),
+        '',
+      ]);
+      rows.push([
+        `Redis bytes per pending job, ${mem.payloadBytes}-byte payload (${int(mem.jobs)} jobs)`,
+        int(mem.bytesPerPendingJob.ringmaster),
+        `BullMQ ${int(mem.bytesPerPendingJob.bullmq)}, GroupMQ ${int(mem.bytesPerPendingJob.groupmq)}`,
+      ]);
+    }
+    if (r.fanout && r.fanout.rows.length > 0) {
+      const most = r.fanout.rows.at(-1) as FanoutResult['rows'][number];
+      const perSub = (most.serverRssBytes - r.fanout.serverRssIdleBytes) / most.subscribers;
+      rows.push([
+        `server RSS with ${int(most.subscribers)} subscribers`,
+        mib(most.serverRssBytes),
+        `idle ${mib(r.fanout.serverRssIdleBytes)}; ≈ ${int(perSub)} bytes per subscriber`,
+      ]);
+    }
+    out.push(table(['figure', 'value', 'peers / detail'], rows), '');
+  }
+
+  if (r.targets.length > 0) {
+    out.push(
+      m.quick
+        ? 'Targets of issue 5 — quick run: the sizes are too small for these verdicts to mean anything'
+        : 'Targets of issue 5',
+    );
+    out.push(
+      table(
+        ['target', 'wanted', 'measured', 'met'],
+        r.targets.map((t) => [t.name, t.target, t.measured, t.met ? 'yes' : 'NO']),
+      ),
+    );
+  }
+  return out.join('\n');
+}
+
+export async function writeResults(path: string, results: Results): Promise<void> {
+  await writeFile(path, `${JSON.stringify(results, null, 2)}\n`);
+}

@@ -1,0 +1,146 @@
+/**
+ * The Ringmaster server as its own process (`node --import tsx src/server/main.ts`), so that the
+ * load generator and the subscribers never share its event loop. Pointed at the benchmark's
+ * Redis with REDIS_URL, on a free port, LOG_LEVEL silent. The pid is the server's own Node
+ * process (no npx or tsx wrapper in between), so its RSS can be read.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
+import { now, sleep } from './util.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly pid: number;
+  /** Resident set size of the server process now (bytes). */
+  rss(): Promise<number>;
+  /** CPU time (user + sys) the server process has used so far (µs); NaN where unknown. */
+  cpu(): Promise<number>;
+  /** SIGTERM (the server's clean shutdown), SIGKILL if it lingers. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(redisUrl: string): Promise<ServerProcess> {
+  const port = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs(), '--import', 'tsx', 'src/server/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        REDIS_URL: redisUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        AUTH_TOKENS: '',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  let exited = false;
+  const exit = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (exited) throw new Error(`the server exited at start:\n${stderr}`);
+    try {
+      const res = await fetch(`${url}/ready`);
+      if (res.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the server did not become ready in ${START_TIMEOUT_MS} ms:\n${stderr}`);
+    }
+    await sleep(50);
+  }
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    rss: () => rssOf(pid),
+    cpu: () => cpuOf(pid),
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function nodeArgs(): string[] {
+  const extra = process.env.BENCH_SERVER_NODE_ARGS?.trim();
+  return extra ? extra.split(/\s+/) : [];
+}
+
+/** User + system CPU of `pid` so far (µs), from /proc (Linux only: NaN elsewhere). */
+export async function cpuOf(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks / CLOCK_TICKS) * 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** RSS of `pid` in bytes, from /proc (Linux) or `ps` (elsewhere). */
+export async function rssOf(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    if (kb !== undefined) return Number(kb) * 1024;
+  } catch {
+    // Not Linux: ask ps.
+  }
+  const { execFileSync } = await import('node:child_process');
+  return (
+    Number(
+      execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+        .toString()
+        .trim(),
+    ) * 1024
+  );
+}
+
+/** POST a GraphQL operation; throws on HTTP or GraphQL errors. */
+export async function graphql<T = unknown>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<T> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: unknown };
+  if (!res.ok || body.errors !== undefined || body.data === undefined) {
+    throw new Error(`GraphQL request failed (${res.status}): ${JSON.stringify(body)}`);
+  }
+  return body.data;
+}

@@ -1,0 +1,180 @@
+/**
+ * The subscriber process of section 4 (forked by `fanout.ts`, never run alone): it holds the
+ * graphql-ws subscribers — one WebSocket each, as separate admin UIs would — and measures, per
+ * round, the time from sending a mutation that changes the ring to each subscriber's CHANGE
+ * event. Sending and receiving happen in this one process, so both ends read the same clock.
+ *
+ * Messages from the parent (IPC):
+ *   { type: 'open', count }                   add subscribers until there are `count`
+ *   { type: 'rounds', rounds, gapMs }         run the rounds; answers with the latencies
+ *   { type: 'close' }                         close every client and exit
+ */
+import { createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
+
+interface Setup {
+  url: string;
+  queue: string;
+  group: string;
+}
+
+type Command =
+  | { type: 'open'; count: number }
+  | { type: 'rounds'; rounds: number; gapMs: number }
+  | { type: 'close' };
+
+export type Reply =
+  | { type: 'opened'; count: number; ms: number }
+  | {
+      type: 'measured';
+      /** ms from mutation send to each subscriber's event, all rounds together */
+      latencies: number[];
+      /** subscriber-rounds with no event within the round timeout */
+      missed: number;
+      /** ms from mutation send to its HTTP response, per round */
+      mutationMs: number[];
+      /** this process' CPU (user + sys) during the rounds, µs */
+      cpuUsec: number;
+    }
+  | { type: 'error'; message: string };
+
+const ROUND_TIMEOUT_MS = 5_000;
+const OPEN_BATCH = 50;
+
+const setup = JSON.parse(process.argv[2] ?? '{}') as Setup;
+const wsUrl = `${setup.url.replace(/^http/, 'ws')}/graphql`;
+const subscription = `subscription { ringChanged(queue: "${setup.queue}") { ring added removed reason } }`;
+
+interface Subscriber {
+  dispose(): void;
+}
+
+interface RingChange {
+  ring: string[];
+  added: string[];
+  removed: string[];
+  reason: string;
+}
+
+const subscribers: Subscriber[] = [];
+/** The round in progress: when its mutation was sent and who has seen its change. */
+let round: {
+  sentAt: number;
+  expect: 'added' | 'removed';
+  seen: Set<number>;
+  latencies: number[];
+} | null = null;
+let roundDone: (() => void) | null = null;
+
+function send(reply: Reply): void {
+  process.send?.(reply);
+}
+
+function onEvent(index: number, change: RingChange): void {
+  const at = performance.now();
+  const r = round;
+  if (r === null || change.reason === 'SNAPSHOT' || r.seen.has(index)) return;
+  if (!change[r.expect].includes(setup.group)) return;
+  r.seen.add(index);
+  r.latencies.push(at - r.sentAt);
+  if (r.seen.size === subscribers.length) roundDone?.();
+}
+
+function subscribe(index: number): Promise<Subscriber> {
+  return new Promise((resolve, reject) => {
+    const client = createClient({
+      url: wsUrl,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: false,
+    });
+    let first = true;
+    const unsubscribe = client.subscribe<{ ringChanged: RingChange }>(
+      { query: subscription },
+      {
+        next: (result) => {
+          const change = result.data?.ringChanged;
+          if (change === undefined) return;
+          if (first) {
+            first = false;
+            resolve({
+              dispose: () => {
+                unsubscribe();
+                void client.dispose();
+              },
+            });
+            return;
+          }
+          onEvent(index, change);
+        },
+        error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
+        complete: () => {},
+      },
+    );
+  });
+}
+
+async function open(count: number): Promise<void> {
+  const t0 = performance.now();
+  while (subscribers.length < count) {
+    const n = Math.min(OPEN_BATCH, count - subscribers.length);
+    const start = subscribers.length;
+    subscribers.push(
+      ...(await Promise.all(Array.from({ length: n }, (_, i) => subscribe(start + i)))),
+    );
+  }
+  send({ type: 'opened', count: subscribers.length, ms: performance.now() - t0 });
+}
+
+async function rounds(count: number, gapMs: number): Promise<void> {
+  const latencies: number[] = [];
+  const mutationMs: number[] = [];
+  let missed = 0;
+  const cpu0 = process.cpuUsage();
+  for (let k = 0; k < count; k++) {
+    // Alternate: pause drops the group from the ring, resume puts it back at the tail.
+    const pause = k % 2 === 0;
+    const mutation = `mutation { ${pause ? 'pauseGroup' : 'resumeGroup'}(queue: "${setup.queue}", group: "${setup.group}") { id } }`;
+    const finished = new Promise<void>((resolve) => {
+      roundDone = resolve;
+    });
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, ROUND_TIMEOUT_MS).unref());
+    round = {
+      sentAt: performance.now(),
+      expect: pause ? 'removed' : 'added',
+      seen: new Set(),
+      latencies,
+    };
+    const sentAt = round.sentAt;
+    const res = await fetch(`${setup.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: mutation }),
+    });
+    await res.text();
+    if (!res.ok) throw new Error(`mutation failed with HTTP ${res.status}`);
+    mutationMs.push(performance.now() - sentAt);
+    await Promise.race([finished, timeout]);
+    missed += subscribers.length - round.seen.size;
+    round = null;
+    roundDone = null;
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  const cpu = process.cpuUsage(cpu0);
+  send({ type: 'measured', latencies, missed, mutationMs, cpuUsec: cpu.user + cpu.system });
+}
+
+process.on('message', (command: Command) => {
+  const work =
+    command.type === 'open'
+      ? open(command.count)
+      : command.type === 'rounds'
+        ? rounds(command.rounds, command.gapMs)
+        : (async () => {
+            for (const s of subscribers) s.dispose();
+            process.exit(0);
+          })();
+  work.catch((error: unknown) => {
+    send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  });
+});

@@ -1,0 +1,342 @@
+/**
+ * Section 1 — processing throughput: no-op jobs, pre-filled over 1,000 groups, then drained by
+ * one worker at concurrency c; the figure is jobs completed per second of draining.
+ *
+ * In the same run and on the same Redis, at the same concurrency:
+ * - the Redis floor: c loops calling a `return 1` script through one ioredis connection;
+ *   efficiency = jobs/s × client calls per job ÷ floor calls/s (1.0 = every round trip the
+ *   engine makes is as cheap as the cheapest possible one);
+ * - BullMQ (plain queue: no groups, so no per-group limit) and GroupMQ (per-group FIFO, one job
+ *   per group in flight), draining the same number of no-op jobs with their own Worker.
+ * Calls per job are counted in the client (`countCommands`): Redis 7's commandstats also counts
+ * the commands a script runs, so it cannot tell a round trip from a `redis.call`. Beside the
+ * rates, each run records the CPU that redis-server and this process spent per job, which a
+ * busy shared machine disturbs far less than it disturbs a rate.
+ */
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
+import { Queue as GroupQueue, Worker as GroupWorker } from 'groupmq';
+import type { Redis } from 'ioredis';
+import { Ringmaster, Worker } from '../src/lanes/index.js';
+import {
+  type BenchRedis,
+  commandStats,
+  countCommands,
+  fresh,
+  info,
+  scriptCalls,
+  statsDelta,
+  totalCalls,
+} from './redis.js';
+import { latch, now, pool, progress } from './util.js';
+
+export interface ThroughputOptions {
+  /** Concurrencies to run (the issue's 1, 8, 64). */
+  concurrencies: readonly number[];
+  /** Jobs drained per run, by concurrency. */
+  jobs: (concurrency: number) => number;
+  /** Groups the jobs are spread over (round robin). */
+  groups: number;
+  /** Per-group limit set on every Ringmaster group. */
+  limit: number;
+  /** How long the floor is measured at each concurrency (ms). */
+  floorMs: number;
+  /** Jobs run once per system before the timed runs (JIT warm-up), 0 for none. */
+  warmupJobs: number;
+  /** Runs of each system at each concurrency, interleaved; the best (fastest) is kept. */
+  repeats: number;
+}
+
+/** One system's drain at one concurrency. */
+export interface Drain {
+  jobs: number;
+  seconds: number;
+  jobsPerSec: number;
+  /** Commands the client sent per job (counted in the client); Ringmaster only. */
+  clientCallsPerJob?: number;
+  /** EVALSHA + EVAL per job (INFO commandstats): script round trips. */
+  scriptsPerJob: number;
+  /** Every command Redis ran per job, including those inside scripts (INFO commandstats). */
+  redisCommandsPerJob: number;
+  /** redis-server CPU (user + sys, INFO cpu) per job, µs: parsing, replies and scripts. */
+  redisCpuUsecPerJob: number;
+  /** This process' CPU (user + sys) per job, µs: the client library and the worker. */
+  clientCpuUsecPerJob: number;
+}
+
+export interface ThroughputRow {
+  concurrency: number;
+  floorCallsPerSec: number;
+  ringmaster: Drain;
+  efficiency: number;
+  bullmq: Drain;
+  groupmq: Drain;
+  vsBullmq: number;
+  vsGroupmq: number;
+}
+
+const QUEUE = 'bench-throughput';
+const FILL_BATCH = 1_000;
+/** A no-op drain of this many jobs taking longer than this means something is broken. */
+const DRAIN_TIMEOUT_MS = 180_000;
+
+/** Redis CPU (user + sys) so far, in µs, from INFO cpu. */
+async function redisCpuUsec(redis: BenchRedis): Promise<number> {
+  const cpu = await info(redis.admin, 'cpu');
+  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
+}
+
+interface Measured {
+  seconds: number;
+  scriptsPerJob: number;
+  redisCommandsPerJob: number;
+  redisCpuUsecPerJob: number;
+  clientCpuUsecPerJob: number;
+}
+
+/** Run `run` between two reads of commandstats, Redis CPU and this process' CPU. */
+async function measured(
+  redis: BenchRedis,
+  jobs: number,
+  run: () => Promise<void>,
+): Promise<Measured> {
+  await redis.admin.config('RESETSTAT');
+  const before = await commandStats(redis.admin);
+  const redisCpu0 = await redisCpuUsec(redis);
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
+  await run();
+  const seconds = (now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const redisCpu = (await redisCpuUsec(redis)) - redisCpu0;
+  const delta = statsDelta(before, await commandStats(redis.admin));
+  const scripts = scriptCalls(delta).calls;
+  return {
+    seconds,
+    scriptsPerJob: scripts / jobs,
+    redisCommandsPerJob: totalCalls(delta) / jobs,
+    redisCpuUsecPerJob: redisCpu / jobs,
+    clientCpuUsecPerJob: (cpu.user + cpu.system) / jobs,
+  };
+}
+
+function drain(jobs: number, m: Measured, clientCalls?: number): Drain {
+  return {
+    jobs,
+    seconds: m.seconds,
+    jobsPerSec: jobs / m.seconds,
+    ...(clientCalls === undefined ? {} : { clientCallsPerJob: clientCalls / jobs }),
+    scriptsPerJob: m.scriptsPerJob,
+    redisCommandsPerJob: m.redisCommandsPerJob,
+    redisCpuUsecPerJob: m.redisCpuUsecPerJob,
+    clientCpuUsecPerJob: m.clientCpuUsecPerJob,
+  };
+}
+
+const groupOf = (i: number, groups: number) => `g${i % groups}`;
+
+/** Fill a Ringmaster queue: every group gets the limit, then `jobs` jobs round robin. */
+async function fillRingmaster(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+  jobs: number,
+): Promise<void> {
+  const setup = redis.connect({ enableAutoPipelining: true });
+  try {
+    const queue = new Ringmaster(setup).queue(QUEUE);
+    await pool(o.groups, FILL_BATCH, (g) => queue.setLimit(`g${g}`, o.limit));
+    await pool(jobs, FILL_BATCH, (i) => queue.enqueue(groupOf(i, o.groups), { i }));
+  } finally {
+    setup.disconnect();
+  }
+}
+
+/** The project's Worker at concurrency c, draining `jobs` pre-filled jobs. */
+async function runRingmaster(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+  c: number,
+  jobs: number,
+): Promise<Drain> {
+  await fresh(redis.admin);
+  await fillRingmaster(redis, o, jobs);
+  const conn = redis.connect();
+  await conn.ping();
+  const counter = countCommands(conn);
+  const queue = new Ringmaster(conn).queue(QUEUE);
+  const completed = latch(jobs);
+  let worker: Worker | undefined;
+  counter.reset();
+  const m = await measured(redis, jobs, async () => {
+    worker = new Worker(queue, async () => {}, { concurrency: c });
+    worker.on('completed', () => completed.hit());
+    worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
+    await withTimeout(completed.done, 'the Ringmaster drain');
+  });
+  const calls = counter.count;
+  await worker?.close();
+  await checkDrained(queue, jobs);
+  conn.disconnect();
+  return drain(jobs, m, calls);
+}
+
+async function checkDrained(queue: ReturnType<Ringmaster['queue']>, jobs: number): Promise<void> {
+  const [stats, counts] = await Promise.all([queue.stats(), queue.counts()]);
+  if (stats.completed !== jobs || counts.pending !== 0 || counts.active !== 0) {
+    throw new Error(
+      `Ringmaster drain incomplete: completed ${stats.completed}/${jobs}, pending ${counts.pending}, active ${counts.active}`,
+    );
+  }
+}
+
+function connectionOptions(redis: BenchRedis) {
+  return { host: '127.0.0.1', port: redis.process.port, maxRetriesPerRequest: null };
+}
+
+/** BullMQ, plain queue: the same jobs (data and count), its Worker at concurrency c. */
+async function runBullmq(redis: BenchRedis, c: number, jobs: number): Promise<Drain> {
+  await fresh(redis.admin);
+  const connection = connectionOptions(redis);
+  const queue = new BullQueue(QUEUE, { connection });
+  const opts = { removeOnComplete: true, removeOnFail: true };
+  for (let start = 0; start < jobs; start += FILL_BATCH) {
+    const batch = [];
+    for (let i = start; i < Math.min(jobs, start + FILL_BATCH); i++) {
+      batch.push({ name: 'noop', data: { i }, opts });
+    }
+    await queue.addBulk(batch);
+  }
+  const worker = new BullWorker(QUEUE, async () => {}, {
+    connection,
+    concurrency: c,
+    autorun: false,
+  });
+  worker.on('error', (error) => progress(`bullmq worker error: ${error.message}`));
+  await worker.waitUntilReady();
+  const completed = latch(jobs);
+  worker.on('completed', () => completed.hit());
+  const m = await measured(redis, jobs, async () => {
+    void worker.run();
+    await withTimeout(completed.done, 'the BullMQ drain');
+  });
+  await worker.close();
+  await queue.close();
+  return drain(jobs, m);
+}
+
+/** GroupMQ: the same jobs over the same groups, its Worker at concurrency c. */
+async function runGroupmq(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+  c: number,
+  jobs: number,
+): Promise<Drain> {
+  await fresh(redis.admin);
+  const conn: Redis = redis.connect();
+  const queue = new GroupQueue({ redis: conn, namespace: QUEUE, jobTimeoutMs: 30_000 });
+  await pool(jobs, FILL_BATCH, (i) => queue.add({ groupId: groupOf(i, o.groups), data: { i } }));
+  const completed = latch(jobs);
+  let worker: GroupWorker | undefined;
+  const m = await measured(redis, jobs, async () => {
+    worker = new GroupWorker({ queue, handler: async () => {}, concurrency: c });
+    worker.on('completed', () => completed.hit());
+    worker.on('error', (error) => progress(`groupmq worker error: ${String(error)}`));
+    void worker.run();
+    await withTimeout(completed.done, 'the GroupMQ drain');
+  });
+  await worker?.close(0);
+  await queue.close();
+  conn.disconnect();
+  return drain(jobs, m);
+}
+
+/** The trivial-script floor: c loops of EVALSHA `return 1` on one connection for `ms`. */
+async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<number> {
+  const conn = redis.connect();
+  conn.defineCommand('benchFloor', { numberOfKeys: 0, lua: 'return 1' });
+  const floor = () => (conn as unknown as { benchFloor(): Promise<number> }).benchFloor();
+  await floor();
+  let calls = 0;
+  const t0 = now();
+  const end = t0 + ms;
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (now() < end) {
+        await floor();
+        calls++;
+      }
+    }),
+  );
+  const rate = calls / ((now() - t0) / 1000);
+  conn.disconnect();
+  return rate;
+}
+
+async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish in ${DRAIN_TIMEOUT_MS} ms`)),
+      DRAIN_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function throughput(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+): Promise<ThroughputRow[]> {
+  if (o.warmupJobs > 0) {
+    progress(`throughput: warm-up (${o.warmupJobs} jobs per system)`);
+    await runFloor(redis, 8, Math.min(500, o.floorMs));
+    await runRingmaster(redis, o, 8, o.warmupJobs);
+    await runBullmq(redis, 8, o.warmupJobs);
+    await runGroupmq(redis, o, 8, o.warmupJobs);
+  }
+  const rows: ThroughputRow[] = [];
+  for (const c of o.concurrencies) {
+    const jobs = o.jobs(c);
+    const best = {
+      floor: 0,
+      ringmaster: null as Drain | null,
+      bullmq: null as Drain | null,
+      groupmq: null as Drain | null,
+    };
+    const keep = (current: Drain | null, next: Drain) =>
+      current === null || next.jobsPerSec > current.jobsPerSec ? next : current;
+    for (let r = 1; r <= o.repeats; r++) {
+      progress(`throughput: concurrency ${c}, ${jobs} jobs, run ${r} of ${o.repeats}`);
+      await fresh(redis.admin);
+      best.floor = Math.max(best.floor, await runFloor(redis, c, o.floorMs));
+      best.ringmaster = keep(best.ringmaster, await runRingmaster(redis, o, c, jobs));
+      best.bullmq = keep(best.bullmq, await runBullmq(redis, c, jobs));
+      best.groupmq = keep(best.groupmq, await runGroupmq(redis, o, c, jobs));
+    }
+    const floorCallsPerSec = best.floor;
+    const ringmaster = best.ringmaster as Drain;
+    const bullmq = best.bullmq as Drain;
+    const groupmq = best.groupmq as Drain;
+    rows.push({
+      concurrency: c,
+      floorCallsPerSec,
+      ringmaster,
+      efficiency:
+        (ringmaster.jobsPerSec * (ringmaster.clientCallsPerJob ?? Number.NaN)) / floorCallsPerSec,
+      bullmq,
+      groupmq,
+      vsBullmq: ringmaster.jobsPerSec / bullmq.jobsPerSec,
+      vsGroupmq: ringmaster.jobsPerSec / groupmq.jobsPerSec,
+    });
+    const r = rows.at(-1) as ThroughputRow;
+    progress(
+      `  ringmaster ${r.ringmaster.jobsPerSec.toFixed(0)}/s, ` +
+        `bullmq ${r.bullmq.jobsPerSec.toFixed(0)}/s, groupmq ${r.groupmq.jobsPerSec.toFixed(0)}/s, ` +
+        `floor ${r.floorCallsPerSec.toFixed(0)} calls/s, efficiency ${r.efficiency.toFixed(2)}`,
+    );
+  }
+  return rows;
+}
