@@ -22,10 +22,22 @@ local function completeJob(k, jobKey, base, id, token)
   local laneKey = base .. 'g:' .. group .. ':pending'
   local wasServiceable, wasSaturated = groupState(k, group, laneKey)
   releaseJob(k, id, jobKey)
-  redis.call('HDEL', jobKey, 'token', 'leaseUntil')
-  redis.call('HSET', jobKey, 'state', 'completed', 'finishedAt', nowMs())
-  local job = redis.call('HGETALL', jobKey)
+  -- The reply is the hash as it ends: read once, deleted, then patched here rather than
+  -- written to a hash about to be deleted.
+  local fields = redis.call('HGETALL', jobKey)
   redis.call('DEL', jobKey)
+  local job = {}
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if name ~= 'token' and name ~= 'leaseUntil' and name ~= 'state' and name ~= 'finishedAt' then
+      job[#job + 1] = name
+      job[#job + 1] = fields[i + 1]
+    end
+  end
+  job[#job + 1] = 'state'
+  job[#job + 1] = 'completed'
+  job[#job + 1] = 'finishedAt'
+  job[#job + 1] = nowMs()
   redis.call('HINCRBY', k.stats, 'completed', 1)
   settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
   return { id, job }
