@@ -16,6 +16,7 @@ import {
   post,
   type RawRequest,
   type RawResponse,
+  seedEveryKey,
   wsOperation,
 } from './support/api.js';
 import { useTestRedis } from './support/redis.js';
@@ -31,18 +32,7 @@ let active: Job;
 beforeAll(async () => {
   api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
   r = redis.client();
-  // Something in every key of the queue, so an accidental write anywhere shows.
-  const q = api.server.engine.queue(QUEUE);
-  await q.setLimit('a', 2);
-  await q.enqueue('d', { doomed: true }, { maxAttempts: 1 });
-  const doomed = await q.claim();
-  await q.retry(doomed?.id as string, doomed?.token as string, 'gone');
-  await q.enqueue('a', { n: 1 });
-  await q.enqueue('a', { n: 2 });
-  active = (await q.claim({ leaseMs: 3_600_000 })) as Job;
-  await q.enqueue('b', { n: 3 });
-  await q.pause('b');
-  await q.enqueue('c');
+  active = await seedEveryKey(api.server.engine.queue(QUEUE));
   expect(active.group).toBe('a');
 });
 afterAll(async () => {

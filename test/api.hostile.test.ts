@@ -40,6 +40,7 @@ import {
   expectRedisUnchanged,
   post,
   type RawResponse,
+  seedEveryKey,
   wsOperation,
 } from './support/api.js';
 import { snapshot } from './support/lanes.js';
@@ -56,18 +57,7 @@ let active: Job;
 beforeAll(async () => {
   api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
   r = redis.client();
-  // Something in every kind of key, so a stray write anywhere shows in the snapshot.
-  const q = api.server.engine.queue(QUEUE);
-  await q.setLimit('a', 2);
-  await q.enqueue('d', { doomed: true }, { maxAttempts: 1 });
-  const doomed = await q.claim();
-  await q.retry(doomed?.id as string, doomed?.token as string, 'gone');
-  await q.enqueue('a', { n: 1 });
-  await q.enqueue('a', { n: 2 });
-  active = (await q.claim({ leaseMs: 3_600_000 })) as Job;
-  await q.enqueue('b', { n: 3 });
-  await q.pause('b');
-  await q.enqueue('c');
+  active = await seedEveryKey(api.server.engine.queue(QUEUE));
   expect(active.group).toBe('a');
 });
 afterAll(async () => {

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
+import type { Job, Queue } from '../../src/lanes/index.js';
 import { snapshot } from './lanes.js';
 
 /** What any response body must never hold (DESIGN.md §5): stack, file path, Redis text. */
@@ -184,4 +185,23 @@ export async function expectRedisUnchanged<T>(redis: Redis, action: () => Promis
   const after = await snapshot(redis);
   expect(Object.fromEntries(after), 'Redis changed').toEqual(Object.fromEntries(before));
   return result;
+}
+
+/**
+ * Put something in every kind of key of `queue` (a limit, a dead job, an active job leased for
+ * an hour, pending work, a paused group), so a stray write anywhere shows in a snapshot.
+ * Returns the active job (group `a`).
+ */
+export async function seedEveryKey(queue: Queue): Promise<Job> {
+  await queue.setLimit('a', 2);
+  await queue.enqueue('d', { doomed: true }, { maxAttempts: 1 });
+  const doomed = await queue.claim();
+  await queue.retry(doomed?.id as string, doomed?.token as string, 'gone');
+  await queue.enqueue('a', { n: 1 });
+  await queue.enqueue('a', { n: 2 });
+  const active = (await queue.claim({ leaseMs: 3_600_000 })) as Job;
+  await queue.enqueue('b', { n: 3 });
+  await queue.pause('b');
+  await queue.enqueue('c');
+  return active;
 }
