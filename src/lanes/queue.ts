@@ -257,19 +257,39 @@ export class Queue {
   }
 
   /**
-   * A page of registered groups ordered by id, after the group cursor `after` names.
+   * A page of registered groups ordered by id (Redis byte order), after the group the cursor
+   * `after` names; with `prefix`, only the groups whose id starts with it. O(log groups + page):
+   * `ZRANGEBYLEX` with `ZCARD` (or, for a prefix, `ZLEXCOUNT` over `[prefix` … `[prefix\xff` —
+   * no UTF-8 text holds byte 0xff, so every match sorts inside those bounds and nothing else does).
    * @param options.first page size 1..500 (default 50)
-   * @throws RingmasterError BAD_USER_INPUT for a bad `first` or a cursor that does not decode
+   * @param options.prefix a group id prefix (validated as a group id)
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first`, prefix or cursor
    */
   async groups(
-    options: { first?: number | undefined; after?: string | null | undefined } = {},
+    options: {
+      first?: number | undefined;
+      after?: string | null | undefined;
+      prefix?: string | undefined;
+    } = {},
   ): Promise<GroupPage> {
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
-    const after = options.after == null ? null : validate.cursor.decode(options.after);
-    const min = after === null ? '-' : `(${after}`;
+    const bytes = (text: string) => Buffer.from(text, 'utf8');
+    const after = options.after == null ? null : bytes(validate.cursor.decode(options.after));
+    const prefix =
+      options.prefix === undefined ? null : bytes(validate.groupId(options.prefix, 'prefix'));
+    const lowest = prefix === null ? bytes('-') : Buffer.concat([bytes('['), prefix]);
+    const highest =
+      prefix === null ? bytes('+') : Buffer.concat([bytes('['), prefix, Buffer.from([0xff])]);
+    // Resume after the cursor; a cursor before the prefix's range starts at the range.
+    const min =
+      after !== null && (prefix === null || Buffer.compare(after, prefix) >= 0)
+        ? Buffer.concat([bytes('('), after])
+        : lowest;
     const [ids, totalCount] = await Promise.all([
-      this.redis.zrangebylex(this.keys.groups, min, '+', 'LIMIT', 0, first + 1),
-      this.redis.zcard(this.keys.groups),
+      this.redis.zrangebylex(this.keys.groups, min, highest, 'LIMIT', 0, first + 1),
+      prefix === null
+        ? this.redis.zcard(this.keys.groups)
+        : this.redis.zlexcount(this.keys.groups, lowest, highest),
     ]);
     const pageIds = ids.slice(0, first);
     const groups = await this.readGroups(pageIds);

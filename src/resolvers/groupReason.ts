@@ -4,9 +4,14 @@
  * shows the sentence; programs switch on the enum.
  */
 
-import type { RingPosition } from '../lanes/groupLookup.js';
 import type { GroupInfo } from '../lanes/index.js';
 import type { Context } from '../schema/context.js';
+
+/** A group's place on the ring: 1-based `position` (null when not on it) of `length`. */
+export interface RingPosition {
+  readonly position: number | null;
+  readonly length: number;
+}
 
 /** What keeps a group off the ring; null when it is on it (serviceable). */
 export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE';

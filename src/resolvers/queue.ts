@@ -23,8 +23,9 @@ export async function groups(
   q: Queue,
   first: number | null | undefined,
   after: string | null | undefined,
+  prefix?: string,
 ): Promise<GroupPage & { edges: { cursor: string; node: GroupInfo }[] }> {
-  const page = await q.groups({ first: first ?? undefined, after });
+  const page = await q.groups({ first: first ?? undefined, after, prefix });
   const edges = page.groups.map((node, i) => ({ cursor: page.cursors[i] as string, node }));
   return { ...page, edges };
 }
