@@ -44,7 +44,7 @@ for _, id in ipairs(expired) do
   if group then
     local laneKey = base .. 'g:' .. group .. ':pending'
     local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-    releaseJob(k, id, jobKey)
+    releaseJob(k, id, jobKey, group)
     requeueJob(k, jobKey, id, laneKey, now, 'lease expired')
     settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
   else

@@ -50,7 +50,7 @@ end
 local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
 local laneKey = base .. 'g:' .. group .. ':pending'
 local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-releaseJob(k, id, jobKey)
+releaseJob(k, id, jobKey, group)
 if requeueJob(k, jobKey, id, laneKey, nowMs(), err) == 'pending' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end

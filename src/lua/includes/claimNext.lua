@@ -20,7 +20,7 @@ local function claimNext(k, base, leaseMs, token, defaultMaxAttempts)
       return false
     end
     local laneKey = base .. 'g:' .. group .. ':pending'
-    local serviceable, wasSaturated = groupState(k, group, laneKey)
+    local serviceable, wasSaturated, limit = groupState(k, group, laneKey)
     if serviceable then
       local head = redis.call('ZPOPMIN', laneKey)
       local id, score = head[1], head[2]
@@ -28,7 +28,7 @@ local function claimNext(k, base, leaseMs, token, defaultMaxAttempts)
       local now = nowMs()
       local leaseUntil = now + leaseMs
 
-      redis.call('HINCRBY', k.gactive, group, 1)
+      local active = redis.call('HINCRBY', k.gactive, group, 1)
       redis.call('ZADD', k.active, leaseUntil, id)
       redis.call('HSET', k.leases, id, group)
       if redis.call('EXISTS', jobKey) == 0 then
@@ -41,7 +41,7 @@ local function claimNext(k, base, leaseMs, token, defaultMaxAttempts)
       redis.call('HINCRBY', k.stats, 'pending', -1)
       redis.call('HINCRBY', k.stats, 'active', 1)
 
-      local stillServiceable, saturated = groupState(k, group, laneKey)
+      local stillServiceable, saturated = stateAfterClaim(limit, active, laneKey)
       if stillServiceable then
         redis.call('RPUSH', k.ring, group)
       end

@@ -7,10 +7,12 @@
   limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
   (written by hand or by another writer) counts as no limit (DESIGN.md §2).
   activeOf: the group's active count; a missing or garbage field counts as 0.
-  groupState returns two booleans (`active`, optional, judges the group as if its active count
-  were that number: reconcileGroups asks what the group's state is with the count it derives):
+  groupState returns two booleans and the limit it read (`active`, optional, judges the group
+  as if its active count were that number: reconcileGroups asks what the group's state is with
+  the count it derives):
     serviceable  not paused, below its limit (or no limit), pending > 0 — on the ring by I1
     saturated    a limit is set and active >= limit (counted in stats.saturated)
+    limit        the limit (nil for none)
 ]]
 local function limitOf(glimitKey, group)
   local raw = redis.call('HGET', glimitKey, group)
@@ -32,7 +34,17 @@ local function groupState(k, group, laneKey, active)
   local limit = limitOf(k.glimit, group)
   local saturated = limit ~= nil and (active or activeOf(k.gactive, group)) >= limit
   if saturated or redis.call('SISMEMBER', k.paused, group) == 1 then
-    return false, saturated
+    return false, saturated, limit
   end
-  return redis.call('ZCARD', laneKey) > 0, saturated
+  return redis.call('ZCARD', laneKey) > 0, saturated, limit
+end
+
+--[[
+  The same rule right after a claim, in the same script: the paused flag and the limit are as
+  groupState just read them (nothing between can change them), so only the new active count
+  and the lane decide. Saves the claim's hot path three reads.
+]]
+local function stateAfterClaim(limit, active, laneKey)
+  local saturated = limit ~= nil and active >= limit
+  return (not saturated) and redis.call('ZCARD', laneKey) > 0, saturated
 end

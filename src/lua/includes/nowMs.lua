@@ -2,7 +2,12 @@
   Milliseconds from the Redis clock (TIME), never a client's: API replicas' clocks differ
   (DESIGN.md §2).
 ]]
+local scriptNow
 local function nowMs()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  -- Read once per script: one call, and one instant for everything the script stamps.
+  if scriptNow == nil then
+    local t = redis.call('TIME')
+    scriptNow = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return scriptNow
 end

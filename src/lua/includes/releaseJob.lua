@@ -4,11 +4,12 @@
   never only from the job hash, so a permit is released even if the hash is gone.
 
   k: k.active (zset), k.leases (hash), k.gactive (hash), k.stats (hash).
+  knownGroup: the group, when the caller already read it the same way (saves a read).
   Returns the group, or nil when the job held no lease (nothing released).
   The active count never goes below 0, and its field is removed at 0 (invariant I3).
 ]]
-local function releaseJob(k, id, jobKey)
-  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
+local function releaseJob(k, id, jobKey, knownGroup)
+  local group = knownGroup or redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
   if redis.call('ZREM', k.active, id) == 0 then
     return nil
   end
