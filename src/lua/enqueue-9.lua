@@ -52,5 +52,5 @@ redis.call('ZADD', laneKey, seq, id)
 redis.call('ZADD', groupsKey, 0, group)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
 redis.call('HINCRBY', k.stats, 'pending', 1)
-settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
 return { id, redis.call('HGETALL', jobKey) }

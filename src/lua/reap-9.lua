@@ -46,7 +46,7 @@ for _, id in ipairs(expired) do
     local wasServiceable, wasSaturated = groupState(k, group, laneKey)
     releaseJob(k, id, jobKey, group)
     requeueJob(k, jobKey, id, laneKey, now, 'lease expired')
-    settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+    settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
   else
     -- No group anywhere: nothing to give a permit back to, nothing to requeue into.
     releaseJob(k, id, jobKey)

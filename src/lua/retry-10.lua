@@ -54,5 +54,5 @@ releaseJob(k, id, jobKey, group)
 if requeueJob(k, jobKey, id, laneKey, nowMs(), err) == 'pending' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
-settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
 return { id, redis.call('HGETALL', jobKey) }

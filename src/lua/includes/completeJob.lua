@@ -39,6 +39,6 @@ local function completeJob(k, jobKey, base, id, token)
   job[#job + 1] = 'finishedAt'
   job[#job + 1] = nowMs()
   redis.call('HINCRBY', k.stats, 'completed', 1)
-  settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
   return { id, job }
 end

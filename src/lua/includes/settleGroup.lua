@@ -26,3 +26,14 @@ local function settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
     redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)
   end
 end
+
+--[[
+  settleGroup for a change that can only help the group (a job added to its lane, a permit
+  released): a group that was serviceable still is, and was and stays below its limit, so there
+  is nothing to settle and its state need not be read again — the common case on a busy queue.
+]]
+local function settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  if not wasServiceable then
+    settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+  end
+end
