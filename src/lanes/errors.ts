@@ -53,7 +53,7 @@ export function jobNotFound(queue: string, id: string): RingmasterError {
 export function leaseLost(queue: string, id: string): RingmasterError {
   return new RingmasterError(
     ErrorCode.LEASE_LOST,
-    `job ${id} of queue ${queue} is not active under this token (the lease was lost)`,
+    `job ${id} of queue ${queue} is not active under this token (not claimed, already settled, or its lease was lost)`,
   );
 }
 
