@@ -10,7 +10,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Forks, not threads: tests spawn and signal real redis-server children, and a child started
-    // from a worker thread would be tied to that thread's lifetime (see src/server/redisProcess.ts).
+    // from a worker thread would be tied to that thread's lifetime (see src/server/redisProcess/).
     pool: 'forks',
     // Real Redis processes start, stop and restart inside tests and hooks.
     testTimeout: 30_000,

@@ -11,7 +11,7 @@
  * work Redis did.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { type RedisProcess, startRedisServer } from '../src/server/redisProcess.js';
+import { type RedisProcess, startRedisServer } from '../src/server/redisProcess/index.js';
 
 /** Connections the benchmark itself opens carry this name, so CLIENT LIST can tell them apart. */
 export const BENCH_CLIENT = 'bench';

@@ -12,7 +12,7 @@ import {
   findRedisServer,
   type RedisProcess,
   startRedisServer,
-} from '../src/server/redisProcess.js';
+} from '../src/server/redisProcess/index.js';
 import {
   EnqueueDocument,
   PauseGroupDocument,

@@ -18,7 +18,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import getPort from 'get-port';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRedisServer } from '../src/server/redisProcess.js';
+import { findRedisServer } from '../src/server/redisProcess/index.js';
 import {
   EnqueueDocument,
   GroupByIdDocument,

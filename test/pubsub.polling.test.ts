@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NEEDED_FLAGS } from '../src/pubsub/index.js';
-import { findRedisServer } from '../src/server/redisProcess.js';
+import { findRedisServer } from '../src/server/redisProcess/index.js';
 import { queueName, Reader, useFeeds, useOwnRedisServer, waitFor } from './pubsub.support.js';
 import { useTestRedis } from './support/redis.js';
 

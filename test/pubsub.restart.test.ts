@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { missingFlags, NEEDED_FLAGS } from '../src/pubsub/notifyConfig.js';
-import { findRedisServer } from '../src/server/redisProcess.js';
+import { findRedisServer } from '../src/server/redisProcess/index.js';
 import { queueName, Reader, useFeeds, useOwnRedisServer, waitFor } from './pubsub.support.js';
 import { useTestRedis } from './support/redis.js';
 

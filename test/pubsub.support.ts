@@ -13,7 +13,7 @@ import {
   type RedisProcess,
   type StartRedisServerOptions,
   startRedisServer,
-} from '../src/server/redisProcess.js';
+} from '../src/server/redisProcess/index.js';
 
 /** A pino logger that keeps its lines (parsed) for assertions. */
 export function captureLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {

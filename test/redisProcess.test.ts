@@ -1,5 +1,5 @@
 /**
- * src/server/redisProcess.ts and test/support/redis.ts against real redis-server processes:
+ * src/server/redisProcess/ and test/support/redis.ts against real redis-server processes:
  * no mocks, no fixed sleeps. Waits are on events, or bounded polls (vi.waitFor).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -20,11 +20,11 @@ import {
   RedisServerNotFoundError,
   RedisStartError,
   startRedisServer,
-} from '../src/server/redisProcess.js';
+} from '../src/server/redisProcess/index.js';
 import { startTestRedis, useTestRedis, usingExternalRedis } from './support/redis.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const modulePath = path.join(repoRoot, 'src', 'server', 'redisProcess.ts');
+const modulePath = path.join(repoRoot, 'src', 'server', 'redisProcess', 'index.ts');
 
 /** Is `pid` a live process? A zombie (exited, not yet reaped by its new parent) counts as dead. */
 function isAlive(pid: number): boolean {

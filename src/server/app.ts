@@ -16,7 +16,7 @@ import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { Reaper } from './reaper.js';
-import { type RedisProcess, startRedisServer } from './redisProcess.js';
+import { type RedisProcess, startRedisServer } from './redisProcess/index.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 

@@ -6,7 +6,7 @@ import { buildServer } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './dataDirLock.js';
 import { createLogger } from './logger.js';
-import { RedisServerNotFoundError } from './redisProcess.js';
+import { RedisServerNotFoundError } from './redisProcess/index.js';
 
 /** A signal this soon after the first is a duplicate delivery, not a request to force (ms). */
 const DUPLICATE_SIGNAL_MS = 1_000;

@@ -29,7 +29,7 @@ import {
   type RedisProcess,
   startRedisServer,
   TERMINATING_SIGNALS,
-} from '../../src/server/redisProcess.js';
+} from '../../src/server/redisProcess/index.js';
 
 /** Where a {@link TestRedis} runs; see the module comment for how it is chosen. */
 export type TestRedisMode = 'external' | 'container' | 'binary';
