@@ -21,10 +21,10 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import getPort from 'get-port';
 import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
-import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
+import { escapeGlob, scanAll } from '../support/lanes.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -489,7 +489,7 @@ export async function assertSound(
     r.get(k.seq),
     r.zrange(k.dead, 0, -1),
     r.zcard(k.active),
-    scanKeys(r, `${globEscape(k.base)}g:*:pending`),
+    scanAll(r, `${escapeGlob(k.base)}g:*:pending`),
     queue.stats(),
     r.hmget(k.stats, 'pending', 'active'),
   ]);
@@ -569,21 +569,6 @@ export async function assertSound(
     completedUnseen,
     unacknowledgedIds,
   };
-}
-
-async function scanKeys(r: Redis, pattern: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  return keys;
-}
-
-function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 // ── workloads ────────────────────────────────────────────────────────────────────────────

@@ -129,7 +129,8 @@ export async function scanAll(r: Redis, pattern = '*'): Promise<string[]> {
   return keys;
 }
 
-function escapeGlob(text: string): string {
+/** `text` with SCAN MATCH's glob characters escaped, to match it literally. */
+export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
