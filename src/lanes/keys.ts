@@ -44,6 +44,9 @@ export interface QueueKeys {
   job(id: string): string;
 }
 
+/** Wake tokens kept in `P:{Q}:wake` (DESIGN.md §2); `includes/settleGroup.lua` trims to the same. */
+export const WAKE_LENGTH = 64;
+
 /** The keys of queue `queue` under `prefix` (DESIGN.md §2). Names are not validated here. */
 export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `${prefix}:{${queue}}:`;

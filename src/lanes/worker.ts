@@ -11,6 +11,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { ErrorCode, RingmasterError } from './errors.js';
+import { WAKE_LENGTH } from './keys.js';
 import { Defaults, type Queue } from './queue.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
@@ -184,7 +185,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     await this.queue.redis
       .multi()
       .lpush(this.queue.keys.wake, '1')
-      .ltrim(this.queue.keys.wake, 0, 63)
+      .ltrim(this.queue.keys.wake, 0, WAKE_LENGTH - 1)
       .exec();
   }
 

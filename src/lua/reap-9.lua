@@ -40,16 +40,11 @@ local now = nowMs()
 local expired = redis.call('ZRANGEBYSCORE', k.active, '-inf', now, 'LIMIT', 0, batch)
 for _, id in ipairs(expired) do
   local jobKey = base .. 'job:' .. id
-  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
+  local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
+  -- With no group anywhere there is no lane to requeue into (the lease is ended all the same).
   if group then
-    local laneKey = base .. 'g:' .. group .. ':pending'
-    local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-    releaseJob(k, id, jobKey, group)
     requeueJob(k, jobKey, id, laneKey, now, 'lease expired')
     settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
-  else
-    -- No group anywhere: nothing to give a permit back to, nothing to requeue into.
-    releaseJob(k, id, jobKey)
   end
   redis.call('HINCRBY', k.stats, 'reaped', 1)
 end

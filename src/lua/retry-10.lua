@@ -47,10 +47,7 @@ if denied then
   return denied
 end
 
-local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
-local laneKey = base .. 'g:' .. group .. ':pending'
-local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-releaseJob(k, id, jobKey, group)
+local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
 if requeueJob(k, jobKey, id, laneKey, nowMs(), err) == 'pending' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end

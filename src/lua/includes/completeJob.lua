@@ -18,10 +18,7 @@ local function completeJob(k, jobKey, base, id, token)
     return denied
   end
 
-  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
-  local laneKey = base .. 'g:' .. group .. ':pending'
-  local wasServiceable, wasSaturated = groupState(k, group, laneKey)
-  releaseJob(k, id, jobKey, group)
+  local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
   -- The reply is the hash as it ends: read once, deleted, then patched here rather than
   -- written to a hash about to be deleted.
   local fields = redis.call('HGETALL', jobKey)

@@ -3,22 +3,31 @@
   (complete, retry, reap), so no path can release it twice. The group comes from `leases`,
   never only from the job hash, so a permit is released even if the hash is gone.
 
-  k: k.active (zset), k.leases (hash), k.gactive (hash), k.stats (hash).
-  knownGroup: the group, when the caller already read it the same way (saves a read).
-  Returns the group, or nil when the job held no lease (nothing released).
+  k: k.active (zset), k.leases (hash), k.gactive (hash), k.stats (hash), and groupState's keys.
+  base: 'P:{Q}:' (the group's lane key is built from it).
+  Returns, for the caller to settle the group afterwards (settleAfterGain):
+    group, laneKey, wasServiceable, wasSaturated — the group's state before the release;
+  or nil when no group is known anywhere (the lease, if any, is still ended).
   The active count never goes below 0, and its field is removed at 0 (invariant I3).
 ]]
-local function releaseJob(k, id, jobKey, knownGroup)
-  local group = knownGroup or redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
-  if redis.call('ZREM', k.active, id) == 0 then
-    return nil
-  end
-  redis.call('HDEL', k.leases, id)
-  redis.call('HINCRBY', k.stats, 'active', -1)
+--- @include "groupState"
+
+local function releaseJob(k, base, id, jobKey)
+  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
+  local laneKey, wasServiceable, wasSaturated
   if group then
-    if redis.call('HINCRBY', k.gactive, group, -1) <= 0 then
+    laneKey = base .. 'g:' .. group .. ':pending'
+    wasServiceable, wasSaturated = groupState(k, group, laneKey)
+  end
+  if redis.call('ZREM', k.active, id) == 1 then
+    redis.call('HDEL', k.leases, id)
+    redis.call('HINCRBY', k.stats, 'active', -1)
+    if group and redis.call('HINCRBY', k.gactive, group, -1) <= 0 then
       redis.call('HDEL', k.gactive, group)
     end
   end
-  return group
+  if not group then
+    return nil
+  end
+  return group, laneKey, wasServiceable, wasSaturated
 end
