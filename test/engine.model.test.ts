@@ -1,11 +1,12 @@
 /**
  * Property-based test of the lane engine (issue 2; STYLE.md 14): random interleavings of every
- * operation — enqueue, claim, complete, retry, extendLease, completeAndClaim, reap (with leases
- * short enough to expire), setLimit (0, and below the live count), clearLimit, pause, resume,
- * repair, and complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued through 4 ioredis
- * connections, in steps that are either one call or a batch of up to 4 fired at once
- * (Promise.all), each call on its own connection, so only Redis decides their order. The order
- * they are sent in is random too (a loopback Redis mostly runs them in sending order).
+ * operation — enqueue, claim, complete, retry, extendLease, completeAndClaim (a batch of 0–4
+ * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
+ * to expire), setLimit (0, and below the live count), clearLimit, pause, resume, repair, and
+ * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
+ * through 4 ioredis connections, in steps that are either one call or a batch of up to 4 fired
+ * at once (Promise.all), each call on its own connection, so only Redis decides their order. The
+ * order they are sent in is random too (a loopback Redis mostly runs them in sending order).
  *
  * After every step two independent checks run against what is in Redis (read directly, not
  * through the engine's reads):
@@ -65,16 +66,26 @@ type Intent =
   | { kind: 'enqueue'; group: number; maxAttempts: number }
   | { kind: 'claim'; lease: number }
   | {
-      kind: 'complete' | 'retry' | 'extendLease' | 'completeAndClaim';
+      kind: 'complete' | 'retry' | 'extendLease';
       pick: number;
       stale: boolean;
       lease: number;
       withError: boolean;
     }
+  | { kind: 'completeAndClaim'; picks: LeasePick[]; claims: number; lease: number }
   | { kind: 'reap' }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: number; limit: number; belowActive: boolean }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: number; busy: boolean };
+
+/**
+ * One completion of a completeAndClaim batch: a lease picked as complete picks it (`stale`:
+ * a token that no longer holds one), or (`junk`) an id that is not a decimal string.
+ */
+interface LeasePick {
+  pick: number;
+  how: 'held' | 'stale' | 'junk';
+}
 
 /** A call, fully resolved: what is sent to the engine and applied to the model. */
 type Op =
@@ -85,19 +96,19 @@ type Op =
   | { kind: 'extendLease'; id: string; token: string; leaseMs: number; tag: TokenTag }
   | {
       kind: 'completeAndClaim';
-      id: string;
-      token: string;
-      tag: TokenTag;
+      /** Completed in this order, as `complete` each. */
+      completions: { id: string; token: string; tag: TokenTag }[];
       leaseMs: number;
-      nextToken: string;
+      /** One fresh token per claim: the call claims up to `tokens.length` jobs. */
+      tokens: string[];
     }
   | { kind: 'reap' }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: string; limit: number }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: string };
 
-/** Which token a complete/retry/extendLease carries. */
-type TokenTag = 'held' | 'superseded' | 'old' | 'bogus';
+/** Which token a complete/retry/extendLease carries (`junk`: an id that is not decimal). */
+type TokenTag = 'held' | 'superseded' | 'old' | 'bogus' | 'junk';
 
 /** A call's answer, reduced to what the model can predict: a value, or an error code. */
 type Outcome = { ok: unknown } | { err: string };
@@ -361,21 +372,32 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       return { ok: { id: job.id, state: 'ACTIVE', token: job.token, leaseUntil: job.leaseUntil } };
     }
     case 'completeAndClaim': {
-      // complete, then claim for the same slot, in one script: the claim happens either way
-      const real2 = 'ok' in real ? (real.ok as { completed?: Outcome; next?: unknown }) : {};
-      const completed = applyOp(
-        s,
-        { kind: 'complete', id: op.id, token: op.token, tag: op.tag },
-        real2.completed ?? { err: 'missing' },
-        clock,
-      );
-      const next = applyOp(
-        s,
-        { kind: 'claim', leaseMs: op.leaseMs, token: op.nextToken },
-        { ok: real2.next ?? null },
-        clock,
-      );
-      return { ok: { completed, next: 'ok' in next ? next.ok : next } };
+      // Each completion as complete, in order, then claim until the ring runs out, all in one
+      // script; the claims happen whatever the completions answered. The API answers only
+      // null (completed) or the error code for a completion.
+      const reply = batchReplyOf(real);
+      const refused = op.completions.map(({ id, token, tag }) => {
+        const out = applyOp(s, { kind: 'complete', id, token, tag }, { err: 'n/a' }, clock);
+        return 'err' in out ? out.err : null;
+      });
+      // One script reads TIME once: the completions' instant lies in the step's window, and
+      // every claim of the call is leased from exactly that instant.
+      const at = reply?.finishedAt;
+      const finishedAt =
+        typeof at === 'number' && at >= clock.t0 && at <= clock.t1 ? at : Number.NaN;
+      const instant: Clock = { t0: finishedAt, t1: finishedAt };
+      const claimed: unknown[] = [];
+      for (const [i, token] of op.tokens.entries()) {
+        const next = applyOp(
+          s,
+          { kind: 'claim', leaseMs: op.leaseMs, token },
+          { ok: reply?.claimed[i] ?? null },
+          instant,
+        );
+        if (!('ok' in next) || next.ok === null) break; // the real call stops here too
+        claimed.push(next.ok);
+      }
+      return { ok: { refused, finishedAt, claimed } };
     }
     case 'repair':
       // A consistent queue has nothing to repair.
@@ -428,6 +450,21 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       return groupOutcome(s, op.group);
     }
   }
+}
+
+/** completeAndClaim's answer as {@link exec} reports it. */
+interface BatchReply {
+  refused: (string | null)[];
+  finishedAt: number;
+  claimed: Record<string, unknown>[];
+}
+
+function batchReplyOf(out: Outcome): BatchReply | undefined {
+  if (!('ok' in out) || out.ok === null || typeof out.ok !== 'object') return undefined;
+  const reply = out.ok as Partial<BatchReply>;
+  return Array.isArray(reply.refused) && Array.isArray(reply.claimed)
+    ? (reply as BatchReply)
+    : undefined;
 }
 
 function claimReply(job: MJob | Job): Record<string, unknown> {
@@ -667,21 +704,26 @@ class Tracker {
 
   /** Record a step's answers; throws on an I5 violation (a superseded token that worked). */
   record(batchOps: readonly Op[], batchOuts: readonly Outcome[]): void {
-    // completeAndClaim counts as the complete and the claim it is made of
+    // completeAndClaim counts as the completes and the claims it is made of
     const ops: Op[] = [];
     const outs: Outcome[] = [];
     batchOps.forEach((op, i) => {
       const out = batchOuts[i] as Outcome;
-      if (op.kind !== 'completeAndClaim' || !('ok' in out)) {
+      const reply = op.kind === 'completeAndClaim' ? batchReplyOf(out) : undefined;
+      if (op.kind !== 'completeAndClaim' || reply === undefined) {
         ops.push(op);
         outs.push(out);
         return;
       }
-      const both = out.ok as { completed: Outcome; next: unknown };
-      ops.push({ kind: 'complete', id: op.id, token: op.token, tag: op.tag });
-      outs.push(both.completed);
-      ops.push({ kind: 'claim', leaseMs: op.leaseMs, token: op.nextToken });
-      outs.push({ ok: both.next });
+      op.completions.forEach(({ id, token, tag }, j) => {
+        const refused = reply.refused[j];
+        ops.push({ kind: 'complete', id, token, tag });
+        outs.push(refused === null ? { ok: { id } } : { err: String(refused) });
+      });
+      reply.claimed.forEach((job, j) => {
+        ops.push({ kind: 'claim', leaseMs: op.leaseMs, token: op.tokens[j] as string });
+        outs.push({ ok: job });
+      });
     });
     ops.forEach((op, i) => {
       const out = outs[i] as Outcome;
@@ -898,14 +940,31 @@ const coverage = {
   supersededTried: 0,
   supersededWhileReclaimed: 0,
   heldRaces: 0,
-  /** completeAndClaim calls that completed a job and claimed the next. */
+  /** completeAndClaim calls that completed at least one job and claimed at least one. */
   completeAndClaim: 0,
+  /** … that completed at least two and claimed at least two. */
+  completeAndClaimMany: 0,
+  /** … where one job was completed and then named again (JOB_NOT_FOUND the second time). */
+  completeAndClaimRepeats: 0,
+  /** … that mixed completions that succeeded with ones that were refused. */
+  completeAndClaimMixed: 0,
+  /** … whose claims stopped early, the ring having run out. */
+  completeAndClaimShort: 0,
   repairs: 0,
 };
 
 function toOutcome(op: Op, value: unknown): Outcome {
-  if (op.kind === 'reap' || op.kind === 'repair' || op.kind === 'completeAndClaim') {
-    return { ok: value };
+  if (op.kind === 'reap' || op.kind === 'repair') return { ok: value };
+  if (op.kind === 'completeAndClaim') {
+    const reply = value as Awaited<ReturnType<Queue['completeAndClaim']>>;
+    const answer: BatchReply = {
+      refused: reply.refused.map((e) =>
+        e === null ? null : e instanceof RingmasterError ? e.code : `UNEXPECTED ${String(e)}`,
+      ),
+      finishedAt: reply.finishedAt,
+      claimed: reply.claimed.map((job) => claimReply(job)),
+    };
+    return { ok: answer };
   }
   if (
     op.kind === 'setLimit' ||
@@ -976,22 +1035,15 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
       case 'extendLease':
         value = await q.extendLease(op.id, op.token, op.leaseMs);
         break;
-      case 'completeAndClaim': {
-        const { completed, next } = await q.completeAndClaim(op.id, op.token, {
-          leaseMs: op.leaseMs,
-          token: op.nextToken,
-        });
-        const complete: Op = { kind: 'complete', id: op.id, token: op.token, tag: op.tag };
-        return {
-          ok: {
-            completed:
-              completed instanceof RingmasterError
-                ? { err: completed.code }
-                : toOutcome(complete, completed),
-            next: next === null ? null : claimReply(next),
-          },
-        };
-      }
+      case 'completeAndClaim':
+        value = await q.completeAndClaim(
+          op.completions.map(({ id, token }) => ({ id, token })),
+          // `claim` is left to default to the number of tokens on odd-length batches
+          op.completions.length % 2 === 1
+            ? { leaseMs: op.leaseMs, tokens: op.tokens }
+            : { claim: op.tokens.length, leaseMs: op.leaseMs, tokens: op.tokens },
+        );
+        break;
       case 'reap':
         value = await q.reap();
         break;
@@ -1038,6 +1090,18 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
     case 'reap':
     case 'repair':
       return { kind: intent.kind };
+    case 'completeAndClaim':
+      return {
+        kind: 'completeAndClaim',
+        // every pick sees the state before the call, so a held lease may be named twice
+        completions: intent.picks.map(({ pick, how }) =>
+          how === 'junk'
+            ? { id: `j${pick}`, token: `t${pick}`, tag: 'junk' as const }
+            : pickLease(s, pick, how === 'stale'),
+        ),
+        leaseMs: intent.lease,
+        tokens: Array.from({ length: intent.claims }, () => `t${real.tokens++}`),
+      };
     case 'setLimit': {
       const busy = [...s.active.keys()].sort();
       if (intent.belowActive && busy.length > 0) {
@@ -1067,10 +1131,6 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
       if (intent.kind === 'retry') {
         const error = intent.withError ? `boom ${real.payloads++}` : '';
         return { kind: 'retry', id, token, error, tag };
-      }
-      if (intent.kind === 'completeAndClaim') {
-        const nextToken = `t${real.tokens++}`;
-        return { kind: 'completeAndClaim', id, token, tag, leaseMs: intent.lease, nextToken };
       }
       return { kind: 'extendLease', id, token, leaseMs: intent.lease, tag };
     }
@@ -1126,8 +1186,12 @@ function describeIntent(i: Intent): string {
     case 'pause':
     case 'resume':
       return i.busy ? `${i.kind}(busy #${i.group})` : `${i.kind}(${GROUPS[i.group]})`;
+    case 'completeAndClaim': {
+      const picks = i.picks.map(({ pick, how }) => `${how} #${pick}`).join(', ');
+      return `completeAndClaim([${picks}], claim ${i.claims}, ${i.lease}ms)`;
+    }
     default:
-      return `${i.kind}(${i.stale ? 'stale' : 'held'} #${i.pick}${i.kind === 'extendLease' || i.kind === 'completeAndClaim' ? `, ${i.lease}ms` : ''})`;
+      return `${i.kind}(${i.stale ? 'stale' : 'held'} #${i.pick}${i.kind === 'extendLease' ? `, ${i.lease}ms` : ''})`;
   }
 }
 
@@ -1200,9 +1264,14 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
     if (ops.length > 1) coverage.batches += 1;
     if (order.some((i, at) => i !== at)) coverage.reordered += 1;
     if (order.some((i, at) => i !== this.fire[at])) coverage.raced += 1;
-    const held = ops
-      .filter((op) => 'tag' in op && op.tag === 'held')
-      .map((op) => ('id' in op ? op.id : ''));
+    // two calls of the batch aiming at the same held lease (a call naming it twice is no race)
+    const held = ops.flatMap((op) => [
+      ...new Set(
+        (op.kind === 'completeAndClaim' ? op.completions : [op])
+          .filter((c) => 'tag' in c && c.tag === 'held')
+          .map((c) => ('id' in c ? c.id : '')),
+      ),
+    ]);
     if (new Set(held).size < held.length) coverage.heldRaces += 1;
     ops.forEach((op, i) => {
       const out = outs[i] as Outcome;
@@ -1210,9 +1279,21 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
       if (op.kind === 'claim' && out.ok !== null) coverage.claims += 1;
       if (op.kind === 'reap') coverage.reaped += out.ok as number;
       if (op.kind === 'repair') coverage.repairs += 1;
-      if (op.kind === 'completeAndClaim') {
-        const both = out.ok as { completed: Outcome; next: unknown };
-        if ('ok' in both.completed && both.next !== null) coverage.completeAndClaim += 1;
+      const reply = op.kind === 'completeAndClaim' ? batchReplyOf(out) : undefined;
+      if (op.kind === 'completeAndClaim' && reply) {
+        const completed = reply.refused.filter((e) => e === null).length;
+        const claimed = reply.claimed.length;
+        if (completed >= 1 && claimed >= 1) coverage.completeAndClaim += 1;
+        if (completed >= 2 && claimed >= 2) coverage.completeAndClaimMany += 1;
+        if (completed >= 1 && completed < reply.refused.length) coverage.completeAndClaimMixed += 1;
+        if (claimed < op.tokens.length) coverage.completeAndClaimShort += 1;
+        const done = new Set<string>();
+        op.completions.forEach(({ id }, j) => {
+          if (done.has(id) && reply.refused[j] === 'JOB_NOT_FOUND') {
+            coverage.completeAndClaimRepeats += 1;
+          }
+          if (reply.refused[j] === null) done.add(id);
+        });
       }
     });
   }
@@ -1230,16 +1311,34 @@ const groupArb = fc.oneof(
   { weight: 2, arbitrary: fc.integer({ min: 0, max: GROUPS.length - 1 }) },
 );
 const leaseArb = fc.constantFrom(...LEASES);
-const leaseOpArb = (
-  kind: 'complete' | 'retry' | 'extendLease' | 'completeAndClaim',
-  stale: boolean,
-) =>
+const leaseOpArb = (kind: 'complete' | 'retry' | 'extendLease', stale: boolean) =>
   fc.record({
     kind: fc.constant(kind),
     pick: fc.nat({ max: 1000 }),
     stale: fc.constant(stale),
     lease: leaseArb,
     withError: fc.boolean(),
+  });
+/**
+ * completeAndClaim: 0–4 completions (mostly held leases, or mostly stale ones; a few ids that
+ * are not decimal), then 0–4 claims. `size: 'max'` so batches of 4 are as common as short ones.
+ */
+const completeAndClaimArb = (stale: boolean): fc.Arbitrary<Intent> =>
+  fc.record({
+    kind: fc.constant('completeAndClaim' as const),
+    picks: fc.array(
+      fc.record({
+        pick: fc.nat({ max: 1000 }),
+        how: fc.oneof(
+          { weight: stale ? 1 : 6, arbitrary: fc.constant('held' as const) },
+          { weight: stale ? 6 : 1, arbitrary: fc.constant('stale' as const) },
+          { weight: 1, arbitrary: fc.constant('junk' as const) },
+        ),
+      }),
+      { maxLength: 4, size: 'max' },
+    ),
+    claims: fc.integer({ min: 0, max: 4 }),
+    lease: leaseArb,
   });
 
 const intentArb: fc.Arbitrary<Intent> = fc.oneof(
@@ -1255,14 +1354,14 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
   { weight: 3, arbitrary: leaseOpArb('complete', false) },
   { weight: 2, arbitrary: leaseOpArb('retry', false) },
   { weight: 2, arbitrary: leaseOpArb('extendLease', false) },
-  { weight: 2, arbitrary: leaseOpArb('completeAndClaim', false) },
+  { weight: 3, arbitrary: completeAndClaimArb(false) },
   {
     weight: 3,
     arbitrary: fc.oneof(
       leaseOpArb('complete', true),
       leaseOpArb('retry', true),
       leaseOpArb('extendLease', true),
-      leaseOpArb('completeAndClaim', true),
+      completeAndClaimArb(true),
     ),
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('reap' as const) }) },
@@ -1381,6 +1480,10 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
         expect(coverage.supersededWhileReclaimed).toBeGreaterThan(20);
         expect(coverage.heldRaces).toBeGreaterThan(50);
         expect(coverage.completeAndClaim).toBeGreaterThan(20);
+        expect(coverage.completeAndClaimMany).toBeGreaterThan(5);
+        expect(coverage.completeAndClaimRepeats).toBeGreaterThan(5);
+        expect(coverage.completeAndClaimMixed).toBeGreaterThan(20);
+        expect(coverage.completeAndClaimShort).toBeGreaterThan(20);
         expect(coverage.repairs).toBeGreaterThan(20);
       }
       const what = REPLAYING ? 'a replay' : `${NUM_RUNS} runs`;
@@ -1453,6 +1556,21 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
       expect(() => tracker.record([stale], [{ err: 'LEASE_LOST' }])).not.toThrow();
       expect(() => tracker.record([held], [{ ok: { id: '1' } }])).not.toThrow();
       expect(() => tracker.record([stale], [{ ok: { id: '1' } }])).toThrow(/^I5/);
+      // the same inside a completeAndClaim batch, beside a completion that may succeed
+      const batch: Op = {
+        kind: 'completeAndClaim',
+        completions: [
+          { id: '1', token: 'b', tag: 'held' },
+          { id: '1', token: 'a', tag: 'superseded' },
+        ],
+        leaseMs: 1,
+        tokens: [],
+      };
+      const answer = (refused: (string | null)[]): Outcome => ({
+        ok: { refused, finishedAt: 0, claimed: [] },
+      });
+      expect(() => tracker.record([batch], [answer([null, 'JOB_NOT_FOUND'])])).not.toThrow();
+      expect(() => tracker.record([batch], [answer(['LEASE_LOST', null])])).toThrow(/^I5/);
     });
 
     it('the model refuses a state, a reply or a reap count it did not produce', async () => {
@@ -1493,6 +1611,38 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
       ];
       const setLimit: Op = { kind: 'setLimit', group: 'g00', limit: 1 };
       expect(linearize(s, [setLimit], wrong, clock, key)).toBeNull();
+      // a completeAndClaim whose claims were not all leased at the instant of its completions,
+      // or that claimed fewer jobs than the ring held
+      const batch: Op = {
+        kind: 'completeAndClaim',
+        completions: [],
+        leaseMs: 1000,
+        tokens: ['x', 'y'],
+      };
+      const at = leaseUntil;
+      const claimed = (id: string, group: string, token: string, until: number) => ({
+        id,
+        group,
+        state: 'ACTIVE',
+        attempts: 1,
+        token,
+        leaseUntil: until,
+        lastError: null,
+        payload: { op: 0 },
+      });
+      const answer = (...jobs: unknown[]): Outcome => ({
+        ok: { refused: [], finishedAt: at, claimed: jobs },
+      });
+      const both = [claimed('3', 'g01', 'x', at + 1000), claimed('4', 'g02', 'y', at + 1000)];
+      const exact = answer(...both);
+      expect(canonical(applyOp(cloneState(s), batch, exact, clock))).toBe(canonical(exact));
+      for (const wrong of [
+        answer(claimed('3', 'g01', 'x', at + 1000), claimed('4', 'g02', 'y', at + 1001)),
+        answer(claimed('3', 'g01', 'x', at + 1000)),
+        { ok: { refused: [], finishedAt: at + 1, claimed: both } },
+      ]) {
+        expect(canonical(applyOp(cloneState(s), batch, wrong, clock))).not.toBe(canonical(wrong));
+      }
       const late: Clock = { t0: leaseUntil + 1, t1: leaseUntil + 1 };
       expect(canonical(applyOp(cloneState(s), { kind: 'reap' }, { ok: 0 }, late))).not.toBe(
         canonical({ ok: 0 }),

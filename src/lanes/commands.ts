@@ -5,6 +5,7 @@
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import type { Redis } from 'ioredis';
+import type { ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
 
@@ -20,6 +21,8 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
+/** `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code. */
+export type CompleteAndClaimReply = [finishedAt: number, statuses: number[], claimed: ClaimReply[]];
 
 const SCRIPTS = loadScripts();
 const COMMAND_PREFIX = 'ringmaster_';
@@ -121,11 +124,11 @@ export class Commands {
     leaseMs: number;
     token: string;
     defaultMaxAttempts: number;
-  }): Promise<JobReply | null> {
+  }): Promise<ClaimReply | null> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.active, k.leases, k.stats];
     const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts];
-    return this.run('claim', keys, args) as Promise<JobReply | null>;
+    return this.run('claim', keys, args) as Promise<ClaimReply | null>;
   }
 
   /** `complete-9.lua`; a negative number is a status code (see errors.ts). */
@@ -135,20 +138,25 @@ export class Commands {
     return this.run('complete', keys, [k.base, p.id, p.token]) as Promise<JobReply | number>;
   }
 
-  /** `completeAndClaim-9.lua`: complete `id`, then claim the next job, in one round trip. */
+  /**
+   * `completeAndClaim-8.lua`: complete each `{ id, token }` in order, then claim one job per
+   * token in `claimTokens`, in one round trip.
+   */
   completeAndClaim(p: {
-    id: string;
-    token: string;
+    completions: readonly { id: string; token: string }[];
+    claimTokens: readonly string[];
     leaseMs: number;
-    nextToken: string;
     defaultMaxAttempts: number;
-  }): Promise<[completed: JobReply | number, next: JobReply | null]> {
+  }): Promise<CompleteAndClaimReply> {
     const k = this.k;
-    const keys = [...this.releaseKeys(), k.stats, k.job(p.id)];
-    const args = [k.base, p.id, p.token, p.leaseMs, p.nextToken, p.defaultMaxAttempts];
-    return this.run('completeAndClaim', keys, args) as Promise<
-      [JobReply | number, JobReply | null]
-    >;
+    const args: Arg[] = [k.base, p.leaseMs, p.defaultMaxAttempts, p.completions.length];
+    for (const c of p.completions) args.push(c.id, c.token);
+    for (const t of p.claimTokens) args.push(t);
+    return this.run(
+      'completeAndClaim',
+      [...this.releaseKeys(), k.stats],
+      args,
+    ) as Promise<CompleteAndClaimReply>;
   }
 
   /** `retry-10.lua`; a negative number is a status code (see errors.ts). */

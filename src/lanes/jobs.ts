@@ -14,6 +14,54 @@ function int(value: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** A stored payload: its JSON value, its raw text if it is not JSON (another writer's), or null. */
+function parsePayload(text: string | null | undefined): unknown {
+  if (text === undefined || text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A claimed job as the claim scripts return it (`includes/claimJobs.lua`), positional:
+ * `[id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token, claimedAt,
+ * leaseUntil]`, null for a missing field.
+ */
+export type ClaimReply = [
+  id: string,
+  group: string,
+  attempts: string,
+  maxAttempts: string,
+  enqueuedAt: string | null,
+  payload: string | null,
+  lastError: string | null,
+  token: string,
+  claimedAt: string,
+  leaseUntil: string,
+];
+
+/** A job from a {@link ClaimReply}: ACTIVE, leased. */
+export function decodeClaim(queue: string, reply: ClaimReply): Job {
+  const [id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token] = reply;
+  return {
+    id,
+    queue,
+    group,
+    payload: parsePayload(payload),
+    state: 'ACTIVE',
+    attempts: Number(attempts),
+    maxAttempts: int(maxAttempts) ?? 1,
+    token,
+    leaseUntil: Number(reply[9]),
+    enqueuedAt: int(enqueuedAt ?? undefined),
+    claimedAt: Number(reply[8]),
+    finishedAt: null,
+    lastError: lastError ?? null,
+  };
+}
+
 /**
  * A job from its hash fields (a flat `[field, value, …]` list or an HGETALL object).
  * A payload that is not valid JSON (written by another writer) is returned as its raw text.
@@ -29,14 +77,7 @@ export function decodeJob(
   } else {
     Object.assign(h, fields);
   }
-  let payload: unknown = null;
-  if (h.payload !== undefined) {
-    try {
-      payload = JSON.parse(h.payload);
-    } catch {
-      payload = h.payload;
-    }
-  }
+  const payload = parsePayload(h.payload);
   return {
     id,
     queue,

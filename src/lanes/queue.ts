@@ -8,13 +8,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
-import { errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
-import { decodeJob } from './jobs.js';
+import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
+import { decodeClaim, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
 import { groupInfo, parseCount } from './state.js';
 import type { GroupInfo, GroupPage, Job, QueueCounts, QueueStats } from './types.js';
 import * as validate from './validate.js';
+
+/** What {@link Queue.completeAndClaim} answers. */
+export interface CompleteAndClaimResult {
+  /** Per completion, in order: null when it completed, else why not (JOB_NOT_FOUND, LEASE_LOST). */
+  readonly refused: (RingmasterError | null)[];
+  /** When the completions were recorded (ms since the epoch, Redis clock). */
+  readonly finishedAt: number;
+  /** The jobs claimed, leased, in rota order. */
+  readonly claimed: Job[];
+}
 
 /** Engine-wide settings a queue needs. */
 export interface QueueOptions {
@@ -124,7 +134,7 @@ export class Queue {
       token,
       defaultMaxAttempts: Defaults.maxAttempts,
     });
-    return reply ? decodeJob(this.name, reply[0], reply[1]) : null;
+    return reply ? decodeClaim(this.name, reply) : null;
   }
 
   /**
@@ -139,46 +149,66 @@ export class Queue {
   }
 
   /**
-   * Complete active job `id` (as {@link complete}) and claim the next job of the rota (as
-   * {@link claim}) in one atomic script and one round trip — what a worker does after every
-   * job. The claim happens even when the completion is refused, so the caller learns both.
-   * Script: `completeAndClaim-9.lua`.
-   * @returns `completed`: the completed job, or the RingmasterError (JOB_NOT_FOUND, LEASE_LOST)
-   *   that refused it; `next`: the next job (leased for `leaseMs`), or null
-   * @throws RingmasterError BAD_USER_INPUT for a bad token or leaseMs (nothing is done)
+   * Complete the jobs a worker finished and claim jobs for its free slots, in one atomic
+   * script and one round trip: each completion as {@link complete}, in order, then up to
+   * `claim` claims as {@link claim}, until nothing is serviceable. The claims happen whatever
+   * the completions' answers (the caller's slots are free either way). A busy worker sends one
+   * call per batch of jobs, not one per job. Script: `completeAndClaim-8.lua`.
+   * @param completions up to 1,000 `{ id, token }`; an id that is not a decimal string is
+   *   answered JOB_NOT_FOUND without being sent
+   * @param options.claim jobs to claim (count, 0..1,000; default 1)
+   * @param options.leaseMs their lease (ms, 1..86,400,000; default 30,000)
+   * @param options.tokens their lease tokens, one per claim (default: random UUIDs)
+   * @returns `refused`: per completion, null when it completed, else the RingmasterError
+   *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
+   *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
+   *   `claim` when the ring ran out)
+   * @throws RingmasterError BAD_USER_INPUT for a bad token, count or leaseMs (nothing is done)
    */
   async completeAndClaim(
-    id: string,
-    token: string,
-    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<{ completed: Job | RingmasterError; next: Job | null }> {
-    const t = validate.token(token);
+    completions: readonly { id: string; token: string }[],
+    options: {
+      claim?: number | undefined;
+      leaseMs?: number | undefined;
+      tokens?: readonly string[] | undefined;
+    } = {},
+  ): Promise<CompleteAndClaimResult> {
+    validate.batchSize('completions', completions.length);
+    const claim = validate.batchSize('claim', options.claim ?? options.tokens?.length ?? 1);
     const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
-    const nextToken = options.token === undefined ? randomUUID() : validate.token(options.token);
-    let jobId: string;
-    try {
-      jobId = validate.jobId(this.name, id);
-    } catch (error) {
-      // Not a job id at all: nothing to complete, but the slot still wants a job.
-      return {
-        completed: error as RingmasterError,
-        next: await this.claim({ leaseMs, token: nextToken }),
-      };
+    const tokens = options.tokens?.map((t) => validate.token(t)) ?? [];
+    if (options.tokens !== undefined && tokens.length !== claim) {
+      throw badInput('tokens', `must hold one token per claim (${claim})`);
     }
-    const [done, next] = await this.commands.completeAndClaim({
-      id: jobId,
-      token: t,
+    while (tokens.length < claim) tokens.push(randomUUID());
+    const refused: (RingmasterError | null)[] = [];
+    const sent: { id: string; token: string }[] = [];
+    const sentAt: number[] = [];
+    for (const [i, c] of completions.entries()) {
+      const token = validate.token(c.token);
+      try {
+        sent.push({ id: validate.jobId(this.name, c.id), token });
+        sentAt.push(i);
+        refused.push(null);
+      } catch (error) {
+        refused.push(error as RingmasterError);
+      }
+    }
+    const [finishedAt, statuses, claimed] = await this.commands.completeAndClaim({
+      completions: sent,
+      claimTokens: tokens,
       leaseMs,
-      nextToken,
       defaultMaxAttempts: Defaults.maxAttempts,
     });
-    let completed: Job | RingmasterError;
-    try {
-      completed = this.jobFrom(jobId, done);
-    } catch (error) {
-      completed = error as RingmasterError;
-    }
-    return { completed, next: next ? decodeJob(this.name, next[0], next[1]) : null };
+    statuses.forEach((status, j) => {
+      const c = sent[j] as { id: string };
+      refused[sentAt[j] as number] = errorFromStatus(status, this.name, c.id) ?? null;
+    });
+    return {
+      refused,
+      finishedAt,
+      claimed: claimed.map((reply) => decodeClaim(this.name, reply)),
+    };
   }
 
   /**

@@ -6,6 +6,9 @@ import type { Redis } from 'ioredis';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
 
+/** The oldest Redis (major, minor) whose commands the scripts use. */
+const MIN_REDIS = [6, 2] as const;
+
 /** Engine settings. */
 export interface RingmasterOptions {
   /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
@@ -31,6 +34,23 @@ export class Ringmaster {
    */
   queue(name: string): Queue {
     return new Queue(this.redis, name, { prefix: this.prefix });
+  }
+
+  /**
+   * Check that the server runs the scripts: Redis 6.2 or newer (they use LPOP with a count,
+   * ZMSCORE and SMISMEMBER). Call once after connecting; resolves to the version found.
+   * @throws Error naming the version found when it is older
+   */
+  async checkServer(): Promise<string> {
+    const info = await this.redis.info('server');
+    const version = /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    if (!(major > MIN_REDIS[0] || (major === MIN_REDIS[0] && minor >= MIN_REDIS[1]))) {
+      throw new Error(
+        `Redis ${version} is too old: Ringmaster needs Redis ${MIN_REDIS.join('.')} or newer`,
+      );
+    }
+    return version;
   }
 
   /** Names of every queue ever steered or enqueued to (`P:queues`), sorted. */

@@ -16,6 +16,8 @@ export const Limits = {
   maxPageSize: 500,
   tokenLength: 128,
   maxReapBatch: 10_000,
+  /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
+  maxBatch: 1_000,
 } as const;
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -81,6 +83,14 @@ export function pageSize(value: unknown): number {
  */
 export function reapBatch(value: unknown): number {
   return integerIn('batch', value, 1, Limits.maxReapBatch);
+}
+
+/**
+ * A batch size of `completeAndClaim` (completions or claims): an integer in 0..1,000. Not a
+ * DESIGN.md §5 input but an engine one: a script cannot unpack an unbounded list.
+ */
+export function batchSize(argument: string, value: unknown): number {
+  return integerIn(argument, value, 0, Limits.maxBatch);
 }
 
 /** A lease token: a non-empty string of at most 128 characters. */

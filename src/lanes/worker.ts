@@ -4,6 +4,12 @@
  * When no group is serviceable it parks on the queue's wake list (a blocking pop on its own
  * connection) and wakes as soon as a script re-rings a group (DESIGN.md §1 "wake").
  *
+ * Completions are group-committed: one `completeAndClaim` call at a time carries every job
+ * finished since the last call and claims a job for every free slot, so a busy worker sends
+ * one round trip per batch of jobs (a batch is whatever finished during the previous round
+ * trip), and an idle one still sends each completion at once. Leases are extended by one timer
+ * per worker, not one per job.
+ *
  * Nothing is lost if the process dies: a claimed job's lease expires and the reaper
  * (`Queue.reap`, run by the server) gives it back with its permit.
  */
@@ -12,9 +18,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { ErrorCode, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
-import { Defaults, type Queue } from './queue.js';
+import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
+import { Limits } from './validate.js';
 
 /**
  * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
@@ -40,7 +47,7 @@ export interface WorkerOptions {
 }
 
 interface WorkerEvents {
-  /** A job completed (the job as it was when completed). */
+  /** A job completed (the job as claimed, with state COMPLETED and finishedAt set). */
   completed: [job: Job];
   /** The processor threw; the job was retried or is now dead (see job.state). */
   failed: [job: Job, error: Error];
@@ -51,6 +58,25 @@ interface WorkerEvents {
 }
 
 const BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/** `completeAndClaim` calls a worker keeps on the wire at once (see `Worker.pump`). */
+const MAX_IN_FLIGHT = 2;
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** A job whose processor is running, and its lease's upkeep. */
+interface Running {
+  readonly job: Job;
+  /** Aborted when the lease is lost (the processor's `signal`). */
+  readonly lease: AbortController;
+  /** When the lease was last taken or extended (ms, this process' clock). */
+  extendedAt: number;
+}
 
 export class Worker extends EventEmitter<WorkerEvents> {
   private readonly concurrency: number;
@@ -59,13 +85,32 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly parkTimeoutSec: number;
   private readonly blocking: Redis;
   /**
-   * Handlers in flight, by lease token, not job id: a job whose lease was lost can be claimed
-   * again by this same worker while its stale run is still going, and both runs hold a slot.
+   * Processors running, by slot, not job id: a job whose lease was lost can be claimed again by
+   * this same worker while its stale run is still going, and both runs hold a slot.
    */
-  private readonly running = new Map<number, Promise<void>>();
+  private readonly running = new Map<number, Running>();
   private nextSlot = 0;
+  /** Jobs whose processor resolved, waiting for the next `completeAndClaim` (each holds a slot). */
+  private finished: Job[] = [];
+  /** Retries on their way to Redis (each holds a slot until answered). */
+  private readonly retrying = new Set<Promise<void>>();
+  /** False once a claim found the ring empty; true again after a wake or the park timeout. */
+  private wantWork = true;
+  /** The last park ended on a wake token (not on its timeout). */
+  private woken = false;
+  private parking: Promise<void> | null = null;
   private readonly closed = new AbortController();
-  private slotFreed: (() => void) | null = null;
+  /** `completeAndClaim` calls on the wire, and the jobs they claim (counts). */
+  private inFlight = 0;
+  private claiming = 0;
+  /** Claims per call: half the slots, so two calls in flight carry two batches. */
+  private readonly claimCap: number;
+  /** Consecutive failed calls, and the wait after the last one. */
+  private failures = 0;
+  private backoff: Promise<void> | null = null;
+  /** Resolved once closed and nothing is held any more. */
+  private readonly drained = deferred();
+  private extender: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
 
@@ -88,6 +133,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       );
     }
     this.concurrency = concurrency;
+    this.claimCap = Math.min(Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
     this.leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
     this.extendEveryMs = Math.max(1, Math.floor(options.extendEveryMs ?? this.leaseMs / 3));
     this.parkTimeoutSec = Math.max(0.01, (options.parkTimeoutMs ?? 5_000) / 1000);
@@ -103,9 +149,18 @@ export class Worker extends EventEmitter<WorkerEvents> {
     return this.running.size;
   }
 
-  /** Start the claim loop (once; later calls return the same promise). */
+  /** Start claiming (once; later calls return the same promise, settled by {@link close}). */
   run(): Promise<void> {
-    this.loop ??= this.claimLoop();
+    if (this.loop === null) {
+      // A tick of half the period extends each lease every extendEveryMs/2 to extendEveryMs.
+      const tick = Math.max(1, Math.floor(this.extendEveryMs / 2));
+      this.extender = setInterval(() => this.extendLeases(tick), tick);
+      this.extender.unref();
+      this.loop = this.drained.promise.finally(() => {
+        if (this.extender) clearInterval(this.extender);
+      });
+      this.pump();
+    }
     return this.loop;
   }
 
@@ -117,68 +172,134 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.closing ??= (async () => {
       this.closed.abort();
       this.blocking.disconnect();
-      this.slotFreed?.();
-      await this.loop;
-      await Promise.all(this.running.values());
+      this.pump();
+      await (this.loop ?? this.drained.resolve());
     })();
     return this.closing;
   }
 
-  private async claimLoop(): Promise<void> {
-    let failures = 0;
-    let woken = false;
-    while (!this.closed.signal.aborted) {
-      try {
-        const filled = await this.fill();
-        failures = 0;
-        if (this.closed.signal.aborted) break;
-        if (filled) {
-          // Woken by a single token and still finding work: more may be waiting, so pass a
-          // token on to the next parked worker.
-          if (woken) await this.passWake();
-          woken = false;
-          await this.untilSlotFree();
-        } else {
-          // Null on the park timeout: then no token was taken, and none is passed on.
-          woken = (await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec)) !== null;
-        }
-      } catch (error) {
-        if (this.closed.signal.aborted) break;
-        this.emit('error', asError(error));
-        const delay = BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)] as number;
-        await sleep(delay, undefined, { signal: this.closed.signal }).catch(() => {});
-      }
+  /** Slots free for new jobs (count): neither running, settling, nor being claimed. */
+  private free(): number {
+    return (
+      this.concurrency -
+      this.running.size -
+      this.retrying.size -
+      this.finished.length -
+      this.claiming
+    );
+  }
+
+  /**
+   * Send what finished and claim for what is free, with at most {@link MAX_IN_FLIGHT} calls
+   * on the wire; called whenever either changes. Two calls in flight let Redis run one batch
+   * while this process runs the jobs of the other, and a claim of at most half the slots per
+   * call keeps the two batches apart. Redis runs one connection's calls in order, so a call's
+   * claims run after the completions of the calls before it: completions in flight hold no
+   * slot.
+   */
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.backoff === null) {
+      const closing = this.closed.signal.aborted;
+      // The completions sent now free their slots before this call's claims run.
+      const done = this.finished.splice(0, Limits.maxBatch);
+      const claim =
+        closing || !this.wantWork ? 0 : Math.min(this.claimCap, Math.max(0, this.free()));
+      if (done.length === 0 && claim === 0) break;
+      this.send(done, claim);
+    }
+    if (this.inFlight > 0 || this.backoff !== null) return;
+    if (this.closed.signal.aborted) {
+      if (this.running.size === 0 && this.retrying.size === 0) this.drained.resolve();
+    } else if (!this.wantWork && this.free() > 0) {
+      this.park();
     }
   }
 
-  /** Claim until every slot is busy (true) or nothing is serviceable (false). */
-  private async fill(): Promise<boolean> {
-    while (this.running.size < this.concurrency) {
-      if (this.closed.signal.aborted) return false;
-      const job = await this.queue.claim({ leaseMs: this.leaseMs });
-      if (!job) return false;
-      // Slots, not job ids, are counted: a job whose lease was lost can be re-claimed by this
-      // same worker while its first run still goes on, and both runs hold a slot.
-      const slot = this.nextSlot++;
-      const done = this.runSlot(job).finally(() => {
-        this.running.delete(slot);
-        this.slotFreed?.();
+  private send(done: Job[], claim: number): void {
+    this.inFlight += 1;
+    this.claiming += claim;
+    const completions = done.map((job) => ({ id: job.id, token: job.token as string }));
+    this.queue
+      .completeAndClaim(completions, { claim, leaseMs: this.leaseMs })
+      .then(
+        (result) => {
+          this.failures = 0;
+          this.settleCall(claim, done, result);
+        },
+        (error: unknown) => {
+          this.claiming -= claim;
+          this.emit('error', asError(error));
+          // Closing: the leases expire and the reaper gives the jobs back.
+          if (!this.closed.signal.aborted) this.retryLater(done);
+        },
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        this.pump();
       });
-      this.running.set(slot, done);
-    }
-    return true;
   }
 
-  private untilSlotFree(): Promise<void> {
-    if (this.running.size < this.concurrency || this.closed.signal.aborted) {
-      return Promise.resolve();
+  private settleCall(claim: number, done: readonly Job[], result: CompleteAndClaimResult): void {
+    this.claiming -= claim;
+    for (const job of result.claimed) this.start(job);
+    if (claim > 0) {
+      // Calls answer in the order they were sent, so the last answer says how the ring is now.
+      const full = result.claimed.length === claim;
+      // Woken by one token and still finding work: more may be waiting, so pass a token on.
+      if (full && this.woken) this.passWake().catch(() => {});
+      this.woken = false;
+      this.wantWork = full;
     }
-    return new Promise((resolve) => {
-      this.slotFreed = () => {
-        this.slotFreed = null;
-        resolve();
-      };
+    this.report(done, result);
+  }
+
+  /** Redis refused or is unreachable: keep the completions and try again after a backoff. */
+  private retryLater(done: readonly Job[]): void {
+    this.finished.unshift(...done);
+    const delay = BACKOFF_MS[Math.min(this.failures++, BACKOFF_MS.length - 1)] as number;
+    this.backoff = sleep(delay, undefined, { signal: this.closed.signal })
+      .catch(() => {})
+      .finally(() => {
+        this.backoff = null;
+        this.pump();
+      });
+  }
+
+  private report(done: readonly Job[], result: CompleteAndClaimResult): void {
+    result.refused.forEach((refusal, i) => {
+      const job = done[i] as Job;
+      if (refusal) {
+        this.emit('leaseLost', job);
+        return;
+      }
+      this.emit('completed', {
+        ...job,
+        state: 'COMPLETED',
+        token: null,
+        leaseUntil: null,
+        finishedAt: result.finishedAt,
+      });
     });
+  }
+
+  /** Wait on the wake list (once at a time) until a re-ring or the park timeout. */
+  private park(): void {
+    if (this.parking) return;
+    this.parking = (async () => {
+      try {
+        // Null on the park timeout: then no token was taken, and none is passed on.
+        const token = await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec);
+        this.woken = token !== null;
+      } catch (error) {
+        if (this.closed.signal.aborted) return;
+        this.emit('error', asError(error));
+        await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
+      } finally {
+        this.parking = null;
+        this.wantWork = true;
+        this.pump();
+      }
+    })();
   }
 
   private async passWake(): Promise<void> {
@@ -189,71 +310,68 @@ export class Worker extends EventEmitter<WorkerEvents> {
       .exec();
   }
 
-  /**
-   * One slot: run a job, then settle it. A success is completed together with the claim of the
-   * slot's next job (`completeAndClaim`, one round trip), so a busy worker spends one Redis
-   * call per job; the slot ends when nothing is serviceable or the worker is closing.
-   */
-  private async runSlot(first: Job): Promise<void> {
-    let job: Job | null = first;
-    while (job) {
-      const failure = await this.execute(job);
-      job = await this.settle(job, failure);
+  /** Run the processor of a claimed job in a slot of its own. */
+  private start(job: Job): void {
+    const slot = this.nextSlot++;
+    const run: Running = { job, lease: new AbortController(), extendedAt: Date.now() };
+    this.running.set(slot, run);
+    let outcome: Promise<unknown>;
+    try {
+      outcome = this.processor(job, run.lease.signal);
+    } catch (error) {
+      outcome = Promise.reject(error);
     }
+    outcome.then(
+      () => this.settle(slot, null),
+      (error: unknown) => this.settle(slot, asError(error)),
+    );
   }
 
-  /** Run the processor with the lease kept alive; resolves to its error, or null. */
-  private async execute(job: Job): Promise<Error | null> {
-    const token = job.token as string;
-    const lease = new AbortController();
-    const extender = setInterval(() => {
-      this.queue.extendLease(job.id, token, this.leaseMs).catch((error: unknown) => {
+  /** A processor ended: queue its completion, or send its retry now. */
+  private settle(slot: number, failure: Error | null): void {
+    const run = this.running.get(slot) as Running;
+    this.running.delete(slot);
+    if (!failure) {
+      this.finished.push(run.job);
+      this.pump();
+      return;
+    }
+    const retry = this.queue
+      .retry(run.job.id, run.job.token as string, failure.message)
+      .then(
+        (retried) => {
+          this.emit('failed', retried, failure);
+        },
+        (error: unknown) => {
+          if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
+            this.emit('leaseLost', run.job);
+          } else {
+            // Redis unreachable: the lease will expire and the reaper gives the job back.
+            this.emit('error', asError(error));
+          }
+        },
+      )
+      .finally(() => {
+        this.retrying.delete(retry);
+        this.pump();
+      });
+    this.retrying.add(retry);
+  }
+
+  /** The lease timer: extend every running job's lease not extended for `ageMs`. */
+  private extendLeases(ageMs: number): void {
+    const now = Date.now();
+    for (const run of this.running.values()) {
+      if (run.lease.signal.aborted || now - run.extendedAt < ageMs) continue;
+      run.extendedAt = now;
+      const { id, token } = run.job;
+      this.queue.extendLease(id, token as string, this.leaseMs).catch((error: unknown) => {
         if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
-          clearInterval(extender);
-          lease.abort(error);
+          run.lease.abort(error);
         } else {
           this.emit('error', asError(error));
         }
       });
-    }, this.extendEveryMs);
-    extender.unref();
-    try {
-      await this.processor(job, lease.signal);
-      return null;
-    } catch (error) {
-      return asError(error);
-    } finally {
-      clearInterval(extender);
-    }
-  }
-
-  /** Record the outcome of `job`; returns the slot's next job, or null to free the slot. */
-  private async settle(job: Job, failure: Error | null): Promise<Job | null> {
-    const token = job.token as string;
-    try {
-      if (failure) {
-        const retried = await this.queue.retry(job.id, token, failure.message);
-        this.emit('failed', retried, failure);
-        return null;
-      }
-      if (this.closed.signal.aborted) {
-        this.emit('completed', await this.queue.complete(job.id, token));
-        return null;
-      }
-      const { completed, next } = await this.queue.completeAndClaim(job.id, token, {
-        leaseMs: this.leaseMs,
-      });
-      if (completed instanceof RingmasterError) this.emit('leaseLost', job);
-      else this.emit('completed', completed);
-      return next;
-    } catch (error) {
-      if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
-        this.emit('leaseLost', job);
-      } else {
-        // Redis unreachable: the lease will expire and the reaper gives the job back.
-        this.emit('error', asError(error));
-      }
-      return null;
     }
   }
 }

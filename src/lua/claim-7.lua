@@ -1,6 +1,6 @@
 --[[
   claim — the rota (the seed's @gclaim): lease the first job of the group at the head of the
-  ring to the caller. See includes/claimNext.lua for the rules (shared with completeAndClaim).
+  ring to the caller. See includes/claimJobs.lua for the rules (shared with completeAndClaim).
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -18,15 +18,19 @@
     ARGV[3] token               the lease token (random, from the caller)
     ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)
 
-  Output: false when no group is serviceable, else { id, field1, value1, ... } (the job hash)
+  Output: false when no group is serviceable, else the claimed job, positional (see
+          includes/claimJobs.lua)
 
-  Events: lpop (+ rpush) ring; zpopmin lane; hincrby gactive; zadd active; hset leases;
-  hset/hincrby job; hincrby stats.
+  Events: lpop (+ rpush) ring; hmget glimit, gactive; smismember paused; zpopmin lane; hset job; zadd active; hset leases; hset gactive;
+  hincrby stats.
 ]]
---- @include "claimNext"
+--- @include "claimJobs"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
   active = KEYS[5], leases = KEYS[6], stats = KEYS[7],
 }
-return claimNext(k, ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4])
+local batch = newClaimBatch(tonumber(ARGV[2]))
+local claimed = claimJobs(k, ARGV[1], batch, { ARGV[3] }, ARGV[4])
+flushClaims(k, batch)
+return claimed[1] or false

@@ -43,6 +43,7 @@ export interface RingmasterServer {
  * but does not listen until `start()`.
  * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
  * @throws DataDirInUseError when REDIS_URL is unset and another server holds DATA_DIR
+ * @throws Error when the Redis is older than 6.2 (`Ringmaster.checkServer`)
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
@@ -69,6 +70,14 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   await redis.connect();
 
   const engine = new Ringmaster(redis, { prefix: config.keyPrefix });
+  try {
+    await engine.checkServer();
+  } catch (error) {
+    redis.disconnect();
+    await embedded?.stop();
+    releaseDataDir?.();
+    throw error;
+  }
   const feed = new LiveFeed({
     engine,
     prefix: config.keyPrefix,

@@ -7,6 +7,7 @@
   limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
   (written by hand or by another writer) counts as no limit (DESIGN.md §2).
   activeOf: the group's active count; a missing or garbage field counts as 0.
+  parseLimit, parseActive: the same rules for a field value already read (an HMGET).
   groupState returns two booleans and the limit it read (`active`, optional, judges the group
   as if its active count were that number: reconcileGroups asks what the group's state is with
   the count it derives):
@@ -14,20 +15,27 @@
     saturated    a limit is set and active >= limit (counted in stats.saturated)
     limit        the limit (nil for none)
 ]]
-local function limitOf(glimitKey, group)
-  local raw = redis.call('HGET', glimitKey, group)
+local function parseLimit(raw)
   if raw and string.match(raw, '^%d+$') then
     return tonumber(raw)
   end
   return nil
 end
 
-local function activeOf(gactiveKey, group)
-  local n = tonumber(redis.call('HGET', gactiveKey, group) or '0')
+local function parseActive(raw)
+  local n = tonumber(raw or '0')
   if n == nil or n < 0 then
     return 0
   end
   return n
+end
+
+local function limitOf(glimitKey, group)
+  return parseLimit(redis.call('HGET', glimitKey, group))
+end
+
+local function activeOf(gactiveKey, group)
+  return parseActive(redis.call('HGET', gactiveKey, group))
 end
 
 local function groupState(k, group, laneKey, active)
@@ -39,12 +47,3 @@ local function groupState(k, group, laneKey, active)
   return redis.call('ZCARD', laneKey) > 0, saturated, limit
 end
 
---[[
-  The same rule right after a claim, in the same script: the paused flag and the limit are as
-  groupState just read them (nothing between can change them), so only the new active count
-  and the lane decide. Saves the claim's hot path three reads.
-]]
-local function stateAfterClaim(limit, active, laneKey)
-  local saturated = limit ~= nil and active >= limit
-  return (not saturated) and redis.call('ZCARD', laneKey) > 0, saturated
-end

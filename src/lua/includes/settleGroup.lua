@@ -13,12 +13,17 @@
 
 local WAKE_LENGTH = 64
 
+-- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
+local function reRing(k, group)
+  redis.call('RPUSH', k.ring, group)
+  redis.call('LPUSH', k.wake, '1')
+  redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
+end
+
 local function settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
   local serviceable, saturated = groupState(k, group, laneKey)
   if serviceable and not wasServiceable then
-    redis.call('RPUSH', k.ring, group)
-    redis.call('LPUSH', k.wake, '1')
-    redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
+    reRing(k, group)
   elseif wasServiceable and not serviceable then
     redis.call('LREM', k.ring, 0, group)
   end

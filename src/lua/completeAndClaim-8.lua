@@ -1,0 +1,119 @@
+--[[
+  completeAndClaim — a worker's steady state in one round trip: complete the jobs its slots just
+  finished, then claim jobs for its free slots. Exactly complete for each (id, token) in order,
+  then claim once per claim token until the ring is empty, in one atomic script; the claims
+  happen whatever the completions' answers (the slots are free either way).
+
+  Batching is the point: N completions and M claims cost one round trip, one lease check per
+  job, and one write each to `active`, `leases`, `gactive` and `stats` for the whole batch
+  (includes/releasePermits.lua, includes/claimJobs.lua) instead of one per job.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] active   zset   active job id -> lease deadline (ms)
+    KEYS[7] leases   hash   active job id -> group
+    KEYS[8] stats    hash   counters
+
+    ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
+                                claims and the lanes of their groups are built from it; all
+                                share the queue's slot
+    ARGV[2] leaseMs             lease length of the claimed jobs, ms
+    ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
+    ARGV[4] n                   number of completions (0..1,000, checked by the engine)
+    ARGV[5 .. 4 + 2n]           id, token of each job to complete
+    ARGV[5 + 2n ..]             one lease token per job to claim (0..1,000)
+
+  Output: { finishedAt, statuses, claimed }
+    finishedAt  ms (Redis clock) when the completions were recorded
+    statuses    one per completion, in order: 1 completed, -1 JOB_NOT_FOUND, -2 LEASE_LOST
+                (the same id twice: the second is JOB_NOT_FOUND, as a second complete would be)
+    claimed     each claimed job as claim returns it (positional, see includes/claimJobs.lua),
+                in rota order; fewer than asked when the ring ran out
+
+  Events: zrem active; hdel leases; del job; hset/hdel gactive; hincrby stats; rpush ring +
+  lpush/ltrim wake (re-ring); then those of claim.
+]]
+--- @include "nowMs"
+--- @include "checkLease"
+--- @include "releasePermits"
+--- @include "claimJobs"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
+  active = KEYS[6], leases = KEYS[7], stats = KEYS[8],
+}
+local base = ARGV[1]
+local n = tonumber(ARGV[4])
+
+-- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
+-- token from its hash, then one ZMSCORE for every job whose token matched.
+local tokenOf, holders, leased = {}, {}, {}
+for i = 1, n do
+  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  if tokenOf[id] == nil then
+    tokenOf[id] = redis.call('HGET', base .. 'job:' .. id, 'token')
+  end
+  if tokenOf[id] == token and leased[id] == nil then
+    holders[#holders + 1] = id
+    leased[id] = false
+  end
+end
+if #holders > 0 then
+  local scores = redis.call('ZMSCORE', k.active, unpack(holders))
+  for i, id in ipairs(holders) do
+    leased[id] = scores[i] ~= false
+  end
+end
+
+local statuses, done, doneKeys, completed = {}, {}, {}, {}
+for i = 1, n do
+  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  local jobKey = base .. 'job:' .. id
+  if completed[id] then
+    statuses[i] = JOB_NOT_FOUND
+  elseif tokenOf[id] == token and leased[id] then
+    statuses[i] = 1
+    completed[id] = true
+    done[#done + 1] = id
+    doneKeys[#doneKeys + 1] = jobKey
+  else
+    statuses[i] = checkLease(k.active, jobKey, id, token) or LEASE_LOST
+  end
+end
+
+if #done > 0 then
+  -- The group of each job comes from `leases` (the job hash only if that is missing).
+  local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
+  local groups, positions = {}, {}
+  for i in ipairs(done) do
+    local group = leaseGroups[i] or redis.call('HGET', doneKeys[i], 'group')
+    if group then
+      if positions[group] == nil then
+        groups[#groups + 1] = group
+        positions[group] = {}
+      end
+      local mine = positions[group]
+      mine[#mine + 1] = i
+    end
+  end
+  redis.call('ZREM', k.active, unpack(done))
+  redis.call('HDEL', k.leases, unpack(done))
+  redis.call('DEL', unpack(doneKeys))
+  redis.call('HINCRBY', k.stats, 'completed', #done)
+  redis.call('HINCRBY', k.stats, 'active', -#done)
+  releasePermits(k, base, groups, positions)
+end
+
+local tokens = {}
+for t = 5 + 2 * n, #ARGV do
+  tokens[#tokens + 1] = ARGV[t]
+end
+local batch = newClaimBatch(tonumber(ARGV[2]))
+local claimed = claimJobs(k, base, batch, tokens, ARGV[3])
+flushClaims(k, batch)
+
+return { nowMs(), statuses, claimed }

@@ -1,0 +1,167 @@
+--[[
+  The rota's claim (the seed's @gclaim), shared by claim and completeAndClaim: take the group at
+  the head of the ring, pop the first job of its lane, lease it under a caller's token, and
+  count it active. The served group goes to the tail of the ring while it stays serviceable, and stays
+  off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
+  empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
+  A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
+  tried.
+
+  Claims made by one script share a batch (newClaimBatch). Nothing else runs while a script
+  does, so a group's limit, paused flag and active count are read once per script and then
+  kept in the batch; and the writes every claim makes to the same keys (active, leases,
+  gactive, stats) are made once, with every member, by flushClaims. A script that claims must
+  call flushClaims before it returns.
+
+  k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
+  are built from it). claimJobs returns the jobs claimed (none when no group is serviceable),
+  each as it is after its claim, positional (a missing field is false):
+    { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token, claimedAt,
+      leaseUntil }
+]]
+--- @include "nowMs"
+--- @include "groupState"
+
+local function newClaimBatch(leaseMs)
+  return {
+    leaseMs = leaseMs, count = 0, saturated = 0,
+    groups = {}, served = {}, active = {}, leases = {},
+  }
+end
+
+-- The standing of the groups in `heads` not yet seen by this script: three reads for all.
+local function readStates(k, batch, heads)
+  local unseen, listed = {}, {}
+  for _, group in ipairs(heads) do
+    if batch.groups[group] == nil and not listed[group] then
+      unseen[#unseen + 1] = group
+      listed[group] = true
+    end
+  end
+  if #unseen == 0 then
+    return
+  end
+  local limits = redis.call('HMGET', k.glimit, unpack(unseen))
+  local actives = redis.call('HMGET', k.gactive, unpack(unseen))
+  local paused = redis.call('SMISMEMBER', k.paused, unpack(unseen))
+  for i, group in ipairs(unseen) do
+    batch.groups[group] = {
+      limit = parseLimit(limits[i]),
+      active = parseActive(actives[i]),
+      paused = paused[i] == 1,
+      claimed = 0,
+    }
+  end
+end
+
+-- Lease the first job of `group`'s lane (g: its standing) under `token`; nil if it has none.
+local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAttempts)
+  local head = redis.call('ZPOPMIN', laneKey)
+  local id, score = head[1], head[2]
+  if not id then
+    return nil
+  end
+  local jobKey = base .. 'job:' .. id
+  if batch.now == nil then
+    -- Formatted once: Redis turns a Lua number argument into text far more slowly.
+    local now = nowMs()
+    batch.now = string.format('%d', now)
+    batch.leaseUntil = string.format('%d', now + batch.leaseMs)
+  end
+
+  local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
+    'payload', 'lastError', 'score')
+  local attempts = string.format('%d', (tonumber(job[2]) or 0) + 1)
+  local maxAttempts = job[3]
+  redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token', token,
+    'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+  if job[1] ~= group then
+    redis.call('HSET', jobKey, 'group', group)
+  end
+  if not maxAttempts then
+    -- A lane entry with no hash (written by another implementation of the seed).
+    maxAttempts = defaultMaxAttempts
+    redis.call('HSET', jobKey, 'maxAttempts', maxAttempts)
+  end
+  if not job[7] then
+    redis.call('HSET', jobKey, 'score', score)
+  end
+
+  g.active = g.active + 1
+  if g.claimed == 0 then
+    batch.served[#batch.served + 1] = group
+  end
+  g.claimed = g.claimed + 1
+  batch.count = batch.count + 1
+  local n = #batch.active
+  batch.active[n + 1] = batch.leaseUntil
+  batch.active[n + 2] = id
+  n = #batch.leases
+  batch.leases[n + 1] = id
+  batch.leases[n + 2] = group
+  -- Positional, as ClaimReply in src/lanes/jobs.ts reads it; false for a missing field.
+  return { id, group, attempts, maxAttempts, job[4], job[5], job[6], token, batch.now,
+    batch.leaseUntil }
+end
+
+--[[
+  Claim one job per token, in rota order, until the ring runs out. The heads are popped as
+  many at a time as there are claims left (LPOP with a count): while that many groups are on
+  the ring, none of those pushed back to its tail can come round again before the next pop, so
+  this serves exactly the groups, in the order, that one claim after another would.
+]]
+local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
+  local claimed = {}
+  while #claimed < #tokens do
+    local heads = redis.call('LPOP', k.ring, #tokens - #claimed)
+    if not heads then
+      break
+    end
+    readStates(k, batch, heads)
+    local back = {}
+    for _, group in ipairs(heads) do
+      local g = batch.groups[group]
+      local laneKey = base .. 'g:' .. group .. ':pending'
+      local job
+      if not g.paused and (g.limit == nil or g.active < g.limit) then
+        job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
+          defaultMaxAttempts)
+      end
+      if job then
+        claimed[#claimed + 1] = job
+        if g.limit ~= nil and g.active >= g.limit then
+          batch.saturated = batch.saturated + 1
+        elseif redis.call('ZCARD', laneKey) > 0 then
+          back[#back + 1] = group
+        end
+      end
+      -- No job: a stale head (paused, saturated or empty, left by another writer). By I1 it
+      -- must not be on the ring: dropped, and the next pop takes one more group.
+    end
+    if #back > 0 then
+      redis.call('RPUSH', k.ring, unpack(back))
+    end
+  end
+  return claimed
+end
+
+-- The writes the batch's claims share: leases, active counts and counters, once each.
+local function flushClaims(k, batch)
+  if batch.count == 0 then
+    return
+  end
+  redis.call('ZADD', k.active, unpack(batch.active))
+  redis.call('HSET', k.leases, unpack(batch.leases))
+  local counts = {}
+  for _, group in ipairs(batch.served) do
+    counts[#counts + 1] = group
+    counts[#counts + 1] = string.format('%d', batch.groups[group].active)
+  end
+  redis.call('HSET', k.gactive, unpack(counts))
+  redis.call('HINCRBY', k.stats, 'claimed', batch.count)
+  redis.call('HINCRBY', k.stats, 'pending', -batch.count)
+  redis.call('HINCRBY', k.stats, 'active', batch.count)
+  if batch.saturated ~= 0 then
+    redis.call('HINCRBY', k.stats, 'saturated', batch.saturated)
+  end
+end

@@ -1,0 +1,64 @@
+--[[
+  Give permits back to several groups at once (completeAndClaim's completions): `positions`
+  maps each group in `groups` to the places, ascending, of its jobs in the batch of leases just
+  ended. Each group's active count drops by that many (its field removed at 0, never negative:
+  invariant I3).
+
+  Only the active count changes, so the group's standing can change in one way only: a group
+  that was saturated (active >= limit) and no longer is. Then the saturated counter drops, and
+  the group is re-ringed with a wake if it is also unpaused with pending work — the transition
+  to serviceable (I1). A group that was below its limit, or has none, was either serviceable
+  already or is held off by its pause or its empty lane, which a release does not change: so
+  nothing of it is read but its limit and count, two HMGETs for all the groups together.
+  Groups are re-ringed in the order of the completion that took each below its limit, as one
+  complete after another would have.
+
+  k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it).
+  Events: hset/hdel gactive; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
+]]
+--- @include "settleGroup"
+
+local function releasePermits(k, base, groups, positions)
+  if #groups == 0 then
+    return
+  end
+  local limits = redis.call('HMGET', k.glimit, unpack(groups))
+  local actives = redis.call('HMGET', k.gactive, unpack(groups))
+  local keep, drop, freed = {}, {}, {}
+  for i, group in ipairs(groups) do
+    local before = parseActive(actives[i])
+    local mine = positions[group]
+    local after = before - #mine
+    if after > 0 then
+      keep[#keep + 1] = group
+      keep[#keep + 1] = string.format('%d', after)
+    else
+      drop[#drop + 1] = group
+      after = 0
+    end
+    local limit = parseLimit(limits[i])
+    if limit and before >= limit and after < limit then
+      -- The (before - limit + 1)-th of its completions is the one that freed it.
+      freed[#freed + 1] = { at = mine[before - limit + 1], group = group }
+    end
+  end
+  if #keep > 0 then
+    redis.call('HSET', k.gactive, unpack(keep))
+  end
+  if #drop > 0 then
+    redis.call('HDEL', k.gactive, unpack(drop))
+  end
+  if #freed == 0 then
+    return
+  end
+  table.sort(freed, function(a, b)
+    return a.at < b.at
+  end)
+  for _, f in ipairs(freed) do
+    if redis.call('SISMEMBER', k.paused, f.group) == 0
+      and redis.call('ZCARD', base .. 'g:' .. f.group .. ':pending') > 0 then
+      reRing(k, f.group)
+    end
+  end
+  redis.call('HINCRBY', k.stats, 'saturated', -#freed)
+end
