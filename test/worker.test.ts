@@ -461,6 +461,38 @@ describe('Worker', () => {
     expect(await q.group('g')).toMatchObject({ active: 0, pending: 1 });
   });
 
+  it("aborts a processor's signal when an extension finds its lease lost", async () => {
+    // The job is reaped and claimed elsewhere while it runs: the next extension is refused
+    // (LEASE_LOST), which aborts the signal of the processor that declared one.
+    const q = queue();
+    const started = deferred<[Job, AbortSignal]>();
+    const aborted = deferred<unknown>();
+    const w = worker(
+      q,
+      async (job, signal) => {
+        started.resolve([job, signal]);
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        aborted.resolve(signal.reason);
+      },
+      { leaseMs: 100, extendEveryMs: 200, parkTimeoutMs: PARK_MS },
+    );
+    const lost = once(w, 'leaseLost');
+    await q.enqueue('s');
+    const [job, signal] = await started.promise;
+    expect(signal.aborted).toBe(false);
+    await waitFor('the lease to expire and be reaped', async () =>
+      (await q.reap()) === 1 ? true : undefined,
+    );
+    const reclaimed = await q.claim();
+    expect(reclaimed?.id).toBe(job.id);
+    const reason = await within(PROMPT_MS, 'the signal to abort', aborted.promise);
+    expect(reason).toMatchObject({ code: ErrorCode.LEASE_LOST });
+    const [lostJob] = (await lost) as [Job];
+    expect(lostJob.token).toBe(job.token);
+    // The new holder's lease is untouched by the stale run.
+    expect(await q.job(job.id)).toMatchObject({ state: 'ACTIVE', token: reclaimed?.token });
+  });
+
   it('counts a handler whose lease was lost against concurrency until it returns', async () => {
     // No extension, a short lease: the first run of job J loses its lease while it runs, J is
     // reaped and this same worker claims it again. Both runs are in flight at once.

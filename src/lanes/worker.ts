@@ -26,7 +26,9 @@ import { Limits } from './validate.js';
 /**
  * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
  * lastError). `signal` aborts when the lease is lost (the job was reaped and may run
- * elsewhere): stop work that should not be done twice.
+ * elsewhere): stop work that should not be done twice. The signal is made only for a processor
+ * that declares the parameter (`processor.length >= 2`): an AbortController is the dearest
+ * thing a worker allocates per job, and one that nobody can read is not worth it.
  */
 export type Processor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
@@ -58,6 +60,8 @@ interface WorkerEvents {
 }
 
 const BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+/** What a processor that declares no `signal` parameter is passed in its place (never read). */
+const NO_SIGNAL = new AbortController().signal;
 /** `completeAndClaim` calls a worker keeps on the wire at once (see `Worker.pump`). */
 const MAX_IN_FLIGHT = 2;
 
@@ -72,8 +76,10 @@ function deferred(): { promise: Promise<void>; resolve(): void } {
 /** A job whose processor is running, and its lease's upkeep. */
 interface Running {
   readonly job: Job;
-  /** Aborted when the lease is lost (the processor's `signal`). */
-  readonly lease: AbortController;
+  /** Aborted when the lease is lost (the processor's `signal`); null if it takes none. */
+  readonly lease: AbortController | null;
+  /** The lease was lost (an extension was refused): extend it no more. */
+  lost: boolean;
   /** When the lease was last taken or extended (ms, this process' clock). */
   extendedAt: number;
 }
@@ -105,6 +111,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private claiming = 0;
   /** Claims per call: half the slots, so two calls in flight carry two batches. */
   private readonly claimCap: number;
+  /** The processor declares a `signal` parameter (see {@link Processor}). */
+  private readonly wantsSignal: boolean;
   /** Consecutive failed calls, and the wait after the last one. */
   private failures = 0;
   private backoff: Promise<void> | null = null;
@@ -133,6 +141,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       );
     }
     this.concurrency = concurrency;
+    this.wantsSignal = processor.length >= 2;
     this.claimCap = Math.min(Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
     this.leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
     this.extendEveryMs = Math.max(1, Math.floor(options.extendEveryMs ?? this.leaseMs / 3));
@@ -313,11 +322,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /** Run the processor of a claimed job in a slot of its own. */
   private start(job: Job): void {
     const slot = this.nextSlot++;
-    const run: Running = { job, lease: new AbortController(), extendedAt: Date.now() };
+    const lease = this.wantsSignal ? new AbortController() : null;
+    const run: Running = { job, lease, lost: false, extendedAt: Date.now() };
     this.running.set(slot, run);
     let outcome: Promise<unknown>;
     try {
-      outcome = this.processor(job, run.lease.signal);
+      outcome = lease ? this.processor(job, lease.signal) : this.processor(job, NO_SIGNAL);
     } catch (error) {
       outcome = Promise.reject(error);
     }
@@ -362,12 +372,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private extendLeases(ageMs: number): void {
     const now = Date.now();
     for (const run of this.running.values()) {
-      if (run.lease.signal.aborted || now - run.extendedAt < ageMs) continue;
+      if (run.lost || now - run.extendedAt < ageMs) continue;
       run.extendedAt = now;
       const { id, token } = run.job;
       this.queue.extendLease(id, token as string, this.leaseMs).catch((error: unknown) => {
         if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
-          run.lease.abort(error);
+          run.lost = true;
+          run.lease?.abort(error);
         } else {
           this.emit('error', asError(error));
         }
