@@ -5,7 +5,7 @@
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import type { Redis } from 'ioredis';
-import type { ClaimReply } from './jobs.js';
+import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
 
@@ -22,7 +22,13 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
 /** `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code. */
-export type CompleteAndClaimReply = [finishedAt: number, statuses: number[], claimed: ClaimReply[]];
+export type CompleteAndClaimReply = [
+  finishedAt: number,
+  statuses: number[],
+  claimedAt: string | null,
+  leaseUntil: string | null,
+  claimed: ClaimedJob[],
+];
 
 const SCRIPTS = loadScripts();
 const COMMAND_PREFIX = 'ringmaster_';
@@ -120,15 +126,11 @@ export class Commands {
   }
 
   /** `claim-7.lua`; null when no group is serviceable. */
-  claim(p: {
-    leaseMs: number;
-    token: string;
-    defaultMaxAttempts: number;
-  }): Promise<ClaimReply | null> {
+  claim(p: { leaseMs: number; token: string; defaultMaxAttempts: number }): Promise<ClaimReply> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.active, k.leases, k.stats];
     const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts];
-    return this.run('claim', keys, args) as Promise<ClaimReply | null>;
+    return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
   /** `complete-9.lua`; a negative number is a status code (see errors.ts). */

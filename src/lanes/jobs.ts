@@ -25,11 +25,11 @@ function parsePayload(text: string | null | undefined): unknown {
 }
 
 /**
- * A claimed job as the claim scripts return it (`includes/claimJobs.lua`), positional:
- * `[id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token, claimedAt,
- * leaseUntil]`, null for a missing field.
+ * A claimed job as the claim scripts return it (`includes/claimJobs.lua`), positional, null for
+ * a missing field. Its token, claimedAt and leaseUntil are shared by the whole batch and come
+ * beside it (see {@link ClaimReply}).
  */
-export type ClaimReply = [
+export type ClaimedJob = [
   id: string,
   group: string,
   attempts: string,
@@ -37,15 +37,26 @@ export type ClaimReply = [
   enqueuedAt: string | null,
   payload: string | null,
   lastError: string | null,
-  token: string,
-  claimedAt: string,
-  leaseUntil: string,
 ];
 
-/** A job from a {@link ClaimReply}: ACTIVE, leased. */
-export function decodeClaim(queue: string, reply: ClaimReply): Job {
-  const [id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token] = reply;
-  return {
+/** `{ claimedAt, leaseUntil, claimed }` of a script that claims: ms as text, null if none. */
+export type ClaimReply = [
+  claimedAt: string | null,
+  leaseUntil: string | null,
+  claimed: ClaimedJob[],
+];
+
+/**
+ * The jobs of a {@link ClaimReply}, ACTIVE and leased; the i-th was claimed under `tokens[i]`.
+ */
+export function decodeClaims(
+  queue: string,
+  [claimedAt, leaseUntil, claimed]: ClaimReply,
+  tokens: readonly string[],
+): Job[] {
+  const at = Number(claimedAt);
+  const until = Number(leaseUntil);
+  return claimed.map(([id, group, attempts, maxAttempts, enqueuedAt, payload, lastError], i) => ({
     id,
     queue,
     group,
@@ -53,13 +64,13 @@ export function decodeClaim(queue: string, reply: ClaimReply): Job {
     state: 'ACTIVE',
     attempts: Number(attempts),
     maxAttempts: int(maxAttempts) ?? 1,
-    token,
-    leaseUntil: Number(reply[9]),
+    token: tokens[i] as string,
+    leaseUntil: until,
     enqueuedAt: int(enqueuedAt ?? undefined),
-    claimedAt: Number(reply[8]),
+    claimedAt: at,
     finishedAt: null,
     lastError: lastError ?? null,
-  };
+  }));
 }
 
 /**

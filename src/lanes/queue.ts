@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
-import { decodeClaim, decodeJob } from './jobs.js';
+import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
 import { groupInfo, parseCount } from './state.js';
@@ -134,7 +134,7 @@ export class Queue {
       token,
       defaultMaxAttempts: Defaults.maxAttempts,
     });
-    return reply ? decodeClaim(this.name, reply) : null;
+    return decodeClaims(this.name, reply, [token])[0] ?? null;
   }
 
   /**
@@ -194,12 +194,13 @@ export class Queue {
         refused.push(error as RingmasterError);
       }
     }
-    const [finishedAt, statuses, claimed] = await this.commands.completeAndClaim({
-      completions: sent,
-      claimTokens: tokens,
-      leaseMs,
-      defaultMaxAttempts: Defaults.maxAttempts,
-    });
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed] =
+      await this.commands.completeAndClaim({
+        completions: sent,
+        claimTokens: tokens,
+        leaseMs,
+        defaultMaxAttempts: Defaults.maxAttempts,
+      });
     statuses.forEach((status, j) => {
       const c = sent[j] as { id: string };
       refused[sentAt[j] as number] = errorFromStatus(status, this.name, c.id) ?? null;
@@ -207,7 +208,7 @@ export class Queue {
     return {
       refused,
       finishedAt,
-      claimed: claimed.map((reply) => decodeClaim(this.name, reply)),
+      claimed: decodeClaims(this.name, [claimedAt, leaseUntil, claimed], tokens),
     };
   }
 

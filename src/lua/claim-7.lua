@@ -18,8 +18,8 @@
     ARGV[3] token               the lease token (random, from the caller)
     ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)
 
-  Output: false when no group is serviceable, else the claimed job, positional (see
-          includes/claimJobs.lua)
+  Output: { claimedAt, leaseUntil, claimed } — claimed holds the job (positional, see
+          includes/claimJobs.lua), or nothing when no group is serviceable
 
   Events: lpop (+ rpush) ring; hmget glimit, gactive; smismember paused; zpopmin lane; hset job; zadd active; hset leases; hset gactive;
   hincrby stats.
@@ -33,4 +33,4 @@ local k = {
 local batch = newClaimBatch(tonumber(ARGV[2]))
 local claimed = claimJobs(k, ARGV[1], batch, { ARGV[3] }, ARGV[4])
 flushClaims(k, batch)
-return claimed[1] or false
+return claimReply(batch, claimed)

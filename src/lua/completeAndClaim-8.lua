@@ -27,12 +27,14 @@
     ARGV[5 .. 4 + 2n]           id, token of each job to complete
     ARGV[5 + 2n ..]             one lease token per job to claim (0..1,000)
 
-  Output: { finishedAt, statuses, claimed }
+  Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed }
     finishedAt  ms (Redis clock) when the completions were recorded
     statuses    one per completion, in order: 1 completed, -1 JOB_NOT_FOUND, -2 LEASE_LOST
                 (the same id twice: the second is JOB_NOT_FOUND, as a second complete would be)
-    claimed     each claimed job as claim returns it (positional, see includes/claimJobs.lua),
-                in rota order; fewer than asked when the ring ran out
+    claimedAt, leaseUntil
+                of every claimed job (false when none was claimed)
+    claimed     the claimed jobs, the i-th under the i-th claim token (positional, see
+                includes/claimJobs.lua), in rota order; fewer than asked when the ring ran out
 
   Events: zrem active; hdel leases; del job; hset/hdel gactive; hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); then those of claim.
@@ -48,6 +50,8 @@ local k = {
 }
 local base = ARGV[1]
 local n = tonumber(ARGV[4])
+-- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
+local batch = newClaimBatch(tonumber(ARGV[2]))
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token from its hash, then one ZMSCORE for every job whose token matched.
@@ -103,8 +107,7 @@ if #done > 0 then
   redis.call('ZREM', k.active, unpack(done))
   redis.call('HDEL', k.leases, unpack(done))
   redis.call('DEL', unpack(doneKeys))
-  redis.call('HINCRBY', k.stats, 'completed', #done)
-  redis.call('HINCRBY', k.stats, 'active', -#done)
+  batch.completed = #done
   releasePermits(k, base, groups, positions)
 end
 
@@ -112,8 +115,8 @@ local tokens = {}
 for t = 5 + 2 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
-local batch = newClaimBatch(tonumber(ARGV[2]))
 local claimed = claimJobs(k, base, batch, tokens, ARGV[3])
 flushClaims(k, batch)
 
-return { nowMs(), statuses, claimed }
+local reply = claimReply(batch, claimed)
+return { nowMs(), statuses, reply[1], reply[2], reply[3] }

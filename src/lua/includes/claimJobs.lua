@@ -15,18 +15,25 @@
 
   k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
   are built from it). claimJobs returns the jobs claimed (none when no group is serviceable),
-  each as it is after its claim, positional (a missing field is false):
-    { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, token, claimedAt,
-      leaseUntil }
+  the i-th under the i-th token, each positional (a missing field is false):
+    { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
+  What every claim of the batch shares is not repeated per job: the token is the caller's, and
+  claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 ]]
 --- @include "nowMs"
 --- @include "groupState"
 
 local function newClaimBatch(leaseMs)
   return {
-    leaseMs = leaseMs, count = 0, saturated = 0,
+    leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
     groups = {}, served = {}, active = {}, leases = {},
   }
+end
+
+-- { claimedAt, leaseUntil, claimed }: the reply of a script that claims (false, false, {}
+-- when it claimed nothing).
+local function claimReply(batch, claimed)
+  return { batch.now or false, batch.leaseUntil or false, claimed }
 end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
@@ -99,9 +106,8 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
   n = #batch.leases
   batch.leases[n + 1] = id
   batch.leases[n + 2] = group
-  -- Positional, as ClaimReply in src/lanes/jobs.ts reads it; false for a missing field.
-  return { id, group, attempts, maxAttempts, job[4], job[5], job[6], token, batch.now,
-    batch.leaseUntil }
+  -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field.
+  return { id, group, attempts, maxAttempts, job[4], job[5], job[6] }
 end
 
 --[[
@@ -145,8 +151,16 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   return claimed
 end
 
--- The writes the batch's claims share: leases, active counts and counters, once each.
+-- The writes the batch's claims share: leases, active counts and counters, once each. The
+-- completions of the same script (batch.completed) share the `active` total's update.
 local function flushClaims(k, batch)
+  local net = batch.count - batch.completed
+  if net ~= 0 then
+    redis.call('HINCRBY', k.stats, 'active', net)
+  end
+  if batch.completed > 0 then
+    redis.call('HINCRBY', k.stats, 'completed', batch.completed)
+  end
   if batch.count == 0 then
     return
   end
@@ -160,7 +174,6 @@ local function flushClaims(k, batch)
   redis.call('HSET', k.gactive, unpack(counts))
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
-  redis.call('HINCRBY', k.stats, 'active', batch.count)
   if batch.saturated ~= 0 then
     redis.call('HINCRBY', k.stats, 'saturated', batch.saturated)
   end
