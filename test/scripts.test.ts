@@ -18,11 +18,13 @@ const EXPECTED = [
   'claim',
   'clearLimit',
   'complete',
-  // the worker's complete + claim in one round trip (issue 5)
+  // a worker's completions + claims in one round trip (issue 5)
   'completeAndClaim',
   'enqueue',
   'extendLease',
   'pause',
+  // the state of a page of groups in one round trip (issue 5: reads' client cost)
+  'readGroups',
   'reap',
   // Queue.audit / Queue.repair (issue 4)
   'reconcileGroups',

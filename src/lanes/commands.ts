@@ -184,6 +184,16 @@ export class Commands {
     return this.run('reap', keys, [k.base, p.batch]) as Promise<number>;
   }
 
+  /** `readGroups-3.lua`: `[limit, active, pending, paused]` of each group, flat. */
+  readGroups(p: { groups: readonly string[] }): Promise<(string | number | null)[]> {
+    const k = this.k;
+    return this.run(
+      'readGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, ...p.groups],
+    ) as Promise<(string | number | null)[]>;
+  }
+
   /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */
   reconcileLeases(p: { mode: 'audit' | 'repair' }): Promise<FlatFindings> {
     const k = this.k;

@@ -425,26 +425,17 @@ export class Queue {
    */
   private async readGroups(ids: string[]): Promise<GroupInfo[]> {
     if (ids.length === 0) return [];
-    const k = this.keys;
-    const multi = this.redis.multi();
-    for (const id of ids) {
-      multi.hget(k.glimit, id).hget(k.gactive, id).zcard(k.lane(id)).sismember(k.paused, id);
-    }
-    const replies = (await multi.exec()) ?? [];
-    return ids.map((id, i) => {
-      const at = (j: number) => {
-        const [err, value] = replies[i * 4 + j] ?? [null, null];
-        if (err) throw err;
-        return value;
-      };
-      return groupInfo(
+    // One script, not a MULTI of four commands a group: a fraction of the client's work.
+    const flat = await this.commands.readGroups({ groups: ids });
+    return ids.map((id, i) =>
+      groupInfo(
         this.name,
         id,
-        at(0) as string | null,
-        at(1) as string | null,
-        Number(at(2)),
-        at(3) === 1,
-      );
-    });
+        flat[i * 4] as string | null,
+        flat[i * 4 + 1] as string | null,
+        Number(flat[i * 4 + 2]),
+        flat[i * 4 + 3] === 1,
+      ),
+    );
   }
 }

@@ -1,0 +1,33 @@
+--[[
+  readGroups — the state of a page of groups in one round trip, for Queue.group and the pages
+  of Queue.groups (DESIGN.md §2 "Reads"). Read-only; O(page).
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] paused   set    paused groups
+
+    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it; it
+                     shares the queue's slot
+    ARGV[2 ..]       group ids
+
+  Output: { limit, active, pending, paused } for each group in turn, flat, as
+          includes/groupReply.lua answers for one
+
+  Events: none.
+]]
+--- @include "groupReply"
+
+local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local base = ARGV[1]
+local reply = {}
+for i = 2, #ARGV do
+  local group = ARGV[i]
+  local one = groupReply(k, group, base .. 'g:' .. group .. ':pending')
+  local n = #reply
+  reply[n + 1] = one[1]
+  reply[n + 2] = one[2]
+  reply[n + 3] = one[3]
+  reply[n + 4] = one[4]
+end
+return reply
