@@ -686,6 +686,14 @@ describe('completeAndClaim, batches', () => {
       ],
       ['more tokens than claims', () => q.completeAndClaim([ok], { claim: 1, tokens: ['a', 'b'] })],
       ['tokens with claim 0', () => q.completeAndClaim([ok], { claim: 0, tokens: ['a'] })],
+      // shapes a JavaScript caller can pass past the types
+      ['completions null', () => q.completeAndClaim(null as never)],
+      ['completions a string', () => q.completeAndClaim('abc' as never)],
+      ['completions array-like', () => q.completeAndClaim({ length: 2 } as never)],
+      ['a null completion', () => q.completeAndClaim([ok, null as never])],
+      ['a numeric token', () => q.completeAndClaim([{ id: j.id, token: 7 as never }])],
+      ['tokens a string', () => q.completeAndClaim([ok], { tokens: 'abc' as never })],
+      ['a numeric claim token', () => q.completeAndClaim([ok], { tokens: [7 as never] })],
     ];
     for (const [what, call] of bad) {
       await expect(call(), what).rejects.toMatchObject({ code: ErrorCode.BAD_USER_INPUT });

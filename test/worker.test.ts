@@ -25,6 +25,9 @@ import { useTestRedis } from './support/redis.js';
 /** Queue names are unique per run, in case REDIS_URL points at a Redis that outlives it. */
 const RUN = Math.random().toString(36).slice(2, 8);
 const CHILD = fileURLToPath(new URL('./fixtures/worker-child.ts', import.meta.url));
+const NO_LISTENER_CHILD = fileURLToPath(
+  new URL('./fixtures/worker-no-listener.ts', import.meta.url),
+);
 /** Parked workers in these tests would sleep this long without a wake. */
 const PARK_MS = 60_000;
 /** "Promptly": far below PARK_MS, generous for a loaded 2-core machine. */
@@ -549,6 +552,70 @@ describe('Worker', () => {
     expect(flight.peakTotal).toBe(2);
     releaseRest.resolve();
     await waitFor('everything to complete', async () => (await q.stats()).completed === 2);
+  });
+
+  it('takes a processor that returns a plain value or nothing as a success', async () => {
+    const q = queue();
+    const seen: string[] = [];
+    // Plain JavaScript callers are not held to `Promise`; a throw is still a failure.
+    const w = worker(q, ((job: Job) => {
+      seen.push(job.id);
+      if (job.group === 'boom') throw new Error('sync throw');
+      return job.group === 'value' ? 42 : undefined;
+    }) as unknown as Processor);
+    const a = await q.enqueue('value');
+    const b = await q.enqueue('nothing');
+    const c = await q.enqueue('boom', null, { maxAttempts: 1 });
+    await waitFor('all three to settle', async () => {
+      const s = await q.stats();
+      return s.completed === 2 && s.dead === 1;
+    });
+    expect(seen.sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(await q.job(c.id)).toMatchObject({ state: 'DEAD', lastError: 'sync throw' });
+    expect(await q.counts()).toMatchObject({ active: 0, pending: 0 });
+    await w.close();
+  });
+
+  it('rejects bad options with BAD_USER_INPUT', () => {
+    const q = queue();
+    const bad: WorkerOptions[] = [
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { leaseMs: 0 },
+      { extendEveryMs: Number.NaN },
+      { extendEveryMs: -1 },
+      { extendEveryMs: 0.5 },
+      { parkTimeoutMs: Number.NaN },
+      { parkTimeoutMs: 0 },
+      { parkTimeoutMs: 86_400_001 },
+    ];
+    for (const options of bad) {
+      expect(
+        () => new Worker(q, async () => {}, { ...options, autorun: false }),
+        JSON.stringify(options),
+      ).toThrow(expect.objectContaining({ code: ErrorCode.BAD_USER_INPUT }));
+    }
+  });
+
+  it('without an error listener, a failed call ends the process instead of retrying without pause', async () => {
+    const q = queue();
+    const child = fork(NO_LISTENER_CHILD, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, RINGMASTER_CHILD_REDIS: redis.url, RINGMASTER_CHILD_QUEUE: q.name },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = once(child, 'exit');
+    await within(PROMPT_MS * 5, 'the child to park', once(child, 'message'));
+    // Wake it: its next call meets the closed connection.
+    await q.redis.lpush(q.keys.wake, '1');
+    const [code] = (await within(PROMPT_MS * 5, 'the child to exit', exited)) as [number | null];
+    expect(code, stderr).not.toBe(0);
+    expect(stderr).toMatch(/Connection is closed|Stream isn't writeable|max retries/i);
   });
 
   it('a worker killed mid-job: the lease expires, one permit is released, another worker reruns it', async () => {

@@ -173,11 +173,16 @@ export class Queue {
       tokens?: readonly string[] | undefined;
     } = {},
   ): Promise<CompleteAndClaimResult> {
+    if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
     validate.batchSize('completions', completions.length);
-    const claim = validate.batchSize('claim', options.claim ?? options.tokens?.length ?? 1);
-    const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
-    const tokens = options.tokens?.map((t) => validate.token(t)) ?? [];
-    if (options.tokens !== undefined && tokens.length !== claim) {
+    const opts = options ?? {};
+    if (opts.tokens != null && !Array.isArray(opts.tokens)) {
+      throw badInput('tokens', 'must be an array of lease tokens');
+    }
+    const claim = validate.batchSize('claim', opts.claim ?? opts.tokens?.length ?? 1);
+    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
+    const tokens = opts.tokens?.map((t) => validate.token(t)) ?? [];
+    if (opts.tokens != null && tokens.length !== claim) {
       throw badInput('tokens', `must hold one token per claim (${claim})`);
     }
     while (tokens.length < claim) tokens.push(randomUUID());
@@ -185,6 +190,9 @@ export class Queue {
     const sent: { id: string; token: string }[] = [];
     const sentAt: number[] = [];
     for (const [i, c] of completions.entries()) {
+      if (c === null || typeof c !== 'object') {
+        throw badInput('completions', 'each must be an object { id, token }');
+      }
       const token = validate.token(c.token);
       try {
         sent.push({ id: validate.jobId(this.name, c.id), token });

@@ -86,6 +86,15 @@ export function reapBatch(value: unknown): number {
 }
 
 /**
+ * A period or timeout of the Worker (`extendEveryMs`, `parkTimeoutMs`): an integer number of ms
+ * in 1..86,400,000. Not a DESIGN.md §5 input but an engine one: NaN or a negative period would
+ * make the lease timer fire every millisecond.
+ */
+export function durationMs(argument: string, value: unknown): number {
+  return integerIn(argument, value, 1, Limits.maxLeaseMs);
+}
+
+/**
  * A batch size of `completeAndClaim` (completions or claims): an integer in 0..1,000. Not a
  * DESIGN.md §5 input but an engine one: a script cannot unpack an unbounded list.
  */

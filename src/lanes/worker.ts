@@ -37,11 +37,15 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** Lease per claim (ms). Default 30,000. */
   readonly leaseMs?: number;
-  /** How often a running job's lease is extended (ms). Default leaseMs / 3. */
+  /**
+   * How often a running job's lease is extended (ms, 1..86,400,000). Default leaseMs / 3. At
+   * leaseMs or more, leases lapse while jobs run: the reaper takes them back.
+   */
   readonly extendEveryMs?: number;
   /**
    * Longest park on the wake list before claiming again anyway (ms), so a lost wake token
-   * (trimmed, or pushed before a restart) costs at most this much latency. Default 5,000.
+   * (trimmed, or pushed before a restart) costs at most this much latency. 1..86,400,000;
+   * default 5,000.
    */
   readonly parkTimeoutMs?: number;
   /** Start claiming at once. Default true; else call {@link Worker.run}. */
@@ -144,8 +148,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.wantsSignal = processor.length >= 2;
     this.claimCap = Math.min(Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
     this.leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
-    this.extendEveryMs = Math.max(1, Math.floor(options.extendEveryMs ?? this.leaseMs / 3));
-    this.parkTimeoutSec = Math.max(0.01, (options.parkTimeoutMs ?? 5_000) / 1000);
+    this.extendEveryMs =
+      options.extendEveryMs === undefined
+        ? Math.max(1, Math.floor(this.leaseMs / 3))
+        : validate.durationMs('extendEveryMs', options.extendEveryMs);
+    const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
+    this.parkTimeoutSec = Math.max(0.01, parkTimeoutMs / 1000);
     this.blocking = queue.redis.duplicate();
     // Without a listener an 'error' event would crash the process; errors surface through
     // the calls that fail instead.
@@ -237,9 +245,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
         },
         (error: unknown) => {
           this.claiming -= claim;
-          this.emit('error', asError(error));
           // Closing: the leases expire and the reaper gives the jobs back.
           if (!this.closed.signal.aborted) this.retryLater(done);
+          // Last: with no 'error' listener this throws, and the process ends as Node's
+          // EventEmitter contract says, rather than the worker retrying without a backoff.
+          this.emit('error', asError(error));
         },
       )
       .finally(() => {
@@ -327,7 +337,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.running.set(slot, run);
     let outcome: Promise<unknown>;
     try {
-      outcome = lease ? this.processor(job, lease.signal) : this.processor(job, NO_SIGNAL);
+      // A processor typed loosely (plain JavaScript) may return a non-promise: a success.
+      outcome = Promise.resolve(
+        lease ? this.processor(job, lease.signal) : this.processor(job, NO_SIGNAL),
+      );
     } catch (error) {
       outcome = Promise.reject(error);
     }
