@@ -21,7 +21,6 @@ import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
-import { Limits } from './validate.js';
 
 /**
  * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
@@ -146,7 +145,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
     this.concurrency = concurrency;
     this.wantsSignal = processor.length >= 2;
-    this.claimCap = Math.min(Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
+    this.claimCap = Math.min(validate.Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
     this.leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
     this.extendEveryMs =
       options.extendEveryMs === undefined
@@ -218,7 +217,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     while (this.inFlight < MAX_IN_FLIGHT && this.backoff === null) {
       const closing = this.closed.signal.aborted;
       // The completions sent now free their slots before this call's claims run.
-      const done = this.finished.splice(0, Limits.maxBatch);
+      const done = this.finished.splice(0, validate.Limits.maxBatch);
       const claim =
         closing || !this.wantWork ? 0 : Math.min(this.claimCap, Math.max(0, this.free()));
       if (done.length === 0 && claim === 0) break;
