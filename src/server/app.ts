@@ -55,7 +55,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       embedded = await startRedisServer({
         dataDir: config.dataDir,
         appendOnly: true,
-        logger: logger.child({ component: 'embedded-redis' }),
+        // Its lines carry component 'redis-server' themselves (a child logger would repeat the key).
+        logger,
       });
     } catch (error) {
       releaseDataDir();
