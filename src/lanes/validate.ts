@@ -18,6 +18,8 @@ export const Limits = {
   maxReapBatch: 10_000,
   /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
   maxBatch: 1_000,
+  /** Jobs one Worker runs at once. */
+  maxConcurrency: 10_000,
 } as const;
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -83,6 +85,11 @@ export function pageSize(value: unknown): number {
  */
 export function reapBatch(value: unknown): number {
   return integerIn('batch', value, 1, Limits.maxReapBatch);
+}
+
+/** A Worker's concurrency: an integer in 1..10,000 (jobs at once). An engine input, like the next. */
+export function concurrency(value: unknown): number {
+  return integerIn('concurrency', value, 1, Limits.maxConcurrency);
 }
 
 /**

@@ -107,7 +107,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private wantWork = true;
   /** The last park ended on a wake token (not on its timeout). */
   private woken = false;
-  private parking: Promise<void> | null = null;
+  private parking = false;
   private readonly closed = new AbortController();
   /** `completeAndClaim` calls on the wire, and the jobs they claim (counts). */
   private inFlight = 0;
@@ -136,13 +136,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     options: WorkerOptions = {},
   ) {
     super();
-    const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
-      throw new RingmasterError(
-        ErrorCode.BAD_USER_INPUT,
-        'concurrency: must be an integer from 1 to 10000',
-      );
-    }
+    const concurrency = validate.concurrency(options.concurrency ?? 1);
     this.concurrency = concurrency;
     this.wantsSignal = processor.length >= 2;
     this.claimCap = Math.min(validate.Limits.maxBatch, Math.ceil(concurrency / MAX_IN_FLIGHT));
@@ -303,7 +297,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /** Wait on the wake list (once at a time) until a re-ring or the park timeout. */
   private park(): void {
     if (this.parking) return;
-    this.parking = (async () => {
+    this.parking = true;
+    void (async () => {
       try {
         // Null on the park timeout: then no token was taken, and none is passed on.
         const token = await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec);
@@ -313,7 +308,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.emit('error', asError(error));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
-        this.parking = null;
+        this.parking = false;
         this.wantWork = true;
         this.pump();
       }
