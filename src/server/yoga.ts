@@ -15,6 +15,7 @@ import type { BrowserPolicy } from './browser.js';
 import { maskError } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
 import { useQueryLimits } from './limits.js';
+import { useSharedSubscriptionExecution } from './sharedExecution.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -50,6 +51,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
       },
     }),
     ...useQueryLimits(),
+    // Field auth reads the role, so only subscribers of one role share an event's result.
+    useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
   ];
   if (!deps.introspection) plugins.push(useNoIntrospection());
 

@@ -1,0 +1,136 @@
+/**
+ * One execution per event, not per subscriber (issue 5, "Subscription fan-out").
+ *
+ * A subscription event is executed against the operation's selection set once for every
+ * subscriber in graphql-js' design (`MapSourceToResponseEvent`). Ringmaster's live feed hands the
+ * same event object to every subscriber of a queue (`src/pubsub/ringWatch.ts` renders once per
+ * distinct previous ring), so a thousand admin UIs watching one ring would run the same
+ * selection a thousand times over the same object. This plugin executes each event once per
+ * (event, document, operation, variables, scope) and gives every subscriber that shares those
+ * the same result object. Results are never mutated downstream: envelop's result hooks
+ * (error masking) replace a result rather than edit it, and graphql-ws only serializes it.
+ *
+ * The source stream is still made per subscriber, by the field's own `subscribe` resolver, so
+ * auth and argument checks run for each; only the per-event execution is shared. An operation
+ * whose variables do not coerce goes through the executor's own subscribe, unchanged, so its
+ * errors are the ones every other operation gets.
+ */
+import { buildExecutionContext } from '@graphql-tools/executor';
+import {
+  createSourceEventStream,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface SharedExecutionOptions {
+  /**
+   * What in the context can change a result besides the event and the operation — for
+   * Ringmaster the caller's role, which field auth reads. Subscribers share a result only when
+   * this key is equal.
+   */
+  scopeOf(context: unknown): string;
+}
+
+/** event → document → "operation, variables, scope" → result */
+type Cache = WeakMap<object, WeakMap<object, Map<string, MaybePromise<ExecutionResult>>>>;
+
+/** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
+export function useSharedSubscriptionExecution(options: SharedExecutionOptions): Plugin {
+  const cache: Cache = new WeakMap();
+  return {
+    onSubscribe({ subscribeFn, setSubscribeFn }) {
+      setSubscribeFn(async (args: ExecutionArgs) => {
+        // Variables that do not coerce: let the executor answer, with its codes and statuses.
+        if (Array.isArray(buildExecutionContext(args))) return subscribeFn(args);
+        const source = await createSourceEventStream(args);
+        if (!isAsyncIterator(source)) return source;
+        const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
+          args.variableValues ?? {},
+        )}\u0000${options.scopeOf(args.contextValue)}`;
+        // The per-event execution must not hold the first subscriber's abort signal.
+        const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };
+        return new SharedExecutionStream(source, (event) =>
+          resultFor(cache, event, args.document, key, () =>
+            execute({ ...perEvent, rootValue: event }),
+          ),
+        );
+      });
+    },
+  };
+}
+
+function resultFor(
+  cache: Cache,
+  event: unknown,
+  document: object,
+  key: string,
+  run: () => MaybePromise<ExecutionResult>,
+): MaybePromise<ExecutionResult> {
+  // A primitive event cannot key a WeakMap; it is cheap to execute and rare (not ours).
+  if (event === null || typeof event !== 'object') return run();
+  let byDocument = cache.get(event);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    cache.set(event, byDocument);
+  }
+  let byKey = byDocument.get(document);
+  if (!byKey) {
+    byKey = new Map();
+    byDocument.set(document, byKey);
+  }
+  let result = byKey.get(key);
+  if (result === undefined) {
+    result = run() as MaybePromise<ExecutionResult>;
+    byKey.set(key, result);
+  }
+  return result;
+}
+
+function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown>)?.[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * The source stream mapped through the shared execution. One layer, and `return()` reaches the
+ * source at once (the live feed's streams release their listener there).
+ */
+class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined, unknown> {
+  private readonly iterator: AsyncIterator<unknown>;
+
+  constructor(
+    source: AsyncIterable<unknown>,
+    private readonly map: (event: unknown) => MaybePromise<ExecutionResult>,
+  ) {
+    this.iterator = source[Symbol.asyncIterator]();
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    return this.iterator.next().then((step) => {
+      if (step.done) return { value: undefined, done: true };
+      const result = this.map(step.value);
+      // Our resolvers are synchronous: no extra promise hop per subscriber for them.
+      return result instanceof Promise
+        ? result.then((value) => ({ value, done: false }))
+        : { value: result, done: false };
+    });
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    await this.iterator.return?.();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<ExecutionResult, undefined>> {
+    if (this.iterator.throw) await this.iterator.throw(error);
+    else await this.iterator.return?.();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
