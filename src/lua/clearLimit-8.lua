@@ -30,8 +30,7 @@ local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
 
-local wasServiceable, wasSaturated = groupState(k, group, laneKey)
+local before = readGroup(k, group, laneKey)
 redis.call('HDEL', k.glimit, group)
 redis.call('ZADD', groupsKey, 0, group)
-settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
-return groupReply(k, group, laneKey)
+return fieldsReply((settleFields(k, group, before, 'limit', false)))

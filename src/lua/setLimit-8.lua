@@ -38,11 +38,11 @@ local groupsKey = KEYS[7]
 local group = ARGV[1]
 local limit = ARGV[2]
 
-local wasServiceable, wasSaturated = groupState(k, group, laneKey)
+local before = readGroup(k, group, laneKey)
 redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)
-settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
-if not wasServiceable and activeOf(k.gactive, group) >= tonumber(limit) then
+local after, wasServiceable, saturated = settleFields(k, group, before, 'limit', limit)
+if saturated and not wasServiceable then
   redis.call('LREM', k.ring, 0, group)
 end
-return groupReply(k, group, laneKey)
+return fieldsReply(after)

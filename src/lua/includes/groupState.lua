@@ -14,6 +14,8 @@
     serviceable  not paused, below its limit (or no limit), pending > 0 — on the ring by I1
     saturated    a limit is set and active >= limit (counted in stats.saturated)
     limit        the limit (nil for none)
+  standing is the same judgement for fields already read (readGroup in groupReply.lua), so a
+  script that changes one field knows the state after without reading the others again.
 ]]
 local function parseLimit(raw)
   if raw and string.match(raw, '^%d+$') then
@@ -47,3 +49,9 @@ local function groupState(k, group, laneKey, active)
   return redis.call('ZCARD', laneKey) > 0, saturated, limit
 end
 
+
+local function standing(g)
+  local limit = parseLimit(g.limit)
+  local saturated = limit ~= nil and parseActive(g.active) >= limit
+  return not saturated and g.paused == 0 and g.pending > 0, saturated
+end

@@ -20,8 +20,8 @@ local function reRing(k, group)
   redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
 end
 
-local function settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
-  local serviceable, saturated = groupState(k, group, laneKey)
+-- The ring and the saturated counter for a change of standing already known on both sides.
+local function applyStanding(k, group, wasServiceable, wasSaturated, serviceable, saturated)
   if serviceable and not wasServiceable then
     reRing(k, group)
   elseif wasServiceable and not serviceable then
@@ -30,6 +30,28 @@ local function settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
   if saturated ~= wasSaturated then
     redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)
   end
+end
+
+local function settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
+  local serviceable, saturated = groupState(k, group, laneKey)
+  applyStanding(k, group, wasServiceable, wasSaturated, serviceable, saturated)
+end
+
+--[[
+  settleGroup for a steering script (setLimit, clearLimit, resume) that read the group's fields
+  once (readGroup) and changed one of them: the state after is judged from the fields, not
+  read again. Returns the group's fields after the change, and whether it was serviceable
+  before and is saturated after.
+]]
+local function settleFields(k, group, before, field, value)
+  local after = {
+    limit = before.limit, active = before.active, pending = before.pending, paused = before.paused,
+  }
+  after[field] = value
+  local wasServiceable, wasSaturated = standing(before)
+  local serviceable, saturated = standing(after)
+  applyStanding(k, group, wasServiceable, wasSaturated, serviceable, saturated)
+  return after, wasServiceable, saturated
 end
 
 --[[
