@@ -220,6 +220,39 @@ describe('Group.reason and Group.blockedBy', () => {
       sub.close();
     }
   });
+
+  it("groupChanged's reason reads the ring as it is at each event, for early and late subscribers", async () => {
+    // Subscribers share each event's execution (src/server/sharedExecution.ts), and a
+    // subscription's context lives as long as it does: neither may freeze the ring position.
+    const queue = engineQueue();
+    await enqueue(queue, 'a', 1);
+    const vars = { queue: queue.name, group: 'a' };
+    type Event = GroupReasonChangedSubscription['groupChanged'];
+    const reasonOf = async (sub: { events: { next(): Promise<unknown> } }): Promise<string> =>
+      (dataOf((await sub.events.next()) as never) as { groupChanged: Event }).groupChanged.reason;
+    const early = wsSubscribe(server.ws(), GroupReasonChangedDocument, vars);
+    const subs = [early];
+    try {
+      expect(await reasonOf(early)).toBe('on the ring at position 1 of 1: next to be served');
+      await enqueue(queue, 'b', 1);
+      await enqueue(queue, 'c', 1);
+      // Same document and variables, later: handed the watch's latest state, read afresh.
+      const late = wsSubscribe(server.ws(), GroupReasonChangedDocument, vars);
+      subs.push(late);
+      expect(await reasonOf(late)).toBe('on the ring at position 1 of 3: next to be served');
+      // a is served and leaves the ring (its lane is empty); a new job puts it at the tail.
+      expect((await queue.claim({ leaseMs: 600_000 }))?.group).toBe('a');
+      await enqueue(queue, 'a', 1);
+      for (const sub of subs) {
+        let reason = await reasonOf(sub);
+        // The claim (a's count changed) may arrive as an event of its own first.
+        if (!reason.startsWith('on the ring')) reason = await reasonOf(sub);
+        expect(reason).toBe('on the ring at position 3 of 3');
+      }
+    } finally {
+      for (const sub of subs) sub.close();
+    }
+  });
 });
 
 describe('Queue.stats', () => {

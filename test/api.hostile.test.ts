@@ -766,6 +766,25 @@ interface WsCase {
   /** with none of the three, the socket must still be open (a ping answered) after the steps. */
 }
 
+/** Subscriptions whose root field is conditional: label, document, variables. */
+const CONDITIONAL_ROOTS: readonly [string, string, Record<string, unknown>][] = [
+  [
+    'included if false',
+    'subscription { groupChanged(queue: "hostile", group: "g") @include(if: false) { id } }',
+    {},
+  ],
+  [
+    'skipped by a variable',
+    'subscription($s: Boolean!) { ringChanged(queue: "hostile") @skip(if: $s) { ring } }',
+    { s: true },
+  ],
+  [
+    'skipped inside a fragment',
+    'subscription { ...F } fragment F on Subscription { ringChanged(queue: "hostile") @skip(if: false) { ring } }',
+    {},
+  ],
+];
+
 const INIT = JSON.stringify({ type: 'connection_init', payload: {} });
 const subscribe = (id: string, query: string) =>
   JSON.stringify({ id, type: 'subscribe', payload: { query } });
@@ -905,6 +924,19 @@ const WS_CASES: WsCase[] = [
     ],
     errorCode: 'BAD_USER_INPUT',
   },
+  // A subscription's root field may not be conditional (subscriptionRoot.ts): each of these once
+  // made graphql-js throw instead of answer, and the first closed the whole socket (4500).
+  ...CONDITIONAL_ROOTS.map(
+    ([label, query, variables]): WsCase => ({
+      name: `a subscription whose root field is ${label}, over the socket`,
+      steps: [
+        { send: INIT },
+        ACK,
+        { send: JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }) },
+      ],
+      errorCode: 'GRAPHQL_VALIDATION_FAILED',
+    }),
+  ),
 ];
 
 interface WsResult {
@@ -1023,6 +1055,46 @@ describe('the hostile table over WebSocket', () => {
       expect(result.closeCode, result.frames.join(' | ')).toBe(c.close);
     }
     await expectServerUp(api, true);
+  });
+});
+
+describe('subscription refusals on both transports', () => {
+  it.each(CONDITIONAL_ROOTS)(
+    'a root field %s is refused over SSE with GRAPHQL_VALIDATION_FAILED',
+    async (_label, query, variables) => {
+      const response = await post(
+        api.endpoint,
+        { query, variables },
+        { accept: 'text/event-stream' },
+      );
+      expect(codes(response.json), response.text).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    },
+  );
+
+  it('a variable that does not coerce is BAD_USER_INPUT over the socket, without HTTP details', async () => {
+    const query = 'subscription($q: String!) { ringChanged(queue: $q) { ring } }';
+    const result = await playWs({
+      name: 'uncoercible variable',
+      steps: [
+        { send: INIT },
+        ACK,
+        {
+          send: JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: { query, variables: { q: 5 } },
+          }),
+        },
+        { await: 'complete' },
+      ],
+    });
+    const next = result.frames
+      .map((f) => JSON.parse(f) as { type: string; payload?: { errors?: unknown[] } })
+      .find((m) => m.type === 'next');
+    expect(next?.payload?.errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT' } }),
+    ]);
+    expect(result.stillOpen).toBe(true);
   });
 });
 

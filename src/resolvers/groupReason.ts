@@ -69,21 +69,31 @@ export function reasonSentence(g: GroupInfo, ring: RingPosition | null): string 
 }
 
 /**
- * Ring positions, read once per queue per operation: a page of 500 groups (times aliases)
- * asking for `reason` costs one O(ring) read, not one per group.
+ * Ring positions, read once per queue per execution: a page of 500 groups (times aliases)
+ * asking for `reason` costs one O(ring) read, not one per group. An execution is a request's
+ * context for a query; for a subscription, whose context lives as long as it does, it is the
+ * event being executed (the root value), so every event reads the ring as it is then.
  */
-const positionsByOperation = new WeakMap<Context, Map<string, Promise<RingIndex>>>();
+const positionsByExecution = new WeakMap<
+  Context,
+  WeakMap<object, Map<string, Promise<RingIndex>>>
+>();
 
 interface RingIndex {
   readonly length: number;
   readonly position: ReadonlyMap<string, number>;
 }
 
-function ringIndex(ctx: Context, queueName: string): Promise<RingIndex> {
-  let byQueue = positionsByOperation.get(ctx);
+function ringIndex(ctx: Context, execution: object, queueName: string): Promise<RingIndex> {
+  let byExecution = positionsByExecution.get(ctx);
+  if (!byExecution) {
+    byExecution = new WeakMap();
+    positionsByExecution.set(ctx, byExecution);
+  }
+  let byQueue = byExecution.get(execution);
   if (!byQueue) {
     byQueue = new Map();
-    positionsByOperation.set(ctx, byQueue);
+    byExecution.set(execution, byQueue);
   }
   let index = byQueue.get(queueName);
   if (!index) {
@@ -101,10 +111,14 @@ function ringIndex(ctx: Context, queueName: string): Promise<RingIndex> {
   return index;
 }
 
-/** `Group.reason`: reads the ring (once per operation) only when the group is serviceable. */
-export async function reason(ctx: Context, g: GroupInfo): Promise<string> {
+/**
+ * `Group.reason`: reads the ring (once per execution) only when the group is serviceable.
+ * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
+ */
+export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
-  const { length, position } = await ringIndex(ctx, g.queue);
+  const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
+  const { length, position } = await ringIndex(ctx, execution, g.queue);
   const at: RingPosition = { position: position.get(g.id) ?? null, length };
   return reasonSentence(g, at);
 }

@@ -30,6 +30,6 @@ builder.objectFields(GroupRef, (t) => ({
   reason: t.string({
     description:
       'One plain sentence: paused; at its limit (n of m in flight); parked; idle; or on the ring at position p of r (reading the position costs O(ring) for this group).',
-    resolve: (g, _args, ctx) => resolve.reason(ctx, g),
+    resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

@@ -6,9 +6,10 @@
  * same event object to every subscriber of a queue (`src/pubsub/ringWatch.ts` renders once per
  * distinct previous ring), so a thousand admin UIs watching one ring would run the same
  * selection a thousand times over the same object. This plugin executes each event once per
- * (event, document, operation, variables, scope) and gives every subscriber that shares those
- * the same result object. Results are never mutated downstream: envelop's result hooks
- * (error masking) replace a result rather than edit it, and graphql-ws only serializes it.
+ * (event, document, operation, variables, scope) in each burst of deliveries, with the context
+ * of the first subscriber to pull it, and gives every subscriber that shares those the same
+ * result object. Results are never mutated downstream: envelop's result hooks (error masking)
+ * replace a result rather than edit it, and graphql-ws only serializes it.
  *
  * The source stream is still made per subscriber, by the field's own `subscribe` resolver, so
  * auth and argument checks run for each; only the per-event execution is shared. An operation
@@ -35,18 +36,73 @@ export interface SharedExecutionOptions {
   scopeOf(context: unknown): string;
 }
 
-/** event → document → "operation, variables, scope" → result */
-type Cache = WeakMap<object, WeakMap<object, Map<string, MaybePromise<ExecutionResult>>>>;
+/**
+ * Results of the fan-out under way: event → document → "operation, variables, scope" → result.
+ * Emptied once the current burst of deliveries is over (the next turn of the event loop):
+ * the subscribers waiting for an event all receive it in one burst, while one that joins later
+ * and is handed the same (latest) event is executed afresh, so a field that reads more than the
+ * event (`Group.reason` reads the ring) is never answered from an earlier moment.
+ */
+class BurstCache {
+  private byEvent = new WeakMap<
+    object,
+    WeakMap<object, Map<string, MaybePromise<ExecutionResult>>>
+  >();
+  private clearing = false;
+
+  resultFor(
+    event: unknown,
+    document: object,
+    key: string,
+    run: () => MaybePromise<ExecutionResult>,
+  ): MaybePromise<ExecutionResult> {
+    // A primitive event cannot key a WeakMap; it is cheap to execute and rare (not ours).
+    if (event === null || typeof event !== 'object') return run();
+    let byDocument = this.byEvent.get(event);
+    if (!byDocument) {
+      byDocument = new WeakMap();
+      this.byEvent.set(event, byDocument);
+    }
+    let byKey = byDocument.get(document);
+    if (!byKey) {
+      byKey = new Map();
+      byDocument.set(document, byKey);
+    }
+    let result = byKey.get(key);
+    if (result === undefined) {
+      result = run();
+      byKey.set(key, result);
+      this.clearSoon();
+    }
+    return result;
+  }
+
+  private clearSoon(): void {
+    if (this.clearing) return;
+    this.clearing = true;
+    setImmediate(() => {
+      this.byEvent = new WeakMap();
+      this.clearing = false;
+    }).unref();
+  }
+}
 
 /** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
 export function useSharedSubscriptionExecution(options: SharedExecutionOptions): Plugin {
-  const cache: Cache = new WeakMap();
+  const cache = new BurstCache();
   return {
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn(async (args: ExecutionArgs) => {
         // Variables that do not coerce: let the executor answer, with its codes and statuses.
         if (Array.isArray(buildExecutionContext(args))) return subscribeFn(args);
-        const source = await createSourceEventStream(args);
+        let source: Awaited<ReturnType<typeof createSourceEventStream>>;
+        try {
+          source = await createSourceEventStream(args);
+        } catch {
+          // graphql-js throws (rather than answers) for a document its executor cannot start;
+          // graphql-tools' subscribe answers such a document with errors: let it.
+          return subscribeFn(args);
+        }
         if (!isAsyncIterator(source)) return source;
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
@@ -54,40 +110,13 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
         // The per-event execution must not hold the first subscriber's abort signal.
         const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };
         return new SharedExecutionStream(source, (event) =>
-          resultFor(cache, event, args.document, key, () =>
+          cache.resultFor(event, args.document, key, () =>
             execute({ ...perEvent, rootValue: event }),
           ),
         );
       });
     },
   };
-}
-
-function resultFor(
-  cache: Cache,
-  event: unknown,
-  document: object,
-  key: string,
-  run: () => MaybePromise<ExecutionResult>,
-): MaybePromise<ExecutionResult> {
-  // A primitive event cannot key a WeakMap; it is cheap to execute and rare (not ours).
-  if (event === null || typeof event !== 'object') return run();
-  let byDocument = cache.get(event);
-  if (!byDocument) {
-    byDocument = new WeakMap();
-    cache.set(event, byDocument);
-  }
-  let byKey = byDocument.get(document);
-  if (!byKey) {
-    byKey = new Map();
-    byDocument.set(document, byKey);
-  }
-  let result = byKey.get(key);
-  if (result === undefined) {
-    result = run() as MaybePromise<ExecutionResult>;
-    byKey.set(key, result);
-  }
-  return result;
 }
 
 function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & AsyncIterable<unknown> {

@@ -4,7 +4,12 @@
  * (STYLE.md 10). A socket whose `connection_init` carries no valid token is closed with 4403.
  */
 import type { Server } from 'node:http';
-import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
+import {
+  type ExecutionArgs,
+  type FormattedExecutionResult,
+  GraphQLError,
+  getOperationAST,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
@@ -42,6 +47,15 @@ export function attachWebSocket(
       execute: (args) => (args.rootValue as RootValue).execute(args),
       subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
       onConnect: (ctx) => auth.roleOf(ctx.connectionParams?.authorization) !== null,
+      // Results with errors lose Yoga's HTTP-only `extensions.http` here, as refusals do.
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!result.errors?.some((e) => e.extensions?.http !== undefined)) return undefined;
+        const { errors, ...rest } = result;
+        return {
+          ...rest,
+          errors: errors.map((e) => forSocket(e).toJSON()),
+        } as FormattedExecutionResult;
+      },
       onSubscribe: async (ctx, _id, params) => {
         // This operation is already counted in ctx.subscriptions (graphql-ws adds it first).
         if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {

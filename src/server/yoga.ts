@@ -16,6 +16,7 @@ import { maskError } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
 import { useQueryLimits } from './limits.js';
 import { useSharedSubscriptionExecution } from './sharedExecution.js';
+import { useSubscriptionRootRule } from './subscriptionRoot.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -51,6 +52,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
       },
     }),
     ...useQueryLimits(),
+    useSubscriptionRootRule(),
     // Field auth reads the role, so only subscribers of one role share an event's result.
     useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
   ];
