@@ -184,7 +184,8 @@ export function render(r: Results): string {
       'of jobs, so calls/job < 1. jobs ÷ floor = jobs/s ÷ floor calls/s: jobs moved per cheapest round trip.',
       '',
       'Cost per job (same runs): scripts = EVALSHA/EVAL per job; Redis cmds = every command Redis ran, inside scripts too;',
-      'Redis CPU and client CPU = µs of redis-server and of this process per job.',
+      'Redis CPU and client CPU = µs of redis-server and of this process per job; Redis busy = Redis CPU µs/job × jobs/s:',
+      "the share of Redis' one thread the run used (1.00: Redis was the ceiling).",
     );
     const perJob: string[][] = [];
     for (const row of r.throughput) {
@@ -199,6 +200,7 @@ export function render(r: Results): string {
           fixed(d.redisCommandsPerJob, 1),
           fixed(d.redisCpuUsecPerJob, 1),
           fixed(d.clientCpuUsecPerJob, 1),
+          fixed((d.redisCpuUsecPerJob * d.jobsPerSec) / 1e6, 2),
         ]);
       }
     }
@@ -210,6 +212,7 @@ export function render(r: Results): string {
           'Redis cmds/job',
           'Redis CPU µs/job',
           'client CPU µs/job',
+          'Redis busy',
         ],
         perJob,
       ),
