@@ -452,6 +452,60 @@ describe('Worker', () => {
     expect(await blockedClients(redis.client(), 'rm-close')).toBe(0);
   });
 
+  it('close({ timeoutMs }) gives up a processor that outlives it: signal aborted, job retried now', async () => {
+    const q = queue('rm-close-timeout');
+    await q.setLimit('g', 1);
+    await q.enqueue('g', { stuck: true });
+    await q.enqueue('g', { next: true });
+    const started = deferred<AbortSignal>();
+    const neverEnds = gate();
+    const w = worker(
+      q,
+      async (_job, signal) => {
+        started.resolve(signal);
+        await neverEnds.promise;
+      },
+      { parkTimeoutMs: PARK_MS },
+    );
+    const failed = once(w, 'failed');
+    const signal = await started.promise;
+
+    let closed = false;
+    const closing = w.close({ timeoutMs: 200 }).then(() => {
+      closed = true;
+    });
+    for (let i = 0; i < 3; i++) await q.counts();
+    expect(closed, 'close waits until the timeout').toBe(false);
+    await within(PROMPT_MS + 200, 'close() to give up the processor', closing);
+
+    expect(signal.aborted).toBe(true);
+    const [job, error] = (await failed) as [Job, Error];
+    expect(error.message).toMatch(/closed before the job finished/);
+    // Back at the head of its lane with the attempt counted, its permit released at once
+    // (no waiting for the lease): the group is serviceable again, the next job untouched.
+    expect(job).toMatchObject({ state: 'PENDING', attempts: 1, payload: { stuck: true } });
+    expect(await q.group('g')).toMatchObject({ active: 0, pending: 2, onRing: true });
+    expect((await q.claim())?.id).toBe(job.id);
+    // Its processor ending later changes nothing.
+    neverEnds.resolve();
+    await q.counts();
+    expect((await q.stats()).completed).toBe(0);
+  });
+
+  it('close() refuses a bad timeoutMs with BAD_USER_INPUT, and closes nothing', async () => {
+    const q = queue();
+    const w = worker(q, async () => {}, { parkTimeoutMs: PARK_MS });
+    for (const timeoutMs of [0, -1, Number.NaN, 1.5e9]) {
+      await expect(w.close({ timeoutMs })).rejects.toMatchObject({
+        code: ErrorCode.BAD_USER_INPUT,
+      });
+    }
+    await q.enqueue('g', { after: true });
+    await waitFor('the worker to still run jobs', async () =>
+      (await q.stats()).completed === 1 ? true : undefined,
+    );
+  });
+
   it('close() of a parked worker returns without waiting for the park timeout', async () => {
     const q = queue('rm-idle');
     const w = worker(q, async () => {}, { parkTimeoutMs: PARK_MS });

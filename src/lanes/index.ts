@@ -14,4 +14,4 @@ export type {
   QueueStats,
 } from './types.js';
 export { Limits } from './validate.js';
-export { type Processor, Worker, type WorkerOptions } from './worker.js';
+export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -51,6 +51,17 @@ export interface WorkerOptions {
   readonly autorun?: boolean;
 }
 
+/** Options of {@link Worker.close}. */
+export interface WorkerCloseOptions {
+  /**
+   * How long to wait for running processors (ms, 1..86,400,000). Default: as long as they take.
+   * Past it, each processor still running has its `signal` aborted and its job is retried at
+   * once (back to its lane, or dead at its last attempt, as a crash and the reaper would do,
+   * only sooner); `failed` is emitted for it, and its result is ignored if it comes later.
+   */
+  readonly timeoutMs?: number;
+}
+
 interface WorkerEvents {
   /** A job completed (the job as claimed, with state COMPLETED and finishedAt set). */
   completed: [job: Job];
@@ -176,16 +187,44 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /**
    * Stop claiming, let the jobs in flight finish (each completed or retried as usual), then
-   * close the worker's blocking connection. The queue's own connection is left open.
+   * close the worker's blocking connection. The queue's own connection is left open. With
+   * `timeoutMs`, processors still running after it are given up (see
+   * {@link WorkerCloseOptions}); the first call's options apply to every later call.
+   * @throws RingmasterError BAD_USER_INPUT (as a rejection) for a bad `timeoutMs`
    */
-  close(): Promise<void> {
+  close(options: WorkerCloseOptions = {}): Promise<void> {
+    let timeoutMs: number | null;
+    try {
+      timeoutMs =
+        options.timeoutMs === undefined
+          ? null
+          : validate.durationMs('timeoutMs', options.timeoutMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.closing ??= (async () => {
       this.closed.abort();
       this.blocking.disconnect();
       this.pump();
-      await (this.loop ?? this.drained.resolve());
+      const giveUp = timeoutMs === null ? null : setTimeout(() => this.giveUpRunning(), timeoutMs);
+      try {
+        await (this.loop ?? this.drained.resolve());
+      } finally {
+        if (giveUp) clearTimeout(giveUp);
+      }
     })();
     return this.closing;
+  }
+
+  /** Close's timeout: abort every processor still running and retry its job now. */
+  private giveUpRunning(): void {
+    const reason = new Error('the worker closed before the job finished (close timeoutMs)');
+    for (const [slot, run] of this.running) {
+      this.running.delete(slot);
+      run.lease?.abort(reason);
+      this.sendRetry(run.job, reason);
+    }
+    this.pump();
   }
 
   /** Slots free for new jobs (count): neither running, settling, nor being claimed. */
@@ -346,22 +385,29 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** A processor ended: queue its completion, or send its retry now. */
   private settle(slot: number, failure: Error | null): void {
-    const run = this.running.get(slot) as Running;
+    const run = this.running.get(slot);
+    // Given up by close's timeout: its job was retried already.
+    if (run === undefined) return;
     this.running.delete(slot);
     if (!failure) {
       this.finished.push(run.job);
       this.pump();
       return;
     }
+    this.sendRetry(run.job, failure);
+  }
+
+  /** Retry a job whose processor failed (or was given up); the call holds a slot until answered. */
+  private sendRetry(job: Job, failure: Error): void {
     const retry = this.queue
-      .retry(run.job.id, run.job.token as string, failure.message)
+      .retry(job.id, job.token as string, failure.message)
       .then(
         (retried) => {
           this.emit('failed', retried, failure);
         },
         (error: unknown) => {
           if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
-            this.emit('leaseLost', run.job);
+            this.emit('leaseLost', job);
           } else {
             // Redis unreachable: the lease will expire and the reaper gives the job back.
             this.emit('error', asError(error));
