@@ -492,6 +492,35 @@ describe('Worker', () => {
     expect((await q.stats()).completed).toBe(0);
   });
 
+  it('close({ timeoutMs }) is a bound while Redis does not answer; a claim that comes back later is given back unrun', async () => {
+    const q = queue('rm-close-paused');
+    await q.enqueue('g', { n: 1 });
+    let runs = 0;
+    const w = worker(
+      q,
+      async (_job, signal) => {
+        runs += 1;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+      { concurrency: 2, autorun: false, parkTimeoutMs: PARK_MS },
+    );
+    const failed = once(w, 'failed');
+    // Redis holds every client's commands for 1 s: the worker's first claim is on the wire
+    // when close() is called, and still is at its deadline.
+    await redis.client().client('PAUSE', 1_000, 'ALL');
+    void w.run();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const t0 = performance.now();
+    await within(PROMPT_MS, 'close() to resolve at its deadline', w.close({ timeoutMs: 100 }));
+    expect(performance.now() - t0).toBeLessThan(900);
+    // The claim comes back after the deadline: its job is given back without running.
+    const [job, error] = (await failed) as [Job, Error];
+    expect(error.message).toMatch(/closed before the job finished/);
+    expect(job).toMatchObject({ state: 'PENDING', attempts: 1, payload: { n: 1 } });
+    expect(runs).toBe(0);
+    expect(await q.group('g')).toMatchObject({ active: 0, pending: 1, onRing: true });
+  });
+
   it('close() refuses a bad timeoutMs with BAD_USER_INPUT, and closes nothing', async () => {
     const q = queue();
     const w = worker(q, async () => {}, { parkTimeoutMs: PARK_MS });

@@ -55,9 +55,13 @@ export interface WorkerOptions {
 export interface WorkerCloseOptions {
   /**
    * How long to wait for running processors (ms, 1..86,400,000). Default: as long as they take.
-   * Past it, each processor still running has its `signal` aborted and its job is retried at
-   * once (back to its lane, or dead at its last attempt, as a crash and the reaper would do,
-   * only sooner); `failed` is emitted for it, and its result is ignored if it comes later.
+   * At the deadline each processor still running has its `signal` aborted and its job is given
+   * back at once through `retry` (to the head of its lane, or dead on its last attempt, as a
+   * crash and the reaper would do, only sooner); so is a job whose claim comes back after the
+   * deadline, without running. `close()` then resolves, without waiting for Redis to answer
+   * (a Redis that is down must not hold a shutdown): `failed` (or, if Redis cannot be reached,
+   * `error`, and the reaper gives the job back when its lease lapses) may follow. A processor
+   * that ends after the deadline changes nothing.
    */
   readonly timeoutMs?: number;
 }
@@ -135,6 +139,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private extender: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
+  /** Set at close's deadline: the reason every job still held, or claimed later, is given back. */
+  private givenUp: Error | null = null;
 
   /**
    * @param queue the queue to claim from (its connection is used for every script call)
@@ -206,23 +212,31 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.closed.abort();
       this.blocking.disconnect();
       this.pump();
-      const giveUp = timeoutMs === null ? null : setTimeout(() => this.giveUpRunning(), timeoutMs);
+      const drained = this.loop ?? this.drained.resolve();
+      if (timeoutMs === null) return drained;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          this.giveUpRunning();
+          resolve();
+        }, timeoutMs);
+      });
       try {
-        await (this.loop ?? this.drained.resolve());
+        await Promise.race([drained, deadline]);
       } finally {
-        if (giveUp) clearTimeout(giveUp);
+        clearTimeout(timer);
       }
     })();
     return this.closing;
   }
 
-  /** Close's timeout: abort every processor still running and retry its job now. */
+  /** Close's deadline: abort every processor still running and give its job back now. */
   private giveUpRunning(): void {
-    const reason = new Error('the worker closed before the job finished (close timeoutMs)');
+    this.givenUp = new Error('the worker closed before the job finished (close timeoutMs)');
     for (const [slot, run] of this.running) {
       this.running.delete(slot);
-      run.lease?.abort(reason);
-      this.sendRetry(run.job, reason);
+      run.lease?.abort(this.givenUp);
+      this.sendRetry(run.job, this.givenUp);
     }
     this.pump();
   }
@@ -364,6 +378,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** Run the processor of a claimed job in a slot of its own. */
   private start(job: Job): void {
+    // Claimed by a call still on the wire at close's deadline: given back without running.
+    if (this.givenUp) {
+      this.sendRetry(job, this.givenUp);
+      return;
+    }
     const slot = this.nextSlot++;
     const lease = this.wantsSignal ? new AbortController() : null;
     const run: Running = { job, lease, lost: false, extendedAt: Date.now() };
