@@ -8,8 +8,9 @@
  * selection a thousand times over the same object. This plugin executes each event once per
  * (event, document, operation, variables, scope) in each burst of deliveries, with the context
  * of the first subscriber to pull it, and gives every subscriber that shares those the same
- * result object. Results are never mutated downstream: envelop's result hooks (error masking)
- * replace a result rather than edit it, and graphql-ws only serializes it.
+ * result object. Nothing downstream changes a shared result: error masking replaces a result
+ * that has errors rather than edit it (and `maskError`'s own edits of an error are idempotent),
+ * and graphql-ws and Yoga's SSE only serialize it.
  *
  * The source stream is still made per subscriber, by the field's own `subscribe` resolver, so
  * auth and argument checks run for each; only the per-event execution is shared. An operation

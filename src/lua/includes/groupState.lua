@@ -49,7 +49,6 @@ local function groupState(k, group, laneKey, active)
   return redis.call('ZCARD', laneKey) > 0, saturated, limit
 end
 
-
 local function standing(g)
   local limit = parseLimit(g.limit)
   local saturated = limit ~= nil and parseActive(g.active) >= limit
