@@ -21,7 +21,12 @@ import {
   RedisStartError,
   startRedisServer,
 } from '../src/server/redisProcess/index.js';
-import { startTestRedis, useTestRedis, usingExternalRedis } from './support/redis.js';
+import {
+  startTestRedis,
+  TEST_DATABASE_MARKER,
+  useTestRedis,
+  usingExternalRedis,
+} from './support/redis.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const modulePath = path.join(repoRoot, 'src', 'server', 'redisProcess', 'index.ts');
@@ -342,7 +347,9 @@ describe('test harness: useTestRedis', () => {
 
     expect(await client.dbsize()).toBeGreaterThan(0);
     await redis.redis.flush();
-    expect(await client.dbsize()).toBe(0);
+    expect(await client.keys('*')).toEqual(
+      redis.redis.mode === 'external' ? [TEST_DATABASE_MARKER] : [],
+    );
   });
 
   it('can be killed and restarted for real, on the same address', async () => {
@@ -374,6 +381,29 @@ describe.skipIf(usingExternalRedis())('test harness: renameConfig', () => {
 });
 
 describe.skipIf(usingExternalRedis())('test harness: REDIS_URL', () => {
+  it('refuses a database holding keys the tests did not write, and leaves them alone', async () => {
+    const server = track(await startRedisServer({}));
+    const owner = connect(server.url);
+    await owner.set('emq:{orders}:seq', '42');
+    const saved = { url: process.env.REDIS_URL, mode: process.env.TEST_REDIS };
+    process.env.REDIS_URL = server.url;
+    delete process.env.TEST_REDIS;
+    cleanups.push(() => {
+      if (saved.url === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = saved.url;
+      if (saved.mode !== undefined) process.env.TEST_REDIS = saved.mode;
+    });
+    await expect(startTestRedis()).rejects.toThrow(/holds 1 keys the tests did not write/);
+    expect(await owner.keys('*')).toEqual(['emq:{orders}:seq']);
+    // Another database of the same server, empty, is accepted and marked.
+    process.env.REDIS_URL = `${server.url}/15`;
+    const external = await startTestRedis();
+    cleanups.push(() => external.stop());
+    await external.flush();
+    expect(await owner.keys('*')).toEqual(['emq:{orders}:seq']);
+    expect(await external.client().keys('*')).toEqual([TEST_DATABASE_MARKER]);
+  });
+
   it('uses the given Redis, adds notification flags, and refuses to control it', async () => {
     const server = track(await startRedisServer({ notifyKeyspaceEvents: 'Kx' }));
     const saved = { url: process.env.REDIS_URL, mode: process.env.TEST_REDIS };
@@ -401,7 +431,7 @@ describe.skipIf(usingExternalRedis())('test harness: REDIS_URL', () => {
     expect(new Set(flags)).toEqual(new Set('AKE')); // "Kx" plus KEA: x is part of A
     await client.set('k', 'v');
     await external.flush();
-    expect(await client.dbsize()).toBe(0);
+    expect(await client.keys('*')).toEqual([TEST_DATABASE_MARKER]);
 
     await external.stop();
     expect(await connect(server.url).ping()).toBe('PONG'); // still running: not ours to stop

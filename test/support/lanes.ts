@@ -5,16 +5,19 @@
  *
  * Nothing here mocks Redis: every helper talks to the real server of `useTestRedis()`.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Queue } from '../../src/lanes/index.js';
 import { type TestRedisHandle, useTestRedis } from './redis.js';
 
 let queueCounter = 0;
+/** Per test file and run: under REDIS_URL every file (and every run) shares one database. */
+const FILE_TAG = randomBytes(4).toString('hex');
 
-/** A fresh, valid queue name, unique within the test file. */
+/** A fresh, valid queue name, unique across test files and runs. */
 export function uniqueQueueName(stem = 'q'): string {
   queueCounter += 1;
-  return `${stem}-${queueCounter}`;
+  return `${stem}-${FILE_TAG}-${queueCounter}`;
 }
 
 /** A test file's Redis plus one shared engine connection. */

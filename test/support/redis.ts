@@ -7,6 +7,9 @@
  * 1. `REDIS_URL` is set: that server, shared by every test file ("external" mode). It cannot be
  *    stopped, killed or restarted from here (`canControlProcess` is false and those methods
  *    throw), and `renameConfig` is refused. Tests share it, so each must use its own queue names.
+ *    Tests write to its database and `flush()` empties it, so a database holding keys that are
+ *    not the tests' own is refused: the tests mark a database they use
+ *    ({@link TEST_DATABASE_MARKER}), and only an empty or marked one is accepted.
  *    Set `TEST_REDIS=binary|docker` to skip the detection below and force a mode.
  * 2. A Docker engine answers within 2 s: a fresh `redis:7` container ("container" mode).
  * 3. Otherwise: a `redis-server` child on a free loopback port ("binary" mode), via
@@ -60,7 +63,10 @@ export interface TestRedis {
    * while a test has Redis down) are swallowed; commands still reject. `options` are passed on.
    */
   client(options?: RedisOptions): Redis;
-  /** Delete every key: FLUSHALL on a Redis of our own, FLUSHDB on an external (shared) one. */
+  /**
+   * Delete every key: FLUSHALL on a Redis of our own; on an external (shared) one, FLUSHDB,
+   * keeping only {@link TEST_DATABASE_MARKER}.
+   */
   flush(): Promise<void>;
   /**
    * Send `signal` to Redis. SIGKILL/SIGTERM/… resolve once it has exited; SIGSTOP/SIGCONT are
@@ -195,8 +201,13 @@ function makeTestRedis(backend: Backend): TestRedis {
     async flush() {
       assertRunning('flush');
       admin ??= clients.create();
-      // Never FLUSHALL a shared server: other test files may use its other databases.
-      await (backend.mode === 'external' ? admin.flushdb() : admin.flushall());
+      // Never FLUSHALL a shared server: other test files may use its other databases. The
+      // marker goes back at once: the database stays the tests' own.
+      if (backend.mode === 'external') {
+        await admin.multi().flushdb().set(TEST_DATABASE_MARKER, 'tests').exec();
+      } else {
+        await admin.flushall();
+      }
     },
     async kill(signal) {
       assertRunning('kill');
@@ -214,6 +225,30 @@ function makeTestRedis(backend: Backend): TestRedis {
   };
 }
 
+/** Refuse a REDIS_URL database holding someone else's keys; mark it as the tests' otherwise. */
+async function claimDatabase(url: string): Promise<void> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const [keys, marked] = await Promise.all([
+      client.dbsize(),
+      client.exists(TEST_DATABASE_MARKER),
+    ]);
+    if (keys > 0 && marked === 0) {
+      throw new Error(
+        `REDIS_URL (${url}) names a database that holds ${keys} keys the tests did not write. ` +
+          'The tests write to that database and empty it (FLUSHDB), so they refuse to touch ' +
+          'it: point REDIS_URL at an empty database (redis://host:port/15, say), or unset it ' +
+          'and each test file starts a redis-server of its own.',
+      );
+    }
+    await client.set(TEST_DATABASE_MARKER, 'keys here are written and flushed by the tests');
+  } finally {
+    client.disconnect();
+  }
+}
+
 function cannotControl(what: string): never {
   throw new Error(
     `TestRedis.${what}() is not supported with REDIS_URL (${process.env.REDIS_URL}): ` +
@@ -222,8 +257,15 @@ function cannotControl(what: string): never {
   );
 }
 
+/**
+ * The key the tests leave in a `REDIS_URL` database they use, so that a later run knows the keys
+ * there are the tests' own (and a database of someone else's data is never written or flushed).
+ */
+export const TEST_DATABASE_MARKER = 'ringmaster:test-database';
+
 async function externalBackend(url: string): Promise<Backend> {
   const parsed = new URL(url);
+  await claimDatabase(url);
   // Best effort, as the server itself does (DESIGN.md §6): add our flags to those already set,
   // never remove any. A Redis that refuses CONFIG keeps its own; pub/sub tests then need polling.
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
