@@ -381,22 +381,27 @@ describe.skipIf(usingExternalRedis())('test harness: renameConfig', () => {
 });
 
 describe.skipIf(usingExternalRedis())('test harness: REDIS_URL', () => {
-  it('refuses a database holding keys the tests did not write, and leaves them alone', async () => {
-    const server = track(await startRedisServer({}));
-    const owner = connect(server.url);
-    await owner.set('emq:{orders}:seq', '42');
+  /** Set REDIS_URL (and clear TEST_REDIS) for this test; both are put back afterwards. */
+  function pointRedisUrlAt(url: string): void {
     const saved = { url: process.env.REDIS_URL, mode: process.env.TEST_REDIS };
-    process.env.REDIS_URL = server.url;
+    process.env.REDIS_URL = url;
     delete process.env.TEST_REDIS;
     cleanups.push(() => {
       if (saved.url === undefined) delete process.env.REDIS_URL;
       else process.env.REDIS_URL = saved.url;
       if (saved.mode !== undefined) process.env.TEST_REDIS = saved.mode;
     });
+  }
+
+  it('refuses a database holding keys the tests did not write, and leaves them alone', async () => {
+    const server = track(await startRedisServer({}));
+    const owner = connect(server.url);
+    await owner.set('emq:{orders}:seq', '42');
+    pointRedisUrlAt(server.url);
     await expect(startTestRedis()).rejects.toThrow(/holds 1 keys the tests did not write/);
     expect(await owner.keys('*')).toEqual(['emq:{orders}:seq']);
     // Another database of the same server, empty, is accepted and marked.
-    process.env.REDIS_URL = `${server.url}/15`;
+    pointRedisUrlAt(`${server.url}/15`);
     const external = await startTestRedis();
     cleanups.push(() => external.stop());
     await external.flush();
@@ -406,14 +411,7 @@ describe.skipIf(usingExternalRedis())('test harness: REDIS_URL', () => {
 
   it('uses the given Redis, adds notification flags, and refuses to control it', async () => {
     const server = track(await startRedisServer({ notifyKeyspaceEvents: 'Kx' }));
-    const saved = { url: process.env.REDIS_URL, mode: process.env.TEST_REDIS };
-    process.env.REDIS_URL = server.url;
-    delete process.env.TEST_REDIS;
-    cleanups.push(() => {
-      if (saved.url === undefined) delete process.env.REDIS_URL;
-      else process.env.REDIS_URL = saved.url;
-      if (saved.mode !== undefined) process.env.TEST_REDIS = saved.mode;
-    });
+    pointRedisUrlAt(server.url);
 
     expect(usingExternalRedis()).toBe(true);
     await expect(startTestRedis({ renameConfig: true })).rejects.toThrow(/usingExternalRedis/);
