@@ -425,7 +425,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           this.emit('failed', retried, failure);
         },
         (error: unknown) => {
-          if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
+          if (isLeaseRefusal(error)) {
             this.emit('leaseLost', job);
           } else {
             // Redis unreachable: the lease will expire and the reaper gives the job back.
@@ -448,7 +448,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       run.extendedAt = now;
       const { id, token } = run.job;
       this.queue.extendLease(id, token as string, this.leaseMs).catch((error: unknown) => {
-        if (error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT) {
+        if (isLeaseRefusal(error)) {
           run.lost = true;
           run.lease?.abort(error);
         } else {
@@ -457,6 +457,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
     }
   }
+}
+
+/** Redis answered that the lease is gone (JOB_NOT_FOUND, LEASE_LOST), not that it failed. */
+function isLeaseRefusal(error: unknown): boolean {
+  return error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT;
 }
 
 function asError(value: unknown): Error {

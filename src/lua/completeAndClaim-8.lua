@@ -76,16 +76,15 @@ end
 local statuses, done, doneKeys, completed = {}, {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
-  local jobKey = base .. 'job:' .. id
   if completed[id] then
     statuses[i] = JOB_NOT_FOUND
   elseif tokenOf[id] == token and leased[id] then
     statuses[i] = 1
     completed[id] = true
     done[#done + 1] = id
-    doneKeys[#doneKeys + 1] = jobKey
+    doneKeys[#doneKeys + 1] = base .. 'job:' .. id
   else
-    statuses[i] = checkLease(k.active, jobKey, id, token) or LEASE_LOST
+    statuses[i] = checkLease(k.active, base .. 'job:' .. id, id, token) or LEASE_LOST
   end
 end
 

@@ -23,11 +23,11 @@ local base = ARGV[1]
 local reply = {}
 for i = 2, #ARGV do
   local group = ARGV[i]
-  local one = groupReply(k, group, base .. 'g:' .. group .. ':pending')
+  local g = readGroup(k, group, base .. 'g:' .. group .. ':pending')
   local n = #reply
-  reply[n + 1] = one[1]
-  reply[n + 2] = one[2]
-  reply[n + 3] = one[3]
-  reply[n + 4] = one[4]
+  reply[n + 1] = g.limit
+  reply[n + 2] = g.active
+  reply[n + 3] = g.pending
+  reply[n + 4] = g.paused
 end
 return reply
