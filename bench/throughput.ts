@@ -6,6 +6,9 @@
  * - the Redis floor: c loops calling a `return 1` script through one ioredis connection;
  *   efficiency = jobs/s × client calls per job ÷ floor calls/s (1.0 = every round trip the
  *   engine makes is as cheap as the cheapest possible one);
+ * - Ringmaster one call per job: c loops, each completing its previous job and claiming the
+ *   next in one `completeAndClaim` round trip (the design issue 5 suggests), beside the Worker,
+ *   which sends one call per batch; the two show what the efficiency formula can reach;
  * - BullMQ (plain queue: no groups, so no per-group limit) and GroupMQ (per-group FIFO, one job
  *   per group in flight), draining the same number of no-op jobs with their own Worker.
  * Calls per job are counted in the client (`countCommands`): Redis 7's commandstats also counts
@@ -66,8 +69,14 @@ export interface Drain {
 export interface ThroughputRow {
   concurrency: number;
   floorCallsPerSec: number;
+  /** redis-server CPU per floor call (µs): what the cheapest round trip costs Redis. */
+  floorRedisCpuUsecPerCall: number;
   ringmaster: Drain;
   efficiency: number;
+  /** c loops of one `completeAndClaim` per job (complete the previous, claim the next). */
+  perJobCalls: Drain;
+  /** efficiency of {@link perJobCalls}, by the same formula. */
+  perJobEfficiency: number;
   bullmq: Drain;
   groupmq: Drain;
   vsBullmq: number;
@@ -150,12 +159,17 @@ async function fillRingmaster(
   }
 }
 
-/** The project's Worker at concurrency c, draining `jobs` pre-filled jobs. */
-async function runRingmaster(
+type RingmasterQueue = ReturnType<Ringmaster['queue']>;
+
+/**
+ * Fill a fresh queue with `jobs` jobs, then time `drive` draining it; `drive` may return what
+ * to stop once the drain is timed. Fails unless every job was completed.
+ */
+async function drainRingmaster(
   redis: BenchRedis,
   o: ThroughputOptions,
-  c: number,
   jobs: number,
+  drive: (queue: RingmasterQueue) => Promise<(() => Promise<void>) | undefined>,
 ): Promise<Drain> {
   await fresh(redis.admin);
   await fillRingmaster(redis, o, jobs);
@@ -163,23 +177,62 @@ async function runRingmaster(
   await conn.ping();
   const counter = countCommands(conn);
   const queue = new Ringmaster(conn).queue(QUEUE);
-  const completed = latch(jobs);
-  let worker: Worker | undefined;
   counter.reset();
+  let stop: (() => Promise<void>) | undefined;
   const m = await measured(redis, jobs, async () => {
-    worker = new Worker(queue, async () => {}, { concurrency: c });
-    worker.on('completed', () => completed.hit());
-    worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
-    await withTimeout(completed.done, 'the Ringmaster drain');
+    stop = await drive(queue);
   });
   const calls = counter.count;
-  await worker?.close();
+  await stop?.();
   await checkDrained(queue, jobs);
   conn.disconnect();
   return drain(jobs, m, calls);
 }
 
-async function checkDrained(queue: ReturnType<Ringmaster['queue']>, jobs: number): Promise<void> {
+/** The project's Worker at concurrency c, draining `jobs` pre-filled jobs. */
+function runRingmaster(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+  c: number,
+  jobs: number,
+): Promise<Drain> {
+  return drainRingmaster(redis, o, jobs, async (queue) => {
+    const completed = latch(jobs);
+    const worker = new Worker(queue, async () => {}, { concurrency: c });
+    worker.on('completed', () => completed.hit());
+    worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
+    await withTimeout(completed.done, 'the Ringmaster drain');
+    return () => worker.close();
+  });
+}
+
+/**
+ * Ringmaster without the Worker's batching: c loops, each sending one `completeAndClaim` per
+ * job that completes the job it ran last and claims its next, until the ring is empty.
+ */
+function runRingmasterPerJob(
+  redis: BenchRedis,
+  o: ThroughputOptions,
+  c: number,
+  jobs: number,
+): Promise<Drain> {
+  return drainRingmaster(redis, o, jobs, async (queue) => {
+    const loop = async () => {
+      let previous: { id: string; token: string }[] = [];
+      for (;;) {
+        const result = await queue.completeAndClaim(previous, { claim: 1 });
+        if (result.refused.some((r) => r !== null)) throw new Error('a completion was refused');
+        const job = result.claimed[0];
+        if (job === undefined) return;
+        previous = [{ id: job.id, token: job.token as string }];
+      }
+    };
+    await withTimeout(Promise.all(Array.from({ length: c }, loop)), 'the one-call-per-job drain');
+    return undefined;
+  });
+}
+
+async function checkDrained(queue: RingmasterQueue, jobs: number): Promise<void> {
   const [stats, counts] = await Promise.all([queue.stats(), queue.counts()]);
   if (stats.completed !== jobs || counts.pending !== 0 || counts.active !== 0) {
     throw new Error(
@@ -249,13 +302,20 @@ async function runGroupmq(
   return drain(jobs, m);
 }
 
+interface Floor {
+  callsPerSec: number;
+  /** redis-server CPU per call, µs. */
+  redisCpuUsecPerCall: number;
+}
+
 /** The trivial-script floor: c loops of EVALSHA `return 1` on one connection for `ms`. */
-async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<number> {
+async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<Floor> {
   const conn = redis.connect();
   conn.defineCommand('benchFloor', { numberOfKeys: 0, lua: 'return 1' });
   const floor = () => (conn as unknown as { benchFloor(): Promise<number> }).benchFloor();
   await floor();
   let calls = 0;
+  const redisCpu0 = await redisCpuUsec(redis);
   const t0 = now();
   const end = t0 + ms;
   await Promise.all(
@@ -267,8 +327,14 @@ async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<numbe
     }),
   );
   const rate = calls / ((now() - t0) / 1000);
+  const redisCpu = (await redisCpuUsec(redis)) - redisCpu0;
   conn.disconnect();
-  return rate;
+  return { callsPerSec: rate, redisCpuUsecPerCall: redisCpu / calls };
+}
+
+/** Issue 5's efficiency: jobs/s × client calls per job ÷ floor calls/s. */
+function efficiency(d: Drain, floorCallsPerSec: number): number {
+  return (d.jobsPerSec * (d.clientCallsPerJob ?? Number.NaN)) / floorCallsPerSec;
 }
 
 async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
@@ -294,6 +360,7 @@ export async function throughput(
     progress(`throughput: warm-up (${o.warmupJobs} jobs per system)`);
     await runFloor(redis, 8, Math.min(500, o.floorMs));
     await runRingmaster(redis, o, 8, o.warmupJobs);
+    await runRingmasterPerJob(redis, o, 8, o.warmupJobs);
     await runBullmq(redis, 8, o.warmupJobs);
     await runGroupmq(redis, o, 8, o.warmupJobs);
   }
@@ -301,8 +368,9 @@ export async function throughput(
   for (const c of o.concurrencies) {
     const jobs = o.jobs(c);
     const best = {
-      floor: 0,
+      floor: null as Floor | null,
       ringmaster: null as Drain | null,
+      perJob: null as Drain | null,
       bullmq: null as Drain | null,
       groupmq: null as Drain | null,
     };
@@ -311,21 +379,27 @@ export async function throughput(
     for (let r = 1; r <= o.repeats; r++) {
       progress(`throughput: concurrency ${c}, ${jobs} jobs, run ${r} of ${o.repeats}`);
       await fresh(redis.admin);
-      best.floor = Math.max(best.floor, await runFloor(redis, c, o.floorMs));
+      const floor = await runFloor(redis, c, o.floorMs);
+      if (best.floor === null || floor.callsPerSec > best.floor.callsPerSec) best.floor = floor;
       best.ringmaster = keep(best.ringmaster, await runRingmaster(redis, o, c, jobs));
+      best.perJob = keep(best.perJob, await runRingmasterPerJob(redis, o, c, jobs));
       best.bullmq = keep(best.bullmq, await runBullmq(redis, c, jobs));
       best.groupmq = keep(best.groupmq, await runGroupmq(redis, o, c, jobs));
     }
-    const floorCallsPerSec = best.floor;
+    const floor = best.floor as Floor;
+    const floorCallsPerSec = floor.callsPerSec;
     const ringmaster = best.ringmaster as Drain;
+    const perJobCalls = best.perJob as Drain;
     const bullmq = best.bullmq as Drain;
     const groupmq = best.groupmq as Drain;
     rows.push({
       concurrency: c,
       floorCallsPerSec,
       ringmaster,
-      efficiency:
-        (ringmaster.jobsPerSec * (ringmaster.clientCallsPerJob ?? Number.NaN)) / floorCallsPerSec,
+      floorRedisCpuUsecPerCall: floor.redisCpuUsecPerCall,
+      efficiency: efficiency(ringmaster, floorCallsPerSec),
+      perJobCalls,
+      perJobEfficiency: efficiency(perJobCalls, floorCallsPerSec),
       bullmq,
       groupmq,
       vsBullmq: ringmaster.jobsPerSec / bullmq.jobsPerSec,
@@ -335,7 +409,8 @@ export async function throughput(
     progress(
       `  ringmaster ${r.ringmaster.jobsPerSec.toFixed(0)}/s, ` +
         `bullmq ${r.bullmq.jobsPerSec.toFixed(0)}/s, groupmq ${r.groupmq.jobsPerSec.toFixed(0)}/s, ` +
-        `floor ${r.floorCallsPerSec.toFixed(0)} calls/s, efficiency ${r.efficiency.toFixed(2)}`,
+        `floor ${r.floorCallsPerSec.toFixed(0)} calls/s, efficiency ${r.efficiency.toFixed(2)}, ` +
+        `one call per job ${r.perJobCalls.jobsPerSec.toFixed(0)}/s (efficiency ${r.perJobEfficiency.toFixed(2)})`,
     );
   }
   return rows;
