@@ -69,7 +69,12 @@ const badLimits: unknown[] = [-1, Limits.maxLimit + 1, 1.5, Number.NaN, Infinity
 const badLeases: unknown[] = [0, -5, Limits.maxLeaseMs + 1, 2.5, Number.NaN, '1000'];
 const badMaxAttempts: unknown[] = [0, Limits.maxAttempts + 1, 1.5, -1, '3', Number.NaN];
 const badFirsts: unknown[] = [0, Limits.maxPageSize + 1, -1, 1.5, '10', Number.NaN];
-const badTokens: unknown[] = ['', 'x'.repeat(Limits.tokenLength + 1), 12];
+const badTokens: unknown[] = [
+  '',
+  'x'.repeat(Limits.tokenLength + 1),
+  '😀'.repeat(Limits.tokenLength + 1), // 129 characters, 258 UTF-16 units
+  12,
+];
 const badBatches: unknown[] = [0, -1, 1.5, Number.NaN, Limits.maxReapBatch + 1, '10'];
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
@@ -281,6 +286,12 @@ describe('the bounds themselves are accepted', () => {
     await q.enqueue('g');
     const a = await q.claim({ leaseMs: Limits.maxLeaseMs, token: 't'.repeat(128) });
     expect(a?.token).toBe('t'.repeat(128));
+    // Characters, not UTF-16 units: 128 astral characters are 256 units.
+    await q.enqueue('g');
+    const astral = '😀'.repeat(128);
+    const c = await q.claim({ token: astral });
+    expect(c?.token).toBe(astral);
+    expect((await q.complete(c?.id ?? '', astral)).state).toBe('COMPLETED');
     const b = await q.claim({ leaseMs: 1 });
     expect(b).not.toBeNull();
     expect((await q.groups({ first: 1 })).groups).toHaveLength(1);

@@ -78,6 +78,7 @@ export interface QueueStats {
   readonly enqueued: number;
   readonly claimed: number;
   readonly completed: number;
+  /** Retries a worker asked for; an expired lease taken back counts in `reaped` instead. */
   readonly retried: number;
   readonly reaped: number;
   readonly dead: number;

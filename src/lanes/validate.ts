@@ -109,9 +109,17 @@ export function batchSize(argument: string, value: unknown): number {
   return integerIn(argument, value, 0, Limits.maxBatch);
 }
 
-/** A lease token: a non-empty string of at most 128 characters. */
+/**
+ * A lease token: a non-empty string of at most 128 characters (Unicode code points, as
+ * DESIGN.md §5 counts them, not UTF-16 units).
+ */
 export function token(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > Limits.tokenLength) {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    // Only a string over 128 UTF-16 units can be over 128 code points: count those alone.
+    (value.length > Limits.tokenLength && [...value].length > Limits.tokenLength)
+  ) {
     throw badInput('token', `must be 1 to ${Limits.tokenLength} characters`);
   }
   return value;

@@ -15,7 +15,10 @@ const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
     enqueued: t.exposeInt('enqueued', { description: 'Jobs enqueued.' }),
     claimed: t.exposeInt('claimed', { description: 'Claims (a retried job counts again).' }),
     completed: t.exposeInt('completed', { description: 'Jobs completed.' }),
-    retried: t.exposeInt('retried', { description: 'Retries, reaped ones included.' }),
+    retried: t.exposeInt('retried', {
+      description:
+        'Retries a worker asked for (its processor failed); expired leases are counted in `reaped`, not here.',
+    }),
     reaped: t.exposeInt('reaped', { description: 'Leases that expired and were taken back.' }),
     dead: t.exposeInt('dead', { description: 'Jobs that ran out of attempts.' }),
   }),

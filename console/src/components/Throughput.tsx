@@ -1,7 +1,8 @@
 /**
- * Jobs claimed and completed per second over the last minutes, from the `Queue.stats`
- * counters read every few seconds: each point is the difference of two reads over the time
- * between them. Drawn with uPlot.
+ * Jobs claimed, completed and given back per second over the last minutes, from the
+ * `Queue.stats` counters read every few seconds: each point is the difference of two reads over
+ * the time between them. "Given back" is retried + reaped: a failed processor's retry and an
+ * expired lease taken back by the reaper are counted apart (DESIGN.md §3). Drawn with uPlot.
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -19,7 +20,12 @@ export interface Sample {
   dead: number;
 }
 
-type Counter = 'claimed' | 'completed' | 'retried';
+type Counter = 'claimed' | 'completed' | 'givenBack';
+
+/** A sample's value of `counter` (count); givenBack = retried + reaped. */
+function count(sample: Sample, counter: Counter): number {
+  return counter === 'givenBack' ? sample.retried + sample.reaped : sample[counter];
+}
 
 /** The window shown (s): the data's span, at least a minute and at most five. */
 const MIN_WINDOW_S = 60;
@@ -30,24 +36,24 @@ export function lastRate(samples: Sample[], counter: Counter): number {
   const b = samples.at(-1);
   const a = samples.at(-2);
   if (!a || !b || b.at <= a.at) return 0;
-  return Math.max(0, (b[counter] - a[counter]) / ((b.at - a.at) / 1000));
+  return Math.max(0, (count(b, counter) - count(a, counter)) / ((b.at - a.at) / 1000));
 }
 
 function rates(samples: Sample[]): uPlot.AlignedData {
   const x: number[] = [];
-  const series: Record<Counter, number[]> = { claimed: [], completed: [], retried: [] };
+  const series: Record<Counter, number[]> = { claimed: [], completed: [], givenBack: [] };
   for (let i = 1; i < samples.length; i += 1) {
     const a = samples[i - 1] as Sample;
     const b = samples[i] as Sample;
     const seconds = (b.at - a.at) / 1000;
     if (seconds <= 0) continue;
     x.push(b.at / 1000);
-    for (const key of ['claimed', 'completed', 'retried'] as const) {
+    for (const key of ['claimed', 'completed', 'givenBack'] as const) {
       // A counter never goes down; if it did (queue deleted and recreated), show 0, not < 0.
-      series[key].push(Math.max(0, (b[key] - a[key]) / seconds));
+      series[key].push(Math.max(0, (count(b, key) - count(a, key)) / seconds));
     }
   }
-  return [x, series.claimed, series.completed, series.retried];
+  return [x, series.claimed, series.completed, series.givenBack];
 }
 
 const css = (name: string): string =>
@@ -101,7 +107,7 @@ export function Throughput(props: { samples: Sample[] }) {
             points: { show: false },
           },
           {
-            label: 'retried/s',
+            label: 'retried + reaped/s',
             stroke: css('--series-3'),
             width: 1.2,
             dash: [4, 3],
