@@ -3,7 +3,9 @@
  * under a live graphql-ws subscription and started again on the same port — the server's
  * subscriber reconnects by itself, sets the notification flags again, and the client gets a RESYNC
  * on the socket it already had; and a Redis that refuses CONFIG, where the server starts anyway,
- * says it is polling in `/ready`, and still delivers ring changes.
+ * says it is polling in `/ready`, and still delivers ring changes; and the server's subscriber
+ * connection killed and kept out while Redis itself answers — `/ready` is 503 until the
+ * subscriber is back and subscribed (notifications mode), and stays 200 when polling.
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +22,7 @@ import {
   RingChangedDocument,
   type RingChangedSubscription,
 } from './gql/graphql.js';
-import { queueName } from './pubsub.support.js';
+import { queueName, waitFor } from './pubsub.support.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from './support/live.js';
 import { startTestRedis, type TestRedis, usingExternalRedis } from './support/redis.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -98,7 +100,7 @@ describe.skipIf(noRedisBinary)('Redis restarted under a live graphql-ws subscrip
       expect(missingFlags(await flags(), NEEDED_FLAGS)).toBe('');
       expect(await probe(server, '/ready')).toEqual({
         status: 200,
-        body: { ready: true, redis: 'up', notifications: 'notifications' },
+        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
       });
 
       const q = queueName('restart');
@@ -175,7 +177,7 @@ describe.skipIf(usingExternalRedis())('a Redis that refuses CONFIG', () => {
     const ready = await probe(server, '/ready');
     expect(ready).toEqual({
       status: 200,
-      body: { ready: true, redis: 'up', notifications: 'polling' },
+      body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'up' },
     });
 
     const q = queueName('refused');
@@ -223,3 +225,102 @@ describe.skipIf(noRedisBinary)('a Redis that refuses CONFIG and publishes no not
     sub.close();
   });
 });
+
+/**
+ * Kill the server's subscriber connection (the only one in pub/sub mode: a subscription is
+ * open) and keep it from reconnecting: `maxclients` is lowered to the connections left, so
+ * Redis refuses every new one. Returns a function that lets it back in.
+ */
+async function killSubscriber(admin: Redis, config: string): Promise<() => Promise<void>> {
+  const [, before] = (await admin.call(config, 'GET', 'maxclients')) as string[];
+  const pubsub = (await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
+  expect(pubsub.trim().split('\n')).toHaveLength(1);
+  const connected = Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))?.[1]);
+  await admin.call(config, 'SET', 'maxclients', String(connected - 1));
+  expect(await admin.client('KILL', 'TYPE', 'pubsub')).toBe(1);
+  return async () => {
+    await admin.call(config, 'SET', 'maxclients', String(before));
+  };
+}
+
+describe.skipIf(noRedisBinary)(
+  "the server's subscriber connection down while Redis answers",
+  () => {
+    it('notifications mode: /ready is 503 until the subscriber has reconnected and resubscribed', async () => {
+      const redis = await startRedisServer({});
+      redises.push(redis);
+      const admin = new Redis(redis.url);
+      admin.on('error', () => {});
+      clients.push(admin);
+      const server = await serve(redis.url, {
+        RESYNC_INTERVAL_MS: '600000',
+        POLL_INTERVAL_MS: '600000',
+      });
+      const q = queueName('subscriber');
+      await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
+      const sub = wsSubscribe(server.ws(), RingChangedDocument, { queue: q });
+      expect(await nextRing(sub)).toMatchObject({ ring: ['a'], reason: 'SNAPSHOT' });
+      expect(await probe(server, '/ready')).toEqual({
+        status: 200,
+        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
+      });
+
+      const letBackIn = await killSubscriber(admin, 'CONFIG');
+      await waitFor(
+        '/ready to answer 503',
+        async () => (await probe(server, '/ready')).status === 503,
+      );
+      // Kept out for a while (ioredis retries every ≤ 2 s): still 503, and Redis itself is up.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(await probe(server, '/ready')).toEqual({
+        status: 503,
+        body: { ready: false, redis: 'up', notifications: 'notifications', subscriber: 'down' },
+      });
+
+      await letBackIn();
+      expect(await nextRing(sub, 15_000)).toMatchObject({ ring: ['a'], reason: 'RESYNC' });
+      await waitFor(
+        '/ready to answer 200',
+        async () => (await probe(server, '/ready')).status === 200,
+      );
+      expect(await probe(server, '/ready')).toEqual({
+        status: 200,
+        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
+      });
+      // Subscribed again: a change arrives by notification (no re-read or poll in this test).
+      await mustOk(server.request(EnqueueDocument, { queue: q, group: 'b' }));
+      expect(await nextRing(sub)).toMatchObject({ ring: ['a', 'b'], reason: 'CHANGE' });
+      sub.close();
+    });
+
+    it('polling mode: /ready stays 200 while the subscriber is down, since Redis answers', async () => {
+      // CONFIG renamed, not removed: the server is refused it (so it polls); the test is not.
+      const config = 'CONFIG-renamed-for-the-test';
+      const redis = await startRedisServer({ extraArgs: ['--rename-command', 'CONFIG', config] });
+      redises.push(redis);
+      const admin = new Redis(redis.url);
+      admin.on('error', () => {});
+      clients.push(admin);
+      const server = await serve(redis.url, { POLL_INTERVAL_MS: '100' });
+      expect(server.server.feed.mode).toBe('polling');
+      const q = queueName('polled');
+      const sub = wsSubscribe(server.ws(), RingChangedDocument, { queue: q });
+      expect(await nextRing(sub)).toMatchObject({ ring: [], reason: 'SNAPSHOT' });
+
+      const letBackIn = await killSubscriber(admin, config);
+      await waitFor('the subscriber to be down', () => !server.server.feed.subscribed);
+      expect(await probe(server, '/ready')).toEqual({
+        status: 200,
+        body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'down' },
+      });
+      // Polling still delivers.
+      await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
+      expect(await nextRing(sub)).toMatchObject({ ring: ['a'], reason: 'CHANGE' });
+      await letBackIn();
+      await waitFor('the subscriber to be back', () => server.server.feed.subscribed, {
+        timeoutMs: 15_000,
+      });
+      sub.close();
+    });
+  },
+);

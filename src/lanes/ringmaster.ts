@@ -5,6 +5,7 @@
 import type { Redis } from 'ioredis';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
+import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */
 const MIN_REDIS = [6, 2] as const;
@@ -13,11 +14,18 @@ const MIN_REDIS = [6, 2] as const;
 export interface RingmasterOptions {
   /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
   readonly prefix?: string;
+  /**
+   * Called by {@link Ringmaster.queues} for each member of `P:queues` that is not a valid queue
+   * name (left there by another writer or a hand edit), each time it is skipped. Default: none.
+   */
+  readonly onInvalidQueueName?: (name: string) => void;
 }
 
 export class Ringmaster {
   /** Key prefix `P`. */
   readonly prefix: string;
+
+  private readonly onInvalidQueueName: ((name: string) => void) | undefined;
 
   /** @param redis the shared (non-blocking) connection every queue handle uses */
   constructor(
@@ -25,6 +33,7 @@ export class Ringmaster {
     options: RingmasterOptions = {},
   ) {
     this.prefix = options.prefix ?? 'emq';
+    this.onInvalidQueueName = options.onInvalidQueueName;
   }
 
   /**
@@ -53,8 +62,26 @@ export class Ringmaster {
     return version;
   }
 
-  /** Names of every queue ever steered or enqueued to (`P:queues`), sorted. */
+  /**
+   * Names of every queue ever steered or enqueued to (`P:queues`), sorted. A member that is not
+   * a valid queue name (DESIGN.md §5; written by another writer or by hand) is skipped and
+   * reported to `onInvalidQueueName`, so every name returned can be passed to {@link queue}.
+   */
   async queues(): Promise<string[]> {
-    return (await this.redis.smembers(queuesKey(this.prefix))).sort();
+    const names: string[] = [];
+    for (const name of await this.redis.smembers(queuesKey(this.prefix))) {
+      if (isQueueName(name)) names.push(name);
+      else this.onInvalidQueueName?.(name);
+    }
+    return names.sort();
+  }
+}
+
+function isQueueName(name: string): boolean {
+  try {
+    validate.queueName(name);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -55,6 +55,8 @@ export class KeyspaceSource {
   private currentMode: FeedMode = 'notifications';
   /** Configured and subscribed on the current connection: SUBSCRIBE/UNSUBSCRIBE may be sent. */
   private live = false;
+  /** Live, and every channel watched at the last (re)connect subscribed again: events flow. */
+  private resubscribed = false;
   /** Bumped at each 'ready' and 'close', so a round on a connection that went away stops. */
   private epoch = 0;
   private liveOnce = false;
@@ -70,6 +72,14 @@ export class KeyspaceSource {
 
   get mode(): FeedMode {
     return this.currentMode;
+  }
+
+  /**
+   * The subscriber is connected, configured and has (re)subscribed every channel watched when
+   * it connected. False before start, while it is down or reconnecting, and after stop.
+   */
+  get subscribed(): boolean {
+    return this.resubscribed;
   }
 
   /** Channels subscribed or to be subscribed (count). */
@@ -139,6 +149,7 @@ export class KeyspaceSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.live = false;
+    this.resubscribed = false;
     this.epoch++;
     this.channels.clear();
     this.firstLive?.();
@@ -196,6 +207,7 @@ export class KeyspaceSource {
       this.logger.warn('keyspace subscriber disconnected; reconnecting');
     }
     this.live = false;
+    this.resubscribed = false;
     this.settleCloseWaiters();
   }
 
@@ -245,6 +257,7 @@ export class KeyspaceSource {
     const names = [...this.channels.keys()];
     if (names.length > 0) await this.subscribe(names);
     if (epoch !== this.epoch || this.stopped) return;
+    this.resubscribed = true;
     if (this.liveOnce) {
       this.logger.info({ channels: names.length }, 'keyspace subscriber reconnected; resyncing');
       this.options.onReconnect();

@@ -101,6 +101,14 @@ export class LiveFeed {
   }
 
   /**
+   * The one subscriber connection is up, configured and subscribed to every watched channel
+   * (so notifications reach watchers). False before `start`, while it reconnects, after `stop`.
+   */
+  get subscribed(): boolean {
+    return this.source?.subscribed ?? false;
+  }
+
+  /**
    * Open the one subscriber connection (a duplicate of `engine.redis`) and apply the
    * notification config. Resolves once the feed is live.
    * @throws when the first connection fails, or when called twice

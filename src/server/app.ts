@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { Ringmaster } from '../lanes/index.js';
+import { queuesKey, Ringmaster } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
@@ -22,6 +22,9 @@ import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 
 /** How long `/ready` waits for Redis to answer PING before it reports Redis down (ms). */
 const READY_PING_TIMEOUT_MS = 1_000;
+
+/** Distinct invalid names in `P:queues` warned about, at most (a bound on what is remembered). */
+const MAX_WARNED_QUEUE_NAMES = 1_000;
 
 export interface RingmasterServer {
   readonly engine: Ringmaster;
@@ -70,7 +73,20 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
 
-  const engine = new Ringmaster(redis, { prefix: config.keyPrefix });
+  // A name in `P:queues` that is not a valid queue name is skipped by every reader (the reaper,
+  // `Query.queues`); warned about once per name per process, not on every reaper tick.
+  const warnedQueueNames = new Set<string>();
+  const engine = new Ringmaster(redis, {
+    prefix: config.keyPrefix,
+    onInvalidQueueName: (name) => {
+      if (warnedQueueNames.has(name) || warnedQueueNames.size >= MAX_WARNED_QUEUE_NAMES) return;
+      warnedQueueNames.add(name);
+      logger.warn(
+        { queue: name, key: queuesKey(config.keyPrefix) },
+        'skipping an invalid queue name in the queue registry (remove it with SREM)',
+      );
+    },
+  });
   try {
     await engine.checkServer();
   } catch (error) {
@@ -113,7 +129,18 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
         }),
       ]);
       clearTimeout(timer);
-      return { ok: redisUp, detail: { redis: redisUp ? 'up' : 'down', notifications: feed.mode } };
+      // Notifications mode needs its subscriber connected and subscribed: while it is down (or
+      // reconnecting) no change is pushed. Polling needs only Redis.
+      const subscriberUp = feed.subscribed;
+      const ok = redisUp && (subscriberUp || feed.mode === 'polling');
+      return {
+        ok,
+        detail: {
+          redis: redisUp ? 'up' : 'down',
+          notifications: feed.mode,
+          subscriber: subscriberUp ? 'up' : 'down',
+        },
+      };
     },
   });
 
