@@ -3,6 +3,7 @@ export { ErrorCode, RingmasterError } from './errors.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export { type CompleteAndClaimResult, Defaults, Queue, type QueueOptions } from './queue.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
+export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
   GroupInfo,

@@ -11,7 +11,7 @@ import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
 import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
-import { type ReconcileReport, reconcile } from './reconcile.js';
+import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import { groupInfo, parseCount } from './state.js';
 import type { GroupInfo, GroupPage, Job, QueueCounts, QueueStats } from './types.js';
 import * as validate from './validate.js';
@@ -271,6 +271,9 @@ export class Queue {
    * counts that disagree with the live leases, groups off the ring that are serviceable (or on
    * it when they are not, or on it twice), leases without active jobs, limits that are not
    * integers, drifted totals. Writes nothing. O(groups), in batches (see `reconcile.ts`).
+   * A total is reported only from a recount the queue did not change during; on a queue that
+   * never stands still each total comes back as a TOTALS finding whose `found` starts with
+   * `unsettled` ({@link UNSETTLED}): not checked.
    */
   audit(): Promise<ReconcileReport> {
     return reconcile(this.redis, this.keys, this.commands, 'audit');
@@ -280,7 +283,10 @@ export class Queue {
    * Fix what {@link audit} reports: active counts re-derived from the live leases, ring
    * membership from I1, duplicates removed, leases re-attached, totals recounted. Works in
    * bounded batches (each one atomic script), so even 100,000 groups never block Redis for
-   * long. Returns what it changed, in the shape of an audit.
+   * long. Returns what it changed, in the shape of an audit. A total is written only when no
+   * script changed the queue while it was recounted (a WATCH on `stats`), so a repair never
+   * writes a wrong one; on a queue that never stands still the totals are left as stored and
+   * reported `unsettled` ({@link UNSETTLED}) — repair again when it is quieter.
    */
   repair(): Promise<ReconcileReport> {
     return reconcile(this.redis, this.keys, this.commands, 'repair');

@@ -6,8 +6,20 @@
  *
  * Both run the same scripts (`reconcileLeases-3.lua`, then `reconcileGroups-9.lua` over bounded
  * batches of groups), in 'audit' mode (writes nothing) or 'repair' mode, so what audit reports
- * is exactly what repair changes. Each batch is atomic; the whole pass is not, so on a busy
- * queue a total may be recounted a few operations off — run repair again when it is quiet.
+ * is exactly what repair changes. Each batch is atomic; the whole pass is not.
+ *
+ * The totals in `stats` (pending, saturated, active) are sums over every group, recounted across
+ * many script calls, so they are checked with optimistic concurrency: every script that changes
+ * one of them also writes `stats`, so a WATCH on `stats` taken before the recount is broken by
+ * any change during it. Repair writes the differing totals with MULTI/HSET/EXEC on the watching
+ * connection, which Redis applies only if `stats` was not written since the WATCH: the recount
+ * is then exact at the moment of the write. Audit reports a difference only under the same
+ * check (an empty MULTI/EXEC). When the queue changed meanwhile, the totals are recounted again
+ * (at most {@link TOTALS_ATTEMPTS} recounts in all); if it never stands still, each total is
+ * reported as a TOTALS finding whose `found` starts with {@link UNSETTLED}, and repair leaves
+ * the stored totals as they are. So a repair never writes a wrong total, and an audit never
+ * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
+ * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
 import type { Redis } from 'ioredis';
 import type { Commands, FlatFindings } from './commands.js';
@@ -22,7 +34,12 @@ export interface Finding {
   readonly kind: FindingKind;
   /** A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE) or a `stats` field (TOTALS). */
   readonly subject: string;
+  /** What the invariants require (for TOTALS, the recount). */
   readonly expected: string;
+  /**
+   * What is stored. For TOTALS on a queue that never stood still during a recount, a text
+   * starting with {@link UNSETTLED} instead: that total was not checked (nor written).
+   */
   readonly found: string;
 }
 
@@ -76,14 +93,34 @@ async function allGroups(redis: Redis, k: QueueKeys): Promise<string[]> {
   return [...groups].sort();
 }
 
-/** Run an audit or a repair of one queue (see the module comment). */
-export async function reconcile(
+/** Recounts of the totals, the first included, before they are reported unsettled. */
+export const TOTALS_ATTEMPTS = 4;
+
+/** How `found` starts in a TOTALS finding for a total that could not be recounted (busy queue). */
+export const UNSETTLED = 'unsettled';
+
+/** The `stats` totals checked, in report order. */
+const TOTALS = ['pending', 'saturated', 'active'] as const;
+
+/** One recount: the queue's groups (count), each total's recount, and the batches' findings. */
+interface Recount {
+  readonly groupsChecked: number;
+  readonly counts: Record<(typeof TOTALS)[number], number>;
+  readonly findings: Finding[];
+}
+
+/**
+ * Run the leases script (when `withLeases`) and the groups script over every group, in batches,
+ * in `mode`; sum the batches' pending and saturated. `active` is ZCARD of `active`.
+ */
+async function recount(
   redis: Redis,
   keys: QueueKeys,
   commands: Commands,
   mode: 'audit' | 'repair',
-): Promise<ReconcileReport> {
-  const findings = decode(await commands.reconcileLeases({ mode }));
+  withLeases: boolean,
+): Promise<Recount> {
+  const findings = withLeases ? decode(await commands.reconcileLeases({ mode })) : [];
   const groups = await allGroups(redis, keys);
   let pending = 0;
   let saturated = 0;
@@ -97,29 +134,89 @@ export async function reconcile(
     pending += batchPending;
     saturated += batchSaturated;
   }
-
-  // Totals: recounted from the batches (exact on a quiet queue, see the module comment).
-  const [storedPending, storedSaturated, storedActive] = await redis.hmget(
-    keys.stats,
-    'pending',
-    'saturated',
-    'active',
-  );
   const active = await redis.zcard(keys.active);
-  const totals: [string, number, string | null | undefined][] = [
-    ['pending', pending, storedPending],
-    ['saturated', saturated, storedSaturated],
-    ['active', active, storedActive],
-  ];
-  for (const [field, expected, stored] of totals) {
-    if (parseCount(stored) === expected && Number(stored ?? 0) >= 0) continue;
-    findings.push({
-      kind: 'TOTALS',
-      subject: field,
-      expected: String(expected),
-      found: stored ?? '0',
+  return { groupsChecked: groups.length, counts: { pending, saturated, active }, findings };
+}
+
+/**
+ * Run an audit or a repair of one queue (see the module comment).
+ *
+ * Uses `redis` for the scripts and a connection of its own (`redis.duplicate()`, closed before
+ * it returns or throws) for the WATCH on `stats`, since WATCH belongs to a connection and
+ * `redis` is shared by concurrent callers.
+ *
+ * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
+ * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
+ *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active)
+ *   that differs from an exact recount (expected: the recount, found: the stored value; repair
+ *   wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
+ *   recounts, one TOTALS finding per total whose `found` starts with {@link UNSETTLED} (nothing
+ *   checked, nothing written).
+ * @throws whatever ioredis throws (connection lost, a script error), unchanged.
+ */
+export async function reconcile(
+  redis: Redis,
+  keys: QueueKeys,
+  commands: Commands,
+  mode: 'audit' | 'repair',
+): Promise<ReconcileReport> {
+  const watcher = redis.duplicate();
+  try {
+    let groupsChecked = 0;
+    const findings: Finding[] = [];
+    let stored: (string | null)[] = [];
+    for (let attempt = 1; attempt <= TOTALS_ATTEMPTS; attempt += 1) {
+      // WATCH first: any script that changes a total from here on writes `stats` and so makes
+      // the EXEC below answer null.
+      await watcher.watch(keys.stats);
+      // The first pass is the audit or repair itself; later ones only recount (in 'audit'
+      // mode, writing nothing), their findings already reported by the first.
+      const pass = await recount(
+        redis,
+        keys,
+        commands,
+        attempt === 1 ? mode : 'audit',
+        attempt === 1,
+      );
+      if (attempt === 1) {
+        groupsChecked = pass.groupsChecked;
+        findings.push(...pass.findings);
+      }
+      stored = await watcher.hmget(keys.stats, ...TOTALS);
+      const differing: Finding[] = [];
+      TOTALS.forEach((field, i) => {
+        const found = stored[i] ?? null;
+        const expected = pass.counts[field];
+        if (parseCount(found) === expected && Number(found ?? 0) >= 0) return;
+        differing.push({
+          kind: 'TOTALS',
+          subject: field,
+          expected: String(expected),
+          found: found ?? '0',
+        });
+      });
+      const tx = watcher.multi();
+      if (mode === 'repair') {
+        for (const f of differing) tx.hset(keys.stats, f.subject, f.expected);
+      }
+      // null: `stats` was written since the WATCH, so the recount may be off: count again.
+      if ((await tx.exec()) !== null) {
+        findings.push(...differing);
+        return { groupsChecked, findings };
+      }
+    }
+    TOTALS.forEach((field, i) => {
+      findings.push({
+        kind: 'TOTALS',
+        subject: field,
+        expected: 'a recount during which the queue did not change',
+        found: `${UNSETTLED}: the queue changed during each of ${TOTALS_ATTEMPTS} recounts; ${
+          mode === 'repair' ? 'left as stored' : 'not checked, stored'
+        } ${stored[i] ?? '0'}`,
+      });
     });
-    if (mode === 'repair') await redis.hset(keys.stats, field, expected);
+    return { groupsChecked, findings };
+  } finally {
+    watcher.disconnect();
   }
-  return { groupsChecked: groups.length, findings };
 }

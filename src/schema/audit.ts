@@ -16,7 +16,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
     LIMIT: { description: 'A stored limit is not a non-negative integer (it reads as no limit).' },
     REGISTRY: { description: 'A group missing from the registry (state from another writer).' },
     LEASE: { description: 'A lease without an active job, or an active job without a lease.' },
-    TOTALS: { description: 'A queue total in stats disagrees with a recount.' },
+    TOTALS: {
+      description:
+        'A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written.',
+    },
   } as const,
 });
 
