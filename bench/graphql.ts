@@ -27,6 +27,8 @@ export interface GraphqlOptions {
 
 export interface LoadResult {
   requestsPerSec: number;
+  /** Server process CPU (user + sys, /proc) per request, µs: steadier than a rate. */
+  serverCpuUsecPerRequest: number;
   p50Ms: number;
   p99Ms: number;
   requests: number;
@@ -87,7 +89,9 @@ export async function graphqlOverhead(
     );
     for (let i = 0; i < o.slices; i++) {
       for (const name of names) {
-        slices[name].push(await run(server.url, OPERATIONS[name], o.connections, sliceSeconds));
+        const cpu0 = await server.cpu();
+        const slice = await run(server.url, OPERATIONS[name], o.connections, sliceSeconds);
+        slices[name].push({ ...slice, serverCpuUsec: (await server.cpu()) - cpu0 });
       }
     }
     // Still answering with data, not errors, after the load.
@@ -111,6 +115,8 @@ export async function graphqlOverhead(
 
 interface Slice {
   requests: number;
+  /** the server's CPU over the slice (µs) */
+  serverCpuUsec: number;
   seconds: number;
   /** response times (ms) of every request of the slice */
   latencies: number[];
@@ -124,6 +130,7 @@ function summarize(slices: Slice[]): LoadResult {
   const latencies = slices.flatMap((s) => s.latencies);
   return {
     requestsPerSec: requests / seconds,
+    serverCpuUsecPerRequest: slices.reduce((sum, s) => sum + s.serverCpuUsec, 0) / requests,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     requests,
@@ -133,7 +140,12 @@ function summarize(slices: Slice[]): LoadResult {
 }
 
 /** One autocannon run; every response time is kept, so slices merge into exact percentiles. */
-function run(url: string, query: string, connections: number, seconds: number): Promise<Slice> {
+function run(
+  url: string,
+  query: string,
+  connections: number,
+  seconds: number,
+): Promise<Omit<Slice, 'serverCpuUsec'>> {
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
     const instance = autocannon(

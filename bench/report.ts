@@ -264,7 +264,7 @@ export function render(r: Results): string {
     );
     out.push(
       table(
-        ['operation', 'req/s', '÷ __typename', 'p50 ms', 'p99 ms', 'errors'],
+        ['operation', 'req/s', '÷ __typename', 'p50 ms', 'p99 ms', 'errors', 'server CPU µs/req'],
         [
           ['{ __typename }', g.typename, 1],
           ['setLimit mutation', g.setLimit, g.setLimitRatio],
@@ -278,9 +278,13 @@ export function render(r: Results): string {
             fixed(load.p50Ms, 0),
             fixed(load.p99Ms, 0),
             String(load.errors + load.non2xx),
+            int(load.serverCpuUsecPerRequest),
           ];
         }),
       ),
+      '',
+      "server CPU µs/req: the server process' CPU (/proc) over the load ÷ requests; the ratio of rates follows",
+      'the ratio of these where the server is the ceiling, and the load generator and Redis share its two cores.',
       '',
     );
   }

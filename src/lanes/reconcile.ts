@@ -160,7 +160,8 @@ export async function reconcile(
   commands: Commands,
   mode: 'audit' | 'repair',
 ): Promise<ReconcileReport> {
-  const watcher = redis.duplicate();
+  // Never auto-pipelined: WATCH, the reads it guards and EXEC stay separate round trips, in order.
+  const watcher = redis.duplicate({ enableAutoPipelining: false });
   try {
     let groupsChecked = 0;
     const findings: Finding[] = [];

@@ -164,7 +164,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
         : validate.durationMs('extendEveryMs', options.extendEveryMs);
     const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
     this.parkTimeoutSec = Math.max(0.01, parkTimeoutMs / 1000);
-    this.blocking = queue.redis.duplicate();
+    // Its own connection for BLPOP (it blocks the connection), never auto-pipelined.
+    this.blocking = queue.redis.duplicate({ enableAutoPipelining: false });
     // Without a listener an 'error' event would crash the process; errors surface through
     // the calls that fail instead.
     this.blocking.on('error', () => {});

@@ -94,6 +94,8 @@ export class KeyspaceSource {
       enableOfflineQueue: false,
       autoResubscribe: false,
       autoResendUnfulfilledCommands: false,
+      // The server's command connection auto-pipelines; a subscriber has nothing to batch.
+      enableAutoPipelining: false,
     });
     this.subscriber = subscriber;
     subscriber.on('message', (channel: string) => this.dispatch(channel));

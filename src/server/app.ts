@@ -69,7 +69,11 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
   }
 
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+  const redis = new Redis(redisUrl, {
+    maxRetriesPerRequest: 3,
+    lazyConnect: true,
+    enableAutoPipelining: true,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
 
