@@ -226,6 +226,43 @@ describe.skipIf(noRedisBinary)('a Redis that refuses CONFIG and publishes no not
   });
 });
 
+describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace channels', () => {
+  it('falls back to polling once a SUBSCRIBE is refused, says so in /ready, and still delivers', async () => {
+    const redis = await startRedisServer({});
+    redises.push(redis);
+    const admin = new Redis(redis.url);
+    admin.on('error', () => {});
+    clients.push(admin);
+    // Every command and key, no pub/sub channel (Redis 7's default for a new user, spelled out).
+    await admin.call(
+      'ACL',
+      'SETUSER',
+      'app',
+      'on',
+      '>app-password',
+      '~*',
+      'resetchannels',
+      '+@all',
+    );
+    const server = await serve(redis.url.replace('redis://', 'redis://app:app-password@'), {
+      POLL_INTERVAL_MS: '100',
+      RESYNC_INTERVAL_MS: '600000',
+    });
+    const q = queueName('acl');
+    const sub = wsSubscribe(server.ws(), RingChangedDocument, { queue: q });
+    expect(await nextRing(sub)).toMatchObject({ ring: [], reason: 'SNAPSHOT' });
+    await waitFor('the feed to poll', () => server.server.feed.mode === 'polling');
+    expect(await probe(server, '/ready')).toEqual({
+      status: 200,
+      body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'down' },
+    });
+    // No notification can come and the safety re-read is 10 minutes away: only a poll delivers.
+    await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
+    expect(await nextRing(sub)).toMatchObject({ ring: ['a'], reason: 'CHANGE' });
+    sub.close();
+  });
+});
+
 /**
  * Kill the server's subscriber connection (the only one in pub/sub mode: a subscription is
  * open) and keep it from reconnecting: `maxclients` is lowered to the connections left, so

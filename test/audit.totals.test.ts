@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Finding, Queue } from '../src/lanes/index.js';
-import { TOTALS_ATTEMPTS, UNSETTLED } from '../src/lanes/reconcile.js';
+import { TOTALS_ATTEMPTS, UNSETTLED, WATCH_CONNECTION_NAME } from '../src/lanes/reconcile.js';
 import { pollUntil, rawState, useEngine } from './support/lanes.js';
 
 const engine = useEngine();
@@ -140,6 +140,35 @@ describe('audit and repair: the totals', () => {
       'the watching connections closed',
       async () => (await connected()) === baseline,
     );
+  });
+
+  it('the WATCH connection lost during the recount: repair fails and writes no total', async () => {
+    const q = engine.queue();
+    const r = engine.redis();
+    await seedGroups(q, 3_000);
+    const before = await r.hmget(q.keys.stats, 'pending', 'saturated', 'active');
+    const repair = q.repair();
+    // Once the WATCH is held (the recount has started), drop that connection, then change a
+    // total: a reconnected connection would have no WATCH, and its EXEC would write the stale
+    // recount (pending one short).
+    let killed = 0;
+    await pollUntil('the watching connection killed', async () => {
+      const list = (await r.call('CLIENT', 'LIST')) as string;
+      const line = list.split('\n').find((l) => l.includes(`name=${WATCH_CONNECTION_NAME} `));
+      const id = line?.match(/^id=(\d+)/)?.[1];
+      if (id === undefined) return false;
+      killed = (await r.call('CLIENT', 'KILL', 'ID', id)) as number;
+      return killed === 1;
+    });
+    await q.enqueue('late');
+    await expect(repair).rejects.toThrow(/WATCH on stats closed during the recount/);
+    // Nothing was written: the totals are the scripts' own, the late enqueue counted.
+    expect(await r.hmget(q.keys.stats, 'pending', 'saturated', 'active')).toEqual([
+      String(Number(before[0]) + 1),
+      before[1],
+      before[2],
+    ]);
+    expect((await q.audit()).findings).toEqual([]);
   });
 
   it('repair and audit racing enqueue/claim/complete/retry never leave or report a wrong total (20 rounds, 160 reports)', async () => {

@@ -93,6 +93,13 @@ async function allGroups(redis: Redis, k: QueueKeys): Promise<string[]> {
   return [...groups].sort();
 }
 
+/** CLIENT LIST name of the connection holding the WATCH on `stats` during an audit or repair. */
+export const WATCH_CONNECTION_NAME = 'ringmaster:reconcile';
+
+/** What reconcile throws when that connection closes before its EXEC (nothing is written). */
+const WATCH_LOST =
+  'the connection holding the WATCH on stats closed during the recount: no total was written; run it again';
+
 /** Recounts of the totals, the first included, before they are reported unsettled. */
 export const TOTALS_ATTEMPTS = 4;
 
@@ -141,9 +148,9 @@ async function recount(
 /**
  * Run an audit or a repair of one queue (see the module comment).
  *
- * Uses `redis` for the scripts and a connection of its own (`redis.duplicate()`, closed before
- * it returns or throws) for the WATCH on `stats`, since WATCH belongs to a connection and
- * `redis` is shared by concurrent callers.
+ * Uses `redis` for the scripts and a connection of its own (`redis.duplicate()`, named
+ * {@link WATCH_CONNECTION_NAME}, closed before it returns or throws) for the WATCH on `stats`,
+ * since WATCH belongs to a connection and `redis` is shared by concurrent callers.
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
@@ -152,7 +159,9 @@ async function recount(
  *   wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
  *   recounts, one TOTALS finding per total whose `found` starts with {@link UNSETTLED} (nothing
  *   checked, nothing written).
- * @throws whatever ioredis throws (connection lost, a script error), unchanged.
+ * @throws Error when the WATCH connection closes before its EXEC (no total written; the
+ *   batches' repairs before it stand, each atomic); whatever ioredis throws (connection lost, a
+ *   script error), unchanged.
  */
 export async function reconcile(
   redis: Redis,
@@ -160,9 +169,28 @@ export async function reconcile(
   commands: Commands,
   mode: 'audit' | 'repair',
 ): Promise<ReconcileReport> {
-  // Never auto-pipelined: WATCH, the reads it guards and EXEC stay separate round trips, in order.
-  const watcher = redis.duplicate({ enableAutoPipelining: false });
+  // A WATCH does not survive a reconnect, and an EXEC on a new connection would apply a stale
+  // recount: so this connection never reconnects nor queues a command while down, and a drop
+  // fails the call (nothing written). Never auto-pipelined: WATCH, the reads it guards and EXEC
+  // stay in order, each its own round trip.
+  const watcher = redis.duplicate({
+    connectionName: WATCH_CONNECTION_NAME,
+    lazyConnect: true,
+    enableAutoPipelining: false,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: () => null,
+  });
+  let dropped = false;
+  watcher.on('error', () => {});
+  watcher.once('close', () => {
+    dropped = true;
+  });
+  const held = () => {
+    if (dropped) throw new Error(WATCH_LOST);
+  };
   try {
+    await watcher.connect();
     let groupsChecked = 0;
     const findings: Finding[] = [];
     let stored: (string | null)[] = [];
@@ -184,6 +212,7 @@ export async function reconcile(
         findings.push(...pass.findings);
       }
       stored = await watcher.hmget(keys.stats, ...TOTALS);
+      held();
       const differing: Finding[] = [];
       TOTALS.forEach((field, i) => {
         const found = stored[i] ?? null;
@@ -201,7 +230,10 @@ export async function reconcile(
         for (const f of differing) tx.hset(keys.stats, f.subject, f.expected);
       }
       // null: `stats` was written since the WATCH, so the recount may be off: count again.
-      if ((await tx.exec()) !== null) {
+      held();
+      const applied = await tx.exec();
+      held();
+      if (applied !== null) {
         findings.push(...differing);
         return { groupsChecked, findings };
       }
@@ -217,6 +249,10 @@ export async function reconcile(
       });
     });
     return { groupsChecked, findings };
+  } catch (error) {
+    // Whatever failed (a command on the closed connection, most likely), say why it matters.
+    if (dropped) throw new Error(WATCH_LOST, { cause: error });
+    throw error;
   } finally {
     watcher.disconnect();
   }

@@ -10,7 +10,9 @@
  * new connection ahead of the CONFIG commands; the source resubscribes itself.
  *
  * When CONFIG is refused the mode is 'polling': channels are still subscribed (a managed Redis
- * may already publish the events) and the owner polls.
+ * may already publish the events) and the owner polls. So it is when Redis refuses the SUBSCRIBE
+ * itself (an ACL user without the keyspace channels, Redis 7's default for a new user): no event
+ * would ever arrive, and the owner polls until a reconnect finds the permission granted.
  */
 import { type Redis, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
@@ -57,6 +59,8 @@ export class KeyspaceSource {
   private live = false;
   /** Live, and every channel watched at the last (re)connect subscribed again: events flow. */
   private resubscribed = false;
+  /** A SUBSCRIBE on the current connection was refused by Redis (an ACL): see subscribeRefused. */
+  private refused = false;
   /** Bumped at each 'ready' and 'close', so a round on a connection that went away stops. */
   private epoch = 0;
   private liveOnce = false;
@@ -197,10 +201,26 @@ export class KeyspaceSource {
       };
       this.onCloseWaiters.add(done);
       subscriber.subscribe(...names).then(done, (error: unknown) => {
-        this.logger.debug({ err: String(error) }, 'SUBSCRIBE failed');
+        if (error instanceof ReplyError) this.subscribeRefused(error as Error);
+        else this.logger.debug({ err: String(error) }, 'SUBSCRIBE failed');
         done();
       });
     });
+  }
+
+  /** Redis refused SUBSCRIBE (NOPERM): nothing would be pushed, so the owner polls. */
+  private subscribeRefused(error: Error): void {
+    this.refused = true;
+    this.resubscribed = false;
+    if (this.currentMode === 'polling') return;
+    this.logger.warn(
+      { err: error.message, pollIntervalMs: this.options.pollIntervalMs },
+      'SUBSCRIBE is refused by this Redis: grant its user the keyspace channels ' +
+        '(ACL: &__keyspace@*__:* or allchannels); until then watched queues are polled every ' +
+        `${this.options.pollIntervalMs} ms`,
+    );
+    this.currentMode = 'polling';
+    this.options.onModeChange('polling');
   }
 
   private onClose(): void {
@@ -256,10 +276,12 @@ export class KeyspaceSource {
       this.options.onModeChange(mode);
     }
     this.live = true;
+    this.refused = false;
     const names = [...this.channels.keys()];
     if (names.length > 0) await this.subscribe(names);
     if (epoch !== this.epoch || this.stopped) return;
-    this.resubscribed = true;
+    // Refused: the connection is up but subscribes nothing (the mode is polling now).
+    this.resubscribed = !this.refused;
     if (this.liveOnce) {
       this.logger.info({ channels: names.length }, 'keyspace subscriber reconnected; resyncing');
       this.options.onReconnect();
