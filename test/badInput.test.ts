@@ -235,6 +235,10 @@ describe('bad input (DESIGN.md §5)', () => {
     expect(await argumentOf(() => ctx.q.groups({ first: 0 }))).toBe('first');
     expect(await argumentOf(() => ctx.q.groups({ after: 'nope!' }))).toBe('after');
     expect(await argumentOf(() => ctx.q.complete('1', ''))).toBe('token');
+    // Malformed input is named before a not-found id (DESIGN.md §5 lists both).
+    expect(await argumentOf(() => ctx.q.complete('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.retry('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
     expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
   });
 });

@@ -140,11 +140,12 @@ export class Queue {
   /**
    * Complete active job `id` leased under `token`: its permit is released and the job hash
    * deleted. Returns the job as it was, state COMPLETED. Script: `complete-9.lua`.
-   * @throws RingmasterError JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
+   * @throws RingmasterError BAD_USER_INPUT (a malformed token, checked before the id),
+   *   JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
    */
   async complete(id: string, token: string): Promise<Job> {
-    const jobId = validate.jobId(this.name, id);
     const t = validate.token(token);
+    const jobId = validate.jobId(this.name, id);
     return this.jobFrom(jobId, await this.commands.complete({ id: jobId, token: t }));
   }
 
@@ -224,11 +225,11 @@ export class Queue {
    * Give active job `id` back: its permit is released now, and it returns to the front of its
    * group's lane, or is DEAD once attempts reached maxAttempts. `error` (optional) is kept as
    * the job's lastError. Script: `retry-10.lua`.
-   * @throws RingmasterError JOB_NOT_FOUND, LEASE_LOST
+   * @throws RingmasterError BAD_USER_INPUT (a malformed token), JOB_NOT_FOUND, LEASE_LOST
    */
   async retry(id: string, token: string, error = ''): Promise<Job> {
-    const jobId = validate.jobId(this.name, id);
     const t = validate.token(token);
+    const jobId = validate.jobId(this.name, id);
     const reason = error.slice(0, 1024);
     return this.jobFrom(jobId, await this.commands.retry({ id: jobId, token: t, error: reason }));
   }
@@ -239,9 +240,10 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST
    */
   async extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
-    const jobId = validate.jobId(this.name, id);
+    // Malformed input first (BAD_USER_INPUT), then whether the id can name a job at all.
     const t = validate.token(token);
     const ms = validate.leaseMs(leaseMs);
+    const jobId = validate.jobId(this.name, id);
     return this.jobFrom(
       jobId,
       await this.commands.extendLease({ id: jobId, token: t, leaseMs: ms }),
