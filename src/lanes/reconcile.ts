@@ -231,8 +231,8 @@ export async function reconcile(
       }
       // null: `stats` was written since the WATCH, so the recount may be off: count again.
       held();
+      // Answered, the EXEC ran on the connection that took the WATCH: it never reconnects.
       const applied = await tx.exec();
-      held();
       if (applied !== null) {
         findings.push(...differing);
         return { groupsChecked, findings };
