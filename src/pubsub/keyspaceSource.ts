@@ -98,7 +98,7 @@ export class KeyspaceSource {
       enableOfflineQueue: false,
       autoResubscribe: false,
       autoResendUnfulfilledCommands: false,
-      // The server's command connection auto-pipelines; a subscriber has nothing to batch.
+      // Whatever the connection it duplicates does: a subscriber has nothing to batch.
       enableAutoPipelining: false,
     });
     this.subscriber = subscriber;

@@ -69,11 +69,10 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
   }
 
-  const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: 3,
-    lazyConnect: true,
-    enableAutoPipelining: true,
-  });
+  // Not auto-pipelined: a NOSCRIPT reply inside an ioredis auto-pipeline (after SCRIPT FLUSH, a
+  // restart or a failover) can throw "results[i] is not iterable" out of ioredis' callback and
+  // crash the process (ioredis 5.11, issue #1931; test/faults/script-flush caught it).
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
 
