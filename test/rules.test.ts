@@ -4,7 +4,7 @@
  * wake list's length and the stats counters, not only what the engine answers.
  */
 import { describe, expect, it } from 'vitest';
-import { type Job, Queue } from '../src/lanes/index.js';
+import { type Job, Queue, REGISTRATION_REFRESH_MS } from '../src/lanes/index.js';
 import { pollUntil, rawState, statsOf, useEngine } from './support/lanes.js';
 
 const engine = useEngine();
@@ -508,6 +508,29 @@ describe('registration', () => {
     await q.resume('e');
     expect((await rawState(q)).groups).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(await q.redis.sismember('emq:queues', q.name)).toBe(1);
+  });
+
+  it('a connection sends the SADD once per REGISTRATION_REFRESH_MS, and again after it (a registry entry removed by hand comes back)', async () => {
+    const q = engine.queue();
+    const sadds = async () => {
+      const stats = (await q.redis.info('commandstats')).match(/cmdstat_sadd:calls=(\d+)/);
+      return Number(stats?.[1] ?? 0);
+    };
+    const before = await sadds();
+    for (let i = 0; i < 10; i++) await q.enqueue(`g${i}`);
+    await q.setLimit('g0', 2);
+    // Another handle on the same connection shares what it knows. (No SADD inside these
+    // scripts: commandstats counts a script's commands too, and pause adds to `paused`.)
+    await new Queue(q.redis, q.name).clearLimit('g1');
+    expect((await sadds()) - before).toBe(1);
+
+    await q.redis.srem('emq:queues', q.name);
+    await q.resume('g1');
+    expect(await q.redis.sismember('emq:queues', q.name)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, REGISTRATION_REFRESH_MS + 50));
+    await q.resume('g1');
+    expect(await q.redis.sismember('emq:queues', q.name)).toBe(1);
+    expect((await sadds()) - before).toBe(2);
   });
 });
 

@@ -1,7 +1,13 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
 export { ErrorCode, RingmasterError } from './errors.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
-export { type CompleteAndClaimResult, Defaults, Queue, type QueueOptions } from './queue.js';
+export {
+  type CompleteAndClaimResult,
+  Defaults,
+  Queue,
+  type QueueOptions,
+  REGISTRATION_REFRESH_MS,
+} from './queue.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
 export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';

@@ -33,6 +33,17 @@ export interface QueueOptions {
 }
 
 /** Defaults of DESIGN.md §4. */
+/**
+ * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
+ * so that a busy producer or an admin UI does not send the same SADD with every call. It bounds
+ * how long a registry entry removed by hand (or a FLUSHALL) stays missing while this process
+ * keeps writing to the queue: the reaper, which finds queues there, reaps it again after that.
+ */
+export const REGISTRATION_REFRESH_MS = 5_000;
+
+/** Per connection: registry key + queue name → when its SADD was last answered (ms). */
+const registeredAt = new WeakMap<Redis, Map<string, number>>();
+
 export const Defaults = {
   leaseMs: 30_000,
   maxAttempts: 3,
@@ -424,10 +435,20 @@ export class Queue {
    * before either is sent, so a script that fails after this point fails on the queue's own
    * keys (a wrong type, a Redis error): a queue that is in Redis already, which the registry
    * may well name. Waiting for the script before the SADD would double the latency of every
-   * awaited enqueue.
+   * awaited enqueue. Once answered, the SADD is not sent again for this queue on this
+   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once.
    */
   private async registered<T>(script: Promise<T>): Promise<T> {
+    let known = registeredAt.get(this.redis);
+    const member = `${this.registry}\n${this.name}`;
+    const at = known?.get(member);
+    if (at !== undefined && Date.now() - at < REGISTRATION_REFRESH_MS) return script;
     const [reply] = await Promise.all([script, this.redis.sadd(this.registry, this.name)]);
+    if (known === undefined) {
+      known = new Map();
+      registeredAt.set(this.redis, known);
+    }
+    known.set(member, Date.now());
     return reply;
   }
 
