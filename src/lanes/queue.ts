@@ -32,7 +32,6 @@ export interface QueueOptions {
   readonly prefix?: string;
 }
 
-/** Defaults of DESIGN.md §4. */
 /**
  * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
  * so that a busy producer or an admin UI does not send the same SADD with every call. It bounds
@@ -44,6 +43,7 @@ export const REGISTRATION_REFRESH_MS = 5_000;
 /** Per connection: registry key + queue name → when its SADD was last answered (ms). */
 const registeredAt = new WeakMap<Redis, Map<string, number>>();
 
+/** Defaults of DESIGN.md §4. */
 export const Defaults = {
   leaseMs: 30_000,
   maxAttempts: 3,

@@ -186,9 +186,6 @@ export async function reconcile(
   watcher.once('close', () => {
     dropped = true;
   });
-  const held = () => {
-    if (dropped) throw new Error(WATCH_LOST);
-  };
   try {
     await watcher.connect();
     let groupsChecked = 0;
@@ -212,7 +209,6 @@ export async function reconcile(
         findings.push(...pass.findings);
       }
       stored = await watcher.hmget(keys.stats, ...TOTALS);
-      held();
       const differing: Finding[] = [];
       TOTALS.forEach((field, i) => {
         const found = stored[i] ?? null;
@@ -230,8 +226,8 @@ export async function reconcile(
         for (const f of differing) tx.hset(keys.stats, f.subject, f.expected);
       }
       // null: `stats` was written since the WATCH, so the recount may be off: count again.
-      held();
-      // Answered, the EXEC ran on the connection that took the WATCH: it never reconnects.
+      // Answered, the EXEC ran on the connection that took the WATCH (it never reconnects: a
+      // closed one fails every command, which the catch below reports as WATCH_LOST).
       const applied = await tx.exec();
       if (applied !== null) {
         findings.push(...differing);

@@ -70,18 +70,9 @@ export class Ringmaster {
   async queues(): Promise<string[]> {
     const names: string[] = [];
     for (const name of await this.redis.smembers(queuesKey(this.prefix))) {
-      if (isQueueName(name)) names.push(name);
+      if (validate.isQueueName(name)) names.push(name);
       else this.onInvalidQueueName?.(name);
     }
     return names.sort();
-  }
-}
-
-function isQueueName(name: string): boolean {
-  try {
-    validate.queueName(name);
-    return true;
-  } catch {
-    return false;
   }
 }

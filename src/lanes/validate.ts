@@ -34,9 +34,14 @@ function integerIn(argument: string, value: unknown, min: number, max: number): 
   return value;
 }
 
-/** A queue name: 1–128 of `[A-Za-z0-9._:-]` (no braces: the name is the hash tag). */
+/** Whether `value` is a queue name: 1–128 of `[A-Za-z0-9._:-]` (no braces: it is the hash tag). */
+export function isQueueName(value: unknown): value is string {
+  return typeof value === 'string' && QUEUE_NAME.test(value);
+}
+
+/** A queue name (see {@link isQueueName}); BAD_USER_INPUT otherwise. */
 export function queueName(value: unknown): string {
-  if (typeof value !== 'string' || !QUEUE_NAME.test(value)) {
+  if (!isQueueName(value)) {
     throw badInput('queue', 'must be 1 to 128 characters of A-Z a-z 0-9 . _ : -');
   }
   return value;
