@@ -241,6 +241,14 @@ describe('bad input (DESIGN.md §5)', () => {
     expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
     expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
   });
+
+  it('says a payload too deep to serialize is nested too deeply, not that it is not JSON', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const before = await snapshot(engine.redis());
+    await expect(ctx.q.enqueue('a', deep)).rejects.toThrow(/payload: is nested too deeply/);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
 });
 
 describe('refusals by the scripts change nothing either', () => {

@@ -139,7 +139,9 @@ export function payload(value: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
-  } catch {
+  } catch (error) {
+    // Valid JSON can still be too deep for the serializer's stack (thousands of levels).
+    if (error instanceof RangeError) throw badInput('payload', 'is nested too deeply');
     throw badInput('payload', 'must be a JSON value');
   }
   if (text === undefined) throw badInput('payload', 'must be a JSON value');
