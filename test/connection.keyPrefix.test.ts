@@ -63,6 +63,8 @@ describe('a connection with an ioredis keyPrefix', () => {
       thrown(() => strandAJob(() => new Ringmaster(prefixed), uniqueQueueName('kp'))),
     );
     expectRefusal(error, 'keyPrefix "app:"', 'stranded', '{ prefix: "app:emq" }');
+    // At construction, not at the first call.
+    expectRefusal(await thrown(() => new Ringmaster(prefixed, { prefix: 'jobs' })), 'app:jobs');
   });
 
   it('is refused by Queue, and by a URL that carries ?keyPrefix=', async () => {
@@ -91,6 +93,13 @@ describe('a connection with an ioredis keyPrefix', () => {
     const engine = new Ringmaster(conn);
     const queue = engine.queue(uniqueQueueName('kp'));
     await queue.enqueue('acme', { n: 1 });
+    const feed = new LiveFeed({
+      engine,
+      prefix: engine.prefix,
+      resyncIntervalMs: 5_000,
+      pollIntervalMs: 1_000,
+      logger: pino({ level: 'silent' }),
+    });
     conn.options.keyPrefix = 'app:';
     const clientCount = async () =>
       String(await plain.client('LIST'))
@@ -115,10 +124,13 @@ describe('a connection with an ioredis keyPrefix', () => {
         ),
         'keyPrefix',
       );
+      // A feed made before the edit: its start() opens the subscriber, a duplicate.
+      expectRefusal(await thrown(() => feed.start()), 'keyPrefix');
+      await feed.stop();
       expectRefusal(await thrown(() => queue.repair()), 'keyPrefix');
       expectRefusal(await thrown(() => queue.audit()), 'keyPrefix');
     });
-    // No connection was opened for a refused Worker, LiveFeed or audit.
+    // No connection was opened for a refused Worker, LiveFeed, feed start or audit.
     expect(await clientCount()).toBe(clientsBefore);
   });
 
