@@ -100,7 +100,13 @@ describe.skipIf(noRedisBinary)('Redis restarted under a live graphql-ws subscrip
       expect(missingFlags(await flags(), NEEDED_FLAGS)).toBe('');
       expect(await probe(server, '/ready')).toEqual({
         status: 200,
-        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
+        body: {
+          ready: true,
+          redis: 'up',
+          notifications: 'notifications',
+          subscriber: 'up',
+          eviction: 'noeviction',
+        },
       });
 
       const q = queueName('restart');
@@ -177,7 +183,13 @@ describe.skipIf(usingExternalRedis())('a Redis that refuses CONFIG', () => {
     const ready = await probe(server, '/ready');
     expect(ready).toEqual({
       status: 200,
-      body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'up' },
+      body: {
+        ready: true,
+        redis: 'up',
+        notifications: 'polling',
+        subscriber: 'up',
+        eviction: 'noeviction',
+      },
     });
 
     const q = queueName('refused');
@@ -254,7 +266,13 @@ describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace
     await waitFor('the feed to poll', () => server.server.feed.mode === 'polling');
     expect(await probe(server, '/ready')).toEqual({
       status: 200,
-      body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'down' },
+      body: {
+        ready: true,
+        redis: 'up',
+        notifications: 'polling',
+        subscriber: 'down',
+        eviction: 'noeviction',
+      },
     });
     // No notification can come and the safety re-read is 10 minutes away: only a poll delivers.
     await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
@@ -299,7 +317,13 @@ describe.skipIf(noRedisBinary)(
       expect(await nextRing(sub)).toMatchObject({ ring: ['a'], reason: 'SNAPSHOT' });
       expect(await probe(server, '/ready')).toEqual({
         status: 200,
-        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
+        body: {
+          ready: true,
+          redis: 'up',
+          notifications: 'notifications',
+          subscriber: 'up',
+          eviction: 'noeviction',
+        },
       });
 
       const letBackIn = await killSubscriber(admin, 'CONFIG');
@@ -311,7 +335,13 @@ describe.skipIf(noRedisBinary)(
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(await probe(server, '/ready')).toEqual({
         status: 503,
-        body: { ready: false, redis: 'up', notifications: 'notifications', subscriber: 'down' },
+        body: {
+          ready: false,
+          redis: 'up',
+          notifications: 'notifications',
+          subscriber: 'down',
+          eviction: 'noeviction',
+        },
       });
 
       await letBackIn();
@@ -322,7 +352,13 @@ describe.skipIf(noRedisBinary)(
       );
       expect(await probe(server, '/ready')).toEqual({
         status: 200,
-        body: { ready: true, redis: 'up', notifications: 'notifications', subscriber: 'up' },
+        body: {
+          ready: true,
+          redis: 'up',
+          notifications: 'notifications',
+          subscriber: 'up',
+          eviction: 'noeviction',
+        },
       });
       // Subscribed again: a change arrives by notification (no re-read or poll in this test).
       await mustOk(server.request(EnqueueDocument, { queue: q, group: 'b' }));
@@ -348,7 +384,13 @@ describe.skipIf(noRedisBinary)(
       await waitFor('the subscriber to be down', () => !server.server.feed.subscribed);
       expect(await probe(server, '/ready')).toEqual({
         status: 200,
-        body: { ready: true, redis: 'up', notifications: 'polling', subscriber: 'down' },
+        body: {
+          ready: true,
+          redis: 'up',
+          notifications: 'polling',
+          subscriber: 'down',
+          eviction: 'noeviction',
+        },
       });
       // Polling still delivers.
       await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));

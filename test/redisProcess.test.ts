@@ -166,6 +166,8 @@ describe('startRedisServer', () => {
     expect(message).toMatch(/exited with code 1 before it was ready/);
     expect(message).toContain('Command: ');
     expect(message).toContain('--no-such-directive');
+    // noeviction is on the command line, not left to whatever default this Redis has.
+    expect(message).toContain('--maxmemory-policy noeviction');
     expect(message).toMatch(/Bad directive/);
     // A failed start is an error for the caller, not a crash to log.
     expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
+import { assertPlainKeys } from './connection.js';
 import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
 import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
@@ -61,15 +62,17 @@ export class Queue {
 
   /**
    * @param redis a connection shared by all calls (not used for blocking commands)
-   * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name
+   * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name, or when
+   *   `redis` moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
    */
   constructor(
     readonly redis: Redis,
     name: string,
     options: QueueOptions = {},
   ) {
-    this.name = validate.queueName(name);
     const prefix = options.prefix ?? 'emq';
+    assertPlainKeys(redis, { prefix });
+    this.name = validate.queueName(name);
     this.keys = queueKeys(prefix, this.name);
     this.registry = queuesKey(prefix);
     this.commands = new Commands(redis, this.keys);

@@ -23,6 +23,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Commands, FlatFindings } from './commands.js';
+import { assertPlainKeys } from './connection.js';
 import type { QueueKeys } from './keys.js';
 import { parseCount } from './state.js';
 
@@ -159,6 +160,8 @@ async function recount(
  *   wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
  *   recounts, one TOTALS finding per total whose `found` starts with {@link UNSETTLED} (nothing
  *   checked, nothing written).
+ * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
+ *   its duplicate would WATCH, and write the recount to, another key than the scripts use
  * @throws Error when the WATCH connection closes before its EXEC (no total written; the
  *   batches' repairs before it stand, each atomic); whatever ioredis throws (connection lost, a
  *   script error), unchanged.
@@ -169,6 +172,8 @@ export async function reconcile(
   commands: Commands,
   mode: 'audit' | 'repair',
 ): Promise<ReconcileReport> {
+  // Before any batch runs, so a refusal has written nothing.
+  assertPlainKeys(redis);
   // A WATCH does not survive a reconnect, and an EXEC on a new connection would apply a stale
   // recount: so this connection never reconnects nor queues a command while down, and a drop
   // fails the call (nothing written). Never auto-pipelined: WATCH, the reads it guards and EXEC

@@ -3,6 +3,8 @@
  * registry. Knows nothing of GraphQL; every entry point (GraphQL, workers, scripts) uses it.
  */
 import type { Redis } from 'ioredis';
+import { assertPlainKeys } from './connection.js';
+import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
 import * as validate from './validate.js';
@@ -27,12 +29,17 @@ export class Ringmaster {
 
   private readonly onInvalidQueueName: ((name: string) => void) | undefined;
 
-  /** @param redis the shared (non-blocking) connection every queue handle uses */
+  /**
+   * @param redis the shared (non-blocking) connection every queue handle uses
+   * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys (ioredis `keyPrefix`, a
+   *   SELECT away from its `db` option): see {@link assertPlainKeys}
+   */
   constructor(
     readonly redis: Redis,
     options: RingmasterOptions = {},
   ) {
     this.prefix = options.prefix ?? 'emq';
+    assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;
   }
 
@@ -46,9 +53,15 @@ export class Ringmaster {
   }
 
   /**
-   * Check that the server runs the scripts: Redis 6.2 or newer (they use LPOP with a count,
-   * ZMSCORE and SMISMEMBER). Call once after connecting; resolves to the version found.
+   * Check that the server can keep Ringmaster's state: Redis 6.2 or newer (the scripts use LPOP
+   * with a count, ZMSCORE and SMISMEMBER), and `maxmemory-policy noeviction` (any other policy
+   * lets Redis drop jobs, lanes and the ring at `maxmemory`: {@link checkEviction}). Call once
+   * after connecting; resolves to the version found. The policy can be changed at runtime
+   * (CONFIG SET), so a long-running process should call {@link checkEviction} now and then, as
+   * the server does.
    * @throws Error naming the version found when it is older
+   * @throws EvictionPolicyError (`policy`) naming the policy and the fix when it is not
+   *   `noeviction`
    */
   async checkServer(): Promise<string> {
     const info = await this.redis.info('server');
@@ -59,7 +72,18 @@ export class Ringmaster {
         `Redis ${version} is too old: Ringmaster needs Redis ${MIN_REDIS.join('.')} or newer`,
       );
     }
+    const eviction = await this.checkEviction();
+    if (!eviction.ok) throw new EvictionPolicyError(eviction.policy);
     return version;
+  }
+
+  /**
+   * Whether Redis may evict keys: `policy` is `maxmemory_policy` from `INFO memory` (so it works
+   * where CONFIG is refused, as on a managed Redis), `ok` is true only for `noeviction`.
+   * One round trip; throws nothing of its own (a lost connection rejects as ioredis does).
+   */
+  checkEviction(): Promise<EvictionCheck> {
+    return readEvictionPolicy(this.redis);
   }
 
   /**

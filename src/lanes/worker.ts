@@ -16,6 +16,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { assertPlainKeys } from './connection.js';
 import { ErrorCode, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
@@ -145,7 +146,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /**
    * @param queue the queue to claim from (its connection is used for every script call)
    * @param processor called once per claimed job
-   * @throws RingmasterError BAD_USER_INPUT for out-of-range options
+   * @throws RingmasterError BAD_USER_INPUT for out-of-range options, or when the queue's
+   *   connection moves keys (see {@link assertPlainKeys}; its options may have been edited
+   *   since the Queue was made, and the blocking connection is a duplicate of it)
    */
   constructor(
     readonly queue: Queue,
@@ -153,6 +156,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
     options: WorkerOptions = {},
   ) {
     super();
+    // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
+    assertPlainKeys(queue.redis);
     const concurrency = validate.concurrency(options.concurrency ?? 1);
     this.concurrency = concurrency;
     this.wantsSignal = processor.length >= 2;

@@ -16,6 +16,7 @@
  */
 import { type Redis, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
+import { assertPlainKeys } from '../lanes/connection.js';
 import { applyNotifyConfig, ConfigRefusedError, NEEDED_FLAGS } from './notifyConfig.js';
 
 export type FeedMode = 'notifications' | 'polling';
@@ -91,8 +92,13 @@ export class KeyspaceSource {
     return this.channels.size;
   }
 
-  /** Connect, apply the notification config, and go live. */
+  /**
+   * Connect, apply the notification config, and go live.
+   * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
+   *   the channels named from unprefixed keys, on `options.db`, would never fire
+   */
   async start(): Promise<void> {
+    assertPlainKeys(this.options.redis);
     const subscriber = this.options.redis.duplicate({
       lazyConnect: true,
       enableOfflineQueue: false,

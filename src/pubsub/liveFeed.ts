@@ -13,6 +13,7 @@
  *   subscriber gets a RESYNC, every group subscriber the current state, changed or not.
  */
 import type { Logger } from 'pino';
+import { assertPlainKeys } from '../lanes/connection.js';
 import { type GroupInfo, queueKeys, type Ringmaster } from '../lanes/index.js';
 import * as validate from '../lanes/validate.js';
 import { ConflatingStream, type Render } from './conflate.js';
@@ -77,7 +78,14 @@ export class LiveFeed {
   private ringReads = 0;
   private groupReads = 0;
 
+  /**
+   * @throws Error when `prefix` is not the engine's, or a `throttleMs` / interval is out of range
+   * @throws RingmasterError BAD_USER_INPUT when the engine's connection moves keys
+   *   ({@link assertPlainKeys}): the subscriber, a duplicate of it, would watch channels of
+   *   keys nothing writes
+   */
   constructor(options: LiveFeedOptions) {
+    assertPlainKeys(options.engine.redis, { prefix: options.engine.prefix });
     if (options.prefix !== options.engine.prefix) {
       throw new Error(
         `LiveFeed: prefix ${JSON.stringify(options.prefix)} differs from the engine's ` +

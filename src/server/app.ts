@@ -8,13 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { queuesKey, Ringmaster } from '../lanes/index.js';
+import { assertPlainKeys, EvictionPolicyError, queuesKey, Ringmaster } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
+import { EvictionWatch } from './evictionWatch.js';
 import { Reaper } from './reaper.js';
 import { type RedisProcess, startRedisServer } from './redisProcess/index.js';
 import { attachWebSocket } from './ws.js';
@@ -46,7 +47,11 @@ export interface RingmasterServer {
  * but does not listen until `start()`.
  * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
  * @throws DataDirInUseError when REDIS_URL is unset and another server holds DATA_DIR
- * @throws Error when the Redis is older than 6.2 (`Ringmaster.checkServer`)
+ * @throws Error when the Redis is older than 6.2 (`Ringmaster.checkServer`); a Redis whose
+ *   maxmemory-policy is not noeviction is not refused: `/ready` is 503 and an error is logged
+ *   while it lasts (`EvictionWatch`), since the policy can be fixed without a restart
+ * @throws RingmasterError BAD_USER_INPUT when REDIS_URL carries `?keyPrefix=` (see
+ *   `assertPlainKeys`; KEY_PREFIX is the supported way), before anything is sent
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
@@ -73,6 +78,11 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // restart or a failover) can throw "results[i] is not iterable" out of ioredis' callback and
   // crash the process (ioredis 5.11, issue #1931; test/faults/script-flush caught it).
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+  // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
+  // Refused before connecting (lazyConnect: nothing sent, no socket to close).
+  if (config.redisUrl !== undefined) {
+    assertPlainKeys(redis, { source: 'REDIS_URL', prefix: config.keyPrefix });
+  }
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
 
@@ -90,8 +100,19 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       );
     },
   });
+  const eviction = new EvictionWatch(
+    engine,
+    config.resyncIntervalMs,
+    logger.child({ component: 'redis' }),
+  );
   try {
-    await engine.checkServer();
+    try {
+      await engine.checkServer();
+    } catch (error) {
+      // Not fatal: the watch logs it and keeps /ready at 503 until the policy is fixed.
+      if (!(error instanceof EvictionPolicyError)) throw error;
+    }
+    await eviction.check();
   } catch (error) {
     redis.disconnect();
     await embedded?.stop();
@@ -121,27 +142,34 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     ready: async () => {
       // Bounded: a Redis that is frozen (SIGSTOP, a stalled host) keeps the connection open and
       // never answers, and a probe that hangs tells an operator nothing. Down after 1 s.
+      // The eviction policy is re-read alongside (one INFO memory), so a CONFIG SET to an
+      // evicting policy shows here at once; a read that fails or times out keeps the last one.
       let timer: NodeJS.Timeout | undefined;
-      const redisUp = await Promise.race([
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), READY_PING_TIMEOUT_MS);
-        }),
+      const deadline = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), READY_PING_TIMEOUT_MS);
+      });
+      const [redisUp] = await Promise.all([
+        Promise.race([
+          redis.ping().then(
+            () => true,
+            () => false,
+          ),
+          deadline,
+        ]),
+        Promise.race([eviction.check(), deadline]),
       ]);
       clearTimeout(timer);
       // Notifications mode needs its subscriber connected and subscribed: while it is down (or
       // reconnecting) no change is pushed. Polling needs only Redis.
       const subscriberUp = feed.subscribed;
-      const ok = redisUp && (subscriberUp || feed.mode === 'polling');
+      const ok = redisUp && (subscriberUp || feed.mode === 'polling') && eviction.ok;
       return {
         ok,
         detail: {
           redis: redisUp ? 'up' : 'down',
           notifications: feed.mode,
           subscriber: subscriberUp ? 'up' : 'down',
+          eviction: eviction.policy,
         },
       };
     },
@@ -182,6 +210,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
       reaper.start();
+      eviction.start();
       logger.info(
         { url: `${url}/graphql`, console: `${url}/`, notifications: feed.mode },
         'ringmaster listening',
@@ -190,6 +219,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     stop() {
       stopping ??= (async () => {
         await reaper.stop();
+        eviction.stop();
         await ws.close();
         await feed.stop();
         await new Promise<void>((resolve) => {

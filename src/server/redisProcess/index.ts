@@ -40,10 +40,12 @@ const RESERVED_PORT = 6379;
 /**
  * Spawn `redis-server` on a loopback port and wait until it answers.
  *
- * Command line: `--bind 127.0.0.1 --port <port> --save "" --daemonize no`, then
- * `--appendonly yes|no --dir <dir>`, `--notify-keyspace-events <flags>` when given, and
- * `extraArgs` last. RDB snapshots are off (`--save ""`): the only persistence is the append-only
- * file, and only when asked for.
+ * Command line: `--bind 127.0.0.1 --port <port> --save "" --daemonize no
+ * --maxmemory-policy noeviction`, then `--appendonly yes|no --dir <dir>`,
+ * `--notify-keyspace-events <flags>` when given, and `extraArgs` last. RDB snapshots are off
+ * (`--save ""`): the only persistence is the append-only file, and only when asked for.
+ * `noeviction` is Redis' default, written out so that no build or packaging that changes the
+ * default can make Redis drop Ringmaster's keys (the server's /ready would refuse it anyway).
  *
  * @returns a {@link RedisProcess} whose child answers on `url`.
  * @throws {RedisServerNotFoundError} when no binary is given and none is on `searchPath`.
@@ -104,6 +106,8 @@ export async function startRedisServer(
         '',
         '--daemonize',
         'no',
+        '--maxmemory-policy',
+        'noeviction',
         ...persistence,
         ...events,
         ...(options.extraArgs ?? []),

@@ -1,0 +1,55 @@
+/**
+ * Whether the Redis may evict Ringmaster's keys. Every key Ringmaster writes is state: an
+ * evicted lane or job hash is a lost job, an evicted ring strands its groups, an evicted `seq`
+ * makes ids be reused (issue 12, fault 2: 1,584 of 3,000 jobs lost under `allkeys-random`).
+ * Only `noeviction` keeps them all: at `maxmemory` Redis then refuses writes instead.
+ *
+ * The policy is read from `INFO memory` (`maxmemory_policy`), not `CONFIG GET`, so the check
+ * works on a managed Redis where CONFIG is renamed away or refused.
+ */
+import type { Redis } from 'ioredis';
+
+/** The only `maxmemory-policy` under which Redis never drops a key to make room. */
+export const SAFE_EVICTION_POLICY = 'noeviction';
+
+/** What {@link readEvictionPolicy} finds. */
+export interface EvictionCheck {
+  /** `maxmemory_policy` from `INFO memory` (e.g. `allkeys-lru`), or `unknown` when absent. */
+  readonly policy: string;
+  /** True only for `noeviction`. */
+  readonly ok: boolean;
+}
+
+/** The one line naming the policy, what it does to Ringmaster, and the fix. */
+export function evictionMessage(policy: string): string {
+  const found =
+    policy === 'unknown'
+      ? 'Redis does not report its maxmemory-policy (INFO memory has no maxmemory_policy)'
+      : `Redis maxmemory-policy is ${policy}`;
+  return (
+    `${found}: at maxmemory Redis may evict Ringmaster's keys (jobs, lanes, the ring, the id ` +
+    `counter) and jobs are lost. Set it to noeviction: CONFIG SET maxmemory-policy noeviction, ` +
+    `and maxmemory-policy noeviction in redis.conf (on a managed Redis, its parameter group)`
+  );
+}
+
+/** Thrown by `Ringmaster.checkServer()` when the Redis may evict keys. */
+export class EvictionPolicyError extends Error {
+  override readonly name = 'EvictionPolicyError';
+  constructor(
+    /** The policy found (`allkeys-random`, …, or `unknown`). */
+    readonly policy: string,
+  ) {
+    super(evictionMessage(policy));
+  }
+}
+
+/**
+ * Read the Redis' `maxmemory-policy` from `INFO memory` (one round trip; works where CONFIG is
+ * refused). Whatever ioredis throws (connection lost, INFO refused by an ACL) passes through.
+ */
+export async function readEvictionPolicy(redis: Redis): Promise<EvictionCheck> {
+  const info = await redis.info('memory');
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+  return { policy, ok: policy === SAFE_EVICTION_POLICY };
+}
