@@ -235,6 +235,31 @@ describe('startRedisServer', () => {
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('without a data directory, never loads a dump.rdb another process left in the temp dir', async () => {
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'ringmaster-stray-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp; // os.tmpdir() reads it at each call
+    try {
+      // A stray snapshot in the temp dir, as a SAVE or a replication sync of another server leaves.
+      const writer = track(await startRedisServer({ extraArgs: ['--dbfilename', 'dump.rdb'] }));
+      const w = connect(writer.url);
+      await w.set('stray', 'x');
+      await w.save();
+      w.disconnect();
+      await writer.stop();
+      expect((await stat(path.join(tmp, 'dump.rdb'))).size).toBeGreaterThan(0);
+
+      const server = track(await startRedisServer());
+      const client = connect(server.url);
+      expect(await client.dbsize()).toBe(0);
+      client.disconnect();
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('SIGSTOP freezes it, SIGCONT thaws it, and stop() still ends a frozen server at once', async () => {
     const server = track(await startRedisServer());
     const client = connect(server.url, { commandTimeout: 300, maxRetriesPerRequest: 0 });

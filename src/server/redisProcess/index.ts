@@ -14,6 +14,7 @@
  *   and on Linux the child is started through util-linux `setpriv --pdeathsig KILL`, so the kernel
  *   kills it even when this process dies by SIGKILL or a crash, where no hook runs.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +82,9 @@ export async function startRedisServer(
     // snapshot never drops a dump.rdb into whatever directory the process runs in.
     '--dir',
     dataDir ?? os.tmpdir(),
+    // Redis loads `<dir>/<dbfilename>` at start: in the shared temp dir, a name of this server's
+    // own, so a dump.rdb another process left there is never loaded into it.
+    ...(dataDir === null ? ['--dbfilename', `ringmaster-${process.pid}-${randomUUID()}.rdb`] : []),
   ];
   const events =
     options.notifyKeyspaceEvents === undefined
