@@ -1,5 +1,5 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
-export { ErrorCode, RingmasterError } from './errors.js';
+export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
   type CompleteAndClaimResult,

@@ -3,6 +3,7 @@
  * registry. Knows nothing of GraphQL; every entry point (GraphQL, workers, scripts) uses it.
  */
 import type { Redis } from 'ioredis';
+import { codeRedisFailures } from './errors.js';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
 import * as validate from './validate.js';
@@ -76,3 +77,6 @@ export class Ringmaster {
     return names.sort();
   }
 }
+
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
+codeRedisFailures(Ringmaster);
