@@ -50,6 +50,7 @@ export class Ringmaster {
    * Check that the server runs the scripts: Redis 6.2 or newer (they use LPOP with a count,
    * ZMSCORE and SMISMEMBER). Call once after connecting; resolves to the version found.
    * @throws Error naming the version found when it is older
+   * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async checkServer(): Promise<string> {
     const info = await this.redis.info('server');
@@ -67,6 +68,7 @@ export class Ringmaster {
    * Names of every queue ever steered or enqueued to (`P:queues`), sorted. A member that is not
    * a valid queue name (DESIGN.md §5; written by another writer or by hand) is skipped and
    * reported to `onInvalidQueueName`, so every name returned can be passed to {@link queue}.
+   * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async queues(): Promise<string[]> {
     const names: string[] = [];

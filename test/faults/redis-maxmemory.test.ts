@@ -6,8 +6,8 @@
  * worker's `extendLease`, so a long job lost its lease and ran twice.
  *
  * What must hold, through the engine and GraphQL: pause, resume, setLimit and clearLimit work
- * (registering a queue the connection has not registered yet included), as does a lease
- * extension; an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
+ * (registering a queue the connection has not registered yet included), as do a lease
+ * extension and the calls that drain a queue (reap, claim, complete, retry); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
  * failed for it, no Redis text) and changes nothing at all; once memory is available again,
  * enqueue works.
  */
@@ -81,6 +81,8 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
       await before.enqueue(group, { group });
     }
     const leased = (await before.claim({ leaseMs: 60_000 })) as Job;
+    // Leased for 1 ms: the reaper's to give back during the incident.
+    const lapsed = (await before.claim({ leaseMs: 1 })) as Job;
 
     await reachMaxmemory(admin);
 
@@ -93,6 +95,14 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
     const extended = await queue.extendLease(leased.id, leased.token as string, 120_000);
     expect(extended.leaseUntil as number).toBeGreaterThan(leased.leaseUntil as number);
+
+    // Draining goes on, so workers can free memory: reap, claim, complete, retry.
+    expect(await queue.reap()).toBe(1);
+    expect(await queue.job(lapsed.id)).toMatchObject({ state: 'PENDING' });
+    const claimed = (await queue.claim()) as Job;
+    expect((await queue.complete(claimed.id, claimed.token as string)).state).toBe('COMPLETED');
+    const again = (await queue.claim()) as Job;
+    expect((await queue.retry(again.id, again.token as string, 'later')).state).toBe('PENDING');
 
     // The server's connection has not registered the queue either.
     const steer = [

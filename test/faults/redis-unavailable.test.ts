@@ -8,13 +8,15 @@
  *   503 and `Retry-After` over HTTP, the same code in the payload over SSE and graphql-ws, and
  *   no Redis text; the engine rejects with RingmasterError REDIS_UNAVAILABLE (the ioredis error
  *   as its `cause`), with the offline queue on or off. After a restart everything works, with
- *   nothing restarted but Redis.
+ *   nothing restarted but Redis. A Worker whose lease extensions fail meanwhile reports them as
+ *   `error` events with that code, keeps running its job (a failed call is not a lost lease)
+ *   and completes it once Redis is back.
  * - A write sent to a read-only replica (what a client sees during a failover, before it follows
  *   the new primary): REDIS_UNAVAILABLE too, and the replica is unchanged.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ringmaster, RingmasterError } from '../../src/lanes/index.js';
+import { Ringmaster, RingmasterError, Worker } from '../../src/lanes/index.js';
 import { findRedisServer, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { EnqueueDocument } from '../gql/graphql.js';
 import { expectNoLeak, post, wsOperation } from '../support/api.js';
@@ -129,6 +131,58 @@ describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
       15_000,
     );
     expect(await queue.counts()).toMatchObject({ pending: 2 });
+  }, 60_000);
+
+  it('a Worker keeps running its job through the outage: a failed lease extension is not a lost lease', async () => {
+    const queue = new Ringmaster(redis.client({ maxRetriesPerRequest: 1 })).queue(
+      uniqueQueueName('worker'),
+    );
+    const job = await queue.enqueue('a');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let aborted = false;
+    const worker = new Worker(
+      queue,
+      async (_job, signal) => {
+        signal.addEventListener('abort', () => {
+          aborted = true;
+        });
+        started();
+        await released;
+      },
+      { leaseMs: 60_000, extendEveryMs: 100 },
+    );
+    const errors: unknown[] = [];
+    const lost: string[] = [];
+    const completed: string[] = [];
+    worker.on('error', (error) => errors.push(error));
+    worker.on('leaseLost', (j) => lost.push(j.id));
+    worker.on('completed', (j) => completed.push(j.id));
+    try {
+      await running;
+      await redis.kill('SIGKILL');
+      await pollUntil(
+        'an extension to fail (or the job to be given up)',
+        async () => errors.length > 0 || aborted,
+        15_000,
+      );
+      expect({ aborted, lost }).toEqual({ aborted: false, lost: [] });
+      await redis.restart();
+      release();
+      await pollUntil('the job to complete', async () => completed.length > 0, 15_000);
+      expect(completed).toEqual([job.id]);
+      expect({ aborted, lost }).toEqual({ aborted: false, lost: [] });
+      for (const error of errors) expectUnavailable(error);
+    } finally {
+      release();
+      await worker.close({ timeoutMs: 1_000 });
+    }
   }, 60_000);
 });
 
