@@ -29,6 +29,8 @@ const EXPECTED = [
   // Queue.audit / Queue.repair (issue 4)
   'reconcileGroups',
   'reconcileLeases',
+  // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
+  'register',
   'resume',
   'retry',
   'setLimit',

@@ -118,6 +118,14 @@ export class Commands {
     return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
   }
 
+  /**
+   * `register-1.lua`: add this queue's name to the registry `registry` (`P:queues`), as SADD
+   * does, but allowed at maxmemory (for the steering calls). Resolves to 1 when added, else 0.
+   */
+  register(p: { registry: string; queue: string }): Promise<number> {
+    return this.run('register', [p.registry], [p.queue]) as Promise<number>;
+  }
+
   /** `enqueue-9.lua`; `payload` is JSON text or '' for none. */
   enqueue(p: { group: string; payload: string; maxAttempts: number }): Promise<JobReply> {
     const keys = [...this.groupKeys(p.group), this.k.seq];

@@ -9,6 +9,11 @@ export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
   LEASE_LOST: 'LEASE_LOST',
+  // Redis failures (issue 12, items 3 and 4), from fromRedisError: not the caller's mistake.
+  /** Redis is at maxmemory (noeviction) and refused a call that may add memory; nothing changed. */
+  REDIS_OUT_OF_MEMORY: 'REDIS_OUT_OF_MEMORY',
+  /** Redis cannot serve now (unreachable, reconnecting, loading, failing over): retry later. */
+  REDIS_UNAVAILABLE: 'REDIS_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -66,4 +71,102 @@ export function errorFromStatus(
   if (status === ScriptStatus.JOB_NOT_FOUND) return jobNotFound(queue, id);
   if (status === ScriptStatus.LEASE_LOST) return leaseLost(queue, id);
   return undefined;
+}
+
+// ── Redis failures (issue 12, items 3 and 4) ──────────────────────────────────────────────
+
+/**
+ * Redis error replies meaning "not now" rather than "never": the dataset is loading, a replica
+ * was written to during a failover, a cluster or its master is down, a slot is migrating, a
+ * script is running past its time limit, or Redis cannot persist. Matched at the start of the
+ * reply (Redis 7 passes a script's inner error on as it is) or after `: -` (Redis 6.2 wraps it:
+ * `ERR Error running script (…): @user_script:12: @user_script: 12: -READONLY …`).
+ */
+const UNAVAILABLE_REPLY =
+  /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF)\b/;
+/** Redis' maxmemory refusal, `OOM command not allowed when used memory > 'maxmemory'`, either form. */
+const OOM_REPLY = /(?:^|: -)OOM\b/;
+/** Socket errors of a connection that failed or dropped (Node's `error.code`). */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** ioredis' own messages for a command it could not deliver or got no answer to. */
+const CLIENT_UNAVAILABLE = [
+  /^Connection is closed\.$/,
+  /^Stream isn't writeable/,
+  /^Reached the max retries per request limit/,
+  /^Command timed out$/,
+  /^Socket timeout/,
+  /^Failed to refresh slots cache/,
+  /^None of startup nodes is available/,
+];
+
+/**
+ * Classify an error from ioredis (a reply, or the client's own): REDIS_OUT_OF_MEMORY for a
+ * maxmemory refusal, REDIS_UNAVAILABLE for a connection refused, closed or given up on
+ * (`maxRetriesPerRequest`, the offline queue off), a command timeout, and the replies of
+ * {@link UNAVAILABLE_REPLY}. Anything else (a bug, WRONGTYPE, a script error) and errors that
+ * are RingmasterErrors already: undefined, so the caller passes them on unchanged. The
+ * RingmasterError's `cause` is the ioredis error.
+ *
+ * A REDIS_UNAVAILABLE call whose connection dropped while it was in flight may have been
+ * applied; a REDIS_OUT_OF_MEMORY call changed nothing (Redis refuses a command, or a script at
+ * its first write, before it changes anything).
+ */
+export function fromRedisError(error: unknown): RingmasterError | undefined {
+  if (!(error instanceof Error) || error instanceof RingmasterError) return undefined;
+  const { message } = error;
+  let coded: RingmasterError | undefined;
+  if (OOM_REPLY.test(message)) {
+    coded = new RingmasterError(
+      ErrorCode.REDIS_OUT_OF_MEMORY,
+      "Redis is out of memory (used memory > 'maxmemory', policy noeviction) and refused the call, which changed nothing: free memory or raise maxmemory, then retry",
+    );
+  } else {
+    const reply = UNAVAILABLE_REPLY.exec(message)?.[1];
+    const code = (error as NodeJS.ErrnoException).code;
+    const network = typeof code === 'string' && NETWORK_CODES.has(code);
+    if (reply || network || CLIENT_UNAVAILABLE.some((pattern) => pattern.test(message))) {
+      coded = new RingmasterError(
+        ErrorCode.REDIS_UNAVAILABLE,
+        `Redis is unavailable (${message}): retry later`,
+      );
+    }
+  }
+  if (coded) coded.cause = error;
+  return coded;
+}
+
+/**
+ * Make every method of `cls` reject with {@link fromRedisError}'s RingmasterError where Redis
+ * failed, and with the original error otherwise: the one place the engine's public classes
+ * (Queue, Ringmaster) turn ioredis errors into codes, whichever command or script failed.
+ * Methods that return no promise are left as they are (they send nothing to Redis).
+ */
+export function codeRedisFailures(cls: { prototype: object }): void {
+  const proto = cls.prototype as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    const method = descriptor?.value;
+    if (name === 'constructor' || typeof method !== 'function') continue;
+    Object.defineProperty(proto, name, {
+      ...descriptor,
+      value: function codedRedisFailures(this: unknown, ...args: unknown[]): unknown {
+        const result: unknown = method.apply(this, args);
+        return result instanceof Promise ? result.catch(rethrowCoded) : result;
+      },
+    });
+  }
+}
+
+function rethrowCoded(error: unknown): never {
+  throw fromRedisError(error) ?? error;
 }

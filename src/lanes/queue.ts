@@ -2,14 +2,24 @@
  * One queue's API: the scripts of DESIGN.md §3 plus the O(1)/O(page) reads of §2 and §4.
  * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis.
  *
- * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND or LEASE_LOST; anything
- * else (connection lost, Redis errors) is passed through from ioredis unchanged.
+ * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND or LEASE_LOST; with
+ * REDIS_OUT_OF_MEMORY when Redis, at maxmemory, refused a call that may add memory (enqueue;
+ * the steering calls, claims, completions, retries and lease extensions still run), and with
+ * REDIS_UNAVAILABLE when Redis cannot be reached or cannot serve now (`fromRedisError`, applied
+ * to every method below). Any other Redis error (WRONGTYPE on a key written by another writer,
+ * say) is passed through from ioredis unchanged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
-import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from './errors.js';
+import {
+  badInput,
+  codeRedisFailures,
+  errorFromStatus,
+  jobNotFound,
+  type RingmasterError,
+} from './errors.js';
 import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
@@ -88,13 +98,13 @@ export class Queue {
   async setLimit(group: string, limit: number): Promise<GroupInfo> {
     const g = validate.groupId(group);
     const n = validate.limit(limit);
-    return this.groupFrom(g, await this.registered(this.commands.setLimit({ group: g, limit: n })));
+    return this.groupFrom(g, await this.steered(this.commands.setLimit({ group: g, limit: n })));
   }
 
   /** Remove `group`'s limit; re-ring it if that makes it serviceable. Script: `clearLimit-8.lua`. */
   async clearLimit(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.clearLimit({ group: g })));
+    return this.groupFrom(g, await this.steered(this.commands.clearLimit({ group: g })));
   }
 
   /**
@@ -103,13 +113,13 @@ export class Queue {
    */
   async pause(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.pause({ group: g })));
+    return this.groupFrom(g, await this.steered(this.commands.pause({ group: g })));
   }
 
   /** Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. */
   async resume(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.resume({ group: g })));
+    return this.groupFrom(g, await this.steered(this.commands.resume({ group: g })));
   }
 
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
@@ -433,6 +443,18 @@ export class Queue {
   // ── internals ────────────────────────────────────────────────────────────────────────
 
   /**
+   * {@link registered} for a steering script: the registry's SADD goes through `register-1.lua`,
+   * which Redis runs at maxmemory as it runs the steering scripts, so registering never fails a
+   * pause or setLimit during a memory incident (Redis refuses a plain SADD there even for a name
+   * the set holds already).
+   */
+  private steered<T>(script: Promise<T>): Promise<T> {
+    return this.registered(script, () =>
+      this.commands.register({ registry: this.registry, queue: this.name }),
+    );
+  }
+
+  /**
    * Run a registering script beside the SADD to `P:queues` (another slot, so not inside it),
    * both sent at once: no extra round trip for enqueue or a steering call. Input is validated
    * before either is sent, so a script that fails after this point fails on the queue's own
@@ -441,12 +463,15 @@ export class Queue {
    * awaited enqueue. Once answered, the SADD is not sent again for this queue on this
    * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once.
    */
-  private async registered<T>(script: Promise<T>): Promise<T> {
+  private async registered<T>(
+    script: Promise<T>,
+    register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
+  ): Promise<T> {
     let known = registeredAt.get(this.redis);
     const member = `${this.registry}\n${this.name}`;
     const at = known?.get(member);
     if (at !== undefined && Date.now() - at < REGISTRATION_REFRESH_MS) return script;
-    const [reply] = await Promise.all([script, this.redis.sadd(this.registry, this.name)]);
+    const [reply] = await Promise.all([script, register()]);
     if (known === undefined) {
       known = new Map();
       registeredAt.set(this.redis, known);
@@ -486,3 +511,6 @@ export class Queue {
     );
   }
 }
+
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
+codeRedisFailures(Queue);

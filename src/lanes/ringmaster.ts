@@ -5,6 +5,7 @@
 import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
+import { codeRedisFailures } from './errors.js';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
 import * as validate from './validate.js';
@@ -62,6 +63,7 @@ export class Ringmaster {
    * @throws Error naming the version found when it is older
    * @throws EvictionPolicyError (`policy`) naming the policy and the fix when it is not
    *   `noeviction`
+   * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async checkServer(): Promise<string> {
     const info = await this.redis.info('server');
@@ -90,6 +92,7 @@ export class Ringmaster {
    * Names of every queue ever steered or enqueued to (`P:queues`), sorted. A member that is not
    * a valid queue name (DESIGN.md §5; written by another writer or by hand) is skipped and
    * reported to `onInvalidQueueName`, so every name returned can be passed to {@link queue}.
+   * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async queues(): Promise<string[]> {
     const names: string[] = [];
@@ -100,3 +103,6 @@ export class Ringmaster {
     return names.sort();
   }
 }
+
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
+codeRedisFailures(Ringmaster);

@@ -17,7 +17,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
-import { ErrorCode, RingmasterError } from './errors.js';
+import { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import type { Job } from './types.js';
@@ -74,7 +74,10 @@ interface WorkerEvents {
   failed: [job: Job, error: Error];
   /** A job's lease was lost while it ran; its outcome was not recorded here. */
   leaseLost: [job: Job];
-  /** A Redis or internal error; the worker backs off and goes on. */
+  /**
+   * A Redis or internal error; the worker backs off and goes on. Redis failures come as
+   * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY (see `fromRedisError`).
+   */
   error: [error: Error];
 }
 
@@ -364,7 +367,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.woken = token !== null;
       } catch (error) {
         if (this.closed.signal.aborted) return;
-        this.emit('error', asError(error));
+        this.emit('error', asError(fromRedisError(error) ?? error));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
         this.parking = false;
@@ -465,9 +468,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 }
 
-/** Redis answered that the lease is gone (JOB_NOT_FOUND, LEASE_LOST), not that it failed. */
+/**
+ * Redis answered that the lease is gone (JOB_NOT_FOUND, LEASE_LOST), not that it failed: a
+ * Redis failure (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY) says nothing of the lease, so the job
+ * runs on and its lease is extended again on the next tick.
+ */
 function isLeaseRefusal(error: unknown): boolean {
-  return error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT;
+  return (
+    error instanceof RingmasterError &&
+    (error.code === ErrorCode.JOB_NOT_FOUND || error.code === ErrorCode.LEASE_LOST)
+  );
 }
 
 function asError(value: unknown): Error {

@@ -16,9 +16,13 @@
 
   Output: groupReply { limit, active, pending, paused }
 
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
+  includes/allowAtMaxmemory.lua.
+
   Events: hdel glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring);
   hincrby stats (saturation changed).
 ]]
+--- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
 
@@ -30,6 +34,7 @@ local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
 
+allowAtMaxmemory(k.glimit)
 local before = readGroup(k, group, laneKey)
 redis.call('HDEL', k.glimit, group)
 redis.call('ZADD', groupsKey, 0, group)

@@ -13,8 +13,12 @@
 
   Output: { id, field1, value1, ... } (the job hash), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
 
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
+  includes/allowAtMaxmemory.lua.
+
   Events: zadd active; hset job.
 ]]
+--- @include "allowAtMaxmemory"
 --- @include "nowMs"
 --- @include "checkLease"
 
@@ -28,6 +32,7 @@ local denied = checkLease(activeKey, jobKey, id, token)
 if denied then
   return denied
 end
+allowAtMaxmemory(activeKey)
 
 redis.call('ZADD', activeKey, 'XX', 'GT', nowMs() + leaseMs, id)
 redis.call('HSET', jobKey, 'leaseUntil', redis.call('ZSCORE', activeKey, id))

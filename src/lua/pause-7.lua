@@ -17,8 +17,12 @@
 
   Output: groupReply { limit, active, pending, paused }
 
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
+  includes/allowAtMaxmemory.lua.
+
   Events: sadd paused; lrem ring (when it was there); zadd groups.
 ]]
+--- @include "allowAtMaxmemory"
 --- @include "groupReply"
 
 local k = { glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], stats = KEYS[7] }
@@ -26,6 +30,7 @@ local laneKey = KEYS[5]
 local groupsKey = KEYS[6]
 local group = ARGV[1]
 
+allowAtMaxmemory(k.paused)
 redis.call('SADD', k.paused, group)
 redis.call('LREM', k.ring, 0, group)
 redis.call('ZADD', groupsKey, 0, group)

@@ -16,8 +16,12 @@
 
   Output: groupReply { limit, active, pending, paused }
 
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
+  includes/allowAtMaxmemory.lua.
+
   Events: srem paused; zadd groups; rpush ring + lpush/ltrim wake (re-ring).
 ]]
+--- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
 
@@ -29,6 +33,7 @@ local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
 
+allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)

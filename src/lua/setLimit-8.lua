@@ -23,9 +23,13 @@
 
   Output: groupReply { limit, active, pending, paused }
 
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
+  includes/allowAtMaxmemory.lua.
+
   Events: hset glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
   (de-ring, when it was there); hincrby stats (saturation changed).
 ]]
+--- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
 
@@ -38,6 +42,7 @@ local groupsKey = KEYS[7]
 local group = ARGV[1]
 local limit = ARGV[2]
 
+allowAtMaxmemory(k.glimit)
 local before = readGroup(k, group, laneKey)
 redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)

@@ -77,6 +77,12 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // Not auto-pipelined: a NOSCRIPT reply inside an ioredis auto-pipeline (after SCRIPT FLUSH, a
   // restart or a failover) can throw "results[i] is not iterable" out of ioredis' callback and
   // crash the process (ioredis 5.11, issue #1931; test/faults/script-flush caught it).
+  // While Redis is down a call waits in ioredis' offline queue and fails once 4 reconnect
+  // attempts in a row have failed (maxRetriesPerRequest 3; ioredis waits ≤ 2 s between
+  // attempts): within ~8 s, as REDIS_UNAVAILABLE (HTTP 503). No command timeout: a command
+  // that timed out would still be sent after the reconnect (or run by a frozen Redis once it
+  // continues), so a call reported failed could be applied; a frozen Redis holds calls instead
+  // (`/ready` says so within 1 s).
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
   // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
   // Refused before connecting (lazyConnect: nothing sent, no socket to close).

@@ -1,10 +1,41 @@
 /**
  * Error masking (DESIGN.md §5): the engine's typed errors keep their message and code; every
  * other error becomes INTERNAL_SERVER_ERROR with no stack, path or Redis text, whatever
- * NODE_ENV says.
+ * NODE_ENV says. Redis failures (REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE) keep their code but
+ * get a fixed message, and a request that failed for one of them as a whole gets an HTTP
+ * status ({@link useRedisFailureStatus}).
  */
 import { GraphQLError } from 'graphql';
-import { RingmasterError } from '../lanes/index.js';
+import type { Plugin } from 'graphql-yoga';
+import { ErrorCode, RingmasterError } from '../lanes/index.js';
+
+/**
+ * What an API client reads for a Redis failure: the engine's message names Redis' own reply or
+ * the socket error (an address, say), which is for the server's operator, not for clients.
+ */
+const REDIS_FAILURE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.REDIS_OUT_OF_MEMORY]:
+    'The queue store is out of memory: this call was refused and changed nothing. Retry later, with backoff.',
+  [ErrorCode.REDIS_UNAVAILABLE]:
+    'The queue store is unavailable for now (unreachable, restarting or failing over). Retry later, with backoff.',
+};
+
+/** Seconds a client is told to wait (`Retry-After`) when the store is unavailable. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * HTTP status (and headers) of a request that failed as a whole for a Redis failure: 503 with
+ * `Retry-After` while Redis is unavailable, 507 (Insufficient Storage) when it is out of memory.
+ */
+const REDIS_FAILURE_HTTP: Partial<
+  Record<ErrorCode, { status: number; headers?: Record<string, string> }>
+> = {
+  [ErrorCode.REDIS_UNAVAILABLE]: {
+    status: 503,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
+  [ErrorCode.REDIS_OUT_OF_MEMORY]: { status: 507 },
+};
 
 /** Yoga's `maskedErrors.maskError`: expose known errors, mask the rest. */
 export function maskError() {
@@ -32,10 +63,39 @@ export function maskError() {
       if (!original || original instanceof RingmasterError || error.extensions?.code) {
         // Yoga puts the JSON parser's own error (name, message) in a bad body's extensions.
         delete (error.extensions as Record<string, unknown>).originalError;
+        // Changed in place, not replaced: Yoga logs a replaced error as unexpected, and an
+        // outage would log every request (the connection's own errors are logged already).
+        const redisFailure =
+          original instanceof RingmasterError ? REDIS_FAILURE_MESSAGES[original.code] : undefined;
+        if (redisFailure) error.message = redisFailure;
         return error;
       }
     }
     // Anything else is unexpected: Yoga logs it in full; the caller learns nothing of it.
     return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  };
+}
+
+/**
+ * Yoga plugin: a request that failed as a whole for a Redis failure — no data, or every root
+ * field null — answers with its HTTP status (503 + `Retry-After` for REDIS_UNAVAILABLE, 507 for
+ * REDIS_OUT_OF_MEMORY), so proxies and HTTP clients see a server-side, retryable failure rather
+ * than a 200 or a bug's 500. A request with some data keeps 200 (GraphQL over HTTP). HTTP only:
+ * SSE and WebSocket results carry the code in each error's `extensions.code`.
+ */
+export function useRedisFailureStatus(): Plugin {
+  return {
+    onExecutionResult({ result, setResult }) {
+      if (result === undefined || Symbol.asyncIterator in result) return;
+      const data = result.data as Record<string, unknown> | null | undefined;
+      if (data != null && Object.values(data).some((value) => value !== null)) return;
+      for (const error of result.errors ?? []) {
+        const http = REDIS_FAILURE_HTTP[error.extensions?.code as ErrorCode];
+        if (http) {
+          setResult({ ...result, extensions: { ...result.extensions, http } });
+          return;
+        }
+      }
+    },
   };
 }

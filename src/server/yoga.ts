@@ -12,7 +12,7 @@ import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
 import type { BrowserPolicy } from './browser.js';
-import { maskError } from './errors.js';
+import { maskError, useRedisFailureStatus } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
 import { useQueryLimits } from './limits.js';
 import { useSharedSubscriptionExecution } from './sharedExecution.js';
@@ -51,6 +51,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
         });
       },
     }),
+    useRedisFailureStatus(),
     ...useQueryLimits(),
     useSubscriptionRootRule(),
     // Field auth reads the role, so only subscribers of one role share an event's result.
