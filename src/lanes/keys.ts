@@ -68,7 +68,10 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
   };
 }
 
-/** `P:queues` — the set of queue names, written beside (not inside) the queue scripts. */
+/**
+ * `P:queues` — the set of queue names, written outside the queue scripts (another slot), before
+ * them: see `Queue.registered`.
+ */
 export function queuesKey(prefix: string): string {
   return `${prefix}:queues`;
 }

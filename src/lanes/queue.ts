@@ -41,8 +41,11 @@ export interface QueueOptions {
  */
 export const REGISTRATION_REFRESH_MS = 5_000;
 
-/** Per connection: registry key + queue name → when its SADD was last answered (ms). */
-const registeredAt = new WeakMap<Redis, Map<string, number>>();
+/**
+ * Per connection: registry key + queue name → when its SADD was last answered (ms), or the
+ * SADD still on the wire.
+ */
+const registrations = new WeakMap<Redis, Map<string, number | Promise<void>>>();
 
 /** Defaults of DESIGN.md §4. */
 export const Defaults = {
@@ -88,13 +91,16 @@ export class Queue {
   async setLimit(group: string, limit: number): Promise<GroupInfo> {
     const g = validate.groupId(group);
     const n = validate.limit(limit);
-    return this.groupFrom(g, await this.registered(this.commands.setLimit({ group: g, limit: n })));
+    return this.groupFrom(
+      g,
+      await this.registered(() => this.commands.setLimit({ group: g, limit: n })),
+    );
   }
 
   /** Remove `group`'s limit; re-ring it if that makes it serviceable. Script: `clearLimit-8.lua`. */
   async clearLimit(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.clearLimit({ group: g })));
+    return this.groupFrom(g, await this.registered(() => this.commands.clearLimit({ group: g })));
   }
 
   /**
@@ -103,13 +109,13 @@ export class Queue {
    */
   async pause(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.pause({ group: g })));
+    return this.groupFrom(g, await this.registered(() => this.commands.pause({ group: g })));
   }
 
   /** Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. */
   async resume(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.registered(this.commands.resume({ group: g })));
+    return this.groupFrom(g, await this.registered(() => this.commands.resume({ group: g })));
   }
 
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
@@ -127,7 +133,7 @@ export class Queue {
     const g = validate.groupId(group);
     const text = validate.payload(payload);
     const maxAttempts = validate.maxAttempts(options.maxAttempts ?? Defaults.maxAttempts);
-    const [id, fields] = await this.registered(
+    const [id, fields] = await this.registered(() =>
       this.commands.enqueue({ group: g, payload: text, maxAttempts }),
     );
     return decodeJob(this.name, id, fields);
@@ -433,26 +439,39 @@ export class Queue {
   // ── internals ────────────────────────────────────────────────────────────────────────
 
   /**
-   * Run a registering script beside the SADD to `P:queues` (another slot, so not inside it),
-   * both sent at once: no extra round trip for enqueue or a steering call. Input is validated
-   * before either is sent, so a script that fails after this point fails on the queue's own
-   * keys (a wrong type, a Redis error): a queue that is in Redis already, which the registry
-   * may well name. Waiting for the script before the SADD would double the latency of every
-   * awaited enqueue. Once answered, the SADD is not sent again for this queue on this
-   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once.
+   * Register the queue in `P:queues`, then run the registering script `run`: the SADD is
+   * answered before the script is sent, so a call whose SADD fails (a registry key of the
+   * wrong type, an ACL that may not write it, a cluster node answering MOVED for it: `P:queues`
+   * is outside the queue's slot, so it cannot be inside the script) reports that error having
+   * changed nothing, and a call that reports success is in the registry the reaper and
+   * `Ringmaster.queues` read. Once answered, the SADD is not sent again for this queue on this
+   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once,
+   * so the wait costs one round trip per queue per connection every 5 s, not one per call.
+   * Calls made while a SADD is on the wire wait for that one rather than sending their own.
    */
-  private async registered<T>(script: Promise<T>): Promise<T> {
-    let known = registeredAt.get(this.redis);
-    const member = `${this.registry}\n${this.name}`;
-    const at = known?.get(member);
-    if (at !== undefined && Date.now() - at < REGISTRATION_REFRESH_MS) return script;
-    const [reply] = await Promise.all([script, this.redis.sadd(this.registry, this.name)]);
+  private registered<T>(run: () => Promise<T>): Promise<T> {
+    let known = registrations.get(this.redis);
     if (known === undefined) {
       known = new Map();
-      registeredAt.set(this.redis, known);
+      registrations.set(this.redis, known);
     }
-    known.set(member, Date.now());
-    return reply;
+    const member = `${this.registry}\n${this.name}`;
+    const entry = known.get(member);
+    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
+    if (entry instanceof Promise) return entry.then(run);
+    const table = known;
+    const sadd = this.redis.sadd(this.registry, this.name).then(
+      () => {
+        table.set(member, Date.now());
+      },
+      (error: unknown) => {
+        // Not registered: the next call sends its own SADD (and reports its own error).
+        if (table.get(member) === sadd) table.delete(member);
+        throw error;
+      },
+    );
+    known.set(member, sadd);
+    return sadd.then(run);
   }
 
   private groupFrom(id: string, [limit, active, pending, paused]: GroupReply): GroupInfo {
