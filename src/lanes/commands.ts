@@ -5,6 +5,7 @@
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import type { Redis } from 'ioredis';
+import { dataOutOfRange } from './errors.js';
 import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
@@ -21,7 +22,10 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
-/** `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code. */
+/**
+ * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
+ * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
+ */
 export type CompleteAndClaimReply = [
   finishedAt: number,
   statuses: number[],
@@ -70,7 +74,8 @@ export class Commands {
   /**
    * Run a script. ioredis answers NOSCRIPT with one EVAL fallback; a SCRIPT FLUSH storm can
    * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
-   * script did not run, so a retry cannot apply it twice).
+   * script did not run, so a retry cannot apply it twice). A script that refused a stored
+   * number (`includes/safeInteger.lua`) is reported as RingmasterError DATA_OUT_OF_RANGE.
    */
   private async run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
@@ -80,7 +85,7 @@ export class Commands {
         return await fn.call(this.redis, ...keys, ...args);
       } catch (error) {
         const noScript = error instanceof Error && error.message.startsWith('NOSCRIPT');
-        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw error;
+        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;
       }
     }
   }

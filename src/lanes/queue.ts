@@ -2,7 +2,8 @@
  * One queue's API: the scripts of DESIGN.md §3 plus the O(1)/O(page) reads of §2 and §4.
  * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis.
  *
- * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND or LEASE_LOST; anything
+ * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST or
+ * DATA_OUT_OF_RANGE (a number stored in Redis that a script cannot hold exactly); anything
  * else (connection lost, Redis errors) is passed through from ioredis unchanged.
  */
 import { randomUUID } from 'node:crypto';

@@ -340,7 +340,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     result.refused.forEach((refusal, i) => {
       const job = done[i] as Job;
       if (refusal) {
-        this.emit('leaseLost', job);
+        // A number Redis holds that the script cannot count (DATA_OUT_OF_RANGE): the lease is
+        // still held and nothing changed; the operator must repair the queue.
+        if (isLeaseRefusal(refusal)) this.emit('leaseLost', job);
+        else this.emit('error', refusal);
         return;
       }
       this.emit('completed', {
@@ -467,7 +470,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
 /** Redis answered that the lease is gone (JOB_NOT_FOUND, LEASE_LOST), not that it failed. */
 function isLeaseRefusal(error: unknown): boolean {
-  return error instanceof RingmasterError && error.code !== ErrorCode.BAD_USER_INPUT;
+  return (
+    error instanceof RingmasterError &&
+    (error.code === ErrorCode.JOB_NOT_FOUND || error.code === ErrorCode.LEASE_LOST)
+  );
 }
 
 function asError(value: unknown): Error {

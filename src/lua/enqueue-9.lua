@@ -20,12 +20,20 @@
     ARGV[4] maxAttempts  1..100 (validated by the engine)
 
   Output: { id, field1, value1, ... } — the new job hash
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
+  2^53−2: the new id would not be exact in Lua, nor as its lane score (a double); nor would it
+  be a decimal job id. Also when the group has a limit and its active count is not an integer
+  within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq; hset job; zadd lane; zadd groups; hincrby stats; rpush ring + lpush/ltrim
   wake (re-ring).
 ]]
 --- @include "nowMs"
+--- @include "safeInteger"
 --- @include "settleGroup"
+
+-- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
+local LAST_SEQ = 9007199254740990
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -39,6 +47,12 @@ local group = ARGV[2]
 local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 
+local last = redis.call('GET', seqKey)
+if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= LAST_SEQ) then
+  refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', LAST_SEQ)
+    .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores)',
+    'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
+end
 local wasServiceable, wasSaturated = groupState(k, group, laneKey)
 local seq = redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
