@@ -23,6 +23,12 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
 /**
+ * `enqueue-10.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
+ * earlier (1, nothing written), or none because the key was used for another request (2: the
+ * id of that request's job, no fields, nothing written).
+ */
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2];
+/**
  * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
  * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
  */
@@ -123,11 +129,26 @@ export class Commands {
     return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
   }
 
-  /** `enqueue-9.lua`; `payload` is JSON text or '' for none. */
-  enqueue(p: { group: string; payload: string; maxAttempts: number }): Promise<JobReply> {
-    const keys = [...this.groupKeys(p.group), this.k.seq];
-    const args = [this.k.base, p.group, p.payload, p.maxAttempts];
-    return this.run('enqueue', keys, args) as Promise<JobReply>;
+  /**
+   * `enqueue-10.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
+   * long it is remembered (ms) and the request's fingerprint, or undefined for none.
+   */
+  enqueue(p: {
+    group: string;
+    payload: string;
+    maxAttempts: number;
+    key?: { name: string; ttlMs: number; fingerprint: string } | undefined;
+  }): Promise<EnqueueReply> {
+    const keys = [...this.groupKeys(p.group), this.k.seq, this.k.idem(p.key?.name ?? '')];
+    const args = [
+      this.k.base,
+      p.group,
+      p.payload,
+      p.maxAttempts,
+      p.key?.ttlMs ?? '',
+      p.key?.fingerprint ?? '',
+    ];
+    return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
   /** `claim-7.lua`; null when no group is serviceable. */

@@ -6,7 +6,7 @@
  * DATA_OUT_OF_RANGE (a number stored in Redis that a script cannot hold exactly); anything
  * else (connection lost, Redis errors) is passed through from ioredis unchanged.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
@@ -48,8 +48,18 @@ export const REGISTRATION_REFRESH_MS = 5_000;
  */
 const registrations = new WeakMap<Redis, Map<string, number | Promise<void>>>();
 
+/**
+ * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
+ * payload JSON text (newline-separated: a group id holds no control characters), hex.
+ */
+function requestFingerprint(group: string, maxAttempts: number, payload: string): string {
+  return createHash('sha256').update(`${group}\n${maxAttempts}\n${payload}`).digest('hex');
+}
+
 /** Defaults of DESIGN.md §4. */
 export const Defaults = {
+  /** How long an enqueue's idempotency key is remembered (ms): 24 h. */
+  keyTtlMs: 86_400_000,
   leaseMs: 30_000,
   maxAttempts: 3,
   pageSize: 50,
@@ -123,21 +133,59 @@ export class Queue {
 
   /**
    * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
-   * as JSON text). Script: `enqueue-9.lua`.
+   * as JSON text). Script: `enqueue-10.lua`.
+   *
+   * Without `key`, delivery of the call is at least once: a call retried after its reply was
+   * lost (by the caller, or by ioredis resending it after a reconnect) adds a second job. With
+   * `key` (issue 12 item 10), the same key within this queue answers the job it made, for
+   * `keyTtlMs` after that first enqueue, and writes nothing: the job as it is now (token left
+   * out: the lease is its worker's), or, once it completed (its hash deleted), state COMPLETED
+   * with the group, payload, maxAttempts and enqueuedAt it was made with (attempts 0 and
+   * finishedAt null: not kept). The key is checked before anything is written.
    * @param options.maxAttempts claims before the job is dead, 1..100 (default 3)
+   * @param options.key idempotency key: 1–256 UTF-8 bytes, no control characters
+   * @param options.keyTtlMs how long the key is remembered, ms, 1..2,592,000,000 (default
+   *   86,400,000: 24 h); only with `key`
+   * @throws RingmasterError BAD_USER_INPUT for bad input, or (argument `key`) when the key was
+   *   used within its window for a different request — another group, payload (as JSON text)
+   *   or maxAttempts; DATA_OUT_OF_RANGE (see the script)
    */
   async enqueue(
     group: string,
     payload?: unknown,
-    options: { maxAttempts?: number | undefined } = {},
+    options: {
+      maxAttempts?: number | undefined;
+      key?: string | undefined;
+      keyTtlMs?: number | undefined;
+    } = {},
   ): Promise<Job> {
     const g = validate.groupId(group);
     const text = validate.payload(payload);
     const maxAttempts = validate.maxAttempts(options.maxAttempts ?? Defaults.maxAttempts);
-    const [id, fields] = await this.registered(() =>
-      this.commands.enqueue({ group: g, payload: text, maxAttempts }),
+    const name = options.key === undefined ? undefined : validate.idempotencyKey(options.key);
+    if (name === undefined && options.keyTtlMs !== undefined) {
+      throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
+    }
+    const key =
+      name === undefined
+        ? undefined
+        : {
+            name,
+            ttlMs: validate.keyTtlMs(options.keyTtlMs ?? Defaults.keyTtlMs),
+            fingerprint: requestFingerprint(g, maxAttempts, text),
+          };
+    const [id, fields, outcome] = await this.registered(() =>
+      this.commands.enqueue({ group: g, payload: text, maxAttempts, key }),
     );
-    return decodeJob(this.name, id, fields);
+    if (outcome === 2) {
+      throw badInput(
+        'key',
+        `was used for job ${id} of queue ${this.name} with a different group, payload or maxAttempts; use a new key for a new job`,
+      );
+    }
+    const job = decodeJob(this.name, id, fields);
+    // A duplicate of a job being run: its lease token is its worker's, not the producer's.
+    return outcome === 1 ? { ...job, token: null } : job;
   }
 
   /**
