@@ -19,12 +19,15 @@ const engine = useEngine();
 /**
  * The keyspace byte for byte, as `snapshot` in support/lanes.ts takes it, but with each key's
  * absolute expiry (PEXPIRETIME, Redis 7) rather than its PTTL, which counts down: an idempotency
- * key expires, and two equal snapshots must still mean nothing was written.
+ * key expires, and two equal snapshots must still mean nothing was written. (Redis 6.2, under
+ * REDIS_URL, has no PEXPIRETIME: there only whether a key expires is compared.)
  */
 async function snapshot(r: Redis): Promise<Map<string, string>> {
   const out = new Map<string, string>();
+  const expiryOf = (key: string) =>
+    r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
   for (const key of (await scanAll(r)).sort()) {
-    const [dump, expiry] = await Promise.all([r.dumpBuffer(key), r.call('PEXPIRETIME', key)]);
+    const [dump, expiry] = await Promise.all([r.dumpBuffer(key), expiryOf(key)]);
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
   }
   return out;
