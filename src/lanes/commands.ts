@@ -5,6 +5,7 @@
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import type { Redis } from 'ioredis';
+import { dataOutOfRange } from './errors.js';
 import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
@@ -21,7 +22,16 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
-/** `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code. */
+/**
+ * `enqueue-10.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
+ * earlier (1, nothing written), or none because the key was used for another request (2: the
+ * id of that request's job, no fields, nothing written).
+ */
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2];
+/**
+ * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
+ * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
+ */
 export type CompleteAndClaimReply = [
   finishedAt: number,
   statuses: number[],
@@ -70,7 +80,8 @@ export class Commands {
   /**
    * Run a script. ioredis answers NOSCRIPT with one EVAL fallback; a SCRIPT FLUSH storm can
    * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
-   * script did not run, so a retry cannot apply it twice).
+   * script did not run, so a retry cannot apply it twice). A script that refused a stored
+   * number (`includes/safeInteger.lua`) is reported as RingmasterError DATA_OUT_OF_RANGE.
    */
   private async run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
@@ -80,7 +91,7 @@ export class Commands {
         return await fn.call(this.redis, ...keys, ...args);
       } catch (error) {
         const noScript = error instanceof Error && error.message.startsWith('NOSCRIPT');
-        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw error;
+        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;
       }
     }
   }
@@ -126,11 +137,26 @@ export class Commands {
     return this.run('register', [p.registry], [p.queue]) as Promise<number>;
   }
 
-  /** `enqueue-9.lua`; `payload` is JSON text or '' for none. */
-  enqueue(p: { group: string; payload: string; maxAttempts: number }): Promise<JobReply> {
-    const keys = [...this.groupKeys(p.group), this.k.seq];
-    const args = [this.k.base, p.group, p.payload, p.maxAttempts];
-    return this.run('enqueue', keys, args) as Promise<JobReply>;
+  /**
+   * `enqueue-10.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
+   * long it is remembered (ms) and the request's fingerprint, or undefined for none.
+   */
+  enqueue(p: {
+    group: string;
+    payload: string;
+    maxAttempts: number;
+    key?: { name: string; ttlMs: number; fingerprint: string } | undefined;
+  }): Promise<EnqueueReply> {
+    const keys = [...this.groupKeys(p.group), this.k.seq, this.k.idem(p.key?.name ?? '')];
+    const args = [
+      this.k.base,
+      p.group,
+      p.payload,
+      p.maxAttempts,
+      p.key?.ttlMs ?? '',
+      p.key?.fingerprint ?? '',
+    ];
+    return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
   /** `claim-7.lua`; null when no group is serviceable. */

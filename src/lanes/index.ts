@@ -1,12 +1,12 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
 export { assertPlainKeys, type PlainKeysOptions } from './connection.js';
+export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 export {
   type EvictionCheck,
   EvictionPolicyError,
   evictionMessage,
   SAFE_EVICTION_POLICY,
 } from './eviction.js';
-export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
   type CompleteAndClaimResult,

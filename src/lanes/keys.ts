@@ -19,6 +19,8 @@
  * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
  * | `P:{Q}:seq`              | string | job id counter                                           |
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
+ * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
+ * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  *
  * Scripts that pick a group or mint a job id build the lane and job keys themselves from
@@ -42,6 +44,11 @@ export interface QueueKeys {
   lane(group: string): string;
   /** `P:{Q}:job:<id>` */
   job(id: string): string;
+  /**
+   * `P:{Q}:idem:<key>` for an enqueue's idempotency key; `idem('')` names the key an enqueue
+   * without one declares and never touches (no key is empty).
+   */
+  idem(key: string): string;
 }
 
 /** Wake tokens kept in `P:{Q}:wake` (DESIGN.md §2); `includes/settleGroup.lua` trims to the same. */
@@ -65,10 +72,14 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     stats: `${base}stats`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
+    idem: (key) => `${base}idem:${key}`,
   };
 }
 
-/** `P:queues` — the set of queue names, written beside (not inside) the queue scripts. */
+/**
+ * `P:queues` — the set of queue names, written outside the queue scripts (another slot), before
+ * them: see `Queue.registered`.
+ */
 export function queuesKey(prefix: string): string {
   return `${prefix}:queues`;
 }

@@ -2,14 +2,15 @@
  * One queue's API: the scripts of DESIGN.md §3 plus the O(1)/O(page) reads of §2 and §4.
  * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis.
  *
- * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND or LEASE_LOST; with
+ * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST or
+ * DATA_OUT_OF_RANGE (a number stored in Redis that a script cannot hold exactly); with
  * REDIS_OUT_OF_MEMORY when Redis, at maxmemory, refused a call that may add memory (enqueue;
  * the steering calls, claims, completions, retries and lease extensions still run), and with
  * REDIS_UNAVAILABLE when Redis cannot be reached or cannot serve now (`fromRedisError`, applied
  * to every method below). Any other Redis error (WRONGTYPE on a key written by another writer,
  * say) is passed through from ioredis unchanged.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
@@ -51,11 +52,24 @@ export interface QueueOptions {
  */
 export const REGISTRATION_REFRESH_MS = 5_000;
 
-/** Per connection: registry key + queue name → when its SADD was last answered (ms). */
-const registeredAt = new WeakMap<Redis, Map<string, number>>();
+/**
+ * Per connection: registry key + queue name → when its SADD was last answered (ms), or the
+ * SADD still on the wire.
+ */
+const registrations = new WeakMap<Redis, Map<string, number | Promise<void>>>();
+
+/**
+ * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
+ * payload JSON text (newline-separated: a group id holds no control characters), hex.
+ */
+function requestFingerprint(group: string, maxAttempts: number, payload: string): string {
+  return createHash('sha256').update(`${group}\n${maxAttempts}\n${payload}`).digest('hex');
+}
 
 /** Defaults of DESIGN.md §4. */
 export const Defaults = {
+  /** How long an enqueue's idempotency key is remembered (ms): 24 h. */
+  keyTtlMs: 86_400_000,
   leaseMs: 30_000,
   maxAttempts: 3,
   pageSize: 50,
@@ -98,13 +112,16 @@ export class Queue {
   async setLimit(group: string, limit: number): Promise<GroupInfo> {
     const g = validate.groupId(group);
     const n = validate.limit(limit);
-    return this.groupFrom(g, await this.steered(this.commands.setLimit({ group: g, limit: n })));
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.setLimit({ group: g, limit: n })),
+    );
   }
 
   /** Remove `group`'s limit; re-ring it if that makes it serviceable. Script: `clearLimit-8.lua`. */
   async clearLimit(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(this.commands.clearLimit({ group: g })));
+    return this.groupFrom(g, await this.steered(() => this.commands.clearLimit({ group: g })));
   }
 
   /**
@@ -113,34 +130,72 @@ export class Queue {
    */
   async pause(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(this.commands.pause({ group: g })));
+    return this.groupFrom(g, await this.steered(() => this.commands.pause({ group: g })));
   }
 
   /** Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. */
   async resume(group: string): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(this.commands.resume({ group: g })));
+    return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g })));
   }
 
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
 
   /**
    * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
-   * as JSON text). Script: `enqueue-9.lua`.
+   * as JSON text). Script: `enqueue-10.lua`.
+   *
+   * Without `key`, delivery of the call is at least once: a call retried after its reply was
+   * lost (by the caller, or by ioredis resending it after a reconnect) adds a second job. With
+   * `key` (issue 12 item 10), the same key within this queue answers the job it made, for
+   * `keyTtlMs` after that first enqueue, and writes nothing: the job as it is now (token left
+   * out: the lease is its worker's), or, once it completed (its hash deleted), state COMPLETED
+   * with the group, payload, maxAttempts and enqueuedAt it was made with (attempts 0 and
+   * finishedAt null: not kept). The key is checked before anything is written.
    * @param options.maxAttempts claims before the job is dead, 1..100 (default 3)
+   * @param options.key idempotency key: 1–256 UTF-8 bytes, no control characters
+   * @param options.keyTtlMs how long the key is remembered, ms, 1..2,592,000,000 (default
+   *   86,400,000: 24 h); only with `key`
+   * @throws RingmasterError BAD_USER_INPUT for bad input, or (argument `key`) when the key was
+   *   used within its window for a different request — another group, payload (as JSON text)
+   *   or maxAttempts; DATA_OUT_OF_RANGE (see the script)
    */
   async enqueue(
     group: string,
     payload?: unknown,
-    options: { maxAttempts?: number | undefined } = {},
+    options: {
+      maxAttempts?: number | undefined;
+      key?: string | undefined;
+      keyTtlMs?: number | undefined;
+    } = {},
   ): Promise<Job> {
     const g = validate.groupId(group);
     const text = validate.payload(payload);
     const maxAttempts = validate.maxAttempts(options.maxAttempts ?? Defaults.maxAttempts);
-    const [id, fields] = await this.registered(
-      this.commands.enqueue({ group: g, payload: text, maxAttempts }),
+    const name = options.key === undefined ? undefined : validate.idempotencyKey(options.key);
+    if (name === undefined && options.keyTtlMs !== undefined) {
+      throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
+    }
+    const key =
+      name === undefined
+        ? undefined
+        : {
+            name,
+            ttlMs: validate.keyTtlMs(options.keyTtlMs ?? Defaults.keyTtlMs),
+            fingerprint: requestFingerprint(g, maxAttempts, text),
+          };
+    const [id, fields, outcome] = await this.registered(() =>
+      this.commands.enqueue({ group: g, payload: text, maxAttempts, key }),
     );
-    return decodeJob(this.name, id, fields);
+    if (outcome === 2) {
+      throw badInput(
+        'key',
+        `was used for job ${id} of queue ${this.name} with a different group, payload or maxAttempts; use a new key for a new job`,
+      );
+    }
+    const job = decodeJob(this.name, id, fields);
+    // A duplicate of a job being run: its lease token is its worker's, not the producer's.
+    return outcome === 1 ? { ...job, token: null } : job;
   }
 
   /**
@@ -448,36 +503,49 @@ export class Queue {
    * pause or setLimit during a memory incident (Redis refuses a plain SADD there even for a name
    * the set holds already).
    */
-  private steered<T>(script: Promise<T>): Promise<T> {
-    return this.registered(script, () =>
+  private steered<T>(run: () => Promise<T>): Promise<T> {
+    return this.registered(run, () =>
       this.commands.register({ registry: this.registry, queue: this.name }),
     );
   }
 
   /**
-   * Run a registering script beside the SADD to `P:queues` (another slot, so not inside it),
-   * both sent at once: no extra round trip for enqueue or a steering call. Input is validated
-   * before either is sent, so a script that fails after this point fails on the queue's own
-   * keys (a wrong type, a Redis error): a queue that is in Redis already, which the registry
-   * may well name. Waiting for the script before the SADD would double the latency of every
-   * awaited enqueue. Once answered, the SADD is not sent again for this queue on this
-   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once.
+   * Register the queue in `P:queues`, then run the registering script `run`: the SADD is
+   * answered before the script is sent, so a call whose SADD fails (a registry key of the
+   * wrong type, an ACL that may not write it, a cluster node answering MOVED for it: `P:queues`
+   * is outside the queue's slot, so it cannot be inside the script) reports that error having
+   * changed nothing, and a call that reports success is in the registry the reaper and
+   * `Ringmaster.queues` read. Once answered, the SADD is not sent again for this queue on this
+   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once,
+   * so the wait costs one round trip per queue per connection every 5 s, not one per call.
+   * Calls made while a SADD is on the wire wait for that one rather than sending their own.
    */
-  private async registered<T>(
-    script: Promise<T>,
+  private registered<T>(
+    run: () => Promise<T>,
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
   ): Promise<T> {
-    let known = registeredAt.get(this.redis);
-    const member = `${this.registry}\n${this.name}`;
-    const at = known?.get(member);
-    if (at !== undefined && Date.now() - at < REGISTRATION_REFRESH_MS) return script;
-    const [reply] = await Promise.all([script, register()]);
+    let known = registrations.get(this.redis);
     if (known === undefined) {
       known = new Map();
-      registeredAt.set(this.redis, known);
+      registrations.set(this.redis, known);
     }
-    known.set(member, Date.now());
-    return reply;
+    const member = `${this.registry}\n${this.name}`;
+    const entry = known.get(member);
+    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
+    if (entry instanceof Promise) return entry.then(run);
+    const table = known;
+    const sadd = register().then(
+      () => {
+        table.set(member, Date.now());
+      },
+      (error: unknown) => {
+        // Not registered: the next call sends its own SADD (and reports its own error).
+        if (table.get(member) === sadd) table.delete(member);
+        throw error;
+      },
+    );
+    known.set(member, sadd);
+    return sadd.then(run);
   }
 
   private groupFrom(id: string, [limit, active, pending, paused]: GroupReply): GroupInfo {

@@ -4,8 +4,8 @@
  */
 import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
-import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { codeRedisFailures } from './errors.js';
+import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
 import { Queue } from './queue.js';
 import * as validate from './validate.js';

@@ -1,9 +1,15 @@
 /** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
 import type { GroupInfo, GroupState } from './types.js';
 
-/** The stored limit as the scripts read it: a non-negative integer, else no limit (null). */
+/**
+ * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer
+ * within 2^53−1, else no limit (null).
+ */
 export function parseLimit(raw: string | null | undefined): number | null {
-  return raw != null && /^\d+$/.test(raw) ? Number(raw) : null;
+  if (raw == null || !/^\d+$/.test(raw)) return null;
+  const n = Number(raw);
+  // Past 2^53−1 Number() rounds: the scripts cannot compare such a limit exactly either.
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 /** The stored active count; missing or garbage is 0. */

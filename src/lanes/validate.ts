@@ -20,6 +20,8 @@ export const Limits = {
   maxBatch: 1_000,
   /** Jobs one Worker runs at once. */
   maxConcurrency: 10_000,
+  /** How long an enqueue's idempotency key may be remembered (ms): 30 days. */
+  maxKeyTtlMs: 2_592_000_000,
 } as const;
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -62,6 +64,20 @@ export function groupId(value: unknown, argument = 'group'): string {
     throw badInput(argument, 'must be well-formed Unicode (no lone surrogates)');
   }
   return value;
+}
+
+/**
+ * An enqueue's idempotency key (issue 12 item 10): the rules of a group id — non-empty, at most
+ * 256 UTF-8 bytes, no control characters, well-formed Unicode (two different keys never map to
+ * the same bytes) — under the argument name `key`.
+ */
+export function idempotencyKey(value: unknown): string {
+  return groupId(value, 'key');
+}
+
+/** How long an idempotency key is remembered, in ms: an integer in 1..2,592,000,000 (30 days). */
+export function keyTtlMs(value: unknown): number {
+  return integerIn('keyTtlMs', value, 1, Limits.maxKeyTtlMs);
 }
 
 /** A limit: an integer in 0..1,000,000 (0 parks the group). */

@@ -343,7 +343,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
     result.refused.forEach((refusal, i) => {
       const job = done[i] as Job;
       if (refusal) {
-        this.emit('leaseLost', job);
+        // A number Redis holds that the script cannot count (DATA_OUT_OF_RANGE): the lease is
+        // still held and nothing changed; the operator must repair the queue.
+        if (isLeaseRefusal(refusal)) this.emit('leaseLost', job);
+        else this.emit('error', refusal);
         return;
       }
       this.emit('completed', {

@@ -21,6 +21,8 @@
 
   Output: { id, field1, value1, ... } (the job as it was, state 'completed'),
           or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
+  within ±(2^53−1) (includes/groupState.lua).
 
   Events: zrem active; hdel leases; hincrby/hdel gactive; del job; hincrby stats;
   rpush ring + lpush/ltrim wake (re-ring).

@@ -29,7 +29,9 @@
 
   Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed }
     finishedAt  ms (Redis clock) when the completions were recorded
-    statuses    one per completion, in order: 1 completed, -1 JOB_NOT_FOUND, -2 LEASE_LOST
+    statuses    one per completion, in order: 1 completed, -1 JOB_NOT_FOUND, -2 LEASE_LOST,
+                -3 DATA_OUT_OF_RANGE (its group's active count is not an integer within
+                ±(2^53−1): nothing of that job is written, includes/releasePermits.lua)
                 (the same id twice: the second is JOB_NOT_FOUND, as a second complete would be)
     claimedAt, leaseUntil
                 of every claimed job (false when none was claimed)
@@ -73,7 +75,8 @@ if #holders > 0 then
   end
 end
 
-local statuses, done, doneKeys, completed = {}, {}, {}, {}
+local DATA_OUT_OF_RANGE = -3
+local statuses, done, doneAt, completed = {}, {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
   if completed[id] then
@@ -82,7 +85,7 @@ for i = 1, n do
     statuses[i] = 1
     completed[id] = true
     done[#done + 1] = id
-    doneKeys[#doneKeys + 1] = base .. 'job:' .. id
+    doneAt[#doneAt + 1] = i
   else
     statuses[i] = checkLease(k.active, base .. 'job:' .. id, id, token) or LEASE_LOST
   end
@@ -91,23 +94,43 @@ end
 if #done > 0 then
   -- The group of each job comes from `leases` (the job hash only if that is missing).
   local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
-  local groups, positions = {}, {}
-  for i in ipairs(done) do
-    local group = leaseGroups[i] or redis.call('HGET', doneKeys[i], 'group')
-    if group then
-      if positions[group] == nil then
-        groups[#groups + 1] = group
-        positions[group] = {}
-      end
-      local mine = positions[group]
-      mine[#mine + 1] = i
+  local groupOf, groups, seen = {}, {}, {}
+  for j, id in ipairs(done) do
+    local group = leaseGroups[j] or redis.call('HGET', base .. 'job:' .. id, 'group')
+    groupOf[j] = group
+    if group and not seen[group] then
+      seen[group] = true
+      groups[#groups + 1] = group
     end
   end
-  redis.call('ZREM', k.active, unpack(done))
-  redis.call('HDEL', k.leases, unpack(done))
-  redis.call('DEL', unpack(doneKeys))
-  batch.completed = #done
-  releasePermits(k, base, groups, positions)
+  -- Every limit and count is read before the first write, so a completion whose group's count
+  -- cannot be counted exactly is refused alone, with nothing of it written.
+  local counts = readPermits(k, groups)
+  local released, releasedKeys, order, positions = {}, {}, {}, {}
+  for j, id in ipairs(done) do
+    local group = groupOf[j]
+    if group and counts[group].active == nil then
+      statuses[doneAt[j]] = DATA_OUT_OF_RANGE
+    else
+      released[#released + 1] = id
+      releasedKeys[#releasedKeys + 1] = base .. 'job:' .. id
+      if group then
+        if positions[group] == nil then
+          order[#order + 1] = group
+          positions[group] = {}
+        end
+        local mine = positions[group]
+        mine[#mine + 1] = #released
+      end
+    end
+  end
+  if #released > 0 then
+    redis.call('ZREM', k.active, unpack(released))
+    redis.call('HDEL', k.leases, unpack(released))
+    redis.call('DEL', unpack(releasedKeys))
+    batch.completed = #released
+    releasePermits(k, base, order, positions, counts)
+  end
 end
 
 local tokens = {}

@@ -20,7 +20,8 @@
                    P:{Q}:g:<group>:pending are built from it (same slot)
     ARGV[2] batch  the most jobs to reap in this call
 
-  Output: the number of jobs reaped
+  Output: the number of jobs reaped. A job whose group's active count is not an integer within
+          ±(2^53−1) is not reaped (nor counted): nothing of it is written (includes/releaseJob.lua).
 
   Events: as retry, for each job; hincrby stats reaped.
 ]]
@@ -38,14 +39,24 @@ local batch = tonumber(ARGV[2])
 
 local now = nowMs()
 local expired = redis.call('ZRANGEBYSCORE', k.active, '-inf', now, 'LIMIT', 0, batch)
+local reaped = 0
 for _, id in ipairs(expired) do
   local jobKey = base .. 'job:' .. id
-  local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
-  -- With no group anywhere there is no lane to requeue into (the lease is ended all the same).
-  if group then
-    requeueJob(k, jobKey, id, laneKey, now, 'lease expired')
-    settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  local group, raw = leaseGroup(k, id, jobKey)
+  local active = group and parseActive(raw)
+  -- A group whose active count is not a safe integer cannot be released exactly: its job is
+  -- left as it is (still expired, reaped once Queue.repair has rewritten the count), and the
+  -- rest of the batch goes on, so one damaged field cannot stop reaping for the whole queue.
+  if not group or active ~= nil then
+    local laneKey, wasServiceable, wasSaturated
+    group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, group, active)
+    -- With no group anywhere there is no lane to requeue into (the lease is ended all the same).
+    if group then
+      requeueJob(k, jobKey, id, laneKey, now, 'lease expired')
+      settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+    end
+    redis.call('HINCRBY', k.stats, 'reaped', 1)
+    reaped = reaped + 1
   end
-  redis.call('HINCRBY', k.stats, 'reaped', 1)
 end
-return #expired
+return reaped

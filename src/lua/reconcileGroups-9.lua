@@ -24,8 +24,9 @@
     findings   flat { group, kind, expected, found, ... }; kinds:
                'I1' ring membership (expected/found: 'on the ring' / 'off the ring')
                'I2' duplicates (expected '1', found the count)
-               'I3' active count (expected live leases, found the stored field)
-               'LIMIT' a limit that is not a non-negative integer (audit only: repair never
+               'I3' active count (expected live leases, found the stored field; a field
+                    that is not an integer within ±(2^53−1) is always one)
+               'LIMIT' a limit that is not a non-negative integer within 2^53−1 (audit only: repair never
                        changes it, since it reads as no limit and setLimit overwrites it)
                'REGISTRY' a group missing from `groups` (seed-written state)
     pending    sum of the batch's lane sizes (for the totals recount)
@@ -76,7 +77,7 @@ for i = 3, #ARGV do
 
   local rawLimit = redis.call('HGET', k.glimit, group)
   if not repair and rawLimit and limitOf(k.glimit, group) == nil then
-    report(group, 'LIMIT', 'a non-negative integer (read as no limit)', rawLimit)
+    report(group, 'LIMIT', 'a non-negative integer within 2^53-1 (read as no limit)', rawLimit)
   end
   if redis.call('ZSCORE', k.groups, group) == false then
     report(group, 'REGISTRY', 'registered', 'unregistered')
@@ -86,7 +87,10 @@ for i = 3, #ARGV do
   end
 
   local stored = redis.call('HGET', k.gactive, group)
-  if tonumber(stored or '0') ~= live[group] or (stored and live[group] == 0) then
+  -- Judged as the scripts read it (includes/groupState.lua): a count that is not a safe
+  -- integer (nil here) is always a finding, and repair rewrites it.
+  if (stored and (live[group] == 0 or safeInteger(stored) ~= live[group]))
+    or (not stored and live[group] ~= 0) then
     report(group, 'I3', live[group], stored or '0')
     if repair then
       if live[group] == 0 then

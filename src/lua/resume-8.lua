@@ -15,6 +15,8 @@
     ARGV[1] group
 
   Output: groupReply { limit, active, pending, paused }
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
+  is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
@@ -34,7 +36,8 @@ local groupsKey = KEYS[7]
 local group = ARGV[1]
 
 allowAtMaxmemory(k.paused)
-local before = readGroup(k, group, laneKey)
+local judged = judgeFields(k, group, readGroup(k, group, laneKey), 'paused', 0)
 redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)
-return fieldsReply((settleFields(k, group, before, 'paused', 0)))
+settleJudged(k, group, judged)
+return fieldsReply(judged.after)

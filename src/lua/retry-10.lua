@@ -22,6 +22,9 @@
 
   Output: { id, field1, value1, ... } (the job hash after the retry: state 'pending' or
           'dead'), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
+  within ±(2^53−1) (includes/groupState.lua). attempts and maxAttempts are compared as decimal
+  text, exactly, whatever their size (includes/requeueJob.lua).
 
   Events: zrem active; hdel leases; hincrby/hdel gactive; zadd lane or zadd dead; hset job;
   hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
@@ -47,7 +50,10 @@ if denied then
   return denied
 end
 
-local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
+local group, raw = leaseGroup(k, id, jobKey)
+local active = group and checkedActive(k.gactive, group, raw)
+local laneKey, wasServiceable, wasSaturated
+group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, group, active)
 if requeueJob(k, jobKey, id, laneKey, nowMs(), err) == 'pending' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end

@@ -22,6 +22,8 @@
     ARGV[2] limit    a non-negative integer (validated by the engine)
 
   Output: groupReply { limit, active, pending, paused }
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
+  within ±(2^53−1): it could not be compared with the limit exactly (includes/groupState.lua).
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
@@ -43,11 +45,11 @@ local group = ARGV[1]
 local limit = ARGV[2]
 
 allowAtMaxmemory(k.glimit)
-local before = readGroup(k, group, laneKey)
+local judged = judgeFields(k, group, readGroup(k, group, laneKey), 'limit', limit)
 redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)
-local after, wasServiceable, saturated = settleFields(k, group, before, 'limit', limit)
-if saturated and not wasServiceable then
+settleJudged(k, group, judged)
+if judged.saturated and not judged.wasServiceable then
   redis.call('LREM', k.ring, 0, group)
 end
-return fieldsReply(after)
+return fieldsReply(judged.after)

@@ -10,11 +10,18 @@ interface JobArgs {
 
 export const enqueue = (
   ctx: Context,
-  a: { queue: string; group: string; payload?: unknown; maxAttempts?: number | null | undefined },
+  a: {
+    queue: string;
+    group: string;
+    payload?: unknown;
+    maxAttempts?: number | null | undefined;
+    key?: string | null | undefined;
+  },
 ): Promise<Job> =>
-  ctx.engine
-    .queue(a.queue)
-    .enqueue(a.group, a.payload, { maxAttempts: a.maxAttempts ?? undefined });
+  ctx.engine.queue(a.queue).enqueue(a.group, a.payload, {
+    maxAttempts: a.maxAttempts ?? undefined,
+    key: a.key ?? undefined,
+  });
 
 export const claim = (
   ctx: Context,

@@ -33,12 +33,17 @@ builder.mutationFields((t) => ({
   enqueue: t.field({
     type: JobRef,
     authScopes: { worker: true },
-    description: "Add a job to the tail of its group's lane.",
+    description:
+      "Add a job to the tail of its group's lane. With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
     args: {
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
       payload: t.arg({ type: 'JSON' }),
       maxAttempts: t.arg.int({ defaultValue: 3 }),
+      key: t.arg.string({
+        description:
+          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload or maxAttempts. Without a key, an enqueue retried after a lost reply adds a second job.',
+      }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),

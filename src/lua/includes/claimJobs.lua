@@ -5,7 +5,13 @@
   off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
   empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
   A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
-  tried.
+  tried; so is a group whose active count is not an integer within ±(2^53−1)
+  (includes/safeInteger.lua): a claim could not count it exactly, and a claim cannot refuse once
+  it has popped the ring, so it serves the others and writes nothing of that group. Every call
+  that would change the group refuses with DATA_OUT_OF_RANGE, Queue.audit reports it (I3, I1),
+  and Queue.repair rewrites the count and re-rings the group.
+  A job's attempts is counted up exactly whatever its size (as decimal text past 2^53−1); one
+  that is not an integer counts as 0, as before.
 
   Claims made by one script share a batch (newClaimBatch). Nothing else runs while a script
   does, so a group's limit, paused flag and active count are read once per script and then
@@ -21,7 +27,20 @@
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 ]]
 --- @include "nowMs"
+--- @include "safeInteger"
 --- @include "groupState"
+
+-- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
+local function nextAttempt(raw)
+  local n = safeInteger(raw)
+  if n then
+    return string.format('%d', n + 1)
+  end
+  if isInteger(raw) and string.sub(raw, 1, 1) ~= '-' then
+    return incrementDigits(raw)
+  end
+  return '1'
+end
 
 local function newClaimBatch(leaseMs)
   return {
@@ -54,6 +73,7 @@ local function readStates(k, batch, heads)
   for i, group in ipairs(unseen) do
     batch.groups[group] = {
       limit = parseLimit(limits[i]),
+      -- nil when it cannot be counted exactly: the group is not served (see above).
       active = parseActive(actives[i]),
       paused = paused[i] == 1,
       claimed = 0,
@@ -78,7 +98,7 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
 
   local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
     'payload', 'lastError', 'score')
-  local attempts = string.format('%d', (tonumber(job[2]) or 0) + 1)
+  local attempts = nextAttempt(job[2])
   local maxAttempts = job[3]
   redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token', token,
     'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
@@ -129,7 +149,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       local g = batch.groups[group]
       local laneKey = base .. 'g:' .. group .. ':pending'
       local job
-      if not g.paused and (g.limit == nil or g.active < g.limit) then
+      if g.active ~= nil and not g.paused and (g.limit == nil or g.active < g.limit) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
           defaultMaxAttempts)
       end
@@ -141,8 +161,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           back[#back + 1] = group
         end
       end
-      -- No job: a stale head (paused, saturated or empty, left by another writer). By I1 it
-      -- must not be on the ring: dropped, and the next pop takes one more group.
+      -- No job: a stale head (paused, saturated or empty, left by another writer) or an
+      -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
+      -- takes one more group.
     end
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))

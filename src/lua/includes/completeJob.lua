@@ -6,6 +6,8 @@
   k: glimit, gactive, ring, paused, wake, active, leases, stats. jobKey: the job's hash.
   base: 'P:{Q}:' (the lane of the job's group is built from it).
   Returns { id, job fields as they were, state 'completed' }, or a checkLease status code.
+  Refuses (DATA_OUT_OF_RANGE) before its first write when the group's active count is not an
+  integer within ±(2^53−1) (includes/groupState.lua, checkedActive).
 ]]
 --- @include "nowMs"
 --- @include "settleGroup"
@@ -18,7 +20,10 @@ local function completeJob(k, jobKey, base, id, token)
     return denied
   end
 
-  local group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, jobKey)
+  local group, raw = leaseGroup(k, id, jobKey)
+  local active = group and checkedActive(k.gactive, group, raw)
+  local laneKey, wasServiceable, wasSaturated
+  group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, group, active)
   -- The reply is the hash as it ends: read once, deleted, then patched here rather than
   -- written to a hash about to be deleted.
   local fields = redis.call('HGETALL', jobKey)

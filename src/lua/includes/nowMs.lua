@@ -1,6 +1,7 @@
 --[[
   Milliseconds from the Redis clock (TIME), never a client's: API replicas' clocks differ
-  (DESIGN.md §2).
+  (DESIGN.md §2). Exact as a Lua number: ms since the epoch stay below 2^53 until the year
+  287,396, and a lease deadline adds at most 86,400,000 to them.
 ]]
 local scriptNow
 local function nowMs()

@@ -3,27 +3,44 @@
   (complete, retry, reap), so no path can release it twice. The group comes from `leases`,
   never only from the job hash, so a permit is released even if the hash is gone.
 
+  In two steps, so a caller can refuse before its first write. leaseGroup reads: the job's group
+  (nil when none is known anywhere) and that group's active count field as stored (raw). The
+  caller judges the count — checkedActive refuses one that is not an integer within ±(2^53−1)
+  (DATA_OUT_OF_RANGE), as complete and retry do; reap skips such a job instead — and passes the
+  count to releaseJob, which writes.
+
   k: k.active (zset), k.leases (hash), k.gactive (hash), k.stats (hash), and groupState's keys.
   base: 'P:{Q}:' (the group's lane key is built from it).
-  Returns, for the caller to settle the group afterwards (settleAfterGain):
+  releaseJob returns, for the caller to settle the group afterwards (settleAfterGain):
     group, laneKey, wasServiceable, wasSaturated — the group's state before the release;
   or nil when no group is known anywhere (the lease, if any, is still ended).
   The active count never goes below 0, and its field is removed at 0 (invariant I3).
 ]]
 --- @include "groupState"
 
-local function releaseJob(k, base, id, jobKey)
+local function leaseGroup(k, id, jobKey)
   local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
+  if not group then
+    return nil, nil
+  end
+  return group, redis.call('HGET', k.gactive, group)
+end
+
+local function releaseJob(k, base, id, group, active)
   local laneKey, wasServiceable, wasSaturated
   if group then
     laneKey = base .. 'g:' .. group .. ':pending'
-    wasServiceable, wasSaturated = groupState(k, group, laneKey)
+    wasServiceable, wasSaturated = groupState(k, group, laneKey, active)
   end
   if redis.call('ZREM', k.active, id) == 1 then
     redis.call('HDEL', k.leases, id)
     redis.call('HINCRBY', k.stats, 'active', -1)
-    if group and redis.call('HINCRBY', k.gactive, group, -1) <= 0 then
-      redis.call('HDEL', k.gactive, group)
+    if group then
+      if active <= 1 then
+        redis.call('HDEL', k.gactive, group)
+      else
+        redis.call('HSET', k.gactive, group, string.format('%d', active - 1))
+      end
     end
   end
   if not group then

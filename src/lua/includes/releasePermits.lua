@@ -13,20 +13,35 @@
   Groups are re-ringed in the order of the completion that took each below its limit, as one
   complete after another would have.
 
+  The limits and counts are read first, by readPermits, before the caller writes anything:
+  { [group] = { limit, active } }, active nil for a count that is not an integer within
+  ±(2^53−1) (includes/groupState.lua) — the caller completes none of that group's jobs.
+
   k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it).
   Events: hset/hdel gactive; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
 ]]
 --- @include "settleGroup"
 
-local function releasePermits(k, base, groups, positions)
+local function readPermits(k, groups)
+  local counts = {}
   if #groups == 0 then
-    return
+    return counts
   end
   local limits = redis.call('HMGET', k.glimit, unpack(groups))
   local actives = redis.call('HMGET', k.gactive, unpack(groups))
-  local keep, drop, freed = {}, {}, {}
   for i, group in ipairs(groups) do
-    local before = parseActive(actives[i])
+    counts[group] = { limit = parseLimit(limits[i]), active = parseActive(actives[i]) }
+  end
+  return counts
+end
+
+local function releasePermits(k, base, groups, positions, counts)
+  if #groups == 0 then
+    return
+  end
+  local keep, drop, freed = {}, {}, {}
+  for _, group in ipairs(groups) do
+    local before = counts[group].active
     local mine = positions[group]
     local after = before - #mine
     if after > 0 then
@@ -36,7 +51,7 @@ local function releasePermits(k, base, groups, positions)
       drop[#drop + 1] = group
       after = 0
     end
-    local limit = parseLimit(limits[i])
+    local limit = counts[group].limit
     if limit and before >= limit and after < limit then
       -- The (before - limit + 1)-th of its completions is the one that freed it.
       freed[#freed + 1] = { at = mine[before - limit + 1], group = group }

@@ -39,19 +39,28 @@ end
 
 --[[
   settleGroup for a steering script (setLimit, clearLimit, resume) that read the group's fields
-  once (readGroup) and changed one of them: the state after is judged from the fields, not
-  read again. Returns the group's fields after the change, and whether it was serviceable
-  before and is saturated after.
+  once (readGroup) and changes one of them, in two steps. judgeFields, before the script's first
+  write: the state before and after the change, judged from the fields rather than read again
+  (it refuses an active count it cannot read exactly — standing — so nothing has been written
+  yet). settleJudged, after the write: the ring and the saturated counter brought in line.
+  judgeFields returns { after = the group's fields after the change, wasServiceable, wasSaturated,
+  serviceable, saturated }.
 ]]
-local function settleFields(k, group, before, field, value)
+local function judgeFields(k, group, before, field, value)
   local after = {
     limit = before.limit, active = before.active, pending = before.pending, paused = before.paused,
   }
   after[field] = value
-  local wasServiceable, wasSaturated = standing(before)
-  local serviceable, saturated = standing(after)
-  applyStanding(k, group, wasServiceable, wasSaturated, serviceable, saturated)
-  return after, wasServiceable, saturated
+  local wasServiceable, wasSaturated = standing(k, group, before)
+  local serviceable, saturated = standing(k, group, after)
+  return {
+    after = after, wasServiceable = wasServiceable, wasSaturated = wasSaturated,
+    serviceable = serviceable, saturated = saturated,
+  }
+end
+
+local function settleJudged(k, group, j)
+  applyStanding(k, group, j.wasServiceable, j.wasSaturated, j.serviceable, j.saturated)
 end
 
 --[[
