@@ -15,6 +15,7 @@ import type { BrowserPolicy } from './browser.js';
 import { maskError } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
 import { useQueryLimits } from './limits.js';
+import { useOperationRoleCheck } from './operationRole.js';
 import { useSharedSubscriptionExecution } from './sharedExecution.js';
 import { useSubscriptionRootRule } from './subscriptionRoot.js';
 
@@ -53,6 +54,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     }),
     ...useQueryLimits(),
     useSubscriptionRootRule(),
+    // Before anything that replaces execute/subscribe: a refused operation runs nothing.
+    useOperationRoleCheck(schema),
     // Field auth reads the role, so only subscribers of one role share an event's result.
     useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
   ];
