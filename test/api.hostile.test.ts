@@ -213,8 +213,9 @@ const HTTP_CASES: HttpCase[] = [
         Buffer.from('me } }"}'),
       ]),
     ),
+    // Refused as bytes, before parsing (src/server/utf8.ts); test/api.utf8.test.ts has the rest.
     status: 400,
-    code: 'GRAPHQL_PARSE_FAILED',
+    code: 'BAD_USER_INPUT',
   },
   {
     name: '300,000 nested arrays as the body',
@@ -872,6 +873,12 @@ const WS_CASES: WsCase[] = [
   {
     name: 'a binary frame of random bytes',
     steps: [{ sendBytes: Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x9c]), binary: true }],
+    // Not UTF-8: closed as a text frame would be (src/server/utf8.ts), not read lossily.
+    close: 1007,
+  },
+  {
+    name: 'a binary frame of UTF-8 that is not JSON',
+    steps: [{ sendBytes: Buffer.from('{ not json'), binary: true }],
     close: 4400,
   },
   {

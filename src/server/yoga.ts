@@ -18,6 +18,7 @@ import { useQueryLimits } from './limits.js';
 import { useOperationRoleCheck } from './operationRole.js';
 import { useSharedSubscriptionExecution } from './sharedExecution.js';
 import { useSubscriptionRootRule } from './subscriptionRoot.js';
+import { useStrictUtf8 } from './utf8.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -42,6 +43,8 @@ export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
     ...deps.browser.plugins(),
+    // Bodies and query strings that are not UTF-8: 400, never decoded with U+FFFD.
+    useStrictUtf8(),
     useReadinessCheck({
       endpoint: '/ready',
       check: async () => {
