@@ -213,8 +213,9 @@ const HTTP_CASES: HttpCase[] = [
         Buffer.from('me } }"}'),
       ]),
     ),
+    // Refused as bytes, before parsing (src/server/utf8.ts); test/api.utf8.test.ts has the rest.
     status: 400,
-    code: 'GRAPHQL_PARSE_FAILED',
+    code: 'BAD_USER_INPUT',
   },
   {
     name: '300,000 nested arrays as the body',
@@ -872,6 +873,12 @@ const WS_CASES: WsCase[] = [
   {
     name: 'a binary frame of random bytes',
     steps: [{ sendBytes: Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x9c]), binary: true }],
+    // Not UTF-8: closed as a text frame would be (src/server/utf8.ts), not read lossily.
+    close: 1007,
+  },
+  {
+    name: 'a binary frame of UTF-8 that is not JSON',
+    steps: [{ sendBytes: Buffer.from('{ not json'), binary: true }],
     close: 4400,
   },
   {
@@ -1044,12 +1051,16 @@ describe('the hostile table over WebSocket', () => {
       const answer = result.frames
         .map((f) => JSON.parse(f) as { type: string; payload?: unknown })
         .find((m) => m.type === 'error' || m.type === 'next');
-      // `error`: refused before it ran; `next`: a field error, with nothing answered.
+      // `error`: refused before it ran; `next`: a field error, with nothing answered (`data`
+      // null, or — a mutation field being nullable — each of its fields null).
       const errors =
         answer?.type === 'error'
           ? (answer.payload as Coded[])
           : (answer?.payload as { data: unknown; errors?: Coded[] } | undefined)?.errors;
-      if (answer?.type === 'next') expect((answer.payload as { data: unknown }).data).toBeNull();
+      if (answer?.type === 'next') {
+        const data = (answer.payload as { data: Record<string, unknown> | null }).data;
+        expect(Object.values(data ?? {}).filter((v) => v !== null)).toEqual([]);
+      }
       expect(errors?.[0]?.extensions?.code).toBe(c.errorCode);
     } else {
       expect(result.closeCode, result.frames.join(' | ')).toBe(c.close);

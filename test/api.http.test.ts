@@ -66,8 +66,13 @@ function leaseMs(job: JobFieldsFragment): number {
   return Date.parse(text);
 }
 
-async function enqueue(queue: string, group: string, payload?: unknown, maxAttempts?: number) {
-  return ok(
+async function enqueue(
+  queue: string,
+  group: string,
+  payload?: unknown,
+  maxAttempts?: number,
+): Promise<JobFieldsFragment> {
+  const job = ok(
     await api.request(EnqueueDocument, {
       queue,
       group,
@@ -75,6 +80,9 @@ async function enqueue(queue: string, group: string, payload?: unknown, maxAttem
       ...(maxAttempts === undefined ? {} : { maxAttempts }),
     }),
   ).enqueue;
+  // Mutation fields are nullable (null only with an error, which `ok` has refused).
+  expect(job).not.toBeNull();
+  return job as JobFieldsFragment;
 }
 
 async function claim(queue: string, leaseMs?: number) {
@@ -517,7 +525,7 @@ describe('job mutations', () => {
       const retried = ok(
         await api.request(RetryDocument, { queue: q, id: job.id, token: claimed.token ?? '' }),
       ).retry;
-      expect(retried.state).toBe(attempt < 3 ? 'PENDING' : 'DEAD');
+      expect(retried?.state).toBe(attempt < 3 ? 'PENDING' : 'DEAD');
     }
     expect(await claim(q)).toBeNull();
     expect((await rawState(engineQueue(q))).dead).toEqual([job.id]);
@@ -660,7 +668,7 @@ describe('job mutations', () => {
     ).extendLease;
     const after = await redisNow(r);
     expect(extended).toMatchObject({ id: job.id, state: 'ACTIVE', token: job.token, attempts: 1 });
-    const until = leaseMs(extended);
+    const until = leaseMs(extended as JobFieldsFragment);
     expect(until).toBeGreaterThanOrEqual(before + 600_000);
     expect(until).toBeLessThanOrEqual(after + 600_000);
     expect(until).toBeGreaterThan(leaseMs(job));
@@ -728,6 +736,6 @@ describe('job mutations', () => {
       id: current.id,
       token: current.token ?? '',
     });
-    expect(ok(done).complete.state).toBe('COMPLETED');
+    expect(ok(done).complete?.state).toBe('COMPLETED');
   });
 });

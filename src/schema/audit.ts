@@ -54,6 +54,8 @@ builder.objectField(QueueRef, 'audit', (t) =>
 builder.mutationField('repairQueue', (t) =>
   t.field({
     type: ReconcileReportRef,
+    // Nullable, as every mutation field (src/schema/job.ts says why).
+    nullable: true,
     authScopes: { admin: true },
     description:
       'Re-derive active counts from the live leases and ring membership from I1, in bounded batches; returns what changed.',

@@ -5,9 +5,7 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
-import type { Context, Role } from './context.js';
-
-const RANK: Record<Role, number> = { read: 1, worker: 2, admin: 3 };
+import { type Context, roleRank as RANK } from './context.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;

@@ -5,6 +5,9 @@ import type { LiveFeed } from '../pubsub/index.js';
 /** DESIGN.md §6 roles: `read` ⊂ `worker` ⊂ `admin`. */
 export type Role = 'read' | 'worker' | 'admin';
 
+/** Each role's rank: a role may do what every role of a lower or equal rank may. */
+export const roleRank: Readonly<Record<Role, number>> = { read: 1, worker: 2, admin: 3 };
+
 export interface Context {
   readonly engine: Ringmaster;
   readonly feed: LiveFeed;

@@ -29,9 +29,11 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
   }),
 });
 
+// Nullable, as every mutation field (src/schema/job.ts says why).
 builder.mutationFields((t) => ({
   setLimit: t.field({
     type: GroupRef,
+    nullable: true,
     authScopes: { admin: true },
     description: 'Set the most jobs of a group that may be active at once (0 parks it).',
     args: {
@@ -43,6 +45,7 @@ builder.mutationFields((t) => ({
   }),
   clearLimit: t.field({
     type: GroupRef,
+    nullable: true,
     authScopes: { admin: true },
     description: 'Remove the limit: the group is unlimited.',
     args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
@@ -50,6 +53,7 @@ builder.mutationFields((t) => ({
   }),
   pauseGroup: t.field({
     type: GroupRef,
+    nullable: true,
     authScopes: { admin: true },
     description: 'Stop new turns for the group; its backlog and active jobs are untouched.',
     args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
@@ -57,6 +61,7 @@ builder.mutationFields((t) => ({
   }),
   resumeGroup: t.field({
     type: GroupRef,
+    nullable: true,
     authScopes: { admin: true },
     description: 'Unpause; the group re-joins the ring if serviceable.',
     args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },

@@ -29,9 +29,13 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
   }),
 });
 
+// Every mutation field is nullable (issue 12, item 5): null, with an error at its path, when it
+// failed. A non-null root mutation field that fails nulls all of `data`, hiding the results of
+// the fields before it that did run — an enqueued job's id, lost to a client that then retries.
 builder.mutationFields((t) => ({
   enqueue: t.field({
     type: JobRef,
+    nullable: true,
     authScopes: { worker: true },
     description:
       "Add a job to the tail of its group's lane. With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
@@ -60,6 +64,7 @@ builder.mutationFields((t) => ({
   }),
   complete: t.field({
     type: JobRef,
+    nullable: true,
     authScopes: { worker: true },
     description: 'Complete an active job you hold the lease of; its permit is released.',
     args: {
@@ -71,6 +76,7 @@ builder.mutationFields((t) => ({
   }),
   retry: t.field({
     type: JobRef,
+    nullable: true,
     authScopes: { worker: true },
     description: 'Give an active job back to the front of its lane (or dead at maxAttempts).',
     args: {
@@ -82,6 +88,7 @@ builder.mutationFields((t) => ({
   }),
   extendLease: t.field({
     type: JobRef,
+    nullable: true,
     authScopes: { worker: true },
     description: "Push an active job's lease deadline to now + leaseMs.",
     args: {

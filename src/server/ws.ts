@@ -15,6 +15,7 @@ import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import type { BrowserPolicy } from './browser.js';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET } from './limits.js';
+import { Utf8WebSocket } from './utf8.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
@@ -32,10 +33,13 @@ export function attachWebSocket(
 ): { wss: WebSocketServer; close: () => Promise<void> } {
   // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
   // verifyClient: a browser page of another origin is refused (403) before graphql-ws.
+  // WebSocket: a binary frame that is not UTF-8 closes the socket (1007), as `ws` does for a
+  // text frame, instead of reaching graphql-ws as text with U+FFFD in it (utf8.ts).
   const wss = new WebSocketServer({
     server,
     path: yoga.graphqlEndpoint,
     maxPayload: 1_048_576,
+    WebSocket: Utf8WebSocket,
     verifyClient: ({ req }, accept) =>
       browser.acceptsUpgrade(req) ? accept(true) : accept(false, 403, 'Forbidden'),
   });

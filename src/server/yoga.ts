@@ -15,8 +15,10 @@ import type { BrowserPolicy } from './browser.js';
 import { maskError, useRedisFailureStatus } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
 import { useQueryLimits } from './limits.js';
+import { useOperationRoleCheck } from './operationRole.js';
 import { useSharedSubscriptionExecution } from './sharedExecution.js';
 import { useSubscriptionRootRule } from './subscriptionRoot.js';
+import { useStrictUtf8 } from './utf8.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -41,6 +43,8 @@ export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
     ...deps.browser.plugins(),
+    // Bodies and query strings that are not UTF-8: 400, never decoded with U+FFFD.
+    useStrictUtf8(),
     useReadinessCheck({
       endpoint: '/ready',
       check: async () => {
@@ -54,6 +58,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     useRedisFailureStatus(),
     ...useQueryLimits(),
     useSubscriptionRootRule(),
+    // Before anything that replaces execute/subscribe: a refused operation runs nothing.
+    useOperationRoleCheck(schema),
     // Field auth reads the role, so only subscribers of one role share an event's result.
     useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
   ];

@@ -127,7 +127,7 @@ describe.skipIf(usingExternalRedis())('Redis frozen by SIGSTOP, then continued',
     expect(read.body.errors).toBeUndefined();
     expect(read.body.data?.queue.name).toBe(QUEUE);
     expect(read.at).toBeGreaterThanOrEqual(continuedAt);
-    const enqueued = enqueue.body.data?.enqueue.id;
+    const enqueued = enqueue.body.data?.enqueue?.id;
     expect(enqueued, JSON.stringify(enqueue.body)).toBeTruthy();
     ledger.enqueued.add(enqueued as string);
 

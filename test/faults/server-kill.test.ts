@@ -71,7 +71,8 @@ describe('the API server SIGKILLed and restarted', () => {
         group: GROUPS[n % GROUPS.length] as string,
         payload: { ms: 1, n },
       });
-      ledger.enqueued.add(enqueue.id);
+      // No errors (mustPost), so the nullable mutation field is set.
+      ledger.enqueued.add(enqueue?.id as string);
     }
     await mustPost(endpoint, PauseGroupDocument, { queue: name, group: 'g5' });
     // Leases taken before the kill, long enough to outlive it.
@@ -99,7 +100,7 @@ describe('the API server SIGKILLed and restarted', () => {
               group: GROUPS[(lane + n) % 5] as string,
               payload: { ms: 1, n: 1_000 + lane * 10_000 + n },
             });
-            if (body.data) ledger.enqueued.add(body.data.enqueue.id);
+            if (body.data?.enqueue) ledger.enqueued.add(body.data.enqueue.id);
             else loadFailures++;
           } catch {
             loadFailures++;
@@ -166,7 +167,7 @@ describe('the API server SIGKILLed and restarted', () => {
         id,
         token,
       });
-      expect(complete.state).toBe('COMPLETED');
+      expect(complete?.state).toBe('COMPLETED');
       ledger.record({ type: 'completed', id, attempts: 1 });
     }
 

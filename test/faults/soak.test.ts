@@ -178,7 +178,7 @@ function startLoad(endpoint: string, ledger: Ledger, deadline: number) {
     const group = GROUPS[(n * 7) % GROUPS.length] as string;
     const vars = { queue: QUEUE, group, payload: { n } };
     const data = ok('enqueue', await post(endpoint, EnqueueDocument, vars));
-    if (!data) return;
+    if (!data?.enqueue) return;
     ledger.enqueued.add(data.enqueue.id);
     ops.enqueue++;
   });

@@ -95,7 +95,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+export type SetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -103,7 +103,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+export type ClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -111,7 +111,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+export type PauseGroupMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -119,7 +119,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+export type ResumeGroupMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type EnqueueMutationVariables = Exact<{
   queue: string;
@@ -129,7 +129,7 @@ export type EnqueueMutationVariables = Exact<{
 }>;
 
 
-export type EnqueueMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } };
+export type EnqueueMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
 
 export type ClaimMutationVariables = Exact<{
   queue: string;
@@ -146,7 +146,7 @@ export type CompleteMutationVariables = Exact<{
 }>;
 
 
-export type CompleteMutation = { complete: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } };
+export type CompleteMutation = { complete: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
 
 export type RetryMutationVariables = Exact<{
   queue: string;
@@ -155,7 +155,7 @@ export type RetryMutationVariables = Exact<{
 }>;
 
 
-export type RetryMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } };
+export type RetryMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
 
 export type ExtendLeaseMutationVariables = Exact<{
   queue: string;
@@ -165,7 +165,7 @@ export type ExtendLeaseMutationVariables = Exact<{
 }>;
 
 
-export type ExtendLeaseMutation = { extendLease: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } };
+export type ExtendLeaseMutation = { extendLease: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
 
 export type GroupFieldsFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
