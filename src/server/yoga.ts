@@ -11,6 +11,7 @@ import type { LiveFeed } from '../pubsub/index.js';
 import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
+import { useBadBodyStatus } from './badBody.js';
 import type { BrowserPolicy } from './browser.js';
 import { maskError } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
@@ -41,6 +42,7 @@ export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
     ...deps.browser.plugins(),
+    useBadBodyStatus(),
     useReadinessCheck({
       endpoint: '/ready',
       check: async () => {
@@ -65,7 +67,12 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     landingPage: false,
     graphiql: {
       title: 'Ringmaster',
-      subscriptionsProtocol: 'WS',
+      // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
+      // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
+      // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
+      // token, and reconnects forever when the server closes the socket (issue 13).
+      subscriptionsProtocol: 'SSE',
+      method: 'POST',
       defaultQuery: [
         '# Ringmaster: per-group concurrency for Redis job queues.',
         '# Every queue, its ring (head first) and its totals:',
