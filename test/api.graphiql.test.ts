@@ -23,3 +23,19 @@ it('serves GraphiQL with its code inline, loading nothing from another host', as
   expect(html).not.toMatch(/<link[^>]+href=["']https?:/);
   expect(html).not.toContain('unpkg.com');
 });
+
+// Issue 13; test/graphiql.e2e.test.ts shows it in a browser. Over graphql-ws GraphiQL sends no
+// Headers-tab token; over GET no CSRF header (a GET subscription without one is refused).
+it('has GraphiQL send subscriptions as SSE over POST, which carries the Headers tab', async () => {
+  const response = await fetch(api.endpoint, { headers: { accept: 'text/html' } });
+  const html = await response.text();
+  const options =
+    /renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*\}),\s*\);/.exec(
+      html,
+    );
+  expect(options, 'GraphiQL options in the page').not.toBeNull();
+  expect(JSON.parse(options?.[1] as string)).toMatchObject({
+    subscriptionsProtocol: 'SSE',
+    method: 'POST',
+  });
+});

@@ -5,10 +5,17 @@
  * - **CORS**: Yoga's default answers every origin's preflight with that origin, which would let
  *   any site send JSON mutations (CSRF prevention is moot once preflights pass). Here only the
  *   origins in `CORS_ORIGINS` get CORS headers; by default none do (same-origin only).
- * - **CSRF**: a request a browser sends cross-site without a preflight (GET, or POST with a
- *   form or text/plain body) is refused with 403 unless it carries one of
- *   {@link CSRF_HEADERS} — which a cross-site page cannot add without a preflight.
- *   `content-type: application/json` (curl, GraphiQL, every client) passes.
+ * - **CSRF**: a POST a browser sends cross-site without a preflight (a form, `text/plain` or
+ *   no content type) is refused with 403 unless it carries one of {@link CSRF_HEADERS} — which
+ *   a cross-site page cannot add without a preflight. `content-type: application/json` (curl,
+ *   GraphiQL, every client) passes. A GET without such a header may run a **query** and
+ *   nothing else (issue 13): a query changes nothing (no read writes to Redis, not even the
+ *   queue registry) and a foreign page cannot read its answer without CORS, so stock clients
+ *   that send queries as GET (urql's default) need no configuration. A mutation over GET is
+ *   refused by Yoga whatever the headers (405, as the GraphQL-over-HTTP spec requires); a
+ *   subscription over GET without the header is refused with 403 here, so a foreign page
+ *   cannot hold event streams open against the server (EventSource and no-cors fetches can
+ *   send no header; SSE over POST and graphql-ws are the supported routes).
  * - **WebSocket**: browsers do not apply CORS to WebSocket upgrades, so an upgrade that carries
  *   an `Origin` (only browsers send one) must come from this server's own origin or from
  *   `CORS_ORIGINS`, or it is refused with 403 before graphql-ws sees it.
@@ -18,7 +25,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import type { CORSOptions, Plugin } from 'graphql-yoga';
+import { GraphQLError, getOperationAST } from 'graphql';
+import type { CORSOptions, Plugin, YogaInitialContext } from 'graphql-yoga';
 
 /** Headers that force a preflight and so prove a request is not a cross-site "simple" one. */
 export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'] as const;
@@ -98,7 +106,7 @@ export class BrowserPolicy {
         },
       });
     }
-    plugins.push(useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }) as Plugin);
+    plugins.push(useCsrfPrevention());
     return plugins;
   }
 
@@ -115,4 +123,39 @@ export class BrowserPolicy {
     const authority = authorityOf(origin);
     return authority !== null && host !== undefined && authority === host.toLowerCase();
   }
+}
+
+/**
+ * Yoga's CSRF prevention ({@link CSRF_HEADERS}), except that a GET without a preflight header
+ * may carry a query: a GET request goes on to parsing, where anything but a query or a mutation
+ * (which Yoga refuses over GET itself, 405) is refused with 403 FORBIDDEN. The plugin's own
+ * judgement of what was preflighted is used unchanged; only its refusal of GET is deferred.
+ */
+function useCsrfPrevention(): Plugin {
+  const csrf = useCSRFPrevention({ requestHeaders: [...CSRF_HEADERS] }) as Plugin;
+  /** GETs the CSRF plugin would have refused: they may run queries only. */
+  const queriesOnly = new WeakSet<Request>();
+  return {
+    async onRequestParse(payload) {
+      try {
+        await csrf.onRequestParse?.(payload);
+      } catch (error) {
+        if (payload.request.method !== 'GET') throw error;
+        queriesOnly.add(payload.request);
+      }
+    },
+    onParse() {
+      return ({ result, context }) => {
+        // WebSocket operations carry no `request` (ws.ts): an upgrade is checked by its Origin.
+        const { request, params } = context as Partial<YogaInitialContext>;
+        if (!request || !queriesOnly.has(request) || result instanceof Error) return;
+        const operation = getOperationAST(result, params?.operationName);
+        if (operation?.operation !== 'subscription') return;
+        throw new GraphQLError(
+          `a subscription over GET needs an ${CSRF_HEADERS[0]} header (a page of another site could otherwise hold it open); subscribe over POST with accept: text/event-stream, or over graphql-ws`,
+          { extensions: { code: 'FORBIDDEN', http: { status: 403 } } },
+        );
+      };
+    },
+  };
 }

@@ -11,6 +11,7 @@ import type { LiveFeed } from '../pubsub/index.js';
 import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
+import { useBadBodyStatus } from './badBody.js';
 import type { BrowserPolicy } from './browser.js';
 import { maskError, useRedisFailureStatus } from './errors.js';
 import { useNoIntrospection } from './introspection.js';
@@ -45,6 +46,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     ...deps.browser.plugins(),
     // Bodies and query strings that are not UTF-8: 400, never decoded with U+FFFD.
     useStrictUtf8(),
+    useBadBodyStatus(),
     useReadinessCheck({
       endpoint: '/ready',
       check: async () => {
@@ -72,7 +74,12 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     landingPage: false,
     graphiql: {
       title: 'Ringmaster',
-      subscriptionsProtocol: 'WS',
+      // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
+      // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
+      // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
+      // token, and reconnects forever when the server closes the socket (issue 13).
+      subscriptionsProtocol: 'SSE',
+      method: 'POST',
       defaultQuery: [
         '# Ringmaster: per-group concurrency for Redis job queues.',
         '# Every queue, its ring (head first) and its totals:',
