@@ -9,6 +9,11 @@ export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
   LEASE_LOST: 'LEASE_LOST',
+  /**
+   * A server-wide or per-socket bound was reached (distinct watches, operations on a socket):
+   * nothing was started; close something or retry later (issue 12, "Unbounded watches").
+   */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
