@@ -25,6 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { canaryKey } from '../lanes/keys.js';
 import type { KeyWatch } from './keyspaceSource.js';
 import { NEEDED_FLAGS } from './notifyConfig.js';
 
@@ -87,7 +88,7 @@ export class Canary {
     if ([...new Set(NEEDED_FLAGS)].some((flag) => !CANARY_FLAGS.includes(flag))) {
       throw new Error(`Canary: proves ${CANARY_FLAGS} but the feed needs ${NEEDED_FLAGS}`);
     }
-    this.keys = PROBES.map((p) => `${options.prefix}:canary:{${this.id}}:${p.suffix}`);
+    this.keys = PROBES.map((p) => canaryKey(options.prefix, this.id, p.suffix));
     this.watches = this.keys.map((key) =>
       options.watch(key, (event) => this.listener?.(key, event)),
     );
