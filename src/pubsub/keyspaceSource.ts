@@ -18,9 +18,9 @@
  * between the last poll and the flags' return were published to nobody. Before the first
  * verdict the mode is what CONFIG said: 'polling' where it is refused.
  *
- * So it is when Redis refuses the SUBSCRIBE itself (an ACL user without the keyspace channels,
- * Redis 7's default for a new user): no event would ever arrive, no canary round runs, and the
- * owner polls until a reconnect finds the permission granted.
+ * When Redis refuses the SUBSCRIBE itself (an ACL user without the keyspace channels, Redis 7's
+ * default for a new user), the mode is 'polling' too: no event would ever arrive, no canary
+ * round runs, and the owner polls until a reconnect finds the permission granted.
  */
 import { type Redis, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
@@ -138,14 +138,9 @@ export class KeyspaceSource {
   }
 
   /**
-   * The last canary verdict: 'heard' (events arrive), 'missed' (they do not: the mode is
-   * polling), 'unknown' before the first conclusive round.
+   * Connect, apply the notification config, go live, and run a first canary round (at most
+   * `canaryTimeoutMs`), so the mode is known when this resolves.
    */
-  get canaryHeard(): 'unknown' | 'heard' | 'missed' {
-    return this.canaryState;
-  }
-
-  /** Connect, apply the notification config, and go live. */
   async start(): Promise<void> {
     const subscriber = this.options.redis.duplicate({
       lazyConnect: true,

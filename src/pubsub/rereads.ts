@@ -88,7 +88,7 @@ export class RereadScheduler {
       this.arm();
     }
     return () => {
-      if (entry.removed) return;
+      if (entry.removed || this.stopped) return;
       entry.removed = true;
       this.active--;
       if (this.active === 0) this.idle();
