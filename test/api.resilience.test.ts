@@ -3,7 +3,8 @@
  * under a live graphql-ws subscription and started again on the same port — the server's
  * subscriber reconnects by itself, sets the notification flags again, and the client gets a RESYNC
  * on the socket it already had; and a Redis that refuses CONFIG, where the server starts anyway,
- * says it is polling in `/ready`, and still delivers ring changes; and the server's subscriber
+ * says in `/ready` what its keyspace canary found (notifications where Redis publishes them all
+ * the same, polling where it does not), and still delivers ring changes; and the server's subscriber
  * connection killed and kept out while Redis itself answers — `/ready` is 503 until the
  * subscriber is back and subscribed (notifications mode), and stays 200 when polling.
  */
@@ -176,9 +177,13 @@ describe.skipIf(usingExternalRedis())('a Redis that refuses CONFIG', () => {
     redises.push(redis);
   });
 
-  it('starts, says in /ready that it polls, and still delivers ring changes', async () => {
-    const server = await serve(redis.url, { POLL_INTERVAL_MS: '100' });
-    expect(server.server.feed.mode).toBe('polling');
+  it('starts, says in /ready that notifications arrive (the canary is heard), and delivers ring changes', async () => {
+    // Nothing polls or re-reads within the test: notifications deliver every change below.
+    const server = await serve(redis.url, {
+      POLL_INTERVAL_MS: '600000',
+      RESYNC_INTERVAL_MS: '600000',
+    });
+    expect(server.server.feed.mode).toBe('notifications');
     expect(await probe(server, '/health')).toMatchObject({ status: 200 });
     const ready = await probe(server, '/ready');
     expect(ready).toEqual({
@@ -186,7 +191,7 @@ describe.skipIf(usingExternalRedis())('a Redis that refuses CONFIG', () => {
       body: {
         ready: true,
         redis: 'up',
-        notifications: 'polling',
+        notifications: 'notifications',
         subscriber: 'up',
         eviction: 'noeviction',
       },

@@ -21,6 +21,11 @@ export const ErrorCode = {
    * what to do (issue 12 item 7; see `src/lua/includes/safeInteger.lua`).
    */
   DATA_OUT_OF_RANGE: 'DATA_OUT_OF_RANGE',
+  /**
+   * A server-wide or per-socket bound was reached (distinct watches, operations on a socket):
+   * nothing was started; close something or retry later (issue 12, "Unbounded watches").
+   */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

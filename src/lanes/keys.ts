@@ -22,6 +22,7 @@
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
+ * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
  * Scripts that pick a group or mint a job id build the lane and job keys themselves from
  * `base` (`P:{Q}:`), which shares the slot; `lane()` and `job()` here must build the same names.
@@ -82,4 +83,13 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
  */
 export function queuesKey(prefix: string): string {
   return `${prefix}:queues`;
+}
+
+/**
+ * `P:canary:{<id>}:<type>` — a key of the live feed's keyspace canary (`src/pubsub/canary.ts`):
+ * `id` is the feed's own, `type` the Redis type it probes (`l`, `h`, `s`, `z`). It cannot
+ * collide with a queue's keys (`P:{…`) or the registry (`P:queues`).
+ */
+export function canaryKey(prefix: string, id: string, type: string): string {
+  return `${prefix}:canary:{${id}}:${type}`;
 }

@@ -3,6 +3,12 @@
  * `groupChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
  */
 export type { FeedMode } from './keyspaceSource.js';
-export { LiveFeed, type LiveFeedOptions, type LiveFeedStats } from './liveFeed.js';
+export {
+  DEFAULT_MAX_REREADS_PER_SECOND,
+  DEFAULT_MAX_WATCHES,
+  LiveFeed,
+  type LiveFeedOptions,
+  type LiveFeedStats,
+} from './liveFeed.js';
 export { NEEDED_FLAGS } from './notifyConfig.js';
 export type { RingChange, RingChangeReason } from './ringWatch.js';

@@ -9,15 +9,29 @@
  * resubscribe, offline queue and resend of unfulfilled commands are off, so nothing reaches the
  * new connection ahead of the CONFIG commands; the source resubscribes itself.
  *
- * When CONFIG is refused the mode is 'polling': channels are still subscribed (a managed Redis
- * may already publish the events) and the owner polls. So it is when Redis refuses the SUBSCRIBE
- * itself (an ACL user without the keyspace channels, Redis 7's default for a new user): no event
- * would ever arrive, and the owner polls until a reconnect finds the permission granted.
+ * Whether events really arrive is then proven, not assumed, by the {@link Canary}: a round at
+ * start (awaited), after every reconnect, and every `canaryIntervalMs`. The mode follows what
+ * the canary finds. Heard: 'notifications'. Not heard: 'polling' (the owner polls), the flags are
+ * re-applied where CONFIG is allowed (another client may have removed them under a live server),
+ * a warning names what happened, and the owner is told to resync (`onMissedEvents`); it is told
+ * again when the canary is heard and the mode goes back to 'notifications', since changes made
+ * between the last poll and the flags' return were published to nobody. Before the first
+ * verdict the mode is what CONFIG said: 'polling' where it is refused.
+ *
+ * When Redis refuses the SUBSCRIBE itself (an ACL user without the keyspace channels, Redis 7's
+ * default for a new user), the mode is 'polling' too: no event would ever arrive, no canary
+ * round runs, and the owner polls until a reconnect finds the permission granted.
  */
 import { type Redis, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
-import { applyNotifyConfig, ConfigRefusedError, NEEDED_FLAGS } from './notifyConfig.js';
+import { Canary, type CanaryVerdict } from './canary.js';
+import {
+  applyNotifyConfig,
+  ConfigRefusedError,
+  missingFlags,
+  NEEDED_FLAGS,
+} from './notifyConfig.js';
 
 export type FeedMode = 'notifications' | 'polling';
 
@@ -32,22 +46,41 @@ export interface KeyspaceSourceOptions {
   /** The connection to duplicate (same server, db and credentials). */
   readonly redis: Redis;
   readonly logger: Logger;
-  /** For the log line that says how often the owner polls when CONFIG is refused (ms). */
+  /** For the log lines that say how often the owner polls when events do not arrive (ms). */
   readonly pollIntervalMs: number;
+  /** Key prefix `P`, for the canary's keys (`P:canary:{<id>}:…`). */
+  readonly prefix: string;
+  /** Pause between the end of one canary round and the start of the next (ms). */
+  readonly canaryIntervalMs: number;
+  /** How long a canary round waits for its events (ms). */
+  readonly canaryTimeoutMs: number;
   /** After a reconnect, once every watched channel is subscribed again. */
   readonly onReconnect: () => void;
-  /** The mode changed (at start, or at a reconnect). */
+  /**
+   * Events may have been missed while the subscriber stayed connected: the canary went unheard
+   * while the mode was 'notifications', or was heard again after 'polling'. Watchers resync.
+   */
+  readonly onMissedEvents: () => void;
+  /** The mode changed (at start, at a reconnect, or on a canary verdict). */
   readonly onModeChange: (mode: FeedMode) => void;
 }
 
 interface Registration {
-  readonly onHint: () => void;
+  readonly onHint: (event: string) => void;
 }
 
 interface Channel {
   readonly registrations: Set<Registration>;
   readonly ready: Promise<void>;
+  /** The canary's: left out of {@link KeyspaceSource.channelCount}. */
+  readonly internal: boolean;
 }
+
+/** What re-applying the flags after an unheard canary round found. */
+type Reapplied =
+  | { readonly kind: 'reapplied'; readonly before: string; readonly after: string }
+  | { readonly kind: 'unchanged'; readonly flags: string }
+  | { readonly kind: 'refused' | 'failed'; readonly err: string };
 
 export class KeyspaceSource {
   /** The database whose keyspace channels are watched. */
@@ -66,6 +99,17 @@ export class KeyspaceSource {
   private epoch = 0;
   private liveOnce = false;
   private stopped = false;
+  /** The last connect's CONFIG was refused (the mode before any canary verdict). */
+  private configRefused = false;
+  private canary: Canary | undefined;
+  /** The last conclusive canary verdict (kept across reconnects until the next one). */
+  private canaryState: 'unknown' | 'heard' | 'missed' = 'unknown';
+  /** The last round could not tell; warned once per streak. */
+  private canaryUnsure = false;
+  private canaryTimer: NodeJS.Timeout | undefined;
+  /** Bumped to end a canary loop (a new one starts, or the source stops). */
+  private canaryLoop = 0;
+  private round: Promise<void> | undefined;
   private firstLive: (() => void) | undefined;
   /** Settled when the connection closes: pending SUBSCRIBE replies may never come. */
   private readonly onCloseWaiters = new Set<() => void>();
@@ -87,13 +131,16 @@ export class KeyspaceSource {
     return this.resubscribed;
   }
 
-  /** Channels subscribed or to be subscribed (count). */
+  /** Channels subscribed or to be subscribed for watchers, the canary's not counted. */
   get channelCount(): number {
-    return this.channels.size;
+    let internal = 0;
+    for (const channel of this.channels.values()) if (channel.internal) internal++;
+    return this.channels.size - internal;
   }
 
   /**
-   * Connect, apply the notification config, and go live.
+   * Connect, apply the notification config, go live, and run a first canary round (at most
+   * `canaryTimeoutMs`), so the mode is known when this resolves.
    * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
    *   the channels named from unprefixed keys, on `options.db`, would never fire
    */
@@ -108,7 +155,7 @@ export class KeyspaceSource {
       enableAutoPipelining: false,
     });
     this.subscriber = subscriber;
-    subscriber.on('message', (channel: string) => this.dispatch(channel));
+    subscriber.on('message', (channel: string, event: string) => this.dispatch(channel, event));
     subscriber.on('error', (error: Error) => {
       this.logger.debug({ err: error.message }, 'keyspace subscriber connection error');
     });
@@ -119,6 +166,13 @@ export class KeyspaceSource {
     const live = new Promise<void>((resolve) => {
       this.firstLive = resolve;
     });
+    this.canary = new Canary({
+      writer: this.options.redis,
+      prefix: this.options.prefix,
+      timeoutMs: this.options.canaryTimeoutMs,
+      watch: (key, onEvent) => this.watch(key, onEvent, { internal: true }),
+      barrier: () => subscriber.ping(),
+    });
     try {
       await subscriber.connect();
     } catch (error) {
@@ -126,14 +180,20 @@ export class KeyspaceSource {
       throw error;
     }
     await live;
+    // The mode the feed starts in is what the canary finds, not what CONFIG said.
+    await this.canaryRound();
+    this.startCanaryLoop(this.options.canaryIntervalMs);
   }
 
-  /** Watch `key`: `onHint` runs on every keyspace event of it. */
-  watch(key: string, onHint: () => void): KeyWatch {
+  /**
+   * Watch `key`: `onHint` runs on every keyspace event of it, with the event's name.
+   * `internal` channels (the canary's) are left out of {@link channelCount}.
+   */
+  watch(key: string, onHint: (event: string) => void, { internal = false } = {}): KeyWatch {
     const name = `__keyspace@${this.db}__:${key}`;
     let channel = this.channels.get(name);
     if (channel === undefined) {
-      channel = { registrations: new Set(), ready: this.subscribe([name]) };
+      channel = { registrations: new Set(), ready: this.subscribe([name]), internal };
       this.channels.set(name, channel);
     }
     const registration: Registration = { onHint };
@@ -163,6 +223,9 @@ export class KeyspaceSource {
     this.live = false;
     this.resubscribed = false;
     this.epoch++;
+    this.canaryLoop++;
+    clearTimeout(this.canaryTimer);
+    this.canary?.dispose();
     this.channels.clear();
     this.firstLive?.();
     this.settleCloseWaiters();
@@ -181,12 +244,12 @@ export class KeyspaceSource {
     subscriber.disconnect();
   }
 
-  private dispatch(channel: string): void {
+  private dispatch(channel: string, event: string): void {
     const entry = this.channels.get(channel);
     if (entry === undefined) return;
     for (const registration of entry.registrations) {
       try {
-        registration.onHint();
+        registration.onHint(event);
       } catch (error) {
         this.logger.error({ err: String(error), channel }, 'keyspace hint handler failed');
       }
@@ -225,8 +288,162 @@ export class KeyspaceSource {
         '(ACL: &__keyspace@*__:* or allchannels); until then watched queues are polled every ' +
         `${this.options.pollIntervalMs} ms`,
     );
-    this.currentMode = 'polling';
-    this.options.onModeChange('polling');
+    this.updateMode(false);
+  }
+
+  /** What the mode is now: SUBSCRIBE refused, else the canary's verdict, else CONFIG's. */
+  private computeMode(): FeedMode {
+    if (this.refused) return 'polling';
+    if (this.canaryState !== 'unknown') {
+      return this.canaryState === 'heard' ? 'notifications' : 'polling';
+    }
+    return this.configRefused ? 'polling' : 'notifications';
+  }
+
+  /** Apply {@link computeMode}; `missed`: a change also means watchers may have missed events. */
+  private updateMode(missed: boolean): void {
+    const mode = this.computeMode();
+    if (mode === this.currentMode) return;
+    this.currentMode = mode;
+    this.options.onModeChange(mode);
+    if (missed) this.options.onMissedEvents();
+  }
+
+  /** Run canary rounds, the first after `delayMs`, then `canaryIntervalMs` after each ends. */
+  private startCanaryLoop(delayMs: number): void {
+    const loop = ++this.canaryLoop;
+    clearTimeout(this.canaryTimer);
+    const next = (delay: number) => {
+      if (this.stopped || loop !== this.canaryLoop) return;
+      this.canaryTimer = setTimeout(() => {
+        void this.canaryRound().then(() => next(this.options.canaryIntervalMs));
+      }, delay);
+      this.canaryTimer.unref();
+    };
+    next(delayMs);
+  }
+
+  /** One canary round and what follows from it; joins the round in flight. Never rejects. */
+  private canaryRound(): Promise<void> {
+    this.round ??= (async () => {
+      const canary = this.canary;
+      if (this.stopped || !this.resubscribed || canary === undefined) return;
+      const epoch = this.epoch;
+      const verdict = await canary.round();
+      if (epoch !== this.epoch || this.stopped) return;
+      await this.onVerdict(verdict, epoch);
+    })()
+      .catch((error: unknown) => {
+        this.logger.error({ err: String(error) }, 'keyspace canary round failed');
+      })
+      .finally(() => {
+        this.round = undefined;
+      });
+    return this.round;
+  }
+
+  private async onVerdict(verdict: CanaryVerdict, epoch: number): Promise<void> {
+    if (verdict.kind === 'inconclusive') {
+      if (!this.canaryUnsure) {
+        this.canaryUnsure = true;
+        this.logger.warn(
+          { err: verdict.reason, mode: this.currentMode },
+          `cannot check that keyspace notifications arrive (${verdict.reason}); the feed stays ` +
+            `in ${this.currentMode} mode until a canary round can tell`,
+        );
+      }
+      return;
+    }
+    this.canaryUnsure = false;
+    const before = this.canaryState;
+    if (verdict.kind === 'heard') {
+      this.canaryState = 'heard';
+      if (before === 'missed') {
+        this.logger.info('keyspace notifications arrive again (the canary was heard): resyncing');
+      }
+      this.updateMode(true);
+      return;
+    }
+    this.canaryState = 'missed';
+    const config = await this.reapplyFlags();
+    if (epoch !== this.epoch || this.stopped) return;
+    this.warnMissed(verdict, config, before !== 'missed');
+    this.updateMode(true);
+    // Flags put back: hear the canary again now rather than a whole interval later.
+    if (config.kind === 'reapplied') this.startCanaryLoop(0);
+  }
+
+  /** CONFIG GET, and SET what is missing, on the command connection; bounded in time. */
+  private async reapplyFlags(): Promise<Reapplied> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.options.canaryTimeoutMs} ms`)),
+        this.options.canaryTimeoutMs,
+      );
+    });
+    try {
+      const result = await Promise.race([applyNotifyConfig(this.options.redis), timeout]);
+      return result.changed
+        ? { kind: 'reapplied', before: result.before, after: result.after }
+        : { kind: 'unchanged', flags: result.after };
+    } catch (error) {
+      const err = error instanceof Error ? error.message : String(error);
+      const refused = error instanceof ReplyError || error instanceof ConfigRefusedError;
+      return { kind: refused ? 'refused' : 'failed', err };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The warning for an unheard round: what did not arrive, what CONFIG says, what is done. */
+  private warnMissed(
+    verdict: Extract<CanaryVerdict, { kind: 'missed' }>,
+    config: Reapplied,
+    first: boolean,
+  ): void {
+    const { canaryTimeoutMs, pollIntervalMs } = this.options;
+    const unheard =
+      verdict.flags === 'K'
+        ? `no keyspace event of the canary arrived within ${canaryTimeoutMs} ms`
+        : `the canary's ${verdict.unheard.join(', ')} events did not arrive within ` +
+          `${canaryTimeoutMs} ms`;
+    const polled =
+      `watched rings and groups are re-read (RESYNC) and polled every ${pollIntervalMs} ms ` +
+      'until the canary is heard again';
+    const fields = { unheard: verdict.unheard, needed: NEEDED_FLAGS, pollIntervalMs };
+    if (config.kind === 'reapplied') {
+      // Someone changed the setting under a live server: worth a warning every time.
+      this.logger.warn(
+        { ...fields, before: config.before, after: config.after },
+        `notify-keyspace-events was changed under this server to ${JSON.stringify(config.before)} ` +
+          `(missing "${missingFlags(config.before)}"): ${unheard}. Re-applied ` +
+          `${JSON.stringify(config.after)}; ${polled}`,
+      );
+      return;
+    }
+    const level = first ? 'warn' : 'debug';
+    if (config.kind === 'unchanged') {
+      this.logger[level](
+        { ...fields, flags: config.flags },
+        `keyspace notifications do not arrive: ${unheard}, though notify-keyspace-events is ` +
+          `${JSON.stringify(config.flags)} (a stalled subscriber connection, or a proxy that ` +
+          `drops pub/sub); ${polled}`,
+      );
+    } else if (config.kind === 'refused') {
+      this.logger[level](
+        { ...fields, err: config.err },
+        `keyspace notifications do not arrive (${unheard}) and CONFIG is refused by this ` +
+          `Redis: set notify-keyspace-events to include "${NEEDED_FLAGS}" (e.g. in the managed ` +
+          `service’s parameter settings); until then ${polled}`,
+      );
+    } else {
+      this.logger[level](
+        { ...fields, err: config.err },
+        `keyspace notifications do not arrive (${unheard}) and notify-keyspace-events could ` +
+          `not be read (${config.err}); ${polled}`,
+      );
+    }
   }
 
   private onClose(): void {
@@ -266,23 +483,18 @@ export class KeyspaceSource {
         return;
       }
       mode = 'polling';
-      this.logger.warn(
-        {
-          err: error instanceof Error ? error.message : String(error),
-          needed: NEEDED_FLAGS,
-          pollIntervalMs: this.options.pollIntervalMs,
-        },
-        `CONFIG is refused by this Redis: set notify-keyspace-events to include "${NEEDED_FLAGS}" ` +
-          '(e.g. in the managed service’s parameter settings); until then watched queues are ' +
-          `polled every ${this.options.pollIntervalMs} ms`,
+      // Not yet a warning: a managed Redis may publish the events already (set by its
+      // operator). The canary tells, and warns with the flags to set if they do not arrive.
+      this.logger.info(
+        { err: error instanceof Error ? error.message : String(error), needed: NEEDED_FLAGS },
+        'CONFIG is refused by this Redis, so this server cannot set notify-keyspace-events; ' +
+          'the keyspace canary checks whether notifications arrive',
       );
     }
-    if (mode !== this.currentMode) {
-      this.currentMode = mode;
-      this.options.onModeChange(mode);
-    }
+    this.configRefused = mode === 'polling';
     this.live = true;
     this.refused = false;
+    this.updateMode(false);
     const names = [...this.channels.keys()];
     if (names.length > 0) await this.subscribe(names);
     if (epoch !== this.epoch || this.stopped) return;
@@ -291,6 +503,8 @@ export class KeyspaceSource {
     if (this.liveOnce) {
       this.logger.info({ channels: names.length }, 'keyspace subscriber reconnected; resyncing');
       this.options.onReconnect();
+      // The flags were just (re)applied, or not: hear the canary on the new connection now.
+      this.startCanaryLoop(0);
     } else {
       this.liveOnce = true;
       this.firstLive?.();

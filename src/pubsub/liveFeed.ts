@@ -6,7 +6,13 @@
  * - One {@link Watch} per watched ring and per watched group, shared by all its subscribers:
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
- *   (every `pollIntervalMs` when CONFIG is refused and the feed polls).
+ *   (every `pollIntervalMs` when notifications do not arrive and the feed polls), the watches
+ *   taking turns at most `maxRereadsPerSecond` in all ({@link RereadScheduler}).
+ * - At most `maxWatches` distinct watches: a subscription that would open one more is refused
+ *   with LIMIT_EXCEEDED (one to a ring or group already watched is not).
+ * - A canary ({@link KeyspaceSource}) proves that notifications arrive; when they stop (another
+ *   client changed `notify-keyspace-events`), the feed polls, re-applies the flags where it may,
+ *   and every subscriber gets a RESYNC, and another once notifications are heard again.
  * - One {@link ConflatingStream} per subscriber: at most the latest state is held for a consumer
  *   that does not pull, rendered against the last state that consumer was sent.
  * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
@@ -14,11 +20,18 @@
  */
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
-import { type GroupInfo, queueKeys, type Ringmaster } from '../lanes/index.js';
+import {
+  ErrorCode,
+  type GroupInfo,
+  queueKeys,
+  type Ringmaster,
+  RingmasterError,
+} from '../lanes/index.js';
 import * as validate from '../lanes/validate.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
 import { type FeedMode, KeyspaceSource } from './keyspaceSource.js';
+import { RereadScheduler } from './rereads.js';
 import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js';
 import { Watch } from './watch.js';
 
@@ -31,8 +44,23 @@ export interface LiveFeedOptions {
   throttleMs?: number;
   /** Safety re-read period while anything of a queue is watched (ms; DESIGN.md §6: 5000). */
   resyncIntervalMs: number;
-  /** Poll period when CONFIG is refused (ms; DESIGN.md §6: 1000). */
+  /** Poll period when notifications do not arrive (ms; DESIGN.md §6: 1000). */
   pollIntervalMs: number;
+  /** Distinct watches (rings and groups) open at once, at most. Default {@link DEFAULT_MAX_WATCHES}. */
+  maxWatches?: number;
+  /**
+   * Safety re-reads and polls started per second, all watches together, at most; past it each
+   * watch's period stretches. Default {@link DEFAULT_MAX_REREADS_PER_SECOND}.
+   */
+  maxRereadsPerSecond?: number;
+  /**
+   * Pause between keyspace canary rounds (ms). Default `resyncIntervalMs` less the canary's
+   * timeout (at least 100), so that notifications that stop are noticed within one
+   * `resyncIntervalMs`.
+   */
+  canaryIntervalMs?: number;
+  /** How long a canary round waits for its events (ms). Default `resyncIntervalMs / 2` within 500–2000. */
+  canaryTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -46,9 +74,18 @@ export interface LiveFeedStats {
   ringReads: number;
   /** Group reads started since the feed was made. */
   groupReads: number;
-  /** Keyspace channels subscribed (or being subscribed). */
+  /** Keyspace channels subscribed (or being subscribed), the canary's not counted. */
   channels: number;
+  /** Distinct watches open (rings and groups; at most `maxWatches`). */
+  watches: number;
+  /** Safety re-reads and polls requested by the scheduler since the feed was made. */
+  rereads: number;
 }
+
+/** Default bound on distinct watches (a ring, or one group of a queue, is one watch). */
+export const DEFAULT_MAX_WATCHES = 10_000;
+/** Default bound on safety re-reads and polls per second, all watches together. */
+export const DEFAULT_MAX_REREADS_PER_SECOND = 500;
 
 const DEFAULT_THROTTLE_MS = 25;
 /** After a failed re-read, the next one waits this long (ms), or the safety period if shorter. */
@@ -61,13 +98,26 @@ function positiveMs(name: string, value: number): number {
   return value;
 }
 
+function positiveCount(name: string, value: number): number {
+  if (!(value >= 1)) throw new RangeError(`LiveFeed: ${name} must be at least 1, got ${value}`);
+  return value;
+}
+
 export class LiveFeed {
   private readonly engine: Ringmaster;
   private readonly prefix: string;
   private readonly throttleMs: number;
   private readonly resyncIntervalMs: number;
   private readonly pollIntervalMs: number;
+  private readonly maxWatches: number;
+  private readonly canaryIntervalMs: number;
+  private readonly canaryTimeoutMs: number;
+  private readonly rereads: RereadScheduler;
   private readonly logger: Logger;
+  /** Distinct watches open (the rings' and the groups' maps together). */
+  private watchCount = 0;
+  /** The limit was reached and logged; logged again only after it was left. */
+  private atLimit = false;
   private readonly rings = new Map<string, Watch<string[]>>();
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
@@ -100,10 +150,30 @@ export class LiveFeed {
     }
     this.resyncIntervalMs = positiveMs('resyncIntervalMs', options.resyncIntervalMs);
     this.pollIntervalMs = positiveMs('pollIntervalMs', options.pollIntervalMs);
+    this.maxWatches = positiveCount('maxWatches', options.maxWatches ?? DEFAULT_MAX_WATCHES);
+    this.canaryTimeoutMs = positiveMs(
+      'canaryTimeoutMs',
+      options.canaryTimeoutMs ?? Math.min(2_000, Math.max(500, this.resyncIntervalMs / 2)),
+    );
+    this.canaryIntervalMs = positiveMs(
+      'canaryIntervalMs',
+      options.canaryIntervalMs ?? Math.max(100, this.resyncIntervalMs - this.canaryTimeoutMs),
+    );
+    this.rereads = new RereadScheduler({
+      periodMs: this.resyncIntervalMs,
+      maxPerSecond: positiveCount(
+        'maxRereadsPerSecond',
+        options.maxRereadsPerSecond ?? DEFAULT_MAX_REREADS_PER_SECOND,
+      ),
+    });
     this.logger = options.logger;
   }
 
-  /** 'polling' when the server refused CONFIG (watched queues are then polled). */
+  /**
+   * 'notifications' while the keyspace canary is heard (or, before its first round, where
+   * CONFIG was accepted); 'polling' when notifications do not arrive or SUBSCRIBE is refused
+   * (watched queues are then polled).
+   */
   get mode(): FeedMode {
     return this.source?.mode ?? 'notifications';
   }
@@ -117,8 +187,9 @@ export class LiveFeed {
   }
 
   /**
-   * Open the one subscriber connection (a duplicate of `engine.redis`) and apply the
-   * notification config. Resolves once the feed is live.
+   * Open the one subscriber connection (a duplicate of `engine.redis`), apply the notification
+   * config and run a first canary round (at most `canaryTimeoutMs`), so the mode is known.
+   * Resolves once the feed is live.
    * @throws when the first connection fails, or when called twice
    */
   async start(): Promise<void> {
@@ -128,7 +199,11 @@ export class LiveFeed {
       redis: this.engine.redis,
       logger: this.logger,
       pollIntervalMs: this.pollIntervalMs,
+      prefix: this.prefix,
+      canaryIntervalMs: this.canaryIntervalMs,
+      canaryTimeoutMs: this.canaryTimeoutMs,
       onReconnect: () => this.resyncAll(),
+      onMissedEvents: () => this.resyncAll(),
       onModeChange: (mode) => this.modeChanged(mode),
     });
     this.source = source;
@@ -149,6 +224,8 @@ export class LiveFeed {
    * not pull holds only the latest ring. `return()` or aborting `signal` ends it at once and
    * releases its listener and, with the last one, the queue's channel.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (synchronously)
+   * @throws RingmasterError LIMIT_EXCEEDED when the ring is not watched yet and `maxWatches`
+   *   are open (synchronously; nothing is held)
    * @throws Error when the feed is not started
    */
   ringChanges(queue: string, signal?: AbortSignal): AsyncGenerator<RingChange> {
@@ -158,6 +235,7 @@ export class LiveFeed {
     return this.open(renderRing(name), signal, () => {
       let watch = this.rings.get(name);
       if (watch === undefined) {
+        this.admitWatch();
         watch = new Watch<string[]>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
@@ -168,6 +246,7 @@ export class LiveFeed {
           equals: sameRing,
           logger: this.logger.child({ queue: name, watch: 'ring' }),
           onEmpty: () => {
+            this.watchClosed();
             if (this.rings.get(name) === watch) this.rings.delete(name);
           },
         });
@@ -179,8 +258,10 @@ export class LiveFeed {
 
   /**
    * Group `group` of `queue`: its current state first, then whenever any field changes, and
-   * after every reconnect. Conflated, released and validated as {@link ringChanges}.
+   * after every reconnect. Conflated, released, validated and bounded as {@link ringChanges}.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name or group id
+   * @throws RingmasterError LIMIT_EXCEEDED when the group is not watched yet and `maxWatches`
+   *   are open
    */
   groupChanges(queue: string, group: string, signal?: AbortSignal): AsyncGenerator<GroupInfo> {
     const handle = this.engine.queue(queue);
@@ -188,30 +269,31 @@ export class LiveFeed {
     const source = this.requireStarted();
     const name = handle.name;
     return this.open(renderGroup, signal, () => {
+      const existing = this.groups.get(name)?.get(id);
+      if (existing !== undefined) return existing;
+      this.admitWatch();
       let byGroup = this.groups.get(name);
       if (byGroup === undefined) {
         byGroup = new Map();
         this.groups.set(name, byGroup);
       }
       const watches = byGroup;
-      let watch = watches.get(id);
-      if (watch === undefined) {
-        watch = new Watch<GroupInfo>({
-          ...this.watchDefaults(source),
-          keys: groupKeys(queueKeys(this.prefix, name), id),
-          read: () => {
-            this.groupReads++;
-            return handle.group(id);
-          },
-          equals: sameGroup,
-          logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
-          onEmpty: () => {
-            watches.delete(id);
-            if (watches.size === 0 && this.groups.get(name) === watches) this.groups.delete(name);
-          },
-        });
-        watches.set(id, watch);
-      }
+      const watch: Watch<GroupInfo> = new Watch<GroupInfo>({
+        ...this.watchDefaults(source),
+        keys: groupKeys(queueKeys(this.prefix, name), id),
+        read: () => {
+          this.groupReads++;
+          return handle.group(id);
+        },
+        equals: sameGroup,
+        logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
+        onEmpty: () => {
+          this.watchClosed();
+          watches.delete(id);
+          if (watches.size === 0 && this.groups.get(name) === watches) this.groups.delete(name);
+        },
+      });
+      watches.set(id, watch);
       return watch;
     });
   }
@@ -224,6 +306,8 @@ export class LiveFeed {
       ringReads: this.ringReads,
       groupReads: this.groupReads,
       channels: this.source?.channelCount ?? 0,
+      watches: this.watchCount,
+      rereads: this.rereads.count,
     };
   }
 
@@ -231,6 +315,7 @@ export class LiveFeed {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.state = 'stopped';
+      this.rereads.stop();
       for (const stream of [...this.streams]) stream.close();
       for (const watch of this.rings.values()) watch.dispose();
       for (const byGroup of this.groups.values())
@@ -255,8 +340,36 @@ export class LiveFeed {
       source,
       throttleMs: this.throttleMs,
       retryMs: Math.min(RETRY_MS, this.resyncIntervalMs),
-      periodMs: this.periodMs(source.mode),
+      rereads: this.rereads,
     };
+  }
+
+  /**
+   * Count one more distinct watch, or refuse it.
+   * @throws RingmasterError LIMIT_EXCEEDED at `maxWatches`
+   */
+  private admitWatch(): void {
+    if (this.watchCount >= this.maxWatches) {
+      if (!this.atLimit) {
+        this.atLimit = true;
+        this.logger.warn(
+          { maxWatches: this.maxWatches },
+          `${this.maxWatches} distinct rings and groups are watched, the limit (the server's ` +
+            'MAX_WATCHES): subscriptions to others are refused with LIMIT_EXCEEDED until some close',
+        );
+      }
+      throw new RingmasterError(
+        ErrorCode.LIMIT_EXCEEDED,
+        `this server already watches ${this.maxWatches} distinct rings and groups, its limit: ` +
+          'subscribe to one already watched, or retry once other subscriptions have closed',
+      );
+    }
+    this.watchCount++;
+  }
+
+  private watchClosed(): void {
+    this.watchCount--;
+    if (this.watchCount < this.maxWatches) this.atLimit = false;
   }
 
   private periodMs(mode: FeedMode): number {
@@ -282,8 +395,10 @@ export class LiveFeed {
       stream.close();
       return stream;
     }
+    // First: a watch refused (LIMIT_EXCEEDED) throws before this stream holds anything.
+    const watch = attach();
     this.streams.add(stream as ConflatingStream<unknown, unknown>);
-    detach = attach().add(stream);
+    detach = watch.add(stream);
     signal?.addEventListener('abort', onAbort, { once: true });
     return stream;
   }
@@ -302,6 +417,6 @@ export class LiveFeed {
 
   private modeChanged(mode: FeedMode): void {
     this.logger.info({ mode }, `live feed mode: ${mode}`);
-    for (const watch of this.allWatches()) watch.setPeriod(this.periodMs(mode));
+    this.rereads.setPeriod(this.periodMs(mode));
   }
 }

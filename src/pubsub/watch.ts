@@ -5,12 +5,13 @@
  * listen (DESIGN.md §4).
  *
  * A watch reads once its channels are subscribed (so no change can fall between the first read
- * and the subscription), then on every hint, every `periodMs` (the safety re-read, or the poll),
- * and, forced, after a reconnect.
+ * and the subscription), then on every hint, at its turn in the feed's {@link RereadScheduler}
+ * (the safety re-read, or the poll), and, forced, after a reconnect.
  */
 import type { Logger } from 'pino';
 import { CoalescedRead } from './coalesce.js';
 import type { KeyspaceSource, KeyWatch } from './keyspaceSource.js';
+import type { RereadScheduler } from './rereads.js';
 
 /** Where a watch's results go: each listener keeps only the latest (see ConflatingStream). */
 export interface WatchListener<T> {
@@ -25,8 +26,8 @@ export interface WatchOptions<T> {
   readonly equals: (a: T, b: T) => boolean;
   readonly throttleMs: number;
   readonly retryMs: number;
-  /** Period of the safety re-read / poll (ms). */
-  readonly periodMs: number;
+  /** Where the watch takes its turn for the safety re-read / poll. */
+  readonly rereads: RereadScheduler;
   readonly logger: Logger;
   /** Called when the last listener leaves, after the watch released everything. */
   readonly onEmpty: () => void;
@@ -37,7 +38,7 @@ export class Watch<T> {
   private readonly keyWatches: KeyWatch[];
   private readonly reader: CoalescedRead<T>;
   private last: { value: T } | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly unschedule: () => void;
   private disposed = false;
   private failing = false;
 
@@ -52,7 +53,7 @@ export class Watch<T> {
     const hint = () => this.reader.request();
     this.keyWatches = options.keys.map((key) => options.source.watch(key, hint));
     void Promise.all(this.keyWatches.map((w) => w.ready)).then(() => this.reader.request());
-    this.setPeriod(options.periodMs);
+    this.unschedule = options.rereads.add(() => this.reader.request());
   }
 
   /** Listeners (count). */
@@ -79,20 +80,11 @@ export class Watch<T> {
     this.reader.request(true);
   }
 
-  /** Run the periodic re-read every `periodMs` from now. */
-  setPeriod(periodMs: number): void {
-    if (this.disposed) return;
-    clearInterval(this.timer);
-    this.timer = setInterval(() => this.reader.request(), periodMs);
-    this.timer.unref();
-  }
-
   /** Release the channels and timers; results of a read in flight are dropped. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.unschedule();
     this.reader.stop();
     for (const keyWatch of this.keyWatches) keyWatch.release();
   }

@@ -130,6 +130,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     prefix: config.keyPrefix,
     resyncIntervalMs: config.resyncIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
+    maxWatches: config.maxWatches,
+    maxRereadsPerSecond: config.maxRereadsPerSecond,
     logger: logger.child({ component: 'feed' }),
   });
   const auth = new Authenticator(config.authTokens);
@@ -166,7 +168,9 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       ]);
       clearTimeout(timer);
       // Notifications mode needs its subscriber connected and subscribed: while it is down (or
-      // reconnecting) no change is pushed. Polling needs only Redis.
+      // reconnecting) no change is pushed. Polling needs only Redis: a working mode, so 200,
+      // whether CONFIG is refused or the keyspace canary went unheard (`notifications` says
+      // "notifications" only while the canary is heard).
       const subscriberUp = feed.subscribed;
       const ok = redisUp && (subscriberUp || feed.mode === 'polling') && eviction.ok;
       return {
@@ -188,7 +192,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       logger: logger.child({ component: 'console' }),
     }),
   );
-  const ws = attachWebSocket(http, yoga, auth, browser);
+  const ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
   let url = '';
   let stopping: Promise<void> | null = null;
 

@@ -42,6 +42,25 @@ export class Authenticator {
   }
 
   /**
+   * Which configured token an `Authorization` value carries — `token:<n>`, its place in
+   * AUTH_TOKENS — or null when it carries none (or auth is off). A key for per-token bounds
+   * that never holds the token itself. Compared as in {@link roleOf}.
+   */
+  tokenKey(authorization: unknown): string | null {
+    if (!this.enabled || typeof authorization !== 'string' || authorization.length > 4096) {
+      return null;
+    }
+    const token = authorization.replace(/^Bearer\s+/i, '').trim();
+    if (token === '') return null;
+    const presented = digest(token);
+    let key: string | null = null;
+    this.entries.forEach((entry, i) => {
+      if (timingSafeEqual(entry.digest, presented)) key = `token:${i}`;
+    });
+    return key;
+  }
+
+  /**
    * The caller's role, or UNAUTHENTICATED (HTTP 401) when auth is on and the token is
    * missing or unknown.
    */

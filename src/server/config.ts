@@ -3,7 +3,9 @@
  * messages that name the variable and what it accepts. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
+import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import type { Role } from '../schema/context.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 
 const ROLES = ['read', 'worker', 'admin'] as const;
 
@@ -13,6 +15,15 @@ const ms = (name: string, fallback: number) =>
     .int(`${name} must be a whole number of milliseconds`)
     .min(1, `${name} must be at least 1`)
     .max(86_400_000, `${name} must be at most 86400000`)
+    .default(fallback);
+
+/** A whole number from 1 to `max` (a bound on how many of something). */
+const count = (name: string, fallback: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number from 1 to ${max}` })
+    .int(`${name} must be a whole number from 1 to ${max}`)
+    .min(1, `${name} must be a whole number from 1 to ${max}`)
+    .max(max, `${name} must be a whole number from 1 to ${max}`)
     .default(fallback);
 
 const boolean = (name: string, fallback: boolean) =>
@@ -93,6 +104,18 @@ const schema = z
     REAP_INTERVAL_MS: ms('REAP_INTERVAL_MS', 1000),
     RESYNC_INTERVAL_MS: ms('RESYNC_INTERVAL_MS', 5000),
     POLL_INTERVAL_MS: ms('POLL_INTERVAL_MS', 1000),
+    // Bounds on what subscribers may make the server hold (issue 12, "Unbounded watches").
+    MAX_WATCHES: count('MAX_WATCHES', DEFAULT_MAX_WATCHES, 1_000_000),
+    MAX_REREADS_PER_SECOND: count(
+      'MAX_REREADS_PER_SECOND',
+      DEFAULT_MAX_REREADS_PER_SECOND,
+      1_000_000,
+    ),
+    MAX_CONNECTIONS_PER_CLIENT: count(
+      'MAX_CONNECTIONS_PER_CLIENT',
+      DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+      1_000_000,
+    ),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -118,6 +141,12 @@ export interface Config {
   readonly reapIntervalMs: number;
   readonly resyncIntervalMs: number;
   readonly pollIntervalMs: number;
+  /** Distinct rings and groups watched at once, server-wide; past it LIMIT_EXCEEDED. */
+  readonly maxWatches: number;
+  /** Safety re-reads and polls per second, all watches together. */
+  readonly maxRereadsPerSecond: number;
+  /** Open WebSockets per client address (auth off) or per token (auth on). */
+  readonly maxConnectionsPerClient: number;
   readonly logLevel: string;
 }
 
@@ -153,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reapIntervalMs: c.REAP_INTERVAL_MS,
     resyncIntervalMs: c.RESYNC_INTERVAL_MS,
     pollIntervalMs: c.POLL_INTERVAL_MS,
+    maxWatches: c.MAX_WATCHES,
+    maxRereadsPerSecond: c.MAX_REREADS_PER_SECOND,
+    maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     logLevel: c.LOG_LEVEL,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * graphql-ws on the same path as HTTP (`/graphql`), every operation run through Yoga's own
  * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE
- * (STYLE.md 10). A socket whose `connection_init` carries no valid token is closed with 4403.
+ * (STYLE.md 10). A socket whose `connection_init` carries no valid token is closed with 4403;
+ * one past MAX_CONNECTIONS_PER_CLIENT with 1013 (`connectionLimits.ts`).
  */
 import type { Server } from 'node:http';
 import {
@@ -14,6 +15,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import type { BrowserPolicy } from './browser.js';
+import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET } from './limits.js';
 import { Utf8WebSocket } from './utf8.js';
 import type { RingmasterYoga } from './yoga.js';
@@ -24,12 +26,17 @@ interface RootValue {
   subscribe: Envelope['subscribe'];
 }
 
-/** Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets). */
+/**
+ * Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets).
+ * @param maxConnectionsPerClient open sockets per client address (auth off, counted from the
+ *   upgrade) or per token (auth on, counted from `connection_init`)
+ */
 export function attachWebSocket(
   server: Server,
   yoga: RingmasterYoga,
   auth: Authenticator,
   browser: BrowserPolicy,
+  maxConnectionsPerClient: number = DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
 ): { wss: WebSocketServer; close: () => Promise<void> } {
   // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
   // verifyClient: a browser page of another origin is refused (403) before graphql-ws.
@@ -43,6 +50,14 @@ export function attachWebSocket(
     verifyClient: ({ req }, accept) =>
       browser.acceptsUpgrade(req) ? accept(true) : accept(false, 403, 'Forbidden'),
   });
+  const connections = new ConnectionLimiter(maxConnectionsPerClient);
+  if (!auth.enabled) {
+    // Every caller is the same admin: a client is its address. Counted from the upgrade, so
+    // sockets that never send connection_init count too.
+    wss.on('connection', (socket, request) => {
+      connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
+    });
+  }
   const disposable = useServer(
     {
       // Never put an internal error's message in a close reason, whatever NODE_ENV says
@@ -50,7 +65,13 @@ export function attachWebSocket(
       isProd: true,
       execute: (args) => (args.rootValue as RootValue).execute(args),
       subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
-      onConnect: (ctx) => auth.roleOf(ctx.connectionParams?.authorization) !== null,
+      onConnect: (ctx) => {
+        const authorization = ctx.connectionParams?.authorization;
+        if (auth.roleOf(authorization) === null) return false;
+        const token = auth.tokenKey(authorization);
+        // Closed here with 1013 and a reason; graphql-ws' own 4403 after it is then a no-op.
+        return token === null || connections.admit(token, ctx.extra.socket);
+      },
       // Results with errors lose Yoga's HTTP-only `extensions.http` here, as refusals do.
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors?.some((e) => e.extensions?.http !== undefined)) return undefined;
@@ -66,7 +87,7 @@ export function attachWebSocket(
           return [
             new GraphQLError(
               `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} operations may be open on one socket`,
-              { extensions: { code: 'BAD_USER_INPUT' } },
+              { extensions: { code: 'LIMIT_EXCEEDED' } },
             ),
           ];
         }

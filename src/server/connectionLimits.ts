@@ -1,0 +1,58 @@
+/**
+ * WebSocket connections per client (issue 12, "Unbounded watches"): at most
+ * MAX_CONNECTIONS_PER_CLIENT open at once per client address where auth is off, per token where
+ * it is on (behind a proxy every client may share one address; a token is who the caller is).
+ * A socket past the bound is closed with {@link TOO_MANY_CONNECTIONS} and a reason naming it.
+ */
+import type { WebSocket } from 'ws';
+
+/**
+ * The close code for a socket past the bound: 1013 "Try Again Later" (RFC 6455, IANA registry).
+ * graphql-ws clients retry it with their backoff, and get in once one of their other sockets
+ * has closed.
+ */
+export const TOO_MANY_CONNECTIONS = 1013;
+
+/** MAX_CONNECTIONS_PER_CLIENT's default: far above a console's few tabs, far below a runaway loop. */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 1_000;
+
+export class ConnectionLimiter {
+  private readonly open = new Map<string, number>();
+
+  /** @param max sockets per client key, at least 1 */
+  constructor(readonly max: number) {
+    if (!(Number.isInteger(max) && max >= 1)) {
+      throw new RangeError(`ConnectionLimiter: max must be a whole number >= 1, got ${max}`);
+    }
+  }
+
+  /** The close reason sent past the bound (≤ 123 bytes, as a close frame allows). */
+  get reason(): string {
+    return `too many connections from this client: at most ${this.max} (MAX_CONNECTIONS_PER_CLIENT)`;
+  }
+
+  /**
+   * Count `socket` against `key` until it closes, or close it (code {@link TOO_MANY_CONNECTIONS})
+   * when `key` has `max` open already.
+   * @returns whether the socket was admitted
+   */
+  admit(key: string, socket: WebSocket): boolean {
+    const open = this.open.get(key) ?? 0;
+    if (open >= this.max) {
+      socket.close(TOO_MANY_CONNECTIONS, this.reason);
+      return false;
+    }
+    this.open.set(key, open + 1);
+    socket.once('close', () => {
+      const left = (this.open.get(key) ?? 1) - 1;
+      if (left > 0) this.open.set(key, left);
+      else this.open.delete(key);
+    });
+    return true;
+  }
+
+  /** Open sockets counted for `key`. */
+  count(key: string): number {
+    return this.open.get(key) ?? 0;
+  }
+}
