@@ -19,6 +19,7 @@
  * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
  * | `P:{Q}:seq`              | string | job id counter                                           |
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
+ * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  *
  * Scripts that pick a group or mint a job id build the lane and job keys themselves from
@@ -38,6 +39,11 @@ export interface QueueKeys {
   readonly dead: string;
   readonly seq: string;
   readonly stats: string;
+  /**
+   * `P:{Q}:reaper` — the reaper lock (`SET NX PX`, `src/lanes/reaper.ts`): one reap of the queue
+   * per interval across every process. Saves work only; no script reads it.
+   */
+  readonly reaper: string;
   /** `P:{Q}:g:<group>:pending` */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` */
@@ -63,6 +69,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     dead: `${base}dead`,
     seq: `${base}seq`,
     stats: `${base}stats`,
+    reaper: `${base}reaper`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
   };

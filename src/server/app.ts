@@ -8,14 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { queuesKey, Ringmaster } from '../lanes/index.js';
+import { queuesKey, type Reaper, Ringmaster } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
-import { Reaper } from './reaper.js';
+import { serverReaper } from './reaper.js';
 import { type RedisProcess, startRedisServer } from './redisProcess/index.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
@@ -110,7 +110,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,
   });
-  const reaper = new Reaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  const reaper = serverReaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
   const yoga = createRingmasterYoga({
     engine,
     feed,
