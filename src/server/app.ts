@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { queuesKey, type Reaper, Ringmaster } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
@@ -16,7 +16,9 @@ import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { serverReaper } from './reaper.js';
-import { type RedisProcess, startRedisServer } from './redisProcess/index.js';
+import { connectRedis, RedisConnectError } from './redisConnect.js';
+import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
+import { maskUrl, StartupError } from './startupError.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 
@@ -46,7 +48,10 @@ export interface RingmasterServer {
  * but does not listen until `start()`.
  * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
  * @throws DataDirInUseError when REDIS_URL is unset and another server holds DATA_DIR
- * @throws Error when the Redis is older than 6.2 (`Ringmaster.checkServer`)
+ * @throws StartupError (one line naming the setting) when DATA_DIR cannot be used, the embedded
+ *   redis-server does not start, Redis cannot be reached within 5 s or refuses (a password, a
+ *   database, not Redis at all), or is older than 6.2 (`Ringmaster.checkServer`); from
+ *   `start()`, when HOST:PORT cannot be listened on
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
@@ -63,7 +68,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       });
     } catch (error) {
       releaseDataDir();
-      throw error;
+      throw error instanceof RedisStartError ? embeddedStartError(error, config.dataDir) : error;
     }
     redisUrl = embedded.url;
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
@@ -72,9 +77,17 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // Not auto-pipelined: a NOSCRIPT reply inside an ioredis auto-pipeline (after SCRIPT FLUSH, a
   // restart or a failover) can throw "results[i] is not iterable" out of ioredis' callback and
   // crash the process (ioredis 5.11, issue #1931; test/faults/script-flush caught it).
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
+  // Bounded and explained at start (src/server/redisConnect.ts); ioredis reconnects after that.
+  let redis: Redis;
+  try {
+    redis = await connectRedis(redisUrl, { maxRetriesPerRequest: 3 });
+  } catch (error) {
+    await embedded?.stop();
+    releaseDataDir?.();
+    if (!(error instanceof RedisConnectError)) throw error;
+    throw new StartupError('REDIS_URL', shownUrl(config), error.message);
+  }
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  await redis.connect();
 
   // A name in `P:queues` that is not a valid queue name is skipped by every reader (the reaper,
   // `Query.queues`); warned about once per name per process, not on every reaper tick.
@@ -96,7 +109,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     redis.disconnect();
     await embedded?.stop();
     releaseDataDir?.();
-    throw error;
+    // Too old, or a user that may not run INFO: either way this Redis will not do.
+    throw new StartupError('REDIS_URL', shownUrl(config), (error as Error).message);
   }
   const feed = new LiveFeed({
     engine,
@@ -154,7 +168,9 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       logger: logger.child({ component: 'console' }),
     }),
   );
-  const ws = attachWebSocket(http, yoga, auth, browser);
+  // Attached once listening: the WebSocket server re-emits the HTTP server's errors, and
+  // graphql-ws prints a listen error (EADDRINUSE) with its stack before ours could say it.
+  let ws: ReturnType<typeof attachWebSocket> | null = null;
   let url = '';
   let stopping: Promise<void> | null = null;
 
@@ -167,17 +183,19 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       return url;
     },
     get sockets() {
-      return ws.wss.clients.size;
+      return ws?.wss.clients.size ?? 0;
     },
     async start() {
       await feed.start();
       await new Promise<void>((resolve, reject) => {
-        http.once('error', reject);
+        const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+        http.once('error', refused);
         http.listen(config.port, config.host, () => {
-          http.off('error', reject);
+          http.off('error', refused);
           resolve();
         });
       });
+      ws = attachWebSocket(http, yoga, auth, browser);
       const address = http.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
@@ -190,7 +208,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     stop() {
       stopping ??= (async () => {
         await reaper.stop();
-        await ws.close();
+        await ws?.close();
         await feed.stop();
         await new Promise<void>((resolve) => {
           http.close(() => resolve());
@@ -204,4 +222,50 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       return stopping;
     },
   };
+}
+
+/** REDIS_URL as a message may show it (password masked); undefined in embedded mode. */
+function shownUrl(config: Config): string | undefined {
+  return config.redisUrl === undefined ? undefined : maskUrl(config.redisUrl);
+}
+
+/** The embedded redis-server did not start: its exit and the line of its output that says why. */
+function embeddedStartError(error: RedisStartError, dataDir: string): StartupError {
+  // The first line is "redis-server (pid N) exited with code 1 before it was ready on HOST:PORT."
+  const what = (error.message.split('\n')[0] ?? '').replace(/ \(pid \d+\)/, '').replace(/\.$/, '');
+  // Redis logs `pid:role date time <level> text`; its last warning (`#`) says why it stopped.
+  const warning = [...error.output].reverse().find((line) => line.includes(' # '));
+  const reason = warning?.slice(warning.indexOf(' # ') + 3) ?? error.output.at(-1);
+  return new StartupError(
+    'DATA_DIR',
+    dataDir,
+    `the embedded ${what}${reason ? `: ${reason}` : ''} (or set REDIS_URL to use a Redis of your own)`,
+  );
+}
+
+/** Why HOST:PORT could not be listened on, as the setting to change. */
+function listenError(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartupError(
+        'PORT',
+        String(config.port),
+        `another process already listens on ${where}: stop it or choose another PORT`,
+      );
+    case 'EACCES':
+      return new StartupError(
+        'PORT',
+        String(config.port),
+        `permission denied to listen on ${where} (ports below 1024 need privileges)`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new StartupError('HOST', config.host, 'is not an address of this machine');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new StartupError('HOST', config.host, `host name not found (${error.code})`);
+    default:
+      return new StartupError('HOST', config.host, `cannot listen on ${where}: ${error.message}`);
+  }
 }
