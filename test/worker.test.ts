@@ -303,7 +303,8 @@ describe('Worker', () => {
         started.resolve([j, signal]);
         await finish.promise;
       },
-      { leaseMs },
+      // Reaped by hand below; the worker's own reaper would hide what those calls find.
+      { leaseMs, reaper: false },
     );
     let lost = false;
     w.on('leaseLost', () => {
@@ -560,7 +561,8 @@ describe('Worker', () => {
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         aborted.resolve(signal.reason);
       },
-      { leaseMs: 100, extendEveryMs: 200, parkTimeoutMs: PARK_MS },
+      // The test reaps by hand, so it knows when: the worker's own reaper stays off.
+      { leaseMs: 100, extendEveryMs: 200, parkTimeoutMs: PARK_MS, reaper: false },
     );
     const lost = once(w, 'leaseLost');
     await q.enqueue('s');
@@ -604,7 +606,13 @@ describe('Worker', () => {
           flight.leave('all');
         }
       },
-      { concurrency: 2, leaseMs: 100, extendEveryMs: PARK_MS, parkTimeoutMs: PARK_MS },
+      {
+        concurrency: 2,
+        leaseMs: 100,
+        extendEveryMs: PARK_MS,
+        parkTimeoutMs: PARK_MS,
+        reaper: false,
+      },
     );
     const lost: Job[] = [];
     w.on('leaseLost', (job) => lost.push(job));
@@ -671,6 +679,10 @@ describe('Worker', () => {
       { parkTimeoutMs: Number.NaN },
       { parkTimeoutMs: 0 },
       { parkTimeoutMs: 86_400_001 },
+      { reaper: { intervalMs: 0 } },
+      { reaper: { intervalMs: Number.NaN } },
+      { reaper: { batch: 0 } },
+      { reaper: { batch: 10_001 } },
     ];
     for (const options of bad) {
       expect(

@@ -15,6 +15,7 @@ export {
   type QueueOptions,
   REGISTRATION_REFRESH_MS,
 } from './queue.js';
+export { Reaper, type ReaperOptions } from './reaper.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
 export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';

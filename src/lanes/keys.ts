@@ -21,6 +21,7 @@
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
+ * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
@@ -41,6 +42,11 @@ export interface QueueKeys {
   readonly dead: string;
   readonly seq: string;
   readonly stats: string;
+  /**
+   * `P:{Q}:reaper` — the reaper lock (`SET NX PX`, `src/lanes/reaper.ts`): one reap of the queue
+   * per interval across every process. Saves work only; no script reads it.
+   */
+  readonly reaper: string;
   /** `P:{Q}:g:<group>:pending` */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` */
@@ -71,6 +77,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     dead: `${base}dead`,
     seq: `${base}seq`,
     stats: `${base}stats`,
+    reaper: `${base}reaper`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     idem: (key) => `${base}idem:${key}`,

@@ -10,8 +10,10 @@
  * trip), and an idle one still sends each completion at once. Leases are extended by one timer
  * per worker, not one per job.
  *
- * Nothing is lost if the process dies: a claimed job's lease expires and the reaper
- * (`Queue.reap`, run by the server) gives it back with its permit.
+ * Nothing is lost if the process dies: a claimed job's lease expires and a reaper gives it back
+ * with its permit. Each worker runs a {@link Reaper} of its own queue by default (the server runs
+ * one of every queue), so workers alone, with no API server, get a crashed worker's jobs back;
+ * a per-queue lock in Redis keeps it to about one reap per interval however many run.
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +22,7 @@ import { assertPlainKeys } from './connection.js';
 import { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
+import { Reaper } from './reaper.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
 
@@ -50,6 +53,14 @@ export interface WorkerOptions {
   readonly parkTimeoutMs?: number;
   /** Start claiming at once. Default true; else call {@link Worker.run}. */
   readonly autorun?: boolean;
+  /**
+   * Reaping of this worker's queue (src/lanes/reaper.ts): expired leases — of workers that
+   * crashed, hung or lost Redis — are retried with their permits released. `intervalMs` (ms,
+   * 1..86,400,000, default 1,000) and `batch` (count, 1..10,000, default 1,000) as in
+   * {@link ReaperOptions}. Default on; `false` turns it off, for a deployment whose API server
+   * (or a {@link Reaper} of its own) reaps. Runs from {@link Worker.run} until {@link Worker.close}.
+   */
+  readonly reaper?: false | { readonly intervalMs?: number; readonly batch?: number };
 }
 
 /** Options of {@link Worker.close}. */
@@ -74,6 +85,8 @@ interface WorkerEvents {
   failed: [job: Job, error: Error];
   /** A job's lease was lost while it ran; its outcome was not recorded here. */
   leaseLost: [job: Job];
+  /** This worker's reaper took back `count` jobs whose lease had expired. */
+  reaped: [count: number];
   /**
    * A Redis or internal error; the worker backs off and goes on. Redis failures come as
    * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY (see `fromRedisError`).
@@ -145,6 +158,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private closing: Promise<void> | null = null;
   /** Set at close's deadline: the reason every job still held, or claimed later, is given back. */
   private givenUp: Error | null = null;
+  /** Reaps this worker's queue (null when `reaper: false`). */
+  private readonly reaper: Reaper | null;
 
   /**
    * @param queue the queue to claim from (its connection is used for every script call)
@@ -172,6 +187,18 @@ export class Worker extends EventEmitter<WorkerEvents> {
         : validate.durationMs('extendEveryMs', options.extendEveryMs);
     const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
     this.parkTimeoutSec = Math.max(0.01, parkTimeoutMs / 1000);
+    const reaping = options.reaper ?? {};
+    this.reaper =
+      reaping === false
+        ? null
+        : new Reaper(queue, {
+            ...reaping,
+            onReaped: (_queue, count) => this.emit('reaped', count),
+            // Once closing, nobody may be listening; the next reaper anywhere tries again.
+            onError: (error) => {
+              if (!this.closed.signal.aborted) this.emit('error', error);
+            },
+          });
     // Its own connection for BLPOP (it blocks the connection), never auto-pipelined.
     this.blocking = queue.redis.duplicate({ enableAutoPipelining: false });
     // Without a listener an 'error' event would crash the process; errors surface through
@@ -195,6 +222,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
       this.loop = this.drained.promise.finally(() => {
         if (this.extender) clearInterval(this.extender);
       });
+      this.reaper?.start();
       this.pump();
     }
     return this.loop;
@@ -220,8 +248,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
     this.closing ??= (async () => {
       this.closed.abort();
       this.blocking.disconnect();
+      const reaperClosed = this.reaper?.close();
       this.pump();
-      const drained = this.loop ?? this.drained.resolve();
+      const drained = Promise.all([this.loop ?? this.drained.resolve(), reaperClosed]).then(
+        () => undefined,
+      );
       if (timeoutMs === null) return drained;
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {

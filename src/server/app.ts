@@ -6,9 +6,16 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { assertPlainKeys, EvictionPolicyError, queuesKey, Ringmaster } from '../lanes/index.js';
+import {
+  assertPlainKeys,
+  EvictionPolicyError,
+  queuesKey,
+  type Reaper,
+  Ringmaster,
+  RingmasterError,
+} from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
@@ -16,8 +23,10 @@ import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
-import { Reaper } from './reaper.js';
-import { type RedisProcess, startRedisServer } from './redisProcess/index.js';
+import { serverReaper } from './reaper.js';
+import { connectRedis, RedisConnectError } from './redisConnect.js';
+import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
+import { maskUrl, StartupError } from './startupError.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 
@@ -47,11 +56,14 @@ export interface RingmasterServer {
  * but does not listen until `start()`.
  * @throws RedisServerNotFoundError when REDIS_URL is unset and no redis-server is installed
  * @throws DataDirInUseError when REDIS_URL is unset and another server holds DATA_DIR
- * @throws Error when the Redis is older than 6.2 (`Ringmaster.checkServer`); a Redis whose
- *   maxmemory-policy is not noeviction is not refused: `/ready` is 503 and an error is logged
- *   while it lasts (`EvictionWatch`), since the policy can be fixed without a restart
- * @throws RingmasterError BAD_USER_INPUT when REDIS_URL carries `?keyPrefix=` (see
- *   `assertPlainKeys`; KEY_PREFIX is the supported way), before anything is sent
+ * @throws StartupError (one line naming the setting) when DATA_DIR cannot be used, the embedded
+ *   redis-server does not start, Redis cannot be reached within 5 s or refuses (a password, a
+ *   database, not Redis at all), or is older than 6.2 (`Ringmaster.checkServer`); from
+ *   `start()`, when HOST:PORT cannot be listened on
+ *   A Redis whose maxmemory-policy is not noeviction is not refused: `/ready` is 503 and an
+ *   error is logged while it lasts (`EvictionWatch`), since the policy can be fixed without a
+ *   restart. REDIS_URL carrying `?keyPrefix=` is a StartupError too (see `assertPlainKeys`;
+ *   KEY_PREFIX is the supported way), before anything is sent.
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
@@ -68,7 +80,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       });
     } catch (error) {
       releaseDataDir();
-      throw error;
+      throw error instanceof RedisStartError ? embeddedStartError(error, config.dataDir) : error;
     }
     redisUrl = embedded.url;
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
@@ -82,15 +94,23 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // attempts): within ~8 s, as REDIS_UNAVAILABLE (HTTP 503). No command timeout: a command
   // that timed out would still be sent after the reconnect (or run by a frozen Redis once it
   // continues), so a call reported failed could be applied; a frozen Redis holds calls instead
-  // (`/ready` says so within 1 s).
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: true });
-  // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
-  // Refused before connecting (lazyConnect: nothing sent, no socket to close).
-  if (config.redisUrl !== undefined) {
-    assertPlainKeys(redis, { source: 'REDIS_URL', prefix: config.keyPrefix });
+  // (`/ready` says so within 1 s). The first connection is bounded and explained at start
+  // (src/server/redisConnect.ts); ioredis reconnects after that.
+  let redis: Redis;
+  try {
+    redis = await connectRedis(redisUrl, { maxRetriesPerRequest: 3 }, undefined, (client) => {
+      // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
+      if (config.redisUrl !== undefined) {
+        assertPlainKeys(client, { source: 'REDIS_URL', prefix: config.keyPrefix });
+      }
+    });
+  } catch (error) {
+    await embedded?.stop();
+    releaseDataDir?.();
+    if (!(error instanceof RedisConnectError || error instanceof RingmasterError)) throw error;
+    throw new StartupError('REDIS_URL', shownUrl(config), error.message);
   }
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  await redis.connect();
 
   // A name in `P:queues` that is not a valid queue name is skipped by every reader (the reaper,
   // `Query.queues`); warned about once per name per process, not on every reaper tick.
@@ -123,7 +143,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     redis.disconnect();
     await embedded?.stop();
     releaseDataDir?.();
-    throw error;
+    // Too old, or a user that may not run INFO: either way this Redis will not do.
+    throw new StartupError('REDIS_URL', shownUrl(config), (error as Error).message);
   }
   const feed = new LiveFeed({
     engine,
@@ -139,7 +160,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,
   });
-  const reaper = new Reaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  const reaper = serverReaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
   const yoga = createRingmasterYoga({
     engine,
     feed,
@@ -192,7 +213,9 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       logger: logger.child({ component: 'console' }),
     }),
   );
-  const ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
+  // Attached once listening: the WebSocket server re-emits the HTTP server's errors, and
+  // graphql-ws prints a listen error (EADDRINUSE) with its stack before ours could say it.
+  let ws: ReturnType<typeof attachWebSocket> | null = null;
   let url = '';
   let stopping: Promise<void> | null = null;
 
@@ -205,17 +228,19 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       return url;
     },
     get sockets() {
-      return ws.wss.clients.size;
+      return ws?.wss.clients.size ?? 0;
     },
     async start() {
       await feed.start();
       await new Promise<void>((resolve, reject) => {
-        http.once('error', reject);
+        const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+        http.once('error', refused);
         http.listen(config.port, config.host, () => {
-          http.off('error', reject);
+          http.off('error', refused);
           resolve();
         });
       });
+      ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
       const address = http.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${host}:${address.port}`;
@@ -230,7 +255,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       stopping ??= (async () => {
         await reaper.stop();
         eviction.stop();
-        await ws.close();
+        await ws?.close();
         await feed.stop();
         await new Promise<void>((resolve) => {
           http.close(() => resolve());
@@ -244,4 +269,50 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       return stopping;
     },
   };
+}
+
+/** REDIS_URL as a message may show it (password masked); undefined in embedded mode. */
+function shownUrl(config: Config): string | undefined {
+  return config.redisUrl === undefined ? undefined : maskUrl(config.redisUrl);
+}
+
+/** The embedded redis-server did not start: its exit and the line of its output that says why. */
+function embeddedStartError(error: RedisStartError, dataDir: string): StartupError {
+  // The first line is "redis-server (pid N) exited with code 1 before it was ready on HOST:PORT."
+  const what = (error.message.split('\n')[0] ?? '').replace(/ \(pid \d+\)/, '').replace(/\.$/, '');
+  // Redis logs `pid:role date time <level> text`; its last warning (`#`) says why it stopped.
+  const warning = [...error.output].reverse().find((line) => line.includes(' # '));
+  const reason = warning?.slice(warning.indexOf(' # ') + 3) ?? error.output.at(-1);
+  return new StartupError(
+    'DATA_DIR',
+    dataDir,
+    `the embedded ${what}${reason ? `: ${reason}` : ''} (or set REDIS_URL to use a Redis of your own)`,
+  );
+}
+
+/** Why HOST:PORT could not be listened on, as the setting to change. */
+function listenError(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartupError(
+        'PORT',
+        String(config.port),
+        `another process already listens on ${where}: stop it or choose another PORT`,
+      );
+    case 'EACCES':
+      return new StartupError(
+        'PORT',
+        String(config.port),
+        `permission denied to listen on ${where} (ports below 1024 need privileges)`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new StartupError('HOST', config.host, 'is not an address of this machine');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new StartupError('HOST', config.host, `host name not found (${error.code})`);
+    default:
+      return new StartupError('HOST', config.host, `cannot listen on ${where}: ${error.message}`);
+  }
 }

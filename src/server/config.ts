@@ -1,65 +1,112 @@
 /**
  * The one place configuration is read (DESIGN.md §6): environment variables, validated, with
- * messages that name the variable and what it accepts. Nothing else reads `process.env`.
+ * messages that name the variable, its value (tokens and passwords masked) and what it accepts,
+ * all on one line. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import type { Role } from '../schema/context.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
+import { maskUrl, setting } from './startupError.js';
 
 const ROLES = ['read', 'worker', 'admin'] as const;
 
-const ms = (name: string, fallback: number) =>
+/** Tokens shorter than this are refused (characters). */
+const MIN_TOKEN_LENGTH = 16;
+
+// Messages are causes only: `loadConfig` puts `NAME=value: ` before each.
+const ms = (fallback: number) =>
   z.coerce
-    .number({ error: `${name} must be a number of milliseconds` })
-    .int(`${name} must be a whole number of milliseconds`)
-    .min(1, `${name} must be at least 1`)
-    .max(86_400_000, `${name} must be at most 86400000`)
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(1, 'must be at least 1 (ms)')
+    .max(86_400_000, 'must be at most 86400000 (ms, one day)')
     .default(fallback);
 
 /** A whole number from 1 to `max` (a bound on how many of something). */
-const count = (name: string, fallback: number, max: number) =>
+const count = (fallback: number, max: number) =>
   z.coerce
-    .number({ error: `${name} must be a whole number from 1 to ${max}` })
-    .int(`${name} must be a whole number from 1 to ${max}`)
-    .min(1, `${name} must be a whole number from 1 to ${max}`)
-    .max(max, `${name} must be a whole number from 1 to ${max}`)
+    .number({ error: `must be a whole number from 1 to ${max}` })
+    .int(`must be a whole number from 1 to ${max}`)
+    .min(1, `must be a whole number from 1 to ${max}`)
+    .max(max, `must be a whole number from 1 to ${max}`)
     .default(fallback);
 
-const boolean = (name: string, fallback: boolean) =>
+const boolean = (fallback: boolean) =>
   z
-    .enum(['true', 'false', '1', '0'], { error: `${name} must be true or false` })
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
-/** `role:token,…` → token → role. Tokens must be at least 16 characters. */
+/** What is written before a token's colon may be shown when it cannot be a token itself. */
+const ROLE_LIKE = /^[A-Za-z_-]{1,12}$/;
+
+function shownRole(role: string): string {
+  return ROLE_LIKE.test(role) ? JSON.stringify(role) : '(masked)';
+}
+
+/**
+ * `role:token,…` → token → role. Tokens must be at least 16 characters. Each mistake is named
+ * by its entry's position (1-based), never by its token.
+ */
 const authTokens = z
   .string()
   .optional()
   .transform((value, ctx) => {
-    const tokens = new Map<string, Role>();
+    const tokens = new Map<string, { role: Role; entry: number }>();
     if (value === undefined || value.trim() === '') return null;
-    for (const entry of value.split(',')) {
-      const at = entry.indexOf(':');
-      const role = entry.slice(0, at).trim() as Role;
-      const token = entry.slice(at + 1).trim();
-      if (at < 0 || !ROLES.includes(role) || token.length < 16) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'AUTH_TOKENS must be role:token,… with roles read, worker, admin and tokens of 16+ characters',
-        });
-        return z.NEVER;
-      }
-      if (tokens.has(token)) {
+    let valid = true;
+    const problem = (message: string) => {
+      valid = false;
+      ctx.addIssue({ code: 'custom', message });
+    };
+    for (const [i, text] of value.split(',').entries()) {
+      const entry = i + 1;
+      const at = text.indexOf(':');
+      const role = text.slice(0, at).trim() as Role;
+      const token = text.slice(at + 1).trim();
+      const first = tokens.get(token);
+      if (text.trim() === '') problem(`entry ${entry} is empty (a stray comma?)`);
+      else if (at < 0) problem(`entry ${entry} has no colon: each entry is role:token`);
+      else if (!ROLES.includes(role)) {
+        problem(`entry ${entry}: role ${shownRole(role)} is not read, worker or admin`);
+      } else if (token.length < MIN_TOKEN_LENGTH) {
+        problem(
+          `entry ${entry} (${role}): the token has ${token.length} characters, ${MIN_TOKEN_LENGTH} or more are needed`,
+        );
+      } else if (first) {
         // One token, two roles: whichever won would be a surprise to someone.
-        ctx.addIssue({ code: 'custom', message: 'AUTH_TOKENS gives one token two roles' });
-        return z.NEVER;
+        problem(
+          `entries ${first.entry} (${first.role}) and ${entry} (${role}) hold the same token: give each role its own`,
+        );
+      } else {
+        tokens.set(token, { role, entry });
       }
-      tokens.set(token, role);
     }
-    return tokens;
+    if (!valid) return z.NEVER;
+    return new Map([...tokens].map(([token, { role }]) => [token, role]));
   });
+
+/** AUTH_TOKENS as shown in a message: roles kept where they are roles, every token masked. */
+function maskTokens(value: string): string {
+  return value
+    .split(',')
+    .map((text) => {
+      const at = text.indexOf(':');
+      if (at < 0) return text.trim() === '' ? '' : '****';
+      const role = text.slice(0, at).trim();
+      return `${ROLE_LIKE.test(role) ? role : '****'}:****`;
+    })
+    .join(',');
+}
+
+/** A variable's value as a message may show it. */
+function shown(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (name === 'AUTH_TOKENS') return maskTokens(value);
+  if (name === 'REDIS_URL') return maskUrl(value);
+  return value;
+}
 
 /** `https://a.example,http://localhost:5173` → origins (scheme, host and port; no path). */
 const corsOrigins = z
@@ -72,7 +119,7 @@ const corsOrigins = z
       if (!/^https?:\/\/[^/\s,]+$/.test(origin)) {
         ctx.addIssue({
           code: 'custom',
-          message: 'CORS_ORIGINS must be origins like https://admin.example.com, comma-separated',
+          message: 'must be origins like https://admin.example.com, comma-separated',
         });
         return z.NEVER;
       }
@@ -83,45 +130,39 @@ const corsOrigins = z
 const schema = z
   .object({
     PORT: z.coerce
-      .number({ error: 'PORT must be a port number (0 to 65535)' })
-      .int('PORT must be a port number (0 to 65535)')
-      .min(0, 'PORT must be a port number (0 to 65535)')
-      .max(65_535, 'PORT must be a port number (0 to 65535)')
+      .number({ error: 'must be a port number (0 to 65535)' })
+      .int('must be a port number (0 to 65535)')
+      .min(0, 'must be a port number (0 to 65535)')
+      .max(65_535, 'must be a port number (0 to 65535)')
       .default(4000),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
     REDIS_URL: z
       .string()
-      .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+      .regex(/^rediss?:\/\/[^\s]/, 'must start with redis:// or rediss://, then the host')
       .optional(),
-    DATA_DIR: z.string().min(1).default('.data'),
+    DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
     KEY_PREFIX: z
       .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ -')
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 of A-Z a-z 0-9 . _ -')
       .default('emq'),
     AUTH_TOKENS: authTokens,
-    INTROSPECTION: boolean('INTROSPECTION', true),
+    INTROSPECTION: boolean(true),
     CORS_ORIGINS: corsOrigins,
-    REAP_INTERVAL_MS: ms('REAP_INTERVAL_MS', 1000),
-    RESYNC_INTERVAL_MS: ms('RESYNC_INTERVAL_MS', 5000),
-    POLL_INTERVAL_MS: ms('POLL_INTERVAL_MS', 1000),
+    REAP_INTERVAL_MS: ms(1000),
+    RESYNC_INTERVAL_MS: ms(5000),
+    POLL_INTERVAL_MS: ms(1000),
     // Bounds on what subscribers may make the server hold (issue 12, "Unbounded watches").
-    MAX_WATCHES: count('MAX_WATCHES', DEFAULT_MAX_WATCHES, 1_000_000),
-    MAX_REREADS_PER_SECOND: count(
-      'MAX_REREADS_PER_SECOND',
-      DEFAULT_MAX_REREADS_PER_SECOND,
-      1_000_000,
-    ),
-    MAX_CONNECTIONS_PER_CLIENT: count(
-      'MAX_CONNECTIONS_PER_CLIENT',
-      DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-      1_000_000,
-    ),
+    MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
+    MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
+    MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
     LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
       .default('info'),
   })
   .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST), {
-    message: 'HOST is not a loopback address: set AUTH_TOKENS, or bind HOST to 127.0.0.1',
+    message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
   });
 
@@ -161,13 +202,21 @@ export function isLoopback(host: string): boolean {
 
 /**
  * Read the configuration from `env` (default `process.env`).
- * @throws ConfigError listing every invalid variable
+ * @throws ConfigError naming every invalid variable, on one line: `NAME=value: what is wrong`
+ *   (tokens and URL passwords masked), `; ` between them
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || 'config'}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    const byVariable = new Map<string, string[]>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? 'configuration');
+      byVariable.set(name, [...(byVariable.get(name) ?? []), issue.message]);
+    }
+    const parts = [...byVariable].map(
+      ([name, causes]) => `${setting(name, shown(name, env[name]))}: ${causes.join('; ')}`,
+    );
+    throw new ConfigError(parts.join('; '));
   }
   const c = parsed.data;
   return {

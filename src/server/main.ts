@@ -7,9 +7,26 @@ import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './dataDirLock.js';
 import { createLogger } from './logger.js';
 import { RedisServerNotFoundError } from './redisProcess/index.js';
+import { STARTUP_EXIT_CODE, StartupError } from './startupError.js';
 
 /** A signal this soon after the first is a duplicate delivery, not a request to force (ms). */
 const DUPLICATE_SIGNAL_MS = 1_000;
+
+/**
+ * A start refused for a setting the operator chose: print its one line (it names the variable,
+ * its value with secrets masked, and the cause) and exit; no stack. Anything else is a bug and
+ * is left to the generic path at the bottom.
+ */
+function refuseStart(error: unknown): void {
+  if (
+    error instanceof StartupError ||
+    error instanceof RedisServerNotFoundError ||
+    error instanceof DataDirInUseError
+  ) {
+    process.stderr.write(`ringmaster: ${error.message}\n`);
+    process.exit(STARTUP_EXIT_CODE);
+  }
+}
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -27,10 +44,7 @@ async function main(): Promise<void> {
   try {
     server = await buildServer(config, logger);
   } catch (error) {
-    if (error instanceof RedisServerNotFoundError || error instanceof DataDirInUseError) {
-      process.stderr.write(`ringmaster: ${error.message}\n`);
-      process.exit(3);
-    }
+    refuseStart(error);
     throw error;
   }
   let firstSignalAt: number | undefined;
@@ -59,6 +73,7 @@ async function main(): Promise<void> {
   } catch (error) {
     // Say why (the port is taken, say) after stopping what did start: the embedded Redis.
     await server.stop().catch(() => {});
+    refuseStart(error);
     throw error;
   }
 }

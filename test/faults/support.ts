@@ -641,6 +641,8 @@ export async function startWorkers(
     concurrency?: number;
     leaseMs?: number;
     hang?: boolean;
+    /** The Worker's own reaper: its interval (ms), or false for none. Default: the Worker's. */
+    reaper?: false | number;
   },
   ledger: Ledger,
 ): Promise<Child[]> {
@@ -653,6 +655,8 @@ export async function startWorkers(
         FAULT_CONCURRENCY: String(env.concurrency ?? 4),
         FAULT_LEASE_MS: String(env.leaseMs ?? 2_000),
         FAULT_HANG: env.hang ? '1' : '0',
+        FAULT_REAP: env.reaper === false ? '0' : '1',
+        ...(typeof env.reaper === 'number' ? { FAULT_REAP_MS: String(env.reaper) } : {}),
       },
       { name: `worker-${i}` },
     );

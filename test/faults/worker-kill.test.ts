@@ -37,7 +37,8 @@ describe('a worker process SIGKILLed mid-job', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    // The server's reaper is the only one running here.
+    // The server's reaper is the only one running here: the workers' own are off
+    // (worker-kill-no-server.test.ts has the workers reap without a server).
     server = await startTestServer(redis.url, { REAP_INTERVAL_MS: '100' });
   });
 
@@ -58,7 +59,14 @@ describe('a worker process SIGKILLed mid-job', () => {
     const doomedLedger = new Ledger();
     const [doomed] = await startWorkers(
       1,
-      { redisUrl: redis.url, queue: queue.name, concurrency: 8, leaseMs: LEASE_MS, hang: true },
+      {
+        redisUrl: redis.url,
+        queue: queue.name,
+        concurrency: 8,
+        leaseMs: LEASE_MS,
+        hang: true,
+        reaper: false,
+      },
       doomedLedger,
     );
     await until('the doomed worker to hold every permit', () => doomedLedger.started === 8);
@@ -71,7 +79,7 @@ describe('a worker process SIGKILLed mid-job', () => {
     // Healthy workers start while nothing is serviceable: they park on the wake list.
     const healthy = await startWorkers(
       2,
-      { redisUrl: redis.url, queue: queue.name, concurrency: 4, leaseMs: 5_000 },
+      { redisUrl: redis.url, queue: queue.name, concurrency: 4, leaseMs: 5_000, reaper: false },
       ledger,
     );
     expect(ledger.started).toBe(0);

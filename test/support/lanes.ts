@@ -137,12 +137,17 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
+/** `P:{Q}:reaper`, the reaper lock of a queue (src/lanes/keys.ts). */
+const REAPER_LOCK = /:\{[^}]*\}:reaper$/;
+
 /**
  * The whole keyspace, byte for byte: key → hex of its DUMP plus its PTTL. Two equal snapshots
- * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry).
+ * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry). Reaper
+ * locks (`P:{Q}:reaper`) are left out: a running reaper (a server's, a Worker's) takes them every
+ * interval whatever else happens, and they hold no state, only who reaps next.
  */
 export async function snapshot(r: Redis): Promise<Map<string, string>> {
-  const keys = (await scanAll(r)).sort();
+  const keys = (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort();
   const out = new Map<string, string>();
   for (const key of keys) {
     const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);

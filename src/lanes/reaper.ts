@@ -1,0 +1,193 @@
+/**
+ * The reaper loop (DESIGN.md §3 "reap"): every `intervalMs`, each queue's expired leases are
+ * retried with their permits released (`Queue.reap`, script `reap-9.lua`, deadlines on the Redis
+ * clock). The engine's, so any process can run it: the API server reaps every registered queue,
+ * and each `Worker` reaps its own queue by default, so a deployment of workers alone still gets a
+ * crashed worker's jobs and permits back.
+ *
+ * Many processes may run it at once. Each reap is one atomic script, so two reapers never take a
+ * lease back twice (test/faults/two-servers); what they would share is only wasted work. A short
+ * lock per queue saves it: before reaping queue Q a reaper sets `P:{Q}:reaper` to its id with
+ * `SET … NX PX intervalMs`, and skips Q when another holds it. So each queue is reaped about once
+ * per interval however many workers and servers run, by whichever tick comes first after the
+ * lock lapses. The lock is left to expire (never deleted), so "once per interval" holds across
+ * processes; it guards no correctness, and a lock key that somehow lost its expiry is given one
+ * back at once, so a stray key can delay reaping by one interval at most, never stop it.
+ *
+ * One queue cannot stop the others: a queue whose reap Redis refuses (a key of the wrong type,
+ * say) is reported and passed over, and the pass goes on to the next queue. A lost connection
+ * ends the pass; the next tick tries again. Ticks never overlap.
+ */
+import { hostname } from 'node:os';
+import { type Redis, ReplyError } from 'ioredis';
+import { Defaults, Queue } from './queue.js';
+import type { Ringmaster } from './ringmaster.js';
+import * as validate from './validate.js';
+
+/** Options of {@link Reaper}. Every field is optional. */
+export interface ReaperOptions {
+  /**
+   * Time between passes (ms, 1..86,400,000), counted from the end of one to the start of the
+   * next; also how long the per-queue lock lives, so the shortest time between two reaps of a
+   * queue by any process holding this interval. Default 1,000.
+   */
+  readonly intervalMs?: number;
+  /** Expired leases taken back per script call (count, 1..10,000). Default 1,000. */
+  readonly batch?: number;
+  /**
+   * The queues to reap, by name. Default: every queue registered in `P:queues`
+   * ({@link Ringmaster.queues}), read again at each pass. Ignored when the reaper is built on a
+   * single {@link Queue}.
+   */
+  readonly queues?: readonly string[];
+  /** Called after a pass reaped `reaped` (> 0) jobs of `queue`. */
+  readonly onReaped?: (queue: string, reaped: number) => void;
+  /**
+   * Called when reaping `queue` fails (Redis refused it), once per queue and message until it
+   * is reaped again; with `queue` null when a whole pass failed (Redis unreachable), every time.
+   * Default: none (the next pass tries again either way).
+   */
+  readonly onError?: (error: Error, queue: string | null) => void;
+  /** Called when a queue whose reap had failed ({@link onError}) is reaped again. */
+  readonly onRecovered?: (queue: string) => void;
+}
+
+let reapers = 0;
+
+export class Reaper {
+  /** This reaper's value in the lock keys: `host:pid:n`, for an operator reading `P:{Q}:reaper`. */
+  readonly id = `${hostname()}:${process.pid}:${++reapers}`;
+  private readonly redis: Redis;
+  private readonly intervalMs: number;
+  private readonly batch: number;
+  private readonly targets: () => Promise<Queue[]>;
+  private readonly options: ReaperOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private started = false;
+  private closed = false;
+  /** Queues whose last reap Redis refused → its message (reported once per change, not per pass). */
+  private readonly failing = new Map<string, string>();
+
+  /**
+   * @param source an engine (reap its registered queues, or `options.queues`) or one queue
+   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, or an
+   *   invalid name in `queues`
+   */
+  constructor(source: Ringmaster | Queue, options: ReaperOptions = {}) {
+    this.options = options;
+    this.intervalMs = validate.durationMs('intervalMs', options.intervalMs ?? 1_000);
+    this.batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
+    this.redis = source.redis;
+    if (source instanceof Queue) {
+      this.targets = async () => [source];
+    } else if (options.queues !== undefined) {
+      const fixed = options.queues.map((name) => source.queue(name));
+      this.targets = async () => fixed;
+    } else {
+      this.targets = async () => (await source.queues()).map((name) => source.queue(name));
+    }
+  }
+
+  /** Start passes every `intervalMs` (the first one interval from now). Idempotent. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.schedule();
+  }
+
+  /**
+   * One pass now, as a tick runs it: each queue whose lock this reaper takes is reaped. Returns
+   * the jobs reaped (count). Failures go to the hooks, never thrown.
+   */
+  async reapOnce(): Promise<number> {
+    let queues: Queue[];
+    try {
+      queues = await this.targets();
+    } catch (error) {
+      this.options.onError?.(asError(error), null);
+      return 0;
+    }
+    let total = 0;
+    for (const queue of queues) {
+      let reaped: number;
+      try {
+        if (!(await this.lock(queue))) continue;
+        reaped = await queue.reap({ batch: this.batch });
+      } catch (error) {
+        // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are still
+        // reaped. A lost connection fails them all alike: end the pass, the next one retries.
+        if (!(error instanceof ReplyError) && this.redis.status !== 'ready') {
+          this.options.onError?.(asError(error), null);
+          return total;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        if (this.failing.get(queue.name) !== message) {
+          this.failing.set(queue.name, message);
+          this.options.onError?.(asError(error), queue.name);
+        }
+        continue;
+      }
+      if (this.failing.delete(queue.name)) this.options.onRecovered?.(queue.name);
+      if (reaped > 0) this.options.onReaped?.(queue.name, reaped);
+      total += reaped;
+    }
+    // Forget queues no longer reaped here, so the map holds only queues still reaped.
+    if (this.failing.size > 0) {
+      const current = new Set(queues.map((q) => q.name));
+      for (const name of this.failing.keys()) if (!current.has(name)) this.failing.delete(name);
+    }
+    return total;
+  }
+
+  /** Stop ticking and wait for a pass in progress; {@link start} may start it again. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Stop for good (as {@link stop}; {@link start} does nothing afterwards). */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.stop();
+  }
+
+  /**
+   * Take `queue`'s lock for one interval (Redis clock). The PTTL read with it finds a lock key
+   * with no expiry (written by hand, or by something else under that name), which would stop
+   * reaping for good, and gives it one.
+   */
+  private async lock(queue: Queue): Promise<boolean> {
+    const key = queue.keys.reaper;
+    const replies = await this.redis
+      .pipeline()
+      .set(key, this.id, 'PX', this.intervalMs, 'NX')
+      .pttl(key)
+      .exec();
+    const [set, ttl] = replies ?? [];
+    if (set?.[0]) throw set[0];
+    if (set?.[1] === 'OK') return true;
+    if (ttl?.[1] === -1) await this.redis.pexpire(key, this.intervalMs);
+    return false;
+  }
+
+  private schedule(): void {
+    if (!this.started) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.reapOnce()
+        .then(() => undefined)
+        .finally(() => {
+          this.running = null;
+          this.schedule();
+        });
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
