@@ -18,6 +18,7 @@ export type {
   Job,
   JobState,
   QueueCounts,
+  QueueSnapshot,
   QueueStats,
 } from './types.js';
 export { Limits } from './validate.js';

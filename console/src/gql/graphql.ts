@@ -6,7 +6,7 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 /** What keeps a group off the ring (null when it is on it). */
 export type BlockedBy =
-  /** No backlog. */
+  /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'
   /** Exactly at its limit: the next completion puts it back. */
   | 'LIMIT'
@@ -15,7 +15,7 @@ export type BlockedBy =
   /** Paused by an operator. */
   | 'PAUSED';
 
-/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE. */
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
   | 'PAUSED'
