@@ -70,6 +70,10 @@ export function App() {
     );
   }, [ready, epoch]);
 
+  // The chosen queue: from the address, else the first one.
+  const queue = route.queue ?? queues?.[0]?.name ?? null;
+  // A queue chosen that the list does not hold yet (new since the list was read): read it again.
+  const unlisted = queue !== null && queues !== null && !queues.some((q) => q.name === queue);
   usePoll(
     async () => {
       if (!ready) return;
@@ -82,11 +86,9 @@ export function App() {
       }
     },
     5_000,
-    [ready, epoch, resync],
+    [ready, epoch, resync, unlisted],
   );
 
-  // The chosen queue: from the address, else the first one.
-  const queue = route.queue ?? queues?.[0]?.name ?? null;
   const group = route.queue === queue ? route.group : null;
   const paging = usePaging(queue);
   const [state, refresh] = useQueueView(
@@ -125,7 +127,9 @@ export function App() {
       <Header
         link={needToken ? null : link}
         role={role}
-        httpError={httpError}
+        // With a queue shown, its snapshot reads (every 2 s at most) say best whether the server
+        // answers; the queue list is read less often.
+        httpError={queue ? (state.error ?? (view ? null : httpError)) : httpError}
         signedIn={getToken() !== null}
         onSignOut={signOut}
       />

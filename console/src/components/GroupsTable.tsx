@@ -195,6 +195,10 @@ export function GroupsTable(props: {
                 key={g.id}
                 class={g.id === selected ? 'is-selected' : ''}
                 data-group={g.id}
+                data-limit={g.limit ?? ''}
+                data-active={g.active}
+                data-pending={g.pending}
+                data-paused={g.paused ? 'true' : 'false'}
                 onClick={() => onSelect(g.id)}
               >
                 <td class="id-cell" title={visibleId(g.id)}>

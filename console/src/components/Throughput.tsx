@@ -144,6 +144,7 @@ export function Throughput(props: {
           draw: [
             (u) => {
               const spans = gaps(u.data);
+              el.dataset.points = String(u.data[0].length);
               el.dataset.gaps = JSON.stringify(spans);
               el.dataset.gapPx = JSON.stringify(
                 spans.map(([a, b]) => [u.valToPos(a, 'x', true), u.valToPos(b, 'x', true)]),
