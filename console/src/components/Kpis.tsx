@@ -24,10 +24,10 @@ export function Kpis(props: { counts: CountsFragment | null; samples: Sample[] }
         ['paused', 'paused', n(counts.paused), counts.paused > 0 ? 'paused' : undefined],
         [
           'at-limit',
-          'at limit',
+          'limit reached',
           n(counts.saturated),
           counts.saturated > 0 ? 'limit' : undefined,
-          'at or over their limit (parked included)',
+          'groups whose limit is reached: the "at limit" and "parked" ones, paused ones too',
         ],
         ['pending', 'pending', n(counts.pending), undefined, 'jobs waiting'],
         ['active', 'active', n(counts.active), undefined, 'jobs in flight'],
