@@ -465,14 +465,15 @@ describe.skipIf(skip)(
       let producing = true;
       const producer = (async () => {
         while (producing) {
+          // ~70 jobs/s against ~30/s of capacity: backlogs build, so the ring is never still.
           for (const g of groups) {
-            if (Math.random() < 0.4) await q.enqueue(g, null);
+            if (Math.random() < 0.7) await q.enqueue(g, null);
           }
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          await new Promise((resolve) => setTimeout(resolve, 100));
         }
       })();
       const work = () =>
-        new Worker(q, () => new Promise((r) => setTimeout(r, 20 + Math.random() * 200)), {
+        new Worker(q, () => new Promise((r) => setTimeout(r, 100 + Math.random() * 300)), {
           concurrency: 8,
           leaseMs: 60_000,
         });
