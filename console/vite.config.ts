@@ -5,7 +5,7 @@
  */
 import { defineConfig } from 'vite';
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   base: '/',
   // Preact's automatic JSX runtime, without a plugin: Vite's own transform (Oxc) does it.
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
@@ -20,5 +20,6 @@ export default defineConfig({
   server: {
     proxy: { '/graphql': { target: 'http://127.0.0.1:4000', ws: true } },
   },
-  logLevel: 'warn',
-});
+  // The build stays quiet; the dev server says where it is (its URL is printed at 'info').
+  logLevel: command === 'serve' ? 'info' : 'warn',
+}));

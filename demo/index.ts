@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: the real server (embedded Redis unless REDIS_URL is set) plus a realistic
  * workload on queue `demo`, so a person who opens GraphiQL sees the ring move:
- *  - 36 tenants with skewed backlogs; `noisy-tenant` gets thousands of jobs but is held to
- *    limit 3, while the others (limits 1–5, some unlimited) keep flowing;
+ *  - 36 tenants with skewed backlogs; `noisy-tenant` has a backlog of 3,000 (topped up to
+ *    that at start, not added to what a restart finds) but is held to limit 3, while the
+ *    others (limits 1–5, some unlimited) keep flowing;
  *  - two workers of concurrency 12 with job durations from 20 ms to 600 ms, some failing;
  *  - `tenant-07` paused for 10 s and resumed, every 25 s.
  * Stop it with Ctrl-C; it drains the workers and stops the server.
@@ -12,10 +13,13 @@ import { Worker } from '../src/lanes/index.js';
 import { buildServer } from '../src/server/app.js';
 import { loadConfig } from '../src/server/config.js';
 import { createLogger } from '../src/server/logger.js';
+import { topUp } from './topUp.js';
 
 const QUEUE = 'demo';
 const TENANTS = Array.from({ length: 35 }, (_, i) => `tenant-${String(i + 1).padStart(2, '0')}`);
 const NOISY = 'noisy-tenant';
+/** The noisy tenant's backlog at start (jobs). */
+const NOISY_BACKLOG = 3_000;
 const PAUSED = 'tenant-07';
 
 const config = loadConfig({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
@@ -44,9 +48,7 @@ for (const worker of workers) worker.on('error', (err) => logger.warn({ err }, '
 
 let running = true;
 const producer = (async () => {
-  for (let i = 0; i < 3_000; i++) {
-    await queue.enqueue(NOISY, { ms: random(50, 300), fail: false });
-  }
+  await topUp(queue, NOISY, NOISY_BACKLOG, () => ({ ms: random(50, 300), fail: false }));
   while (running) {
     for (const tenant of TENANTS) {
       // Skew: low-numbered tenants are busier.

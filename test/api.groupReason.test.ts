@@ -64,11 +64,13 @@ async function claim(queue: Queue, group: string, n: number): Promise<void> {
 }
 
 describe('Group.reason and Group.blockedBy', () => {
-  it('an unknown group is idle, and reading it registers nothing', async () => {
+  it('an unknown group is empty (IDLE), and reading it registers nothing', async () => {
     const queue = engineQueue();
     const g = await read(queue, 'nobody');
     expect(g).toMatchObject({ state: 'IDLE', onRing: false, blockedBy: 'IDLE' });
-    expect(g.reason).toBe('idle: no backlog');
+    expect(g.reason).toBe(
+      'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued',
+    );
     expect((await queue.groups()).totalCount).toBe(0);
   });
 
@@ -168,13 +170,15 @@ describe('Group.reason and Group.blockedBy', () => {
     );
   });
 
-  it('a group with no backlog is idle, with its work in flight if any', async () => {
+  it('a group with no backlog but jobs in flight is busy, not idle (IDLE)', async () => {
     const queue = engineQueue();
     await enqueue(queue, 'i', 1);
     await claim(queue, 'i', 1);
     const g = await read(queue, 'i');
     expect(g).toMatchObject({ state: 'IDLE', onRing: false, blockedBy: 'IDLE' });
-    expect(g.reason).toBe('idle: no backlog (1 in flight)');
+    expect(g.reason).toBe(
+      'busy, no backlog: nothing is waiting (1 in flight); it gets a turn when a job is enqueued',
+    );
   });
 
   it('every group of a page has its own reason', async () => {

@@ -25,6 +25,8 @@ const EXPECTED = [
   'pause',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
+  // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
+  'readSnapshot',
   'reap',
   // Queue.audit / Queue.repair (issue 4)
   'reconcileGroups',

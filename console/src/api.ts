@@ -107,6 +107,16 @@ export async function request<R, V>(
   return body.data;
 }
 
+/**
+ * A mutation's result field: mutation fields are nullable (a reply shows what ran even when a
+ * later field fails), and `request` throws on any error, so null here means a broken answer.
+ * @throws ApiError when the field is null
+ */
+export function answered<T>(value: T | null | undefined, field: string): T {
+  if (value == null) throw new ApiError(`the server answered no ${field}`, 'HTTP', 200);
+  return value;
+}
+
 /** The live connection's state, for the header. */
 export type LinkState = 'connecting' | 'live' | 'reconnecting';
 
@@ -128,9 +138,11 @@ const FORBIDDEN_CLOSE = 4403;
 let client: Client | null = null;
 
 /**
- * The one graphql-ws client. It retries for ever with backoff (capped at 5 s); graphql-ws then
- * subscribes again every active subscription, whose first event is the current state
- * (SNAPSHOT), so the console resyncs without help. A refused token is not retried.
+ * The one graphql-ws client. It connects at once, not on the first subscription (`lazy:
+ * false`): the header's "live" says the server is there even when no queue exists yet to
+ * subscribe to. It retries for ever with backoff (capped at 5 s); graphql-ws then subscribes
+ * again every active subscription, whose first event is a SNAPSHOT, so the console reads again
+ * without help. A refused token is not retried.
  */
 export function live(): Client {
   if (client) return client;
@@ -139,7 +151,9 @@ export function live(): Client {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
   client = createClient({
     url,
-    lazy: true,
+    lazy: false,
+    // It gives up only on a refused token, which `closed` below reports; no console noise.
+    onNonLazyError: () => {},
     keepAlive: 10_000,
     retryAttempts: Number.POSITIVE_INFINITY,
     retryWait: (retries) =>

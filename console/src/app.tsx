@@ -1,13 +1,17 @@
 /**
  * The console: queue list on the left; for the chosen queue, its totals and throughput, the
- * ring live, the groups table and the chosen group's detail with its actions.
+ * ring, the groups table and the chosen group's detail with its actions. Everything about the
+ * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
+ * shown, read again whenever the live feed says something moved (issue 13): no two panels ever
+ * answer one question differently.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   type ApiError,
   authRequired,
   getToken,
   type LinkState,
+  live,
   onLink,
   onUnauthorized,
   request,
@@ -15,34 +19,26 @@ import {
   setToken,
 } from './api';
 import { GroupDetail } from './components/GroupDetail';
-import { GroupsTable } from './components/GroupsTable';
+import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
+import { Id } from './components/Id';
 import { Kpis } from './components/Kpis';
 import { QueueList } from './components/QueueList';
 import { RingPanel } from './components/RingPanel';
-import { type Sample, Throughput } from './components/Throughput';
+import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
-import {
-  type CountsFragment,
-  type GroupDetailFragment,
-  QueueListDocument,
-  type QueueListQuery,
-  QueuePulseDocument,
-  type Role,
-  ViewerDocument,
-} from './gql/graphql';
-import { usePoll, useRing, useRoute, useThrottled } from './hooks';
+import { clockMs, visibleId } from './format';
+import { QueueListDocument, type QueueListQuery, type Role, ViewerDocument } from './gql/graphql';
+import { PULSE_MS, useNow, usePoll, useQueueView, useRoute } from './hooks';
 
-/** How often the totals and counters are read (ms). */
-const PULSE_MS = 2_000;
-/** How much throughput history the chart keeps (ms). */
-const HISTORY_MS = 5 * 60_000;
+/** A snapshot older than this (ms) is marked stale: reads have been failing. */
+const STALE_MS = 3 * PULSE_MS;
 
 export function App() {
   const [needToken, setNeedToken] = useState(authRequired && getToken() === null);
   // Bumped when the token changes: every subscription and read starts over.
   const [epoch, setEpoch] = useState(0);
-  // Bumped when the live connection comes back: HTTP-read panels read again.
+  // Bumped when the live connection comes back: the queue list reads again.
   const [resync, setResync] = useState(0);
   const [link, setLink] = useState<LinkState>('connecting');
   const [role, setRole] = useState<Role | null>(null);
@@ -61,6 +57,11 @@ export function App() {
   );
 
   const ready = !needToken;
+  // Connect the live feed at once: the header says whether the server is there even before
+  // any queue exists to watch.
+  useEffect(() => {
+    if (ready) live();
+  }, [ready, epoch]);
   useEffect(() => {
     if (!ready) return;
     request(ViewerDocument, {}).then(
@@ -69,6 +70,10 @@ export function App() {
     );
   }, [ready, epoch]);
 
+  // The chosen queue: from the address, else the first one.
+  const queue = route.queue ?? queues?.[0]?.name ?? null;
+  // A queue chosen that the list does not hold yet (new since the list was read): read it again.
+  const unlisted = queue !== null && queues !== null && !queues.some((q) => q.name === queue);
   usePoll(
     async () => {
       if (!ready) return;
@@ -81,50 +86,24 @@ export function App() {
       }
     },
     5_000,
-    [ready, epoch, resync],
+    [ready, epoch, resync, unlisted],
   );
 
-  // The chosen queue: from the address, else the first one.
-  const queue = route.queue ?? queues?.[0]?.name ?? null;
   const group = route.queue === queue ? route.group : null;
-
-  const ring = useRing(ready ? queue : null, epoch);
-  // The ring moving is a hint that totals and rows moved too: read them again, at most 1/s.
-  const ringTick = useThrottled(ring.version, 1_000);
-
-  // Totals and throughput counters of the chosen queue.
-  const [counts, setCounts] = useState<CountsFragment | null>(null);
-  const [pulseAt, setPulseAt] = useState(0);
-  const [samples, setSamples] = useState<Sample[]>([]);
-  const samplesFor = useRef<string | null>(null);
-  usePoll(
-    async () => {
-      if (!ready || !queue) return;
-      try {
-        const data = await request(QueuePulseDocument, { queue });
-        const now = Date.now();
-        setCounts(data.queue.counts);
-        setPulseAt(now);
-        if (samplesFor.current !== queue) {
-          samplesFor.current = queue;
-          setSamples([{ at: now, ...data.queue.stats }]);
-        } else {
-          setSamples((prev) =>
-            [...prev, { at: now, ...data.queue.stats }].filter((s) => now - s.at <= HISTORY_MS),
-          );
-        }
-        setHttpError(null);
-      } catch (error) {
-        setHttpError(error as ApiError);
-      }
+  const paging = usePaging(queue);
+  const [state, refresh] = useQueueView(
+    {
+      queue,
+      group,
+      first: paging.pageSize,
+      after: paging.trail.at(-1) ?? null,
+      prefix: paging.prefix,
     },
-    PULSE_MS,
-    [ready, queue, epoch, ringTick],
+    epoch,
+    ready,
   );
-
-  // The chosen group as `groupChanged` last said: fresher than any page read, so the table
-  // shows it too.
-  const [liveGroup, setLiveGroup] = useState<GroupDetailFragment | null>(null);
+  const view = state.view?.queue === queue ? state.view : null;
+  const now = useNow(1_000);
 
   const acceptToken = (token: string, accepted: Role) => {
     setToken(token);
@@ -148,7 +127,9 @@ export function App() {
       <Header
         link={needToken ? null : link}
         role={role}
-        httpError={httpError}
+        // With a queue shown, its snapshot reads (every 2 s at most) say best whether the server
+        // answers; the queue list is read less often.
+        httpError={queue ? (state.error ?? (view ? null : httpError)) : httpError}
         signedIn={getToken() !== null}
         onSignOut={signOut}
       />
@@ -165,39 +146,65 @@ export function App() {
           <QueueList
             queues={queues}
             selected={queue}
+            selectedCounts={view?.counts ?? null}
             onSelect={(name) => navigate({ queue: name, group: null })}
           />
           {queue ? (
             <main class="main">
               <div class="queue-head">
-                <h1 class="queue-title">{queue}</h1>
-                <Kpis
-                  counts={counts}
-                  samples={samples}
-                  onRing={ring.ready ? ring.ring.length : null}
-                />
+                <h1 class="queue-title">
+                  <Id value={queue} />
+                </h1>
+                <Kpis counts={view?.counts ?? null} samples={state.samples} />
+                {view && (
+                  <span
+                    class={`as-of small${now - view.receivedAt > STALE_MS ? ' is-stale' : ''}`}
+                    data-testid="as-of"
+                    data-at={view.at}
+                    title="Every panel shows the queue as Redis held it at this moment (one read)."
+                  >
+                    as of {clockMs(view.at)}
+                    {now - view.receivedAt > STALE_MS &&
+                      ` · not updated for ${Math.round((now - view.receivedAt) / 1000)} s`}
+                  </span>
+                )}
               </div>
-              <RingPanel state={ring} selected={group} onSelect={select} />
+              {view && !view.known && (
+                <div class="panel notice" role="status" data-testid="unknown-queue">
+                  <b>No queue named “{visibleId(queue)}” has ever been used.</b> Nothing was
+                  enqueued to it and no group in it was steered, so its zeros say nothing. Check the
+                  name: the queues in use are listed on the left. (Setting a limit here would create
+                  it.)
+                </div>
+              )}
+              <RingPanel
+                ring={view?.ring ?? null}
+                joined={state.joined}
+                log={state.log}
+                selected={group}
+                onSelect={select}
+              />
               <div class="split">
                 <GroupsTable
-                  key={`${queue}:${epoch}`}
-                  queue={queue}
+                  page={view?.page ?? null}
+                  ring={view?.ring ?? null}
+                  paging={paging}
                   selected={group}
                   onSelect={select}
-                  refresh={`${resync}:${pulseAt}`}
-                  live={liveGroup?.id === group ? liveGroup : null}
                 />
                 <aside class="side">
                   <GroupDetail
                     key={`${queue}:${group ?? ''}:${epoch}`}
                     queue={queue}
                     group={group}
+                    state={view?.group ?? null}
+                    ring={view?.ring ?? null}
+                    at={view?.at ?? null}
                     admin={role === 'ADMIN'}
-                    ring={ring}
                     onClose={() => select(null)}
-                    onLive={setLiveGroup}
+                    refresh={refresh}
                   />
-                  <Throughput samples={samples} />
+                  <Throughput samples={state.samples} skew={view ? view.receivedAt - view.at : 0} />
                 </aside>
               </div>
             </main>

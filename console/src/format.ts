@@ -17,23 +17,31 @@ export const perSecond = (value: number): string => rate.format(value);
 export const clock = (ms: number): string =>
   new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
 
+/** 14:03:07.412 — the moment a snapshot was read. */
+export const clockMs = (ms: number): string => {
+  const d = new Date(ms);
+  return `${clock(ms)}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+};
+
 /**
- * What the console calls a group's standing: the API's state, with SATURATED split into
- * "parked" (limit 0, or below the work in flight) and "at limit".
+ * What the console calls a group's standing, in the words of queue dashboards (bull-board,
+ * Sidekiq, Oban): the API's state, with SATURATED split into "at limit" and "parked" (limit 0,
+ * or below the work in flight), and IDLE — nothing waiting — into "busy" (jobs in flight) and
+ * "empty" (nothing at all), so a group that is working is never called idle.
  */
-export type Standing = 'ready' | 'limit' | 'parked' | 'paused' | 'idle';
+export type Standing = 'ready' | 'limit' | 'parked' | 'paused' | 'busy' | 'empty';
 
 export function standing(g: Pick<GroupRowFragment, 'state' | 'limit' | 'active'>): Standing {
-  const byState: Record<GroupState, Standing> = {
-    READY: 'ready',
-    SATURATED: 'limit',
-    PAUSED: 'paused',
-    IDLE: 'idle',
-  };
-  if (g.state === 'SATURATED' && g.limit !== null && (g.limit === 0 || g.active > g.limit)) {
-    return 'parked';
+  switch (g.state as GroupState) {
+    case 'READY':
+      return 'ready';
+    case 'PAUSED':
+      return 'paused';
+    case 'SATURATED':
+      return g.limit !== null && (g.limit === 0 || g.active > g.limit) ? 'parked' : 'limit';
+    case 'IDLE':
+      return g.active > 0 ? 'busy' : 'empty';
   }
-  return byState[g.state];
 }
 
 export const STANDING_LABEL: Record<Standing, string> = {
@@ -41,5 +49,70 @@ export const STANDING_LABEL: Record<Standing, string> = {
   limit: 'at limit',
   parked: 'parked',
   paused: 'paused',
-  idle: 'idle',
+  busy: 'busy',
+  empty: 'empty',
 };
+
+/** What each standing means, for a tooltip. */
+export const STANDING_MEANS: Record<Standing, string> = {
+  ready: 'on the ring, waiting for its turn',
+  limit: 'as many jobs in flight as its limit allows: no turn until one finishes',
+  parked: 'limit 0, or lowered below the jobs in flight: no turn until several finish',
+  paused: 'paused by an operator: no turn until resumed',
+  busy: 'jobs in flight, nothing waiting: no turn needed',
+  empty: 'nothing waiting and nothing in flight',
+};
+
+/**
+ * Characters that print as nothing, or as a look-alike of a plain one: format characters (BOM
+ * U+FEFF, zero-width space U+200B, joiners, bidi controls), controls, and spaces other than
+ * U+0020. A group id holding one must not look like the id without it.
+ */
+const INVISIBLE =
+  /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]/u;
+
+const NAMES: Record<string, string> = {
+  '\uFEFF': 'BOM',
+  '\u200B': 'ZWSP',
+  '\u200C': 'ZWNJ',
+  '\u200D': 'ZWJ',
+  '\u2060': 'WJ',
+  '\u00A0': 'NBSP',
+  '\u00AD': 'SHY',
+  '\t': 'TAB',
+};
+
+/** One piece of an id as shown: plain text, or a marker standing for one invisible character. */
+export type IdPart = { text: string } | { mark: string; title: string };
+
+const codePoint = (ch: string): string =>
+  `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Split `id` into plain text and markers: each invisible character becomes a marker (`BOM`,
+ * `ZWSP`, else its code point), and so does a space at either end.
+ */
+export function idParts(id: string): IdPart[] {
+  const parts: IdPart[] = [];
+  let text = '';
+  const chars = [...id];
+  chars.forEach((ch, i) => {
+    const edgeSpace = ch === ' ' && (i === 0 || i === chars.length - 1);
+    if (INVISIBLE.test(ch) || edgeSpace) {
+      if (text) parts.push({ text });
+      text = '';
+      const name = edgeSpace ? 'SP' : (NAMES[ch] ?? codePoint(ch));
+      parts.push({ mark: name, title: `${codePoint(ch)} (invisible) in the id` });
+    } else {
+      text += ch;
+    }
+  });
+  if (text) parts.push({ text });
+  return parts;
+}
+
+/** `id` with each invisible character written as `⟨NAME⟩`, for titles and plain text. */
+export const visibleId = (id: string): string =>
+  idParts(id)
+    .map((p) => ('text' in p ? p.text : `⟨${p.mark}⟩`))
+    .join('');

@@ -1,7 +1,15 @@
-/** Small hooks shared by the console's panels. */
+/** Small hooks shared by the console's panels, and the one source of what they show. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, subscribe } from './api';
-import { WatchRingDocument, type WatchRingSubscription } from './gql/graphql';
+import { type ApiError, onLink, request, subscribe } from './api';
+import {
+  type CountsFragment,
+  type GroupDetailFragment,
+  GroupPulseDocument,
+  type PageFragment,
+  QueueViewDocument,
+  type QueueViewQuery,
+  RingPulseDocument,
+} from './gql/graphql';
 
 /** `#queue=…&group=…`: the console's place, so a link or a reload lands on the same view. */
 export interface Route {
@@ -60,93 +68,193 @@ export function usePoll(run: () => Promise<void>, ms: number, deps: unknown[]): 
   }, [ms, ...deps]);
 }
 
-/** How long a join or leave stays highlighted on the ring (ms). */
-export const FLASH_MS = 2_000;
+/** The current time (ms), re-rendering every `ms`. */
+export function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
 
-/** A join or leave of the ring, as seen by this console. */
+/** A snapshot is read at least this often (ms), whether or not the live feed hinted. */
+export const PULSE_MS = 2_000;
+/** …and at most this often (ms) however busy the feed: the ring stays readable under churn. */
+export const MIN_READ_GAP_MS = 500;
+/** How long a group that joined the ring stays highlighted (ms). */
+export const FLASH_MS = 2_000;
+/** How much throughput history the chart keeps (ms). */
+const HISTORY_MS = 5 * 60_000;
+/** Counters are sampled for the chart at most this often (ms): a rate over a longer span. */
+const SAMPLE_MS = 1_800;
+/** Joins and leaves kept for the log. */
+const LOG_SIZE = 40;
+
+/** One read of the counters (Redis clock). */
+export interface Sample {
+  at: number;
+  enqueued: number;
+  claimed: number;
+  completed: number;
+  retried: number;
+  reaped: number;
+  dead: number;
+}
+
+/** One moment of the chosen queue (`Queue.snapshot`): every panel is drawn from it. */
+export interface View {
+  queue: string;
+  /** False for a queue never used: its zeros are not an empty queue's. */
+  known: boolean;
+  /** When Redis was read (ms, Redis clock). */
+  at: number;
+  /** When the answer arrived (ms, this browser's clock). */
+  receivedAt: number;
+  /** The ring, head first. */
+  ring: string[];
+  counts: CountsFragment;
+  page: PageFragment;
+  /** The chosen group, read in the same moment (null when none is chosen). */
+  group: GroupDetailFragment | null;
+}
+
+/** A join or leave of the ring between two snapshots shown. */
 export interface RingEvent {
+  /** The later snapshot's moment (ms, Redis clock). */
   at: number;
   added: string[];
   removed: string[];
 }
 
-export interface RingState {
-  /** The ring, head first. */
-  ring: string[];
-  /** Recently joined ids → when. */
-  joined: Map<string, number>;
-  /** Recently left ids → when and where they stood. */
-  left: Map<string, { at: number; index: number }>;
-  /** Latest joins and leaves, newest first. */
-  log: RingEvent[];
-  /** Bumped on every event (a SNAPSHOT, RESYNC or CHANGE). */
-  version: number;
-  /** False until the first event (SNAPSHOT) arrived. */
-  ready: boolean;
+export interface QueueViewState {
+  /** The latest snapshot of the chosen queue; null before the first arrives. */
+  view: View | null;
+  /** The last read failed (then `view` is older): why. */
   error: ApiError | null;
+  /** Joins and leaves between successive snapshots, newest first. */
+  log: RingEvent[];
+  /** Groups that joined in the last {@link FLASH_MS} → when (this browser's clock). */
+  joined: Map<string, number>;
+  /** Counter reads for the throughput chart, oldest first. */
+  samples: Sample[];
 }
 
-const emptyRing = (): RingState => ({
-  ring: [],
-  joined: new Map(),
-  left: new Map(),
-  log: [],
-  version: 0,
-  ready: false,
+/** What to read: the queue, its chosen group and the groups page shown. */
+export interface ViewParams {
+  queue: string | null;
+  group: string | null;
+  first: number;
+  after: string | null;
+  prefix: string;
+}
+
+const emptyState = (): QueueViewState => ({
+  view: null,
   error: null,
+  log: [],
+  joined: new Map(),
+  samples: [],
 });
 
-/**
- * The ring of `queue`, live from `ringChanged`. Joins and leaves are computed against the ring
- * this console last showed, so a SNAPSHOT after a reconnect shows what changed meanwhile.
- */
-export function useRing(queue: string | null, epoch: number): RingState {
-  const [state, setState] = useState<RingState>(emptyRing);
-  useEffect(() => {
-    setState(emptyRing());
-    if (!queue) return;
-    let last: string[] | null = null;
-    const stop = subscribe(
-      WatchRingDocument,
-      { queue },
-      (data: WatchRingSubscription) => {
-        const ring = data.ringChanged.ring;
-        const now = Date.now();
-        // Diff against the ring shown last; the first event (SNAPSHOT) is the baseline.
-        const previous = last;
-        last = ring;
-        let added: string[] = [];
-        let removed: { id: string; index: number }[] = [];
-        if (previous !== null) {
-          const before = new Set(previous);
-          const after = new Set(ring);
-          added = ring.filter((id) => !before.has(id));
-          removed = previous.map((id, index) => ({ id, index })).filter(({ id }) => !after.has(id));
-        }
-        setState((prev) => {
-          const joined = new Map([...prev.joined].filter(([, at]) => now - at < FLASH_MS));
-          const left = new Map([...prev.left].filter(([, v]) => now - v.at < FLASH_MS));
-          for (const id of added) {
-            joined.set(id, now);
-            left.delete(id);
-          }
-          for (const { id, index } of removed) left.set(id, { at: now, index });
-          const log =
-            added.length > 0 || removed.length > 0
-              ? [{ at: now, added, removed: removed.map((r) => r.id) }, ...prev.log].slice(0, 60)
-              : prev.log;
-          return { ring, joined, left, log, version: prev.version + 1, ready: true, error: null };
-        });
-      },
-      (error) => setState((prev) => ({ ...prev, error })),
-    );
-    return stop;
-  }, [queue, epoch]);
+/** Members of `a` not in `b`, in `a`'s order. */
+const minus = (a: readonly string[], b: readonly string[]): string[] => {
+  const other = new Set(b);
+  return a.filter((id) => !other.has(id));
+};
 
-  // Let highlights fade: one re-render after the last one expires.
-  const { joined, left } = state;
+/**
+ * The chosen queue as one snapshot at a time (issue 13): ring, totals, counters, the groups page
+ * and the chosen group are read together by `Queue.snapshot` (one Redis script), so what the
+ * panels show at any moment is one state, and its time is shown. The live feed (`ringChanged`,
+ * `groupChanged`) only says when to read again — at most every {@link MIN_READ_GAP_MS} — and a
+ * read happens every {@link PULSE_MS} regardless. Reads never overlap; an answer for parameters
+ * no longer shown is dropped.
+ * @returns the state, and `refresh()` to read again soon (after an action)
+ */
+export function useQueueView(
+  params: ViewParams,
+  epoch: number,
+  enabled: boolean,
+): [QueueViewState, () => void] {
+  const [state, setState] = useState<QueueViewState>(emptyState);
+  const kickRef = useRef<() => void>(() => {});
+  const { queue, group, first, after, prefix } = params;
+
+  // The queue changed: start over (its ring log and throughput history are another queue's).
+  useEffect(() => setState(emptyState()), [queue, epoch]);
+
   useEffect(() => {
-    if (joined.size === 0 && left.size === 0) return;
+    if (!enabled || !queue) return;
+    let stopped = false;
+    let inFlight = false;
+    let dirty = true;
+    let lastStart = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    const schedule = () => {
+      if (stopped || inFlight) return;
+      const now = Date.now();
+      const wait = dirty
+        ? Math.max(0, lastStart + MIN_READ_GAP_MS - now)
+        : Math.max(0, lastStart + PULSE_MS - now);
+      clearTimeout(timer);
+      timer = setTimeout(read, wait);
+    };
+    const kick = () => {
+      dirty = true;
+      schedule();
+    };
+    kickRef.current = kick;
+
+    const read = async () => {
+      if (stopped) return;
+      if (document.visibilityState === 'hidden') {
+        lastStart = Date.now();
+        schedule();
+        return;
+      }
+      inFlight = true;
+      dirty = false;
+      lastStart = Date.now();
+      try {
+        const data = await request(QueueViewDocument, {
+          queue,
+          first,
+          after,
+          prefix: prefix === '' ? null : prefix,
+          ids: group ? [group] : [],
+        });
+        if (!stopped) setState((prev) => next(prev, queue, group, data));
+      } catch (error) {
+        if (!stopped) setState((prev) => ({ ...prev, error: error as ApiError }));
+      } finally {
+        inFlight = false;
+        schedule();
+      }
+    };
+
+    const stops = [
+      subscribe(RingPulseDocument, { queue }, kick, () => {}),
+      ...(group ? [subscribe(GroupPulseDocument, { queue, group }, kick, () => {})] : []),
+      onLink((link) => link === 'live' && kick()),
+    ];
+    const onVisible = () => document.visibilityState === 'visible' && kick();
+    document.addEventListener('visibilitychange', onVisible);
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      kickRef.current = () => {};
+      for (const stop of stops) stop();
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [enabled, queue, group, first, after, prefix, epoch]);
+
+  // Let the "joined" highlight fade: one re-render after the last one expires.
+  const { joined } = state;
+  useEffect(() => {
+    if (joined.size === 0) return;
     const timer = setTimeout(
       () =>
         setState((prev) => {
@@ -154,32 +262,52 @@ export function useRing(queue: string | null, epoch: number): RingState {
           return {
             ...prev,
             joined: new Map([...prev.joined].filter(([, at]) => now - at < FLASH_MS)),
-            left: new Map([...prev.left].filter(([, v]) => now - v.at < FLASH_MS)),
           };
         }),
       FLASH_MS,
     );
     return () => clearTimeout(timer);
-  }, [joined, left]);
-  return state;
+  }, [joined]);
+
+  return [state, () => kickRef.current()];
 }
 
-/** A value that follows `value` at most once per `ms`. */
-export function useThrottled<T>(value: T, ms: number): T {
-  const [shown, setShown] = useState(value);
-  const lastAt = useRef(0);
-  useEffect(() => {
-    const wait = lastAt.current + ms - Date.now();
-    if (wait <= 0) {
-      lastAt.current = Date.now();
-      setShown(value);
-      return;
-    }
-    const timer = setTimeout(() => {
-      lastAt.current = Date.now();
-      setShown(value);
-    }, wait);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return shown;
+/** The state after a snapshot arrived: the view, the ring's joins and leaves, a chart sample. */
+function next(
+  prev: QueueViewState,
+  queue: string,
+  group: string | null,
+  data: QueueViewQuery,
+): QueueViewState {
+  const s = data.queue.snapshot;
+  const receivedAt = Date.now();
+  const at = Date.parse(String(s.at));
+  // An answer older than the one shown (it cannot be, reads never overlap; but be sure).
+  if (prev.view && prev.view.queue === queue && at < prev.view.at) return prev;
+  const view: View = {
+    queue,
+    known: data.queue.known,
+    at,
+    receivedAt,
+    ring: s.ring,
+    counts: s.counts,
+    page: s.groups,
+    group: group ? (s.picked[0] ?? null) : null,
+  };
+  const before = prev.view?.queue === queue ? prev.view.ring : null;
+  const added = before ? minus(s.ring, before) : [];
+  const removed = before ? minus(before, s.ring) : [];
+  const joined = new Map([...prev.joined].filter(([, t]) => receivedAt - t < FLASH_MS));
+  for (const id of added) joined.set(id, receivedAt);
+  for (const id of removed) joined.delete(id);
+  const log =
+    added.length + removed.length > 0
+      ? [{ at, added, removed }, ...prev.log].slice(0, LOG_SIZE)
+      : prev.log;
+  const last = prev.samples.at(-1);
+  const samples =
+    !last || at - last.at >= SAMPLE_MS
+      ? [...prev.samples, { at, ...s.stats }].filter((x) => at - x.at <= HISTORY_MS)
+      : prev.samples;
+  return { view, error: null, log, joined, samples };
 }

@@ -15,6 +15,17 @@ type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
 /** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
 export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
+/** `readSnapshot-8.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
+export type SnapshotReply = [
+  at: number,
+  ring: string[],
+  total: number,
+  pageIds: string[],
+  pageFields: (string | number | null)[],
+  pickedFields: (string | number | null)[],
+  cards: [groups: number, paused: number, active: number, dead: number],
+  stats: string[],
+];
 /** `{ subject, kind, expected, found, … }` flat, as the reconcile scripts report findings. */
 export type FlatFindings = string[];
 /** `reconcileGroups-9.lua`'s reply. */
@@ -226,6 +237,24 @@ export class Commands {
       [k.glimit, k.gactive, k.paused],
       [k.base, ...p.groups],
     ) as Promise<(string | number | null)[]>;
+  }
+
+  /**
+   * `readSnapshot-8.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
+   * pickedFields, cards, stats]` as its header lists them.
+   */
+  readSnapshot(p: {
+    first: number;
+    min: string;
+    prefix: string;
+    picked: readonly string[];
+  }): Promise<SnapshotReply> {
+    const k = this.k;
+    return this.run(
+      'readSnapshot',
+      [k.glimit, k.gactive, k.paused, k.ring, k.groups, k.stats, k.active, k.dead],
+      [k.base, p.first, p.min, p.prefix, ...p.picked],
+    ) as Promise<SnapshotReply>;
   }
 
   /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */

@@ -26,6 +26,7 @@ export type {
   Job,
   JobState,
   QueueCounts,
+  QueueSnapshot,
   QueueStats,
 } from './types.js';
 export { Limits } from './validate.js';

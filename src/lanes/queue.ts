@@ -12,7 +12,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { Commands, type GroupReply, type JobReply } from './commands.js';
+import { Commands, type GroupReply, type JobReply, type SnapshotReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import {
   badInput,
@@ -25,7 +25,7 @@ import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import { groupInfo, parseCount } from './state.js';
-import type { GroupInfo, GroupPage, Job, QueueCounts, QueueStats } from './types.js';
+import type { GroupInfo, GroupPage, Job, QueueCounts, QueueSnapshot, QueueStats } from './types.js';
 import * as validate from './validate.js';
 
 /** What {@link Queue.completeAndClaim} answers. */
@@ -429,6 +429,90 @@ export class Queue {
     };
   }
 
+  /**
+   * One moment of the queue: the ring, the totals, the counters, a page of groups (as
+   * {@link groups} pages them) and the groups named in `ids`, all read by one script
+   * (`readSnapshot-8.lua`), so no claim or steering call lands between two of the reads and
+   * every part agrees with every other. O(ring + page + ids). Issue 13: the admin console's
+   * one source for what it shows at a moment.
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page (`endCursor`)
+   * @param options.prefix only the groups whose id starts with it
+   * @param options.ids up to 20 group ids to read besides the page (`picked`, in this order)
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first`, cursor, prefix, id or too many ids
+   */
+  async snapshot(
+    options: {
+      first?: number | undefined;
+      after?: string | null | undefined;
+      prefix?: string | undefined;
+      ids?: readonly string[] | undefined;
+    } = {},
+  ): Promise<QueueSnapshot> {
+    const first = validate.pageSize(options.first ?? Defaults.pageSize);
+    const after = options.after == null ? null : validate.cursor.decode(options.after);
+    const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    const ids = options.ids ?? [];
+    if (ids.length > validate.Limits.maxPicked) {
+      throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
+    }
+    const picked = ids.map((id) => validate.groupId(id, 'ids'));
+    // Resume after the cursor; a cursor before the prefix's range starts at the range (as
+    // `groups` does; compared as bytes, the order Redis keeps).
+    const bytes = (text: string) => Buffer.from(text, 'utf8');
+    const min =
+      after !== null && (prefix === null || Buffer.compare(bytes(after), bytes(prefix)) >= 0)
+        ? `(${after}`
+        : prefix === null
+          ? '-'
+          : `[${prefix}`;
+    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats] =
+      (await this.commands.readSnapshot({
+        first,
+        min,
+        prefix: prefix ?? '',
+        picked,
+      })) as SnapshotReply;
+    const pageIds = ids1.slice(0, first);
+    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    const stats: Record<string, string> = {};
+    for (let i = 0; i + 1 < flatStats.length; i += 2) {
+      stats[flatStats[i] as string] = flatStats[i + 1] as string;
+    }
+    const [groups, paused, active, dead] = cards;
+    return {
+      at: Number(at),
+      ring,
+      counts: {
+        groups,
+        onRing: ring.length,
+        paused,
+        saturated: parseCount(stats.saturated),
+        pending: parseCount(stats.pending),
+        active,
+        dead,
+      },
+      stats: statsFrom(stats),
+      page: {
+        groups: this.groupsFrom(pageIds, pageFields),
+        cursors,
+        hasNextPage: ids1.length > first,
+        endCursor: cursors.at(-1) ?? null,
+        totalCount: total,
+      },
+      picked: this.groupsFrom(picked, pickedFields),
+    };
+  }
+
+  /**
+   * Whether the queue is in the registry (`P:queues`): something was ever enqueued to it or
+   * steered in it (a limit set before the first job counts). False for a name never used,
+   * whose reads are all zeros like an empty queue's. O(1). Issue 13.
+   */
+  async known(): Promise<boolean> {
+    return (await this.redis.sismember(this.registry, this.name)) === 1;
+  }
+
   /** The ring, head first. O(ring). */
   ring(): Promise<string[]> {
     return this.redis.lrange(this.keys.ring, 0, -1);
@@ -472,15 +556,7 @@ export class Queue {
 
   /** Event counters since the queue was created. O(1). */
   async stats(): Promise<QueueStats> {
-    const s = await this.redis.hgetall(this.keys.stats);
-    return {
-      enqueued: parseCount(s.enqueued),
-      claimed: parseCount(s.claimed),
-      completed: parseCount(s.completed),
-      retried: parseCount(s.retried),
-      reaped: parseCount(s.reaped),
-      dead: parseCount(s.dead),
-    };
+    return statsFrom(await this.redis.hgetall(this.keys.stats));
   }
 
   /** Job `id`, or null when there is no such job (completed jobs are not kept). */
@@ -566,7 +642,11 @@ export class Queue {
   private async readGroups(ids: string[]): Promise<GroupInfo[]> {
     if (ids.length === 0) return [];
     // One script, not a MULTI of four commands a group: a fraction of the client's work.
-    const flat = await this.commands.readGroups({ groups: ids });
+    return this.groupsFrom(ids, await this.commands.readGroups({ groups: ids }));
+  }
+
+  /** Groups from a script's flat `{ limit, active, pending, paused }` per id. */
+  private groupsFrom(ids: readonly string[], flat: (string | number | null)[]): GroupInfo[] {
     return ids.map((id, i) =>
       groupInfo(
         this.name,
@@ -578,6 +658,18 @@ export class Queue {
       ),
     );
   }
+}
+
+/** The event counters from the raw `stats` hash (missing or garbage fields are 0). */
+function statsFrom(s: Record<string, string | undefined>): QueueStats {
+  return {
+    enqueued: parseCount(s.enqueued),
+    claimed: parseCount(s.claimed),
+    completed: parseCount(s.completed),
+    retried: parseCount(s.retried),
+    reaped: parseCount(s.reaped),
+    dead: parseCount(s.dead),
+  };
 }
 
 // Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.

@@ -83,3 +83,21 @@ export interface QueueStats {
   readonly reaped: number;
   readonly dead: number;
 }
+
+/**
+ * One moment of a queue (`Queue.snapshot`): every field read by one script, so they agree with
+ * each other — a group on `ring` is READY in `page` and `picked`, `counts.onRing` is
+ * `ring.length`. Issue 13: an admin console draws all its panels from one of these.
+ */
+export interface QueueSnapshot {
+  /** When it was read (ms since the epoch, Redis clock). */
+  readonly at: number;
+  /** The ring, head first. */
+  readonly ring: string[];
+  readonly counts: QueueCounts;
+  readonly stats: QueueStats;
+  /** The page of groups asked for (as `Queue.groups` pages them). */
+  readonly page: GroupPage;
+  /** The groups asked for by id, in the order asked (an unknown id reads as empty). */
+  readonly picked: GroupInfo[];
+}

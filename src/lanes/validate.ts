@@ -14,6 +14,8 @@ export const Limits = {
   maxAttempts: 100,
   payloadBytes: 524_288,
   maxPageSize: 500,
+  /** Groups a `Queue.snapshot` reads by id besides its page. */
+  maxPicked: 20,
   tokenLength: 128,
   maxReapBatch: 10_000,
   /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */

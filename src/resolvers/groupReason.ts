@@ -1,5 +1,5 @@
 /**
- * "Why is this group not running?" (issue 6): `Group.blockedBy` and `Group.reason`, plain
+ * "Why does this group get no more turns?" (issue 6; worded for operators in issue 13): `Group.blockedBy` and `Group.reason`, plain
  * functions of the group's state (and, for a group on the ring, its place there). The console
  * shows the sentence; programs switch on the enum.
  */
@@ -55,7 +55,10 @@ export function reasonSentence(g: GroupInfo, ring: RingPosition | null): string 
         ? `at its limit (${g.active} of ${g.limit} in flight): it re-joins the ring when one finishes`
         : `at its limit (${g.active} of ${g.limit} in flight), with no backlog`;
     case 'IDLE':
-      return g.active > 0 ? `idle: no backlog (${inFlight(g.active)})` : 'idle: no backlog';
+      // Not "idle": a group with jobs in flight is busy, it only has nothing more waiting.
+      return g.active > 0
+        ? `busy, no backlog: nothing is waiting (${inFlight(g.active)}); it gets a turn when a job is enqueued`
+        : 'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued';
     case null: {
       if (ring === null || ring.position === null) {
         // Serviceable by I1 but not found on the ring: it changed between the two reads (a
@@ -111,6 +114,21 @@ function ringIndex(ctx: Context, execution: object, queueName: string): Promise<
   return index;
 }
 
+/** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
+const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
+
+/**
+ * Describe `groups` with `ring`, read in the same moment as they were (`Queue.snapshot`): their
+ * `reason` then names their place on that ring, never on one read later, so it agrees with the
+ * ring shown beside it.
+ */
+export function describeWithRing(groups: readonly GroupInfo[], ring: readonly string[]): void {
+  const position = new Map<string, number>();
+  for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
+  const index: RingIndex = { length: ring.length, position };
+  for (const g of groups) ringOfRead.set(g, index);
+}
+
 /**
  * `Group.reason`: reads the ring (once per execution) only when the group is serviceable.
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
@@ -118,7 +136,7 @@ function ringIndex(ctx: Context, execution: object, queueName: string): Promise<
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
   const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
-  const { length, position } = await ringIndex(ctx, execution, g.queue);
+  const { length, position } = ringOfRead.get(g) ?? (await ringIndex(ctx, execution, g.queue));
   const at: RingPosition = { position: position.get(g.id) ?? null, length };
   return reasonSentence(g, at);
 }

@@ -8,7 +8,7 @@ import * as resolve from '../resolvers/consoleReads.js';
 import { builder } from './builder.js';
 import { GroupConnectionRef, QueueRef } from './queue.js';
 
-const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
+export const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
   description:
     'Event counters since the queue was created, each O(1) to read. A rate is the difference of two reads over the time between them.',
   fields: (t) => ({

@@ -6,7 +6,7 @@ import { builder } from './builder.js';
 
 export const GroupStateRef = builder.enumType('GroupState', {
   description:
-    'PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE.',
+    'PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight).',
   values: ['PAUSED', 'SATURATED', 'READY', 'IDLE'] as const,
 });
 

@@ -15,7 +15,10 @@ const BlockedByRef = builder.enumType('BlockedBy', {
       description:
         'Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first.',
     },
-    IDLE: { description: 'No backlog.' },
+    IDLE: {
+      description:
+        'No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing.',
+    },
   } as const,
 });
 
@@ -29,7 +32,7 @@ builder.objectFields(GroupRef, (t) => ({
   }),
   reason: t.string({
     description:
-      'One plain sentence: paused; at its limit (n of m in flight); parked; idle; or on the ring at position p of r (reading the position costs O(ring) for this group).',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

@@ -12,6 +12,7 @@ import './ring.js';
 import './audit.js';
 import './groupReason.js';
 import './consoleReads.js';
+import './snapshot.js';
 
 builder.mutationType({});
 

@@ -42,7 +42,7 @@ export const GroupConnectionRef = builder
     }),
   });
 
-const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').implement({
+export const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').implement({
   description: 'Queue-wide totals, each O(1) to read.',
   fields: (t) => ({
     groups: t.exposeInt('groups'),

@@ -1,6 +1,7 @@
 /** `RingChange`, its reason, and the `ringChanged` subscription (DESIGN.md §4). */
 import type { RingChange } from '../pubsub/index.js';
 import { ringChanged } from '../resolvers/live.js';
+import { knownByName } from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
 
 const RingChangeReasonRef = builder.enumType('RingChangeReason', {
@@ -15,6 +16,11 @@ const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
     added: t.exposeStringList('added', { description: 'Groups new since your last event.' }),
     removed: t.exposeStringList('removed', { description: 'Groups gone since your last event.' }),
     reason: t.field({ type: RingChangeReasonRef, resolve: (c) => c.reason }),
+    known: t.boolean({
+      description:
+        'Whether the queue is known (`Queue.known`) when the event is sent: an empty SNAPSHOT of a queue never used says false.',
+      resolve: (c, _args, ctx) => knownByName(ctx, c.queue),
+    }),
   }),
 });
 

@@ -17,12 +17,14 @@ import {
   RingmasterError,
 } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
+import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';
 import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
+import { withHealth } from './health.js';
 import { serverReaper } from './reaper.js';
 import { connectRedis, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
@@ -41,7 +43,7 @@ export interface RingmasterServer {
   readonly feed: LiveFeed;
   readonly yoga: RingmasterYoga;
   readonly reaper: Reaper;
-  /** `http://host:port` once started. */
+  /** `http://host:port` once started: reachable from this machine (loopback for HOST=0.0.0.0). */
   readonly url: string;
   /** Live WebSocket connections (count). */
   readonly sockets: number;
@@ -208,10 +210,12 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
 
   // The console at `/` and `/assets/*` (src/server/console.ts); everything else goes to Yoga.
   const http: Server = createServer(
-    withConsole(yoga, {
-      authRequired: auth.enabled,
-      logger: logger.child({ component: 'console' }),
-    }),
+    withHealth(
+      withConsole(yoga, {
+        authRequired: auth.enabled,
+        logger: logger.child({ component: 'console' }),
+      }),
+    ),
   );
   // Attached once listening: the WebSocket server re-emits the HTTP server's errors, and
   // graphql-ws prints a listen error (EADDRINUSE) with its stack before ours could say it.
@@ -242,12 +246,18 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       });
       ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
       const address = http.address() as AddressInfo;
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      url = `http://${host}:${address.port}`;
+      // A wildcard bind (0.0.0.0) is advertised as loopback plus the machine's names.
+      const advertised = advertise(address.address, address.port);
+      url = advertised.url;
       reaper.start();
       eviction.start();
       logger.info(
-        { url: `${url}/graphql`, console: `${url}/`, notifications: feed.mode },
+        {
+          url: `${url}/graphql`,
+          console: `${url}/`,
+          ...(advertised.elsewhere.length > 0 ? { elsewhere: advertised.elsewhere } : {}),
+          notifications: feed.mode,
+        },
         'ringmaster listening',
       );
     },

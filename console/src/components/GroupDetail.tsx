@@ -1,108 +1,63 @@
 /**
- * One group, live from `groupChanged`: its numbers, why it is (not) running (`Group.reason`),
- * and for an admin the actions — pause, resume, set or clear the limit. An action's result is
- * shown only once the live feed confirms it; a refusal is shown in words.
+ * One group, from the same snapshot as every other panel: its numbers, the answer to "why does
+ * it get no more turns?" (`Group.reason`, or where it stands on the ring when it does get
+ * turns), and for an admin the actions — pause, resume, set or clear the limit. An action's
+ * result is shown only once a snapshot read after it shows it; a refusal is shown in words.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request, subscribe } from '../api';
-import { n } from '../format';
+import { ApiError, answered, request } from '../api';
+import { clockMs, n, visibleId } from '../format';
 import {
   ClearLimitDocument,
   type GroupDetailFragment,
-  GroupNowDocument,
   PauseGroupDocument,
   ResumeGroupDocument,
   SetLimitDocument,
-  WatchGroupDocument,
 } from '../gql/graphql';
-import type { RingState } from '../hooks';
-import { useThrottled } from '../hooks';
 import { LoadBar, StateBadge } from './GroupsTable';
+import { Id } from './Id';
 
-/** How long an action waits for the live feed before saying it is not confirmed yet (ms). */
+/** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
 const CONFIRM_MS = 8_000;
 
 interface Pending {
   label: string;
   done: string;
+  /** Only a snapshot read after the action was accepted may confirm it (Redis clock, ms). */
+  after: number;
   expect: (g: GroupDetailFragment) => boolean;
 }
 
 type Outcome = { kind: 'waiting' | 'ok' | 'error' | 'slow'; text: string };
 
-const sameState = (a: GroupDetailFragment, b: GroupDetailFragment): boolean =>
-  a.limit === b.limit &&
-  a.active === b.active &&
-  a.pending === b.pending &&
-  a.paused === b.paused &&
-  a.state === b.state;
-
 export function GroupDetail(props: {
   queue: string;
   group: string | null;
+  /** The chosen group in the snapshot shown (null before it is read). */
+  state: GroupDetailFragment | null;
+  /** The snapshot's ring, head first, and its moment (ms, Redis clock). */
+  ring: string[] | null;
+  at: number | null;
   admin: boolean;
-  ring: RingState;
   onClose: () => void;
-  /** Told every state `groupChanged` delivers (null when none is shown). */
-  onLive: (g: GroupDetailFragment | null) => void;
+  /** Read a new snapshot soon: an action was accepted. */
+  refresh: () => void;
 }) {
-  const { queue, group, admin, ring, onClose, onLive } = props;
-  const [live, setLive] = useState<GroupDetailFragment | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { queue, group, state: g, ring, at, admin, onClose, refresh } = props;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [limitText, setLimitText] = useState('');
   const [busy, setBusy] = useState(false);
   const pending = useRef<Pending | null>(null);
-  const liveRef = useRef<GroupDetailFragment | null>(null);
   const slowTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
-  const confirm = (g: GroupDetailFragment) => {
+  // Each snapshot read after an accepted action may confirm it.
+  useEffect(() => {
     const p = pending.current;
-    if (p?.expect(g)) {
-      pending.current = null;
-      clearTimeout(slowTimer.current);
-      setOutcome({ kind: 'ok', text: `${p.done} — confirmed by the live feed.` });
-    }
-  };
-
-  // The group, live.
-  useEffect(() => {
-    onLive(null);
-    if (!group) return;
-    return subscribe(
-      WatchGroupDocument,
-      { queue, group },
-      (data) => {
-        liveRef.current = data.groupChanged;
-        setLive(data.groupChanged);
-        onLive(data.groupChanged);
-        setError(null);
-        confirm(data.groupChanged);
-      },
-      setError,
-    );
-  }, [queue, group]);
-
-  // A group on the ring moves along it with every claim, which `groupChanged` does not report:
-  // re-read the sentence (its position) when the ring changes, at most once a second.
-  const ringVersion = useThrottled(ring.version, 1_000);
-  useEffect(() => {
-    const now = liveRef.current;
-    if (!group || !now || now.blockedBy !== null) return;
-    request(GroupNowDocument, { queue, group }).then(
-      (data) => {
-        const fresh = data.queue.group;
-        const current = liveRef.current;
-        // Take only the sentence, and only if it describes the state shown.
-        if (current && sameState(current, fresh) && current.reason !== fresh.reason) {
-          const next = { ...current, reason: fresh.reason, blockedBy: fresh.blockedBy };
-          liveRef.current = next;
-          setLive(next);
-        }
-      },
-      () => {},
-    );
-  }, [ringVersion]);
+    if (!p || !g || at === null || at < p.after || !p.expect(g)) return;
+    pending.current = null;
+    clearTimeout(slowTimer.current);
+    setOutcome({ kind: 'ok', text: `${p.done} — confirmed: Redis shows it at ${clockMs(at)}.` });
+  }, [g, at]);
 
   useEffect(() => () => clearTimeout(slowTimer.current), []);
 
@@ -113,35 +68,35 @@ export function GroupDetail(props: {
           <h2>Group</h2>
         </div>
         <p class="muted pad">
-          Pick a group on the ring or in the table to see why it is or is not running
+          Pick a group on the ring or in the table to see why it does or does not get turns
           {admin ? ', and to steer it' : ''}.
         </p>
       </section>
     );
   }
 
-  const act = async (p: Pending, run: () => Promise<unknown>) => {
-    pending.current = p;
+  const act = async (p: Omit<Pending, 'after'>, run: () => Promise<GroupDetailFragment>) => {
+    pending.current = null;
     clearTimeout(slowTimer.current);
     setBusy(true);
     setOutcome({ kind: 'waiting', text: `${p.label}…` });
     try {
+      // Reads from before the action was sent cannot confirm it; the mutation's own answer
+      // is not what the panels show, so a snapshot read after it must.
+      const sentAt = at ?? 0;
       await run();
-      // Already true (nothing changed, so no event will come): the live state confirms it.
-      const now = liveRef.current;
-      if (now && pending.current === p) confirm(now);
-      if (pending.current === p) {
-        setOutcome({ kind: 'waiting', text: `${p.label}: accepted, waiting for the live feed…` });
-        slowTimer.current = setTimeout(() => {
-          if (pending.current !== p) return;
-          setOutcome({
-            kind: 'slow',
-            text: `${p.label}: accepted, but the live feed has not confirmed it yet (reconnecting?).`,
-          });
-        }, CONFIRM_MS);
-      }
+      const entry: Pending = { ...p, after: sentAt + 1 };
+      pending.current = entry;
+      setOutcome({ kind: 'waiting', text: `${p.label}: accepted, reading it back…` });
+      refresh();
+      slowTimer.current = setTimeout(() => {
+        if (pending.current !== entry) return;
+        setOutcome({
+          kind: 'slow',
+          text: `${p.label}: accepted, but not seen in a read yet (is the server reachable?).`,
+        });
+      }, CONFIRM_MS);
     } catch (failure) {
-      pending.current = null;
       const words = failure instanceof ApiError ? failure.words : String(failure);
       setOutcome({ kind: 'error', text: `${p.label} failed. ${words}` });
     } finally {
@@ -151,12 +106,12 @@ export function GroupDetail(props: {
 
   const vars = { queue, group };
   const pause = () =>
-    act({ label: 'Pausing', done: 'Paused', expect: (g) => g.paused }, () =>
-      request(PauseGroupDocument, vars),
+    act({ label: 'Pausing', done: 'Paused', expect: (x) => x.paused }, async () =>
+      answered((await request(PauseGroupDocument, vars)).pauseGroup, 'pauseGroup'),
     );
   const resume = () =>
-    act({ label: 'Resuming', done: 'Resumed', expect: (g) => !g.paused }, () =>
-      request(ResumeGroupDocument, vars),
+    act({ label: 'Resuming', done: 'Resumed', expect: (x) => !x.paused }, async () =>
+      answered((await request(ResumeGroupDocument, vars)).resumeGroup, 'resumeGroup'),
     );
   const setLimit = (event: Event) => {
     event.preventDefault();
@@ -170,26 +125,31 @@ export function GroupDetail(props: {
       {
         label: `Setting the limit to ${limit}`,
         done: `Limit ${limit}`,
-        expect: (g) => g.limit === limit,
+        expect: (x) => x.limit === limit,
       },
       async () => {
-        await request(SetLimitDocument, { ...vars, limit });
+        const answer = answered(
+          (await request(SetLimitDocument, { ...vars, limit })).setLimit,
+          'setLimit',
+        );
         setLimitText('');
+        return answer;
       },
     );
   };
   const clearLimit = () =>
-    act({ label: 'Clearing the limit', done: 'No limit', expect: (g) => g.limit === null }, () =>
-      request(ClearLimitDocument, vars),
+    act(
+      { label: 'Clearing the limit', done: 'No limit', expect: (x) => x.limit === null },
+      async () => answered((await request(ClearLimitDocument, vars)).clearLimit, 'clearLimit'),
     );
 
-  const g = live;
-  const position = ring.ring.indexOf(group);
+  const position = ring ? ring.indexOf(group) : -1;
+  const onRing = g !== null && g.blockedBy === null;
   return (
-    <section class="panel detail" aria-label={`Group ${group}`} data-testid="detail">
+    <section class="panel detail" aria-label={`Group ${visibleId(group)}`} data-testid="detail">
       <div class="panel-head">
-        <h2 class="detail-id" title={group}>
-          {group}
+        <h2 class="detail-id" title={visibleId(group)}>
+          <Id value={group} />
         </h2>
         {g && <StateBadge group={g} />}
         <span class="grow" />
@@ -197,14 +157,13 @@ export function GroupDetail(props: {
           ×
         </button>
       </div>
-      {error && <p class="error pad">{error.words}</p>}
       {!g ? (
-        <p class="muted pad">loading…</p>
+        <p class="muted pad">reading…</p>
       ) : (
         <>
           <div class={`reason reason-${(g.blockedBy ?? 'ring').toLowerCase()}`}>
-            <div class="reason-label">
-              {g.blockedBy === null ? 'Why is it running?' : 'Why is it not running?'}
+            <div class="reason-label" data-testid="reason-label">
+              {onRing ? 'When is its next turn?' : 'Why does it get no more turns?'}
             </div>
             <p class="reason-text" data-testid="reason">
               {g.reason[0]?.toUpperCase()}
@@ -225,7 +184,7 @@ export function GroupDetail(props: {
             <div>
               <dt>ring</dt>
               <dd data-testid="detail-ring">
-                {position >= 0 ? `#${n(position + 1)} of ${n(ring.ring.length)}` : 'off'}
+                {position >= 0 ? `#${n(position + 1)} of ${n(ring?.length ?? 0)}` : 'off'}
               </dd>
             </div>
             <div>

@@ -1,22 +1,18 @@
 /**
- * The groups of a queue, one page at a time through the Relay connection (`groups`, or
- * `groupsWithPrefix` when searching), so 100,000 groups cost what one page costs. Pages are in
- * id order (the server's); a column header sorts the page shown.
+ * The groups of a queue, one page at a time (the snapshot's page: `Queue.snapshot(first, after,
+ * prefix)`), so 100,000 groups cost what one page costs. Pages are in id order (the server's); a
+ * column header sorts the page shown. Every row is of the same moment as the ring beside it: a
+ * row is "ready" exactly when its group is on that ring, at the place the Ring column says.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, request } from '../api';
-import { n, STANDING_LABEL, standing } from '../format';
-import {
-  type GroupRowFragment,
-  GroupsPageDocument,
-  GroupsSearchDocument,
-  type PageFragment,
-} from '../gql/graphql';
+import { n, STANDING_LABEL, STANDING_MEANS, standing, visibleId } from '../format';
+import type { GroupRowFragment, PageFragment } from '../gql/graphql';
+import { Id } from './Id';
 
 type SortKey = 'id' | 'state' | 'load' | 'pending';
 const PAGE_SIZES = [25, 50, 100, 200] as const;
 
-const STANDING_ORDER = { parked: 0, limit: 1, paused: 2, ready: 3, idle: 4 } as const;
+const STANDING_ORDER = { parked: 0, limit: 1, paused: 2, ready: 3, busy: 4, empty: 5 } as const;
 
 function compare(a: GroupRowFragment, b: GroupRowFragment, key: SortKey): number {
   switch (key) {
@@ -61,30 +57,38 @@ export function LoadBar(props: { active: number; limit: number | null }) {
 
 export function StateBadge(props: { group: Pick<GroupRowFragment, 'state' | 'limit' | 'active'> }) {
   const s = standing(props.group);
-  return <span class={`badge badge-${s}`}>{STANDING_LABEL[s]}</span>;
+  return (
+    <span class={`badge badge-${s}`} data-standing={s} title={STANDING_MEANS[s]}>
+      {STANDING_LABEL[s]}
+    </span>
+  );
 }
 
-export function GroupsTable(props: {
-  queue: string;
-  selected: string | null;
-  onSelect: (id: string) => void;
-  /** Changes when the page should be read again (totals moved, connection back). */
-  refresh: string;
-  /** The selected group live (`groupChanged`): shown in its row over the page's older read. */
-  live: GroupRowFragment | null;
-}) {
-  const { queue, selected, onSelect, refresh, live } = props;
+/** The page asked for: search prefix, page size and the cursors of the pages visited. */
+export interface Paging {
+  /** What is typed in the search box (applied after a short pause). */
+  typed: string;
+  setTyped: (text: string) => void;
+  /** The prefix searched for ('' = every group). */
+  prefix: string;
+  pageSize: number;
+  setPageSize: (size: number) => void;
+  /** The `after` of every page visited so far; the last is the page shown. */
+  trail: (string | null)[];
+  setTrail: (trail: (string | null)[]) => void;
+}
+
+/** The table's paging state, reset when `queue` changes; App reads the page it names. */
+export function usePaging(queue: string | null): Paging {
   const [typed, setTyped] = useState('');
   const [prefix, setPrefix] = useState('');
   const [pageSize, setPageSize] = useState<number>(50);
-  // The `after` of every page visited so far; the last is the page shown.
   const [trail, setTrail] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<PageFragment | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: false });
-  const search = useRef<HTMLInputElement>(null);
-  const after = trail.at(-1) ?? null;
-
+  useEffect(() => {
+    setTyped('');
+    setPrefix('');
+    setTrail([null]);
+  }, [queue]);
   // Search as you type, after a short pause.
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -95,6 +99,22 @@ export function GroupsTable(props: {
     }, 200);
     return () => clearTimeout(timer);
   }, [typed, prefix]);
+  return { typed, setTyped, prefix, pageSize, setPageSize, trail, setTrail };
+}
+
+export function GroupsTable(props: {
+  /** The snapshot's page; null before the first read. */
+  page: PageFragment | null;
+  /** The snapshot's ring (the same moment as `page`), head first. */
+  ring: string[] | null;
+  paging: Paging;
+  selected: string | null;
+  onSelect: (id: string) => void;
+}) {
+  const { page, ring, paging, selected, onSelect } = props;
+  const { typed, setTyped, prefix, pageSize, setPageSize, trail, setTrail } = paging;
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: false });
+  const search = useRef<HTMLInputElement>(null);
 
   // "/" focuses the search box.
   useEffect(() => {
@@ -109,42 +129,11 @@ export function GroupsTable(props: {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  useEffect(() => {
-    let current = true;
-    const load = prefix
-      ? request(GroupsSearchDocument, { queue, prefix, first: pageSize, after }).then(
-          (d) => d.queue.groupsWithPrefix,
-        )
-      : request(GroupsPageDocument, { queue, first: pageSize, after }).then((d) => d.queue.groups);
-    load.then(
-      (result) => {
-        if (!current) return;
-        setPage(result);
-        setError(null);
-      },
-      (failure: ApiError) => current && setError(failure),
-    );
-    return () => {
-      current = false;
-    };
-  }, [queue, prefix, pageSize, after, refresh]);
-
-  const rows = (page?.edges ?? []).map((e) =>
-    live && live.id === e.node.id
-      ? {
-          id: live.id,
-          limit: live.limit,
-          active: live.active,
-          pending: live.pending,
-          paused: live.paused,
-          onRing: live.onRing,
-          state: live.state,
-        }
-      : e.node,
-  );
+  const place = new Map<string, number>();
+  for (const [i, id] of (ring ?? []).entries()) if (!place.has(id)) place.set(id, i + 1);
+  const rows = (page?.edges ?? []).map((e) => e.node);
   const sorted = [...rows].sort((a, b) => compare(a, b, sort.key) * (sort.desc ? -1 : 1));
   const first = (trail.length - 1) * pageSize;
-
   const header = (key: SortKey, label: string, extra = '') => {
     const active = sort.key === key;
     return (
@@ -186,7 +175,6 @@ export function GroupsTable(props: {
           {sort.key !== 'id' && ' · sorted within this page'}
         </span>
       </div>
-      {error && <p class="error pad">{error.words}</p>}
       <div class="table-wrap">
         <table class="groups" data-testid="groups">
           <thead>
@@ -196,7 +184,7 @@ export function GroupsTable(props: {
               {header('load', 'Active / limit')}
               {header('pending', 'Pending', 'num')}
               <th scope="col">Paused</th>
-              <th scope="col" title="on the ring">
+              <th scope="col" class="num" title="place on the ring: #1 gets the next turn">
                 Ring
               </th>
             </tr>
@@ -207,12 +195,16 @@ export function GroupsTable(props: {
                 key={g.id}
                 class={g.id === selected ? 'is-selected' : ''}
                 data-group={g.id}
+                data-limit={g.limit ?? ''}
+                data-active={g.active}
+                data-pending={g.pending}
+                data-paused={g.paused ? 'true' : 'false'}
                 onClick={() => onSelect(g.id)}
               >
-                <td class="id-cell">
+                <td class="id-cell" title={visibleId(g.id)}>
                   {/* Keyboard users reach the row through this button; its click bubbles up. */}
                   <button type="button" class="link">
-                    {g.id}
+                    <Id value={g.id} />
                   </button>
                 </td>
                 <td>
@@ -223,13 +215,23 @@ export function GroupsTable(props: {
                 </td>
                 <td class="num">{n(g.pending)}</td>
                 <td>{g.paused ? <span class="paused-mark">paused</span> : ''}</td>
-                <td>{g.onRing ? <span class="ring-dot" title="on the ring" /> : ''}</td>
+                <td class="num" data-ring={place.get(g.id) ?? ''}>
+                  {place.has(g.id) ? (
+                    <span class="ring-place" title="its place on the ring: 1 is next">
+                      #{n(place.get(g.id) ?? 0)}
+                    </span>
+                  ) : (
+                    ''
+                  )}
+                </td>
               </tr>
             ))}
             {page && rows.length === 0 && (
               <tr>
                 <td colSpan={6} class="muted pad">
-                  {prefix ? `No group id starts with “${prefix}”.` : 'No groups in this queue.'}
+                  {prefix
+                    ? `No group id starts with “${visibleId(prefix)}”.`
+                    : 'No groups in this queue.'}
                 </td>
               </tr>
             )}

@@ -1,34 +1,47 @@
-/** The chosen queue's totals and current rates, in one dense strip. */
+/**
+ * The chosen queue's totals, from the same snapshot as every other panel (so "on ring" here is
+ * the ring drawn below), and the current rates from the last two counter reads.
+ */
 import { n, perSecond } from '../format';
 import type { CountsFragment } from '../gql/graphql';
-import { lastRate, type Sample } from './Throughput';
+import type { Sample } from '../hooks';
+import { lastRate } from './Throughput';
 
-export function Kpis(props: {
-  counts: CountsFragment | null;
-  samples: Sample[];
-  /** The live ring's length (fresher than `counts.onRing`), once known. */
-  onRing: number | null;
-}) {
-  const { counts, samples, onRing } = props;
-  const items: [string, string, (string | undefined)?][] = counts
+const rateText = (value: number | null): string => (value === null ? '–' : perSecond(value));
+
+export function Kpis(props: { counts: CountsFragment | null; samples: Sample[] }) {
+  const { counts, samples } = props;
+  const items: [
+    key: string,
+    label: string,
+    value: string,
+    tone?: string | undefined,
+    title?: string,
+  ][] = counts
     ? [
-        ['groups', n(counts.groups)],
-        ['on ring', n(onRing ?? counts.onRing), 'ring'],
-        ['paused', n(counts.paused), counts.paused > 0 ? 'paused' : undefined],
-        ['at limit', n(counts.saturated), counts.saturated > 0 ? 'limit' : undefined],
-        ['pending', n(counts.pending)],
-        ['active', n(counts.active)],
-        ['dead', n(counts.dead), counts.dead > 0 ? 'bad' : undefined],
-        ['claimed/s', perSecond(lastRate(samples, 'claimed'))],
-        ['completed/s', perSecond(lastRate(samples, 'completed'))],
+        ['groups', 'groups', n(counts.groups)],
+        ['on-ring', 'on ring', n(counts.onRing), 'ring', 'waiting for a turn'],
+        ['paused', 'paused', n(counts.paused), counts.paused > 0 ? 'paused' : undefined],
+        [
+          'at-limit',
+          'limit reached',
+          n(counts.saturated),
+          counts.saturated > 0 ? 'limit' : undefined,
+          'groups whose limit is reached: the "at limit" and "parked" ones, paused ones too',
+        ],
+        ['pending', 'pending', n(counts.pending), undefined, 'jobs waiting'],
+        ['active', 'active', n(counts.active), undefined, 'jobs in flight'],
+        ['dead', 'dead', n(counts.dead), counts.dead > 0 ? 'bad' : undefined],
+        ['claimed-rate', 'claimed/s', rateText(lastRate(samples, 'claimed'))],
+        ['completed-rate', 'completed/s', rateText(lastRate(samples, 'completed'))],
       ]
     : [];
   return (
     <dl class="kpis" data-testid="kpis">
-      {items.map(([label, value, tone]) => (
-        <div class={`kpi${tone ? ` kpi-${tone}` : ''}`} key={label}>
+      {items.map(([key, label, value, tone, title]) => (
+        <div class={`kpi${tone ? ` kpi-${tone}` : ''}`} key={key} title={title}>
           <dt>{label}</dt>
-          <dd>{value}</dd>
+          <dd data-kpi={key}>{value}</dd>
         </div>
       ))}
     </dl>

@@ -1,24 +1,16 @@
 /**
  * Jobs claimed, completed and given back per second over the last minutes, from the
- * `Queue.stats` counters read every few seconds: each point is the difference of two reads over
- * the time between them. "Given back" is retried + reaped: a failed processor's retry and an
- * expired lease taken back by the reaper are counted apart (DESIGN.md §3). Drawn with uPlot.
+ * `Queue.stats` counters of the console's snapshots: each point is the difference of two reads
+ * over the time between them (Redis clock). "Given back" is retried + reaped: a failed
+ * processor's retry and an expired lease taken back by the reaper are counted apart
+ * (DESIGN.md §3). Drawn with uPlot. Where reads are missing (the server was down, the tab
+ * hidden) the lines break: a rate over a long silence is not data (issue 13).
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { clock, perSecond } from '../format';
-
-/** One read of the counters. */
-export interface Sample {
-  at: number;
-  enqueued: number;
-  claimed: number;
-  completed: number;
-  retried: number;
-  reaped: number;
-  dead: number;
-}
+import { PULSE_MS, type Sample } from '../hooks';
 
 type Counter = 'claimed' | 'completed' | 'givenBack';
 
@@ -31,38 +23,75 @@ function count(sample: Sample, counter: Counter): number {
 const MIN_WINDOW_S = 60;
 const WINDOW_S = 300;
 
-/** The latest rate of `counter` (per second), 0 before two reads. */
-export function lastRate(samples: Sample[], counter: Counter): number {
+/** The latest rate of `counter` (per second); null before two reads or after a gap. */
+export function lastRate(samples: Sample[], counter: Counter): number | null {
   const b = samples.at(-1);
   const a = samples.at(-2);
-  if (!a || !b || b.at <= a.at) return 0;
+  if (!a || !b || b.at <= a.at || b.at - a.at > GAP_MS) return null;
   return Math.max(0, (count(b, counter) - count(a, counter)) / ((b.at - a.at) / 1000));
 }
 
+/**
+ * Two reads further apart than this (ms) have no data between them: the rate over that span is
+ * not drawn (null), so the lines break instead of sloping across an outage.
+ */
+export const GAP_MS = 3 * PULSE_MS + 1_000;
+
+/** The rates between successive samples; null where two reads are more than GAP_MS apart. */
 function rates(samples: Sample[]): uPlot.AlignedData {
   const x: number[] = [];
-  const series: Record<Counter, number[]> = { claimed: [], completed: [], givenBack: [] };
+  const series: Record<Counter, (number | null)[]> = { claimed: [], completed: [], givenBack: [] };
   for (let i = 1; i < samples.length; i += 1) {
     const a = samples[i - 1] as Sample;
     const b = samples[i] as Sample;
-    const seconds = (b.at - a.at) / 1000;
-    if (seconds <= 0) continue;
+    const ms = b.at - a.at;
+    if (ms <= 0) continue;
     x.push(b.at / 1000);
     for (const key of ['claimed', 'completed', 'givenBack'] as const) {
       // A counter never goes down; if it did (queue deleted and recreated), show 0, not < 0.
-      series[key].push(Math.max(0, (count(b, key) - count(a, key)) / seconds));
+      series[key].push(
+        ms > GAP_MS ? null : Math.max(0, (count(b, key) - count(a, key)) / (ms / 1000)),
+      );
     }
   }
   return [x, series.claimed, series.completed, series.givenBack];
 }
 
+/**
+ * The spans with no data, as [from, to] in seconds (Redis clock): from the last point drawn
+ * before a break to the first after it. Put on the chart element (`data-gaps`) so a test can
+ * find them, with their pixel columns on the canvas (`data-gap-px`).
+ */
+function gaps(data: uPlot.AlignedData): [number, number][] {
+  const xs = data[0] as number[];
+  const ys = data[1] as (number | null)[];
+  const found: [number, number][] = [];
+  for (let i = 0; i < xs.length; i += 1) {
+    if (ys[i] !== null) continue;
+    let from = i - 1;
+    while (from >= 0 && ys[from] === null) from -= 1;
+    let to = i + 1;
+    while (to < xs.length && ys[to] === null) to += 1;
+    const start = from >= 0 ? (xs[from] as number) : (xs[i] as number);
+    const end = to < xs.length ? (xs[to] as number) : (xs[i] as number);
+    if (found.at(-1)?.[0] !== start) found.push([start, end]);
+  }
+  return found;
+}
+
 const css = (name: string): string =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-export function Throughput(props: { samples: Sample[] }) {
-  const { samples } = props;
+export function Throughput(props: {
+  samples: Sample[];
+  /** This browser's clock minus the Redis clock (ms), so "now" is on the samples' clock. */
+  skew: number;
+}) {
+  const { samples, skew } = props;
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const latest = useRef({ samples, skew });
+  latest.current = { samples, skew };
 
   useEffect(() => {
     const el = box.current;
@@ -73,6 +102,7 @@ export function Throughput(props: { samples: Sample[] }) {
       ticks: { stroke: css('--grid'), width: 1 },
       font: '11px system-ui, sans-serif',
     };
+    const line = { width: 1.6, points: { show: false }, spanGaps: false };
     const chart = new uPlot(
       {
         width: el.clientWidth || 320,
@@ -85,13 +115,13 @@ export function Throughput(props: { samples: Sample[] }) {
           x: {
             time: true,
             range: (u) => {
-              const now = Date.now() / 1000;
+              const now = (Date.now() - latest.current.skew) / 1000;
               const first = (u.data[0]?.[0] as number | undefined) ?? now;
               const span = Math.min(WINDOW_S, Math.max(MIN_WINDOW_S, now - first));
               return [now - span, now];
             },
           },
-          y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] },
+          y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.15)] },
         },
         axes: [
           { ...axis, space: 55, values: (_u, ticks) => ticks.map((t) => clock(t * 1000)) },
@@ -99,21 +129,29 @@ export function Throughput(props: { samples: Sample[] }) {
         ],
         series: [
           {},
-          { label: 'claimed/s', stroke: css('--series-1'), width: 1.6, points: { show: false } },
+          { ...line, label: 'claimed/s', stroke: css('--series-1') },
+          { ...line, label: 'completed/s', stroke: css('--series-2') },
           {
-            label: 'completed/s',
-            stroke: css('--series-2'),
-            width: 1.6,
-            points: { show: false },
-          },
-          {
+            ...line,
             label: 'retried + reaped/s',
             stroke: css('--series-3'),
             width: 1.2,
             dash: [4, 3],
-            points: { show: false },
           },
         ],
+        hooks: {
+          // Where the lines break, in seconds and in canvas pixels (for tests and tooltips).
+          draw: [
+            (u) => {
+              const spans = gaps(u.data);
+              el.dataset.points = String(u.data[0].length);
+              el.dataset.gaps = JSON.stringify(spans);
+              el.dataset.gapPx = JSON.stringify(
+                spans.map(([a, b]) => [u.valToPos(a, 'x', true), u.valToPos(b, 'x', true)]),
+              );
+            },
+          ],
+        },
       },
       [[], [], [], []],
       el,
@@ -123,7 +161,10 @@ export function Throughput(props: { samples: Sample[] }) {
       if (el.clientWidth > 0) chart.setSize({ width: el.clientWidth, height: 150 });
     });
     resize.observe(el);
+    // Time moves on when no read arrives (the server is down): keep "now" at the right edge.
+    const timer = setInterval(() => chart.setData(rates(latest.current.samples)), PULSE_MS);
     return () => {
+      clearInterval(timer);
       resize.disconnect();
       chart.destroy();
       plot.current = null;
@@ -138,7 +179,7 @@ export function Throughput(props: { samples: Sample[] }) {
     <section class="panel">
       <div class="panel-head">
         <h2>Throughput</h2>
-        <span class="muted small">jobs per second, up to the last 5 minutes</span>
+        <span class="muted small">jobs per second, up to the last 5 minutes; gaps: no data</span>
       </div>
       <div class="chart" ref={box} data-testid="throughput" />
       {samples.length < 2 && <p class="muted small pad">collecting… (two reads make a rate)</p>}

@@ -6,7 +6,7 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 /** What keeps a group off the ring (null when it is on it). */
 export type BlockedBy =
-  /** No backlog. */
+  /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'
   /** Exactly at its limit: the next completion puts it back. */
   | 'LIMIT'
@@ -15,7 +15,7 @@ export type BlockedBy =
   /** Paused by an operator. */
   | 'PAUSED';
 
-/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE. */
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
   | 'PAUSED'
@@ -52,54 +52,31 @@ export type QueueListQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number } }> };
 
-export type QueuePulseQueryVariables = Exact<{
-  queue: string;
-}>;
-
-
-export type QueuePulseQuery = { queue: { name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number } } };
-
-export type GroupsPageQueryVariables = Exact<{
+export type QueueViewQueryVariables = Exact<{
   queue: string;
   first: number;
   after?: string | null | undefined;
+  prefix?: string | null | undefined;
+  ids?: Array<string> | string | null | undefined;
 }>;
 
 
-export type GroupsPageQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
 
-export type GroupsSearchQueryVariables = Exact<{
+export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
-  prefix: string;
-  first: number;
-  after?: string | null | undefined;
 }>;
 
 
-export type GroupsSearchQuery = { queue: { groupsWithPrefix: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> } } };
+export type RingPulseSubscription = { ringChanged: { reason: RingChangeReason } };
 
-export type GroupNowQueryVariables = Exact<{
+export type GroupPulseSubscriptionVariables = Exact<{
   queue: string;
   group: string;
 }>;
 
 
-export type GroupNowQuery = { queue: { group: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } } };
-
-export type WatchRingSubscriptionVariables = Exact<{
-  queue: string;
-}>;
-
-
-export type WatchRingSubscription = { ringChanged: { ring: Array<string>, added: Array<string>, removed: Array<string>, reason: RingChangeReason } };
-
-export type WatchGroupSubscriptionVariables = Exact<{
-  queue: string;
-  group: string;
-}>;
-
-
-export type WatchGroupSubscription = { groupChanged: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } };
+export type GroupPulseSubscription = { groupChanged: { id: string } };
 
 export type SetLimitMutationVariables = Exact<{
   queue: string;
@@ -237,24 +214,49 @@ export const QueueListDocument = new TypedDocumentString(`
   active
   dead
 }`) as unknown as TypedDocumentString<QueueListQuery, QueueListQueryVariables>;
-export const QueuePulseDocument = new TypedDocumentString(`
-    query QueuePulse($queue: String!) {
+export const QueueViewDocument = new TypedDocumentString(`
+    query QueueView($queue: String!, $first: Int!, $after: String, $prefix: String, $ids: [String!]) {
   queue(name: $queue) {
     name
-    counts {
-      ...Counts
-    }
-    stats {
-      enqueued
-      claimed
-      completed
-      retried
-      reaped
-      dead
+    known
+    snapshot(first: $first, after: $after, prefix: $prefix, ids: $ids) {
+      at
+      ring
+      counts {
+        ...Counts
+      }
+      stats {
+        enqueued
+        claimed
+        completed
+        retried
+        reaped
+        dead
+      }
+      groups {
+        ...Page
+      }
+      picked {
+        ...GroupDetail
+      }
     }
   }
 }
-    fragment Counts on QueueCounts {
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+}
+fragment Counts on QueueCounts {
   groups
   onRing
   paused
@@ -262,23 +264,6 @@ export const QueuePulseDocument = new TypedDocumentString(`
   pending
   active
   dead
-}`) as unknown as TypedDocumentString<QueuePulseQuery, QueuePulseQueryVariables>;
-export const GroupsPageDocument = new TypedDocumentString(`
-    query GroupsPage($queue: String!, $first: Int!, $after: String) {
-  queue(name: $queue) {
-    groups(first: $first, after: $after) {
-      ...Page
-    }
-  }
-}
-    fragment GroupRow on Group {
-  id
-  limit
-  active
-  pending
-  paused
-  onRing
-  state
 }
 fragment Page on GroupConnection {
   totalCount
@@ -292,89 +277,21 @@ fragment Page on GroupConnection {
       ...GroupRow
     }
   }
-}`) as unknown as TypedDocumentString<GroupsPageQuery, GroupsPageQueryVariables>;
-export const GroupsSearchDocument = new TypedDocumentString(`
-    query GroupsSearch($queue: String!, $prefix: String!, $first: Int!, $after: String) {
-  queue(name: $queue) {
-    groupsWithPrefix(prefix: $prefix, first: $first, after: $after) {
-      ...Page
-    }
-  }
-}
-    fragment GroupRow on Group {
-  id
-  limit
-  active
-  pending
-  paused
-  onRing
-  state
-}
-fragment Page on GroupConnection {
-  totalCount
-  pageInfo {
-    hasNextPage
-    endCursor
-  }
-  edges {
-    cursor
-    node {
-      ...GroupRow
-    }
-  }
-}`) as unknown as TypedDocumentString<GroupsSearchQuery, GroupsSearchQueryVariables>;
-export const GroupNowDocument = new TypedDocumentString(`
-    query GroupNow($queue: String!, $group: String!) {
-  queue(name: $queue) {
-    group(id: $group) {
-      ...GroupDetail
-    }
-  }
-}
-    fragment GroupRow on Group {
-  id
-  limit
-  active
-  pending
-  paused
-  onRing
-  state
-}
-fragment GroupDetail on Group {
-  ...GroupRow
-  reason
-  blockedBy
-}`) as unknown as TypedDocumentString<GroupNowQuery, GroupNowQueryVariables>;
-export const WatchRingDocument = new TypedDocumentString(`
-    subscription WatchRing($queue: String!) {
+}`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
+export const RingPulseDocument = new TypedDocumentString(`
+    subscription RingPulse($queue: String!) {
   ringChanged(queue: $queue) {
-    ring
-    added
-    removed
     reason
   }
 }
-    `) as unknown as TypedDocumentString<WatchRingSubscription, WatchRingSubscriptionVariables>;
-export const WatchGroupDocument = new TypedDocumentString(`
-    subscription WatchGroup($queue: String!, $group: String!) {
+    `) as unknown as TypedDocumentString<RingPulseSubscription, RingPulseSubscriptionVariables>;
+export const GroupPulseDocument = new TypedDocumentString(`
+    subscription GroupPulse($queue: String!, $group: String!) {
   groupChanged(queue: $queue, group: $group) {
-    ...GroupDetail
+    id
   }
 }
-    fragment GroupRow on Group {
-  id
-  limit
-  active
-  pending
-  paused
-  onRing
-  state
-}
-fragment GroupDetail on Group {
-  ...GroupRow
-  reason
-  blockedBy
-}`) as unknown as TypedDocumentString<WatchGroupSubscription, WatchGroupSubscriptionVariables>;
+    `) as unknown as TypedDocumentString<GroupPulseSubscription, GroupPulseSubscriptionVariables>;
 export const SetLimitDocument = new TypedDocumentString(`
     mutation SetLimit($queue: String!, $group: String!, $limit: Int!) {
   setLimit(queue: $queue, group: $group, limit: $limit) {

@@ -1,0 +1,90 @@
+--[[
+  readSnapshot — one moment of a queue, for Queue.snapshot (issue 13): the ring, the totals, the
+  event counters, a page of groups and a few groups asked for by id, all read in one script so
+  no claim or steering call can run between two of the reads. An admin console that draws its
+  panels from one such read never shows two answers to one question (a group "at limit" in the
+  table and at the head of the ring). Read-only; O(ring + page + picked).
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] paused   set    paused groups
+    KEYS[4] ring     list   serviceable groups, head first
+    KEYS[5] groups   zset   group registry (score 0: lexicographic paging)
+    KEYS[6] stats    hash   counters and totals
+    KEYS[7] active   zset   active job ids
+    KEYS[8] dead     zset   dead job ids
+
+    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it; it
+                     shares the queue's slot
+    ARGV[2] first    page size (the script reads first + 1 ids to tell whether a page follows)
+    ARGV[3] min      ZRANGEBYLEX lower bound ('-', '[prefix' or '(cursor'), built by the caller
+    ARGV[4] prefix   '' for every group, else the id prefix: the upper bound is '[' prefix 0xff
+                     (no UTF-8 text holds byte 0xff) and the total counts the matches only
+    ARGV[5 ..]       ids of groups to read besides the page (the console's chosen group)
+
+  Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats }
+    at            ms, the Redis clock (TIME), the moment of every read below
+    ring          the ring, head first
+    total         registered groups (with a prefix: those matching)
+    pageIds       up to first + 1 ids after `min`, in id order
+    pageFields    { limit, active, pending, paused } of each of the first `first` page ids, flat
+    pickedFields  the same, for each id of ARGV[5 ..]
+    cards         { groups, paused, active, dead } cardinalities
+    stats         HGETALL stats, flat
+
+  Events: none.
+]]
+--- @include "groupReply"
+--- @include "nowMs"
+
+local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local ringKey = KEYS[4]
+local groupsKey = KEYS[5]
+local statsKey = KEYS[6]
+local activeKey = KEYS[7]
+local deadKey = KEYS[8]
+local base = ARGV[1]
+local first = tonumber(ARGV[2])
+local min = ARGV[3]
+local prefix = ARGV[4]
+
+local max = '+'
+local total
+if prefix == '' then
+  total = redis.call('ZCARD', groupsKey)
+else
+  max = '[' .. prefix .. '\255'
+  total = redis.call('ZLEXCOUNT', groupsKey, '[' .. prefix, max)
+end
+local pageIds = redis.call('ZRANGEBYLEX', groupsKey, min, max, 'LIMIT', 0, first + 1)
+
+local function fieldsOf(ids, from, to)
+  local flat = {}
+  for i = from, to do
+    local group = ids[i]
+    local g = readGroup(k, group, base .. 'g:' .. group .. ':pending')
+    local n = #flat
+    flat[n + 1] = g.limit
+    flat[n + 2] = g.active
+    flat[n + 3] = g.pending
+    flat[n + 4] = g.paused
+  end
+  return flat
+end
+
+return {
+  nowMs(),
+  redis.call('LRANGE', ringKey, 0, -1),
+  total,
+  pageIds,
+  fieldsOf(pageIds, 1, math.min(first, #pageIds)),
+  fieldsOf(ARGV, 5, #ARGV),
+  {
+    redis.call('ZCARD', groupsKey),
+    redis.call('SCARD', k.paused),
+    redis.call('ZCARD', activeKey),
+    redis.call('ZCARD', deadKey),
+  },
+  redis.call('HGETALL', statsKey),
+}

@@ -1,0 +1,49 @@
+/**
+ * `Queue.snapshot` and `Queue.known` (issue 13): one moment of a queue, read by one script, and
+ * whether the queue was ever used.
+ */
+import type { GroupInfo, Queue, QueueSnapshot } from '../lanes/index.js';
+import type { Context } from '../schema/context.js';
+import { describeWithRing } from './groupReason.js';
+
+/** A snapshot with its page shaped as a Relay connection (as `Queue.groups` answers). */
+export interface SnapshotView extends QueueSnapshot {
+  readonly connection: {
+    edges: { cursor: string; node: GroupInfo }[];
+    hasNextPage: boolean;
+    endCursor: string | null;
+    totalCount: number;
+  };
+}
+
+/**
+ * `Queue.snapshot(first, after, prefix, ids)`. The groups it read say where they stand on the
+ * ring of the same read (`Group.reason`), not on a ring read later.
+ * @throws RingmasterError BAD_USER_INPUT for a bad page argument or id (Queue.snapshot)
+ */
+export async function snapshot(
+  q: Queue,
+  args: {
+    first?: number | null | undefined;
+    after?: string | null | undefined;
+    prefix?: string | null | undefined;
+    ids?: readonly string[] | null | undefined;
+  },
+): Promise<SnapshotView> {
+  const s = await q.snapshot({
+    first: args.first ?? undefined,
+    after: args.after,
+    prefix: args.prefix ?? undefined,
+    ids: args.ids ?? undefined,
+  });
+  describeWithRing([...s.page.groups, ...s.picked], s.ring);
+  const edges = s.page.groups.map((node, i) => ({ cursor: s.page.cursors[i] as string, node }));
+  return { ...s, connection: { ...s.page, edges } };
+}
+
+/** `Queue.known`: the queue is in the registry (`P:queues`). */
+export const known = (q: Queue): Promise<boolean> => q.known();
+
+/** `RingChange.known`: the same, read when the event is sent. */
+export const knownByName = (ctx: Context, queue: string): Promise<boolean> =>
+  ctx.engine.queue(queue).known();

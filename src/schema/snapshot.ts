@@ -1,0 +1,55 @@
+/**
+ * `Queue.snapshot` and `Queue.known` (issue 13). A snapshot is one moment of a queue — ring,
+ * totals, counters, a page of groups and a few groups by id — read by one script, so its parts
+ * never disagree; `known` tells a queue never used from an empty one.
+ */
+import * as resolve from '../resolvers/snapshot.js';
+import { builder } from './builder.js';
+import { QueueStatsRef } from './consoleReads.js';
+import { GroupRef } from './group.js';
+import { GroupConnectionRef, QueueCountsRef, QueueRef } from './queue.js';
+
+const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot').implement({
+  description:
+    'One moment of a queue: every field was read by one Redis script, so they agree (a group on `ring` is READY in `groups` and `picked`; `counts.onRing` is the length of `ring`).',
+  fields: (t) => ({
+    at: t.field({
+      type: 'DateTime',
+      description: 'When it was read (the Redis clock).',
+      resolve: (s) => new Date(s.at),
+    }),
+    ring: t.exposeStringList('ring', { description: 'The ring, head first.' }),
+    counts: t.field({ type: QueueCountsRef, resolve: (s) => s.counts }),
+    stats: t.field({ type: QueueStatsRef, resolve: (s) => s.stats }),
+    groups: t.field({
+      type: GroupConnectionRef,
+      description: 'The page asked for, by id (with `prefix`: the matching groups).',
+      resolve: (s) => s.connection,
+    }),
+    picked: t.field({
+      type: [GroupRef],
+      description: 'The groups named in `ids`, in that order (an unknown id reads as empty).',
+      resolve: (s) => s.picked,
+    }),
+  }),
+});
+
+builder.objectFields(QueueRef, (t) => ({
+  known: t.boolean({
+    description:
+      'True once anything was enqueued to the queue or steered in it (setting a limit before the first job counts): it is in the queue registry. False for a name never used, whose reads are all zeros like an empty queue.',
+    resolve: resolve.known,
+  }),
+  snapshot: t.field({
+    type: QueueSnapshotRef,
+    description:
+      'One moment of the queue read by one script: ring, totals, counters, a page of groups (as `groups` / `groupsWithPrefix` page them) and up to 20 groups by id. O(ring + page).',
+    args: {
+      first: t.arg.int({ defaultValue: 50 }),
+      after: t.arg.string(),
+      prefix: t.arg.string({ description: 'Only groups whose id starts with it.' }),
+      ids: t.arg.stringList({ description: 'Groups to read besides the page (at most 20).' }),
+    },
+    resolve: (q, args) => resolve.snapshot(q, args),
+  }),
+}));
