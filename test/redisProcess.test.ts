@@ -377,6 +377,10 @@ describe('test harness: useTestRedis', () => {
     expect(await client.keys('*')).toEqual(
       redis.redis.mode === 'external' ? [TEST_DATABASE_MARKER] : [],
     );
+    // Closed now, while idle: the next test kills and restarts this Redis, and a subscriber
+    // still open would re-send its PSUBSCRIBE on reconnect, a promise of ioredis' own that
+    // rejects unhandled ("Connection is closed.") if the file ends before Redis answers it.
+    subscriber.disconnect();
   });
 
   it('can be killed and restarted for real, on the same address', async () => {
