@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply, type SnapshotReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
+import { Defaults } from './defaults.js';
 import {
   badInput,
   codeRedisFailures,
@@ -46,6 +47,7 @@ export interface QueueOptions {
 }
 
 export { REGISTRATION_REFRESH_MS } from './connectionState.js';
+export { Defaults } from './defaults.js';
 
 /**
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
@@ -54,18 +56,6 @@ export { REGISTRATION_REFRESH_MS } from './connectionState.js';
 function requestFingerprint(group: string, maxAttempts: number, payload: string): string {
   return createHash('sha256').update(`${group}\n${maxAttempts}\n${payload}`).digest('hex');
 }
-
-/** Defaults of DESIGN.md §4. */
-export const Defaults = {
-  /** Key prefix `P` (DESIGN.md §2). */
-  prefix: 'emq',
-  /** How long an enqueue's idempotency key is remembered (ms): 24 h. */
-  keyTtlMs: 86_400_000,
-  leaseMs: 30_000,
-  maxAttempts: 3,
-  pageSize: 50,
-  reapBatch: 1_000,
-} as const;
 
 export class Queue {
   /** The queue name (validated). */
