@@ -75,7 +75,6 @@ async function main(): Promise<void> {
   const engine = new Ringmaster(redis, { prefix: 'bench' });
   const feed = new LiveFeed({
     engine,
-    prefix: 'bench',
     resyncIntervalMs: 5_000,
     pollIntervalMs: 1_000,
     ...(args.cap === undefined ? {} : { maxRereadsPerSecond: args.cap }),

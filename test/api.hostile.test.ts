@@ -1579,7 +1579,6 @@ describe('a WebSocket builds a fresh context for every operation', () => {
     const engine = new Ringmaster(conn);
     const feed = new LiveFeed({
       engine,
-      prefix: engine.prefix,
       resyncIntervalMs: 5_000,
       pollIntervalMs: 1_000,
       logger,

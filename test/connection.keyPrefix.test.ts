@@ -96,7 +96,6 @@ describe('a connection with an ioredis keyPrefix', () => {
     await queue.enqueue('acme', { n: 1 });
     const feed = new LiveFeed({
       engine,
-      prefix: engine.prefix,
       resyncIntervalMs: 5_000,
       pollIntervalMs: 1_000,
       logger: pino({ level: 'silent' }),
@@ -117,7 +116,6 @@ describe('a connection with an ioredis keyPrefix', () => {
           () =>
             new LiveFeed({
               engine,
-              prefix: engine.prefix,
               resyncIntervalMs: 5_000,
               pollIntervalMs: 1_000,
               logger: pino({ level: 'silent' }),

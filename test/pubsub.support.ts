@@ -92,7 +92,7 @@ export class Reader<T> {
 }
 
 /** Options of a test feed: fast throttle, and safety re-reads far away unless a test wants them. */
-export type FeedOptions = Partial<Omit<LiveFeedOptions, 'engine' | 'prefix'>>;
+export type FeedOptions = Partial<Omit<LiveFeedOptions, 'engine'>>;
 
 /**
  * Makes started feeds on connections of its own; every feed and connection made in a test is
@@ -114,7 +114,6 @@ export function useFeeds(client: () => Redis) {
       const { logger, lines } = captureLogger();
       const feed = new LiveFeed({
         engine,
-        prefix: 'pst',
         resyncIntervalMs: 60_000,
         pollIntervalMs: 60_000,
         logger,

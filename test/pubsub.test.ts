@@ -240,7 +240,6 @@ describe('ringChanges', () => {
     const { engine } = await feeds.start();
     const unstarted = new LiveFeed({
       engine,
-      prefix: 'pst',
       resyncIntervalMs: 5_000,
       pollIntervalMs: 1_000,
       logger: (await import('pino')).pino({ level: 'silent' }),

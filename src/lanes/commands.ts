@@ -5,6 +5,7 @@
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import type { Redis } from 'ioredis';
+import type { Connection } from './connectionState.js';
 import { dataOutOfRange } from './errors.js';
 import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
@@ -55,18 +56,19 @@ const SCRIPTS = loadScripts();
 const COMMAND_PREFIX = 'ringmaster_';
 /** Tries of a script refused with NOSCRIPT (see `run`). */
 const NOSCRIPT_ATTEMPTS = 5;
-const defined = new WeakSet<Redis>();
 
-/** Define every script on `redis` (once per connection). */
-function define(redis: Redis): void {
-  if (defined.has(redis)) return;
+/**
+ * Define every script on `redis` that is not defined there yet: ioredis keeps the definitions
+ * on the client itself, so a second call on the same client (another `Connection`) defines
+ * nothing. Called by `Connection`'s constructor.
+ */
+export function defineScripts(redis: Redis): void {
+  const defined = redis as unknown as Record<string, unknown>;
   for (const script of SCRIPTS) {
-    redis.defineCommand(`${COMMAND_PREFIX}${script.name}`, {
-      numberOfKeys: script.numberOfKeys,
-      lua: script.lua,
-    });
+    const command = `${COMMAND_PREFIX}${script.name}`;
+    if (typeof defined[command] === 'function') continue;
+    redis.defineCommand(command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
-  defined.add(redis);
 }
 
 /** The scripts' names and key counts, for the test that loads each one into Redis. */
@@ -79,13 +81,15 @@ export function scriptSource(name: string): string {
   return script.lua;
 }
 
-/** The scripts of one queue, bound to one connection. */
+/** The scripts of one queue, bound to one connection (whose scripts `Connection` defined). */
 export class Commands {
+  private readonly redis: Redis;
+
   constructor(
-    private readonly redis: Redis,
+    connection: Connection,
     private readonly k: QueueKeys,
   ) {
-    define(redis);
+    this.redis = connection.redis;
   }
 
   /**

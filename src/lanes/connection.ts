@@ -11,6 +11,7 @@
  * `duplicate()` opens them on `options.db`. Both are refused before anything is sent.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { Defaults } from './defaults.js';
 import { RingmasterError } from './errors.js';
 
 /** What the refusal's message should name. */
@@ -69,7 +70,7 @@ export function assertPlainKeys(redis: Redis | Cluster, options: PlainKeysOption
       options.source === 'REDIS_URL'
         ? `remove it from REDIS_URL and set KEY_PREFIX instead${keyPrefixExample(prefix)}`
         : `drop keyPrefix and pass Ringmaster's own prefix option instead ` +
-          `({ prefix: ${JSON.stringify(`${prefix}${options.prefix ?? 'emq'}`)} } gives the same key names)`;
+          `({ prefix: ${JSON.stringify(`${prefix}${options.prefix ?? Defaults.prefix}`)} } gives the same key names)`;
     throw new RingmasterError(
       'BAD_USER_INPUT',
       `redis: ${where}, which ioredis does not apply to the lane and job keys Ringmaster's ` +

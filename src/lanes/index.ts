@@ -1,5 +1,6 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
 export { assertPlainKeys, type PlainKeysOptions } from './connection.js';
+export { Connection } from './connectionState.js';
 export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 export {
   type EvictionCheck,

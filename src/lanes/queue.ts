@@ -14,6 +14,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply, type SnapshotReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
+import { Connection } from './connectionState.js';
+import { Defaults } from './defaults.js';
 import {
   badInput,
   codeRedisFailures,
@@ -44,19 +46,8 @@ export interface QueueOptions {
   readonly prefix?: string;
 }
 
-/**
- * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
- * so that a busy producer or an admin UI does not send the same SADD with every call. It bounds
- * how long a registry entry removed by hand (or a FLUSHALL) stays missing while this process
- * keeps writing to the queue: the reaper, which finds queues there, reaps it again after that.
- */
-export const REGISTRATION_REFRESH_MS = 5_000;
-
-/**
- * Per connection: registry key + queue name → when its SADD was last answered (ms), or the
- * SADD still on the wire.
- */
-const registrations = new WeakMap<Redis, Map<string, number | Promise<void>>>();
+export { REGISTRATION_REFRESH_MS } from './connectionState.js';
+export { Defaults } from './defaults.js';
 
 /**
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
@@ -66,40 +57,34 @@ function requestFingerprint(group: string, maxAttempts: number, payload: string)
   return createHash('sha256').update(`${group}\n${maxAttempts}\n${payload}`).digest('hex');
 }
 
-/** Defaults of DESIGN.md §4. */
-export const Defaults = {
-  /** How long an enqueue's idempotency key is remembered (ms): 24 h. */
-  keyTtlMs: 86_400_000,
-  leaseMs: 30_000,
-  maxAttempts: 3,
-  pageSize: 50,
-  reapBatch: 1_000,
-} as const;
-
 export class Queue {
   /** The queue name (validated). */
   readonly name: string;
   /** Its keys (DESIGN.md §2). */
   readonly keys: QueueKeys;
+  /** The connection shared by all calls (not used for blocking commands). */
+  readonly redis: Redis;
+  private readonly connection: Connection;
   private readonly commands: Commands;
   private readonly registry: string;
 
   /**
-   * @param redis a connection shared by all calls (not used for blocking commands)
+   * @param connection a connection shared by all calls (not used for blocking commands): an
+   *   ioredis client, or the engine's {@link Connection} on one (as `Ringmaster.queue` passes),
+   *   whose registration cache the handles made on it share. A handle made on a bare client
+   *   has a `Connection` of its own, so its first registering call sends its own SADD.
    * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name, or when
-   *   `redis` moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
+   *   the client moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
    */
-  constructor(
-    readonly redis: Redis,
-    name: string,
-    options: QueueOptions = {},
-  ) {
-    const prefix = options.prefix ?? 'emq';
-    assertPlainKeys(redis, { prefix });
+  constructor(connection: Redis | Connection, name: string, options: QueueOptions = {}) {
+    const prefix = options.prefix ?? Defaults.prefix;
+    this.redis = connection instanceof Connection ? connection.redis : connection;
+    assertPlainKeys(this.redis, { prefix });
     this.name = validate.queueName(name);
     this.keys = queueKeys(prefix, this.name);
     this.registry = queuesKey(prefix);
-    this.commands = new Commands(redis, this.keys);
+    this.connection = connection instanceof Connection ? connection : new Connection(this.redis);
+    this.commands = new Commands(this.connection, this.keys);
   }
 
   // ── steering (admin) ─────────────────────────────────────────────────────────────────
@@ -600,28 +585,7 @@ export class Queue {
     run: () => Promise<T>,
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
   ): Promise<T> {
-    let known = registrations.get(this.redis);
-    if (known === undefined) {
-      known = new Map();
-      registrations.set(this.redis, known);
-    }
-    const member = `${this.registry}\n${this.name}`;
-    const entry = known.get(member);
-    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
-    if (entry instanceof Promise) return entry.then(run);
-    const table = known;
-    const sadd = register().then(
-      () => {
-        table.set(member, Date.now());
-      },
-      (error: unknown) => {
-        // Not registered: the next call sends its own SADD (and reports its own error).
-        if (table.get(member) === sadd) table.delete(member);
-        throw error;
-      },
-    );
-    known.set(member, sadd);
-    return sadd.then(run);
+    return this.connection.registered(this.registry, this.name, register, run);
   }
 
   private groupFrom(id: string, [limit, active, pending, paused]: GroupReply): GroupInfo {

@@ -4,10 +4,11 @@
  */
 import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
+import { Connection } from './connectionState.js';
 import { codeRedisFailures } from './errors.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
-import { Queue } from './queue.js';
+import { Defaults, Queue } from './queue.js';
 import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */
@@ -29,6 +30,8 @@ export class Ringmaster {
   readonly prefix: string;
 
   private readonly onInvalidQueueName: ((name: string) => void) | undefined;
+  /** What every queue handle shares of `redis`: its defined scripts and registrations. */
+  private readonly connection: Connection;
 
   /**
    * @param redis the shared (non-blocking) connection every queue handle uses
@@ -39,18 +42,20 @@ export class Ringmaster {
     readonly redis: Redis,
     options: RingmasterOptions = {},
   ) {
-    this.prefix = options.prefix ?? 'emq';
+    this.prefix = options.prefix ?? Defaults.prefix;
     assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;
+    this.connection = new Connection(redis);
   }
 
   /**
    * A handle on queue `name`. Cheap, and touches nothing in Redis, so it is made per call
-   * rather than cached (a cache keyed by caller-chosen names would grow without bound).
+   * rather than cached (a cache keyed by caller-chosen names would grow without bound); the
+   * per-connection state (defined scripts, registrations) is this engine's, shared by all.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name
    */
   queue(name: string): Queue {
-    return new Queue(this.redis, name, { prefix: this.prefix });
+    return new Queue(this.connection, name, { prefix: this.prefix });
   }
 
   /**

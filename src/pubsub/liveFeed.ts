@@ -36,10 +36,11 @@ import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js'
 import { Watch } from './watch.js';
 
 export interface LiveFeedOptions {
-  /** Reads go through `engine.queue(name).ring()` / `.group(id)` on `engine.redis`. */
+  /**
+   * Reads go through `engine.queue(name).ring()` / `.group(id)` on `engine.redis`; the keys
+   * watched are under `engine.prefix`.
+   */
   engine: Ringmaster;
-  /** Key prefix `P`; must be `engine.prefix`. */
-  prefix: string;
   /** Coalescing window for re-reads of one ring or group (ms). Default 25. */
   throttleMs?: number;
   /** Safety re-read period while anything of a queue is watched (ms; DESIGN.md §6: 5000). */
@@ -129,21 +130,15 @@ export class LiveFeed {
   private groupReads = 0;
 
   /**
-   * @throws Error when `prefix` is not the engine's, or a `throttleMs` / interval is out of range
+   * @throws RangeError when a `throttleMs` / interval is out of range
    * @throws RingmasterError BAD_USER_INPUT when the engine's connection moves keys
    *   ({@link assertPlainKeys}): the subscriber, a duplicate of it, would watch channels of
    *   keys nothing writes
    */
   constructor(options: LiveFeedOptions) {
     assertPlainKeys(options.engine.redis, { prefix: options.engine.prefix });
-    if (options.prefix !== options.engine.prefix) {
-      throw new Error(
-        `LiveFeed: prefix ${JSON.stringify(options.prefix)} differs from the engine's ` +
-          `${JSON.stringify(options.engine.prefix)}; the feed would watch keys it never reads`,
-      );
-    }
     this.engine = options.engine;
-    this.prefix = options.prefix;
+    this.prefix = options.engine.prefix;
     this.throttleMs = options.throttleMs ?? DEFAULT_THROTTLE_MS;
     if (!Number.isFinite(this.throttleMs) || this.throttleMs < 0) {
       throw new RangeError(`LiveFeed: throttleMs must be >= 0, got ${this.throttleMs}`);

@@ -3,7 +3,7 @@
  * counters a throughput chart differentiates), `Queue.groupsWithPrefix` (search by id, O(page))
  * and `Query.viewer` (the caller's role, so a client can hide actions it may not take).
  */
-import type { QueueStats } from '../lanes/index.js';
+import { Defaults, type QueueStats } from '../lanes/index.js';
 import * as resolve from '../resolvers/consoleReads.js';
 import { builder } from './builder.js';
 import { GroupConnectionRef, QueueRef } from './queue.js';
@@ -36,7 +36,7 @@ builder.objectFields(QueueRef, (t) => ({
       'Registered groups whose id starts with `prefix`, by id; `totalCount` counts the matches. O(log groups + page).',
     args: {
       prefix: t.arg.string({ required: true }),
-      first: t.arg.int({ defaultValue: 50 }),
+      first: t.arg.int({ defaultValue: Defaults.pageSize }),
       after: t.arg.string(),
     },
     resolve: (q, args) => resolve.groupsByPrefix(q, args.prefix, args.first, args.after),

@@ -1,5 +1,5 @@
 /** `Job`, `JobState` and the job mutations of the worker role (DESIGN.md §4). */
-import type { Job } from '../lanes/index.js';
+import { Defaults, type Job } from '../lanes/index.js';
 import * as resolve from '../resolvers/job.js';
 import { builder } from './builder.js';
 
@@ -43,7 +43,7 @@ builder.mutationFields((t) => ({
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
       payload: t.arg({ type: 'JSON' }),
-      maxAttempts: t.arg.int({ defaultValue: 3 }),
+      maxAttempts: t.arg.int({ defaultValue: Defaults.maxAttempts }),
       key: t.arg.string({
         description:
           'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload or maxAttempts. Without a key, an enqueue retried after a lost reply adds a second job.',
@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
     description: 'Claim the next job of the rota; null when no group is serviceable.',
     args: {
       queue: t.arg.string({ required: true }),
-      leaseMs: t.arg.int({ defaultValue: 30_000 }),
+      leaseMs: t.arg.int({ defaultValue: Defaults.leaseMs }),
     },
     resolve: (_root, args, ctx) => resolve.claim(ctx, args),
   }),

@@ -2,7 +2,7 @@
  * `Queue` with its reads, the `groups` connection, `QueueCounts`, and the root queries
  * `queue` and `queues` (DESIGN.md §4).
  */
-import type { GroupInfo, Queue, QueueCounts } from '../lanes/index.js';
+import { Defaults, type GroupInfo, type Queue, type QueueCounts } from '../lanes/index.js';
 import * as resolve from '../resolvers/queue.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
@@ -71,7 +71,7 @@ export const QueueRef = builder.objectRef<Queue>('Queue').implement({
     groups: t.field({
       type: GroupConnectionRef,
       description: 'Registered groups by id.',
-      args: { first: t.arg.int({ defaultValue: 50 }), after: t.arg.string() },
+      args: { first: t.arg.int({ defaultValue: Defaults.pageSize }), after: t.arg.string() },
       resolve: (q, args) => resolve.groups(q, args.first, args.after),
     }),
     activeGroups: t.field({

@@ -3,6 +3,7 @@
  * totals, counters, a page of groups and a few groups by id — read by one script, so its parts
  * never disagree; `known` tells a queue never used from an empty one.
  */
+import { Defaults } from '../lanes/index.js';
 import * as resolve from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
 import { QueueStatsRef } from './consoleReads.js';
@@ -45,7 +46,7 @@ builder.objectFields(QueueRef, (t) => ({
     description:
       'One moment of the queue read by one script: ring, totals, counters, a page of groups (as `groups` / `groupsWithPrefix` page them) and up to 20 groups by id. O(ring + page).',
     args: {
-      first: t.arg.int({ defaultValue: 50 }),
+      first: t.arg.int({ defaultValue: Defaults.pageSize }),
       after: t.arg.string(),
       prefix: t.arg.string({ description: 'Only groups whose id starts with it.' }),
       ids: t.arg.stringList({ description: 'Groups to read besides the page (at most 20).' }),

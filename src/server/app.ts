@@ -150,7 +150,6 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   }
   const feed = new LiveFeed({
     engine,
-    prefix: config.keyPrefix,
     resyncIntervalMs: config.resyncIntervalMs,
     pollIntervalMs: config.pollIntervalMs,
     maxWatches: config.maxWatches,

@@ -4,6 +4,7 @@
  * all on one line. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
+import { Defaults } from '../lanes/index.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import type { Role } from '../schema/context.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
@@ -144,7 +145,7 @@ const schema = z
     KEY_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 of A-Z a-z 0-9 . _ -')
-      .default('emq'),
+      .default(Defaults.prefix),
     AUTH_TOKENS: authTokens,
     INTROSPECTION: boolean(true),
     CORS_ORIGINS: corsOrigins,

@@ -1,0 +1,65 @@
+/**
+ * What the engine keeps per ioredis connection: the scripts defined on it, and which queues it
+ * registered in `P:queues` lately. One {@link Connection} is made per {@link Ringmaster} and
+ * shared by every queue handle it makes, so handles stay cheap to make per call.
+ */
+import type { Redis } from 'ioredis';
+import { defineScripts } from './commands.js';
+
+/**
+ * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
+ * so that a busy producer or an admin UI does not send the same SADD with every call. It bounds
+ * how long a registry entry removed by hand (or a FLUSHALL) stays missing while this process
+ * keeps writing to the queue: the reaper, which finds queues there, reaps it again after that.
+ */
+export const REGISTRATION_REFRESH_MS = 5_000;
+
+/**
+ * One connection's engine state. Making one defines the scripts on `redis` unless they are
+ * defined there already (by another Connection on the same client), so each client compiles
+ * them once. Throws nothing; touches nothing in Redis.
+ */
+export class Connection {
+  /**
+   * Registry key + queue name → when its SADD was last answered (ms, local clock), or the SADD
+   * still on the wire.
+   */
+  private readonly registrations = new Map<string, number | Promise<void>>();
+
+  /** @param redis a connection shared by all calls (not used for blocking commands) */
+  constructor(readonly redis: Redis) {
+    defineScripts(redis);
+  }
+
+  /**
+   * Register `queue` in `registry` with `register` (a SADD, or a script that does it), then run
+   * `run`: the registration is answered before `run` is sent, so a call whose SADD fails
+   * reports that error having changed nothing. Once answered, it is not sent again for this
+   * (registry, queue) on this connection for {@link REGISTRATION_REFRESH_MS}; calls made while
+   * one is on the wire wait for it rather than sending their own. A failed registration is
+   * forgotten, so the next call sends its own (and reports its own error).
+   */
+  registered<T>(
+    registry: string,
+    queue: string,
+    register: () => Promise<unknown>,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const known = this.registrations;
+    const member = `${registry}\n${queue}`;
+    const entry = known.get(member);
+    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
+    if (entry instanceof Promise) return entry.then(run);
+    const sadd = register().then(
+      () => {
+        known.set(member, Date.now());
+      },
+      (error: unknown) => {
+        if (known.get(member) === sadd) known.delete(member);
+        throw error;
+      },
+    );
+    known.set(member, sadd);
+    return sadd.then(run);
+  }
+}
