@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import type { Role } from '../schema/context.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
+import { isLoopback } from './loopback.js';
 import { maskUrl, setting } from './startupError.js';
 
 const ROLES = ['read', 'worker', 'admin'] as const;
@@ -161,7 +162,7 @@ const schema = z
       })
       .default('info'),
   })
-  .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST), {
+  .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST, 'bind'), {
     message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
   });
@@ -193,11 +194,6 @@ export interface Config {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-}
-
-/** True for 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**

@@ -25,6 +25,13 @@ import type { Plugin } from 'graphql-yoga';
  */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
 
+/**
+ * Bytes one HTTP request body or one WebSocket frame may hold (1 MiB, DESIGN.md §5); a job
+ * payload is at most 512 KiB, so this leaves room for the rest of an operation. Over it: 413 on
+ * HTTP, close 1009 on a WebSocket (ws' `maxPayload`, not its default 100 MiB).
+ */
+export const MAX_REQUEST_BYTES = 1_048_576;
+
 export const QUERY_LIMITS = {
   /** Field nesting (fragments flattened). The deepest real selection is 5. */
   depth: 10,
