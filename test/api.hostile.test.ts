@@ -25,9 +25,9 @@ import { getIntrospectionQuery, type OperationDefinitionNode, parse, print } fro
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { Role } from '../src/context.js';
 import { type Job, Ringmaster } from '../src/lanes/index.js';
 import { LiveFeed } from '../src/pubsub/index.js';
-import type { Role } from '../src/schema/context.js';
 import { Authenticator } from '../src/server/auth.js';
 import { createLogger } from '../src/server/logger.js';
 import { BrowserPolicy, CSRF_HEADERS } from '../src/server/plugins/browser.js';

@@ -5,9 +5,8 @@
  */
 import * as resolve from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
-import { QueueStatsRef } from './consoleReads.js';
 import { GroupRef } from './group.js';
-import { GroupConnectionRef, QueueCountsRef, QueueRef } from './queue.js';
+import { GroupConnectionRef, QueueCountsRef, QueueRef, QueueStatsRef } from './queue.js';
 
 const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot').implement({
   description:

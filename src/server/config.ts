@@ -4,8 +4,8 @@
  * all on one line. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
+import type { Role } from '../context.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
-import type { Role } from '../schema/context.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import { isLoopback } from './loopback.js';
 import { maskUrl, setting } from './startupError.js';

@@ -6,9 +6,9 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Context } from '../context.js';
 import type { Ringmaster } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
-import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
 import { useBadBodyStatus } from './plugins/badBody.js';

@@ -33,7 +33,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type Role, roleRank } from '../../schema/context.js';
+import { type Role, roleRank } from '../../context.js';
 
 /** `Type.field` → the least role that may select it; fields with no auth scopes are absent. */
 type RoleTable = ReadonlyMap<string, Role>;
