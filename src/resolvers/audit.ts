@@ -1,4 +1,4 @@
-/** Audit and repair (admin): thin calls into the engine (issue 4). */
+/** Audit and repair (admin): thin calls into the engine (DESIGN.md §3 invariants). */
 
 import type { Context } from '../context.js';
 import type { Queue, ReconcileReport } from '../lanes/index.js';

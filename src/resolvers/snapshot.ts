@@ -1,5 +1,5 @@
 /**
- * `Queue.snapshot` and `Queue.known` (issue 13): one moment of a queue, read by one script, and
+ * `Queue.snapshot` and `Queue.known`: one moment of a queue, read by one script, and
  * whether the queue was ever used.
  */
 

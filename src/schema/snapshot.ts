@@ -1,5 +1,5 @@
 /**
- * `Queue.snapshot` and `Queue.known` (issue 13). A snapshot is one moment of a queue — ring,
+ * `Queue.snapshot` and `Queue.known`, which the admin console draws from. A snapshot is one moment of a queue — ring,
  * totals, counters, a page of groups and a few groups by id — read by one script, so its parts
  * never disagree; `known` tells a queue never used from an empty one.
  */

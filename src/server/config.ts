@@ -152,7 +152,7 @@ const schema = z
     REAP_INTERVAL_MS: ms(1000),
     RESYNC_INTERVAL_MS: ms(5000),
     POLL_INTERVAL_MS: ms(1000),
-    // Bounds on what subscribers may make the server hold (issue 12, "Unbounded watches").
+    // Bounds on what subscribers may make the server hold (watches, rereads, connections).
     MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
     MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
     MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),

@@ -77,7 +77,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
       // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
       // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
       // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
-      // token, and reconnects forever when the server closes the socket (issue 13).
+      // token, and reconnects forever when the server closes the socket.
       subscriptionsProtocol: 'SSE',
       method: 'POST',
       defaultQuery: [

@@ -1,5 +1,5 @@
 /**
- * What a web page the operator happens to visit may do to `/graphql` (issue 4 "Hardening"):
+ * What a web page the operator happens to visit may do to `/graphql`:
  * nothing, unless the page is served by Ringmaster itself or its origin is in `CORS_ORIGINS`.
  *
  * - **CORS**: Yoga's default answers every origin's preflight with that origin, which would let
@@ -9,7 +9,7 @@
  *   no content type) is refused with 403 unless it carries one of {@link CSRF_HEADERS} — which
  *   a cross-site page cannot add without a preflight. `content-type: application/json` (curl,
  *   GraphiQL, every client) passes. A GET without such a header may run a **query** and
- *   nothing else (issue 13): a query changes nothing (no read writes to Redis, not even the
+ *   nothing else: a query changes nothing (no read writes to Redis, not even the
  *   queue registry) and a foreign page cannot read its answer without CORS, so stock clients
  *   that send queries as GET (urql's default) need no configuration. A mutation over GET is
  *   refused by Yoga whatever the headers (405, as the GraphQL-over-HTTP spec requires); a

@@ -1,5 +1,5 @@
 /**
- * Query limits (DESIGN.md §5, issue 4 "Hardening"): every document is bounded before it runs, on
+ * Query limits (DESIGN.md §5, part of hardening the API against hostile clients): every document is bounded before it runs, on
  * every transport (HTTP, SSE and graphql-ws share Yoga's envelop, see `ws.ts`). The numbers live
  * here and only here; the README's "Query limits" section quotes them.
  *
