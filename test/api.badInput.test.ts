@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/lanes/index.js';
+import { MAX_REQUEST_BYTES } from '../src/server/plugins/limits.js';
 import {
   codes,
   expectNoLeak,
@@ -428,8 +429,8 @@ describe('request bodies', () => {
   };
 
   it.each([
-    ['just over 1 MiB', 1_048_577],
-    ['8 MiB', 8 * 1_048_576],
+    ['just over 1 MiB', MAX_REQUEST_BYTES + 1],
+    ['8 MiB', 8 * MAX_REQUEST_BYTES],
   ])(
     'a body of %s is refused (413 or an error), changes nothing, and the server stays up',
     async (_label, size) => {
@@ -466,7 +467,7 @@ describe('request bodies', () => {
         );
       },
       pull(controller) {
-        if (sent >= 2 * 1_048_576) {
+        if (sent >= 2 * MAX_REQUEST_BYTES) {
           controller.enqueue(new TextEncoder().encode('"}}'));
           controller.close();
           return;

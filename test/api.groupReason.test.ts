@@ -226,7 +226,7 @@ describe('Group.reason and Group.blockedBy', () => {
   });
 
   it("groupChanged's reason reads the ring as it is at each event, for early and late subscribers", async () => {
-    // Subscribers share each event's execution (src/server/sharedExecution.ts), and a
+    // Subscribers share each event's execution (src/server/plugins/sharedExecution.ts), and a
     // subscription's context lives as long as it does: neither may freeze the ring position.
     const queue = engineQueue();
     await enqueue(queue, 'a', 1);

@@ -25,13 +25,13 @@ import { getIntrospectionQuery, type OperationDefinitionNode, parse, print } fro
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { Role } from '../src/context.js';
 import { type Job, Ringmaster } from '../src/lanes/index.js';
 import { LiveFeed } from '../src/pubsub/index.js';
-import type { Role } from '../src/schema/context.js';
 import { Authenticator } from '../src/server/auth.js';
-import { BrowserPolicy, CSRF_HEADERS } from '../src/server/browser.js';
-import { QUERY_LIMITS } from '../src/server/limits.js';
 import { createLogger } from '../src/server/logger.js';
+import { BrowserPolicy, CSRF_HEADERS } from '../src/server/plugins/browser.js';
+import { MAX_REQUEST_BYTES, QUERY_LIMITS } from '../src/server/plugins/limits.js';
 import { attachWebSocket } from '../src/server/ws.js';
 import { createRingmasterYoga } from '../src/server/yoga.js';
 import {
@@ -213,7 +213,7 @@ const HTTP_CASES: HttpCase[] = [
         Buffer.from('me } }"}'),
       ]),
     ),
-    // Refused as bytes, before parsing (src/server/utf8.ts); test/api.utf8.test.ts has the rest.
+    // Refused as bytes, before parsing (src/server/plugins/utf8.ts); test/api.utf8.test.ts has the rest.
     status: 400,
     code: 'BAD_USER_INPUT',
   },
@@ -345,7 +345,7 @@ const HTTP_CASES: HttpCase[] = [
     status: 400,
     code: 'GRAPHQL_PARSE_FAILED',
   },
-  // Limits (src/server/limits.ts).
+  // Limits (src/server/plugins/limits.ts).
   {
     name: `a document of ${QUERY_LIMITS.tokens + 1} tokens`,
     sent: body(gql(`{ ${'queues { name } '.repeat(Math.ceil(QUERY_LIMITS.tokens / 4))}}`)),
@@ -874,7 +874,7 @@ const WS_CASES: WsCase[] = [
   {
     name: 'a binary frame of random bytes',
     steps: [{ sendBytes: Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x9c]), binary: true }],
-    // Not UTF-8: closed as a text frame would be (src/server/utf8.ts), not read lossily.
+    // Not UTF-8: closed as a text frame would be (src/server/plugins/utf8.ts), not read lossily.
     close: 1007,
   },
   {
@@ -889,7 +889,9 @@ const WS_CASES: WsCase[] = [
   },
   {
     name: 'a 2 MiB frame',
-    steps: [{ send: `{"type":"connection_init","payload":{"x":"${'x'.repeat(2 * 1_048_576)}"}}` }],
+    steps: [
+      { send: `{"type":"connection_init","payload":{"x":"${'x'.repeat(2 * MAX_REQUEST_BYTES)}"}}` },
+    ],
     close: 1009,
   },
   { name: 'no connection_init at all', steps: [], close: 4408 },

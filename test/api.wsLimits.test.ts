@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig } from '../src/server/config.js';
 import { TOO_MANY_CONNECTIONS } from '../src/server/connectionLimits.js';
-import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../src/server/limits.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../src/server/plugins/limits.js';
 import { GroupChangedDocument, RingChangedDocument } from './gql/graphql.js';
 import { queueName, waitFor } from './pubsub.support.js';
 import { dataOf, sseSubscribe, wsSubscribe } from './support/live.js';

@@ -1,5 +1,5 @@
 /**
- * The shared per-event execution (src/server/sharedExecution.ts), through Yoga over real HTTP
+ * The shared per-event execution (src/server/plugins/sharedExecution.ts), through Yoga over real HTTP
  * (SSE): subscribers that share an event, a document, variables and a scope share one
  * execution; any difference gets its own; each still gets its own source stream, closed when it
  * goes. A small schema stands in for Ringmaster's so a test can count resolver calls.
@@ -10,7 +10,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse, print } from 'graphql';
 import { createSchema, createYoga, Repeater } from 'graphql-yoga';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useSharedSubscriptionExecution } from '../src/server/sharedExecution.js';
+import { useSharedSubscriptionExecution } from '../src/server/plugins/sharedExecution.js';
 import { dataOf, type LiveSubscription, sseSubscribe, type WireResult } from './support/live.js';
 
 interface Tick {

@@ -5,7 +5,7 @@
  * but not to the keys a script builds from ARGV or from its `base` key: the lane a claim picks
  * (`P:{Q}:g:<group>:pending`) and a new job's hash (`P:{Q}:job:<id>`). With a prefix, enqueue
  * writes the lane at `app:P:{Q}:g:…` and claim looks at `P:{Q}:g:…`, finds nothing, drops the
- * group from the ring as a stale head, and the job is stranded (issue 12, fault 1). A connection
+ * group from the ring as a stale head, and the job is stranded. A connection
  * whose current database is not the one its options name does the same to the connections
  * Ringmaster duplicates from it (the worker's BLPOP, reconcile's WATCH, the keyspace subscriber):
  * `duplicate()` opens them on `options.db`. Both are refused before anything is sent.

@@ -9,7 +9,7 @@ export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
   LEASE_LOST: 'LEASE_LOST',
-  // Redis failures (issue 12, items 3 and 4), from fromRedisError: not the caller's mistake.
+  // Redis failures (out of memory, unavailable), from fromRedisError: not the caller's mistake.
   /** Redis is at maxmemory (noeviction) and refused a call that may add memory; nothing changed. */
   REDIS_OUT_OF_MEMORY: 'REDIS_OUT_OF_MEMORY',
   /** Redis cannot serve now (unreachable, reconnecting, loading, failing over): retry later. */
@@ -18,12 +18,12 @@ export const ErrorCode = {
    * A number stored in Redis that a script cannot hold exactly (Lua numbers are doubles: an
    * integer past ±(2^53−1), or not an integer at all, where one is counted): the call was
    * refused before it wrote anything. The message names the key, the field and the value, and
-   * what to do (issue 12 item 7; see `src/lua/includes/safeInteger.lua`).
+   * what to do (see `src/lua/includes/safeInteger.lua`).
    */
   DATA_OUT_OF_RANGE: 'DATA_OUT_OF_RANGE',
   /**
    * A server-wide or per-socket bound was reached (distinct watches, operations on a socket):
-   * nothing was started; close something or retry later (issue 12, "Unbounded watches").
+   * nothing was started; close something or retry later.
    */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
 } as const;
@@ -110,7 +110,7 @@ export function errorFromStatus(
   return undefined;
 }
 
-// ── Redis failures (issue 12, items 3 and 4) ──────────────────────────────────────────────
+// ── Redis failures ─────────────────────────────────────────────────────────────────────────
 
 /**
  * Redis error replies meaning "not now" rather than "never": the dataset is loading, a replica

@@ -1,7 +1,7 @@
 /**
  * Whether the Redis may evict Ringmaster's keys. Every key Ringmaster writes is state: an
  * evicted lane or job hash is a lost job, an evicted ring strands its groups, an evicted `seq`
- * makes ids be reused (issue 12, fault 2: 1,584 of 3,000 jobs lost under `allkeys-random`).
+ * makes ids be reused (a fault-injection run lost 1,584 of 3,000 jobs under `allkeys-random`).
  * Only `noeviction` keeps them all: at `maxmemory` Redis then refuses writes instead.
  *
  * The policy is read from `INFO memory` (`maxmemory_policy`), not `CONFIG GET`, so the check

@@ -132,7 +132,7 @@ export class Queue {
    *
    * Without `key`, delivery of the call is at least once: a call retried after its reply was
    * lost (by the caller, or by ioredis resending it after a reconnect) adds a second job. With
-   * `key` (issue 12 item 10), the same key within this queue answers the job it made, for
+   * `key`, the same key within this queue answers the job it made, for
    * `keyTtlMs` after that first enqueue, and writes nothing: the job as it is now (token left
    * out: the lease is its worker's), or, once it completed (its hash deleted), state COMPLETED
    * with the group, payload, maxAttempts and enqueuedAt it was made with (attempts 0 and
@@ -330,7 +330,7 @@ export class Queue {
     }
   }
 
-  // ── audit and repair (issue 4) ──────────────────────────────────────────────────────
+  // ── audit and repair ─────────────────────────────────────────────────────────────────
 
   /**
    * Check invariants I1–I3 over every group of the queue and report each difference: active
@@ -418,7 +418,7 @@ export class Queue {
    * One moment of the queue: the ring, the totals, the counters, a page of groups (as
    * {@link groups} pages them) and the groups named in `ids`, all read by one script
    * (`readSnapshot-8.lua`), so no claim or steering call lands between two of the reads and
-   * every part agrees with every other. O(ring + page + ids). Issue 13: the admin console's
+   * every part agrees with every other. O(ring + page + ids). The admin console's
    * one source for what it shows at a moment.
    * @param options.first page size 1..500 (default 50)
    * @param options.after a cursor from a page (`endCursor`)
@@ -492,7 +492,7 @@ export class Queue {
   /**
    * Whether the queue is in the registry (`P:queues`): something was ever enqueued to it or
    * steered in it (a limit set before the first job counts). False for a name never used,
-   * whose reads are all zeros like an empty queue's. O(1). Issue 13.
+   * whose reads are all zeros like an empty queue's. O(1).
    */
   async known(): Promise<boolean> {
     return (await this.redis.sismember(this.registry, this.name)) === 1;

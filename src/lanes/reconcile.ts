@@ -1,5 +1,5 @@
 /**
- * `Queue.audit` and `Queue.repair` (issue 4; DESIGN.md §3 invariants I1–I3): find, and on
+ * `Queue.audit` and `Queue.repair` (DESIGN.md §3 invariants I1–I3): find, and on
  * request fix, the damage a crashed writer, a hand edit or another implementation can leave —
  * active counts that disagree with the live leases, groups off the ring that should be on it
  * (or on it twice, or on it while paused), leases without jobs, totals that drifted.

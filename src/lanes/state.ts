@@ -29,13 +29,19 @@ export function groupInfo(
 ): GroupInfo {
   const limit = parseLimit(rawLimit);
   const active = parseCount(rawActive);
-  const saturated = limit !== null && active >= limit;
-  const state: GroupState = paused
-    ? 'PAUSED'
-    : saturated
-      ? 'SATURATED'
-      : pending > 0
-        ? 'READY'
-        : 'IDLE';
+  const state = groupState({ limit, active, pending, paused });
   return { id, queue, limit, active, pending, paused, onRing: state === 'READY', state };
+}
+
+/**
+ * DESIGN.md §4's state, by its precedence: PAUSED if paused; else SATURATED if a limit is set and
+ * `active` >= it; else READY if `pending` > 0; else IDLE. READY is exactly "on the ring" (I1).
+ * The one place this order is written: `Group.blockedBy` reads it too.
+ */
+export function groupState(
+  g: Pick<GroupInfo, 'limit' | 'active' | 'pending' | 'paused'>,
+): GroupState {
+  if (g.paused) return 'PAUSED';
+  if (g.limit !== null && g.active >= g.limit) return 'SATURATED';
+  return g.pending > 0 ? 'READY' : 'IDLE';
 }

@@ -87,7 +87,7 @@ export interface QueueStats {
 /**
  * One moment of a queue (`Queue.snapshot`): every field read by one script, so they agree with
  * each other — a group on `ring` is READY in `page` and `picked`, `counts.onRing` is
- * `ring.length`. Issue 13: an admin console draws all its panels from one of these.
+ * `ring.length`. An admin console draws all its panels from one of these.
  */
 export interface QueueSnapshot {
   /** When it was read (ms since the epoch, Redis clock). */

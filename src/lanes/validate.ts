@@ -69,7 +69,7 @@ export function groupId(value: unknown, argument = 'group'): string {
 }
 
 /**
- * An enqueue's idempotency key (issue 12 item 10): the rules of a group id — non-empty, at most
+ * An enqueue's idempotency key (a retried enqueue makes no second job): the rules of a group id — non-empty, at most
  * 256 UTF-8 bytes, no control characters, well-formed Unicode (two different keys never map to
  * the same bytes) — under the argument name `key`.
  */

@@ -2,7 +2,7 @@
   enqueue — add a job to the tail of its group's lane; re-ring the group with a wake if the job
   makes it serviceable (its lane was empty and it is neither paused nor at its limit).
 
-  With an idempotency key (issue 12 item 10) the key is looked up before anything is written:
+  With an idempotency key (a retried enqueue makes no second job) the key is looked up before anything is written:
   a key already used within its window answers the job it made and writes nothing (a producer
   that retries after a lost reply, or ioredis resending the call after a reconnect, cannot add
   a second job); a key used for a different request (group, payload, maxAttempts: compared by

@@ -1,5 +1,5 @@
 --[[
-  readSnapshot — one moment of a queue, for Queue.snapshot (issue 13): the ring, the totals, the
+  readSnapshot — one moment of a queue, for Queue.snapshot (the admin console's view): the ring, the totals, the
   event counters, a page of groups and a few groups asked for by id, all read in one script so
   no claim or steering call can run between two of the reads. An admin console that draws its
   panels from one such read never shows two answers to one question (a group "at limit" in the

@@ -1,5 +1,5 @@
 /**
- * The keyspace canary (issue 12, item 8): proof, not trust, that keyspace notifications still
+ * The keyspace canary: proof, not trust, that keyspace notifications still
  * arrive. Another client can run `CONFIG SET notify-keyspace-events ""` (or drop one class, say
  * `l`) under a live server; Redis then simply stops publishing, and nothing else tells.
  *

@@ -1,6 +1,6 @@
 /**
  * The safety re-reads (and, when the feed polls, the polls) of every watch, from one timer
- * (issue 12, "Unbounded watches"). One `setInterval` per watch, all started together, made a
+ * (a bound on what subscribers may make the server hold). One `setInterval` per watch, all started together, made a
  * burst every period and a cost that grew with the watches without bound: 5,000 watches at a
  * 5 s period was a steady 1,000 reads a second.
  *

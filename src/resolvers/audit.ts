@@ -1,6 +1,7 @@
-/** Audit and repair (admin): thin calls into the engine (issue 4). */
+/** Audit and repair (admin): thin calls into the engine (DESIGN.md §3 invariants). */
+
+import type { Context } from '../context.js';
 import type { Queue, ReconcileReport } from '../lanes/index.js';
-import type { Context } from '../schema/context.js';
 
 /** `Queue.audit`: what violates I1–I3 now; writes nothing. */
 export const audit = (q: Queue): Promise<ReconcileReport> => q.audit();

@@ -1,6 +1,13 @@
-/** Group steering (admin): thin calls into the engine (DESIGN.md §4 `Mutation`). */
+/**
+ * Group steering (admin): thin calls into the engine (DESIGN.md §4 `Mutation`). And "why does
+ * this group get no more turns?": `Group.blockedBy` and `Group.reason` (worded for operators),
+ * plain functions of the group's state (and, for a group on the ring, its place there). The
+ * console shows the sentence; programs switch on the enum.
+ */
+
+import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
-import type { Context } from '../schema/context.js';
+import { groupState } from '../lanes/state.js';
 
 interface GroupArgs {
   queue: string;
@@ -18,3 +25,141 @@ export const pauseGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
 
 export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
   ctx.engine.queue(a.queue).resume(a.group);
+
+/** A group's place on the ring: 1-based `position` (null when not on it) of `length`. */
+export interface RingPosition {
+  readonly position: number | null;
+  readonly length: number;
+}
+
+/** What keeps a group off the ring; null when it is on it (serviceable). */
+export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE';
+
+/**
+ * `GroupState` (its precedence is `groupState`'s, in `src/lanes/state.ts`) with SATURATED told
+ * apart: PARKED when the limit is 0 or below the work in flight (lowered under it), LIMIT when
+ * exactly reached. Null when the group is serviceable (READY, invariant I1).
+ */
+export function blockedBy(g: GroupInfo): BlockedBy | null {
+  switch (groupState(g)) {
+    case 'PAUSED':
+      return 'PAUSED';
+    case 'SATURATED':
+      return g.limit === 0 || g.active > (g.limit ?? 0) ? 'PARKED' : 'LIMIT';
+    case 'IDLE':
+      return 'IDLE';
+    case 'READY':
+      return null;
+  }
+}
+
+const inFlight = (n: number): string => `${n} in flight`;
+
+/**
+ * One plain sentence saying why `g` runs or not. `ring` is where it stands on the ring, and is
+ * only read for a group that is not blocked (it costs O(ring)).
+ */
+export function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
+  const blocked = blockedBy(g);
+  switch (blocked) {
+    case 'PAUSED':
+      return `paused: it gets no turns until resumed (${g.pending} pending, ${inFlight(g.active)})`;
+    case 'PARKED':
+      if (g.limit === 0) {
+        return g.active > 0
+          ? `parked: the limit is 0, so it gets no turns until the limit is raised (${inFlight(g.active)})`
+          : 'parked: the limit is 0, so it gets no turns until the limit is raised';
+      }
+      return `parked: the limit was lowered below the work in flight, ${
+        g.active - (g.limit ?? 0) + 1
+      } must finish first (${inFlight(g.active)}, limit ${g.limit})`;
+    case 'LIMIT':
+      return g.pending > 0
+        ? `at its limit (${g.active} of ${g.limit} in flight): it re-joins the ring when one finishes`
+        : `at its limit (${g.active} of ${g.limit} in flight), with no backlog`;
+    case 'IDLE':
+      // Not "idle": a group with jobs in flight is busy, it only has nothing more waiting.
+      return g.active > 0
+        ? `busy, no backlog: nothing is waiting (${inFlight(g.active)}); it gets a turn when a job is enqueued`
+        : 'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued';
+    case null: {
+      if (ring === null || ring.position === null) {
+        // Serviceable by I1 but not found on the ring: it changed between the two reads (a
+        // claim emptied it, say), or another writer left the ring damaged (Queue.audit).
+        return 'ready to run, but not on the ring at this moment (its state changed while it was read)';
+      }
+      const place = `on the ring at position ${ring.position} of ${ring.length}`;
+      return ring.position === 1 ? `${place}: next to be served` : place;
+    }
+  }
+}
+
+/**
+ * Ring positions, read once per queue per execution: a page of 500 groups (times aliases)
+ * asking for `reason` costs one O(ring) read, not one per group. An execution is a request's
+ * context for a query; for a subscription, whose context lives as long as it does, it is the
+ * event being executed (the root value), so every event reads the ring as it is then.
+ */
+const positionsByExecution = new WeakMap<
+  Context,
+  WeakMap<object, Map<string, Promise<RingIndex>>>
+>();
+
+interface RingIndex {
+  readonly length: number;
+  readonly position: ReadonlyMap<string, number>;
+}
+
+function ringIndex(ctx: Context, execution: object, queueName: string): Promise<RingIndex> {
+  let byExecution = positionsByExecution.get(ctx);
+  if (!byExecution) {
+    byExecution = new WeakMap();
+    positionsByExecution.set(ctx, byExecution);
+  }
+  let byQueue = byExecution.get(execution);
+  if (!byQueue) {
+    byQueue = new Map();
+    byExecution.set(execution, byQueue);
+  }
+  let index = byQueue.get(queueName);
+  if (!index) {
+    index = ctx.engine
+      .queue(queueName)
+      .ring()
+      .then((ring) => {
+        const position = new Map<string, number>();
+        // The first occurrence counts (the one claim would serve first).
+        for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
+        return { length: ring.length, position };
+      });
+    byQueue.set(queueName, index);
+  }
+  return index;
+}
+
+/** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
+const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
+
+/**
+ * Describe `groups` with `ring`, read in the same moment as they were (`Queue.snapshot`): their
+ * `reason` then names their place on that ring, never on one read later, so it agrees with the
+ * ring shown beside it.
+ */
+export function describeWithRing(groups: readonly GroupInfo[], ring: readonly string[]): void {
+  const position = new Map<string, number>();
+  for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
+  const index: RingIndex = { length: ring.length, position };
+  for (const g of groups) ringOfRead.set(g, index);
+}
+
+/**
+ * `Group.reason`: reads the ring (once per execution) only when the group is serviceable.
+ * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
+ */
+export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
+  if (blockedBy(g) !== null) return reasonSentence(g, null);
+  const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
+  const { length, position } = ringOfRead.get(g) ?? (await ringIndex(ctx, execution, g.queue));
+  const at: RingPosition = { position: position.get(g.id) ?? null, length };
+  return reasonSentence(g, at);
+}

@@ -1,6 +1,7 @@
 /** Job operations (worker role): thin calls into the engine (DESIGN.md §4 `Mutation`). */
+
+import type { Context } from '../context.js';
 import type { Job } from '../lanes/index.js';
-import type { Context } from '../schema/context.js';
 
 interface JobArgs {
   queue: string;

@@ -4,9 +4,9 @@
  * the subscription at once with BAD_USER_INPUT.
  */
 import { GraphQLError } from 'graphql';
+import type { Context } from '../context.js';
 import { type GroupInfo, RingmasterError } from '../lanes/index.js';
 import type { RingChange } from '../pubsub/index.js';
-import type { Context } from '../schema/context.js';
 
 /**
  * Start a subscription; an engine error (bad input) is rethrown as a plain GraphQLError with

@@ -1,6 +1,7 @@
 /** Queue reads: thin calls into the engine (DESIGN.md §4 `Query`, `Queue`). */
-import type { GroupInfo, GroupPage, Queue, QueueCounts } from '../lanes/index.js';
-import type { Context } from '../schema/context.js';
+
+import type { Context } from '../context.js';
+import type { GroupInfo, GroupPage, Queue, QueueCounts, QueueStats } from '../lanes/index.js';
 
 /** `Query.queue(name)`: a handle; the engine validates the name (BAD_USER_INPUT). */
 export function queue(ctx: Context, name: string): Queue {
@@ -28,4 +29,17 @@ export async function groups(
   const page = await q.groups({ first: first ?? undefined, after, prefix });
   const edges = page.groups.map((node, i) => ({ cursor: page.cursors[i] as string, node }));
   return { ...page, edges };
+}
+
+/** `Queue.stats`: the event counters, O(1). */
+export const stats = (q: Queue): Promise<QueueStats> => q.stats();
+
+/** `Queue.groupsWithPrefix(prefix, first, after)`: a Relay-style page of matching groups. */
+export function groupsByPrefix(
+  q: Queue,
+  prefix: string,
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<GroupPage & { edges: { cursor: string; node: GroupInfo }[] }> {
+  return groups(q, first, after, prefix);
 }

@@ -1,10 +1,11 @@
 /**
- * `Queue.snapshot` and `Queue.known` (issue 13): one moment of a queue, read by one script, and
+ * `Queue.snapshot` and `Queue.known`: one moment of a queue, read by one script, and
  * whether the queue was ever used.
  */
+
+import type { Context } from '../context.js';
 import type { GroupInfo, Queue, QueueSnapshot } from '../lanes/index.js';
-import type { Context } from '../schema/context.js';
-import { describeWithRing } from './groupReason.js';
+import { describeWithRing } from './group.js';
 
 /** A snapshot with its page shaped as a Relay connection (as `Queue.groups` answers). */
 export interface SnapshotView extends QueueSnapshot {

@@ -1,5 +1,5 @@
 /**
- * `Queue.audit`, `Mutation.repairQueue` and their report types (issue 4): finding and fixing
+ * `Queue.audit`, `Mutation.repairQueue` and their report types: finding and fixing
  * leaked permits and a damaged ring. Admin only: both read every group of the queue.
  */
 import type { Finding, ReconcileReport } from '../lanes/index.js';

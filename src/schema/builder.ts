@@ -5,7 +5,7 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
-import { type Context, roleRank as RANK } from './context.js';
+import { type Context, roleRank as RANK } from '../context.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;

@@ -10,8 +10,7 @@ import './job.js';
 import './queue.js';
 import './ring.js';
 import './audit.js';
-import './groupReason.js';
-import './consoleReads.js';
+import './viewer.js';
 import './snapshot.js';
 
 builder.mutationType({});

@@ -29,7 +29,7 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
   }),
 });
 
-// Every mutation field is nullable (issue 12, item 5): null, with an error at its path, when it
+// Every mutation field is nullable: null, with an error at its path, when it
 // failed. A non-null root mutation field that fails nulls all of `data`, hiding the results of
 // the fields before it that did run — an enqueued job's id, lost to a client that then retries.
 builder.mutationFields((t) => ({

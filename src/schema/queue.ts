@@ -1,8 +1,15 @@
 /**
  * `Queue` with its reads, the `groups` connection, `QueueCounts`, and the root queries
- * `queue` and `queues` (DESIGN.md §4).
+ * `queue` and `queues` (DESIGN.md §4); `QueueStats` (the event counters a throughput chart
+ * differentiates) and `groupsWithPrefix` (search by id, O(page)), which the console reads.
  */
-import { Defaults, type GroupInfo, type Queue, type QueueCounts } from '../lanes/index.js';
+import {
+  Defaults,
+  type GroupInfo,
+  type Queue,
+  type QueueCounts,
+  type QueueStats,
+} from '../lanes/index.js';
 import * as resolve from '../resolvers/queue.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
@@ -100,3 +107,38 @@ builder.queryType({
     }),
   }),
 });
+
+export const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
+  description:
+    'Event counters since the queue was created, each O(1) to read. A rate is the difference of two reads over the time between them.',
+  fields: (t) => ({
+    enqueued: t.exposeInt('enqueued', { description: 'Jobs enqueued.' }),
+    claimed: t.exposeInt('claimed', { description: 'Claims (a retried job counts again).' }),
+    completed: t.exposeInt('completed', { description: 'Jobs completed.' }),
+    retried: t.exposeInt('retried', {
+      description:
+        'Retries a worker asked for (its processor failed); expired leases are counted in `reaped`, not here.',
+    }),
+    reaped: t.exposeInt('reaped', { description: 'Leases that expired and were taken back.' }),
+    dead: t.exposeInt('dead', { description: 'Jobs that ran out of attempts.' }),
+  }),
+});
+
+builder.objectFields(QueueRef, (t) => ({
+  stats: t.field({
+    type: QueueStatsRef,
+    description: 'Event counters (enqueued, claimed, completed, …) since the queue was created.',
+    resolve: resolve.stats,
+  }),
+  groupsWithPrefix: t.field({
+    type: GroupConnectionRef,
+    description:
+      'Registered groups whose id starts with `prefix`, by id; `totalCount` counts the matches. O(log groups + page).',
+    args: {
+      prefix: t.arg.string({ required: true }),
+      first: t.arg.int({ defaultValue: Defaults.pageSize }),
+      after: t.arg.string(),
+    },
+    resolve: (q, args) => resolve.groupsByPrefix(q, args.prefix, args.first, args.after),
+  }),
+}));

@@ -1,14 +1,13 @@
 /**
- * `Queue.snapshot` and `Queue.known` (issue 13). A snapshot is one moment of a queue — ring,
+ * `Queue.snapshot` and `Queue.known`, which the admin console draws from. A snapshot is one moment of a queue — ring,
  * totals, counters, a page of groups and a few groups by id — read by one script, so its parts
  * never disagree; `known` tells a queue never used from an empty one.
  */
 import { Defaults } from '../lanes/index.js';
 import * as resolve from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
-import { QueueStatsRef } from './consoleReads.js';
 import { GroupRef } from './group.js';
-import { GroupConnectionRef, QueueCountsRef, QueueRef } from './queue.js';
+import { GroupConnectionRef, QueueCountsRef, QueueRef, QueueStatsRef } from './queue.js';
 
 const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot').implement({
   description:

@@ -19,12 +19,12 @@ import {
 import { LiveFeed } from '../pubsub/index.js';
 import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';
-import { BrowserPolicy } from './browser.js';
 import type { Config } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
 import { withHealth } from './health.js';
+import { BrowserPolicy } from './plugins/browser.js';
 import { serverReaper } from './reaper.js';
 import { connectRedis, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GraphQLError } from 'graphql';
-import type { Role } from '../schema/context.js';
+import type { Role } from '../context.js';
 
 const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 

@@ -4,10 +4,11 @@
  * all on one line. Nothing else reads `process.env`.
  */
 import { z } from 'zod';
+import type { Role } from '../context.js';
 import { Defaults } from '../lanes/index.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
-import type { Role } from '../schema/context.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
+import { isLoopback } from './loopback.js';
 import { maskUrl, setting } from './startupError.js';
 
 const ROLES = ['read', 'worker', 'admin'] as const;
@@ -152,7 +153,7 @@ const schema = z
     REAP_INTERVAL_MS: ms(1000),
     RESYNC_INTERVAL_MS: ms(5000),
     POLL_INTERVAL_MS: ms(1000),
-    // Bounds on what subscribers may make the server hold (issue 12, "Unbounded watches").
+    // Bounds on what subscribers may make the server hold (watches, rereads, connections).
     MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
     MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
     MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
@@ -162,7 +163,7 @@ const schema = z
       })
       .default('info'),
   })
-  .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST), {
+  .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST, 'bind'), {
     message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
   });
@@ -194,11 +195,6 @@ export interface Config {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-}
-
-/** True for 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**

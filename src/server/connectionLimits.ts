@@ -1,5 +1,5 @@
 /**
- * WebSocket connections per client (issue 12, "Unbounded watches"): at most
+ * WebSocket connections per client (one bound on what subscribers may make the server hold): at most
  * MAX_CONNECTIONS_PER_CLIENT open at once per client address where auth is off, per token where
  * it is on (behind a proxy every client may share one address; a token is who the caller is).
  * A socket past the bound is closed with {@link TOO_MANY_CONNECTIONS} and a reason naming it.

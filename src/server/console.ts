@@ -1,5 +1,5 @@
 /**
- * The admin console (issue 6), served from `console/dist` (built by `npm run build:console`,
+ * The admin console, served from `console/dist` (built by `npm run build:console`,
  * which `npm start` runs first): `GET /` is its page, `GET /assets/<file>` its hashed bundle.
  * Every other request goes on to Yoga (`/graphql`, `/health`, `/ready`).
  *

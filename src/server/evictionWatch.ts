@@ -1,5 +1,5 @@
 /**
- * The server's watch on Redis' `maxmemory-policy` (issue 12, fault 2): read at start, every
+ * The server's watch on Redis' `maxmemory-policy` (an evicting policy loses jobs and reuses ids): read at start, every
  * `intervalMs`, and by each `/ready` probe (`Ringmaster.checkEviction`, one `INFO memory`).
  * While the policy is anything but `noeviction`, `/ready` is 503 with `"eviction":"<policy>"`.
  * It can change at runtime (CONFIG SET), hence the re-reads; an error is logged once per change

@@ -1,5 +1,5 @@
 /**
- * A setting that stops the server at start (issue 12, item 11): one line naming the variable,
+ * A setting that stops the server at start: one line naming the variable,
  * its value (secrets masked) and the cause, e.g.
  * `REDIS_URL=redis://:****@cache:6379: wrong user name or password (WRONGPASS)`.
  * `main.ts` prints it as `ringmaster: <message>` and exits with {@link STARTUP_EXIT_CODE}.

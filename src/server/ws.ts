@@ -14,10 +14,10 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
-import type { BrowserPolicy } from './browser.js';
 import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
-import { MAX_SUBSCRIPTIONS_PER_SOCKET } from './limits.js';
-import { Utf8WebSocket } from './utf8.js';
+import type { BrowserPolicy } from './plugins/browser.js';
+import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
+import { Utf8WebSocket } from './plugins/utf8.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
@@ -41,11 +41,11 @@ export function attachWebSocket(
   // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
   // verifyClient: a browser page of another origin is refused (403) before graphql-ws.
   // WebSocket: a binary frame that is not UTF-8 closes the socket (1007), as `ws` does for a
-  // text frame, instead of reaching graphql-ws as text with U+FFFD in it (utf8.ts).
+  // text frame, instead of reaching graphql-ws as text with U+FFFD in it (plugins/utf8.ts).
   const wss = new WebSocketServer({
     server,
     path: yoga.graphqlEndpoint,
-    maxPayload: 1_048_576,
+    maxPayload: MAX_REQUEST_BYTES,
     WebSocket: Utf8WebSocket,
     verifyClient: ({ req }, accept) =>
       browser.acceptsUpgrade(req) ? accept(true) : accept(false, 403, 'Forbidden'),

@@ -6,20 +6,20 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Context } from '../context.js';
 import type { Ringmaster } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
-import type { Context } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
-import { useBadBodyStatus } from './badBody.js';
-import type { BrowserPolicy } from './browser.js';
-import { maskError, useRedisFailureStatus } from './errors.js';
-import { useNoIntrospection } from './introspection.js';
-import { useQueryLimits } from './limits.js';
-import { useOperationRoleCheck } from './operationRole.js';
-import { useSharedSubscriptionExecution } from './sharedExecution.js';
-import { useSubscriptionRootRule } from './subscriptionRoot.js';
-import { useStrictUtf8 } from './utf8.js';
+import { useBadBodyStatus } from './plugins/badBody.js';
+import type { BrowserPolicy } from './plugins/browser.js';
+import { maskError, useRedisFailureStatus } from './plugins/errors.js';
+import { useNoIntrospection } from './plugins/introspection.js';
+import { MAX_REQUEST_BYTES, useQueryLimits } from './plugins/limits.js';
+import { useOperationRoleCheck } from './plugins/operationRole.js';
+import { useSharedSubscriptionExecution } from './plugins/sharedExecution.js';
+import { useSubscriptionRootRule } from './plugins/subscriptionRoot.js';
+import { useStrictUtf8 } from './plugins/utf8.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
 export interface ServerContext {
@@ -33,7 +33,7 @@ export interface YogaDeps {
   readonly auth: Authenticator;
   readonly logger: Logger;
   readonly introspection: boolean;
-  /** CORS, CSRF prevention and the DNS-rebinding guard (`browser.ts`). */
+  /** CORS, CSRF prevention and the DNS-rebinding guard (`plugins/browser.ts`). */
   readonly browser: BrowserPolicy;
   /** Readiness: Redis answers and notifications are configured (or polling). */
   readonly ready: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
@@ -77,7 +77,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
       // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
       // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
       // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
-      // token, and reconnects forever when the server closes the socket (issue 13).
+      // token, and reconnects forever when the server closes the socket.
       subscriptionsProtocol: 'SSE',
       method: 'POST',
       defaultQuery: [
@@ -100,7 +100,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     renderGraphiQL,
     maskedErrors: { isDev: false, maskError: maskError() },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
-    maxRequestBodySize: 1_048_576,
+    maxRequestBodySize: MAX_REQUEST_BYTES,
     // One operation per request: an array body is refused (400), so no request multiplies work.
     batching: false,
     cors: deps.browser.cors,

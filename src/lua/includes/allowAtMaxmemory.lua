@@ -1,6 +1,6 @@
 --[[
   Lets a script that writes a few bytes run while Redis is at maxmemory with the noeviction
-  policy (issue 12, item 3: an operator must be able to pause or limit a tenant during a memory
+  policy (an operator must be able to pause or limit a tenant during a memory
   incident, and a worker to keep its lease). Works the same on Redis 6.2 and 7+.
 
   How Redis decides: a script without a `#!lua` line is refused for memory (OOM) only at a

@@ -1,5 +1,5 @@
 --[[
-  Integers that pass through Lua exactly, or not at all (issue 12 item 7). Lua numbers are
+  Integers that pass through Lua exactly, or not at all (never rounded silently past 2^53). Lua numbers are
   doubles: an integer beyond ±(2^53−1) that a script reads from Redis (tonumber of a field, or
   a command's integer reply) silently loses precision, and written back it overwrites what was
   stored with a different number. So a stored value is judged by its text before it is

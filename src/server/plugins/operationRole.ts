@@ -1,9 +1,10 @@
 /**
  * An operation the caller's role does not allow in full is refused before any of it runs
- * (issue 12, item 5). Field auth (Pothos scope-auth, `src/schema/builder.ts`) checks a field when
- * the executor reaches it — after the fields before it have run: a worker's
- * `mutation { enqueue … setLimit … }` enqueued a job and then answered FORBIDDEN with
- * `data: null`, so the job's id was lost and a retrying client enqueued it twice.
+ * (one answer for the whole operation, never a half-run one). Field auth (Pothos scope-auth,
+ * `src/schema/builder.ts`) checks a field when the executor reaches it — after the fields
+ * before it have run: a worker's `mutation { enqueue … setLimit … }` enqueued a job and then
+ * answered FORBIDDEN with `data: null`, so the job's id was lost and a retrying client
+ * enqueued it twice.
  *
  * This plugin walks the operation that is about to run — every field it selects, through
  * fragments, with `@skip`/`@include` evaluated against the request's variables — and compares
@@ -33,7 +34,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type Role, roleRank } from '../schema/context.js';
+import { type Role, roleRank } from '../../context.js';
 
 /** `Type.field` → the least role that may select it; fields with no auth scopes are absent. */
 type RoleTable = ReadonlyMap<string, Role>;

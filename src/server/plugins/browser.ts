@@ -1,5 +1,5 @@
 /**
- * What a web page the operator happens to visit may do to `/graphql` (issue 4 "Hardening"):
+ * What a web page the operator happens to visit may do to `/graphql`:
  * nothing, unless the page is served by Ringmaster itself or its origin is in `CORS_ORIGINS`.
  *
  * - **CORS**: Yoga's default answers every origin's preflight with that origin, which would let
@@ -9,7 +9,7 @@
  *   no content type) is refused with 403 unless it carries one of {@link CSRF_HEADERS} — which
  *   a cross-site page cannot add without a preflight. `content-type: application/json` (curl,
  *   GraphiQL, every client) passes. A GET without such a header may run a **query** and
- *   nothing else (issue 13): a query changes nothing (no read writes to Redis, not even the
+ *   nothing else: a query changes nothing (no read writes to Redis, not even the
  *   queue registry) and a foreign page cannot read its answer without CORS, so stock clients
  *   that send queries as GET (urql's default) need no configuration. A mutation over GET is
  *   refused by Yoga whatever the headers (405, as the GraphQL-over-HTTP spec requires); a
@@ -27,6 +27,7 @@ import type { IncomingMessage } from 'node:http';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { CORSOptions, Plugin, YogaInitialContext } from 'graphql-yoga';
+import { isLoopback } from '../loopback.js';
 
 /** Headers that force a preflight and so prove a request is not a cross-site "simple" one. */
 export const CSRF_HEADERS = ['x-graphql-yoga-csrf', 'apollo-require-preflight'] as const;
@@ -36,21 +37,6 @@ export interface BrowserPolicyOptions {
   readonly corsOrigins: readonly string[];
   /** Auth is off: accept only loopback `Host` names (DNS-rebinding guard). */
   readonly loopbackHostsOnly: boolean;
-}
-
-/** `localhost`, `*.localhost`, 127.0.0.0/8 and `[::1]`, with or without a port. */
-export function isLoopbackHost(host: string | null | undefined): boolean {
-  if (!host) return false;
-  const name = host
-    .toLowerCase()
-    .replace(/:\d+$/, '')
-    .replace(/^\[(.*)\]$/, '$1');
-  return (
-    name === 'localhost' ||
-    name.endsWith('.localhost') ||
-    name === '::1' ||
-    /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(name)
-  );
 }
 
 /** The authority (`host:port`) of an origin, or null when it is not an http(s) origin. */
@@ -88,7 +74,7 @@ export class BrowserPolicy {
     if (this.options.loopbackHostsOnly) {
       plugins.push({
         onRequest({ request, endResponse, fetchAPI }) {
-          if (isLoopbackHost(request.headers.get('host'))) return;
+          if (isLoopback(request.headers.get('host'), 'authority')) return;
           endResponse(
             new fetchAPI.Response(
               JSON.stringify({
@@ -116,7 +102,7 @@ export class BrowserPolicy {
    */
   acceptsUpgrade(request: IncomingMessage): boolean {
     const host = request.headers.host;
-    if (this.options.loopbackHostsOnly && !isLoopbackHost(host)) return false;
+    if (this.options.loopbackHostsOnly && !isLoopback(host, 'authority')) return false;
     const origin = request.headers.origin;
     if (origin === undefined) return true;
     if (this.origins.has(origin)) return true;

@@ -1,5 +1,5 @@
 /**
- * Text that is not UTF-8 is refused on every transport (issue 12, item 6), never decoded lossily.
+ * Text that is not UTF-8 is refused on every transport, never decoded lossily.
  * A decoder that is not fatal turns each invalid byte sequence into U+FFFD, so raw bytes
  * `FF FE C3` in a group id became group `u\uFFFD\uFFFD\uFFFD` — and two different invalid
  * inputs named one group.

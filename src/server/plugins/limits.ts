@@ -1,5 +1,5 @@
 /**
- * Query limits (DESIGN.md §5, issue 4 "Hardening"): every document is bounded before it runs, on
+ * Query limits (DESIGN.md §5, part of hardening the API against hostile clients): every document is bounded before it runs, on
  * every transport (HTTP, SSE and graphql-ws share Yoga's envelop, see `ws.ts`). The numbers live
  * here and only here; the README's "Query limits" section quotes them.
  *
@@ -24,6 +24,13 @@ import type { Plugin } from 'graphql-yoga';
  * 127 MB to 1.2 GB. The console opens 3.
  */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
+
+/**
+ * Bytes one HTTP request body or one WebSocket frame may hold (1 MiB, DESIGN.md §5); a job
+ * payload is at most 512 KiB, so this leaves room for the rest of an operation. Over it: 413 on
+ * HTTP, close 1009 on a WebSocket (ws' `maxPayload`, not its default 100 MiB).
+ */
+export const MAX_REQUEST_BYTES = 1_048_576;
 
 export const QUERY_LIMITS = {
   /** Field nesting (fragments flattened). The deepest real selection is 5. */

@@ -1,5 +1,5 @@
 /**
- * A POST body that is not JSON is answered 400 whatever the client accepts (issue 13).
+ * A POST body that is not JSON is answered 400 whatever the client accepts.
  *
  * Yoga marks its "POST body sent invalid JSON." as a spec error, and answers spec errors 200
  * under `accept: application/json`. The GraphQL-over-HTTP spec's 200 there is for a

@@ -1,5 +1,5 @@
 /**
- * One execution per event, not per subscriber (issue 5, "Subscription fan-out").
+ * One execution per event, not per subscriber: the fan-out of one event to many subscriptions costs one execution.
  *
  * A subscription event is executed against the operation's selection set once for every
  * subscriber in graphql-js' design (`MapSourceToResponseEvent`). Ringmaster's live feed hands the

@@ -1,6 +1,6 @@
 /** What every resolver receives (built per operation by the server, DESIGN.md §6 Auth). */
-import type { Ringmaster } from '../lanes/index.js';
-import type { LiveFeed } from '../pubsub/index.js';
+import type { Ringmaster } from './lanes/index.js';
+import type { LiveFeed } from './pubsub/index.js';
 
 /** DESIGN.md §6 roles: `read` ⊂ `worker` ⊂ `admin`. */
 export type Role = 'read' | 'worker' | 'admin';

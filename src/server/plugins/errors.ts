@@ -7,7 +7,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ErrorCode, RingmasterError } from '../lanes/index.js';
+import { ErrorCode, RingmasterError } from '../../lanes/index.js';
 
 /**
  * What an API client reads for a Redis failure: the engine's message names Redis' own reply or
