@@ -4,7 +4,7 @@
  * wake list's length and the stats counters, not only what the engine answers.
  */
 import { describe, expect, it } from 'vitest';
-import { type Job, Queue, REGISTRATION_REFRESH_MS } from '../src/lanes/index.js';
+import { type Job, Queue, REGISTRATION_REFRESH_MS, Ringmaster } from '../src/lanes/index.js';
 import { pollUntil, rawState, statsOf, useEngine } from './support/lanes.js';
 
 const engine = useEngine();
@@ -511,7 +511,9 @@ describe('registration', () => {
   });
 
   it('a connection sends the SADD once per REGISTRATION_REFRESH_MS, and again after it (a registry entry removed by hand comes back)', async () => {
-    const q = engine.queue();
+    // Handles of one engine share its connection's state (`Ringmaster` owns a `Connection`).
+    const rm = new Ringmaster(engine.redis());
+    const q = rm.queue(engine.queue().name);
     const sadds = async () => {
       const stats = (await q.redis.info('commandstats')).match(/cmdstat_sadd:calls=(\d+)/);
       return Number(stats?.[1] ?? 0);
@@ -519,9 +521,9 @@ describe('registration', () => {
     const before = await sadds();
     for (let i = 0; i < 10; i++) await q.enqueue(`g${i}`);
     await q.setLimit('g0', 2);
-    // Another handle on the same connection shares what it knows. (No SADD inside these
-    // scripts: commandstats counts a script's commands too, and pause adds to `paused`.)
-    await new Queue(q.redis, q.name).clearLimit('g1');
+    // Another handle of the same engine shares what it knows. (No SADD inside these scripts:
+    // commandstats counts a script's commands too, register-1.lua's SADD included.)
+    await rm.queue(q.name).clearLimit('g1');
     expect((await sadds()) - before).toBe(1);
 
     await q.redis.srem('emq:queues', q.name);
