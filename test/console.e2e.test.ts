@@ -24,15 +24,14 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Queue, Ringmaster, Worker } from '../src/lanes/index.js';
 import { queueName, waitFor } from './pubsub.support.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipBrowser } from './support/chromium.js';
 import { useTestRedis } from './support/redis.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONSOLE = path.join(ROOT, 'console');
 const SHOTS = path.join(ROOT, 'test-results', 'console');
-const haveChromium = existsSync(CHROMIUM);
-const skip = !haveChromium && !process.env.CI;
+const skip = skipBrowser;
 
 /** The newest modification time under `dir` (ms). */
 function newest(dir: string): number {
@@ -245,9 +244,7 @@ describe.skipIf(skip)(
     let profile: string;
 
     beforeAll(async () => {
-      if (!haveChromium) {
-        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run)`);
-      }
+      requireChromium();
       ensureConsoleBuilt();
       mkdirSync(SHOTS, { recursive: true });
       const { chromium } = await import('playwright-core');
@@ -256,16 +253,7 @@ describe.skipIf(skip)(
       context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
         viewport: { width: 1400, height: 900 },
       });
     }, 60_000);

@@ -9,20 +9,19 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
  * file is skipped, except under CI, where it fails.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueName } from './pubsub.support.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipBrowser } from './support/chromium.js';
 import { useTestRedis } from './support/redis.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHOTS = path.join(ROOT, 'test-results', 'graphiql');
-const haveChromium = existsSync(CHROMIUM);
-const skip = !haveChromium && !process.env.CI;
+const skip = skipBrowser;
 
 const TOKEN = 'admin-token-for-the-graphiql-e2e';
 
@@ -69,24 +68,13 @@ describe.skipIf(skip)(
     let browser: Browser;
 
     beforeAll(async () => {
-      if (!haveChromium) {
-        throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (.ci/run)`);
-      }
+      requireChromium();
       mkdirSync(SHOTS, { recursive: true });
       const { chromium } = await import('playwright-core');
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
       });
     }, 60_000);
 
