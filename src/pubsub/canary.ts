@@ -41,7 +41,7 @@ const PROBES = [
 const GENERIC_EVENT = 'del';
 
 /** The flags a heard round proves: `K` (keyspace channels), each probe's class, and `g`. */
-export const CANARY_FLAGS = `K${PROBES.map((p) => p.flag).join('')}g`;
+const CANARY_FLAGS = `K${PROBES.map((p) => p.flag).join('')}g`;
 
 /** What one round found. */
 export type CanaryVerdict =

@@ -59,7 +59,7 @@ const inFlight = (n: number): string => `${n} in flight`;
  * One plain sentence saying why `g` runs or not. `ring` is where it stands on the ring, and is
  * only read for a group that is not blocked (it costs O(ring)).
  */
-export function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
+function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
   const blocked = blockedBy(g);
   switch (blocked) {
     case 'PAUSED':
@@ -123,18 +123,17 @@ function ringIndex(ctx: Context, execution: object, queueName: string): Promise<
   }
   let index = byQueue.get(queueName);
   if (!index) {
-    index = ctx.engine
-      .queue(queueName)
-      .ring()
-      .then((ring) => {
-        const position = new Map<string, number>();
-        // The first occurrence counts (the one claim would serve first).
-        for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
-        return { length: ring.length, position };
-      });
+    index = ctx.engine.queue(queueName).ring().then(indexRing);
     byQueue.set(queueName, index);
   }
   return index;
+}
+
+/** A ring's positions (1-based); the first occurrence counts (the one claim would serve first). */
+function indexRing(ring: readonly string[]): RingIndex {
+  const position = new Map<string, number>();
+  for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
+  return { length: ring.length, position };
 }
 
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
@@ -146,9 +145,7 @@ const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
  * ring shown beside it.
  */
 export function describeWithRing(groups: readonly GroupInfo[], ring: readonly string[]): void {
-  const position = new Map<string, number>();
-  for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
-  const index: RingIndex = { length: ring.length, position };
+  const index = indexRing(ring);
   for (const g of groups) ringOfRead.set(g, index);
 }
 

@@ -26,20 +26,16 @@ export async function groups(
   after: string | null | undefined,
   prefix?: string,
 ): Promise<GroupPage & { edges: { cursor: string; node: GroupInfo }[] }> {
-  const page = await q.groups({ first: first ?? undefined, after, prefix });
+  return toConnection(await q.groups({ first: first ?? undefined, after, prefix }));
+}
+
+/** A page of groups as a Relay connection: each node with its cursor. */
+export function toConnection(
+  page: GroupPage,
+): GroupPage & { edges: { cursor: string; node: GroupInfo }[] } {
   const edges = page.groups.map((node, i) => ({ cursor: page.cursors[i] as string, node }));
   return { ...page, edges };
 }
 
 /** `Queue.stats`: the event counters, O(1). */
 export const stats = (q: Queue): Promise<QueueStats> => q.stats();
-
-/** `Queue.groupsWithPrefix(prefix, first, after)`: a Relay-style page of matching groups. */
-export function groupsByPrefix(
-  q: Queue,
-  prefix: string,
-  first: number | null | undefined,
-  after: string | null | undefined,
-): Promise<GroupPage & { edges: { cursor: string; node: GroupInfo }[] }> {
-  return groups(q, first, after, prefix);
-}

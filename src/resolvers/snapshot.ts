@@ -6,6 +6,7 @@
 import type { Context } from '../context.js';
 import type { GroupInfo, Queue, QueueSnapshot } from '../lanes/index.js';
 import { describeWithRing } from './group.js';
+import { toConnection } from './queue.js';
 
 /** A snapshot with its page shaped as a Relay connection (as `Queue.groups` answers). */
 export interface SnapshotView extends QueueSnapshot {
@@ -38,8 +39,7 @@ export async function snapshot(
     ids: args.ids ?? undefined,
   });
   describeWithRing([...s.page.groups, ...s.picked], s.ring);
-  const edges = s.page.groups.map((node, i) => ({ cursor: s.page.cursors[i] as string, node }));
-  return { ...s, connection: { ...s.page, edges } };
+  return { ...s, connection: toConnection(s.page) };
 }
 
 /** `Queue.known`: the queue is in the registry (`P:queues`). */

@@ -139,6 +139,6 @@ builder.objectFields(QueueRef, (t) => ({
       first: t.arg.int({ defaultValue: Defaults.pageSize }),
       after: t.arg.string(),
     },
-    resolve: (q, args) => resolve.groupsByPrefix(q, args.prefix, args.first, args.after),
+    resolve: (q, args) => resolve.groups(q, args.first, args.after, args.prefix),
   }),
 }));

@@ -50,9 +50,4 @@ export class ConnectionLimiter {
     });
     return true;
   }
-
-  /** Open sockets counted for `key`. */
-  count(key: string): number {
-    return this.open.get(key) ?? 0;
-  }
 }

@@ -10,7 +10,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** How long the server tries to reach Redis at start before it gives up (ms). */
-export const CONNECT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Why Redis could not be reached at start: `message` is one line saying why, for an operator. */
 export class RedisConnectError extends Error {

@@ -46,7 +46,7 @@ type RoleTable = ReadonlyMap<string, Role>;
  * @throws Error at start when a field's or a type's scopes are of another shape (a function,
  *   `$all`, a scope that is not a role), which this check could not evaluate before execution
  */
-export function roleTable(schema: GraphQLSchema): RoleTable {
+function roleTable(schema: GraphQLSchema): RoleTable {
   const table = new Map<string, Role>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
