@@ -1,7 +1,8 @@
 /**
  * What the engine keeps per ioredis connection: the scripts defined on it, and which queues it
- * registered in `P:queues` lately. One {@link Connection} is made per {@link Ringmaster} and
- * shared by every queue handle it makes, so handles stay cheap to make per call.
+ * registered in `P:queues` lately. Each {@link Ringmaster} owns one, shared by every queue
+ * handle it makes; a `Queue` made on a bare client uses that client's ({@link Connection.of}),
+ * so handles stay cheap to make per call either way (no registration round trip per call).
  */
 import type { Redis } from 'ioredis';
 import { defineScripts } from './commands.js';
@@ -20,6 +21,19 @@ export const REGISTRATION_REFRESH_MS = 5_000;
  * them once. Throws nothing; touches nothing in Redis.
  */
 export class Connection {
+  /** The Connection of each bare client, so `Queue` handles made per call on it share it. */
+  static #byClient = new WeakMap<Redis, Connection>();
+
+  /** The Connection of `redis`, made on first use (scripts defined then, once per client). */
+  static of(redis: Redis): Connection {
+    let connection = Connection.#byClient.get(redis);
+    if (connection === undefined) {
+      connection = new Connection(redis);
+      Connection.#byClient.set(redis, connection);
+    }
+    return connection;
+  }
+
   /**
    * Registry key + queue name → when its SADD was last answered (ms, local clock), or the SADD
    * still on the wire.

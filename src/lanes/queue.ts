@@ -71,8 +71,8 @@ export class Queue {
   /**
    * @param connection a connection shared by all calls (not used for blocking commands): an
    *   ioredis client, or the engine's {@link Connection} on one (as `Ringmaster.queue` passes),
-   *   whose registration cache the handles made on it share. A handle made on a bare client
-   *   has a `Connection` of its own, so its first registering call sends its own SADD.
+   *   whose registration cache the handles made on it share (a bare client's is
+   *   `Connection.of(client)`, the same for every handle on it).
    * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name, or when
    *   the client moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
    */
@@ -83,7 +83,7 @@ export class Queue {
     this.name = validate.queueName(name);
     this.keys = queueKeys(prefix, this.name);
     this.registry = queuesKey(prefix);
-    this.connection = connection instanceof Connection ? connection : new Connection(this.redis);
+    this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
     this.commands = new Commands(this.connection, this.keys);
   }
 
