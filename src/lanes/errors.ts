@@ -207,3 +207,8 @@ export function codeRedisFailures(cls: { prototype: object }): void {
 function rethrowCoded(error: unknown): never {
   throw fromRedisError(error) ?? error;
 }
+
+/** `value` as an Error (a thrown non-Error becomes one with its text), for 'error' events. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

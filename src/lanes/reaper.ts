@@ -20,6 +20,7 @@
  */
 import { hostname } from 'node:os';
 import { type Redis, ReplyError } from 'ioredis';
+import { asError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import type { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
@@ -186,8 +187,4 @@ export class Reaper {
     }, this.intervalMs);
     this.timer.unref();
   }
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

@@ -19,7 +19,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
-import { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
+import { asError, ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import { Reaper } from './reaper.js';
@@ -512,8 +512,4 @@ function isLeaseRefusal(error: unknown): boolean {
     error instanceof RingmasterError &&
     (error.code === ErrorCode.JOB_NOT_FOUND || error.code === ErrorCode.LEASE_LOST)
   );
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
