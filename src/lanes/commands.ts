@@ -53,6 +53,14 @@ export type CompleteAndClaimReply = [
 ];
 
 const SCRIPTS = loadScripts();
+/**
+ * Scripts whose keys are not one queue's (the registry `P:queues` lives in a slot of its own):
+ * sent without the queue's slot guard, which would make them cross slots.
+ */
+const UNGUARDED = new Set(['register']);
+/** Keys the caller declares for `script`: its own, plus the slot guard for a queue script. */
+const declaredKeys = (script: { name: string; numberOfKeys: number }) =>
+  script.numberOfKeys + (UNGUARDED.has(script.name) ? 0 : 1);
 const COMMAND_PREFIX = 'ringmaster_';
 /** Tries of a script refused with NOSCRIPT (see `run`). */
 const NOSCRIPT_ATTEMPTS = 5;
@@ -67,7 +75,7 @@ export function defineScripts(redis: Redis): void {
   for (const script of SCRIPTS) {
     const command = `${COMMAND_PREFIX}${script.name}`;
     if (typeof defined[command] === 'function') continue;
-    redis.defineCommand(command, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    redis.defineCommand(command, { numberOfKeys: declaredKeys(script), lua: script.lua });
   }
 }
 
@@ -97,13 +105,15 @@ export class Commands {
    * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
    * script did not run, so a retry cannot apply it twice). A script that refused a stored
    * number (`includes/safeInteger.lua`) is reported as RingmasterError DATA_OUT_OF_RANGE.
+   * A queue script gets the slot guard (`QueueKeys.guard`) as its last key, after its own.
    */
   private async run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
+    const declared = UNGUARDED.has(name) ? keys : [...keys, this.k.guard];
     for (let attempt = 1; ; attempt++) {
       try {
-        return await fn.call(this.redis, ...keys, ...args);
+        return await fn.call(this.redis, ...declared, ...args);
       } catch (error) {
         const noScript = error instanceof Error && error.message.startsWith('NOSCRIPT');
         if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;

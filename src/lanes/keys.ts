@@ -22,6 +22,7 @@
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
  * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
+ * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
@@ -47,6 +48,15 @@ export interface QueueKeys {
    * per interval across every process. Saves work only; no script reads it.
    */
   readonly reaper: string;
+  /**
+   * `P:{Q}:guard` — the slot guard: declared as the last key of every queue script and never
+   * written, so Redis Cluster never runs a script while the queue's slot is moving (DESIGN.md §3,
+   * "Scripts on a Redis Cluster"): on the migrating node a missing declared key answers ASK, and
+   * on the importing node a multi-key command missing a key answers TRYAGAIN. Scripts run only
+   * where every key of the queue is, so none can apply part of its writes and then fail on a key
+   * that has moved.
+   */
+  readonly guard: string;
   /** `P:{Q}:g:<group>:pending` */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` */
@@ -78,6 +88,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     seq: `${base}seq`,
     stats: `${base}stats`,
     reaper: `${base}reaper`,
+    guard: `${base}guard`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     idem: (key) => `${base}idem:${key}`,

@@ -41,6 +41,19 @@ export interface ClusterNodeInfo {
   readonly failing: boolean;
 }
 
+/** A slot move in progress (see {@link TestCluster.beginSlotMove}). */
+export interface SlotMove {
+  /** The keys still on the node the slot is leaving. */
+  remaining(): Promise<string[]>;
+  /** MIGRATE these keys (of the slot) to the new owner, in one command. */
+  move(keys: readonly string[]): Promise<void>;
+  /** Move every key left, then SETSLOT NODE on every master, and wait until all agree. */
+  finish(options?: {
+    afterEachKey?: (key: string) => Promise<void>;
+    keysPerMigrate?: number;
+  }): Promise<void>;
+}
+
 export interface StartTestClusterOptions {
   /** Masters (each with one replica). Default 3. */
   masters?: number;
@@ -82,13 +95,24 @@ export interface TestCluster {
   /**
    * Move `slot` from the master that serves it to the master at `toPort`, by the documented
    * resharding steps. `afterEachKey` runs after each `MIGRATE` (with the key moved), so a test can
-   * act while the slot is half moved; `keysPerMigrate` keys move per MIGRATE (default 1).
+   * act while the slot is half moved; `keysPerMigrate` keys move per MIGRATE (default 1);
+   * `order` sorts the slot's keys before they move (default: as `GETKEYSINSLOT` lists them).
    */
   migrateSlot(
     slot: number,
     toPort: number,
-    options?: { afterEachKey?: (key: string) => Promise<void>; keysPerMigrate?: number },
+    options?: {
+      afterEachKey?: (key: string) => Promise<void>;
+      keysPerMigrate?: number;
+      order?: (keys: string[]) => string[];
+    },
   ): Promise<void>;
+  /**
+   * Open the move of `slot` to the master at `toPort` (SETSLOT IMPORTING on it, MIGRATING on the
+   * owner) and hand back its steps, so a test can hold the slot half moved for as long as it
+   * likes.
+   */
+  beginSlotMove(slot: number, toPort: number): Promise<SlotMove>;
   /** The hash slot of a key, as the cluster computes it (`CLUSTER KEYSLOT`). */
   keySlot(key: string): Promise<number>;
   /** Wait until every live node reports `cluster_state:ok` and the same slot owners. */
@@ -339,6 +363,48 @@ export async function startTestCluster(
     return { master, replica };
   };
 
+  const beginSlotMove = async (slot: number, toPort: number): Promise<SlotMove> => {
+    const nodes = await topology();
+    const source = ownerOfSlot(nodes, slot);
+    const target = nodes.find((n) => n.port === toPort && n.role === 'master');
+    if (!source || !target || source.port === toPort) {
+      throw new Error(`TestCluster: cannot move slot ${slot} to ${toPort}`);
+    }
+    await ask(target.port, (r) => r.cluster('SETSLOT', slot, 'IMPORTING', source.id));
+    await ask(source.port, (r) => r.cluster('SETSLOT', slot, 'MIGRATING', target.id));
+    const remaining = async (count = 1_000_000) =>
+      (await ask(source.port, (r) => r.cluster('GETKEYSINSLOT', slot, count))) as string[];
+    const move = async (keys: readonly string[]) => {
+      if (keys.length === 0) return;
+      await ask(source.port, (r) =>
+        r.call('MIGRATE', HOST, String(target.port), '', '0', '5000', 'KEYS', ...keys),
+      );
+    };
+    return {
+      remaining: () => remaining(),
+      move,
+      async finish(finishOptions = {}) {
+        const batch = finishOptions.keysPerMigrate ?? 1;
+        for (;;) {
+          const keys = await remaining(batch);
+          if (keys.length === 0) break;
+          await move(keys);
+          for (const key of keys) await finishOptions.afterEachKey?.(key);
+        }
+        // Target first, then source, then the others: the documented order.
+        await ask(target.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
+        await ask(source.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
+        for (const other of nodes.filter(
+          (n) =>
+            n.role === 'master' && !n.failing && n.port !== source.port && n.port !== target.port,
+        )) {
+          await ask(other.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
+        }
+        await awaitHealthy();
+      },
+    };
+  };
+
   return {
     seeds: ports.map((port) => ({ host: HOST, port })),
     nodesList: ports.map((port) => `${HOST}:${port}`).join(','),
@@ -411,34 +477,21 @@ export async function startTestCluster(
     },
     async migrateSlot(slot, toPort, migrateOptions = {}) {
       assertRunning('migrateSlot');
-      const nodes = await topology();
-      const source = ownerOfSlot(nodes, slot);
-      const target = nodes.find((n) => n.port === toPort && n.role === 'master');
-      if (!source || !target) throw new Error(`TestCluster: cannot move slot ${slot} to ${toPort}`);
-      if (source.port === toPort) return;
-      const batch = migrateOptions.keysPerMigrate ?? 1;
-      await ask(target.port, (r) => r.cluster('SETSLOT', slot, 'IMPORTING', source.id));
-      await ask(source.port, (r) => r.cluster('SETSLOT', slot, 'MIGRATING', target.id));
-      for (;;) {
-        const keys = (await ask(source.port, (r) =>
-          r.cluster('GETKEYSINSLOT', slot, batch),
-        )) as string[];
-        if (keys.length === 0) break;
-        await ask(source.port, (r) =>
-          r.call('MIGRATE', HOST, String(target.port), '', '0', '5000', 'KEYS', ...keys),
-        );
-        for (const key of keys) await migrateOptions.afterEachKey?.(key);
+      const slotMove = await beginSlotMove(slot, toPort);
+      if (migrateOptions.order) {
+        const batch = migrateOptions.keysPerMigrate ?? 1;
+        const keys = migrateOptions.order(await slotMove.remaining());
+        for (let i = 0; i < keys.length; i += batch) {
+          const some = keys.slice(i, i + batch);
+          await slotMove.move(some);
+          for (const key of some) await migrateOptions.afterEachKey?.(key);
+        }
       }
-      // Target first, then source, then the others: the documented order.
-      await ask(target.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
-      await ask(source.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
-      for (const other of nodes.filter(
-        (n) =>
-          n.role === 'master' && !n.failing && n.port !== source.port && n.port !== target.port,
-      )) {
-        await ask(other.port, (r) => r.cluster('SETSLOT', slot, 'NODE', target.id));
-      }
-      await awaitHealthy();
+      await slotMove.finish(migrateOptions);
+    },
+    beginSlotMove(slot, toPort) {
+      assertRunning('beginSlotMove');
+      return beginSlotMove(slot, toPort);
     },
     keySlot,
     awaitHealthy,
