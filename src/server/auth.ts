@@ -30,15 +30,8 @@ export class Authenticator {
    */
   roleOf(authorization: unknown): Role | null {
     if (!this.enabled) return 'admin';
-    if (typeof authorization !== 'string' || authorization.length > 4096) return null;
-    const token = authorization.replace(/^Bearer\s+/i, '').trim();
-    if (token === '') return null;
-    const presented = digest(token);
-    let role: Role | null = null;
-    for (const entry of this.entries) {
-      if (timingSafeEqual(entry.digest, presented)) role = entry.role;
-    }
-    return role;
+    const i = this.match(authorization);
+    return i === null ? null : (this.entries[i]?.role ?? null);
   }
 
   /**
@@ -47,17 +40,26 @@ export class Authenticator {
    * that never holds the token itself. Compared as in {@link roleOf}.
    */
   tokenKey(authorization: unknown): string | null {
-    if (!this.enabled || typeof authorization !== 'string' || authorization.length > 4096) {
-      return null;
-    }
+    if (!this.enabled) return null;
+    const i = this.match(authorization);
+    return i === null ? null : `token:${i}`;
+  }
+
+  /**
+   * The place in AUTH_TOKENS of the token an `Authorization` value carries (`Bearer ` optional),
+   * or null. Every entry is compared, in constant time on digests, so the time taken says
+   * nothing about which entry (if any) matched; the last match wins.
+   */
+  private match(authorization: unknown): number | null {
+    if (typeof authorization !== 'string' || authorization.length > 4096) return null;
     const token = authorization.replace(/^Bearer\s+/i, '').trim();
     if (token === '') return null;
     const presented = digest(token);
-    let key: string | null = null;
+    let found: number | null = null;
     this.entries.forEach((entry, i) => {
-      if (timingSafeEqual(entry.digest, presented)) key = `token:${i}`;
+      if (timingSafeEqual(entry.digest, presented)) found = i;
     });
-    return key;
+    return found;
   }
 
   /**
