@@ -1,0 +1,321 @@
+/**
+ * DESIGN.md §5: every engine call given each kind of bad input is refused with the right code
+ * (BAD_USER_INPUT, or JOB_NOT_FOUND for a job id that is not a decimal string) and leaves Redis
+ * byte for byte as it was: every key's DUMP and PTTL is compared before and after. The
+ * scripts' own refusals (JOB_NOT_FOUND, LEASE_LOST) are held to the same standard.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  type Job,
+  Limits,
+  type Queue,
+  Ringmaster,
+  RingmasterError,
+} from '../../src/lanes/index.js';
+import { snapshot, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+/** A queue with something in every key, so an accidental write anywhere shows. */
+const ctx = {} as { q: Queue; rm: Ringmaster; active: Job; pending: Job; dead: Job };
+
+beforeAll(async () => {
+  const rm = new Ringmaster(engine.redis());
+  const q = rm.queue('bad-input');
+  await q.setLimit('a', 2);
+  const dead = await q.enqueue('d', { doomed: true }, { maxAttempts: 1 });
+  const deadClaim = (await q.claim()) as Job;
+  await q.retry(deadClaim.id, deadClaim.token as string, 'gone');
+  await q.enqueue('a', { n: 1 });
+  await q.enqueue('a', { n: 2 });
+  const active = (await q.claim({ leaseMs: 3_600_000 })) as Job;
+  const pending = await q.enqueue('b', { n: 3 });
+  await q.pause('b');
+  await q.enqueue('c');
+  Object.assign(ctx, { q, rm, active, pending, dead });
+});
+
+// Values --------------------------------------------------------------------------------------
+
+const badQueueNames: unknown[] = [
+  '',
+  'x'.repeat(Limits.queueNameLength + 1),
+  'has space',
+  '{tag}',
+  'slash/name',
+  'ümlaut',
+  'tab\there',
+  'star*',
+  42,
+  null,
+];
+
+const badGroups: unknown[] = [
+  '',
+  'a'.repeat(Limits.groupIdBytes + 1),
+  'é'.repeat(129), // 258 UTF-8 bytes, 129 characters
+  'nul\u0000byte',
+  'new\nline',
+  'del\u007f',
+  'c1\u0085control',
+  'lone\ud800surrogate',
+  7,
+  undefined,
+];
+
+const badLimits: unknown[] = [-1, Limits.maxLimit + 1, 1.5, Number.NaN, Infinity, '3', null];
+// null and undefined mean "the default" where an option has one (claim's leaseMs, first).
+const badLeases: unknown[] = [0, -5, Limits.maxLeaseMs + 1, 2.5, Number.NaN, '1000'];
+const badMaxAttempts: unknown[] = [0, Limits.maxAttempts + 1, 1.5, -1, '3', Number.NaN];
+const badFirsts: unknown[] = [0, Limits.maxPageSize + 1, -1, 1.5, '10', Number.NaN];
+const badTokens: unknown[] = [
+  '',
+  'x'.repeat(Limits.tokenLength + 1),
+  '😀'.repeat(Limits.tokenLength + 1), // 129 characters, 258 UTF-16 units
+  12,
+];
+const badBatches: unknown[] = [0, -1, 1.5, Number.NaN, Limits.maxReapBatch + 1, '10'];
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+const circular: Record<string, unknown> = {};
+circular.self = circular;
+const badPayloads: unknown[] = [
+  'x'.repeat(Limits.payloadBytes - 1), // JSON text: 524,289 bytes with its quotes
+  { big: 'é'.repeat(Limits.payloadBytes / 2) },
+  10n,
+  () => 1,
+  Symbol('s'),
+  circular,
+];
+const badCursors: unknown[] = [
+  'not a cursor!',
+  b64('x:group'),
+  b64('g:'),
+  b64('g:bad\ngroup'),
+  b64(`g:${'a'.repeat(300)}`),
+  `${b64('g:a')}=`,
+  'Zm9v', // decodes ('foo'), but not to g:<id>
+  '',
+  42,
+];
+const nonDecimalIds: unknown[] = [
+  'abc',
+  '-1',
+  '1.5',
+  '',
+  ' 1',
+  '1 ',
+  '0x1F',
+  '1e3',
+  '١٢',
+  '1'.repeat(21),
+  12,
+  null,
+];
+
+// Calls ---------------------------------------------------------------------------------------
+
+type Call = () => Promise<unknown>;
+type Case = [name: string, call: Call, code: string];
+
+const any = (v: unknown) => v as never;
+const show = (v: unknown) => {
+  if (typeof v === 'string')
+    return JSON.stringify(v.length > 24 ? `${v.slice(0, 12)}…(${v.length})` : v);
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'function') return 'function';
+  if (typeof v === 'symbol') return 'symbol';
+  if (v === circular) return 'circular';
+  return JSON.stringify(v) ?? String(v);
+};
+const BAD = ErrorCode.BAD_USER_INPUT;
+const NOT_FOUND = ErrorCode.JOB_NOT_FOUND;
+
+const cases: Case[] = [
+  ...badQueueNames.map(
+    (v): Case => [`queue name ${show(v)}`, async () => ctx.rm.queue(any(v)), BAD],
+  ),
+  ...badGroups.flatMap((v): Case[] => [
+    [`setLimit group ${show(v)}`, () => ctx.q.setLimit(any(v), 1), BAD],
+    [`clearLimit group ${show(v)}`, () => ctx.q.clearLimit(any(v)), BAD],
+    [`pause group ${show(v)}`, () => ctx.q.pause(any(v)), BAD],
+    [`resume group ${show(v)}`, () => ctx.q.resume(any(v)), BAD],
+    [`enqueue group ${show(v)}`, () => ctx.q.enqueue(any(v), { ok: true }), BAD],
+    [`group(${show(v)})`, () => ctx.q.group(any(v)), BAD],
+  ]),
+  ...badLimits.map(
+    (v): Case => [`setLimit limit ${show(v)}`, () => ctx.q.setLimit('a', any(v)), BAD],
+  ),
+  ...badLeases.flatMap((v): Case[] => [
+    [`claim leaseMs ${show(v)}`, () => ctx.q.claim({ leaseMs: any(v) }), BAD],
+    [
+      `extendLease leaseMs ${show(v)}`,
+      () => ctx.q.extendLease(ctx.active.id, ctx.active.token as string, any(v)),
+      BAD,
+    ],
+  ]),
+  [
+    'extendLease leaseMs null',
+    () => ctx.q.extendLease(ctx.active.id, ctx.active.token as string, any(null)),
+    BAD,
+  ],
+  ...badMaxAttempts.map(
+    (v): Case => [
+      `enqueue maxAttempts ${show(v)}`,
+      () => ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
+      BAD,
+    ],
+  ),
+  ...badPayloads.map((v): Case => [`enqueue payload ${show(v)}`, () => ctx.q.enqueue('a', v), BAD]),
+  ...badFirsts.map(
+    (v): Case => [`groups first ${show(v)}`, () => ctx.q.groups({ first: any(v) }), BAD],
+  ),
+  ...badCursors.map(
+    (v): Case => [`groups after ${show(v)}`, () => ctx.q.groups({ after: any(v) }), BAD],
+  ),
+  ...badTokens.flatMap((v): Case[] => [
+    [`claim token ${show(v)}`, () => ctx.q.claim({ token: any(v) }), BAD],
+    [`complete token ${show(v)}`, () => ctx.q.complete(ctx.active.id, any(v)), BAD],
+    [`retry token ${show(v)}`, () => ctx.q.retry(ctx.active.id, any(v)), BAD],
+    [`extendLease token ${show(v)}`, () => ctx.q.extendLease(ctx.active.id, any(v), 1000), BAD],
+  ]),
+  ...badBatches.map(
+    (v): Case => [`reap batch ${show(v)}`, () => ctx.q.reap({ batch: any(v) }), BAD],
+  ),
+  ...nonDecimalIds.flatMap((v): Case[] => [
+    [`complete id ${show(v)}`, () => ctx.q.complete(any(v), ctx.active.token as string), NOT_FOUND],
+    [`retry id ${show(v)}`, () => ctx.q.retry(any(v), ctx.active.token as string), NOT_FOUND],
+    [
+      `extendLease id ${show(v)}`,
+      () => ctx.q.extendLease(any(v), ctx.active.token as string, 1000),
+      NOT_FOUND,
+    ],
+  ]),
+];
+
+/** The code `call` is refused with; fails the test if it succeeds or throws anything else. */
+async function refusal(call: Call): Promise<string> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof RingmasterError) return error.code;
+    throw error;
+  }
+  throw new Error('the call was accepted');
+}
+
+describe('bad input (DESIGN.md §5)', () => {
+  it.each(cases)(
+    '%s',
+    async (_name, call, code) => {
+      const before = await snapshot(engine.redis());
+      expect(await refusal(call)).toBe(code);
+      expect(await snapshot(engine.redis())).toEqual(before);
+    },
+    2_000,
+  );
+
+  it('names the argument at fault', async () => {
+    const argumentOf = async (call: Call) => {
+      try {
+        await call();
+      } catch (error) {
+        return (error as RingmasterError).argument;
+      }
+      return undefined;
+    };
+    expect(await argumentOf(() => ctx.q.setLimit('', 1))).toBe('group');
+    expect(await argumentOf(() => ctx.q.setLimit('a', -1))).toBe('limit');
+    expect(await argumentOf(() => ctx.q.claim({ leaseMs: 0 }))).toBe('leaseMs');
+    expect(await argumentOf(() => ctx.q.enqueue('a', null, { maxAttempts: 0 }))).toBe(
+      'maxAttempts',
+    );
+    expect(await argumentOf(() => ctx.q.groups({ first: 0 }))).toBe('first');
+    expect(await argumentOf(() => ctx.q.groups({ after: 'nope!' }))).toBe('after');
+    expect(await argumentOf(() => ctx.q.complete('1', ''))).toBe('token');
+    // Malformed input is named before a not-found id (DESIGN.md §5 lists both).
+    expect(await argumentOf(() => ctx.q.complete('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.retry('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
+    expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
+  });
+
+  it('says a payload too deep to serialize is nested too deeply, not that it is not JSON', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const before = await snapshot(engine.redis());
+    await expect(ctx.q.enqueue('a', deep)).rejects.toThrow(/payload: is nested too deeply/);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
+});
+
+describe('refusals by the scripts change nothing either', () => {
+  const scriptCases: Array<[string, Call, string]> = [
+    ['complete of an unknown id', () => ctx.q.complete('987654', 'token'), NOT_FOUND],
+    ['retry of an unknown id', () => ctx.q.retry('987654', 'token', 'e'), NOT_FOUND],
+    ['extendLease of an unknown id', () => ctx.q.extendLease('987654', 'token', 1000), NOT_FOUND],
+    [
+      'complete with a wrong token',
+      () => ctx.q.complete(ctx.active.id, 'wrong'),
+      ErrorCode.LEASE_LOST,
+    ],
+    ['retry with a wrong token', () => ctx.q.retry(ctx.active.id, 'wrong'), ErrorCode.LEASE_LOST],
+    [
+      'extendLease with a wrong token',
+      () => ctx.q.extendLease(ctx.active.id, 'wrong', 1000),
+      ErrorCode.LEASE_LOST,
+    ],
+    [
+      'complete of a pending job',
+      () => ctx.q.complete(ctx.pending.id, ctx.active.token as string),
+      ErrorCode.LEASE_LOST,
+    ],
+    ['retry of a dead job', () => ctx.q.retry(ctx.dead.id, 'any'), ErrorCode.LEASE_LOST],
+  ];
+  it.each(scriptCases)('%s', async (_name, call, code) => {
+    const before = await snapshot(engine.redis());
+    expect(await refusal(call)).toBe(code);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
+});
+
+describe('the bounds themselves are accepted', () => {
+  it('a group id of exactly 256 UTF-8 bytes, limits 0 and 1,000,000, maxAttempts 1 and 100', async () => {
+    const q = ctx.rm.queue('bounds');
+    expect((await q.setLimit('a'.repeat(256), 0)).limit).toBe(0);
+    expect((await q.setLimit('é'.repeat(128), Limits.maxLimit)).limit).toBe(Limits.maxLimit);
+    expect((await q.enqueue('g', null, { maxAttempts: 1 })).maxAttempts).toBe(1);
+    expect((await q.enqueue('g', null, { maxAttempts: 100 })).maxAttempts).toBe(100);
+  });
+
+  it('a payload of exactly 524,288 bytes of JSON text, leaseMs 1 and 86,400,000, first 1 and 500, a 128-character token', async () => {
+    const q = ctx.rm.queue('bounds2');
+    const text = 'x'.repeat(Limits.payloadBytes - 2);
+    const job = await q.enqueue('g', text);
+    expect(job.payload).toBe(text);
+    await q.enqueue('g');
+    const a = await q.claim({ leaseMs: Limits.maxLeaseMs, token: 't'.repeat(128) });
+    expect(a?.token).toBe('t'.repeat(128));
+    // Characters, not UTF-16 units: 128 astral characters are 256 units.
+    await q.enqueue('g');
+    const astral = '😀'.repeat(128);
+    const c = await q.claim({ token: astral });
+    expect(c?.token).toBe(astral);
+    expect((await q.complete(c?.id ?? '', astral)).state).toBe('COMPLETED');
+    const b = await q.claim({ leaseMs: 1 });
+    expect(b).not.toBeNull();
+    expect((await q.groups({ first: 1 })).groups).toHaveLength(1);
+    expect((await q.groups({ first: 500 })).groups).toHaveLength(1);
+    // b's 1 ms lease has passed by the Redis clock once a TIME read shows a later millisecond.
+    const [sec, usec] = await ctx.rm.redis.time();
+    const claimedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+    while (true) {
+      const [s2, u2] = await ctx.rm.redis.time();
+      if (Number(s2) * 1000 + Math.floor(Number(u2) / 1000) > claimedAt + 1) break;
+    }
+    // Only b's lease has passed (a's is a day, c completed): the largest batch reaps exactly it.
+    expect(await q.reap({ batch: Limits.maxReapBatch })).toBe(1);
+  });
+});
