@@ -4,7 +4,7 @@
  * changes nothing and a page of another site cannot read its answer without CORS. What could
  * change state or hold the server open stays refused from a foreign page: a subscription over
  * GET without the header (what EventSource sends), a mutation over GET (405), and every
- * "simple" POST (test/api/hostile.test.ts has those). "Changes nothing" is checked here too:
+ * "simple" POST (test/api/hostile.http.test.ts has those). "Changes nothing" is checked here too:
  * every Query field, over GET, leaves Redis byte for byte as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
