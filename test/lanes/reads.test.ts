@@ -3,13 +3,7 @@
  * cursors, counts, activeGroups, paused, queues. Reads register nothing and write nothing.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ErrorCode,
-  type Job,
-  type Queue,
-  Ringmaster,
-  RingmasterError,
-} from '../../src/lanes/index.js';
+import { type Job, type Queue, Ringmaster } from '../../src/lanes/index.js';
 import { snapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -148,20 +142,6 @@ describe('groups()', () => {
       totalCount: ids.length,
     });
     expect((await q.groups()).groups).toHaveLength(ids.length); // default first: 50
-  });
-
-  it('refuses first outside 1..500 and a cursor it did not issue', async () => {
-    const q = await registered();
-    for (const call of [
-      () => q.groups({ first: 0 }),
-      () => q.groups({ first: 501 }),
-      () => q.groups({ after: 'bm9wZQ' }), // 'nope'
-      () => q.groups({ after: '***' }),
-    ]) {
-      await expect(call()).rejects.toSatisfy(
-        (e) => e instanceof RingmasterError && e.code === ErrorCode.BAD_USER_INPUT,
-      );
-    }
   });
 });
 

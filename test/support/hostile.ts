@@ -22,6 +22,7 @@ export async function expectServerUp(server: TestServer, overWebSocket = false):
   }
 }
 
+/** A raw HTTP request: POST to the endpoint unless `method` and `path` say otherwise. */
 export interface Sent {
   method?: string;
   /** Merged over `content-type: application/json` and a GraphQL accept; null removes one. */
@@ -65,11 +66,13 @@ export function send(sent: Sent, endpoint: string): Promise<RawResponse> {
   });
 }
 
+/** One step of a raw socket's script: send text, send bytes, or wait for a message type. */
 export type WsStep =
   | { readonly send: string }
   | { readonly sendBytes: Buffer; readonly binary: boolean }
   | { readonly await: string };
 
+/** A socket's script and how the server must end it. */
 export interface WsCase {
   readonly name: string;
   readonly steps: readonly WsStep[];
@@ -84,6 +87,7 @@ export interface WsCase {
   /** with none of the three, the socket must still be open (a ping answered) after the steps. */
 }
 
+/** How the server ended a played script. */
 export interface WsResult {
   closeCode?: number;
   closeReason?: string;
