@@ -1,5 +1,5 @@
 /**
- * Helpers for the API tests (`test/api.*.test.ts`): raw requests on every transport (so a test
+ * Helpers for the API tests (`test/api/`): raw requests on every transport (so a test
  * can send what the typed documents cannot, and read the exact bytes the server answered), the
  * §5 leak check, and a "nothing changed in Redis" assertion built on the keyspace snapshot.
  */

@@ -3,7 +3,7 @@
  * every transport (HTTP, SSE and graphql-ws share Yoga's envelop, see `ws.ts`). The numbers live
  * here and only here; the README's "Query limits" section quotes them.
  *
- * How they were chosen (test/api.hostile.test.ts checks every real operation against them):
+ * How they were chosen (test/api/hostile.limits.test.ts checks every real operation against them):
  * the schema has no cycles, so the deepest real selection is five fields (`queue → groups →
  * edges → node → id`); the largest operation (of test/operations and the console's) is 87
  * tokens and costs 84; none uses an alias or a directive. GraphiQL's introspection query

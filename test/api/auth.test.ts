@@ -1,0 +1,441 @@
+/**
+ * DESIGN.md §6 Auth, with AUTH_TOKENS set: every operation (each query field, each mutation,
+ * both subscriptions) for every caller (no token, an unknown token, read, worker, admin) on
+ * every transport — HTTP, SSE and graphql-ws. A missing or unknown token is UNAUTHENTICATED
+ * (HTTP 401; a WebSocket is closed at connection_init with 4403), a role below the operation's
+ * is FORBIDDEN, and a refused call changes nothing in Redis (every key's DUMP compared).
+ * Also the configuration rules around auth: no AUTH_TOKENS, no public HOST.
+ */
+import { print } from 'graphql';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/lanes/index.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+import {
+  ClaimDocument,
+  ClearLimitDocument,
+  CompleteDocument,
+  EnqueueDocument,
+  ExtendLeaseDocument,
+  GroupChangedDocument,
+  GroupsPageDocument,
+  PauseGroupDocument,
+  QueueOverviewDocument,
+  QueuesDocument,
+  ResumeGroupDocument,
+  RetryDocument,
+  RingChangedDocument,
+  SetLimitDocument,
+} from '../gql/graphql.js';
+import {
+  codes,
+  expectNoLeak,
+  expectRedisUnchanged,
+  post,
+  type RawRequest,
+  type RawResponse,
+  wsOperation,
+} from '../support/api.js';
+import { uniqueQueueName } from '../support/lanes.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const TOKENS = {
+  read: 'read-token-0123456789abcdef',
+  worker: 'worker-token-0123456789abcdef',
+  admin: 'admin-token-0123456789abcdef',
+} as const;
+const AUTH_TOKENS = Object.entries(TOKENS)
+  .map(([role, token]) => `${role}:${token}`)
+  .join(',');
+
+type Role = keyof typeof TOKENS;
+const RANK: Record<Role, number> = { read: 1, worker: 2, admin: 3 };
+
+/** Who calls: no token, a token that is not configured, or one of the three roles. */
+const CALLERS = ['none', 'unknown', 'read', 'worker', 'admin'] as const;
+type Caller = (typeof CALLERS)[number];
+const tokenOf = (caller: Caller): string | undefined =>
+  caller === 'none'
+    ? undefined
+    : caller === 'unknown'
+      ? `${TOKENS.admin}-but-not-quite`
+      : TOKENS[caller];
+
+const redis = useTestRedis();
+let api: TestServer;
+let r: Redis;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url, { AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
+  r = redis.client();
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** An operation of DESIGN.md §4, the least role it needs, and how to make it succeed. */
+interface Operation {
+  readonly field: string;
+  readonly kind: 'query' | 'mutation' | 'subscription';
+  readonly role: Role;
+  /** Set up the state the operation needs (through the engine) and return the request. */
+  prepare(queue: string): Promise<RawRequest>;
+}
+
+const engine = () => api.server.engine;
+
+/** A job claimed through the engine, leased for an hour. */
+async function activeJob(queue: string): Promise<Job> {
+  const q = engine().queue(queue);
+  await q.enqueue('g', { for: 'auth' });
+  const job = await q.claim({ leaseMs: 3_600_000 });
+  if (!job?.token) throw new Error('nothing claimed');
+  return job;
+}
+
+const OPERATIONS: Operation[] = [
+  {
+    field: 'queue',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => ({ query: print(QueueOverviewDocument), variables: { name: queue } }),
+  },
+  {
+    field: 'queue',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => ({ query: print(GroupsPageDocument), variables: { queue } }),
+  },
+  {
+    field: 'queues',
+    kind: 'query',
+    role: 'read',
+    prepare: async () => ({ query: print(QueuesDocument) }),
+  },
+  {
+    field: 'setLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetLimitDocument),
+      variables: { queue, group: 'g', limit: 3 },
+    }),
+  },
+  {
+    field: 'clearLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).setLimit('g', 3);
+      return { query: print(ClearLimitDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'pauseGroup',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(PauseGroupDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'resumeGroup',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      await engine().queue(queue).pause('g');
+      return { query: print(ResumeGroupDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'enqueue',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => ({
+      query: print(EnqueueDocument),
+      variables: { queue, group: 'g', payload: { n: 1 } },
+    }),
+  },
+  {
+    field: 'claim',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g', { n: 1 });
+      return { query: print(ClaimDocument), variables: { queue, leaseMs: 3_600_000 } };
+    },
+  },
+  {
+    field: 'complete',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      return { query: print(CompleteDocument), variables: { queue, id: job.id, token: job.token } };
+    },
+  },
+  {
+    field: 'retry',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      return { query: print(RetryDocument), variables: { queue, id: job.id, token: job.token } };
+    },
+  },
+  {
+    field: 'extendLease',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      return {
+        query: print(ExtendLeaseDocument),
+        variables: { queue, id: job.id, token: job.token, leaseMs: 7_200_000 },
+      };
+    },
+  },
+  {
+    field: 'ringChanged',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(RingChangedDocument), variables: { queue } };
+    },
+  },
+  {
+    field: 'groupChanged',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
+    },
+  },
+];
+
+/** What an allowed call must have answered: the field's value, not null, and no error. */
+function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown } | undefined) {
+  expect(result?.errors, JSON.stringify(result?.errors)).toBeUndefined();
+  const data = result?.data as Record<string, unknown> | undefined;
+  expect(data?.[op.field]).toBeTruthy();
+  if (op.field === 'ringChanged') {
+    expect(data?.ringChanged).toMatchObject({ ring: ['g'], reason: 'SNAPSHOT' });
+  }
+  if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
+}
+
+/** The single error of a refused call, checked for its code and for leaks. */
+function expectRefused(response: RawResponse, code: 'UNAUTHENTICATED' | 'FORBIDDEN'): void {
+  expectNoLeak(response.text);
+  expect(codes(response.json)).toEqual([code]);
+  if (code === 'UNAUTHENTICATED') {
+    expect(response.status).toBe(401);
+    expect(response.json?.data ?? null).toBeNull();
+  }
+}
+
+const verdict = (op: Operation, caller: Caller) =>
+  caller === 'none' || caller === 'unknown'
+    ? 'UNAUTHENTICATED'
+    : RANK[caller] < RANK[op.role]
+      ? 'FORBIDDEN'
+      : 'allowed';
+
+const label = (op: Operation, i: number) =>
+  `${op.kind} ${op.field}${OPERATIONS.findIndex((o) => o.field === op.field) === i ? '' : ' (groups)'}`;
+
+describe.each(['http', 'sse', 'ws'] as const)('over %s', (transport) => {
+  /** Send `request` as `caller` on this transport, normalised to one response shape. */
+  async function send(request: RawRequest, caller: Caller, op: Operation) {
+    const token = tokenOf(caller);
+    if (transport === 'ws') {
+      const outcome = await wsOperation(api.endpoint, request, token ? { token } : {});
+      for (const frame of outcome.frames) expectNoLeak(frame);
+      return { ws: outcome };
+    }
+    // Subscriptions over plain HTTP are not a transport (406): "HTTP" sends them as SSE.
+    const accept =
+      transport === 'sse' || op.kind === 'subscription' ? 'text/event-stream' : undefined;
+    return {
+      http: await post(api.endpoint, request, {
+        ...(token ? { token } : {}),
+        ...(accept ? { accept } : {}),
+      }),
+    };
+  }
+
+  OPERATIONS.forEach((op, i) => {
+    describe(label(op, i), () => {
+      it.each(CALLERS)('caller %s', async (caller) => {
+        const queue = uniqueQueueName(`auth-${op.field}`);
+        const request = await op.prepare(queue);
+        const expected = verdict(op, caller);
+
+        if (expected === 'allowed') {
+          const response = await send(request, caller, op);
+          if (response.ws) {
+            expect(response.ws.closeCode).toBeUndefined();
+            expectAllowed(op, response.ws.results[0]);
+          } else {
+            expectNoLeak(response.http.text);
+            expect(response.http.status).toBe(200);
+            expectAllowed(op, response.http.json);
+          }
+          return;
+        }
+
+        await expectRedisUnchanged(r, async () => {
+          const response = await send(request, caller, op);
+          if (response.ws) {
+            if (expected === 'UNAUTHENTICATED') {
+              // Closed at connection_init: never acknowledged, nothing executed.
+              expect(response.ws.closeCode).toBe(4403);
+              expect(response.ws.results).toEqual([]);
+              expect(response.ws.frames.some((f) => f.includes('connection_ack'))).toBe(false);
+            } else {
+              expect(response.ws.closeCode).toBeUndefined();
+              expect(codes(response.ws.results[0])).toEqual(['FORBIDDEN']);
+            }
+          } else {
+            expectRefused(response.http, expected);
+          }
+        });
+      });
+    });
+  });
+});
+
+describe('tokens', () => {
+  it('only an exact configured token counts, in any of its forms on HTTP', async () => {
+    const request = { query: print(QueuesDocument) };
+    const refused = [
+      '',
+      'Bearer',
+      'Bearer ',
+      `Basic ${TOKENS.admin}`,
+      `Bearer ${TOKENS.admin.slice(0, -1)}`,
+      `Bearer ${TOKENS.admin}x`,
+      `Bearer ${TOKENS.admin.toUpperCase()}`,
+      `Bearer read:${TOKENS.read}`,
+      `Bearer ${'x'.repeat(5000)}`,
+    ];
+    for (const authorization of refused) {
+      const response = await expectRedisUnchanged(r, () =>
+        post(api.endpoint, request, { authorization }),
+      );
+      expectRefused(response, 'UNAUTHENTICATED');
+    }
+    for (const authorization of [`Bearer ${TOKENS.read}`, `bearer  ${TOKENS.read}`]) {
+      const response = await post(api.endpoint, request, { authorization });
+      expect(response.status).toBe(200);
+      expect(response.json?.errors).toBeUndefined();
+    }
+  });
+
+  it('a WebSocket is refused per operation by role, and stays open for the next one', async () => {
+    // A read socket stays usable after a FORBIDDEN: the refusal is per operation.
+    const client = api.ws({ token: TOKENS.read });
+    const run = (query: string) =>
+      new Promise<unknown[]>((resolve, reject) => {
+        const results: unknown[] = [];
+        client.subscribe(
+          { query },
+          { next: (v) => results.push(v), error: reject, complete: () => resolve(results) },
+        );
+      });
+    const forbidden = (await run(
+      'mutation { setLimit(queue: "q", group: "g", limit: 1) { id } }',
+    )) as {
+      errors?: { extensions?: { code?: string } }[];
+    }[];
+    expect(forbidden[0]?.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const allowed = (await run('{ queues { name } }')) as { data?: unknown }[];
+    expect(allowed[0]?.data).toBeDefined();
+  });
+});
+
+describe('configuration', () => {
+  it('refuses a non-loopback HOST without AUTH_TOKENS, naming both', () => {
+    for (const HOST of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
+      expect(() => loadConfig({ HOST })).toThrow(ConfigError);
+      expect(() => loadConfig({ HOST })).toThrow(/HOST/);
+      expect(() => loadConfig({ HOST })).toThrow(/AUTH_TOKENS/);
+    }
+    for (const HOST of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) {
+      expect(loadConfig({ HOST }).authTokens).toBeNull();
+    }
+    const open = loadConfig({ HOST: '0.0.0.0', AUTH_TOKENS });
+    expect(open.host).toBe('0.0.0.0');
+    expect(Object.fromEntries(open.authTokens ?? [])).toEqual({
+      [TOKENS.read]: 'read',
+      [TOKENS.worker]: 'worker',
+      [TOKENS.admin]: 'admin',
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['HOST', ''],
+    ['REDIS_URL', 'http://127.0.0.1:6380'],
+    ['DATA_DIR', ''],
+    ['KEY_PREFIX', 'has space'],
+    ['KEY_PREFIX', '{braces}'],
+    ['AUTH_TOKENS', 'root:0123456789abcdef0123'],
+    ['AUTH_TOKENS', 'read:short'],
+    ['AUTH_TOKENS', 'no-colon-0123456789abcdef'],
+    ['AUTH_TOKENS', `read:${TOKENS.read},admin:`],
+    ['AUTH_TOKENS', `admin:${TOKENS.read},read:${TOKENS.read}`],
+    ['INTROSPECTION', 'maybe'],
+    ['REAP_INTERVAL_MS', '0'],
+    ['REAP_INTERVAL_MS', 'soon'],
+    ['RESYNC_INTERVAL_MS', '-5'],
+    ['POLL_INTERVAL_MS', '1.5'],
+    ['POLL_INTERVAL_MS', '86400001'],
+    ['LOG_LEVEL', 'loud'],
+  ])('%s=%j is refused with a message naming it', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    // No other variable is blamed, and a token is never echoed back.
+    const others = [
+      'PORT',
+      'HOST',
+      'REDIS_URL',
+      'DATA_DIR',
+      'KEY_PREFIX',
+      'AUTH_TOKENS',
+      'INTROSPECTION',
+      'REAP_INTERVAL_MS',
+      'RESYNC_INTERVAL_MS',
+      'POLL_INTERVAL_MS',
+      'LOG_LEVEL',
+    ].filter((other) => other !== name && !(name === 'HOST' && other === 'AUTH_TOKENS'));
+    for (const other of others) expect(message).not.toMatch(new RegExp(`\\b${other}\\b`));
+    if (name === 'AUTH_TOKENS') {
+      expect(message).not.toContain(TOKENS.read);
+      expect(message).not.toContain('0123456789abcdef0123');
+    }
+  });
+
+  it('names every invalid variable at once', () => {
+    let message = '';
+    try {
+      loadConfig({ PORT: 'x', LOG_LEVEL: 'loud', KEY_PREFIX: '' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    for (const name of ['PORT', 'LOG_LEVEL', 'KEY_PREFIX']) expect(message).toContain(name);
+  });
+});

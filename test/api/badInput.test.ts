@@ -1,0 +1,324 @@
+/**
+ * DESIGN.md §5 through the API: bad input on every argument of every field — queries and
+ * mutations over HTTP, subscriptions over SSE and graphql-ws — is answered with the right
+ * `extensions.code`, changes nothing in Redis (every key's DUMP and PTTL compared), and no
+ * response body holds a stack, a file path or Redis' own text. The values are the tables of
+ * test/fixtures/badInput.ts, which test/lanes/badInput.test.ts gives the engine too. Then: the
+ * same requests with good values are accepted, literals of the wrong type fail validation, and
+ * values sized to hurt (a 300,000-character group id, a payload nested 100,000 deep) are refused
+ * like small ones with the server still up.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Job, Limits } from '../../src/lanes/index.js';
+import {
+  type BadValue,
+  b64,
+  CURSORS,
+  FIRSTS,
+  GROUP_IDS,
+  JOB_IDS,
+  LEASES,
+  LIMITS,
+  LITERAL_MUTATIONS,
+  LITERAL_QUERIES,
+  MAX_ATTEMPTS,
+  NULL,
+  OVERSIZED,
+  PAYLOADS,
+  QUEUE,
+  QUEUE_NAMES,
+  TOKENS,
+} from '../fixtures/badInput.js';
+import {
+  codes,
+  expectNoLeak,
+  expectRedisUnchanged,
+  post,
+  type RawRequest,
+  type RawResponse,
+  wsOperation,
+} from '../support/api.js';
+import { expectServerUp } from '../support/hostile.js';
+import { useSeededServer } from '../support/seededServer.js';
+
+const seeded = useSeededServer(QUEUE);
+
+// Fields ----------------------------------------------------------------------------------------
+
+interface Field {
+  readonly name: string;
+  readonly kind: 'query' | 'mutation' | 'subscription';
+  /** Variable definitions, the field with its arguments and a selection. */
+  readonly document: string;
+  /** Valid variables: a test replaces one of them with a bad value. */
+  valid(): Record<string, unknown>;
+  /** Each argument's bad values. */
+  readonly bad: Record<string, readonly BadValue[]>;
+}
+
+const FIELDS: Field[] = [
+  {
+    name: 'Query.queue',
+    kind: 'query',
+    document: 'query($name: String!) { queue(name: $name) { name ring } }',
+    valid: () => ({ name: QUEUE }),
+    bad: { name: QUEUE_NAMES },
+  },
+  {
+    name: 'Queue.group',
+    kind: 'query',
+    document:
+      'query($queue: String!, $id: String!) { queue(name: $queue) { group(id: $id) { id state } } }',
+    valid: () => ({ queue: QUEUE, id: 'a' }),
+    bad: { queue: QUEUE_NAMES, id: GROUP_IDS },
+  },
+  {
+    name: 'Queue.groups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { groups(first: $first, after: $after) { totalCount edges { cursor } } } }',
+    valid: () => ({ queue: QUEUE, first: 2, after: b64('g:a') }),
+    bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Mutation.setLimit',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $limit: Int!) { setLimit(queue: $queue, group: $group, limit: $limit) { id limit } }',
+    valid: () => ({ queue: QUEUE, group: 'c', limit: 1 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      limit: [...LIMITS, NULL],
+    },
+  },
+  ...(['clearLimit', 'pauseGroup', 'resumeGroup'] as const).map(
+    (name): Field => ({
+      name: `Mutation.${name}`,
+      kind: 'mutation',
+      document: `mutation($queue: String!, $group: String!) { ${name}(queue: $queue, group: $group) { id } }`,
+      valid: () => ({ queue: QUEUE, group: 'a' }),
+      bad: { queue: QUEUE_NAMES, group: GROUP_IDS },
+    }),
+  ),
+  {
+    name: 'Mutation.enqueue',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts) { id } }',
+    valid: () => ({ queue: QUEUE, group: 'c', payload: { ok: true }, maxAttempts: 2 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      payload: PAYLOADS,
+      maxAttempts: MAX_ATTEMPTS,
+    },
+  },
+  {
+    name: 'Mutation.claim',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id } }',
+    valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
+    bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
+  },
+  ...(['complete', 'retry'] as const).map(
+    (name): Field => ({
+      name: `Mutation.${name}`,
+      kind: 'mutation',
+      document: `mutation($queue: String!, $id: ID!, $token: String!) { ${name}(queue: $queue, id: $id, token: $token) { id state } }`,
+      valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
+      bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+    }),
+  ),
+  {
+    name: 'Mutation.extendLease',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!, $leaseMs: Int!) { extendLease(queue: $queue, id: $id, token: $token, leaseMs: $leaseMs) { id } }',
+    valid: () => ({
+      queue: QUEUE,
+      id: seeded.active.id,
+      token: seeded.active.token,
+      leaseMs: 60_000,
+    }),
+    bad: {
+      queue: QUEUE_NAMES,
+      id: JOB_IDS,
+      token: TOKENS,
+      leaseMs: [...LEASES, NULL],
+    },
+  },
+  {
+    name: 'Subscription.ringChanged',
+    kind: 'subscription',
+    document: 'subscription($queue: String!) { ringChanged(queue: $queue) { ring reason } }',
+    valid: () => ({ queue: QUEUE }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Subscription.groupChanged',
+    kind: 'subscription',
+    document:
+      'subscription($queue: String!, $group: String!) { groupChanged(queue: $queue, group: $group) { id state } }',
+    valid: () => ({ queue: QUEUE, group: 'a' }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS },
+  },
+];
+
+/** The common checks on any refused answer: one error, the code, no leak. */
+function expectRefusedWith(response: RawResponse, code: string): void {
+  expectNoLeak(response.text);
+  expect(codes(response.json), response.text.slice(0, 400)).toEqual([code]);
+}
+
+describe.each(FIELDS)('$name', (field) => {
+  // The values JSON can carry; the others are the engine's alone.
+  const cases = Object.entries(field.bad).flatMap(([argument, values]) =>
+    values.flatMap(({ label, value, api: code, coercion = false }) =>
+      code === undefined ? [] : [{ argument, label, value, code, coercion }],
+    ),
+  );
+  const transports = field.kind === 'subscription' ? (['sse', 'ws'] as const) : (['http'] as const);
+
+  describe.each(transports)('over %s', (transport) => {
+    it.each(cases)('$argument: $label → $code', async ({ argument, value, code, coercion }) => {
+      const request: RawRequest = {
+        query: field.document,
+        variables: { ...field.valid(), [argument]: value },
+      };
+      await expectRedisUnchanged(seeded.r, async () => {
+        if (transport === 'ws') {
+          const outcome = await wsOperation(seeded.api.endpoint, request);
+          for (const frame of outcome.frames) expectNoLeak(frame);
+          expect(outcome.closeCode).toBeUndefined();
+          expect(codes(outcome.results[0])).toEqual([code]);
+          // A variable refused while coercing carries no HTTP details over the socket.
+          if (coercion) expect(outcome.results[0]?.errors?.[0]?.extensions).toEqual({ code });
+          return;
+        }
+        const response = await post(
+          seeded.api.endpoint,
+          request,
+          transport === 'sse' ? { accept: 'text/event-stream' } : {},
+        );
+        expectRefusedWith(response, code);
+        if (coercion) {
+          // Nothing ran, so there is no `data`, and HTTP says 400.
+          expect(response.json?.data).toBeUndefined();
+          if (transport === 'http') expect(response.status).toBe(400);
+        } else {
+          // A field error: the caller's mistake, never a server error.
+          expect(response.status).toBe(200);
+          // `data` is null, or holds the (nullable) field as null: nothing was answered.
+          if (field.kind !== 'subscription') {
+            expect(JSON.stringify(response.json?.data)).toMatch(/^(null|\{"\w+":null\})$/);
+          }
+        }
+      });
+    });
+  });
+});
+
+describe('the same requests with valid values are accepted (the refusals above are not blanket)', () => {
+  it.each(FIELDS.filter((f) => f.kind !== 'subscription'))('$name', async (field) => {
+    // On a queue of its own, with a job of its own: the fixture's stays as it is.
+    const queue = `accept-${field.name.replace(/\W/g, '-')}`;
+    const q = seeded.api.server.engine.queue(queue);
+    await q.enqueue('g', { n: 1 });
+    const job = (await q.claim({ leaseMs: 3_600_000 })) as Job;
+    await q.enqueue('g', { n: 2 });
+    const variables: Record<string, unknown> = { ...field.valid(), queue, name: queue };
+    if ('id' in field.valid() && 'token' in field.valid()) {
+      Object.assign(variables, { id: job.id, token: job.token });
+    }
+    const response = await post(seeded.api.endpoint, { query: field.document, variables });
+    expect(response.json?.errors, response.text).toBeUndefined();
+    expect(response.status).toBe(200);
+  });
+
+  it('values at each bound are accepted', async () => {
+    const q = 'bounds';
+    const gql = (query: string, variables: Record<string, unknown>) =>
+      post(seeded.api.endpoint, { query, variables });
+    const okay = async (response: Promise<RawResponse>) => {
+      const { text, json, status } = await response;
+      expect(json?.errors, text.slice(0, 300)).toBeUndefined();
+      expect(status).toBe(200);
+      return json?.data as Record<string, Record<string, unknown>>;
+    };
+    const setLimit =
+      'mutation($queue: String!, $group: String!, $limit: Int!) { setLimit(queue: $queue, group: $group, limit: $limit) { id limit } }';
+    const longQueue = 'Q'.repeat(128);
+    const longGroup = `${'é'.repeat(127)}xx`; // 256 bytes
+    expect(Buffer.byteLength(longGroup)).toBe(256);
+    await okay(gql(setLimit, { queue: longQueue, group: longGroup, limit: 1_000_000 }));
+    await okay(gql(setLimit, { queue: `a.b_c:d-${q}`, group: 'ünïcødé 🎉 group', limit: 0 }));
+    const enqueue =
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts) { id payload } }';
+    // A payload whose JSON text is exactly the limit.
+    const payload = 'é'.repeat(Limits.payloadBytes / 2 - 1);
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBe(Limits.payloadBytes);
+    const big = await okay(gql(enqueue, { queue: q, group: 'g', payload, maxAttempts: 100 }));
+    expect(big.enqueue?.payload).toBe(payload);
+    await okay(gql(enqueue, { queue: q, group: 'g', maxAttempts: 1 }));
+    const claim =
+      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id token } }';
+    const one = (await okay(gql(claim, { queue: q, leaseMs: 86_400_000 }))).claim;
+    await okay(gql(claim, { queue: q, leaseMs: 1 }));
+    const extend =
+      'mutation($queue: String!, $id: ID!, $token: String!, $leaseMs: Int!) { extendLease(queue: $queue, id: $id, token: $token, leaseMs: $leaseMs) { id } }';
+    await okay(gql(extend, { queue: q, id: one?.id, token: one?.token, leaseMs: 86_400_000 }));
+    await okay(gql(extend, { queue: q, id: one?.id, token: one?.token, leaseMs: 1 }));
+    // A 128-character token is well-formed: it is simply not this job's (LEASE_LOST).
+    const wrong = await gql(extend, { queue: q, id: one?.id, token: 't'.repeat(128), leaseMs: 5 });
+    expect(codes(wrong.json)).toEqual(['LEASE_LOST']);
+    // An ID given as a number is coerced to its decimal string.
+    const numeric = await gql(extend, {
+      queue: q,
+      id: Number(one?.id),
+      token: one?.token,
+      leaseMs: 5,
+    });
+    expect(numeric.json?.errors).toBeUndefined();
+    const groups =
+      'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { groups(first: $first, after: $after) { edges { cursor } } } }';
+    await okay(gql(groups, { queue: q, first: 1 }));
+    await okay(gql(groups, { queue: q, first: 500, after: b64('g:a') }));
+    // Explicit nulls for arguments with defaults mean the default.
+    await okay(gql(groups, { queue: q, first: null, after: null }));
+    await okay(gql(enqueue, { queue: q, group: 'g', payload: null, maxAttempts: null }));
+    await okay(gql(claim, { queue: q, leaseMs: null }));
+  });
+});
+
+describe('wrong literal types fail validation', () => {
+  it.each(LITERAL_MUTATIONS)('mutation %s', async (_label, selection) => {
+    const response = await expectRedisUnchanged(seeded.r, () =>
+      post(seeded.api.endpoint, { query: `mutation ${selection}` }),
+    );
+    expectRefusedWith(response, 'GRAPHQL_VALIDATION_FAILED');
+    expect(response.status).toBe(400);
+  });
+
+  it.each(LITERAL_QUERIES)('query %s', async (_label, query) => {
+    const response = await post(seeded.api.endpoint, { query });
+    expectRefusedWith(response, 'GRAPHQL_VALIDATION_FAILED');
+    expect(response.status).toBe(400);
+  });
+});
+
+// Values sized to hurt ---------------------------------------------------------------------------
+
+describe('values sized to hurt are refused like small ones', () => {
+  it.each(OVERSIZED)('$name → $status $code', async ({ body: sent, status, code }) => {
+    const response = await expectRedisUnchanged(seeded.r, () => post(seeded.api.endpoint, sent));
+    expectNoLeak(response.text);
+    expect(response.status, response.text.slice(0, 300)).toBe(status);
+    expect(codes(response.json)[0], response.text.slice(0, 300)).toBe(code);
+    expect(response.json?.data ?? null, 'nothing was answered').toSatisfy(
+      (data: unknown) => data === null || Object.values(data as object).every((v) => v === null),
+    );
+    await expectServerUp(seeded.api);
+  });
+});

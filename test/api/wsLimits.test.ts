@@ -1,0 +1,212 @@
+/**
+ * Bounds on what subscribers make the server hold (src/server/ws.ts, issue 12 "Unbounded
+ * watches"): one WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the
+ * server watches at most MAX_WATCHES distinct rings and groups; a client opens at most
+ * MAX_CONNECTIONS_PER_CLIENT sockets (per address with auth off, per token with auth on). Past
+ * each: LIMIT_EXCEEDED (a socket: close code 1013 with a reason), the rest goes on, and a slot
+ * freed is usable again.
+ */
+import { print } from 'graphql';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { TOO_MANY_CONNECTIONS } from '../../src/server/connectionLimits.js';
+import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/server/plugins/limits.js';
+import { GroupChangedDocument, RingChangedDocument } from '../gql/graphql.js';
+import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
+import { queueName, waitFor } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url);
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+describe('subscriptions per socket', () => {
+  it(`refuses operation ${MAX_SUBSCRIPTIONS_PER_SOCKET + 1} on one socket, and frees slots`, async () => {
+    const client = api.ws();
+    const query = print(RingChangedDocument);
+    const snapshots: Promise<void>[] = [];
+    const unsubscribes: (() => void)[] = [];
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_SOCKET; i++) {
+      snapshots.push(
+        new Promise((resolve, reject) => {
+          unsubscribes.push(
+            client.subscribe(
+              { query, variables: { queue: `q${i}` } },
+              { next: () => resolve(), error: reject, complete: () => {} },
+            ),
+          );
+        }),
+      );
+    }
+    await Promise.all(snapshots);
+
+    const refused = await new Promise<unknown>((resolve) => {
+      client.subscribe(
+        { query, variables: { queue: 'one-too-many' } },
+        { next: (r) => resolve(r), error: (e) => resolve(e), complete: () => {} },
+      );
+    });
+    expect(JSON.stringify(refused)).toContain('LIMIT_EXCEEDED');
+    expect(api.server.sockets).toBe(1);
+
+    unsubscribes[0]?.();
+    await new Promise<void>((resolve, reject) => {
+      client.subscribe(
+        { query, variables: { queue: 'after-a-slot-freed' } },
+        { next: () => resolve(), error: reject, complete: () => {} },
+      );
+    });
+    for (const unsubscribe of unsubscribes) unsubscribe();
+  });
+});
+
+describe('distinct watches, server-wide (MAX_WATCHES)', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer(redis.url, { MAX_WATCHES: '3' });
+  });
+  afterAll(async () => {
+    await limited?.stop();
+  });
+
+  it('refuses one more distinct ring or group with LIMIT_EXCEEDED, on WebSocket and SSE, and frees slots', async () => {
+    const [q1, q2, q3] = [queueName('w'), queueName('w'), queueName('w')];
+    const client = limited.ws();
+    // Three distinct watches: two rings and a group.
+    const r1 = wsSubscribe(client, RingChangedDocument, { queue: q1 });
+    const r2 = wsSubscribe(client, RingChangedDocument, { queue: q2 });
+    const g1 = wsSubscribe(client, GroupChangedDocument, { queue: q1, group: 'a' });
+    for (const sub of [r1, r2]) dataOf(await sub.events.next());
+    dataOf(await g1.events.next());
+    expect(limited.server.feed.stats()).toMatchObject({ watches: 3 });
+
+    // A fourth, over graphql-ws and over SSE: refused, nothing held for it.
+    const ring3 = wsSubscribe(client, RingChangedDocument, { queue: q3 });
+    const group3 = sseSubscribe(limited.endpoint, GroupChangedDocument, { queue: q1, group: 'b' });
+    const refusals = [
+      await ring3.events.next().catch(() => ring3.events.error),
+      await group3.events.next().catch(() => group3.events.error),
+    ];
+    for (const refusal of refusals) {
+      expect(JSON.stringify(refusal)).toContain('LIMIT_EXCEEDED');
+      expect(JSON.stringify(refusal)).toMatch(/3 distinct rings and groups/);
+    }
+    expect(limited.server.feed.stats()).toMatchObject({ watches: 3, listeners: 3 });
+
+    // One more subscriber of a watched ring costs no watch: allowed.
+    const again = wsSubscribe(limited.ws(), RingChangedDocument, { queue: q1 });
+    expect(dataOf(await again.events.next()).ringChanged).toMatchObject({ reason: 'SNAPSHOT' });
+
+    // A watch released frees its slot.
+    r2.close();
+    await r2.events.until('completion', () => r2.events.completed).catch(() => {});
+    const freed = wsSubscribe(client, RingChangedDocument, { queue: q3 });
+    expect(dataOf(await freed.events.next()).ringChanged).toMatchObject({ reason: 'SNAPSHOT' });
+    expect(limited.server.feed.stats()).toMatchObject({ watches: 3 });
+    for (const sub of [r1, g1, again, freed]) sub.close();
+  });
+});
+
+/** A graphql-ws socket: acknowledged, or closed with this code and reason. */
+function connect(
+  url: string,
+  token?: string,
+): Promise<{ socket: WebSocket; acked: boolean; code?: number; reason?: string }> {
+  const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('open', () => {
+      socket.send(
+        JSON.stringify({
+          type: 'connection_init',
+          payload: token ? { authorization: token } : {},
+        }),
+      );
+    });
+    socket.on('message', (data) => {
+      if (JSON.parse(String(data)).type === 'connection_ack') resolve({ socket, acked: true });
+    });
+    socket.once('close', (code, reason) =>
+      resolve({ socket, acked: false, code, reason: reason.toString() }),
+    );
+  });
+}
+
+describe('sockets per client (MAX_CONNECTIONS_PER_CLIENT)', () => {
+  const sockets: WebSocket[] = [];
+  let limited: TestServer | undefined;
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.terminate();
+    await limited?.stop();
+    limited = undefined;
+  });
+  const open = async (token?: string) => {
+    const result = await connect((limited as TestServer).endpoint, token);
+    sockets.push(result.socket);
+    return result;
+  };
+  const closed = (socket: WebSocket) =>
+    new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      socket.close();
+    });
+
+  it('auth off: per address — the next socket is closed with 1013 and a reason, until one closes', async () => {
+    limited = await startTestServer(redis.url, { MAX_CONNECTIONS_PER_CLIENT: '2' });
+    const first = await open();
+    const second = await open();
+    expect([first.acked, second.acked]).toEqual([true, true]);
+    const third = await open();
+    expect(third).toMatchObject({ acked: false, code: TOO_MANY_CONNECTIONS });
+    expect(third.reason).toMatch(/at most 2 \(MAX_CONNECTIONS_PER_CLIENT\)/);
+    // Closed at the upgrade: graphql-ws never saw it, and it is soon gone.
+    await waitFor('the refused socket to go', () => limited?.server.sockets === 2);
+
+    await closed(first.socket);
+    expect((await open()).acked).toBe(true);
+  });
+
+  it('auth on: per token — another token is not held back by the first', async () => {
+    const [a, b] = ['read-token-aaaaaaaaaaaa', 'read-token-bbbbbbbbbbbb'];
+    limited = await startTestServer(redis.url, {
+      MAX_CONNECTIONS_PER_CLIENT: '1',
+      AUTH_TOKENS: `read:${a},read:${b}`,
+    });
+    expect((await open(a)).acked).toBe(true);
+    expect(await open(a)).toMatchObject({ acked: false, code: TOO_MANY_CONNECTIONS });
+    expect((await open(b)).acked).toBe(true);
+    // An unknown token is refused as before (4403), and counts for no one.
+    expect(await open('not-a-token-at-all-xx')).toMatchObject({ acked: false, code: 4403 });
+  });
+});
+
+describe('configuration of the bounds', () => {
+  it.each([
+    ['MAX_WATCHES', '0'],
+    ['MAX_WATCHES', 'many'],
+    ['MAX_REREADS_PER_SECOND', '2.5'],
+    ['MAX_CONNECTIONS_PER_CLIENT', '-1'],
+    ['MAX_CONNECTIONS_PER_CLIENT', '1000001'],
+  ])('%s=%j is refused with a message naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`${name}=.*: must be a whole number from 1 to 1000000`),
+    );
+  });
+
+  it('has defaults: 10,000 watches, 500 re-reads a second, 1,000 sockets a client', () => {
+    expect(loadConfig({})).toMatchObject({
+      maxWatches: 10_000,
+      maxRereadsPerSecond: 500,
+      maxConnectionsPerClient: 1_000,
+    });
+  });
+});

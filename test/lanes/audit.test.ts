@@ -1,0 +1,160 @@
+/**
+ * Queue.audit finds, and Queue.repair fixes, each kind of damage (issue 4; DESIGN.md §3
+ * I1–I3), created with plain Redis commands the way a crashed writer, a hand edit or another
+ * implementation would leave it. After a repair the audit is clean and the queue works.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Finding, Queue } from '../../src/lanes/index.js';
+import { rawState, snapshot, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+const kinds = (findings: Finding[]) => findings.map((f) => `${f.kind} ${f.subject}`).sort();
+
+/** Audit, check it reports `expected` and changed nothing; repair; audit again: clean. */
+async function auditRepairAudit(queue: Queue, expected: string[]): Promise<Finding[]> {
+  const before = await snapshot(engine.redis());
+  const audit = await queue.audit();
+  expect(kinds(audit.findings)).toEqual([...expected].sort());
+  expect(await snapshot(engine.redis())).toEqual(before);
+  // Repair changes what audit found, except a garbage limit: it reads as no limit and is left
+  // for setLimit to overwrite, so audit keeps reporting it.
+  const unfixable = audit.findings.filter((f) => f.kind === 'LIMIT');
+  const repair = await queue.repair();
+  expect(kinds(repair.findings)).toEqual(kinds(audit.findings.filter((f) => f.kind !== 'LIMIT')));
+  const after = await queue.audit();
+  expect(after.findings).toEqual(unfixable);
+  return audit.findings;
+}
+
+describe('audit and repair', () => {
+  it('a healthy queue audits clean, and repair changes nothing', async () => {
+    const q = engine.queue();
+    await q.setLimit('a', 1);
+    await q.enqueue('a');
+    await q.enqueue('a');
+    await q.enqueue('b');
+    await q.pause('c');
+    await q.claim();
+    const before = await snapshot(engine.redis());
+    expect((await q.audit()).findings).toEqual([]);
+    expect((await q.repair()).findings).toEqual([]);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
+
+  it('I3: an active count above the live leases (a leaked permit) is re-derived', async () => {
+    const q = engine.queue();
+    await q.setLimit('a', 2);
+    await q.enqueue('a');
+    await q.enqueue('a');
+    await q.claim();
+    // A crashed writer's increment: 3 active, 1 live lease; the group looks saturated.
+    await engine.redis().hset(q.keys.gactive, 'a', '3');
+    await engine.redis().lrem(q.keys.ring, 0, 'a');
+    const findings = await auditRepairAudit(q, ['I3 a', 'I1 a']);
+    expect(findings.find((f) => f.kind === 'I3')).toMatchObject({ expected: '1', found: '3' });
+    const state = await rawState(q);
+    expect(state.gactive).toEqual({ a: '1' });
+    expect(state.ring).toEqual(['a']);
+    expect(await q.claim()).not.toBeNull();
+  });
+
+  it('I3: a count with no live lease is removed; a negative count is reset', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    await engine.redis().hset(q.keys.gactive, 'a', '2', 'b', '-4');
+    await q.setLimit('b', 1);
+    await auditRepairAudit(q, ['I3 a', 'I3 b']);
+    expect((await rawState(q)).gactive).toEqual({});
+  });
+
+  it('I1: a serviceable group off the ring is put back, with a wake', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    await q.enqueue('b');
+    await engine.redis().lrem(q.keys.ring, 0, 'b');
+    await engine.redis().del(q.keys.wake);
+    await auditRepairAudit(q, ['I1 b']);
+    const state = await rawState(q);
+    expect(state.ring).toEqual(['a', 'b']);
+    expect(state.wake).toBe(1);
+  });
+
+  it('I1: a group on the ring while paused, saturated or empty is taken off', async () => {
+    const q = engine.queue();
+    await q.pause('p');
+    await q.enqueue('p');
+    await q.setLimit('s', 0);
+    await q.enqueue('s');
+    await q.enqueue('ok');
+    await engine.redis().rpush(q.keys.ring, 'p', 's', 'empty');
+    await engine.redis().zadd(q.keys.groups, 0, 'empty');
+    await auditRepairAudit(q, ['I1 p', 'I1 s', 'I1 empty']);
+    expect((await rawState(q)).ring).toEqual(['ok']);
+  });
+
+  it('I2: a group on the ring twice is left there once', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    await q.enqueue('b');
+    await engine.redis().rpush(q.keys.ring, 'a');
+    await auditRepairAudit(q, ['I2 a']);
+    const ring = (await rawState(q)).ring;
+    expect(ring.filter((g) => g === 'a')).toHaveLength(1);
+    expect(ring).toHaveLength(2);
+  });
+
+  it('leases: an orphan lease is dropped; an active job without one gets it back', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    await q.enqueue('b');
+    const ja = await q.claim();
+    await q.claim();
+    await engine.redis().hset(q.keys.leases, '999', 'ghost');
+    await engine.redis().hdel(q.keys.leases, ja?.id as string);
+    await auditRepairAudit(q, ['LEASE 999', `LEASE ${ja?.id}`]);
+    expect((await rawState(q)).leases).toEqual({ [ja?.id as string]: 'a', '2': 'b' });
+  });
+
+  it('state written by another implementation: groups registered, totals recounted', async () => {
+    const q = engine.queue();
+    const r = engine.redis();
+    await r.hset(q.keys.glimit, 'x', '1', 'y', 'lots');
+    await r.hset(q.keys.gactive, 'x', '1');
+    await r.zadd(q.keys.lane('x'), 1, 'j1', 2, 'j2');
+    await r.zadd(q.keys.lane('y'), 3, 'j3');
+    await r.rpush(q.keys.ring, 'y');
+    const findings = await auditRepairAudit(q, [
+      'REGISTRY x',
+      'REGISTRY y',
+      // x's count had no live lease behind it: once it is 0, x is serviceable.
+      'I3 x',
+      'I1 x',
+      'LIMIT y',
+      'TOTALS pending',
+    ]);
+    expect(findings.find((f) => f.kind === 'LIMIT')).toMatchObject({ found: 'lots' });
+    expect(await q.counts()).toMatchObject({ groups: 2, pending: 3, saturated: 0, onRing: 2 });
+    // The garbage limit is reported, never changed: it reads as no limit.
+    expect((await rawState(q)).glimit).toEqual({ x: '1', y: 'lots' });
+  });
+
+  it('works in bounded batches: 2,000 damaged groups take many small script calls', async () => {
+    const q = engine.queue();
+    const r = engine.redis();
+    const pipeline = r.pipeline();
+    for (let i = 0; i < 2_000; i++) {
+      const g = `g${String(i).padStart(4, '0')}`;
+      pipeline.zadd(q.keys.lane(g), i, `j${i}`).zadd(q.keys.groups, 0, g);
+    }
+    await pipeline.exec();
+    await r.config('RESETSTAT');
+    const report = await q.repair();
+    expect(report.groupsChecked).toBe(2_000);
+    expect(report.findings.filter((f) => f.kind === 'I1')).toHaveLength(2_000);
+    const stats = (await r.info('commandstats')).match(/cmdstat_evalsha:calls=(\d+)/);
+    expect(Number(stats?.[1])).toBeGreaterThanOrEqual(10);
+    expect((await q.ring()).length).toBe(2_000);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+});

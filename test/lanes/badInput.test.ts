@@ -1,0 +1,262 @@
+/**
+ * DESIGN.md §5: every engine call given each kind of bad input is refused with the right code
+ * (BAD_USER_INPUT, or JOB_NOT_FOUND for a job id that is not a decimal string) and leaves Redis
+ * byte for byte as it was: every key's DUMP and PTTL is compared before and after. The
+ * scripts' own refusals (JOB_NOT_FOUND, LEASE_LOST) are held to the same standard.
+ *
+ * The values are test/fixtures/badInput.ts, which test/api/badInput.test.ts gives to every
+ * GraphQL field too; the values JSON cannot carry (undefined, NaN, a bigint, a function…) are
+ * tried here only.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  type Job,
+  Limits,
+  type Queue,
+  Ringmaster,
+  RingmasterError,
+} from '../../src/lanes/index.js';
+import {
+  type BadValue,
+  CURSORS,
+  FIRSTS,
+  GROUP_IDS,
+  JOB_IDS,
+  LEASES,
+  LIMITS,
+  MAX_ATTEMPTS,
+  NULL,
+  PAYLOADS,
+  QUEUE,
+  QUEUE_NAMES,
+  REAP_BATCHES,
+  TOKENS,
+} from '../fixtures/badInput.js';
+import { snapshot, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+/** A queue with something in every key, so an accidental write anywhere shows. */
+const ctx = {} as { q: Queue; rm: Ringmaster; active: Job; pending: Job; dead: Job };
+
+beforeAll(async () => {
+  const rm = new Ringmaster(engine.redis());
+  const q = rm.queue(QUEUE);
+  await q.setLimit('a', 2);
+  const dead = await q.enqueue('d', { doomed: true }, { maxAttempts: 1 });
+  const deadClaim = (await q.claim()) as Job;
+  await q.retry(deadClaim.id, deadClaim.token as string, 'gone');
+  await q.enqueue('a', { n: 1 });
+  await q.enqueue('a', { n: 2 });
+  const active = (await q.claim({ leaseMs: 3_600_000 })) as Job;
+  const pending = await q.enqueue('b', { n: 3 });
+  await q.pause('b');
+  await q.enqueue('c');
+  Object.assign(ctx, { q, rm, active, pending, dead });
+});
+
+// Calls ---------------------------------------------------------------------------------------
+
+type Call = () => Promise<unknown>;
+type Case = [name: string, call: Call, code: string];
+
+const any = (v: unknown) => v as never;
+/** A value in a test's name: long text cut short, and what JSON cannot write named. */
+const show = (v: unknown): string => {
+  const cut = (text: string) => (text.length > 24 ? `${text.slice(0, 12)}…(${text.length})` : text);
+  if (typeof v === 'string') return JSON.stringify(cut(v));
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'function') return 'function';
+  if (typeof v === 'symbol') return 'symbol';
+  if (v === undefined) return 'undefined';
+  try {
+    return cut(JSON.stringify(v));
+  } catch {
+    return 'circular';
+  }
+};
+
+/**
+ * Each value of `table` as `call(value)`, refused with its engine code, named `<name> <value>`
+ * (or `name(value)` when `name` is a function).
+ */
+const each = (
+  table: readonly BadValue[],
+  name: string | ((shown: string) => string),
+  call: (value: unknown) => Promise<unknown>,
+): Case[] =>
+  table.map(({ value, engine: code }): Case => {
+    const title = typeof name === 'string' ? `${name} ${show(value)}` : name(show(value));
+    return [title, () => call(value), code];
+  });
+
+const cases: Case[] = [
+  ...each(QUEUE_NAMES, 'queue name', async (v) => ctx.rm.queue(any(v))),
+  ...GROUP_IDS.flatMap((bad) => [
+    ...each([bad], 'setLimit group', (v) => ctx.q.setLimit(any(v), 1)),
+    ...each([bad], 'clearLimit group', (v) => ctx.q.clearLimit(any(v))),
+    ...each([bad], 'pause group', (v) => ctx.q.pause(any(v))),
+    ...each([bad], 'resume group', (v) => ctx.q.resume(any(v))),
+    ...each([bad], 'enqueue group', (v) => ctx.q.enqueue(any(v), { ok: true })),
+    ...each(
+      [bad],
+      (shown) => `group(${shown})`,
+      (v) => ctx.q.group(any(v)),
+    ),
+  ]),
+  ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
+  ...LEASES.flatMap((bad) => [
+    ...each([bad], 'claim leaseMs', (v) => ctx.q.claim({ leaseMs: any(v) })),
+    ...each([bad], 'extendLease leaseMs', (v) =>
+      ctx.q.extendLease(ctx.active.id, ctx.active.token as string, any(v)),
+    ),
+  ]),
+  ...each([NULL], 'extendLease leaseMs', (v) =>
+    ctx.q.extendLease(ctx.active.id, ctx.active.token as string, any(v)),
+  ),
+  ...each(MAX_ATTEMPTS, 'enqueue maxAttempts', (v) =>
+    ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
+  ),
+  ...each(PAYLOADS, 'enqueue payload', (v) => ctx.q.enqueue('a', v)),
+  ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
+  ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
+  ...TOKENS.flatMap((bad) => [
+    // null is claim's default token (a new one), not a bad one.
+    ...each(bad === NULL ? [] : [bad], 'claim token', (v) => ctx.q.claim({ token: any(v) })),
+    ...each([bad], 'complete token', (v) => ctx.q.complete(ctx.active.id, any(v))),
+    ...each([bad], 'retry token', (v) => ctx.q.retry(ctx.active.id, any(v))),
+    ...each([bad], 'extendLease token', (v) => ctx.q.extendLease(ctx.active.id, any(v), 1000)),
+  ]),
+  ...each(REAP_BATCHES, 'reap batch', (v) => ctx.q.reap({ batch: any(v) })),
+  ...JOB_IDS.flatMap((bad) => [
+    ...each([bad], 'complete id', (v) => ctx.q.complete(any(v), ctx.active.token as string)),
+    ...each([bad], 'retry id', (v) => ctx.q.retry(any(v), ctx.active.token as string)),
+    ...each([bad], 'extendLease id', (v) =>
+      ctx.q.extendLease(any(v), ctx.active.token as string, 1000),
+    ),
+  ]),
+];
+
+/** The code `call` is refused with; fails the test if it succeeds or throws anything else. */
+async function refusal(call: Call): Promise<string> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof RingmasterError) return error.code;
+    throw error;
+  }
+  throw new Error('the call was accepted');
+}
+
+describe('bad input (DESIGN.md §5)', () => {
+  it.each(cases)(
+    '%s',
+    async (_name, call, code) => {
+      const before = await snapshot(engine.redis());
+      expect(await refusal(call)).toBe(code);
+      expect(await snapshot(engine.redis())).toEqual(before);
+    },
+    2_000,
+  );
+
+  it('names the argument at fault', async () => {
+    const argumentOf = async (call: Call) => {
+      try {
+        await call();
+      } catch (error) {
+        return (error as RingmasterError).argument;
+      }
+      return undefined;
+    };
+    expect(await argumentOf(() => ctx.q.setLimit('', 1))).toBe('group');
+    expect(await argumentOf(() => ctx.q.setLimit('a', -1))).toBe('limit');
+    expect(await argumentOf(() => ctx.q.claim({ leaseMs: 0 }))).toBe('leaseMs');
+    expect(await argumentOf(() => ctx.q.enqueue('a', null, { maxAttempts: 0 }))).toBe(
+      'maxAttempts',
+    );
+    expect(await argumentOf(() => ctx.q.groups({ first: 0 }))).toBe('first');
+    expect(await argumentOf(() => ctx.q.groups({ after: 'nope!' }))).toBe('after');
+    expect(await argumentOf(() => ctx.q.complete('1', ''))).toBe('token');
+    // Malformed input is named before a not-found id (DESIGN.md §5 lists both).
+    expect(await argumentOf(() => ctx.q.complete('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.retry('abc', ''))).toBe('token');
+    expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
+    expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
+  });
+
+  it('says a payload too deep to serialize is nested too deeply, not that it is not JSON', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const before = await snapshot(engine.redis());
+    await expect(ctx.q.enqueue('a', deep)).rejects.toThrow(/payload: is nested too deeply/);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
+});
+
+describe('refusals by the scripts change nothing either', () => {
+  const scriptCases: Array<[string, Call, string]> = [
+    [
+      'complete with a wrong token',
+      () => ctx.q.complete(ctx.active.id, 'wrong'),
+      ErrorCode.LEASE_LOST,
+    ],
+    ['retry with a wrong token', () => ctx.q.retry(ctx.active.id, 'wrong'), ErrorCode.LEASE_LOST],
+    [
+      'extendLease with a wrong token',
+      () => ctx.q.extendLease(ctx.active.id, 'wrong', 1000),
+      ErrorCode.LEASE_LOST,
+    ],
+    [
+      'complete of a pending job',
+      () => ctx.q.complete(ctx.pending.id, ctx.active.token as string),
+      ErrorCode.LEASE_LOST,
+    ],
+    ['retry of a dead job', () => ctx.q.retry(ctx.dead.id, 'any'), ErrorCode.LEASE_LOST],
+  ];
+  it.each(scriptCases)('%s', async (_name, call, code) => {
+    const before = await snapshot(engine.redis());
+    expect(await refusal(call)).toBe(code);
+    expect(await snapshot(engine.redis())).toEqual(before);
+  });
+});
+
+describe('the bounds themselves are accepted', () => {
+  it('a group id of exactly 256 UTF-8 bytes, limits 0 and 1,000,000, maxAttempts 1 and 100', async () => {
+    const q = ctx.rm.queue('bounds');
+    expect((await q.setLimit('a'.repeat(256), 0)).limit).toBe(0);
+    expect((await q.setLimit('é'.repeat(128), Limits.maxLimit)).limit).toBe(Limits.maxLimit);
+    expect((await q.enqueue('g', null, { maxAttempts: 1 })).maxAttempts).toBe(1);
+    expect((await q.enqueue('g', null, { maxAttempts: 100 })).maxAttempts).toBe(100);
+  });
+
+  it('a payload of exactly 524,288 bytes of JSON text, leaseMs 1 and 86,400,000, first 1 and 500, a 128-character token', async () => {
+    const q = ctx.rm.queue('bounds2');
+    const text = 'x'.repeat(Limits.payloadBytes - 2);
+    const job = await q.enqueue('g', text);
+    expect(job.payload).toBe(text);
+    await q.enqueue('g');
+    const a = await q.claim({ leaseMs: Limits.maxLeaseMs, token: 't'.repeat(128) });
+    expect(a?.token).toBe('t'.repeat(128));
+    // Characters, not UTF-16 units: 128 astral characters are 256 units.
+    await q.enqueue('g');
+    const astral = '😀'.repeat(128);
+    const c = await q.claim({ token: astral });
+    expect(c?.token).toBe(astral);
+    expect((await q.complete(c?.id ?? '', astral)).state).toBe('COMPLETED');
+    const b = await q.claim({ leaseMs: 1 });
+    expect(b).not.toBeNull();
+    expect((await q.groups({ first: 1 })).groups).toHaveLength(1);
+    expect((await q.groups({ first: 500 })).groups).toHaveLength(1);
+    // b's 1 ms lease has passed by the Redis clock once a TIME read shows a later millisecond.
+    const [sec, usec] = await ctx.rm.redis.time();
+    const claimedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+    while (true) {
+      const [s2, u2] = await ctx.rm.redis.time();
+      if (Number(s2) * 1000 + Math.floor(Number(u2) / 1000) > claimedAt + 1) break;
+    }
+    // Only b's lease has passed (a's is a day, c completed): the largest batch reaps exactly it.
+    expect(await q.reap({ batch: Limits.maxReapBatch })).toBe(1);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Every script in src/lua loads into a real Redis (STYLE.md 7): SCRIPT LOAD compiles it, so a
+ * Lua syntax error, or an include that did not inline, fails here rather than on first use.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
+import { LUA_DIR, loadScripts } from '../../src/lanes/lua.js';
+import { useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+const EXPECTED = [
+  'claim',
+  'clearLimit',
+  'complete',
+  // a worker's completions + claims in one round trip (issue 5)
+  'completeAndClaim',
+  'enqueue',
+  'extendLease',
+  'pause',
+  // the state of a page of groups in one round trip (issue 5: reads' client cost)
+  'readGroups',
+  // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
+  'readSnapshot',
+  'reap',
+  // Queue.audit / Queue.repair (issue 4)
+  'reconcileGroups',
+  'reconcileLeases',
+  // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
+  'register',
+  'resume',
+  'retry',
+  'setLimit',
+];
+
+describe('scripts', () => {
+  it('every script of DESIGN.md §3 is there, one file each, named <name>-<numberOfKeys>.lua', () => {
+    expect([...scriptNames].sort()).toEqual(EXPECTED);
+    const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua'));
+    expect(files).toHaveLength(EXPECTED.length);
+    for (const script of loadScripts()) {
+      const header = script.lua.match(/KEYS\[(\d+)\]/g) ?? [];
+      const highest = Math.max(...header.map((k) => Number(k.slice(5, -1))));
+      expect(highest, `${script.name}: highest KEYS index vs file name`).toBe(script.numberOfKeys);
+    }
+  });
+
+  it('every include is inlined, once', () => {
+    for (const name of scriptNames) {
+      const lua = scriptSource(name);
+      expect(lua, name).not.toMatch(/@include/);
+      for (const fn of lua.matchAll(/^local function (\w+)/gm)) {
+        const defs = lua.match(new RegExp(`^local function ${fn[1]}\\b`, 'gm')) ?? [];
+        expect(defs, `${name}: ${fn[1]} defined once`).toHaveLength(1);
+      }
+    }
+  });
+
+  it('every function a script calls is a Lua builtin or defined in it (no include missing)', () => {
+    // SCRIPT LOAD compiles but does not resolve names: a call to a helper whose include is
+    // missing would only fail when that line runs. Checked statically here.
+    const builtins = new Set([
+      'tonumber',
+      'tostring',
+      'type',
+      'ipairs',
+      'pairs',
+      'select',
+      'unpack',
+      'error',
+      'assert',
+      'pcall',
+      'next',
+    ]);
+    const keywords = new Set([
+      'if',
+      'elseif',
+      'while',
+      'until',
+      'return',
+      'and',
+      'or',
+      'not',
+      'function',
+    ]);
+    for (const name of scriptNames) {
+      const code = scriptSource(name)
+        .replace(/--\[\[[\s\S]*?\]\]/g, '')
+        .replace(/--[^\n]*/g, '')
+        .replace(/'(?:[^'\\]|\\.)*'/g, "''");
+      const defined = new Set([...code.matchAll(/local function (\w+)/g)].map((m) => m[1]));
+      for (const call of code.matchAll(/(?<![.:\w])([A-Za-z_]\w*)\s*\(/g)) {
+        const fn = call[1] as string;
+        if (builtins.has(fn) || keywords.has(fn) || defined.has(fn)) continue;
+        throw new Error(`${name}: calls ${fn}(), which is neither a builtin nor defined`);
+      }
+    }
+  });
+
+  it.each(EXPECTED)('%s compiles in Redis (SCRIPT LOAD)', async (name) => {
+    const source = scriptSource(name);
+    const sha = (await engine.redis().script('LOAD', source)) as string;
+    expect(sha).toBe(createHash('sha1').update(source).digest('hex'));
+    expect(await engine.redis().script('EXISTS', sha)).toEqual([1]);
+  });
+
+  it('a script that does not compile is refused by SCRIPT LOAD (so the tests above can fail)', async () => {
+    await expect(engine.redis().script('LOAD', 'local x = (')).rejects.toThrow(
+      /compil|syntax|Error/i,
+    );
+  });
+
+  it('the loader fails on an include that does not exist', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'ringmaster-lua-'));
+    try {
+      await writeFile(path.join(dir, 'broken-1.lua'), '--- @include "nope"\nreturn 1\n');
+      expect(() => loadScripts(`${dir}/`)).toThrow(/nope/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The live feed where CONFIG is refused (a managed Redis; DESIGN.md §6). Where Redis publishes
+ * the events all the same, the keyspace canary hears them and the feed runs on notifications;
+ * where it does not, the feed says which flags to set, polls the watched queues, and
+ * subscriptions still deliver.
+ */
+import { describe, expect, it } from 'vitest';
+import { NEEDED_FLAGS } from '../../src/pubsub/index.js';
+import { findRedisServer } from '../../src/server/redisProcess/index.js';
+import { queueName, Reader, useFeeds, useOwnRedisServer, waitFor } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+
+const external = process.env.REDIS_URL !== undefined && process.env.TEST_REDIS === undefined;
+
+describe.skipIf(external)('CONFIG renamed away (the harness Redis, notifications on)', () => {
+  const redis = useTestRedis({ renameConfig: true });
+  const feeds = useFeeds(() => redis.client());
+
+  it('hears the canary, so runs on notifications, and delivers changes without polling', async () => {
+    // A managed Redis its operator configured: this server may not set the flags, but Redis
+    // publishes the events. The canary proves it; polling would only cost Redis work.
+    const { feed, engine, lines } = await feeds.start({ pollIntervalMs: 60_000 });
+    expect(feed.mode).toBe('notifications');
+    const info = lines.find((l) => l.level === 30 && l.needed === NEEDED_FLAGS);
+    expect(info?.msg).toMatch(/CONFIG is refused.*canary/);
+    expect(lines.filter((l) => Number(l.level) >= 40)).toEqual([]);
+
+    const name = queueName();
+    const q = engine.queue(name);
+    const ring = new Reader(feed.ringChanges(name));
+    const group = new Reader(feed.groupChanges(name, 'a'));
+    expect(await ring.next()).toMatchObject({ ring: [], reason: 'SNAPSHOT' });
+    expect(await group.next()).toMatchObject({ pending: 0, state: 'IDLE' });
+    // No poll and no safety re-read within a minute: only notifications deliver these.
+    await q.enqueue('a');
+    expect(await ring.next()).toMatchObject({ ring: ['a'], added: ['a'], reason: 'CHANGE' });
+    expect(await group.next()).toMatchObject({ pending: 1, state: 'READY' });
+    await q.pause('a');
+    expect(await ring.next()).toMatchObject({ ring: [], removed: ['a'], reason: 'CHANGE' });
+    expect(await group.next()).toMatchObject({ paused: true, state: 'PAUSED' });
+  });
+});
+
+describe.skipIf(findRedisServer() === null)('CONFIG refused and no notifications at all', () => {
+  // What a managed Redis with notifications off looks like: only polling can see a change.
+  const own = useOwnRedisServer({ extraArgs: ['--rename-command', 'CONFIG', ''] });
+  const feeds = useFeeds(() => own.client());
+
+  it('says which flags to set, and delivers ring and group changes by polling every pollIntervalMs', async () => {
+    const { feed, engine, lines } = await feeds.start({
+      pollIntervalMs: 50,
+      resyncIntervalMs: 60_000,
+      canaryTimeoutMs: 300,
+    });
+    expect(feed.mode).toBe('polling');
+    // The first canary round, at start, found nothing and says what to set.
+    const warning = lines.find((l) => l.level === 40 && l.needed === NEEDED_FLAGS);
+    expect(warning?.msg).toMatch(/CONFIG is refused.*notify-keyspace-events.*Klhszg/);
+    expect(warning?.pollIntervalMs).toBe(50);
+    const name = queueName();
+    const q = engine.queue(name);
+    const ring = new Reader(feed.ringChanges(name));
+    const group = new Reader(feed.groupChanges(name, 'a'));
+    expect(await ring.next()).toMatchObject({ reason: 'SNAPSHOT' });
+    expect(await group.next()).toMatchObject({ state: 'IDLE' });
+
+    await q.enqueue('a');
+    expect(await ring.next()).toMatchObject({ ring: ['a'], added: ['a'], reason: 'CHANGE' });
+    expect(await group.next()).toMatchObject({ pending: 1, state: 'READY' });
+    // The polls go on while the queue is watched, and stop when it is not.
+    const reads = feed.stats().ringReads;
+    await waitFor('more polls', () => feed.stats().ringReads >= reads + 3);
+    await ring.iterator.return(undefined);
+    await group.iterator.return(undefined);
+    expect(feed.stats()).toMatchObject({ listeners: 0, watchedQueues: 0, channels: 0 });
+  });
+});
