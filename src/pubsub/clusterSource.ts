@@ -6,27 +6,31 @@
  * owns its slot. Every key of a queue shares the queue's `{Q}` hash tag, so a queue's watches
  * all live on one master. Replicas are not subscribed (they publish replicated writes too).
  *
- * Topology: ioredis' slot map, refreshed by this source every `topologyIntervalMs` (the RESYNC
- * interval), every {@link FAST_TOPOLOGY_MS} while a master's subscriber is down (a SIGKILLed
- * master: its replica's promotion is seen within that) and at once when a node leaves the
- * client's pool, and read again whenever the cluster client refreshes it itself (after a MOVED). When a slot's owner changes (failover, slot move),
- * each watch routed there moves: its channel is released on the old master, subscribed on the
- * new one, and once that SUBSCRIBE is answered its watcher is told to resync (`onResync`), so
- * what changed while the watch moved is re-read and sent as a RESYNC. A master's subscriber
- * that reconnects, or whose canary goes unheard, resyncs the watches routed to it.
+ * Topology: `CLUSTER NODES` (see {@link readTopology}), read every `topologyIntervalMs` (the
+ * RESYNC interval), and every {@link FAST_TOPOLOGY_MS} while a master's subscriber is down (a
+ * SIGKILLed master: its replica's promotion is seen within that), when a node leaves the cluster
+ * client's pool, or when that client re-read its slot map (after a MOVED). When the owners
+ * change, the cluster client is asked to re-read its slot map too.
+ *
+ * Moves: when a slot's owner changes (failover, slot move), each watch routed there moves: its
+ * channel is released on the old master, subscribed on the new one, and once that SUBSCRIBE is
+ * answered its watcher is told to resync (`onResync`), so what changed while the watch moved is
+ * re-read and sent as a RESYNC. A master's subscriber that reconnects, or whose canary goes
+ * unheard, resyncs the watches routed to it.
  *
  * Notification config: each master's subscriber applies `notify-keyspace-events` on connect (as
  * on a single Redis); every replica gets it too at start, when it first appears and every
- * `topologyIntervalMs`, on the cluster client's own connection to it, so a replica promoted by
- * a failover already publishes. A node that refuses CONFIG is logged once; its master's canary
- * decides whether the feed polls.
+ * `topologyIntervalMs`, on a short-lived connection (the cluster client's own when it holds one
+ * to replicas), so a replica promoted by a failover already publishes. A replica that refuses
+ * CONFIG is logged once; once promoted, its canary decides whether the feed polls.
  *
  * Canary: each master's canary keys carry a hash tag chosen to hash to a slot that master owns,
  * and are written on the cluster client's own connection to that master (a MOVED makes the
  * round inconclusive, never a false "missed"); when that slot moves away, the canary is renewed.
  *
- * Connections: one subscriber per master, whatever the number of watches; canary writes and
- * CONFIG go on the cluster client's pooled node connections.
+ * Connections: one subscriber per master, whatever the number of watches; topology reads,
+ * canary writes and the masters' CONFIG re-applies go on the cluster client's pooled node
+ * connections.
  */
 import type { Cluster } from 'ioredis';
 import { ReplyError } from 'ioredis';
@@ -39,8 +43,9 @@ import {
   keySlot,
   openNodeConnection,
   pooledConnection,
-  refreshTopology,
-  topologyOf,
+  readTopology,
+  refreshClientSlots,
+  sameOwners,
 } from './clusterNodes.js';
 import { KeyspaceSource } from './keyspaceSource.js';
 import { applyNotifyConfig, ConfigRefusedError, NEEDED_FLAGS } from './notifyConfig.js';
@@ -48,6 +53,9 @@ import type { FeedMode, FeedSource, KeyWatch, WatchKeyOptions } from './source.j
 
 /** Topology re-read period while a master's subscriber is down or a watch is unrouted (ms). */
 export const FAST_TOPOLOGY_MS = 500;
+
+/** How long one node may take to answer `CLUSTER NODES` or a replica's CONFIG (ms). */
+const NODE_TIMEOUT_MS = 1_000;
 
 /** Random canary ids tried for one whose keys hash to a slot a given master owns. */
 const CANARY_ID_TRIES = 200_000;
@@ -64,7 +72,7 @@ export interface ClusterSourceOptions {
   readonly canaryIntervalMs: number;
   /** Each master's canary: how long a round waits for its events (ms). */
   readonly canaryTimeoutMs: number;
-  /** How often the slot map is re-read and the replicas' config checked (ms): the RESYNC interval. */
+  /** How often the topology is re-read and the replicas' config checked (ms): the RESYNC interval. */
   readonly topologyIntervalMs: number;
   /** The mode changed: 'polling' while any master's is. */
   readonly onModeChange: (mode: FeedMode) => void;
@@ -112,13 +120,13 @@ export class ClusterSource implements FeedSource {
   private currentMode: FeedMode = 'notifications';
   private state: 'new' | 'started' | 'stopped' = 'new';
   private timer: NodeJS.Timeout | undefined;
-  private reconcileQueued = false;
   private lastReplicaCheck = 0;
   private lastRefresh = 0;
-  /** Read the slot map at the next tick, whatever the period says. */
+  /** Read the topology at the next tick, whatever the period says. */
   private refreshDue = false;
   private ticking = false;
-  private readonly onRefresh = () => this.queueReconcile();
+  /** The cluster client re-read its slot map (after a MOVED, say): read ours too. */
+  private readonly onRefresh = () => this.refreshSoon();
   private readonly onNodeGone = () => this.refreshSoon();
 
   constructor(private readonly options: ClusterSourceOptions) {
@@ -131,7 +139,7 @@ export class ClusterSource implements FeedSource {
   }
 
   /**
-   * Every master the slot map lists has a subscriber that is up and subscribed to every channel
+   * Every master the topology lists has a subscriber that is up and subscribed to every channel
    * routed to it, and every watch is routed. False before start, while a master's subscriber is
    * down (until its replica is promoted and the watches moved), and after stop.
    */
@@ -161,20 +169,19 @@ export class ClusterSource implements FeedSource {
   }
 
   /**
-   * Read the slot map, configure every replica, start one subscriber per master and hear each
+   * Read the topology, configure every replica, start one subscriber per master and hear each
    * master's first canary round. A master whose subscriber cannot connect now is retried.
-   * @throws Error when the cluster cannot be reached or no node answers CLUSTER SLOTS
+   * @throws Error when the cluster cannot be reached or no node answers CLUSTER NODES
    */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`ClusterSource.start(): it is ${this.state}`);
     await clusterReady(this.cluster);
-    const error = await refreshTopology(this.cluster);
-    if (error !== undefined) throw error;
+    const topology = await readTopology(this.cluster, NODE_TIMEOUT_MS);
     this.state = 'started';
     this.cluster.on('refresh', this.onRefresh);
     this.cluster.on('-node', this.onNodeGone);
     this.lastRefresh = performance.now();
-    this.reconcile();
+    this.reconcile(topology);
     // Each master's first canary round, so the mode is known, as on a single Redis.
     await Promise.all([
       ...[...this.masters.values()].map((master) => master.starting),
@@ -226,13 +233,9 @@ export class ClusterSource implements FeedSource {
     await Promise.all([...this.stopping]);
   }
 
-  /** Read the slot map again at once (a node left the client's pool, a watch is unrouted). */
+  /** Read the topology at the next tick (a node left the client's pool, a watch is unrouted). */
   private refreshSoon(): void {
-    if (this.state !== 'started') return;
     this.refreshDue = true;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), 0);
-    this.timer.unref();
   }
 
   private schedule(): void {
@@ -246,7 +249,7 @@ export class ClusterSource implements FeedSource {
   }
 
   /**
-   * Every {@link FAST_TOPOLOGY_MS}: read the slot map when asked to, while anything is down or
+   * Every {@link FAST_TOPOLOGY_MS}: read the topology when asked to, while anything is down or
    * unrouted, and else every `topologyIntervalMs`; check the replicas' config at that period.
    */
   private async tick(): Promise<void> {
@@ -258,15 +261,16 @@ export class ClusterSource implements FeedSource {
       if (this.refreshDue || !this.subscribed || now - this.lastRefresh >= topologyIntervalMs) {
         this.refreshDue = false;
         this.lastRefresh = now;
-        const error = await refreshTopology(this.cluster);
-        if (this.state !== 'started') return;
-        if (error !== undefined) {
+        try {
+          const topology = await readTopology(this.cluster, NODE_TIMEOUT_MS);
+          if (this.state !== 'started') return;
+          this.reconcile(topology);
+        } catch (error) {
           this.logger.debug(
-            { err: error.message },
-            'could not read the cluster slot map; retrying',
+            { err: error instanceof Error ? error.message : String(error) },
+            'could not read the cluster topology; retrying',
           );
         }
-        this.reconcile();
       }
       if (performance.now() - this.lastReplicaCheck >= topologyIntervalMs) {
         this.configured.clear();
@@ -278,21 +282,14 @@ export class ClusterSource implements FeedSource {
     }
   }
 
-  /** A refresh by the cluster client (ours or its own, after a MOVED): reconcile once, soon. */
-  private queueReconcile(): void {
-    if (this.reconcileQueued || this.state !== 'started') return;
-    this.reconcileQueued = true;
-    setImmediate(() => {
-      this.reconcileQueued = false;
-      if (this.state === 'started') this.reconcile();
-    });
-  }
-
-  /** Make the subscribers and routes match the slot map now. */
-  private reconcile(): void {
-    const topology = topologyOf(this.cluster);
+  /** Make the subscribers and routes match `topology`. */
+  private reconcile(topology: ClusterTopology): void {
     const before = this.topology;
     this.topology = topology;
+    if (before !== undefined && !sameOwners(before, topology)) {
+      // The cluster client's pool learns the new masters (canary writes and CONFIG go there).
+      void refreshClientSlots(this.cluster);
+    }
     for (const key of topology.masters) {
       if (!this.masters.has(key)) this.addMaster(key);
     }
@@ -450,14 +447,26 @@ export class ClusterSource implements FeedSource {
     await Promise.all(replicas.map((key) => this.configureNode(key)));
   }
 
+  /**
+   * On the cluster client's connection to the replica when it has one (it does not with the
+   * default `scaleReads: 'master'`), else on a connection opened for this and closed after.
+   */
   private async configureNode(key: string): Promise<void> {
-    const connection = pooledConnection(this.cluster, key);
-    if (connection === undefined) return;
+    const pooled = pooledConnection(this.cluster, key);
+    const connection =
+      pooled ??
+      openNodeConnection(this.cluster, key, {
+        retryStrategy: () => null,
+        maxRetriesPerRequest: 0,
+        connectTimeout: NODE_TIMEOUT_MS,
+        enableOfflineQueue: true,
+      });
+    if (pooled === undefined) connection.on('error', () => {});
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`no answer within ${this.options.canaryTimeoutMs} ms`)),
-        this.options.canaryTimeoutMs,
+        () => reject(new Error(`no answer within ${NODE_TIMEOUT_MS} ms`)),
+        NODE_TIMEOUT_MS,
       );
     });
     try {
@@ -486,6 +495,7 @@ export class ClusterSource implements FeedSource {
       );
     } finally {
       clearTimeout(timer);
+      if (pooled === undefined) connection.disconnect();
     }
   }
 }
