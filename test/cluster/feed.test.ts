@@ -158,6 +158,7 @@ describe('the live feed on a Redis Cluster', () => {
    * RESYNC, and that changes arrive again from the new owner by notification.
    */
   async function movedWatchResyncs(
+    label: string,
     move: (from: number, name: string) => Promise<number>,
     during: (feed: LiveFeed) => Promise<void> = async () => {},
   ) {
@@ -177,20 +178,32 @@ describe('the live feed on a Redis Cluster', () => {
     for (const ring of rings) expect((await ring.next()).reason).toBe('CHANGE');
     group.pull();
 
+    // Taken as they arrive, from the start of the move, for the figures.
+    const t0 = performance.now();
+    const since = () => Math.round(performance.now() - t0);
+    const resynced = Promise.all(rings.map((ring) => untilResync(ring, 60_000).then(since)));
+    // Nothing changes the group: only a forced read (the RESYNC) sends it.
+    const groupSent = group.next(60_000).then((info) => ({ info, ms: since() }));
+    resynced.catch(() => {});
+    groupSent.catch(() => {});
     const to = await move(from, name);
+    const moveMs = since();
     expect(to).not.toBe(from);
     expect(await handle.cluster.ownerOf(`{${name}}`)).toBe(to);
     await during(feed);
 
-    for (const ring of rings) await untilResync(ring);
-    // Nothing changed the group: only a forced read (the RESYNC) sends it.
-    expect(await group.next(15_000)).toMatchObject({ id: 'quiet', paused: true, pending: 1 });
+    const resyncMs = await resynced;
+    const { info, ms: groupMs } = await groupSent;
+    expect(info).toMatchObject({ id: 'quiet', paused: true, pending: 1 });
     await waitFor('every master subscribed', () => feed.subscribed, { timeoutMs: 15_000 });
     expect(feed.stats().subscribers).toBe(3);
     expect(feed.mode).toBe('notifications');
 
     await load.stop();
     expect(load.figures().calls).toBeGreaterThan(0);
+    console.info(
+      `[cluster-feed] ${label} ${JSON.stringify({ moveMs, resyncMs, groupMs, ...load.figures() })}`,
+    );
     // The safety re-read is a minute away: the new owner's notification delivers this.
     await q.enqueue('fresh');
     for (const ring of rings) {
@@ -277,6 +290,7 @@ describe('the live feed on a Redis Cluster', () => {
 
   it('SIGKILL of the master of a busy watched queue: down until the promotion, then RESYNC and events from the new master', async () => {
     const { lines, from } = await movedWatchResyncs(
+      'sigkill',
       (port) => kill(port),
       async (feed) => {
         // The promotion was awaited; the feed notices it within its fast topology period.
@@ -299,10 +313,15 @@ describe('the live feed on a Redis Cluster', () => {
     const port = first?.port as number;
     expect(feed.subscribed).toBe(true);
     killed.add(port);
+    const t0 = performance.now();
     await handle.cluster.kill(port);
     await waitFor('the feed to see the master down', () => !feed.subscribed);
+    const downMs = Math.round(performance.now() - t0);
     const promoted = await handle.cluster.awaitPromotion(port);
+    const promotedMs = Math.round(performance.now() - t0);
     await waitFor('every master subscribed again', () => feed.subscribed, { timeoutMs: 15_000 });
+    const upMs = Math.round(performance.now() - t0);
+    console.info(`[cluster-feed] subscribed ${JSON.stringify({ downMs, promotedMs, upMs })}`);
     expect(feed.stats().subscribers).toBe(3);
     // The promoted replica's subscriber is one of them: it hears its master's keys.
     const engine = new Ringmaster(handle.client() as unknown as Redis, { prefix: PREFIX });
@@ -314,11 +333,11 @@ describe('the live feed on a Redis Cluster', () => {
   }, 90_000);
 
   it('graceful CLUSTER FAILOVER of the master of a busy watched queue: RESYNC and events from the new master', async () => {
-    await movedWatchResyncs((port) => handle.cluster.failover(port));
+    await movedWatchResyncs('failover', (port) => handle.cluster.failover(port));
   }, 90_000);
 
   it("moving a busy watched queue's slot to another master: RESYNC and events from the new owner", async () => {
-    await movedWatchResyncs(async (from, name) => {
+    await movedWatchResyncs('slot-move', async (from, name) => {
       const target = (await masters()).find((m) => m.port !== from) as ClusterNodeInfo;
       const slot = await handle.cluster.keySlot(`{${name}}`);
       await handle.cluster.migrateSlot(slot, target.port, { keysPerMigrate: 10 });
