@@ -17,7 +17,9 @@
  *
  * — every class of {@link NEEDED_FLAGS}. `P:canary:` cannot collide with a queue's keys (they
  * all start `P:{`) nor with the registry `P:queues`; `<id>` is the feed's own, so two servers on
- * one Redis never hear each other's canary.
+ * one Redis never hear each other's canary. `<id>` is also the keys' hash tag: on a Redis
+ * Cluster each master's canary gets an id whose slot that master owns, so the round proves that
+ * master publishes.
  *
  * Before the write, a PING on the subscriber connection is a barrier: Redis answers it after
  * every message it had already published to that connection, so an event of an earlier round

@@ -113,7 +113,7 @@ export class ClusterSource implements FeedSource {
   private readonly bySlot = new Map<number, Set<Routed>>();
   private topology: ClusterTopology | undefined;
   /** Replicas whose config was applied since they last appeared. */
-  private configured = new Set<string>();
+  private readonly configured = new Set<string>();
   /** Nodes whose CONFIG refusal was logged. */
   private readonly refusedConfig = new Set<string>();
   private readonly stopping = new Set<Promise<void>>();
@@ -299,7 +299,8 @@ export class ClusterSource implements FeedSource {
       const master = this.masters.get(owner);
       if (master === undefined) continue;
       for (const routed of set) {
-        if (routed.master !== master) this.route(routed, master, routed.master !== undefined);
+        // Moved, or not subscribed anywhere since its first read: resync either way.
+        if (routed.master !== master) this.route(routed, master, true);
       }
     }
     for (const master of [...this.masters.values()]) {
@@ -391,8 +392,8 @@ export class ClusterSource implements FeedSource {
 
   /**
    * Subscribe `routed`'s channel on `master`, releasing the one it had. `moved`: it was routed
-   * elsewhere, so its watcher resyncs once the new SUBSCRIBE is answered (when the master is
-   * not live yet, its first ready resyncs everything routed to it).
+   * elsewhere or nowhere since the watch began, so its watcher resyncs once the new SUBSCRIBE is
+   * answered (when the master is not live yet, its first ready resyncs everything routed to it).
    */
   private route(routed: Routed, master: Master, moved: boolean): void {
     this.unroute(routed);

@@ -1,7 +1,8 @@
 /**
- * The keyspace event source (STYLE.md 11): ONE dedicated subscriber connection per feed, with
- * reference-counted channels — SUBSCRIBE `__keyspace@<db>__:<key>` on the first watcher of a key,
- * UNSUBSCRIBE on the last. A message is only a hint that a key was touched; watchers re-read.
+ * The keyspace event source (STYLE.md 11): ONE dedicated subscriber connection per feed (on a
+ * Redis Cluster, one of these per master: `ClusterSource`), with reference-counted channels —
+ * SUBSCRIBE `__keyspace@<db>__:<key>` on the first watcher of a key, UNSUBSCRIBE on the last.
+ * A message is only a hint that a key was touched; watchers re-read.
  *
  * On every (re)connect ('ready'), before any SUBSCRIBE, it applies the notification config on
  * this same connection (a fresh connection is not yet in subscriber mode), then subscribes every
