@@ -6,7 +6,7 @@
  * of a moved watch gets a RESYNC; `notify-keyspace-events` is kept on every node; the server's
  * connections do not grow with watchers.
  */
-import type { Redis } from 'ioredis';
+import type { ClusterOptions, Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ringmaster } from '../../src/lanes/index.js';
 import { LiveFeed, type LiveFeedOptions, type RingChange } from '../../src/pubsub/index.js';
@@ -23,11 +23,14 @@ describe('the live feed on a Redis Cluster', () => {
   const loads: Array<() => Promise<void>> = [];
   /** Nodes a test killed: restarted after it, and back as linked replicas, for the next test. */
   const killed = new Set<number>();
+  /** Nodes restarted by this file: a replica just restarted may not be elected at once. */
+  const restarted = new Set<number>();
   afterEach(async () => {
     for (const stop of loads.splice(0)) await stop();
     for (const feed of feeds.splice(0)) await feed.stop();
     for (const port of killed) {
       killed.delete(port);
+      restarted.add(port);
       await handle.cluster.restart(port);
       await waitFor(
         `${port} back as a linked replica`,
@@ -52,8 +55,11 @@ describe('the live feed on a Redis Cluster', () => {
   }
 
   /** A started feed on a cluster client of its own, with its engine and captured log. */
-  async function startFeed(options: Partial<Omit<LiveFeedOptions, 'engine'>> = {}) {
-    const client = handle.client();
+  async function startFeed(
+    options: Partial<Omit<LiveFeedOptions, 'engine'>> = {},
+    clientOptions: ClusterOptions = {},
+  ) {
+    const client = handle.client(clientOptions);
     const engine = new Ringmaster(client as unknown as Redis, { prefix: PREFIX });
     const { logger, lines } = captureLogger();
     const feed = new LiveFeed({
@@ -75,6 +81,19 @@ describe('the live feed on a Redis Cluster', () => {
     (await handle.cluster.topology()).filter(
       (n) => n.role === 'master' && !n.failing && n.slots.length > 0,
     );
+
+  /**
+   * A master whose replica has run since the cluster started: a replica restarted by an earlier
+   * test is sometimes not elected within 30 s when its new master is killed.
+   */
+  async function steadyMaster(): Promise<number> {
+    const nodes = await handle.cluster.topology();
+    const master = (await masters()).find((m) =>
+      nodes.some((n) => n.masterId === m.id && !n.failing && !restarted.has(n.port)),
+    );
+    if (master === undefined) throw new Error('no master with a replica that was never restarted');
+    return master.port;
+  }
 
   /** A queue name whose slot the master at `port` serves. */
   async function queueOn(port: number, stem = 'live'): Promise<string> {
@@ -163,8 +182,7 @@ describe('the live feed on a Redis Cluster', () => {
     during: (feed: LiveFeed) => Promise<void> = async () => {},
   ) {
     const { feed, engine, lines } = await startFeed();
-    const [first] = await masters();
-    const from = first?.port as number;
+    const from = await steadyMaster();
     const name = await queueOn(from, 'busy');
     const q = engine.queue(name);
     await q.enqueue('quiet');
@@ -288,6 +306,56 @@ describe('the live feed on a Redis Cluster', () => {
     expect(event).toMatchObject({ ring: ['a', 'b'], added: ['b'] });
   });
 
+  it('nodes that refuse CONFIG: the feed polls, says which flags to set, and goes back to notifications once they are set', async () => {
+    const nodes = await handle.cluster.topology();
+    const user = 'feed-no-config';
+    const password = 'a-password-for-the-test';
+    try {
+      for (const node of nodes) {
+        const redis = admin(node.port);
+        await redis.acl('SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-config');
+        await redis.config('SET', 'notify-keyspace-events', '');
+      }
+      const { feed, engine, lines } = await startFeed(
+        { pollIntervalMs: 200, canaryIntervalMs: 100, canaryTimeoutMs: 300 },
+        { redisOptions: { username: user, password } },
+      );
+      expect(feed.mode).toBe('polling');
+      const current = await masters();
+      // Each master's subscriber tried, was refused, and its canary went unheard.
+      const refused = new Set(
+        lines
+          .filter((l) => /CONFIG is refused by this Redis/.test(String(l.msg)))
+          .map((l) => l.node),
+      );
+      expect(refused).toEqual(new Set(current.map((m) => `127.0.0.1:${m.port}`)));
+      expect(
+        lines.some(
+          (l) => l.level === 40 && /set notify-keyspace-events to include/.test(String(l.msg)),
+        ),
+      ).toBe(true);
+      const name = await queueOn(current[0]?.port as number);
+      const q = engine.queue(name);
+      await q.enqueue('a');
+      const ring = new Reader(feed.ringChanges(name));
+      expect(await ring.next()).toMatchObject({ ring: ['a'], reason: 'SNAPSHOT' });
+      // No notification is published: the poll delivers it.
+      await q.enqueue('b');
+      expect(await untilOnRing(ring, 'b')).toMatchObject({ ring: ['a', 'b'] });
+
+      // The operator sets the flags: every canary is heard, the feed is back on notifications.
+      for (const node of nodes) {
+        await admin(node.port).config('SET', 'notify-keyspace-events', 'KEA');
+      }
+      await waitFor('notifications again', () => feed.mode === 'notifications');
+    } finally {
+      for (const node of nodes) {
+        await admin(node.port).config('SET', 'notify-keyspace-events', 'KEA');
+        await admin(node.port).acl('DELUSER', user);
+      }
+    }
+  });
+
   it('SIGKILL of the master of a busy watched queue: down until the promotion, then RESYNC and events from the new master', async () => {
     const { lines, from } = await movedWatchResyncs(
       'sigkill',
@@ -309,8 +377,7 @@ describe('the live feed on a Redis Cluster', () => {
 
   it('reports subscribed false while a master is down, true again once its replica is promoted', async () => {
     const { feed } = await startFeed();
-    const [first] = await masters();
-    const port = first?.port as number;
+    const port = await steadyMaster();
     expect(feed.subscribed).toBe(true);
     killed.add(port);
     const t0 = performance.now();
