@@ -114,6 +114,8 @@ export class ClusterSource implements FeedSource {
   private topology: ClusterTopology | undefined;
   /** Replicas whose config was applied since they last appeared. */
   private readonly configured = new Set<string>();
+  /** Masters whose subscriber could not connect (warned once until it does). */
+  private readonly unreachable = new Set<string>();
   /** Nodes whose CONFIG refusal was logged. */
   private readonly refusedConfig = new Set<string>();
   private readonly stopping = new Set<Promise<void>>();
@@ -361,10 +363,14 @@ export class ClusterSource implements FeedSource {
     master.starting = master.source.start().then(
       () => {
         master.started = true;
+        this.unreachable.delete(key);
       },
       (error: unknown) => {
         if (this.masters.get(key) !== master) return;
-        logger.warn(
+        // Retried every tick while the topology lists it: warned once per streak.
+        const level = this.unreachable.has(key) ? 'debug' : 'warn';
+        this.unreachable.add(key);
+        logger[level](
           { err: error instanceof Error ? error.message : String(error) },
           'keyspace subscriber of a master could not connect; retrying',
         );
