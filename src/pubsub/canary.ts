@@ -17,7 +17,9 @@
  *
  * — every class of {@link NEEDED_FLAGS}. `P:canary:` cannot collide with a queue's keys (they
  * all start `P:{`) nor with the registry `P:queues`; `<id>` is the feed's own, so two servers on
- * one Redis never hear each other's canary.
+ * one Redis never hear each other's canary. `<id>` is also the keys' hash tag: on a Redis
+ * Cluster each master's canary gets an id whose slot that master owns, so the round proves that
+ * master publishes.
  *
  * Before the write, a PING on the subscriber connection is a barrier: Redis answers it after
  * every message it had already published to that connection, so an event of an earlier round
@@ -57,8 +59,13 @@ export type CanaryVerdict =
   | { readonly kind: 'inconclusive'; readonly reason: string };
 
 export interface CanaryOptions {
-  /** The connection the canary writes on (not the subscriber). */
-  readonly writer: Redis;
+  /** This canary's id, in every key of it ({@link randomCanaryId}, or one chosen for its slot). */
+  readonly id: string;
+  /**
+   * The connection the canary writes on now (not the subscriber); may throw when there is none,
+   * which makes the round inconclusive.
+   */
+  readonly writer: () => Redis;
   /** Key prefix `P`. */
   readonly prefix: string;
   /** How long a round waits for its events, barrier and write included (ms). */
@@ -74,9 +81,14 @@ export interface CanaryOptions {
 
 type Listener = (key: string, event: string) => void;
 
+/** A fresh canary id: 16 hex digits, so two servers on one Redis never hear each other's. */
+export function randomCanaryId(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 16);
+}
+
 export class Canary {
-  /** This feed's canary id (in every canary key). */
-  readonly id = randomUUID().replaceAll('-', '').slice(0, 16);
+  /** This canary's id (in every canary key). */
+  readonly id: string;
   /** The canary keys, one per probe (`P:canary:{<id>}:l`, …). */
   readonly keys: readonly string[];
   private readonly watches: KeyWatch[];
@@ -88,6 +100,7 @@ export class Canary {
     if ([...new Set(NEEDED_FLAGS)].some((flag) => !CANARY_FLAGS.includes(flag))) {
       throw new Error(`Canary: proves ${CANARY_FLAGS} but the feed needs ${NEEDED_FLAGS}`);
     }
+    this.id = options.id;
     this.keys = PROBES.map((p) => canaryKey(options.prefix, this.id, p.suffix));
     this.watches = this.keys.map((key) =>
       options.watch(key, (event) => this.listener?.(key, event)),
@@ -163,7 +176,8 @@ export class Canary {
     this.writing = true;
     try {
       const [l, h, s, z] = this.keys as [string, string, string, string];
-      const replies = await this.options.writer
+      const replies = await this.options
+        .writer()
         .multi()
         .rpush(l, '1')
         .hset(h, '1', '1')

@@ -2,7 +2,7 @@
  * `src/pubsub`: keyspace notifications → the live feed behind the `ringChanged` and
  * `groupChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
  */
-export type { FeedMode } from './keyspaceSource.js';
+
 export {
   DEFAULT_MAX_REREADS_PER_SECOND,
   DEFAULT_MAX_WATCHES,
@@ -12,3 +12,4 @@ export {
 } from './liveFeed.js';
 export { NEEDED_FLAGS } from './notifyConfig.js';
 export type { RingChange, RingChangeReason } from './ringWatch.js';
+export type { FeedMode } from './source.js';

@@ -1,7 +1,8 @@
 /**
- * The keyspace event source (STYLE.md 11): ONE dedicated subscriber connection per feed, with
- * reference-counted channels — SUBSCRIBE `__keyspace@<db>__:<key>` on the first watcher of a key,
- * UNSUBSCRIBE on the last. A message is only a hint that a key was touched; watchers re-read.
+ * The keyspace event source (STYLE.md 11): ONE dedicated subscriber connection per feed (on a
+ * Redis Cluster, one of these per master: `ClusterSource`), with reference-counted channels —
+ * SUBSCRIBE `__keyspace@<db>__:<key>` on the first watcher of a key, UNSUBSCRIBE on the last.
+ * A message is only a hint that a key was touched; watchers re-read.
  *
  * On every (re)connect ('ready'), before any SUBSCRIBE, it applies the notification config on
  * this same connection (a fresh connection is not yet in subscriber mode), then subscribes every
@@ -22,29 +23,54 @@
  * default for a new user), the mode is 'polling' too: no event would ever arrive, no canary
  * round runs, and the owner polls until a reconnect finds the permission granted.
  */
-import { type Redis, ReplyError } from 'ioredis';
+import { type Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
-import { Canary, type CanaryVerdict } from './canary.js';
+import { Canary, type CanaryVerdict, randomCanaryId } from './canary.js';
 import {
   applyNotifyConfig,
   ConfigRefusedError,
   missingFlags,
   NEEDED_FLAGS,
 } from './notifyConfig.js';
+import type { FeedMode, FeedSource, KeyWatch, WatchKeyOptions } from './source.js';
 
-export type FeedMode = 'notifications' | 'polling';
+export type { FeedMode, KeyWatch } from './source.js';
 
-/** A watch on one key: `ready` settles once its channel is subscribed (or cannot be now). */
-export interface KeyWatch {
-  readonly ready: Promise<void>;
-  /** Stop watching; the last release of a channel unsubscribes it. Idempotent. */
-  release(): void;
+/** The one Redis server a {@link KeyspaceSource} listens to, and how to reach it. */
+export interface SourceNode {
+  /** The database whose keyspace channels are watched (0 on a cluster). */
+  readonly db: number;
+  /** A new connection to the server with `overrides` applied, not connected yet. */
+  openSubscriber(overrides: RedisOptions): Redis;
+  /**
+   * The connection canary writes and CONFIG re-applies go on now (never the subscriber).
+   * @throws Error when there is none at the moment (the round is then inconclusive)
+   */
+  commands(): Redis;
+  /** An id for a new canary's keys (`P:canary:{<id>}:…`). */
+  canaryId(): string;
+}
+
+/**
+ * A single Redis: the subscriber is a duplicate of `redis` (same server, db and credentials),
+ * canary writes and CONFIG re-applies go on `redis` itself.
+ * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
+ *   the channels named from unprefixed keys, on its `db`, would never fire
+ */
+export function singleNode(redis: Redis): SourceNode {
+  assertPlainKeys(redis);
+  return {
+    db: redis.options.db ?? 0,
+    openSubscriber: (overrides) => redis.duplicate(overrides),
+    commands: () => redis,
+    canaryId: randomCanaryId,
+  };
 }
 
 export interface KeyspaceSourceOptions {
-  /** The connection to duplicate (same server, db and credentials). */
-  readonly redis: Redis;
+  /** The server listened to. */
+  readonly node: SourceNode;
   readonly logger: Logger;
   /** For the log lines that say how often the owner polls when events do not arrive (ms). */
   readonly pollIntervalMs: number;
@@ -82,7 +108,7 @@ type Reapplied =
   | { readonly kind: 'unchanged'; readonly flags: string }
   | { readonly kind: 'refused' | 'failed'; readonly err: string };
 
-export class KeyspaceSource {
+export class KeyspaceSource implements FeedSource {
   /** The database whose keyspace channels are watched. */
   readonly db: number;
   private readonly channels = new Map<string, Channel>();
@@ -111,11 +137,13 @@ export class KeyspaceSource {
   private canaryLoop = 0;
   private round: Promise<void> | undefined;
   private firstLive: (() => void) | undefined;
+  /** Settles when the subscriber first goes live (or the source stops first). */
+  private livePromise: Promise<void> = Promise.resolve();
   /** Settled when the connection closes: pending SUBSCRIBE replies may never come. */
   private readonly onCloseWaiters = new Set<() => void>();
 
   constructor(private readonly options: KeyspaceSourceOptions) {
-    this.db = options.redis.options.db ?? 0;
+    this.db = options.node.db;
     this.logger = options.logger;
   }
 
@@ -131,6 +159,9 @@ export class KeyspaceSource {
     return this.resubscribed;
   }
 
+  /** One subscriber connection. */
+  readonly connectionCount = 1;
+
   /** Channels subscribed or to be subscribed for watchers, the canary's not counted. */
   get channelCount(): number {
     let internal = 0;
@@ -139,14 +170,20 @@ export class KeyspaceSource {
   }
 
   /**
+   * Settles once the subscriber is first live (configured and subscribed), or the source
+   * stopped first; resolved before {@link start}.
+   */
+  whenLive(): Promise<void> {
+    return this.livePromise;
+  }
+
+  /**
    * Connect, apply the notification config, go live, and run a first canary round (at most
    * `canaryTimeoutMs`), so the mode is known when this resolves.
-   * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
-   *   the channels named from unprefixed keys, on `options.db`, would never fire
+   * @throws when the first connection fails
    */
   async start(): Promise<void> {
-    assertPlainKeys(this.options.redis);
-    const subscriber = this.options.redis.duplicate({
+    const subscriber = this.options.node.openSubscriber({
       lazyConnect: true,
       enableOfflineQueue: false,
       autoResubscribe: false,
@@ -166,13 +203,8 @@ export class KeyspaceSource {
     const live = new Promise<void>((resolve) => {
       this.firstLive = resolve;
     });
-    this.canary = new Canary({
-      writer: this.options.redis,
-      prefix: this.options.prefix,
-      timeoutMs: this.options.canaryTimeoutMs,
-      watch: (key, onEvent) => this.watch(key, onEvent, { internal: true }),
-      barrier: () => subscriber.ping(),
-    });
+    this.livePromise = live;
+    this.canary = this.makeCanary(subscriber);
     try {
       await subscriber.connect();
     } catch (error) {
@@ -186,10 +218,27 @@ export class KeyspaceSource {
   }
 
   /**
-   * Watch `key`: `onHint` runs on every keyspace event of it, with the event's name.
-   * `internal` channels (the canary's) are left out of {@link channelCount}.
+   * Replace the canary by one with a new id (new keys): on a cluster, after the slot of the old
+   * one's keys moved to another master. A round in flight on the old one is disregarded.
    */
-  watch(key: string, onHint: (event: string) => void, { internal = false } = {}): KeyWatch {
+  renewCanary(): void {
+    const subscriber = this.subscriber;
+    if (this.stopped || subscriber === undefined) return;
+    this.canary?.dispose();
+    this.canary = this.makeCanary(subscriber);
+    this.startCanaryLoop(0);
+  }
+
+  /**
+   * Watch `key`: `onHint` runs on every keyspace event of it, with the event's name.
+   * `internal` channels (the canary's) are left out of {@link channelCount}. `onResync` is not
+   * called: a reconnect resyncs every watcher through `onReconnect`.
+   */
+  watch(
+    key: string,
+    onHint: (event: string) => void,
+    { internal = false }: WatchKeyOptions = {},
+  ): KeyWatch {
     const name = `__keyspace@${this.db}__:${key}`;
     let channel = this.channels.get(name);
     if (channel === undefined) {
@@ -242,6 +291,18 @@ export class KeyspaceSource {
       clearTimeout(timer);
     }
     subscriber.disconnect();
+  }
+
+  private makeCanary(subscriber: Redis): Canary {
+    const { node } = this.options;
+    return new Canary({
+      id: node.canaryId(),
+      writer: () => node.commands(),
+      prefix: this.options.prefix,
+      timeoutMs: this.options.canaryTimeoutMs,
+      watch: (key, onEvent) => this.watch(key, onEvent, { internal: true }),
+      barrier: () => subscriber.ping(),
+    });
   }
 
   private dispatch(channel: string, event: string): void {
@@ -330,7 +391,8 @@ export class KeyspaceSource {
       if (this.stopped || !this.resubscribed || canary === undefined) return;
       const epoch = this.epoch;
       const verdict = await canary.round();
-      if (epoch !== this.epoch || this.stopped) return;
+      // A canary renewed meanwhile (its keys moved away): this round proves nothing.
+      if (epoch !== this.epoch || this.stopped || canary !== this.canary) return;
       await this.onVerdict(verdict, epoch);
     })()
       .catch((error: unknown) => {
@@ -383,7 +445,10 @@ export class KeyspaceSource {
       );
     });
     try {
-      const result = await Promise.race([applyNotifyConfig(this.options.redis), timeout]);
+      const result = await Promise.race([
+        (async () => applyNotifyConfig(this.options.node.commands()))(),
+        timeout,
+      ]);
       return result.changed
         ? { kind: 'reapplied', before: result.before, after: result.after }
         : { kind: 'unchanged', flags: result.after };

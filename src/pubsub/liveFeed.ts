@@ -2,7 +2,9 @@
  * The live feed behind `ringChanged` and `groupChanged` (DESIGN.md §4, §6). It knows nothing of
  * GraphQL: it hands out async generators of ring changes and group states.
  *
- * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels.
+ * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels; on a
+ *   Redis Cluster one per master ({@link ClusterSource}), each channel on the master that owns
+ *   its key's slot, moved (with a RESYNC of its watchers) when that owner changes.
  * - One {@link Watch} per watched ring and per watched group, shared by all its subscribers:
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
@@ -18,6 +20,7 @@
  * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
  *   subscriber gets a RESYNC, every group subscriber the current state, changed or not.
  */
+import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
 import {
@@ -28,17 +31,22 @@ import {
   RingmasterError,
 } from '../lanes/index.js';
 import * as validate from '../lanes/validate.js';
+import { isCluster } from './clusterNodes.js';
+import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
-import { type FeedMode, KeyspaceSource } from './keyspaceSource.js';
+import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
 import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js';
+import type { FeedMode, FeedSource } from './source.js';
 import { Watch } from './watch.js';
 
 export interface LiveFeedOptions {
   /**
    * Reads go through `engine.queue(name).ring()` / `.group(id)` on `engine.redis`; the keys
-   * watched are under `engine.prefix`.
+   * watched are under `engine.prefix`. `engine.redis` may be a `Redis` (one subscriber
+   * connection, a duplicate of it) or an ioredis `Cluster` (one subscriber per master, see
+   * {@link ClusterSource}).
    */
   engine: Ringmaster;
   /** Coalescing window for re-reads of one ring or group (ms). Default 25. */
@@ -62,6 +70,13 @@ export interface LiveFeedOptions {
   canaryIntervalMs?: number;
   /** How long a canary round waits for its events (ms). Default `resyncIntervalMs / 2` within 500–2000. */
   canaryTimeoutMs?: number;
+  /**
+   * On a Redis Cluster: how often the slot map is re-read to notice a failover or a slot move
+   * that no command of this server ran into, and the replicas' notification config checked
+   * (ms). Default `resyncIntervalMs`. While a master's subscriber is down it is re-read every
+   * 500 ms whatever this says.
+   */
+  topologyIntervalMs?: number;
   logger: Logger;
 }
 
@@ -77,6 +92,8 @@ export interface LiveFeedStats {
   groupReads: number;
   /** Keyspace channels subscribed (or being subscribed), the canary's not counted. */
   channels: number;
+  /** Subscriber connections held: 1 on a single Redis, one per master on a cluster. */
+  subscribers: number;
   /** Distinct watches open (rings and groups; at most `maxWatches`). */
   watches: number;
   /** Safety re-reads and polls requested by the scheduler since the feed was made. */
@@ -113,6 +130,7 @@ export class LiveFeed {
   private readonly maxWatches: number;
   private readonly canaryIntervalMs: number;
   private readonly canaryTimeoutMs: number;
+  private readonly topologyIntervalMs: number;
   private readonly rereads: RereadScheduler;
   private readonly logger: Logger;
   /** Distinct watches open (the rings' and the groups' maps together). */
@@ -123,7 +141,7 @@ export class LiveFeed {
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
-  private source: KeyspaceSource | undefined;
+  private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
   private stopping: Promise<void> | undefined;
   private ringReads = 0;
@@ -154,6 +172,10 @@ export class LiveFeed {
       'canaryIntervalMs',
       options.canaryIntervalMs ?? Math.max(100, this.resyncIntervalMs - this.canaryTimeoutMs),
     );
+    this.topologyIntervalMs = positiveMs(
+      'topologyIntervalMs',
+      options.topologyIntervalMs ?? this.resyncIntervalMs,
+    );
     this.rereads = new RereadScheduler({
       periodMs: this.resyncIntervalMs,
       maxPerSecond: positiveCount(
@@ -174,33 +196,46 @@ export class LiveFeed {
   }
 
   /**
-   * The one subscriber connection is up, configured and subscribed to every watched channel
-   * (so notifications reach watchers). False before `start`, while it reconnects, after `stop`.
+   * The subscriber connection is up, configured and subscribed to every watched channel (so
+   * notifications reach watchers) — on a cluster, every master's. False before `start`, while
+   * one reconnects (or its master awaits a failover), after `stop`.
    */
   get subscribed(): boolean {
     return this.source?.subscribed ?? false;
   }
 
   /**
-   * Open the one subscriber connection (a duplicate of `engine.redis`), apply the notification
-   * config and run a first canary round (at most `canaryTimeoutMs`), so the mode is known.
-   * Resolves once the feed is live.
-   * @throws when the first connection fails, or when called twice
+   * Open the subscriber connection (a duplicate of `engine.redis`; on a cluster one per master),
+   * apply the notification config and run a first canary round (at most `canaryTimeoutMs`), so
+   * the mode is known. Resolves once the feed is live.
+   * @throws when the first connection fails (on a cluster: when no node gives the slot map),
+   *   or when called twice
    */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`LiveFeed.start(): the feed is ${this.state}`);
     this.state = 'starting';
-    const source = new KeyspaceSource({
-      redis: this.engine.redis,
+    // Typed `Redis` by the engine until it takes a Cluster too; a Cluster works already.
+    const redis = this.engine.redis as Redis | Cluster;
+    const shared = {
       logger: this.logger,
       pollIntervalMs: this.pollIntervalMs,
       prefix: this.prefix,
       canaryIntervalMs: this.canaryIntervalMs,
       canaryTimeoutMs: this.canaryTimeoutMs,
-      onReconnect: () => this.resyncAll(),
-      onMissedEvents: () => this.resyncAll(),
-      onModeChange: (mode) => this.modeChanged(mode),
-    });
+      onModeChange: (mode: FeedMode) => this.modeChanged(mode),
+    };
+    const source: FeedSource = isCluster(redis)
+      ? new ClusterSource({
+          ...shared,
+          cluster: redis,
+          topologyIntervalMs: this.topologyIntervalMs,
+        })
+      : new KeyspaceSource({
+          ...shared,
+          node: singleNode(redis),
+          onReconnect: () => this.resyncAll(),
+          onMissedEvents: () => this.resyncAll(),
+        });
     this.source = source;
     try {
       await source.start();
@@ -210,7 +245,14 @@ export class LiveFeed {
       throw error;
     }
     if (this.state === 'starting') this.state = 'started';
-    this.logger.info({ mode: source.mode, db: source.db }, 'live feed started');
+    this.logger.info(
+      {
+        mode: source.mode,
+        subscribers: source.connectionCount,
+        ...(source instanceof KeyspaceSource ? { db: source.db } : { cluster: true }),
+      },
+      'live feed started',
+    );
   }
 
   /**
@@ -301,6 +343,7 @@ export class LiveFeed {
       ringReads: this.ringReads,
       groupReads: this.groupReads,
       channels: this.source?.channelCount ?? 0,
+      subscribers: this.source?.connectionCount ?? 0,
       watches: this.watchCount,
       rereads: this.rereads.count,
     };
@@ -323,14 +366,14 @@ export class LiveFeed {
     return this.stopping;
   }
 
-  private requireStarted(): KeyspaceSource {
+  private requireStarted(): FeedSource {
     if (this.state !== 'started' || this.source === undefined) {
       throw new Error(`LiveFeed: subscriptions need a started feed (it is ${this.state})`);
     }
     return this.source;
   }
 
-  private watchDefaults(source: KeyspaceSource) {
+  private watchDefaults(source: FeedSource) {
     return {
       source,
       throttleMs: this.throttleMs,

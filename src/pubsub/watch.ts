@@ -6,12 +6,13 @@
  *
  * A watch reads once its channels are subscribed (so no change can fall between the first read
  * and the subscription), then on every hint, at its turn in the feed's {@link RereadScheduler}
- * (the safety re-read, or the poll), and, forced, after a reconnect.
+ * (the safety re-read, or the poll), and, forced, after a reconnect or when its channels moved
+ * to another master of a cluster.
  */
 import type { Logger } from 'pino';
 import { CoalescedRead } from './coalesce.js';
-import type { KeyspaceSource, KeyWatch } from './keyspaceSource.js';
 import type { RereadScheduler } from './rereads.js';
+import type { FeedSource, KeyWatch } from './source.js';
 
 /** Where a watch's results go: each listener keeps only the latest (see ConflatingStream). */
 export interface WatchListener<T> {
@@ -19,7 +20,7 @@ export interface WatchListener<T> {
 }
 
 export interface WatchOptions<T> {
-  readonly source: KeyspaceSource;
+  readonly source: FeedSource;
   /** Keys whose keyspace events hint that `read` may return something new. */
   readonly keys: readonly string[];
   readonly read: () => Promise<T>;
@@ -51,7 +52,9 @@ export class Watch<T> {
       onError: (error) => this.readFailed(error),
     });
     const hint = () => this.reader.request();
-    this.keyWatches = options.keys.map((key) => options.source.watch(key, hint));
+    // A channel moved to another master (cluster): what happened meanwhile may be unheard.
+    const onResync = () => this.resync();
+    this.keyWatches = options.keys.map((key) => options.source.watch(key, hint, { onResync }));
     void Promise.all(this.keyWatches.map((w) => w.ready)).then(() => this.reader.request());
     this.unschedule = options.rereads.add(() => this.reader.request());
   }
