@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Ringmaster } from '../../src/lanes/index.js';
 import { LiveFeed, type LiveFeedOptions, type RingChange } from '../../src/pubsub/index.js';
 import { missingFlags } from '../../src/pubsub/notifyConfig.js';
-import { captureLogger, queueName, Reader, waitFor } from '../support/pubsub.js';
 import { type ClusterNodeInfo, useTestCluster } from '../support/cluster.js';
+import { captureLogger, queueName, Reader, waitFor } from '../support/pubsub.js';
 
 const PREFIX = 'pst';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
