@@ -15,7 +15,7 @@
     KEYS[9] job      hash   the job
 
     ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group (read from
-                   `leases`) is built from it; it shares the queue's slot
+                   `leases`) is built from it (includes/keys.lua); it shares the queue's slot
     ARGV[2] id
     ARGV[3] token
 

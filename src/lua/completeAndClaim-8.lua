@@ -19,8 +19,8 @@
     KEYS[8] stats    hash   counters
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
-                                claims and the lanes of their groups are built from it; all
-                                share the queue's slot
+                                claims and the lanes of their groups are built from it
+                                (includes/keys.lua); all share the queue's slot
     ARGV[2] leaseMs             lease length of the claimed jobs, ms
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
     ARGV[4] n                   number of completions (0..1,000, checked by the engine)
@@ -41,6 +41,7 @@
   Events: zrem active; hdel leases; del job; hset/hdel gactive; hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); then those of claim.
 ]]
+--- @include "keys"
 --- @include "nowMs"
 --- @include "checkLease"
 --- @include "releasePermits"
@@ -61,7 +62,7 @@ local tokenOf, holders, leased = {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
   if tokenOf[id] == nil then
-    tokenOf[id] = redis.call('HGET', base .. 'job:' .. id, 'token')
+    tokenOf[id] = redis.call('HGET', jobKeyOf(base, id), 'token')
   end
   if tokenOf[id] == token and leased[id] == nil then
     holders[#holders + 1] = id
@@ -87,7 +88,7 @@ for i = 1, n do
     done[#done + 1] = id
     doneAt[#doneAt + 1] = i
   else
-    statuses[i] = checkLease(k.active, base .. 'job:' .. id, id, token) or LEASE_LOST
+    statuses[i] = checkLease(k.active, jobKeyOf(base, id), id, token) or LEASE_LOST
   end
 end
 
@@ -96,7 +97,7 @@ if #done > 0 then
   local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
   local groupOf, groups, seen = {}, {}, {}
   for j, id in ipairs(done) do
-    local group = leaseGroups[j] or redis.call('HGET', base .. 'job:' .. id, 'group')
+    local group = leaseGroups[j] or redis.call('HGET', jobKeyOf(base, id), 'group')
     groupOf[j] = group
     if group and not seen[group] then
       seen[group] = true
@@ -113,7 +114,7 @@ if #done > 0 then
       statuses[doneAt[j]] = DATA_OUT_OF_RANGE
     else
       released[#released + 1] = id
-      releasedKeys[#releasedKeys + 1] = base .. 'job:' .. id
+      releasedKeys[#releasedKeys + 1] = jobKeyOf(base, id)
       if group then
         if positions[group] == nil then
           order[#order + 1] = group

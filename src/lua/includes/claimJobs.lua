@@ -20,12 +20,13 @@
   call flushClaims before it returns.
 
   k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
-  are built from it). claimJobs returns the jobs claimed (none when no group is serviceable),
-  the i-th under the i-th token, each positional (a missing field is false):
+  are built from it, includes/keys.lua). claimJobs returns the jobs claimed (none when no group
+  is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 ]]
+--- @include "keys"
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
@@ -88,7 +89,7 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
   if not id then
     return nil
   end
-  local jobKey = base .. 'job:' .. id
+  local jobKey = jobKeyOf(base, id)
   if batch.now == nil then
     -- Formatted once: Redis turns a Lua number argument into text far more slowly.
     local now = nowMs()
@@ -147,7 +148,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     local back = {}
     for _, group in ipairs(heads) do
       local g = batch.groups[group]
-      local laneKey = base .. 'g:' .. group .. ':pending'
+      local laneKey = laneKeyOf(base, group)
       local job
       if g.active ~= nil and not g.paused and (g.limit == nil or g.active < g.limit) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],

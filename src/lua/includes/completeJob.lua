@@ -4,7 +4,7 @@
   serviceable, and delete the job hash (retention: completed jobs are counted, not kept).
 
   k: glimit, gactive, ring, paused, wake, active, leases, stats. jobKey: the job's hash.
-  base: 'P:{Q}:' (the lane of the job's group is built from it).
+  base: 'P:{Q}:' (the lane of the job's group is built from it, includes/keys.lua).
   Returns { id, job fields as they were, state 'completed' }, or a checkLease status code.
   Refuses (DATA_OUT_OF_RANGE) before its first write when the group's active count is not an
   integer within ±(2^53−1) (includes/groupState.lua, checkedActive).

@@ -10,12 +10,13 @@
   count to releaseJob, which writes.
 
   k: k.active (zset), k.leases (hash), k.gactive (hash), k.stats (hash), and groupState's keys.
-  base: 'P:{Q}:' (the group's lane key is built from it).
+  base: 'P:{Q}:' (the group's lane key is built from it, includes/keys.lua).
   releaseJob returns, for the caller to settle the group afterwards (settleAfterGain):
     group, laneKey, wasServiceable, wasSaturated — the group's state before the release;
   or nil when no group is known anywhere (the lease, if any, is still ended).
   The active count never goes below 0, and its field is removed at 0 (invariant I3).
 ]]
+--- @include "keys"
 --- @include "groupState"
 
 local function leaseGroup(k, id, jobKey)
@@ -29,7 +30,7 @@ end
 local function releaseJob(k, base, id, group, active)
   local laneKey, wasServiceable, wasSaturated
   if group then
-    laneKey = base .. 'g:' .. group .. ':pending'
+    laneKey = laneKeyOf(base, group)
     wasServiceable, wasSaturated = groupState(k, group, laneKey, active)
   end
   if redis.call('ZREM', k.active, id) == 1 then

@@ -17,9 +17,11 @@
   { [group] = { limit, active } }, active nil for a count that is not an integer within
   ±(2^53−1) (includes/groupState.lua) — the caller completes none of that group's jobs.
 
-  k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it).
+  k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it,
+  includes/keys.lua).
   Events: hset/hdel gactive; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
 ]]
+--- @include "keys"
 --- @include "settleGroup"
 
 local function readPermits(k, groups)
@@ -71,7 +73,7 @@ local function releasePermits(k, base, groups, positions, counts)
   end)
   for _, f in ipairs(freed) do
     if redis.call('SISMEMBER', k.paused, f.group) == 0
-      and redis.call('ZCARD', base .. 'g:' .. f.group .. ':pending') > 0 then
+      and redis.call('ZCARD', laneKeyOf(base, f.group)) > 0 then
       reRing(k, f.group)
     end
   end
