@@ -1,7 +1,8 @@
 --[[
   The rota's claim (the seed's @gclaim), shared by claim and completeAndClaim: take the group at
   the head of the ring, pop the first job of its lane, lease it under a caller's token, and
-  count it active. The served group goes to the tail of the ring while it stays serviceable, and stays
+  count it active. The served group goes to the tail of the ring while it stays serviceable
+  (I1, isServiceable in includes/groupState.lua, asked before and after the claim), and stays
   off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
   empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
   A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
@@ -150,15 +151,20 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       local g = batch.groups[group]
       local laneKey = laneKeyOf(base, group)
       local job
-      if g.active ~= nil and not g.paused and (g.limit == nil or g.active < g.limit) then
+      -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job):
+      -- so the lane is not read, it is given as holding one.
+      if g.active ~= nil and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
           defaultMaxAttempts)
       end
       if job then
         claimed[#claimed + 1] = job
-        if g.limit ~= nil and g.active >= g.limit then
+        -- I1 after the claim (not paused: it was just served); the lane is read only when the
+        -- group is still below its limit.
+        local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false)
+        if saturated then
           batch.saturated = batch.saturated + 1
-        elseif redis.call('ZCARD', laneKey) > 0 then
+        elseif stays then
           back[#back + 1] = group
         end
       end
