@@ -4,7 +4,8 @@
   never only from the job hash, so a permit is released even if the hash is gone.
 
   In two steps, so a caller can refuse before its first write. leaseGroup reads: the job's group
-  (nil when none is known anywhere) and that group's active count field as stored (raw). The
+  (permitGroup: its lease's, else its hash's; nil when none is known anywhere) and that group's
+  active count field as stored (raw). The
   caller judges the count — checkedActive refuses one that is not an integer within ±(2^53−1)
   (DATA_OUT_OF_RANGE), as complete and retry do; reap skips such a job instead — and passes the
   count to releaseJob, which writes.
@@ -19,8 +20,14 @@
 --- @include "keys"
 --- @include "groupState"
 
+-- The group whose permit a job holds: `leased`, its field of `leases` as read (false for
+-- none), else its hash's group (nil when neither names one). completeAndClaim asks it too.
+local function permitGroup(leased, jobKey)
+  return leased or redis.call('HGET', jobKey, 'group')
+end
+
 local function leaseGroup(k, id, jobKey)
-  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', jobKey, 'group')
+  local group = permitGroup(redis.call('HGET', k.leases, id), jobKey)
   if not group then
     return nil, nil
   end
