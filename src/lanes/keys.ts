@@ -27,7 +27,9 @@
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
  * Scripts that pick a group or mint a job id build the lane and job keys themselves from
- * `base` (`P:{Q}:`), which shares the slot; `lane()` and `job()` here must build the same names.
+ * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
+ * (`laneKeyOf`, `jobKeyOf`, and `WAKE_LENGTH`): change one side, change the other.
+ * `test/lua/includes.test.ts` checks that `lane()`, `job()` and {@link WAKE_LENGTH} agree with it.
  */
 export interface QueueKeys {
   /** `P:{Q}:` — the base scripts build lane and job keys from. */
@@ -57,9 +59,9 @@ export interface QueueKeys {
    * that has moved.
    */
   readonly guard: string;
-  /** `P:{Q}:g:<group>:pending` */
+  /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
-  /** `P:{Q}:job:<id>` */
+  /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
   job(id: string): string;
   /**
    * `P:{Q}:idem:<key>` for an enqueue's idempotency key; `idem('')` names the key an enqueue
@@ -68,7 +70,10 @@ export interface QueueKeys {
   idem(key: string): string;
 }
 
-/** Wake tokens kept in `P:{Q}:wake` (DESIGN.md §2); `includes/settleGroup.lua` trims to the same. */
+/**
+ * Wake tokens kept in `P:{Q}:wake` (DESIGN.md §2); `src/lua/includes/keys.lua` holds the same
+ * number, and `includes/settleGroup.lua` trims to it.
+ */
 export const WAKE_LENGTH = 64;
 
 /** The keys of queue `queue` under `prefix` (DESIGN.md §2). Names are not validated here. */

@@ -1,7 +1,8 @@
 --[[
   complete — finish an active job whose lease the caller holds: its group's permit is released
   and the group re-ringed with a wake if that made it serviceable; the job hash is deleted.
-  See includes/completeJob.lua (shared with completeAndClaim).
+  See includes/completeJob.lua. (completeAndClaim completes by the same rules, a batch at a
+  time: it shares completeJob's pieces but not completeJob itself; its header says why.)
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -15,7 +16,7 @@
     KEYS[9] job      hash   the job
 
     ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group (read from
-                   `leases`) is built from it; it shares the queue's slot
+                   `leases`) is built from it (includes/keys.lua); it shares the queue's slot
     ARGV[2] id
     ARGV[3] token
 

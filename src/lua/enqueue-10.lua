@@ -22,8 +22,9 @@
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
                             is empty, so that name is never read or written)
 
-    ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> is built from it (the id is
-                         only known here), and shares the queue's slot
+    ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
+                         an idempotency key made, is built from it (the id is only known
+                         here; includes/keys.lua), and shares the queue's slot
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
@@ -45,6 +46,7 @@
   Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane; zadd groups;
   hincrby stats; rpush ring + lpush/ltrim wake (re-ring). None for outcomes 1 and 2.
 ]]
+--- @include "keys"
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "settleGroup"
@@ -75,7 +77,7 @@ if keyTtlMs ~= '' then
     if seen[2] ~= fingerprint then
       return { seen[1], {}, CONFLICT }
     end
-    local fields = redis.call('HGETALL', base .. 'job:' .. seen[1])
+    local fields = redis.call('HGETALL', jobKeyOf(base, seen[1]))
     if #fields == 0 then
       fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
         'state', 'completed' }
@@ -97,7 +99,7 @@ end
 local wasServiceable, wasSaturated = groupState(k, group, laneKey)
 local seq = redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
-local jobKey = base .. 'job:' .. id
+local jobKey = jobKeyOf(base, id)
 redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
   'maxAttempts', maxAttempts, 'score', id, 'enqueuedAt', nowMs())
 if payload ~= '' then

@@ -7,8 +7,8 @@
     KEYS[2] gactive  hash   group -> active count
     KEYS[3] paused   set    paused groups
 
-    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it; it
-                     shares the queue's slot
+    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it
+                     (includes/keys.lua); it shares the queue's slot
     ARGV[2 ..]       group ids
 
   Output: { limit, active, pending, paused } for each group in turn, flat, as
@@ -16,6 +16,7 @@
 
   Events: none.
 ]]
+--- @include "keys"
 --- @include "groupReply"
 
 local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
@@ -23,7 +24,7 @@ local base = ARGV[1]
 local reply = {}
 for i = 2, #ARGV do
   local group = ARGV[i]
-  local g = readGroup(k, group, base .. 'g:' .. group .. ':pending')
+  local g = readGroup(k, group, laneKeyOf(base, group))
   local n = #reply
   reply[n + 1] = g.limit
   reply[n + 2] = g.active

@@ -15,8 +15,8 @@
     KEYS[7] active   zset   active job ids
     KEYS[8] dead     zset   dead job ids
 
-    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it; it
-                     shares the queue's slot
+    ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it
+                     (includes/keys.lua); it shares the queue's slot
     ARGV[2] first    page size (the script reads first + 1 ids to tell whether a page follows)
     ARGV[3] min      ZRANGEBYLEX lower bound ('-', '[prefix' or '(cursor'), built by the caller
     ARGV[4] prefix   '' for every group, else the id prefix: the upper bound is '[' prefix 0xff
@@ -35,6 +35,7 @@
 
   Events: none.
 ]]
+--- @include "keys"
 --- @include "groupReply"
 --- @include "nowMs"
 
@@ -63,7 +64,7 @@ local function fieldsOf(ids, from, to)
   local flat = {}
   for i = from, to do
     local group = ids[i]
-    local g = readGroup(k, group, base .. 'g:' .. group .. ':pending')
+    local g = readGroup(k, group, laneKeyOf(base, group))
     local n = #flat
     flat[n + 1] = g.limit
     flat[n + 2] = g.active

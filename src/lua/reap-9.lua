@@ -17,7 +17,7 @@
     KEYS[9] stats    hash   counters
 
     ARGV[1] base   'P:{Q}:' — each reaped job's key P:{Q}:job:<id> and its group's lane
-                   P:{Q}:g:<group>:pending are built from it (same slot)
+                   P:{Q}:g:<group>:pending are built from it (includes/keys.lua; same slot)
     ARGV[2] batch  the most jobs to reap in this call
 
   Output: the number of jobs reaped. A job whose group's active count is not an integer within
@@ -25,6 +25,7 @@
 
   Events: as retry, for each job; hincrby stats reaped.
 ]]
+--- @include "keys"
 --- @include "nowMs"
 --- @include "settleGroup"
 --- @include "releaseJob"
@@ -41,7 +42,7 @@ local now = nowMs()
 local expired = redis.call('ZRANGEBYSCORE', k.active, '-inf', now, 'LIMIT', 0, batch)
 local reaped = 0
 for _, id in ipairs(expired) do
-  local jobKey = base .. 'job:' .. id
+  local jobKey = jobKeyOf(base, id)
   local group, raw = leaseGroup(k, id, jobKey)
   local active = group and parseActive(raw)
   -- A group whose active count is not a safe integer cannot be released exactly: its job is

@@ -16,7 +16,9 @@
     KEYS[8] groups   zset   group registry
     KEYS[9] stats    hash   counters
 
-    ARGV[1]   base    'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it
+    ARGV[1]   base    'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending, and the key
+                      P:{Q}:job:<id> of an active job with no lease (its group is read there),
+                      are built from it (includes/keys.lua; same slot)
     ARGV[2]   mode    'audit' (change nothing) or 'repair'
     ARGV[3..] the groups of this batch
 
@@ -34,6 +36,7 @@
 
   Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups.
 ]]
+--- @include "keys"
 --- @include "settleGroup"
 
 local k = {
@@ -59,7 +62,8 @@ end
 -- Live permits: every active job, attributed as reconcileLeases attributes it (its lease, else
 -- its job hash's group), so an audit judges the groups as a repair would leave them.
 for _, id in ipairs(redis.call('ZRANGE', k.active, 0, -1)) do
-  local group = redis.call('HGET', k.leases, id) or redis.call('HGET', base .. 'job:' .. id, 'group')
+  local group = redis.call('HGET', k.leases, id)
+    or redis.call('HGET', jobKeyOf(base, id), 'group')
   if group and live[group] ~= nil then
     live[group] = live[group] + 1
   end
@@ -73,7 +77,7 @@ end
 local pending, saturatedCount = 0, 0
 for i = 3, #ARGV do
   local group = ARGV[i]
-  local laneKey = base .. 'g:' .. group .. ':pending'
+  local laneKey = laneKeyOf(base, group)
 
   local rawLimit = redis.call('HGET', k.glimit, group)
   if not repair and rawLimit and limitOf(k.glimit, group) == nil then

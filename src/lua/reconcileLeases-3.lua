@@ -11,7 +11,8 @@
     KEYS[2] leases   hash   active job id -> group
     KEYS[3] groups   zset   group registry (unused here; named for symmetry with reconcileGroups)
 
-    ARGV[1] base    'P:{Q}:' — job keys P:{Q}:job:<id> are built from it (same slot)
+    ARGV[1] base    'P:{Q}:' — job keys P:{Q}:job:<id> are built from it (includes/keys.lua;
+                    same slot)
     ARGV[2] mode    'audit' (change nothing) or 'repair'
 
   Output: findings, flat: { subject, kind, expected, found, ... } where subject is a job id
@@ -19,6 +20,7 @@
 
   Events (repair only): hdel/hset leases.
 ]]
+--- @include "keys"
 local activeKey = KEYS[1]
 local leasesKey = KEYS[2]
 local base = ARGV[1]
@@ -45,7 +47,7 @@ end
 
 for _, id in ipairs(redis.call('ZRANGE', activeKey, 0, -1)) do
   if redis.call('HEXISTS', leasesKey, id) == 0 then
-    local group = redis.call('HGET', base .. 'job:' .. id, 'group')
+    local group = redis.call('HGET', jobKeyOf(base, id), 'group')
     if group then
       report(id, 'LEASE', 'lease for group ' .. group, 'no lease')
       if repair then

@@ -15,7 +15,8 @@
     KEYS[9]  stats    hash   counters
     KEYS[10] job      hash   the job
 
-    ARGV[1] base   'P:{Q}:' — the lane of the job's group is built from it (same slot)
+    ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group is built from
+                   it (includes/keys.lua; same slot)
     ARGV[2] id
     ARGV[3] token
     ARGV[4] error  why it failed ('' for no reason), kept as the job's lastError

@@ -1,7 +1,8 @@
 --[[
   The rota's claim (the seed's @gclaim), shared by claim and completeAndClaim: take the group at
   the head of the ring, pop the first job of its lane, lease it under a caller's token, and
-  count it active. The served group goes to the tail of the ring while it stays serviceable, and stays
+  count it active. The served group goes to the tail of the ring while it stays serviceable
+  (I1, isServiceable in includes/groupState.lua, asked before and after the claim), and stays
   off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
   empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
   A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
@@ -20,12 +21,13 @@
   call flushClaims before it returns.
 
   k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
-  are built from it). claimJobs returns the jobs claimed (none when no group is serviceable),
-  the i-th under the i-th token, each positional (a missing field is false):
+  are built from it, includes/keys.lua). claimJobs returns the jobs claimed (none when no group
+  is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 ]]
+--- @include "keys"
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
@@ -88,7 +90,7 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
   if not id then
     return nil
   end
-  local jobKey = base .. 'job:' .. id
+  local jobKey = jobKeyOf(base, id)
   if batch.now == nil then
     -- Formatted once: Redis turns a Lua number argument into text far more slowly.
     local now = nowMs()
@@ -147,17 +149,22 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     local back = {}
     for _, group in ipairs(heads) do
       local g = batch.groups[group]
-      local laneKey = base .. 'g:' .. group .. ':pending'
+      local laneKey = laneKeyOf(base, group)
       local job
-      if g.active ~= nil and not g.paused and (g.limit == nil or g.active < g.limit) then
+      -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job):
+      -- so the lane is not read, it is given as holding one.
+      if g.active ~= nil and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
           defaultMaxAttempts)
       end
       if job then
         claimed[#claimed + 1] = job
-        if g.limit ~= nil and g.active >= g.limit then
+        -- I1 after the claim (not paused: it was just served); the lane is read only when the
+        -- group is still below its limit.
+        local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false)
+        if saturated then
           batch.saturated = batch.saturated + 1
-        elseif redis.call('ZCARD', laneKey) > 0 then
+        elseif stays then
           back[#back + 1] = group
         end
       end

@@ -1,10 +1,14 @@
 --[[
-  Complete an active job whose lease the caller holds (shared by complete and
-  completeAndClaim): release its group's permit, re-ring the group with a wake if that made it
-  serviceable, and delete the job hash (retention: completed jobs are counted, not kept).
+  Complete an active job whose lease the caller holds (complete): release its group's permit,
+  re-ring the group with a wake if that made it serviceable, and delete the job hash
+  (retention: completed jobs are counted, not kept).
+  completeAndClaim completes by the same rules without calling this: it shares its pieces (the
+  lease check's refusals, checkLease; the group of a job, permitGroup in releaseJob.lua; I1
+  and the re-ring, isServiceable and reRing), but reads and writes once per batch what this
+  reads and writes once per job (completeAndClaim-8.lua has the figures).
 
   k: glimit, gactive, ring, paused, wake, active, leases, stats. jobKey: the job's hash.
-  base: 'P:{Q}:' (the lane of the job's group is built from it).
+  base: 'P:{Q}:' (the lane of the job's group is built from it, includes/keys.lua).
   Returns { id, job fields as they were, state 'completed' }, or a checkLease status code.
   Refuses (DATA_OUT_OF_RANGE) before its first write when the group's active count is not an
   integer within ±(2^53−1) (includes/groupState.lua, checkedActive).

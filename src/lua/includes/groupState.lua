@@ -1,8 +1,26 @@
 --[[
   A group's standing against invariant I1 (DESIGN.md §3), written once for every script.
 
+  isServiceable IS I1: a group belongs on the ring exactly when it is not saturated, not paused,
+  and its lane holds a job. Every script that asks whether a group is serviceable asks it here:
+  the settling scripts through groupState and standing (below), the claim before and after it
+  serves a group (claimJobs.lua), a batch of completions when a permit frees a group
+  (releasePermits.lua). (src/lanes/state.ts, `groupState`, derives the same for the engine's
+  reads.)
+    isServiceable(k, group, laneKey, limit, active, paused, pending) -> serviceable, saturated
+  The caller passes what it has already read; what it leaves nil is read here, in the order that
+  reads least, and only when the answer still depends on it:
+    limit    the group's limit, nil for none (parseLimit, limitOf); never read here
+    active   its active count, nil to read it (activeOf, which refuses a count it cannot hold
+             exactly) — only when a limit is set
+    paused   true or false, nil to read it (SISMEMBER k.paused) — only when not saturated
+    pending  the lane's size, nil to read it (ZCARD laneKey) — only when neither saturated
+             nor paused
+  isSaturated(limit, active) is I1's limit clause alone: a limit is set and active >= limit
+  (counted in stats.saturated); a batch of releases asks it before and after (releasePermits).
+
   k is the script's key table: k.paused (set), k.glimit (hash), k.gactive (hash).
-  laneKey is the group's pending zset.
+  laneKey is the group's pending zset (includes/keys.lua, laneKeyOf).
 
   limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
   within 2^53−1 (written by hand or by another writer) counts as no limit (DESIGN.md §2; a
@@ -13,16 +31,13 @@
   its first write — and Queue.repair rewrites it from the live leases.
   parseLimit, parseActive: the same rules for a field value already read (an HMGET);
   parseActive answers nil for a field activeOf would refuse, checkedActive refuses it.
-  groupState returns two booleans and the limit it read (`active`, optional, judges the group
-  as if its active count were that number: reconcileGroups asks what the group's state is with
-  the count it derives):
-    serviceable  not paused, below its limit (or no limit), pending > 0 — on the ring by I1
-    saturated    a limit is set and active >= limit (counted in stats.saturated)
-    limit        the limit (nil for none)
-  standing is the same judgement for fields already read (readGroup in groupReply.lua), so a
-  script that changes one field knows the state after without reading the others again; like
-  groupState it reads the active count only when a limit is set, and refuses it then if it is
-  not a safe integer (the steering scripts judge before they write: judgeFields).
+  groupState(k, group, laneKey, active) reads the limit and asks isServiceable, reading the
+  rest as it needs it (`active`, optional, judges the group as if its active count were that
+  number: reconcileGroups asks what the group's state is with the count it derives).
+  standing(k, group, g) asks it of the fields readGroup already read (groupReply.lua), so a
+  script that changes one field knows the state after without reading the others again; the
+  active count is judged only when a limit is set, and refused then if it is not a safe integer
+  (the steering scripts judge before they write: judgeFields).
 ]]
 --- @include "safeInteger"
 
@@ -63,17 +78,35 @@ local function activeOf(gactiveKey, group)
   return checkedActive(gactiveKey, group, redis.call('HGET', gactiveKey, group))
 end
 
-local function groupState(k, group, laneKey, active)
-  local limit = limitOf(k.glimit, group)
-  local saturated = limit ~= nil and (active or activeOf(k.gactive, group)) >= limit
-  if saturated or redis.call('SISMEMBER', k.paused, group) == 1 then
-    return false, saturated, limit
+local function isSaturated(limit, active)
+  return limit ~= nil and active >= limit
+end
+
+local function isServiceable(k, group, laneKey, limit, active, paused, pending)
+  if limit ~= nil and active == nil then
+    active = activeOf(k.gactive, group)
   end
-  return redis.call('ZCARD', laneKey) > 0, saturated, limit
+  if isSaturated(limit, active) then
+    return false, true
+  end
+  if paused == nil then
+    paused = redis.call('SISMEMBER', k.paused, group) == 1
+  end
+  if paused then
+    return false, false
+  end
+  if pending == nil then
+    pending = redis.call('ZCARD', laneKey)
+  end
+  return pending > 0, false
+end
+
+local function groupState(k, group, laneKey, active)
+  return isServiceable(k, group, laneKey, limitOf(k.glimit, group), active)
 end
 
 local function standing(k, group, g)
   local limit = parseLimit(g.limit)
-  local saturated = limit ~= nil and checkedActive(k.gactive, group, g.active) >= limit
-  return not saturated and g.paused == 0 and g.pending > 0, saturated
+  local active = limit and checkedActive(k.gactive, group, g.active)
+  return isServiceable(k, group, nil, limit, active, g.paused == 1, g.pending)
 end

@@ -5,9 +5,10 @@
   invariant I3).
 
   Only the active count changes, so the group's standing can change in one way only: a group
-  that was saturated (active >= limit) and no longer is. Then the saturated counter drops, and
-  the group is re-ringed with a wake if it is also unpaused with pending work — the transition
-  to serviceable (I1). A group that was below its limit, or has none, was either serviceable
+  that was saturated (active >= limit) and no longer is (isSaturated before and after, in
+  includes/groupState.lua). Then the saturated counter drops, and the group is re-ringed with a
+  wake if it is now serviceable (isServiceable, which reads its pause flag and lane): the
+  transition to serviceable (I1). A group that was below its limit, or has none, was either serviceable
   already or is held off by its pause or its empty lane, which a release does not change: so
   nothing of it is read but its limit and count, two HMGETs for all the groups together.
   Groups are re-ringed in the order of the completion that took each below its limit, as one
@@ -17,9 +18,11 @@
   { [group] = { limit, active } }, active nil for a count that is not an integer within
   ±(2^53−1) (includes/groupState.lua) — the caller completes none of that group's jobs.
 
-  k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it).
+  k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it,
+  includes/keys.lua).
   Events: hset/hdel gactive; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
 ]]
+--- @include "keys"
 --- @include "settleGroup"
 
 local function readPermits(k, groups)
@@ -52,9 +55,10 @@ local function releasePermits(k, base, groups, positions, counts)
       after = 0
     end
     local limit = counts[group].limit
-    if limit and before >= limit and after < limit then
+    if isSaturated(limit, before) and not isSaturated(limit, after) then
       -- The (before - limit + 1)-th of its completions is the one that freed it.
-      freed[#freed + 1] = { at = mine[before - limit + 1], group = group }
+      freed[#freed + 1] = { at = mine[before - limit + 1], group = group, limit = limit,
+        active = after }
     end
   end
   if #keep > 0 then
@@ -70,8 +74,8 @@ local function releasePermits(k, base, groups, positions, counts)
     return a.at < b.at
   end)
   for _, f in ipairs(freed) do
-    if redis.call('SISMEMBER', k.paused, f.group) == 0
-      and redis.call('ZCARD', base .. 'g:' .. f.group .. ':pending') > 0 then
+    -- Below its limit now, so I1 turns on its pause flag and its lane, read here.
+    if isServiceable(k, f.group, laneKeyOf(base, f.group), f.limit, f.active) then
       reRing(k, f.group)
     end
   end

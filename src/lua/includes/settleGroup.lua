@@ -9,9 +9,8 @@
   Events: rpush on ring and lpush/ltrim on wake (re-ring), lrem on ring (de-ring),
   hincrby on stats (saturated changed).
 ]]
+--- @include "keys"
 --- @include "groupState"
-
-local WAKE_LENGTH = 64
 
 -- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
 local function reRing(k, group)

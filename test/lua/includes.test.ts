@@ -1,0 +1,218 @@
+/**
+ * The Lua includes that hold a rule of DESIGN.md once, against their TypeScript halves, and the
+ * check that no script writes the rule again past its include:
+ * - the key producer: `src/lanes/keys.ts` (every key the engine passes in KEYS) and
+ *   `src/lua/includes/keys.lua` (the lane and job keys a script builds from the `P:{Q}:` base)
+ *   must build the same names, or a script would write a key no read ever finds;
+ * - invariant I1: `isServiceable` in `src/lua/includes/groupState.lua`, however a script reaches
+ *   it (every field given, read by `groupState`, judged from `readGroup`'s fields by `standing`),
+ *   says what `groupState` in `src/lanes/state.ts` says (READY is "on the ring").
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
+import { queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
+import { LUA_DIR } from '../../src/lanes/lua.js';
+import { groupState } from '../../src/lanes/state.js';
+import { uniqueQueueName, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+const include = (name: string) => readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8');
+const KEYS_LUA = include('keys');
+const GROUP_STATE_LUA = include('groupState');
+
+/**
+ * A script's inlined source without comments, and without the text of `except` (an include's
+ * source: each stretch between its own `@include` lines is inlined verbatim).
+ */
+function codeOf(name: string, except: string): string {
+  let source = scriptSource(name);
+  for (const part of except.split(/^--- @include .*$/m)) {
+    if (part.trim() !== '') source = source.replace(part.trim(), '');
+  }
+  return source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
+}
+
+interface Case {
+  prefix: string;
+  queue: string;
+  group: string;
+  id: string;
+}
+
+/** Every case's base, lane key and job key as keys.lua builds them, in one EVAL. */
+async function luaKeys(cases: readonly Case[]): Promise<{ wake: number; built: string[][] }> {
+  const script = `${KEYS_LUA}
+local built = {}
+for i = 1, #ARGV, 3 do
+  local base = ARGV[i]
+  built[#built + 1] = { laneKeyOf(base, ARGV[i + 1]), jobKeyOf(base, ARGV[i + 2]) }
+end
+return { WAKE_LENGTH, built }`;
+  const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
+  const [wake, built] = (await engine.redis().eval(script, 0, ...args)) as [number, string[][]];
+  return { wake, built };
+}
+
+const TRICKY: Case[] = [
+  { prefix: 'emq', queue: 'q', group: 'g', id: '1' },
+  { prefix: 'emq', queue: 'orders', group: 'tenant-42', id: '9007199254740991' },
+  { prefix: 'a:b', queue: '{x}', group: 'g:1:pending', id: 'job:7' },
+  { prefix: 'p', queue: 'q r', group: ' spaced group ', id: '0' },
+  { prefix: 'ünï', queue: 'κόσμε', group: '租户🎉', id: '12' },
+  { prefix: 'p', queue: 'q', group: '', id: '' },
+];
+
+describe('keys.lua and keys.ts build the same names', () => {
+  it('for the lane and job keys of awkward names (colons, braces, spaces, non-ASCII, empty)', async () => {
+    const { built } = await luaKeys(TRICKY);
+    expect(built).toEqual(
+      TRICKY.map((c) => {
+        const k = queueKeys(c.prefix, c.queue);
+        return [k.lane(c.group), k.job(c.id)];
+      }),
+    );
+  });
+
+  it('for any text', async () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    const cases = fc.sample(fc.record({ prefix: text, queue: text, group: text, id: text }), {
+      numRuns: 300,
+      seed: 14,
+    });
+    const { built } = await luaKeys(cases);
+    for (const [i, c] of cases.entries()) {
+      const k = queueKeys(c.prefix, c.queue);
+      expect(built[i], JSON.stringify(c)).toEqual([k.lane(c.group), k.job(c.id)]);
+    }
+  });
+
+  it('and keep the same number of wake tokens', async () => {
+    const { wake } = await luaKeys([]);
+    expect(wake).toBe(WAKE_LENGTH);
+  });
+});
+
+describe('no script builds a key past includes/keys.lua', () => {
+  // What building a lane or job key by hand looks like: the literals of the layout, or a
+  // concatenation onto the base.
+  const BY_HAND = /'g:'|':pending'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
+
+  it.each([...scriptNames])('%s', (name) => {
+    expect(codeOf(name, KEYS_LUA)).not.toMatch(BY_HAND);
+  });
+
+  it('(the check sees a key built by hand)', () => {
+    expect("local laneKey = base .. 'g:' .. group .. ':pending'").toMatch(BY_HAND);
+    expect("redis.call('HGET', ARGV[1] .. 'job:' .. id, 'token')").toMatch(BY_HAND);
+  });
+});
+
+interface Standing {
+  limit: number | null;
+  active: number;
+  paused: boolean;
+  pending: number;
+}
+
+const STANDINGS: Standing[] = [];
+for (const limit of [null, 0, 1, 2]) {
+  for (const active of [0, 1, 2, 3]) {
+    for (const paused of [false, true]) {
+      for (const pending of [0, 1, 3]) STANDINGS.push({ limit, active, paused, pending });
+    }
+  }
+}
+
+describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/state.ts', () => {
+  it('for every standing, whether the script gives the fields, reads them, or has readGroup read them', async () => {
+    const keys = queueKeys('t', uniqueQueueName());
+    const redis = engine.redis();
+    const write = redis.multi();
+    for (const [i, s] of STANDINGS.entries()) {
+      const group = `g${i}`;
+      if (s.limit !== null) write.hset(keys.glimit, group, s.limit);
+      if (s.active > 0) write.hset(keys.gactive, group, s.active);
+      if (s.paused) write.sadd(keys.paused, group);
+      for (let j = 1; j <= s.pending; j++) write.zadd(keys.lane(group), j, String(j));
+    }
+    await write.exec();
+    // Each standing judged three ways: { serviceable, saturated } as 0|1, each way in turn.
+    const script = `${KEYS_LUA}${include('safeInteger')}${GROUP_STATE_LUA}${include('groupReply')}
+local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local function bits(serviceable, saturated)
+  return { serviceable and 1 or 0, saturated and 1 or 0 }
+end
+local out = {}
+for i = 2, #ARGV, 5 do
+  local group, limit = ARGV[i], tonumber(ARGV[i + 1])
+  local active, paused, pending = tonumber(ARGV[i + 2]), ARGV[i + 3] == '1', tonumber(ARGV[i + 4])
+  local laneKey = laneKeyOf(ARGV[1], group)
+  out[#out + 1] = {
+    bits(isServiceable(k, group, laneKey, limit, active, paused, pending)),
+    bits(groupState(k, group, laneKey)),
+    bits(standing(k, group, readGroup(k, group, laneKey))),
+  }
+end
+return out`;
+    const args = STANDINGS.flatMap((s, i) => [
+      `g${i}`,
+      s.limit === null ? '' : String(s.limit),
+      String(s.active),
+      s.paused ? '1' : '0',
+      String(s.pending),
+    ]);
+    const judged = (await redis.eval(
+      script,
+      3,
+      keys.glimit,
+      keys.gactive,
+      keys.paused,
+      keys.base,
+      ...args,
+    )) as number[][][];
+    for (const [i, s] of STANDINGS.entries()) {
+      const onRing = groupState(s) === 'READY' ? 1 : 0;
+      const saturated = s.limit !== null && s.active >= s.limit ? 1 : 0;
+      const want = [onRing, saturated];
+      expect(judged[i], JSON.stringify(s)).toEqual([want, want, want]);
+    }
+  });
+
+  it('reads the pause flag only when not saturated, the lane only when neither', async () => {
+    // Keys of the wrong type: reading either would fail the script with WRONGTYPE.
+    const keys = queueKeys('t', uniqueQueueName());
+    const redis = engine.redis();
+    await redis.set(keys.paused, 'not a set');
+    await redis.set(keys.lane('g'), 'not a zset');
+    const script = `${include('safeInteger')}${GROUP_STATE_LUA}
+local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local saturated = { isServiceable(k, 'g', KEYS[4], 2, 2) }
+local paused = { isServiceable(k, 'g', KEYS[4], 2, 1, true) }
+return { saturated[1] and 1 or 0, saturated[2] and 1 or 0, paused[1] and 1 or 0 }`;
+    const reply = await redis.eval(
+      script,
+      4,
+      keys.glimit,
+      keys.gactive,
+      keys.paused,
+      keys.lane('g'),
+    );
+    expect(reply).toEqual([0, 1, 0]);
+  });
+});
+
+describe('no script judges I1 past includes/groupState.lua', () => {
+  // What judging a group by hand looks like: a comparison with its limit.
+  const BY_HAND = /[<>]=?\s*[\w.]*limit\b/;
+
+  it.each([...scriptNames])('%s', (name) => {
+    expect(codeOf(name, GROUP_STATE_LUA)).not.toMatch(BY_HAND);
+  });
+
+  it('(the check sees a group judged by hand)', () => {
+    expect('if g.active < g.limit then').toMatch(BY_HAND);
+    expect('if limit and before >= limit and after < limit then').toMatch(BY_HAND);
+  });
+});
