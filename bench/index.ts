@@ -5,7 +5,8 @@
  *
  *   npm run bench                      the full run (a few minutes on 2 cores)
  *   npm run bench -- --quick           a smoke run with tiny sizes (seconds; what CI runs)
- *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory
+ *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory,
+ *                                        startup
  *
  * Nothing here asserts anything about time: the targets are judged and printed, never enforced.
  */
@@ -17,6 +18,7 @@ import { type GraphqlOptions, graphqlOverhead } from './graphql.js';
 import { type MemoryOptions, memory } from './memory.js';
 import { info, startBenchRedis } from './redis.js';
 import { judge, type Results, render, writeResults } from './report.js';
+import { type StartupOptions, startup } from './startup.js';
 import { type ThroughputOptions, throughput } from './throughput.js';
 import { now, progress } from './util.js';
 
@@ -26,6 +28,7 @@ interface Plan {
   graphql: GraphqlOptions;
   fanout: FanoutOptions;
   memory: MemoryOptions;
+  startup: StartupOptions;
 }
 
 const FULL: Plan = {
@@ -42,6 +45,7 @@ const FULL: Plan = {
   graphql: { connections: 50, seconds: 10, slices: 5, warmupSeconds: 1 },
   fanout: { counts: [1, 100, 1_000], rounds: 30, gapMs: 100 },
   memory: { groups: 100_000, jobs: 50_000 },
+  startup: { runs: 5, idleMs: 3_000 },
 };
 
 const QUICK: Plan = {
@@ -58,9 +62,10 @@ const QUICK: Plan = {
   graphql: { connections: 50, seconds: 2, slices: 1, warmupSeconds: 0 },
   fanout: { counts: [1, 10, 50], rounds: 3, gapMs: 50 },
   memory: { groups: 2_000, jobs: 1_000 },
+  startup: { runs: 1, idleMs: 500 },
 };
 
-const SECTIONS = ['throughput', 'flat', 'graphql', 'fanout', 'memory'] as const;
+const SECTIONS = ['throughput', 'flat', 'graphql', 'fanout', 'memory', 'startup'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: string[]): { quick: boolean; only: Set<Section> } {
@@ -108,6 +113,7 @@ async function main(): Promise<void> {
       graphql: await timed('graphql', () => graphqlOverhead(redis, plan.graphql)),
       fanout: await timed('fanout', () => fanout(redis, plan.fanout)),
       memory: await timed('memory', () => memory(redis, plan.memory)),
+      startup: await timed('startup', () => startup(plan.startup)),
     };
     const cpus = os.cpus();
     const partial: Omit<Results, 'targets'> = {

@@ -4,6 +4,7 @@ import type { FanoutResult } from './fanout.js';
 import { FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
 import type { MemoryResult } from './memory.js';
+import { type StartupResult, spread } from './startup.js';
 import type { ThroughputRow } from './throughput.js';
 
 export interface Meta {
@@ -27,6 +28,7 @@ export interface Results {
   graphql?: GraphqlResult;
   fanout?: FanoutResult;
   memory?: MemoryResult;
+  startup?: StartupResult;
   targets: Target[];
 }
 
@@ -350,6 +352,38 @@ export function render(r: Results): string {
       ]);
     }
     out.push(table(['figure', 'value', 'peers / detail'], rows), '');
+  }
+
+  if (r.startup) {
+    const st = r.startup;
+    const runs = st.rows[0]?.readyMs.length ?? 0;
+    // The median, and the range when there was more than one run.
+    const range = (values: readonly number[], unit: (n: number) => string) => {
+      const { median, min, max } = spread(values);
+      if (values.length === 0) return '';
+      return values.length === 1 ? unit(median) : `${unit(median)} (${unit(min)}–${unit(max)})`;
+    };
+    const ms = (n: number) => `${int(n)} ms`;
+    const idle = st.idleMs >= 1000 ? `${fixed(st.idleMs / 1000, 0)} s` : `${st.idleMs} ms`;
+    out.push(
+      `6. Start-up — spawn → /ready 200, embedded Redis, fresh DATA_DIR; median (range) of ${runs} run${runs === 1 ? '' : 's'}`,
+    );
+    out.push(
+      table(
+        ['start', 'ready', 'RSS at ready', `RSS after ${idle} idle`],
+        st.rows.map((row) => [
+          row.name,
+          range(row.readyMs, ms),
+          range(row.rssReadyBytes, mib),
+          range(row.rssIdleBytes, mib),
+        ]),
+      ),
+      '',
+      ...st.rows.map((row) => `${row.name}: ${row.command}`),
+      `npm start checks the build first (node scripts/build.mjs, nothing stale): ${range(st.buildCheckMs, ms)}.`,
+      "RSS: VmRSS of the server's Node process (its redis-server child not counted).",
+      '',
+    );
   }
 
   if (r.targets.length > 0) {

@@ -1,16 +1,16 @@
 /**
- * The Ringmaster server as its own process (`node --import tsx src/server/main.ts`), so that the
- * load generator and the subscribers never share its event loop. Pointed at the benchmark's
- * Redis with REDIS_URL, on a free port, LOG_LEVEL silent. The pid is the server's own Node
- * process (no npx or tsx wrapper in between), so its RSS can be read.
+ * The Ringmaster server as its own process, compiled as `npm start` runs it (`node
+ * dist/server/main.js`, built first if stale), so that the load generator and the subscribers
+ * never share its event loop. Pointed at the benchmark's Redis with REDIS_URL, on a free port,
+ * LOG_LEVEL silent. The pid is the server's own Node process (no npm wrapper in between), so its
+ * RSS can be read.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
+import { ensureBuilt, ROOT, SERVER_ENTRY } from './build.js';
 import { now, sleep } from './util.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -27,23 +27,20 @@ export interface ServerProcess {
 }
 
 export async function startServer(redisUrl: string): Promise<ServerProcess> {
+  await ensureBuilt();
   const port = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeArgs(), '--import', 'tsx', 'src/server/main.ts'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: redisUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        AUTH_TOKENS: '',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), SERVER_ENTRY], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      AUTH_TOKENS: '',
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);

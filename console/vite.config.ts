@@ -1,5 +1,6 @@
 /**
- * The console's build: `npm run build:console` (`vite build console`, run by `prestart`) writes
+ * The console's build: `npm run build:console` (`vite build console`; `npm start` runs it through
+ * scripts/build.mjs when console/ changed since the last build) writes
  * console/dist, which the server serves at `/` (src/server/console.ts). `npm run dev:console`
  * serves it with hot reload and proxies /graphql (HTTP and WebSocket) to a server on :4000.
  */

@@ -1,6 +1,6 @@
 /**
- * The admin console, served from `console/dist` (built by `npm run build:console`,
- * which `npm start` runs first): `GET /` is its page, `GET /assets/<file>` its hashed bundle.
+ * The admin console, served from `console/dist` (built by `npm run build:console`, or by
+ * `npm start` first when console/ changed since the last build): `GET /` is its page, `GET /assets/<file>` its hashed bundle.
  * Every other request goes on to Yoga (`/graphql`, `/health`, `/ready`).
  *
  * Only two shapes of path are served, checked before the file system is touched: `/` (or

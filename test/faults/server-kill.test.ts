@@ -1,7 +1,7 @@
 /**
  * Fault: the API server process SIGKILLed under load — no shutdown, sockets cut mid-request —
- * and started again (`node --import tsx src/server/main.ts`, what `npm start` runs) on the same
- * port with the same REDIS_URL.
+ * and started again (`node --import tsx src/server/main.ts`, the entry `npm start` runs compiled)
+ * on the same port with the same REDIS_URL.
  *
  * What must hold: all state lives in Redis, so the restart finds it intact (a byte-for-byte dump
  * of every key is the same before and after the restart: starting writes nothing); leases taken

@@ -233,8 +233,8 @@ export interface ServerProcess {
 }
 
 /**
- * Start `node --import tsx src/server/main.ts` (what `npm start` execs) with `REDIS_URL` and the
- * given environment, on `port` (a free one when omitted); resolves once it logged that it listens.
+ * Start `node --import tsx src/server/main.ts` (the entry `npm start` runs compiled) with
+ * `REDIS_URL` and the given environment, on `port` (a free one when omitted); resolves once it logged that it listens.
  */
 export async function startServerProcess(
   redisUrl: string,

@@ -1,6 +1,6 @@
 /**
  * Operator mistakes at start (issue 12, item 11): the real server entry (`node --import tsx
- * src/server/main.ts`, what `npm start` runs) with one bad setting each — a REDIS_URL that
+ * src/server/main.ts`, the entry `npm start` runs compiled) with one bad setting each — a REDIS_URL that
  * points nowhere, at the wrong password, at something that is not Redis; a DATA_DIR it cannot
  * use; a busy or impossible PORT/HOST; AUTH_TOKENS mistakes; no redis-server to embed.
  *

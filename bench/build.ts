@@ -1,0 +1,28 @@
+/**
+ * The compiled server the benchmark runs, brought up to date first (`node scripts/build.mjs`,
+ * what `npm start` runs before the server), so a figure never comes from a stale dist/.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { progress } from './util.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The server's entry in the build, relative to {@link ROOT}: what `npm start` runs. */
+export const SERVER_ENTRY = 'dist/server/main.js';
+
+let built: Promise<void> | undefined;
+
+/** Build what is stale, once per benchmark process; rejects with the build's output on failure. */
+export function ensureBuilt(): Promise<void> {
+  built ??= (async () => {
+    progress('build: node scripts/build.mjs (what npm start runs first)');
+    try {
+      await promisify(execFile)(process.execPath, ['scripts/build.mjs'], { cwd: ROOT });
+    } catch (error) {
+      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+      throw new Error(`the build failed:\n${stdout}${stderr}`);
+    }
+  })();
+  return built;
+}
