@@ -7,11 +7,14 @@
  *   npm run bench -- --quick           a smoke run with tiny sizes (seconds; what CI runs)
  *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory,
  *                                        startup
+ *   npm run bench -- --cluster [--quick]   Ringmaster on a 3 + 3 Redis Cluster beside a single
+ *                                        Redis (bench/cluster.ts); alone, not with the sections
  *
  * Nothing here asserts anything about time: the targets are judged and printed, never enforced.
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { CLUSTER_FULL, CLUSTER_QUICK, clusterBench, renderCluster } from './cluster.js';
 import { type FanoutOptions, fanout } from './fanout.js';
 import { type FlatCostOptions, flatCost } from './flatCost.js';
 import { type GraphqlOptions, graphqlOverhead } from './graphql.js';
@@ -68,11 +71,13 @@ const QUICK: Plan = {
 const SECTIONS = ['throughput', 'flat', 'graphql', 'fanout', 'memory', 'startup'] as const;
 type Section = (typeof SECTIONS)[number];
 
-function parseArgs(argv: string[]): { quick: boolean; only: Set<Section> } {
+function parseArgs(argv: string[]): { quick: boolean; only: Set<Section>; cluster: boolean } {
   let quick = false;
+  let cluster = false;
   let only = new Set<Section>(SECTIONS);
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
+    else if (arg === '--cluster') cluster = true;
     else if (arg.startsWith('--only=')) {
       const names = arg.slice('--only='.length).split(',');
       for (const name of names) {
@@ -82,14 +87,19 @@ function parseArgs(argv: string[]): { quick: boolean; only: Set<Section> } {
       }
       only = new Set(names as Section[]);
     } else {
-      throw new Error(`unknown argument ${arg}; use --quick and/or --only=<sections>`);
+      throw new Error(`unknown argument ${arg}; use --quick, --cluster and/or --only=<sections>`);
     }
   }
-  return { quick, only };
+  return { quick, only, cluster };
 }
 
 async function main(): Promise<void> {
-  const { quick, only } = parseArgs(process.argv.slice(2));
+  const { quick, only, cluster } = parseArgs(process.argv.slice(2));
+  if (cluster) {
+    const runs = await clusterBench(quick ? CLUSTER_QUICK : CLUSTER_FULL);
+    process.stdout.write(`\n${renderCluster(runs)}\n`);
+    return;
+  }
   const plan = quick ? QUICK : FULL;
   const started = now();
   const loadStart = os.loadavg()[0] as number;
