@@ -4,8 +4,8 @@
  * handle it makes; a `Queue` made on a bare client uses that client's ({@link Connection.of}),
  * so handles stay cheap to make per call either way (no registration round trip per call).
  */
-import type { Redis } from 'ioredis';
 import { defineScripts } from './commands.js';
+import type { RedisClient } from './redisConnection.js';
 
 /**
  * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
@@ -22,10 +22,10 @@ export const REGISTRATION_REFRESH_MS = 5_000;
  */
 export class Connection {
   /** The Connection of each bare client, so `Queue` handles made per call on it share it. */
-  static #byClient = new WeakMap<Redis, Connection>();
+  static #byClient = new WeakMap<RedisClient, Connection>();
 
   /** The Connection of `redis`, made on first use (scripts defined then, once per client). */
-  static of(redis: Redis): Connection {
+  static of(redis: RedisClient): Connection {
     let connection = Connection.#byClient.get(redis);
     if (connection === undefined) {
       connection = new Connection(redis);
@@ -41,7 +41,7 @@ export class Connection {
   private readonly registrations = new Map<string, number | Promise<void>>();
 
   /** @param redis a connection shared by all calls (not used for blocking commands) */
-  constructor(readonly redis: Redis) {
+  constructor(readonly redis: RedisClient) {
     defineScripts(redis);
   }
 

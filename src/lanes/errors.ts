@@ -114,13 +114,14 @@ export function errorFromStatus(
 
 /**
  * Redis error replies meaning "not now" rather than "never": the dataset is loading, a replica
- * was written to during a failover, a cluster or its master is down, a slot is migrating, a
- * script is running past its time limit, or Redis cannot persist. Matched at the start of the
- * reply (Redis 7 passes a script's inner error on as it is) or after `: -` (Redis 6.2 wraps it:
+ * was written to during a failover, a cluster or its master is down, a slot is migrating (or
+ * moved under a connection bound to one node: MOVED, ASK), a script is running past its time
+ * limit, or Redis cannot persist. Matched at the start of the reply (Redis 7 passes a script's
+ * inner error on as it is) or after `: -` (Redis 6.2 wraps it:
  * `ERR Error running script (…): @user_script:12: @user_script: 12: -READONLY …`).
  */
 const UNAVAILABLE_REPLY =
-  /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF)\b/;
+  /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF|MOVED|ASK)\b/;
 /** Redis' maxmemory refusal, `OOM command not allowed when used memory > 'maxmemory'`, either form. */
 const OOM_REPLY = /(?:^|: -)OOM\b/;
 /** Socket errors of a connection that failed or dropped (Node's `error.code`). */
@@ -144,6 +145,10 @@ const CLIENT_UNAVAILABLE = [
   /^Socket timeout/,
   /^Failed to refresh slots cache/,
   /^None of startup nodes is available/,
+  // A Cluster whose redirection budget ran out (a failover longer than it), or that is closed.
+  /^Too many Cluster redirections/,
+  /^Cluster isn't ready/,
+  /^Cluster is ended/,
 ];
 
 /**

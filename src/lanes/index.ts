@@ -19,6 +19,20 @@ export {
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
 export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';
+export {
+  type ConnectionOverrides,
+  connectionForKey,
+  databaseOf,
+  duplicateConnection,
+  isCluster,
+  keySlot,
+  masterAddresses,
+  masterClients,
+  masterOfKey,
+  type NodeAddress,
+  openNodeConnection,
+  type RedisClient,
+} from './redisConnection.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
   GroupInfo,

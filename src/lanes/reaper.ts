@@ -19,9 +19,10 @@
  * ends the pass; the next tick tries again. Ticks never overlap.
  */
 import { hostname } from 'node:os';
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { asError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
+import type { RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
 
@@ -58,7 +59,7 @@ let reapers = 0;
 export class Reaper {
   /** This reaper's value in the lock keys: `host:pid:n`, for an operator reading `P:{Q}:reaper`. */
   readonly id = `${hostname()}:${process.pid}:${++reapers}`;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly intervalMs: number;
   private readonly batch: number;
   private readonly targets: () => Promise<Queue[]>;

@@ -24,8 +24,8 @@
  * that arrives late is never counted for this one.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { canaryKey } from '../lanes/keys.js';
+import type { RedisClient } from '../lanes/redisConnection.js';
 import type { KeyWatch } from './keyspaceSource.js';
 import { NEEDED_FLAGS } from './notifyConfig.js';
 
@@ -58,7 +58,7 @@ export type CanaryVerdict =
 
 export interface CanaryOptions {
   /** The connection the canary writes on (not the subscriber). */
-  readonly writer: Redis;
+  readonly writer: RedisClient;
   /** Key prefix `P`. */
   readonly prefix: string;
   /** How long a round waits for its events, barrier and write included (ms). */

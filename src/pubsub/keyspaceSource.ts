@@ -22,9 +22,10 @@
  * default for a new user), the mode is 'polling' too: no event would ever arrive, no canary
  * round runs, and the owner polls until a reconnect finds the permission granted.
  */
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
+import { databaseOf, duplicateConnection, type RedisClient } from '../lanes/redisConnection.js';
 import { Canary, type CanaryVerdict } from './canary.js';
 import {
   applyNotifyConfig,
@@ -44,7 +45,7 @@ export interface KeyWatch {
 
 export interface KeyspaceSourceOptions {
   /** The connection to duplicate (same server, db and credentials). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly logger: Logger;
   /** For the log lines that say how often the owner polls when events do not arrive (ms). */
   readonly pollIntervalMs: number;
@@ -87,7 +88,7 @@ export class KeyspaceSource {
   readonly db: number;
   private readonly channels = new Map<string, Channel>();
   private readonly logger: Logger;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private currentMode: FeedMode = 'notifications';
   /** Configured and subscribed on the current connection: SUBSCRIBE/UNSUBSCRIBE may be sent. */
   private live = false;
@@ -115,7 +116,7 @@ export class KeyspaceSource {
   private readonly onCloseWaiters = new Set<() => void>();
 
   constructor(private readonly options: KeyspaceSourceOptions) {
-    this.db = options.redis.options.db ?? 0;
+    this.db = databaseOf(options.redis);
     this.logger = options.logger;
   }
 
@@ -146,7 +147,7 @@ export class KeyspaceSource {
    */
   async start(): Promise<void> {
     assertPlainKeys(this.options.redis);
-    const subscriber = this.options.redis.duplicate({
+    const subscriber = duplicateConnection(this.options.redis, {
       lazyConnect: true,
       enableOfflineQueue: false,
       autoResubscribe: false,
