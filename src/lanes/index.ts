@@ -1,4 +1,12 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
+
+export {
+  CLUSTER_RETRY_DELAY_MS,
+  clusterOptions,
+  DEFAULT_NODE_TIMEOUT_MS,
+  failoverBudgetMs,
+  readNodeTimeout,
+} from './clusterOptions.js';
 export { assertPlainKeys, type PlainKeysOptions } from './connection.js';
 export { Connection } from './connectionState.js';
 export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
