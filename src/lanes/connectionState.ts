@@ -47,11 +47,18 @@ export class Connection {
 
   /**
    * Register `queue` in `registry` with `register` (a SADD, or a script that does it), then run
-   * `run`: the registration is answered before `run` is sent, so a call whose SADD fails
+   * `run`: the first registration is answered before `run` is sent, so a call whose SADD fails
    * reports that error having changed nothing. Once answered, it is not sent again for this
    * (registry, queue) on this connection for {@link REGISTRATION_REFRESH_MS}; calls made while
-   * one is on the wire wait for it rather than sending their own. A failed registration is
-   * forgotten, so the next call sends its own (and reports its own error).
+   * the first is on the wire wait for it rather than sending their own. A failed registration
+   * is forgotten, so the next call sends its own (and reports its own error).
+   *
+   * After that the SADD is sent again at most every {@link REGISTRATION_REFRESH_MS}, with the
+   * call rather than before it: the name is in the registry already (unless removed by hand,
+   * which this puts right), so the call need not wait, and a registry that is slow or down (on
+   * a Redis Cluster, `P:queues` lives on one master, maybe not this queue's) holds up no call
+   * to a queue registered before. A refresh that fails is tried again with a call after the
+   * next {@link REGISTRATION_REFRESH_MS}.
    */
   registered<T>(
     registry: string,
@@ -62,7 +69,14 @@ export class Connection {
     const known = this.registrations;
     const member = `${registry}\n${queue}`;
     const entry = known.get(member);
-    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
+    if (typeof entry === 'number') {
+      if (Date.now() - entry >= REGISTRATION_REFRESH_MS) {
+        known.set(member, Date.now());
+        // Sent before `run` on the same client, so on one Redis it is applied first anyway.
+        register().catch(() => {});
+      }
+      return run();
+    }
     if (entry instanceof Promise) return entry.then(run);
     const sadd = register().then(
       () => {

@@ -36,6 +36,7 @@ export {
   keySlot,
   masterAddresses,
   masterClients,
+  masterKeyOf,
   masterOfKey,
   type NodeAddress,
   openNodeConnection,

@@ -637,4 +637,4 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
 }
 
 // Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Queue);
+codeRedisFailures(Queue, (queue) => queue.name);

@@ -145,6 +145,16 @@ function addressOf(cluster: Cluster, nodeKey: string): NodeAddress {
 }
 
 /**
+ * Which master serves `key` now, as `host:port` (the cluster's own name for it), from what the
+ * client last learnt; '' for a single Redis, or a slot the client knows no master of. Sends
+ * nothing: for grouping work by master.
+ */
+export function masterKeyOf(redis: RedisClient, key: string): string {
+  if (!isCluster(redis)) return '';
+  return redis.slots[keySlot(key)]?.[0] ?? '';
+}
+
+/**
  * Resolves once `cluster` knows its slots: at once when ready, else after a PING, which ioredis
  * holds in its offline queue until the cluster is ready (and which connects a lazy one).
  */
