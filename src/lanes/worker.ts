@@ -401,6 +401,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.woken = token !== null;
       } catch (error) {
         if (this.closed.signal.aborted) return;
+        // Its node turned replica (a failover, CLUSTER FAILOVER or REPLICAOF): Redis ends the
+        // blocked pop with UNBLOCKED. Nothing was taken; claim again, now on the new master.
+        if (error instanceof Error && error.message.startsWith('UNBLOCKED')) return;
         this.emit('error', asError(fromRedisError(error) ?? error));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
