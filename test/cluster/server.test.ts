@@ -6,6 +6,7 @@
  */
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterOptions, Ringmaster } from '../../src/lanes/index.js';
 import {
   ClaimDocument,
   ClearLimitDocument,
@@ -24,6 +25,7 @@ import {
 import { post } from '../support/api.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
+import { pollUntil, redisNow, untilRedisTimePasses } from '../support/lanes.js';
 import { type GraphQLResponse, startTestServer, type TestServer } from '../support/server.js';
 
 const handle = useTestCluster();
@@ -130,5 +132,72 @@ describe('the server on a Redis Cluster', () => {
     const ready = await fetch(`${viaNodes.server.url}/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ ready: true, redis: 'up', eviction: 'noeviction' });
+  });
+});
+
+/** Script calls (EVALSHA and EVAL) a node has run, from INFO commandstats. */
+async function scriptCalls(port: number): Promise<number> {
+  const info = await handle.cluster.node(port).info('commandstats');
+  let calls = 0;
+  for (const match of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) {
+    calls += Number(match[1]);
+  }
+  return calls;
+}
+
+describe('N servers on one cluster', () => {
+  it('three servers reap each queue of every master once per interval between them', async () => {
+    const { cluster } = handle;
+    const intervalMs = 100;
+    const servers = await Promise.all(
+      [0, 1, 2].map(() =>
+        startTestServer(cluster.url, { KEY_PREFIX: 'many', REAP_INTERVAL_MS: String(intervalMs) }),
+      ),
+    );
+    try {
+      const rm = new Ringmaster(handle.client(clusterOptions(cluster.nodeTimeoutMs)), {
+        prefix: 'many',
+      });
+      const queues = await queuesOnEveryMaster(cluster, 'many');
+      for (const { queue } of queues) {
+        const q = rm.queue(queue);
+        for (const group of ['a', 'b', 'c']) await q.enqueue(group);
+        for (let i = 0; i < 3; i++) {
+          const job = await q.claim({ leaseMs: 1 });
+          await untilRedisTimePasses(rm.redis, job?.leaseUntil as number);
+        }
+      }
+      // Every expired lease taken back exactly once, whichever server took each queue's lock.
+      await pollUntil(
+        'every lease reaped',
+        async () => {
+          const stats = await Promise.all(queues.map(({ queue }) => rm.queue(queue).stats()));
+          return stats.every((s) => s.reaped >= 3);
+        },
+        10_000,
+      );
+      const ids = new Set(servers.map((s) => s.server.reaper.id));
+      for (const { queue } of queues) {
+        const q = rm.queue(queue);
+        expect(await q.stats()).toMatchObject({ claimed: 3, reaped: 3 });
+        expect(await q.counts()).toMatchObject({ pending: 3, active: 0 });
+        expect(ids.has((await rm.redis.get(q.keys.reaper)) as string)).toBe(true);
+      }
+
+      // The per-queue lock (`P:{Q}:reaper`, SET NX PX interval on the queue's master) holds on a
+      // cluster: over a window, a master runs at most one reap per interval (+ one started just
+      // before the window, + one at its edge), not one per server per interval (3× that).
+      for (const { port } of queues) {
+        const node = cluster.node(port);
+        const [from, callsBefore] = [await redisNow(node), await scriptCalls(port)];
+        await new Promise((resolve) => setTimeout(resolve, 20 * intervalMs));
+        const [to, callsAfter] = [await redisNow(node), await scriptCalls(port)];
+        const bound = Math.floor((to - from) / intervalMs) + 2;
+        expect(callsAfter - callsBefore).toBeGreaterThan(0);
+        expect(callsAfter - callsBefore).toBeLessThanOrEqual(bound);
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
   });
 });
