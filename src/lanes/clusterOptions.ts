@@ -6,11 +6,10 @@
  * and about as long again to elect, promote and learn).
  *
  * How ioredis spends the budget: every MOVED, TRYAGAIN, CLUSTERDOWN or closed connection a
- * command meets costs one of its `maxRedirections` and waits the matching `retryDelayOn…`
- * before it is sent again (a closed connection and CLUSTERDOWN also refresh the slot map). So
- * with every delay at {@link CLUSTER_RETRY_DELAY_MS}, a command keeps trying for about
- * `maxRedirections × CLUSTER_RETRY_DELAY_MS`; that is set to {@link failoverBudgetMs}, at least
- * twice the node timeout. A MOVED is delayed too (ioredis' default resends it at once), so a
+ * command meets costs one of its `maxRedirections` and waits up to the matching
+ * `retryDelayOn…` before it is sent again (a closed connection and CLUSTERDOWN also refresh the
+ * slot map). With every delay at {@link CLUSTER_RETRY_DELAY_MS}, the count is set so that a
+ * command keeps trying for at least {@link failoverBudgetMs}, twice the node timeout and more. A MOVED is delayed too (ioredis' default resends it at once), so a
  * stale slot map bouncing between two nodes cannot spend the budget in a few milliseconds.
  */
 import type { ClusterOptions, Redis } from 'ioredis';
@@ -48,7 +47,11 @@ export function failoverBudgetMs(nodeTimeoutMs: number): number {
  * @param nodeTimeoutMs the cluster's `cluster-node-timeout` (ms; {@link readNodeTimeout})
  */
 export function clusterOptions(nodeTimeoutMs: number = DEFAULT_NODE_TIMEOUT_MS): ClusterOptions {
-  const redirections = Math.ceil(failoverBudgetMs(nodeTimeoutMs) / CLUSTER_RETRY_DELAY_MS);
+  // ioredis batches the retries of one kind and sends them when the first one's delay is up,
+  // so a retry joining a batch waits less: measured about 67 ms a retry on average under load
+  // (120 retries lasted 8.1 s). Twice the count keeps the budget under load; idle, it lasts
+  // up to twice as long.
+  const redirections = Math.ceil((2 * failoverBudgetMs(nodeTimeoutMs)) / CLUSTER_RETRY_DELAY_MS);
   return {
     maxRedirections: redirections,
     retryDelayOnMoved: CLUSTER_RETRY_DELAY_MS,
