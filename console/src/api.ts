@@ -54,7 +54,8 @@ export class ApiError extends Error {
 
 interface WireError {
   message: string;
-  extensions?: { code?: string };
+  path?: (string | number)[];
+  extensions?: { code?: string; queue?: string };
 }
 
 /** Listeners told when the server refuses the token (HTTP 401, socket closed with 4403). */
@@ -76,6 +77,34 @@ export async function request<R, V>(
   variables: V,
   options: { token?: string | null } = {},
 ): Promise<R> {
+  const { data, errors } = await send(document, variables, options);
+  const first = errors[0];
+  if (first) throw first;
+  return data;
+}
+
+/**
+ * Run a query whose answer may be partial (`Query.queues`: a queue that cannot be read is null
+ * in the list, with its error): the data with the errors that came with it.
+ * @throws ApiError when there is no data at all (the first error's code), or NETWORK / HTTP
+ */
+export async function requestPartial<R, V>(
+  document: TypedDocumentString<R, V>,
+  variables: V,
+): Promise<{ data: R; errors: { error: ApiError; queue: string | null }[] }> {
+  const { data, errors, wire } = await send(document, variables, {}, true);
+  return {
+    data,
+    errors: errors.map((error, i) => ({ error, queue: wire[i]?.extensions?.queue ?? null })),
+  };
+}
+
+async function send<R, V>(
+  document: TypedDocumentString<R, V>,
+  variables: V,
+  options: { token?: string | null },
+  partial = false,
+): Promise<{ data: R; errors: ApiError[]; wire: WireError[] }> {
   const bearer = options.token === undefined ? token : options.token;
   let response: Response;
   try {
@@ -97,14 +126,15 @@ export async function request<R, V>(
   } catch {
     throw new ApiError(`the server answered HTTP ${response.status}`, 'HTTP', response.status);
   }
-  const first = body.errors?.[0];
-  if (first) {
-    const code = first.extensions?.code ?? 'ERROR';
-    if (code === 'UNAUTHENTICATED' && options.token === undefined) unauthorized();
-    throw new ApiError(first.message, code, response.status);
-  }
+  const wire = body.errors ?? [];
+  const errors = wire.map(
+    (e) => new ApiError(e.message, e.extensions?.code ?? 'ERROR', response.status),
+  );
+  const first = errors[0];
+  if (first?.code === 'UNAUTHENTICATED' && options.token === undefined) unauthorized();
+  if (first && (!partial || !body.data)) throw first;
   if (!body.data) throw new ApiError('the server answered no data', 'HTTP', response.status);
-  return body.data;
+  return { data: body.data, errors, wire };
 }
 
 /**

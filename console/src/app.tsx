@@ -15,6 +15,7 @@ import {
   onLink,
   onUnauthorized,
   request,
+  requestPartial,
   resetLive,
   setToken,
 } from './api';
@@ -23,12 +24,12 @@ import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
 import { Id } from './components/Id';
 import { Kpis } from './components/Kpis';
-import { QueueList } from './components/QueueList';
+import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { RingPanel } from './components/RingPanel';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
 import { clockMs, visibleId } from './format';
-import { QueueListDocument, type QueueListQuery, type Role, ViewerDocument } from './gql/graphql';
+import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
 import { PULSE_MS, useNow, usePoll, useQueueView, useRoute } from './hooks';
 
 /** A snapshot older than this (ms) is marked stale: reads have been failing. */
@@ -42,7 +43,7 @@ export function App() {
   const [resync, setResync] = useState(0);
   const [link, setLink] = useState<LinkState>('connecting');
   const [role, setRole] = useState<Role | null>(null);
-  const [queues, setQueues] = useState<QueueListQuery['queues'] | null>(null);
+  const [queues, setQueues] = useState<ListedQueue[] | null>(null);
   const [httpError, setHttpError] = useState<ApiError | null>(null);
   const [route, navigate] = useRoute();
 
@@ -78,8 +79,10 @@ export function App() {
     async () => {
       if (!ready) return;
       try {
-        const data = await request(QueueListDocument, {});
-        setQueues(data.queues);
+        // Partial: a queue the server could not read is listed as such, the others with counts.
+        const { data, errors } = await requestPartial(QueueListDocument, {});
+        const unreadable = errors.flatMap((e) => (e.queue === null ? [] : [e.queue]));
+        setQueues(listedQueues(data.queues, unreadable));
         setHttpError(null);
       } catch (error) {
         setHttpError(error as ApiError);

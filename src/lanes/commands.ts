@@ -4,12 +4,12 @@
  * TypeScript side can never drift from the script. ioredis `defineCommand` runs them with
  * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
-import type { Redis } from 'ioredis';
 import type { Connection } from './connectionState.js';
 import { dataOutOfRange } from './errors.js';
 import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
+import type { RedisClient } from './redisConnection.js';
 
 type Arg = string | number;
 type ScriptFn = (...args: Arg[]) => Promise<unknown>;
@@ -70,7 +70,7 @@ const NOSCRIPT_ATTEMPTS = 5;
  * on the client itself, so a second call on the same client (another `Connection`) defines
  * nothing. Called by `Connection`'s constructor.
  */
-export function defineScripts(redis: Redis): void {
+export function defineScripts(redis: RedisClient): void {
   const defined = redis as unknown as Record<string, unknown>;
   for (const script of SCRIPTS) {
     const command = `${COMMAND_PREFIX}${script.name}`;
@@ -91,7 +91,7 @@ export function scriptSource(name: string): string {
 
 /** The scripts of one queue, bound to one connection (whose scripts `Connection` defined). */
 export class Commands {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
 
   constructor(
     connection: Connection,

@@ -4,8 +4,8 @@
  * handle it makes; a `Queue` made on a bare client uses that client's ({@link Connection.of}),
  * so handles stay cheap to make per call either way (no registration round trip per call).
  */
-import type { Redis } from 'ioredis';
 import { defineScripts } from './commands.js';
+import type { RedisClient } from './redisConnection.js';
 
 /**
  * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
@@ -22,10 +22,10 @@ export const REGISTRATION_REFRESH_MS = 5_000;
  */
 export class Connection {
   /** The Connection of each bare client, so `Queue` handles made per call on it share it. */
-  static #byClient = new WeakMap<Redis, Connection>();
+  static #byClient = new WeakMap<RedisClient, Connection>();
 
   /** The Connection of `redis`, made on first use (scripts defined then, once per client). */
-  static of(redis: Redis): Connection {
+  static of(redis: RedisClient): Connection {
     let connection = Connection.#byClient.get(redis);
     if (connection === undefined) {
       connection = new Connection(redis);
@@ -41,17 +41,24 @@ export class Connection {
   private readonly registrations = new Map<string, number | Promise<void>>();
 
   /** @param redis a connection shared by all calls (not used for blocking commands) */
-  constructor(readonly redis: Redis) {
+  constructor(readonly redis: RedisClient) {
     defineScripts(redis);
   }
 
   /**
    * Register `queue` in `registry` with `register` (a SADD, or a script that does it), then run
-   * `run`: the registration is answered before `run` is sent, so a call whose SADD fails
+   * `run`: the first registration is answered before `run` is sent, so a call whose SADD fails
    * reports that error having changed nothing. Once answered, it is not sent again for this
    * (registry, queue) on this connection for {@link REGISTRATION_REFRESH_MS}; calls made while
-   * one is on the wire wait for it rather than sending their own. A failed registration is
-   * forgotten, so the next call sends its own (and reports its own error).
+   * the first is on the wire wait for it rather than sending their own. A failed registration
+   * is forgotten, so the next call sends its own (and reports its own error).
+   *
+   * After that the SADD is sent again at most every {@link REGISTRATION_REFRESH_MS}, with the
+   * call rather than before it: the name is in the registry already (unless removed by hand,
+   * which this puts right), so the call need not wait, and a registry that is slow or down (on
+   * a Redis Cluster, `P:queues` lives on one master, maybe not this queue's) holds up no call
+   * to a queue registered before. A refresh that fails is tried again with a call after the
+   * next {@link REGISTRATION_REFRESH_MS}.
    */
   registered<T>(
     registry: string,
@@ -62,7 +69,14 @@ export class Connection {
     const known = this.registrations;
     const member = `${registry}\n${queue}`;
     const entry = known.get(member);
-    if (typeof entry === 'number' && Date.now() - entry < REGISTRATION_REFRESH_MS) return run();
+    if (typeof entry === 'number') {
+      if (Date.now() - entry >= REGISTRATION_REFRESH_MS) {
+        known.set(member, Date.now());
+        // Sent before `run` on the same client, so on one Redis it is applied first anyway.
+        register().catch(() => {});
+      }
+      return run();
+    }
     if (entry instanceof Promise) return entry.then(run);
     const sadd = register().then(
       () => {

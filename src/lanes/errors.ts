@@ -45,6 +45,13 @@ const SCRIPT_SUFFIX = / script: [0-9a-f]{40}, on @user_script:\d+\.$/;
 /** An error the caller caused or must handle; `code` is the DESIGN.md §5 code. */
 export class RingmasterError extends Error {
   override readonly name = 'RingmasterError';
+  /**
+   * The queue a Redis failure (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY) of a `Queue` call was
+   * about, so a reader of many queues can say which one could not be read (on a Redis Cluster,
+   * the others may live on masters that answer). Set by {@link codeRedisFailures}.
+   */
+  queue?: string;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -55,11 +62,15 @@ export class RingmasterError extends Error {
   }
 
   /**
-   * `{ code, argument? }`: graphql-js copies an original error's `extensions` onto the
+   * `{ code, argument?, queue? }`: graphql-js copies an original error's `extensions` onto the
    * GraphQLError it wraps it in, so the API reports the code without re-wrapping.
    */
-  get extensions(): { code: ErrorCode; argument?: string } {
-    return this.argument ? { code: this.code, argument: this.argument } : { code: this.code };
+  get extensions(): { code: ErrorCode; argument?: string; queue?: string } {
+    return {
+      code: this.code,
+      ...(this.argument ? { argument: this.argument } : {}),
+      ...(this.queue === undefined ? {} : { queue: this.queue }),
+    };
   }
 }
 
@@ -114,13 +125,14 @@ export function errorFromStatus(
 
 /**
  * Redis error replies meaning "not now" rather than "never": the dataset is loading, a replica
- * was written to during a failover, a cluster or its master is down, a slot is migrating, a
- * script is running past its time limit, or Redis cannot persist. Matched at the start of the
- * reply (Redis 7 passes a script's inner error on as it is) or after `: -` (Redis 6.2 wraps it:
+ * was written to during a failover, a cluster or its master is down, a slot is migrating (or
+ * moved under a connection bound to one node: MOVED, ASK), a script is running past its time
+ * limit, or Redis cannot persist. Matched at the start of the reply (Redis 7 passes a script's
+ * inner error on as it is) or after `: -` (Redis 6.2 wraps it:
  * `ERR Error running script (…): @user_script:12: @user_script: 12: -READONLY …`).
  */
 const UNAVAILABLE_REPLY =
-  /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF)\b/;
+  /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF|MOVED|ASK)\b/;
 /** Redis' maxmemory refusal, `OOM command not allowed when used memory > 'maxmemory'`, either form. */
 const OOM_REPLY = /(?:^|: -)OOM\b/;
 /** Socket errors of a connection that failed or dropped (Node's `error.code`). */
@@ -144,6 +156,10 @@ const CLIENT_UNAVAILABLE = [
   /^Socket timeout/,
   /^Failed to refresh slots cache/,
   /^None of startup nodes is available/,
+  // A Cluster whose redirection budget ran out (a failover longer than it), or that is closed.
+  /^Too many Cluster redirections/,
+  /^Cluster isn't ready/,
+  /^Cluster is ended/,
 ];
 
 /**
@@ -187,8 +203,12 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
  * failed, and with the original error otherwise: the one place the engine's public classes
  * (Queue, Ringmaster) turn ioredis errors into codes, whichever command or script failed.
  * Methods that return no promise are left as they are (they send nothing to Redis).
+ * @param queueOf names the queue an instance is about (RingmasterError `queue`), if any
  */
-export function codeRedisFailures(cls: { prototype: object }): void {
+export function codeRedisFailures<T extends object>(
+  cls: { prototype: T },
+  queueOf?: (self: T) => string,
+): void {
   const proto = cls.prototype as Record<string, unknown>;
   for (const name of Object.getOwnPropertyNames(proto)) {
     const descriptor = Object.getOwnPropertyDescriptor(proto, name);
@@ -196,16 +216,18 @@ export function codeRedisFailures(cls: { prototype: object }): void {
     if (name === 'constructor' || typeof method !== 'function') continue;
     Object.defineProperty(proto, name, {
       ...descriptor,
-      value: function codedRedisFailures(this: unknown, ...args: unknown[]): unknown {
+      value: function codedRedisFailures(this: T, ...args: unknown[]): unknown {
         const result: unknown = method.apply(this, args);
-        return result instanceof Promise ? result.catch(rethrowCoded) : result;
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          const coded = fromRedisError(error);
+          if (coded === undefined) throw error;
+          if (queueOf) coded.queue = queueOf(this);
+          throw coded;
+        });
       },
     });
   }
-}
-
-function rethrowCoded(error: unknown): never {
-  throw fromRedisError(error) ?? error;
 }
 
 /** `value` as an Error (a thrown non-Error becomes one with its text), for 'error' events. */

@@ -7,7 +7,7 @@
  * The policy is read from `INFO memory` (`maxmemory_policy`), not `CONFIG GET`, so the check
  * works on a managed Redis where CONFIG is renamed away or refused.
  */
-import type { Redis } from 'ioredis';
+import { masterClients, type RedisClient } from './redisConnection.js';
 
 /** The only `maxmemory-policy` under which Redis never drops a key to make room. */
 export const SAFE_EVICTION_POLICY = 'noeviction';
@@ -46,10 +46,15 @@ export class EvictionPolicyError extends Error {
 
 /**
  * Read the Redis' `maxmemory-policy` from `INFO memory` (one round trip; works where CONFIG is
- * refused). Whatever ioredis throws (connection lost, INFO refused by an ACL) passes through.
+ * refused). On a Redis Cluster every master is read (one INFO each, at once) and the first
+ * policy that is not `noeviction` is reported, since a queue on that master would lose keys.
+ * (A replica's policy applies once it is promoted; re-reading now and then, as the server does,
+ * finds it then.) Whatever ioredis throws (connection lost, INFO refused by an ACL) passes
+ * through; on a cluster, the first master's failure.
  */
-export async function readEvictionPolicy(redis: Redis): Promise<EvictionCheck> {
-  const info = await redis.info('memory');
-  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+export async function readEvictionPolicy(redis: RedisClient): Promise<EvictionCheck> {
+  const infos = await Promise.all((await masterClients(redis)).map((node) => node.info('memory')));
+  const policies = infos.map((info) => /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? 'unknown');
+  const policy = policies.find((p) => p !== SAFE_EVICTION_POLICY) ?? SAFE_EVICTION_POLICY;
   return { policy, ok: policy === SAFE_EVICTION_POLICY };
 }

@@ -1,4 +1,12 @@
 /** Ringmaster's engine: per-group concurrency for Redis job queues (DESIGN.md §1–§3). */
+
+export {
+  CLUSTER_RETRY_DELAY_MS,
+  clusterOptions,
+  DEFAULT_NODE_TIMEOUT_MS,
+  failoverBudgetMs,
+  readNodeTimeout,
+} from './clusterOptions.js';
 export { assertPlainKeys, type PlainKeysOptions } from './connection.js';
 export { Connection } from './connectionState.js';
 export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
@@ -19,6 +27,21 @@ export {
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
 export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';
+export {
+  type ConnectionOverrides,
+  connectionForKey,
+  databaseOf,
+  duplicateConnection,
+  isCluster,
+  keySlot,
+  masterAddresses,
+  masterClients,
+  masterKeyOf,
+  masterOfKey,
+  type NodeAddress,
+  openNodeConnection,
+  type RedisClient,
+} from './redisConnection.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
   GroupInfo,

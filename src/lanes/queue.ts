@@ -11,7 +11,6 @@
  * say) is passed through from ioredis unchanged.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { Commands, type GroupReply, type JobReply, type SnapshotReply } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
@@ -26,6 +25,7 @@ import {
 import { decodeClaims, decodeJob } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
+import type { RedisClient } from './redisConnection.js';
 import { groupInfo, parseCount } from './state.js';
 import type { GroupInfo, GroupPage, Job, QueueCounts, QueueSnapshot, QueueStats } from './types.js';
 import * as validate from './validate.js';
@@ -63,7 +63,7 @@ export class Queue {
   /** Its keys (DESIGN.md §2). */
   readonly keys: QueueKeys;
   /** The connection shared by all calls (not used for blocking commands). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   private readonly connection: Connection;
   private readonly commands: Commands;
   private readonly registry: string;
@@ -76,7 +76,7 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name, or when
    *   the client moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
    */
-  constructor(connection: Redis | Connection, name: string, options: QueueOptions = {}) {
+  constructor(connection: RedisClient | Connection, name: string, options: QueueOptions = {}) {
     const prefix = options.prefix ?? Defaults.prefix;
     this.redis = connection instanceof Connection ? connection.redis : connection;
     assertPlainKeys(this.redis, { prefix });
@@ -637,4 +637,4 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
 }
 
 // Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Queue);
+codeRedisFailures(Queue, (queue) => queue.name);

@@ -17,11 +17,19 @@
  * One queue cannot stop the others: a queue whose reap Redis refuses (a key of the wrong type,
  * say) is reported and passed over, and the pass goes on to the next queue. A lost connection
  * ends the pass; the next tick tries again. Ticks never overlap.
+ *
+ * On a Redis Cluster the queues live on several masters, and one may be failing over (calls to
+ * it wait up to the client's redirection budget, `clusterOptions`). So a pass reaps each
+ * master's queues in turn but the masters side by side: a master that does not answer holds
+ * back only its own queues. And the registry (`P:queues`, on one master of its own) failing
+ * soft: when it cannot be read, the pass reaps the list it last read (reported through
+ * `onError` with queue null), since the queues it named still need reaping.
  */
 import { hostname } from 'node:os';
-import { type Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { asError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
+import { masterKeyOf, type RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
 
@@ -45,8 +53,9 @@ export interface ReaperOptions {
   readonly onReaped?: (queue: string, reaped: number) => void;
   /**
    * Called when reaping `queue` fails (Redis refused it), once per queue and message until it
-   * is reaped again; with `queue` null when a whole pass failed (Redis unreachable), every time.
-   * Default: none (the next pass tries again either way).
+   * is reaped again; with `queue` null, every time, when a whole pass failed (Redis
+   * unreachable) or the registry could not be read (the pass then reaps the queues it last
+   * read there). Default: none (the next pass tries again either way).
    */
   readonly onError?: (error: Error, queue: string | null) => void;
   /** Called when a queue whose reap had failed ({@link onError}) is reaped again. */
@@ -58,7 +67,7 @@ let reapers = 0;
 export class Reaper {
   /** This reaper's value in the lock keys: `host:pid:n`, for an operator reading `P:{Q}:reaper`. */
   readonly id = `${hostname()}:${process.pid}:${++reapers}`;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly intervalMs: number;
   private readonly batch: number;
   private readonly targets: () => Promise<Queue[]>;
@@ -69,6 +78,8 @@ export class Reaper {
   private closed = false;
   /** Queues whose last reap Redis refused → its message (reported once per change, not per pass). */
   private readonly failing = new Map<string, string>();
+  /** The queues of the last pass, reaped again when the registry cannot be read. */
+  private lastQueues: Queue[] = [];
 
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
@@ -105,33 +116,55 @@ export class Reaper {
     let queues: Queue[];
     try {
       queues = await this.targets();
+      this.lastQueues = queues;
     } catch (error) {
       this.options.onError?.(asError(error), null);
-      return 0;
+      // The registry failed soft: the queues it named last time still need reaping.
+      queues = this.lastQueues;
     }
-    let total = 0;
+    // One run per master (a single Redis: one run), side by side.
+    const byMaster = new Map<string, Queue[]>();
     for (const queue of queues) {
-      let reaped: number;
-      try {
-        if (!(await this.lock(queue))) continue;
-        reaped = await queue.reap({ batch: this.batch });
-      } catch (error) {
-        // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are still
-        // reaped. A lost connection fails them all alike: end the pass, the next one retries.
-        if (!(error instanceof ReplyError) && this.redis.status !== 'ready') {
-          this.options.onError?.(asError(error), null);
-          return total;
+      const master = masterKeyOf(this.redis, queue.keys.base);
+      byMaster.set(master, [...(byMaster.get(master) ?? []), queue]);
+    }
+    let lost: Error | null = null;
+    const totals = await Promise.all(
+      [...byMaster.values()].map(async (own) => {
+        let total = 0;
+        for (const queue of own) {
+          if (lost !== null) break;
+          let reaped: number;
+          try {
+            if (!(await this.lock(queue))) continue;
+            reaped = await queue.reap({ batch: this.batch });
+          } catch (error) {
+            // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are
+            // still reaped. A lost connection fails them all alike: end the pass, the next one
+            // retries. (A Cluster stays 'ready' while one master fails over: that master's
+            // queues are reported one by one, and the other masters' are reaped.)
+            if (!(error instanceof ReplyError) && this.redis.status !== 'ready') {
+              lost ??= asError(error);
+              break;
+            }
+            const message = error instanceof Error ? error.message : String(error);
+            if (this.failing.get(queue.name) !== message) {
+              this.failing.set(queue.name, message);
+              this.options.onError?.(asError(error), queue.name);
+            }
+            continue;
+          }
+          if (this.failing.delete(queue.name)) this.options.onRecovered?.(queue.name);
+          if (reaped > 0) this.options.onReaped?.(queue.name, reaped);
+          total += reaped;
         }
-        const message = error instanceof Error ? error.message : String(error);
-        if (this.failing.get(queue.name) !== message) {
-          this.failing.set(queue.name, message);
-          this.options.onError?.(asError(error), queue.name);
-        }
-        continue;
-      }
-      if (this.failing.delete(queue.name)) this.options.onRecovered?.(queue.name);
-      if (reaped > 0) this.options.onReaped?.(queue.name, reaped);
-      total += reaped;
+        return total;
+      }),
+    );
+    const total = totals.reduce((sum, n) => sum + n, 0);
+    if (lost !== null) {
+      this.options.onError?.(lost, null);
+      return total;
     }
     // Forget queues no longer reaped here, so the map holds only queues still reaped.
     if (this.failing.size > 0) {

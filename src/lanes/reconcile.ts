@@ -21,10 +21,10 @@
  * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
-import type { Redis } from 'ioredis';
 import type { Commands, FlatFindings } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import type { QueueKeys } from './keys.js';
+import { connectionForKey, type RedisClient } from './redisConnection.js';
 import { parseCount } from './state.js';
 
 /** What a finding is about (see `reconcileGroups-9.lua`). */
@@ -73,7 +73,7 @@ function decode(flat: FlatFindings): Finding[] {
  * limit and active hashes (a Redis written by another implementation may have no registry).
  * Read with SCAN-family commands, so Redis is never blocked by the enumeration.
  */
-async function allGroups(redis: Redis, k: QueueKeys): Promise<string[]> {
+async function allGroups(redis: RedisClient, k: QueueKeys): Promise<string[]> {
   const groups = new Set<string>(await redis.lrange(k.ring, 0, -1));
   const scans: [string, 'zscan' | 'hscan' | 'sscan'][] = [
     [k.groups, 'zscan'],
@@ -122,7 +122,7 @@ interface Recount {
  * in `mode`; sum the batches' pending and saturated. `active` is ZCARD of `active`.
  */
 async function recount(
-  redis: Redis,
+  redis: RedisClient,
   keys: QueueKeys,
   commands: Commands,
   mode: 'audit' | 'repair',
@@ -149,9 +149,11 @@ async function recount(
 /**
  * Run an audit or a repair of one queue (see the module comment).
  *
- * Uses `redis` for the scripts and a connection of its own (`redis.duplicate()`, named
+ * Uses `redis` for the scripts and a connection of its own (named
  * {@link WATCH_CONNECTION_NAME}, closed before it returns or throws) for the WATCH on `stats`,
- * since WATCH belongs to a connection and `redis` is shared by concurrent callers.
+ * since WATCH belongs to a connection and `redis` is shared by concurrent callers: a duplicate
+ * of `redis`, or on a Redis Cluster a plain connection to the master serving the queue's slot
+ * (`connectionForKey`; a slot that moves during the recount fails the EXEC, writing nothing).
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
@@ -167,7 +169,7 @@ async function recount(
  *   script error), unchanged.
  */
 export async function reconcile(
-  redis: Redis,
+  redis: RedisClient,
   keys: QueueKeys,
   commands: Commands,
   mode: 'audit' | 'repair',
@@ -178,13 +180,13 @@ export async function reconcile(
   // recount: so this connection never reconnects nor queues a command while down, and a drop
   // fails the call (nothing written). Never auto-pipelined: WATCH, the reads it guards and EXEC
   // stay in order, each its own round trip.
-  const watcher = redis.duplicate({
+  const watcher = await connectionForKey(redis, keys.stats, {
     connectionName: WATCH_CONNECTION_NAME,
     lazyConnect: true,
     enableAutoPipelining: false,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: () => null,
+    reconnect: false,
   });
   let dropped = false;
   watcher.on('error', () => {});

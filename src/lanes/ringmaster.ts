@@ -2,13 +2,13 @@
  * The engine's entry point: per-queue handles over one Redis connection, and the queue
  * registry. Knows nothing of GraphQL; every entry point (GraphQL, workers, scripts) uses it.
  */
-import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
 import { codeRedisFailures } from './errors.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue.js';
+import { masterClients, type RedisClient } from './redisConnection.js';
 import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */
@@ -39,7 +39,7 @@ export class Ringmaster {
    *   SELECT away from its `db` option): see {@link assertPlainKeys}
    */
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     options: RingmasterOptions = {},
   ) {
     this.prefix = options.prefix ?? Defaults.prefix;
@@ -62,7 +62,8 @@ export class Ringmaster {
    * Check that the server can keep Ringmaster's state: Redis 6.2 or newer (the scripts use LPOP
    * with a count, ZMSCORE and SMISMEMBER), and `maxmemory-policy noeviction` (any other policy
    * lets Redis drop jobs, lanes and the ring at `maxmemory`: {@link checkEviction}). Call once
-   * after connecting; resolves to the version found. The policy can be changed at runtime
+   * after connecting; resolves to the version found (on a Redis Cluster, every master is
+   * checked and the oldest version is the one reported). The policy can be changed at runtime
    * (CONFIG SET), so a long-running process should call {@link checkEviction} now and then, as
    * the server does.
    * @throws Error naming the version found when it is older
@@ -71,17 +72,34 @@ export class Ringmaster {
    * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async checkServer(): Promise<string> {
-    const info = await this.redis.info('server');
-    const version = /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
-    const [major = 0, minor = 0] = version.split('.').map(Number);
+    const masters = await masterClients(this.redis);
+    const found = await Promise.all(
+      masters.map(async (node) => {
+        const info = await node.info('server');
+        const version = /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+        return { version, parts: version.split('.').map(Number), node: node.options };
+      }),
+    );
+    // Oldest first (major, minor, patch), so the one refused or reported is the oldest.
+    found.sort((a, b) => {
+      for (let i = 0; i < 3; i++) {
+        const d = (a.parts[i] || 0) - (b.parts[i] || 0);
+        if (d !== 0) return d;
+      }
+      return 0;
+    });
+    const oldest = found[0];
+    const [major = 0, minor = 0] = oldest?.parts ?? [];
     if (!(major > MIN_REDIS[0] || (major === MIN_REDIS[0] && minor >= MIN_REDIS[1]))) {
+      const where =
+        masters.length > 1 ? ` (the master at ${oldest?.node.host}:${oldest?.node.port})` : '';
       throw new Error(
-        `Redis ${version} is too old: Ringmaster needs Redis ${MIN_REDIS.join('.')} or newer`,
+        `Redis ${oldest?.version ?? 'unknown'}${where} is too old: Ringmaster needs Redis ${MIN_REDIS.join('.')} or newer`,
       );
     }
     const eviction = await this.checkEviction();
     if (!eviction.ok) throw new EvictionPolicyError(eviction.policy);
-    return version;
+    return oldest?.version ?? 'unknown';
   }
 
   /**

@@ -17,12 +17,12 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { assertPlainKeys } from './connection.js';
 import { asError, ErrorCode, fromRedisError, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import { Reaper } from './reaper.js';
+import { duplicateConnection, type RedisClient } from './redisConnection.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
 
@@ -124,7 +124,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly leaseMs: number;
   private readonly extendEveryMs: number;
   private readonly parkTimeoutSec: number;
-  private readonly blocking: Redis;
+  private readonly blocking: RedisClient;
   /**
    * Processors running, by slot, not job id: a job whose lease was lost can be claimed again by
    * this same worker while its stale run is still going, and both runs hold a slot.
@@ -200,7 +200,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
             },
           });
     // Its own connection for BLPOP (it blocks the connection), never auto-pipelined.
-    this.blocking = queue.redis.duplicate({ enableAutoPipelining: false });
+    this.blocking = duplicateConnection(queue.redis, { enableAutoPipelining: false });
     // Without a listener an 'error' event would crash the process; errors surface through
     // the calls that fail instead.
     this.blocking.on('error', () => {});
@@ -401,6 +401,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
         this.woken = token !== null;
       } catch (error) {
         if (this.closed.signal.aborted) return;
+        // Its node turned replica (a failover, CLUSTER FAILOVER or REPLICAOF): Redis ends the
+        // blocked pop with UNBLOCKED. Nothing was taken; claim again, now on the new master.
+        if (error instanceof Error && error.message.startsWith('UNBLOCKED')) return;
         this.emit('error', asError(fromRedisError(error) ?? error));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {

@@ -3,7 +3,7 @@
  * add the flags the feed needs, never remove any. Run at start and after every reconnect, since
  * a restarted or promoted Redis forgets a runtime CONFIG SET.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../lanes/redisConnection.js';
 
 /**
  * K: keyspace channels; l: lists (the ring); h: hashes (glimit, gactive); s: sets (paused);
@@ -35,7 +35,7 @@ export interface NotifyConfigResult {
   readonly changed: boolean;
 }
 
-async function readFlags(redis: Redis): Promise<string> {
+async function readFlags(redis: RedisClient): Promise<string> {
   const reply = (await redis.config('GET', 'notify-keyspace-events')) as unknown;
   if (!Array.isArray(reply) || typeof reply[1] !== 'string') {
     throw new ConfigRefusedError('CONFIG GET notify-keyspace-events returned no value');
@@ -50,7 +50,7 @@ async function readFlags(redis: Redis): Promise<string> {
  *   server answers but does not keep the setting; connection errors pass through.
  */
 export async function applyNotifyConfig(
-  redis: Redis,
+  redis: RedisClient,
   needed: string = NEEDED_FLAGS,
 ): Promise<NotifyConfigResult> {
   const before = await readFlags(redis);

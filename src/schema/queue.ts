@@ -101,8 +101,10 @@ builder.queryType({
     }),
     queues: t.field({
       type: [QueueRef],
+      nullable: { list: false, items: true },
       authScopes: { read: true },
-      description: 'Every queue ever steered or enqueued to, sorted by name.',
+      description:
+        'Every queue ever steered or enqueued to, sorted by name. Each is read on its own: one that cannot be read now (its Redis Cluster master is down) is null at its place, with its error (REDIS_UNAVAILABLE, `extensions.queue` naming it), and the others are still listed.',
       resolve: (_root, _args, ctx) => resolve.queues(ctx),
     }),
   }),

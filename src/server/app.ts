@@ -6,29 +6,31 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   assertPlainKeys,
   EvictionPolicyError,
+  isCluster,
+  masterClients,
   queuesKey,
   type Reaper,
+  type RedisClient,
   Ringmaster,
   RingmasterError,
 } from '../lanes/index.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';
-import type { Config } from './config.js';
+import { type Config, shown } from './config.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
 import { withHealth } from './health.js';
 import { BrowserPolicy } from './plugins/browser.js';
 import { serverReaper } from './reaper.js';
-import { connectRedis, RedisConnectError } from './redisConnect.js';
+import { connectTarget, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
-import { maskUrl, StartupError } from './startupError.js';
+import { StartupError } from './startupError.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 
@@ -71,7 +73,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   let embedded: RedisProcess | null = null;
   let redisUrl = config.redisUrl;
   let releaseDataDir: (() => void) | null = null;
-  if (redisUrl === undefined) {
+  // The embedded Redis is one node, never a cluster; it runs only when no Redis is named.
+  if (redisUrl === undefined && config.redisClusterNodes === undefined) {
     releaseDataDir = lockDataDir(config.dataDir);
     try {
       embedded = await startRedisServer({
@@ -98,21 +101,43 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // continues), so a call reported failed could be applied; a frozen Redis holds calls instead
   // (`/ready` says so within 1 s). The first connection is bounded and explained at start
   // (src/server/redisConnect.ts); ioredis reconnects after that.
-  let redis: Redis;
+  // A Redis Cluster (REDIS_URL at any of its nodes, or REDIS_CLUSTER_NODES) is talked to through
+  // an ioredis Cluster whose redirection budgets outlast a failover (src/lanes/clusterOptions.ts).
+  let redis: RedisClient;
   try {
-    redis = await connectRedis(redisUrl, { maxRetriesPerRequest: 3 }, undefined, (client) => {
-      // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
-      if (config.redisUrl !== undefined) {
-        assertPlainKeys(client, { source: 'REDIS_URL', prefix: config.keyPrefix });
-      }
-    });
+    const connected = await connectTarget(
+      config.redisClusterNodes ?? [redisUrl as string],
+      { maxRetriesPerRequest: 3 },
+      { expectCluster: config.redisClusterNodes !== undefined },
+      (client) => {
+        // ioredis reads options from the URL's query string: `?keyPrefix=app:` would strand jobs.
+        if (embedded === null) {
+          assertPlainKeys(client, { source: 'REDIS_URL', prefix: config.keyPrefix });
+        }
+      },
+    );
+    redis = connected.redis;
+    if (connected.cluster) {
+      logger.info(
+        {
+          seeds: connected.cluster.seeds.map((s) => `${s.host}:${s.port}`),
+          nodeTimeoutMs: connected.cluster.nodeTimeoutMs,
+        },
+        'redis cluster detected',
+      );
+    }
   } catch (error) {
     await embedded?.stop();
     releaseDataDir?.();
     if (!(error instanceof RedisConnectError || error instanceof RingmasterError)) throw error;
-    throw new StartupError('REDIS_URL', shownUrl(config), error.message);
+    throw new StartupError(redisVariable(config), shownRedis(config), error.message);
   }
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  if (isCluster(redis)) {
+    redis.on('node error', (err: Error, node: string) =>
+      logger.warn({ err: err.message, node }, 'redis cluster node connection error'),
+    );
+  }
 
   // A name in `P:queues` that is not a valid queue name is skipped by every reader (the reaper,
   // `Query.queues`); warned about once per name per process, not on every reaper tick.
@@ -146,7 +171,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     await embedded?.stop();
     releaseDataDir?.();
     // Too old, or a user that may not run INFO: either way this Redis will not do.
-    throw new StartupError('REDIS_URL', shownUrl(config), (error as Error).message);
+    throw new StartupError(redisVariable(config), shownRedis(config), (error as Error).message);
   }
   const feed = new LiveFeed({
     engine,
@@ -180,10 +205,13 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       });
       const [redisUp] = await Promise.all([
         Promise.race([
-          redis.ping().then(
-            () => true,
-            () => false,
-          ),
+          // On a cluster, every master must answer (a queue on one that does not is unusable).
+          masterClients(redis)
+            .then((masters) => Promise.all(masters.map((node) => node.ping())))
+            .then(
+              () => true,
+              () => false,
+            ),
           deadline,
         ]),
         Promise.race([eviction.check(), deadline]),
@@ -280,9 +308,17 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   };
 }
 
-/** REDIS_URL as a message may show it (password masked); undefined in embedded mode. */
-function shownUrl(config: Config): string | undefined {
-  return config.redisUrl === undefined ? undefined : maskUrl(config.redisUrl);
+/** The variable that names the Redis: REDIS_CLUSTER_NODES when set, else REDIS_URL. */
+function redisVariable(config: Config): 'REDIS_URL' | 'REDIS_CLUSTER_NODES' {
+  return config.redisClusterNodes === undefined ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES';
+}
+
+/** That variable as a message may show it (passwords masked); undefined in embedded mode. */
+function shownRedis(config: Config): string | undefined {
+  if (config.redisClusterNodes !== undefined) {
+    return shown('REDIS_CLUSTER_NODES', config.redisClusterNodes.join(','));
+  }
+  return shown('REDIS_URL', config.redisUrl);
 }
 
 /** The embedded redis-server did not start: its exit and the line of its output that says why. */

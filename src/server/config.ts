@@ -103,12 +103,44 @@ function maskTokens(value: string): string {
 }
 
 /** A variable's value as a message may show it. */
-function shown(name: string, value: string | undefined): string | undefined {
+export function shown(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (name === 'AUTH_TOKENS') return maskTokens(value);
   if (name === 'REDIS_URL') return maskUrl(value);
+  if (name === 'REDIS_CLUSTER_NODES') return value.split(',').map(maskUrl).join(',');
   return value;
 }
+
+/** `host:port`, `[v6]:port`, or a redis:// / rediss:// URL of one node. */
+const NODE_ENTRY = /^(?:rediss?:\/\/[^\s/]+\/?|(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5})$/;
+
+/**
+ * `host:port,…` → one Redis URL per seed node of a Redis Cluster (an entry written as a
+ * `redis://` or `rediss://` URL is kept, with its user, password and TLS). Each mistake is named
+ * by its entry's position (1-based).
+ */
+const clusterNodes = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    const urls: string[] = [];
+    for (const [i, raw] of value.split(',').entries()) {
+      const entry = raw.trim();
+      const port = Number(/:(\d+)\/?$/.exec(entry)?.[1] ?? 0);
+      if (entry === '') {
+        ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is empty (a stray comma?)` });
+      } else if (!NODE_ENTRY.test(entry) || port < 1 || port > 65_535) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${i + 1} is not host:port (e.g. 10.0.0.5:7000) or a redis:// URL of one node`,
+        });
+      } else {
+        urls.push(/^rediss?:\/\//.test(entry) ? entry : `redis://${entry}`);
+      }
+    }
+    return urls.length === value.split(',').length ? urls : z.NEVER;
+  });
 
 /** `https://a.example,http://localhost:5173` → origins (scheme, host and port; no path). */
 const corsOrigins = z
@@ -142,6 +174,7 @@ const schema = z
       .string()
       .regex(/^rediss?:\/\/[^\s]/, 'must start with redis:// or rediss://, then the host')
       .optional(),
+    REDIS_CLUSTER_NODES: clusterNodes,
     DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
     KEY_PREFIX: z
       .string()
@@ -166,14 +199,24 @@ const schema = z
   .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST, 'bind'), {
     message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
+  })
+  .refine((c) => c.REDIS_URL === undefined || c.REDIS_CLUSTER_NODES === undefined, {
+    message:
+      'is set with REDIS_URL: set one (REDIS_URL naming any node of a cluster finds the cluster; REDIS_CLUSTER_NODES names several seeds)',
+    path: ['REDIS_CLUSTER_NODES'],
   });
 
 /** Validated settings (names as in DESIGN.md §6; times in ms). */
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** Unset: start an embedded redis-server with its append-only file in `dataDir`. */
+  /**
+   * One Redis, or any node of a Redis Cluster (detected). Unset, with `redisClusterNodes`
+   * unset too: start an embedded redis-server with its append-only file in `dataDir`.
+   */
   readonly redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster, one Redis URL each (`REDIS_CLUSTER_NODES`); or undefined. */
+  readonly redisClusterNodes: readonly string[] | undefined;
   readonly dataDir: string;
   readonly keyPrefix: string;
   /** token → role; null = auth off (loopback only). */
@@ -220,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     host: c.HOST,
     redisUrl: c.REDIS_URL,
+    redisClusterNodes: c.REDIS_CLUSTER_NODES,
     dataDir: c.DATA_DIR,
     keyPrefix: c.KEY_PREFIX,
     authTokens: c.AUTH_TOKENS,

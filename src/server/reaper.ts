@@ -17,8 +17,12 @@ export function serverReaper(engine: Ringmaster, intervalMs: number, logger: Log
     intervalMs,
     onReaped: (queue, reaped) => logger.info({ queue, reaped }, 'expired leases reaped'),
     onError: (error, queue) => {
-      if (queue === null) logger.warn({ err: error }, 'reaper run failed; retrying next tick');
-      else logger.warn({ queue, err: error.message }, 'reaping this queue failed');
+      if (queue === null) {
+        logger.warn(
+          { err: error },
+          'reaper run failed, or its read of the queue registry (then the queues last read are reaped); retrying next tick',
+        );
+      } else logger.warn({ queue, err: error.message }, 'reaping this queue failed');
     },
     onRecovered: (queue) => logger.info({ queue }, 'reaping this queue again'),
   });

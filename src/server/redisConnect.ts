@@ -6,8 +6,16 @@
  * the server may take a moment; anything retrying cannot mend (a wrong password, a server that
  * is not Redis, a database that does not exist) ends the wait at once. Once connected, ioredis'
  * own reconnecting takes over for the life of the server.
+ *
+ * A Redis Cluster is recognised from the node that answered (`INFO cluster`: `cluster_enabled:1`),
+ * whichever node `REDIS_URL` names, so a user never sees MOVED: the server then talks to the
+ * cluster through an ioredis `Cluster` seeded with that node (or every `REDIS_CLUSTER_NODES`
+ * entry), with the node's user, password and TLS and redirection budgets sized from its
+ * `cluster-node-timeout` (`clusterOptions`).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { clusterOptions, readNodeTimeout } from '../lanes/clusterOptions.js';
+import type { NodeAddress, RedisClient } from '../lanes/redisConnection.js';
 
 /** How long the server tries to reach Redis at start before it gives up (ms). */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -59,6 +67,122 @@ export async function connectRedis(
   throw new RedisConnectError(explain(failure, url, timeoutMs));
 }
 
+/** What {@link connectTarget} connected to. */
+export interface ConnectedRedis {
+  /** A single Redis, or a Cluster (ready: its slots are known). */
+  readonly redis: RedisClient;
+  /** For a cluster: its `cluster-node-timeout` (ms) and the seed nodes; null for one Redis. */
+  readonly cluster: { readonly nodeTimeoutMs: number; readonly seeds: NodeAddress[] } | null;
+}
+
+/**
+ * Connect to what `urls` name: one Redis (`REDIS_URL`), or a Redis Cluster, found either way —
+ * a `REDIS_URL` naming any node of one, or the seed nodes of `REDIS_CLUSTER_NODES`
+ * (`expectCluster`). The seeds are tried at once; the first to answer is asked whether it is a
+ * cluster node, and for its node timeout.
+ * @returns the connection, ready; its 'error' listeners are the caller's to add
+ * @throws RedisConnectError saying why (as {@link connectRedis}, naming the seed), or, with
+ *   `expectCluster`, that the node is not in cluster mode; whatever `beforeConnect` throws
+ */
+export async function connectTarget(
+  urls: readonly string[],
+  options: RedisOptions,
+  { expectCluster = false, timeoutMs = CONNECT_TIMEOUT_MS } = {},
+  beforeConnect: (redis: Redis) => void = () => {},
+): Promise<ConnectedRedis> {
+  const probe = await connectFirst(urls, options, timeoutMs, beforeConnect);
+  let enabled = false;
+  try {
+    enabled = /^cluster_enabled:1/m.test(await probe.info('cluster'));
+  } catch {
+    // INFO refused (an ACL): then not known as a cluster; checkServer says what INFO it needs.
+  }
+  const at = `${probe.options.host}:${probe.options.port}`;
+  if (!enabled) {
+    if (!expectCluster) return { redis: probe, cluster: null };
+    probe.disconnect();
+    throw new RedisConnectError(
+      `${at} is not a Redis Cluster node (cluster_enabled:0): REDIS_CLUSTER_NODES names the nodes of a cluster; for one Redis set REDIS_URL instead`,
+    );
+  }
+  const nodeTimeoutMs = await readNodeTimeout(probe);
+  const seeds = urls.map(addressOf);
+  // What every node shares: the answering seed's user, password and TLS (a cluster's nodes
+  // take the same), and the server's per-call retries.
+  const from = probe.options;
+  const redisOptions: RedisOptions = {
+    ...options,
+    ...(from.username === undefined ? {} : { username: from.username }),
+    ...(from.password === undefined ? {} : { password: from.password }),
+    ...(from.tls === undefined ? {} : { tls: from.tls }),
+    ...(from.family === undefined ? {} : { family: from.family }),
+  };
+  probe.disconnect();
+  const cluster = new Cluster(seeds, {
+    ...clusterOptions(nodeTimeoutMs),
+    lazyConnect: true,
+    redisOptions,
+  });
+  const onError = () => {};
+  cluster.on('error', onError);
+  let timer: NodeJS.Timeout | undefined;
+  const failure = await Promise.race([
+    cluster.connect().then(
+      () => null,
+      (error: Error) => error,
+    ),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (failure === null) {
+    cluster.off('error', onError);
+    return { redis: cluster, cluster: { nodeTimeoutMs, seeds } };
+  }
+  cluster.disconnect();
+  throw new RedisConnectError(
+    failure === 'timeout'
+      ? `${at} is a Redis Cluster node, but the cluster was not ready within ${timeoutMs / 1000} s (CLUSTER INFO: is cluster_state ok?)`
+      : `${at} is a Redis Cluster node, but the cluster could not be reached: ${failure.message}`,
+  );
+}
+
+/**
+ * {@link connectRedis} to every URL at once; the first ready wins, the others are closed.
+ * @throws the first URL's RedisConnectError when none connects
+ */
+async function connectFirst(
+  urls: readonly string[],
+  options: RedisOptions,
+  timeoutMs: number,
+  beforeConnect: (redis: Redis) => void,
+): Promise<Redis> {
+  if (urls.length === 1) return connectRedis(urls[0] as string, options, timeoutMs, beforeConnect);
+  const attempts = urls.map((url) => connectRedis(url, options, timeoutMs, beforeConnect));
+  try {
+    const winner = await Promise.any(attempts);
+    for (const attempt of attempts) {
+      attempt.then(
+        (redis) => redis !== winner && redis.disconnect(),
+        () => {},
+      );
+    }
+    return winner;
+  } catch (error) {
+    const first = (error as AggregateError).errors[0];
+    if (!(first instanceof RedisConnectError)) throw first;
+    const { host, port } = addressOf(urls[0] as string);
+    throw new RedisConnectError(`no node answered; ${host}:${port}: ${first.message}`);
+  }
+}
+
+/** The host and port a Redis URL names, as ioredis reads it (defaults included). */
+function addressOf(url: string): NodeAddress {
+  const parsed = new Redis(url, { lazyConnect: true }).options;
+  return { host: parsed.host ?? '127.0.0.1', port: parsed.port ?? 6379 };
+}
+
 /** Network trouble that may pass (Redis still starting, DNS not yet up); the rest will not. */
 function retryable(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -100,6 +224,9 @@ function explain(failure: Error | 'timeout', url: string, timeoutMs: number): st
     if (message.startsWith('WRONGPASS')) return 'wrong user name or password (WRONGPASS)';
     if (message.startsWith('NOAUTH')) {
       return 'this Redis needs a password: give it as redis://:PASSWORD@host:port (NOAUTH)';
+    }
+    if (/SELECT is not allowed in cluster mode/i.test(message)) {
+      return 'this Redis is a cluster node, where only database 0 exists: drop the database number from the URL';
     }
     if (/DB index is out of range/i.test(message)) {
       const db = /\/(\d+)\/?$/.exec(url.split('?')[0] ?? '')?.[1] ?? '?';

@@ -13,10 +13,10 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptSource } from '../../src/lanes/commands.js';
 import { Queue, Worker } from '../../src/lanes/index.js';
+import type { RedisClient } from '../../src/lanes/redisConnection.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
@@ -35,7 +35,7 @@ const LIMIT = 2;
 const GROUPS = ['alpha', 'bravo', 'charlie', 'delta'];
 const LEASE_MS = 800;
 
-async function redisMs(redis: Redis): Promise<number> {
+async function redisMs(redis: RedisClient): Promise<number> {
   const [sec, usec] = await redis.time();
   return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
 }

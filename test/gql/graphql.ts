@@ -172,7 +172,7 @@ export type GroupFieldsFragment = { id: string, queue: string, limit: number | n
 export type QueuesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type QueuesQuery = { queues: Array<{ name: string }> };
+export type QueuesQuery = { queues: Array<{ name: string } | null> };
 
 export type QueueOverviewQueryVariables = Exact<{
   name: string;

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, Queue, RingmasterError } from '../../src/lanes/index.js';
+import type { RedisClient } from '../../src/lanes/redisConnection.js';
 import { codes, post } from '../support/api.js';
 import { pollUntil, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -22,7 +23,7 @@ const engine = useEngine();
  * key expires, and two equal snapshots must still mean nothing was written. (Redis 6.2, under
  * REDIS_URL, has no PEXPIRETIME: there only whether a key expires is compared.)
  */
-async function snapshot(r: Redis): Promise<Map<string, string>> {
+async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const expiryOf = (key: string) =>
     r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));

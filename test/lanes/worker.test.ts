@@ -20,6 +20,7 @@ import {
   Worker,
   type WorkerOptions,
 } from '../../src/lanes/index.js';
+import type { RedisClient } from '../../src/lanes/redisConnection.js';
 import { useTestRedis } from '../support/redis.js';
 
 /** Queue names are unique per run, in case REDIS_URL points at a Redis that outlives it. */
@@ -91,7 +92,7 @@ function parked(admin: Redis, name: string, count = 1): Promise<true> {
   );
 }
 
-async function redisMs(redis: Redis): Promise<number> {
+async function redisMs(redis: RedisClient): Promise<number> {
   const [sec, usec] = await redis.time();
   return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
 }

@@ -344,7 +344,9 @@ export async function startTestCluster(
           ).catch(() => false),
         ),
       );
-      if (linked.every(Boolean)) return;
+      // Every replica there (the nodes turn replica some time after --cluster create returns,
+      // later with a longer node timeout) and past its first sync (diskless: ~5 s in).
+      if (replicas.length >= masters && linked.every(Boolean)) return;
       await sleep(100);
     }
     throw new Error(`TestCluster: replicas not linked within ${timeoutMs} ms`);

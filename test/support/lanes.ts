@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Queue } from '../../src/lanes/index.js';
+import { masterClients, type RedisClient } from '../../src/lanes/redisConnection.js';
 import { type TestRedisHandle, useTestRedis } from './redis.js';
 
 let queueCounter = 0;
@@ -120,15 +121,17 @@ export async function statsOf(queue: Queue): Promise<Record<string, number>> {
   return out;
 }
 
-/** Every key matching `pattern`, via SCAN. */
-export async function scanAll(r: Redis, pattern = '*'): Promise<string[]> {
+/** Every key matching `pattern`, via SCAN (of every master, on a Redis Cluster). */
+export async function scanAll(r: RedisClient, pattern = '*'): Promise<string[]> {
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
+  for (const node of await masterClients(r)) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0');
+  }
   return keys;
 }
 
@@ -146,7 +149,7 @@ const REAPER_LOCK = /:\{[^}]*\}:reaper$/;
  * locks (`P:{Q}:reaper`) are left out: a running reaper (a server's, a Worker's) takes them every
  * interval whatever else happens, and they hold no state, only who reaps next.
  */
-export async function snapshot(r: Redis): Promise<Map<string, string>> {
+export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   const keys = (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort();
   const out = new Map<string, string>();
   for (const key of keys) {
@@ -157,7 +160,7 @@ export async function snapshot(r: Redis): Promise<Map<string, string>> {
 }
 
 /** Redis' clock in ms (TIME), the clock leases are measured on. */
-export async function redisNow(r: Redis): Promise<number> {
+export async function redisNow(r: RedisClient): Promise<number> {
   const [sec, usec] = await r.time();
   return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
 }
@@ -178,7 +181,7 @@ export async function pollUntil(
 }
 
 /** Wait until Redis' clock has passed `ms` (a lease deadline), bounded. */
-export function untilRedisTimePasses(r: Redis, ms: number, timeoutMs = 5_000): Promise<void> {
+export function untilRedisTimePasses(r: RedisClient, ms: number, timeoutMs = 5_000): Promise<void> {
   return pollUntil(`Redis time > ${ms}`, async () => (await redisNow(r)) > ms, timeoutMs);
 }
 

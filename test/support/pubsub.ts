@@ -4,10 +4,10 @@
  * generator with a timeout without ever leaving a stray pull behind.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { Ringmaster } from '../../src/lanes/index.js';
+import { isCluster, Ringmaster } from '../../src/lanes/index.js';
 import { LiveFeed, type LiveFeedOptions } from '../../src/pubsub/index.js';
 import {
   type RedisProcess,
@@ -126,9 +126,18 @@ export function useFeeds(client: () => Redis) {
   };
 }
 
-/** The keyspace channels subscribed on the server for queue `queue` (PUBSUB CHANNELS). */
-export function channelsOf(redis: Redis, queue: string): Promise<string[]> {
-  return redis.pubsub('CHANNELS', `__keyspace@*__:*{${queue}}*`) as Promise<string[]>;
+/**
+ * The keyspace channels subscribed on the server for queue `queue` (PUBSUB CHANNELS); on a
+ * Redis Cluster, where PUBSUB answers for one node, those of every node it knows.
+ */
+export async function channelsOf(redis: Redis | Cluster, queue: string): Promise<string[]> {
+  const pattern = `__keyspace@*__:*{${queue}}*`;
+  if (!isCluster(redis)) return redis.pubsub('CHANNELS', pattern) as Promise<string[]>;
+  const nodes = redis.nodes('all');
+  const each = await Promise.all(
+    nodes.map((n) => n.pubsub('CHANNELS', pattern) as Promise<string[]>),
+  );
+  return each.flat();
 }
 
 /** A redis-server of the calling file's own, for what the harness cannot set up. */

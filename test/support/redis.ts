@@ -10,6 +10,10 @@
  *    Tests write to its database and `flush()` empties it, so a database holding keys that are
  *    not the tests' own is refused: the tests mark a database they use
  *    ({@link TEST_DATABASE_MARKER}), and only an empty or marked one is accepted.
+ *    A `REDIS_URL` naming a node of a Redis Cluster is one too: `client()` then returns an
+ *    ioredis `Cluster` (typed as `Redis`: tests use the commands both have), and the checks and
+ *    `flush()` cover every master. So a suite runs against a cluster unchanged
+ *    (test/cluster/apiContract.test.ts runs the API contract suite that way).
  *    Set `TEST_REDIS=binary|docker` to skip the detection below and force a mode.
  * 2. A Docker engine answers within 2 s: a fresh `redis:7` container ("container" mode).
  * 3. Otherwise: a `redis-server` child on a free loopback port ("binary" mode), via
@@ -25,9 +29,10 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll } from 'vitest';
+import { clusterOptions, masterClients } from '../../src/lanes/index.js';
 import {
   type RedisProcess,
   startRedisServer,
@@ -144,11 +149,14 @@ class Clients {
   readonly #open = new Set<Redis>();
   #closed = false;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly cluster: boolean,
+  ) {}
 
   create(options: RedisOptions = {}): Redis {
     if (this.#closed) throw new Error('TestRedis.client() called after stop()');
-    const client = new Redis(this.url, options);
+    const client = this.cluster ? clusterClient(this.url, options) : new Redis(this.url, options);
     // Reconnect errors are the normal state while a test has Redis killed or frozen; without a
     // listener ioredis prints each one. Commands still reject, so a test sees real failures.
     client.on('error', () => {});
@@ -175,9 +183,37 @@ class Clients {
   }
 }
 
+/**
+ * A Cluster client seeded with the node `url` names, with Ringmaster's budgets (default node
+ * timeout) and `options` for every node; typed as `Redis` for the tests that use either.
+ */
+function clusterClient(url: string, options: RedisOptions): Redis {
+  const { hostname, port } = new URL(url);
+  const cluster = new Cluster([{ host: hostname, port: Number(port || 6379) }], {
+    ...clusterOptions(),
+    ...(options.lazyConnect === undefined ? {} : { lazyConnect: options.lazyConnect }),
+    redisOptions: options,
+  });
+  return cluster as unknown as Redis;
+}
+
+/** Whether the Redis at `url` is a node of a Redis Cluster (INFO cluster). */
+async function isClusterNode(url: string): Promise<boolean> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    return /^cluster_enabled:1/m.test(await probe.info('cluster'));
+  } finally {
+    probe.disconnect();
+  }
+}
+
 /** The parts that differ between modes; the shared parts live in {@link makeTestRedis}. */
 interface Backend {
   mode: TestRedisMode;
+  /** A node of a Redis Cluster (external mode only). */
+  cluster?: boolean;
   url: string;
   port: number;
   kill(signal: NodeJS.Signals): Promise<void>;
@@ -186,7 +222,7 @@ interface Backend {
 }
 
 function makeTestRedis(backend: Backend): TestRedis {
-  const clients = new Clients(backend.url);
+  const clients = new Clients(backend.url, backend.cluster === true);
   let admin: Redis | undefined;
   let stopped: Promise<void> | undefined;
   const assertRunning = (method: string): void => {
@@ -203,7 +239,10 @@ function makeTestRedis(backend: Backend): TestRedis {
       admin ??= clients.create();
       // Never FLUSHALL a shared server: other test files may use its other databases. The
       // marker goes back at once: the database stays the tests' own.
-      if (backend.mode === 'external') {
+      if (backend.cluster) {
+        for (const master of await masterClients(admin)) await master.flushdb();
+        await admin.set(TEST_DATABASE_MARKER, 'tests');
+      } else if (backend.mode === 'external') {
         await admin.multi().flushdb().set(TEST_DATABASE_MARKER, 'tests').exec();
       } else {
         await admin.flushall();
@@ -226,15 +265,18 @@ function makeTestRedis(backend: Backend): TestRedis {
 }
 
 /** Refuse a REDIS_URL database holding someone else's keys; mark it as the tests' otherwise. */
-async function claimDatabase(url: string): Promise<void> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+async function claimDatabase(url: string, cluster: boolean): Promise<void> {
+  const client = cluster
+    ? clusterClient(url, { lazyConnect: true })
+    : new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   client.on('error', () => {});
   try {
     await client.connect();
-    const [keys, marked] = await Promise.all([
-      client.dbsize(),
-      client.exists(TEST_DATABASE_MARKER),
-    ]);
+    const sizes = await Promise.all((await masterClients(client)).map((node) => node.dbsize()));
+    const [keys, marked] = [
+      sizes.reduce((sum, n) => sum + n, 0),
+      await client.exists(TEST_DATABASE_MARKER),
+    ];
     if (keys > 0 && marked === 0) {
       throw new Error(
         `REDIS_URL (${url}) names a database that holds ${keys} keys the tests did not write. ` +
@@ -265,7 +307,8 @@ export const TEST_DATABASE_MARKER = 'ringmaster:test-database';
 
 async function externalBackend(url: string): Promise<Backend> {
   const parsed = new URL(url);
-  await claimDatabase(url);
+  const cluster = await isClusterNode(url);
+  await claimDatabase(url, cluster);
   // Best effort, as the server itself does (DESIGN.md §6): add our flags to those already set,
   // never remove any. A Redis that refuses CONFIG keeps its own; pub/sub tests then need polling.
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -283,6 +326,7 @@ async function externalBackend(url: string): Promise<Backend> {
   }
   return {
     mode: 'external',
+    cluster,
     url,
     port: Number(parsed.port || 6379),
     kill: async () => cannotControl('kill'),

@@ -38,12 +38,16 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Start a server on a free port over `redisUrl`; `env` overrides DESIGN.md §6 variables. */
+/**
+ * Start a server on a free port over `redisUrl`; `env` overrides DESIGN.md §6 variables. With
+ * `REDIS_CLUSTER_NODES` in `env`, REDIS_URL is left unset (the two exclude each other).
+ */
 export async function startTestServer(
   redisUrl: string,
   env: Record<string, string> = {},
 ): Promise<TestServer> {
-  const config = loadConfig({ PORT: '0', REDIS_URL: redisUrl, LOG_LEVEL: 'silent', ...env });
+  const redis = env.REDIS_CLUSTER_NODES === undefined ? { REDIS_URL: redisUrl } : {};
+  const config = loadConfig({ PORT: '0', ...redis, LOG_LEVEL: 'silent', ...env });
   const server = await buildServer(config, createLogger(config.logLevel));
   await server.start();
   const endpoint = `${server.url}/graphql`;

@@ -50,7 +50,7 @@ export type ViewerQuery = { viewer: { role: Role } };
 export type QueueListQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number } }> };
+export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number } } | null> };
 
 export type QueueViewQueryVariables = Exact<{
   queue: string;

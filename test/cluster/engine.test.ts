@@ -1,0 +1,123 @@
+/**
+ * The engine on a Redis Cluster (an ioredis `Cluster` given to `Ringmaster`): every script of
+ * src/lua run through the engine on a queue of every master, its writes read back from that
+ * master itself; a Worker (its blocking connection a duplicate Cluster), the Reaper and
+ * audit/repair (a WATCH on the queue's master) on queues of every master.
+ */
+import { describe, expect, it } from 'vitest';
+import { scriptNames } from '../../src/lanes/commands.js';
+import { clusterOptions, type Job, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
+import { useTestCluster } from '../support/cluster.js';
+import { queuesOnEveryMaster } from '../support/clusterQueues.js';
+import { pollUntil, untilRedisTimePasses } from '../support/lanes.js';
+
+const handle = useTestCluster();
+
+/** An engine on a Cluster client with Ringmaster's budgets, under its own key prefix. */
+function engine(prefix: string): Ringmaster {
+  const client = handle.client(clusterOptions(handle.cluster.nodeTimeoutMs));
+  return new Ringmaster(client, { prefix });
+}
+
+describe('the engine on a Redis Cluster', () => {
+  it('runs every script on a queue of every master, each write landing on that master', async () => {
+    const rm = engine('scripts');
+    const ran = new Set<string>();
+    for (const { port, queue: name } of await queuesOnEveryMaster(handle.cluster)) {
+      const q = rm.queue(name);
+      // Steering: register-1 (first registering call), then each steering script.
+      await q.setLimit('a', 2);
+      await q.pause('b');
+      await q.resume('b');
+      await q.clearLimit('b');
+      ran.add('register').add('setLimit').add('pause').add('resume').add('clearLimit');
+      for (const group of ['a', 'a', 'a', 'b']) await q.enqueue(group, { group });
+      await q.enqueue('b', null, { key: 'once' });
+      expect((await q.enqueue('b', null, { key: 'once' })).id).toBe('5');
+      ran.add('enqueue');
+      const one = await q.claim({ leaseMs: 60_000 });
+      ran.add('claim');
+      await q.extendLease(one?.id as string, one?.token as string, 60_000);
+      ran.add('extendLease');
+      await q.complete(one?.id as string, one?.token as string);
+      ran.add('complete');
+      const { claimed } = await q.completeAndClaim([], { claim: 2, leaseMs: 60_000 });
+      ran.add('completeAndClaim');
+      expect(claimed).toHaveLength(2);
+      const [first, second] = claimed as [Job, Job];
+      await q.retry(first.id, first.token as string, 'again');
+      ran.add('retry');
+      await q.completeAndClaim([{ id: second.id, token: second.token as string }], { claim: 0 });
+      const short = await q.claim({ leaseMs: 1 });
+      await untilRedisTimePasses(rm.redis, short?.leaseUntil as number);
+      expect(await q.reap()).toBe(1);
+      ran.add('reap');
+      expect(await q.group('a')).toMatchObject({ limit: 2, active: 0 });
+      expect((await q.groups()).groups.map((g) => g.id)).toEqual(['a', 'b']);
+      ran.add('readGroups');
+      const snapshot = await q.snapshot({ ids: ['a'] });
+      ran.add('readSnapshot');
+      expect(snapshot.stats).toMatchObject({ enqueued: 5, completed: 2, retried: 1, reaped: 1 });
+      expect(await q.audit()).toEqual({ groupsChecked: 2, findings: [] });
+      ran.add('reconcileLeases').add('reconcileGroups');
+      expect(await q.known()).toBe(true);
+
+      // What the engine reported is stored on the queue's own master, read there directly.
+      const master = handle.cluster.node(port);
+      expect(await master.hget(q.keys.stats, 'enqueued')).toBe('5');
+      expect(await master.get(q.keys.seq)).toBe('5');
+      expect(await master.lrange(q.keys.ring, 0, -1)).toEqual(snapshot.ring);
+    }
+    expect([...ran].sort()).toEqual([...scriptNames].sort());
+    expect(await rm.queues()).toHaveLength(3);
+  });
+
+  it('a Worker per master processes every job; the Reaper reaps every master; audit and repair work', async () => {
+    const rm = engine('workers');
+    const queues = await queuesOnEveryMaster(handle.cluster, 'w');
+    const done = new Map<string, number>();
+    const workers = queues.map(
+      ({ queue }) =>
+        new Worker(
+          rm.queue(queue),
+          async (job) => {
+            done.set(queue, (done.get(queue) ?? 0) + 1);
+            return job.id;
+          },
+          { concurrency: 4, reaper: false },
+        ),
+    );
+    try {
+      for (const { queue } of queues) {
+        for (let i = 0; i < 30; i++) await rm.queue(queue).enqueue(`g${i % 3}`, { i });
+      }
+      await pollUntil('every job done', async () => queues.every((q) => done.get(q.queue) === 30));
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+
+    // An expired lease on every master: one Reaper of the engine takes each back.
+    for (const { queue } of queues) {
+      const q = rm.queue(queue);
+      await q.enqueue('late');
+      const job = await q.claim({ leaseMs: 1 });
+      await untilRedisTimePasses(rm.redis, job?.leaseUntil as number);
+    }
+    const reaped: string[] = [];
+    const reaper = new Reaper(rm, { onReaped: (queue) => reaped.push(queue) });
+    expect(await reaper.reapOnce()).toBe(3);
+    expect(reaped.sort()).toEqual(queues.map((q) => q.queue).sort());
+
+    // Damage on each master by hand (a leaked permit, a group off the ring), found and fixed.
+    for (const { port, queue } of queues) {
+      const q = rm.queue(queue);
+      const master = handle.cluster.node(port);
+      await master.hset(q.keys.gactive, 'g1', '7');
+      await master.lrem(q.keys.ring, 0, 'late');
+      const audit = await q.audit();
+      expect(audit.findings.map((f) => f.kind).sort()).toEqual(['I1', 'I3']);
+      expect((await q.repair()).findings.map((f) => f.kind).sort()).toEqual(['I1', 'I3']);
+      expect(await q.audit()).toMatchObject({ findings: [] });
+    }
+  });
+});
