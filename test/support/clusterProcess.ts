@@ -13,7 +13,7 @@
  * (`CLUSTER FAILOVER` on a replica) or a SIGKILL of a master and the replicas' election.
  */
 import { spawn } from 'node:child_process';
-import getPort, { portNumbers } from 'get-port';
+import getPort from 'get-port';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { TEST_NOTIFY_FLAGS } from './redis.js';
@@ -119,13 +119,20 @@ export interface TestCluster {
 
 const HOST = '127.0.0.1';
 
-/** A port whose cluster bus port (port + 10000) is free too, away from 6379 and its bus. */
+/**
+ * A port whose cluster bus port (port + 10000) is free too, away from 6379 and its bus. Picked at
+ * random in 20000–49999, not the first free one: test files run side by side, and a port freed by
+ * a node a test killed would otherwise be the next one another file's cluster takes, so the node
+ * could not restart on it.
+ */
 async function clusterPort(taken: Set<number>): Promise<number> {
   for (;;) {
-    const port = await getPort({ host: HOST, port: portNumbers(20_000, 50_000) });
-    if (taken.has(port) || taken.has(port + 10_000)) continue;
-    const bus = await getPort({ host: HOST, port: port + 10_000 });
-    if (bus !== port + 10_000) continue;
+    const candidate = 20_000 + Math.floor(Math.random() * 30_000);
+    if (taken.has(candidate) || taken.has(candidate + 10_000)) continue;
+    const port = await getPort({ host: HOST, port: candidate });
+    if (port !== candidate) continue;
+    const bus = await getPort({ host: HOST, port: candidate + 10_000 });
+    if (bus !== candidate + 10_000) continue;
     taken.add(port);
     taken.add(bus);
     return port;
