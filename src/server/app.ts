@@ -106,7 +106,9 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   let redis: RedisClient;
   try {
     const connected = await connectTarget(
-      config.redisClusterNodes ?? [redisUrl as string],
+      config.redisClusterNodes?.map((node) =>
+        /^rediss?:\/\//.test(node) ? node : `redis://${node}`,
+      ) ?? [redisUrl as string],
       { maxRetriesPerRequest: 3 },
       { expectCluster: config.redisClusterNodes !== undefined },
       (client) => {

@@ -115,9 +115,9 @@ export function shown(name: string, value: string | undefined): string | undefin
 const NODE_ENTRY = /^(?:rediss?:\/\/[^\s/]+\/?|(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5})$/;
 
 /**
- * `host:port,…` → one Redis URL per seed node of a Redis Cluster (an entry written as a
- * `redis://` or `rediss://` URL is kept, with its user, password and TLS). Each mistake is named
- * by its entry's position (1-based).
+ * `host:port,…` → the seed nodes of a Redis Cluster, as written (trimmed): `host:port` or a
+ * `redis://` / `rediss://` URL with its user, password and TLS. Each mistake is named by its
+ * entry's position (1-based).
  */
 const clusterNodes = z
   .string()
@@ -136,7 +136,7 @@ const clusterNodes = z
           message: `entry ${i + 1} is not host:port (e.g. 10.0.0.5:7000) or a redis:// URL of one node`,
         });
       } else {
-        urls.push(/^rediss?:\/\//.test(entry) ? entry : `redis://${entry}`);
+        urls.push(entry);
       }
     }
     return urls.length === value.split(',').length ? urls : z.NEVER;
@@ -215,7 +215,10 @@ export interface Config {
    * unset too: start an embedded redis-server with its append-only file in `dataDir`.
    */
   readonly redisUrl: string | undefined;
-  /** Seed nodes of a Redis Cluster, one Redis URL each (`REDIS_CLUSTER_NODES`); or undefined. */
+  /**
+   * Seed nodes of a Redis Cluster (`REDIS_CLUSTER_NODES`), each `host:port` or a Redis URL, as
+   * written; or undefined.
+   */
   readonly redisClusterNodes: readonly string[] | undefined;
   readonly dataDir: string;
   readonly keyPrefix: string;

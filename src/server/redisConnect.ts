@@ -14,8 +14,12 @@
  * `cluster-node-timeout` (`clusterOptions`).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { clusterOptions, readNodeTimeout } from '../lanes/clusterOptions.js';
-import type { NodeAddress, RedisClient } from '../lanes/redisConnection.js';
+import {
+  clusterOptions,
+  type NodeAddress,
+  type RedisClient,
+  readNodeTimeout,
+} from '../lanes/index.js';
 
 /** How long the server tries to reach Redis at start before it gives up (ms). */
 const CONNECT_TIMEOUT_MS = 5_000;

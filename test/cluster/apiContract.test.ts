@@ -19,8 +19,8 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-// Each in a suite of its own, so each file's top-level hooks (a server per test, in the
-// subscriptions suite) stay with its own tests.
+// Each in a suite of its own, so each file's top-level hooks stay with its own tests (the
+// subscriptions suite's start a server per test).
 describe('queries and mutations (api.http)', async () => {
   await import('../api/http.test.js');
 });
