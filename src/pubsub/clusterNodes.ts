@@ -4,7 +4,6 @@
  * still 0), the cluster client's own pooled connections to its nodes, and the one function that
  * opens a connection of the feed's own to a node.
  */
-import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { Redis as RedisClient } from 'ioredis';
 
@@ -22,16 +21,6 @@ export interface ClusterTopology {
   readonly masters: ReadonlySet<string>;
   /** Every replica not flagged failing. */
   readonly replicas: ReadonlySet<string>;
-}
-
-/** The hash slot of `key` (its `{tag}` when it has one), as Redis computes it. */
-export function keySlot(key: string): number {
-  return calculateSlot(key);
-}
-
-/** Whether `redis` is an ioredis `Cluster` (which `Ringmaster.redis` may be). */
-export function isCluster(redis: Redis | Cluster): redis is Cluster {
-  return (redis as Cluster).isCluster === true;
 }
 
 /** `ip:port` as the cluster client names that node: through its `natMap`, as ioredis does. */

@@ -36,11 +36,11 @@ import type { Cluster } from 'ioredis';
 import { ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { canaryKey } from '../lanes/keys.js';
+import { keySlot } from '../lanes/redisConnection.js';
 import { randomCanaryId } from './canary.js';
 import {
   type ClusterTopology,
   clusterReady,
-  keySlot,
   openNodeConnection,
   pooledConnection,
   readTopology,

@@ -30,8 +30,8 @@ import {
   type Ringmaster,
   RingmasterError,
 } from '../lanes/index.js';
+import { isCluster } from '../lanes/redisConnection.js';
 import * as validate from '../lanes/validate.js';
-import { isCluster } from './clusterNodes.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
