@@ -13,4 +13,19 @@ export const Defaults = {
   maxAttempts: 3,
   pageSize: 50,
   reapBatch: 1_000,
+  /**
+   * Retention of completed jobs when a queue has none set (`P:{Q}:settings`): the newest 1,000
+   * for at most 1 h. `src/lua/includes/retention.lua` holds the same numbers.
+   */
+  completedRetention: { count: 1_000, ageMs: 3_600_000 },
+  /** Retention of dead jobs when a queue has none set: the newest 10,000 for at most 7 days. */
+  deadRetention: { count: 10_000, ageMs: 604_800_000 },
+  /** Failed attempts kept per job (`P:{Q}:job:<id>:errors`), newest first. */
+  errorsKept: 10,
+  /** The longest error message kept (characters). */
+  errorMessageLength: 1_024,
+  /** The longest error stack kept (characters). */
+  errorStackLength: 8_192,
+  /** Delayed jobs promoted by one claim script at most (the reaper promotes the rest). */
+  promoteBatch: 100,
 } as const;

@@ -44,14 +44,18 @@ export {
 } from './redisConnection.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
+  BackoffPolicy,
   GroupInfo,
   GroupPage,
   GroupState,
   Job,
+  JobError,
   JobState,
   QueueCounts,
+  QueueRetention,
   QueueSnapshot,
   QueueStats,
+  RetentionPolicy,
 } from './types.js';
 export { Limits } from './validate.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -1,8 +1,9 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s. */
-import type { Job, JobState } from './types.js';
+import type { BackoffPolicy, Job, JobState } from './types.js';
 
 const STATES: Record<string, JobState> = {
   pending: 'PENDING',
+  delayed: 'DELAYED',
   active: 'ACTIVE',
   completed: 'COMPLETED',
   dead: 'DEAD',
@@ -67,10 +68,25 @@ export function decodeClaims(
     token: tokens[i] as string,
     leaseUntil: until,
     enqueuedAt: int(enqueuedAt ?? undefined),
+    runAt: null,
     claimedAt: at,
     finishedAt: null,
     lastError: lastError ?? null,
   }));
+}
+
+/**
+ * The retry policy a job hash holds (`backoff` FIXED or EXPONENTIAL, `backoffDelayMs`,
+ * `backoffMaxDelayMs`, `backoffJitter`), or null for none.
+ */
+function decodeBackoff(h: Record<string, string>): BackoffPolicy | null {
+  if (h.backoff !== 'FIXED' && h.backoff !== 'EXPONENTIAL') return null;
+  return {
+    type: h.backoff,
+    delayMs: int(h.backoffDelayMs) ?? 0,
+    maxDelayMs: int(h.backoffMaxDelayMs),
+    jitter: Number(h.backoffJitter ?? 0) || 0,
+  };
 }
 
 /**
@@ -100,8 +116,10 @@ export function decodeJob(
     token: h.token ?? null,
     leaseUntil: int(h.leaseUntil),
     enqueuedAt: int(h.enqueuedAt),
+    runAt: int(h.runAt),
     claimedAt: int(h.claimedAt),
     finishedAt: int(h.finishedAt),
     lastError: h.lastError ?? null,
+    backoff: decodeBackoff(h),
   };
 }

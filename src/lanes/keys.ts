@@ -17,6 +17,13 @@
  * | `P:{Q}:active`           | zset   | active job id → lease deadline (ms, Redis clock)         |
  * | `P:{Q}:leases`           | hash   | active job id → its group                                |
  * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
+ * | `P:{Q}:delayed`          | zset   | delayed job id → when it runs (ms, Redis clock)          |
+ * | `P:{Q}:completed`        | zset   | retained completed job id → when it completed (ms)       |
+ * | `P:{Q}:g:<group>:delayed`| zset   | the group's delayed jobs: id → when it runs (ms)         |
+ * | `P:{Q}:g:<group>:dead`   | zset   | the group's dead jobs: id → when it died (ms)            |
+ * | `P:{Q}:g:<group>:completed`| zset | the group's retained completed jobs: id → finished (ms)  |
+ * | `P:{Q}:job:<id>:errors`  | list   | the job's failed attempts, newest first, JSON, bounded   |
+ * | `P:{Q}:settings`         | hash   | queue-wide settings: paused, retention policies          |
  * | `P:{Q}:seq`              | string | job id counter                                           |
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
@@ -26,10 +33,11 @@
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
- * Scripts that pick a group or mint a job id build the lane and job keys themselves from
+ * Scripts that pick a group or mint a job id build the keys named by data themselves from
  * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
- * (`laneKeyOf`, `jobKeyOf`, and `WAKE_LENGTH`): change one side, change the other.
- * `test/lua/includes.test.ts` checks that `lane()`, `job()` and {@link WAKE_LENGTH} agree with it.
+ * (`laneKeyOf`, `jobKeyOf`, `groupDelayedKeyOf`, `groupDeadKeyOf`, `groupCompletedKeyOf`,
+ * `errorsKeyOf`, and `WAKE_LENGTH`): change one side, change the other.
+ * `test/lua/includes.test.ts` checks that the two sides agree.
  */
 export interface QueueKeys {
   /** `P:{Q}:` — the base scripts build lane and job keys from. */
@@ -43,6 +51,12 @@ export interface QueueKeys {
   readonly active: string;
   readonly leases: string;
   readonly dead: string;
+  /** `P:{Q}:delayed` — every delayed job of the queue by when it runs: what promotion reads. */
+  readonly delayed: string;
+  /** `P:{Q}:completed` — retained completed jobs by when they completed (retention, §2). */
+  readonly completed: string;
+  /** `P:{Q}:settings` — hash: `paused` ('1' while the queue is paused), retention policies. */
+  readonly settings: string;
   readonly seq: string;
   readonly stats: string;
   /**
@@ -63,6 +77,14 @@ export interface QueueKeys {
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
   job(id: string): string;
+  /** `P:{Q}:g:<group>:delayed` (`groupDelayedKeyOf`) */
+  groupDelayed(group: string): string;
+  /** `P:{Q}:g:<group>:dead` (`groupDeadKeyOf`) */
+  groupDead(group: string): string;
+  /** `P:{Q}:g:<group>:completed` (`groupCompletedKeyOf`) */
+  groupCompleted(group: string): string;
+  /** `P:{Q}:job:<id>:errors` (`errorsKeyOf`): deleted with the job's hash. */
+  errors(id: string): string;
   /**
    * `P:{Q}:idem:<key>` for an enqueue's idempotency key; `idem('')` names the key an enqueue
    * without one declares and never touches (no key is empty).
@@ -90,12 +112,19 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     active: `${base}active`,
     leases: `${base}leases`,
     dead: `${base}dead`,
+    delayed: `${base}delayed`,
+    completed: `${base}completed`,
+    settings: `${base}settings`,
     seq: `${base}seq`,
     stats: `${base}stats`,
     reaper: `${base}reaper`,
     guard: `${base}guard`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
+    groupDelayed: (group) => `${base}g:${group}:delayed`,
+    groupDead: (group) => `${base}g:${group}:dead`,
+    groupCompleted: (group) => `${base}g:${group}:completed`,
+    errors: (id) => `${base}job:${id}:errors`,
     idem: (key) => `${base}idem:${key}`,
   };
 }

@@ -1,7 +1,57 @@
 /** Shapes the engine returns (DESIGN.md §1, §4). Times are ms since the epoch, Redis clock. */
 
-/** A job's place (invariant I4): its lane, `active`, `dead`, or completed (hash deleted). */
-export type JobState = 'PENDING' | 'ACTIVE' | 'COMPLETED' | 'DEAD';
+/**
+ * A job's place (invariant I4): its lane (PENDING), `delayed` (DELAYED: waiting for its run-at
+ * time, a delayed enqueue or a retry's backoff), `active`, `dead`, or COMPLETED (kept in
+ * `completed` by the retention policy, else its hash is deleted).
+ */
+export type JobState = 'PENDING' | 'DELAYED' | 'ACTIVE' | 'COMPLETED' | 'DEAD';
+
+/**
+ * How long a failed attempt with attempts left waits before it returns to its lane (DESIGN.md
+ * §3, retry). FIXED waits `delayMs` every time; EXPONENTIAL waits `delayMs × 2^(attempt − 1)`,
+ * capped at `maxDelayMs`. With `jitter` j (0..1) the wait is drawn uniformly from
+ * [wait × (1 − j), wait].
+ */
+export interface BackoffPolicy {
+  readonly type: 'FIXED' | 'EXPONENTIAL';
+  /** ms, 0..2,592,000,000 (30 days). */
+  readonly delayMs: number;
+  /** The longest wait (ms), or null for no cap (EXPONENTIAL only matters). */
+  readonly maxDelayMs: number | null;
+  /** 0..1; 0 for none. */
+  readonly jitter: number;
+}
+
+/** One failed attempt of a job, as kept in `P:{Q}:job:<id>:errors` (bounded, newest first). */
+export interface JobError {
+  /** The attempt that failed (1-based count). */
+  readonly attempt: number;
+  /** When it failed (ms since the epoch, Redis clock). */
+  readonly at: number;
+  /** The error's message (≤ 1,024 characters), or 'lease expired' for a reaped job. */
+  readonly message: string;
+  /** Its stack (≤ 8,192 characters), or null when none was given. */
+  readonly stack: string | null;
+}
+
+/**
+ * How many completed (or dead) jobs a queue keeps (DESIGN.md §2, retention): a job is kept
+ * while it is among the newest `count` and, with `ageMs`, finished less than `ageMs` ago.
+ * `count` 0 keeps none (completed: the fastest path, the hash is deleted at once).
+ */
+export interface RetentionPolicy {
+  /** Jobs kept, 0..1,000,000. */
+  readonly count: number;
+  /** The longest a job is kept (ms), or null for no age bound. */
+  readonly ageMs: number | null;
+}
+
+/** A queue's retention policies (`P:{Q}:settings`), the defaults where none was set. */
+export interface QueueRetention {
+  readonly completed: RetentionPolicy;
+  readonly dead: RetentionPolicy;
+}
 
 /**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
@@ -27,11 +77,23 @@ export interface Job {
   /** Lease deadline (ms) while ACTIVE, else null. */
   readonly leaseUntil: number | null;
   readonly enqueuedAt: number | null;
+  /** When it runs (ms, Redis clock) while DELAYED, else null. */
+  readonly runAt: number | null;
   readonly claimedAt: number | null;
   /** When it completed or died (ms). */
   readonly finishedAt: number | null;
   /** Why the last attempt failed (the worker's error message, or 'lease expired'). */
   readonly lastError: string | null;
+  /**
+   * Its retry policy, or null for none (a failed attempt returns to its lane at once);
+   * undefined where it was not read (the claim scripts do not return it).
+   */
+  readonly backoff?: BackoffPolicy | null;
+  /**
+   * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
+   * only; undefined on jobs from lists and from the job scripts.
+   */
+  readonly errors?: readonly JobError[];
 }
 
 /** One group's state (DESIGN.md §4 `Group`). */

@@ -4,7 +4,7 @@ import * as resolve from '../resolvers/job.js';
 import { builder } from './builder.js';
 
 export const JobStateRef = builder.enumType('JobState', {
-  values: ['PENDING', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
+  values: ['PENDING', 'DELAYED', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
 });
 
 export const JobRef = builder.objectRef<Job>('Job').implement({

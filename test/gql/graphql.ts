@@ -26,6 +26,7 @@ export type JobState =
   | 'ACTIVE'
   | 'COMPLETED'
   | 'DEAD'
+  | 'DELAYED'
   | 'PENDING';
 
 /** SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects. */

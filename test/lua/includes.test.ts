@@ -41,18 +41,33 @@ interface Case {
   id: string;
 }
 
-/** Every case's base, lane key and job key as keys.lua builds them, in one EVAL. */
+/** Every case's keys as keys.lua builds them (the lane, job, … of {@link tsKeys}), in one EVAL. */
 async function luaKeys(cases: readonly Case[]): Promise<{ wake: number; built: string[][] }> {
   const script = `${KEYS_LUA}
 local built = {}
 for i = 1, #ARGV, 3 do
   local base = ARGV[i]
-  built[#built + 1] = { laneKeyOf(base, ARGV[i + 1]), jobKeyOf(base, ARGV[i + 2]) }
+  local group, id = ARGV[i + 1], ARGV[i + 2]
+  built[#built + 1] = { laneKeyOf(base, group), jobKeyOf(base, id), groupDelayedKeyOf(base, group),
+    groupDeadKeyOf(base, group), groupCompletedKeyOf(base, group), errorsKeyOf(base, id) }
 end
 return { WAKE_LENGTH, built }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
   const [wake, built] = (await engine.redis().eval(script, 0, ...args)) as [number, string[][]];
   return { wake, built };
+}
+
+/** The same keys as keys.ts builds them. */
+function tsKeys(c: Case): string[] {
+  const k = queueKeys(c.prefix, c.queue);
+  return [
+    k.lane(c.group),
+    k.job(c.id),
+    k.groupDelayed(c.group),
+    k.groupDead(c.group),
+    k.groupCompleted(c.group),
+    k.errors(c.id),
+  ];
 }
 
 const TRICKY: Case[] = [
@@ -65,14 +80,9 @@ const TRICKY: Case[] = [
 ];
 
 describe('keys.lua and keys.ts build the same names', () => {
-  it('for the lane and job keys of awkward names (colons, braces, spaces, non-ASCII, empty)', async () => {
+  it('for the keys of awkward names (colons, braces, spaces, non-ASCII, empty)', async () => {
     const { built } = await luaKeys(TRICKY);
-    expect(built).toEqual(
-      TRICKY.map((c) => {
-        const k = queueKeys(c.prefix, c.queue);
-        return [k.lane(c.group), k.job(c.id)];
-      }),
-    );
+    expect(built).toEqual(TRICKY.map(tsKeys));
   });
 
   it('for any text', async () => {
@@ -83,8 +93,7 @@ describe('keys.lua and keys.ts build the same names', () => {
     });
     const { built } = await luaKeys(cases);
     for (const [i, c] of cases.entries()) {
-      const k = queueKeys(c.prefix, c.queue);
-      expect(built[i], JSON.stringify(c)).toEqual([k.lane(c.group), k.job(c.id)]);
+      expect(built[i], JSON.stringify(c)).toEqual(tsKeys(c));
     }
   });
 
@@ -97,7 +106,8 @@ describe('keys.lua and keys.ts build the same names', () => {
 describe('no script builds a key past includes/keys.lua', () => {
   // What building a lane or job key by hand looks like: the literals of the layout, or a
   // concatenation onto the base.
-  const BY_HAND = /'g:'|':pending'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
+  const BY_HAND =
+    /'g:'|':pending'|':delayed'|':dead'|':completed'|':errors'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
 
   it.each([...scriptNames])('%s', (name) => {
     expect(codeOf(name, KEYS_LUA)).not.toMatch(BY_HAND);

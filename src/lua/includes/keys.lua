@@ -9,6 +9,10 @@
   queue's Redis Cluster slot.
     laneKeyOf(base, group)  'P:{Q}:g:<group>:pending'  the group's lane (keys.ts `lane`)
     jobKeyOf(base, id)      'P:{Q}:job:<id>'           the job's hash (keys.ts `job`)
+    groupDelayedKeyOf(base, group)    'P:{Q}:g:<group>:delayed'    (keys.ts `groupDelayed`)
+    groupDeadKeyOf(base, group)       'P:{Q}:g:<group>:dead'       (keys.ts `groupDead`)
+    groupCompletedKeyOf(base, group)  'P:{Q}:g:<group>:completed'  (keys.ts `groupCompleted`)
+    errorsKeyOf(base, id)   'P:{Q}:job:<id>:errors'    the job's failed attempts (keys.ts `errors`)
     WAKE_LENGTH             wake tokens kept in 'P:{Q}:wake' (keys.ts `WAKE_LENGTH`)
   `P:{Q}:idem:<key>` (keys.ts `idem`) has no Lua builder: enqueue is passed it in KEYS.
 ]]
@@ -20,4 +24,20 @@ end
 
 local function jobKeyOf(base, id)
   return base .. 'job:' .. id
+end
+
+local function groupDelayedKeyOf(base, group)
+  return base .. 'g:' .. group .. ':delayed'
+end
+
+local function groupDeadKeyOf(base, group)
+  return base .. 'g:' .. group .. ':dead'
+end
+
+local function groupCompletedKeyOf(base, group)
+  return base .. 'g:' .. group .. ':completed'
+end
+
+local function errorsKeyOf(base, id)
+  return base .. 'job:' .. id .. ':errors'
 end
