@@ -1,0 +1,78 @@
+--[[
+  Promotion: a delayed job whose run-at time has come goes back to its own group's lane, at its
+  original FIFO place (its hash's `score`, as a retry's), and the group is re-ringed with a wake
+  when that makes it serviceable (I1: a group whose only work is delayed is not serviceable, so
+  the transition happens here). Shared by the claim scripts (a few per call, before they claim),
+  reap (a batch per call) and promoteJob (one job, now).
+
+  Flat cost: the due jobs are read with one ZRANGEBYSCORE … LIMIT from the queue's `delayed`
+  (O(log n + promoted)), never by scanning the delayed set; each promotion is O(log n).
+
+  k: glimit, gactive, ring, paused, wake, stats, delayed (zset id -> runAt ms).
+  base: 'P:{Q}:' (job, lane and group-delayed keys are built from it, includes/keys.lua).
+
+    promoteJob(k, base, id)         move one delayed job now; returns true if it was moved,
+                                    false when it is not in `delayed` or its group's active
+                                    count cannot be counted exactly (then it is left delayed:
+                                    Queue.repair rewrites the count) — nothing written then
+    promoteDue(k, base, now, max)   promote up to `max` jobs due at `now` (ms), earliest first;
+                                    returns how many were moved
+    nextRunAt(k)                    the earliest run-at time in `delayed` (ms), or false
+
+  A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
+  out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane, hset/hdel job, hincrby stats;
+  rpush ring + lpush/ltrim wake (re-ring).
+]]
+--- @include "keys"
+--- @include "safeInteger"
+--- @include "settleGroup"
+
+local function promoteJob(k, base, id)
+  local at = redis.call('ZSCORE', k.delayed, id)
+  if not at then
+    return false
+  end
+  local jobKey = jobKeyOf(base, id)
+  local job = redis.call('HMGET', jobKey, 'group', 'score')
+  local group = job[1]
+  if not group then
+    redis.call('ZREM', k.delayed, id)
+    redis.call('HINCRBY', k.stats, 'delayed', -1)
+    return false
+  end
+  local laneKey = laneKeyOf(base, group)
+  local limit = limitOf(k.glimit, group)
+  local active = parseActive(redis.call('HGET', k.gactive, group))
+  if active == nil then
+    return false
+  end
+  local wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
+  -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints).
+  local score = tonumber(job[2]) or tonumber(id) or 0
+  redis.call('ZREM', k.delayed, id)
+  redis.call('ZREM', groupDelayedKeyOf(base, group), id)
+  redis.call('ZADD', laneKey, score, id)
+  redis.call('HSET', jobKey, 'state', 'pending')
+  redis.call('HDEL', jobKey, 'runAt')
+  redis.call('HINCRBY', k.stats, 'delayed', -1)
+  redis.call('HINCRBY', k.stats, 'pending', 1)
+  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  return true
+end
+
+local function promoteDue(k, base, now, max)
+  local due = redis.call('ZRANGEBYSCORE', k.delayed, '-inf', now, 'LIMIT', 0, max)
+  local moved = 0
+  for _, id in ipairs(due) do
+    if promoteJob(k, base, id) then
+      moved = moved + 1
+    end
+  end
+  return moved
+end
+
+local function nextRunAt(k)
+  local first = redis.call('ZRANGE', k.delayed, 0, 0, 'WITHSCORES')
+  return first[2] and tonumber(first[2]) or false
+end

@@ -1,0 +1,96 @@
+--[[
+  Retention of completed and dead jobs (DESIGN.md §2, "Retention"): a queue keeps a finished job
+  while it is among the newest `count` of its kind and, with an age bound, finished less than
+  `ageMs` ago. The policies live in the queue's settings hash (`P:{Q}:settings`, fields
+  completedCount, completedAgeMs, deadCount, deadAgeMs; set by setRetention); a field that is
+  absent means the default below, which src/lanes/defaults.ts (`Defaults.completedRetention`,
+  `Defaults.deadRetention`) holds too (test/lua/includes.test.ts checks they agree). An age
+  field 'none' means no age bound; a count is always a bound, so nothing is kept forever
+  unbounded.
+
+  Trimming is incremental and flat-cost: each job retained trims at most TRIM_PER_ADD of the
+  oldest that fell out of the policy (so the set converges on its bound however the policy
+  changed), and the reaper trims by age in bounded batches when no job finishes. Each trimmed
+  job's hash and error list are deleted and it leaves its group's index too.
+
+    retentionOf(settingsKey, kind)          count, ageMs (nil for no age bound) of 'completed'
+                                            or 'dead'
+    retain(index, groupIndex, id, at)       add a finished job to the queue's and its group's
+                                            index (score `at`, ms)
+    trim(base, kind, index, count, ageMs, now, max)
+                                            delete up to `max` jobs past the policy, oldest
+                                            first; returns how many
+    forget(base, id)                        delete a job's hash and error list
+
+  kind 'completed' uses groupCompletedKeyOf, 'dead' groupDeadKeyOf (includes/keys.lua).
+  Events: zadd/zrem index and group index; del job, del errors.
+]]
+--- @include "keys"
+--- @include "safeInteger"
+
+local TRIM_PER_ADD = 2
+local RETENTION_DEFAULTS = {
+  completed = { count = 1000, ageMs = 3600000 },
+  dead = { count = 10000, ageMs = 604800000 },
+}
+
+local function retentionOf(settingsKey, kind)
+  local raw = redis.call('HMGET', settingsKey, kind .. 'Count', kind .. 'AgeMs')
+  local default = RETENTION_DEFAULTS[kind]
+  local count = safeInteger(raw[1])
+  if count == nil or count < 0 then
+    count = default.count
+  end
+  local ageMs
+  if raw[2] == 'none' then
+    ageMs = nil
+  else
+    ageMs = safeInteger(raw[2])
+    if ageMs == nil or ageMs <= 0 then
+      ageMs = default.ageMs
+    end
+  end
+  return count, ageMs
+end
+
+local function forget(base, id)
+  redis.call('DEL', jobKeyOf(base, id), errorsKeyOf(base, id))
+end
+
+local function retain(index, groupIndex, id, at)
+  redis.call('ZADD', index, at, id)
+  redis.call('ZADD', groupIndex, at, id)
+end
+
+local function groupIndexOf(base, kind, group)
+  if kind == 'dead' then
+    return groupDeadKeyOf(base, group)
+  end
+  return groupCompletedKeyOf(base, group)
+end
+
+local function trim(base, kind, index, count, ageMs, now, max)
+  local victims = {}
+  local over = redis.call('ZCARD', index) - count
+  if over > 0 then
+    victims = redis.call('ZRANGE', index, 0, math.min(over, max) - 1)
+  end
+  if ageMs and #victims < max then
+    local old = redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. string.format('%d', now - ageMs),
+      'LIMIT', #victims, max - #victims)
+    for _, id in ipairs(old) do
+      victims[#victims + 1] = id
+    end
+  end
+  for _, id in ipairs(victims) do
+    local group = redis.call('HGET', jobKeyOf(base, id), 'group')
+    if group then
+      redis.call('ZREM', groupIndexOf(base, kind, group), id)
+    end
+    forget(base, id)
+  end
+  if #victims > 0 then
+    redis.call('ZREM', index, unpack(victims))
+  end
+  return #victims
+end
