@@ -12,6 +12,7 @@ import './ring.js';
 import './audit.js';
 import './viewer.js';
 import './snapshot.js';
+import './jobs.js';
 
 builder.mutationType({});
 

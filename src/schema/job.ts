@@ -1,11 +1,64 @@
-/** `Job`, `JobState` and the job mutations of the worker role (DESIGN.md §4). */
-import { Defaults, type Job } from '../lanes/index.js';
+/**
+ * `Job`, `JobState`, `JobError`, `Backoff` and the job mutations of the worker role
+ * (DESIGN.md §4).
+ */
+import { type BackoffPolicy, Defaults, type Job, type JobError } from '../lanes/index.js';
 import * as resolve from '../resolvers/job.js';
 import { builder } from './builder.js';
 
 export const JobStateRef = builder.enumType('JobState', {
   values: ['PENDING', 'DELAYED', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
 });
+
+export const BackoffTypeRef = builder.enumType('BackoffType', {
+  description:
+    'FIXED waits `delayMs` after every failed attempt; EXPONENTIAL waits `delayMs × 2^(attempt − 1)`, capped at `maxDelayMs`.',
+  values: ['FIXED', 'EXPONENTIAL'] as const,
+});
+
+export const BackoffRef = builder.objectRef<BackoffPolicy>('Backoff').implement({
+  description:
+    'How long a failed attempt with attempts left waits before the job returns to its lane (it waits DELAYED).',
+  fields: (t) => ({
+    type: t.field({ type: BackoffTypeRef, resolve: (b) => b.type }),
+    delayMs: t.exposeInt('delayMs', { description: 'The wait after a failed attempt (ms).' }),
+    maxDelayMs: t.exposeInt('maxDelayMs', {
+      nullable: true,
+      description: 'The longest wait (ms); null = no cap.',
+    }),
+    jitter: t.exposeFloat('jitter', {
+      description: '0..1: the wait is drawn uniformly from [wait × (1 − jitter), wait].',
+    }),
+  }),
+});
+
+export const JobErrorRef = builder.objectRef<JobError>('JobError').implement({
+  description: 'One failed attempt of a job.',
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', { description: 'The attempt that failed (1 for the first).' }),
+    at: t.field({
+      type: 'DateTime',
+      description: 'When it failed (Redis clock).',
+      resolve: (e) => new Date(e.at),
+    }),
+    message: t.exposeString('message', {
+      description: "The error's message (at most 1,024 characters); 'lease expired' when reaped.",
+    }),
+    stack: t.exposeString('stack', {
+      nullable: true,
+      description: 'Its stack (at most 8,192 characters), or null when none was given.',
+    }),
+  }),
+});
+
+/** A time field of a job: ms (Redis clock) in the engine, `DateTime` here. */
+const time = (description: string, pick: (j: Job) => number | null) =>
+  ({
+    type: 'DateTime',
+    nullable: true,
+    description,
+    resolve: (j: Job) => resolve.date(pick(j)),
+  }) as const;
 
 export const JobRef = builder.objectRef<Job>('Job').implement({
   description: 'One unit of work, belonging to exactly one group.',
@@ -25,6 +78,30 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       nullable: true,
       description: 'When the lease expires (Redis clock) while ACTIVE.',
       resolve: resolve.leaseUntil,
+    }),
+    maxAttempts: t.exposeInt('maxAttempts', {
+      description: 'Claims allowed; a failed attempt at this count makes the job DEAD.',
+    }),
+    enqueuedAt: t.field(time('When it was enqueued (Redis clock).', (j) => j.enqueuedAt)),
+    runAt: t.field(time('When it runs (Redis clock) while DELAYED; else null.', (j) => j.runAt)),
+    claimedAt: t.field(time('When it was last claimed (Redis clock).', (j) => j.claimedAt)),
+    finishedAt: t.field(
+      time('When it completed or died (Redis clock); null before.', (j) => j.finishedAt),
+    ),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: "Why the last attempt failed (the worker's error, or 'lease expired').",
+    }),
+    errors: t.field({
+      type: [JobErrorRef],
+      description: `Its failed attempts, newest first (the last ${Defaults.errorsKept}).`,
+      resolve: (j, _args, ctx, info) => resolve.errors(ctx, j, info.rootValue),
+    }),
+    backoff: t.field({
+      type: BackoffRef,
+      nullable: true,
+      description: 'Its retry policy; null = a failed attempt returns to its lane at once.',
+      resolve: (j, _args, ctx, info) => resolve.backoff(ctx, j, info.rootValue),
     }),
   }),
 });

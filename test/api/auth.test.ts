@@ -19,6 +19,7 @@ import {
   ExtendLeaseDocument,
   GroupChangedDocument,
   GroupsPageDocument,
+  JobByIdDocument,
   PauseGroupDocument,
   QueueOverviewDocument,
   QueuesDocument,
@@ -77,6 +78,8 @@ afterAll(async () => {
 /** An operation of DESIGN.md §4, the least role it needs, and how to make it succeed. */
 interface Operation {
   readonly field: string;
+  /** What the test names it by, when `field` is not enough (a second query of `queue`). */
+  readonly name?: string;
   readonly kind: 'query' | 'mutation' | 'subscription';
   readonly role: Role;
   /** Set up the state the operation needs (through the engine) and return the request. */
@@ -106,6 +109,16 @@ const OPERATIONS: Operation[] = [
     kind: 'query',
     role: 'read',
     prepare: async (queue) => ({ query: print(GroupsPageDocument), variables: { queue } }),
+  },
+  {
+    field: 'queue',
+    name: 'queue.job',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(JobByIdDocument), variables: { queue, id } };
+    },
   },
   {
     field: 'queues',
@@ -247,7 +260,7 @@ const verdict = (op: Operation, caller: Caller) =>
       : 'allowed';
 
 const label = (op: Operation, i: number) =>
-  `${op.kind} ${op.field}${OPERATIONS.findIndex((o) => o.field === op.field) === i ? '' : ' (groups)'}`;
+  `${op.kind} ${op.name ?? op.field}${OPERATIONS.findIndex((o) => o.field === op.field && o.name === op.name) === i ? '' : ' (groups)'}`;
 
 describe.each(['http', 'sse', 'ws'] as const)('over %s', (transport) => {
   /** Send `request` as `caller` on this transport, normalised to one response shape. */
