@@ -83,7 +83,7 @@ describe('requeueDead', () => {
     expect(state.ring).toEqual(['a', 'c', 'b']);
     expect(state.wake).toBe(1);
     const after = await statsOf(q);
-    expect(after.pending - before.pending).toBe(2);
+    expect(Number(after.pending) - Number(before.pending)).toBe(2);
     expect(after.requeued).toBe(2);
     await expectClean(q);
     // FIFO: the requeued job runs before the job enqueued after it.
@@ -229,8 +229,8 @@ describe('removeJobs', () => {
     expect(state.ring).toEqual(['a']);
     const after = await statsOf(q);
     expect(after.removed).toBe(4);
-    expect(after.pending).toBe(before.pending - 1);
-    expect(after.delayed).toBe(before.delayed - 1);
+    expect(after.pending).toBe(Number(before.pending) - 1);
+    expect(after.delayed).toBe(Number(before.delayed) - 1);
     expect(after.active).toBe(before.active);
     await expectClean(q);
   });
