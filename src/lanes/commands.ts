@@ -45,8 +45,16 @@ export type ReadJobsReply = [
 ];
 /** `{ count, remaining, skipped }` of `requeueDead-8.lua` and `removeJobs-10.lua`. */
 export type JobActionReply = [count: number, remaining: number, skipped: number];
-/** A step of `reconcileIndexes-3.lua` ('queue' or 'group'): findings, next rank or -1, tallies. */
-export type ReconcileIndexesReply = [findings: FlatFindings, next: number, tallies: string[]];
+/**
+ * A step of `reconcileIndexes-3.lua` ('queue' or 'group'): findings, next rank or -1, tallies,
+ * and the change of the queue-wide index's size the step made (repair) or would make (audit).
+ */
+export type ReconcileIndexesReply = [
+  findings: FlatFindings,
+  next: number,
+  tallies: string[],
+  delta: number,
+];
 /** The kinds of job with a queue-wide and a per-group index (I4). */
 export type PairedKind = 'delayed' | 'dead' | 'completed';
 

@@ -30,11 +30,14 @@
     op 'cards':  ARGV[4..] groups
 
   Output:
-    op 'queue' and 'group': { findings, next, tallies }
+    op 'queue' and 'group': { findings, next, tallies, delta }
       findings  flat { job id, 'I4', expected, found, ... }
       next      the rank the next step starts at (members a repair dropped before it taken
                 into account), or -1 when the index was read to its end
       tallies   flat { group, members properly in its index, ... } (op 'queue'; else empty)
+      delta     members a repair adds to the queue-wide index less those it drops from it
+                (done in 'repair' mode, what repair would do in 'audit' mode): the change of
+                ZCARD `delayed` the delayed total's recount must expect
     op 'cards': flat { delayed, dead, completed } sizes per group, in the order given
 
   Events (repair only): zadd/zrem delayed, dead, completed and the group indexes.
@@ -87,6 +90,7 @@ end
 
 local members = redis.call('ZRANGE', walked, start, start + batch - 1, 'WITHSCORES')
 local dropped = 0
+local delta = 0
 local tally, tallyOrder = {}, {}
 for i = 1, #members, 2 do
   local id, score = members[i], members[i + 1]
@@ -95,6 +99,7 @@ for i = 1, #members, 2 do
   if op == 'queue' then
     if not owner then
       report(id, 'a job hash naming its group', 'in ' .. named(nil) .. ' with no job hash')
+      delta = delta - 1
       if repair then
         redis.call('ZREM', walked, id)
         dropped = dropped + 1
@@ -124,6 +129,7 @@ for i = 1, #members, 2 do
     if not (inQueue and owner == group) then
       if not inQueue and owner == group and state == kind then
         report(id, 'in ' .. kind .. ' at ' .. score, 'only in ' .. named(group))
+        delta = delta + 1
         if repair then
           redis.call('ZADD', queueIndex, score, id)
         end
@@ -155,4 +161,4 @@ local nextStart = -1
 if #members == 2 * batch then
   nextStart = start + batch - dropped
 end
-return { findings, nextStart, tallies }
+return { findings, nextStart, tallies, delta }
