@@ -249,6 +249,33 @@ describe('removeJobs', () => {
     await expectClean(q);
   });
 
+  it('never touches an ACTIVE job, whatever its hash or an index says (damage)', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    const active = await claimed(q);
+    // Another writer's damage: the running job's hash says dead, and a's dead index lists it.
+    await q.redis.hset(q.keys.job(active.id), 'state', 'dead');
+    await q.redis.zadd(q.keys.groupDead('a'), 1, active.id);
+    await q.redis.zadd(q.keys.dead, 1, active.id);
+    const before = await snapshot(q.redis);
+    expect(await q.removeJobs({ ids: [active.id] })).toEqual({
+      count: 0,
+      remaining: 0,
+      skipped: 1,
+    });
+    expect(await q.removeJobs({ group: 'a', state: 'DEAD' })).toEqual({
+      count: 0,
+      remaining: 1,
+      skipped: 1,
+    });
+    expect(await q.removeJobs({ all: true, state: 'DEAD' })).toEqual({
+      count: 0,
+      remaining: 1,
+      skipped: 1,
+    });
+    expect(await snapshot(q.redis)).toEqual(before);
+  });
+
   it('the last pending job of a group de-rings it (from the middle of the ring)', async () => {
     const q = engine.queue();
     await q.enqueue('a');
