@@ -23,6 +23,8 @@ const EXPECTED = [
   'enqueue',
   'extendLease',
   'pause',
+  // a delayed job to its lane now, an operator's action (issue 16)
+  'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
   // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)

@@ -162,6 +162,24 @@ export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   return out;
 }
 
+/**
+ * One queue's keys (`P:{Q}:*`), byte for byte: key → hex of its DUMP and whether it expires.
+ * Unlike {@link snapshot}, unaffected by other queues' keys and by the clock running down a
+ * TTL (an idempotency key's): two equal ones mean the queue was not written.
+ */
+export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> {
+  const r = queue.redis;
+  const keys = (await scanAll(r, `${escapeGlob(queue.keys.base)}*`))
+    .filter((key) => key !== queue.keys.reaper)
+    .sort();
+  const out = new Map<string, string>();
+  for (const key of keys) {
+    const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
+    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl < 0 ? pttl : 'expires'}`);
+  }
+  return out;
+}
+
 /** Redis' clock in ms (TIME), the clock leases are measured on. */
 export async function redisNow(r: RedisClient): Promise<number> {
   const [sec, usec] = await r.time();
