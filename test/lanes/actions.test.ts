@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Job, JobActionResult, Queue } from '../../src/lanes/index.js';
-import { pairDead, placeJob, placeJobs, placesOf } from '../support/jobs.js';
+import { placeJob, placeJobs, placesOf } from '../support/jobs.js';
 import { rawState, snapshot, statsOf, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -23,13 +23,12 @@ async function claimed(q: Queue, leaseMs = 600_000): Promise<Job> {
   return job;
 }
 
-/** A dead job of `group` made by the engine (one attempt, failed), paired with its group index. */
+/** A dead job of `group` made by the engine (one attempt, failed). */
 async function diedOnce(q: Queue, group: string, error = 'boom'): Promise<Job> {
   await q.enqueue(group, { doomed: group }, { maxAttempts: 1 });
   const job = await claimed(q);
   const dead = await q.retry(job.id, job.token as string, error);
   expect(dead.state).toBe('DEAD');
-  await pairDead(q);
   return dead;
 }
 
@@ -52,8 +51,9 @@ describe('requeueDead', () => {
       { attempt: 3, at: 3, message: 'third', stack: 'at x' },
       { attempt: 2, at: 2, message: 'second', stack: null },
     ];
+    // b dies by the engine (one attempt, its error recorded); a is placed with a history.
+    const b = (await diedOnce(q, 'b')).id;
     const a = await placeJob(q, 'a', 'dead', { attempts: 3, lastError: 'third', errors });
-    const b = await placeJob(q, 'b', 'dead');
     const later = await q.enqueue('a', { n: 'later' });
     const pending = await q.enqueue('c');
     await q.redis.del(q.keys.wake);
@@ -76,6 +76,8 @@ describe('requeueDead', () => {
     const state = await rawState(q);
     expect(state.lanes.a).toEqual([a, later.id]);
     expect(state.lanes.b).toEqual([b]);
+    expect(await q.job(b)).toMatchObject({ attempts: 0, lastError: 'boom' });
+    expect((await q.job(b))?.errors).toMatchObject([{ attempt: 1, message: 'boom' }]);
     expect(state.dead).toEqual([]);
     expect(await q.redis.zcard(q.keys.groupDead('a'))).toBe(0);
     expect(await placesOf(q, 'a', a)).toEqual(['lane', 'hash', 'errors']);
@@ -206,7 +208,7 @@ describe('removeJobs', () => {
     const active = await claimed(q);
     const pending = await q.enqueue('a', { n: 1 });
     const keep = await q.enqueue('a', { n: 2 });
-    const delayed = await placeJob(q, 'a', 'delayed', { at: Date.now() + 60_000 });
+    const delayed = (await q.enqueue('a', { n: 'later' }, { delayMs: 60_000 })).id;
     const dead = await placeJob(q, 'a', 'dead', {
       errors: [{ attempt: 1, at: 1, message: 'x', stack: null }],
     });

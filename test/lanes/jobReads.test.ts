@@ -61,9 +61,10 @@ describe('each state in its order', () => {
   it('DELAYED: by run-at time, soonest first, for the queue or one group', async () => {
     const q = engine.queue();
     const t = Date.now() + 60_000;
-    const late = await placeJob(q, 'a', 'delayed', { at: t + 30 });
-    const soon = await placeJob(q, 'b', 'delayed', { at: t + 10 });
-    const mid = await placeJob(q, 'a', 'delayed', { at: t + 20 });
+    // Delayed by the engine, each with its run-at time.
+    const late = (await q.enqueue('a', { n: 3 }, { runAt: t + 30 })).id;
+    const soon = (await q.enqueue('b', { n: 1 }, { runAt: t + 10 })).id;
+    const mid = (await q.enqueue('a', { n: 2 }, { runAt: t + 20 })).id;
     const queue = await q.jobs({ state: 'DELAYED' });
     expect(ids(queue)).toEqual([soon, mid, late]);
     expect(queue.totalCount).toBe(3);

@@ -1,9 +1,11 @@
 /**
  * Jobs in the places issue 16 added (DESIGN.md §2: DELAYED, DEAD with its group's index,
- * retained COMPLETED), written straight to Redis by the key layout, so the operator actions and
- * reads can be tested whatever the scripts that make such jobs in production do. One EVAL per
- * job, so a job is never seen half-placed; the stats move as the engine's own scripts move them
- * (`enqueued` +1, and the `delayed` total for a delayed job).
+ * retained COMPLETED), written straight to Redis by the key layout, at chosen scores: the tests of
+ * the operator actions and reads need many such jobs fast, with times they choose (equal ones
+ * too), which the engine's own paths (a delayed enqueue, a retry at maxAttempts, a completion
+ * under retention) cannot give. One EVAL per job, so a job is never seen half-placed; the stats
+ * move as the engine's own scripts move them (`enqueued` +1, and the `delayed` total for a
+ * delayed job).
  */
 import type { JobError, Queue } from '../../src/lanes/index.js';
 import { queuesKey } from '../../src/lanes/keys.js';
@@ -113,20 +115,6 @@ export async function placeJobs(
     ids.push(await placeJob(q, group, place, { ...options, at: start + i * (options.step ?? 1) }));
   }
   return ids;
-}
-
-/**
- * Until the dead branch of the failure scripts writes the group's dead index (issue 16, another
- * part): pair every member of `dead` with its group's index, as they will. A no-op once they do.
- */
-export async function pairDead(q: Queue): Promise<void> {
-  const k = q.keys;
-  const dead = await q.redis.zrange(k.dead, 0, -1, 'WITHSCORES');
-  for (let i = 0; i + 1 < dead.length; i += 2) {
-    const id = dead[i] as string;
-    const group = await q.redis.hget(k.job(id), 'group');
-    if (group !== null) await q.redis.zadd(k.groupDead(group), 'NX', dead[i + 1] as string, id);
-  }
 }
 
 /** Every key of the queue's that holds job `id` of `group` (its hash, its error list) or names it. */
