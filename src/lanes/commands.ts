@@ -32,6 +32,32 @@ export type FlatFindings = string[];
 /** `reconcileGroups-9.lua`'s reply. */
 export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, saturated: number];
 
+/**
+ * `readJobs-3.lua`'s reply: the index's total (or the group's active count), 1 when more
+ * members follow, and the page's ids, scores (as Redis writes them) and job hashes (flat).
+ */
+export type ReadJobsReply = [
+  total: number,
+  more: 0 | 1,
+  ids: string[],
+  scores: string[],
+  fields: string[][],
+];
+/** `{ count, remaining, skipped }` of `requeueDead-8.lua` and `removeJobs-10.lua`. */
+export type JobActionReply = [count: number, remaining: number, skipped: number];
+/**
+ * A step of `reconcileIndexes-3.lua` ('queue' or 'group'): findings, next rank or -1, tallies,
+ * and the change of the queue-wide index's size the step made (repair) or would make (audit).
+ */
+export type ReconcileIndexesReply = [
+  findings: FlatFindings,
+  next: number,
+  tallies: string[],
+  delta: number,
+];
+/** The kinds of job with a queue-wide and a per-group index (I4). */
+export type PairedKind = 'delayed' | 'dead' | 'completed';
+
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
 /**
@@ -330,6 +356,109 @@ export class Commands {
       [k.glimit, k.gactive, k.paused, k.ring, k.groups, k.stats, k.active, k.dead],
       [k.base, p.first, p.min, p.prefix, ...p.picked],
     ) as Promise<SnapshotReply>;
+  }
+
+  /**
+   * `readJobs-3.lua`: a page of `index` after the cursor (`afterScore` '' for none), in
+   * `order`; with `group`, only active jobs leased to it (`index` is then `active`).
+   */
+  readJobs(p: {
+    index: string;
+    order: 'asc' | 'desc';
+    first: number;
+    afterScore: string;
+    afterId: string;
+    group: string;
+  }): Promise<ReadJobsReply> {
+    const k = this.k;
+    return this.run(
+      'readJobs',
+      [p.index, k.leases, k.gactive],
+      [k.base, p.order, p.first, p.afterScore, p.afterId, p.group],
+    ) as Promise<ReadJobsReply>;
+  }
+
+  /**
+   * `requeueDead-8.lua`: dead jobs back to their lanes — the ids given, or up to `limit` of a
+   * group's dead jobs, or of the queue's.
+   */
+  requeueDead(p: {
+    resetAttempts: boolean;
+    limit: number;
+    select: { ids: readonly string[] } | { group: string } | { all: true };
+  }): Promise<JobActionReply> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.dead, k.stats];
+    const args: Arg[] = [k.base, p.resetAttempts ? '1' : '0', p.limit];
+    if ('ids' in p.select) args.push('ids', ...p.select.ids);
+    else if ('group' in p.select) args.push('group', p.select.group);
+    else args.push('all');
+    return this.run('requeueDead', keys, args) as Promise<JobActionReply>;
+  }
+
+  /**
+   * `removeJobs-10.lua`: delete jobs not running — the ids given (`state` '' for any), or up to
+   * `limit` of a group's jobs in `state`, or of the queue's (not 'pending').
+   */
+  removeJobs(p: {
+    state: 'pending' | PairedKind | '';
+    limit: number;
+    select: { ids: readonly string[] } | { group: string } | { all: true };
+  }): Promise<JobActionReply> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.active,
+      k.delayed,
+      k.dead,
+      k.completed,
+      k.stats,
+    ];
+    const mode = 'ids' in p.select ? 'ids' : 'group' in p.select ? 'group' : 'all';
+    const args: Arg[] = [k.base, mode, p.state, p.limit];
+    if ('ids' in p.select) args.push(...p.select.ids);
+    else if ('group' in p.select) args.push(p.select.group);
+    return this.run('removeJobs', keys, args) as Promise<JobActionReply>;
+  }
+
+  /**
+   * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
+   * (`group` undefined) or of a group's from rank `start`, in `mode`.
+   */
+  reconcileIndexes(p: {
+    mode: 'audit' | 'repair';
+    kind: PairedKind;
+    group?: string | undefined;
+    start: number;
+    batch: number;
+  }): Promise<ReconcileIndexesReply> {
+    const args: Arg[] =
+      p.group === undefined
+        ? ['queue', p.kind, p.start, p.batch]
+        : ['group', p.kind, p.group, p.start, p.batch];
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      p.mode,
+      ...args,
+    ]) as Promise<ReconcileIndexesReply>;
+  }
+
+  /** `reconcileIndexes-3.lua` op 'cards': `[delayed, dead, completed]` sizes of each group's. */
+  pairedCards(p: { groups: readonly string[] }): Promise<number[]> {
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      'audit',
+      'cards',
+      ...p.groups,
+    ]) as Promise<number[]>;
+  }
+
+  private pairedKeys(): string[] {
+    return [this.k.delayed, this.k.dead, this.k.completed];
   }
 
   /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */

@@ -28,7 +28,7 @@ import {
   jobNotFound,
   type RingmasterError,
 } from './errors.js';
-import { decodeClaims, decodeJob } from './jobs.js';
+import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
@@ -37,7 +37,10 @@ import type {
   GroupInfo,
   GroupPage,
   Job,
+  JobActionResult,
   JobError,
+  JobPage,
+  JobState,
   QueueCounts,
   QueueSnapshot,
   QueueStats,
@@ -476,6 +479,116 @@ export class Queue {
     }
   }
 
+  // ── operator actions (admin) ─────────────────────────────────────────────────────────
+
+  /**
+   * Put dead jobs back to work (DESIGN.md §3 and §4.1, "Operator actions"; script
+   * `requeueDead-8.lua`, one atomic call): each returns to its own group's lane at its original
+   * FIFO place (it runs before the jobs enqueued after it), state PENDING, attempts reset to 0
+   * unless `resetAttempts` is false (kept, a job that had used them all gets one more attempt),
+   * lastError and error history kept. A group this makes serviceable is re-ringed with a wake.
+   * Counted in `stats.requeued`; `stats.pending` grows by the jobs added.
+   *
+   * One call handles at most `limit` jobs: with a group or `all`, loop while `remaining` > 0
+   * (and the last call did something: an ACTIVE job that is also listed dead, damage `audit`
+   * reports, is skipped every time).
+   * @param select `{ ids }` (1..1,000 job ids; one that is not dead, or is ACTIVE, or is not a
+   *   decimal id, is skipped), `{ group }` (its dead jobs, oldest-dead first) or `{ all: true }`
+   *   (the queue's, oldest-dead first)
+   * @param options.resetAttempts default true
+   * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @returns `{ count }` requeued, `{ remaining }` dead jobs still in the group's or queue's
+   *   index (0 for ids), `{ skipped }` left alone
+   * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `limit` or
+   *   `resetAttempts`): ids empty, over 1,000 or not an array, ids with a group or all, none of
+   *   them, a bad group id or limit; DATA_OUT_OF_RANGE (see the script)
+   */
+  async requeueDead(
+    select: { ids: readonly string[] } | { group: string } | { all: true },
+    options: { resetAttempts?: boolean | undefined; limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    const chosen = selection(select, false);
+    const opts = options ?? {};
+    const resetAttempts = opts.resetAttempts ?? true;
+    if (typeof resetAttempts !== 'boolean') throw badInput('resetAttempts', 'must be a boolean');
+    const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
+    if ('ids' in chosen && chosen.ids.length === 0) {
+      return { count: 0, remaining: 0, skipped: chosen.malformed };
+    }
+    const [count, remaining, skipped] = await this.commands.requeueDead({
+      resetAttempts,
+      limit,
+      select: chosen,
+    });
+    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+  }
+
+  /**
+   * Delete jobs that are not running (DESIGN.md §3 and §4.1, "Operator actions"; script
+   * `removeJobs-10.lua`, one atomic call): PENDING, DELAYED, DEAD or retained COMPLETED. Each
+   * leaves every index it is in and its hash and error history are deleted; a group whose lane
+   * this empties leaves the ring. ACTIVE jobs are never touched. Counted in `stats.removed`;
+   * `stats.pending` and `stats.delayed` shrink by the jobs taken from lanes and `delayed`.
+   * An idempotency key of a removed job answers as for a job whose hash is gone (DESIGN.md §3,
+   * enqueue).
+   *
+   * One call handles at most `limit` jobs of a group or the queue: loop while `remaining` > 0
+   * (and the last call did something).
+   * @param select `{ ids }` (1..1,000 job ids, optionally only those in `state`; an ACTIVE, a
+   *   missing or a malformed id, or a job in another state, is skipped), `{ group, state }` (the
+   *   group's jobs in that state: its lane in run order, else oldest first) or
+   *   `{ all: true, state }` (DELAYED, DEAD or COMPLETED of the whole queue, oldest first)
+   * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @returns `{ count }` removed, `{ remaining }` jobs still in the group's or queue's index of
+   *   that state (0 for ids), `{ skipped }` left alone
+   * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `state` or `limit`): ids
+   *   empty, over 1,000 or not an array, ids with a group or all, none of them, an unknown
+   *   state, ACTIVE, no state for a group or all, PENDING for all; DATA_OUT_OF_RANGE (see the
+   *   script)
+   */
+  async removeJobs(
+    select:
+      | { ids: readonly string[]; state?: JobState | undefined }
+      | { group: string; state: JobState }
+      | { all: true; state: JobState },
+    options: { limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    const chosen = selection(select, true);
+    const raw = (select as { state?: unknown }).state;
+    let state: 'pending' | 'delayed' | 'dead' | 'completed' | '' = '';
+    if (raw !== undefined || !('ids' in chosen)) {
+      const s = validate.jobState(raw);
+      if (s === 'ACTIVE') throw badInput('state', 'ACTIVE jobs cannot be removed');
+      if (s === 'PENDING' && 'all' in chosen) {
+        throw badInput('state', 'PENDING jobs are removed by group (a lane is a group’s)');
+      }
+      state = s.toLowerCase() as typeof state;
+    }
+    const limit = validate.actionLimit(options?.limit ?? Defaults.actionLimit);
+    if ('ids' in chosen && chosen.ids.length === 0) {
+      return { count: 0, remaining: 0, skipped: chosen.malformed };
+    }
+    const [count, remaining, skipped] = await this.commands.removeJobs({
+      state,
+      limit,
+      select: chosen,
+    });
+    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+  }
+
+  /**
+   * Delete a group's backlog: {@link removeJobs} of its PENDING jobs, up to `limit` per call,
+   * in run order. Its active jobs run on; its delayed and dead jobs stay. The group leaves the
+   * ring once its lane is empty.
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `limit`)
+   */
+  purgeGroup(
+    group: string,
+    options: { limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    return this.removeJobs({ group, state: 'PENDING' }, options);
+  }
+
   /**
    * Promote delayed job `id` now (admin): it goes to its group's lane at its FIFO place, as if
    * its run-at time had come, and its group is re-ringed with a wake if that makes it
@@ -736,6 +849,70 @@ export class Queue {
     return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
   }
 
+  /**
+   * A page of the queue's jobs in `state` (DESIGN.md §4.1; one script, `readJobs-3.lua`),
+   * cursor-paged at O(log n + page) however deep the page:
+   * - PENDING: a group's lane (a group is required), in run order;
+   * - DELAYED: the queue's (or the group's) delayed jobs by run-at time, soonest first;
+   * - ACTIVE: the queue's active jobs by lease deadline, soonest first; with a group, the
+   *   queue's are walked and those leased to the group kept: O(active jobs), bounded by the
+   *   workers' concurrency, not by any backlog;
+   * - DEAD, COMPLETED (retained): the queue's (or the group's), newest first.
+   * A cursor whose job has since left the index (claimed, promoted, removed…) still works: the
+   * page continues from where that job was. `totalCount` is the index's size (ACTIVE with a
+   * group: the group's active count). Jobs carry no `errors` (read one with {@link job}).
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page (`cursors`, `endCursor`)
+   * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`): an
+   *   unknown state, PENDING without a group, a bad group id, page size or cursor
+   */
+  async jobs(options: {
+    state: JobState;
+    group?: string | undefined;
+    first?: number | undefined;
+    after?: string | null | undefined;
+  }): Promise<JobPage> {
+    const opts = options ?? ({} as { state?: unknown });
+    const state = validate.jobState(opts.state);
+    const group = opts.group == null ? null : validate.groupId(opts.group);
+    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
+    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after);
+    const k = this.keys;
+    let index: string;
+    let order: 'asc' | 'desc' = 'asc';
+    let filter = '';
+    switch (state) {
+      case 'PENDING':
+        if (group === null) throw badInput('group', 'is required for PENDING jobs (a lane)');
+        index = k.lane(group);
+        break;
+      case 'DELAYED':
+        index = group === null ? k.delayed : k.groupDelayed(group);
+        break;
+      case 'ACTIVE':
+        index = k.active;
+        filter = group ?? '';
+        break;
+      case 'DEAD':
+        index = group === null ? k.dead : k.groupDead(group);
+        order = 'desc';
+        break;
+      case 'COMPLETED':
+        index = group === null ? k.completed : k.groupCompleted(group);
+        order = 'desc';
+        break;
+    }
+    const reply = await this.commands.readJobs({
+      index,
+      order,
+      first,
+      afterScore: after?.score ?? '',
+      afterId: after?.id ?? '',
+      group: filter,
+    });
+    return decodeJobPage(this.name, reply);
+  }
+
   // ── internals ────────────────────────────────────────────────────────────────────────
 
   /**
@@ -804,6 +981,34 @@ export class Queue {
   }
 }
 
+/**
+ * An operator action's selection, validated: ids (well-formed ones, and how many were not),
+ * a group, or all. Exactly one must be given (`withState`: removeJobs, whose selection also
+ * carries a state, checked by the caller).
+ */
+function selection(
+  select: unknown,
+  withState: boolean,
+): { ids: string[]; malformed: number } | { group: string } | { all: true } {
+  if (select === null || typeof select !== 'object') {
+    throw badInput('ids', `give ids, a group or all${withState ? ' (with a state)' : ''}`);
+  }
+  const s = select as { ids?: unknown; group?: unknown; all?: unknown };
+  const given = [s.ids, s.group, s.all].filter((v) => v !== undefined && v !== null).length;
+  if (s.all !== undefined && s.all !== null && s.all !== true) {
+    throw badInput('all', 'must be true when given');
+  }
+  if (given !== 1) {
+    throw badInput(
+      s.ids !== undefined && s.ids !== null ? 'ids' : 'group',
+      given === 0 ? 'give ids, a group or all' : 'give one of ids, a group or all, not several',
+    );
+  }
+  if (s.ids !== undefined && s.ids !== null) return validate.actionIds(s.ids);
+  if (s.group !== undefined && s.group !== null) return { group: validate.groupId(s.group) };
+  return { all: true };
+}
+
 /** The event counters from the raw `stats` hash (missing or garbage fields are 0). */
 function statsFrom(s: Record<string, string | undefined>): QueueStats {
   return {
@@ -813,6 +1018,8 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
     retried: parseCount(s.retried),
     reaped: parseCount(s.reaped),
     dead: parseCount(s.dead),
+    removed: parseCount(s.removed),
+    requeued: parseCount(s.requeued),
   };
 }
 

@@ -144,6 +144,48 @@ export interface QueueStats {
   readonly retried: number;
   readonly reaped: number;
   readonly dead: number;
+  /** Jobs an operator removed or purged, in any state (`Queue.removeJobs`, `purgeGroup`). */
+  readonly removed: number;
+  /** Dead jobs an operator put back in their lanes (`Queue.requeueDead`). */
+  readonly requeued: number;
+}
+
+/**
+ * A page of jobs of one state (`Queue.jobs`, DESIGN.md §4.1), in the order of its index:
+ * PENDING by run order, DELAYED by run-at time, ACTIVE by lease deadline, DEAD and COMPLETED
+ * newest first.
+ */
+export interface JobPage {
+  readonly jobs: Job[];
+  /** Opaque cursor per job, same order as `jobs` (the job's index score and id). */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /**
+   * Jobs in the index read (count, its ZCARD); for ACTIVE with a group, the group's active
+   * count.
+   */
+  readonly totalCount: number;
+}
+
+/**
+ * What an operator action did (`Queue.requeueDead`, `removeJobs`, `purgeGroup`; DESIGN.md
+ * §4.1): each call handles at most its `limit` of jobs, so a caller loops until `remaining` is
+ * 0 (or a call does nothing: `count` 0).
+ */
+export interface JobActionResult {
+  /** Jobs requeued or removed by this call (count). */
+  readonly count: number;
+  /**
+   * Jobs still matching the selection after this call (count): for a group or the whole
+   * queue, the index's size; 0 for a list of ids.
+   */
+  readonly remaining: number;
+  /**
+   * Jobs looked at and left alone (count): ACTIVE jobs (never touched), ids that name no job
+   * or a job not in the state asked for, and stale index entries (see the scripts).
+   */
+  readonly skipped: number;
 }
 
 /**

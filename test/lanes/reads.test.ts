@@ -237,6 +237,8 @@ describe('counts, activeGroups, paused, queues, job, stats', () => {
       retried: 0,
       reaped: 0,
       dead: 1,
+      removed: 0,
+      requeued: 0,
     });
   });
 });

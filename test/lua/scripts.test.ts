@@ -27,14 +27,20 @@ const EXPECTED = [
   'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
+  // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)
+  'readJobs',
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',
-  // Queue.audit / Queue.repair (issue 4)
+  // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
   'reconcileGroups',
+  'reconcileIndexes',
   'reconcileLeases',
   // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
   'register',
+  // operator actions (issue 16)
+  'removeJobs',
+  'requeueDead',
   'resume',
   'retry',
   'setLimit',
