@@ -23,6 +23,8 @@ const EXPECTED = [
   'enqueue',
   'extendLease',
   'pause',
+  // the queue's own pause (issue 16): claims stop for every group, the rota untouched
+  'pauseQueue',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
@@ -34,8 +36,11 @@ const EXPECTED = [
   // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
   'register',
   'resume',
+  'resumeQueue',
   'retry',
   'setLimit',
+  // a queue's retention of completed and dead jobs (issue 16)
+  'setRetention',
 ];
 
 describe('scripts', () => {
