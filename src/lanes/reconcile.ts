@@ -8,10 +8,10 @@
  * batches of groups), in 'audit' mode (writes nothing) or 'repair' mode, so what audit reports
  * is exactly what repair changes. Each batch is atomic; the whole pass is not.
  *
- * The totals in `stats` (pending, saturated, active, delayed) are sums over every group (or the
- * size of a set), recounted across many script calls, so they are checked with optimistic
- * concurrency: every script that changes one of them also writes `stats`, so a WATCH on `stats`
- * taken before the recount is broken by any change during it. Repair writes the differing totals with MULTI/HSET/EXEC on the watching
+ * The totals in `stats` (pending, saturated, active) are sums over every group, recounted across
+ * many script calls, so they are checked with optimistic concurrency: every script that changes
+ * one of them also writes `stats`, so a WATCH on `stats` taken before the recount is broken by
+ * any change during it. Repair writes the differing totals with MULTI/HSET/EXEC on the watching
  * connection, which Redis applies only if `stats` was not written since the WATCH: the recount
  * is then exact at the moment of the write. Audit reports a difference only under the same
  * check (an empty MULTI/EXEC). When the queue changed meanwhile, the totals are recounted again
@@ -107,11 +107,8 @@ export const TOTALS_ATTEMPTS = 4;
 /** How `found` starts in a TOTALS finding for a total that could not be recounted (busy queue). */
 export const UNSETTLED = 'unsettled';
 
-/**
- * The `stats` totals checked, in report order. `active` and `delayed` are recounted as the
- * ZCARD of their sets (each job there is counted once, I4).
- */
-const TOTALS = ['pending', 'saturated', 'active', 'delayed'] as const;
+/** The `stats` totals checked, in report order. */
+const TOTALS = ['pending', 'saturated', 'active'] as const;
 
 /** One recount: the queue's groups (count), each total's recount, and the batches' findings. */
 interface Recount {
@@ -122,8 +119,7 @@ interface Recount {
 
 /**
  * Run the leases script (when `withLeases`) and the groups script over every group, in batches,
- * in `mode`; sum the batches' pending and saturated. `active` is ZCARD of `active`, `delayed`
- * ZCARD of `delayed`.
+ * in `mode`; sum the batches' pending and saturated. `active` is ZCARD of `active`.
  */
 async function recount(
   redis: RedisClient,
@@ -146,15 +142,8 @@ async function recount(
     pending += batchPending;
     saturated += batchSaturated;
   }
-  const [active, delayed] = await Promise.all([
-    redis.zcard(keys.active),
-    redis.zcard(keys.delayed),
-  ]);
-  return {
-    groupsChecked: groups.length,
-    counts: { pending, saturated, active, delayed },
-    findings,
-  };
+  const active = await redis.zcard(keys.active);
+  return { groupsChecked: groups.length, counts: { pending, saturated, active }, findings };
 }
 
 /**
@@ -168,8 +157,7 @@ async function recount(
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
- *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active,
- *   delayed)
+ *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active)
  *   that differs from an exact recount (expected: the recount, found: the stored value; repair
  *   wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
  *   recounts, one TOTALS finding per total whose `found` starts with {@link UNSETTLED} (nothing

@@ -230,7 +230,6 @@ describe('audit and repair: the totals', () => {
         'TOTALS pending',
         'TOTALS saturated',
         'TOTALS active',
-        'TOTALS delayed',
       ]);
       for (const f of findings) {
         expect(f.found).toMatch(
