@@ -31,6 +31,9 @@ import {
   QUEUE,
   QUEUE_NAMES,
   REAP_BATCHES,
+  RETENTION_AGES,
+  RETENTION_COUNTS,
+  RETENTION_POLICIES,
   TOKENS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
@@ -130,6 +133,15 @@ const cases: Case[] = [
     ...each([bad], 'extendLease token', (v) => ctx.q.extendLease(ctx.active.id, any(v), 1000)),
   ]),
   ...each(REAP_BATCHES, 'reap batch', (v) => ctx.q.reap({ batch: any(v) })),
+  ...each(RETENTION_POLICIES, 'setRetention completed', (v) =>
+    ctx.q.setRetention({ completed: any(v) }),
+  ),
+  ...each(RETENTION_COUNTS, 'setRetention completed.count', (v) =>
+    ctx.q.setRetention({ completed: { count: any(v) } }),
+  ),
+  ...each(RETENTION_AGES, 'setRetention dead.ageMs', (v) =>
+    ctx.q.setRetention({ dead: { ageMs: any(v) } }),
+  ),
   ...JOB_IDS.flatMap((bad) => [
     ...each([bad], 'complete id', (v) => ctx.q.complete(any(v), ctx.active.token as string)),
     ...each([bad], 'retry id', (v) => ctx.q.retry(any(v), ctx.active.token as string)),
