@@ -33,6 +33,11 @@ import {
 import { now, percentile, pool, progress } from './util.js';
 
 export interface FlatCostOptions {
+  /**
+   * Delayed jobs not yet due in the second queue of the delayed-jobs case (issue 16: claim and
+   * enqueue cost with 100,000 delayed jobs beside the same calls with none).
+   */
+  delayed: number;
   /** Ring sizes (the issue's 10, 10,000, 100,000), each its own queue in the same Redis. */
   sizes: readonly number[];
   /** Rounds; each measures every script at every size (sizes in a rotating order). */
@@ -90,6 +95,24 @@ export interface FlatCostResult {
   costs: Record<ScriptName, Record<number, ScriptCost>>;
   /** script → usec per call at the largest size ÷ at the smallest */
   ratio: Record<ScriptName, number>;
+  /** The delayed-jobs case (see {@link delayedCost}). */
+  delayed?: DelayedCostResult;
+}
+
+/** Scripts measured beside a queue's delayed jobs. */
+export const DELAYED_SCRIPTS = ['enqueue', 'claim'] as const;
+export type DelayedScriptName = (typeof DELAYED_SCRIPTS)[number];
+
+/**
+ * Claim and enqueue on two queues alike but for their delayed jobs: none, and `delayed` jobs not
+ * yet due (each claim looks for due ones: a ZRANGEBYSCORE … LIMIT on `delayed`, O(log n)).
+ */
+export interface DelayedCostResult {
+  delayed: number;
+  /** script → cost with no delayed job and with `delayed` of them */
+  costs: Record<DelayedScriptName, { none: ScriptCost; many: ScriptCost }>;
+  /** script → usec per call with `delayed` jobs ÷ with none */
+  ratio: Record<DelayedScriptName, number>;
 }
 
 const QUEUE = 'bench-flat';
@@ -143,6 +166,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
     for (const ring of rings) {
       for (const name of SCRIPTS) costs[name][ring.size] = done(ring.tallies[name]);
     }
+    const delayed = await delayedCost(redis, conn, o);
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -151,7 +175,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio };
+    return { sizes: [...o.sizes], costs, ratio, delayed };
   } finally {
     conn.disconnect();
   }
@@ -305,4 +329,130 @@ async function measure(
   tally.windows.push(scripts.usec / scripts.calls);
   tally.nested += totalCalls(delta) - scripts.calls - (registers ? n : 0);
   return tally;
+}
+
+/** Delayed jobs written by the key layout (DESIGN.md §2), as a delayed enqueue leaves them. */
+const PUT_DELAYED = `
+local group, runAt, first, n = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+for i = first, first + n - 1 do
+  local id = tostring(i)
+  redis.call('HSET', ARGV[1] .. 'job:' .. id, 'group', group, 'state', 'delayed', 'attempts', '0',
+    'maxAttempts', '3', 'score', id, 'enqueuedAt', runAt, 'runAt', runAt)
+  redis.call('ZADD', KEYS[1], runAt, id)
+  redis.call('ZADD', KEYS[2], runAt, id)
+end
+redis.call('HINCRBY', KEYS[3], 'delayed', n)
+redis.call('ZADD', KEYS[4], 0, group)
+return n`;
+
+/** Groups on the ring of each queue of the delayed-jobs case. */
+const DELAYED_RING = 10;
+
+/**
+ * Issue 16: claim and enqueue beside `o.delayed` delayed jobs not yet due (run-at a day ahead,
+ * in a group of their own) and beside none, on two queues otherwise alike (ten ring groups with
+ * a limit they never reach), measured in alternating windows as the ring sizes are. Every claim
+ * serves a job (the ring never runs out), so it runs the promotion's look-up and nothing else of
+ * it; `redis.call` per call shows the same commands either way.
+ */
+async function delayedCost(
+  redis: BenchRedis,
+  conn: Redis,
+  o: FlatCostOptions,
+): Promise<DelayedCostResult> {
+  progress(`flat cost: ${o.delayed} delayed jobs beside the claims`);
+  const setupConn = redis.connect({ enableAutoPipelining: true });
+  const queues: Record<'none' | 'many', Queue> = {} as Record<'none' | 'many', Queue>;
+  try {
+    for (const which of ['none', 'many'] as const) {
+      const name = `${QUEUE}-delayed-${which}`;
+      const setup = new Ringmaster(setupConn).queue(name);
+      await pool(DELAYED_RING, DELAYED_RING, async (i) => {
+        await setup.setLimit(`r${i}`, RING_LIMIT);
+        await setup.enqueue(`r${i}`, { i });
+      });
+      if (which === 'many') {
+        const k = setup.keys;
+        const [sec] = await setupConn.time();
+        const runAt = Number(sec) * 1000 + 86_400_000;
+        // Ids far above what the measured enqueues mint, so none collides.
+        const first = 1_000_000_000;
+        for (let n = 0; n < o.delayed; n += 10_000) {
+          await setupConn.eval(
+            PUT_DELAYED,
+            4,
+            k.delayed,
+            k.groupDelayed('later'),
+            k.stats,
+            k.groups,
+            k.base,
+            'later',
+            runAt,
+            first + n,
+            Math.min(10_000, o.delayed - n),
+          );
+        }
+        const count = await setupConn.zcard(k.delayed);
+        if (count !== o.delayed) throw new Error(`flat cost: ${count} delayed, not ${o.delayed}`);
+      }
+      queues[which] = new Ringmaster(conn).queue(name);
+    }
+  } finally {
+    setupConn.disconnect();
+  }
+  const tallies = {
+    none: { enqueue: newTally(), claim: newTally() },
+    many: { enqueue: newTally(), claim: newTally() },
+  };
+  let served = 0;
+  for (let round = 0; round <= o.rounds; round++) {
+    const order = round % 2 === 0 ? (['none', 'many'] as const) : (['many', 'none'] as const);
+    for (const which of order) {
+      const queue = queues[which];
+      const t = (name: DelayedScriptName) => (round > 0 ? tallies[which][name] : newTally());
+      const group = (i: number) => `r${(served + i) % DELAYED_RING}`;
+      await measure(
+        redis.admin,
+        conn,
+        queue,
+        o.calls,
+        (i) => queue.enqueue(group(i), { i }),
+        // Its SADD P:queues goes at most every 5 s: counted in, not taken out.
+        false,
+        t('enqueue'),
+      );
+      const claimed: Job[] = [];
+      await measure(
+        redis.admin,
+        conn,
+        queue,
+        o.calls,
+        async () => {
+          const job = await queue.claim();
+          if (job === null) throw new Error('flat cost: a claim beside delayed jobs found nothing');
+          claimed.push(job);
+        },
+        false,
+        t('claim'),
+      );
+      await pool(claimed.length, CONCURRENCY, (i) => {
+        const job = claimed[i] as Job;
+        return queue.complete(job.id, job.token as string);
+      });
+    }
+    served += o.calls;
+  }
+  const costs = Object.fromEntries(
+    DELAYED_SCRIPTS.map((name) => [
+      name,
+      { none: done(tallies.none[name]), many: done(tallies.many[name]) },
+    ]),
+  ) as DelayedCostResult['costs'];
+  const ratio = Object.fromEntries(
+    DELAYED_SCRIPTS.map((name) => [
+      name,
+      costs[name].many.usecPerCall / costs[name].none.usecPerCall,
+    ]),
+  ) as Record<DelayedScriptName, number>;
+  return { delayed: o.delayed, costs, ratio };
 }
