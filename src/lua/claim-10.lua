@@ -43,7 +43,7 @@ local k = {
 }
 local queuePaused = redis.call('HGET', KEYS[10], 'paused') == '1'
 local batch = newClaimBatch(tonumber(ARGV[2]))
-local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], tonumber(ARGV[5]),
+local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
   queuePaused)
 flushClaims(k, batch)
 return claimReply(batch, claimed, nextAt)

@@ -171,7 +171,7 @@ local tokens = {}
 for t = 6 + 2 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
-local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], tonumber(ARGV[4]),
+local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
   settings[1] == '1')
 flushClaims(k, batch)
 
