@@ -119,9 +119,12 @@ async function stateOf(q: Queue): Promise<Record<string, unknown>> {
     const name = key.slice(base.length);
     const type = await r.type(key);
     if (type === 'string') out[name] = await r.get(key);
-    else if (type === 'list') out[name] = await r.lrange(key, 0, -1);
+    // a job's error entries: each stamped with the time it failed (masked as `set`)
+    else if (type === 'list' && name.endsWith(':errors')) {
+      out[name] = (await r.lrange(key, 0, -1)).map((e) => ({ ...JSON.parse(e), at: 'set' }));
+    } else if (type === 'list') out[name] = await r.lrange(key, 0, -1);
     else if (type === 'set') out[name] = (await r.smembers(key)).sort();
-    // `dead` and `completed` (and their group indexes) are scored by the time a job died or
+    // `dead` and `completed` and their group indexes are scored by the time a job died or
     // completed: only their members compare between twins
     else if (type === 'zset' && /(^|:)(dead|completed)$/.test(name)) {
       out[name] = (await r.zrange(key, 0, -1)).sort();
