@@ -351,26 +351,12 @@ async function measure(
   return tally;
 }
 
-/** Delayed jobs written by the key layout (DESIGN.md §2), as a delayed enqueue leaves them. */
-const PUT_DELAYED = `
-local group, runAt, first, n = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-for i = first, first + n - 1 do
-  local id = tostring(i)
-  redis.call('HSET', ARGV[1] .. 'job:' .. id, 'group', group, 'state', 'delayed', 'attempts', '0',
-    'maxAttempts', '3', 'score', id, 'enqueuedAt', runAt, 'runAt', runAt)
-  redis.call('ZADD', KEYS[1], runAt, id)
-  redis.call('ZADD', KEYS[2], runAt, id)
-end
-redis.call('HINCRBY', KEYS[3], 'delayed', n)
-redis.call('ZADD', KEYS[4], 0, group)
-return n`;
-
 /** Groups on the ring of each queue of the delayed-jobs case. */
 const DELAYED_RING = 10;
 
 /**
- * Issue 16: claim and enqueue beside `o.delayed` delayed jobs not yet due (run-at a day ahead,
- * in a group of their own) and beside none, on two queues otherwise alike (ten ring groups with
+ * Issue 16: claim and enqueue beside `o.delayed` delayed jobs not yet due (enqueued with a delay
+ * of a day, in a group of their own) and beside none, on two queues otherwise alike (ten ring groups with
  * a limit they never reach), measured in alternating windows as the ring sizes are. Every claim
  * serves a job (the ring never runs out), so it runs the promotion's look-up and nothing else of
  * it; `redis.call` per call shows the same commands either way.
@@ -392,27 +378,11 @@ async function delayedCost(
         await setup.enqueue(`r${i}`, { i });
       });
       if (which === 'many') {
-        const k = setup.keys;
-        const [sec] = await setupConn.time();
-        const runAt = Number(sec) * 1000 + 86_400_000;
-        // Ids far above what the measured enqueues mint, so none collides.
-        const first = 1_000_000_000;
-        for (let n = 0; n < o.delayed; n += 10_000) {
-          await setupConn.eval(
-            PUT_DELAYED,
-            4,
-            k.delayed,
-            k.groupDelayed('later'),
-            k.stats,
-            k.groups,
-            k.base,
-            'later',
-            runAt,
-            first + n,
-            Math.min(10_000, o.delayed - n),
-          );
-        }
-        const count = await setupConn.zcard(k.delayed);
+        // Delayed a day, in a group of their own: none falls due during the run.
+        await pool(o.delayed, SETUP_BATCH, (i) =>
+          setup.enqueue('later', { i }, { delayMs: 86_400_000 }),
+        );
+        const count = await setupConn.zcard(setup.keys.delayed);
         if (count !== o.delayed) throw new Error(`flat cost: ${count} delayed, not ${o.delayed}`);
       }
       queues[which] = new Ringmaster(conn).queue(name);
