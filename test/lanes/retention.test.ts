@@ -240,6 +240,23 @@ describe('count bound', () => {
   });
 });
 
+describe('the reaper trims what the completions leave', () => {
+  it('switched to count 0, the jobs kept before go with the next reap, not with the completions', async () => {
+    const q = engine.queue();
+    const kept = await claimedJobs(q, 5);
+    for (const j of kept) await q.complete(j.id, j.token as string);
+    await q.setRetention({ completed: { count: 0 } });
+    // The fastest path reads nothing more: completions under count 0 leave the old ones.
+    const [late] = await claimedJobs(q, 1);
+    await q.complete((late as Job).id, (late as Job).token as string);
+    expect(await q.redis.zcard(q.keys.completed)).toBe(5);
+    await q.reap();
+    expect(await q.redis.zcard(q.keys.completed)).toBe(0);
+    for (const j of [...kept, late as Job]) expect(await gone(q, j.id, j.group)).toBe(true);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+});
+
 describe('age bound', () => {
   it('jobs older than ageMs go with the next completions (at most 2 per job kept)', async () => {
     const q = engine.queue();
