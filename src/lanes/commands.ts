@@ -16,7 +16,7 @@ type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
 /** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
 export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
-/** `readSnapshot-8.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
+/** `readSnapshot-10.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
 export type SnapshotReply = [
   at: number,
   ring: string[],
@@ -24,8 +24,19 @@ export type SnapshotReply = [
   pageIds: string[],
   pageFields: (string | number | null)[],
   pickedFields: (string | number | null)[],
-  cards: [groups: number, paused: number, active: number, dead: number],
+  cards: [groups: number, paused: number, active: number, dead: number, completed: number],
   stats: string[],
+  queuePaused: 0 | 1,
+];
+/**
+ * `setRetention-1.lua`'s reply: the policies in force, defaults filled in; an age null for no
+ * age bound.
+ */
+export type RetentionReply = [
+  completedCount: number,
+  completedAgeMs: number | null,
+  deadCount: number,
+  deadAgeMs: number | null,
 ];
 /** `{ subject, kind, expected, found, … }` flat, as the reconcile scripts report findings. */
 export type FlatFindings = string[];
@@ -87,8 +98,10 @@ export interface BackoffArgs {
   readonly jitter: number;
 }
 /**
- * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
- * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
+ * `completeAndClaim-11.lua`'s reply: statuses are 1 (completed) or a negative status code
+ * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`); nextRunAt (ms, Redis
+ * clock) the earliest delayed job's run-at time when fewer were claimed than asked on a running
+ * queue, else null.
  */
 export type CompleteAndClaimReply = [
   finishedAt: number,
@@ -96,6 +109,7 @@ export type CompleteAndClaimReply = [
   claimedAt: string | null,
   leaseUntil: string | null,
   claimed: ClaimedJob[],
+  nextRunAt: number | null,
 ];
 
 const SCRIPTS = loadScripts();
@@ -249,40 +263,83 @@ export class Commands {
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
-  /** `claim-7.lua`; null when no group is serviceable. */
-  claim(p: { leaseMs: number; token: string; defaultMaxAttempts: number }): Promise<ClaimReply> {
+  /**
+   * `claim-10.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
+   * queue is paused; the reply's claimed list is empty when nothing was claimed.
+   */
+  claim(p: {
+    leaseMs: number;
+    token: string;
+    defaultMaxAttempts: number;
+    promoteBatch: number;
+  }): Promise<ClaimReply> {
     const k = this.k;
-    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.active, k.leases, k.stats];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts];
+    const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
+    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
-  /** `complete-9.lua`; a negative number is a status code (see errors.ts). */
+  /** `complete-11.lua`; a negative number is a status code (see errors.ts). */
   complete(p: { id: string; token: string }): Promise<JobReply | number> {
     const k = this.k;
-    const keys = [...this.releaseKeys(), k.stats, k.job(p.id)];
+    const keys = [...this.releaseKeys(), k.stats, k.job(p.id), k.settings, k.completed];
     return this.run('complete', keys, [k.base, p.id, p.token]) as Promise<JobReply | number>;
   }
 
   /**
-   * `completeAndClaim-8.lua`: complete each `{ id, token }` in order, then claim one job per
-   * token in `claimTokens`, in one round trip.
+   * `completeAndClaim-11.lua`: complete each `{ id, token }` in order, then (promoting up to
+   * `promoteBatch` due delayed jobs first) claim one job per token in `claimTokens` unless the
+   * queue is paused, in one round trip.
    */
   completeAndClaim(p: {
     completions: readonly { id: string; token: string }[];
     claimTokens: readonly string[];
     leaseMs: number;
     defaultMaxAttempts: number;
+    promoteBatch: number;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
-    const args: Arg[] = [k.base, p.leaseMs, p.defaultMaxAttempts, p.completions.length];
+    const args: Arg[] = [
+      k.base,
+      p.leaseMs,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.completions.length,
+    ];
     for (const c of p.completions) args.push(c.id, c.token);
     for (const t of p.claimTokens) args.push(t);
     return this.run(
       'completeAndClaim',
-      [...this.releaseKeys(), k.stats],
+      [...this.releaseKeys(), k.stats, k.delayed, k.settings, k.completed],
       args,
     ) as Promise<CompleteAndClaimReply>;
+  }
+
+  /** `pauseQueue-1.lua`: 1 when the queue was running (now paused), else 0. */
+  pauseQueue(): Promise<number> {
+    return this.run('pauseQueue', [this.k.settings], []) as Promise<number>;
+  }
+
+  /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
+  resumeQueue(): Promise<number> {
+    return this.run('resumeQueue', [this.k.settings, this.k.wake], []) as Promise<number>;
+  }
+
+  /**
+   * `setRetention-1.lua`: each field given is stored ('' keeps the stored one; an age 'none' is
+   * no age bound); answers the policies in force after.
+   */
+  setRetention(p: {
+    completedCount: string;
+    completedAgeMs: string;
+    deadCount: string;
+    deadAgeMs: string;
+  }): Promise<RetentionReply> {
+    return this.run(
+      'setRetention',
+      [this.k.settings],
+      [p.completedCount, p.completedAgeMs, p.deadCount, p.deadAgeMs],
+    ) as Promise<RetentionReply>;
   }
 
   /**
@@ -341,8 +398,8 @@ export class Commands {
   }
 
   /**
-   * `readSnapshot-8.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
-   * pickedFields, cards, stats]` as its header lists them.
+   * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
+   * pickedFields, cards, stats, queuePaused]` as its header lists them.
    */
   readSnapshot(p: {
     first: number;
@@ -353,7 +410,18 @@ export class Commands {
     const k = this.k;
     return this.run(
       'readSnapshot',
-      [k.glimit, k.gactive, k.paused, k.ring, k.groups, k.stats, k.active, k.dead],
+      [
+        k.glimit,
+        k.gactive,
+        k.paused,
+        k.ring,
+        k.groups,
+        k.stats,
+        k.active,
+        k.dead,
+        k.completed,
+        k.settings,
+      ],
       [k.base, p.first, p.min, p.prefix, ...p.picked],
     ) as Promise<SnapshotReply>;
   }

@@ -60,7 +60,9 @@ export type {
   QueueCounts,
   QueueRetention,
   QueueSnapshot,
+  QueueState,
   QueueStats,
+  RetentionChange,
   RetentionPolicy,
 } from './types.js';
 export { Limits } from './validate.js';

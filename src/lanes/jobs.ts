@@ -42,11 +42,17 @@ export type ClaimedJob = [
   lastError: string | null,
 ];
 
-/** `{ claimedAt, leaseUntil, claimed }` of a script that claims: ms as text, null if none. */
+/**
+ * `{ claimedAt, leaseUntil, claimed, nextRunAt }` of a script that claims
+ * (`includes/claimJobs.lua`, claimReply): claimedAt and leaseUntil are ms as text, null when
+ * nothing was claimed; nextRunAt is the earliest run-at time (ms, Redis clock) in the queue's
+ * `delayed` when fewer jobs were claimed than asked on a running queue, else null.
+ */
 export type ClaimReply = [
   claimedAt: string | null,
   leaseUntil: string | null,
   claimed: ClaimedJob[],
+  nextRunAt: number | null,
 ];
 
 /**
@@ -54,7 +60,12 @@ export type ClaimReply = [
  */
 export function decodeClaims(
   queue: string,
-  [claimedAt, leaseUntil, claimed]: ClaimReply,
+  [claimedAt, leaseUntil, claimed]: readonly [
+    claimedAt: string | null,
+    leaseUntil: string | null,
+    claimed: ClaimedJob[],
+    ...rest: unknown[],
+  ],
   tokens: readonly string[],
 ): Job[] {
   const at = Number(claimedAt);

@@ -16,6 +16,7 @@ import {
   Commands,
   type GroupReply,
   type JobReply,
+  type RetentionReply,
   type SnapshotReply,
 } from './commands.js';
 import { assertPlainKeys } from './connection.js';
@@ -32,7 +33,7 @@ import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
-import { groupInfo, parseCount } from './state.js';
+import { groupInfo, parseCount, retentionFrom } from './state.js';
 import type {
   GroupInfo,
   GroupPage,
@@ -42,8 +43,11 @@ import type {
   JobPage,
   JobState,
   QueueCounts,
+  QueueRetention,
   QueueSnapshot,
+  QueueState,
   QueueStats,
+  RetentionChange,
 } from './types.js';
 import * as validate from './validate.js';
 
@@ -55,6 +59,13 @@ export interface CompleteAndClaimResult {
   readonly finishedAt: number;
   /** The jobs claimed, leased, in rota order. */
   readonly claimed: Job[];
+  /**
+   * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
+   * delayed job (ms since the epoch, Redis clock; compare it with `finishedAt`, the same
+   * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
+   * is paused, or every claim was served).
+   */
+  readonly nextRunAt: number | null;
 }
 
 /** Engine-wide settings a queue needs. */
@@ -228,6 +239,69 @@ export class Queue {
     return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g })));
   }
 
+  /**
+   * Pause the whole queue: once this returns no job is claimed, from any group, until
+   * {@link resumeQueue}. Completions, retries, lease extensions, reaping and the promotion of
+   * due delayed jobs go on, and the ring and every group's state are left as they are (the
+   * queue's pause is a gate in front of the rota; DESIGN.md §3). Idempotent. Registers the
+   * queue. Script: `pauseQueue-1.lua` (runs at maxmemory).
+   * @returns 'PAUSED'
+   */
+  async pauseQueue(): Promise<QueueState> {
+    await this.steered(() => this.commands.pauseQueue());
+    return 'PAUSED';
+  }
+
+  /**
+   * End the queue's pause: claims run again from the ring as it stands, and parked workers are
+   * woken (a wake token is pushed when the queue was paused). Idempotent. Registers the queue.
+   * Script: `resumeQueue-2.lua` (runs at maxmemory).
+   * @returns 'RUNNING'
+   */
+  async resumeQueue(): Promise<QueueState> {
+    await this.steered(() => this.commands.resumeQueue());
+    return 'RUNNING';
+  }
+
+  /**
+   * Set the queue's retention of completed and/or dead jobs (DESIGN.md §2, "Retention"); a
+   * policy or field left out keeps what the queue has. Nothing is trimmed at once: each
+   * completion (or death) trims at most 2 jobs past the policy per job it keeps, and the reaper
+   * trims by count and age every pass. Registers the queue. Script: `setRetention-1.lua`.
+   * @param policies.completed completed jobs kept: `count` 0..1,000,000 (0: a completed job's
+   *   hash is deleted at once, the fastest path), `ageMs` 1..31,536,000,000 ms or null (no age
+   *   bound)
+   * @param policies.dead dead jobs kept, the same bounds (count 0: a job that dies is counted
+   *   in `stats.dead` and forgotten)
+   * @returns the policies in force after, defaults filled in
+   * @throws RingmasterError BAD_USER_INPUT (argument `completed` or `dead`) for a policy that is
+   *   not an object or a count or age out of range; nothing is written then
+   */
+  async setRetention(
+    policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
+  ): Promise<QueueRetention> {
+    if (policies === null || typeof policies !== 'object') {
+      throw badInput('completed', 'setRetention takes { completed?, dead? }');
+    }
+    const completed =
+      policies.completed === undefined
+        ? {}
+        : validate.retentionChange('completed', policies.completed);
+    const dead = policies.dead === undefined ? {} : validate.retentionChange('dead', policies.dead);
+    const count = (n: number | undefined) => (n === undefined ? '' : String(n));
+    const age = (ms: number | null | undefined) =>
+      ms === undefined ? '' : ms === null ? 'none' : String(ms);
+    const reply = await this.steered(() =>
+      this.commands.setRetention({
+        completedCount: count(completed.count),
+        completedAgeMs: age(completed.ageMs),
+        deadCount: count(dead.count),
+        deadAgeMs: age(dead.ageMs),
+      }),
+    );
+    return retentionReply(reply);
+  }
+
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
 
   /**
@@ -306,8 +380,10 @@ export class Queue {
 
   /**
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
-   * under `token` (a random UUID when omitted). Null when no group is serviceable.
-   * Script: `claim-7.lua` (the seed's @gclaim).
+   * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
+   * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
+   * serviceable, or while the queue is paused ({@link pauseQueue}).
+   * Script: `claim-10.lua` (the seed's @gclaim).
    */
   async claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
@@ -318,13 +394,16 @@ export class Queue {
       leaseMs,
       token,
       defaultMaxAttempts: Defaults.maxAttempts,
+      promoteBatch: Defaults.promoteBatch,
     });
     return decodeClaims(this.name, reply, [token])[0] ?? null;
   }
 
   /**
-   * Complete active job `id` leased under `token`: its permit is released and the job hash
-   * deleted. Returns the job as it was, state COMPLETED. Script: `complete-9.lua`.
+   * Complete active job `id` leased under `token`: its permit is released, and the job is kept
+   * by the queue's completed retention (state COMPLETED with finishedAt, listed in `completed`,
+   * the oldest past the policy trimmed) or, with retention count 0, its hash deleted. Returns
+   * the job as it was, state COMPLETED, the same either way. Script: `complete-11.lua`.
    * @throws RingmasterError BAD_USER_INPUT (a malformed token, checked before the id),
    *   JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
    */
@@ -339,7 +418,10 @@ export class Queue {
    * script and one round trip: each completion as {@link complete}, in order, then up to
    * `claim` claims as {@link claim}, until nothing is serviceable. The claims happen whatever
    * the completions' answers (the caller's slots are free either way). A busy worker sends one
-   * call per batch of jobs, not one per job. Script: `completeAndClaim-8.lua`.
+   * call per batch of jobs, not one per job. The completed jobs are kept or deleted by the
+   * queue's completed retention (as {@link complete}); before claiming, up to
+   * `Defaults.promoteBatch` due delayed jobs are promoted; a paused queue claims nothing.
+   * Script: `completeAndClaim-11.lua`.
    * @param completions up to 1,000 `{ id, token }`; an id that is not a decimal string is
    *   answered JOB_NOT_FOUND without being sent
    * @param options.claim jobs to claim (count, 0..1,000; default 1)
@@ -348,7 +430,7 @@ export class Queue {
    * @returns `refused`: per completion, null when it completed, else the RingmasterError
    *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
    *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
-   *   `claim` when the ring ran out)
+   *   `claim` when the ring ran out); `nextRunAt`: see {@link CompleteAndClaimResult}
    * @throws RingmasterError BAD_USER_INPUT for a bad token, count or leaseMs (nothing is done)
    */
   async completeAndClaim(
@@ -388,12 +470,13 @@ export class Queue {
         refused.push(error as RingmasterError);
       }
     }
-    const [finishedAt, statuses, claimedAt, leaseUntil, claimed] =
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
       await this.commands.completeAndClaim({
         completions: sent,
         claimTokens: tokens,
         leaseMs,
         defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
       });
     statuses.forEach((status, j) => {
       const c = sent[j] as { id: string };
@@ -403,6 +486,7 @@ export class Queue {
       refused,
       finishedAt,
       claimed: decodeClaims(this.name, [claimedAt, leaseUntil, claimed], tokens),
+      nextRunAt: nextRunAt ?? null,
     };
   }
 
@@ -695,7 +779,7 @@ export class Queue {
   /**
    * One moment of the queue: the ring, the totals, the counters, a page of groups (as
    * {@link groups} pages them) and the groups named in `ids`, all read by one script
-   * (`readSnapshot-8.lua`), so no claim or steering call lands between two of the reads and
+   * (`readSnapshot-10.lua`), so no claim or steering call lands between two of the reads and
    * every part agrees with every other. O(ring + page + ids). The admin console's
    * one source for what it shows at a moment.
    * @param options.first page size 1..500 (default 50)
@@ -729,7 +813,7 @@ export class Queue {
         : prefix === null
           ? '-'
           : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats] =
+    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused] =
       (await this.commands.readSnapshot({
         first,
         min,
@@ -742,9 +826,10 @@ export class Queue {
     for (let i = 0; i + 1 < flatStats.length; i += 2) {
       stats[flatStats[i] as string] = flatStats[i + 1] as string;
     }
-    const [groups, paused, active, dead] = cards;
+    const [groups, paused, active, dead, completed] = cards;
     return {
       at: Number(at),
+      paused: queuePaused === 1,
       ring,
       counts: {
         groups,
@@ -752,8 +837,10 @@ export class Queue {
         paused,
         saturated: parseCount(stats.saturated),
         pending: parseCount(stats.pending),
+        delayed: parseCount(stats.delayed),
         active,
         dead,
+        completed,
       },
       stats: statsFrom(stats),
       page: {
@@ -795,16 +882,20 @@ export class Queue {
     return this.readGroups(ids);
   }
 
-  /** Queue-wide totals, O(1): counters and cardinalities, never a scan. */
+  /**
+   * Queue-wide totals, O(1): counters and cardinalities, never a scan. `delayed` is the stats
+   * total; `dead` and `completed` count the jobs retained (ZCARD `dead`, `completed`).
+   */
   async counts(): Promise<QueueCounts> {
     const k = this.keys;
-    const [groups, onRing, paused, stats, active, dead] = await Promise.all([
+    const [groups, onRing, paused, stats, active, dead, completed] = await Promise.all([
       this.redis.zcard(k.groups),
       this.redis.llen(k.ring),
       this.redis.scard(k.paused),
-      this.redis.hmget(k.stats, 'saturated', 'pending'),
+      this.redis.hmget(k.stats, 'saturated', 'pending', 'delayed'),
       this.redis.zcard(k.active),
       this.redis.zcard(k.dead),
+      this.redis.zcard(k.completed),
     ]);
     return {
       groups,
@@ -812,8 +903,37 @@ export class Queue {
       paused,
       saturated: parseCount(stats[0]),
       pending: parseCount(stats[1]),
+      delayed: parseCount(stats[2]),
       active,
       dead,
+      completed,
+    };
+  }
+
+  /**
+   * RUNNING, or PAUSED between {@link pauseQueue} and {@link resumeQueue} (`paused` in
+   * `P:{Q}:settings`). O(1); registers nothing.
+   */
+  async state(): Promise<QueueState> {
+    return (await this.redis.hget(this.keys.settings, 'paused')) === '1' ? 'PAUSED' : 'RUNNING';
+  }
+
+  /**
+   * The queue's retention of completed and dead jobs (`P:{Q}:settings`), the defaults
+   * (`Defaults.completedRetention`, `Defaults.deadRetention`) where none is set; read as the
+   * scripts read it. O(1); registers nothing.
+   */
+  async retention(): Promise<QueueRetention> {
+    const [completedCount, completedAgeMs, deadCount, deadAgeMs] = await this.redis.hmget(
+      this.keys.settings,
+      'completedCount',
+      'completedAgeMs',
+      'deadCount',
+      'deadAgeMs',
+    );
+    return {
+      completed: retentionFrom(Defaults.completedRetention, completedCount, completedAgeMs),
+      dead: retentionFrom(Defaults.deadRetention, deadCount, deadAgeMs),
     };
   }
 
@@ -1020,6 +1140,19 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
     dead: parseCount(s.dead),
     removed: parseCount(s.removed),
     requeued: parseCount(s.requeued),
+  };
+}
+
+/** {@link QueueRetention} from `setRetention-1.lua`'s reply. */
+function retentionReply([
+  completedCount,
+  completedAgeMs,
+  deadCount,
+  deadAgeMs,
+]: RetentionReply): QueueRetention {
+  return {
+    completed: { count: Number(completedCount), ageMs: completedAgeMs ?? null },
+    dead: { count: Number(deadCount), ageMs: deadAgeMs ?? null },
   };
 }
 

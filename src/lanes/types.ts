@@ -54,6 +54,23 @@ export interface QueueRetention {
 }
 
 /**
+ * A change to one retention policy (`Queue.setRetention`): a field left out keeps what the
+ * queue has (the default where nothing was set).
+ */
+export interface RetentionChange {
+  /** Jobs kept, an integer 0..1,000,000 (0: none; completed jobs are then deleted at once). */
+  readonly count?: number;
+  /** The longest a job is kept, ms, an integer 1..31,536,000,000 (365 days); null: no age bound. */
+  readonly ageMs?: number | null;
+}
+
+/**
+ * Whether a queue's claims run (`Queue.state`): PAUSED after `Queue.pauseQueue`, until
+ * `Queue.resumeQueue` — no group is served, completions and everything else go on.
+ */
+export type QueueState = 'RUNNING' | 'PAUSED';
+
+/**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
  * active >= limit; else READY if it has pending work; else IDLE (DESIGN.md §4).
  */
@@ -127,12 +144,18 @@ export interface GroupPage {
 export interface QueueCounts {
   readonly groups: number;
   readonly onRing: number;
+  /** Paused groups (the queue's own pause is `QueueSnapshot.paused` / `Queue.state`). */
   readonly paused: number;
   /** Groups with a limit and active >= limit, paused or not. */
   readonly saturated: number;
   readonly pending: number;
+  /** Jobs waiting for their run-at time (`stats.delayed`). */
+  readonly delayed: number;
   readonly active: number;
+  /** Dead jobs retained (ZCARD `dead`). */
   readonly dead: number;
+  /** Completed jobs retained by the queue's completed retention (ZCARD `completed`). */
+  readonly completed: number;
 }
 
 /** Event counters of `P:{Q}:stats` since the queue was created (counts). */
@@ -196,6 +219,8 @@ export interface JobActionResult {
 export interface QueueSnapshot {
   /** When it was read (ms since the epoch, Redis clock). */
   readonly at: number;
+  /** The queue is paused (`Queue.pauseQueue`): nothing is claimed, the ring stands as it is. */
+  readonly paused: boolean;
   /** The ring, head first. */
   readonly ring: string[];
   readonly counts: QueueCounts;

@@ -29,6 +29,10 @@ export const Limits = {
   maxActionLimit: 1_000,
   /** Job ids one operator action may name. */
   maxActionIds: 1_000,
+  /** Completed or dead jobs a queue may retain (count). */
+  maxRetentionCount: 1_000_000,
+  /** The longest a retention policy may keep a job (ms): 365 days. */
+  maxRetentionAgeMs: 31_536_000_000,
   /**
    * The longest delay (ms): 30 days — an enqueue's delayMs, how far its runAt may be from the
    * Redis clock's now, a retry's delayMs, a backoff's delayMs and maxDelayMs.
@@ -342,3 +346,39 @@ export const jobCursor = {
     return { score, id };
   },
 };
+/**
+ * A change to a retention policy (`Queue.setRetention`'s `completed` or `dead`, named by
+ * `argument`, the argument every refusal names): an object with `count` (an integer
+ * 0..1,000,000) and/or `ageMs` (an integer 1..31,536,000,000, or null for no age bound); a field
+ * left out (or undefined) is not changed. Returns the fields given.
+ */
+export function retentionChange(
+  argument: string,
+  value: unknown,
+): { count?: number; ageMs?: number | null } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badInput(argument, 'must be an object { count, ageMs }');
+  }
+  const given = value as Record<string, unknown>;
+  for (const field of Object.keys(given)) {
+    if (field !== 'count' && field !== 'ageMs') {
+      throw badInput(argument, `has no field ${JSON.stringify(field.slice(0, 64))}`);
+    }
+  }
+  const integer = (field: string, v: unknown, min: number, max: number): number => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      throw badInput(argument, `${field} must be an integer from ${min} to ${max}`);
+    }
+    return v;
+  };
+  const out: { count?: number; ageMs?: number | null } = {};
+  if (given.count !== undefined) {
+    out.count = integer('count', given.count, 0, Limits.maxRetentionCount);
+  }
+  if (given.ageMs === null) {
+    out.ageMs = null;
+  } else if (given.ageMs !== undefined) {
+    out.ageMs = integer('ageMs', given.ageMs, 1, Limits.maxRetentionAgeMs);
+  }
+  return out;
+}

@@ -38,6 +38,9 @@ import {
   QUEUE,
   QUEUE_NAMES,
   REAP_BATCHES,
+  RETENTION_AGES,
+  RETENTION_COUNTS,
+  RETENTION_POLICIES,
   RUN_ATS,
   TOKENS,
   UNREMOVABLE_STATES,
@@ -205,6 +208,15 @@ const cases: Case[] = [
   ['removeJobs all PENDING', () => ctx.q.removeJobs({ all: true, state: 'PENDING' }), BAD],
   ['jobs PENDING without a group', () => ctx.q.jobs({ state: 'PENDING' }), BAD],
   ['jobs without options', () => ctx.q.jobs(any(undefined)), BAD],
+  ...each(RETENTION_POLICIES, 'setRetention completed', (v) =>
+    ctx.q.setRetention({ completed: any(v) }),
+  ),
+  ...each(RETENTION_COUNTS, 'setRetention completed.count', (v) =>
+    ctx.q.setRetention({ completed: { count: any(v) } }),
+  ),
+  ...each(RETENTION_AGES, 'setRetention dead.ageMs', (v) =>
+    ctx.q.setRetention({ dead: { ageMs: any(v) } }),
+  ),
   ...JOB_IDS.flatMap((bad) => [
     ...each([bad], 'complete id', (v) => ctx.q.complete(any(v), ctx.active.token as string)),
     ...each([bad], 'retry id', (v) => ctx.q.retry(any(v), ctx.active.token as string)),

@@ -23,6 +23,8 @@ const EXPECTED = [
   'enqueue',
   'extendLease',
   'pause',
+  // the queue's own pause (issue 16): claims stop for every group, the rota untouched
+  'pauseQueue',
   // a delayed job to its lane now, an operator's action (issue 16)
   'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
@@ -42,8 +44,11 @@ const EXPECTED = [
   'removeJobs',
   'requeueDead',
   'resume',
+  'resumeQueue',
   'retry',
   'setLimit',
+  // a queue's retention of completed and dead jobs (issue 16)
+  'setRetention',
 ];
 
 describe('scripts', () => {
