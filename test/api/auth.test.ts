@@ -1,6 +1,6 @@
 /**
  * DESIGN.md §6 Auth, with AUTH_TOKENS set: every operation (each query field, each mutation,
- * both subscriptions) for every caller (no token, an unknown token, read, worker, admin) on
+ * each subscription) for every caller (no token, an unknown token, read, worker, admin) on
  * every transport — HTTP, SSE and graphql-ws. A missing or unknown token is UNAUTHENTICATED
  * (HTTP 401; a WebSocket is closed at connection_init with 4403), a role below the operation's
  * is FORBIDDEN, and a refused call changes nothing in Redis (every key's DUMP compared).
