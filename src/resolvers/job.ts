@@ -1,7 +1,14 @@
-/** Job operations (worker role): thin calls into the engine (DESIGN.md §4 `Mutation`). */
+/** Job operations (worker role) and job reads: thin calls into the engine (DESIGN.md §4). */
 
 import type { Context } from '../context.js';
-import type { Job } from '../lanes/index.js';
+import type {
+  BackoffPolicy,
+  BackoffPolicyInput,
+  Job,
+  JobError,
+  PromotedJob,
+  Queue,
+} from '../lanes/index.js';
 
 interface JobArgs {
   queue: string;
@@ -9,6 +16,29 @@ interface JobArgs {
   token: string;
 }
 
+/** `BackoffInput` as GraphQL gives it: absent and null fields alike. */
+export interface BackoffArg {
+  type: 'FIXED' | 'EXPONENTIAL';
+  delayMs: number;
+  maxDelayMs?: number | null | undefined;
+  jitter?: number | null | undefined;
+}
+
+/** A GraphQL backoff input as the engine takes it (null fields: the defaults). */
+function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
+  if (b == null) return undefined;
+  return {
+    type: b.type,
+    delayMs: b.delayMs,
+    ...(b.maxDelayMs == null ? {} : { maxDelayMs: b.maxDelayMs }),
+    ...(b.jitter == null ? {} : { jitter: b.jitter }),
+  };
+}
+
+/**
+ * `enqueue`: a job in its group's lane, or DELAYED with `delayMs` / `runAt` (a DateTime: its ms
+ * on the Redis clock). The engine judges every argument (BAD_USER_INPUT) before Redis.
+ */
 export const enqueue = (
   ctx: Context,
   a: {
@@ -17,11 +47,17 @@ export const enqueue = (
     payload?: unknown;
     maxAttempts?: number | null | undefined;
     key?: string | null | undefined;
+    delayMs?: number | null | undefined;
+    runAt?: Date | null | undefined;
+    backoff?: BackoffArg | null | undefined;
   },
 ): Promise<Job> =>
   ctx.engine.queue(a.queue).enqueue(a.group, a.payload, {
     maxAttempts: a.maxAttempts ?? undefined,
     key: a.key ?? undefined,
+    delayMs: a.delayMs ?? undefined,
+    runAt: a.runAt == null ? undefined : a.runAt.getTime(),
+    backoff: backoffOf(a.backoff),
   });
 
 export const claim = (
@@ -32,12 +68,92 @@ export const claim = (
 export const complete = (ctx: Context, a: JobArgs): Promise<Job> =>
   ctx.engine.queue(a.queue).complete(a.id, a.token);
 
-export const retry = (ctx: Context, a: JobArgs): Promise<Job> =>
-  ctx.engine.queue(a.queue).retry(a.id, a.token);
+/** `retry`: the failed attempt recorded (`error`, `stack`), the job back after its wait. */
+export const retry = (
+  ctx: Context,
+  a: JobArgs & {
+    error?: string | null | undefined;
+    stack?: string | null | undefined;
+    delayMs?: number | null | undefined;
+  },
+): Promise<Job> =>
+  ctx.engine.queue(a.queue).retry(a.id, a.token, {
+    error: a.error ?? undefined,
+    stack: a.stack ?? undefined,
+    delayMs: a.delayMs ?? undefined,
+  });
+
+/**
+ * `promoteJob` (admin): a DELAYED job to its lane now; any other job is answered unchanged.
+ * @throws RingmasterError JOB_NOT_FOUND when there is no such job
+ */
+export const promoteJob = (ctx: Context, a: { queue: string; id: string }): Promise<PromotedJob> =>
+  ctx.engine.queue(a.queue).promote(a.id);
 
 export const extendLease = (ctx: Context, a: JobArgs & { leaseMs: number }): Promise<Job> =>
   ctx.engine.queue(a.queue).extendLease(a.id, a.token, a.leaseMs);
 
+/**
+ * `Queue.job(id)`: the job with its errors and backoff, or null when there is no such job
+ * (never was, or gone: completed without retention, trimmed, removed). An id that is not a
+ * decimal string names no job, so it reads as null too (the engine's `Queue.job`).
+ */
+export const job = (q: Queue, id: string): Promise<Job | null> => q.job(id);
+
+/** A time the engine keeps in ms (Redis clock) as a `DateTime`; null stays null. */
+export const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
 /** `Job.leaseUntil` as a Date (the engine keeps ms). */
-export const leaseUntil = (job: Job): Date | null =>
-  job.leaseUntil === null ? null : new Date(job.leaseUntil);
+export const leaseUntil = (j: Job): Date | null => date(j.leaseUntil);
+
+/**
+ * Jobs read again by id for the fields a job from a list or a job script lacks (`errors`,
+ * `backoff`), once per job per execution: a page of 500 jobs asking for `errors` costs one
+ * read per job, however many fields and aliases ask. An execution is a request's context for a
+ * query or mutation; for a subscription, whose context lives as long as it does, the event being
+ * executed (its root value), so every event reads the job as it is then.
+ */
+const rereadByExecution = new WeakMap<object, Map<string, Promise<Job | null>>>();
+
+function reread(ctx: Context, j: Job, rootValue: unknown): Promise<Job | null> {
+  const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
+  let byJob = rereadByExecution.get(execution);
+  if (!byJob) {
+    byJob = new Map();
+    rereadByExecution.set(execution, byJob);
+  }
+  const key = `${j.queue}\u0000${j.id}`;
+  let read = byJob.get(key);
+  if (!read) {
+    read = ctx.engine.queue(j.queue).job(j.id);
+    byJob.set(key, read);
+  }
+  return read;
+}
+
+/**
+ * `Job.errors`: its failed attempts, newest first. Taken from the job when it was read with
+ * them (`Queue.job`, `jobChanged`); else read by id. A job gone by then (completed without
+ * retention) has none to show: [].
+ */
+export async function errors(
+  ctx: Context,
+  j: Job,
+  rootValue: unknown,
+): Promise<readonly JobError[]> {
+  if (j.errors !== undefined) return j.errors;
+  return (await reread(ctx, j, rootValue))?.errors ?? [];
+}
+
+/**
+ * `Job.backoff`: its retry policy, or null for none. Taken from the job when it was read with it;
+ * else (a job from a claim script) read by id; null for a job gone by then.
+ */
+export async function backoff(
+  ctx: Context,
+  j: Job,
+  rootValue: unknown,
+): Promise<BackoffPolicy | null> {
+  if (j.backoff !== undefined) return j.backoff;
+  return (await reread(ctx, j, rootValue))?.backoff ?? null;
+}

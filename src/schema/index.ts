@@ -12,6 +12,8 @@ import './ring.js';
 import './audit.js';
 import './viewer.js';
 import './snapshot.js';
+import './jobs.js';
+import './actions.js';
 
 builder.mutationType({});
 

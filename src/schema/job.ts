@@ -1,11 +1,91 @@
-/** `Job`, `JobState` and the job mutations of the worker role (DESIGN.md §4). */
-import { Defaults, type Job } from '../lanes/index.js';
+/**
+ * `Job`, `JobState`, `JobError`, `Backoff` and the job mutations of the worker role
+ * (DESIGN.md §4).
+ */
+import { type BackoffPolicy, Defaults, type Job, type JobError } from '../lanes/index.js';
 import * as resolve from '../resolvers/job.js';
+import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
 
 export const JobStateRef = builder.enumType('JobState', {
   values: ['PENDING', 'DELAYED', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
 });
+
+export const BackoffTypeRef = builder.enumType('BackoffType', {
+  description:
+    'FIXED waits `delayMs` after every failed attempt; EXPONENTIAL waits `delayMs × 2^(attempt − 1)`, capped at `maxDelayMs`.',
+  values: ['FIXED', 'EXPONENTIAL'] as const,
+});
+
+export const BackoffRef = builder.objectRef<BackoffPolicy>('Backoff').implement({
+  description:
+    'How long a failed attempt with attempts left waits before the job returns to its lane (it waits DELAYED).',
+  fields: (t) => ({
+    type: t.field({ type: BackoffTypeRef, resolve: (b) => b.type }),
+    delayMs: t.field({
+      type: 'SafeInt',
+      description: 'The wait after a failed attempt (ms, up to 30 days).',
+      resolve: (b) => b.delayMs,
+    }),
+    maxDelayMs: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description: 'The longest wait (ms); null = no cap.',
+      resolve: (b) => b.maxDelayMs,
+    }),
+    jitter: t.exposeFloat('jitter', {
+      description: '0..1: the wait is drawn uniformly from [wait × (1 − jitter), wait].',
+    }),
+  }),
+});
+
+export const JobErrorRef = builder.objectRef<JobError>('JobError').implement({
+  description: 'One failed attempt of a job.',
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', { description: 'The attempt that failed (1 for the first).' }),
+    at: t.field({
+      type: 'DateTime',
+      description: 'When it failed (Redis clock).',
+      resolve: (e) => new Date(e.at),
+    }),
+    message: t.exposeString('message', {
+      description: "The error's message (at most 1,024 characters); 'lease expired' when reaped.",
+    }),
+    stack: t.exposeString('stack', {
+      nullable: true,
+      description: 'Its stack (at most 8,192 characters), or null when none was given.',
+    }),
+  }),
+});
+
+const BackoffInputRef = builder.inputType('BackoffInput', {
+  description:
+    'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
+  fields: (t) => ({
+    type: t.field({ type: BackoffTypeRef, required: true }),
+    delayMs: t.field({
+      type: 'SafeInt',
+      required: true,
+      description: 'ms, 0..2,592,000,000 (30 days).',
+    }),
+    maxDelayMs: t.field({
+      type: 'SafeInt',
+      description: 'The longest wait (ms), delayMs..2,592,000,000; null = no cap (30 days).',
+    }),
+    jitter: t.float({
+      description: '0..1 (default 0): the wait is cut by up to this fraction, at random.',
+    }),
+  }),
+});
+
+/** A time field of a job: ms (Redis clock) in the engine, `DateTime` here. */
+const time = (description: string, pick: (j: Job) => number | null) =>
+  ({
+    type: 'DateTime',
+    nullable: true,
+    description,
+    resolve: (j: Job) => resolve.date(pick(j)),
+  }) as const;
 
 export const JobRef = builder.objectRef<Job>('Job').implement({
   description: 'One unit of work, belonging to exactly one group.',
@@ -26,6 +106,30 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description: 'When the lease expires (Redis clock) while ACTIVE.',
       resolve: resolve.leaseUntil,
     }),
+    maxAttempts: t.exposeInt('maxAttempts', {
+      description: 'Claims allowed; a failed attempt at this count makes the job DEAD.',
+    }),
+    enqueuedAt: t.field(time('When it was enqueued (Redis clock).', (j) => j.enqueuedAt)),
+    runAt: t.field(time('When it runs (Redis clock) while DELAYED; else null.', (j) => j.runAt)),
+    claimedAt: t.field(time('When it was last claimed (Redis clock).', (j) => j.claimedAt)),
+    finishedAt: t.field(
+      time('When it completed or died (Redis clock); null before.', (j) => j.finishedAt),
+    ),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: "Why the last attempt failed (the worker's error, or 'lease expired').",
+    }),
+    errors: t.field({
+      type: [JobErrorRef],
+      description: `Its failed attempts, newest first (the last ${Defaults.errorsKept}).`,
+      resolve: (j, _args, ctx, info) => resolve.errors(ctx, j, info.rootValue),
+    }),
+    backoff: t.field({
+      type: BackoffRef,
+      nullable: true,
+      description: 'Its retry policy; null = a failed attempt returns to its lane at once.',
+      resolve: (j, _args, ctx, info) => resolve.backoff(ctx, j, info.rootValue),
+    }),
   }),
 });
 
@@ -38,7 +142,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { worker: true },
     description:
-      "Add a job to the tail of its group's lane. With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
+      "Add a job to the tail of its group's lane, or DELAYED until its run-at time (`delayMs` or `runAt`). With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
     args: {
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
@@ -46,7 +150,21 @@ builder.mutationFields((t) => ({
       maxAttempts: t.arg.int({ defaultValue: Defaults.maxAttempts }),
       key: t.arg.string({
         description:
-          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload or maxAttempts. Without a key, an enqueue retried after a lost reply adds a second job.',
+          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload, maxAttempts, delay or backoff. Without a key, an enqueue retried after a lost reply adds a second job.',
+      }),
+      delayMs: t.arg({
+        type: 'SafeInt',
+        description:
+          'Run no sooner than this many ms from now (Redis clock), 0..2,592,000,000 (30 days): the job waits DELAYED. Not with `runAt`.',
+      }),
+      runAt: t.arg({
+        type: 'DateTime',
+        description:
+          'Run no sooner than this time (Redis clock), within 30 days of now (BAD_USER_INPUT `runAt` otherwise); a time past runs at once. Not with `delayMs`.',
+      }),
+      backoff: t.arg({
+        type: BackoffInputRef,
+        description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
@@ -78,11 +196,24 @@ builder.mutationFields((t) => ({
     type: JobRef,
     nullable: true,
     authScopes: { worker: true },
-    description: 'Give an active job back to the front of its lane (or dead at maxAttempts).',
+    description:
+      'Give an active job back after a failed attempt: recorded in its `errors` (and `lastError`), then DEAD at maxAttempts, else after its wait (`delayMs`, or its backoff policy) DELAYED, or at the front of its lane when there is no wait.',
     args: {
       queue: t.arg.string({ required: true }),
       id: t.arg.id({ required: true }),
       token: t.arg.string({ required: true }),
+      error: t.arg.string({
+        description:
+          "Why it failed: its `lastError` and its errors entry's message (cut to 1,024 characters).",
+      }),
+      stack: t.arg.string({
+        description: "The failure's stack, kept in its errors entry (cut to 8,192 characters).",
+      }),
+      delayMs: t.arg({
+        type: 'SafeInt',
+        description:
+          'Wait this long (ms, 0..2,592,000,000) before it runs again, overriding its backoff policy; 0 = at once.',
+      }),
     },
     resolve: (_root, args, ctx) => resolve.retry(ctx, { ...args, id: String(args.id) }),
   }),
@@ -98,5 +229,28 @@ builder.mutationFields((t) => ({
       leaseMs: t.arg.int({ required: true }),
     },
     resolve: (_root, args, ctx) => resolve.extendLease(ctx, { ...args, id: String(args.id) }),
+  }),
+  promoteJob: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { admin: true },
+    description:
+      'Run a DELAYED job now: it goes to its lane at its FIFO place (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job.',
+    args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      resolve.promoteJob(ctx, { queue: args.queue, id: String(args.id) }),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  jobChanged: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { read: true },
+    description:
+      'The job as it is now, then whenever its state, attempts, lease, run-at time or last error changes. Completes after the job is COMPLETED or DEAD, or after null: the job is gone (completed without retention, trimmed or removed) or never was. An id that is not a decimal string is JOB_NOT_FOUND.',
+    args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => jobChanged(ctx, args.queue, String(args.id)),
+    resolve: (job) => job,
   }),
 }));

@@ -1,6 +1,6 @@
 /**
  * DESIGN.md §6 Auth, with AUTH_TOKENS set: every operation (each query field, each mutation,
- * both subscriptions) for every caller (no token, an unknown token, read, worker, admin) on
+ * each subscription) for every caller (no token, an unknown token, read, worker, admin) on
  * every transport — HTTP, SSE and graphql-ws. A missing or unknown token is UNAUTHENTICATED
  * (HTTP 401; a WebSocket is closed at connection_init with 4403), a role below the operation's
  * is FORBIDDEN, and a refused call changes nothing in Redis (every key's DUMP compared).
@@ -15,17 +15,30 @@ import {
   ClaimDocument,
   ClearLimitDocument,
   CompleteDocument,
+  EnqueueDelayedDocument,
   EnqueueDocument,
   ExtendLeaseDocument,
   GroupChangedDocument,
+  GroupJobsDocument,
   GroupsPageDocument,
+  JobByIdDocument,
+  JobChangedDocument,
   PauseGroupDocument,
+  PauseQueueDocument,
+  PromoteJobDocument,
+  PurgeGroupDocument,
+  QueueJobsDocument,
   QueueOverviewDocument,
   QueuesDocument,
+  QueueTotalsDocument,
+  RemoveJobsDocument,
+  RequeueDeadJobsDocument,
   ResumeGroupDocument,
+  ResumeQueueDocument,
   RetryDocument,
   RingChangedDocument,
   SetLimitDocument,
+  SetRetentionDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -77,6 +90,8 @@ afterAll(async () => {
 /** An operation of DESIGN.md §4, the least role it needs, and how to make it succeed. */
 interface Operation {
   readonly field: string;
+  /** What the test names it by, when `field` is not enough (a second query of `queue`). */
+  readonly name?: string;
   readonly kind: 'query' | 'mutation' | 'subscription';
   readonly role: Role;
   /** Set up the state the operation needs (through the engine) and return the request. */
@@ -106,6 +121,16 @@ const OPERATIONS: Operation[] = [
     kind: 'query',
     role: 'read',
     prepare: async (queue) => ({ query: print(GroupsPageDocument), variables: { queue } }),
+  },
+  {
+    field: 'queue',
+    name: 'queue.job',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(JobByIdDocument), variables: { queue, id } };
+    },
   },
   {
     field: 'queues',
@@ -199,6 +224,127 @@ const OPERATIONS: Operation[] = [
     },
   },
   {
+    field: 'promoteJob',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g', null, { delayMs: 3_600_000 });
+      return { query: print(PromoteJobDocument), variables: { queue, id } };
+    },
+  },
+  {
+    field: 'retry',
+    name: 'retry with error, stack and delayMs',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      // Its answer selects no `errors { stack }`: the leak check refuses any body saying "stack".
+      return {
+        query:
+          'mutation($queue: String!, $id: ID!, $token: String!, $error: String, $trace: String, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, error: $error, stack: $trace, delayMs: $delayMs) { id state lastError } }',
+        variables: { queue, id: job.id, token: job.token, error: 'e', trace: 's', delayMs: 1_000 },
+      };
+    },
+  },
+  {
+    field: 'enqueue',
+    name: 'enqueue with delayMs and backoff',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => ({
+      query: print(EnqueueDelayedDocument),
+      variables: { queue, group: 'g', delayMs: 60_000, backoff: { type: 'FIXED', delayMs: 1 } },
+    }),
+  },
+  {
+    field: 'queue',
+    name: 'queue.jobs',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g', null, { delayMs: 60_000 });
+      return { query: print(QueueJobsDocument), variables: { queue, state: 'DELAYED' } };
+    },
+  },
+  {
+    field: 'queue',
+    name: 'queue.group.jobs',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return {
+        query: print(GroupJobsDocument),
+        variables: { queue, group: 'g', state: 'PENDING' },
+      };
+    },
+  },
+  {
+    field: 'queue',
+    name: 'queue.state, retention, counts, stats',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => ({ query: print(QueueTotalsDocument), variables: { queue } }),
+  },
+  {
+    field: 'requeueDeadJobs',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const q = engine().queue(queue);
+      const { id } = await q.enqueue('g', null, { maxAttempts: 1 });
+      const job = await q.claim();
+      await q.retry(id, job?.token as string, 'died');
+      return { query: print(RequeueDeadJobsDocument), variables: { queue, ids: [id] } };
+    },
+  },
+  {
+    field: 'removeJobs',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(RemoveJobsDocument), variables: { queue, ids: [id] } };
+    },
+  },
+  {
+    field: 'purgeGroup',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(PurgeGroupDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'pauseQueue',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(PauseQueueDocument), variables: { queue } };
+    },
+  },
+  {
+    field: 'resumeQueue',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue();
+      return { query: print(ResumeQueueDocument), variables: { queue } };
+    },
+  },
+  {
+    field: 'setRetention',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetRetentionDocument),
+      variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
+    }),
+  },
+  {
     field: 'ringChanged',
     kind: 'subscription',
     role: 'read',
@@ -216,6 +362,15 @@ const OPERATIONS: Operation[] = [
       return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
     },
   },
+  {
+    field: 'jobChanged',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(JobChangedDocument), variables: { queue, id } };
+    },
+  },
 ];
 
 /** What an allowed call must have answered: the field's value, not null, and no error. */
@@ -227,6 +382,7 @@ function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown
     expect(data?.ringChanged).toMatchObject({ ring: ['g'], reason: 'SNAPSHOT' });
   }
   if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
+  if (op.field === 'jobChanged') expect(data?.jobChanged).toMatchObject({ state: 'PENDING' });
 }
 
 /** The single error of a refused call, checked for its code and for leaks. */
@@ -247,7 +403,7 @@ const verdict = (op: Operation, caller: Caller) =>
       : 'allowed';
 
 const label = (op: Operation, i: number) =>
-  `${op.kind} ${op.field}${OPERATIONS.findIndex((o) => o.field === op.field) === i ? '' : ' (groups)'}`;
+  `${op.kind} ${op.name ?? op.field}${OPERATIONS.findIndex((o) => o.field === op.field && o.name === op.name) === i ? '' : ' (groups)'}`;
 
 describe.each(['http', 'sse', 'ws'] as const)('over %s', (transport) => {
   /** Send `request` as `caller` on this transport, normalised to one response shape. */

@@ -11,12 +11,20 @@
 import { describe, expect, it } from 'vitest';
 import { type Job, Limits } from '../../src/lanes/index.js';
 import {
+  ACTION_IDS,
+  ACTION_LIMITS,
+  BACKOFFS,
   type BadValue,
   b64,
   CURSORS,
+  DECIMAL_NOT_FOUND,
+  DELAYS,
+  FAILURE_TEXTS,
   FIRSTS,
   GROUP_IDS,
+  JOB_CURSORS,
   JOB_IDS,
+  JOB_STATES,
   LEASES,
   LIMITS,
   LITERAL_MUTATIONS,
@@ -27,7 +35,12 @@ import {
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
+  RETENTION_AGES,
+  RETENTION_COUNTS,
+  RETENTION_POLICIES,
+  RUN_AT_TEXTS,
   TOKENS,
+  UNREMOVABLE_STATES,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -105,13 +118,22 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts) { id } }',
-    valid: () => ({ queue: QUEUE, group: 'c', payload: { ok: true }, maxAttempts: 2 }),
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff) { id } }',
+    valid: () => ({
+      queue: QUEUE,
+      group: 'c',
+      payload: { ok: true },
+      maxAttempts: 2,
+      backoff: { type: 'EXPONENTIAL', delayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
+    }),
     bad: {
       queue: QUEUE_NAMES,
       group: GROUP_IDS,
       payload: PAYLOADS,
       maxAttempts: MAX_ATTEMPTS,
+      delayMs: DELAYS,
+      runAt: RUN_AT_TEXTS,
+      backoff: BACKOFFS,
     },
   },
   {
@@ -122,15 +144,45 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
     bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
   },
-  ...(['complete', 'retry'] as const).map(
-    (name): Field => ({
-      name: `Mutation.${name}`,
-      kind: 'mutation',
-      document: `mutation($queue: String!, $id: ID!, $token: String!) { ${name}(queue: $queue, id: $id, token: $token) { id state } }`,
-      valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
-      bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+  {
+    name: 'Mutation.complete',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!) { complete(queue: $queue, id: $id, token: $token) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+  },
+  {
+    name: 'Mutation.retry',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!, $error: String, $failureStack: String, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, error: $error, stack: $failureStack, delayMs: $delayMs) { id state } }',
+    valid: () => ({
+      queue: QUEUE,
+      id: seeded.active.id,
+      token: seeded.active.token,
+      error: 'failed',
+      // Not `$stack`: a refusal echoes the variable's name, and no body may say "stack" (§5).
+      failureStack: 'Error: failed',
+      delayMs: 1_000,
     }),
-  ),
+    bad: {
+      queue: QUEUE_NAMES,
+      id: JOB_IDS,
+      token: TOKENS,
+      error: FAILURE_TEXTS,
+      failureStack: FAILURE_TEXTS,
+      delayMs: DELAYS,
+    },
+  },
+  {
+    name: 'Mutation.promoteJob',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!) { promoteJob(queue: $queue, id: $id) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS },
+  },
   {
     name: 'Mutation.extendLease',
     kind: 'mutation',
@@ -150,11 +202,126 @@ const FIELDS: Field[] = [
     },
   },
   {
+    name: 'Queue.jobs',
+    kind: 'query',
+    document:
+      'query($queue: String!, $state: JobState!, $group: String, $first: Int, $after: String) { queue(name: $queue) { jobs(state: $state, group: $group, first: $first, after: $after) { totalCount edges { cursor } } } }',
+    valid: () => ({ queue: QUEUE, state: 'DEAD', first: 2 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      state: JOB_STATES,
+      group: GROUP_IDS.filter((v) => v !== NULL),
+      first: FIRSTS,
+      after: JOB_CURSORS,
+    },
+  },
+  {
+    name: 'Group.jobs',
+    kind: 'query',
+    document:
+      'query($queue: String!, $id: String!, $state: JobState!, $first: Int, $after: String) { queue(name: $queue) { group(id: $id) { jobs(state: $state, first: $first, after: $after) { totalCount } } } }',
+    valid: () => ({ queue: QUEUE, id: 'a', state: 'PENDING' }),
+    bad: { id: GROUP_IDS, state: JOB_STATES, first: FIRSTS, after: JOB_CURSORS },
+  },
+  {
+    name: 'Mutation.requeueDeadJobs (ids)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $ids: [ID!], $resetAttempts: Boolean, $limit: Int) { requeueDeadJobs(queue: $queue, ids: $ids, resetAttempts: $resetAttempts, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, ids: ['987654321'], resetAttempts: false, limit: 10 }),
+    bad: { queue: QUEUE_NAMES, ids: ACTION_IDS, limit: ACTION_LIMITS },
+  },
+  {
+    name: 'Mutation.requeueDeadJobs (group)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String, $limit: Int) { requeueDeadJobs(queue: $queue, group: $group, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', limit: 10 }),
+    bad: { group: GROUP_IDS.filter((v) => v !== NULL), limit: ACTION_LIMITS },
+  },
+  {
+    name: 'Mutation.removeJobs (ids)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $ids: [ID!], $state: JobState) { removeJobs(queue: $queue, ids: $ids, state: $state) { count } }',
+    valid: () => ({ queue: QUEUE, ids: ['987654321'], state: 'DEAD' }),
+    bad: {
+      queue: QUEUE_NAMES,
+      ids: ACTION_IDS,
+      state: [...JOB_STATES.filter((v) => v !== NULL), ...UNREMOVABLE_STATES],
+    },
+  },
+  {
+    name: 'Mutation.removeJobs (group)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String, $state: JobState, $limit: Int) { removeJobs(queue: $queue, group: $group, state: $state, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', state: 'DEAD', limit: 10 }),
+    bad: {
+      group: GROUP_IDS.filter((v) => v !== NULL),
+      // Null is no state, which a group needs.
+      state: [
+        ...JOB_STATES.filter((v) => v !== NULL),
+        ...UNREMOVABLE_STATES,
+        { label: 'null', value: null, engine: 'BAD_USER_INPUT', api: 'BAD_USER_INPUT' },
+      ],
+      limit: ACTION_LIMITS,
+    },
+  },
+  {
+    name: 'Mutation.purgeGroup',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $limit: Int) { purgeGroup(queue: $queue, group: $group, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', limit: 10 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, limit: ACTION_LIMITS },
+  },
+  ...(['pauseQueue', 'resumeQueue'] as const).map(
+    (name): Field => ({
+      name: `Mutation.${name}`,
+      kind: 'mutation',
+      document: `mutation($queue: String!) { ${name}(queue: $queue) { name state } }`,
+      valid: () => ({ queue: QUEUE }),
+      bad: { queue: QUEUE_NAMES },
+    }),
+  ),
+  {
+    name: 'Mutation.setRetention',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $completed: RetentionInput, $count: Int, $ageMs: SafeInt) { setRetention(queue: $queue, completed: $completed, dead: { count: $count, ageMs: $ageMs }) { name } }',
+    valid: () => ({ queue: QUEUE, completed: { count: 5 }, count: 10, ageMs: 60_000 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      completed: RETENTION_POLICIES,
+      count: RETENTION_COUNTS,
+      ageMs: RETENTION_AGES,
+    },
+  },
+  {
     name: 'Subscription.ringChanged',
     kind: 'subscription',
     document: 'subscription($queue: String!) { ringChanged(queue: $queue) { ring reason } }',
     valid: () => ({ queue: QUEUE }),
     bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Queue.job',
+    kind: 'query',
+    document:
+      'query($queue: String!, $id: ID!) { queue(name: $queue) { job(id: $id) { id state } } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    // An id that names no job reads as null (below); only a variable of the wrong type is refused.
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS.filter((v) => v.coercion) },
+  },
+  {
+    name: 'Subscription.jobChanged',
+    kind: 'subscription',
+    document:
+      'subscription($queue: String!, $id: ID!) { jobChanged(queue: $queue, id: $id) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    // A decimal id that names no job is not refused: its first event is null (the job is gone).
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS.filter((v) => v.label !== DECIMAL_NOT_FOUND) },
   },
   {
     name: 'Subscription.groupChanged',
@@ -220,6 +387,20 @@ describe.each(FIELDS)('$name', (field) => {
   });
 });
 
+describe('Queue.job: an id that names no job reads as null, writing nothing', () => {
+  const ids = JOB_IDS.filter((v) => v.api !== undefined && !v.coercion);
+  it.each(ids)('$label', async ({ value }) => {
+    const response = await expectRedisUnchanged(seeded.r, () =>
+      post(seeded.api.endpoint, {
+        query: 'query($queue: String!, $id: ID!) { queue(name: $queue) { job(id: $id) { id } } }',
+        variables: { queue: QUEUE, id: value },
+      }),
+    );
+    expectNoLeak(response.text);
+    expect(response.json, response.text).toEqual({ data: { queue: { job: null } } });
+  });
+});
+
 describe('the same requests with valid values are accepted (the refusals above are not blanket)', () => {
   it.each(FIELDS.filter((f) => f.kind !== 'subscription'))('$name', async (field) => {
     // On a queue of its own, with a job of its own: the fixture's stays as it is.
@@ -229,9 +410,8 @@ describe('the same requests with valid values are accepted (the refusals above a
     const job = (await q.claim({ leaseMs: 3_600_000 })) as Job;
     await q.enqueue('g', { n: 2 });
     const variables: Record<string, unknown> = { ...field.valid(), queue, name: queue };
-    if ('id' in field.valid() && 'token' in field.valid()) {
-      Object.assign(variables, { id: job.id, token: job.token });
-    }
+    if ('id' in field.valid()) Object.assign(variables, { id: job.id });
+    if ('token' in field.valid()) Object.assign(variables, { token: job.token });
     const response = await post(seeded.api.endpoint, { query: field.document, variables });
     expect(response.json?.errors, response.text).toBeUndefined();
     expect(response.status).toBe(200);
@@ -289,6 +469,21 @@ describe('the same requests with valid values are accepted (the refusals above a
     await okay(gql(groups, { queue: q, first: null, after: null }));
     await okay(gql(enqueue, { queue: q, group: 'g', payload: null, maxAttempts: null }));
     await okay(gql(claim, { queue: q, leaseMs: null }));
+    // Delays and backoff at their bounds: 0 and 30 days of ms (past Int: SafeInt), jitter 0..1.
+    const delayed =
+      'mutation($queue: String!, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput) { enqueue(queue: $queue, group: "d", delayMs: $delayMs, runAt: $runAt, backoff: $backoff) { id state } }';
+    const max = Limits.maxDelayMs;
+    for (const variables of [
+      { delayMs: 0, backoff: { type: 'FIXED', delayMs: 0, jitter: 0 } },
+      { delayMs: max, backoff: { type: 'EXPONENTIAL', delayMs: max, maxDelayMs: max, jitter: 1 } },
+      { runAt: new Date(Date.now() + 60_000).toISOString(), delayMs: null, backoff: null },
+    ]) {
+      await okay(gql(delayed, { queue: q, ...variables }));
+    }
+    const retry =
+      'mutation($queue: String!, $id: ID!, $token: String!, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, delayMs: $delayMs) { id } }';
+    const held = (await okay(gql(claim, { queue: q, leaseMs: 60_000 }))).claim;
+    await okay(gql(retry, { queue: q, id: held?.id, token: held?.token, delayMs: max }));
   });
 });
 

@@ -18,10 +18,13 @@ import {
   GroupChangedDocument,
   type GroupChangedSubscription,
   PauseGroupDocument,
+  PauseQueueDocument,
   QueueOverviewDocument,
   ResumeGroupDocument,
+  ResumeQueueDocument,
   RingChangedDocument,
   type RingChangedSubscription,
+  RingStateDocument,
   SetLimitDocument,
 } from '../gql/graphql.js';
 import {
@@ -307,6 +310,43 @@ describe('groupChanged over graphql-ws', () => {
   });
 });
 
+describe('ringChanged and the queue state over graphql-ws', () => {
+  it('pauseQueue and resumeQueue are CHANGEs of queueState with the ring standing', async () => {
+    const q = queueName('state');
+    await ok(EnqueueDocument, { queue: q, group: 'a' });
+    const sub = wsSubscribe(server.ws(), RingStateDocument, { queue: q });
+    const next = async () => dataOf(await sub.events.next()).ringChanged;
+    expect(await next()).toEqual({
+      ring: ['a'],
+      added: ['a'],
+      removed: [],
+      queueState: 'RUNNING',
+      reason: 'SNAPSHOT',
+    });
+    await ok(PauseQueueDocument, { queue: q });
+    expect(await next()).toEqual({
+      ring: ['a'],
+      added: [],
+      removed: [],
+      queueState: 'PAUSED',
+      reason: 'CHANGE',
+    });
+    // While paused the ring still moves with the groups; each event says PAUSED.
+    await ok(EnqueueDocument, { queue: q, group: 'b' });
+    expect(await next()).toMatchObject({ ring: ['a', 'b'], added: ['b'], queueState: 'PAUSED' });
+    await ok(ResumeQueueDocument, { queue: q });
+    expect(await next()).toEqual({
+      ring: ['a', 'b'],
+      added: [],
+      removed: [],
+      queueState: 'RUNNING',
+      reason: 'CHANGE',
+    });
+    expect(sub.events.untaken).toBe(0);
+    sub.close();
+  });
+});
+
 describe('several subscriptions on one socket', () => {
   it('are independent, and an error in one closes neither the others nor the socket', async () => {
     const client = server.ws();
@@ -404,12 +444,12 @@ describe('a client that goes away', () => {
     const group = wsSubscribe(client, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    // ring, and for the group: glimit, gactive, paused, its lane.
+    // ring and settings, and for the group: glimit, gactive, paused, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
-      channels: 5,
-      redisChannels: 5,
+      channels: 6,
+      redisChannels: 6,
       sockets: 1,
     });
 
@@ -429,7 +469,7 @@ describe('a client that goes away', () => {
     const group = sseSubscribe(server.endpoint, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 5, redisChannels: 5 });
+    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 6, redisChannels: 6 });
 
     // Each request is waiting on the server for its next event when it is aborted.
     ring.close();

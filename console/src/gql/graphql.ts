@@ -22,7 +22,7 @@ export type GroupState =
   | 'READY'
   | 'SATURATED';
 
-/** SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects. */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'
