@@ -155,6 +155,10 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
       `${base}job:${second.id}`,
+      // The completed job, kept by the completed retention in the queue's and its group's index.
+      `${base}completed`,
+      `${base}g:${id}:completed`,
+      ...(await hostile.r.zrange(`${base}completed`, 0, -1)).map((kept) => `${base}job:${kept}`),
       'emq:queues',
     ]);
     const changed = [...new Set([...before.keys(), ...after_.keys()])].filter(
