@@ -39,7 +39,7 @@ export class ApiError extends Error {
       case 'UNAUTHENTICATED':
         return 'Your token was not accepted: enter a valid one.';
       case 'FORBIDDEN':
-        return "Your token's role may not do this: steering a group needs an admin token.";
+        return "Your token's role may not do this: it needs an admin token.";
       case 'BAD_USER_INPUT':
         return `Not accepted: ${this.message}.`;
       case 'NETWORK':

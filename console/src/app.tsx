@@ -23,14 +23,16 @@ import { GroupDetail } from './components/GroupDetail';
 import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
 import { Id } from './components/Id';
+import { JobDetail } from './components/JobDetail';
 import { Kpis } from './components/Kpis';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
+import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
-import { PULSE_MS, useNow, usePoll, useQueueView, useRoute } from './hooks';
+import { PULSE_MS, routeHref, useNow, usePoll, useQueueView, useRoute } from './hooks';
 
 /** A snapshot older than this (ms) is marked stale: reads have been failing. */
 const STALE_MS = 3 * PULSE_MS;
@@ -107,6 +109,8 @@ export function App() {
   );
   const view = state.view?.queue === queue ? state.view : null;
   const now = useNow(1_000);
+  // This browser's clock minus the Redis clock (ms, roughly: the read's time in flight).
+  const skew = view ? view.receivedAt - view.at : 0;
 
   const acceptToken = (token: string, accepted: Role) => {
     setToken(token);
@@ -180,36 +184,60 @@ export function App() {
                   it.)
                 </div>
               )}
-              <RingPanel
-                ring={view?.ring ?? null}
-                joined={state.joined}
-                log={state.log}
-                selected={group}
-                onSelect={select}
+              <QueueNav
+                queue={queue}
+                view={route.queue === queue ? route.view : null}
+                dead={view?.counts.dead ?? null}
+                delayed={null}
+                route={route}
+                onOpenJob={(id) => navigate({ ...route, queue, job: id })}
               />
-              <div class="split">
-                <GroupsTable
-                  page={view?.page ?? null}
-                  ring={view?.ring ?? null}
-                  paging={paging}
-                  selected={group}
-                  onSelect={select}
+              {route.queue === queue && route.job !== null ? (
+                <JobDetail
+                  key={`${queue}:${route.job}:${epoch}`}
+                  queue={queue}
+                  id={route.job}
+                  admin={role === 'ADMIN'}
+                  epoch={epoch}
+                  skew={skew}
+                  now={now}
+                  backHref={routeHref({ ...route, job: null })}
+                  refresh={refresh}
                 />
-                <aside class="side">
-                  <GroupDetail
-                    key={`${queue}:${group ?? ''}:${epoch}`}
-                    queue={queue}
-                    group={group}
-                    state={view?.group ?? null}
+              ) : (
+                <>
+                  <RingPanel
                     ring={view?.ring ?? null}
-                    at={view?.at ?? null}
-                    admin={role === 'ADMIN'}
-                    onClose={() => select(null)}
-                    refresh={refresh}
+                    joined={state.joined}
+                    log={state.log}
+                    selected={group}
+                    onSelect={select}
                   />
-                  <Throughput samples={state.samples} skew={view ? view.receivedAt - view.at : 0} />
-                </aside>
-              </div>
+                  <div class="split">
+                    <GroupsTable
+                      page={view?.page ?? null}
+                      ring={view?.ring ?? null}
+                      paging={paging}
+                      selected={group}
+                      onSelect={select}
+                    />
+                    <aside class="side">
+                      <GroupDetail
+                        key={`${queue}:${group ?? ''}:${epoch}`}
+                        queue={queue}
+                        group={group}
+                        state={view?.group ?? null}
+                        ring={view?.ring ?? null}
+                        at={view?.at ?? null}
+                        admin={role === 'ADMIN'}
+                        onClose={() => select(null)}
+                        refresh={refresh}
+                      />
+                      <Throughput samples={state.samples} skew={skew} />
+                    </aside>
+                  </div>
+                </>
+              )}
             </main>
           ) : (
             <main class="main empty">

@@ -4,6 +4,11 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** FIXED waits `delayMs` after every failed attempt; EXPONENTIAL waits `delayMs × 2^(attempt − 1)`, capped at `maxDelayMs`. */
+export type BackoffType =
+  | 'EXPONENTIAL'
+  | 'FIXED';
+
 /** What keeps a group off the ring (null when it is on it). */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
@@ -21,6 +26,13 @@ export type GroupState =
   | 'PAUSED'
   | 'READY'
   | 'SATURATED';
+
+export type JobState =
+  | 'ACTIVE'
+  | 'COMPLETED'
+  | 'DEAD'
+  | 'DELAYED'
+  | 'PENDING';
 
 /** SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects. */
 export type RingChangeReason =
@@ -111,6 +123,16 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+
+export type JobByIdQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -189,6 +211,35 @@ export const PageFragmentDoc = new TypedDocumentString(`
   onRing
   state
 }`, {"fragmentName":"Page"}) as unknown as TypedDocumentString<PageFragment, unknown>;
+export const JobFullFragmentDoc = new TypedDocumentString(`
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}
+    `, {"fragmentName":"JobFull"}) as unknown as TypedDocumentString<JobFullFragment, unknown>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -372,3 +423,38 @@ fragment GroupDetail on Group {
   reason
   blockedBy
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
+export const JobByIdDocument = new TypedDocumentString(`
+    query JobById($queue: String!, $id: ID!) {
+  queue(name: $queue) {
+    job(id: $id) {
+      ...JobFull
+    }
+  }
+}
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
