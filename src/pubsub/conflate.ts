@@ -8,6 +8,9 @@
  * which may never come, and the subscription would leak. Here `return()` (and `throw()`, and the
  * abort signal) end the stream at once, settle a pending `next()` as done, and release what the
  * stream holds, exactly once.
+ *
+ * A stream may also end by itself after an event that is its last (`isLast`: a job that reached
+ * a final state): that event is handed out, and the stream then ends as if returned.
  */
 
 /**
@@ -27,14 +30,18 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
   private sent: { value: T } | undefined;
   private readonly waiters: Array<(result: IteratorResult<E, undefined>) => void> = [];
   private closed = false;
+  /** The event just taken was the last one: the stream ends once it is handed out. */
+  private ending = false;
 
   /**
    * @param render see {@link Render}
    * @param onClose called once when the stream ends, however it ends
+   * @param isLast whether an event is the stream's last (default: none is)
    */
   constructor(
     private readonly render: Render<T, E>,
     private readonly onClose: () => void,
+    private readonly isLast?: (event: E) => boolean,
   ) {}
 
   /** Whether the stream has ended. */
@@ -51,6 +58,10 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
       const event = this.take();
       if (event === undefined) return;
       this.waiters.shift()?.({ value: event, done: false });
+      if (this.ending) {
+        this.close();
+        return;
+      }
     }
   }
 
@@ -67,7 +78,10 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
     if (this.waiters.length === 0) {
       const event = this.take();
-      if (event !== undefined) return Promise.resolve({ value: event, done: false });
+      if (event !== undefined) {
+        if (this.ending) this.close();
+        return Promise.resolve({ value: event, done: false });
+      }
     }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -93,7 +107,10 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
     this.latest = undefined;
     this.forced = false;
     const event = this.render(latest.value, this.sent, forced);
-    if (event !== undefined) this.sent = latest;
+    if (event !== undefined) {
+      this.sent = latest;
+      if (this.isLast?.(event)) this.ending = true;
+    }
     return event;
   }
 }

@@ -1,8 +1,9 @@
 /**
- * `src/pubsub`: keyspace notifications → the live feed behind the `ringChanged` and
- * `groupChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
+ * `src/pubsub`: keyspace notifications → the live feed behind the `ringChanged`, `groupChanged`
+ * and `jobChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
  */
 
+export type { WatchedJob } from './jobWatch.js';
 export {
   DEFAULT_MAX_REREADS_PER_SECOND,
   DEFAULT_MAX_WATCHES,

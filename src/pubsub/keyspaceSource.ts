@@ -474,7 +474,7 @@ export class KeyspaceSource implements FeedSource {
         : `the canary's ${verdict.unheard.join(', ')} events did not arrive within ` +
           `${canaryTimeoutMs} ms`;
     const polled =
-      `watched rings and groups are re-read (RESYNC) and polled every ${pollIntervalMs} ms ` +
+      `watched rings, groups and jobs are re-read (RESYNC) and polled every ${pollIntervalMs} ms ` +
       'until the canary is heard again';
     const fields = { unheard: verdict.unheard, needed: NEEDED_FLAGS, pollIntervalMs };
     if (config.kind === 'reapplied') {

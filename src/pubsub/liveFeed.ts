@@ -1,11 +1,12 @@
 /**
- * The live feed behind `ringChanged` and `groupChanged` (DESIGN.md §4, §6). It knows nothing of
- * GraphQL: it hands out async generators of ring changes and group states.
+ * The live feed behind `ringChanged`, `groupChanged` and `jobChanged` (DESIGN.md §4, §6). It
+ * knows nothing of GraphQL: it hands out async generators of ring changes, group states and job
+ * states.
  *
  * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels; on a
  *   Redis Cluster one per master ({@link ClusterSource}), each channel on the master that owns
  *   its key's slot, moved (with a RESYNC of its watchers) when that owner changes.
- * - One {@link Watch} per watched ring and per watched group, shared by all its subscribers:
+ * - One {@link Watch} per watched ring, group and job, shared by all its subscribers:
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
  *   (every `pollIntervalMs` when notifications do not arrive and the feed polls), the watches
@@ -18,7 +19,8 @@
  * - One {@link ConflatingStream} per subscriber: at most the latest state is held for a consumer
  *   that does not pull, rendered against the last state that consumer was sent.
  * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
- *   subscriber gets a RESYNC, every group subscriber the current state, changed or not.
+ *   subscriber gets a RESYNC, every group and job subscriber the current state, changed or not.
+ * - A job's stream ends by itself after the job's final event (COMPLETED, DEAD, or gone: null).
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -35,6 +37,7 @@ import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
+import { isFinalJob, jobKeys, renderJob, sameJob, type WatchedJob } from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
 import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js';
@@ -55,7 +58,7 @@ export interface LiveFeedOptions {
   resyncIntervalMs: number;
   /** Poll period when notifications do not arrive (ms; DESIGN.md §6: 1000). */
   pollIntervalMs: number;
-  /** Distinct watches (rings and groups) open at once, at most. Default {@link DEFAULT_MAX_WATCHES}. */
+  /** Distinct watches (rings, groups and jobs) open at once, at most. Default {@link DEFAULT_MAX_WATCHES}. */
   maxWatches?: number;
   /**
    * Safety re-reads and polls started per second, all watches together, at most; past it each
@@ -82,25 +85,27 @@ export interface LiveFeedOptions {
 
 /** Counts for `/ready`, logs and tests. */
 export interface LiveFeedStats {
-  /** Open subscriber generators (ring and group). */
+  /** Open subscriber generators (ring, group and job). */
   listeners: number;
-  /** Queues with a watched ring or group. */
+  /** Queues with a watched ring, group or job. */
   watchedQueues: number;
   /** Ring reads started since the feed was made. */
   ringReads: number;
   /** Group reads started since the feed was made. */
   groupReads: number;
+  /** Job reads started since the feed was made. */
+  jobReads: number;
   /** Keyspace channels subscribed (or being subscribed), the canary's not counted. */
   channels: number;
   /** Subscriber connections held: 1 on a single Redis, one per master on a cluster. */
   subscribers: number;
-  /** Distinct watches open (rings and groups; at most `maxWatches`). */
+  /** Distinct watches open (rings, groups and jobs; at most `maxWatches`). */
   watches: number;
   /** Safety re-reads and polls requested by the scheduler since the feed was made. */
   rereads: number;
 }
 
-/** Default bound on distinct watches (a ring, or one group of a queue, is one watch). */
+/** Default bound on distinct watches (a ring, one group or one job of a queue is one watch). */
 export const DEFAULT_MAX_WATCHES = 10_000;
 /** Default bound on safety re-reads and polls per second, all watches together. */
 export const DEFAULT_MAX_REREADS_PER_SECOND = 500;
@@ -133,19 +138,22 @@ export class LiveFeed {
   private readonly topologyIntervalMs: number;
   private readonly rereads: RereadScheduler;
   private readonly logger: Logger;
-  /** Distinct watches open (the rings' and the groups' maps together). */
+  /** Distinct watches open (the rings', groups' and jobs' maps together). */
   private watchCount = 0;
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
   private readonly rings = new Map<string, Watch<string[]>>();
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
+  /** queue → job id → watch */
+  private readonly jobs = new Map<string, Map<string, Watch<WatchedJob>>>();
   private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
   private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
   private stopping: Promise<void> | undefined;
   private ringReads = 0;
   private groupReads = 0;
+  private jobReads = 0;
 
   /**
    * @throws RangeError when a `throttleMs` / interval is out of range
@@ -335,13 +343,65 @@ export class LiveFeed {
     });
   }
 
+  /**
+   * Job `id` of `queue`: the job as it is first (null when there is no such job), then whenever
+   * its state, attempts, lease, run-at time or last error changes, and after every reconnect.
+   * The generator ends by itself after a final event: the job COMPLETED or DEAD, or null once it
+   * is gone (its hash deleted: completed without retention, trimmed, removed). Conflated,
+   * released and bounded as {@link ringChanges}; the job's hash is its only channel.
+   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name; JOB_NOT_FOUND for an id
+   *   that is not a decimal string (it can name no job: nothing is watched)
+   * @throws RingmasterError LIMIT_EXCEEDED when the job is not watched yet and `maxWatches` are
+   *   open
+   */
+  jobChanges(queue: string, id: string, signal?: AbortSignal): AsyncGenerator<WatchedJob> {
+    const handle = this.engine.queue(queue);
+    const name = handle.name;
+    const jobId = validate.jobId(name, id);
+    const source = this.requireStarted();
+    return this.open(
+      renderJob,
+      signal,
+      () => {
+        const existing = this.jobs.get(name)?.get(jobId);
+        if (existing !== undefined) return existing;
+        this.admitWatch();
+        let byJob = this.jobs.get(name);
+        if (byJob === undefined) {
+          byJob = new Map();
+          this.jobs.set(name, byJob);
+        }
+        const watches = byJob;
+        const watch: Watch<WatchedJob> = new Watch<WatchedJob>({
+          ...this.watchDefaults(source),
+          keys: jobKeys(queueKeys(this.prefix, name), jobId),
+          read: () => {
+            this.jobReads++;
+            return handle.job(jobId);
+          },
+          equals: sameJob,
+          logger: this.logger.child({ queue: name, job: jobId, watch: 'job' }),
+          onEmpty: () => {
+            this.watchClosed();
+            watches.delete(jobId);
+            if (watches.size === 0 && this.jobs.get(name) === watches) this.jobs.delete(name);
+          },
+        });
+        watches.set(jobId, watch);
+        return watch;
+      },
+      isFinalJob,
+    );
+  }
+
   stats(): LiveFeedStats {
-    const queues = new Set([...this.rings.keys(), ...this.groups.keys()]);
+    const queues = new Set([...this.rings.keys(), ...this.groups.keys(), ...this.jobs.keys()]);
     return {
       listeners: this.streams.size,
       watchedQueues: queues.size,
       ringReads: this.ringReads,
       groupReads: this.groupReads,
+      jobReads: this.jobReads,
       channels: this.source?.channelCount ?? 0,
       subscribers: this.source?.connectionCount ?? 0,
       watches: this.watchCount,
@@ -358,8 +418,10 @@ export class LiveFeed {
       for (const watch of this.rings.values()) watch.dispose();
       for (const byGroup of this.groups.values())
         for (const watch of byGroup.values()) watch.dispose();
+      for (const byJob of this.jobs.values()) for (const watch of byJob.values()) watch.dispose();
       this.rings.clear();
       this.groups.clear();
+      this.jobs.clear();
       await this.source?.stop();
       this.logger.info('live feed stopped');
     })();
@@ -392,13 +454,13 @@ export class LiveFeed {
         this.atLimit = true;
         this.logger.warn(
           { maxWatches: this.maxWatches },
-          `${this.maxWatches} distinct rings and groups are watched, the limit (the server's ` +
+          `${this.maxWatches} distinct rings, groups and jobs are watched, the limit (the server's ` +
             'MAX_WATCHES): subscriptions to others are refused with LIMIT_EXCEEDED until some close',
         );
       }
       throw new RingmasterError(
         ErrorCode.LIMIT_EXCEEDED,
-        `this server already watches ${this.maxWatches} distinct rings and groups, its limit: ` +
+        `this server already watches ${this.maxWatches} distinct rings, groups and jobs, its limit: ` +
           'subscribe to one already watched, or retry once other subscriptions have closed',
       );
     }
@@ -416,19 +478,27 @@ export class LiveFeed {
       : this.resyncIntervalMs;
   }
 
-  /** A subscriber stream on the watch `attach` finds or makes; nothing is held if `signal` is aborted. */
+  /**
+   * A subscriber stream on the watch `attach` finds or makes; nothing is held if `signal` is
+   * aborted. With `isLast`, the stream ends after the event it says is the last.
+   */
   private open<T, E>(
     render: Render<T, E>,
     signal: AbortSignal | undefined,
     attach: () => Watch<T>,
+    isLast?: (event: E) => boolean,
   ): AsyncGenerator<E> {
     let detach: (() => void) | undefined;
     const onAbort = () => stream.close();
-    const stream: ConflatingStream<T, E> = new ConflatingStream(render, () => {
-      signal?.removeEventListener('abort', onAbort);
-      this.streams.delete(stream as ConflatingStream<unknown, unknown>);
-      detach?.();
-    });
+    const stream: ConflatingStream<T, E> = new ConflatingStream(
+      render,
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.streams.delete(stream as ConflatingStream<unknown, unknown>);
+        detach?.();
+      },
+      isLast,
+    );
     if (signal?.aborted) {
       stream.close();
       return stream;
@@ -445,6 +515,9 @@ export class LiveFeed {
     const watches: Watch<unknown>[] = [...this.rings.values()] as Watch<unknown>[];
     for (const byGroup of this.groups.values()) {
       watches.push(...(byGroup.values() as Iterable<Watch<unknown>>));
+    }
+    for (const byJob of this.jobs.values()) {
+      watches.push(...(byJob.values() as Iterable<Watch<unknown>>));
     }
     return watches;
   }

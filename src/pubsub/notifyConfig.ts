@@ -6,8 +6,9 @@
 import type { RedisClient } from '../lanes/redisConnection.js';
 
 /**
- * K: keyspace channels; l: lists (the ring); h: hashes (glimit, gactive); s: sets (paused);
- * z: sorted sets (a group's lane); g: generic (DEL when a key empties, and writers' DEL/RENAME).
+ * K: keyspace channels; l: lists (the ring); h: hashes (glimit, gactive, a job's hash); s: sets
+ * (paused); z: sorted sets (a group's lane); g: generic (DEL when a key empties or a job's hash
+ * is deleted, and writers' DEL/RENAME).
  */
 export const NEEDED_FLAGS = 'Klhszg';
 

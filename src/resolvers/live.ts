@@ -5,7 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Context } from '../context.js';
-import { type GroupInfo, RingmasterError } from '../lanes/index.js';
+import { type GroupInfo, type Job, RingmasterError } from '../lanes/index.js';
 import type { RingChange } from '../pubsub/index.js';
 
 /**
@@ -35,3 +35,10 @@ export const groupChanged = (
   queue: string,
   group: string,
 ): AsyncGenerator<GroupInfo> => subscribe(() => ctx.feed.groupChanges(queue, group));
+
+/**
+ * `jobChanged(queue, id)`: the job now, then on every change of its state, attempts, lease,
+ * run-at time or last error; ends after COMPLETED, DEAD, or null (gone).
+ */
+export const jobChanged = (ctx: Context, queue: string, id: string): AsyncGenerator<Job | null> =>
+  subscribe(() => ctx.feed.jobChanges(queue, id));

@@ -4,6 +4,7 @@
  */
 import { type BackoffPolicy, Defaults, type Job, type JobError } from '../lanes/index.js';
 import * as resolve from '../resolvers/job.js';
+import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
 
 export const JobStateRef = builder.enumType('JobState', {
@@ -175,5 +176,18 @@ builder.mutationFields((t) => ({
       leaseMs: t.arg.int({ required: true }),
     },
     resolve: (_root, args, ctx) => resolve.extendLease(ctx, { ...args, id: String(args.id) }),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  jobChanged: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { read: true },
+    description:
+      'The job as it is now, then whenever its state, attempts, lease, run-at time or last error changes. Completes after the job is COMPLETED or DEAD, or after null: the job is gone (completed without retention, trimmed or removed) or never was. An id that is not a decimal string is JOB_NOT_FOUND.',
+    args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => jobChanged(ctx, args.queue, String(args.id)),
+    resolve: (job) => job,
   }),
 }));

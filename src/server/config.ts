@@ -230,7 +230,7 @@ export interface Config {
   readonly reapIntervalMs: number;
   readonly resyncIntervalMs: number;
   readonly pollIntervalMs: number;
-  /** Distinct rings and groups watched at once, server-wide; past it LIMIT_EXCEEDED. */
+  /** Distinct rings, groups and jobs watched at once, server-wide; past it LIMIT_EXCEEDED. */
   readonly maxWatches: number;
   /** Safety re-reads and polls per second, all watches together. */
   readonly maxRereadsPerSecond: number;

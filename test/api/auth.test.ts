@@ -20,6 +20,7 @@ import {
   GroupChangedDocument,
   GroupsPageDocument,
   JobByIdDocument,
+  JobChangedDocument,
   PauseGroupDocument,
   QueueOverviewDocument,
   QueuesDocument,
@@ -229,6 +230,15 @@ const OPERATIONS: Operation[] = [
       return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
     },
   },
+  {
+    field: 'jobChanged',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(JobChangedDocument), variables: { queue, id } };
+    },
+  },
 ];
 
 /** What an allowed call must have answered: the field's value, not null, and no error. */
@@ -240,6 +250,7 @@ function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown
     expect(data?.ringChanged).toMatchObject({ ring: ['g'], reason: 'SNAPSHOT' });
   }
   if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
+  if (op.field === 'jobChanged') expect(data?.jobChanged).toMatchObject({ state: 'PENDING' });
 }
 
 /** The single error of a refused call, checked for its code and for leaks. */

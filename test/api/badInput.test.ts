@@ -14,6 +14,7 @@ import {
   type BadValue,
   b64,
   CURSORS,
+  DECIMAL_NOT_FOUND,
   FIRSTS,
   GROUP_IDS,
   JOB_IDS,
@@ -157,6 +158,24 @@ const FIELDS: Field[] = [
     bad: { queue: QUEUE_NAMES },
   },
   {
+    name: 'Queue.job',
+    kind: 'query',
+    document:
+      'query($queue: String!, $id: ID!) { queue(name: $queue) { job(id: $id) { id state } } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    // An id that names no job reads as null (below); only a variable of the wrong type is refused.
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS.filter((v) => v.coercion) },
+  },
+  {
+    name: 'Subscription.jobChanged',
+    kind: 'subscription',
+    document:
+      'subscription($queue: String!, $id: ID!) { jobChanged(queue: $queue, id: $id) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    // A decimal id that names no job is not refused: its first event is null (the job is gone).
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS.filter((v) => v.label !== DECIMAL_NOT_FOUND) },
+  },
+  {
     name: 'Subscription.groupChanged',
     kind: 'subscription',
     document:
@@ -217,6 +236,20 @@ describe.each(FIELDS)('$name', (field) => {
         }
       });
     });
+  });
+});
+
+describe('Queue.job: an id that names no job reads as null, writing nothing', () => {
+  const ids = JOB_IDS.filter((v) => v.api !== undefined && !v.coercion);
+  it.each(ids)('$label', async ({ value }) => {
+    const response = await expectRedisUnchanged(seeded.r, () =>
+      post(seeded.api.endpoint, {
+        query: 'query($queue: String!, $id: ID!) { queue(name: $queue) { job(id: $id) { id } } }',
+        variables: { queue: QUEUE, id: value },
+      }),
+    );
+    expectNoLeak(response.text);
+    expect(response.json, response.text).toEqual({ data: { queue: { job: null } } });
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Bounds on what subscribers make the server hold (src/server/ws.ts, issue 12 "Unbounded
  * watches"): one WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the
- * server watches at most MAX_WATCHES distinct rings and groups; a client opens at most
+ * server watches at most MAX_WATCHES distinct rings, groups and jobs; a client opens at most
  * MAX_CONNECTIONS_PER_CLIENT sockets (per address with auth off, per token with auth on). Past
  * each: LIMIT_EXCEEDED (a socket: close code 1013 with a reason), the rest goes on, and a slot
  * freed is usable again.
@@ -97,7 +97,7 @@ describe('distinct watches, server-wide (MAX_WATCHES)', () => {
     ];
     for (const refusal of refusals) {
       expect(JSON.stringify(refusal)).toContain('LIMIT_EXCEEDED');
-      expect(JSON.stringify(refusal)).toMatch(/3 distinct rings and groups/);
+      expect(JSON.stringify(refusal)).toMatch(/3 distinct rings, groups and jobs/);
     }
     expect(limited.server.feed.stats()).toMatchObject({ watches: 3, listeners: 3 });
 

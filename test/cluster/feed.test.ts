@@ -251,6 +251,23 @@ describe('the live feed on a Redis Cluster', () => {
     }
   });
 
+  it('follows a job on each of the 3 masters: its hash events come from the master of its slot', async () => {
+    const { feed, engine } = await startFeed();
+    for (const master of await masters()) {
+      const name = await queueOn(master.port, 'job');
+      const q = engine.queue(name);
+      const { id } = await q.enqueue('g', null, { maxAttempts: 1 });
+      const job = new Reader(feed.jobChanges(name, id));
+      expect(await job.next()).toMatchObject({ id, state: 'PENDING' });
+      const claimed = await q.claim();
+      expect(await job.next()).toMatchObject({ id, state: 'ACTIVE' });
+      await q.retry(id, claimed?.token as string, 'failed');
+      expect(await job.next()).toMatchObject({ id, state: 'DEAD' });
+      expect(await job.result()).toEqual({ done: true, value: undefined });
+    }
+    expect(feed.stats()).toMatchObject({ watches: 0, channels: 0 });
+  });
+
   it('sets notify-keyspace-events on all 6 nodes, proves it per master, and re-applies it where lost', async () => {
     const nodes = await handle.cluster.topology();
     expect(nodes).toHaveLength(6);

@@ -1,0 +1,143 @@
+/**
+ * `jobChanged(queue, id)` through the real server (DESIGN.md §4.4): over graphql-ws (and SSE),
+ * mutations over HTTP. The job as it is first, then each change, every event equal to what
+ * `Queue.job` reads; the subscription completes after COMPLETED or DEAD, or after null when the
+ * job is gone; a job that never was is null at once; an id that is not a decimal string is
+ * JOB_NOT_FOUND. Every event here is driven by keyspace notifications (the safety re-read is a
+ * minute away); test/pubsub/jobFeed.test.ts heals a lost one.
+ */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ClaimDocument,
+  CompleteDocument,
+  EnqueueDocument,
+  JobByIdDocument,
+  JobChangedDocument,
+  type JobChangedSubscription,
+  RetryDocument,
+} from '../gql/graphql.js';
+import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
+import { queueName } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+type JobEvent = JobChangedSubscription['jobChanged'];
+
+const redis = useTestRedis();
+let server: TestServer;
+let admin: Redis;
+
+beforeEach(async () => {
+  server = await startTestServer(redis.url, {
+    RESYNC_INTERVAL_MS: '60000',
+    REAP_INTERVAL_MS: '86400000',
+  });
+  admin = redis.client();
+});
+afterEach(async () => {
+  await server.stop();
+});
+
+async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<T> {
+  const { status, body } = await server.request(document, variables);
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  expect(status).toBe(200);
+  return body.data as T;
+}
+
+/** The next event; checked equal to the job as `Queue.job` reads it now. */
+async function nextJob(
+  sub: LiveSubscription<JobChangedSubscription>,
+  queue: string,
+  id: string,
+): Promise<JobEvent> {
+  const event = dataOf(await sub.events.next()).jobChanged;
+  expect((await ok(JobByIdDocument, { queue, id })).queue.job ?? null).toEqual(event);
+  return event;
+}
+
+async function enqueue(queue: string, maxAttempts = 3): Promise<string> {
+  const job = (await ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue;
+  return job?.id as string;
+}
+
+async function claim(queue: string) {
+  const job = (await ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
+  if (!job?.token) throw new Error('nothing claimed');
+  return { id: job.id, token: job.token };
+}
+
+/** The subscription completed (from the server's side) after the events taken. */
+async function expectCompleted(sub: LiveSubscription<JobChangedSubscription>): Promise<void> {
+  await sub.events.until('the subscription to complete', () => sub.events.completed, 3_000);
+  expect(sub.events.error).toBeUndefined();
+  expect(sub.events.untaken).toBe(0);
+}
+
+describe('jobChanged over graphql-ws', () => {
+  it('enqueue → subscribe → claim → retry at maxAttempts: PENDING, ACTIVE, DEAD, then it completes', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q, 1);
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ id, queue: q, group: 'g', state: 'PENDING' });
+    const { token } = await claim(q);
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE', attempts: 1, token });
+    await ok(RetryDocument, { queue: q, id, token });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD', attempts: 1, token: null });
+    await expectCompleted(sub);
+    expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+  });
+
+  it('a job completed without retention is gone: PENDING, ACTIVE, null, then it completes', async () => {
+    const q = queueName('job');
+    await admin.hset(server.server.engine.queue(q).keys.settings, 'completedCount', '0');
+    const id = await enqueue(q);
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
+    const { token } = await claim(q);
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
+    await ok(CompleteDocument, { queue: q, id, token });
+    expect(await nextJob(sub, q, id)).toBeNull();
+    await expectCompleted(sub);
+  });
+
+  it('a job removed (its hash deleted) yields null and completes', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q);
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
+    await admin.del(server.server.engine.queue(q).keys.job(id));
+    expect(await nextJob(sub, q, id)).toBeNull();
+    await expectCompleted(sub);
+  });
+
+  it('a job that never was: null at once, then it completes', async () => {
+    const q = queueName('job');
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id: '987654321' });
+    expect(dataOf(await sub.events.next()).jobChanged).toBeNull();
+    await expectCompleted(sub);
+  });
+
+  it('an id that is not a decimal string is JOB_NOT_FOUND, nothing watched', async () => {
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: queueName('job'), id: 'x1' });
+    const result = await sub.events.next();
+    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['JOB_NOT_FOUND']);
+    expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+  });
+});
+
+describe('jobChanged over SSE', () => {
+  it('PENDING, ACTIVE, DEAD, then the stream ends', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q, 1);
+    const sub = sseSubscribe(server.endpoint, JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
+    const { token } = await claim(q);
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
+    await ok(RetryDocument, { queue: q, id, token });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD' });
+    await expectCompleted(sub);
+  });
+});
