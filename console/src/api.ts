@@ -229,14 +229,16 @@ export function resetLive(): void {
 }
 
 /**
- * Subscribe over the socket; `next` gets each event's data, `fail` an error that ends it.
- * Returns the unsubscribe function.
+ * Subscribe over the socket; `next` gets each event's data, `fail` an error that ends it, `done`
+ * the server's end of the stream (a job's feed ends at a final state). Returns the unsubscribe
+ * function.
  */
 export function subscribe<R, V>(
   document: TypedDocumentString<R, V>,
   variables: V,
   next: (data: R) => void,
   fail: (error: ApiError) => void,
+  done: () => void = () => {},
 ): () => void {
   return live().subscribe<R>(
     { query: document.toString(), variables: variables as Record<string, unknown> },
@@ -255,7 +257,7 @@ export function subscribe<R, V>(
             : new ApiError('the live connection was refused', 'NETWORK', 0),
         );
       },
-      complete: () => {},
+      complete: done,
     },
   );
 }

@@ -78,7 +78,7 @@ export function JobDetail(props: {
   refresh: () => void;
 }) {
   const { queue, id, admin, epoch, skew, now, backHref, refresh } = props;
-  const [{ job: j, error, readAt }, reread] = useJob(queue, id, epoch);
+  const [{ job: j, error, ended }, refollow] = useJob(queue, id, epoch);
   const redisNow = now - skew;
 
   let body: ComponentChildren;
@@ -92,7 +92,6 @@ export function JobDetail(props: {
       </p>
     );
   } else {
-    const final = FINAL_STATES.includes(j.state);
     body = (
       <>
         <dl class="facts job-facts">
@@ -176,8 +175,8 @@ export function JobDetail(props: {
         <p class="muted small pad" data-testid="job-follow">
           {error
             ? `Not updated: ${error.words}`
-            : final
-              ? `Final: it will not change again (read ${readAt ? relative(readAt, now) : ''}).`
+            : ended || FINAL_STATES.includes(j.state)
+              ? 'Final: it will not change again unless an operator acts on it.'
               : 'Followed live: changes appear as they happen.'}
         </p>
       </>

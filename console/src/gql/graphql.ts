@@ -133,6 +133,14 @@ export type JobByIdQueryVariables = Exact<{
 
 export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
+export type JobFollowSubscriptionVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -458,3 +466,36 @@ export const JobByIdDocument = new TypedDocumentString(`
     jitter
   }
 }`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
+export const JobFollowDocument = new TypedDocumentString(`
+    subscription JobFollow($queue: String!, $id: ID!) {
+  jobChanged(queue: $queue, id: $id) {
+    ...JobFull
+  }
+}
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}`) as unknown as TypedDocumentString<JobFollowSubscription, JobFollowSubscriptionVariables>;
