@@ -12,6 +12,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
     DateTime: { Input: Date; Output: Date };
+    SafeInt: { Input: number; Output: number };
   };
   AuthScopes: { read: boolean; worker: boolean; admin: boolean };
   DefaultFieldNullability: false;

@@ -22,10 +22,16 @@ export const BackoffRef = builder.objectRef<BackoffPolicy>('Backoff').implement(
     'How long a failed attempt with attempts left waits before the job returns to its lane (it waits DELAYED).',
   fields: (t) => ({
     type: t.field({ type: BackoffTypeRef, resolve: (b) => b.type }),
-    delayMs: t.exposeInt('delayMs', { description: 'The wait after a failed attempt (ms).' }),
-    maxDelayMs: t.exposeInt('maxDelayMs', {
+    delayMs: t.field({
+      type: 'SafeInt',
+      description: 'The wait after a failed attempt (ms, up to 30 days).',
+      resolve: (b) => b.delayMs,
+    }),
+    maxDelayMs: t.field({
+      type: 'SafeInt',
       nullable: true,
       description: 'The longest wait (ms); null = no cap.',
+      resolve: (b) => b.maxDelayMs,
     }),
     jitter: t.exposeFloat('jitter', {
       description: '0..1: the wait is drawn uniformly from [wait × (1 − jitter), wait].',

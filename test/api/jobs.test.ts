@@ -127,10 +127,11 @@ describe('Queue.job', () => {
     await r.hset(engineQueue(q).keys.job(id), {
       backoff: 'EXPONENTIAL',
       backoffDelayMs: '1000',
-      backoffMaxDelayMs: '60000',
+      // 30 days: past GraphQL's Int (2^31 − 1 ms), so the ms fields are SafeInts.
+      backoffMaxDelayMs: '2592000000',
       backoffJitter: '0.25',
     });
-    const policy = { type: 'EXPONENTIAL', delayMs: 1000, maxDelayMs: 60_000, jitter: 0.25 };
+    const policy = { type: 'EXPONENTIAL', delayMs: 1000, maxDelayMs: 2_592_000_000, jitter: 0.25 };
     expect((await jobById(q, id))?.backoff).toEqual(policy);
     const claimed = ok(await api.request(ClaimDetailDocument, { queue: q })).claim;
     expect(claimed).toMatchObject({ id, state: 'ACTIVE', backoff: policy, errors: [] });
