@@ -35,11 +35,31 @@ export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, sat
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
 /**
- * `enqueue-10.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
+ * `enqueue-12.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
  * earlier (1, nothing written), or none because the key was used for another request (2: the
- * id of that request's job, no fields, nothing written).
+ * id of that request's job, no fields, nothing written), or none because `runAt` is more than
+ * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written).
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3];
+/**
+ * `promoteJob-8.lua`'s reply: the job after the call and whether it was moved (1) or was not
+ * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
+ */
+export type PromoteReply = [id: string, fields: string[], promoted: 0 | 1] | number;
+/** `reap-12.lua`'s reply: counts of jobs reaped, promoted, trimmed (completed, dead). */
+export type ReapReply = [
+  reaped: number,
+  promoted: number,
+  trimmedCompleted: number,
+  trimmedDead: number,
+];
+/** A backoff policy as the enqueue script stores it (validated by the engine). */
+export interface BackoffArgs {
+  readonly type: 'FIXED' | 'EXPONENTIAL';
+  readonly delayMs: number;
+  readonly maxDelayMs: number | null;
+  readonly jitter: number;
+}
 /**
  * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
  * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
@@ -163,23 +183,42 @@ export class Commands {
   }
 
   /**
-   * `enqueue-10.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
-   * long it is remembered (ms) and the request's fingerprint, or undefined for none.
+   * `enqueue-12.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
+   * long it is remembered (ms) and the request's fingerprint, or undefined for none. At most
+   * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
+   * the job's retry policy, or undefined for none.
    */
   enqueue(p: {
     group: string;
     payload: string;
     maxAttempts: number;
     key?: { name: string; ttlMs: number; fingerprint: string } | undefined;
+    delayMs?: number | undefined;
+    runAt?: number | undefined;
+    backoff?: BackoffArgs | undefined;
   }): Promise<EnqueueReply> {
-    const keys = [...this.groupKeys(p.group), this.k.seq, this.k.idem(p.key?.name ?? '')];
+    const k = this.k;
+    const keys = [
+      ...this.groupKeys(p.group),
+      k.seq,
+      k.idem(p.key?.name ?? ''),
+      k.delayed,
+      k.groupDelayed(p.group),
+    ];
+    const b = p.backoff;
     const args = [
-      this.k.base,
+      k.base,
       p.group,
       p.payload,
       p.maxAttempts,
       p.key?.ttlMs ?? '',
       p.key?.fingerprint ?? '',
+      p.delayMs ?? '',
+      p.runAt ?? '',
+      b?.type ?? '',
+      b?.delayMs ?? '',
+      b?.maxDelayMs ?? '',
+      b ? String(b.jitter) : '',
     ];
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
@@ -220,12 +259,30 @@ export class Commands {
     ) as Promise<CompleteAndClaimReply>;
   }
 
-  /** `retry-10.lua`; a negative number is a status code (see errors.ts). */
-  retry(p: { id: string; token: string; error: string }): Promise<JobReply | number> {
+  /**
+   * `retry-12.lua`; a negative number is a status code (see errors.ts). `error` and `stack`
+   * ('' for none) cut to their lengths already; `delayMs` overrides the job's backoff policy
+   * (undefined: the policy); `r` in [0, 1) for the policy's jitter.
+   */
+  retry(p: {
+    id: string;
+    token: string;
+    error: string;
+    stack: string;
+    delayMs?: number | undefined;
+    r: number;
+  }): Promise<JobReply | number> {
     const k = this.k;
-    const keys = [...this.releaseKeys(), k.dead, k.stats, k.job(p.id)];
-    const args = [k.base, p.id, p.token, p.error];
+    const keys = [...this.releaseKeys(), k.dead, k.stats, k.delayed, k.settings, k.job(p.id)];
+    const args = [k.base, p.id, p.token, p.error, p.stack, p.delayMs ?? '', p.r];
     return this.run('retry', keys, args) as Promise<JobReply | number>;
+  }
+
+  /** `promoteJob-8.lua`: a delayed job to its lane now (see {@link PromoteReply}). */
+  promoteJob(p: { id: string }): Promise<PromoteReply> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats, k.delayed, k.job(p.id)];
+    return this.run('promoteJob', keys, [k.base, p.id]) as Promise<PromoteReply>;
   }
 
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */
@@ -236,11 +293,15 @@ export class Commands {
     >;
   }
 
-  /** `reap-9.lua`: reap at most `batch` expired leases; returns how many it reaped. */
-  reap(p: { batch: number }): Promise<number> {
+  /**
+   * `reap-12.lua`: reap at most `batch` expired leases, promote at most `batch` due delayed
+   * jobs and trim at most `batch` completed and dead jobs past their retention; `r` in [0, 1)
+   * for the backoff jitter.
+   */
+  reap(p: { batch: number; r: number }): Promise<ReapReply> {
     const k = this.k;
-    const keys = [...this.releaseKeys(), k.dead, k.stats];
-    return this.run('reap', keys, [k.base, p.batch]) as Promise<number>;
+    const keys = [...this.releaseKeys(), k.dead, k.stats, k.delayed, k.settings, k.completed];
+    return this.run('reap', keys, [k.base, p.batch, p.r]) as Promise<ReapReply>;
   }
 
   /** `readGroups-3.lua`: `[limit, active, pending, paused]` of each group, flat. */

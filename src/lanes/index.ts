@@ -18,11 +18,15 @@ export {
 } from './eviction.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
+  type BackoffPolicyInput,
   type CompleteAndClaimResult,
   Defaults,
+  type EnqueueOptions,
+  type PromotedJob,
   Queue,
   type QueueOptions,
   REGISTRATION_REFRESH_MS,
+  type RetryOptions,
 } from './queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';

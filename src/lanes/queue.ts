@@ -11,7 +11,13 @@
  * say) is passed through from ioredis unchanged.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Commands, type GroupReply, type JobReply, type SnapshotReply } from './commands.js';
+import {
+  type BackoffArgs,
+  Commands,
+  type GroupReply,
+  type JobReply,
+  type SnapshotReply,
+} from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
 import { Defaults } from './defaults.js';
@@ -27,7 +33,15 @@ import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
 import { groupInfo, parseCount } from './state.js';
-import type { GroupInfo, GroupPage, Job, QueueCounts, QueueSnapshot, QueueStats } from './types.js';
+import type {
+  GroupInfo,
+  GroupPage,
+  Job,
+  JobError,
+  QueueCounts,
+  QueueSnapshot,
+  QueueStats,
+} from './types.js';
 import * as validate from './validate.js';
 
 /** What {@link Queue.completeAndClaim} answers. */
@@ -51,10 +65,97 @@ export { Defaults } from './defaults.js';
 
 /**
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
- * payload JSON text (newline-separated: a group id holds no control characters), hex.
+ * payload JSON text (newline-separated: a group id holds no control characters, and JSON text
+ * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
+ * either, hex. A request with neither hashes as before they existed, so keys recorded then
+ * still match.
  */
-function requestFingerprint(group: string, maxAttempts: number, payload: string): string {
-  return createHash('sha256').update(`${group}\n${maxAttempts}\n${payload}`).digest('hex');
+function requestFingerprint(
+  group: string,
+  maxAttempts: number,
+  payload: string,
+  timing: {
+    delayMs?: number | undefined;
+    runAt?: number | undefined;
+    backoff?: BackoffArgs | undefined;
+  },
+): string {
+  let text = `${group}\n${maxAttempts}\n${payload}`;
+  const { delayMs, runAt, backoff } = timing;
+  if (delayMs !== undefined || runAt !== undefined || backoff !== undefined) {
+    const delay =
+      delayMs !== undefined ? `delayMs ${delayMs}` : runAt !== undefined ? `runAt ${runAt}` : '';
+    const policy = backoff
+      ? `${backoff.type} ${backoff.delayMs} ${backoff.maxDelayMs ?? ''} ${backoff.jitter}`
+      : '';
+    text += `\n${delay}\n${policy}`;
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A failed attempt's entries as `retry-12.lua` and `reap-12.lua` push them (JSON text). */
+function decodeErrors(entries: readonly string[]): JobError[] {
+  const errors: JobError[] = [];
+  for (const entry of entries) {
+    try {
+      const e = JSON.parse(entry) as Record<string, unknown>;
+      errors.push({
+        attempt: typeof e.attempt === 'number' ? e.attempt : 0,
+        at: typeof e.at === 'number' ? e.at : 0,
+        message: typeof e.message === 'string' ? e.message : '',
+        stack: typeof e.stack === 'string' ? e.stack : null,
+      });
+    } catch {
+      // Another writer's entry that is not JSON: not one of ours, skipped.
+    }
+  }
+  return errors;
+}
+
+/** What {@link Queue.retry} takes besides the job and its token. */
+export interface RetryOptions {
+  /** Why it failed (kept as lastError and in the job's errors; cut to 1,024 characters). */
+  readonly error?: string | null | undefined;
+  /** The failure's stack (kept in the job's errors; cut to 8,192 characters). */
+  readonly stack?: string | null | undefined;
+  /**
+   * Wait this long (ms, 0..2,592,000,000) before the job runs again, overriding its backoff
+   * policy; 0 = at once. Default: the policy (none: at once).
+   */
+  readonly delayMs?: number | undefined;
+}
+
+/** Options of {@link Queue.enqueue}. */
+export interface EnqueueOptions {
+  /** Claims before the job is dead, 1..100 (default 3). */
+  readonly maxAttempts?: number | undefined;
+  /** Idempotency key: 1–256 UTF-8 bytes, no control characters. */
+  readonly key?: string | undefined;
+  /** How long the key is remembered (ms, 1..2,592,000,000; default 86,400,000); only with `key`. */
+  readonly keyTtlMs?: number | undefined;
+  /** Run no sooner than this many ms from now (Redis clock), 0..2,592,000,000. */
+  readonly delayMs?: number | undefined;
+  /** Run no sooner than this time (ms since the epoch, Redis clock), within 30 days of now. */
+  readonly runAt?: number | undefined;
+  /** How long a failed attempt waits before the job runs again (DESIGN.md §3, backoff). */
+  readonly backoff?: BackoffPolicyInput | undefined;
+}
+
+/** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
+export interface BackoffPolicyInput {
+  readonly type: 'FIXED' | 'EXPONENTIAL';
+  /** ms, 0..2,592,000,000. */
+  readonly delayMs: number;
+  /** ms, delayMs..2,592,000,000, or null/absent for no cap (30 days at most). */
+  readonly maxDelayMs?: number | null | undefined;
+  /** 0..1 (default 0): the wait is cut by up to this fraction, at random. */
+  readonly jitter?: number | undefined;
+}
+
+/** {@link Queue.promote}'s answer: the job after the call, and whether it was moved. */
+export interface PromotedJob extends Job {
+  /** True when it was delayed and is now pending; false when it was not delayed (unchanged). */
+  readonly promoted: boolean;
 }
 
 export class Queue {
@@ -128,7 +229,13 @@ export class Queue {
 
   /**
    * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
-   * as JSON text). Script: `enqueue-10.lua`.
+   * as JSON text). Script: `enqueue-12.lua`.
+   *
+   * With `delayMs` or `runAt` in the future (Redis clock) the job is DELAYED instead: kept in
+   * `P:{Q}:delayed` and its group's delayed index with its `runAt`, not pending, its group not
+   * re-ringed (a group whose only work is delayed is not serviceable); once due, promotion (a
+   * claim, the reaper, or {@link promote}) puts it in its lane at its FIFO place (its id).
+   * A `runAt` now or past (or `delayMs` 0) enqueues as without one.
    *
    * Without `key`, delivery of the call is at least once: a call retried after its reply was
    * lost (by the caller, or by ioredis resending it after a reconnect) adds a second job. With
@@ -141,41 +248,52 @@ export class Queue {
    * @param options.key idempotency key: 1–256 UTF-8 bytes, no control characters
    * @param options.keyTtlMs how long the key is remembered, ms, 1..2,592,000,000 (default
    *   86,400,000: 24 h); only with `key`
-   * @throws RingmasterError BAD_USER_INPUT for bad input, or (argument `key`) when the key was
-   *   used within its window for a different request — another group, payload (as JSON text)
-   *   or maxAttempts; DATA_OUT_OF_RANGE (see the script)
+   * @param options.delayMs run no sooner than now + delayMs (ms, 0..2,592,000,000)
+   * @param options.runAt run no sooner than this (ms since the epoch, Redis clock; within
+   *   2,592,000,000 ms — 30 days — of the Redis clock's now); not with `delayMs`
+   * @param options.backoff the job's retry policy (DESIGN.md §3, backoff): `{ type: 'FIXED' |
+   *   'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }`, stored on the job
+   * @throws RingmasterError BAD_USER_INPUT for bad input (argument `runAt` also for a runAt
+   *   more than 30 days from now, and for delayMs and runAt together), or (argument `key`) when
+   *   the key was used within its window for a different request — another group, payload (as
+   *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
-  async enqueue(
-    group: string,
-    payload?: unknown,
-    options: {
-      maxAttempts?: number | undefined;
-      key?: string | undefined;
-      keyTtlMs?: number | undefined;
-    } = {},
-  ): Promise<Job> {
+  async enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
     const g = validate.groupId(group);
     const text = validate.payload(payload);
-    const maxAttempts = validate.maxAttempts(options.maxAttempts ?? Defaults.maxAttempts);
-    const name = options.key === undefined ? undefined : validate.idempotencyKey(options.key);
-    if (name === undefined && options.keyTtlMs !== undefined) {
+    const opts = options ?? {};
+    const maxAttempts = validate.maxAttempts(opts.maxAttempts ?? Defaults.maxAttempts);
+    const name = opts.key === undefined ? undefined : validate.idempotencyKey(opts.key);
+    if (name === undefined && opts.keyTtlMs !== undefined) {
       throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
     }
+    const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
+    const runAt = opts.runAt == null ? undefined : validate.runAt(opts.runAt);
+    if (delayMs !== undefined && runAt !== undefined) {
+      throw badInput('runAt', 'cannot be given with delayMs: give one of them');
+    }
+    const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
     const key =
       name === undefined
         ? undefined
         : {
             name,
-            ttlMs: validate.keyTtlMs(options.keyTtlMs ?? Defaults.keyTtlMs),
-            fingerprint: requestFingerprint(g, maxAttempts, text),
+            ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
+            fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
           };
     const [id, fields, outcome] = await this.registered(() =>
-      this.commands.enqueue({ group: g, payload: text, maxAttempts, key }),
+      this.commands.enqueue({ group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff }),
     );
     if (outcome === 2) {
       throw badInput(
         'key',
-        `was used for job ${id} of queue ${this.name} with a different group, payload or maxAttempts; use a new key for a new job`,
+        `was used for job ${id} of queue ${this.name} with a different group, payload, maxAttempts, delay or backoff; use a new key for a new job`,
+      );
+    }
+    if (outcome === 3) {
+      throw badInput(
+        'runAt',
+        `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now (${fields[1]} by the Redis clock)`,
       );
     }
     const job = decodeJob(this.name, id, fields);
@@ -286,16 +404,36 @@ export class Queue {
   }
 
   /**
-   * Give active job `id` back: its permit is released now, and it returns to the front of its
-   * group's lane, or is DEAD once attempts reached maxAttempts. `error` (optional) is kept as
-   * the job's lastError. Script: `retry-10.lua`.
-   * @throws RingmasterError BAD_USER_INPUT (a malformed token), JOB_NOT_FOUND, LEASE_LOST
+   * Give active job `id` back after a failed attempt: its permit is released now, the failure
+   * recorded — an entry `{ attempt, at, message, stack }` on its error list (newest first, the
+   * last `Defaults.errorsKept` kept; see {@link job}) and `error` as its lastError (an empty one
+   * leaves lastError as it was) — and the job returns to the front of its group's lane, or
+   * waits DELAYED (`runAt`) for `delayMs` when given, else for its backoff policy's wait, or
+   * is DEAD once attempts reached maxAttempts (kept by the queue's dead retention, with its
+   * group's dead index; a retention count of 0 forgets it at once: the answer is then the job
+   * as it was). Script: `retry-12.lua`.
+   * @param options `{ error, stack, delayMs }` ({@link RetryOptions}), or the error message
+   *   alone (the older form `retry(id, token, error)`). `error` is cut to
+   *   `Defaults.errorMessageLength` (1,024) characters, `stack` to `Defaults.errorStackLength`
+   *   (8,192), before anything is sent
+   * @returns the job after the retry: PENDING, DELAYED (with runAt) or DEAD
+   * @throws RingmasterError BAD_USER_INPUT (a malformed token; `delayMs` not an integer in
+   *   0..2,592,000,000; `error` or `stack` not a string), JOB_NOT_FOUND, LEASE_LOST,
+   *   DATA_OUT_OF_RANGE
    */
-  async retry(id: string, token: string, error = ''): Promise<Job> {
+  async retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
     const t = validate.token(token);
+    const opts: RetryOptions =
+      typeof options === 'string' ? { error: options } : (options ?? ({} as RetryOptions));
+    if (typeof opts !== 'object') throw badInput('error', 'must be a string');
+    const error = validate.failureText('error', opts.error, Defaults.errorMessageLength);
+    const stack = validate.failureText('stack', opts.stack, Defaults.errorStackLength);
+    const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
     const jobId = validate.jobId(this.name, id);
-    const reason = error.slice(0, 1024);
-    return this.jobFrom(jobId, await this.commands.retry({ id: jobId, token: t, error: reason }));
+    return this.jobFrom(
+      jobId,
+      await this.commands.retry({ id: jobId, token: t, error, stack, delayMs, r: Math.random() }),
+    );
   }
 
   /**
@@ -315,19 +453,46 @@ export class Queue {
   }
 
   /**
-   * Retry every job whose lease has passed, releasing each permit exactly once, in batches of
-   * `batch` (default 1,000) per script call. Returns how many jobs were reaped.
-   * Script: `reap-9.lua`.
+   * The queue's housekeeping, in batches of `batch` (default 1,000) per script call, repeated
+   * while any batch came back full: every job whose lease has passed is retried as
+   * {@link retry} would (permit released exactly once; error 'lease expired'; its backoff
+   * applies), due delayed jobs are promoted to their lanes, and retained completed and dead
+   * jobs past their retention are trimmed. Returns how many jobs were reaped (expired leases).
+   * Each call removes what it counts from where it was (active, delayed, an index), so the
+   * loop ends. Script: `reap-12.lua`.
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000
    */
   async reap(options: { batch?: number } = {}): Promise<number> {
     const batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
     let total = 0;
     for (;;) {
-      const n = await this.commands.reap({ batch });
-      total += n;
-      if (n < batch) return total;
+      const [reaped, promoted, trimmedCompleted, trimmedDead] = await this.commands.reap({
+        batch,
+        r: Math.random(),
+      });
+      total += reaped;
+      const full = Math.max(reaped, promoted, trimmedCompleted, trimmedDead) >= batch;
+      if (!full) return total;
     }
+  }
+
+  /**
+   * Promote delayed job `id` now (admin): it goes to its group's lane at its FIFO place, as if
+   * its run-at time had come, and its group is re-ringed with a wake if that makes it
+   * serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
+   * false. Script: `promoteJob-8.lua`.
+   * @returns the job after the call (PENDING when promoted) and whether it was moved
+   * @throws RingmasterError JOB_NOT_FOUND (no such job, or an id that is not a decimal string),
+   *   DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly; nothing changed)
+   */
+  async promote(id: string): Promise<PromotedJob> {
+    const jobId = validate.jobId(this.name, id);
+    const reply = await this.commands.promoteJob({ id: jobId });
+    if (typeof reply === 'number') {
+      throw errorFromStatus(reply, this.name, jobId) ?? jobNotFound(this.name, jobId);
+    }
+    const [replyId, fields, promoted] = reply;
+    return { ...decodeJob(this.name, replyId, fields), promoted: promoted === 1 };
   }
 
   // ── audit and repair ─────────────────────────────────────────────────────────────────
@@ -544,7 +709,14 @@ export class Queue {
     return statsFrom(await this.redis.hgetall(this.keys.stats));
   }
 
-  /** Job `id`, or null when there is no such job (completed jobs are not kept). */
+  /**
+   * Job `id` with its `backoff` policy (null for none) and its `errors` (failed attempts,
+   * newest first, at most `Defaults.errorsKept`), or null when there is no such job (gone:
+   * completed without retention, trimmed, removed). O(1). Hash and error list are read side by
+   * side on one connection, not in a MULTI (Redis at maxmemory refuses commands queued in a
+   * MULTI, and reads must go on there): a failure recorded between the two reads can show in
+   * `errors` one entry ahead of `lastError`.
+   */
   async job(id: string): Promise<Job | null> {
     let jobId: string;
     try {
@@ -552,8 +724,16 @@ export class Queue {
     } catch {
       return null;
     }
-    const fields = await this.redis.hgetall(this.keys.job(jobId));
-    return Object.keys(fields).length === 0 ? null : decodeJob(this.name, jobId, fields);
+    const [fields, entries] = await Promise.all([
+      this.redis.hgetall(this.keys.job(jobId)),
+      // An error list of another type (written by hand) reads as none rather than failing.
+      this.redis.lrange(this.keys.errors(jobId), 0, -1).catch((error: unknown) => {
+        if (error instanceof Error && error.message.startsWith('WRONGTYPE')) return [] as string[];
+        throw error;
+      }),
+    ]);
+    if (Object.keys(fields).length === 0) return null;
+    return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,8 @@
 /**
  * The reaper loop (DESIGN.md §3 "reap"): every `intervalMs`, each queue's expired leases are
- * retried with their permits released (`Queue.reap`, script `reap-9.lua`, deadlines on the Redis
- * clock). The engine's, so any process can run it: the API server reaps every registered queue,
+ * retried with their permits released, its due delayed jobs promoted to their lanes and its
+ * completed and dead jobs past their retention trimmed (`Queue.reap`, script `reap-12.lua`,
+ * deadlines on the Redis clock; each repeated while a batch comes back full). The engine's, so any process can run it: the API server reaps every registered queue,
  * and each `Worker` reaps its own queue by default, so a deployment of workers alone still gets a
  * crashed worker's jobs and permits back.
  *

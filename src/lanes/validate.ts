@@ -24,6 +24,11 @@ export const Limits = {
   maxConcurrency: 10_000,
   /** How long an enqueue's idempotency key may be remembered (ms): 30 days. */
   maxKeyTtlMs: 2_592_000_000,
+  /**
+   * The longest delay (ms): 30 days — an enqueue's delayMs, how far its runAt may be from the
+   * Redis clock's now, a retry's delayMs, a backoff's delayMs and maxDelayMs.
+   */
+  maxDelayMs: 2_592_000_000,
 } as const;
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -80,6 +85,77 @@ export function idempotencyKey(value: unknown): string {
 /** How long an idempotency key is remembered, in ms: an integer in 1..2,592,000,000 (30 days). */
 export function keyTtlMs(value: unknown): number {
   return integerIn('keyTtlMs', value, 1, Limits.maxKeyTtlMs);
+}
+
+/**
+ * A delay in ms (an enqueue's or a retry's `delayMs`): an integer in 0..2,592,000,000 (30 days);
+ * 0 means at once.
+ */
+export function delayMs(value: unknown, argument = 'delayMs'): number {
+  return integerIn(argument, value, 0, Limits.maxDelayMs);
+}
+
+/**
+ * An enqueue's `runAt`: ms since the epoch, an integer in 0..2^53−1. Whether it is within
+ * 30 days of now is judged by the script, on the Redis clock (`enqueue-12.lua`, outcome 3).
+ */
+export function runAt(value: unknown): number {
+  return integerIn('runAt', value, 0, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * A backoff policy (DESIGN.md §3, backoff), refused as argument `backoff` (the message names
+ * the field): an object `{ type: 'FIXED' | 'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }` with
+ * delayMs an integer in 0..2,592,000,000, maxDelayMs null/absent or an integer in
+ * delayMs..2,592,000,000, jitter a number in 0..1 (default 0). Returns it with the defaults
+ * filled in (maxDelayMs null, jitter 0).
+ */
+export function backoff(value: unknown): {
+  type: 'FIXED' | 'EXPONENTIAL';
+  delayMs: number;
+  maxDelayMs: number | null;
+  jitter: number;
+} {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badInput('backoff', 'must be an object { type, delayMs, maxDelayMs?, jitter? }');
+  }
+  const v = value as Record<string, unknown>;
+  for (const field of Object.keys(v)) {
+    if (!['type', 'delayMs', 'maxDelayMs', 'jitter'].includes(field)) {
+      throw badInput('backoff', `has no field ${JSON.stringify(field.slice(0, 32))}`);
+    }
+  }
+  if (v.type !== 'FIXED' && v.type !== 'EXPONENTIAL') {
+    throw badInput('backoff', "type must be 'FIXED' or 'EXPONENTIAL'");
+  }
+  const field = (name: string, x: unknown, min: number) => {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > Limits.maxDelayMs) {
+      throw badInput('backoff', `${name} must be an integer from ${min} to ${Limits.maxDelayMs}`);
+    }
+    return x;
+  };
+  const delay = field('delayMs', v.delayMs, 0);
+  const maxDelayMs = v.maxDelayMs == null ? null : field('maxDelayMs', v.maxDelayMs, delay);
+  const jitter = v.jitter ?? 0;
+  if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0 || jitter > 1) {
+    throw badInput('backoff', 'jitter must be a number from 0 to 1');
+  }
+  return { type: v.type, delayMs: delay, maxDelayMs, jitter };
+}
+
+/**
+ * A failure's text (a retry's `error` or `stack`): a string, or null/undefined for none ('').
+ * Cut to `max` UTF-16 units (never inside a surrogate pair) rather than refused: a worker's
+ * error is recorded whatever its size (DESIGN.md §3, errors).
+ */
+export function failureText(argument: string, value: unknown, max: number): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw badInput(argument, 'must be a string');
+  if (value.length <= max) return value;
+  const cut = value.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  // A high surrogate whose low half was cut off would reach Redis as U+FFFD.
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }
 
 /** A limit: an integer in 0..1,000,000 (0 parks the group). */

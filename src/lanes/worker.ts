@@ -28,7 +28,8 @@ import * as validate from './validate.js';
 
 /**
  * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
- * lastError). `signal` aborts when the lease is lost (the job was reaped and may run
+ * lastError, and message and stack an entry of its errors; its backoff policy decides when it
+ * runs again). `signal` aborts when the lease is lost (the job was reaped and may run
  * elsewhere): stop work that should not be done twice. The signal is made only for a processor
  * that declares the parameter (`processor.length >= 2`): an AbortController is the dearest
  * thing a worker allocates per job, and one that nobody can read is not worth it.
@@ -465,7 +466,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /** Retry a job whose processor failed (or was given up); the call holds a slot until answered. */
   private sendRetry(job: Job, failure: Error): void {
     const retry = this.queue
-      .retry(job.id, job.token as string, failure.message)
+      // The engine cuts both to Defaults.errorMessageLength / errorStackLength.
+      .retry(job.id, job.token as string, { error: failure.message, stack: failure.stack ?? null })
       .then(
         (retried) => {
           this.emit('failed', retried, failure);

@@ -67,6 +67,15 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.hget(q.keys.stats, 'enqueued')).toBe('5');
       expect(await master.get(q.keys.seq)).toBe('5');
       expect(await master.lrange(q.keys.ring, 0, -1)).toEqual(snapshot.ring);
+
+      // A delayed job (its group's delayed index is a key the engine names) promoted by hand:
+      // the job and lane keys promoteJob builds land on the same master.
+      const later = await q.enqueue('c', null, { delayMs: 600_000 });
+      expect(await master.zscore(q.keys.groupDelayed('c'), later.id)).toBe(String(later.runAt));
+      expect((await q.promote(later.id)).promoted).toBe(true);
+      ran.add('promoteJob');
+      expect(await master.zcard(q.keys.delayed)).toBe(0);
+      expect(await master.zrange(q.keys.lane('c'), 0, -1)).toEqual([later.id]);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

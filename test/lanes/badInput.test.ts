@@ -18,8 +18,11 @@ import {
   RingmasterError,
 } from '../../src/lanes/index.js';
 import {
+  BACKOFFS,
   type BadValue,
   CURSORS,
+  DELAYS,
+  FAILURE_TEXTS,
   FIRSTS,
   GROUP_IDS,
   JOB_IDS,
@@ -31,6 +34,7 @@ import {
   QUEUE,
   QUEUE_NAMES,
   REAP_BATCHES,
+  RUN_ATS,
   TOKENS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
@@ -120,6 +124,18 @@ const cases: Case[] = [
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
   ...each(PAYLOADS, 'enqueue payload', (v) => ctx.q.enqueue('a', v)),
+  ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
+  ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
+  ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),
+  ...each(DELAYS, 'retry delayMs', (v) =>
+    ctx.q.retry(ctx.active.id, ctx.active.token as string, { delayMs: any(v) }),
+  ),
+  ...each(FAILURE_TEXTS, 'retry error', (v) =>
+    ctx.q.retry(ctx.active.id, ctx.active.token as string, { error: any(v) }),
+  ),
+  ...each(FAILURE_TEXTS, 'retry stack', (v) =>
+    ctx.q.retry(ctx.active.id, ctx.active.token as string, { stack: any(v) }),
+  ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
   ...TOKENS.flatMap((bad) => [
@@ -184,6 +200,28 @@ describe('bad input (DESIGN.md §5)', () => {
     expect(await argumentOf(() => ctx.q.retry('abc', ''))).toBe('token');
     expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
     expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
+    expect(await argumentOf(() => ctx.q.enqueue('a', null, { delayMs: -1 }))).toBe('delayMs');
+    expect(await argumentOf(() => ctx.q.enqueue('a', null, { runAt: -1 }))).toBe('runAt');
+    // beyond 30 days from the Redis clock's now: refused by the script, before any write
+    expect(await argumentOf(() => ctx.q.enqueue('a', null, { runAt: 8.64e15 }))).toBe('runAt');
+    expect(
+      await argumentOf(() => ctx.q.enqueue('a', null, { delayMs: 1, runAt: Date.now() + 1 })),
+    ).toBe('runAt');
+    expect(
+      await argumentOf(() => ctx.q.enqueue('a', null, { backoff: { type: 'FIXED', delayMs: -1 } })),
+    ).toBe('backoff');
+    expect(
+      await argumentOf(() =>
+        ctx.q.retry(ctx.active.id, ctx.active.token as string, { delayMs: 2 ** 32 }),
+      ),
+    ).toBe('delayMs');
+    expect(
+      await argumentOf(() =>
+        ctx.q.retry(ctx.active.id, ctx.active.token as string, { error: 1 } as never),
+      ),
+    ).toBe('error');
+    // the token before the options, as before the id
+    expect(await argumentOf(() => ctx.q.retry('abc', '', { delayMs: -1 }))).toBe('token');
   });
 
   it('says a payload too deep to serialize is nested too deeply, not that it is not JSON', async () => {
@@ -223,6 +261,23 @@ describe('refusals by the scripts change nothing either', () => {
 });
 
 describe('the bounds themselves are accepted', () => {
+  it('delayMs 0 and 2,592,000,000, a runAt 29 days ahead, backoff at its bounds', async () => {
+    const q = ctx.rm.queue('bounds-delay');
+    expect((await q.enqueue('g', null, { delayMs: 0 })).state).toBe('PENDING');
+    expect((await q.enqueue('g', null, { delayMs: Limits.maxDelayMs })).state).toBe('DELAYED');
+    const runAt = Date.now() + Limits.maxDelayMs - 86_400_000;
+    expect((await q.enqueue('g', null, { runAt })).runAt).toBe(runAt);
+    const backoff = {
+      type: 'EXPONENTIAL' as const,
+      delayMs: Limits.maxDelayMs,
+      maxDelayMs: Limits.maxDelayMs,
+      jitter: 1,
+    };
+    expect((await q.enqueue('g', null, { backoff })).backoff).toEqual(backoff);
+    const zero = { type: 'FIXED' as const, delayMs: 0, maxDelayMs: null, jitter: 0 };
+    expect((await q.enqueue('g', null, { backoff: zero })).backoff).toEqual(zero);
+  });
+
   it('a group id of exactly 256 UTF-8 bytes, limits 0 and 1,000,000, maxAttempts 1 and 100', async () => {
     const q = ctx.rm.queue('bounds');
     expect((await q.setLimit('a'.repeat(256), 0)).limit).toBe(0);

@@ -119,11 +119,16 @@ async function stateOf(q: Queue): Promise<Record<string, unknown>> {
     const name = key.slice(base.length);
     const type = await r.type(key);
     if (type === 'string') out[name] = await r.get(key);
-    else if (type === 'list') out[name] = await r.lrange(key, 0, -1);
+    // a job's error entries: each stamped with the time it failed (masked as `set`)
+    else if (type === 'list' && name.endsWith(':errors')) {
+      out[name] = (await r.lrange(key, 0, -1)).map((e) => ({ ...JSON.parse(e), at: 'set' }));
+    } else if (type === 'list') out[name] = await r.lrange(key, 0, -1);
     else if (type === 'set') out[name] = (await r.smembers(key)).sort();
-    // `dead` is scored by the time a job died: only its members compare between twins
-    else if (type === 'zset' && name === 'dead') out[name] = (await r.zrange(key, 0, -1)).sort();
-    else if (type === 'zset') out[name] = await r.zrange(key, 0, -1, 'WITHSCORES');
+    // `dead` and a group's dead index are scored by the time a job died: only their members
+    // compare between twins
+    else if (type === 'zset' && (name === 'dead' || name.endsWith(':dead'))) {
+      out[name] = (await r.zrange(key, 0, -1)).sort();
+    } else if (type === 'zset') out[name] = await r.zrange(key, 0, -1, 'WITHSCORES');
     else if (type === 'hash') {
       const h = await r.hgetall(key);
       if (name.startsWith('job:')) jobs[name.slice('job:'.length)] = h;

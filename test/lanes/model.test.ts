@@ -1,8 +1,11 @@
 /**
  * Property-based test of the lane engine (issue 2; STYLE.md 14): random interleavings of every
- * operation — enqueue, claim, complete, retry, extendLease, completeAndClaim (a batch of 0–4
+ * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run),
+ * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
+ * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
- * to expire), setLimit (0, and below the live count), clearLimit, pause, resume, repair, and
+ * to expire), promote (a delayed job, another job, a missing one), setLimit (0, and below the
+ * live count), clearLimit, pause, resume, repair, and
  * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
  * through 4 ioredis connections, in steps that are either one call or a batch of up to 4 fired
  * at once (Promise.all), each call on its own connection, so only Redis decides their order. The
@@ -22,6 +25,12 @@
  *    TIME read just before and just after the step.
  * 3. `Queue.audit()` finds nothing to report (and `repair`, run alone, changes nothing).
  *
+ * Delays are either past or longer than a run, so which delayed jobs are due never depends on
+ * the clock, and the model stays exact; promotion by time (claim, reap), backoff policies and
+ * jitter are covered by test/lanes/delayed.property.test.ts (invariants) and the engine tests.
+ * A failed attempt's error entries (`P:{Q}:job:<id>:errors`) are compared without their `at`,
+ * which is checked against the Redis clock instead.
+ *
  * Replay a failure with the seed and path fast-check prints (and the replayPath of the
  * counterexample, when it shows one):
  *   FC_SEED=<seed> FC_PATH=<path> [FC_REPLAY_PATH=<replayPath>] npx vitest run test/lanes/model.test.ts
@@ -31,7 +40,13 @@ import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GroupInfo, type Job, Queue, RingmasterError } from '../../src/lanes/index.js';
+import {
+  type GroupInfo,
+  type Job,
+  type PromotedJob,
+  Queue,
+  RingmasterError,
+} from '../../src/lanes/index.js';
 import { useTestRedis } from '../support/redis.js';
 
 // ── configuration ──────────────────────────────────────────────────────────────────────────
@@ -53,6 +68,10 @@ const MAX_BATCH = CONNECTIONS;
 const LONG_LEASE_MS = 600_000;
 const LEASES = [1, 2, 5, 20, LONG_LEASE_MS] as const;
 const DEFAULT_RUNS = 150;
+/** A delay no run outlives: a delayed job is due only when promoted by hand. */
+const LONG_DELAY_MS = 3_600_000;
+/** Error entries kept per job (Defaults.errorsKept). */
+const ERRORS_KEPT = 10;
 const MAX_STEPS = 80;
 
 const env = process.env;
@@ -62,8 +81,13 @@ const REPLAYING = env.FC_SEED !== undefined || env.FC_PATH !== undefined;
 // ── operations ─────────────────────────────────────────────────────────────────────────────
 
 /** What fast-check generates: indices and choices, resolved against the model when run. */
+/** An enqueue's timing: none, a runAt a minute past (runs at once), or delayed past the run. */
+type Delay = 'none' | 'past' | 'long';
+/** A retry's delay: the policy (none: at once), an explicit 0, or past the run. */
+type RetryDelay = 'policy' | 'zero' | 'long';
+
 type Intent =
-  | { kind: 'enqueue'; group: number; maxAttempts: number }
+  | { kind: 'enqueue'; group: number; maxAttempts: number; delay: Delay }
   | { kind: 'claim'; lease: number }
   | {
       kind: 'complete' | 'retry' | 'extendLease';
@@ -71,9 +95,11 @@ type Intent =
       stale: boolean;
       lease: number;
       withError: boolean;
+      delay: RetryDelay;
     }
   | { kind: 'completeAndClaim'; picks: LeasePick[]; claims: number; lease: number }
   | { kind: 'reap' }
+  | { kind: 'promote'; pick: number; which: 'delayed' | 'other' | 'missing' }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: number; limit: number; belowActive: boolean }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: number; busy: boolean };
@@ -89,10 +115,25 @@ interface LeasePick {
 
 /** A call, fully resolved: what is sent to the engine and applied to the model. */
 type Op =
-  | { kind: 'enqueue'; group: string; maxAttempts: number; payload: { op: number } }
+  | {
+      kind: 'enqueue';
+      group: string;
+      maxAttempts: number;
+      payload: { op: number };
+      /** runAt: ms since the epoch (a minute before the step); delayMs: LONG_DELAY_MS. */
+      timing?: { runAt: number } | { delayMs: number };
+    }
   | { kind: 'claim'; leaseMs: number; token: string }
   | { kind: 'complete'; id: string; token: string; tag: TokenTag }
-  | { kind: 'retry'; id: string; token: string; error: string; tag: TokenTag }
+  | {
+      kind: 'retry';
+      id: string;
+      token: string;
+      error: string;
+      tag: TokenTag;
+      /** Sent as `{ error, delayMs }` when set, else as the older `retry(id, token, error)`. */
+      delayMs?: number;
+    }
   | { kind: 'extendLease'; id: string; token: string; leaseMs: number; tag: TokenTag }
   | {
       kind: 'completeAndClaim';
@@ -103,6 +144,7 @@ type Op =
       tokens: string[];
     }
   | { kind: 'reap' }
+  | { kind: 'promote'; id: string }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: string; limit: number }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: string };
@@ -115,7 +157,10 @@ type Outcome = { ok: unknown } | { err: string };
 
 // ── the model: DESIGN.md §3, pure ──────────────────────────────────────────────────────────
 
-type JobPlace = 'pending' | 'active' | 'dead' | 'completed';
+type JobPlace = 'pending' | 'delayed' | 'active' | 'dead' | 'completed';
+
+/** A failed attempt's entry as the model predicts it (its `at` is checked apart). */
+type ErrorEntry = [attempt: number, message: string, stack: string | null];
 
 interface MJob {
   id: string;
@@ -128,6 +173,10 @@ interface MJob {
   leaseUntil: number | null;
   lastError: string | null;
   payload: string;
+  /** When it runs while delayed (ms, Redis clock, from the reply after a bounds check). */
+  runAt: number | null;
+  /** Failed attempts, newest first, at most ERRORS_KEPT. */
+  errors: ErrorEntry[];
   /** Every token it was ever claimed under, oldest first. */
   tokens: string[];
 }
@@ -183,7 +232,12 @@ function cloneState(s: MState): MState {
     limits: new Map(s.limits),
     active: new Map(s.active),
     lanes: new Map([...s.lanes].map(([g, lane]) => [g, [...lane]])),
-    jobs: new Map([...s.jobs].map(([id, job]) => [id, { ...job, tokens: [...job.tokens] }])),
+    jobs: new Map(
+      [...s.jobs].map(([id, job]) => [
+        id,
+        { ...job, tokens: [...job.tokens], errors: job.errors.map((e): ErrorEntry => [...e]) },
+      ]),
+    ),
     wakes: s.wakes,
     registered: new Set(s.registered),
     stats: { ...s.stats },
@@ -233,18 +287,35 @@ function release(s: MState, job: MJob): void {
   else s.active.delete(job.group);
 }
 
-/** Back to the front of its lane (original score), or dead at maxAttempts. */
-function requeue(s: MState, job: MJob, error: string): void {
+/**
+ * Record the failed attempt, then back to the front of its lane (original score), or delayed
+ * until `runAt` (a retry's delay; the model's jobs have no backoff policy), or dead at
+ * maxAttempts (kept: the default dead retention is far above a run's jobs).
+ */
+function requeue(s: MState, job: MJob, error: string, runAt: number | null = null): void {
   job.token = null;
   job.leaseUntil = null;
+  job.errors = [[job.attempts, error, null] as ErrorEntry, ...job.errors].slice(0, ERRORS_KEPT);
   if (error !== '') job.lastError = error;
   if (job.attempts >= job.maxAttempts) {
     job.state = 'dead';
     s.stats.dead += 1;
+  } else if (runAt !== null) {
+    job.state = 'delayed';
+    job.runAt = runAt;
   } else {
     job.state = 'pending';
     laneInsert(s, job.group, job);
   }
+}
+
+/** A runAt the real reply claims, if the Redis clock allows it for `delayMs`; else NaN. */
+function runAtFrom(real: Outcome, id: string, delayMs: number, clock: Clock): number {
+  if (!('ok' in real) || real.ok === null || typeof real.ok !== 'object') return Number.NaN;
+  const reply = real.ok as { id?: string; runAt?: number | null };
+  const at = reply.runAt;
+  if (reply.id !== id || typeof at !== 'number') return Number.NaN;
+  return at >= clock.t0 + delayMs && at <= clock.t1 + delayMs ? at : Number.NaN;
 }
 
 function groupOutcome(s: MState, g: string): Outcome {
@@ -290,26 +361,37 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       const was = serviceable(s, g);
       s.seq += 1;
       const id = String(s.seq);
+      const delayMs = op.timing && 'delayMs' in op.timing ? op.timing.delayMs : 0;
       const job: MJob = {
         id,
         group: g,
         score: s.seq,
         attempts: 0,
         maxAttempts: op.maxAttempts,
-        state: 'pending',
+        state: delayMs > 0 ? 'delayed' : 'pending',
         token: null,
         leaseUntil: null,
         lastError: null,
         payload: JSON.stringify(op.payload),
+        runAt: delayMs > 0 ? runAtFrom(real, id, delayMs, clock) : null,
+        errors: [],
         tokens: [],
       };
       s.jobs.set(id, job);
-      laneInsert(s, g, job);
+      // A delayed job is not pending: its group's standing is unchanged (no re-ring).
+      if (job.state === 'pending') laneInsert(s, g, job);
       s.registered.add(g);
       s.stats.enqueued += 1;
       settle(s, g, was);
       return {
-        ok: { id, group: g, state: 'PENDING', attempts: 0, maxAttempts: op.maxAttempts },
+        ok: {
+          id,
+          group: g,
+          state: job.state === 'delayed' ? 'DELAYED' : 'PENDING',
+          attempts: 0,
+          maxAttempts: op.maxAttempts,
+          runAt: job.runAt,
+        },
       };
     }
     case 'claim': {
@@ -346,16 +428,18 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       if (typeof job === 'string') return { err: job };
       const was = serviceable(s, job.group);
       release(s, job);
-      requeue(s, job, op.error);
-      if (job.state === 'pending') s.stats.retried += 1;
+      const delayMs = op.delayMs ?? 0;
+      requeue(s, job, op.error, delayMs > 0 ? runAtFrom(real, job.id, delayMs, clock) : null);
+      if (job.state !== 'dead') s.stats.retried += 1;
       settle(s, job.group, was);
       return {
         ok: {
           id: job.id,
           group: job.group,
-          state: job.state === 'dead' ? 'DEAD' : 'PENDING',
+          state: job.state.toUpperCase(),
           attempts: job.attempts,
           lastError: job.lastError,
+          runAt: job.runAt,
         },
       };
     }
@@ -402,6 +486,19 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
     case 'repair':
       // A consistent queue has nothing to repair.
       return { ok: [] };
+    case 'promote': {
+      const job = s.jobs.get(op.id);
+      if (!job || job.state === 'completed') return { err: 'JOB_NOT_FOUND' };
+      const promoted = job.state === 'delayed';
+      if (promoted) {
+        const was = serviceable(s, job.group);
+        job.state = 'pending';
+        job.runAt = null;
+        laneInsert(s, job.group, job);
+        settle(s, job.group, was);
+      }
+      return { ok: { id: job.id, state: job.state.toUpperCase(), promoted } };
+    }
     case 'reap': {
       // Reap takes every lease whose deadline passed at its own TIME, in (deadline, id) order.
       // That TIME is unknown but lies in [t0, t1]: the real count n must cut the ordered
@@ -492,7 +589,14 @@ interface Snapshot {
   active: [string, number][];
   leases: [string, string][];
   dead: string[];
+  /** `delayed`: id → runAt. */
+  delayed: [string, number][];
+  /** Each group's delayed index (id → runAt) and dead index (ids), non-empty ones. */
+  groupDelayed: [string, [string, number][]][];
+  groupDead: [string, string[]][];
   jobs: [string, Record<string, string>][];
+  /** Each job's error list, newest first, without `at` (see {@link errorTimes}). */
+  errors: [string, ErrorEntry[]][];
   stats: Record<string, number>;
   wake: number;
   seq: number;
@@ -511,6 +615,7 @@ const JOB_FIELDS = [
   'leaseUntil',
   'lastError',
   'payload',
+  'runAt',
 ] as const;
 const STAT_FIELDS = [
   'enqueued',
@@ -522,6 +627,7 @@ const STAT_FIELDS = [
   'pending',
   'active',
   'saturated',
+  'delayed',
 ] as const;
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -532,10 +638,14 @@ const pairs = (flat: string[]): [string, string][] => {
   return out;
 };
 
+/** Every error entry's `at` read by the last {@link readSnapshot}, per job, newest first. */
+const errorTimes = new Map<string, number[]>();
+
 async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   const k = q.keys;
   const keys = await redis.keys(`${k.base.replace(/[*?[\]\\]/g, '\\$&')}*`);
   const fixed = new Set([
+    k.delayed,
     k.glimit,
     k.gactive,
     k.ring,
@@ -549,11 +659,15 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.stats,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
+  const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
+  const deadOf = new Map(GROUPS.map((g) => [k.groupDead(g), g]));
   const jobKeys = keys.filter((key) => /^job:\d+$/.test(key.slice(k.base.length))).sort();
+  const errorKeys = keys.filter((key) => /^job:\d+:errors$/.test(key.slice(k.base.length))).sort();
   const laneKeys = keys.filter((key) => laneOf.has(key)).sort();
-  const strayKeys = keys
-    .filter((key) => !fixed.has(key) && !laneOf.has(key) && !jobKeys.includes(key))
-    .sort();
+  const delayedKeys = keys.filter((key) => delayedOf.has(key)).sort();
+  const deadKeys = keys.filter((key) => deadOf.has(key)).sort();
+  const known = new Set([...jobKeys, ...errorKeys, ...laneKeys, ...delayedKeys, ...deadKeys]);
+  const strayKeys = keys.filter((key) => !fixed.has(key) && !known.has(key)).sort();
 
   const m = redis.multi();
   m.lrange(k.ring, 0, -1);
@@ -568,16 +682,61 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   m.get(k.seq);
   m.zrange(k.groups, 0, -1);
   m.sismember(`${PREFIX}:queues`, q.name);
+  m.zrange(k.delayed, 0, -1, 'WITHSCORES');
   for (const key of laneKeys) m.zrange(key, 0, -1, 'WITHSCORES');
   for (const key of jobKeys) m.hgetall(key);
+  for (const key of delayedKeys) m.zrange(key, 0, -1, 'WITHSCORES');
+  for (const key of deadKeys) m.zrange(key, 0, -1);
+  for (const key of errorKeys) m.lrange(key, 0, -1);
   const replies = ((await m.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
   });
   const at = <T>(i: number): T => replies[i] as T;
   const stats = at<Record<string, string>>(7);
-  const base = 12;
+  const base = 13;
+  const scored = (flat: string[]) =>
+    pairs(flat).map(([id, score]): [string, number] => [id, Number(score)]);
+  const after = (list: unknown[], i: number) =>
+    base + laneKeys.length + jobKeys.length + list.length + i;
+  const entriesOf = (key: string, i: number) => {
+    const raw = at<string[]>(
+      base + laneKeys.length + jobKeys.length + delayedKeys.length + deadKeys.length + i,
+    );
+    const parsed = raw.map((text) => JSON.parse(text) as Record<string, unknown>);
+    errorTimes.set(
+      key.slice(k.base.length + 'job:'.length, -':errors'.length),
+      parsed.map((e) => e.at as number),
+    );
+    return parsed.map(
+      (e): ErrorEntry => [e.attempt as number, e.message as string, e.stack as string | null],
+    );
+  };
+  errorTimes.clear();
   return {
+    delayed: scored(at<string[]>(12)).sort(byFirst),
+    groupDelayed: delayedKeys
+      .map((key, i): [string, [string, number][]] => [
+        delayedOf.get(key) as string,
+        scored(at<string[]>(after([], i))).sort(byFirst),
+      ])
+      .sort(byFirst),
+    groupDead: deadKeys
+      .map((key, i): [string, string[]] => [
+        deadOf.get(key) as string,
+        at<string[]>(after(delayedKeys, i)).sort(),
+      ])
+      .sort(byFirst),
+    // The error lists of live jobs. A completed job's list is left out: forgetting it with the
+    // hash is the completion path's (includes/completeJob.lua), which this model does not
+    // time; every other hash deletion forgets both (includes/retention.lua, `forget`).
+    errors: errorKeys
+      .map((key, i): [string, ErrorEntry[]] => [
+        key.slice(k.base.length + 'job:'.length, -':errors'.length),
+        entriesOf(key, i),
+      ])
+      .filter(([id]) => jobKeys.includes(`${k.base}job:${id}`))
+      .sort(byFirst),
     ring: at<string[]>(0),
     paused: at<string[]>(1).sort(),
     glimit: Object.entries(at<Record<string, string>>(2)).sort(byFirst),
@@ -640,6 +799,22 @@ function modelSnapshot(s: MState): Snapshot {
       .filter((j) => j.state === 'dead')
       .map((j) => j.id)
       .sort(),
+    delayed: live
+      .filter((j) => j.state === 'delayed')
+      .map((j): [string, number] => [j.id, j.runAt as number])
+      .sort(byFirst),
+    groupDelayed: byGroup(live, 'delayed').map(([g, jobs]): [string, [string, number][]] => [
+      g,
+      jobs.map((j): [string, number] => [j.id, j.runAt as number]).sort(byFirst),
+    ]),
+    groupDead: byGroup(live, 'dead').map(([g, jobs]): [string, string[]] => [
+      g,
+      jobs.map((j) => j.id).sort(),
+    ]),
+    errors: live
+      .filter((j) => j.errors.length > 0)
+      .map((j): [string, ErrorEntry[]] => [j.id, j.errors])
+      .sort(byFirst),
     jobs: live
       .map((j): [string, Record<string, string>] => {
         const h: Record<string, string> = {
@@ -652,6 +827,7 @@ function modelSnapshot(s: MState): Snapshot {
         if (j.token !== null) h.token = j.token;
         if (j.leaseUntil !== null) h.leaseUntil = String(j.leaseUntil);
         if (j.lastError !== null) h.lastError = j.lastError;
+        if (j.runAt !== null) h.runAt = String(j.runAt);
         h.payload = j.payload;
         const fields: Record<string, string> = {};
         for (const f of JOB_FIELDS) if (h[f] !== undefined) fields[f] = h[f];
@@ -663,6 +839,7 @@ function modelSnapshot(s: MState): Snapshot {
       pending: [...s.lanes.values()].reduce((n, lane) => n + lane.length, 0),
       active: jobs.filter((j) => j.state === 'active').length,
       saturated,
+      delayed: jobs.filter((j) => j.state === 'delayed').length,
     },
     wake: Math.min(64, s.wakes),
     seq: s.seq,
@@ -670,6 +847,13 @@ function modelSnapshot(s: MState): Snapshot {
     queueRegistered: s.registered.size > 0,
     strayKeys: [],
   };
+}
+
+/** The jobs in `state`, by group (groups sorted; only groups with such jobs). */
+function byGroup(jobs: readonly MJob[], state: JobPlace): [string, MJob[]][] {
+  const out = new Map<string, MJob[]>();
+  for (const j of jobs) if (j.state === state) out.set(j.group, [...(out.get(j.group) ?? []), j]);
+  return [...out].sort(byFirst);
 }
 
 /** JSON with object keys sorted, so equal values compare equal as text. */
@@ -805,27 +989,60 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
     }
   }
 
-  // I4: every id enqueued is in exactly one of its lane, active, dead, completed (hash gone)
+  // I4: every id enqueued is in exactly one of its lane, delayed, active, dead, completed (hash
+  // gone); one in delayed is in its group's delayed index too (same runAt), one in dead in its
+  // group's dead index, and no index holds anything else
   const inLane = new Map<string, string[]>();
   for (const [g, lane] of snap.lanes) {
     for (const [id] of lane) inLane.set(id, [...(inLane.get(id) ?? []), g]);
   }
   const dead = new Set(snap.dead);
+  const delayed = new Map(snap.delayed);
   const hashes = new Set(snap.jobs.map(([id]) => id));
+  const indexed = (index: [string, unknown][]) =>
+    new Map(
+      index.flatMap(([g, ids]) =>
+        (ids as (string | [string, number])[]).map((e): [string, [string, number | null]] =>
+          typeof e === 'string' ? [e, [g, null]] : [e[0], [g, e[1]]],
+        ),
+      ),
+    );
+  const groupDelayed = indexed(snap.groupDelayed);
+  const groupDead = indexed(snap.groupDead);
+  const indexEntries = (index: [string, unknown[]][]) =>
+    index.reduce((n, [, ids]) => n + ids.length, 0);
+  if (indexEntries(snap.groupDelayed) !== delayed.size) fail('I4: group delayed indexes differ');
+  if (indexEntries(snap.groupDead) !== dead.size) fail('I4: group dead indexes differ');
   for (const [id, group] of tracker.enqueued) {
     const lanesOf = inLane.get(id) ?? [];
     if (lanesOf.some((g) => g !== group)) fail(`I4: job ${id} of ${group} is in lane ${lanesOf}`);
     const completed = tracker.completed.has(id);
     if (completed && hashes.has(id)) fail(`I4: job ${id} completed but its hash is still there`);
-    const places = [lanesOf.length > 0, activeIds.has(id), dead.has(id), completed];
+    const places = [
+      lanesOf.length > 0,
+      delayed.has(id),
+      activeIds.has(id),
+      dead.has(id),
+      completed,
+    ];
     if (places.filter(Boolean).length !== 1) {
       fail(
         `I4: job ${id} is in ${places.filter(Boolean).length} places ` +
-          `(lane ${places[0]}, active ${places[1]}, dead ${places[2]}, completed ${places[3]})`,
+          `(lane ${places[0]}, delayed ${places[1]}, active ${places[2]}, dead ${places[3]}, ` +
+          `completed ${places[4]})`,
       );
     }
+    if (
+      delayed.has(id) &&
+      canonical(groupDelayed.get(id)) !== canonical([group, delayed.get(id)])
+    ) {
+      fail(`I4: delayed job ${id} of ${group} is not in its group's delayed index at its runAt`);
+    }
+    if (dead.has(id) && groupDead.get(id)?.[0] !== group) {
+      fail(`I4: dead job ${id} of ${group} is not in its group's dead index`);
+    }
   }
-  for (const id of [...inLane.keys(), ...activeIds, ...dead]) {
+  for (const id of [...inLane.keys(), ...delayed.keys(), ...activeIds, ...dead]) {
     if (!tracker.enqueued.has(id)) fail(`I4: job ${id} is in the queue but was never enqueued`);
   }
   if (snap.strayKeys.length > 0) fail(`stray keys: ${snap.strayKeys.join(', ')}`);
@@ -951,6 +1168,12 @@ const coverage = {
   /** … whose claims stopped early, the ring having run out. */
   completeAndClaimShort: 0,
   repairs: 0,
+  /** Enqueues that made a DELAYED job; retries that delayed one; promotions that moved one. */
+  delayedEnqueues: 0,
+  delayedRetries: 0,
+  promoted: 0,
+  /** promote of a job that was not delayed (answered unchanged). */
+  promotedNothing: 0,
 };
 
 function toOutcome(op: Op, value: unknown): Outcome {
@@ -995,7 +1218,12 @@ function toOutcome(op: Op, value: unknown): Outcome {
           state: job.state,
           attempts: job.attempts,
           maxAttempts: job.maxAttempts,
+          runAt: job.runAt,
         },
+      };
+    case 'promote':
+      return {
+        ok: { id: job.id, state: job.state, promoted: (job as PromotedJob).promoted },
       };
     case 'claim':
       return { ok: claimReply(job) };
@@ -1009,6 +1237,7 @@ function toOutcome(op: Op, value: unknown): Outcome {
           state: job.state,
           attempts: job.attempts,
           lastError: job.lastError,
+          runAt: job.runAt,
         },
       };
     case 'extendLease':
@@ -1021,7 +1250,13 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
     let value: unknown;
     switch (op.kind) {
       case 'enqueue':
-        value = await q.enqueue(op.group, op.payload, { maxAttempts: op.maxAttempts });
+        value = await q.enqueue(op.group, op.payload, {
+          maxAttempts: op.maxAttempts,
+          ...op.timing,
+        });
+        break;
+      case 'promote':
+        value = await q.promote(op.id);
         break;
       case 'claim':
         value = await q.claim({ leaseMs: op.leaseMs, token: op.token });
@@ -1030,7 +1265,10 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
         value = await q.complete(op.id, op.token);
         break;
       case 'retry':
-        value = await q.retry(op.id, op.token, op.error);
+        value =
+          op.delayMs === undefined
+            ? await q.retry(op.id, op.token, op.error)
+            : await q.retry(op.id, op.token, { error: op.error, delayMs: op.delayMs });
         break;
       case 'extendLease':
         value = await q.extendLease(op.id, op.token, op.leaseMs);
@@ -1078,13 +1316,29 @@ async function redisMs(redis: Redis): Promise<number> {
 /** Turn an intent into a concrete call, choosing jobs and tokens from the model's state. */
 function resolve(s: MState, intent: Intent, real: Real): Op {
   switch (intent.kind) {
-    case 'enqueue':
-      return {
+    case 'enqueue': {
+      const op: Op = {
         kind: 'enqueue',
         group: GROUPS[intent.group] as string,
         maxAttempts: intent.maxAttempts,
         payload: { op: real.payloads++ },
       };
+      // A runAt a minute past (by this machine's clock, which is the Redis server's) runs at once.
+      if (intent.delay === 'past') op.timing = { runAt: Date.now() - 60_000 };
+      if (intent.delay === 'long') op.timing = { delayMs: LONG_DELAY_MS };
+      return op;
+    }
+    case 'promote': {
+      const jobs = [...s.jobs.values()].sort((a, b) => a.score - b.score);
+      const pool =
+        intent.which === 'delayed'
+          ? jobs.filter((j) => j.state === 'delayed')
+          : jobs.filter((j) => j.state !== 'delayed');
+      const job = pool[intent.pick % Math.max(1, pool.length)];
+      if (intent.which === 'missing' || !job)
+        return { kind: 'promote', id: String(990_000 + intent.pick) };
+      return { kind: 'promote', id: job.id };
+    }
     case 'claim':
       return { kind: 'claim', leaseMs: intent.lease, token: `t${real.tokens++}` };
     case 'reap':
@@ -1130,7 +1384,10 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
       if (intent.kind === 'complete') return { kind: 'complete', id, token, tag };
       if (intent.kind === 'retry') {
         const error = intent.withError ? `boom ${real.payloads++}` : '';
-        return { kind: 'retry', id, token, error, tag };
+        const op: Op = { kind: 'retry', id, token, error, tag };
+        if (intent.delay === 'zero') op.delayMs = 0;
+        if (intent.delay === 'long') op.delayMs = LONG_DELAY_MS;
+        return op;
       }
       return { kind: 'extendLease', id, token, leaseMs: intent.lease, tag };
     }
@@ -1172,7 +1429,9 @@ function pickLease(
 function describeIntent(i: Intent): string {
   switch (i.kind) {
     case 'enqueue':
-      return `enqueue(${GROUPS[i.group]}, max ${i.maxAttempts})`;
+      return `enqueue(${GROUPS[i.group]}, max ${i.maxAttempts}${i.delay === 'none' ? '' : `, ${i.delay}`})`;
+    case 'promote':
+      return `promote(${i.which} #${i.pick})`;
     case 'claim':
       return `claim(${i.lease}ms)`;
     case 'reap':
@@ -1191,7 +1450,7 @@ function describeIntent(i: Intent): string {
       return `completeAndClaim([${picks}], claim ${i.claims}, ${i.lease}ms)`;
     }
     default:
-      return `${i.kind}(${i.stale ? 'stale' : 'held'} #${i.pick}${i.kind === 'extendLease' ? `, ${i.lease}ms` : ''})`;
+      return `${i.kind}(${i.stale ? 'stale' : 'held'} #${i.pick}${i.kind === 'extendLease' ? `, ${i.lease}ms` : ''}${i.kind === 'retry' && i.delay !== 'policy' ? `, delay ${i.delay}` : ''})`;
   }
 }
 
@@ -1229,6 +1488,12 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
       }
       r.tracker.record(ops, outs);
       checkInvariants(snap, r.tracker);
+      for (const [id, times] of errorTimes) {
+        // Newest first, and none from after the step (the Redis clock of every script).
+        if (times.some((t, i) => t > clock.t1 || (i > 0 && t > (times[i - 1] as number)))) {
+          throw new Error(`job ${id}'s error times ${times} are not newest first by ${clock.t1}`);
+        }
+      }
       const { findings } = await (r.queues[0] as Queue).audit();
       if (findings.length > 0) throw new Error(`audit found ${JSON.stringify(findings)}`);
     } catch (error) {
@@ -1279,6 +1544,13 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
       if (op.kind === 'claim' && out.ok !== null) coverage.claims += 1;
       if (op.kind === 'reap') coverage.reaped += out.ok as number;
       if (op.kind === 'repair') coverage.repairs += 1;
+      const state = (out.ok as { state?: string } | null)?.state;
+      if (op.kind === 'enqueue' && state === 'DELAYED') coverage.delayedEnqueues += 1;
+      if (op.kind === 'retry' && state === 'DELAYED') coverage.delayedRetries += 1;
+      if (op.kind === 'promote') {
+        if ((out.ok as { promoted: boolean }).promoted) coverage.promoted += 1;
+        else coverage.promotedNothing += 1;
+      }
       const reply = op.kind === 'completeAndClaim' ? batchReplyOf(out) : undefined;
       if (op.kind === 'completeAndClaim' && reply) {
         const completed = reply.refused.filter((e) => e === null).length;
@@ -1318,6 +1590,7 @@ const leaseOpArb = (kind: 'complete' | 'retry' | 'extendLease', stale: boolean) 
     stale: fc.constant(stale),
     lease: leaseArb,
     withError: fc.boolean(),
+    delay: fc.constantFrom<RetryDelay>('policy', 'policy', 'zero', 'long'),
   });
 /**
  * completeAndClaim: 0–4 completions (mostly held leases, or mostly stale ones; a few ids that
@@ -1348,6 +1621,20 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
       kind: fc.constant('enqueue' as const),
       group: groupArb,
       maxAttempts: fc.integer({ min: 1, max: 3 }),
+      delay: fc.constantFrom<Delay>('none', 'none', 'none', 'past', 'long'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('promote' as const),
+      pick: fc.nat({ max: 1000 }),
+      which: fc.constantFrom(
+        'delayed' as const,
+        'delayed' as const,
+        'other' as const,
+        'missing' as const,
+      ),
     }),
   },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('claim' as const), lease: leaseArb }) },
@@ -1485,6 +1772,10 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
         expect(coverage.completeAndClaimMixed).toBeGreaterThan(20);
         expect(coverage.completeAndClaimShort).toBeGreaterThan(20);
         expect(coverage.repairs).toBeGreaterThan(20);
+        expect(coverage.delayedEnqueues).toBeGreaterThan(50);
+        expect(coverage.delayedRetries).toBeGreaterThan(10);
+        expect(coverage.promoted).toBeGreaterThan(30);
+        expect(coverage.promotedNothing).toBeGreaterThan(20);
       }
       const what = REPLAYING ? 'a replay' : `${NUM_RUNS} runs`;
       console.info(`engine model coverage over ${what}: ${JSON.stringify(coverage)}`);
@@ -1531,6 +1822,27 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
       ['a job in two places', /^I4/, (k, r) => r.zadd(k.dead, 1, '3')],
       ['a job in another group’s lane', /^I4/, (k, r) => r.zadd(k.lane('g02'), 3, '3')],
       ['a job nobody enqueued', /^I4/, (k, r) => r.zadd(k.dead, 1, '77')],
+      [
+        'a delayed job missing from its group’s delayed index',
+        /^I4/,
+        (k, r) => r.multi().zrem(k.lane('g00'), '2').zadd(k.delayed, 9, '2').exec(),
+      ],
+      [
+        'a dead job missing from its group’s dead index',
+        /^I4/,
+        (k, r) => r.multi().zrem(k.lane('g00'), '2').zadd(k.dead, 9, '2').exec(),
+      ],
+      [
+        'a delayed job at another runAt in its group’s index',
+        /^I4/,
+        (k, r) =>
+          r
+            .multi()
+            .zrem(k.lane('g00'), '2')
+            .zadd(k.delayed, 9, '2')
+            .zadd(k.groupDelayed('g00'), 10, '2')
+            .exec(),
+      ],
       ['a stray key', /^stray/, (k, r) => r.set(`${k.base}g:nil:pending`, 'x')],
     ];
 

@@ -23,6 +23,8 @@ const EXPECTED = [
   'enqueue',
   'extendLease',
   'pause',
+  // a delayed job to its lane now, an operator's action (issue 16)
+  'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)

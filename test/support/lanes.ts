@@ -116,6 +116,7 @@ export async function statsOf(queue: Queue): Promise<Record<string, number>> {
     pending: 0,
     active: 0,
     saturated: 0,
+    delayed: 0,
   };
   for (const [field, value] of Object.entries(raw)) out[field] = Number(value);
   return out;
@@ -155,6 +156,24 @@ export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   for (const key of keys) {
     const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl}`);
+  }
+  return out;
+}
+
+/**
+ * One queue's keys (`P:{Q}:*`), byte for byte: key → hex of its DUMP and whether it expires.
+ * Unlike {@link snapshot}, unaffected by other queues' keys and by the clock running down a
+ * TTL (an idempotency key's): two equal ones mean the queue was not written.
+ */
+export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> {
+  const r = queue.redis;
+  const keys = (await scanAll(r, `${escapeGlob(queue.keys.base)}*`))
+    .filter((key) => key !== queue.keys.reaper)
+    .sort();
+  const out = new Map<string, string>();
+  for (const key of keys) {
+    const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
+    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl < 0 ? pttl : 'expires'}`);
   }
   return out;
 }

@@ -48,8 +48,9 @@ local function promoteJob(k, base, id)
     return false
   end
   local wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
-  -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints).
-  local score = tonumber(job[2]) or tonumber(id) or 0
+  -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints);
+  -- never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
+  local score = finiteScore(job[2]) or finiteScore(id) or 0
   redis.call('ZREM', k.delayed, id)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
   redis.call('ZADD', laneKey, score, id)

@@ -13,6 +13,10 @@
   isInteger(raw)       raw is decimal text of an integer of any size (same grammar)
   compareIntegers(a, b) -1, 0 or 1, exactly, for two isInteger texts of any size
   incrementDigits(raw) raw + 1 as text, exactly, for a non-negative isInteger text of any size
+  finiteScore(raw)     raw's value when it is a finite number (a score ZADD accepts), else nil:
+                       a FIFO score read from a job hash may be anything another writer put
+                       there, and NaN (tonumber('nan')) would make ZADD fail after the script
+                       had written
   refuse(key, field, raw, wanted, remedy)
                        stop the script with the error reply 'DATA_OUT_OF_RANGE <message>' naming
                        the key, the field (or nil), the value found (at most 40 bytes of it),
@@ -80,6 +84,14 @@ local function incrementDigits(raw)
   end
   return string.sub(digits, 1, i - 1) .. string.char(string.byte(digits, i) + 1)
     .. string.rep('0', #digits - i)
+end
+
+local function finiteScore(raw)
+  local n = tonumber(raw)
+  if n == nil or n ~= n or n == math.huge or n == -math.huge then
+    return nil
+  end
+  return n
 end
 
 local function refuse(key, field, raw, wanted, remedy)

@@ -1,12 +1,17 @@
 --[[
   enqueue — add a job to the tail of its group's lane; re-ring the group with a wake if the job
-  makes it serviceable (its lane was empty and it is neither paused nor at its limit).
+  makes it serviceable (its lane was empty and it is neither paused nor at its limit). A job
+  with a run-at time in the future (a delay) goes to `delayed` and its group's delayed index
+  instead, state 'delayed': not pending, no re-ring (I1: a group whose only work is delayed is
+  not serviceable), its group registered all the same; promotion (includes/promote.lua) moves
+  it to its lane, at its FIFO place (score = id), once due.
 
   With an idempotency key (a retried enqueue makes no second job) the key is looked up before anything is written:
   a key already used within its window answers the job it made and writes nothing (a producer
   that retries after a lost reply, or ioredis resending the call after a reconnect, cannot add
-  a second job); a key used for a different request (group, payload, maxAttempts: compared by
-  the fingerprint the engine computes) is refused. A new job records the key for keyTtlMs.
+  a second job); a key used for a different request (group, payload, maxAttempts, delay,
+  backoff: compared by the fingerprint the engine computes) is refused. A new job records the
+  key for keyTtlMs.
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -21,6 +26,8 @@
     KEYS[10] idem    hash   P:{Q}:idem:<key>: id, fingerprint, enqueuedAt of the job the key
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
                             is empty, so that name is never read or written)
+    KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
+    KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
 
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
@@ -29,22 +36,33 @@
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
     ARGV[5] keyTtlMs     how long the key is remembered, ms; '' for a call with no key
-    ARGV[6] fingerprint  of the request (hex of a hash of group, maxAttempts and payload)
+    ARGV[6] fingerprint  of the request (hex of a hash of group, maxAttempts, payload, delay
+                         and backoff)
+    ARGV[7] delayMs      0..2,592,000,000: runAt = now + delayMs; '' for none
+    ARGV[8] runAt        ms since the epoch (Redis clock); '' for none (the engine never sends
+                         both)
+    ARGV[9] backoff      'FIXED' or 'EXPONENTIAL', or '' for no policy; then
+    ARGV[10] backoffDelayMs, ARGV[11] backoffMaxDelayMs ('' for no cap), ARGV[12] backoffJitter
+                         ('' or '0' for none): stored on the job as they are (validated by the
+                         engine; includes/requeueJob.lua applies them)
 
   Output: { id, { field1, value1, ... }, outcome }
-    outcome 0  a new job: its hash
+    outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
             1  the key's job, nothing written: its hash as it is now, or, once it completed
                (its hash is deleted), { group, payload, maxAttempts, enqueuedAt, state
                'completed' } from the request and the key
             2  the key was used for another request: the id of its job and no fields;
                nothing written
+            3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
+               { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   2^53−2: the new id would not be exact in Lua, nor as its lane score (a double); nor would it
-  be a decimal job id. Also when the group has a limit and its active count is not an integer
-  within ±(2^53−1) (includes/groupState.lua).
+  be a decimal job id. Also, for a job that goes to its lane, when the group has a limit and
+  its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane; zadd groups;
-  hincrby stats; rpush ring + lpush/ltrim wake (re-ring). None for outcomes 1 and 2.
+  Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane, or zadd delayed +
+  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
+  None for outcomes 1, 2 and 3.
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -53,6 +71,8 @@
 
 -- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
 local LAST_SEQ = 9007199254740990
+-- The furthest a run-at time may be from now (ms): 30 days, as the engine's delayMs bound.
+local MAX_DELAY_MS = 2592000000
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -68,8 +88,13 @@ local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 local keyTtlMs = ARGV[5]
 local fingerprint = ARGV[6]
+local delayedKey = KEYS[11]
+local groupDelayedKey = KEYS[12]
+local delayMs = ARGV[7]
+local givenRunAt = ARGV[8]
+local backoff = ARGV[9]
 
-local CREATED, EXISTING, CONFLICT = 0, 1, 2
+local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 
 if keyTtlMs ~= '' then
   local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
@@ -90,28 +115,60 @@ if keyTtlMs ~= '' then
   end
 end
 
+local now = nowMs()
+local runAt = nil
+if givenRunAt ~= '' then
+  runAt = tonumber(givenRunAt)
+  if math.abs(runAt - now) > MAX_DELAY_MS then
+    return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
+  end
+elseif delayMs ~= '' then
+  runAt = now + tonumber(delayMs)
+end
+local delayed = runAt ~= nil and runAt > now
+
 local last = redis.call('GET', seqKey)
 if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= LAST_SEQ) then
   refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', LAST_SEQ)
     .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores)',
     'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
 end
-local wasServiceable, wasSaturated = groupState(k, group, laneKey)
+-- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
+local wasServiceable, wasSaturated
+if not delayed then
+  wasServiceable, wasSaturated = groupState(k, group, laneKey)
+end
 local seq = redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 local jobKey = jobKeyOf(base, id)
-redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
-  'maxAttempts', maxAttempts, 'score', id, 'enqueuedAt', nowMs())
+redis.call('HSET', jobKey, 'group', group, 'state', delayed and 'delayed' or 'pending',
+  'attempts', 0, 'maxAttempts', maxAttempts, 'score', id, 'enqueuedAt', now)
 if payload ~= '' then
   redis.call('HSET', jobKey, 'payload', payload)
 end
+if backoff ~= '' then
+  redis.call('HSET', jobKey, 'backoff', backoff, 'backoffDelayMs', ARGV[10])
+  if ARGV[11] ~= '' then
+    redis.call('HSET', jobKey, 'backoffMaxDelayMs', ARGV[11])
+  end
+  if ARGV[12] ~= '' and ARGV[12] ~= '0' then
+    redis.call('HSET', jobKey, 'backoffJitter', ARGV[12])
+  end
+end
 if keyTtlMs ~= '' then
-  redis.call('HSET', idemKey, 'id', id, 'fingerprint', fingerprint, 'enqueuedAt', nowMs())
+  redis.call('HSET', idemKey, 'id', id, 'fingerprint', fingerprint, 'enqueuedAt', now)
   redis.call('PEXPIRE', idemKey, keyTtlMs)
 end
-redis.call('ZADD', laneKey, seq, id)
 redis.call('ZADD', groupsKey, 0, group)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
-redis.call('HINCRBY', k.stats, 'pending', 1)
-settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+if delayed then
+  redis.call('HSET', jobKey, 'runAt', string.format('%d', runAt))
+  redis.call('ZADD', delayedKey, runAt, id)
+  redis.call('ZADD', groupDelayedKey, runAt, id)
+  redis.call('HINCRBY', k.stats, 'delayed', 1)
+else
+  redis.call('ZADD', laneKey, seq, id)
+  redis.call('HINCRBY', k.stats, 'pending', 1)
+  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+end
 return { id, redis.call('HGETALL', jobKey), CREATED }

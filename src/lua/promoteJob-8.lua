@@ -1,0 +1,59 @@
+--[[
+  promoteJob — an operator's "run it now": a delayed job goes to its group's lane at once, at
+  its FIFO place (its score), as if its run-at time had come (includes/promote.lua), and the
+  group is re-ringed with a wake if that makes it serviceable. A job that exists but is not
+  delayed is answered as it is, unchanged.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] stats    hash   counters
+    KEYS[7] delayed  zset   delayed job id -> when it runs (ms)
+    KEYS[8] job      hash   the job
+
+    ARGV[1] base  'P:{Q}:' — the job's group's lane and delayed index are built from it
+                  (includes/keys.lua; same slot)
+    ARGV[2] id
+
+  Output: { id, { field1, value1, ... }, promoted } — the job hash after the call; promoted 1
+          when it was moved, 0 when it was not delayed (nothing written) — or -1
+          (JOB_NOT_FOUND: no job hash; nothing written).
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
+  count is not an integer within ±(2^53−1) (includes/groupState.lua).
+
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane, hset/hdel job, hincrby stats;
+  rpush ring + lpush/ltrim wake (re-ring). None when nothing was promoted.
+]]
+--- @include "promote"
+
+local JOB_NOT_FOUND = -1
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
+  stats = KEYS[6], delayed = KEYS[7],
+}
+local jobKey = KEYS[8]
+local base = ARGV[1]
+local id = ARGV[2]
+
+local group = redis.call('HGET', jobKey, 'group')
+if not group then
+  if redis.call('EXISTS', jobKey) == 0 then
+    return JOB_NOT_FOUND
+  end
+  -- A hash without a group (another writer's) has no lane to go to: left as it is.
+  return { id, redis.call('HGETALL', jobKey), 0 }
+end
+local promoted = 0
+if redis.call('ZSCORE', k.delayed, id) then
+  -- promoteJob leaves a job whose group's count it cannot read where it is; an operator's
+  -- explicit call is refused instead, so the refusal says why.
+  checkedActive(k.gactive, group, redis.call('HGET', k.gactive, group))
+  if promoteJob(k, base, id) then
+    promoted = 1
+  end
+end
+return { id, redis.call('HGETALL', jobKey), promoted }
