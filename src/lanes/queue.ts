@@ -293,7 +293,8 @@ export class Queue {
     if (outcome === 3) {
       throw badInput(
         'runAt',
-        `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now (${fields[1]} by the Redis clock)`,
+        // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
+        `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${fields[1]} ms since the epoch by the queue's clock`,
       );
     }
     const job = decodeJob(this.name, id, fields);

@@ -58,6 +58,26 @@ export const JobErrorRef = builder.objectRef<JobError>('JobError').implement({
   }),
 });
 
+const BackoffInputRef = builder.inputType('BackoffInput', {
+  description:
+    'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
+  fields: (t) => ({
+    type: t.field({ type: BackoffTypeRef, required: true }),
+    delayMs: t.field({
+      type: 'SafeInt',
+      required: true,
+      description: 'ms, 0..2,592,000,000 (30 days).',
+    }),
+    maxDelayMs: t.field({
+      type: 'SafeInt',
+      description: 'The longest wait (ms), delayMs..2,592,000,000; null = no cap (30 days).',
+    }),
+    jitter: t.float({
+      description: '0..1 (default 0): the wait is cut by up to this fraction, at random.',
+    }),
+  }),
+});
+
 /** A time field of a job: ms (Redis clock) in the engine, `DateTime` here. */
 const time = (description: string, pick: (j: Job) => number | null) =>
   ({
@@ -122,7 +142,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { worker: true },
     description:
-      "Add a job to the tail of its group's lane. With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
+      "Add a job to the tail of its group's lane, or DELAYED until its run-at time (`delayMs` or `runAt`). With `key`, a retry is safe: the same key within the queue answers the job it made (for 24 h after it) and adds nothing.",
     args: {
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
@@ -130,7 +150,21 @@ builder.mutationFields((t) => ({
       maxAttempts: t.arg.int({ defaultValue: Defaults.maxAttempts }),
       key: t.arg.string({
         description:
-          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload or maxAttempts. Without a key, an enqueue retried after a lost reply adds a second job.',
+          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload, maxAttempts, delay or backoff. Without a key, an enqueue retried after a lost reply adds a second job.',
+      }),
+      delayMs: t.arg({
+        type: 'SafeInt',
+        description:
+          'Run no sooner than this many ms from now (Redis clock), 0..2,592,000,000 (30 days): the job waits DELAYED. Not with `runAt`.',
+      }),
+      runAt: t.arg({
+        type: 'DateTime',
+        description:
+          'Run no sooner than this time (Redis clock), within 30 days of now (BAD_USER_INPUT `runAt` otherwise); a time past runs at once. Not with `delayMs`.',
+      }),
+      backoff: t.arg({
+        type: BackoffInputRef,
+        description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
@@ -162,11 +196,24 @@ builder.mutationFields((t) => ({
     type: JobRef,
     nullable: true,
     authScopes: { worker: true },
-    description: 'Give an active job back to the front of its lane (or dead at maxAttempts).',
+    description:
+      'Give an active job back after a failed attempt: recorded in its `errors` (and `lastError`), then DEAD at maxAttempts, else after its wait (`delayMs`, or its backoff policy) DELAYED, or at the front of its lane when there is no wait.',
     args: {
       queue: t.arg.string({ required: true }),
       id: t.arg.id({ required: true }),
       token: t.arg.string({ required: true }),
+      error: t.arg.string({
+        description:
+          "Why it failed: its `lastError` and its errors entry's message (cut to 1,024 characters).",
+      }),
+      stack: t.arg.string({
+        description: "The failure's stack, kept in its errors entry (cut to 8,192 characters).",
+      }),
+      delayMs: t.arg({
+        type: 'SafeInt',
+        description:
+          'Wait this long (ms, 0..2,592,000,000) before it runs again, overriding its backoff policy; 0 = at once.',
+      }),
     },
     resolve: (_root, args, ctx) => resolve.retry(ctx, { ...args, id: String(args.id) }),
   }),
@@ -182,6 +229,16 @@ builder.mutationFields((t) => ({
       leaseMs: t.arg.int({ required: true }),
     },
     resolve: (_root, args, ctx) => resolve.extendLease(ctx, { ...args, id: String(args.id) }),
+  }),
+  promoteJob: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { admin: true },
+    description:
+      'Run a DELAYED job now: it goes to its lane at its FIFO place (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job.',
+    args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      resolve.promoteJob(ctx, { queue: args.queue, id: String(args.id) }),
   }),
 }));
 

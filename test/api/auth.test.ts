@@ -15,6 +15,7 @@ import {
   ClaimDocument,
   ClearLimitDocument,
   CompleteDocument,
+  EnqueueDelayedDocument,
   EnqueueDocument,
   ExtendLeaseDocument,
   GroupChangedDocument,
@@ -22,6 +23,7 @@ import {
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
+  PromoteJobDocument,
   QueueOverviewDocument,
   QueuesDocument,
   ResumeGroupDocument,
@@ -211,6 +213,40 @@ const OPERATIONS: Operation[] = [
         variables: { queue, id: job.id, token: job.token, leaseMs: 7_200_000 },
       };
     },
+  },
+  {
+    field: 'promoteJob',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g', null, { delayMs: 3_600_000 });
+      return { query: print(PromoteJobDocument), variables: { queue, id } };
+    },
+  },
+  {
+    field: 'retry',
+    name: 'retry with error, stack and delayMs',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      // Its answer selects no `errors { stack }`: the leak check refuses any body saying "stack".
+      return {
+        query:
+          'mutation($queue: String!, $id: ID!, $token: String!, $error: String, $trace: String, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, error: $error, stack: $trace, delayMs: $delayMs) { id state lastError } }',
+        variables: { queue, id: job.id, token: job.token, error: 'e', trace: 's', delayMs: 1_000 },
+      };
+    },
+  },
+  {
+    field: 'enqueue',
+    name: 'enqueue with delayMs and backoff',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => ({
+      query: print(EnqueueDelayedDocument),
+      variables: { queue, group: 'g', delayMs: 60_000, backoff: { type: 'FIXED', delayMs: 1 } },
+    }),
   },
   {
     field: 'ringChanged',

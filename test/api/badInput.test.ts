@@ -11,10 +11,13 @@
 import { describe, expect, it } from 'vitest';
 import { type Job, Limits } from '../../src/lanes/index.js';
 import {
+  BACKOFFS,
   type BadValue,
   b64,
   CURSORS,
   DECIMAL_NOT_FOUND,
+  DELAYS,
+  FAILURE_TEXTS,
   FIRSTS,
   GROUP_IDS,
   JOB_IDS,
@@ -28,6 +31,7 @@ import {
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
+  RUN_AT_TEXTS,
   TOKENS,
 } from '../fixtures/badInput.js';
 import {
@@ -106,13 +110,22 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts) { id } }',
-    valid: () => ({ queue: QUEUE, group: 'c', payload: { ok: true }, maxAttempts: 2 }),
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff) { id } }',
+    valid: () => ({
+      queue: QUEUE,
+      group: 'c',
+      payload: { ok: true },
+      maxAttempts: 2,
+      backoff: { type: 'EXPONENTIAL', delayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
+    }),
     bad: {
       queue: QUEUE_NAMES,
       group: GROUP_IDS,
       payload: PAYLOADS,
       maxAttempts: MAX_ATTEMPTS,
+      delayMs: DELAYS,
+      runAt: RUN_AT_TEXTS,
+      backoff: BACKOFFS,
     },
   },
   {
@@ -123,15 +136,45 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
     bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
   },
-  ...(['complete', 'retry'] as const).map(
-    (name): Field => ({
-      name: `Mutation.${name}`,
-      kind: 'mutation',
-      document: `mutation($queue: String!, $id: ID!, $token: String!) { ${name}(queue: $queue, id: $id, token: $token) { id state } }`,
-      valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
-      bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+  {
+    name: 'Mutation.complete',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!) { complete(queue: $queue, id: $id, token: $token) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+  },
+  {
+    name: 'Mutation.retry',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!, $error: String, $failureStack: String, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, error: $error, stack: $failureStack, delayMs: $delayMs) { id state } }',
+    valid: () => ({
+      queue: QUEUE,
+      id: seeded.active.id,
+      token: seeded.active.token,
+      error: 'failed',
+      // Not `$stack`: a refusal echoes the variable's name, and no body may say "stack" (§5).
+      failureStack: 'Error: failed',
+      delayMs: 1_000,
     }),
-  ),
+    bad: {
+      queue: QUEUE_NAMES,
+      id: JOB_IDS,
+      token: TOKENS,
+      error: FAILURE_TEXTS,
+      failureStack: FAILURE_TEXTS,
+      delayMs: DELAYS,
+    },
+  },
+  {
+    name: 'Mutation.promoteJob',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!) { promoteJob(queue: $queue, id: $id) { id state } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS },
+  },
   {
     name: 'Mutation.extendLease',
     kind: 'mutation',
@@ -262,9 +305,8 @@ describe('the same requests with valid values are accepted (the refusals above a
     const job = (await q.claim({ leaseMs: 3_600_000 })) as Job;
     await q.enqueue('g', { n: 2 });
     const variables: Record<string, unknown> = { ...field.valid(), queue, name: queue };
-    if ('id' in field.valid() && 'token' in field.valid()) {
-      Object.assign(variables, { id: job.id, token: job.token });
-    }
+    if ('id' in field.valid()) Object.assign(variables, { id: job.id });
+    if ('token' in field.valid()) Object.assign(variables, { token: job.token });
     const response = await post(seeded.api.endpoint, { query: field.document, variables });
     expect(response.json?.errors, response.text).toBeUndefined();
     expect(response.status).toBe(200);
@@ -322,6 +364,21 @@ describe('the same requests with valid values are accepted (the refusals above a
     await okay(gql(groups, { queue: q, first: null, after: null }));
     await okay(gql(enqueue, { queue: q, group: 'g', payload: null, maxAttempts: null }));
     await okay(gql(claim, { queue: q, leaseMs: null }));
+    // Delays and backoff at their bounds: 0 and 30 days of ms (past Int: SafeInt), jitter 0..1.
+    const delayed =
+      'mutation($queue: String!, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput) { enqueue(queue: $queue, group: "d", delayMs: $delayMs, runAt: $runAt, backoff: $backoff) { id state } }';
+    const max = Limits.maxDelayMs;
+    for (const variables of [
+      { delayMs: 0, backoff: { type: 'FIXED', delayMs: 0, jitter: 0 } },
+      { delayMs: max, backoff: { type: 'EXPONENTIAL', delayMs: max, maxDelayMs: max, jitter: 1 } },
+      { runAt: new Date(Date.now() + 60_000).toISOString(), delayMs: null, backoff: null },
+    ]) {
+      await okay(gql(delayed, { queue: q, ...variables }));
+    }
+    const retry =
+      'mutation($queue: String!, $id: ID!, $token: String!, $delayMs: SafeInt) { retry(queue: $queue, id: $id, token: $token, delayMs: $delayMs) { id } }';
+    const held = (await okay(gql(claim, { queue: q, leaseMs: 60_000 }))).claim;
+    await okay(gql(retry, { queue: q, id: held?.id, token: held?.token, delayMs: max }));
   });
 });
 

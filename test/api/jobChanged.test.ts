@@ -12,11 +12,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   CompleteDocument,
+  EnqueueDelayedDocument,
   EnqueueDocument,
   JobByIdDocument,
   JobChangedDocument,
   type JobChangedSubscription,
+  PromoteJobDocument,
   RetryDocument,
+  RetryWithErrorDocument,
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
@@ -88,6 +91,24 @@ describe('jobChanged over graphql-ws', () => {
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD', attempts: 1, token: null });
     await expectCompleted(sub);
     expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+  });
+
+  it('a delayed job: DELAYED with its runAt, PENDING once promoted; a retry with a delay: DELAYED again', async () => {
+    const q = queueName('job');
+    const id = (await ok(EnqueueDelayedDocument, { queue: q, group: 'g', delayMs: 3_600_000 }))
+      .enqueue?.id as string;
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    const delayed = await nextJob(sub, q, id);
+    expect(delayed).toMatchObject({ state: 'DELAYED', runAt: expect.any(String) });
+    await ok(PromoteJobDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING', runAt: null });
+    const { token } = await claim(q);
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
+    await ok(RetryWithErrorDocument, { queue: q, id, token, error: 'later', delayMs: 60_000 });
+    const again = await nextJob(sub, q, id);
+    expect(again).toMatchObject({ state: 'DELAYED', lastError: 'later', attempts: 1 });
+    expect(again?.errors.map((e) => e.message)).toEqual(['later']);
+    sub.close();
   });
 
   it('a job completed without retention is gone: PENDING, ACTIVE, null, then it completes', async () => {

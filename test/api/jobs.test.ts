@@ -7,8 +7,15 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { ClaimDetailDocument, JobByIdDocument, type JobDetailFragment } from '../gql/graphql.js';
-import { expectRedisUnchanged } from '../support/api.js';
+import {
+  ClaimDetailDocument,
+  EnqueueDelayedDocument,
+  JobByIdDocument,
+  type JobDetailFragment,
+  PromoteJobDocument,
+  RetryWithErrorDocument,
+} from '../gql/graphql.js';
+import { codes, expectNoLeak, expectRedisUnchanged } from '../support/api.js';
 import { redisNow, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import type { GraphQLResponse } from '../support/server.js';
@@ -36,6 +43,21 @@ const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 
 async function jobById(queue: string, id: string): Promise<JobDetailFragment | null> {
   return ok(await api.request(JobByIdDocument, { queue, id })).queue.job ?? null;
+}
+
+/** The code and `argument` of a refused call's one error, after the leak check. */
+function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
+  expectNoLeak(JSON.stringify(response.body));
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
+  return { code: extensions?.code as string, argument: extensions?.argument };
+}
+
+/** Claim over HTTP with every Job field; fails the test when nothing is claimable. */
+async function claimDetail(queue: string): Promise<JobDetailFragment> {
+  const job = ok(await api.request(ClaimDetailDocument, { queue, leaseMs: 60_000 })).claim;
+  expect(job).not.toBeNull();
+  return job as JobDetailFragment;
 }
 
 /** A DateTime on the wire (ISO 8601, UTC) as ms since the epoch. */
@@ -135,5 +157,217 @@ describe('Queue.job', () => {
     expect((await jobById(q, id))?.backoff).toEqual(policy);
     const claimed = ok(await api.request(ClaimDetailDocument, { queue: q })).claim;
     expect(claimed).toMatchObject({ id, state: 'ACTIVE', backoff: policy, errors: [] });
+  });
+});
+
+describe('enqueue with a delay and a backoff policy', () => {
+  it('delayMs: DELAYED until now + delayMs on the Redis clock, in the delayed indexes, not pending', async () => {
+    const q = uniqueQueueName('delay');
+    const before = await redisNow(r);
+    // 30 days, past GraphQL's Int: the ms arguments are SafeInts.
+    const job = ok(
+      await api.request(EnqueueDelayedDocument, { queue: q, group: 'g', delayMs: 2_592_000_000 }),
+    ).enqueue as JobDetailFragment;
+    const after = await redisNow(r);
+    expect(job).toMatchObject({ state: 'DELAYED', attempts: 0, errors: [], backoff: null });
+    const runAt = ms(job.runAt);
+    expect(runAt).toBeGreaterThanOrEqual(before + 2_592_000_000);
+    expect(runAt).toBeLessThanOrEqual(after + 2_592_000_000);
+    const k = engineQueue(q).keys;
+    expect(Number(await r.zscore(k.delayed, job.id))).toBe(runAt);
+    expect(Number(await r.zscore(k.groupDelayed('g'), job.id))).toBe(runAt);
+    expect(await r.zcard(k.lane('g'))).toBe(0);
+    expect(await jobById(q, job.id)).toEqual(job);
+  });
+
+  it('runAt: DELAYED until exactly that time; a time past runs at once', async () => {
+    const q = uniqueQueueName('delay');
+    const at = (await redisNow(r)) + 3_600_000;
+    const job = ok(
+      await api.request(EnqueueDelayedDocument, {
+        queue: q,
+        group: 'g',
+        runAt: new Date(at).toISOString(),
+      }),
+    ).enqueue;
+    expect(job?.state).toBe('DELAYED');
+    expect(ms(job?.runAt)).toBe(at);
+    const past = ok(
+      await api.request(EnqueueDelayedDocument, {
+        queue: q,
+        group: 'g',
+        runAt: new Date(at - 7_200_000).toISOString(),
+      }),
+    ).enqueue;
+    expect(past).toMatchObject({ state: 'PENDING', runAt: null });
+  });
+
+  it('delayMs with runAt, or a runAt more than 30 days away, is BAD_USER_INPUT runAt, writing nothing', async () => {
+    const q = uniqueQueueName('delay');
+    await engineQueue(q).enqueue('g');
+    const now = await redisNow(r);
+    await expectRedisUnchanged(r, async () => {
+      for (const variables of [
+        { delayMs: 1_000, runAt: new Date(now + 60_000).toISOString() },
+        { runAt: new Date(now + 31 * 86_400_000).toISOString() },
+        { runAt: new Date(now - 31 * 86_400_000).toISOString() },
+      ]) {
+        const response = await api.request(EnqueueDelayedDocument, {
+          queue: q,
+          group: 'g',
+          ...variables,
+        });
+        expect(refusal(response), JSON.stringify(variables)).toEqual({
+          code: 'BAD_USER_INPUT',
+          argument: 'runAt',
+        });
+      }
+    });
+  });
+
+  it('backoff: stored with the job, read back on every Job, and applied by retry', async () => {
+    const q = uniqueQueueName('backoff');
+    const backoff = { type: 'FIXED' as const, delayMs: 60_000 };
+    const job = ok(await api.request(EnqueueDelayedDocument, { queue: q, group: 'g', backoff }))
+      .enqueue as JobDetailFragment;
+    const policy = { ...backoff, maxDelayMs: null, jitter: 0 };
+    expect(job.backoff).toEqual(policy);
+    expect((await jobById(q, job.id))?.backoff).toEqual(policy);
+    const claimed = await claimDetail(q);
+    expect(claimed.backoff).toEqual(policy);
+    const before = await redisNow(r);
+    const retried = ok(
+      await api.request(RetryWithErrorDocument, {
+        queue: q,
+        id: job.id,
+        token: claimed.token as string,
+        error: 'boom',
+      }),
+    ).retry as JobDetailFragment;
+    // The policy's wait: DELAYED for delayMs.
+    expect(retried).toMatchObject({ state: 'DELAYED', attempts: 1, lastError: 'boom' });
+    expect(ms(retried.runAt)).toBeGreaterThanOrEqual(before + 60_000);
+    expect(ms(retried.runAt)).toBeLessThanOrEqual((await redisNow(r)) + 60_000);
+  });
+
+  it('a bad backoff is BAD_USER_INPUT backoff, writing nothing', async () => {
+    const q = uniqueQueueName('backoff');
+    await engineQueue(q).enqueue('g');
+    await expectRedisUnchanged(r, async () => {
+      for (const backoff of [
+        { type: 'FIXED' as const, delayMs: 2_592_000_001 },
+        { type: 'FIXED' as const, delayMs: -1 },
+        { type: 'EXPONENTIAL' as const, delayMs: 1_000, maxDelayMs: 999 },
+        { type: 'EXPONENTIAL' as const, delayMs: 1_000, jitter: 1.5 },
+      ]) {
+        const response = await api.request(EnqueueDelayedDocument, {
+          queue: q,
+          group: 'g',
+          backoff,
+        });
+        expect(refusal(response), JSON.stringify(backoff)).toEqual({
+          code: 'BAD_USER_INPUT',
+          argument: 'backoff',
+        });
+      }
+    });
+  });
+});
+
+describe('retry with an error, a stack and a delay', () => {
+  it('records each failed attempt in errors (newest first) and lastError; DEAD at maxAttempts', async () => {
+    const q = uniqueQueueName('errors');
+    const { id } = await engineQueue(q).enqueue('g', null, { maxAttempts: 2 });
+    let claimed = await claimDetail(q);
+    const before = await redisNow(r);
+    const first = ok(
+      await api.request(RetryWithErrorDocument, {
+        queue: q,
+        id,
+        token: claimed.token as string,
+        error: 'first',
+        stack: 'Error: first\n    at work (job.js:1:1)',
+      }),
+    ).retry as JobDetailFragment;
+    expect(first).toMatchObject({ state: 'PENDING', lastError: 'first' });
+    expect(first.errors).toEqual([
+      {
+        attempt: 1,
+        at: expect.any(String),
+        message: 'first',
+        stack: expect.stringContaining('at work'),
+      },
+    ]);
+    expect(ms(first.errors[0]?.at)).toBeGreaterThanOrEqual(before);
+
+    claimed = await claimDetail(q);
+    // The claim script returns no errors: they are read by id for this field.
+    expect(claimed.errors).toEqual(first.errors);
+    const dead = ok(
+      await api.request(RetryWithErrorDocument, {
+        queue: q,
+        id,
+        token: claimed.token as string,
+        error: 'x'.repeat(5_000),
+      }),
+    ).retry as JobDetailFragment;
+    expect(dead).toMatchObject({ state: 'DEAD', attempts: 2 });
+    expect(ms(dead.finishedAt)).toBeGreaterThanOrEqual(ms(first.errors[0]?.at));
+    expect(dead.errors.map((e) => [e.attempt, e.message.length, e.stack])).toEqual([
+      [2, 1_024, null],
+      [1, 5, expect.any(String)],
+    ]);
+    expect(await jobById(q, id)).toEqual(dead);
+  });
+
+  it('delayMs overrides the policy: DELAYED for that long, or at once with 0', async () => {
+    const q = uniqueQueueName('errors');
+    const { id } = await engineQueue(q).enqueue('g', null, {
+      backoff: { type: 'FIXED', delayMs: 3_600_000 },
+    });
+    let claimed = await claimDetail(q);
+    const retried = ok(
+      await api.request(RetryWithErrorDocument, {
+        queue: q,
+        id,
+        token: claimed.token as string,
+        delayMs: 0,
+      }),
+    ).retry;
+    expect(retried).toMatchObject({ state: 'PENDING', runAt: null });
+    claimed = await claimDetail(q);
+    const before = await redisNow(r);
+    const delayed = ok(
+      await api.request(RetryWithErrorDocument, {
+        queue: q,
+        id,
+        token: claimed.token as string,
+        delayMs: 5_000,
+      }),
+    ).retry;
+    expect(delayed?.state).toBe('DELAYED');
+    expect(ms(delayed?.runAt) - before).toBeGreaterThanOrEqual(5_000);
+    expect(ms(delayed?.runAt) - before).toBeLessThan(3_600_000);
+  });
+});
+
+describe('promoteJob', () => {
+  it('runs a DELAYED job now; answers any other job unchanged; JOB_NOT_FOUND for none', async () => {
+    const q = uniqueQueueName('promote');
+    const { id } = await engineQueue(q).enqueue('g', { n: 1 }, { delayMs: 3_600_000 });
+    const promoted = ok(await api.request(PromoteJobDocument, { queue: q, id })).promoteJob;
+    expect(promoted).toMatchObject({ id, state: 'PENDING', runAt: null, payload: { n: 1 } });
+    const k = engineQueue(q).keys;
+    expect(await r.zrange(k.lane('g'), 0, -1)).toEqual([id]);
+    expect(await r.zcard(k.delayed)).toBe(0);
+    expect(await r.lrange(k.ring, 0, -1)).toEqual(['g']);
+
+    await expectRedisUnchanged(r, async () => {
+      const again = ok(await api.request(PromoteJobDocument, { queue: q, id })).promoteJob;
+      expect(again).toEqual(promoted);
+      const missing = await api.request(PromoteJobDocument, { queue: q, id: '987654321' });
+      expect(codes(missing.body as never)).toEqual(['JOB_NOT_FOUND']);
+      expect(missing.body.data).toEqual({ promoteJob: null });
+    });
   });
 });
