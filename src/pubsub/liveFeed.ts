@@ -28,6 +28,7 @@ import { assertPlainKeys } from '../lanes/connection.js';
 import {
   ErrorCode,
   type GroupInfo,
+  type Queue,
   queueKeys,
   type Ringmaster,
   RingmasterError,
@@ -40,7 +41,7 @@ import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
 import { isFinalJob, jobKeys, renderJob, sameJob, type WatchedJob } from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
-import { type RingChange, renderRing, ringKeys, sameRing } from './ringWatch.js';
+import { type RingChange, type RingRead, renderRing, ringKeys, sameRingRead } from './ringWatch.js';
 import type { FeedMode, FeedSource } from './source.js';
 import { Watch } from './watch.js';
 
@@ -126,6 +127,18 @@ function positiveCount(name: string, value: number): number {
   return value;
 }
 
+/**
+ * A ring with its queue's state: the ring (LRANGE) and the state (one HGET of `settings`) sent
+ * together, so one round trip.
+ */
+async function readRing(handle: Queue): Promise<RingRead> {
+  const [ring, paused] = await Promise.all([
+    handle.ring(),
+    handle.redis.hget(handle.keys.settings, 'paused'),
+  ]);
+  return { ring, queueState: paused === '1' ? 'PAUSED' : 'RUNNING' };
+}
+
 export class LiveFeed {
   private readonly engine: Ringmaster;
   private readonly prefix: string;
@@ -142,7 +155,7 @@ export class LiveFeed {
   private watchCount = 0;
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
-  private readonly rings = new Map<string, Watch<string[]>>();
+  private readonly rings = new Map<string, Watch<RingRead>>();
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
@@ -264,8 +277,9 @@ export class LiveFeed {
   }
 
   /**
-   * The ring of `queue`: a SNAPSHOT first, then a CHANGE whenever the ring differs from the
-   * last one this subscriber was sent, and a RESYNC after every reconnect. A consumer that does
+   * The ring of `queue` with the queue's state: a SNAPSHOT first, then a CHANGE whenever the ring
+   * or the state differs from the last this subscriber was sent, and a RESYNC after every
+   * reconnect. The ring and the queue's `settings` are watched (a pause writes there). A consumer that does
    * not pull holds only the latest ring. `return()` or aborting `signal` ends it at once and
    * releases its listener and, with the last one, the queue's channel.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (synchronously)
@@ -281,14 +295,14 @@ export class LiveFeed {
       let watch = this.rings.get(name);
       if (watch === undefined) {
         this.admitWatch();
-        watch = new Watch<string[]>({
+        watch = new Watch<RingRead>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
           read: () => {
             this.ringReads++;
-            return handle.ring();
+            return readRing(handle);
           },
-          equals: sameRing,
+          equals: sameRingRead,
           logger: this.logger.child({ queue: name, watch: 'ring' }),
           onEmpty: () => {
             this.watchClosed();

@@ -1,8 +1,18 @@
-/** `ringChanged(queue)`: a queue's ring, and each subscriber's events rendered from it. */
+/** `ringChanged(queue)`: a queue's ring and state, and each subscriber's events rendered from them. */
 import type { QueueKeys } from '../lanes/index.js';
 import type { Render } from './conflate.js';
 
 export type RingChangeReason = 'SNAPSHOT' | 'CHANGE' | 'RESYNC';
+
+/** Whether the queue claims (RUNNING) or is paused as a whole (`pauseQueue`, DESIGN.md §3). */
+export type QueueRunState = 'RUNNING' | 'PAUSED';
+
+/** One read of a watched ring: the ring and the queue's state, the watch's value. */
+export interface RingRead {
+  /** The ring, head first. */
+  readonly ring: string[];
+  readonly queueState: QueueRunState;
+}
 
 /** One `ringChanged` event (DESIGN.md §4 `RingChange`). */
 export interface RingChange {
@@ -13,13 +23,23 @@ export interface RingChange {
   added: string[];
   /** Groups on the last ring sent to this subscriber that are not on `ring` (its order). */
   removed: string[];
-  /** SNAPSHOT first; CHANGE when the ring differs; RESYNC after a reconnect (sent always). */
+  /** RUNNING, or PAUSED while the queue is paused (the ring stands; nothing is claimed). */
+  queueState: QueueRunState;
+  /**
+   * SNAPSHOT first; CHANGE when the ring or the queue's state differs; RESYNC after a reconnect
+   * (sent always).
+   */
   reason: RingChangeReason;
 }
 
 /** Same groups in the same order (a rotation is a change: the ring is the rota). */
 export function sameRing(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((group, i) => group === b[i]);
+}
+
+/** Same ring and same queue state. */
+export function sameRingRead(a: RingRead, b: RingRead): boolean {
+  return a.queueState === b.queueState && sameRing(a.ring, b.ring);
 }
 
 /** Members of `a` not in `b`, in `a`'s order. */
@@ -29,30 +49,39 @@ function minus(a: readonly string[], b: readonly string[]): string[] {
 }
 
 /** Ring reads are shared by every subscriber of a queue, so are the events rendered from them. */
-const SNAPSHOTS = new WeakMap<readonly string[], RingChange>();
-const DIFFS = new WeakMap<readonly string[], WeakMap<readonly string[], Diff>>();
+const SNAPSHOTS = new WeakMap<RingRead, RingChange>();
+const DIFFS = new WeakMap<RingRead, WeakMap<RingRead, Diff>>();
 interface Diff {
   change?: RingChange | null;
   resync?: RingChange;
 }
 
 /**
- * A subscriber's next event from the latest ring. The first is a SNAPSHOT; `added`/`removed`
+ * A subscriber's next event from the latest read. The first is a SNAPSHOT; `added`/`removed`
  * are always against the last ring sent to this subscriber (the empty ring before the first,
- * so a SNAPSHOT lists the whole ring as added). An unchanged ring sends nothing unless a
- * resync happened since the last event.
+ * so a SNAPSHOT lists the whole ring as added). A read with the same ring and queue state sends
+ * nothing unless a resync happened since the last event; a change of the queue's state alone is
+ * a CHANGE with nothing added or removed.
  *
- * Subscribers that were sent the same ring read get the same event object for the next read:
- * it is computed once per (last sent, latest) pair of reads, not once per subscriber, so the
- * fan-out to a thousand subscribers costs one diff (events are never mutated downstream).
+ * Subscribers that were sent the same read get the same event object for the next read: it is
+ * computed once per (last sent, latest) pair of reads, not once per subscriber, so the fan-out
+ * to a thousand subscribers costs one diff (events are never mutated downstream).
  */
-export function renderRing(queue: string): Render<string[], RingChange> {
-  return (ring, previous, forced) => {
+export function renderRing(queue: string): Render<RingRead, RingChange> {
+  return (read, previous, forced) => {
+    const { ring, queueState } = read;
     if (previous === undefined) {
-      let snapshot = SNAPSHOTS.get(ring);
+      let snapshot = SNAPSHOTS.get(read);
       if (!snapshot) {
-        snapshot = { queue, ring: [...ring], added: [...ring], removed: [], reason: 'SNAPSHOT' };
-        SNAPSHOTS.set(ring, snapshot);
+        snapshot = {
+          queue,
+          ring: [...ring],
+          added: [...ring],
+          removed: [],
+          queueState,
+          reason: 'SNAPSHOT',
+        };
+        SNAPSHOTS.set(read, snapshot);
       }
       return snapshot;
     }
@@ -61,16 +90,18 @@ export function renderRing(queue: string): Render<string[], RingChange> {
       byLatest = new WeakMap();
       DIFFS.set(previous.value, byLatest);
     }
-    let diff = byLatest.get(ring);
+    let diff = byLatest.get(read);
     if (!diff) {
       diff = {};
-      byLatest.set(ring, diff);
+      byLatest.set(read, diff);
     }
+    const before = previous.value.ring;
     const make = (reason: RingChangeReason): RingChange => ({
       queue,
       ring: [...ring],
-      added: minus(ring, previous.value),
-      removed: minus(previous.value, ring),
+      added: minus(ring, before),
+      removed: minus(before, ring),
+      queueState,
       reason,
     });
     if (forced) {
@@ -78,13 +109,16 @@ export function renderRing(queue: string): Render<string[], RingChange> {
       return diff.resync;
     }
     if (diff.change === undefined) {
-      diff.change = sameRing(ring, previous.value) ? null : make('CHANGE');
+      diff.change = sameRingRead(read, previous.value) ? null : make('CHANGE');
     }
     return diff.change ?? undefined;
   };
 }
 
-/** The keys whose events may change the ring: only the ring itself. */
+/**
+ * The keys whose events may change a ring event: the ring, and the queue's settings (its pause;
+ * a change of retention there is read and found equal, sending nothing).
+ */
 export function ringKeys(keys: QueueKeys): string[] {
-  return [keys.ring];
+  return [keys.ring, keys.settings];
 }

@@ -49,6 +49,12 @@ export const GroupConnectionRef = builder
     }),
   });
 
+export const QueueStateRef = builder.enumType('QueueState', {
+  description:
+    'RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is.',
+  values: ['RUNNING', 'PAUSED'] as const,
+});
+
 export const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').implement({
   description: 'Queue-wide totals, each O(1) to read.',
   fields: (t) => ({

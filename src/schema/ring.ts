@@ -3,9 +3,11 @@ import type { RingChange } from '../pubsub/index.js';
 import { ringChanged } from '../resolvers/live.js';
 import { knownByName } from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
+import { QueueStateRef } from './queue.js';
 
 const RingChangeReasonRef = builder.enumType('RingChangeReason', {
-  description: 'SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects.',
+  description:
+    'SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects.',
   values: ['SNAPSHOT', 'CHANGE', 'RESYNC'] as const,
 });
 
@@ -15,6 +17,12 @@ const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
     ring: t.exposeStringList('ring', { description: 'The ring now, head first.' }),
     added: t.exposeStringList('added', { description: 'Groups new since your last event.' }),
     removed: t.exposeStringList('removed', { description: 'Groups gone since your last event.' }),
+    queueState: t.field({
+      type: QueueStateRef,
+      description:
+        'The queue as it is in this event: RUNNING, or PAUSED (pauseQueue) — the ring stands, nothing is claimed. A change of it alone is a CHANGE with nothing added or removed.',
+      resolve: (c) => c.queueState,
+    }),
     reason: t.field({ type: RingChangeReasonRef, resolve: (c) => c.reason }),
     known: t.boolean({
       description:

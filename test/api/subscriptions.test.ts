@@ -404,12 +404,12 @@ describe('a client that goes away', () => {
     const group = wsSubscribe(client, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    // ring, and for the group: glimit, gactive, paused, its lane.
+    // ring and settings, and for the group: glimit, gactive, paused, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
-      channels: 5,
-      redisChannels: 5,
+      channels: 6,
+      redisChannels: 6,
       sockets: 1,
     });
 
@@ -429,7 +429,7 @@ describe('a client that goes away', () => {
     const group = sseSubscribe(server.endpoint, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 5, redisChannels: 5 });
+    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 6, redisChannels: 6 });
 
     // Each request is waiting on the server for its next event when it is aborted.
     ring.close();

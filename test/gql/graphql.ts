@@ -45,7 +45,7 @@ export type JobState =
   | 'DELAYED'
   | 'PENDING';
 
-/** SNAPSHOT first, then CHANGE; RESYNC after the notification connection reconnects. */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'

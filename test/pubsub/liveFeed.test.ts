@@ -32,6 +32,7 @@ async function expectChange(
     ring,
     added,
     removed,
+    queueState: 'RUNNING',
     reason: 'CHANGE',
   });
 }
@@ -81,6 +82,7 @@ describe('ringChanges', () => {
       ring: ['a', 'b'],
       added: ['a', 'b'],
       removed: [],
+      queueState: 'RUNNING',
       reason: 'SNAPSHOT',
     });
     const empty = new Reader(feed.ringChanges(queueName()));
@@ -88,6 +90,7 @@ describe('ringChanges', () => {
       ring: [],
       added: [],
       removed: [],
+      queueState: 'RUNNING',
       reason: 'SNAPSHOT',
     });
   });
@@ -157,9 +160,12 @@ describe('ringChanges', () => {
       listeners: 5,
       watchedQueues: 1,
       ringReads: 1,
-      channels: 1,
+      channels: 2,
     });
-    expect(await channelsOf(redis.client(), name)).toEqual([`__keyspace@0__:pst:{${name}}:ring`]);
+    expect((await channelsOf(redis.client(), name)).sort()).toEqual([
+      `__keyspace@0__:pst:{${name}}:ring`,
+      `__keyspace@0__:pst:{${name}}:settings`,
+    ]);
 
     await engine.queue(name).enqueue('a');
     for (const reader of readers) await expectChange(reader, ['a'], ['a'], []);
@@ -226,11 +232,37 @@ describe('ringChanges', () => {
       ring: groups.slice(1),
       added: groups.slice(1),
       removed: [],
+      queueState: 'RUNNING',
       reason: 'CHANGE',
     });
     // Nothing else is buffered: the next event is the next change.
     await q.pause('s1');
     await expectChange(slow, groups.slice(2), [], ['s1']);
+  });
+
+  it("follows the queue's state: a pause or resume alone is a CHANGE with nothing added or removed", async () => {
+    const { feed, engine, redis: r } = await feeds.start();
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.enqueue('a');
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: ['a'], queueState: 'RUNNING' });
+    // As pauseQueue writes it (DESIGN.md §2, settings): the ring stands, the state changes.
+    await r.hset(q.keys.settings, 'paused', '1');
+    expect(await reader.next()).toEqual({
+      queue: name,
+      ring: ['a'],
+      added: [],
+      removed: [],
+      queueState: 'PAUSED',
+      reason: 'CHANGE',
+    });
+    // A retention setting is in the same hash: read again, equal, nothing sent.
+    const reads = feed.stats().ringReads;
+    await r.hset(q.keys.settings, 'completedCount', '5');
+    await waitFor('the re-read', () => feed.stats().ringReads > reads);
+    await r.hdel(q.keys.settings, 'paused');
+    await expectChange(reader, ['a'], [], []);
   });
 
   it('throws at once for an invalid queue name, and before start', async () => {
@@ -314,9 +346,9 @@ describe('release', () => {
     await aborted.next();
     await group.next();
     await group2.next();
-    // ring; glimit, gactive, paused (shared by g and h); g's and h's lanes
-    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 6 });
-    expect(await channelsOf(admin, name)).toHaveLength(6);
+    // ring, settings; glimit, gactive, paused (shared by g and h); g's and h's lanes
+    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 7 });
+    expect(await channelsOf(admin, name)).toHaveLength(7);
 
     // Each is waiting for an event that will not come: ending it must not wait for one.
     returned.pull();

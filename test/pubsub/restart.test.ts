@@ -40,13 +40,14 @@ describe('a Redis restarted under live subscriptions', () => {
       ring: ['a', 'b'],
       added: [],
       removed: [],
+      queueState: 'RUNNING',
       reason: 'RESYNC',
     });
     expect(await group.next()).toMatchObject({ id: 'a', pending: 1, state: 'READY' });
     expect(lines.some((l) => l.msg === 'keyspace subscriber reconnected; resyncing')).toBe(true);
     const [, flags] = (await redis.client().config('GET', 'notify-keyspace-events')) as string[];
     expect(missingFlags(flags ?? '')).toBe('');
-    expect(feed.stats()).toMatchObject({ listeners: 3, channels: 5 });
+    expect(feed.stats()).toMatchObject({ listeners: 3, channels: 6 });
 
     // Re-subscribed: a change after the restart arrives as a CHANGE.
     await q.enqueue('c');
@@ -55,6 +56,7 @@ describe('a Redis restarted under live subscriptions', () => {
       ring: ['a', 'b', 'c'],
       added: ['c'],
       removed: [],
+      queueState: 'RUNNING',
       reason: 'CHANGE',
     });
     // The consumer that did not pull meanwhile gets one event: the latest ring, as a RESYNC.
@@ -63,6 +65,7 @@ describe('a Redis restarted under live subscriptions', () => {
       ring: ['a', 'b', 'c'],
       added: ['c'],
       removed: [],
+      queueState: 'RUNNING',
       reason: 'RESYNC',
     });
   });
