@@ -33,6 +33,11 @@ import {
 import { now, percentile, pool, progress } from './util.js';
 
 export interface FlatCostOptions {
+  /**
+   * Delayed jobs not yet due in the second queue of the delayed-jobs case (issue 16: claim and
+   * enqueue cost with 100,000 delayed jobs beside the same calls with none).
+   */
+  delayed: number;
   /** Ring sizes (the issue's 10, 10,000, 100,000), each its own queue in the same Redis. */
   sizes: readonly number[];
   /** Rounds; each measures every script at every size (sizes in a rotating order). */
@@ -90,6 +95,24 @@ export interface FlatCostResult {
   costs: Record<ScriptName, Record<number, ScriptCost>>;
   /** script → usec per call at the largest size ÷ at the smallest */
   ratio: Record<ScriptName, number>;
+  /** The delayed-jobs case (see {@link delayedCost}). */
+  delayed?: DelayedCostResult;
+}
+
+/** Scripts measured beside a queue's delayed jobs. */
+export const DELAYED_SCRIPTS = ['enqueue', 'claim'] as const;
+export type DelayedScriptName = (typeof DELAYED_SCRIPTS)[number];
+
+/**
+ * Claim and enqueue on two queues alike but for their delayed jobs: none, and `delayed` jobs not
+ * yet due (each claim looks for due ones: a ZRANGEBYSCORE … LIMIT on `delayed`, O(log n)).
+ */
+export interface DelayedCostResult {
+  delayed: number;
+  /** script → cost with no delayed job and with `delayed` of them */
+  costs: Record<DelayedScriptName, { none: ScriptCost; many: ScriptCost }>;
+  /** script → usec per call with `delayed` jobs ÷ with none */
+  ratio: Record<DelayedScriptName, number>;
 }
 
 const QUEUE = 'bench-flat';
@@ -143,6 +166,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
     for (const ring of rings) {
       for (const name of SCRIPTS) costs[name][ring.size] = done(ring.tallies[name]);
     }
+    const delayed = await delayedCost(redis, conn, o);
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -151,7 +175,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio };
+    return { sizes: [...o.sizes], costs, ratio, delayed };
   } finally {
     conn.disconnect();
   }
@@ -207,12 +231,16 @@ async function measureRound(
 ): Promise<void> {
   const { queue, size, paused, parked } = ring;
   const t = (name: ScriptName) => (count ? ring.tallies[name] : newTally());
-  const run = (n: number, op: (i: number) => Promise<unknown>, registers: boolean, tally: Tally) =>
-    measure(admin, conn, queue, n, op, registers, tally);
+  const run = (
+    n: number,
+    op: (i: number) => Promise<unknown>,
+    registers: Registers,
+    tally: Tally,
+  ) => measure(admin, conn, queue, n, op, registers, tally);
   const base = ring.served;
   const group = (i: number) => `r${(base + i) % size}`;
 
-  await run(o.calls, (i) => queue.enqueue(group(i), { i }), true, t('enqueue'));
+  await run(o.calls, (i) => queue.enqueue(group(i), { i }), 'sadd', t('enqueue'));
   // Claims and completes alternate in windows of at most one claim per group, so every
   // complete releases its group's only permit (the same path at every size).
   const window = Math.min(o.calls, size);
@@ -244,16 +272,16 @@ async function measureRound(
     );
   }
   const limit = RING_LIMIT - 1 - (ring.served % 2);
-  await run(o.calls, (i) => queue.setLimit(group(i), limit), true, t('setLimit'));
+  await run(o.calls, (i) => queue.setLimit(group(i), limit), 'script', t('setLimit'));
   ring.served += o.calls;
 
   // The two O(ring) de-rings come last: an LREM over 100,000 entries evicts the CPU caches,
   // and a window measured right after one would mostly measure their refill.
   for (let b = 0; b < o.batchesPerRound; b++) {
-    await run(o.batch, (j) => queue.resume(paused[j] as string), true, t('resume'));
-    await run(o.batch, (j) => queue.clearLimit(parked[j] as string), true, t('clearLimit'));
-    await run(o.batch, (j) => queue.pause(paused[j] as string), true, t('pause'));
-    await run(o.batch, (j) => queue.setLimit(parked[j] as string, 0), true, t('setLimit 0'));
+    await run(o.batch, (j) => queue.resume(paused[j] as string), 'script', t('resume'));
+    await run(o.batch, (j) => queue.clearLimit(parked[j] as string), 'script', t('clearLimit'));
+    await run(o.batch, (j) => queue.pause(paused[j] as string), 'script', t('pause'));
+    await run(o.batch, (j) => queue.setLimit(parked[j] as string, 0), 'script', t('setLimit 0'));
   }
   const length = await conn.llen(queue.keys.ring);
   if (length !== size) throw new Error(`flat cost: ring drifted to ${length}, expected ${size}`);
@@ -274,10 +302,17 @@ function done(t: Tally): ScriptCost {
   };
 }
 
+/** How a measured call registers its queue: a steering call's script, an enqueue's SADD, none. */
+type Registers = 'script' | 'sadd' | false;
+
 /**
  * Run `n` calls of one script (`CONCURRENCY` in flight) between two reads of commandstats and
- * add them to `tally`. `registers`: the Queue method also sends SADD P:queues beside the script
- * (not part of the script's cost, taken out of the nested count).
+ * add them to `tally`. `registers`: the Queue method registers the queue, which its connection
+ * does at most every 5 s (REGISTRATION_REFRESH_MS), so a window may carry one refresh: an SADD
+ * P:queues beside an enqueue, or for a steering call `register-1.lua` (one more script call,
+ * PERSIST and SADD). A refresh is not part of the script's cost: its commands are taken out of
+ * the nested count, and its script call out of the call count (its few µs stay in the window's
+ * usec, spread over `n` calls).
  */
 async function measure(
   admin: Redis,
@@ -285,7 +320,7 @@ async function measure(
   queue: Queue,
   n: number,
   op: (i: number) => Promise<unknown>,
-  registers: boolean,
+  registers: Registers,
   tally: Tally,
 ): Promise<Tally> {
   const ring = await conn.llen(queue.keys.ring);
@@ -297,12 +332,116 @@ async function measure(
   tally.ms += now() - t0;
   const delta = statsDelta(before, await commandStats(admin));
   const scripts = scriptCalls(delta);
-  if (scripts.calls !== n) {
+  const refreshes = scripts.calls - n;
+  if (refreshes < 0 || refreshes > (registers === 'script' ? 1 : 0)) {
     throw new Error(`flat cost: expected ${n} script calls, commandstats saw ${scripts.calls}`);
   }
-  tally.calls += scripts.calls;
+  // A steering call's refresh is register-1.lua (PERSIST, SADD); an enqueue's a plain SADD,
+  // the only SADD of such a window (enqueue's script sends none).
+  const registryCalls =
+    registers === 'script'
+      ? 2 * refreshes
+      : registers === 'sadd'
+        ? (delta.get('sadd')?.calls ?? 0)
+        : 0;
+  tally.calls += n;
   tally.usec += scripts.usec;
-  tally.windows.push(scripts.usec / scripts.calls);
-  tally.nested += totalCalls(delta) - scripts.calls - (registers ? n : 0);
+  tally.windows.push(scripts.usec / n);
+  tally.nested += totalCalls(delta) - scripts.calls - registryCalls;
   return tally;
+}
+
+/** Groups on the ring of each queue of the delayed-jobs case. */
+const DELAYED_RING = 10;
+
+/**
+ * Issue 16: claim and enqueue beside `o.delayed` delayed jobs not yet due (enqueued with a delay
+ * of a day, in a group of their own) and beside none, on two queues otherwise alike (ten ring groups with
+ * a limit they never reach), measured in alternating windows as the ring sizes are. Every claim
+ * serves a job (the ring never runs out), so it runs the promotion's look-up and nothing else of
+ * it; `redis.call` per call shows the same commands either way.
+ */
+async function delayedCost(
+  redis: BenchRedis,
+  conn: Redis,
+  o: FlatCostOptions,
+): Promise<DelayedCostResult> {
+  progress(`flat cost: ${o.delayed} delayed jobs beside the claims`);
+  const setupConn = redis.connect({ enableAutoPipelining: true });
+  const queues: Record<'none' | 'many', Queue> = {} as Record<'none' | 'many', Queue>;
+  try {
+    for (const which of ['none', 'many'] as const) {
+      const name = `${QUEUE}-delayed-${which}`;
+      const setup = new Ringmaster(setupConn).queue(name);
+      await pool(DELAYED_RING, DELAYED_RING, async (i) => {
+        await setup.setLimit(`r${i}`, RING_LIMIT);
+        await setup.enqueue(`r${i}`, { i });
+      });
+      if (which === 'many') {
+        // Delayed a day, in a group of their own: none falls due during the run.
+        await pool(o.delayed, SETUP_BATCH, (i) =>
+          setup.enqueue('later', { i }, { delayMs: 86_400_000 }),
+        );
+        const count = await setupConn.zcard(setup.keys.delayed);
+        if (count !== o.delayed) throw new Error(`flat cost: ${count} delayed, not ${o.delayed}`);
+      }
+      queues[which] = new Ringmaster(conn).queue(name);
+    }
+  } finally {
+    setupConn.disconnect();
+  }
+  const tallies = {
+    none: { enqueue: newTally(), claim: newTally() },
+    many: { enqueue: newTally(), claim: newTally() },
+  };
+  let served = 0;
+  for (let round = 0; round <= o.rounds; round++) {
+    const order = round % 2 === 0 ? (['none', 'many'] as const) : (['many', 'none'] as const);
+    for (const which of order) {
+      const queue = queues[which];
+      const t = (name: DelayedScriptName) => (round > 0 ? tallies[which][name] : newTally());
+      const group = (i: number) => `r${(served + i) % DELAYED_RING}`;
+      await measure(
+        redis.admin,
+        conn,
+        queue,
+        o.calls,
+        (i) => queue.enqueue(group(i), { i }),
+        'sadd',
+        t('enqueue'),
+      );
+      const claimed: Job[] = [];
+      await measure(
+        redis.admin,
+        conn,
+        queue,
+        o.calls,
+        async () => {
+          const job = await queue.claim();
+          if (job === null) throw new Error('flat cost: a claim beside delayed jobs found nothing');
+          claimed.push(job);
+        },
+        false,
+        t('claim'),
+      );
+      await pool(claimed.length, CONCURRENCY, (i) => {
+        const job = claimed[i] as Job;
+        return queue.complete(job.id, job.token as string);
+      });
+    }
+    served += o.calls;
+  }
+  const costs = Object.fromEntries(
+    DELAYED_SCRIPTS.map((name) => [
+      name,
+      { none: done(tallies.none[name]), many: done(tallies.many[name]) },
+    ]),
+  ) as DelayedCostResult['costs'];
+  const ratio = Object.fromEntries(
+    DELAYED_SCRIPTS.map((name) => [
+      name,
+      costs[name].many.usecPerCall / costs[name].none.usecPerCall,
+    ]),
+  ) as Record<DelayedScriptName, number>;
+  return { delayed: o.delayed, costs, ratio };
 }

@@ -1,7 +1,7 @@
 /** The printed table, the issue's targets judged against the figures, and bench/results.json. */
 import { writeFile } from 'node:fs/promises';
 import type { FanoutResult } from './fanout.js';
-import { FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
+import { DELAYED_SCRIPTS, FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
 import type { MemoryResult } from './memory.js';
 import { type StartupResult, spread } from './startup.js';
@@ -96,6 +96,17 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
         met: ratio <= 1.2,
       });
     }
+    const delayed = r.flatCost.delayed;
+    if (delayed) {
+      for (const name of DELAYED_SCRIPTS) {
+        targets.push({
+          name: `${name} µs/call with ${int(delayed.delayed)} delayed jobs ÷ with none (issue 16)`,
+          target: '≤ 1.20×',
+          measured: times(delayed.ratio[name]),
+          met: delayed.ratio[name] <= 1.2,
+        });
+      }
+    }
   }
   if (r.graphql) {
     targets.push({
@@ -160,6 +171,8 @@ export function render(r: Results): string {
         [
           'concurrency',
           'Ringmaster jobs/s',
+          'retention none',
+          'none ÷ default',
           'calls/job',
           'floor calls/s',
           'efficiency',
@@ -174,6 +187,8 @@ export function render(r: Results): string {
         r.throughput.map((row) => [
           String(row.concurrency),
           int(row.ringmaster.jobsPerSec),
+          int(row.ringmasterNoRetention.jobsPerSec),
+          fixed(row.ringmasterNoRetention.jobsPerSec / row.ringmaster.jobsPerSec, 2),
           fixed(row.ringmaster.clientCallsPerJob ?? Number.NaN, 2),
           int(row.floorCallsPerSec),
           fixed(row.efficiency, 2),
@@ -187,6 +202,9 @@ export function render(r: Results): string {
         ]),
       ),
       '',
+      'Ringmaster jobs/s: the Worker under the default completed retention (the newest 1,000 kept for 1 h; what the',
+      'targets judge); retention none: the same drain with setRetention({ completed: { count: 0 } }), each completed',
+      "job's hash deleted at once, as every completion did before issue 16 (and as BullMQ's removeOnComplete here).",
       'efficiency = jobs/s × calls/job ÷ floor calls/s, as issue 5 defines it; the Worker sends one call per batch',
       'of jobs, so calls/job < 1. jobs ÷ floor = jobs/s ÷ floor calls/s: jobs moved per cheapest round trip.',
       '1 call/job: c loops each completing its last job and claiming the next in one completeAndClaim (no Worker).',
@@ -201,6 +219,7 @@ export function render(r: Results): string {
     for (const row of r.throughput) {
       for (const [name, d] of [
         ['Ringmaster Worker', row.ringmaster],
+        ['Ringmaster Worker, retention none', row.ringmasterNoRetention],
         ['Ringmaster 1 call/job', row.perJobCalls],
         ['BullMQ', row.bullmq],
         ['GroupMQ', row.groupmq],
@@ -257,6 +276,38 @@ export function render(r: Results): string {
       ),
       '',
     );
+    const d = f.delayed;
+    if (d) {
+      out.push(
+        `Beside delayed jobs (issue 16) — ${DELAYED_SCRIPTS.join(' and ')} on a queue of 10 ring groups with no delayed job and with ${int(d.delayed)} not yet due`,
+        table(
+          [
+            'script',
+            'µs, none',
+            `µs, ${int(d.delayed)}`,
+            'ratio',
+            'calls/s, none',
+            `calls/s, ${int(d.delayed)}`,
+            'redis.call/call, none',
+            `redis.call/call, ${int(d.delayed)}`,
+          ],
+          DELAYED_SCRIPTS.map((name) => {
+            const c = d.costs[name];
+            return [
+              name,
+              fixed(c.none.usecPerCall, 1),
+              fixed(c.many.usecPerCall, 1),
+              times(d.ratio[name]),
+              int(c.none.callsPerSec),
+              int(c.many.callsPerSec),
+              fixed(c.none.redisCallsPerCall, 1),
+              fixed(c.many.redisCallsPerCall, 1),
+            ];
+          }),
+        ),
+        '',
+      );
+    }
   }
 
   if (r.graphql) {

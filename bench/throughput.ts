@@ -11,6 +11,11 @@
  *   which sends one call per batch; the two show what the efficiency formula can reach;
  * - BullMQ (plain queue: no groups, so no per-group limit) and GroupMQ (per-group FIFO, one job
  *   per group in flight), draining the same number of no-op jobs with their own Worker.
+ * The Worker drains twice: under the queue's default completed retention (completed jobs kept,
+ * the newest 1,000 for an hour: what a queue does unless told otherwise, and the figure the
+ * targets judge) and with retention none (`setRetention({ completed: { count: 0 } })`: each
+ * completed job's hash deleted at once, what every completion did before issue 16, and what
+ * BullMQ's `removeOnComplete: true` here does).
  * Calls per job are counted in the client (`countCommands`): Redis 7's commandstats also counts
  * the commands a script runs, so it cannot tell a round trip from a `redis.call`. Beside the
  * rates, each run records the CPU that redis-server and this process spent per job, which a
@@ -71,8 +76,13 @@ export interface ThroughputRow {
   floorCallsPerSec: number;
   /** redis-server CPU per floor call (µs): what the cheapest round trip costs Redis. */
   floorRedisCpuUsecPerCall: number;
+  /** The Worker, default completed retention. */
   ringmaster: Drain;
   efficiency: number;
+  /** The Worker, completed retention none (count 0). */
+  ringmasterNoRetention: Drain;
+  /** efficiency of {@link ringmasterNoRetention}. */
+  noRetentionEfficiency: number;
   /** c loops of one `completeAndClaim` per job (complete the previous, claim the next). */
   perJobCalls: Drain;
   /** efficiency of {@link perJobCalls}, by the same formula. */
@@ -143,15 +153,23 @@ function drain(jobs: number, m: Measured, clientCalls?: number): Drain {
 
 const groupOf = (i: number, groups: number) => `g${i % groups}`;
 
-/** Fill a Ringmaster queue: every group gets the limit, then `jobs` jobs round robin. */
+/** A queue's completed retention: the default, or none (count 0: hashes deleted at once). */
+export type Retention = 'default' | 'none';
+
+/**
+ * Fill a Ringmaster queue: its completed retention set (for 'none'), every group gets the
+ * limit, then `jobs` jobs round robin.
+ */
 async function fillRingmaster(
   redis: BenchRedis,
   o: ThroughputOptions,
   jobs: number,
+  retention: Retention,
 ): Promise<void> {
   const setup = redis.connect({ enableAutoPipelining: true });
   try {
     const queue = new Ringmaster(setup).queue(QUEUE);
+    if (retention === 'none') await queue.setRetention({ completed: { count: 0 } });
     await pool(o.groups, FILL_BATCH, (g) => queue.setLimit(`g${g}`, o.limit));
     await pool(jobs, FILL_BATCH, (i) => queue.enqueue(groupOf(i, o.groups), { i }));
   } finally {
@@ -170,9 +188,10 @@ async function drainRingmaster(
   o: ThroughputOptions,
   jobs: number,
   drive: (queue: RingmasterQueue) => Promise<(() => Promise<void>) | undefined>,
+  retention: Retention = 'default',
 ): Promise<Drain> {
   await fresh(redis.admin);
-  await fillRingmaster(redis, o, jobs);
+  await fillRingmaster(redis, o, jobs, retention);
   const conn = redis.connect();
   await conn.ping();
   const counter = countCommands(conn);
@@ -195,15 +214,22 @@ function runRingmaster(
   o: ThroughputOptions,
   c: number,
   jobs: number,
+  retention: Retention = 'default',
 ): Promise<Drain> {
-  return drainRingmaster(redis, o, jobs, async (queue) => {
-    const completed = latch(jobs);
-    const worker = new Worker(queue, async () => {}, { concurrency: c });
-    worker.on('completed', () => completed.hit());
-    worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
-    await withTimeout(completed.done, 'the Ringmaster drain');
-    return () => worker.close();
-  });
+  return drainRingmaster(
+    redis,
+    o,
+    jobs,
+    async (queue) => {
+      const completed = latch(jobs);
+      const worker = new Worker(queue, async () => {}, { concurrency: c });
+      worker.on('completed', () => completed.hit());
+      worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
+      await withTimeout(completed.done, 'the Ringmaster drain');
+      return () => worker.close();
+    },
+    retention,
+  );
 }
 
 /**
@@ -360,6 +386,7 @@ export async function throughput(
     progress(`throughput: warm-up (${o.warmupJobs} jobs per system)`);
     await runFloor(redis, 8, Math.min(500, o.floorMs));
     await runRingmaster(redis, o, 8, o.warmupJobs);
+    await runRingmaster(redis, o, 8, o.warmupJobs, 'none');
     await runRingmasterPerJob(redis, o, 8, o.warmupJobs);
     await runBullmq(redis, 8, o.warmupJobs);
     await runGroupmq(redis, o, 8, o.warmupJobs);
@@ -370,6 +397,7 @@ export async function throughput(
     const best = {
       floor: null as Floor | null,
       ringmaster: null as Drain | null,
+      noRetention: null as Drain | null,
       perJob: null as Drain | null,
       bullmq: null as Drain | null,
       groupmq: null as Drain | null,
@@ -382,6 +410,7 @@ export async function throughput(
       const floor = await runFloor(redis, c, o.floorMs);
       if (best.floor === null || floor.callsPerSec > best.floor.callsPerSec) best.floor = floor;
       best.ringmaster = keep(best.ringmaster, await runRingmaster(redis, o, c, jobs));
+      best.noRetention = keep(best.noRetention, await runRingmaster(redis, o, c, jobs, 'none'));
       best.perJob = keep(best.perJob, await runRingmasterPerJob(redis, o, c, jobs));
       best.bullmq = keep(best.bullmq, await runBullmq(redis, c, jobs));
       best.groupmq = keep(best.groupmq, await runGroupmq(redis, o, c, jobs));
@@ -389,6 +418,7 @@ export async function throughput(
     const floor = best.floor as Floor;
     const floorCallsPerSec = floor.callsPerSec;
     const ringmaster = best.ringmaster as Drain;
+    const ringmasterNoRetention = best.noRetention as Drain;
     const perJobCalls = best.perJob as Drain;
     const bullmq = best.bullmq as Drain;
     const groupmq = best.groupmq as Drain;
@@ -398,6 +428,8 @@ export async function throughput(
       ringmaster,
       floorRedisCpuUsecPerCall: floor.redisCpuUsecPerCall,
       efficiency: efficiency(ringmaster, floorCallsPerSec),
+      ringmasterNoRetention,
+      noRetentionEfficiency: efficiency(ringmasterNoRetention, floorCallsPerSec),
       perJobCalls,
       perJobEfficiency: efficiency(perJobCalls, floorCallsPerSec),
       bullmq,
@@ -407,7 +439,8 @@ export async function throughput(
     });
     const r = rows.at(-1) as ThroughputRow;
     progress(
-      `  ringmaster ${r.ringmaster.jobsPerSec.toFixed(0)}/s, ` +
+      `  ringmaster ${r.ringmaster.jobsPerSec.toFixed(0)}/s ` +
+        `(retention none ${r.ringmasterNoRetention.jobsPerSec.toFixed(0)}/s), ` +
         `bullmq ${r.bullmq.jobsPerSec.toFixed(0)}/s, groupmq ${r.groupmq.jobsPerSec.toFixed(0)}/s, ` +
         `floor ${r.floorCallsPerSec.toFixed(0)} calls/s, efficiency ${r.efficiency.toFixed(2)}, ` +
         `one call per job ${r.perJobCalls.jobsPerSec.toFixed(0)}/s (efficiency ${r.perJobEfficiency.toFixed(2)})`,

@@ -16,7 +16,7 @@ type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
 /** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
 export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
-/** `readSnapshot-8.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
+/** `readSnapshot-10.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
 export type SnapshotReply = [
   at: number,
   ring: string[],
@@ -24,13 +24,50 @@ export type SnapshotReply = [
   pageIds: string[],
   pageFields: (string | number | null)[],
   pickedFields: (string | number | null)[],
-  cards: [groups: number, paused: number, active: number, dead: number],
+  cards: [groups: number, paused: number, active: number, dead: number, completed: number],
   stats: string[],
+  queuePaused: 0 | 1,
+];
+/**
+ * `setRetention-1.lua`'s reply: the policies in force, defaults filled in; an age null for no
+ * age bound.
+ */
+export type RetentionReply = [
+  completedCount: number,
+  completedAgeMs: number | null,
+  deadCount: number,
+  deadAgeMs: number | null,
 ];
 /** `{ subject, kind, expected, found, … }` flat, as the reconcile scripts report findings. */
 export type FlatFindings = string[];
 /** `reconcileGroups-9.lua`'s reply. */
 export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, saturated: number];
+
+/**
+ * `readJobs-3.lua`'s reply: the index's total (or the group's active count), 1 when more
+ * members follow, and the page's ids, scores (as Redis writes them) and job hashes (flat).
+ */
+export type ReadJobsReply = [
+  total: number,
+  more: 0 | 1,
+  ids: string[],
+  scores: string[],
+  fields: string[][],
+];
+/** `{ count, remaining, skipped }` of `requeueDead-8.lua` and `removeJobs-10.lua`. */
+export type JobActionReply = [count: number, remaining: number, skipped: number];
+/**
+ * A step of `reconcileIndexes-3.lua` ('queue' or 'group'): findings, next rank or -1, tallies,
+ * and the change of the queue-wide index's size the step made (repair) or would make (audit).
+ */
+export type ReconcileIndexesReply = [
+  findings: FlatFindings,
+  next: number,
+  tallies: string[],
+  delta: number,
+];
+/** The kinds of job with a queue-wide and a per-group index (I4). */
+export type PairedKind = 'delayed' | 'dead' | 'completed';
 
 /** `{ id, [field, value, ...] }` as the job scripts return it. */
 export type JobReply = [id: string, fields: string[]];
@@ -61,8 +98,10 @@ export interface BackoffArgs {
   readonly jitter: number;
 }
 /**
- * `completeAndClaim-8.lua`'s reply: statuses are 1 (completed) or a negative status code
- * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`).
+ * `completeAndClaim-11.lua`'s reply: statuses are 1 (completed) or a negative status code
+ * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`); nextRunAt (ms, Redis
+ * clock) the earliest delayed job's run-at time when fewer were claimed than asked on a running
+ * queue, else null.
  */
 export type CompleteAndClaimReply = [
   finishedAt: number,
@@ -70,6 +109,7 @@ export type CompleteAndClaimReply = [
   claimedAt: string | null,
   leaseUntil: string | null,
   claimed: ClaimedJob[],
+  nextRunAt: number | null,
 ];
 
 const SCRIPTS = loadScripts();
@@ -223,40 +263,83 @@ export class Commands {
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
-  /** `claim-7.lua`; null when no group is serviceable. */
-  claim(p: { leaseMs: number; token: string; defaultMaxAttempts: number }): Promise<ClaimReply> {
+  /**
+   * `claim-10.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
+   * queue is paused; the reply's claimed list is empty when nothing was claimed.
+   */
+  claim(p: {
+    leaseMs: number;
+    token: string;
+    defaultMaxAttempts: number;
+    promoteBatch: number;
+  }): Promise<ClaimReply> {
     const k = this.k;
-    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.active, k.leases, k.stats];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts];
+    const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
+    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
-  /** `complete-9.lua`; a negative number is a status code (see errors.ts). */
+  /** `complete-11.lua`; a negative number is a status code (see errors.ts). */
   complete(p: { id: string; token: string }): Promise<JobReply | number> {
     const k = this.k;
-    const keys = [...this.releaseKeys(), k.stats, k.job(p.id)];
+    const keys = [...this.releaseKeys(), k.stats, k.job(p.id), k.settings, k.completed];
     return this.run('complete', keys, [k.base, p.id, p.token]) as Promise<JobReply | number>;
   }
 
   /**
-   * `completeAndClaim-8.lua`: complete each `{ id, token }` in order, then claim one job per
-   * token in `claimTokens`, in one round trip.
+   * `completeAndClaim-11.lua`: complete each `{ id, token }` in order, then (promoting up to
+   * `promoteBatch` due delayed jobs first) claim one job per token in `claimTokens` unless the
+   * queue is paused, in one round trip.
    */
   completeAndClaim(p: {
     completions: readonly { id: string; token: string }[];
     claimTokens: readonly string[];
     leaseMs: number;
     defaultMaxAttempts: number;
+    promoteBatch: number;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
-    const args: Arg[] = [k.base, p.leaseMs, p.defaultMaxAttempts, p.completions.length];
+    const args: Arg[] = [
+      k.base,
+      p.leaseMs,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.completions.length,
+    ];
     for (const c of p.completions) args.push(c.id, c.token);
     for (const t of p.claimTokens) args.push(t);
     return this.run(
       'completeAndClaim',
-      [...this.releaseKeys(), k.stats],
+      [...this.releaseKeys(), k.stats, k.delayed, k.settings, k.completed],
       args,
     ) as Promise<CompleteAndClaimReply>;
+  }
+
+  /** `pauseQueue-1.lua`: 1 when the queue was running (now paused), else 0. */
+  pauseQueue(): Promise<number> {
+    return this.run('pauseQueue', [this.k.settings], []) as Promise<number>;
+  }
+
+  /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
+  resumeQueue(): Promise<number> {
+    return this.run('resumeQueue', [this.k.settings, this.k.wake], []) as Promise<number>;
+  }
+
+  /**
+   * `setRetention-1.lua`: each field given is stored ('' keeps the stored one; an age 'none' is
+   * no age bound); answers the policies in force after.
+   */
+  setRetention(p: {
+    completedCount: string;
+    completedAgeMs: string;
+    deadCount: string;
+    deadAgeMs: string;
+  }): Promise<RetentionReply> {
+    return this.run(
+      'setRetention',
+      [this.k.settings],
+      [p.completedCount, p.completedAgeMs, p.deadCount, p.deadAgeMs],
+    ) as Promise<RetentionReply>;
   }
 
   /**
@@ -315,8 +398,8 @@ export class Commands {
   }
 
   /**
-   * `readSnapshot-8.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
-   * pickedFields, cards, stats]` as its header lists them.
+   * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
+   * pickedFields, cards, stats, queuePaused]` as its header lists them.
    */
   readSnapshot(p: {
     first: number;
@@ -327,9 +410,123 @@ export class Commands {
     const k = this.k;
     return this.run(
       'readSnapshot',
-      [k.glimit, k.gactive, k.paused, k.ring, k.groups, k.stats, k.active, k.dead],
+      [
+        k.glimit,
+        k.gactive,
+        k.paused,
+        k.ring,
+        k.groups,
+        k.stats,
+        k.active,
+        k.dead,
+        k.completed,
+        k.settings,
+      ],
       [k.base, p.first, p.min, p.prefix, ...p.picked],
     ) as Promise<SnapshotReply>;
+  }
+
+  /**
+   * `readJobs-3.lua`: a page of `index` after the cursor (`afterScore` '' for none), in
+   * `order`; with `group`, only active jobs leased to it (`index` is then `active`).
+   */
+  readJobs(p: {
+    index: string;
+    order: 'asc' | 'desc';
+    first: number;
+    afterScore: string;
+    afterId: string;
+    group: string;
+  }): Promise<ReadJobsReply> {
+    const k = this.k;
+    return this.run(
+      'readJobs',
+      [p.index, k.leases, k.gactive],
+      [k.base, p.order, p.first, p.afterScore, p.afterId, p.group],
+    ) as Promise<ReadJobsReply>;
+  }
+
+  /**
+   * `requeueDead-8.lua`: dead jobs back to their lanes — the ids given, or up to `limit` of a
+   * group's dead jobs, or of the queue's.
+   */
+  requeueDead(p: {
+    resetAttempts: boolean;
+    limit: number;
+    select: { ids: readonly string[] } | { group: string } | { all: true };
+  }): Promise<JobActionReply> {
+    const k = this.k;
+    const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.dead, k.stats];
+    const args: Arg[] = [k.base, p.resetAttempts ? '1' : '0', p.limit];
+    if ('ids' in p.select) args.push('ids', ...p.select.ids);
+    else if ('group' in p.select) args.push('group', p.select.group);
+    else args.push('all');
+    return this.run('requeueDead', keys, args) as Promise<JobActionReply>;
+  }
+
+  /**
+   * `removeJobs-10.lua`: delete jobs not running — the ids given (`state` '' for any), or up to
+   * `limit` of a group's jobs in `state`, or of the queue's (not 'pending').
+   */
+  removeJobs(p: {
+    state: 'pending' | PairedKind | '';
+    limit: number;
+    select: { ids: readonly string[] } | { group: string } | { all: true };
+  }): Promise<JobActionReply> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.active,
+      k.delayed,
+      k.dead,
+      k.completed,
+      k.stats,
+    ];
+    const mode = 'ids' in p.select ? 'ids' : 'group' in p.select ? 'group' : 'all';
+    const args: Arg[] = [k.base, mode, p.state, p.limit];
+    if ('ids' in p.select) args.push(...p.select.ids);
+    else if ('group' in p.select) args.push(p.select.group);
+    return this.run('removeJobs', keys, args) as Promise<JobActionReply>;
+  }
+
+  /**
+   * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
+   * (`group` undefined) or of a group's from rank `start`, in `mode`.
+   */
+  reconcileIndexes(p: {
+    mode: 'audit' | 'repair';
+    kind: PairedKind;
+    group?: string | undefined;
+    start: number;
+    batch: number;
+  }): Promise<ReconcileIndexesReply> {
+    const args: Arg[] =
+      p.group === undefined
+        ? ['queue', p.kind, p.start, p.batch]
+        : ['group', p.kind, p.group, p.start, p.batch];
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      p.mode,
+      ...args,
+    ]) as Promise<ReconcileIndexesReply>;
+  }
+
+  /** `reconcileIndexes-3.lua` op 'cards': `[delayed, dead, completed]` sizes of each group's. */
+  pairedCards(p: { groups: readonly string[] }): Promise<number[]> {
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      'audit',
+      'cards',
+      ...p.groups,
+    ]) as Promise<number[]>;
+  }
+
+  private pairedKeys(): string[] {
+    return [this.k.delayed, this.k.dead, this.k.completed];
   }
 
   /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */

@@ -28,4 +28,6 @@ export const Defaults = {
   errorStackLength: 8_192,
   /** Delayed jobs promoted by one claim script at most (the reaper promotes the rest). */
   promoteBatch: 100,
+  /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
+  actionLimit: 1_000,
 } as const;

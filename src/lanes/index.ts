@@ -53,12 +53,16 @@ export type {
   GroupPage,
   GroupState,
   Job,
+  JobActionResult,
   JobError,
+  JobPage,
   JobState,
   QueueCounts,
   QueueRetention,
   QueueSnapshot,
+  QueueState,
   QueueStats,
+  RetentionChange,
   RetentionPolicy,
 } from './types.js';
 export { Limits } from './validate.js';

@@ -1,5 +1,7 @@
-/** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s. */
-import type { BackoffPolicy, Job, JobState } from './types.js';
+/** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
+import type { ReadJobsReply } from './commands.js';
+import type { BackoffPolicy, Job, JobPage, JobState } from './types.js';
+import { jobCursor } from './validate.js';
 
 const STATES: Record<string, JobState> = {
   pending: 'PENDING',
@@ -40,11 +42,17 @@ export type ClaimedJob = [
   lastError: string | null,
 ];
 
-/** `{ claimedAt, leaseUntil, claimed }` of a script that claims: ms as text, null if none. */
+/**
+ * `{ claimedAt, leaseUntil, claimed, nextRunAt }` of a script that claims
+ * (`includes/claimJobs.lua`, claimReply): claimedAt and leaseUntil are ms as text, null when
+ * nothing was claimed; nextRunAt is the earliest run-at time (ms, Redis clock) in the queue's
+ * `delayed` when fewer jobs were claimed than asked on a running queue, else null.
+ */
 export type ClaimReply = [
   claimedAt: string | null,
   leaseUntil: string | null,
   claimed: ClaimedJob[],
+  nextRunAt: number | null,
 ];
 
 /**
@@ -52,7 +60,12 @@ export type ClaimReply = [
  */
 export function decodeClaims(
   queue: string,
-  [claimedAt, leaseUntil, claimed]: ClaimReply,
+  [claimedAt, leaseUntil, claimed]: readonly [
+    claimedAt: string | null,
+    leaseUntil: string | null,
+    claimed: ClaimedJob[],
+    ...rest: unknown[],
+  ],
   tokens: readonly string[],
 ): Job[] {
   const at = Number(claimedAt);
@@ -122,4 +135,28 @@ export function decodeJob(
     lastError: h.lastError ?? null,
     backoff: decodeBackoff(h),
   };
+}
+
+/**
+ * A {@link JobPage} from `readJobs-3.lua`'s reply: each member decoded with {@link decodeJob},
+ * its cursor from its score and id. A member whose hash is gone (an index entry left by a hand
+ * edit: `Queue.audit` reports it, I4) is left out of `jobs`, but the page still ends after it,
+ * so the next page does not read it again.
+ */
+export function decodeJobPage(
+  queue: string,
+  [total, more, ids, scores, fields]: ReadJobsReply,
+): JobPage {
+  const jobs: Job[] = [];
+  const cursors: string[] = [];
+  let endCursor: string | null = null;
+  ids.forEach((id, i) => {
+    const cursor = jobCursor.encode(scores[i] as string, id);
+    endCursor = cursor;
+    const hash = fields[i] ?? [];
+    if (hash.length === 0) return;
+    jobs.push(decodeJob(queue, id, hash));
+    cursors.push(cursor);
+  });
+  return { jobs, cursors, hasNextPage: more === 1, endCursor, totalCount: Number(total) };
 }

@@ -16,6 +16,7 @@ import {
   Commands,
   type GroupReply,
   type JobReply,
+  type RetentionReply,
   type SnapshotReply,
 } from './commands.js';
 import { assertPlainKeys } from './connection.js';
@@ -28,19 +29,25 @@ import {
   jobNotFound,
   type RingmasterError,
 } from './errors.js';
-import { decodeClaims, decodeJob } from './jobs.js';
+import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
-import { groupInfo, parseCount } from './state.js';
+import { groupInfo, parseCount, retentionFrom } from './state.js';
 import type {
   GroupInfo,
   GroupPage,
   Job,
+  JobActionResult,
   JobError,
+  JobPage,
+  JobState,
   QueueCounts,
+  QueueRetention,
   QueueSnapshot,
+  QueueState,
   QueueStats,
+  RetentionChange,
 } from './types.js';
 import * as validate from './validate.js';
 
@@ -52,6 +59,13 @@ export interface CompleteAndClaimResult {
   readonly finishedAt: number;
   /** The jobs claimed, leased, in rota order. */
   readonly claimed: Job[];
+  /**
+   * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
+   * delayed job (ms since the epoch, Redis clock; compare it with `finishedAt`, the same
+   * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
+   * is paused, or every claim was served).
+   */
+  readonly nextRunAt: number | null;
 }
 
 /** Engine-wide settings a queue needs. */
@@ -225,6 +239,69 @@ export class Queue {
     return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g })));
   }
 
+  /**
+   * Pause the whole queue: once this returns no job is claimed, from any group, until
+   * {@link resumeQueue}. Completions, retries, lease extensions, reaping and the promotion of
+   * due delayed jobs go on, and the ring and every group's state are left as they are (the
+   * queue's pause is a gate in front of the rota; DESIGN.md §3). Idempotent. Registers the
+   * queue. Script: `pauseQueue-1.lua` (runs at maxmemory).
+   * @returns 'PAUSED'
+   */
+  async pauseQueue(): Promise<QueueState> {
+    await this.steered(() => this.commands.pauseQueue());
+    return 'PAUSED';
+  }
+
+  /**
+   * End the queue's pause: claims run again from the ring as it stands, and parked workers are
+   * woken (a wake token is pushed when the queue was paused). Idempotent. Registers the queue.
+   * Script: `resumeQueue-2.lua` (runs at maxmemory).
+   * @returns 'RUNNING'
+   */
+  async resumeQueue(): Promise<QueueState> {
+    await this.steered(() => this.commands.resumeQueue());
+    return 'RUNNING';
+  }
+
+  /**
+   * Set the queue's retention of completed and/or dead jobs (DESIGN.md §2, "Retention"); a
+   * policy or field left out keeps what the queue has. Nothing is trimmed at once: each
+   * completion (or death) trims at most 2 jobs past the policy per job it keeps, and the reaper
+   * trims by count and age every pass. Registers the queue. Script: `setRetention-1.lua`.
+   * @param policies.completed completed jobs kept: `count` 0..1,000,000 (0: a completed job's
+   *   hash is deleted at once, the fastest path), `ageMs` 1..31,536,000,000 ms or null (no age
+   *   bound)
+   * @param policies.dead dead jobs kept, the same bounds (count 0: a job that dies is counted
+   *   in `stats.dead` and forgotten)
+   * @returns the policies in force after, defaults filled in
+   * @throws RingmasterError BAD_USER_INPUT (argument `completed` or `dead`) for a policy that is
+   *   not an object or a count or age out of range; nothing is written then
+   */
+  async setRetention(
+    policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
+  ): Promise<QueueRetention> {
+    if (policies === null || typeof policies !== 'object') {
+      throw badInput('completed', 'setRetention takes { completed?, dead? }');
+    }
+    const completed =
+      policies.completed === undefined
+        ? {}
+        : validate.retentionChange('completed', policies.completed);
+    const dead = policies.dead === undefined ? {} : validate.retentionChange('dead', policies.dead);
+    const count = (n: number | undefined) => (n === undefined ? '' : String(n));
+    const age = (ms: number | null | undefined) =>
+      ms === undefined ? '' : ms === null ? 'none' : String(ms);
+    const reply = await this.steered(() =>
+      this.commands.setRetention({
+        completedCount: count(completed.count),
+        completedAgeMs: age(completed.ageMs),
+        deadCount: count(dead.count),
+        deadAgeMs: age(dead.ageMs),
+      }),
+    );
+    return retentionReply(reply);
+  }
+
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
 
   /**
@@ -304,8 +381,10 @@ export class Queue {
 
   /**
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
-   * under `token` (a random UUID when omitted). Null when no group is serviceable.
-   * Script: `claim-7.lua` (the seed's @gclaim).
+   * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
+   * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
+   * serviceable, or while the queue is paused ({@link pauseQueue}).
+   * Script: `claim-10.lua` (the seed's @gclaim).
    */
   async claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
@@ -316,13 +395,16 @@ export class Queue {
       leaseMs,
       token,
       defaultMaxAttempts: Defaults.maxAttempts,
+      promoteBatch: Defaults.promoteBatch,
     });
     return decodeClaims(this.name, reply, [token])[0] ?? null;
   }
 
   /**
-   * Complete active job `id` leased under `token`: its permit is released and the job hash
-   * deleted. Returns the job as it was, state COMPLETED. Script: `complete-9.lua`.
+   * Complete active job `id` leased under `token`: its permit is released, and the job is kept
+   * by the queue's completed retention (state COMPLETED with finishedAt, listed in `completed`,
+   * the oldest past the policy trimmed) or, with retention count 0, its hash deleted. Returns
+   * the job as it was, state COMPLETED, the same either way. Script: `complete-11.lua`.
    * @throws RingmasterError BAD_USER_INPUT (a malformed token, checked before the id),
    *   JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
    */
@@ -337,7 +419,10 @@ export class Queue {
    * script and one round trip: each completion as {@link complete}, in order, then up to
    * `claim` claims as {@link claim}, until nothing is serviceable. The claims happen whatever
    * the completions' answers (the caller's slots are free either way). A busy worker sends one
-   * call per batch of jobs, not one per job. Script: `completeAndClaim-8.lua`.
+   * call per batch of jobs, not one per job. The completed jobs are kept or deleted by the
+   * queue's completed retention (as {@link complete}); before claiming, up to
+   * `Defaults.promoteBatch` due delayed jobs are promoted; a paused queue claims nothing.
+   * Script: `completeAndClaim-11.lua`.
    * @param completions up to 1,000 `{ id, token }`; an id that is not a decimal string is
    *   answered JOB_NOT_FOUND without being sent
    * @param options.claim jobs to claim (count, 0..1,000; default 1)
@@ -346,7 +431,7 @@ export class Queue {
    * @returns `refused`: per completion, null when it completed, else the RingmasterError
    *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
    *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
-   *   `claim` when the ring ran out)
+   *   `claim` when the ring ran out); `nextRunAt`: see {@link CompleteAndClaimResult}
    * @throws RingmasterError BAD_USER_INPUT for a bad token, count or leaseMs (nothing is done)
    */
   async completeAndClaim(
@@ -386,12 +471,13 @@ export class Queue {
         refused.push(error as RingmasterError);
       }
     }
-    const [finishedAt, statuses, claimedAt, leaseUntil, claimed] =
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
       await this.commands.completeAndClaim({
         completions: sent,
         claimTokens: tokens,
         leaseMs,
         defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
       });
     statuses.forEach((status, j) => {
       const c = sent[j] as { id: string };
@@ -401,6 +487,7 @@ export class Queue {
       refused,
       finishedAt,
       claimed: decodeClaims(this.name, [claimedAt, leaseUntil, claimed], tokens),
+      nextRunAt: nextRunAt ?? null,
     };
   }
 
@@ -475,6 +562,116 @@ export class Queue {
       const full = Math.max(reaped, promoted, trimmedCompleted, trimmedDead) >= batch;
       if (!full) return total;
     }
+  }
+
+  // ── operator actions (admin) ─────────────────────────────────────────────────────────
+
+  /**
+   * Put dead jobs back to work (DESIGN.md §3 and §4.1, "Operator actions"; script
+   * `requeueDead-8.lua`, one atomic call): each returns to its own group's lane at its original
+   * FIFO place (it runs before the jobs enqueued after it), state PENDING, attempts reset to 0
+   * unless `resetAttempts` is false (kept, a job that had used them all gets one more attempt),
+   * lastError and error history kept. A group this makes serviceable is re-ringed with a wake.
+   * Counted in `stats.requeued`; `stats.pending` grows by the jobs added.
+   *
+   * One call handles at most `limit` jobs: with a group or `all`, loop while `remaining` > 0
+   * (and the last call did something: an ACTIVE job that is also listed dead, damage `audit`
+   * reports, is skipped every time).
+   * @param select `{ ids }` (1..1,000 job ids; one that is not dead, or is ACTIVE, or is not a
+   *   decimal id, is skipped), `{ group }` (its dead jobs, oldest-dead first) or `{ all: true }`
+   *   (the queue's, oldest-dead first)
+   * @param options.resetAttempts default true
+   * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @returns `{ count }` requeued, `{ remaining }` dead jobs still in the group's or queue's
+   *   index (0 for ids), `{ skipped }` left alone
+   * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `limit` or
+   *   `resetAttempts`): ids empty, over 1,000 or not an array, ids with a group or all, none of
+   *   them, a bad group id or limit; DATA_OUT_OF_RANGE (see the script)
+   */
+  async requeueDead(
+    select: { ids: readonly string[] } | { group: string } | { all: true },
+    options: { resetAttempts?: boolean | undefined; limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    const chosen = selection(select, false);
+    const opts = options ?? {};
+    const resetAttempts = opts.resetAttempts ?? true;
+    if (typeof resetAttempts !== 'boolean') throw badInput('resetAttempts', 'must be a boolean');
+    const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
+    if ('ids' in chosen && chosen.ids.length === 0) {
+      return { count: 0, remaining: 0, skipped: chosen.malformed };
+    }
+    const [count, remaining, skipped] = await this.commands.requeueDead({
+      resetAttempts,
+      limit,
+      select: chosen,
+    });
+    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+  }
+
+  /**
+   * Delete jobs that are not running (DESIGN.md §3 and §4.1, "Operator actions"; script
+   * `removeJobs-10.lua`, one atomic call): PENDING, DELAYED, DEAD or retained COMPLETED. Each
+   * leaves every index it is in and its hash and error history are deleted; a group whose lane
+   * this empties leaves the ring. ACTIVE jobs are never touched. Counted in `stats.removed`;
+   * `stats.pending` and `stats.delayed` shrink by the jobs taken from lanes and `delayed`.
+   * An idempotency key of a removed job answers as for a job whose hash is gone (DESIGN.md §3,
+   * enqueue).
+   *
+   * One call handles at most `limit` jobs of a group or the queue: loop while `remaining` > 0
+   * (and the last call did something).
+   * @param select `{ ids }` (1..1,000 job ids, optionally only those in `state`; an ACTIVE, a
+   *   missing or a malformed id, or a job in another state, is skipped), `{ group, state }` (the
+   *   group's jobs in that state: its lane in run order, else oldest first) or
+   *   `{ all: true, state }` (DELAYED, DEAD or COMPLETED of the whole queue, oldest first)
+   * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @returns `{ count }` removed, `{ remaining }` jobs still in the group's or queue's index of
+   *   that state (0 for ids), `{ skipped }` left alone
+   * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `state` or `limit`): ids
+   *   empty, over 1,000 or not an array, ids with a group or all, none of them, an unknown
+   *   state, ACTIVE, no state for a group or all, PENDING for all; DATA_OUT_OF_RANGE (see the
+   *   script)
+   */
+  async removeJobs(
+    select:
+      | { ids: readonly string[]; state?: JobState | undefined }
+      | { group: string; state: JobState }
+      | { all: true; state: JobState },
+    options: { limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    const chosen = selection(select, true);
+    const raw = (select as { state?: unknown }).state;
+    let state: 'pending' | 'delayed' | 'dead' | 'completed' | '' = '';
+    if (raw !== undefined || !('ids' in chosen)) {
+      const s = validate.jobState(raw);
+      if (s === 'ACTIVE') throw badInput('state', 'ACTIVE jobs cannot be removed');
+      if (s === 'PENDING' && 'all' in chosen) {
+        throw badInput('state', 'PENDING jobs are removed by group (a lane is a group’s)');
+      }
+      state = s.toLowerCase() as typeof state;
+    }
+    const limit = validate.actionLimit(options?.limit ?? Defaults.actionLimit);
+    if ('ids' in chosen && chosen.ids.length === 0) {
+      return { count: 0, remaining: 0, skipped: chosen.malformed };
+    }
+    const [count, remaining, skipped] = await this.commands.removeJobs({
+      state,
+      limit,
+      select: chosen,
+    });
+    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+  }
+
+  /**
+   * Delete a group's backlog: {@link removeJobs} of its PENDING jobs, up to `limit` per call,
+   * in run order. Its active jobs run on; its delayed and dead jobs stay. The group leaves the
+   * ring once its lane is empty.
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `limit`)
+   */
+  purgeGroup(
+    group: string,
+    options: { limit?: number | undefined } = {},
+  ): Promise<JobActionResult> {
+    return this.removeJobs({ group, state: 'PENDING' }, options);
   }
 
   /**
@@ -583,7 +780,7 @@ export class Queue {
   /**
    * One moment of the queue: the ring, the totals, the counters, a page of groups (as
    * {@link groups} pages them) and the groups named in `ids`, all read by one script
-   * (`readSnapshot-8.lua`), so no claim or steering call lands between two of the reads and
+   * (`readSnapshot-10.lua`), so no claim or steering call lands between two of the reads and
    * every part agrees with every other. O(ring + page + ids). The admin console's
    * one source for what it shows at a moment.
    * @param options.first page size 1..500 (default 50)
@@ -617,7 +814,7 @@ export class Queue {
         : prefix === null
           ? '-'
           : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats] =
+    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused] =
       (await this.commands.readSnapshot({
         first,
         min,
@@ -630,9 +827,10 @@ export class Queue {
     for (let i = 0; i + 1 < flatStats.length; i += 2) {
       stats[flatStats[i] as string] = flatStats[i + 1] as string;
     }
-    const [groups, paused, active, dead] = cards;
+    const [groups, paused, active, dead, completed] = cards;
     return {
       at: Number(at),
+      paused: queuePaused === 1,
       ring,
       counts: {
         groups,
@@ -640,8 +838,10 @@ export class Queue {
         paused,
         saturated: parseCount(stats.saturated),
         pending: parseCount(stats.pending),
+        delayed: parseCount(stats.delayed),
         active,
         dead,
+        completed,
       },
       stats: statsFrom(stats),
       page: {
@@ -683,16 +883,20 @@ export class Queue {
     return this.readGroups(ids);
   }
 
-  /** Queue-wide totals, O(1): counters and cardinalities, never a scan. */
+  /**
+   * Queue-wide totals, O(1): counters and cardinalities, never a scan. `delayed` is the stats
+   * total; `dead` and `completed` count the jobs retained (ZCARD `dead`, `completed`).
+   */
   async counts(): Promise<QueueCounts> {
     const k = this.keys;
-    const [groups, onRing, paused, stats, active, dead] = await Promise.all([
+    const [groups, onRing, paused, stats, active, dead, completed] = await Promise.all([
       this.redis.zcard(k.groups),
       this.redis.llen(k.ring),
       this.redis.scard(k.paused),
-      this.redis.hmget(k.stats, 'saturated', 'pending'),
+      this.redis.hmget(k.stats, 'saturated', 'pending', 'delayed'),
       this.redis.zcard(k.active),
       this.redis.zcard(k.dead),
+      this.redis.zcard(k.completed),
     ]);
     return {
       groups,
@@ -700,8 +904,37 @@ export class Queue {
       paused,
       saturated: parseCount(stats[0]),
       pending: parseCount(stats[1]),
+      delayed: parseCount(stats[2]),
       active,
       dead,
+      completed,
+    };
+  }
+
+  /**
+   * RUNNING, or PAUSED between {@link pauseQueue} and {@link resumeQueue} (`paused` in
+   * `P:{Q}:settings`). O(1); registers nothing.
+   */
+  async state(): Promise<QueueState> {
+    return (await this.redis.hget(this.keys.settings, 'paused')) === '1' ? 'PAUSED' : 'RUNNING';
+  }
+
+  /**
+   * The queue's retention of completed and dead jobs (`P:{Q}:settings`), the defaults
+   * (`Defaults.completedRetention`, `Defaults.deadRetention`) where none is set; read as the
+   * scripts read it. O(1); registers nothing.
+   */
+  async retention(): Promise<QueueRetention> {
+    const [completedCount, completedAgeMs, deadCount, deadAgeMs] = await this.redis.hmget(
+      this.keys.settings,
+      'completedCount',
+      'completedAgeMs',
+      'deadCount',
+      'deadAgeMs',
+    );
+    return {
+      completed: retentionFrom(Defaults.completedRetention, completedCount, completedAgeMs),
+      dead: retentionFrom(Defaults.deadRetention, deadCount, deadAgeMs),
     };
   }
 
@@ -735,6 +968,70 @@ export class Queue {
     ]);
     if (Object.keys(fields).length === 0) return null;
     return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
+  }
+
+  /**
+   * A page of the queue's jobs in `state` (DESIGN.md §4.1; one script, `readJobs-3.lua`),
+   * cursor-paged at O(log n + page) however deep the page:
+   * - PENDING: a group's lane (a group is required), in run order;
+   * - DELAYED: the queue's (or the group's) delayed jobs by run-at time, soonest first;
+   * - ACTIVE: the queue's active jobs by lease deadline, soonest first; with a group, the
+   *   queue's are walked and those leased to the group kept: O(active jobs), bounded by the
+   *   workers' concurrency, not by any backlog;
+   * - DEAD, COMPLETED (retained): the queue's (or the group's), newest first.
+   * A cursor whose job has since left the index (claimed, promoted, removed…) still works: the
+   * page continues from where that job was. `totalCount` is the index's size (ACTIVE with a
+   * group: the group's active count). Jobs carry no `errors` (read one with {@link job}).
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page (`cursors`, `endCursor`)
+   * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`): an
+   *   unknown state, PENDING without a group, a bad group id, page size or cursor
+   */
+  async jobs(options: {
+    state: JobState;
+    group?: string | undefined;
+    first?: number | undefined;
+    after?: string | null | undefined;
+  }): Promise<JobPage> {
+    const opts = options ?? ({} as { state?: unknown });
+    const state = validate.jobState(opts.state);
+    const group = opts.group == null ? null : validate.groupId(opts.group);
+    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
+    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after);
+    const k = this.keys;
+    let index: string;
+    let order: 'asc' | 'desc' = 'asc';
+    let filter = '';
+    switch (state) {
+      case 'PENDING':
+        if (group === null) throw badInput('group', 'is required for PENDING jobs (a lane)');
+        index = k.lane(group);
+        break;
+      case 'DELAYED':
+        index = group === null ? k.delayed : k.groupDelayed(group);
+        break;
+      case 'ACTIVE':
+        index = k.active;
+        filter = group ?? '';
+        break;
+      case 'DEAD':
+        index = group === null ? k.dead : k.groupDead(group);
+        order = 'desc';
+        break;
+      case 'COMPLETED':
+        index = group === null ? k.completed : k.groupCompleted(group);
+        order = 'desc';
+        break;
+    }
+    const reply = await this.commands.readJobs({
+      index,
+      order,
+      first,
+      afterScore: after?.score ?? '',
+      afterId: after?.id ?? '',
+      group: filter,
+    });
+    return decodeJobPage(this.name, reply);
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────
@@ -805,6 +1102,34 @@ export class Queue {
   }
 }
 
+/**
+ * An operator action's selection, validated: ids (well-formed ones, and how many were not),
+ * a group, or all. Exactly one must be given (`withState`: removeJobs, whose selection also
+ * carries a state, checked by the caller).
+ */
+function selection(
+  select: unknown,
+  withState: boolean,
+): { ids: string[]; malformed: number } | { group: string } | { all: true } {
+  if (select === null || typeof select !== 'object') {
+    throw badInput('ids', `give ids, a group or all${withState ? ' (with a state)' : ''}`);
+  }
+  const s = select as { ids?: unknown; group?: unknown; all?: unknown };
+  const given = [s.ids, s.group, s.all].filter((v) => v !== undefined && v !== null).length;
+  if (s.all !== undefined && s.all !== null && s.all !== true) {
+    throw badInput('all', 'must be true when given');
+  }
+  if (given !== 1) {
+    throw badInput(
+      s.ids !== undefined && s.ids !== null ? 'ids' : 'group',
+      given === 0 ? 'give ids, a group or all' : 'give one of ids, a group or all, not several',
+    );
+  }
+  if (s.ids !== undefined && s.ids !== null) return validate.actionIds(s.ids);
+  if (s.group !== undefined && s.group !== null) return { group: validate.groupId(s.group) };
+  return { all: true };
+}
+
 /** The event counters from the raw `stats` hash (missing or garbage fields are 0). */
 function statsFrom(s: Record<string, string | undefined>): QueueStats {
   return {
@@ -814,6 +1139,21 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
     retried: parseCount(s.retried),
     reaped: parseCount(s.reaped),
     dead: parseCount(s.dead),
+    removed: parseCount(s.removed),
+    requeued: parseCount(s.requeued),
+  };
+}
+
+/** {@link QueueRetention} from `setRetention-1.lua`'s reply. */
+function retentionReply([
+  completedCount,
+  completedAgeMs,
+  deadCount,
+  deadAgeMs,
+]: RetentionReply): QueueRetention {
+  return {
+    completed: { count: Number(completedCount), ageMs: completedAgeMs ?? null },
+    dead: { count: Number(deadCount), ageMs: deadAgeMs ?? null },
   };
 }
 

@@ -1,14 +1,16 @@
 /**
- * `Queue.audit` and `Queue.repair` (DESIGN.md §3 invariants I1–I3): find, and on
+ * `Queue.audit` and `Queue.repair` (DESIGN.md §3 invariants I1–I4, §4.5): find, and on
  * request fix, the damage a crashed writer, a hand edit or another implementation can leave —
  * active counts that disagree with the live leases, groups off the ring that should be on it
- * (or on it twice, or on it while paused), leases without jobs, totals that drifted.
+ * (or on it twice, or on it while paused), leases without jobs, delayed, dead or retained
+ * completed jobs missing from their group's index or the queue's (I4), totals that drifted.
  *
- * Both run the same scripts (`reconcileLeases-3.lua`, then `reconcileGroups-9.lua` over bounded
- * batches of groups), in 'audit' mode (writes nothing) or 'repair' mode, so what audit reports
- * is exactly what repair changes. Each batch is atomic; the whole pass is not.
+ * Both run the same scripts (`reconcileLeases-3.lua`, `reconcileIndexes-3.lua` in bounded steps
+ * over the paired job indexes, then `reconcileGroups-9.lua` over bounded batches of groups), in
+ * 'audit' mode (writes nothing) or 'repair' mode, so what audit reports is exactly what repair
+ * changes. Each batch is atomic; the whole pass is not.
  *
- * The totals in `stats` (pending, saturated, active) are sums over every group, recounted across
+ * The totals in `stats` (pending, saturated, active, delayed) are sums over every group, recounted across
  * many script calls, so they are checked with optimistic concurrency: every script that changes
  * one of them also writes `stats`, so a WATCH on `stats` taken before the recount is broken by
  * any change during it. Repair writes the differing totals with MULTI/HSET/EXEC on the watching
@@ -21,19 +23,24 @@
  * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
-import type { Commands, FlatFindings } from './commands.js';
+import type { Commands, FlatFindings, PairedKind } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import type { QueueKeys } from './keys.js';
 import { connectionForKey, type RedisClient } from './redisConnection.js';
 import { parseCount } from './state.js';
 
-/** What a finding is about (see `reconcileGroups-9.lua`). */
-export type FindingKind = 'I1' | 'I2' | 'I3' | 'LIMIT' | 'REGISTRY' | 'LEASE' | 'TOTALS';
+/**
+ * What a finding is about (see `reconcileGroups-9.lua`; I4, a delayed, dead or retained
+ * completed job missing from its group's index or from the queue's, `reconcileIndexes-3.lua`).
+ */
+export type FindingKind = 'I1' | 'I2' | 'I3' | 'I4' | 'LIMIT' | 'REGISTRY' | 'LEASE' | 'TOTALS';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
-  /** A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE) or a `stats` field (TOTALS). */
+  /**
+   * A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE, I4) or a `stats` field (TOTALS).
+   */
   readonly subject: string;
   /** What the invariants require (for TOTALS, the recount). */
   readonly expected: string;
@@ -108,18 +115,77 @@ export const TOTALS_ATTEMPTS = 4;
 export const UNSETTLED = 'unsettled';
 
 /** The `stats` totals checked, in report order. */
-const TOTALS = ['pending', 'saturated', 'active'] as const;
+const TOTALS = ['pending', 'saturated', 'active', 'delayed'] as const;
+
+/** The kinds of job kept in a queue-wide index and a group's (I4). */
+const PAIRED_KINDS: readonly PairedKind[] = ['delayed', 'dead', 'completed'];
+
+/**
+ * I4's paired indexes (`reconcileIndexes-3.lua`), in bounded steps of {@link RECONCILE_BATCH}
+ * members: every queue-wide index walked once by rank, tallying per group the members that are
+ * in their group's index; then the size of every group's three indexes read in batches of groups,
+ * and only an index larger than its tally (it holds a member the queue's does not pair with it)
+ * walked. So the cost is O(delayed + dead + completed + groups) script work in small steps, and
+ * a group's index is walked only when it holds a stray. Each step is atomic; the walk is not:
+ * traffic during it may make an index walked for nothing, never a false finding. Returns the
+ * findings and how much the walk changed (repair) or would change (audit) the size of `delayed`.
+ */
+async function reconcilePaired(
+  commands: Commands,
+  mode: 'audit' | 'repair',
+  groups: readonly string[],
+): Promise<{ findings: Finding[]; delayedDelta: number }> {
+  const findings: Finding[] = [];
+  let delayedDelta = 0;
+  const tallies = new Map<string, number>();
+  const walk = async (kind: PairedKind, group?: string) => {
+    for (let start = 0; start >= 0; ) {
+      const [flat, next, tally, delta] = await commands.reconcileIndexes({
+        mode,
+        kind,
+        group,
+        start,
+        batch: RECONCILE_BATCH,
+      });
+      findings.push(...decode(flat));
+      if (kind === 'delayed') delayedDelta += delta;
+      for (let i = 0; i + 1 < tally.length; i += 2) {
+        const key = `${kind}\n${tally[i]}`;
+        tallies.set(key, (tallies.get(key) ?? 0) + Number(tally[i + 1]));
+      }
+      start = next;
+    }
+  };
+  for (const kind of PAIRED_KINDS) await walk(kind);
+  const known = new Set(groups);
+  for (const key of tallies.keys()) known.add(key.slice(key.indexOf('\n') + 1));
+  const all = [...known].sort();
+  for (let i = 0; i < all.length; i += RECONCILE_BATCH) {
+    const batch = all.slice(i, i + RECONCILE_BATCH);
+    const cards = await commands.pairedCards({ groups: batch });
+    for (const [j, group] of batch.entries()) {
+      for (const [n, kind] of PAIRED_KINDS.entries()) {
+        const card = Number(cards[j * PAIRED_KINDS.length + n]);
+        if (card > (tallies.get(`${kind}\n${group}`) ?? 0)) await walk(kind, group);
+      }
+    }
+  }
+  return { findings, delayedDelta };
+}
 
 /** One recount: the queue's groups (count), each total's recount, and the batches' findings. */
 interface Recount {
   readonly groupsChecked: number;
-  readonly counts: Record<(typeof TOTALS)[number], number>;
+  counts: Record<(typeof TOTALS)[number], number>;
   readonly findings: Finding[];
+  /** The change of ZCARD `delayed` the paired-index walk made or (audit) would make. */
+  readonly delayedDelta: number;
 }
 
 /**
- * Run the leases script (when `withLeases`) and the groups script over every group, in batches,
- * in `mode`; sum the batches' pending and saturated. `active` is ZCARD of `active`.
+ * Run the leases script and the paired-index walk (when `withLeases`: the first pass) and the
+ * groups script over every group, in batches, in `mode`; sum the batches' pending and saturated.
+ * `active` and `delayed` are ZCARDs of `active` and `delayed`.
  */
 async function recount(
   redis: RedisClient,
@@ -130,6 +196,12 @@ async function recount(
 ): Promise<Recount> {
   const findings = withLeases ? decode(await commands.reconcileLeases({ mode })) : [];
   const groups = await allGroups(redis, keys);
+  let delayedDelta = 0;
+  if (withLeases) {
+    const paired = await reconcilePaired(commands, mode, groups);
+    findings.push(...paired.findings);
+    delayedDelta = paired.delayedDelta;
+  }
   let pending = 0;
   let saturated = 0;
   for (let i = 0; i < groups.length; i += RECONCILE_BATCH) {
@@ -142,8 +214,16 @@ async function recount(
     pending += batchPending;
     saturated += batchSaturated;
   }
-  const active = await redis.zcard(keys.active);
-  return { groupsChecked: groups.length, counts: { pending, saturated, active }, findings };
+  const [active, delayed] = await Promise.all([
+    redis.zcard(keys.active),
+    redis.zcard(keys.delayed),
+  ]);
+  return {
+    groupsChecked: groups.length,
+    counts: { pending, saturated, active, delayed },
+    findings,
+    delayedDelta,
+  };
 }
 
 /**
@@ -157,9 +237,9 @@ async function recount(
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
- *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active)
- *   that differs from an exact recount (expected: the recount, found: the stored value; repair
- *   wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
+ *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active,
+ *   delayed) that differs from an exact recount (expected: the recount, found: the stored
+ *   value; repair wrote the recount) — or, when the queue changed during each of {@link TOTALS_ATTEMPTS}
  *   recounts, one TOTALS finding per total whose `found` starts with {@link UNSETTLED} (nothing
  *   checked, nothing written).
  * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys ({@link assertPlainKeys}):
@@ -198,6 +278,9 @@ export async function reconcile(
     let groupsChecked = 0;
     const findings: Finding[] = [];
     let stored: (string | null)[] = [];
+    // An audit judges the delayed total as its repair would leave `delayed` (I4 drops and
+    // put-backs; in 'repair' mode they are made, so ZCARD already shows them).
+    let delayedAdjust = 0;
     for (let attempt = 1; attempt <= TOTALS_ATTEMPTS; attempt += 1) {
       // WATCH first: any script that changes a total from here on writes `stats` and so makes
       // the EXEC below answer null.
@@ -214,7 +297,9 @@ export async function reconcile(
       if (attempt === 1) {
         groupsChecked = pass.groupsChecked;
         findings.push(...pass.findings);
+        if (mode === 'audit') delayedAdjust = pass.delayedDelta;
       }
+      pass.counts.delayed += delayedAdjust;
       stored = await watcher.hmget(keys.stats, ...TOTALS);
       const differing: Finding[] = [];
       TOTALS.forEach((field, i) => {

@@ -45,3 +45,30 @@ export function groupState(
   if (g.limit !== null && g.active >= g.limit) return 'SATURATED';
   return g.pending > 0 ? 'READY' : 'IDLE';
 }
+
+/**
+ * A retention policy from its two stored fields (`P:{Q}:settings` `<kind>Count`,
+ * `<kind>AgeMs`), read as the scripts read them (`retentionFrom` in
+ * `src/lua/includes/retention.lua`): a count that is not a non-negative integer within
+ * ±(2^53−1) is the default's; an age 'none' is no age bound (null), one that is not a positive
+ * integer within it is the default's. `defaults` is `Defaults.completedRetention` or
+ * `Defaults.deadRetention`.
+ */
+export function retentionFrom(
+  defaults: { readonly count: number; readonly ageMs: number },
+  rawCount: string | null | undefined,
+  rawAgeMs: string | null | undefined,
+): { count: number; ageMs: number | null } {
+  const exact = (raw: string | null | undefined): number | null => {
+    if (raw == null || !/^-?\d+$/.test(raw)) return null;
+    const n = Number(raw);
+    // + 0: '-0' is 0, as Lua's tonumber compares it.
+    return Number.isSafeInteger(n) ? n + 0 : null;
+  };
+  const count = exact(rawCount);
+  const age = exact(rawAgeMs);
+  return {
+    count: count !== null && count >= 0 ? count : defaults.count,
+    ageMs: rawAgeMs === 'none' ? null : age !== null && age > 0 ? age : defaults.ageMs,
+  };
+}

@@ -54,6 +54,23 @@ export interface QueueRetention {
 }
 
 /**
+ * A change to one retention policy (`Queue.setRetention`): a field left out keeps what the
+ * queue has (the default where nothing was set).
+ */
+export interface RetentionChange {
+  /** Jobs kept, an integer 0..1,000,000 (0: none; completed jobs are then deleted at once). */
+  readonly count?: number;
+  /** The longest a job is kept, ms, an integer 1..31,536,000,000 (365 days); null: no age bound. */
+  readonly ageMs?: number | null;
+}
+
+/**
+ * Whether a queue's claims run (`Queue.state`): PAUSED after `Queue.pauseQueue`, until
+ * `Queue.resumeQueue` — no group is served, completions and everything else go on.
+ */
+export type QueueState = 'RUNNING' | 'PAUSED';
+
+/**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
  * active >= limit; else READY if it has pending work; else IDLE (DESIGN.md §4).
  */
@@ -127,12 +144,18 @@ export interface GroupPage {
 export interface QueueCounts {
   readonly groups: number;
   readonly onRing: number;
+  /** Paused groups (the queue's own pause is `QueueSnapshot.paused` / `Queue.state`). */
   readonly paused: number;
   /** Groups with a limit and active >= limit, paused or not. */
   readonly saturated: number;
   readonly pending: number;
+  /** Jobs waiting for their run-at time (`stats.delayed`). */
+  readonly delayed: number;
   readonly active: number;
+  /** Dead jobs retained (ZCARD `dead`). */
   readonly dead: number;
+  /** Completed jobs retained by the queue's completed retention (ZCARD `completed`). */
+  readonly completed: number;
 }
 
 /** Event counters of `P:{Q}:stats` since the queue was created (counts). */
@@ -144,6 +167,48 @@ export interface QueueStats {
   readonly retried: number;
   readonly reaped: number;
   readonly dead: number;
+  /** Jobs an operator removed or purged, in any state (`Queue.removeJobs`, `purgeGroup`). */
+  readonly removed: number;
+  /** Dead jobs an operator put back in their lanes (`Queue.requeueDead`). */
+  readonly requeued: number;
+}
+
+/**
+ * A page of jobs of one state (`Queue.jobs`, DESIGN.md §4.1), in the order of its index:
+ * PENDING by run order, DELAYED by run-at time, ACTIVE by lease deadline, DEAD and COMPLETED
+ * newest first.
+ */
+export interface JobPage {
+  readonly jobs: Job[];
+  /** Opaque cursor per job, same order as `jobs` (the job's index score and id). */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /**
+   * Jobs in the index read (count, its ZCARD); for ACTIVE with a group, the group's active
+   * count.
+   */
+  readonly totalCount: number;
+}
+
+/**
+ * What an operator action did (`Queue.requeueDead`, `removeJobs`, `purgeGroup`; DESIGN.md
+ * §4.1): each call handles at most its `limit` of jobs, so a caller loops until `remaining` is
+ * 0 (or a call does nothing: `count` 0).
+ */
+export interface JobActionResult {
+  /** Jobs requeued or removed by this call (count). */
+  readonly count: number;
+  /**
+   * Jobs still matching the selection after this call (count): for a group or the whole
+   * queue, the index's size; 0 for a list of ids.
+   */
+  readonly remaining: number;
+  /**
+   * Jobs looked at and left alone (count): ACTIVE jobs (never touched), ids that name no job
+   * or a job not in the state asked for, and stale index entries (see the scripts).
+   */
+  readonly skipped: number;
 }
 
 /**
@@ -154,6 +219,8 @@ export interface QueueStats {
 export interface QueueSnapshot {
   /** When it was read (ms since the epoch, Redis clock). */
   readonly at: number;
+  /** The queue is paused (`Queue.pauseQueue`): nothing is claimed, the ring stands as it is. */
+  readonly paused: boolean;
   /** The ring, head first. */
   readonly ring: string[];
   readonly counts: QueueCounts;

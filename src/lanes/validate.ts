@@ -4,6 +4,7 @@
  * {@link RingmasterError} with code BAD_USER_INPUT (or JOB_NOT_FOUND for a malformed job id).
  */
 import { badInput, jobNotFound } from './errors.js';
+import type { JobState } from './types.js';
 
 /** Bounds of DESIGN.md §5, in one place. */
 export const Limits = {
@@ -24,6 +25,14 @@ export const Limits = {
   maxConcurrency: 10_000,
   /** How long an enqueue's idempotency key may be remembered (ms): 30 days. */
   maxKeyTtlMs: 2_592_000_000,
+  /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
+  maxActionLimit: 1_000,
+  /** Job ids one operator action may name. */
+  maxActionIds: 1_000,
+  /** Completed or dead jobs a queue may retain (count). */
+  maxRetentionCount: 1_000_000,
+  /** The longest a retention policy may keep a job (ms): 365 days. */
+  maxRetentionAgeMs: 31_536_000_000,
   /**
    * The longest delay (ms): 30 days — an enqueue's delayMs, how far its runAt may be from the
    * Redis clock's now, a retry's delayMs, a backoff's delayMs and maxDelayMs.
@@ -270,3 +279,106 @@ export const cursor = {
     return groupId(text.slice(2), 'after');
   },
 };
+
+/** The job states, as the API names them (DESIGN.md §4). */
+export const JOB_STATES: readonly JobState[] = [
+  'PENDING',
+  'DELAYED',
+  'ACTIVE',
+  'COMPLETED',
+  'DEAD',
+];
+
+/** A job state: one of {@link JOB_STATES}; BAD_USER_INPUT (`argument`) otherwise. */
+export function jobState(value: unknown, argument = 'state'): JobState {
+  if (typeof value !== 'string' || !(JOB_STATES as readonly string[]).includes(value)) {
+    throw badInput(argument, `must be one of ${JOB_STATES.join(', ')}`);
+  }
+  return value as JobState;
+}
+
+/**
+ * How many jobs one operator action handles per call (`limit`): an integer in 1..1,000
+ * (DESIGN.md §4.1, "Operator actions").
+ */
+export function actionLimit(value: unknown): number {
+  return integerIn('limit', value, 1, Limits.maxActionLimit);
+}
+
+/**
+ * The ids an operator action names: an array of 1..1,000 entries (BAD_USER_INPUT `ids`
+ * otherwise). Returns the entries that can name a job (decimal strings, as {@link jobId}) and
+ * how many cannot: those name no job, so the action counts them as skipped without sending them.
+ */
+export function actionIds(value: unknown): { ids: string[]; malformed: number } {
+  if (!Array.isArray(value)) throw badInput('ids', 'must be an array of job ids');
+  if (value.length === 0 || value.length > Limits.maxActionIds) {
+    throw badInput('ids', `must name 1 to ${Limits.maxActionIds} jobs`);
+  }
+  const ids = value.filter((id): id is string => typeof id === 'string' && JOB_ID.test(id));
+  return { ids, malformed: value.length - ids.length };
+}
+
+/** A number as a sorted-set score is written in a job cursor: decimal, finite. */
+const SCORE = /^-?\d{1,20}(\.\d{1,20})?(e[+-]?\d{1,3})?$/;
+
+/**
+ * Opaque cursors of job pages (`Queue.jobs`): base64url of `j:<score>:<id>`, the job's score in
+ * the index read (as Redis wrote it) and its id. The id is the last part, so it may hold colons.
+ */
+export const jobCursor = {
+  encode(score: string, id: string): string {
+    return Buffer.from(`j:${score}:${id}`, 'utf8').toString('base64url');
+  },
+  /** The score and id a cursor names; BAD_USER_INPUT (`after`) when it does not decode to one. */
+  decode(value: unknown): { score: string; id: string } {
+    const refuse = () => badInput('after', 'is not a cursor this server issued');
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,600}$/.test(value)) throw refuse();
+    const text = Buffer.from(value, 'base64url').toString('utf8');
+    const match = /^j:([^:]+):(.+)$/s.exec(text);
+    if (!match || jobCursor.encode(match[1] as string, match[2] as string) !== value) {
+      throw refuse();
+    }
+    const [, score, id] = match as unknown as [string, string, string];
+    if (!SCORE.test(score) || !Number.isFinite(Number(score))) throw refuse();
+    // An index member: a job id (another writer's may be any text, bounded as a group id is).
+    if (Buffer.byteLength(id, 'utf8') > Limits.groupIdBytes || CONTROL.test(id)) throw refuse();
+    return { score, id };
+  },
+};
+/**
+ * A change to a retention policy (`Queue.setRetention`'s `completed` or `dead`, named by
+ * `argument`, the argument every refusal names): an object with `count` (an integer
+ * 0..1,000,000) and/or `ageMs` (an integer 1..31,536,000,000, or null for no age bound); a field
+ * left out (or undefined) is not changed. Returns the fields given.
+ */
+export function retentionChange(
+  argument: string,
+  value: unknown,
+): { count?: number; ageMs?: number | null } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badInput(argument, 'must be an object { count, ageMs }');
+  }
+  const given = value as Record<string, unknown>;
+  for (const field of Object.keys(given)) {
+    if (field !== 'count' && field !== 'ageMs') {
+      throw badInput(argument, `has no field ${JSON.stringify(field.slice(0, 64))}`);
+    }
+  }
+  const integer = (field: string, v: unknown, min: number, max: number): number => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      throw badInput(argument, `${field} must be an integer from ${min} to ${max}`);
+    }
+    return v;
+  };
+  const out: { count?: number; ageMs?: number | null } = {};
+  if (given.count !== undefined) {
+    out.count = integer('count', given.count, 0, Limits.maxRetentionCount);
+  }
+  if (given.ageMs === null) {
+    out.ageMs = null;
+  } else if (given.ageMs !== undefined) {
+    out.ageMs = integer('ageMs', given.ageMs, 1, Limits.maxRetentionAgeMs);
+  }
+  return out;
+}

@@ -2,7 +2,8 @@
  * A worker for programs that process jobs: up to `concurrency` jobs at once through an async
  * processor; complete on success, retry on throw, the lease extended while the processor runs.
  * When no group is serviceable it parks on the queue's wake list (a blocking pop on its own
- * connection) and wakes as soon as a script re-rings a group (DESIGN.md §1 "wake").
+ * connection) and wakes as soon as a script re-rings a group (DESIGN.md §1 "wake"), or when the
+ * earliest delayed job falls due (the claim's `nextRunAt`): its next claim promotes it.
  *
  * Completions are group-committed: one `completeAndClaim` call at a time carries every job
  * finished since the last call and claims a job for every free slot, so a busy worker sends
@@ -48,8 +49,9 @@ export interface WorkerOptions {
   readonly extendEveryMs?: number;
   /**
    * Longest park on the wake list before claiming again anyway (ms), so a lost wake token
-   * (trimmed, or pushed before a restart) costs at most this much latency. 1..86,400,000;
-   * default 5,000.
+   * (trimmed, or pushed before a restart) costs at most this much latency. A park also ends
+   * when the earliest delayed job falls due, so a delayed job waits no longer for a parked
+   * worker than for its run-at time. 1..86,400,000; default 5,000.
    */
   readonly parkTimeoutMs?: number;
   /** Start claiming at once. Default true; else call {@link Worker.run}. */
@@ -100,6 +102,11 @@ const BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 const NO_SIGNAL = new AbortController().signal;
 /** `completeAndClaim` calls a worker keeps on the wire at once (see `Worker.pump`). */
 const MAX_IN_FLIGHT = 2;
+/**
+ * The shortest park (s; BLPOP's timeout is in seconds, 0 meaning forever): a delayed job due
+ * now but not promoted yet (more were due than one claim promotes) is claimed 10 ms later.
+ */
+const MIN_PARK_SEC = 0.01;
 
 function deferred(): { promise: Promise<void>; resolve(): void } {
   let resolve!: () => void;
@@ -140,6 +147,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private wantWork = true;
   /** The last park ended on a wake token (not on its timeout). */
   private woken = false;
+  /**
+   * When the earliest delayed job falls due (ms, this process' clock), from the last claim that
+   * ran out (its `nextRunAt`, taken relative to the script's own time so the clocks need not
+   * agree); null for none. A park ends by then.
+   */
+  private dueAt: number | null = null;
   private parking = false;
   private readonly closed = new AbortController();
   /** `completeAndClaim` calls on the wire, and the jobs they claim (counts). */
@@ -187,7 +200,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         ? Math.max(1, Math.floor(this.leaseMs / 3))
         : validate.durationMs('extendEveryMs', options.extendEveryMs);
     const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
-    this.parkTimeoutSec = Math.max(0.01, parkTimeoutMs / 1000);
+    this.parkTimeoutSec = Math.max(MIN_PARK_SEC, parkTimeoutMs / 1000);
     const reaping = options.reaper ?? {};
     this.reaper =
       reaping === false
@@ -355,6 +368,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
       if (full && this.woken) this.passWake().catch(() => {});
       this.woken = false;
       this.wantWork = full;
+      this.dueAt =
+        !full && result.nextRunAt !== null
+          ? Date.now() + Math.max(0, result.nextRunAt - result.finishedAt)
+          : null;
     }
     this.report(done, result);
   }
@@ -391,14 +408,21 @@ export class Worker extends EventEmitter<WorkerEvents> {
     });
   }
 
-  /** Wait on the wake list (once at a time) until a re-ring or the park timeout. */
+  /**
+   * Wait on the wake list (once at a time) until a re-ring, the park timeout, or the time the
+   * earliest delayed job falls due (`dueAt`), whichever comes first.
+   */
   private park(): void {
     if (this.parking) return;
     this.parking = true;
+    const timeoutSec =
+      this.dueAt === null
+        ? this.parkTimeoutSec
+        : Math.min(this.parkTimeoutSec, Math.max(MIN_PARK_SEC, (this.dueAt - Date.now()) / 1000));
     void (async () => {
       try {
         // Null on the park timeout: then no token was taken, and none is passed on.
-        const token = await this.blocking.blpop(this.queue.keys.wake, this.parkTimeoutSec);
+        const token = await this.blocking.blpop(this.queue.keys.wake, timeoutSec);
         this.woken = token !== null;
       } catch (error) {
         if (this.closed.signal.aborted) return;

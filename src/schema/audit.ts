@@ -13,6 +13,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
     I1: { description: 'Ring membership disagrees with serviceability.' },
     I2: { description: 'A group is on the ring more than once.' },
     I3: { description: 'An active count disagrees with the live leases.' },
+    I4: {
+      description:
+        'A delayed, dead or retained completed job missing from its group’s index or from the queue’s (or a stray entry in one); the subject is the job id.',
+    },
     LIMIT: { description: 'A stored limit is not a non-negative integer (it reads as no limit).' },
     REGISTRY: { description: 'A group missing from the registry (state from another writer).' },
     LEASE: { description: 'A lease without an active job, or an active job without a lease.' },
@@ -27,7 +31,7 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
   fields: (t) => ({
     kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
     subject: t.exposeString('subject', {
-      description: 'A group id; a job id for LEASE; a stats field for TOTALS.',
+      description: 'A group id; a job id for LEASE and I4; a stats field for TOTALS.',
     }),
     expected: t.exposeString('expected'),
     found: t.exposeString('found'),
@@ -46,7 +50,7 @@ builder.objectField(QueueRef, 'audit', (t) =>
     type: ReconcileReportRef,
     authScopes: { admin: true },
     description:
-      'Every violation of invariants I1–I3 now, by group. Reads every group; writes nothing.',
+      'Every violation of invariants I1–I3 now, by group, and of I4’s paired job indexes, by job. Reads every group; writes nothing.',
     resolve: resolve.audit,
   }),
 );
@@ -58,7 +62,7 @@ builder.mutationField('repairQueue', (t) =>
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Re-derive active counts from the live leases and ring membership from I1, in bounded batches; returns what changed.',
+      'Re-derive active counts from the live leases and ring membership from I1, mend I4’s paired job indexes, in bounded batches; returns what changed.',
     args: { queue: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => resolve.repairQueue(ctx, args),
   }),

@@ -100,7 +100,8 @@ describe('Queue.snapshot', () => {
     await queue.setLimit('z', 0);
     const s = await snapshot({ queue: queue.name, first: 3, ids: ['z', 'c', 'nobody'] });
     expect(s.ring).toEqual(await queue.ring());
-    expect(s.counts).toEqual(await queue.counts());
+    // Every count the API exposes is the engine's (which may count more: delayed, completed).
+    expect(await queue.counts()).toMatchObject(s.counts);
     expect(s.stats).toMatchObject({ enqueued: 4, claimed: 0, completed: 0 });
     expect(Math.abs(Date.parse(String(s.at)) - Date.now())).toBeLessThan(60_000);
     const page = await queue.groups({ first: 3 });

@@ -45,6 +45,32 @@ describe('assertSound', () => {
     await expect(assertSound(queue, ledger)).rejects.toThrow(/neither completed nor dead/);
   });
 
+  it('passes a finished queue whose completed jobs were not kept (retention count 0)', async () => {
+    const queue = new Queue(redis.client(), `forget-${Date.now()}`);
+    await queue.setRetention({ completed: { count: 0 } });
+    for (let n = 0; n < 3; n++) await queue.enqueue('g', { n });
+    for (let job = await queue.claim(); job?.token; job = await queue.claim()) {
+      await queue.complete(job.id, job.token);
+    }
+    expect(await queue.redis.exists(queue.keys.completed)).toBe(0);
+    expect(await assertSound(queue)).toMatchObject({ jobs: 3, completed: 3, dead: 0 });
+  });
+
+  it('fails on a kept completed job missing from completed, or from its group index', async () => {
+    const { queue, ledger } = await finished('unindexed');
+    await queue.redis.zrem(queue.keys.completed, '2');
+    await expect(assertSound(queue, ledger)).rejects.toThrow(/neither completed nor dead/);
+    const again = await finished('unindexed-group');
+    await again.queue.redis.zrem(again.queue.keys.groupCompleted('g'), '2');
+    await expect(assertSound(again.queue, again.ledger)).rejects.toThrow(/group indexes/);
+  });
+
+  it('fails on a gone job still listed in completed', async () => {
+    const { queue, ledger } = await finished('ghost');
+    await queue.redis.del(queue.keys.job('2'));
+    await expect(assertSound(queue, ledger)).rejects.toThrow(/neither completed nor dead/);
+  });
+
   it('fails on an id issued but never accounted for', async () => {
     const { queue, ledger } = await finished('unaccounted');
     await queue.redis.incr(queue.keys.seq);

@@ -6,7 +6,8 @@
  * worker's `extendLease`, so a long job lost its lease and ran twice.
  *
  * What must hold, through the engine and GraphQL: pause, resume, setLimit and clearLimit work
- * (registering a queue the connection has not registered yet included), as do a lease
+ * (registering a queue the connection has not registered yet included), as do the queue's own
+ * pauseQueue, resumeQueue and setRetention, a lease
  * extension and the calls that drain a queue (reap, claim, complete, retry); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
  * failed for it, no Redis text) and changes nothing at all; once memory is available again,
  * enqueue works.
@@ -93,6 +94,11 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.resume('a')).toMatchObject({ id: 'a', paused: false });
     expect(await queue.setLimit('a', 5)).toMatchObject({ id: 'a', limit: 5 });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
+    // The whole queue too, and its retention (shrinking it is what an operator does here).
+    expect(await queue.pauseQueue()).toBe('PAUSED');
+    expect(await queue.claim()).toBeNull();
+    expect(await queue.resumeQueue()).toBe('RUNNING');
+    expect((await queue.setRetention({ completed: { count: 10 } })).completed.count).toBe(10);
     const extended = await queue.extendLease(leased.id, leased.token as string, 120_000);
     expect(extended.leaseUntil as number).toBeGreaterThan(leased.leaseUntil as number);
 
@@ -101,6 +107,8 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.job(lapsed.id)).toMatchObject({ state: 'PENDING' });
     const claimed = (await queue.claim()) as Job;
     expect((await queue.complete(claimed.id, claimed.token as string)).state).toBe('COMPLETED');
+    // kept by the completed retention: its first write freed nothing, so Redis lets it on
+    expect(await queue.job(claimed.id)).toMatchObject({ state: 'COMPLETED' });
     const again = (await queue.claim()) as Job;
     expect((await queue.retry(again.id, again.token as string, 'later')).state).toBe('PENDING');
 

@@ -460,10 +460,12 @@ const INVARIANT_KINDS = new Set(['I1', 'I2', 'I3', 'LEASE']);
  * - `Queue.audit()`: no I1, I2, I3 or LEASE finding (and none of any other kind: the queue is
  *   quiet, so even the recounted totals must agree);
  * - I3 directly: `gactive` holds no field (nothing is active; a field at 0 or below is a leak);
- * - I4 for every id ever issued (1..seq): completed (hash gone, in no lane, not active, not
- *   dead) or dead (in `dead`, hash state dead, not active, in no lane) — never both, never lost;
+ * - I4 for every id ever issued (1..seq): completed — kept by the completed retention (hash
+ *   state completed, in `completed` and its group's completed index) or gone (no hash, in no
+ *   index) — or dead (in `dead`, hash state dead); never both, never lost (lanes and `active`
+ *   are empty, checked above);
  * - the stats: enqueued = seq, completed + dead = seq (each job ended exactly once),
- *   completed = the hashless ids, dead = |dead|, claimed = completed + retried + reaped +
+ *   completed = the ids completed (kept or gone), dead = |dead|, claimed = completed + retried + reaped +
  *   dead by retry (every claim ended exactly once), totals pending = active = 0;
  * - the ledger, when given: every acknowledged enqueue is one of those ids; no job has two
  *   completion events; no job completed by a worker is dead; a job completed in Redis without a
@@ -484,15 +486,18 @@ export async function assertSound(
   expect(invariantFindings, 'audit: invariant I1-I3 / lease findings').toEqual([]);
   expect(audit.findings, 'audit: other findings on a quiet queue').toEqual([]);
 
-  const [gactive, seqText, deadIds, activeCount, lanes, stats, totals] = await Promise.all([
-    r.hgetall(k.gactive),
-    r.get(k.seq),
-    r.zrange(k.dead, 0, -1),
-    r.zcard(k.active),
-    scanAll(r, `${escapeGlob(k.base)}g:*:pending`),
-    queue.stats(),
-    r.hmget(k.stats, 'pending', 'active'),
-  ]);
+  const [gactive, seqText, deadIds, keptIds, activeCount, lanes, stats, totals] = await Promise.all(
+    [
+      r.hgetall(k.gactive),
+      r.get(k.seq),
+      r.zrange(k.dead, 0, -1),
+      r.zrange(k.completed, 0, -1),
+      r.zcard(k.active),
+      scanAll(r, `${escapeGlob(k.base)}g:*:pending`),
+      queue.stats(),
+      r.hmget(k.stats, 'pending', 'active'),
+    ],
+  );
   expect(gactive, 'gactive after the workload (a leaked or negative permit)').toEqual({});
   expect(activeCount, 'active jobs after the workload').toBe(0);
   expect(lanes, 'non-empty lanes after the workload').toEqual([]);
@@ -500,29 +505,50 @@ export async function assertSound(
 
   const seq = Number(seqText ?? 0);
   const dead = new Set(deadIds);
+  const kept = new Set(keptIds);
   const pipeline = r.pipeline();
-  for (let id = 1; id <= seq; id++) pipeline.hmget(k.job(String(id)), 'state', 'lastError');
+  for (let id = 1; id <= seq; id++)
+    pipeline.hmget(k.job(String(id)), 'state', 'lastError', 'group');
   const rows = ((await pipeline.exec()) ?? []).map(([error, value]) => {
     if (error) throw error;
-    return value as [string | null, string | null];
+    return value as [string | null, string | null, string | null];
   });
   const completedIds = new Set<string>();
   const misplaced: string[] = [];
   let deadByReap = 0;
-  rows.forEach(([state, lastError], i) => {
+  const keptGroups = new Map<string, string>();
+  rows.forEach(([state, lastError, group], i) => {
     const id = String(i + 1);
-    if (state === null && !dead.has(id)) completedIds.add(id);
-    else if (!(state === 'dead' && dead.has(id))) misplaced.push(`${id}:${state}`);
-    else if (lastError === 'lease expired') deadByReap++;
+    if (state === null && !dead.has(id) && !kept.has(id)) completedIds.add(id);
+    else if (state === 'completed' && kept.has(id) && !dead.has(id) && group !== null) {
+      completedIds.add(id);
+      keptGroups.set(id, group);
+    } else if (!(state === 'dead' && dead.has(id) && !kept.has(id))) {
+      misplaced.push(`${id}:${state}`);
+    } else if (lastError === 'lease expired') deadByReap++;
   });
   expect(misplaced, 'jobs neither completed nor dead (I4)').toEqual([]);
   for (const id of dead) {
     expect(Number(id) >= 1 && Number(id) <= seq, `dead id ${id} was issued`).toBe(true);
   }
+  for (const id of kept) {
+    expect(keptGroups.has(id), `kept completed id ${id} was issued and completed`).toBe(true);
+  }
+  // Each kept job is in its group's completed index too (I4), and those indexes hold no other.
+  const groupsOfKept = new Set(keptGroups.values());
+  let inGroupIndexes = 0;
+  for (const group of groupsOfKept) {
+    const members = await r.zrange(k.groupCompleted(group), 0, -1);
+    for (const id of members) {
+      expect(keptGroups.get(id), `g:${group}:completed holds ${id}`).toBe(group);
+    }
+    inGroupIndexes += members.length;
+  }
+  expect(inGroupIndexes, 'kept completed jobs in their group indexes').toBe(kept.size);
 
   expect(stats.enqueued, 'stats.enqueued = ids issued').toBe(seq);
   expect(stats.completed + stats.dead, 'completed + dead = jobs (each ended once)').toBe(seq);
-  expect(stats.completed, 'stats.completed = jobs whose hash is gone').toBe(completedIds.size);
+  expect(stats.completed, 'stats.completed = jobs completed, kept or gone').toBe(completedIds.size);
   expect(stats.dead, 'stats.dead = |dead|').toBe(dead.size);
   // Each claim ended exactly once: completed, retried back to its lane (`retried`), reaped
   // (`reaped`, whether back to its lane or dead), or retried into `dead` — the dead jobs whose

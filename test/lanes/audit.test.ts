@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Finding, Queue } from '../../src/lanes/index.js';
+import { placeJob, placeJobs } from '../support/jobs.js';
 import { rawState, snapshot, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -156,5 +157,122 @@ describe('audit and repair', () => {
     expect(Number(stats?.[1])).toBeGreaterThanOrEqual(10);
     expect((await q.ring()).length).toBe(2_000);
     expect((await q.audit()).findings).toEqual([]);
+  });
+
+  describe('I4: delayed, dead and completed jobs are in the queue’s index and their group’s', () => {
+    const KINDS = [
+      ['delayed', (q: Queue) => q.keys.delayed, (q: Queue, g: string) => q.keys.groupDelayed(g)],
+      ['dead', (q: Queue) => q.keys.dead, (q: Queue, g: string) => q.keys.groupDead(g)],
+      [
+        'completed',
+        (q: Queue) => q.keys.completed,
+        (q: Queue, g: string) => q.keys.groupCompleted(g),
+      ],
+    ] as const;
+
+    it.each(KINDS)(
+      '%s: missing from the group’s index (or at another score): added there',
+      async (kind, index, groupIndex) => {
+        const q = engine.queue();
+        const at = Date.now() + 60_000;
+        const [lost, moved, fine] = await placeJobs(q, 'a', kind, 3, { at });
+        await q.redis.zrem(groupIndex(q, 'a'), lost as string);
+        await q.redis.zadd(groupIndex(q, 'a'), 5, moved as string);
+        const findings = await auditRepairAudit(q, [`I4 ${lost}`, `I4 ${moved}`]);
+        expect(findings.find((f) => f.subject === lost)).toMatchObject({
+          expected: `in ${kind} of group a at ${at}`,
+          found: `only in ${kind}`,
+        });
+        expect(await q.redis.zrange(groupIndex(q, 'a'), 0, -1, 'WITHSCORES')).toEqual([
+          lost,
+          String(at),
+          moved,
+          String(at + 1),
+          fine,
+          String(at + 2),
+        ]);
+        expect(await q.redis.zcard(index(q))).toBe(3);
+      },
+    );
+
+    it.each(KINDS)(
+      '%s: in the group’s index only, the job saying so: put back in the queue’s',
+      async (kind, index, groupIndex) => {
+        const q = engine.queue();
+        const at = Date.now() + 60_000;
+        const id = await placeJob(q, 'a', kind, { at });
+        await q.redis.zrem(index(q), id);
+        // As a writer that took it out of `delayed` would count it (the put-back recounts it).
+        if (kind === 'delayed') await q.redis.hincrby(q.keys.stats, 'delayed', -1);
+        await auditRepairAudit(
+          q,
+          kind === 'delayed' ? [`I4 ${id}`, 'TOTALS delayed'] : [`I4 ${id}`],
+        );
+        expect(await q.redis.zscore(index(q), id)).toBe(String(at));
+        expect(await q.redis.zscore(groupIndex(q, 'a'), id)).toBe(String(at));
+        if (kind === 'delayed') expect(await q.redis.hget(q.keys.stats, 'delayed')).toBe('1');
+      },
+    );
+
+    it.each(KINDS)(
+      '%s: strays in a group’s index (no job, another group’s, another state) are dropped',
+      async (kind, index, groupIndex) => {
+        const q = engine.queue();
+        const mine = await placeJob(q, 'a', kind);
+        const theirs = await placeJob(q, 'b', kind);
+        const pending = await q.enqueue('a');
+        await q.redis.zadd(groupIndex(q, 'a'), 1, 'ghost', 2, theirs, 3, pending.id);
+        const findings = await auditRepairAudit(q, [
+          'I4 ghost',
+          `I4 ${theirs}`,
+          `I4 ${pending.id}`,
+        ]);
+        expect(findings.find((f) => f.subject === 'ghost')?.expected).toMatch(/no job hash/);
+        expect(await q.redis.zrange(groupIndex(q, 'a'), 0, -1)).toEqual([mine]);
+        expect(await q.redis.zrange(groupIndex(q, 'b'), 0, -1)).toEqual([theirs]);
+        expect((await q.redis.zrange(index(q), 0, -1)).sort()).toEqual([mine, theirs].sort());
+      },
+    );
+
+    it('a member of delayed with no job hash is dropped, and the delayed total recounted', async () => {
+      const q = engine.queue();
+      const [gone, kept] = await placeJobs(q, 'a', 'delayed', 2, { at: Date.now() + 60_000 });
+      await q.redis.del(q.keys.job(gone as string));
+      await q.redis.zrem(q.keys.groupDelayed('a'), gone as string);
+      await auditRepairAudit(q, [`I4 ${gone}`, 'TOTALS delayed']);
+      expect(await q.redis.zrange(q.keys.delayed, 0, -1)).toEqual([kept]);
+      expect(await q.redis.hget(q.keys.stats, 'delayed')).toBe('1');
+    });
+
+    it('a stray and a missing member in one group’s index (sizes that balance) are both found', async () => {
+      const q = engine.queue();
+      const [missing] = await placeJobs(q, 'a', 'dead', 2);
+      await q.redis.zrem(q.keys.groupDead('a'), missing as string);
+      await q.redis.zadd(q.keys.groupDead('a'), 1, 'stray');
+      await auditRepairAudit(q, [`I4 ${missing}`, 'I4 stray']);
+    });
+
+    it('works in bounded steps: 1,000 delayed jobs missing from their group’s index', async () => {
+      const q = engine.queue();
+      const r = engine.redis();
+      const at = Date.now() + 60_000;
+      const pipeline = r.pipeline();
+      for (let i = 0; i < 1_000; i++) {
+        const id = String(i + 1);
+        pipeline
+          .hset(q.keys.job(id), 'group', `g${i % 10}`, 'state', 'delayed', 'score', id)
+          .zadd(q.keys.delayed, at + i, id)
+          .zadd(q.keys.groups, 0, `g${i % 10}`);
+      }
+      pipeline.hset(q.keys.stats, 'delayed', 1_000);
+      await pipeline.exec();
+      await r.config('RESETSTAT');
+      const report = await q.repair();
+      expect(report.findings.filter((f) => f.kind === 'I4')).toHaveLength(1_000);
+      const calls = (await r.info('commandstats')).match(/cmdstat_evalsha:calls=(\d+)/);
+      expect(Number(calls?.[1])).toBeGreaterThanOrEqual(5);
+      expect(await r.zcard(q.keys.groupDelayed('g3'))).toBe(100);
+      expect((await q.audit()).findings).toEqual([]);
+    });
   });
 });

@@ -230,6 +230,7 @@ describe('audit and repair: the totals', () => {
         'TOTALS pending',
         'TOTALS saturated',
         'TOTALS active',
+        'TOTALS delayed',
       ]);
       for (const f of findings) {
         expect(f.found).toMatch(

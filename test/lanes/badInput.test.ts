@@ -18,6 +18,8 @@ import {
   RingmasterError,
 } from '../../src/lanes/index.js';
 import {
+  ACTION_IDS,
+  ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
   CURSORS,
@@ -25,7 +27,9 @@ import {
   FAILURE_TEXTS,
   FIRSTS,
   GROUP_IDS,
+  JOB_CURSORS,
   JOB_IDS,
+  JOB_STATES,
   LEASES,
   LIMITS,
   MAX_ATTEMPTS,
@@ -34,8 +38,12 @@ import {
   QUEUE,
   QUEUE_NAMES,
   REAP_BATCHES,
+  RETENTION_AGES,
+  RETENTION_COUNTS,
+  RETENTION_POLICIES,
   RUN_ATS,
   TOKENS,
+  UNREMOVABLE_STATES,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -64,6 +72,7 @@ beforeAll(async () => {
 
 type Call = () => Promise<unknown>;
 type Case = [name: string, call: Call, code: string];
+const BAD = ErrorCode.BAD_USER_INPUT;
 
 const any = (v: unknown) => v as never;
 /** A value in a test's name: long text cut short, and what JSON cannot write named. */
@@ -146,6 +155,68 @@ const cases: Case[] = [
     ...each([bad], 'extendLease token', (v) => ctx.q.extendLease(ctx.active.id, any(v), 1000)),
   ]),
   ...each(REAP_BATCHES, 'reap batch', (v) => ctx.q.reap({ batch: any(v) })),
+  // Operator actions and job reads (issue 16).
+  ...ACTION_LIMITS.flatMap((bad) => [
+    ...each([bad], 'requeueDead limit', (v) => ctx.q.requeueDead({ all: true }, { limit: any(v) })),
+    ...each([bad], 'removeJobs limit', (v) =>
+      ctx.q.removeJobs({ group: 'a', state: 'PENDING' }, { limit: any(v) }),
+    ),
+    ...each([bad], 'purgeGroup limit', (v) => ctx.q.purgeGroup('a', { limit: any(v) })),
+  ]),
+  ...ACTION_IDS.flatMap((bad) => [
+    ...each([bad], 'requeueDead ids', (v) => ctx.q.requeueDead({ ids: any(v) })),
+    ...each([bad], 'removeJobs ids', (v) => ctx.q.removeJobs({ ids: any(v) })),
+  ]),
+  ...GROUP_IDS.flatMap((bad) => [
+    ...each([bad], 'requeueDead group', (v) => ctx.q.requeueDead({ group: any(v) })),
+    ...each([bad], 'removeJobs group', (v) => ctx.q.removeJobs({ group: any(v), state: 'DEAD' })),
+    ...each([bad], 'purgeGroup group', (v) => ctx.q.purgeGroup(any(v))),
+    // For a read the group is optional: null and undefined mean none.
+    ...each(bad === NULL || bad.value === undefined ? [] : [bad], 'jobs group', (v) =>
+      ctx.q.jobs({ state: 'DEAD', group: any(v) }),
+    ),
+  ]),
+  ...[...JOB_STATES, ...UNREMOVABLE_STATES].flatMap((bad) => [
+    ...each([bad], 'removeJobs state', (v) => ctx.q.removeJobs({ group: 'a', state: any(v) })),
+    ...each([bad], 'removeJobs ids state', (v) =>
+      ctx.q.removeJobs({ ids: [ctx.pending.id], state: any(v) }),
+    ),
+  ]),
+  ...each(JOB_STATES, 'jobs state', (v) => ctx.q.jobs({ state: any(v), group: 'a' })),
+  ...each(FIRSTS, 'jobs first', (v) => ctx.q.jobs({ state: 'DEAD', first: any(v) })),
+  ...each(JOB_CURSORS, 'jobs after', (v) => ctx.q.jobs({ state: 'DEAD', after: any(v) })),
+  ...each(CURSORS, 'jobs after (a group cursor’s table)', (v) =>
+    ctx.q.jobs({ state: 'DEAD', after: any(v) }),
+  ),
+  ['requeueDead ids and a group', () => ctx.q.requeueDead(any({ ids: ['1'], group: 'a' })), BAD],
+  ['requeueDead ids and all', () => ctx.q.requeueDead(any({ ids: ['1'], all: true })), BAD],
+  ['requeueDead nothing chosen', () => ctx.q.requeueDead(any({})), BAD],
+  ['requeueDead all: false', () => ctx.q.requeueDead(any({ all: false })), BAD],
+  ['requeueDead no selection', () => ctx.q.requeueDead(any(undefined)), BAD],
+  [
+    'requeueDead resetAttempts not a boolean',
+    () => ctx.q.requeueDead({ all: true }, { resetAttempts: any('no') }),
+    BAD,
+  ],
+  [
+    'removeJobs ids and a group',
+    () => ctx.q.removeJobs(any({ ids: ['1'], group: 'a', state: 'DEAD' })),
+    BAD,
+  ],
+  ['removeJobs a group without a state', () => ctx.q.removeJobs(any({ group: 'a' })), BAD],
+  ['removeJobs all without a state', () => ctx.q.removeJobs(any({ all: true })), BAD],
+  ['removeJobs all PENDING', () => ctx.q.removeJobs({ all: true, state: 'PENDING' }), BAD],
+  ['jobs PENDING without a group', () => ctx.q.jobs({ state: 'PENDING' }), BAD],
+  ['jobs without options', () => ctx.q.jobs(any(undefined)), BAD],
+  ...each(RETENTION_POLICIES, 'setRetention completed', (v) =>
+    ctx.q.setRetention({ completed: any(v) }),
+  ),
+  ...each(RETENTION_COUNTS, 'setRetention completed.count', (v) =>
+    ctx.q.setRetention({ completed: { count: any(v) } }),
+  ),
+  ...each(RETENTION_AGES, 'setRetention dead.ageMs', (v) =>
+    ctx.q.setRetention({ dead: { ageMs: any(v) } }),
+  ),
   ...JOB_IDS.flatMap((bad) => [
     ...each([bad], 'complete id', (v) => ctx.q.complete(any(v), ctx.active.token as string)),
     ...each([bad], 'retry id', (v) => ctx.q.retry(any(v), ctx.active.token as string)),
@@ -200,6 +271,19 @@ describe('bad input (DESIGN.md §5)', () => {
     expect(await argumentOf(() => ctx.q.retry('abc', ''))).toBe('token');
     expect(await argumentOf(() => ctx.q.extendLease('abc', 't', 0))).toBe('leaseMs');
     expect(await argumentOf(() => ctx.q.group(''))).toBe('id');
+    expect(await argumentOf(() => ctx.q.requeueDead({ all: true }, { limit: 0 }))).toBe('limit');
+    expect(await argumentOf(() => ctx.q.removeJobs({ ids: [] }))).toBe('ids');
+    expect(await argumentOf(() => ctx.q.requeueDead(any({ ids: ['1'], group: 'a' })))).toBe('ids');
+    expect(await argumentOf(() => ctx.q.removeJobs(any({ group: 'a', state: 'ACTIVE' })))).toBe(
+      'state',
+    );
+    expect(await argumentOf(() => ctx.q.removeJobs(any({ group: 'a', state: 'NOPE' })))).toBe(
+      'state',
+    );
+    expect(await argumentOf(() => ctx.q.jobs(any({ state: 'NOPE' })))).toBe('state');
+    expect(await argumentOf(() => ctx.q.jobs({ state: 'PENDING' }))).toBe('group');
+    expect(await argumentOf(() => ctx.q.jobs({ state: 'DEAD', first: 501 }))).toBe('first');
+    expect(await argumentOf(() => ctx.q.jobs({ state: 'DEAD', after: 'x!' }))).toBe('after');
     expect(await argumentOf(() => ctx.q.enqueue('a', null, { delayMs: -1 }))).toBe('delayMs');
     expect(await argumentOf(() => ctx.q.enqueue('a', null, { runAt: -1 }))).toBe('runAt');
     // beyond 30 days from the Redis clock's now: refused by the script, before any write

@@ -124,9 +124,9 @@ async function stateOf(q: Queue): Promise<Record<string, unknown>> {
       out[name] = (await r.lrange(key, 0, -1)).map((e) => ({ ...JSON.parse(e), at: 'set' }));
     } else if (type === 'list') out[name] = await r.lrange(key, 0, -1);
     else if (type === 'set') out[name] = (await r.smembers(key)).sort();
-    // `dead` and a group's dead index are scored by the time a job died: only their members
-    // compare between twins
-    else if (type === 'zset' && (name === 'dead' || name.endsWith(':dead'))) {
+    // `dead` and `completed` and their group indexes are scored by the time a job died or
+    // completed: only their members compare between twins
+    else if (type === 'zset' && /(^|:)(dead|completed)$/.test(name)) {
       out[name] = (await r.zrange(key, 0, -1)).sort();
     } else if (type === 'zset') out[name] = await r.zrange(key, 0, -1, 'WITHSCORES');
     else if (type === 'hash') {
@@ -215,7 +215,8 @@ describe('completeAndClaim, one completion and one claim', () => {
     expect(answer.claimed).toEqual([
       expect.objectContaining({ group: 'b', state: 'ACTIVE', token: 'next', attempts: 1 }),
     ]);
-    expect(await two.job(j.id)).toBeNull();
+    // Kept by the default completed retention, as complete keeps it.
+    expect(await two.job(j.id)).toMatchObject({ state: 'COMPLETED', token: null });
   });
 
   it('claims one job by default, under a fresh token, leased for 30 s', async () => {
@@ -318,7 +319,7 @@ describe('completeAndClaim, batches', () => {
         { id: '1', token: 'k0' }, // a: frees a permit, a re-rings (saturated at 2)
         { id: '5', token: 'k1' }, // b: frees its only permit, b re-rings
         { id: '9', token: 'k3' }, // superseded by the re-claim
-        { id: '1', token: 'k0' }, // the same job again
+        { id: '1', token: 'k0' }, // the same job again: kept (retention), not active
         { id: '12', token: 'k4' }, // dead
         { id: 'abc', token: 'k0' }, // not a job id
         { id: '424242', token: 'k0' }, // no such job
@@ -335,7 +336,7 @@ describe('completeAndClaim, batches', () => {
       null,
       null,
       ErrorCode.LEASE_LOST,
-      ErrorCode.JOB_NOT_FOUND,
+      ErrorCode.LEASE_LOST,
       ErrorCode.LEASE_LOST,
       ErrorCode.JOB_NOT_FOUND,
       ErrorCode.JOB_NOT_FOUND,
@@ -358,41 +359,40 @@ describe('completeAndClaim, batches', () => {
     expect(after.gactive).toEqual({ a: '2', b: '1', c: '1', d: '3' });
   });
 
-  it('the same job twice in one batch: the second is JOB_NOT_FOUND, as a second complete is', async () => {
-    const build = async (q: Queue) => {
-      await q.setLimit('a', 3);
-      for (let i = 0; i < 4; i += 1) await q.enqueue('a', i);
-      for (const token of ['x', 'y', 'z']) await q.claim({ token });
-    };
-    const [one, two] = await twins(build);
-    const answer = await expectSameAsOneByOne(one, two, {
-      completions: [
-        { id: '1', token: 'x' },
-        { id: '1', token: 'x' },
-        { id: '2', token: 'wrong' },
-        { id: '2', token: 'y' },
-        { id: '2', token: 'y' },
-        { id: '3', token: 'z' },
-        { id: '3', token: 'wrong' },
-      ],
-      claim: 0,
-      leaseMs: 1_000,
-      tokens: [],
-    });
-    expect(answer.refused).toEqual([
-      null,
-      ErrorCode.JOB_NOT_FOUND,
-      ErrorCode.LEASE_LOST,
-      null,
-      ErrorCode.JOB_NOT_FOUND,
-      null,
-      ErrorCode.JOB_NOT_FOUND,
-    ]);
-    const s = await rawState(two);
-    expect(s.stats).toMatchObject({ completed: '3', active: '0', claimed: '3' });
-    expect(s.gactive).toEqual({});
-    expect(s.ring).toEqual(['a']);
-  });
+  it.each([
+    ['kept by the retention: LEASE_LOST', null, ErrorCode.LEASE_LOST],
+    ['with retention count 0: JOB_NOT_FOUND', 0, ErrorCode.JOB_NOT_FOUND],
+  ] as const)(
+    'the same job twice in one batch: the second is answered as a second complete is, %s',
+    async (_name, keep, again) => {
+      const build = async (q: Queue) => {
+        if (keep !== null) await q.setRetention({ completed: { count: keep } });
+        await q.setLimit('a', 3);
+        for (let i = 0; i < 4; i += 1) await q.enqueue('a', i);
+        for (const token of ['x', 'y', 'z']) await q.claim({ token });
+      };
+      const [one, two] = await twins(build);
+      const answer = await expectSameAsOneByOne(one, two, {
+        completions: [
+          { id: '1', token: 'x' },
+          { id: '1', token: 'x' },
+          { id: '2', token: 'wrong' },
+          { id: '2', token: 'y' },
+          { id: '2', token: 'y' },
+          { id: '3', token: 'z' },
+          { id: '3', token: 'wrong' },
+        ],
+        claim: 0,
+        leaseMs: 1_000,
+        tokens: [],
+      });
+      expect(answer.refused).toEqual([null, again, ErrorCode.LEASE_LOST, null, again, null, again]);
+      const s = await rawState(two);
+      expect(s.stats).toMatchObject({ completed: '3', active: '0', claimed: '3' });
+      expect(s.gactive).toEqual({});
+      expect(s.ring).toEqual(['a']);
+    },
+  );
 
   it('stale, bogus and foreign tokens change nothing, good ones beside them complete', async () => {
     const q = engine.queue();
@@ -625,7 +625,11 @@ describe('completeAndClaim, batches', () => {
     );
     expect(second.refused).toEqual([null, null]);
     expect(second.claimed.map((job) => job.id)).toEqual(['102']);
-    expect(await two.redis.exists(two.keys.job('101'), two.keys.job('201'))).toBe(0);
+    // Kept by the default retention, as complete keeps them.
+    for (const id of ['101', '201']) {
+      expect(await two.redis.hget(two.keys.job(id), 'state')).toBe('completed');
+    }
+    expect(await two.redis.zrange(two.keys.completed, 0, -1)).toEqual(['101', '201']);
   });
 
   it('answers a non-decimal id JOB_NOT_FOUND without sending it', async () => {
@@ -820,7 +824,7 @@ async function history(q: Queue, steps: SetupStep[]) {
  *   CC_SEED=<seed> CC_PATH=<path> npx vitest run test/lanes/completeAndClaim.test.ts -t random
  * CC_RUNS overrides the number of runs (default 200).
  */
-const params: fc.Parameters<[SetupStep[], Pick[], number]> = {
+const params: fc.Parameters<[SetupStep[], Pick[], number, boolean]> = {
   numRuns: Number(process.env.CC_RUNS ?? 200),
   ...(process.env.CC_SEED === undefined ? {} : { seed: Number(process.env.CC_SEED) }),
   ...(process.env.CC_PATH === undefined ? {} : { path: process.env.CC_PATH }),
@@ -836,10 +840,15 @@ describe('completeAndClaim, random batches', () => {
           fc.array(setupArb, { maxLength: 40, size: 'max' }),
           fc.array(pickArb, { maxLength: 8, size: 'max' }),
           fc.nat(6),
-          async (steps, picks, claim) => {
+          // the completed retention: the default (jobs kept) or count 0 (hashes deleted)
+          fc.boolean(),
+          async (steps, picks, claim, forget) => {
             runs += 1;
             const one = engine.queue();
             const two = engine.queue();
+            if (forget) {
+              for (const q of [one, two]) await q.setRetention({ completed: { count: 0 } });
+            }
             const lives = await history(one, steps);
             expect(await history(two, steps)).toEqual(lives);
             const completions = picks.map(({ kind, pick }) => {

@@ -275,7 +275,15 @@ describe('stale tokens (I5)', () => {
     }
     const c = await claimed(q);
     await q.complete(c.id, c.token as string);
-    expect(await codeOf(q.complete(c.id, c.token as string))).toBe(ErrorCode.JOB_NOT_FOUND);
+    // Kept by the completed retention: it exists, and is not active.
+    expect(await codeOf(q.complete(c.id, c.token as string))).toBe(ErrorCode.LEASE_LOST);
+    expect(await codeOf(q.retry(c.id, c.token as string))).toBe(ErrorCode.LEASE_LOST);
+    // Not kept (retention count 0): gone.
+    await q.setRetention({ completed: { count: 0 } });
+    await q.enqueue('g');
+    const d = await claimed(q);
+    await q.complete(d.id, d.token as string);
+    expect(await codeOf(q.complete(d.id, d.token as string))).toBe(ErrorCode.JOB_NOT_FOUND);
     expect(await codeOf(q.retry('999999', 'x'))).toBe(ErrorCode.JOB_NOT_FOUND);
   });
 });

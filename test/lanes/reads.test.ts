@@ -38,8 +38,10 @@ describe('group()', () => {
       paused: 0,
       saturated: 0,
       pending: 0,
+      delayed: 0,
       active: 0,
       dead: 0,
+      completed: 0,
     });
     expect(await ghost.groups()).toMatchObject({ groups: [], totalCount: 0, endCursor: null });
     expect(await ghost.ring()).toEqual([]);
@@ -177,8 +179,10 @@ describe('counts, activeGroups, paused, queues, job, stats', () => {
       paused: 2, // psat, held
       saturated: 2, // sat, psat (paused or not)
       pending: 6, // sat 1, psat 1, ready 3, held 1
+      delayed: 0,
       active: 2,
       dead: 1,
+      completed: 0,
     });
   });
 
@@ -215,7 +219,7 @@ describe('counts, activeGroups, paused, queues, job, stats', () => {
     ).toEqual([]);
   });
 
-  it('job() reads a job by id, and null for unknown, malformed or completed ids', async () => {
+  it('job() reads a job by id, COMPLETED while retained, and null for unknown, malformed or forgotten ids', async () => {
     const q = engine.queue();
     const job = await q.enqueue('g', { a: [1, 2] }, { maxAttempts: 4 });
     // job() reads the error list too (none yet); the enqueue's answer does not.
@@ -225,7 +229,13 @@ describe('counts, activeGroups, paused, queues, job, stats', () => {
     const c = await claimed(q);
     expect(await q.job(c.id)).toMatchObject({ state: 'ACTIVE', token: c.token, attempts: 1 });
     await q.complete(c.id, c.token as string);
-    expect(await q.job(c.id)).toBeNull();
+    expect(await q.job(c.id)).toMatchObject({ state: 'COMPLETED', token: null, leaseUntil: null });
+    expect((await q.job(c.id))?.finishedAt).toEqual(expect.any(Number));
+    await q.setRetention({ completed: { count: 0 } });
+    await q.enqueue('g');
+    const d = await claimed(q);
+    await q.complete(d.id, d.token as string);
+    expect(await q.job(d.id)).toBeNull();
   });
 
   it('stats() counts events since the queue was created', async () => {
@@ -237,6 +247,8 @@ describe('counts, activeGroups, paused, queues, job, stats', () => {
       retried: 0,
       reaped: 0,
       dead: 1,
+      removed: 0,
+      requeued: 0,
     });
   });
 });

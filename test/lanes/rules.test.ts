@@ -142,7 +142,12 @@ describe('complete', () => {
     expect(s.gactive).toEqual({ g: '1' });
     expect(s.active).toEqual([b.id]);
     expect(s.leases).toEqual({ [b.id]: 'g' });
-    expect(await q.redis.exists(q.keys.job(a.id))).toBe(0); // completed hashes are not kept
+    // kept by the default completed retention: state completed, the lease gone
+    expect(await q.redis.hmget(q.keys.job(a.id), 'state', 'token', 'leaseUntil')).toEqual([
+      'completed',
+      null,
+      null,
+    ]);
     expect(await statsOf(q)).toMatchObject({ completed: 1, saturated: 0, active: 1 });
 
     // Already on the ring: a second completion neither duplicates it nor wakes anyone.

@@ -108,8 +108,10 @@ describe('reading a seed-written Redis', () => {
       paused: 1,
       saturated: 0,
       pending: 0,
+      delayed: 0,
       active: 0,
       dead: 0,
+      completed: 0,
     });
 
     await q.setLimit('e', 10);
@@ -279,7 +281,9 @@ describe('claiming seed jobs (no job hash)', () => {
     await q.complete('101', again?.token as string);
     s = await rawState(q);
     expect(s.gactive).toEqual({ a: '1', b: '1', e: '1', z: '1' });
-    expect(await q.redis.exists(`${base}job:101`)).toBe(0);
+    // Kept by the default completed retention, in its group's index too.
+    expect(await q.redis.hget(`${base}job:101`, 'state')).toBe('completed');
+    expect(await q.redis.zrange(`${base}g:a:completed`, 0, -1)).toEqual(['101']);
     expect(s.ring).toEqual(['e', 'a']);
   });
 });

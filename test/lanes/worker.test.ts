@@ -248,7 +248,12 @@ describe('Worker', () => {
       state: 'ACTIVE',
     });
     expect(completed).toMatchObject({ id: enqueued.id, state: 'COMPLETED', attempts: 1 });
-    expect(await q.job(enqueued.id)).toBeNull();
+    // Kept by the default completed retention, as the event says it ended.
+    expect(await q.job(enqueued.id)).toMatchObject({
+      state: 'COMPLETED',
+      finishedAt: completed.finishedAt,
+      token: null,
+    });
     expect((await q.stats()).completed).toBe(1);
     expect(await q.group('g')).toMatchObject({ active: 0, pending: 0 });
   });

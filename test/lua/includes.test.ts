@@ -12,9 +12,10 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
+import { Defaults } from '../../src/lanes/defaults.js';
 import { queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
 import { LUA_DIR } from '../../src/lanes/lua.js';
-import { groupState } from '../../src/lanes/state.js';
+import { groupState, retentionFrom } from '../../src/lanes/state.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -224,5 +225,77 @@ describe('no script judges I1 past includes/groupState.lua', () => {
   it('(the check sees a group judged by hand)', () => {
     expect('if g.active < g.limit then').toMatch(BY_HAND);
     expect('if limit and before >= limit and after < limit then').toMatch(BY_HAND);
+  });
+});
+
+describe('retention.lua and the engine read a policy alike', () => {
+  const RETENTION_LUA = `${KEYS_LUA}${include('safeInteger')}${include('retention')}`;
+
+  it('RETENTION_DEFAULTS are Defaults.completedRetention and Defaults.deadRetention', async () => {
+    const script = `${RETENTION_LUA}
+local out = {}
+for _, kind in ipairs({ 'completed', 'dead' }) do
+  out[#out + 1] = { RETENTION_DEFAULTS[kind].count, RETENTION_DEFAULTS[kind].ageMs }
+end
+return out`;
+    expect(await engine.redis().eval(script, 0)).toEqual([
+      [Defaults.completedRetention.count, Defaults.completedRetention.ageMs],
+      [Defaults.deadRetention.count, Defaults.deadRetention.ageMs],
+    ]);
+  });
+
+  it('retentionFrom (Lua) and retentionFrom (src/lanes/state.ts) agree on any stored text', async () => {
+    // Stored by setRetention, by hand or by another writer: every kind of text a field can hold.
+    const RAW: (string | null)[] = [
+      null,
+      '',
+      '0',
+      '-0',
+      '1',
+      '3',
+      '007',
+      '-1',
+      '1000000',
+      '31536000000',
+      '9007199254740991',
+      '9007199254740992',
+      '99999999999999999999',
+      '00000000000000000000012',
+      '1.5',
+      '1e3',
+      ' 5',
+      '+5',
+      '0x10',
+      'none',
+      'NONE',
+      'lots',
+    ];
+    const cases: [string, string | null, string | null][] = [];
+    for (const kind of ['completed', 'dead']) {
+      for (const count of RAW) for (const age of RAW) cases.push([kind, count, age]);
+    }
+    // nil for a missing field is passed as the absence of a value: a flag per field.
+    const script = `${RETENTION_LUA}
+local out = {}
+for i = 1, #ARGV, 5 do
+  local count = ARGV[i + 1] == '1' and ARGV[i + 2] or nil
+  local age = ARGV[i + 3] == '1' and ARGV[i + 4] or nil
+  local c, a = retentionFrom(ARGV[i], count, age)
+  out[#out + 1] = { c, a or false }
+end
+return out`;
+    const args = cases.flatMap(([kind, count, age]) => [
+      kind,
+      count === null ? '0' : '1',
+      count ?? '',
+      age === null ? '0' : '1',
+      age ?? '',
+    ]);
+    const lua = (await engine.redis().eval(script, 0, ...args)) as [number, number | null][];
+    for (const [i, [kind, count, age]] of cases.entries()) {
+      const defaults = kind === 'completed' ? Defaults.completedRetention : Defaults.deadRetention;
+      const ts = retentionFrom(defaults, count, age);
+      expect([ts.count, ts.ageMs], JSON.stringify([kind, count, age])).toEqual(lua[i]);
+    }
   });
 });

@@ -23,21 +23,32 @@ const EXPECTED = [
   'enqueue',
   'extendLease',
   'pause',
+  // the queue's own pause (issue 16): claims stop for every group, the rota untouched
+  'pauseQueue',
   // a delayed job to its lane now, an operator's action (issue 16)
   'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
+  // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)
+  'readJobs',
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',
-  // Queue.audit / Queue.repair (issue 4)
+  // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
   'reconcileGroups',
+  'reconcileIndexes',
   'reconcileLeases',
   // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
   'register',
+  // operator actions (issue 16)
+  'removeJobs',
+  'requeueDead',
   'resume',
+  'resumeQueue',
   'retry',
   'setLimit',
+  // a queue's retention of completed and dead jobs (issue 16)
+  'setRetention',
 ];
 
 describe('scripts', () => {

@@ -113,6 +113,8 @@ export async function statsOf(queue: Queue): Promise<Record<string, number>> {
     retried: 0,
     reaped: 0,
     dead: 0,
+    removed: 0,
+    requeued: 0,
     pending: 0,
     active: 0,
     saturated: 0,

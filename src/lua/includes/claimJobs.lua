@@ -26,11 +26,23 @@
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
+
+  The claim scripts call claimDue, not claimJobs: the queue's gate and delayed jobs first
+  (DESIGN.md §3, claim). It promotes up to `promoteBatch` delayed jobs that are due
+  (includes/promote.lua: each back to its lane at its FIFO place, its group re-ringed with a
+  wake when that makes it serviceable), whether or not the queue is paused; then, unless the
+  queue is paused (settings.paused, read by the caller), claims. When the claims ran out
+  (fewer than asked) on a running queue it answers the earliest run-at time left in `delayed`
+  (ms, or false for none), so a worker parks no longer than until then; false otherwise. A call
+  that asks for no claims promotes nothing (the next claim or the reaper does). Flat cost: one
+  ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait.
+  k also needs wake (re-ring), delayed and stats (promotion's totals).
 ]]
 --- @include "keys"
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
+--- @include "promote"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -51,10 +63,10 @@ local function newClaimBatch(leaseMs)
   }
 end
 
--- { claimedAt, leaseUntil, claimed }: the reply of a script that claims (false, false, {}
--- when it claimed nothing).
-local function claimReply(batch, claimed)
-  return { batch.now or false, batch.leaseUntil or false, claimed }
+-- { claimedAt, leaseUntil, claimed, nextRunAt }: the reply of a script that claims (false,
+-- false, {} when it claimed nothing; nextRunAt as claimDue answers it).
+local function claimReply(batch, claimed, nextAt)
+  return { batch.now or false, batch.leaseUntil or false, claimed, nextAt or false }
 end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
@@ -205,4 +217,22 @@ local function flushClaims(k, batch)
   if batch.saturated ~= 0 then
     redis.call('HINCRBY', k.stats, 'saturated', batch.saturated)
   end
+end
+
+-- Promote what is due, then claim unless the queue is paused (see the header): returns the
+-- jobs claimed and nextRunAt (ms or false). promoteBatch is ARGV text, passed on as is.
+local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch, queuePaused)
+  if #tokens == 0 then
+    return {}, false
+  end
+  -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
+  promoteDue(k, base, string.format('%d', nowMs()), promoteBatch)
+  if queuePaused then
+    return {}, false
+  end
+  local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
+  if #claimed < #tokens then
+    return claimed, nextRunAt(k)
+  end
+  return claimed, false
 end

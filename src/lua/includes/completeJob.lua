@@ -1,15 +1,19 @@
 --[[
   Complete an active job whose lease the caller holds (complete): release its group's permit,
-  re-ring the group with a wake if that made it serviceable, and delete the job hash
-  (retention: completed jobs are counted, not kept).
+  re-ring the group with a wake if that made it serviceable, then keep or forget the job by the
+  queue's completed retention (includes/finishCompleted.lua: count 0 deletes the hash and its
+  error list; else the hash is kept, state 'completed', in `completed` and its group's index,
+  and the oldest past the policy are trimmed).
   completeAndClaim completes by the same rules without calling this: it shares its pieces (the
   lease check's refusals, checkLease; the group of a job, permitGroup in releaseJob.lua; I1
-  and the re-ring, isServiceable and reRing), but reads and writes once per batch what this
-  reads and writes once per job (completeAndClaim-8.lua has the figures).
+  and the re-ring, isServiceable and reRing; finishCompleted), but reads and writes once per
+  batch what this reads and writes once per job (completeAndClaim-11.lua has the figures).
 
-  k: glimit, gactive, ring, paused, wake, active, leases, stats. jobKey: the job's hash.
+  k: glimit, gactive, ring, paused, wake, active, leases, stats, settings, completed.
+  jobKey: the job's hash.
   base: 'P:{Q}:' (the lane of the job's group is built from it, includes/keys.lua).
-  Returns { id, job fields as they were, state 'completed' }, or a checkLease status code.
+  Returns { id, job fields as they were, state 'completed', finishedAt }, or a checkLease
+  status code. The reply is the same whether the job is kept or not.
   Refuses (DATA_OUT_OF_RANGE) before its first write when the group's active count is not an
   integer within ±(2^53−1) (includes/groupState.lua, checkedActive).
 ]]
@@ -17,6 +21,7 @@
 --- @include "settleGroup"
 --- @include "checkLease"
 --- @include "releaseJob"
+--- @include "finishCompleted"
 
 local function completeJob(k, jobKey, base, id, token)
   local denied = checkLease(k.active, jobKey, id, token)
@@ -28,10 +33,12 @@ local function completeJob(k, jobKey, base, id, token)
   local active = group and checkedActive(k.gactive, group, raw)
   local laneKey, wasServiceable, wasSaturated
   group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, group, active)
-  -- The reply is the hash as it ends: read once, deleted, then patched here rather than
-  -- written to a hash about to be deleted.
+  -- The reply is the hash as it ends: read once, then patched here (the hash is deleted, or
+  -- rewritten by finishCompleted below, the same way).
   local fields = redis.call('HGETALL', jobKey)
-  redis.call('DEL', jobKey)
+  local count, ageMs = retentionOf(k.settings, 'completed')
+  local now = nowMs()
+  finishCompleted(k, base, { id }, { jobKey }, { group }, now, count, ageMs)
   local job = {}
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -43,7 +50,7 @@ local function completeJob(k, jobKey, base, id, token)
   job[#job + 1] = 'state'
   job[#job + 1] = 'completed'
   job[#job + 1] = 'finishedAt'
-  job[#job + 1] = nowMs()
+  job[#job + 1] = now
   redis.call('HINCRBY', k.stats, 'completed', 1)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
   return { id, job }

@@ -15,6 +15,8 @@
 
     retentionOf(settingsKey, kind)          count, ageMs (nil for no age bound) of 'completed'
                                             or 'dead'
+    retentionFrom(kind, rawCount, rawAgeMs) the same from the two fields already read (a script
+                                            that reads other settings in the same HMGET)
     retain(index, groupIndex, id, at)       add a finished job to the queue's and its group's
                                             index (score `at`, ms)
     trim(base, kind, index, count, ageMs, now, max)
@@ -34,23 +36,27 @@ local RETENTION_DEFAULTS = {
   dead = { count = 10000, ageMs = 604800000 },
 }
 
-local function retentionOf(settingsKey, kind)
-  local raw = redis.call('HMGET', settingsKey, kind .. 'Count', kind .. 'AgeMs')
+local function retentionFrom(kind, rawCount, rawAgeMs)
   local default = RETENTION_DEFAULTS[kind]
-  local count = safeInteger(raw[1])
+  local count = safeInteger(rawCount)
   if count == nil or count < 0 then
     count = default.count
   end
   local ageMs
-  if raw[2] == 'none' then
+  if rawAgeMs == 'none' then
     ageMs = nil
   else
-    ageMs = safeInteger(raw[2])
+    ageMs = safeInteger(rawAgeMs)
     if ageMs == nil or ageMs <= 0 then
       ageMs = default.ageMs
     end
   end
   return count, ageMs
+end
+
+local function retentionOf(settingsKey, kind)
+  local raw = redis.call('HMGET', settingsKey, kind .. 'Count', kind .. 'AgeMs')
+  return retentionFrom(kind, raw[1], raw[2])
 end
 
 local function forget(base, id)

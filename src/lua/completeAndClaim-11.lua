@@ -8,10 +8,13 @@
   job, and one write each to `active`, `leases`, `gactive` and `stats` for the whole batch
   (includes/releasePermits.lua, includes/claimJobs.lua) instead of one per job.
 
-  The claims are claim's (includes/claimJobs.lua). The completions follow complete's rules
+  The claims are claim's (includes/claimJobs.lua, claimDue: due delayed jobs promoted first,
+  nothing claimed while the queue is paused). The completions follow complete's rules
   (includes/completeJob.lua) and share its pieces: the lease check's refusals (checkLease), a
   job's group (permitGroup, includes/releaseJob.lua), I1 and the re-ring (isServiceable,
-  reRing); but not completeJob itself, which reads and writes per job what this reads and
+  reRing), what becomes of the job by the completed retention (finishCompleted, with the
+  policy read once per call and a trim of at most TRIM_PER_ADD per job kept, for the whole
+  batch); but not completeJob itself, which reads and writes per job what this reads and
   writes once per batch. Completing through completeJob once per job instead, measured (npm run
   bench -- --only=throughput, and redis-server under callgrind over 3,000 jobs, same machine,
   back to back): the Worker at concurrency 64 went from 5.7 to 18.5 Redis commands per job and
@@ -28,43 +31,57 @@
     KEYS[6] active   zset   active job id -> lease deadline (ms)
     KEYS[7] leases   hash   active job id -> group
     KEYS[8] stats    hash   counters
+    KEYS[9] delayed   zset  delayed job id -> runAt (ms)
+    KEYS[10] settings hash  queue settings: paused, the completed retention
+    KEYS[11] completed zset retained completed job id -> finishedAt (ms)
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
-                                claims and the lanes of their groups are built from it
-                                (includes/keys.lua); all share the queue's slot
+                                claims, the lanes and completed indexes of their groups, the
+                                error lists and the keys of promoted and trimmed jobs are built
+                                from it (includes/keys.lua); all share the queue's slot
     ARGV[2] leaseMs             lease length of the claimed jobs, ms
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
-    ARGV[4] n                   number of completions (0..1,000, checked by the engine)
-    ARGV[5 .. 4 + 2n]           id, token of each job to complete
-    ARGV[5 + 2n ..]             one lease token per job to claim (0..1,000)
+    ARGV[4] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
+    ARGV[5] n                   number of completions (0..1,000, checked by the engine)
+    ARGV[6 .. 5 + 2n]           id, token of each job to complete
+    ARGV[6 + 2n ..]             one lease token per job to claim (0..1,000)
 
-  Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed }
+  Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt }
     finishedAt  ms (Redis clock) when the completions were recorded
     statuses    one per completion, in order: 1 completed, -1 JOB_NOT_FOUND, -2 LEASE_LOST,
                 -3 DATA_OUT_OF_RANGE (its group's active count is not an integer within
                 ±(2^53−1): nothing of that job is written, includes/releasePermits.lua)
-                (the same id twice: the second is JOB_NOT_FOUND, as a second complete would be)
+                (the same id twice: the second is answered as a second complete would be:
+                LEASE_LOST when the first was kept by the retention, else JOB_NOT_FOUND)
     claimedAt, leaseUntil
                 of every claimed job (false when none was claimed)
     claimed     the claimed jobs, the i-th under the i-th claim token (positional, see
-                includes/claimJobs.lua), in rota order; fewer than asked when the ring ran out
+                includes/claimJobs.lua), in rota order; fewer than asked when the ring ran out,
+                none while the queue is paused
+    nextRunAt   when fewer were claimed than asked on a running queue, the earliest runAt in
+                `delayed` (ms), else false: a worker parks no longer than until then
 
-  Events: zrem active; hdel leases; del job; hset/hdel gactive; hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring); then those of claim.
+  Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; rpush ring +
+  lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, zadd
+  completed and g:<group>:completed and the trim's zrem/del; then those of claim.
 ]]
 --- @include "keys"
 --- @include "nowMs"
 --- @include "checkLease"
 --- @include "releaseJob"
 --- @include "releasePermits"
+--- @include "finishCompleted"
 --- @include "claimJobs"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
-  active = KEYS[6], leases = KEYS[7], stats = KEYS[8],
+  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], completed = KEYS[11],
 }
 local base = ARGV[1]
-local n = tonumber(ARGV[4])
+local n = tonumber(ARGV[5])
+-- The queue's gate and completed retention: one read for the call.
+local settings = redis.call('HMGET', KEYS[10], 'paused', 'completedCount', 'completedAgeMs')
+local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]))
 
@@ -72,7 +89,7 @@ local batch = newClaimBatch(tonumber(ARGV[2]))
 -- token from its hash, then one ZMSCORE for every job whose token matched.
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if tokenOf[id] == nil then
     keyOf[id] = jobKeyOf(base, id)
     tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
@@ -92,9 +109,10 @@ end
 local DATA_OUT_OF_RANGE = -3
 local statuses, done, doneAt, completed = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if completed[id] then
-    statuses[i] = JOB_NOT_FOUND
+    -- As a second complete would find it: kept (not active), or gone.
+    statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
   elseif tokenOf[id] == token and leased[id] then
     statuses[i] = 1
     completed[id] = true
@@ -120,7 +138,7 @@ if #done > 0 then
   -- Every limit and count is read before the first write, so a completion whose group's count
   -- cannot be counted exactly is refused alone, with nothing of it written.
   local counts = readPermits(k, groups)
-  local released, releasedKeys, order, positions = {}, {}, {}, {}
+  local released, releasedKeys, releasedGroups, order, positions = {}, {}, {}, {}, {}
   for j, id in ipairs(done) do
     local group = groupOf[j]
     if group and counts[group].active == nil then
@@ -128,6 +146,7 @@ if #done > 0 then
     else
       released[#released + 1] = id
       releasedKeys[#releasedKeys + 1] = keyOf[id]
+      releasedGroups[#released] = group
       if group then
         if positions[group] == nil then
           order[#order + 1] = group
@@ -141,18 +160,20 @@ if #done > 0 then
   if #released > 0 then
     redis.call('ZREM', k.active, unpack(released))
     redis.call('HDEL', k.leases, unpack(released))
-    redis.call('DEL', unpack(releasedKeys))
     batch.completed = #released
     releasePermits(k, base, order, positions, counts)
+    finishCompleted(k, base, released, releasedKeys, releasedGroups, nowMs(), keepCount,
+      keepAgeMs)
   end
 end
 
 local tokens = {}
-for t = 5 + 2 * n, #ARGV do
+for t = 6 + 2 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
-local claimed = claimJobs(k, base, batch, tokens, ARGV[3])
+local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
+  settings[1] == '1')
 flushClaims(k, batch)
 
-local reply = claimReply(batch, claimed)
-return { nowMs(), statuses, reply[1], reply[2], reply[3] }
+local reply = claimReply(batch, claimed, nextAt)
+return { nowMs(), statuses, reply[1], reply[2], reply[3], reply[4] }

@@ -14,6 +14,8 @@
     KEYS[6] stats    hash   counters and totals
     KEYS[7] active   zset   active job ids
     KEYS[8] dead     zset   dead job ids
+    KEYS[9] completed zset  retained completed job ids
+    KEYS[10] settings hash  queue settings: paused
 
     ARGV[1] base     'P:{Q}:' — each group's lane P:{Q}:g:<group>:pending is built from it
                      (includes/keys.lua); it shares the queue's slot
@@ -23,15 +25,16 @@
                      (no UTF-8 text holds byte 0xff) and the total counts the matches only
     ARGV[5 ..]       ids of groups to read besides the page (the console's chosen group)
 
-  Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats }
+  Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats, queuePaused }
     at            ms, the Redis clock (TIME), the moment of every read below
     ring          the ring, head first
     total         registered groups (with a prefix: those matching)
     pageIds       up to first + 1 ids after `min`, in id order
     pageFields    { limit, active, pending, paused } of each of the first `first` page ids, flat
     pickedFields  the same, for each id of ARGV[5 ..]
-    cards         { groups, paused, active, dead } cardinalities
-    stats         HGETALL stats, flat
+    cards         { groups, paused, active, dead, completed } cardinalities
+    stats         HGETALL stats, flat (the delayed total among them)
+    queuePaused   1 while the queue is paused (pauseQueue), else 0
 
   Events: none.
 ]]
@@ -45,6 +48,8 @@ local groupsKey = KEYS[5]
 local statsKey = KEYS[6]
 local activeKey = KEYS[7]
 local deadKey = KEYS[8]
+local completedKey = KEYS[9]
+local settingsKey = KEYS[10]
 local base = ARGV[1]
 local first = tonumber(ARGV[2])
 local min = ARGV[3]
@@ -86,6 +91,8 @@ return {
     redis.call('SCARD', k.paused),
     redis.call('ZCARD', activeKey),
     redis.call('ZCARD', deadKey),
+    redis.call('ZCARD', completedKey),
   },
   redis.call('HGETALL', statsKey),
+  redis.call('HGET', settingsKey, 'paused') == '1' and 1 or 0,
 }

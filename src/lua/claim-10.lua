@@ -1,0 +1,49 @@
+--[[
+  claim — the rota (the seed's @gclaim): lease the first job of the group at the head of the
+  ring to the caller. See includes/claimJobs.lua for the rules (shared with completeAndClaim).
+  First the delayed jobs that are due are promoted to their lanes (up to promoteBatch, earliest
+  first; includes/promote.lua), and a paused queue (settings.paused = '1') claims nothing: the
+  ring and the groups' states are left as they are, so resumeQueue finds them unchanged.
+
+  Input:
+    KEYS[1] glimit    hash   group -> limit
+    KEYS[2] gactive   hash   group -> active count
+    KEYS[3] ring      list   serviceable groups
+    KEYS[4] paused    set    paused groups
+    KEYS[5] wake      list   wake tokens (a promotion that re-rings a group pushes one)
+    KEYS[6] active    zset   active job id -> lease deadline (ms)
+    KEYS[7] leases    hash   active job id -> group
+    KEYS[8] stats     hash   counters
+    KEYS[9] delayed   zset   delayed job id -> runAt (ms)
+    KEYS[10] settings hash   queue settings: paused
+
+    ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
+                                the job key P:{Q}:job:<id> are built from it (the group is
+                                picked here; includes/keys.lua), as are the keys of promoted
+                                jobs and their groups' delayed indexes; all share the queue's slot
+    ARGV[2] leaseMs             lease length, ms
+    ARGV[3] token               the lease token (random, from the caller)
+    ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)
+    ARGV[5] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
+
+  Output: { claimedAt, leaseUntil, claimed, nextRunAt } — claimed holds the job (positional,
+          see includes/claimJobs.lua), or nothing when no group is serviceable or the queue is
+          paused; nextRunAt, when nothing was claimed on a running queue, the earliest runAt
+          in `delayed` (ms), else false
+
+  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane, hset/hdel job, hincrby
+  stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
+  active; hset leases; hset gactive; hincrby stats.
+]]
+--- @include "claimJobs"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
+  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9],
+}
+local queuePaused = redis.call('HGET', KEYS[10], 'paused') == '1'
+local batch = newClaimBatch(tonumber(ARGV[2]))
+local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
+  queuePaused)
+flushClaims(k, batch)
+return claimReply(batch, claimed, nextAt)

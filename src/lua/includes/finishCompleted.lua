@@ -1,0 +1,65 @@
+--[[
+  What becomes of jobs just completed (complete, completeAndClaim), by the queue's completed
+  retention (includes/retention.lua), which the caller reads once per call (DESIGN.md §2,
+  "Retention"):
+  - count 0: forgotten, the fastest path: each job's hash and error list are deleted, in one
+    DEL for the whole batch. Jobs retained under an earlier policy are left to the reaper's
+    trim (it trims completed by count and age every pass), so this path reads nothing more.
+  - else: kept. Each hash says state 'completed' and finishedAt (its token and leaseUntil
+    removed: the lease is over); the job joins `completed` and its group's completed index
+    (score finishedAt); then at most TRIM_PER_ADD of the oldest jobs past the policy are
+    trimmed per job kept, so the sets converge on the policy whatever it was before, at a
+    cost bounded per job.
+
+    finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
+      ids, jobKeys  the completed jobs and their hashes (same order); groups[i] the group of
+                    ids[i], or nil when none is known (then it joins `completed` only)
+      now           ms (Redis clock): the finishedAt stamped, and the age trim's reference
+      count, ageMs  the policy (retentionOf / retentionFrom; ageMs nil: no age bound)
+
+  k: k.completed (zset id -> finishedAt). base: 'P:{Q}:' (error lists and group indexes are
+  built from it, includes/keys.lua).
+  Events: del job + errors (count 0); else hset/hdel job, zadd completed and
+  g:<group>:completed, and trim's zrem/del.
+]]
+--- @include "keys"
+--- @include "retention"
+
+local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
+  if #ids == 0 then
+    return
+  end
+  if count == 0 then
+    local doomed = {}
+    for i, id in ipairs(ids) do
+      doomed[#doomed + 1] = jobKeys[i]
+      doomed[#doomed + 1] = errorsKeyOf(base, id)
+    end
+    redis.call('DEL', unpack(doomed))
+    return
+  end
+  local at = string.format('%d', now)
+  local members, byGroup, order = {}, {}, {}
+  for i, id in ipairs(ids) do
+    redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
+    redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
+    members[#members + 1] = at
+    members[#members + 1] = id
+    local group = groups[i]
+    if group then
+      local mine = byGroup[group]
+      if mine == nil then
+        mine = {}
+        byGroup[group] = mine
+        order[#order + 1] = group
+      end
+      mine[#mine + 1] = at
+      mine[#mine + 1] = id
+    end
+  end
+  redis.call('ZADD', k.completed, unpack(members))
+  for _, group in ipairs(order) do
+    redis.call('ZADD', groupCompletedKeyOf(base, group), unpack(byGroup[group]))
+  end
+  trim(base, 'completed', k.completed, count, ageMs, now, TRIM_PER_ADD * #ids)
+end

@@ -1,0 +1,28 @@
+--[[
+  pauseQueue — pause the whole queue: while `paused` is set in its settings the claim scripts
+  (claim, completeAndClaim) claim nothing, for every group. Nothing else changes: completions,
+  retries, lease extensions and reaping go on, delayed jobs are still promoted, and the ring and
+  every group's limit, pause flag and counts are left as they are (invariant I1 is about the
+  ring as the rota; the queue's pause is a gate in front of it), so resumeQueue finds the rota
+  exactly as it was.
+
+  Input:
+    KEYS[1] settings hash   queue settings: paused = '1' while the queue is paused
+
+  Output: 1 when the queue was running (now paused), 0 when it was paused already.
+
+  Memory: runs at maxmemory (noeviction), since it adds a few bytes at most (an operator must be
+  able to stop the queue during a memory incident); see includes/allowAtMaxmemory.lua.
+
+  Events: hset settings (when it was running).
+]]
+--- @include "allowAtMaxmemory"
+
+local settingsKey = KEYS[1]
+
+allowAtMaxmemory(settingsKey)
+if redis.call('HGET', settingsKey, 'paused') == '1' then
+  return 0
+end
+redis.call('HSET', settingsKey, 'paused', '1')
+return 1
