@@ -132,11 +132,8 @@ function positiveCount(name: string, value: number): number {
  * together, so one round trip.
  */
 async function readRing(handle: Queue): Promise<RingRead> {
-  const [ring, paused] = await Promise.all([
-    handle.ring(),
-    handle.redis.hget(handle.keys.settings, 'paused'),
-  ]);
-  return { ring, queueState: paused === '1' ? 'PAUSED' : 'RUNNING' };
+  const [ring, queueState] = await Promise.all([handle.ring(), handle.state()]);
+  return { ring, queueState };
 }
 
 export class LiveFeed {

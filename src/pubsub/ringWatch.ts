@@ -1,17 +1,14 @@
 /** `ringChanged(queue)`: a queue's ring and state, and each subscriber's events rendered from them. */
-import type { QueueKeys } from '../lanes/index.js';
+import type { QueueKeys, QueueState } from '../lanes/index.js';
 import type { Render } from './conflate.js';
 
 export type RingChangeReason = 'SNAPSHOT' | 'CHANGE' | 'RESYNC';
-
-/** Whether the queue claims (RUNNING) or is paused as a whole (`pauseQueue`, DESIGN.md §3). */
-export type QueueRunState = 'RUNNING' | 'PAUSED';
 
 /** One read of a watched ring: the ring and the queue's state, the watch's value. */
 export interface RingRead {
   /** The ring, head first. */
   readonly ring: string[];
-  readonly queueState: QueueRunState;
+  readonly queueState: QueueState;
 }
 
 /** One `ringChanged` event (DESIGN.md §4 `RingChange`). */
@@ -24,7 +21,7 @@ export interface RingChange {
   /** Groups on the last ring sent to this subscriber that are not on `ring` (its order). */
   removed: string[];
   /** RUNNING, or PAUSED while the queue is paused (the ring stands; nothing is claimed). */
-  queueState: QueueRunState;
+  queueState: QueueState;
   /**
    * SNAPSHOT first; CHANGE when the ring or the queue's state differs; RESYNC after a reconnect
    * (sent always).

@@ -1,7 +1,18 @@
 /** Queue reads: thin calls into the engine (DESIGN.md §4 `Query`, `Queue`). */
 
 import type { Context } from '../context.js';
-import type { GroupInfo, GroupPage, Queue, QueueCounts, QueueStats } from '../lanes/index.js';
+import type {
+  GroupInfo,
+  GroupPage,
+  Job,
+  JobPage,
+  JobState,
+  Queue,
+  QueueCounts,
+  QueueRetention,
+  QueueState,
+  QueueStats,
+} from '../lanes/index.js';
 
 /** `Query.queue(name)`: a handle; the engine validates the name (BAD_USER_INPUT). */
 export function queue(ctx: Context, name: string): Queue {
@@ -39,3 +50,38 @@ export function toConnection(
 
 /** `Queue.stats`: the event counters, O(1). */
 export const stats = (q: Queue): Promise<QueueStats> => q.stats();
+
+/** `Queue.state`: RUNNING or PAUSED, O(1). */
+export const state = (q: Queue): Promise<QueueState> => q.state();
+
+/** `Queue.retention`: the policies in force, defaults filled in, O(1). */
+export const retention = (q: Queue): Promise<QueueRetention> => q.retention();
+
+/** A page of jobs as a Relay connection: each job with its cursor. */
+export type JobConnection = JobPage & { edges: { cursor: string; node: Job }[] };
+
+/**
+ * `Queue.jobs(state, group, first, after)` and `Group.jobs`: a page of jobs in `state`, O(log n +
+ * page) (the engine's `Queue.jobs`, one script).
+ * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`)
+ */
+export async function jobs(
+  q: Queue,
+  a: {
+    state: JobState;
+    group?: string | null | undefined;
+    first?: number | null | undefined;
+    after?: string | null | undefined;
+  },
+): Promise<JobConnection> {
+  const page = await q.jobs({
+    state: a.state,
+    group: a.group ?? undefined,
+    first: a.first ?? undefined,
+    after: a.after,
+  });
+  return {
+    ...page,
+    edges: page.jobs.map((node, i) => ({ cursor: page.cursors[i] as string, node })),
+  };
+}

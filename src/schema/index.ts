@@ -13,6 +13,7 @@ import './audit.js';
 import './viewer.js';
 import './snapshot.js';
 import './jobs.js';
+import './actions.js';
 
 builder.mutationType({});
 

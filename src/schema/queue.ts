@@ -8,7 +8,9 @@ import {
   type GroupInfo,
   type Queue,
   type QueueCounts,
+  type QueueRetention,
   type QueueStats,
+  type RetentionPolicy,
 } from '../lanes/index.js';
 import * as resolve from '../resolvers/queue.js';
 import { builder } from './builder.js';
@@ -21,7 +23,7 @@ interface GroupConnectionShape {
   totalCount: number;
 }
 
-const PageInfoRef = builder
+export const PageInfoRef = builder
   .objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo')
   .implement({
     fields: (t) => ({
@@ -65,8 +67,14 @@ export const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').impl
       description: 'Groups with a limit and active >= limit.',
     }),
     pending: t.exposeInt('pending'),
+    delayed: t.exposeInt('delayed', {
+      description: 'Jobs DELAYED: waiting for their run-at time (a delayed enqueue or a backoff).',
+    }),
     active: t.exposeInt('active'),
-    dead: t.exposeInt('dead'),
+    dead: t.exposeInt('dead', { description: 'Dead jobs kept (the dead retention).' }),
+    completed: t.exposeInt('completed', {
+      description: 'Completed jobs kept (the completed retention); `stats.completed` counts all.',
+    }),
   }),
 });
 
@@ -129,10 +137,51 @@ export const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').impleme
     }),
     reaped: t.exposeInt('reaped', { description: 'Leases that expired and were taken back.' }),
     dead: t.exposeInt('dead', { description: 'Jobs that ran out of attempts.' }),
+    removed: t.exposeInt('removed', {
+      description: 'Jobs an operator removed (removeJobs, purgeGroup), in any state.',
+    }),
+    requeued: t.exposeInt('requeued', {
+      description: 'Dead jobs an operator requeued (requeueDeadJobs).',
+    }),
+  }),
+});
+
+export const RetentionPolicyRef = builder.objectRef<RetentionPolicy>('RetentionPolicy').implement({
+  description:
+    'How many finished jobs a queue keeps: a job is kept while it is among the newest `count` and, with `ageMs`, finished less than `ageMs` ago.',
+  fields: (t) => ({
+    count: t.exposeInt('count', {
+      description: 'Jobs kept, 0..1,000,000 (0: none — a completed job is deleted at once).',
+    }),
+    ageMs: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description: 'The longest a job is kept (ms, up to 365 days); null = no age bound.',
+      resolve: (p) => p.ageMs,
+    }),
+  }),
+});
+
+export const QueueRetentionRef = builder.objectRef<QueueRetention>('QueueRetention').implement({
+  description: "A queue's retention of completed and dead jobs, the defaults where none was set.",
+  fields: (t) => ({
+    completed: t.field({ type: RetentionPolicyRef, resolve: (r) => r.completed }),
+    dead: t.field({ type: RetentionPolicyRef, resolve: (r) => r.dead }),
   }),
 });
 
 builder.objectFields(QueueRef, (t) => ({
+  state: t.field({
+    type: QueueStateRef,
+    description: 'RUNNING, or PAUSED between pauseQueue and resumeQueue. O(1).',
+    resolve: resolve.state,
+  }),
+  retention: t.field({
+    type: QueueRetentionRef,
+    description:
+      'How many completed and dead jobs the queue keeps (setRetention; the defaults where none was set). O(1).',
+    resolve: resolve.retention,
+  }),
   stats: t.field({
     type: QueueStatsRef,
     description: 'Event counters (enqueued, claimed, completed, …) since the queue was created.',

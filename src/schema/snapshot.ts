@@ -7,7 +7,13 @@ import { Defaults } from '../lanes/index.js';
 import * as resolve from '../resolvers/snapshot.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
-import { GroupConnectionRef, QueueCountsRef, QueueRef, QueueStatsRef } from './queue.js';
+import {
+  GroupConnectionRef,
+  QueueCountsRef,
+  QueueRef,
+  QueueStateRef,
+  QueueStatsRef,
+} from './queue.js';
 
 const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot').implement({
   description:
@@ -19,6 +25,11 @@ const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot'
       resolve: (s) => new Date(s.at),
     }),
     ring: t.exposeStringList('ring', { description: 'The ring, head first.' }),
+    queueState: t.field({
+      type: QueueStateRef,
+      description: 'RUNNING, or PAUSED (pauseQueue: the ring stands, nothing is claimed).',
+      resolve: (s) => (s.paused ? 'PAUSED' : 'RUNNING'),
+    }),
     counts: t.field({ type: QueueCountsRef, resolve: (s) => s.counts }),
     stats: t.field({ type: QueueStatsRef, resolve: (s) => s.stats }),
     groups: t.field({

@@ -123,8 +123,10 @@ describe('Queue.job', () => {
     });
   });
 
-  it('null for a job that is not there (never was, completed, another queue, not an id), writing nothing', async () => {
+  it('null for a job that is not there (never was, completed without retention, another queue, not an id), writing nothing', async () => {
     const q = uniqueQueueName('job');
+    // Completed without retention: its hash is deleted at once.
+    await engineQueue(q).setRetention({ completed: { count: 0 } });
     const { id } = await engineQueue(q).enqueue('g');
     const claimed = await engineQueue(q).claim();
     await engineQueue(q).complete(id, claimed?.token as string);
