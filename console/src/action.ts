@@ -25,6 +25,8 @@ export interface Action {
     label: string,
     send: (progress: (text: string) => void) => Promise<string>,
     confirm: () => Promise<string | null>,
+    /** Called once a read confirmed it (or it was sent and refused): read the panels again. */
+    after?: () => void,
   ) => Promise<void>;
   /** Say something without running anything (an input refused before sending). */
   say: (outcome: Outcome | null) => void;
@@ -50,7 +52,7 @@ export function useAction(): Action {
     if (alive.current && runId.current === id) setOutcome(next);
   };
 
-  const run: Action['run'] = async (label, send, confirm) => {
+  const run: Action['run'] = async (label, send, confirm, after = () => {}) => {
     runId.current += 1;
     const id = runId.current;
     stopFlag.current = false;
@@ -60,9 +62,15 @@ export function useAction(): Action {
     try {
       accepted = await send((text) => show(id, { kind: 'waiting', text }));
     } catch (failure) {
-      const words = failure instanceof ApiError ? failure.words : String(failure);
+      const words =
+        failure instanceof ApiError
+          ? failure.words
+          : failure instanceof Error
+            ? `${failure.message[0]?.toUpperCase() ?? ''}${failure.message.slice(1)}.`
+            : String(failure);
       show(id, { kind: 'error', text: `${label} failed. ${words}` });
       if (alive.current) setBusy(false);
+      after();
       return;
     }
     if (alive.current) setBusy(false);
@@ -77,6 +85,7 @@ export function useAction(): Action {
       }
       if (seen !== null) {
         show(id, { kind: 'ok', text: `${accepted} — confirmed: ${seen}` });
+        after();
         return;
       }
       if (Date.now() > deadline || !alive.current || runId.current !== id) break;
@@ -86,6 +95,7 @@ export function useAction(): Action {
       kind: 'slow',
       text: `${accepted}: accepted, but not seen in a read yet (is the server reachable?).`,
     });
+    after();
   };
 
   return {

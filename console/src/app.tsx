@@ -19,12 +19,15 @@ import {
   resetLive,
   setToken,
 } from './api';
+import { DeadView } from './components/DeadView';
+import { DelayedView } from './components/DelayedView';
 import { GroupDetail } from './components/GroupDetail';
 import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
 import { Id } from './components/Id';
 import { JobDetail } from './components/JobDetail';
 import { Kpis } from './components/Kpis';
+import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
@@ -162,6 +165,13 @@ export function App() {
                 <h1 class="queue-title">
                   <Id value={queue} />
                 </h1>
+                <QueueControl
+                  queue={queue}
+                  paused={view ? view.paused : null}
+                  at={view?.at ?? null}
+                  admin={role === 'ADMIN'}
+                  refresh={refresh}
+                />
                 <Kpis counts={view?.counts ?? null} samples={state.samples} />
                 {view && (
                   <span
@@ -188,7 +198,7 @@ export function App() {
                 queue={queue}
                 view={route.queue === queue ? route.view : null}
                 dead={view?.counts.dead ?? null}
-                delayed={null}
+                delayed={view?.counts.delayed ?? null}
                 route={route}
                 onOpenJob={(id) => navigate({ ...route, queue, job: id })}
               />
@@ -202,6 +212,32 @@ export function App() {
                   skew={skew}
                   now={now}
                   backHref={routeHref({ ...route, job: null })}
+                  refresh={refresh}
+                />
+              ) : route.queue === queue && route.view === 'dead' ? (
+                <DeadView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'dead', group: g })}
+                  refresh={refresh}
+                />
+              ) : route.queue === queue && route.view === 'delayed' ? (
+                <DelayedView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'delayed', group: g })}
                   refresh={refresh}
                 />
               ) : (
@@ -232,6 +268,9 @@ export function App() {
                         admin={role === 'ADMIN'}
                         onClose={() => select(null)}
                         refresh={refresh}
+                        skew={skew}
+                        now={now}
+                        route={route}
                       />
                       <Throughput samples={state.samples} skew={skew} />
                     </aside>

@@ -144,6 +144,8 @@ export interface View {
   receivedAt: number;
   /** The ring, head first. */
   ring: string[];
+  /** The whole queue is paused (`pauseQueue`): nothing is claimed from any group. */
+  paused: boolean;
   counts: CountsFragment;
   page: PageFragment;
   /** The chosen group, read in the same moment (null when none is chosen). */
@@ -321,6 +323,7 @@ function next(
     at,
     receivedAt,
     ring: s.ring,
+    paused: s.queueState === 'PAUSED',
     counts: s.counts,
     page: s.groups,
     group: group ? (s.picked[0] ?? null) : null,

@@ -2,7 +2,7 @@
  * Jobs in the console (issue 16): one job followed live, pages of a job list that follow the
  * queue's snapshot, and the loop that runs a bounded operator action until nothing is left.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, request, subscribe } from './api';
 import { JobByIdDocument, JobFollowDocument, type JobFullFragment } from './gql/graphql';
 
@@ -56,4 +56,68 @@ export function useJob(queue: string, id: string, epoch: number): [FollowedJob, 
 /** Read job `id` of `queue` once: null when there is no such job (gone). */
 export async function readJob(queue: string, id: string): Promise<JobFullFragment | null> {
   return (await request(JobByIdDocument, { queue, id })).queue.job ?? null;
+}
+
+/** A list read, as a panel holds it. */
+export interface Listed<P> {
+  /** The last answer for the list asked for; null before the first. */
+  page: P | null;
+  /** The last read failed: why (then `page` is older). */
+  error: ApiError | null;
+  /** Read it again now (after an action). Resolves with the answer, or null if it failed. */
+  reload: () => Promise<P | null>;
+}
+
+/**
+ * A list of jobs that follows the queue: `read` runs when `key` (what is asked: state, group,
+ * page) changes and again whenever `tick` does (the snapshot shown moved: every
+ * {@link PULSE_MS} at most, sooner when the live feed hints). Reads never overlap: a tick during a
+ * read makes one more read after it. An answer for a key no longer asked is dropped.
+ */
+export function useListed<P>(read: () => Promise<P>, key: string, tick: unknown): Listed<P> {
+  const [page, setPage] = useState<{ key: string; page: P } | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const latest = useRef({ read, key });
+  latest.current = { read, key };
+  const flight = useRef<Promise<P | null> | null>(null);
+  const queued = useRef<Promise<P | null> | null>(null);
+
+  const start = (): Promise<P | null> => {
+    const { read: r, key: k } = latest.current;
+    const p = (async () => {
+      try {
+        const answer = await r();
+        if (latest.current.key === k) {
+          setPage({ key: k, page: answer });
+          setError(null);
+        }
+        return answer;
+      } catch (failure) {
+        if (latest.current.key === k) setError(failure as ApiError);
+        return null;
+      } finally {
+        flight.current = null;
+      }
+    })();
+    flight.current = p;
+    return p;
+  };
+  // One read at a time; asked during a read, one more read follows it (however often asked).
+  const run = (): Promise<P | null> => {
+    const current = flight.current;
+    if (!current) return start();
+    if (!queued.current) {
+      queued.current = current.then(() => {
+        queued.current = null;
+        return start();
+      });
+    }
+    return queued.current;
+  };
+
+  useEffect(() => {
+    void run();
+  }, [key, tick]);
+
+  return { page: page?.key === key ? page.page : null, error, reload: run };
 }

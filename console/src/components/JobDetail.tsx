@@ -10,6 +10,7 @@ import type { JobFullFragment } from '../gql/graphql';
 import { routeHref } from '../hooks';
 import { FINAL_STATES, useJob } from '../jobs';
 import { Id } from './Id';
+import { JobActions } from './JobActions';
 
 /** A job's state in words and colour. */
 export function JobStateBadge(props: { state: string }) {
@@ -28,14 +29,16 @@ export const attemptsText = (j: Pick<JobFullFragment, 'attempts' | 'maxAttempts'
 /** Its retry policy in words. */
 function backoffText(b: JobFullFragment['backoff']): string {
   if (!b) return 'none: a failed attempt goes back to its lane at once';
+  // SafeInt: ms that may pass GraphQL's 32-bit Int (a 30-day delay), sent as a JSON number.
+  const delay = Number(b.delayMs);
   const cap =
     b.maxDelayMs === null || b.maxDelayMs === undefined
       ? ''
-      : `, at most ${duration(b.maxDelayMs)}`;
+      : `, at most ${duration(Number(b.maxDelayMs))}`;
   const jitter = b.jitter > 0 ? `, jitter ${Math.round(b.jitter * 100)} %` : '';
   return b.type === 'FIXED'
-    ? `fixed: ${duration(b.delayMs)} after each failure${jitter}`
-    : `exponential: ${duration(b.delayMs)}, doubling${cap}${jitter}`;
+    ? `fixed: ${duration(delay)} after each failure${jitter}`
+    : `exponential: ${duration(delay)}, doubling${cap}${jitter}`;
 }
 
 interface Moment {
@@ -94,84 +97,100 @@ export function JobDetail(props: {
   } else {
     body = (
       <>
-        <dl class="facts job-facts">
-          <div>
-            <dt>state</dt>
-            <dd>
-              <JobStateBadge state={j.state} />
-            </dd>
-          </div>
-          <div>
-            <dt>group</dt>
-            <dd class="mono">
-              <a href={routeHref({ queue, group: j.group })}>
-                <Id value={j.group} />
-              </a>
-            </dd>
-          </div>
-          <div>
-            <dt>attempts</dt>
-            <dd data-testid="job-attempts">
-              {n(j.attempts)} of {n(j.maxAttempts)}
-            </dd>
-          </div>
-          <div>
-            <dt>backoff</dt>
-            <dd>{backoffText(j.backoff)}</dd>
-          </div>
-          {j.lastError !== null && j.lastError !== undefined && (
-            <div class="wide">
-              <dt>last error</dt>
-              <dd class="error-text" data-testid="job-last-error">
-                {j.lastError}
-              </dd>
-            </div>
-          )}
-        </dl>
-        <h3 class="sub">Timeline</h3>
-        <ol class="timeline" data-testid="job-timeline">
-          {timeline(j).map((m) => (
-            <li key={m.key} data-moment={m.key}>
-              <span class="tl-label">{m.label}</span>
-              <time class="mono">{m.at === null ? '–' : dateTimeMs(m.at)}</time>
-              <span class="muted small">
-                {m.at === null ? '' : relative(m.at, redisNow)}
-                {m.note ? ` · ${m.note}` : ''}
-              </span>
-            </li>
-          ))}
-        </ol>
-        <h3 class="sub">Payload</h3>
-        <pre class="code" data-testid="job-payload">
-          {prettyJson(j.payload)}
-        </pre>
-        <h3 class="sub">
-          Errors{' '}
-          <span class="muted small">
-            {j.errors.length === 0 ? 'none' : `${n(j.errors.length)}, newest first`}
-          </span>
-        </h3>
-        {j.errors.length > 0 && (
-          <ol class="errors" data-testid="job-errors">
-            {j.errors.map((e, i) => (
-              <li key={`${e.attempt}:${String(e.at)}`}>
-                <div class="err-head">
-                  <b>attempt {n(e.attempt)}</b>
-                  <time class="mono muted small">{dateTimeMs(ms(e.at) ?? 0)}</time>
-                </div>
-                <div class="error-text">{e.message}</div>
-                {e.stack ? (
-                  <details open={i === 0}>
-                    <summary>stack</summary>
-                    <pre class="code stack">{e.stack}</pre>
-                  </details>
-                ) : (
-                  <div class="muted small">no stack</div>
-                )}
-              </li>
-            ))}
-          </ol>
+        {admin && (
+          <JobActions
+            queue={queue}
+            job={j}
+            onDone={() => {
+              refollow();
+              refresh();
+            }}
+          />
         )}
+        <div class="job-cols">
+          <div class="job-col">
+            <dl class="facts job-facts">
+              <div>
+                <dt>state</dt>
+                <dd>
+                  <JobStateBadge state={j.state} />
+                </dd>
+              </div>
+              <div>
+                <dt>group</dt>
+                <dd class="mono">
+                  <a href={routeHref({ queue, group: j.group })}>
+                    <Id value={j.group} />
+                  </a>
+                </dd>
+              </div>
+              <div>
+                <dt>attempts</dt>
+                <dd data-testid="job-attempts">
+                  {n(j.attempts)} of {n(j.maxAttempts)}
+                </dd>
+              </div>
+              <div>
+                <dt>backoff</dt>
+                <dd>{backoffText(j.backoff)}</dd>
+              </div>
+              {j.lastError !== null && j.lastError !== undefined && (
+                <div class="wide">
+                  <dt>last error</dt>
+                  <dd class="error-text" data-testid="job-last-error">
+                    {j.lastError}
+                  </dd>
+                </div>
+              )}
+            </dl>
+            <h3 class="sub">Timeline</h3>
+            <ol class="timeline" data-testid="job-timeline">
+              {timeline(j).map((m) => (
+                <li key={m.key} data-moment={m.key}>
+                  <span class="tl-label">{m.label}</span>
+                  <time class="mono">{m.at === null ? '–' : dateTimeMs(m.at)}</time>
+                  <span class="muted small">
+                    {m.at === null ? '' : relative(m.at, redisNow)}
+                    {m.note ? ` · ${m.note}` : ''}
+                  </span>
+                </li>
+              ))}
+            </ol>
+            <h3 class="sub">
+              Errors{' '}
+              <span class="muted small">
+                {j.errors.length === 0 ? 'none' : `${n(j.errors.length)}, newest first`}
+              </span>
+            </h3>
+            {j.errors.length > 0 && (
+              <ol class="errors" data-testid="job-errors">
+                {j.errors.map((e, i) => (
+                  <li key={`${e.attempt}:${String(e.at)}`}>
+                    <div class="err-head">
+                      <b>attempt {n(e.attempt)}</b>
+                      <time class="mono muted small">{dateTimeMs(ms(e.at) ?? 0)}</time>
+                    </div>
+                    <div class="error-text">{e.message}</div>
+                    {e.stack ? (
+                      <details open={i === 0}>
+                        <summary>stack</summary>
+                        <pre class="code stack">{e.stack}</pre>
+                      </details>
+                    ) : (
+                      <div class="muted small">no stack</div>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </div>
+          <div class="job-col">
+            <h3 class="sub">Payload</h3>
+            <pre class="code" data-testid="job-payload">
+              {prettyJson(j.payload)}
+            </pre>
+          </div>
+        </div>
         <p class="muted small pad" data-testid="job-follow">
           {error
             ? `Not updated: ${error.words}`
