@@ -112,35 +112,3 @@ export function useAction(): Action {
     stopping: () => stopFlag.current,
   };
 }
-
-/** What one call of a bounded operator action did (GraphQL `JobActionResult`). */
-export interface Bounded {
-  count: number;
-  remaining: number;
-  skipped: number;
-}
-
-/**
- * Call a bounded action (≤ its limit of jobs per call) until nothing matching is left, telling
- * `progress` after each call. It stops early when a call does nothing while some remain (another
- * operator is at it, or the jobs cannot be moved) or when `stopping()` says so.
- * @returns the totals over every call, and whether it stopped before `remaining` was 0
- */
-export async function untilDone(
-  call: () => Promise<Bounded>,
-  progress: (done: Bounded, calls: number) => void,
-  stopping: () => boolean,
-): Promise<Bounded & { calls: number; stoppedEarly: boolean }> {
-  const total: Bounded = { count: 0, remaining: 0, skipped: 0 };
-  let calls = 0;
-  for (;;) {
-    const r = await call();
-    calls += 1;
-    total.count += r.count;
-    total.skipped += r.skipped;
-    total.remaining = r.remaining;
-    progress(total, calls);
-    if (r.remaining === 0) return { ...total, calls, stoppedEarly: false };
-    if (r.count === 0 || stopping()) return { ...total, calls, stoppedEarly: true };
-  }
-}

@@ -186,6 +186,13 @@ export function App() {
                   </span>
                 )}
               </div>
+              {view?.paused && (
+                <div class="panel notice" role="status" data-testid="queue-paused-note">
+                  <b>This queue is paused.</b> No job of any group is claimed until it is resumed;
+                  completions, retries and delayed jobs coming due go on, and every group keeps its
+                  own state.
+                </div>
+              )}
               {view && !view.known && (
                 <div class="panel notice" role="status" data-testid="unknown-queue">
                   <b>No queue named “{visibleId(queue)}” has ever been used.</b> Nothing was

@@ -26,7 +26,7 @@ const skip = skipBrowser;
  * the engine (a failed attempt at its last attempt dies). Returns their ids in the order they
  * died. The queue must hold no other pending job.
  */
-async function makeDead(q: Queue, groups: string[]): Promise<string[]> {
+async function makeDead(q: Queue, groups: string[], gapMs = 3): Promise<string[]> {
   for (const [i, group] of groups.entries()) {
     await q.enqueue(group, { n: i }, { maxAttempts: 1 });
   }
@@ -40,7 +40,7 @@ async function makeDead(q: Queue, groups: string[]): Promise<string[]> {
     });
     died.push(job.id);
     // Distinct death times, so "newest first" has one answer.
-    await new Promise((resolve) => setTimeout(resolve, 3));
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
   }
   return died;
 }
@@ -157,6 +157,12 @@ describe.skipIf(skip)(
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
           414,
         );
+        // Each row's buttons are on screen, not past the edge of a table scrolled sideways.
+        const button = await page
+          .getByRole('button', { name: `Retry job ${others[0]}` })
+          .boundingBox();
+        expect(button).not.toBeNull();
+        expect((button?.x ?? 0) + (button?.width ?? 0)).toBeLessThanOrEqual(414);
         expect(errors).toEqual([]);
       } finally {
         direct.disconnect();
@@ -164,6 +170,80 @@ describe.skipIf(skip)(
         await server.stop();
       }
     }, 60_000);
+
+    it('retries and deletes every dead job matching in bounded calls (≤ 1,000 each), showing the progress', async () => {
+      const server: TestServer = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('bulk');
+      const other = queueName('bulkdel');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const groups = Array.from({ length: 1_001 }, (_, i) => (i % 2 === 0 ? 'north' : 'south'));
+        await makeDead(q, groups, 0);
+        expect(await direct.zcard(k.dead)).toBe(1_001);
+
+        await page.goto(`${server.server.url}/#queue=${queue}&view=dead`);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*1,001/);
+        // Every text the outcome line shows, as it changes.
+        await page.evaluate(() => {
+          const seen: string[] = [];
+          (window as unknown as { outcomes: string[] }).outcomes = seen;
+          new MutationObserver(() => {
+            const text = document.querySelector('[data-testid="jobs-outcome"]')?.textContent;
+            if (text && seen.at(-1) !== text) seen.push(text);
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        });
+        await page.getByRole('button', { name: /^Retry all 1,001/ }).click();
+        await waitText(page.getByTestId('confirm'), /Retry all 1,001 dead jobs in this queue\?/);
+        await page.getByRole('button', { name: 'Retry 1,001 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^1,001 dead jobs in this queue retried in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
+          20_000,
+        );
+        const outcomes = await page.evaluate(
+          () => (window as unknown as { outcomes: string[] }).outcomes,
+        );
+        expect(outcomes).toContain('Retrying: 1,000 retried, 1 left… (99 %)');
+        expect(await direct.zcard(k.dead)).toBe(0);
+        expect(await direct.zcard(k.lane('north'))).toBe(501);
+        expect(await direct.zcard(k.lane('south'))).toBe(500);
+        expect(await direct.hget(k.stats, 'requeued')).toBe('1001');
+        await shot(page, 'j12-dead-retried-1001');
+
+        // Delete all (no group filter): removeJobs by ids, a read page at a time.
+        const q2 = server.server.engine.queue(other);
+        const k2 = queueKeys(server.server.engine.prefix, other);
+        const died = await makeDead(
+          q2,
+          Array.from({ length: 600 }, () => 'west'),
+          0,
+        );
+        await page.goto(`${server.server.url}/#queue=${other}&view=dead`);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*600/);
+        await page.getByRole('button', { name: /^Delete all 600/ }).click();
+        await waitText(page.getByTestId('confirm'), /Delete all 600 dead jobs in this queue\?/);
+        await page.getByRole('button', { name: 'Delete 600 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^600 dead jobs in this queue deleted in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
+          20_000,
+        );
+        expect(await direct.zcard(k2.dead)).toBe(0);
+        expect(await direct.zcard(k2.groupDead('west'))).toBe(0);
+        for (const id of [died[0], died[299], died[599]] as string[]) {
+          expect(await direct.exists(k2.job(id), k2.errors(id))).toBe(0);
+        }
+        expect(await direct.hget(k2.stats, 'removed')).toBe('600');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 90_000);
 
     it('opens a job by typing its id: its error and stack, payload and timeline', async () => {
       const server = await startTestServer(redis.url);

@@ -7,8 +7,9 @@
  * once a read after it shows it.
  */
 import { useState } from 'preact/hooks';
-import { type Bounded, untilDone, useAction } from '../action';
+import { useAction } from '../action';
 import { answered, request } from '../api';
+import { type Bounded, untilDone } from '../bulk';
 import { dateTimeMs, ms, n, relative, visibleId } from '../format';
 import {
   type JobPageFragment,
@@ -200,7 +201,7 @@ export function DeadView(props: {
           call,
           (sofar) =>
             progress(
-              `${verbing}: ${n(sofar.count)} ${verbed}, ${n(sofar.remaining)} left… (${n(Math.round((sofar.count / Math.max(1, sofar.count + sofar.remaining)) * 100))} %)`,
+              `${verbing}: ${n(sofar.count)} ${verbed}, ${n(sofar.remaining)} left… (${n(Math.floor((sofar.count / Math.max(1, sofar.count + sofar.remaining)) * 100))} %)`,
             ),
           action.stopping,
         );
@@ -227,7 +228,7 @@ export function DeadView(props: {
       <div class="panel-head">
         <h2>Dead jobs</h2>
         <span class="muted small" data-testid="dead-range">
-          {page ? `${rangeText(paging, rows.length, total)} · newest first` : 'reading…'}
+          {page ? rangeText(paging, rows.length, total, 'newest first') : 'reading…'}
         </span>
         <span class="grow" />
         <GroupFilter group={group} onFilter={onFilter} />

@@ -105,9 +105,7 @@ export function DelayedView(props: {
       <div class="panel-head">
         <h2>Delayed jobs</h2>
         <span class="muted small">
-          {page
-            ? `${rangeText(paging, rows.length, page.totalCount)} · next to run first`
-            : 'reading…'}
+          {page ? rangeText(paging, rows.length, page.totalCount, 'next to run first') : 'reading…'}
         </span>
         <span class="grow" />
         <GroupFilter group={group} onFilter={onFilter} />

@@ -59,7 +59,12 @@ export function GroupJobs(props: {
         Backlog{' '}
         <span class="muted small" data-testid="backlog-range">
           {backlog.page
-            ? `${rangeText(backlog.paging, backlog.page.edges.length, backlog.page.totalCount)} · next to run first`
+            ? rangeText(
+                backlog.paging,
+                backlog.page.edges.length,
+                backlog.page.totalCount,
+                'next to run first',
+              )
             : ''}
         </span>
       </h3>

@@ -46,10 +46,15 @@ export function useJobPaging(reset: string, initialSize: number): JobPaging {
   };
 }
 
-/** "1–50 of 1,234" for the page shown. */
-export function rangeText(paging: JobPaging, shown: number, total: number): string {
+/**
+ * "1–50 of 1,234 · newest first" for the page shown (`order` says in which order); "none" for
+ * an empty list.
+ */
+export function rangeText(paging: JobPaging, shown: number, total: number, order = ''): string {
+  if (total === 0 && shown === 0) return 'none';
   const first = (paging.trail.length - 1) * paging.pageSize;
-  return `${total === 0 || shown === 0 ? 0 : n(first + 1)}–${n(first + shown)} of ${n(total)}`;
+  const range = `${shown === 0 ? 0 : n(first + 1)}–${n(first + shown)} of ${n(total)}`;
+  return order ? `${range} · ${order}` : range;
 }
 
 export function Pager(props: {
