@@ -1,6 +1,6 @@
 /**
  * DESIGN.md §6 Auth, with AUTH_TOKENS set: every operation (each query field, each mutation,
- * both subscriptions) for every caller (no token, an unknown token, read, worker, admin) on
+ * each subscription) for every caller (no token, an unknown token, read, worker, admin) on
  * every transport — HTTP, SSE and graphql-ws. A missing or unknown token is UNAUTHENTICATED
  * (HTTP 401; a WebSocket is closed at connection_init with 4403), a role below the operation's
  * is FORBIDDEN, and a refused call changes nothing in Redis (every key's DUMP compared).
@@ -19,17 +19,26 @@ import {
   EnqueueDocument,
   ExtendLeaseDocument,
   GroupChangedDocument,
+  GroupJobsDocument,
   GroupsPageDocument,
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
+  PauseQueueDocument,
   PromoteJobDocument,
+  PurgeGroupDocument,
+  QueueJobsDocument,
   QueueOverviewDocument,
   QueuesDocument,
+  QueueTotalsDocument,
+  RemoveJobsDocument,
+  RequeueDeadJobsDocument,
   ResumeGroupDocument,
+  ResumeQueueDocument,
   RetryDocument,
   RingChangedDocument,
   SetLimitDocument,
+  SetRetentionDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -246,6 +255,93 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => ({
       query: print(EnqueueDelayedDocument),
       variables: { queue, group: 'g', delayMs: 60_000, backoff: { type: 'FIXED', delayMs: 1 } },
+    }),
+  },
+  {
+    field: 'queue',
+    name: 'queue.jobs',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g', null, { delayMs: 60_000 });
+      return { query: print(QueueJobsDocument), variables: { queue, state: 'DELAYED' } };
+    },
+  },
+  {
+    field: 'queue',
+    name: 'queue.group.jobs',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return {
+        query: print(GroupJobsDocument),
+        variables: { queue, group: 'g', state: 'PENDING' },
+      };
+    },
+  },
+  {
+    field: 'queue',
+    name: 'queue.state, retention, counts, stats',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => ({ query: print(QueueTotalsDocument), variables: { queue } }),
+  },
+  {
+    field: 'requeueDeadJobs',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const q = engine().queue(queue);
+      const { id } = await q.enqueue('g', null, { maxAttempts: 1 });
+      const job = await q.claim();
+      await q.retry(id, job?.token as string, 'died');
+      return { query: print(RequeueDeadJobsDocument), variables: { queue, ids: [id] } };
+    },
+  },
+  {
+    field: 'removeJobs',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g');
+      return { query: print(RemoveJobsDocument), variables: { queue, ids: [id] } };
+    },
+  },
+  {
+    field: 'purgeGroup',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(PurgeGroupDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'pauseQueue',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return { query: print(PauseQueueDocument), variables: { queue } };
+    },
+  },
+  {
+    field: 'resumeQueue',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue();
+      return { query: print(ResumeQueueDocument), variables: { queue } };
+    },
+  },
+  {
+    field: 'setRetention',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetRetentionDocument),
+      variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
     }),
   },
   {

@@ -11,6 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Job, Limits } from '../../src/lanes/index.js';
 import {
+  ACTION_IDS,
+  ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
   b64,
@@ -20,7 +22,9 @@ import {
   FAILURE_TEXTS,
   FIRSTS,
   GROUP_IDS,
+  JOB_CURSORS,
   JOB_IDS,
+  JOB_STATES,
   LEASES,
   LIMITS,
   LITERAL_MUTATIONS,
@@ -31,8 +35,12 @@ import {
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
+  RETENTION_AGES,
+  RETENTION_COUNTS,
+  RETENTION_POLICIES,
   RUN_AT_TEXTS,
   TOKENS,
+  UNREMOVABLE_STATES,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -191,6 +199,103 @@ const FIELDS: Field[] = [
       id: JOB_IDS,
       token: TOKENS,
       leaseMs: [...LEASES, NULL],
+    },
+  },
+  {
+    name: 'Queue.jobs',
+    kind: 'query',
+    document:
+      'query($queue: String!, $state: JobState!, $group: String, $first: Int, $after: String) { queue(name: $queue) { jobs(state: $state, group: $group, first: $first, after: $after) { totalCount edges { cursor } } } }',
+    valid: () => ({ queue: QUEUE, state: 'DEAD', first: 2 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      state: JOB_STATES,
+      group: GROUP_IDS.filter((v) => v !== NULL),
+      first: FIRSTS,
+      after: JOB_CURSORS,
+    },
+  },
+  {
+    name: 'Group.jobs',
+    kind: 'query',
+    document:
+      'query($queue: String!, $id: String!, $state: JobState!, $first: Int, $after: String) { queue(name: $queue) { group(id: $id) { jobs(state: $state, first: $first, after: $after) { totalCount } } } }',
+    valid: () => ({ queue: QUEUE, id: 'a', state: 'PENDING' }),
+    bad: { id: GROUP_IDS, state: JOB_STATES, first: FIRSTS, after: JOB_CURSORS },
+  },
+  {
+    name: 'Mutation.requeueDeadJobs (ids)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $ids: [ID!], $resetAttempts: Boolean, $limit: Int) { requeueDeadJobs(queue: $queue, ids: $ids, resetAttempts: $resetAttempts, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, ids: ['987654321'], resetAttempts: false, limit: 10 }),
+    bad: { queue: QUEUE_NAMES, ids: ACTION_IDS, limit: ACTION_LIMITS },
+  },
+  {
+    name: 'Mutation.requeueDeadJobs (group)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String, $limit: Int) { requeueDeadJobs(queue: $queue, group: $group, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', limit: 10 }),
+    bad: { group: GROUP_IDS.filter((v) => v !== NULL), limit: ACTION_LIMITS },
+  },
+  {
+    name: 'Mutation.removeJobs (ids)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $ids: [ID!], $state: JobState) { removeJobs(queue: $queue, ids: $ids, state: $state) { count } }',
+    valid: () => ({ queue: QUEUE, ids: ['987654321'], state: 'DEAD' }),
+    bad: {
+      queue: QUEUE_NAMES,
+      ids: ACTION_IDS,
+      state: [...JOB_STATES.filter((v) => v !== NULL), ...UNREMOVABLE_STATES],
+    },
+  },
+  {
+    name: 'Mutation.removeJobs (group)',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String, $state: JobState, $limit: Int) { removeJobs(queue: $queue, group: $group, state: $state, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', state: 'DEAD', limit: 10 }),
+    bad: {
+      group: GROUP_IDS.filter((v) => v !== NULL),
+      // Null is no state, which a group needs.
+      state: [
+        ...JOB_STATES.filter((v) => v !== NULL),
+        ...UNREMOVABLE_STATES,
+        { label: 'null', value: null, engine: 'BAD_USER_INPUT', api: 'BAD_USER_INPUT' },
+      ],
+      limit: ACTION_LIMITS,
+    },
+  },
+  {
+    name: 'Mutation.purgeGroup',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $limit: Int) { purgeGroup(queue: $queue, group: $group, limit: $limit) { count } }',
+    valid: () => ({ queue: QUEUE, group: 'nobody', limit: 10 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, limit: ACTION_LIMITS },
+  },
+  ...(['pauseQueue', 'resumeQueue'] as const).map(
+    (name): Field => ({
+      name: `Mutation.${name}`,
+      kind: 'mutation',
+      document: `mutation($queue: String!) { ${name}(queue: $queue) { name state } }`,
+      valid: () => ({ queue: QUEUE }),
+      bad: { queue: QUEUE_NAMES },
+    }),
+  ),
+  {
+    name: 'Mutation.setRetention',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $completed: RetentionInput, $count: Int, $ageMs: SafeInt) { setRetention(queue: $queue, completed: $completed, dead: { count: $count, ageMs: $ageMs }) { name } }',
+    valid: () => ({ queue: QUEUE, completed: { count: 5 }, count: 10, ageMs: 60_000 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      completed: RETENTION_POLICIES,
+      count: RETENTION_COUNTS,
+      ageMs: RETENTION_AGES,
     },
   },
   {

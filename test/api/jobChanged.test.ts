@@ -7,7 +7,6 @@
  * minute away); test/pubsub/jobFeed.test.ts heals a lost one.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
@@ -18,8 +17,12 @@ import {
   JobChangedDocument,
   type JobChangedSubscription,
   PromoteJobDocument,
+  PurgeGroupDocument,
+  RemoveJobsDocument,
+  RequeueDeadJobsDocument,
   RetryDocument,
   RetryWithErrorDocument,
+  SetRetentionDocument,
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
@@ -30,14 +33,12 @@ type JobEvent = JobChangedSubscription['jobChanged'];
 
 const redis = useTestRedis();
 let server: TestServer;
-let admin: Redis;
 
 beforeEach(async () => {
   server = await startTestServer(redis.url, {
     RESYNC_INTERVAL_MS: '60000',
     REAP_INTERVAL_MS: '86400000',
   });
-  admin = redis.client();
 });
 afterEach(async () => {
   await server.stop();
@@ -80,6 +81,21 @@ async function expectCompleted(sub: LiveSubscription<JobChangedSubscription>): P
 }
 
 describe('jobChanged over graphql-ws', () => {
+  it('enqueue → subscribe → claim → complete: PENDING, ACTIVE, COMPLETED (kept by retention), then it completes', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q);
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
+    const { token } = await claim(q);
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE', attempts: 1, token });
+    await ok(CompleteDocument, { queue: q, id, token });
+    const done = await nextJob(sub, q, id);
+    expect(done).toMatchObject({ state: 'COMPLETED', token: null, leaseUntil: null });
+    expect(done?.finishedAt).toEqual(expect.any(String));
+    await expectCompleted(sub);
+    expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+  });
+
   it('enqueue → subscribe → claim → retry at maxAttempts: PENDING, ACTIVE, DEAD, then it completes', async () => {
     const q = queueName('job');
     const id = await enqueue(q, 1);
@@ -113,7 +129,7 @@ describe('jobChanged over graphql-ws', () => {
 
   it('a job completed without retention is gone: PENDING, ACTIVE, null, then it completes', async () => {
     const q = queueName('job');
-    await admin.hset(server.server.engine.queue(q).keys.settings, 'completedCount', '0');
+    await ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
     const id = await enqueue(q);
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
@@ -124,14 +140,41 @@ describe('jobChanged over graphql-ws', () => {
     await expectCompleted(sub);
   });
 
-  it('a job removed (its hash deleted) yields null and completes', async () => {
+  it('a job removed by an operator (removeJobs) yields null and completes', async () => {
     const q = queueName('job');
     const id = await enqueue(q);
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
-    await admin.del(server.server.engine.queue(q).keys.job(id));
+    expect((await ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(1);
     expect(await nextJob(sub, q, id)).toBeNull();
     await expectCompleted(sub);
+  });
+
+  it('a job purged with its group’s backlog yields null and completes', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q);
+    const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
+    await ok(PurgeGroupDocument, { queue: q, group: 'g' });
+    expect(await nextJob(sub, q, id)).toBeNull();
+    await expectCompleted(sub);
+  });
+
+  it('a dead job requeued is a new life: DEAD ends one subscription, a new one follows it back to PENDING', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q, 1);
+    const { token } = await claim(q);
+    await ok(RetryDocument, { queue: q, id, token });
+    const dead = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(dead, q, id)).toMatchObject({ state: 'DEAD' });
+    await expectCompleted(dead);
+    const again = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(again, q, id)).toMatchObject({ state: 'DEAD' });
+    await expectCompleted(again);
+    await ok(RequeueDeadJobsDocument, { queue: q, ids: [id] });
+    const requeued = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    expect(await nextJob(requeued, q, id)).toMatchObject({ state: 'PENDING', attempts: 0 });
+    requeued.close();
   });
 
   it('a job that never was: null at once, then it completes', async () => {

@@ -123,6 +123,16 @@ describe('Queue.job', () => {
     });
   });
 
+  it('a completed job kept by the retention: COMPLETED, finishedAt as in the completed index, no lease', async () => {
+    const q = uniqueQueueName('job');
+    const { id } = await engineQueue(q).enqueue('g');
+    const claimed = await engineQueue(q).claim();
+    await engineQueue(q).complete(id, claimed?.token as string);
+    const job = await jobById(q, id);
+    expect(job).toMatchObject({ state: 'COMPLETED', attempts: 1, token: null, leaseUntil: null });
+    expect(ms(job?.finishedAt)).toBe(Number(await r.zscore(engineQueue(q).keys.completed, id)));
+  });
+
   it('null for a job that is not there (never was, completed without retention, another queue, not an id), writing nothing', async () => {
     const q = uniqueQueueName('job');
     // Completed without retention: its hash is deleted at once.

@@ -18,10 +18,13 @@ import {
   GroupChangedDocument,
   type GroupChangedSubscription,
   PauseGroupDocument,
+  PauseQueueDocument,
   QueueOverviewDocument,
   ResumeGroupDocument,
+  ResumeQueueDocument,
   RingChangedDocument,
   type RingChangedSubscription,
+  RingStateDocument,
   SetLimitDocument,
 } from '../gql/graphql.js';
 import {
@@ -302,6 +305,43 @@ describe('groupChanged over graphql-ws', () => {
     await expectGroup({ active: 0, pending: 0, onRing: false, state: 'IDLE' });
     await ok(EnqueueDocument, { queue: q, group: 'g' });
     await expectGroup({ active: 0, pending: 1, onRing: true, state: 'READY' });
+    expect(sub.events.untaken).toBe(0);
+    sub.close();
+  });
+});
+
+describe('ringChanged and the queue state over graphql-ws', () => {
+  it('pauseQueue and resumeQueue are CHANGEs of queueState with the ring standing', async () => {
+    const q = queueName('state');
+    await ok(EnqueueDocument, { queue: q, group: 'a' });
+    const sub = wsSubscribe(server.ws(), RingStateDocument, { queue: q });
+    const next = async () => dataOf(await sub.events.next()).ringChanged;
+    expect(await next()).toEqual({
+      ring: ['a'],
+      added: ['a'],
+      removed: [],
+      queueState: 'RUNNING',
+      reason: 'SNAPSHOT',
+    });
+    await ok(PauseQueueDocument, { queue: q });
+    expect(await next()).toEqual({
+      ring: ['a'],
+      added: [],
+      removed: [],
+      queueState: 'PAUSED',
+      reason: 'CHANGE',
+    });
+    // While paused the ring still moves with the groups; each event says PAUSED.
+    await ok(EnqueueDocument, { queue: q, group: 'b' });
+    expect(await next()).toMatchObject({ ring: ['a', 'b'], added: ['b'], queueState: 'PAUSED' });
+    await ok(ResumeQueueDocument, { queue: q });
+    expect(await next()).toEqual({
+      ring: ['a', 'b'],
+      added: [],
+      removed: [],
+      queueState: 'RUNNING',
+      reason: 'CHANGE',
+    });
     expect(sub.events.untaken).toBe(0);
     sub.close();
   });

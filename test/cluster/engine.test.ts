@@ -76,6 +76,27 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('promoteJob');
       expect(await master.zcard(q.keys.delayed)).toBe(0);
       expect(await master.zrange(q.keys.lane('c'), 0, -1)).toEqual([later.id]);
+
+      // Issue 16's queue settings, operator actions and job reads, each on the queue's master.
+      await q.pauseQueue();
+      expect(await master.hget(q.keys.settings, 'paused')).toBe('1');
+      await q.resumeQueue();
+      ran.add('pauseQueue').add('resumeQueue');
+      await q.setRetention({ dead: { count: 5 } });
+      expect(await master.hget(q.keys.settings, 'deadCount')).toBe('5');
+      ran.add('setRetention');
+      const waiting = await q.enqueue('d', { n: 1 });
+      expect((await q.jobs({ state: 'PENDING', group: 'd' })).jobs.map((j) => j.id)).toEqual([
+        waiting.id,
+      ]);
+      ran.add('readJobs');
+      expect(await q.removeJobs({ ids: [waiting.id] })).toMatchObject({ count: 1 });
+      expect(await master.exists(q.keys.job(waiting.id))).toBe(0);
+      ran.add('removeJobs');
+      expect(await q.requeueDead({ all: true })).toMatchObject({ count: 0 });
+      ran.add('requeueDead');
+      expect((await q.audit()).findings).toEqual([]);
+      ran.add('reconcileIndexes');
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

@@ -91,6 +91,10 @@ describe('a queue whose slot moves', () => {
     if (!toComplete || !toRetry || !toExtend || !batchDone || !dying) throw new Error('setup');
     const expiring = await queue.claim({ leaseMs: 1 });
     expect(expiring).not.toBeNull();
+    // Issue 16's keys: queue settings and delayed jobs (the queue's and their group's index).
+    await queue.setRetention({ completed: { count: 100 } });
+    const later = await queue.enqueue('e', {}, { delayMs: 600_000 });
+    const unwanted = await queue.enqueue('e', {}, { delayMs: 600_000 });
 
     const slot = await cluster.keySlot(queue.keys.ring);
     const home = await cluster.ownerOf(queue.keys.ring);
@@ -119,6 +123,12 @@ describe('a queue whose slot moves', () => {
       resume: () => queue.resume('z'),
       snapshot: () => queue.snapshot({ first: 10 }),
       groups: () => queue.groups({ first: 10 }),
+      setRetention: () => queue.setRetention({ dead: { count: 50 } }),
+      pauseQueue: () => queue.pauseQueue(),
+      promote: () => queue.promote(later.id),
+      removeJobs: () => queue.removeJobs({ ids: [unwanted.id] }),
+      requeueDead: () => queue.requeueDead({ all: true }),
+      jobs: () => queue.jobs({ state: 'DELAYED' }),
     }).map(([name, call]) =>
       call().then(
         (value) => {
@@ -138,6 +148,9 @@ describe('a queue whose slot moves', () => {
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
     expect(failed, 'calls that failed').toEqual([]);
     expect(await cluster.ownerOf(queue.keys.ring)).toBe(away);
+    expect(await queue.state()).toBe('PAUSED');
+    await queue.resumeQueue();
+    expect(await queue.redis.zcard(queue.keys.delayed), 'promoted and removed').toBe(0);
     expect(await queue.reap()).toBe(0);
     expect(await queue.redis.exists(queue.keys.guard)).toBe(0);
     // I1–I3 on the new owner: each group on the ring exactly when serviceable, permits = leases.

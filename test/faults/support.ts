@@ -23,7 +23,7 @@ import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import type { Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
+import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
 import { escapeGlob, scanAll } from '../support/lanes.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -437,7 +437,10 @@ export interface Accounting {
   unacknowledgedIds: number;
 }
 
-/** True once `queue` has nothing pending or active and every issued job is completed or dead. */
+/**
+ * True once `queue` has nothing pending, delayed or active and every issued job is completed or
+ * dead.
+ */
 export async function drained(queue: Queue): Promise<boolean> {
   const [seq, stats, active] = await Promise.all([
     queue.redis.get(queue.keys.seq),
@@ -448,6 +451,7 @@ export async function drained(queue: Queue): Promise<boolean> {
   return (
     active === 0 &&
     counts.pending === 0 &&
+    counts.delayed === 0 &&
     stats.completed + stats.dead === Number(seq ?? 0) &&
     stats.enqueued === Number(seq ?? 0)
   );
@@ -495,13 +499,14 @@ export async function assertSound(
       r.zcard(k.active),
       scanAll(r, `${escapeGlob(k.base)}g:*:pending`),
       queue.stats(),
-      r.hmget(k.stats, 'pending', 'active'),
+      r.hmget(k.stats, 'pending', 'active', 'delayed'),
     ],
   );
   expect(gactive, 'gactive after the workload (a leaked or negative permit)').toEqual({});
   expect(activeCount, 'active jobs after the workload').toBe(0);
   expect(lanes, 'non-empty lanes after the workload').toEqual([]);
-  expect(totals.map(Number), 'stats totals pending, active').toEqual([0, 0]);
+  expect(totals.map(Number), 'stats totals pending, active, delayed').toEqual([0, 0, 0]);
+  expect(await r.zcard(k.delayed), 'delayed jobs after the workload').toBe(0);
 
   const seq = Number(seqText ?? 0);
   const dead = new Set(deadIds);
@@ -599,25 +604,43 @@ export async function assertSound(
 
 // ── workloads ────────────────────────────────────────────────────────────────────────────
 
-/** One job of a workload: its group and payload (`ms` of work; `fail`: always throws). */
+/**
+ * One job of a workload: its group and payload (`ms` of work; `fail`: always throws;
+ * `failFirst`: throws on its first attempt only), and the issue-16 options it is enqueued with
+ * (a delay, a retry policy), so every fault scenario also covers delayed jobs, backoff waits and
+ * their promotion.
+ */
 export interface JobSpec {
   group: string;
-  payload: { ms: number; fail?: true; n: number };
+  payload: { ms: number; fail?: true; failFirst?: true; n: number };
   maxAttempts: number;
+  delayMs?: number;
+  backoff?: BackoffPolicy;
 }
 
 /**
  * `count` jobs over `groups`, round-robin, each working 2–20 ms; every `failEvery`-th one always
- * throws (so it ends dead after `maxAttempts` 2).
+ * throws (so it ends dead after `maxAttempts` 2, having waited a FIXED 10 ms backoff once).
+ * Every 11th fails its first attempt only and waits an EXPONENTIAL backoff (5 ms, cap 50 ms,
+ * jitter 0.5) before it runs again; every 7th is enqueued delayed by 5–60 ms.
  */
 export function workload(count: number, groups: string[], failEvery = 25): JobSpec[] {
   return Array.from({ length: count }, (_, n) => {
     const fail = failEvery > 0 && n % failEvery === failEvery - 1;
-    return {
+    const flaky = !fail && n % 11 === 10;
+    const spec: JobSpec = {
       group: groups[n % groups.length] as string,
-      payload: fail ? { ms: 2, fail: true, n } : { ms: 2 + ((n * 7) % 19), n },
+      payload: fail
+        ? { ms: 2, fail: true, n }
+        : flaky
+          ? { ms: 2, failFirst: true, n }
+          : { ms: 2 + ((n * 7) % 19), n },
       maxAttempts: fail ? 2 : 5,
     };
+    if (fail) spec.backoff = { type: 'FIXED', delayMs: 10, maxDelayMs: null, jitter: 0 };
+    if (flaky) spec.backoff = { type: 'EXPONENTIAL', delayMs: 5, maxDelayMs: 50, jitter: 0.5 };
+    if (n % 7 === 6) spec.delayMs = 5 + ((n * 13) % 56);
+    return spec;
   });
 }
 
@@ -644,6 +667,8 @@ export async function produce(
         try {
           const job = await queue.enqueue(spec.group, spec.payload, {
             maxAttempts: spec.maxAttempts,
+            delayMs: spec.delayMs,
+            backoff: spec.backoff,
           });
           ledger.enqueued.add(job.id);
           if (paceMs > 0) await hold(paceMs);

@@ -42,6 +42,27 @@ async function claimReply(q: Queue, token = 't'): Promise<unknown[]> {
 }
 
 describe('claim promotes due delayed jobs', () => {
+  it('past a batch of due jobs whose group cannot be judged (active count not countable)', async () => {
+    const q = engine.queue();
+    const now = await redisNow(q.redis);
+    await q.setLimit('bad', 5);
+    // The earliest promoteBatch + 1 due jobs belong to a group whose count is damaged; a job of
+    // another group is due after them. Left delayed, they would hold the head of `delayed` and
+    // no other job would ever be promoted until a repair.
+    await putDelayed(q, 'bad', now - 10, Defaults.promoteBatch + 1);
+    const [ok] = await putDelayed(q, 'ok', now - 1);
+    await q.redis.hset(q.keys.gactive, 'bad', '99999999999999999999');
+    expect(await q.claim()).toBeNull();
+    const claimed = (await q.claim()) as Job;
+    expect(claimed.id).toBe(ok);
+    // The damaged group's jobs are in its lane; it is not served until a repair.
+    expect(await q.redis.zcard(q.keys.lane('bad'))).toBe(Defaults.promoteBatch + 1);
+    expect(await q.redis.zcard(q.keys.delayed)).toBe(0);
+    expect(await q.redis.lrange(q.keys.ring, 0, -1)).toEqual([]);
+    await q.repair();
+    expect(await q.redis.lrange(q.keys.ring, 0, -1)).toEqual(['bad']);
+  });
+
   it('a due job goes back to its lane at its FIFO place, and is claimed in that place', async () => {
     const q = engine.queue();
     const now = await redisNow(q.redis);

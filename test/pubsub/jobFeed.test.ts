@@ -57,11 +57,11 @@ describe('jobChanges', () => {
   });
 
   it('a job completed without retention (its hash deleted) ends with null', async () => {
-    const { feed, engine, redis: r } = await feeds.start();
+    const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
-    // Retention of completed jobs: none (DESIGN.md §2, settings), so the hash goes at once.
-    await r.hset(q.keys.settings, 'completedCount', '0');
+    // Retention of completed jobs: none, so the hash goes at once.
+    await q.setRetention({ completed: { count: 0 } });
     const { id } = await q.enqueue('g');
     const reader = new Reader(feed.jobChanges(name, id));
     expect(await reader.next()).toMatchObject({ state: 'PENDING' });
@@ -72,18 +72,20 @@ describe('jobChanges', () => {
     await expectEnded(reader);
   });
 
-  it('a job whose hash says COMPLETED (kept by retention) ends the stream there', async () => {
-    const { feed, engine, redis: r } = await feeds.start();
+  it('a job completed and kept by the retention ends the stream at COMPLETED', async () => {
+    const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
     const { id } = await q.enqueue('g');
     const reader = new Reader(feed.jobChanges(name, id));
     expect(await reader.next()).toMatchObject({ state: 'PENDING' });
-    // Written as complete writes a retained job (DESIGN.md §2): state and finishedAt.
-    await r.hset(q.keys.job(id), { state: 'completed', finishedAt: '1700000000000' });
+    const job = await claim(q);
+    expect(await reader.next()).toMatchObject({ state: 'ACTIVE' });
+    await q.complete(id, job.token as string);
     expect(await reader.next()).toMatchObject({
       state: 'COMPLETED',
-      finishedAt: 1_700_000_000_000,
+      token: null,
+      finishedAt: expect.any(Number),
     });
     await expectEnded(reader);
     // A subscription to a job already final sends it and ends at once.
@@ -93,13 +95,13 @@ describe('jobChanges', () => {
   });
 
   it('a job removed (its hash deleted) sends null and ends; so does a job that never was', async () => {
-    const { feed, engine, redis: r } = await feeds.start();
+    const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
-    const { id } = await q.enqueue('g');
+    const { id } = await q.enqueue('g', null, { delayMs: 60_000 });
     const reader = new Reader(feed.jobChanges(name, id));
-    expect(await reader.next()).toMatchObject({ state: 'PENDING' });
-    await r.del(q.keys.job(id));
+    expect(await reader.next()).toMatchObject({ state: 'DELAYED' });
+    await q.removeJobs({ ids: [id] });
     expect(await reader.next()).toBeNull();
     await expectEnded(reader);
 

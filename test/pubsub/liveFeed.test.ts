@@ -241,14 +241,14 @@ describe('ringChanges', () => {
   });
 
   it("follows the queue's state: a pause or resume alone is a CHANGE with nothing added or removed", async () => {
-    const { feed, engine, redis: r } = await feeds.start();
+    const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
     await q.enqueue('a');
     const reader = new Reader(feed.ringChanges(name));
     expect(await reader.next()).toMatchObject({ ring: ['a'], queueState: 'RUNNING' });
-    // As pauseQueue writes it (DESIGN.md §2, settings): the ring stands, the state changes.
-    await r.hset(q.keys.settings, 'paused', '1');
+    // The ring stands; only the queue's state changes.
+    await q.pauseQueue();
     expect(await reader.next()).toEqual({
       queue: name,
       ring: ['a'],
@@ -259,9 +259,9 @@ describe('ringChanges', () => {
     });
     // A retention setting is in the same hash: read again, equal, nothing sent.
     const reads = feed.stats().ringReads;
-    await r.hset(q.keys.settings, 'completedCount', '5');
+    await q.setRetention({ completed: { count: 5 } });
     await waitFor('the re-read', () => feed.stats().ringReads > reads);
-    await r.hdel(q.keys.settings, 'paused');
+    await q.resumeQueue();
     await expectChange(reader, ['a'], [], []);
   });
 

@@ -11,10 +11,17 @@
   k: glimit, gactive, ring, paused, wake, stats, delayed (zset id -> runAt ms).
   base: 'P:{Q}:' (job, lane and group-delayed keys are built from it, includes/keys.lua).
 
-    promoteJob(k, base, id)         move one delayed job now; returns true if it was moved,
-                                    false when it is not in `delayed` or its group's active
-                                    count cannot be counted exactly (then it is left delayed:
-                                    Queue.repair rewrites the count) — nothing written then
+    promoteJob(k, base, id, unjudged)
+                                    move one delayed job now; returns true if it was moved,
+                                    false when it is not in `delayed` (nothing written). When
+                                    its group's active count cannot be counted exactly, the
+                                    group's standing cannot be judged: without `unjudged` the
+                                    job is left delayed (false; promoteJob-8.lua refuses first);
+                                    with it (promoteDue) the job moves to its lane and the group
+                                    is not settled — the claim skips such a group anyway and
+                                    Queue.repair rewrites the count and re-rings it — so a
+                                    batch of such jobs at the head of `delayed` never holds
+                                    back the promotion of every other group's
     promoteDue(k, base, now, max)   promote up to `max` jobs due at `now` (ms), earliest first;
                                     returns how many were moved
     nextRunAt(k)                    the earliest run-at time in `delayed` (ms), or false
@@ -28,7 +35,7 @@
 --- @include "safeInteger"
 --- @include "settleGroup"
 
-local function promoteJob(k, base, id)
+local function promoteJob(k, base, id, unjudged)
   local at = redis.call('ZSCORE', k.delayed, id)
   if not at then
     return false
@@ -44,10 +51,13 @@ local function promoteJob(k, base, id)
   local laneKey = laneKeyOf(base, group)
   local limit = limitOf(k.glimit, group)
   local active = parseActive(redis.call('HGET', k.gactive, group))
-  if active == nil then
+  if active == nil and not unjudged then
     return false
   end
-  local wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
+  local wasServiceable, wasSaturated
+  if active ~= nil then
+    wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
+  end
   -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints);
   -- never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
   local score = finiteScore(job[2]) or finiteScore(id) or 0
@@ -58,7 +68,9 @@ local function promoteJob(k, base, id)
   redis.call('HDEL', jobKey, 'runAt')
   redis.call('HINCRBY', k.stats, 'delayed', -1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
-  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  if active ~= nil then
+    settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  end
   return true
 end
 
@@ -66,7 +78,7 @@ local function promoteDue(k, base, now, max)
   local due = redis.call('ZRANGEBYSCORE', k.delayed, '-inf', now, 'LIMIT', 0, max)
   local moved = 0
   for _, id in ipairs(due) do
-    if promoteJob(k, base, id) then
+    if promoteJob(k, base, id, true) then
       moved = moved + 1
     end
   end
