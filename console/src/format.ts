@@ -139,6 +139,13 @@ export function duration(ms: number): string {
 export const relative = (at: number, now: number): string =>
   at >= now ? `in ${duration(at - now)}` : `${duration(now - at)} ago`;
 
+/**
+ * A moment that has happened (enqueued, claimed, died), relative to `now` (ms): "3.2 s ago", or
+ * "just now" when the clocks' estimate puts it a little ahead.
+ */
+export const ago = (at: number, now: number): string =>
+  at > now ? 'just now' : `${duration(now - at)} ago`;
+
 /** A payload on one line, cut to `max` characters (with …): what a list row shows of it. */
 export function preview(payload: unknown, max = 80): string {
   const text = payload === undefined ? 'null' : JSON.stringify(payload);

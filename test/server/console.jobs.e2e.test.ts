@@ -245,10 +245,11 @@ describe.skipIf(skip)(
       }
     }, 90_000);
 
-    it('opens a job by typing its id: its error and stack, payload and timeline', async () => {
+    it('opens a job by typing its id: its error and stack, payload and timeline; follows it live; acts on it', async () => {
       const server = await startTestServer(redis.url);
       const { page, errors } = await browser.openPage();
       const queue = queueName('jobid');
+      const direct = new Redis(redis.url);
       try {
         const q = server.server.engine.queue(queue);
         const job = await q.enqueue('acme', { order: 42, items: ['a', 'b'] }, { maxAttempts: 2 });
@@ -279,12 +280,38 @@ describe.skipIf(skip)(
         await waitText(page.getByTestId('job-timeline'), /enqueued.*last claimed.*died/);
         await shot(page, 'j01-job-by-id');
 
+        // From its detail an admin retries it: pending again, followed live once more.
+        const k = queueKeys(server.server.engine.prefix, queue);
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Retry' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Retried — confirmed: Redis shows it pending/,
+        );
+        await waitText(detail.locator('.panel-head [data-job-state]'), /pending/);
+        expect(await direct.zscore(k.lane('acme'), job.id)).not.toBeNull();
+        const again = await q.claim({ leaseMs: 60_000 });
+        expect(again?.id).toBe(job.id);
+        await waitText(detail.locator('.panel-head [data-job-state]'), /active/);
+        await waitText(page.getByTestId('job-attempts'), /1 of 2/);
+        await q.retry(job.id, again?.token ?? '', { error: 'once more', delayMs: 600_000 });
+        await waitText(detail.locator('.panel-head [data-job-state]'), /delayed/);
+        await waitText(page.getByTestId('job-timeline'), /runs at.*in 9 min/);
+        // …and deletes it: gone from Redis, and the detail says so.
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Delete' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Deleted — confirmed: Redis no longer holds it/,
+        );
+        await waitText(page.getByTestId('job-gone'), /No job \d+ in this queue/);
+        expect(await direct.exists(k.job(job.id), k.errors(job.id))).toBe(0);
+
         // An id that names no job says so.
         await page.getByLabel('Job id').fill('999999');
         await page.getByRole('button', { name: 'Open job' }).click();
         await waitText(page.getByTestId('job-gone'), /No job 999999 in this queue/);
         expect(errors).toEqual([]);
       } finally {
+        direct.disconnect();
         await page.close();
         await server.stop();
       }
@@ -360,12 +387,23 @@ describe.skipIf(skip)(
         await waitText(page.getByTestId('backlog-range'), /11–12 of 12/);
         await waitText(backlog, /\{"invoice":13\}/);
 
-        // A job of the list opens its detail, and closing it comes back to the group.
-        await page.locator(`[data-testid="active-jobs"] a[data-job="${a?.id}"]`).click();
-        await waitText(page.getByTestId('job').locator('.panel-head [data-job-state]'), /active/);
-        await waitText(page.getByTestId('job-timeline'), /lease until/);
+        // A job of the list opens its detail (the next to run), which follows it live: claimed,
+        // then completed (kept by the default retention); closing it comes back to the group.
+        await page.getByRole('button', { name: 'Backlog: first page' }).click();
+        await page.locator(`[data-testid="backlog"] a[data-job="${ids[2]}"]`).click();
+        const state = page.getByTestId('job').locator('.panel-head [data-job-state]');
+        await waitText(state, /pending/);
+        const c = await q.claim({ leaseMs: 90_000 });
+        expect(c?.id).toBe(ids[2]);
+        await waitText(state, /active/);
+        await waitText(page.getByTestId('job-timeline'), /lease until.*in 1 min/);
+        await q.complete(c?.id ?? '', c?.token ?? '');
+        await waitText(state, /completed/);
+        await waitText(page.getByTestId('job-follow'), /Final/);
+        await shot(page, 'j10-job-followed');
         await page.getByRole('link', { name: 'Close job' }).click();
         await page.getByTestId('backlog').waitFor();
+        expect(new URL(page.url()).hash).toBe(`#queue=${queue}&group=acme`);
         expect(errors).toEqual([]);
       } finally {
         await page.close();
@@ -402,7 +440,7 @@ describe.skipIf(skip)(
         // Claims stop for every group; the group itself is not paused.
         expect(await q.claim({ leaseMs: 1_000 })).toBeNull();
         expect(await direct.sismember(k.paused, 'acme')).toBe(0);
-        await shot(page, 'j10-queue-paused');
+        await shot(page, 'j11-queue-paused');
 
         await page.getByRole('button', { name: 'Resume queue' }).click();
         await waitText(page.getByTestId('queue-state'), /running/);
@@ -421,7 +459,7 @@ describe.skipIf(skip)(
         await waitRows(page, 'dead-jobs', [dead as string]);
         expect(await page.getByTestId('dead-actions').count()).toBe(0);
         expect(await page.getByRole('button', { name: /^(Retry|Delete)/ }).count()).toBe(0);
-        await shot(page, 'j11-read-only');
+        await shot(page, 'j13-read-only');
         expect(errors).toEqual([]);
       } finally {
         direct.disconnect();

@@ -10,7 +10,7 @@ import { useState } from 'preact/hooks';
 import { useAction } from '../action';
 import { answered, request } from '../api';
 import { type Bounded, untilDone } from '../bulk';
-import { dateTimeMs, ms, n, relative, visibleId } from '../format';
+import { ago, dateTimeMs, ms, n, visibleId } from '../format';
 import {
   type JobPageFragment,
   type JobRowFragment,
@@ -76,7 +76,7 @@ export function DeadView(props: {
   const page = list.page;
   const rows = page?.edges.map((e) => e.node) ?? [];
   const total = page?.totalCount ?? 0;
-  const redisNow = now - skew;
+  const redisNow = Math.max(now, Date.now()) - skew;
   const matching = group ? `of group “${visibleId(group)}”` : 'in this queue';
 
   const done = () => {
@@ -343,7 +343,7 @@ export function DeadView(props: {
                     </a>
                   </td>
                   <td title={died === null ? '' : dateTimeMs(died)}>
-                    {died === null ? '–' : relative(died, redisNow)}
+                    {died === null ? '–' : ago(died, redisNow)}
                   </td>
                   <td>{attemptsText(j)}</td>
                   <td class="err-cell" title={j.lastError ?? ''}>

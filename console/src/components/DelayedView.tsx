@@ -53,7 +53,7 @@ export function DelayedView(props: {
   const action = useAction();
   const page = list.page;
   const rows = page?.edges.map((e) => e.node) ?? [];
-  const redisNow = now - skew;
+  const redisNow = Math.max(now, Date.now()) - skew;
   const matching = group ? `of group “${visibleId(group)}”` : 'in this queue';
 
   const done = () => {

@@ -51,7 +51,7 @@ export function GroupJobs(props: {
   const { queue, group, tick, skew, now, route } = props;
   const backlog = useGroupList(queue, group, 'PENDING', tick);
   const active = useGroupList(queue, group, 'ACTIVE', tick);
-  const redisNow = now - skew;
+  const redisNow = Math.max(now, Date.now()) - skew;
 
   return (
     <div class="group-jobs">

@@ -3,7 +3,7 @@
  * retried or deleted, a delayed one run now or deleted, a pending one deleted; an active job is
  * left to its worker. Done only once a read of the job after it shows it.
  */
-import { useAction } from '../action';
+import type { Action } from '../action';
 import { answered, request } from '../api';
 import {
   type JobFullFragment,
@@ -13,9 +13,14 @@ import {
 } from '../gql/graphql';
 import { readJob } from '../jobs';
 
-export function JobActions(props: { queue: string; job: JobFullFragment; onDone: () => void }) {
-  const { queue, job, onDone } = props;
-  const action = useAction();
+export function JobActions(props: {
+  queue: string;
+  job: JobFullFragment;
+  /** Held by the detail, so what it says outlives these buttons (a deleted job has none). */
+  action: Action;
+  onDone: () => void;
+}) {
+  const { queue, job, action, onDone } = props;
   const { id, state } = job;
 
   /** Confirmed when a read shows the job out of `from` (or gone, when `gone` is allowed). */
@@ -86,33 +91,31 @@ export function JobActions(props: { queue: string; job: JobFullFragment; onDone:
         : state === 'PENDING'
           ? [['Delete', 'btn-danger', remove]]
           : [];
-  if (buttons.length === 0 && !action.outcome) return null;
+  if (buttons.length === 0) return null;
   return (
-    <>
-      {buttons.length > 0 && (
-        <div class="actions" data-testid="job-actions">
-          {buttons.map(([label, tone, run]) => (
-            <button
-              key={label}
-              type="button"
-              class={`btn ${tone}`}
-              disabled={action.busy}
-              onClick={() => void run()}
-            >
-              {label}
-            </button>
-          ))}
-        </div>
-      )}
-      {action.outcome && (
-        <p
-          class={`outcome outcome-${action.outcome.kind} pad`}
-          role="status"
-          data-testid="job-outcome"
+    <div class="actions" data-testid="job-actions">
+      {buttons.map(([label, tone, run]) => (
+        <button
+          key={label}
+          type="button"
+          class={`btn ${tone}`}
+          disabled={action.busy}
+          onClick={() => void run()}
         >
-          {action.outcome.text}
-        </p>
-      )}
-    </>
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** What the last action on the job came to (kept when the job is gone). */
+export function JobOutcome(props: { action: Action }) {
+  const { outcome } = props.action;
+  if (!outcome) return null;
+  return (
+    <p class={`outcome outcome-${outcome.kind} pad`} role="status" data-testid="job-outcome">
+      {outcome.text}
+    </p>
   );
 }

@@ -5,12 +5,13 @@
  * in a final state or gone. An admin can act on it where its state allows.
  */
 import type { ComponentChildren } from 'preact';
-import { dateTimeMs, duration, ms, n, prettyJson, relative, visibleId } from '../format';
+import { useAction } from '../action';
+import { ago, dateTimeMs, duration, ms, n, prettyJson, relative, visibleId } from '../format';
 import type { JobFullFragment } from '../gql/graphql';
 import { routeHref } from '../hooks';
 import { FINAL_STATES, useJob } from '../jobs';
 import { Id } from './Id';
-import { JobActions } from './JobActions';
+import { JobActions, JobOutcome } from './JobActions';
 
 /** A job's state in words and colour. */
 export function JobStateBadge(props: { state: string }) {
@@ -46,16 +47,22 @@ interface Moment {
   label: string;
   at: number | null;
   note?: string;
+  /** It may lie ahead (run-at, lease until); the others have happened. */
+  ahead?: boolean;
 }
 
 /** The job's moments, in the order they happen; those not reached yet are left out. */
 function timeline(j: JobFullFragment): Moment[] {
   const out: Moment[] = [{ key: 'enqueued', label: 'enqueued', at: ms(j.enqueuedAt) }];
-  if (j.runAt) out.push({ key: 'run-at', label: 'runs at', at: ms(j.runAt), note: 'delayed' });
+  if (j.runAt) {
+    out.push({ key: 'run-at', label: 'runs at', at: ms(j.runAt), note: 'delayed', ahead: true });
+  }
   if (j.claimedAt) {
     out.push({ key: 'claimed', label: 'last claimed', at: ms(j.claimedAt), note: attemptsText(j) });
   }
-  if (j.leaseUntil) out.push({ key: 'lease', label: 'lease until', at: ms(j.leaseUntil) });
+  if (j.leaseUntil) {
+    out.push({ key: 'lease', label: 'lease until', at: ms(j.leaseUntil), ahead: true });
+  }
   if (j.finishedAt) {
     out.push({
       key: 'finished',
@@ -82,7 +89,9 @@ export function JobDetail(props: {
 }) {
   const { queue, id, admin, epoch, skew, now, backHref, refresh } = props;
   const [{ job: j, error, ended }, refollow] = useJob(queue, id, epoch);
-  const redisNow = now - skew;
+  const action = useAction();
+  // `now` ticks once a second; a render between ticks (the job changed) reads the clock afresh.
+  const redisNow = Math.max(now, Date.now()) - skew;
 
   let body: ComponentChildren;
   if (j === undefined) {
@@ -101,6 +110,7 @@ export function JobDetail(props: {
           <JobActions
             queue={queue}
             job={j}
+            action={action}
             onDone={() => {
               refollow();
               refresh();
@@ -150,7 +160,7 @@ export function JobDetail(props: {
                   <span class="tl-label">{m.label}</span>
                   <time class="mono">{m.at === null ? '–' : dateTimeMs(m.at)}</time>
                   <span class="muted small">
-                    {m.at === null ? '' : relative(m.at, redisNow)}
+                    {m.at === null ? '' : m.ahead ? relative(m.at, redisNow) : ago(m.at, redisNow)}
                     {m.note ? ` · ${m.note}` : ''}
                   </span>
                 </li>
@@ -214,6 +224,7 @@ export function JobDetail(props: {
           ×
         </a>
       </div>
+      <JobOutcome action={action} />
       {body}
     </section>
   );
