@@ -5,7 +5,7 @@
  */
 import { useAction } from '../action';
 import { answered, request } from '../api';
-import { dateTimeMs, ms, preview, relative, visibleId } from '../format';
+import { ago, dateTimeMs, ms, preview, relative, visibleId } from '../format';
 import {
   type JobPageFragment,
   type JobRowFragment,
@@ -150,7 +150,11 @@ export function DelayedView(props: {
                     </a>
                   </td>
                   <td title={runAt === null ? '' : dateTimeMs(runAt)}>
-                    {runAt === null ? '–' : relative(runAt, redisNow)}
+                    {runAt === null
+                      ? '–'
+                      : runAt > redisNow
+                        ? relative(runAt, redisNow)
+                        : `due ${ago(runAt, redisNow)}`}
                   </td>
                   <td>{attemptsText(j)}</td>
                   <td class="err-cell">
