@@ -16,6 +16,7 @@ export {
   evictionMessage,
   SAFE_EVICTION_POLICY,
 } from './eviction.js';
+export { withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
   type BackoffPolicyInput,

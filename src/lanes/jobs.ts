@@ -160,3 +160,13 @@ export function decodeJobPage(
   });
   return { jobs, cursors, hasNextPage: more === 1, endCursor, totalCount: Number(total) };
 }
+
+/**
+ * A job as a reader sees it: without its lease token. The token is the lease of the worker that
+ * claimed the job (claim and extendLease answer it to that worker); shown to every reader it
+ * would let any worker complete or retry jobs another holds (DESIGN.md §4.2). The GraphQL reads
+ * and the live feed's `jobChanged` pass their jobs through it.
+ */
+export function withoutToken<T extends Job | null>(job: T): T {
+  return job === null || job.token === null ? job : { ...job, token: null };
+}

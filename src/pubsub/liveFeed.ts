@@ -32,6 +32,7 @@ import {
   queueKeys,
   type Ringmaster,
   RingmasterError,
+  withoutToken,
 } from '../lanes/index.js';
 import { isCluster } from '../lanes/redisConnection.js';
 import * as validate from '../lanes/validate.js';
@@ -388,7 +389,8 @@ export class LiveFeed {
           keys: jobKeys(queueKeys(this.prefix, name), jobId),
           read: () => {
             this.jobReads++;
-            return handle.job(jobId);
+            // A watcher never holds the lease: the feed carries no token.
+            return handle.job(jobId).then(withoutToken);
           },
           equals: sameJob,
           logger: this.logger.child({ queue: name, job: jobId, watch: 'job' }),

@@ -9,6 +9,7 @@ import type {
   PromotedJob,
   Queue,
 } from '../lanes/index.js';
+import { withoutToken } from '../lanes/index.js';
 
 interface JobArgs {
   queue: string;
@@ -96,9 +97,11 @@ export const extendLease = (ctx: Context, a: JobArgs & { leaseMs: number }): Pro
 /**
  * `Queue.job(id)`: the job with its errors and backoff, or null when there is no such job
  * (never was, or gone: completed without retention, trimmed, removed). An id that is not a
- * decimal string names no job, so it reads as null too (the engine's `Queue.job`).
+ * decimal string names no job, so it reads as null too (the engine's `Queue.job`). No token
+ * ({@link withoutToken}).
  */
-export const job = (q: Queue, id: string): Promise<Job | null> => q.job(id);
+export const job = async (q: Queue, id: string): Promise<Job | null> =>
+  withoutToken(await q.job(id));
 
 /** A time the engine keeps in ms (Redis clock) as a `DateTime`; null stays null. */
 export const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));

@@ -13,6 +13,7 @@ import type {
   QueueState,
   QueueStats,
 } from '../lanes/index.js';
+import { withoutToken } from '../lanes/index.js';
 
 /** `Query.queue(name)`: a handle; the engine validates the name (BAD_USER_INPUT). */
 export function queue(ctx: Context, name: string): Queue {
@@ -62,7 +63,7 @@ export type JobConnection = JobPage & { edges: { cursor: string; node: Job }[] }
 
 /**
  * `Queue.jobs(state, group, first, after)` and `Group.jobs`: a page of jobs in `state`, O(log n +
- * page) (the engine's `Queue.jobs`, one script).
+ * page) (the engine's `Queue.jobs`, one script); no lease tokens ({@link withoutToken}).
  * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`)
  */
 export async function jobs(
@@ -82,6 +83,9 @@ export async function jobs(
   });
   return {
     ...page,
-    edges: page.jobs.map((node, i) => ({ cursor: page.cursors[i] as string, node })),
+    edges: page.jobs.map((node, i) => ({
+      cursor: page.cursors[i] as string,
+      node: withoutToken(node),
+    })),
   };
 }

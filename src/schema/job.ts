@@ -98,7 +98,8 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     attempts: t.exposeInt('attempts', { description: 'Claims so far.' }),
     token: t.exposeString('token', {
       nullable: true,
-      description: 'The lease token while ACTIVE.',
+      description:
+        'The lease token while ACTIVE, in the answers of claim and extendLease (the worker that holds the lease); null in every read (Queue.job, Queue.jobs, Group.jobs, jobChanged).',
     }),
     leaseUntil: t.field({
       type: 'DateTime',

@@ -35,7 +35,7 @@ describe('jobChanges', () => {
     expect(await reader.next()).toMatchObject({ id, state: 'PENDING', attempts: 0 });
 
     const first = await claim(q);
-    expect(await reader.next()).toMatchObject({ state: 'ACTIVE', attempts: 1, token: first.token });
+    expect(await reader.next()).toMatchObject({ state: 'ACTIVE', attempts: 1, token: null });
     const extended = await q.extendLease(id, first.token as string, 120_000);
     expect(await reader.next()).toMatchObject({
       state: 'ACTIVE',
