@@ -1,9 +1,12 @@
 /**
- * The console: queue list on the left; for the chosen queue, its totals and throughput, the
- * ring, the groups table and the chosen group's detail with its actions. Everything about the
+ * The console: queue list on the left; for the chosen queue, its state (running or paused, with
+ * Pause/Resume queue for an admin), totals and throughput, the ring, the groups table and the
+ * chosen group's detail with its actions, backlog and jobs in flight. Everything about the
  * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
  * shown, read again whenever the live feed says something moved (issue 13): no two panels ever
- * answer one question differently.
+ * answer one question differently. Issue 16: the address also picks the queue's Dead or Delayed
+ * view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
+ * the job followed live (`jobChanged`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
