@@ -39,7 +39,7 @@ export class ApiError extends Error {
       case 'UNAUTHENTICATED':
         return 'Your token was not accepted: enter a valid one.';
       case 'FORBIDDEN':
-        return "Your token's role may not do this: steering a group needs an admin token.";
+        return "Your token's role may not do this: it needs an admin token.";
       case 'BAD_USER_INPUT':
         return `Not accepted: ${this.message}.`;
       case 'NETWORK':
@@ -229,14 +229,16 @@ export function resetLive(): void {
 }
 
 /**
- * Subscribe over the socket; `next` gets each event's data, `fail` an error that ends it.
- * Returns the unsubscribe function.
+ * Subscribe over the socket; `next` gets each event's data, `fail` an error that ends it, `done`
+ * the server's end of the stream (a job's feed ends at a final state). Returns the unsubscribe
+ * function.
  */
 export function subscribe<R, V>(
   document: TypedDocumentString<R, V>,
   variables: V,
   next: (data: R) => void,
   fail: (error: ApiError) => void,
+  done: () => void = () => {},
 ): () => void {
   return live().subscribe<R>(
     { query: document.toString(), variables: variables as Record<string, unknown> },
@@ -255,7 +257,7 @@ export function subscribe<R, V>(
             : new ApiError('the live connection was refused', 'NETWORK', 0),
         );
       },
-      complete: () => {},
+      complete: done,
     },
   );
 }

@@ -1,9 +1,12 @@
 /**
- * The console: queue list on the left; for the chosen queue, its totals and throughput, the
- * ring, the groups table and the chosen group's detail with its actions. Everything about the
+ * The console: queue list on the left; for the chosen queue, its state (running or paused, with
+ * Pause/Resume queue for an admin), totals and throughput, the ring, the groups table and the
+ * chosen group's detail with its actions, backlog and jobs in flight. Everything about the
  * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
  * shown, read again whenever the live feed says something moved (issue 13): no two panels ever
- * answer one question differently.
+ * answer one question differently. Issue 16: the address also picks the queue's Dead or Delayed
+ * view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
+ * the job followed live (`jobChanged`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
@@ -19,18 +22,23 @@ import {
   resetLive,
   setToken,
 } from './api';
+import { DeadView } from './components/DeadView';
+import { DelayedView } from './components/DelayedView';
 import { GroupDetail } from './components/GroupDetail';
 import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
 import { Id } from './components/Id';
+import { JobDetail } from './components/JobDetail';
 import { Kpis } from './components/Kpis';
+import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
+import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
-import { PULSE_MS, useNow, usePoll, useQueueView, useRoute } from './hooks';
+import { PULSE_MS, routeHref, useNow, usePoll, useQueueView, useRoute } from './hooks';
 
 /** A snapshot older than this (ms) is marked stale: reads have been failing. */
 const STALE_MS = 3 * PULSE_MS;
@@ -107,6 +115,8 @@ export function App() {
   );
   const view = state.view?.queue === queue ? state.view : null;
   const now = useNow(1_000);
+  // This browser's clock minus the Redis clock (ms, roughly: the read's time in flight).
+  const skew = view ? view.receivedAt - view.at : 0;
 
   const acceptToken = (token: string, accepted: Role) => {
     setToken(token);
@@ -158,6 +168,13 @@ export function App() {
                 <h1 class="queue-title">
                   <Id value={queue} />
                 </h1>
+                <QueueControl
+                  queue={queue}
+                  paused={view ? view.paused : null}
+                  at={view?.at ?? null}
+                  admin={role === 'ADMIN'}
+                  refresh={refresh}
+                />
                 <Kpis counts={view?.counts ?? null} samples={state.samples} />
                 {view && (
                   <span
@@ -172,6 +189,13 @@ export function App() {
                   </span>
                 )}
               </div>
+              {view?.paused && (
+                <div class="panel notice" role="status" data-testid="queue-paused-note">
+                  <b>This queue is paused.</b> No job of any group is claimed until it is resumed;
+                  completions, retries and delayed jobs coming due go on, and every group keeps its
+                  own state.
+                </div>
+              )}
               {view && !view.known && (
                 <div class="panel notice" role="status" data-testid="unknown-queue">
                   <b>No queue named “{visibleId(queue)}” has ever been used.</b> Nothing was
@@ -180,36 +204,89 @@ export function App() {
                   it.)
                 </div>
               )}
-              <RingPanel
-                ring={view?.ring ?? null}
-                joined={state.joined}
-                log={state.log}
-                selected={group}
-                onSelect={select}
+              <QueueNav
+                queue={queue}
+                view={route.queue === queue ? route.view : null}
+                dead={view?.counts.dead ?? null}
+                delayed={view?.counts.delayed ?? null}
+                route={route}
+                onOpenJob={(id) => navigate({ ...route, queue, job: id })}
               />
-              <div class="split">
-                <GroupsTable
-                  page={view?.page ?? null}
-                  ring={view?.ring ?? null}
-                  paging={paging}
-                  selected={group}
-                  onSelect={select}
+              {route.queue === queue && route.job !== null ? (
+                <JobDetail
+                  key={`${queue}:${route.job}:${epoch}`}
+                  queue={queue}
+                  id={route.job}
+                  admin={role === 'ADMIN'}
+                  epoch={epoch}
+                  skew={skew}
+                  now={now}
+                  backHref={routeHref({ ...route, job: null })}
+                  refresh={refresh}
                 />
-                <aside class="side">
-                  <GroupDetail
-                    key={`${queue}:${group ?? ''}:${epoch}`}
-                    queue={queue}
-                    group={group}
-                    state={view?.group ?? null}
+              ) : route.queue === queue && route.view === 'dead' ? (
+                <DeadView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'dead', group: g })}
+                  refresh={refresh}
+                />
+              ) : route.queue === queue && route.view === 'delayed' ? (
+                <DelayedView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'delayed', group: g })}
+                  refresh={refresh}
+                />
+              ) : (
+                <>
+                  <RingPanel
                     ring={view?.ring ?? null}
-                    at={view?.at ?? null}
-                    admin={role === 'ADMIN'}
-                    onClose={() => select(null)}
-                    refresh={refresh}
+                    joined={state.joined}
+                    log={state.log}
+                    selected={group}
+                    onSelect={select}
                   />
-                  <Throughput samples={state.samples} skew={view ? view.receivedAt - view.at : 0} />
-                </aside>
-              </div>
+                  <div class="split">
+                    <GroupsTable
+                      page={view?.page ?? null}
+                      ring={view?.ring ?? null}
+                      paging={paging}
+                      selected={group}
+                      onSelect={select}
+                    />
+                    <aside class="side">
+                      <GroupDetail
+                        key={`${queue}:${group ?? ''}:${epoch}`}
+                        queue={queue}
+                        group={group}
+                        state={view?.group ?? null}
+                        ring={view?.ring ?? null}
+                        at={view?.at ?? null}
+                        admin={role === 'ADMIN'}
+                        onClose={() => select(null)}
+                        refresh={refresh}
+                        skew={skew}
+                        now={now}
+                        route={route}
+                      />
+                      <Throughput samples={state.samples} skew={skew} />
+                    </aside>
+                  </div>
+                </>
+              )}
             </main>
           ) : (
             <main class="main empty">

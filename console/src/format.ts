@@ -116,3 +116,47 @@ export const visibleId = (id: string): string =>
   idParts(id)
     .map((p) => ('text' in p ? p.text : `⟨${p.mark}⟩`))
     .join('');
+
+/** 2026-12-01 10:37:41.412 — a job's moments, to the millisecond (this browser's time zone). */
+export const dateTimeMs = (ms: number): string => {
+  const d = new Date(ms);
+  const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return `${day} ${clockMs(ms)}`;
+};
+
+/** A span (ms) in words: 850 ms, 4.2 s, 3 min 10 s, 2 h 5 min, 3 d 4 h. Negative reads as 0. */
+export function duration(ms: number): string {
+  const t = Math.max(0, ms);
+  if (t < 1_000) return `${Math.round(t)} ms`;
+  if (t < 60_000) return `${(t / 1_000).toFixed(t < 10_000 ? 1 : 0)} s`;
+  const s = Math.floor(t / 1_000);
+  if (s < 3_600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3_600)} h`;
+}
+
+/** `at` relative to `now` (ms): "in 4.2 s", "3 min 10 s ago". */
+export const relative = (at: number, now: number): string =>
+  at >= now ? `in ${duration(at - now)}` : `${duration(now - at)} ago`;
+
+/**
+ * A moment that has happened (enqueued, claimed, died), relative to `now` (ms): "3.2 s ago", or
+ * "just now" when the clocks' estimate puts it a little ahead.
+ */
+export const ago = (at: number, now: number): string =>
+  at > now ? 'just now' : `${duration(now - at)} ago`;
+
+/** A payload on one line, cut to `max` characters (with …): what a list row shows of it. */
+export function preview(payload: unknown, max = 80): string {
+  const text = payload === undefined ? 'null' : JSON.stringify(payload);
+  const flat = (text ?? 'null').replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A payload as indented JSON, for the job detail. */
+export const prettyJson = (payload: unknown): string =>
+  JSON.stringify(payload === undefined ? null : payload, null, 2) ?? 'null';
+
+/** A GraphQL `DateTime` (RFC 3339 text) as ms; null stays null. */
+export const ms = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Date.parse(String(value));

@@ -11,30 +11,61 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** `#queue=…&group=…`: the console's place, so a link or a reload lands on the same view. */
+/** The queue's views besides the ring and groups: its dead and its delayed jobs (issue 16). */
+export type QueueView = 'dead' | 'delayed';
+
+/**
+ * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
+ * view. `view` picks the Dead or Delayed list instead of the ring and groups; `job` opens one
+ * job's detail over whichever view it was opened from (closing it goes back there).
+ */
 export interface Route {
   queue: string | null;
   group: string | null;
+  view: QueueView | null;
+  job: string | null;
 }
+
+const VIEWS: readonly string[] = ['dead', 'delayed'] satisfies QueueView[];
 
 function readRoute(): Route {
   const params = new URLSearchParams(location.hash.slice(1));
-  return { queue: params.get('queue'), group: params.get('group') };
+  const view = params.get('view');
+  return {
+    queue: params.get('queue'),
+    group: params.get('group'),
+    view: view !== null && VIEWS.includes(view) ? (view as QueueView) : null,
+    job: params.get('job'),
+  };
 }
 
-export function useRoute(): [Route, (next: Route) => void] {
+/** The address of `route` (`#queue=…`), for links: a job or a view can be opened in a new tab. */
+export function routeHref(route: Partial<Route>): string {
+  const params = new URLSearchParams();
+  if (route.queue) params.set('queue', route.queue);
+  if (route.group) params.set('group', route.group);
+  if (route.view) params.set('view', route.view);
+  if (route.job) params.set('job', route.job);
+  return `#${params.toString()}`;
+}
+
+export function useRoute(): [Route, (next: Partial<Route>) => void] {
   const [route, setRoute] = useState<Route>(readRoute);
   useEffect(() => {
     const onHash = () => setRoute(readRoute());
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
-  const navigate = (next: Route) => {
-    const params = new URLSearchParams();
-    if (next.queue) params.set('queue', next.queue);
-    if (next.group) params.set('group', next.group);
-    history.replaceState(null, '', `#${params.toString()}`);
-    setRoute(next);
+  // What is not named is dropped: choosing a queue or a group leaves a job or a view behind.
+  const navigate = (next: Partial<Route>) => {
+    const full: Route = {
+      queue: next.queue ?? null,
+      group: next.group ?? null,
+      view: next.view ?? null,
+      job: next.job ?? null,
+    };
+    history.replaceState(null, '', routeHref(full));
+    setRoute(full);
   };
   return [route, navigate];
 }
@@ -113,6 +144,8 @@ export interface View {
   receivedAt: number;
   /** The ring, head first. */
   ring: string[];
+  /** The whole queue is paused (`pauseQueue`): nothing is claimed from any group. */
+  paused: boolean;
   counts: CountsFragment;
   page: PageFragment;
   /** The chosen group, read in the same moment (null when none is chosen). */
@@ -290,6 +323,7 @@ function next(
     at,
     receivedAt,
     ring: s.ring,
+    paused: s.queueState === 'PAUSED',
     counts: s.counts,
     page: s.groups,
     group: group ? (s.picked[0] ?? null) : null,

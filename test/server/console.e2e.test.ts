@@ -14,64 +14,17 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
  * file is skipped, except under CI, where it fails.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { type Queue, Ringmaster, Worker } from '../../src/lanes/index.js';
-import { CHROMIUM, CHROMIUM_ARGS, requireChromium, skipBrowser } from '../support/chromium.js';
+import { CHROMIUM, skipBrowser } from '../support/chromium.js';
+import { shot, useConsoleBrowser, waitText } from '../support/console.js';
 import { queueName, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONSOLE = path.join(ROOT, 'console');
-const SHOTS = path.join(ROOT, 'test-results', 'console');
 const skip = skipBrowser;
-
-/** The newest modification time under `dir` (ms). */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(file) : statSync(file).mtimeMs);
-  }
-  return latest;
-}
-
-/** Build console/dist when it is missing or older than its sources (vite build, ~1 s). */
-function ensureConsoleBuilt(): void {
-  const built = path.join(CONSOLE, 'dist', 'index.html');
-  const sources = Math.max(
-    newest(path.join(CONSOLE, 'src')),
-    statSync(path.join(CONSOLE, 'index.html')).mtimeMs,
-    statSync(path.join(CONSOLE, 'vite.config.ts')).mtimeMs,
-  );
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build'], {
-    cwd: CONSOLE,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: 'pipe',
-  });
-}
-
-/** Wait until `locator`'s text matches `pattern`; the last text seen is in the error. */
-async function waitText(locator: Locator, pattern: RegExp, timeout = 10_000): Promise<string> {
-  const deadline = Date.now() + timeout;
-  let text = '';
-  for (;;) {
-    text = (await locator.textContent({ timeout }).catch(() => '')) ?? '';
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${pattern} (last text: ${JSON.stringify(text)})`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The groups on the ring, in the order drawn (ghosts of groups that left are not counted). */
 const ringOf = (page: Page): Promise<string[]> =>
@@ -230,49 +183,14 @@ const overlap = (a: Box, b: Box): boolean =>
   a.y < b.y + b.height - 0.5 &&
   b.y < a.y + a.height - 0.5;
 
-const shot = async (page: Page, name: string): Promise<void> => {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-};
-
 describe.skipIf(skip)(
   skip
     ? `console end to end — SKIPPED: ${CHROMIUM} is not installed (apt-get install -y chromium)`
     : 'console end to end in headless Chromium',
   () => {
     const redis = useTestRedis();
-    let context: BrowserContext;
-    let profile: string;
-
-    beforeAll(async () => {
-      requireChromium();
-      ensureConsoleBuilt();
-      mkdirSync(SHOTS, { recursive: true });
-      const { chromium } = await import('playwright-core');
-      // A new, empty profile; no network but loopback is ever touched.
-      profile = mkdtempSync(path.join(os.tmpdir(), 'ringmaster-chromium-'));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        viewport: { width: 1400, height: 900 },
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await context?.close();
-      if (profile) rmSync(profile, { recursive: true, force: true });
-    });
-
-    /** A new tab that records every console error and uncaught exception. */
-    async function openPage(): Promise<{ page: Page; errors: string[] }> {
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') errors.push(message.text());
-      });
-      page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-      return { page, errors };
-    }
+    const browser = useConsoleBrowser();
+    const openPage = () => browser.openPage();
 
     it('shows the ring live, and steers a group by clicking: pause, resume, park, clear', async () => {
       const server: TestServer = await startTestServer(redis.url);
@@ -306,7 +224,7 @@ describe.skipIf(skip)(
 
         // Pause: acme leaves the ring (the log says so), the reason changes, and the action is
         // confirmed once a read shows it.
-        await page.getByRole('button', { name: 'Pause' }).click();
+        await page.getByRole('button', { name: 'Pause', exact: true }).click();
         await waitRing(page, ['globex', 'initech']);
         await waitText(
           reason,
@@ -318,7 +236,7 @@ describe.skipIf(skip)(
         await shot(page, '03-paused');
 
         // Resume: it returns to the ring.
-        await page.getByRole('button', { name: 'Resume' }).click();
+        await page.getByRole('button', { name: 'Resume', exact: true }).click();
         await waitRing(page, ['globex', 'initech', 'acme']);
         await waitText(reason, /^On the ring at position 3 of 3/);
         await waitText(page.getByTestId('outcome'), /Resumed — confirmed: Redis shows it at /);
@@ -425,7 +343,7 @@ describe.skipIf(skip)(
         await page.getByRole('button', { name: 'Continue' }).click();
         await waitText(page.getByTestId('role'), /admin/);
         await page.getByTestId('actions').waitFor();
-        await page.getByRole('button', { name: 'Pause' }).click();
+        await page.getByRole('button', { name: 'Pause', exact: true }).click();
         await waitRing(page, []);
         await waitText(page.getByTestId('reason'), /^Paused/);
         await shot(page, '12-admin');
@@ -502,16 +420,17 @@ describe.skipIf(skip)(
         expect(disagreements(s)).toEqual([]);
         expect(s.chips).toEqual(await q.ring());
         const counts = await q.counts();
-        // The counts the console shows (the engine's also has delayed and completed).
-        expect(counts).toMatchObject({
+        expect({
           groups: num(s.kpi.groups),
           onRing: num(s.kpi['on-ring']),
           paused: num(s.kpi.paused),
           saturated: num(s.kpi['at-limit']),
           pending: num(s.kpi.pending),
+          delayed: num(s.kpi.delayed),
           active: num(s.kpi.active),
           dead: num(s.kpi.dead),
-        });
+          completed: num(s.kpi.completed),
+        }).toEqual(counts);
         for (const row of s.rows) {
           const g = await q.group(row.id);
           expect(row).toMatchObject({

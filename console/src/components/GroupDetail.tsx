@@ -14,6 +14,8 @@ import {
   ResumeGroupDocument,
   SetLimitDocument,
 } from '../gql/graphql';
+import type { Route } from '../hooks';
+import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { Id } from './Id';
 
@@ -42,8 +44,13 @@ export function GroupDetail(props: {
   onClose: () => void;
   /** Read a new snapshot soon: an action was accepted. */
   refresh: () => void;
+  /** This browser's clock minus the Redis clock (ms), and now on this browser's clock. */
+  skew: number;
+  now: number;
+  /** Where its jobs' links come back to. */
+  route: Route;
 }) {
-  const { queue, group, state: g, ring, at, admin, onClose, refresh } = props;
+  const { queue, group, state: g, ring, at, admin, onClose, refresh, skew, now, route } = props;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [limitText, setLimitText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -234,6 +241,7 @@ export function GroupDetail(props: {
               {outcome.text}
             </p>
           )}
+          <GroupJobs queue={queue} group={group} tick={at} skew={skew} now={now} route={route} />
         </>
       )}
     </section>

@@ -31,7 +31,27 @@ export function Kpis(props: { counts: CountsFragment | null; samples: Sample[] }
         ],
         ['pending', 'pending', n(counts.pending), undefined, 'jobs waiting'],
         ['active', 'active', n(counts.active), undefined, 'jobs in flight'],
-        ['dead', 'dead', n(counts.dead), counts.dead > 0 ? 'bad' : undefined],
+        [
+          'delayed',
+          'delayed',
+          n(counts.delayed),
+          undefined,
+          'jobs waiting for their run-at time: enqueued with a delay, or a failed attempt waiting its backoff',
+        ],
+        [
+          'dead',
+          'dead',
+          n(counts.dead),
+          counts.dead > 0 ? 'bad' : undefined,
+          'jobs that used up their attempts, as retained (the Dead view lists them)',
+        ],
+        [
+          'completed',
+          'completed',
+          n(counts.completed),
+          undefined,
+          'completed jobs kept by the retention policy (not every job ever completed)',
+        ],
         ['claimed-rate', 'claimed/s', rateText(lastRate(samples, 'claimed'))],
         ['completed-rate', 'completed/s', rateText(lastRate(samples, 'completed'))],
       ]

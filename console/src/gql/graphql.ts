@@ -4,6 +4,11 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** FIXED waits `delayMs` after every failed attempt; EXPONENTIAL waits `delayMs × 2^(attempt − 1)`, capped at `maxDelayMs`. */
+export type BackoffType =
+  | 'EXPONENTIAL'
+  | 'FIXED';
+
 /** What keeps a group off the ring (null when it is on it). */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
@@ -22,6 +27,18 @@ export type GroupState =
   | 'READY'
   | 'SATURATED';
 
+export type JobState =
+  | 'ACTIVE'
+  | 'COMPLETED'
+  | 'DEAD'
+  | 'DELAYED'
+  | 'PENDING';
+
+/** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
+export type QueueState =
+  | 'PAUSED'
+  | 'RUNNING';
+
 /** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
 export type RingChangeReason =
   | 'CHANGE'
@@ -38,7 +55,7 @@ export type GroupRowFragment = { id: string, limit: number | null, active: numbe
 
 export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number };
+export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
 export type PageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> };
 
@@ -50,7 +67,7 @@ export type ViewerQuery = { viewer: { role: Role } };
 export type QueueListQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number } } | null> };
+export type QueueListQuery = { queues: Array<{ name: string, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number } } | null> };
 
 export type QueueViewQueryVariables = Exact<{
   queue: string;
@@ -61,7 +78,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -110,6 +127,85 @@ export type ResumeGroupMutationVariables = Exact<{
 
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
+
+export type JobByIdQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null } };
+
+export type JobFollowSubscriptionVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+
+export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null };
+
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } }> };
+
+export type QueueJobsQueryVariables = Exact<{
+  queue: string;
+  state: JobState;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } }> } } };
+
+export type ActionResultFragment = { count: number, remaining: number, skipped: number };
+
+export type RequeueDeadMutationVariables = Exact<{
+  queue: string;
+  ids?: Array<string | number> | string | number | null | undefined;
+  group?: string | null | undefined;
+  all?: boolean | null | undefined;
+  limit?: number | null | undefined;
+}>;
+
+
+export type RequeueDeadMutation = { requeueDeadJobs: { count: number, remaining: number, skipped: number } | null };
+
+export type RemoveJobsMutationVariables = Exact<{
+  queue: string;
+  ids?: Array<string | number> | string | number | null | undefined;
+  group?: string | null | undefined;
+  state?: JobState | null | undefined;
+  limit?: number | null | undefined;
+}>;
+
+
+export type RemoveJobsMutation = { removeJobs: { count: number, remaining: number, skipped: number } | null };
+
+export type PromoteJobMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } | null };
+
+export type PauseQueueMutationVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type PauseQueueMutation = { pauseQueue: { name: string, state: QueueState } | null };
+
+export type ResumeQueueMutationVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -162,8 +258,10 @@ export const CountsFragmentDoc = new TypedDocumentString(`
   paused
   saturated
   pending
+  delayed
   active
   dead
+  completed
 }
     `, {"fragmentName":"Counts"}) as unknown as TypedDocumentString<CountsFragment, unknown>;
 export const PageFragmentDoc = new TypedDocumentString(`
@@ -189,6 +287,84 @@ export const PageFragmentDoc = new TypedDocumentString(`
   onRing
   state
 }`, {"fragmentName":"Page"}) as unknown as TypedDocumentString<PageFragment, unknown>;
+export const JobFullFragmentDoc = new TypedDocumentString(`
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}
+    `, {"fragmentName":"JobFull"}) as unknown as TypedDocumentString<JobFullFragment, unknown>;
+export const JobRowFragmentDoc = new TypedDocumentString(`
+    fragment JobRow on Job {
+  id
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  finishedAt
+  lastError
+}
+    `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
+export const JobPageFragmentDoc = new TypedDocumentString(`
+    fragment JobPage on JobConnection {
+  totalCount
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    cursor
+    node {
+      ...JobRow
+    }
+  }
+}
+    fragment JobRow on Job {
+  id
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  finishedAt
+  lastError
+}`, {"fragmentName":"JobPage"}) as unknown as TypedDocumentString<JobPageFragment, unknown>;
+export const ActionResultFragmentDoc = new TypedDocumentString(`
+    fragment ActionResult on JobActionResult {
+  count
+  remaining
+  skipped
+}
+    `, {"fragmentName":"ActionResult"}) as unknown as TypedDocumentString<ActionResultFragment, unknown>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -211,8 +387,10 @@ export const QueueListDocument = new TypedDocumentString(`
   paused
   saturated
   pending
+  delayed
   active
   dead
+  completed
 }`) as unknown as TypedDocumentString<QueueListQuery, QueueListQueryVariables>;
 export const QueueViewDocument = new TypedDocumentString(`
     query QueueView($queue: String!, $first: Int!, $after: String, $prefix: String, $ids: [String!]) {
@@ -221,6 +399,7 @@ export const QueueViewDocument = new TypedDocumentString(`
     known
     snapshot(first: $first, after: $after, prefix: $prefix, ids: $ids) {
       at
+      queueState
       ring
       counts {
         ...Counts
@@ -262,8 +441,10 @@ fragment Counts on QueueCounts {
   paused
   saturated
   pending
+  delayed
   active
   dead
+  completed
 }
 fragment Page on GroupConnection {
   totalCount
@@ -372,3 +553,174 @@ fragment GroupDetail on Group {
   reason
   blockedBy
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
+export const JobByIdDocument = new TypedDocumentString(`
+    query JobById($queue: String!, $id: ID!) {
+  queue(name: $queue) {
+    job(id: $id) {
+      ...JobFull
+    }
+  }
+}
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
+export const JobFollowDocument = new TypedDocumentString(`
+    subscription JobFollow($queue: String!, $id: ID!) {
+  jobChanged(queue: $queue, id: $id) {
+    ...JobFull
+  }
+}
+    fragment JobFull on Job {
+  id
+  queue
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  claimedAt
+  finishedAt
+  lastError
+  errors {
+    attempt
+    at
+    message
+    stack
+  }
+  backoff {
+    type
+    delayMs
+    maxDelayMs
+    jitter
+  }
+}`) as unknown as TypedDocumentString<JobFollowSubscription, JobFollowSubscriptionVariables>;
+export const QueueJobsDocument = new TypedDocumentString(`
+    query QueueJobs($queue: String!, $state: JobState!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    jobs(state: $state, group: $group, first: $first, after: $after) {
+      ...JobPage
+    }
+  }
+}
+    fragment JobRow on Job {
+  id
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  finishedAt
+  lastError
+}
+fragment JobPage on JobConnection {
+  totalCount
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    cursor
+    node {
+      ...JobRow
+    }
+  }
+}`) as unknown as TypedDocumentString<QueueJobsQuery, QueueJobsQueryVariables>;
+export const RequeueDeadDocument = new TypedDocumentString(`
+    mutation RequeueDead($queue: String!, $ids: [ID!], $group: String, $all: Boolean, $limit: Int) {
+  requeueDeadJobs(
+    queue: $queue
+    ids: $ids
+    group: $group
+    all: $all
+    limit: $limit
+  ) {
+    ...ActionResult
+  }
+}
+    fragment ActionResult on JobActionResult {
+  count
+  remaining
+  skipped
+}`) as unknown as TypedDocumentString<RequeueDeadMutation, RequeueDeadMutationVariables>;
+export const RemoveJobsDocument = new TypedDocumentString(`
+    mutation RemoveJobs($queue: String!, $ids: [ID!], $group: String, $state: JobState, $limit: Int) {
+  removeJobs(
+    queue: $queue
+    ids: $ids
+    group: $group
+    state: $state
+    limit: $limit
+  ) {
+    ...ActionResult
+  }
+}
+    fragment ActionResult on JobActionResult {
+  count
+  remaining
+  skipped
+}`) as unknown as TypedDocumentString<RemoveJobsMutation, RemoveJobsMutationVariables>;
+export const PromoteJobDocument = new TypedDocumentString(`
+    mutation PromoteJob($queue: String!, $id: ID!) {
+  promoteJob(queue: $queue, id: $id) {
+    ...JobRow
+  }
+}
+    fragment JobRow on Job {
+  id
+  group
+  payload
+  state
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  finishedAt
+  lastError
+}`) as unknown as TypedDocumentString<PromoteJobMutation, PromoteJobMutationVariables>;
+export const PauseQueueDocument = new TypedDocumentString(`
+    mutation PauseQueue($queue: String!) {
+  pauseQueue(queue: $queue) {
+    name
+    state
+  }
+}
+    `) as unknown as TypedDocumentString<PauseQueueMutation, PauseQueueMutationVariables>;
+export const ResumeQueueDocument = new TypedDocumentString(`
+    mutation ResumeQueue($queue: String!) {
+  resumeQueue(queue: $queue) {
+    name
+    state
+  }
+}
+    `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;

@@ -1,0 +1,215 @@
+/**
+ * The queue's delayed jobs (issue 16): those enqueued with a delay and failed attempts waiting
+ * their backoff, next to run first, filtered by group. An admin runs one now (`promoteJob`: back
+ * to its group's lane at its FIFO place) or deletes it; done only once a read shows it.
+ */
+import { useAction } from '../action';
+import { answered, request } from '../api';
+import { ago, dateTimeMs, ms, preview, relative, visibleId } from '../format';
+import {
+  type JobPageFragment,
+  type JobRowFragment,
+  PromoteJobDocument,
+  QueueJobsDocument,
+  RemoveJobsDocument,
+} from '../gql/graphql';
+import { type Route, routeHref } from '../hooks';
+import { readJob, useListed } from '../jobs';
+import { GroupFilter } from './GroupFilter';
+import { Id } from './Id';
+import { attemptsText } from './JobDetail';
+import { JobLink, Pager, rangeText, useJobPaging } from './JobList';
+
+const PAGE_SIZES = [25, 50, 100] as const;
+
+export function DelayedView(props: {
+  queue: string;
+  group: string | null;
+  admin: boolean;
+  tick: number | null;
+  skew: number;
+  now: number;
+  route: Route;
+  onFilter: (group: string | null) => void;
+  refresh: () => void;
+}) {
+  const { queue, group, admin, tick, skew, now, route, onFilter, refresh } = props;
+  const paging = useJobPaging(`${queue}\u0000${group ?? ''}`, 50);
+  const after = paging.trail.at(-1) ?? null;
+  const list = useListed(
+    async (): Promise<JobPageFragment> =>
+      (
+        await request(QueueJobsDocument, {
+          queue,
+          state: 'DELAYED',
+          group,
+          first: paging.pageSize,
+          after,
+        })
+      ).queue.jobs,
+    `${queue}\u0000${group ?? ''}\u0000${paging.pageSize}\u0000${after ?? ''}`,
+    tick,
+  );
+  const action = useAction();
+  const page = list.page;
+  const rows = page?.edges.map((e) => e.node) ?? [];
+  const redisNow = Math.max(now, Date.now()) - skew;
+  const matching = group ? `of group “${visibleId(group)}”` : 'in this queue';
+
+  const done = () => {
+    void list.reload();
+    refresh();
+  };
+
+  const runNow = (job: JobRowFragment) =>
+    action.run(
+      `Running job ${job.id} now`,
+      async () => {
+        const j = answered(
+          (await request(PromoteJobDocument, { queue, id: job.id })).promoteJob,
+          'promoteJob',
+        );
+        if (j.state === 'DELAYED') throw new Error(`job ${job.id} is still delayed`);
+        return `Job ${job.id} moved to its lane`;
+      },
+      async () => {
+        const j = await readJob(queue, job.id);
+        if (j === null) return 'it already ran and is gone (completed, not retained).';
+        return j.state === 'DELAYED' ? null : `Redis shows it ${j.state.toLowerCase()}.`;
+      },
+      done,
+    );
+
+  const deleteOne = (job: JobRowFragment) =>
+    action.run(
+      `Deleting job ${job.id}`,
+      async () => {
+        const r = answered(
+          (await request(RemoveJobsDocument, { queue, ids: [job.id], state: 'DELAYED' }))
+            .removeJobs,
+          'removeJobs',
+        );
+        if (r.count === 0)
+          throw new Error(`job ${job.id} could not be deleted (it is not delayed any more)`);
+        return `Job ${job.id} deleted`;
+      },
+      async () => {
+        const j = await readJob(queue, job.id);
+        return j === null ? 'Redis no longer holds it.' : null;
+      },
+      done,
+    );
+
+  return (
+    <section class="panel jobs-panel" aria-label="Delayed jobs" data-testid="delayed-view">
+      <div class="panel-head">
+        <h2>Delayed jobs</h2>
+        <span class="muted small">
+          {page ? rangeText(paging, rows.length, page.totalCount, 'next to run first') : 'reading…'}
+        </span>
+        <span class="grow" />
+        <GroupFilter group={group} onFilter={onFilter} />
+      </div>
+      {action.outcome && (
+        <p
+          class={`outcome outcome-${action.outcome.kind} pad`}
+          role="status"
+          data-testid="jobs-outcome"
+        >
+          {action.outcome.text}
+        </p>
+      )}
+      {list.error && <p class="error pad">Not updated: {list.error.words}</p>}
+      <div class="table-wrap">
+        <table class="groups jobs" data-testid="delayed-jobs">
+          <thead>
+            <tr>
+              <th scope="col">Job</th>
+              <th scope="col">Group</th>
+              <th scope="col">Runs</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Payload / last error</th>
+              {admin && (
+                <th scope="col" class="num">
+                  Actions
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((j) => {
+              const runAt = ms(j.runAt);
+              return (
+                <tr key={j.id} data-job-row={j.id} data-group={j.group}>
+                  <td>
+                    <JobLink id={j.id} from={route} />
+                  </td>
+                  <td class="id-cell" title={visibleId(j.group)}>
+                    <a class="mono" href={routeHref({ queue, view: 'delayed', group: j.group })}>
+                      <Id value={j.group} />
+                    </a>
+                  </td>
+                  <td title={runAt === null ? '' : dateTimeMs(runAt)}>
+                    {runAt === null
+                      ? '–'
+                      : runAt > redisNow
+                        ? relative(runAt, redisNow)
+                        : `due ${ago(runAt, redisNow)}`}
+                  </td>
+                  <td>{attemptsText(j)}</td>
+                  <td class="err-cell">
+                    {j.lastError ? (
+                      <span class="error-text" title={j.lastError}>
+                        {j.lastError}
+                      </span>
+                    ) : (
+                      <code class="muted">{preview(j.payload, 60)}</code>
+                    )}
+                  </td>
+                  {admin && (
+                    <td class="num">
+                      <div class="row-actions">
+                        <button
+                          type="button"
+                          class="btn btn-small"
+                          disabled={action.busy}
+                          aria-label={`Run job ${visibleId(j.id)} now`}
+                          onClick={() => runNow(j)}
+                        >
+                          Run now
+                        </button>
+                        <button
+                          type="button"
+                          class="btn btn-small btn-ghost"
+                          disabled={action.busy}
+                          aria-label={`Delete job ${visibleId(j.id)}`}
+                          onClick={() => deleteOne(j)}
+                        >
+                          Delete
+                        </button>
+                      </div>
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+            {page && rows.length === 0 && (
+              <tr>
+                <td colSpan={admin ? 6 : 5} class="muted pad">
+                  No delayed jobs {matching}.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pager
+        paging={paging}
+        hasNextPage={page?.pageInfo.hasNextPage ?? false}
+        endCursor={page?.pageInfo.endCursor ?? null}
+        sizes={PAGE_SIZES}
+        label="Delayed jobs"
+      />
+    </section>
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * What an admin can do to one job from its detail (issue 16), by its state: a dead job is
+ * retried or deleted, a delayed one run now or deleted, a pending one deleted; an active job is
+ * left to its worker. Done only once a read of the job after it shows it.
+ */
+import type { Action } from '../action';
+import { answered, request } from '../api';
+import {
+  type JobFullFragment,
+  PromoteJobDocument,
+  RemoveJobsDocument,
+  RequeueDeadDocument,
+} from '../gql/graphql';
+import { readJob } from '../jobs';
+
+export function JobActions(props: {
+  queue: string;
+  job: JobFullFragment;
+  /** Held by the detail, so what it says outlives these buttons (a deleted job has none). */
+  action: Action;
+  onDone: () => void;
+}) {
+  const { queue, job, action, onDone } = props;
+  const { id, state } = job;
+
+  /** Confirmed when a read shows the job out of `from` (or gone, when `gone` is allowed). */
+  const leaves = (from: string, gone: string | null) => async (): Promise<string | null> => {
+    const j = await readJob(queue, id);
+    if (j === null) return gone;
+    return j.state === from ? null : `Redis shows it ${j.state.toLowerCase()}.`;
+  };
+
+  const retry = () =>
+    action.run(
+      'Retrying',
+      async () => {
+        const r = answered(
+          (await request(RequeueDeadDocument, { queue, ids: [id] })).requeueDeadJobs,
+          'requeueDeadJobs',
+        );
+        if (r.count === 0) throw new Error('it was not dead any more: nothing retried');
+        return 'Retried';
+      },
+      leaves('DEAD', 'it already ran and is gone (completed, not retained).'),
+      onDone,
+    );
+  const runNow = () =>
+    action.run(
+      'Running it now',
+      async () => {
+        const j = answered(
+          (await request(PromoteJobDocument, { queue, id })).promoteJob,
+          'promoteJob',
+        );
+        if (j.state === 'DELAYED') throw new Error('it is still delayed');
+        return 'Moved to its lane';
+      },
+      leaves('DELAYED', 'it already ran and is gone (completed, not retained).'),
+      onDone,
+    );
+  const remove = () =>
+    action.run(
+      'Deleting',
+      async () => {
+        const r = answered(
+          (await request(RemoveJobsDocument, { queue, ids: [id], state })).removeJobs,
+          'removeJobs',
+        );
+        if (r.count === 0)
+          throw new Error('it could not be deleted (it changed state meanwhile, or is gone)');
+        return 'Deleted';
+      },
+      async () => {
+        const j = await readJob(queue, id);
+        return j === null ? 'Redis no longer holds it.' : null;
+      },
+      onDone,
+    );
+
+  const buttons: [label: string, tone: string, run: () => Promise<void>][] =
+    state === 'DEAD'
+      ? [
+          ['Retry', 'btn-primary', retry],
+          ['Delete', 'btn-danger', remove],
+        ]
+      : state === 'DELAYED'
+        ? [
+            ['Run now', 'btn-primary', runNow],
+            ['Delete', 'btn-danger', remove],
+          ]
+        : state === 'PENDING'
+          ? [['Delete', 'btn-danger', remove]]
+          : [];
+  if (buttons.length === 0) return null;
+  return (
+    <div class="actions" data-testid="job-actions">
+      {buttons.map(([label, tone, run]) => (
+        <button
+          key={label}
+          type="button"
+          class={`btn ${tone}`}
+          disabled={action.busy}
+          onClick={() => void run()}
+        >
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** What the last action on the job came to (kept when the job is gone). */
+export function JobOutcome(props: { action: Action }) {
+  const { outcome } = props.action;
+  if (!outcome) return null;
+  return (
+    <p class={`outcome outcome-${outcome.kind} pad`} role="status" data-testid="job-outcome">
+      {outcome.text}
+    </p>
+  );
+}

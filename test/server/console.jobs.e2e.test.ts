@@ -1,0 +1,471 @@
+/**
+ * The console's job views end to end (issue 16), in headless Chromium against the real server
+ * over a real Redis, checked against what Redis holds: the Dead view retries and deletes one
+ * job, and retries all of one group's dead jobs after a confirmation, leaving the others; a job
+ * opened by typing its id shows its error and stack; the Delayed view's "run now" makes a
+ * delayed job pending; an admin pauses and resumes the whole queue (`P:{Q}:settings`), and a
+ * read token sees the state but no buttons. A group's detail lists its backlog and active jobs.
+ * The page must log no error. Screenshots go to test-results/console/ (names j01…).
+ *
+ * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
+ */
+import { Redis } from 'ioredis';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { type Queue, queueKeys } from '../../src/lanes/index.js';
+import { CHROMIUM, skipBrowser } from '../support/chromium.js';
+import { shot, useConsoleBrowser, waitText } from '../support/console.js';
+import { queueName, waitFor } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const skip = skipBrowser;
+
+/**
+ * Make dead jobs the way production does: enqueued with maxAttempts 1, claimed, and retried by
+ * the engine (a failed attempt at its last attempt dies). Returns their ids in the order they
+ * died. The queue must hold no other pending job.
+ */
+async function makeDead(q: Queue, groups: string[], gapMs = 3): Promise<string[]> {
+  for (const [i, group] of groups.entries()) {
+    await q.enqueue(group, { n: i }, { maxAttempts: 1 });
+  }
+  const died: string[] = [];
+  for (let i = 0; i < groups.length; i += 1) {
+    const job = await q.claim({ leaseMs: 60_000 });
+    if (!job?.token) throw new Error('nothing to claim');
+    await q.retry(job.id, job.token, {
+      error: `boom ${job.id}`,
+      stack: `Error: boom\n    at step${job.id}`,
+    });
+    died.push(job.id);
+    // Distinct death times, so "newest first" has one answer.
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  return died;
+}
+
+/** The job ids of a list's rows, in the order drawn. */
+const rowsOf = (page: Page, list: string): Promise<string[]> =>
+  page
+    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
+
+async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
+  await waitFor(
+    `${list} rows ${JSON.stringify(expected)}`,
+    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
+}
+
+describe.skipIf(skip)(
+  skip
+    ? `console jobs end to end — SKIPPED: ${CHROMIUM} is not installed (apt-get install -y chromium)`
+    : 'console jobs end to end in headless Chromium',
+  () => {
+    const redis = useTestRedis();
+    const browser = useConsoleBrowser();
+
+    it('the Dead view retries and deletes one job, and retries all of one group after a confirmation, as Redis shows', async () => {
+      const server: TestServer = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('dead');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const groups = ['acme', 'globex', 'acme', 'globex', 'acme', 'initech'];
+        const died = await makeDead(q, groups);
+        const groupOf = new Map<string, string>();
+        for (const id of died) groupOf.set(id, (await direct.hget(k.job(id), 'group')) ?? '');
+        expect(await direct.zcard(k.dead)).toBe(6);
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await page.getByTestId('tab-dead').click();
+        expect(new URL(page.url()).hash).toContain('view=dead');
+        // Newest first, each with its error.
+        await waitRows(page, 'dead-jobs', [...died].reverse());
+        const first = died.at(-1) as string;
+        await waitText(
+          page.locator(`[data-testid="dead-jobs"] tr[data-job-row="${first}"]`),
+          new RegExp(`boom ${first}`),
+        );
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*6/);
+        await shot(page, 'j02-dead');
+
+        // Retry one: it is pending in its lane again, and the dead count drops.
+        const retried = died.find((id) => groupOf.get(id) === 'globex') as string;
+        await page.getByRole('button', { name: `Retry job ${retried}` }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /retried — confirmed: Redis shows it (pending|active)/,
+        );
+        expect(await direct.zscore(k.lane('globex'), retried)).not.toBeNull();
+        expect(await direct.hget(k.job(retried), 'state')).toBe('pending');
+        expect(await direct.zscore(k.dead, retried)).toBeNull();
+        expect(await direct.zcard(k.dead)).toBe(5);
+        await waitRows(
+          page,
+          'dead-jobs',
+          [...died].reverse().filter((id) => id !== retried),
+        );
+        await shot(page, 'j03-dead-retried');
+
+        // Delete one: its hash is gone.
+        const deleted = died.find((id) => groupOf.get(id) === 'initech') as string;
+        await page.getByRole('button', { name: `Delete job ${deleted}` }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /deleted — confirmed: Redis no longer holds it/,
+        );
+        expect(await direct.exists(k.job(deleted))).toBe(0);
+        expect(await direct.exists(k.errors(deleted))).toBe(0);
+        expect(await direct.zscore(k.dead, deleted)).toBeNull();
+        expect(await direct.zcard(k.dead)).toBe(4);
+
+        // Filter by group, then retry all of that group's dead jobs after a confirmation.
+        const acme = died.filter((id) => groupOf.get(id) === 'acme');
+        const others = died.filter((id) => groupOf.get(id) === 'globex' && id !== retried);
+        await page.getByLabel('Filter by group').fill('acme');
+        await waitRows(page, 'dead-jobs', [...acme].reverse());
+        expect(new URL(page.url()).hash).toContain('group=acme');
+        await page.getByRole('button', { name: /^Retry all 3/ }).click();
+        await waitText(page.getByTestId('confirm'), /Retry all 3 dead jobs of group “acme”\?/);
+        await shot(page, 'j04-dead-confirm');
+        await page.getByRole('button', { name: 'Retry 3 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /3 dead jobs of group “acme” retried in 1 call — confirmed: Redis shows no dead job of group “acme”/,
+        );
+        for (const id of acme) {
+          expect(await direct.zscore(k.lane('acme'), id)).not.toBeNull();
+          expect(await direct.hget(k.job(id), 'state')).toBe('pending');
+        }
+        expect(await direct.zcard(k.groupDead('acme'))).toBe(0);
+        // The other group's dead job is untouched.
+        expect(await direct.zrange(k.dead, 0, -1)).toEqual(others);
+        expect(await direct.hget(k.job(others[0] as string), 'state')).toBe('dead');
+        await waitRows(page, 'dead-jobs', []);
+        await shot(page, 'j05-dead-retried-all');
+
+        // At phone width nothing is wider than the screen.
+        await page.getByLabel('Filter by group').fill('');
+        await waitRows(page, 'dead-jobs', others);
+        await page.setViewportSize({ width: 414, height: 860 });
+        await shot(page, 'j06-dead-phone');
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          414,
+        );
+        // Each row's buttons are on screen, not past the edge of a table scrolled sideways.
+        const button = await page
+          .getByRole('button', { name: `Retry job ${others[0]}` })
+          .boundingBox();
+        expect(button).not.toBeNull();
+        expect((button?.x ?? 0) + (button?.width ?? 0)).toBeLessThanOrEqual(414);
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it('retries and deletes every dead job matching in bounded calls (≤ 1,000 each), showing the progress', async () => {
+      const server: TestServer = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('bulk');
+      const other = queueName('bulkdel');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const groups = Array.from({ length: 1_001 }, (_, i) => (i % 2 === 0 ? 'north' : 'south'));
+        await makeDead(q, groups, 0);
+        expect(await direct.zcard(k.dead)).toBe(1_001);
+
+        await page.goto(`${server.server.url}/#queue=${queue}&view=dead`);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*1,001/);
+        // Every text the outcome line shows, as it changes.
+        await page.evaluate(() => {
+          const seen: string[] = [];
+          (window as unknown as { outcomes: string[] }).outcomes = seen;
+          new MutationObserver(() => {
+            const text = document.querySelector('[data-testid="jobs-outcome"]')?.textContent;
+            if (text && seen.at(-1) !== text) seen.push(text);
+          }).observe(document.body, { subtree: true, childList: true, characterData: true });
+        });
+        await page.getByRole('button', { name: /^Retry all 1,001/ }).click();
+        await waitText(page.getByTestId('confirm'), /Retry all 1,001 dead jobs in this queue\?/);
+        await page.getByRole('button', { name: 'Retry 1,001 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^1,001 dead jobs in this queue retried in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
+          20_000,
+        );
+        const outcomes = await page.evaluate(
+          () => (window as unknown as { outcomes: string[] }).outcomes,
+        );
+        expect(outcomes).toContain('Retrying: 1,000 retried, 1 left… (99 %)');
+        expect(await direct.zcard(k.dead)).toBe(0);
+        expect(await direct.zcard(k.lane('north'))).toBe(501);
+        expect(await direct.zcard(k.lane('south'))).toBe(500);
+        expect(await direct.hget(k.stats, 'requeued')).toBe('1001');
+        await shot(page, 'j12-dead-retried-1001');
+
+        // Delete all (no group filter): removeJobs by ids, a read page at a time.
+        const q2 = server.server.engine.queue(other);
+        const k2 = queueKeys(server.server.engine.prefix, other);
+        const died = await makeDead(
+          q2,
+          Array.from({ length: 600 }, () => 'west'),
+          0,
+        );
+        await page.goto(`${server.server.url}/#queue=${other}&view=dead`);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*600/);
+        await page.getByRole('button', { name: /^Delete all 600/ }).click();
+        await waitText(page.getByTestId('confirm'), /Delete all 600 dead jobs in this queue\?/);
+        await page.getByRole('button', { name: 'Delete 600 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^600 dead jobs in this queue deleted in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
+          20_000,
+        );
+        expect(await direct.zcard(k2.dead)).toBe(0);
+        expect(await direct.zcard(k2.groupDead('west'))).toBe(0);
+        for (const id of [died[0], died[299], died[599]] as string[]) {
+          expect(await direct.exists(k2.job(id), k2.errors(id))).toBe(0);
+        }
+        expect(await direct.hget(k2.stats, 'removed')).toBe('600');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 90_000);
+
+    it('opens a job by typing its id: its error and stack, payload and timeline; follows it live; acts on it', async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('jobid');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const job = await q.enqueue('acme', { order: 42, items: ['a', 'b'] }, { maxAttempts: 2 });
+        for (let attempt = 1; attempt <= 2; attempt += 1) {
+          const claimed = await q.claim({ leaseMs: 60_000 });
+          expect(claimed?.id).toBe(job.id);
+          await q.retry(job.id, claimed?.token ?? '', {
+            error: `payment gateway timed out (${attempt})`,
+            stack: `Error: payment gateway timed out\n    at charge (billing.ts:${attempt}0:5)`,
+          });
+        }
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await page.getByLabel('Job id').fill(job.id);
+        await page.getByRole('button', { name: 'Open job' }).click();
+        expect(new URL(page.url()).hash).toContain(`job=${job.id}`);
+        const detail = page.getByTestId('job');
+        await waitText(detail.locator('.panel-head [data-job-state]'), /dead/);
+        await waitText(page.getByTestId('job-last-error'), /payment gateway timed out \(2\)/);
+        const errorsShown = await waitText(page.getByTestId('job-errors'), /attempt 2/);
+        // Newest first, each with its stack.
+        expect(errorsShown.indexOf('(2)')).toBeLessThan(errorsShown.indexOf('(1)'));
+        await waitText(page.getByTestId('job-errors'), /at charge \(billing\.ts:20:5\)/);
+        expect(await page.getByTestId('job-errors').locator('pre.stack').first().isVisible()).toBe(
+          true,
+        );
+        await waitText(page.getByTestId('job-payload'), /"order": 42/);
+        await waitText(page.getByTestId('job-timeline'), /enqueued.*last claimed.*died/);
+        await shot(page, 'j01-job-by-id');
+
+        // From its detail an admin retries it: pending again, followed live once more.
+        const k = queueKeys(server.server.engine.prefix, queue);
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Retry' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Retried — confirmed: Redis shows it pending/,
+        );
+        await waitText(detail.locator('.panel-head [data-job-state]'), /pending/);
+        expect(await direct.zscore(k.lane('acme'), job.id)).not.toBeNull();
+        const again = await q.claim({ leaseMs: 60_000 });
+        expect(again?.id).toBe(job.id);
+        await waitText(detail.locator('.panel-head [data-job-state]'), /active/);
+        await waitText(page.getByTestId('job-attempts'), /1 of 2/);
+        await q.retry(job.id, again?.token ?? '', { error: 'once more', delayMs: 600_000 });
+        await waitText(detail.locator('.panel-head [data-job-state]'), /delayed/);
+        await waitText(page.getByTestId('job-timeline'), /runs at.*in 9 min/);
+        // …and deletes it: gone from Redis, and the detail says so.
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Delete' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Deleted — confirmed: Redis no longer holds it/,
+        );
+        await waitText(page.getByTestId('job-gone'), /No job \d+ in this queue/);
+        expect(await direct.exists(k.job(job.id), k.errors(job.id))).toBe(0);
+
+        // An id that names no job says so.
+        await page.getByLabel('Job id').fill('999999');
+        await page.getByRole('button', { name: 'Open job' }).click();
+        await waitText(page.getByTestId('job-gone'), /No job 999999 in this queue/);
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it('the Delayed view runs a delayed job now: it is pending in its lane', async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('delayed');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const later = await q.enqueue('acme', { report: 'weekly' }, { delayMs: 3_600_000 });
+        const soon = await q.enqueue('globex', { report: 'daily' }, { delayMs: 600_000 });
+        expect(await direct.zcard(k.delayed)).toBe(2);
+
+        await page.goto(`${server.server.url}/#queue=${queue}&view=delayed`);
+        // Next to run first.
+        await waitRows(page, 'delayed-jobs', [soon.id, later.id]);
+        await waitText(page.locator(`tr[data-job-row="${soon.id}"]`), /in 9 min \d+ s/);
+        await waitText(page.getByTestId('tab-delayed'), /Delayed\s*2/);
+        await shot(page, 'j07-delayed');
+
+        await page.getByRole('button', { name: `Run job ${later.id} now` }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /moved to its lane — confirmed: Redis shows it pending/,
+        );
+        expect(await direct.zscore(k.delayed, later.id)).toBeNull();
+        expect(await direct.zscore(k.lane('acme'), later.id)).not.toBeNull();
+        expect(await direct.hget(k.job(later.id), 'state')).toBe('pending');
+        expect(await direct.lrange(k.ring, 0, -1)).toEqual(['acme']);
+        await waitRows(page, 'delayed-jobs', [soon.id]);
+        await shot(page, 'j08-delayed-ran');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it("lists a group's backlog (next first, payload preview) and its jobs in flight (lease, attempt n of m), paged", async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('backlog');
+      try {
+        const q = server.server.engine.queue(queue);
+        const ids: string[] = [];
+        for (let i = 0; i < 14; i += 1) ids.push((await q.enqueue('acme', { invoice: i })).id);
+        const a = await q.claim({ leaseMs: 90_000 });
+        const b = await q.claim({ leaseMs: 90_000 });
+        expect([a?.id, b?.id]).toEqual(ids.slice(0, 2));
+
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme`);
+        const backlog = page.getByTestId('backlog');
+        await waitFor(
+          'ten backlog rows, next to run first',
+          async () =>
+            JSON.stringify(
+              await backlog
+                .locator('li[data-job-row]')
+                .evaluateAll((li) => li.map((x) => x.getAttribute('data-job-row'))),
+            ) === JSON.stringify(ids.slice(2, 12)),
+        );
+        await waitText(backlog.locator('li').first(), /\{"invoice":2\}/);
+        await waitText(page.getByTestId('backlog-range'), /1–10 of 12/);
+        await waitText(page.getByTestId('active-jobs'), /lease 1 min \d+ s left.*attempt 1 of 3/);
+        await shot(page, 'j09-group-jobs');
+
+        await page.getByRole('button', { name: 'Backlog: next page' }).click();
+        await waitText(page.getByTestId('backlog-range'), /11–12 of 12/);
+        await waitText(backlog, /\{"invoice":13\}/);
+
+        // A job of the list opens its detail (the next to run), which follows it live: claimed,
+        // then completed (kept by the default retention); closing it comes back to the group.
+        await page.getByRole('button', { name: 'Backlog: first page' }).click();
+        await page.locator(`[data-testid="backlog"] a[data-job="${ids[2]}"]`).click();
+        const state = page.getByTestId('job').locator('.panel-head [data-job-state]');
+        await waitText(state, /pending/);
+        const c = await q.claim({ leaseMs: 90_000 });
+        expect(c?.id).toBe(ids[2]);
+        await waitText(state, /active/);
+        await waitText(page.getByTestId('job-timeline'), /lease until.*in 1 min/);
+        await q.complete(c?.id ?? '', c?.token ?? '');
+        await waitText(state, /completed/);
+        await waitText(page.getByTestId('job-follow'), /Final/);
+        await shot(page, 'j10-job-followed');
+        await page.getByRole('link', { name: 'Close job' }).click();
+        await page.getByTestId('backlog').waitFor();
+        expect(new URL(page.url()).hash).toBe(`#queue=${queue}&group=acme`);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it('pauses and resumes the whole queue as an admin (P:{Q}:settings); a read token sees the state, no buttons', async () => {
+      const readToken = 'read-token-for-the-console-jobs-e2e';
+      const adminToken = 'admin-token-for-the-console-jobs-e2e';
+      const server = await startTestServer(redis.url, {
+        AUTH_TOKENS: `read:${readToken},admin:${adminToken}`,
+      });
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('qpause');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const [dead] = await makeDead(q, ['acme']);
+        await q.enqueue('acme', null);
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await page.getByLabel('Token').fill(adminToken);
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await waitText(page.getByTestId('queue-state'), /running/);
+        await page.getByRole('button', { name: 'Pause queue' }).click();
+        await waitText(page.getByTestId('queue-state'), /queue paused/);
+        await waitText(
+          page.getByTestId('queue-outcome'),
+          /Queue paused — confirmed: Redis shows it at/,
+        );
+        expect(await direct.hget(k.settings, 'paused')).toBe('1');
+        // Claims stop for every group; the group itself is not paused.
+        expect(await q.claim({ leaseMs: 1_000 })).toBeNull();
+        expect(await direct.sismember(k.paused, 'acme')).toBe(0);
+        await shot(page, 'j11-queue-paused');
+
+        await page.getByRole('button', { name: 'Resume queue' }).click();
+        await waitText(page.getByTestId('queue-state'), /running/);
+        await waitText(page.getByTestId('queue-outcome'), /Queue resumed — confirmed/);
+        expect(await direct.hget(k.settings, 'paused')).toBeNull();
+
+        // A read token sees the state but no button, here or in the job views.
+        await q.pauseQueue();
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.getByLabel('Token').fill(readToken);
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await waitText(page.getByTestId('role'), /read-only/);
+        await waitText(page.getByTestId('queue-state'), /queue paused/);
+        expect(await page.getByRole('button', { name: /queue$/ }).count()).toBe(0);
+        await page.getByTestId('tab-dead').click();
+        await waitRows(page, 'dead-jobs', [dead as string]);
+        expect(await page.getByTestId('dead-actions').count()).toBe(0);
+        expect(await page.getByRole('button', { name: /^(Retry|Delete)/ }).count()).toBe(0);
+        await shot(page, 'j13-read-only');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+  },
+);
