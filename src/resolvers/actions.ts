@@ -43,9 +43,9 @@ export const requeueDeadJobs = (
   });
 
 /**
- * `removeJobs`: jobs not running deleted (by ids, optionally of one state, or a group's jobs in
- * `state`).
- * @throws RingmasterError BAD_USER_INPUT (`ids`, `group`, `state`, `limit`)
+ * `removeJobs`: jobs not running deleted (by ids, optionally of one state, a group's jobs in
+ * `state`, or all the queue's in `state`).
+ * @throws RingmasterError BAD_USER_INPUT (`ids`, `group`, `all`, `state`, `limit`)
  */
 export const removeJobs = (
   ctx: Context,
@@ -53,6 +53,7 @@ export const removeJobs = (
     queue: string;
     ids?: Maybe<readonly (string | number)[]>;
     group?: Maybe<string>;
+    all?: Maybe<boolean>;
     state?: Maybe<JobState>;
     limit?: Maybe<number>;
   },

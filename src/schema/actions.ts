@@ -67,14 +67,19 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Delete jobs that are not running — PENDING, DELAYED, DEAD or kept COMPLETED — with their error history: those listed in `ids` (only those in `state`, if given), or a group’s jobs in `state`. ACTIVE jobs are never touched (skipped). A group whose lane this empties leaves the ring.',
+      'Delete jobs that are not running — PENDING, DELAYED, DEAD or kept COMPLETED — with their error history: those listed in `ids` (only those in `state`, if given), a group’s jobs in `state`, or (`all: true`) the queue’s DELAYED, DEAD or COMPLETED jobs. ACTIVE jobs are never touched (skipped). A group whose lane this empties leaves the ring.',
     args: {
       queue: t.arg.string({ required: true }),
       ids: t.arg.idList({ description: '1..1,000 job ids; an ACTIVE or missing one is skipped.' }),
       group: t.arg.string(),
+      all: t.arg.boolean({
+        description:
+          'true: the queue’s jobs in `state` (DELAYED, DEAD or COMPLETED; PENDING needs a group).',
+      }),
       state: t.arg({
         type: JobStateRef,
-        description: 'Required with `group`; with `ids`, only jobs in this state. Not ACTIVE.',
+        description:
+          'Required with `group` or `all`; with `ids`, only jobs in this state. Not ACTIVE.',
       }),
       limit: t.arg.int({ defaultValue: Defaults.actionLimit, description: LIMIT }),
     },

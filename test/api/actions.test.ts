@@ -201,6 +201,26 @@ describe('removeJobs and purgeGroup', () => {
     expect(totals.stats.removed).toBe(3);
   });
 
+  it('removeJobs all: the queue’s jobs in one state, every group’s, limit per call', async () => {
+    const q = uniqueQueueName('remove');
+    const e = engineQueue(q);
+    await deadJobs(q, 'a', 2);
+    await deadJobs(q, 'b', 1);
+    const delayed = (await e.enqueue('c', null, { delayMs: 60_000 })).id;
+    const remove = async (limit: number) =>
+      ok(await api.request(RemoveJobsDocument, { queue: q, all: true, state: 'DEAD', limit }))
+        .removeJobs;
+    expect(await remove(2)).toEqual({ count: 2, remaining: 1, skipped: 0 });
+    expect(await remove(2)).toEqual({ count: 1, remaining: 0, skipped: 0 });
+    const totals = ok(await api.request(QueueTotalsDocument, { queue: q })).queue;
+    expect(totals.counts).toMatchObject({ dead: 0, delayed: 1 });
+    expect(await r.exists(e.keys.job(delayed))).toBe(1);
+    // PENDING has no queue-wide index: a group is needed.
+    expect(
+      refusal(await api.request(RemoveJobsDocument, { queue: q, all: true, state: 'PENDING' })),
+    ).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
   it('removeJobs refuses ACTIVE, a group without a state and no selection, writing nothing', async () => {
     const q = uniqueQueueName('remove');
     await engineQueue(q).enqueue('g');
