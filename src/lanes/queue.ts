@@ -495,7 +495,7 @@ export class Queue {
    * Give active job `id` back after a failed attempt: its permit is released now, the failure
    * recorded — an entry `{ attempt, at, message, stack }` on its error list (newest first, the
    * last `Defaults.errorsKept` kept; see {@link job}) and `error` as its lastError (an empty one
-   * leaves lastError as it was) — and the job returns to the front of its group's lane, or
+   * clears it: lastError is always the last attempt's reason) — and the job returns to the front of its group's lane, or
    * waits DELAYED (`runAt`) for `delayMs` when given, else for its backoff policy's wait, or
    * is DEAD once attempts reached maxAttempts (kept by the queue's dead retention, with its
    * group's dead index; a retention count of 0 forgets it at once: the answer is then the job
@@ -641,6 +641,12 @@ export class Queue {
     const chosen = selection(select, true);
     const raw = (select as { state?: unknown }).state;
     let state: 'pending' | 'delayed' | 'dead' | 'completed' | '' = '';
+    if (raw === undefined && !('ids' in chosen)) {
+      throw badInput(
+        'state',
+        'is required with a group or all: PENDING, DELAYED, DEAD or COMPLETED',
+      );
+    }
     if (raw !== undefined || !('ids' in chosen)) {
       const s = validate.jobState(raw);
       if (s === 'ACTIVE') throw badInput('state', 'ACTIVE jobs cannot be removed');

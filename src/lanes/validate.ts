@@ -109,7 +109,10 @@ export function delayMs(value: unknown, argument = 'delayMs'): number {
  * 30 days of now is judged by the script, on the Redis clock (`enqueue-12.lua`, outcome 3).
  */
 export function runAt(value: unknown): number {
-  return integerIn('runAt', value, 0, Number.MAX_SAFE_INTEGER);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw badInput('runAt', 'must be a time (ms since the epoch) within 30 days of now');
+  }
+  return value;
 }
 
 /**

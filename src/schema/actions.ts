@@ -40,7 +40,7 @@ const RetentionInputRef = builder.inputType('RetentionInput', {
   }),
 });
 
-const LIMIT = `Jobs handled by this call at most, 1..1,000 (default ${Defaults.actionLimit}).`;
+const LIMIT = `Jobs of a group or of the queue handled by this call at most, 1..1,000 (default ${Defaults.actionLimit}); a list of ids is handled whole (it holds 1,000 at most).`;
 
 builder.mutationFields((t) => ({
   requeueDeadJobs: t.field({

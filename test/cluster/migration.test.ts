@@ -46,12 +46,20 @@ async function checkQuiet(queue: Queue, issued: number): Promise<void> {
     expect(ring.includes(group), `I1 for ${group} (limit ${glimit[group]})`).toBe(serviceable);
   }
   const deadIds = new Set(dead);
+  // Completed: kept by the completed retention (state completed, in `completed`) or gone.
+  const keptIds = new Set(await r.zrange(k.completed, 0, -1));
   const states = await Promise.all(
     Array.from({ length: issued }, (_, i) => r.hget(k.job(String(i + 1)), 'state')),
   );
   const misplaced = states
     .map((state, i) => ({ id: String(i + 1), state }))
-    .filter(({ id, state }) => (state === null ? deadIds.has(id) : state !== 'dead'));
+    .filter(({ id, state }) =>
+      state === null
+        ? deadIds.has(id) || keptIds.has(id)
+        : state === 'completed'
+          ? !keptIds.has(id) || deadIds.has(id)
+          : state !== 'dead' || !deadIds.has(id),
+    );
   expect(misplaced, 'I4: every job completed or dead, never both').toEqual([]);
   expect(stats.enqueued, 'stats.enqueued').toBe(issued);
   expect(stats.completed + stats.dead, 'each job ended exactly once').toBe(issued);

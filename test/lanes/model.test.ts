@@ -296,7 +296,8 @@ function requeue(s: MState, job: MJob, error: string, runAt: number | null = nul
   job.token = null;
   job.leaseUntil = null;
   job.errors = [[job.attempts, error, null] as ErrorEntry, ...job.errors].slice(0, ERRORS_KEPT);
-  if (error !== '') job.lastError = error;
+  // The last attempt's reason: an empty one clears it (includes/requeueJob.lua).
+  job.lastError = error === '' ? null : error;
   if (job.attempts >= job.maxAttempts) {
     job.state = 'dead';
     s.stats.dead += 1;

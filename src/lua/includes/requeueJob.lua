@@ -9,7 +9,7 @@
   The failed attempt (only for a job whose hash exists): an entry
   {"attempt":n,"at":ms,"message":"…","stack":"…"|null} is pushed on the job's error list
   (errorsKeyOf, newest first, trimmed to ERRORS_KEPT = Defaults.errorsKept) and the message
-  becomes lastError (an empty message leaves lastError as it was). cjson writes numbers with
+  becomes lastError (an empty message clears it: lastError is the last attempt's reason, none). cjson writes numbers with
   14 significant digits: `at` (13 digits until the year 2286) and attempt are exact.
 
   The wait of a job with attempts left: failure.delayMs when given (retry's explicit delay,
@@ -90,6 +90,8 @@ local function recordFailure(base, jobKey, id, attempts, now, failure)
   redis.call('LTRIM', errorsKey, 0, ERRORS_KEPT - 1)
   if failure.message ~= '' then
     redis.call('HSET', jobKey, 'lastError', failure.message)
+  else
+    redis.call('HDEL', jobKey, 'lastError')
   end
 end
 
