@@ -26,10 +26,14 @@ export const pauseGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
 export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
   ctx.engine.queue(a.queue).resume(a.group);
 
-/** A group's place on the ring: 1-based `position` (null when not on it) of `length`. */
+/**
+ * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and
+ * whether the whole queue is paused (pauseQueue: the ring stands, nothing is claimed).
+ */
 export interface RingPosition {
   readonly position: number | null;
   readonly length: number;
+  readonly queuePaused: boolean;
 }
 
 /** What keeps a group off the ring; null when it is on it (serviceable). */
@@ -89,6 +93,9 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         return 'ready to run, but not on the ring at this moment (its state changed while it was read)';
       }
       const place = `on the ring at position ${ring.position} of ${ring.length}`;
+      if (ring.queuePaused) {
+        return `${place}, but the queue is paused: nothing is claimed until it is resumed`;
+      }
       return ring.position === 1 ? `${place}: next to be served` : place;
     }
   }
@@ -108,6 +115,7 @@ const positionsByExecution = new WeakMap<
 interface RingIndex {
   readonly length: number;
   readonly position: ReadonlyMap<string, number>;
+  readonly queuePaused: boolean;
 }
 
 function ringIndex(ctx: Context, execution: object, queueName: string): Promise<RingIndex> {
@@ -123,17 +131,20 @@ function ringIndex(ctx: Context, execution: object, queueName: string): Promise<
   }
   let index = byQueue.get(queueName);
   if (!index) {
-    index = ctx.engine.queue(queueName).ring().then(indexRing);
+    const q = ctx.engine.queue(queueName);
+    index = Promise.all([q.ring(), q.state()]).then(([ring, state]) =>
+      indexRing(ring, state === 'PAUSED'),
+    );
     byQueue.set(queueName, index);
   }
   return index;
 }
 
 /** A ring's positions (1-based); the first occurrence counts (the one claim would serve first). */
-function indexRing(ring: readonly string[]): RingIndex {
+function indexRing(ring: readonly string[], queuePaused: boolean): RingIndex {
   const position = new Map<string, number>();
   for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
-  return { length: ring.length, position };
+  return { length: ring.length, position, queuePaused };
 }
 
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
@@ -144,8 +155,12 @@ const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
  * `reason` then names their place on that ring, never on one read later, so it agrees with the
  * ring shown beside it.
  */
-export function describeWithRing(groups: readonly GroupInfo[], ring: readonly string[]): void {
-  const index = indexRing(ring);
+export function describeWithRing(
+  groups: readonly GroupInfo[],
+  ring: readonly string[],
+  queuePaused: boolean,
+): void {
+  const index = indexRing(ring, queuePaused);
   for (const g of groups) ringOfRead.set(g, index);
 }
 
@@ -156,7 +171,8 @@ export function describeWithRing(groups: readonly GroupInfo[], ring: readonly st
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
   const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
-  const { length, position } = ringOfRead.get(g) ?? (await ringIndex(ctx, execution, g.queue));
-  const at: RingPosition = { position: position.get(g.id) ?? null, length };
+  const { length, position, queuePaused } =
+    ringOfRead.get(g) ?? (await ringIndex(ctx, execution, g.queue));
+  const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused };
   return reasonSentence(g, at);
 }

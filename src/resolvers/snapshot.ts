@@ -38,7 +38,7 @@ export async function snapshot(
     prefix: args.prefix ?? undefined,
     ids: args.ids ?? undefined,
   });
-  describeWithRing([...s.page.groups, ...s.picked], s.ring);
+  describeWithRing([...s.page.groups, ...s.picked], s.ring, s.paused);
   return { ...s, connection: toConnection(s.page) };
 }
 

@@ -93,6 +93,19 @@ describe('Group.reason and Group.blockedBy', () => {
     );
   });
 
+  it('a group on the ring of a paused queue says the queue is paused, not that it is served', async () => {
+    const q = engineQueue();
+    await enqueue(q, 'a', 1);
+    await q.pauseQueue();
+    const a = await read(q, 'a');
+    expect(a).toMatchObject({ onRing: true, blockedBy: null });
+    expect(a.reason).toBe(
+      'on the ring at position 1 of 1, but the queue is paused: nothing is claimed until it is resumed',
+    );
+    await q.resumeQueue();
+    expect((await read(q, 'a')).reason).toBe('on the ring at position 1 of 1: next to be served');
+  });
+
   it('a paused group says so, with its backlog and work in flight', async () => {
     const queue = engineQueue();
     await enqueue(queue, 'p', 3);
