@@ -8,6 +8,7 @@
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
 import { groupState } from '../lanes/state.js';
+import { oncePerExecution } from './perExecution.js';
 
 interface GroupArgs {
   queue: string;
@@ -101,43 +102,24 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
   }
 }
 
-/**
- * Ring positions, read once per queue per execution: a page of 500 groups (times aliases)
- * asking for `reason` costs one O(ring) read, not one per group. An execution is a request's
- * context for a query; for a subscription, whose context lives as long as it does, it is the
- * event being executed (the root value), so every event reads the ring as it is then.
- */
-const positionsByExecution = new WeakMap<
-  Context,
-  WeakMap<object, Map<string, Promise<RingIndex>>>
->();
-
 interface RingIndex {
   readonly length: number;
   readonly position: ReadonlyMap<string, number>;
   readonly queuePaused: boolean;
 }
 
-function ringIndex(ctx: Context, execution: object, queueName: string): Promise<RingIndex> {
-  let byExecution = positionsByExecution.get(ctx);
-  if (!byExecution) {
-    byExecution = new WeakMap();
-    positionsByExecution.set(ctx, byExecution);
-  }
-  let byQueue = byExecution.get(execution);
-  if (!byQueue) {
-    byQueue = new Map();
-    byExecution.set(execution, byQueue);
-  }
-  let index = byQueue.get(queueName);
-  if (!index) {
+/**
+ * Ring positions and the queue's pause, read once per queue per execution
+ * ({@link oncePerExecution}): a page of 500 groups (times aliases) asking for `reason` costs one
+ * O(ring) read, not one per group.
+ */
+function ringIndex(ctx: Context, rootValue: unknown, queueName: string): Promise<RingIndex> {
+  return oncePerExecution(ctx, rootValue, `ring\u0000${queueName}`, () => {
     const q = ctx.engine.queue(queueName);
-    index = Promise.all([q.ring(), q.state()]).then(([ring, state]) =>
+    return Promise.all([q.ring(), q.state()]).then(([ring, state]) =>
       indexRing(ring, state === 'PAUSED'),
     );
-    byQueue.set(queueName, index);
-  }
-  return index;
+  });
 }
 
 /** A ring's positions (1-based); the first occurrence counts (the one claim would serve first). */
@@ -170,9 +152,8 @@ export function describeWithRing(
  */
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
-  const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
   const { length, position, queuePaused } =
-    ringOfRead.get(g) ?? (await ringIndex(ctx, execution, g.queue));
+    ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
   const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused };
   return reasonSentence(g, at);
 }

@@ -10,6 +10,7 @@ import type {
   Queue,
 } from '../lanes/index.js';
 import { withoutToken } from '../lanes/index.js';
+import { oncePerExecution } from './perExecution.js';
 
 interface JobArgs {
   queue: string;
@@ -110,28 +111,14 @@ export const date = (ms: number | null): Date | null => (ms === null ? null : ne
 export const leaseUntil = (j: Job): Date | null => date(j.leaseUntil);
 
 /**
- * Jobs read again by id for the fields a job from a list or a job script lacks (`errors`,
- * `backoff`), once per job per execution: a page of 500 jobs asking for `errors` costs one
- * read per job, however many fields and aliases ask. An execution is a request's context for a
- * query or mutation; for a subscription, whose context lives as long as it does, the event being
- * executed (its root value), so every event reads the job as it is then.
+ * A job read again by id for the fields a job from a list or a job script lacks (`errors`,
+ * `backoff`), once per job per execution ({@link oncePerExecution}): a page of 500 jobs asking
+ * for `errors` costs one read per job, however many fields and aliases ask.
  */
-const rereadByExecution = new WeakMap<object, Map<string, Promise<Job | null>>>();
-
 function reread(ctx: Context, j: Job, rootValue: unknown): Promise<Job | null> {
-  const execution = typeof rootValue === 'object' && rootValue !== null ? rootValue : ctx;
-  let byJob = rereadByExecution.get(execution);
-  if (!byJob) {
-    byJob = new Map();
-    rereadByExecution.set(execution, byJob);
-  }
-  const key = `${j.queue}\u0000${j.id}`;
-  let read = byJob.get(key);
-  if (!read) {
-    read = ctx.engine.queue(j.queue).job(j.id);
-    byJob.set(key, read);
-  }
-  return read;
+  return oncePerExecution(ctx, rootValue, `job\u0000${j.queue}\u0000${j.id}`, () =>
+    ctx.engine.queue(j.queue).job(j.id),
+  );
 }
 
 /**
