@@ -210,7 +210,7 @@ export class ClusterSource implements FeedSource {
     set.add(routed);
     const owner = this.topology?.owners[routed.slot];
     const master = owner === undefined ? undefined : this.masters.get(owner);
-    if (master !== undefined) this.route(routed, master, false);
+    if (master !== undefined) this.route(routed, master);
     else this.refreshSoon();
     return {
       ready: routed.inner?.ready ?? Promise.resolve(),
@@ -295,15 +295,31 @@ export class ClusterSource implements FeedSource {
     for (const key of topology.masters) {
       if (!this.masters.has(key)) this.addMaster(key);
     }
+    // Moved, or not subscribed anywhere since its first read: resync either way, once per
+    // watcher, when all of its channels that moved are subscribed again (a watch's keys share a
+    // slot and move together; one RESYNC for the move, not one per key).
+    const moved = new Map<() => void, Promise<boolean>[]>();
     for (const [slot, set] of this.bySlot) {
       const owner = topology.owners[slot];
       if (owner === undefined) continue;
       const master = this.masters.get(owner);
       if (master === undefined) continue;
       for (const routed of set) {
-        // Moved, or not subscribed anywhere since its first read: resync either way.
-        if (routed.master !== master) this.route(routed, master, true);
+        if (routed.master === master) continue;
+        this.route(routed, master);
+        // A master not live yet resyncs everything routed to it on its first ready.
+        if (routed.onResync === undefined || !master.live) continue;
+        const inner = routed.inner as KeyWatch;
+        const stillHere = inner.ready.then(() => !routed.released && routed.inner === inner);
+        const pending = moved.get(routed.onResync);
+        if (pending === undefined) moved.set(routed.onResync, [stillHere]);
+        else pending.push(stillHere);
       }
+    }
+    for (const [onResync, subscribed] of moved) {
+      void Promise.all(subscribed).then((here) => {
+        if (here.some(Boolean)) onResync();
+      });
     }
     for (const master of [...this.masters.values()]) {
       if (!topology.masters.has(master.key)) {
@@ -396,21 +412,12 @@ export class ClusterSource implements FeedSource {
     this.updateMode();
   }
 
-  /**
-   * Subscribe `routed`'s channel on `master`, releasing the one it had. `moved`: it was routed
-   * elsewhere or nowhere since the watch began, so its watcher resyncs once the new SUBSCRIBE is
-   * answered (when the master is not live yet, its first ready resyncs everything routed to it).
-   */
-  private route(routed: Routed, master: Master, moved: boolean): void {
+  /** Subscribe `routed`'s channel on `master`, releasing the one it had. */
+  private route(routed: Routed, master: Master): void {
     this.unroute(routed);
-    const inner = master.source.watch(routed.key, routed.onHint);
+    routed.inner = master.source.watch(routed.key, routed.onHint);
     routed.master = master;
-    routed.inner = inner;
     master.routed.add(routed);
-    if (!moved || !master.live) return;
-    void inner.ready.then(() => {
-      if (!routed.released && routed.inner === inner) routed.onResync?.();
-    });
   }
 
   private unroute(routed: Routed): void {
@@ -420,8 +427,11 @@ export class ClusterSource implements FeedSource {
     routed.master = undefined;
   }
 
+  /** Resync every watcher with a channel on `master`, once each however many it has there. */
   private resyncRouted(master: Master): void {
-    for (const routed of [...master.routed]) routed.onResync?.();
+    const watchers = new Set<() => void>();
+    for (const routed of master.routed) if (routed.onResync) watchers.add(routed.onResync);
+    for (const onResync of watchers) onResync();
   }
 
   private updateMode(): void {
