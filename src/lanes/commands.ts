@@ -14,9 +14,9 @@ import type { RedisClient } from './redisConnection.js';
 type Arg = string | number;
 type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
-/** `{ limit, active, pending, paused }` as `includes/groupReply.lua` returns it. */
-export type GroupReply = [limit: string | null, active: string, pending: number, paused: number];
-/** `readSnapshot-10.lua`'s reply; group fields are flat, four per group as in `GroupReply`. */
+/** A group's fields as `includes/groupReply.lua` returns them (`GroupFields` in state.ts). */
+export type GroupReply = (string | number | null)[];
+/** `readSnapshot-10.lua`'s reply; group fields are flat, GROUP_FIELD_COUNT per group. */
 export type SnapshotReply = [
   at: number,
   ring: string[],

@@ -7,6 +7,10 @@
 export const Defaults = {
   /** Key prefix `P` (DESIGN.md §2). */
   prefix: 'emq',
+  /** Who steering calls are recorded as in the history when they name no one (§4.6). */
+  actor: 'engine',
+  /** The most entries a queue's history stream keeps (count); a group's keeps ≤ 1,000. */
+  historyMaxLen: 10_000,
   /** How long an enqueue's idempotency key is remembered (ms): 24 h. */
   keyTtlMs: 86_400_000,
   leaseMs: 30_000,

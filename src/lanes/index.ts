@@ -63,8 +63,11 @@ export type {
   QueueSnapshot,
   QueueState,
   QueueStats,
+  RateLimit,
   RetentionChange,
   RetentionPolicy,
+  SteeringOptions,
+  TimedOverride,
 } from './types.js';
 export { Limits } from './validate.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

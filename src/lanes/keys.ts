@@ -30,13 +30,24 @@
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
  * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
  * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
+ * | `P:{Q}:history`          | stream | steering history of the queue (capped)                   |
+ * | `P:{Q}:g:<group>:history`| stream | the group's steering history (capped)                    |
+ * | `P:{Q}:overrides`        | zset   | timed overrides: `<kind>:<group>` → revert deadline (ms) |
+ * | `P:{Q}:goverride`        | hash   | `<kind>:<group>` → the override (JSON)                   |
+ * | `P:{Q}:grate`            | hash   | group → rate limit `<max>:<windowMs>`                    |
+ * | `P:{Q}:gwindow`          | hash   | group → current rate window `<startMs>:<claims>`         |
+ * | `P:{Q}:ratelimited`      | zset   | groups at their rate → when their window reopens (ms)    |
+ * | `P:{Q}:gweight`          | hash   | group → weight (turns per round; none = 1)               |
+ * | `P:{Q}:gturns`           | hash   | group → turns taken this round (weighted groups)         |
+ * | `P:{Q}:heads`            | zset   | group → a lower bound of its lane head's score (metrics) |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
  * Scripts that pick a group or mint a job id build the keys named by data themselves from
  * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
  * (`laneKeyOf`, `jobKeyOf`, `groupDelayedKeyOf`, `groupDeadKeyOf`, `groupCompletedKeyOf`,
- * `errorsKeyOf`, and `WAKE_LENGTH`): change one side, change the other.
+ * `errorsKeyOf`, and `WAKE_LENGTH`), and build the operations keys (history … heads) from
+ * `base` too (`historyKeyOf`, …: see keys.lua for why): change one side, change the other.
  * `test/lua/includes.test.ts` checks that the two sides agree.
  */
 export interface QueueKeys {
@@ -73,6 +84,26 @@ export interface QueueKeys {
    * that has moved.
    */
   readonly guard: string;
+  /** `P:{Q}:history` — stream: the queue's steering history, capped (`historyKeyOf`). */
+  readonly history: string;
+  /** `P:{Q}:overrides` — zset: `<kind>:<group>` → when the timed override reverts (ms). */
+  readonly overrides: string;
+  /** `P:{Q}:goverride` — hash: `<kind>:<group>` → the timed override, JSON. */
+  readonly overrideData: string;
+  /** `P:{Q}:grate` — hash: group → its rate limit, `<max>:<windowMs>`. */
+  readonly rate: string;
+  /** `P:{Q}:gwindow` — hash: group → its current rate window, `<startMs>:<claims>`. */
+  readonly rateWindow: string;
+  /** `P:{Q}:ratelimited` — zset: groups at their rate → when their window reopens (ms). */
+  readonly rateLimited: string;
+  /** `P:{Q}:gweight` — hash: group → weight, its turns per round of the ring (none = 1). */
+  readonly weight: string;
+  /** `P:{Q}:gturns` — hash: group → turns it has taken in this round (weighted groups). */
+  readonly turns: string;
+  /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
+  readonly heads: string;
+  /** `P:{Q}:g:<group>:history` — stream: the group's steering history (`groupHistoryKeyOf`). */
+  groupHistory(group: string): string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -119,6 +150,16 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     stats: `${base}stats`,
     reaper: `${base}reaper`,
     guard: `${base}guard`,
+    history: `${base}history`,
+    overrides: `${base}overrides`,
+    overrideData: `${base}goverride`,
+    rate: `${base}grate`,
+    rateWindow: `${base}gwindow`,
+    rateLimited: `${base}ratelimited`,
+    weight: `${base}gweight`,
+    turns: `${base}gturns`,
+    heads: `${base}heads`,
+    groupHistory: (group) => `${base}g:${group}:history`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

@@ -33,7 +33,7 @@ import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
-import { groupInfo, parseCount, retentionFrom } from './state.js';
+import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom } from './state.js';
 import type {
   GroupInfo,
   GroupPage,
@@ -48,6 +48,7 @@ import type {
   QueueState,
   QueueStats,
   RetentionChange,
+  SteeringOptions,
 } from './types.js';
 import * as validate from './validate.js';
 
@@ -72,6 +73,16 @@ export interface CompleteAndClaimResult {
 export interface QueueOptions {
   /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
   readonly prefix?: string;
+  /**
+   * Who this handle's steering calls are recorded as in the history when a call names no
+   * `actor` of its own (DESIGN.md §4.6). Default `Defaults.actor` ('engine').
+   */
+  readonly actor?: string;
+  /**
+   * The most entries the queue's history stream keeps (count; 0 records none). Every steering
+   * call passes it to its script, which trims the stream to it. Default `Defaults.historyMaxLen`.
+   */
+  readonly historyMaxLen?: number;
 }
 
 export { REGISTRATION_REFRESH_MS } from './connectionState.js';
@@ -182,6 +193,10 @@ export class Queue {
   private readonly connection: Connection;
   private readonly commands: Commands;
   private readonly registry: string;
+  /** Who steering calls are recorded as when they name no actor (history, DESIGN.md §4.6). */
+  readonly actor: string;
+  /** The queue history stream's cap (count). */
+  readonly historyMaxLen: number;
 
   /**
    * @param connection a connection shared by all calls (not used for blocking commands): an
@@ -200,6 +215,16 @@ export class Queue {
     this.registry = queuesKey(prefix);
     this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
     this.commands = new Commands(this.connection, this.keys);
+    this.actor = options.actor ?? Defaults.actor;
+    this.historyMaxLen = options.historyMaxLen ?? Defaults.historyMaxLen;
+  }
+
+  /**
+   * The history ARGV every steering script takes (`historyArgs` in includes/history.lua):
+   * [actor, cap] — the call's actor, else this handle's, and the queue stream's cap (count).
+   */
+  protected historyArgs(options?: SteeringOptions): [actor: string, cap: number] {
+    return [options?.actor ?? this.actor, this.historyMaxLen];
   }
 
   // ── steering (admin) ─────────────────────────────────────────────────────────────────
@@ -1072,8 +1097,8 @@ export class Queue {
     return this.connection.registered(this.registry, this.name, register, run);
   }
 
-  private groupFrom(id: string, [limit, active, pending, paused]: GroupReply): GroupInfo {
-    return groupInfo(this.name, id, limit, active, pending, paused === 1);
+  private groupFrom(id: string, fields: GroupReply): GroupInfo {
+    return groupInfo(this.name, id, fields);
   }
 
   private jobFrom(id: string, reply: JobReply | number): Job {
@@ -1093,17 +1118,10 @@ export class Queue {
     return this.groupsFrom(ids, await this.commands.readGroups({ groups: ids }));
   }
 
-  /** Groups from a script's flat `{ limit, active, pending, paused }` per id. */
+  /** Groups from a script's flat fields, GROUP_FIELD_COUNT per id (includes/groupReply.lua). */
   private groupsFrom(ids: readonly string[], flat: (string | number | null)[]): GroupInfo[] {
     return ids.map((id, i) =>
-      groupInfo(
-        this.name,
-        id,
-        flat[i * 4] as string | null,
-        flat[i * 4 + 1] as string | null,
-        Number(flat[i * 4 + 2]),
-        flat[i * 4 + 3] === 1,
-      ),
+      groupInfo(this.name, id, flat.slice(i * GROUP_FIELD_COUNT, (i + 1) * GROUP_FIELD_COUNT)),
     );
   }
 }

@@ -1,5 +1,5 @@
 /** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
-import type { GroupInfo, GroupState } from './types.js';
+import type { GroupInfo, GroupState, RateLimit, TimedOverride } from './types.js';
 
 /**
  * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer
@@ -18,19 +18,73 @@ export function parseCount(raw: string | number | null | undefined): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-/** Build a {@link GroupInfo} from raw fields, deriving `onRing` (I1) and `state`. */
-export function groupInfo(
-  queue: string,
-  id: string,
-  rawLimit: string | null | undefined,
-  rawActive: string | number | null | undefined,
-  pending: number,
-  paused: boolean,
-): GroupInfo {
-  const limit = parseLimit(rawLimit);
+/**
+ * A group's stored fields as `includes/groupReply.lua` answers them, in order:
+ * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>`), rateLimitedUntil,
+ * limitOverride (JSON), pauseOverride (JSON); a missing one is null.
+ */
+export type GroupFields = readonly (string | number | null)[];
+
+/** How many fields `includes/groupReply.lua` answers per group (its GROUP_FIELD_COUNT). */
+export const GROUP_FIELD_COUNT = 9;
+
+/** Build a {@link GroupInfo} from its raw fields, deriving `onRing` (I1) and `state`. */
+export function groupInfo(queue: string, id: string, fields: GroupFields): GroupInfo {
+  const [rawLimit, rawActive, pending, paused, weight, rate, until, limitOver, pauseOver] = fields;
+  const limit = parseLimit(rawLimit == null ? null : String(rawLimit));
   const active = parseCount(rawActive);
-  const state = groupState({ limit, active, pending, paused });
-  return { id, queue, limit, active, pending, paused, onRing: state === 'READY', state };
+  const isPaused = Number(paused) === 1;
+  const pendingCount = Number(pending ?? 0);
+  const state = groupState({ limit, active, pending: pendingCount, paused: isPaused });
+  return {
+    id,
+    queue,
+    limit,
+    active,
+    pending: pendingCount,
+    paused: isPaused,
+    onRing: state === 'READY',
+    state,
+    weight: parseWeight(weight),
+    rateLimit: parseRate(rate),
+    rateLimitedUntil: until == null ? null : Number(until),
+    limitOverride: parseOverride(limitOver),
+    pauseOverride: parseOverride(pauseOver),
+  };
+}
+
+/** The stored weight: a positive safe integer, else 1 (the default: one turn per round). */
+export function parseWeight(raw: string | number | null | undefined): number {
+  const n = Number(raw ?? 1);
+  return Number.isSafeInteger(n) && n >= 1 ? n : 1;
+}
+
+/** The stored rate `<max>:<windowMs>`, or null for none or one that does not parse. */
+export function parseRate(raw: string | number | null | undefined): RateLimit | null {
+  const match = raw == null ? null : /^(\d+):(\d+)$/.exec(String(raw));
+  if (match === null) return null;
+  const max = Number(match[1]);
+  const windowMs = Number(match[2]);
+  return max >= 1 && windowMs >= 1 && Number.isSafeInteger(max) && Number.isSafeInteger(windowMs)
+    ? { max, windowMs }
+    : null;
+}
+
+/** A stored timed override (JSON), or null for none or one that does not parse. */
+export function parseOverride(raw: string | number | null | undefined): TimedOverride | null {
+  if (typeof raw !== 'string') return null;
+  try {
+    const o = JSON.parse(raw) as Partial<TimedOverride>;
+    if (typeof o.until !== 'number' || typeof o.setAt !== 'number') return null;
+    return {
+      until: o.until,
+      revertTo: o.revertTo ?? null,
+      setAt: o.setAt,
+      actor: typeof o.actor === 'string' ? o.actor : '',
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**

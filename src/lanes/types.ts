@@ -127,6 +127,39 @@ export interface GroupInfo {
   /** Derived from invariant I1, not read from the ring (`Queue.audit` checks the ring). */
   readonly onRing: boolean;
   readonly state: GroupState;
+  /** Turns per round of the ring (count, ≥ 1; 1 when none is set). DESIGN.md §3, weights. */
+  readonly weight: number;
+  /** At most `max` claims per `windowMs` (fixed windows); null = no rate limit. */
+  readonly rateLimit: RateLimit | null;
+  /** While the group is at its rate: when its window reopens (ms, Redis clock); else null. */
+  readonly rateLimitedUntil: number | null;
+  /** A timed setLimit's pending revert, or null. DESIGN.md §4.6, timed overrides. */
+  readonly limitOverride: TimedOverride | null;
+  /** A timed pause's pending revert, or null. */
+  readonly pauseOverride: TimedOverride | null;
+}
+
+/** A group's rate limit (DESIGN.md §3, rate limits). */
+export interface RateLimit {
+  /** Claims allowed per window (count, ≥ 1). */
+  readonly max: number;
+  /** The window's length (ms). */
+  readonly windowMs: number;
+}
+
+/**
+ * A timed override's pending revert (`P:{Q}:goverride`, JSON): at `until` the value goes back to
+ * `revertTo` — for a limit, the limit before the override (null = none); for a pause, whether the
+ * group was paused before it.
+ */
+export interface TimedOverride {
+  /** When it reverts (ms, Redis clock). */
+  readonly until: number;
+  readonly revertTo: number | boolean | null;
+  /** When the override was set (ms, Redis clock). */
+  readonly setAt: number;
+  /** Who set it (the history's actor). */
+  readonly actor: string;
 }
 
 /** A page of groups ordered by id (DESIGN.md §4 `GroupConnection`). */
@@ -229,4 +262,13 @@ export interface QueueSnapshot {
   readonly page: GroupPage;
   /** The groups asked for by id, in the order asked (an unknown id reads as empty). */
   readonly picked: GroupInfo[];
+}
+
+/** What every steering call (setLimit, pause, …, DESIGN.md §4.6) may say besides its arguments. */
+export interface SteeringOptions {
+  /**
+   * Who asks, recorded in the history: a token's name or role over the API. Default: the
+   * queue handle's `actor` option.
+   */
+  readonly actor?: string;
 }

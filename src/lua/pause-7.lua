@@ -15,7 +15,7 @@
 
     ARGV[1] group
 
-  Output: groupReply { limit, active, pending, paused }
+  Output: groupReply (includes/groupReply.lua)
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
@@ -25,7 +25,10 @@
 --- @include "allowAtMaxmemory"
 --- @include "groupReply"
 
-local k = { glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], stats = KEYS[7] }
+local k = {
+  base = baseOf(KEYS[1], 'glimit'),
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], stats = KEYS[7],
+}
 local laneKey = KEYS[5]
 local groupsKey = KEYS[6]
 local group = ARGV[1]

@@ -11,7 +11,7 @@
                      (includes/keys.lua); it shares the queue's slot
     ARGV[2 ..]       group ids
 
-  Output: { limit, active, pending, paused } for each group in turn, flat, as
+  Output: the group fields (includes/groupReply.lua) of each group in turn, flat, as
           includes/groupReply.lua answers for one
 
   Events: none.
@@ -19,16 +19,12 @@
 --- @include "keys"
 --- @include "groupReply"
 
-local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local base = ARGV[1]
 local reply = {}
 for i = 2, #ARGV do
   local group = ARGV[i]
   local g = readGroup(k, group, laneKeyOf(base, group))
-  local n = #reply
-  reply[n + 1] = g.limit
-  reply[n + 2] = g.active
-  reply[n + 3] = g.pending
-  reply[n + 4] = g.paused
+  appendFields(reply, g)
 end
 return reply

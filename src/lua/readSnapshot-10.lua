@@ -30,7 +30,7 @@
     ring          the ring, head first
     total         registered groups (with a prefix: those matching)
     pageIds       up to first + 1 ids after `min`, in id order
-    pageFields    { limit, active, pending, paused } of each of the first `first` page ids, flat
+    pageFields    the group fields (includes/groupReply.lua) of each of the first `first` page ids, flat
     pickedFields  the same, for each id of ARGV[5 ..]
     cards         { groups, paused, active, dead, completed } cardinalities
     stats         HGETALL stats, flat (the delayed total among them)
@@ -42,7 +42,7 @@
 --- @include "groupReply"
 --- @include "nowMs"
 
-local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local ringKey = KEYS[4]
 local groupsKey = KEYS[5]
 local statsKey = KEYS[6]
@@ -70,11 +70,7 @@ local function fieldsOf(ids, from, to)
   for i = from, to do
     local group = ids[i]
     local g = readGroup(k, group, laneKeyOf(base, group))
-    local n = #flat
-    flat[n + 1] = g.limit
-    flat[n + 2] = g.active
-    flat[n + 3] = g.pending
-    flat[n + 4] = g.paused
+    appendFields(flat, g)
   end
   return flat
 end

@@ -14,7 +14,7 @@
 
     ARGV[1] group
 
-  Output: groupReply { limit, active, pending, paused }
+  Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
   is not an integer within ±(2^53−1) (includes/groupState.lua).
 
@@ -28,6 +28,7 @@
 --- @include "groupReply"
 
 local k = {
+  base = baseOf(KEYS[1], 'glimit'),
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
   wake = KEYS[5], stats = KEYS[8],
 }

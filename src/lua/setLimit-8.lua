@@ -21,7 +21,7 @@
     ARGV[1] group
     ARGV[2] limit    a non-negative integer (validated by the engine)
 
-  Output: groupReply { limit, active, pending, paused }
+  Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
   within ±(2^53−1): it could not be compared with the limit exactly (includes/groupState.lua).
 
@@ -36,6 +36,7 @@
 --- @include "groupReply"
 
 local k = {
+  base = baseOf(KEYS[1], 'glimit'),
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
   wake = KEYS[5], stats = KEYS[8],
 }

@@ -12,7 +12,15 @@ export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
     a.pending === b.pending &&
     a.paused === b.paused &&
     a.onRing === b.onRing &&
-    a.state === b.state
+    a.state === b.state &&
+    a.weight === b.weight &&
+    a.rateLimit?.max === b.rateLimit?.max &&
+    a.rateLimit?.windowMs === b.rateLimit?.windowMs &&
+    a.rateLimitedUntil === b.rateLimitedUntil &&
+    a.limitOverride?.until === b.limitOverride?.until &&
+    a.limitOverride?.revertTo === b.limitOverride?.revertTo &&
+    a.pauseOverride?.until === b.pauseOverride?.until &&
+    a.pauseOverride?.revertTo === b.pauseOverride?.revertTo
   );
 }
 
@@ -21,10 +29,20 @@ export const renderGroup: Render<GroupInfo, GroupInfo> = (group, previous, force
   previous === undefined || forced || !sameGroup(group, previous.value) ? group : undefined;
 
 /**
- * The keys a group's fields are read from: `glimit`, `gactive` and `paused` (queue-wide: they
- * notify per key, not per field, so an event on them re-reads every watched group of the
- * queue, each coalesced) and the group's own lane.
+ * The keys a group's fields are read from: `glimit`, `gactive`, `paused`, and the operations
+ * hashes (weight, rate, ratelimited, goverride) (queue-wide: they notify per key, not per field,
+ * so an event on them re-reads every watched group of the queue, each coalesced) and the
+ * group's own lane.
  */
 export function groupKeys(k: QueueKeys, group: string): string[] {
-  return [k.glimit, k.gactive, k.paused, k.lane(group)];
+  return [
+    k.glimit,
+    k.gactive,
+    k.paused,
+    k.weight,
+    k.rate,
+    k.rateLimited,
+    k.overrideData,
+    k.lane(group),
+  ];
 }

@@ -444,12 +444,13 @@ describe('a client that goes away', () => {
     const group = wsSubscribe(client, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    // ring and settings, and for the group: glimit, gactive, paused, its lane.
+    // ring and settings, and for the group: glimit, gactive, paused, gweight, grate, ratelimited,
+    // goverride, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
-      channels: 6,
-      redisChannels: 6,
+      channels: 10,
+      redisChannels: 10,
       sockets: 1,
     });
 
@@ -469,15 +470,15 @@ describe('a client that goes away', () => {
     const group = sseSubscribe(server.endpoint, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 6, redisChannels: 6 });
+    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 10, redisChannels: 10 });
 
     // Each request is waiting on the server for its next event when it is aborted.
     ring.close();
     await waitFor('the ring listener to go', async () => {
       const now = await holdings(q);
-      return now.listeners === 1 && now.redisChannels === 4;
+      return now.listeners === 1 && now.redisChannels === 8;
     });
-    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 4 });
+    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 8 });
     group.close();
     await waitFor('the server to let go', async () => {
       const now = await holdings(q);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Job, type Queue, Ringmaster } from '../../src/lanes/index.js';
-import { snapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
+import { NO_OPERATIONS, snapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -28,6 +28,7 @@ describe('group()', () => {
       paused: false,
       onRing: false,
       state: 'IDLE',
+      ...NO_OPERATIONS,
     });
     // On a queue that does not exist at all, too.
     const ghost = engine.queue();

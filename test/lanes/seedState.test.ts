@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Queue, Ringmaster } from '../../src/lanes/index.js';
-import { rawState, uniqueQueueName, useEngine } from '../support/lanes.js';
+import { NO_OPERATIONS, rawState, uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -55,6 +55,7 @@ describe('reading a seed-written Redis', () => {
       paused: false,
       onRing: true,
       state: 'READY',
+      ...NO_OPERATIONS,
     });
     expect(await q.group('e')).toMatchObject({
       limit: null,

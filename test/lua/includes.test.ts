@@ -50,7 +50,11 @@ for i = 1, #ARGV, 3 do
   local base = ARGV[i]
   local group, id = ARGV[i + 1], ARGV[i + 2]
   built[#built + 1] = { laneKeyOf(base, group), jobKeyOf(base, id), groupDelayedKeyOf(base, group),
-    groupDeadKeyOf(base, group), groupCompletedKeyOf(base, group), errorsKeyOf(base, id) }
+    groupDeadKeyOf(base, group), groupCompletedKeyOf(base, group), errorsKeyOf(base, id),
+    historyKeyOf(base), groupHistoryKeyOf(base, group), overridesKeyOf(base),
+    overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
+    weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
+    baseOf(base .. 'glimit', 'glimit') }
 end
 return { WAKE_LENGTH, built }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -68,6 +72,17 @@ function tsKeys(c: Case): string[] {
     k.groupDead(c.group),
     k.groupCompleted(c.group),
     k.errors(c.id),
+    k.history,
+    k.groupHistory(c.group),
+    k.overrides,
+    k.overrideData,
+    k.rate,
+    k.rateWindow,
+    k.rateLimited,
+    k.weight,
+    k.turns,
+    k.heads,
+    k.base,
   ];
 }
 
@@ -151,7 +166,7 @@ describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/s
     await write.exec();
     // Each standing judged three ways: { serviceable, saturated } as 0|1, each way in turn.
     const script = `${KEYS_LUA}${include('safeInteger')}${GROUP_STATE_LUA}${include('groupReply')}
-local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
+local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local function bits(serviceable, saturated)
   return { serviceable and 1 or 0, saturated and 1 or 0 }
 end

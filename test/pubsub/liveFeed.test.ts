@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type GroupInfo, type Queue, RingmasterError } from '../../src/lanes/index.js';
 import { LiveFeed, NEEDED_FLAGS, type RingChange } from '../../src/pubsub/index.js';
 import { missingFlags } from '../../src/pubsub/notifyConfig.js';
+import { NO_OPERATIONS } from '../support/lanes.js';
 import { channelsOf, queueName, Reader, useFeeds, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -297,6 +298,7 @@ describe('groupChanges', () => {
       paused: false,
       onRing: false,
       state: 'IDLE',
+      ...NO_OPERATIONS,
     });
 
     const step = async (action: () => Promise<unknown>, expected: Partial<GroupInfo>) => {
@@ -346,9 +348,10 @@ describe('release', () => {
     await aborted.next();
     await group.next();
     await group2.next();
-    // ring, settings; glimit, gactive, paused (shared by g and h); g's and h's lanes
-    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 7 });
-    expect(await channelsOf(admin, name)).toHaveLength(7);
+    // ring, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride (shared by
+    // g and h); g's and h's lanes
+    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 11 });
+    expect(await channelsOf(admin, name)).toHaveLength(11);
 
     // Each is waiting for an event that will not come: ending it must not wait for one.
     returned.pull();
@@ -360,7 +363,7 @@ describe('release', () => {
     controller.abort();
     expect(await aborted.result()).toEqual({ done: true, value: undefined });
     expect(await group2.result()).toEqual({ done: true, value: undefined });
-    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 4 });
+    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 8 });
     await expect(group.iterator.throw(new Error('client went away'))).rejects.toThrow(/went away/);
     expect(await group.result()).toEqual({ done: true, value: undefined });
 

@@ -16,6 +16,15 @@ let queueCounter = 0;
 const FILE_TAG = randomBytes(4).toString('hex');
 
 /** A fresh, valid queue name, unique across test files and runs. */
+/** The operations fields of a group none of them was set on (weight 1, no rate, no override). */
+export const NO_OPERATIONS = {
+  weight: 1,
+  rateLimit: null,
+  rateLimitedUntil: null,
+  limitOverride: null,
+  pauseOverride: null,
+} as const;
+
 export function uniqueQueueName(stem = 'q'): string {
   queueCounter += 1;
   return `${stem}-${FILE_TAG}-${queueCounter}`;

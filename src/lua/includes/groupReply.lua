@@ -1,22 +1,48 @@
 --[[
-  The reply of the group-steering scripts (setLimit, clearLimit, pause, resume), so a mutation
-  answers in the same round trip: { limit (raw field or false), active, pending, paused 0|1 }.
-  The engine derives onRing and state from these by I1.
-  readGroup reads them as a table { limit, active, pending, paused } (standing() in groupState
-  judges it); a script that changes one field edits its copy and replies with fieldsReply,
-  rather than reading all four again.
+  The reply of the group-steering scripts (setLimit, clearLimit, pause, resume, …), so a mutation
+  answers in the same round trip, and of the group reads (readGroups, readSnapshot):
+    { limit (raw field or false), active, pending, paused 0|1,
+      weight (raw or false), rate ('<max>:<windowMs>' or false),
+      rateLimitedUntil (ms as text, or false), limitOverride (JSON or false),
+      pauseOverride (JSON or false) }
+  (FIELD_COUNT of them; src/lanes/state.ts `groupInfo` parses them). The engine derives onRing
+  and state from these by I1.
+  readGroup reads them as a table { limit, active, pending, paused, weight, rate,
+  rateLimitedUntil, limitOverride, pauseOverride } (standing() in groupState judges it); a script
+  that changes one field edits its copy and replies with fieldsReply, rather than reading all of
+  them again. k.base ('P:{Q}:') names the operations keys (includes/keys.lua).
 ]]
+--- @include "keys"
+
+local GROUP_FIELD_COUNT = 9
+
 local function readGroup(k, group, laneKey)
+  local data = overrideDataKeyOf(k.base)
   return {
     limit = redis.call('HGET', k.glimit, group),
     active = redis.call('HGET', k.gactive, group) or '0',
     pending = redis.call('ZCARD', laneKey),
     paused = redis.call('SISMEMBER', k.paused, group),
+    weight = redis.call('HGET', weightKeyOf(k.base), group),
+    rate = redis.call('HGET', rateKeyOf(k.base), group),
+    rateLimitedUntil = redis.call('ZSCORE', rateLimitedKeyOf(k.base), group),
+    limitOverride = redis.call('HGET', data, 'limit:' .. group),
+    pauseOverride = redis.call('HGET', data, 'pause:' .. group),
   }
 end
 
 local function fieldsReply(g)
-  return { g.limit, g.active, g.pending, g.paused }
+  return {
+    g.limit, g.active, g.pending, g.paused, g.weight, g.rate, g.rateLimitedUntil,
+    g.limitOverride, g.pauseOverride,
+  }
+end
+
+-- Append g's fields to the flat reply of a multi-group read.
+local function appendFields(flat, g)
+  for _, value in ipairs(fieldsReply(g)) do
+    flat[#flat + 1] = value
+  end
 end
 
 local function groupReply(k, group, laneKey)

@@ -15,6 +15,22 @@
     errorsKeyOf(base, id)   'P:{Q}:job:<id>:errors'    the job's failed attempts (keys.ts `errors`)
     WAKE_LENGTH             wake tokens kept in 'P:{Q}:wake' (keys.ts `WAKE_LENGTH`)
   `P:{Q}:idem:<key>` (keys.ts `idem`) has no Lua builder: enqueue is passed it in KEYS.
+
+  The operations keys (DESIGN.md §2, "Operations"): every steering script and every group read
+  touches some of them, so they are built from base rather than declared in KEYS, as BullMQ's
+  scripts build theirs from the queue's prefix. The slot guard every queue script declares keeps
+  such a key from being touched on a node the slot is leaving (DESIGN.md §3, "Scripts on a Redis
+  Cluster"). A script that is passed no base finds it from a key it is passed: baseOf(key, name).
+    historyKeyOf(base)             'P:{Q}:history'              stream (keys.ts `history`)
+    groupHistoryKeyOf(base, group) 'P:{Q}:g:<group>:history'    stream (keys.ts `groupHistory`)
+    overridesKeyOf(base)           'P:{Q}:overrides'            zset   (keys.ts `overrides`)
+    overrideDataKeyOf(base)        'P:{Q}:goverride'            hash   (keys.ts `overrideData`)
+    rateKeyOf(base)                'P:{Q}:grate'                hash   (keys.ts `rate`)
+    rateWindowKeyOf(base)          'P:{Q}:gwindow'              hash   (keys.ts `rateWindow`)
+    rateLimitedKeyOf(base)         'P:{Q}:ratelimited'          zset   (keys.ts `rateLimited`)
+    weightKeyOf(base)              'P:{Q}:gweight'              hash   (keys.ts `weight`)
+    turnsKeyOf(base)               'P:{Q}:gturns'               hash   (keys.ts `turns`)
+    headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
 ]]
 local WAKE_LENGTH = 64
 
@@ -40,4 +56,48 @@ end
 
 local function errorsKeyOf(base, id)
   return base .. 'job:' .. id .. ':errors'
+end
+
+local function baseOf(key, name)
+  return string.sub(key, 1, #key - #name)
+end
+
+local function historyKeyOf(base)
+  return base .. 'history'
+end
+
+local function groupHistoryKeyOf(base, group)
+  return base .. 'g:' .. group .. ':history'
+end
+
+local function overridesKeyOf(base)
+  return base .. 'overrides'
+end
+
+local function overrideDataKeyOf(base)
+  return base .. 'goverride'
+end
+
+local function rateKeyOf(base)
+  return base .. 'grate'
+end
+
+local function rateWindowKeyOf(base)
+  return base .. 'gwindow'
+end
+
+local function rateLimitedKeyOf(base)
+  return base .. 'ratelimited'
+end
+
+local function weightKeyOf(base)
+  return base .. 'gweight'
+end
+
+local function turnsKeyOf(base)
+  return base .. 'gturns'
+end
+
+local function headsKeyOf(base)
+  return base .. 'heads'
 end

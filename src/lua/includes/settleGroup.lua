@@ -46,9 +46,10 @@ end
   serviceable, saturated }.
 ]]
 local function judgeFields(k, group, before, field, value)
-  local after = {
-    limit = before.limit, active = before.active, pending = before.pending, paused = before.paused,
-  }
+  local after = {}
+  for name, v in pairs(before) do
+    after[name] = v
+  end
   after[field] = value
   local wasServiceable, wasSaturated = standing(k, group, before)
   local serviceable, saturated = standing(k, group, after)

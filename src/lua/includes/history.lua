@@ -1,0 +1,50 @@
+--[[
+  The steering history (DESIGN.md §2 `history`, §4.6): a steering script records what it did in
+  the same script that does it, so an entry exists exactly when its change does, and a call
+  refused before its first write records nothing.
+
+  recordHistory(base, h, action, group, before, after, detail)
+    base     'P:{Q}:' (the streams are built from it, includes/keys.lua)
+    h        { actor, cap } from the script's ARGV (the engine's `historyArgs`): actor is who
+             asked (a token's name, its role, or the engine's `actor` option), cap the most
+             entries the queue's stream keeps (a count; 0 records nothing)
+    action   the steering action's name: setLimit, clearLimit, pause, resume, pauseQueue, … and
+             'revert' for a timed override applied at its deadline (DESIGN.md §4.6 lists them)
+    group    the group acted on, or '' for an action on the whole queue
+    before, after, detail   Lua tables written as JSON text, or nil (field left out)
+  One entry goes to the queue's stream (capped at cap) and, for a group's action, one to the
+  group's (capped at min(cap, GROUP_HISTORY_CAP)); exact MAXLEN, so a cap is a cap. The entry's
+  stream id is `<Redis time ms>-<n>`: when it happened. Fields: action, group, actor, and
+  before / after / detail when given.
+]]
+--- @include "keys"
+
+local GROUP_HISTORY_CAP = 1000
+
+local function historyArgs(actor, cap)
+  return { actor = actor, cap = tonumber(cap) or 0 }
+end
+
+local function recordHistory(base, h, action, group, before, after, detail)
+  if h.cap <= 0 then
+    return
+  end
+  local fields = { 'action', action, 'group', group, 'actor', h.actor }
+  if before ~= nil then
+    fields[#fields + 1] = 'before'
+    fields[#fields + 1] = cjson.encode(before)
+  end
+  if after ~= nil then
+    fields[#fields + 1] = 'after'
+    fields[#fields + 1] = cjson.encode(after)
+  end
+  if detail ~= nil then
+    fields[#fields + 1] = 'detail'
+    fields[#fields + 1] = cjson.encode(detail)
+  end
+  redis.call('XADD', historyKeyOf(base), 'MAXLEN', h.cap, '*', unpack(fields))
+  if group ~= '' then
+    redis.call('XADD', groupHistoryKeyOf(base, group), 'MAXLEN',
+      math.min(h.cap, GROUP_HISTORY_CAP), '*', unpack(fields))
+  end
+end
