@@ -29,12 +29,15 @@ export type BlockedBy =
   /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */
   | 'PARKED'
   /** Paused by an operator. */
-  | 'PAUSED';
+  | 'PAUSED'
+  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  | 'RATE_LIMITED';
 
-/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
   | 'PAUSED'
+  | 'RATE_LIMITED'
   | 'READY'
   | 'SATURATED';
 

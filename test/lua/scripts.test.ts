@@ -17,6 +17,8 @@ const engine = useEngine();
 const EXPECTED = [
   'claim',
   'clearLimit',
+  // per-group rate limits (issue 17)
+  'clearRateLimit',
   'complete',
   // a worker's completions + claims in one round trip (issue 5)
   'completeAndClaim',
@@ -47,6 +49,7 @@ const EXPECTED = [
   'resumeQueue',
   'retry',
   'setLimit',
+  'setRateLimit',
   // a queue's retention of completed and dead jobs (issue 16)
   'setRetention',
 ];

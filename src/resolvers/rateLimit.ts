@@ -1,0 +1,35 @@
+/**
+ * Per-group rate limits (admin, DESIGN.md §3 "Rate limits", §4.3): thin calls into the engine's
+ * `Queue.setRateLimit` / `Queue.clearRateLimit`, and the words `Group.reason` uses for a
+ * rate-limited group.
+ */
+import type { Context } from '../context.js';
+import type { GroupInfo } from '../lanes/index.js';
+
+interface GroupArgs {
+  queue: string;
+  group: string;
+}
+
+/** `setRateLimit(queue, group, max, windowMs)`: at most `max` claims per `windowMs` (ms). */
+export const setRateLimit = (
+  ctx: Context,
+  a: GroupArgs & { max: number; windowMs: number },
+): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, {});
+
+/** `clearRateLimit(queue, group)`: the group has no rate limit after. */
+export const clearRateLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).clearRateLimit(a.group, {});
+
+/**
+ * `Group.reason` for a RATE_LIMITED group: the rate used up and when its window reopens (an
+ * ISO time on the Redis clock).
+ */
+export function rateLimitedSentence(g: GroupInfo): string {
+  const rate = g.rateLimit
+    ? `${g.rateLimit.max} claim${g.rateLimit.max === 1 ? '' : 's'} per ${g.rateLimit.windowMs} ms`
+    : 'its rate';
+  const until = g.rateLimitedUntil === null ? 'later' : new Date(g.rateLimitedUntil).toISOString();
+  return `rate-limited: it has used its ${rate}, so it gets no turns until its window reopens at ${until} (${g.pending} pending, ${g.active} in flight)`;
+}
