@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../../src/server/config.js';
 import {
   ClaimDocument,
   ClearLimitDocument,
+  ClearRateLimitDocument,
   CompleteDocument,
   EnqueueDelayedDocument,
   EnqueueDocument,
@@ -38,6 +39,7 @@ import {
   RetryDocument,
   RingChangedDocument,
   SetLimitDocument,
+  SetRateLimitDocument,
   SetRetentionDocument,
 } from '../gql/graphql.js';
 import {
@@ -343,6 +345,24 @@ const OPERATIONS: Operation[] = [
       query: print(SetRetentionDocument),
       variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
     }),
+  },
+  {
+    field: 'setRateLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetRateLimitDocument),
+      variables: { queue, group: 'g', max: 5, windowMs: 60_000 },
+    }),
+  },
+  {
+    field: 'clearRateLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).setRateLimit('g', { max: 5, windowMs: 60_000 });
+      return { query: print(ClearRateLimitDocument), variables: { queue, group: 'g' } };
+    },
   },
   {
     field: 'ringChanged',

@@ -35,6 +35,8 @@ import {
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
+  RATE_MAXES,
+  RATE_WINDOWS,
   RETENTION_AGES,
   RETENTION_COUNTS,
   RETENTION_POLICIES,
@@ -105,7 +107,15 @@ const FIELDS: Field[] = [
       limit: [...LIMITS, NULL],
     },
   },
-  ...(['clearLimit', 'pauseGroup', 'resumeGroup'] as const).map(
+  {
+    name: 'Mutation.setRateLimit',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) { id rateLimit { max windowMs } } }',
+    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, max: RATE_MAXES, windowMs: RATE_WINDOWS },
+  },
+  ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
       name: `Mutation.${name}`,
       kind: 'mutation',

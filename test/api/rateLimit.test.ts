@@ -1,0 +1,106 @@
+/**
+ * Issue 17, per-group rate limits through the API (DESIGN.md §4.2, §4.3): the admin mutations
+ * `setRateLimit` / `clearRateLimit`, `Group.rateLimit`, `Group.rateLimitedUntil`, state and
+ * blockedBy RATE_LIMITED and the reason's "until when", over a real server and Redis. Roles are
+ * in test/api/auth.test.ts, bad input in test/api/badInput.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, Queue } from '../../src/lanes/index.js';
+import {
+  ClearRateLimitDocument,
+  type ClearRateLimitMutation,
+  SetRateLimitDocument,
+  type SetRateLimitMutation,
+} from '../gql/graphql.js';
+import { queueName } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const HOUR = 3_600_000;
+const redis = useTestRedis();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer(redis.url);
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const engineQueue = (): Queue => server.server.engine.queue(queueName('rate'));
+
+async function setRate(queue: Queue, group: string, max: number, windowMs: number) {
+  const { status, body } = await server.request(SetRateLimitDocument, {
+    queue: queue.name,
+    group,
+    max,
+    windowMs,
+  });
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  expect(status).toBe(200);
+  return (body.data as SetRateLimitMutation).setRateLimit;
+}
+
+describe('setRateLimit and clearRateLimit', () => {
+  it('set, used up (RATE_LIMITED until the window reopens), cleared (READY)', async () => {
+    const queue = engineQueue();
+    const set = await setRate(queue, 'g', 1, HOUR);
+    expect(set).toMatchObject({
+      id: 'g',
+      state: 'IDLE',
+      rateLimit: { max: 1, windowMs: HOUR },
+      rateLimitedUntil: null,
+    });
+    await queue.enqueue('g', 1);
+    await queue.enqueue('g', 2);
+    const job = (await queue.claim()) as Job;
+    const until = new Date(Number(job.claimedAt) + HOUR).toISOString();
+    // The same rate again answers the group as it is: rate-limited.
+    const limited = await setRate(queue, 'g', 1, HOUR);
+    expect(limited).toMatchObject({
+      state: 'RATE_LIMITED',
+      onRing: false,
+      blockedBy: 'RATE_LIMITED',
+      rateLimitedUntil: until,
+    });
+    expect(limited?.reason).toBe(
+      `rate-limited: it has used its 1 claim per ${HOUR} ms, so it gets no turns until its window reopens at ${until} (1 pending, 1 in flight)`,
+    );
+
+    const { body } = await server.request(ClearRateLimitDocument, {
+      queue: queue.name,
+      group: 'g',
+    });
+    expect(body.errors).toBeUndefined();
+    expect((body.data as ClearRateLimitMutation).clearRateLimit).toMatchObject({
+      state: 'READY',
+      onRing: true,
+      blockedBy: null,
+      rateLimit: null,
+      rateLimitedUntil: null,
+    });
+    expect(await queue.ring()).toEqual(['g']);
+  });
+
+  it('windowMs past a 32-bit Int (30 days) is a SafeInt', async () => {
+    const queue = engineQueue();
+    const set = await setRate(queue, 'g', 1_000_000, 2_592_000_000);
+    expect(set?.rateLimit).toEqual({ max: 1_000_000, windowMs: 2_592_000_000 });
+  });
+
+  it('bad input is BAD_USER_INPUT naming the argument, and writes nothing', async () => {
+    const queue = engineQueue();
+    const { body } = await server.request(SetRateLimitDocument, {
+      queue: queue.name,
+      group: 'g',
+      max: 0,
+      windowMs: 1_000,
+    });
+    expect(body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'max',
+    });
+    expect(await queue.known()).toBe(false);
+  });
+});
