@@ -18,6 +18,7 @@ import type { Route } from '../hooks';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { Id } from './Id';
+import { RateLimitControl } from './RateLimitControl';
 
 /** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
 const CONFIRM_MS = 8_000;
@@ -236,6 +237,7 @@ export function GroupDetail(props: {
               </button>
             </div>
           )}
+          <RateLimitControl queue={queue} group={group} state={g} admin={admin} refresh={refresh} />
           {outcome && (
             <p class={`outcome outcome-${outcome.kind} pad`} role="status" data-testid="outcome">
               {outcome.text}

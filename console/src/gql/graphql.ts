@@ -56,7 +56,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -81,7 +81,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -105,7 +105,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -113,7 +113,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -121,7 +121,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -129,7 +129,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -210,6 +210,26 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
+export type GroupRateFragment = { rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
+
+export type ConsoleSetRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  max: number;
+  windowMs: unknown;
+}>;
+
+
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+
+export type ConsoleClearRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -239,11 +259,21 @@ export const GroupRowFragmentDoc = new TypedDocumentString(`
   state
 }
     `, {"fragmentName":"GroupRow"}) as unknown as TypedDocumentString<GroupRowFragment, unknown>;
+export const GroupRateFragmentDoc = new TypedDocumentString(`
+    fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}
+    `, {"fragmentName":"GroupRate"}) as unknown as TypedDocumentString<GroupRateFragment, unknown>;
 export const GroupDetailFragmentDoc = new TypedDocumentString(`
     fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
 }
     fragment GroupRow on Group {
   id
@@ -253,6 +283,13 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   paused
   onRing
   state
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
 export const CountsFragmentDoc = new TypedDocumentString(`
     fragment Counts on QueueCounts {
@@ -437,6 +474,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
 }
 fragment Counts on QueueCounts {
   groups
@@ -461,6 +499,13 @@ fragment Page on GroupConnection {
       ...GroupRow
     }
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
 export const RingPulseDocument = new TypedDocumentString(`
     subscription RingPulse($queue: String!) {
@@ -495,6 +540,14 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
 export const ClearLimitDocument = new TypedDocumentString(`
     mutation ClearLimit($queue: String!, $group: String!) {
@@ -515,6 +568,14 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
 export const PauseGroupDocument = new TypedDocumentString(`
     mutation PauseGroup($queue: String!, $group: String!) {
@@ -535,6 +596,14 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
 export const ResumeGroupDocument = new TypedDocumentString(`
     mutation ResumeGroup($queue: String!, $group: String!) {
@@ -555,6 +624,14 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
 export const JobByIdDocument = new TypedDocumentString(`
     query JobById($queue: String!, $id: ID!) {
@@ -727,3 +804,59 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
+    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
+  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}`) as unknown as TypedDocumentString<ConsoleSetRateLimitMutation, ConsoleSetRateLimitMutationVariables>;
+export const ConsoleClearRateLimitDocument = new TypedDocumentString(`
+    mutation ConsoleClearRateLimit($queue: String!, $group: String!) {
+  clearRateLimit(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+  ...GroupRate
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
