@@ -404,3 +404,40 @@ describe('flat cost', () => {
     admin.disconnect();
   }, 60_000);
 });
+
+describe('audit and repair know the rate clause (I1)', () => {
+  it('a rate-limited group put on the ring by another writer is an I1 finding; repair takes it off', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await q.enqueue('g', 1);
+    await q.enqueue('g', 2);
+    await q.claim();
+    await q.redis.rpush(q.keys.ring, 'g'); // a writer that knows nothing of rate limits
+    const audit = await q.audit();
+    expect(audit.findings).toMatchObject([
+      { subject: 'g', kind: 'I1', expected: 'off the ring', found: 'on the ring' },
+    ]);
+    await q.repair();
+    expect(await ringOf(q)).toEqual([]);
+    await clean(q);
+    // The claim path judges such a stale head alike: dropped, not served.
+    await q.redis.rpush(q.keys.ring, 'g');
+    expect(await q.claim()).toBeNull();
+    expect(await ringOf(q)).toEqual([]);
+  });
+
+  it('a reopening long past is no finding (the group stays off the ring); the next claim promotes it', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await q.enqueue('g', 1);
+    await q.enqueue('g', 2);
+    await q.claim();
+    // Its window reopened a day ago, and no claim or reap has run since.
+    const now = await redisNow(q.redis);
+    await q.redis.zadd(q.keys.rateLimited, now - 86_400_000, 'g');
+    await clean(q);
+    expect((await q.group('g')).state).toBe('RATE_LIMITED');
+    expect((await q.claim())?.group).toBe('g');
+    await clean(q);
+  });
+});
