@@ -228,9 +228,9 @@ describe('job actions', () => {
     expect(e).toMatchObject({ action: 'repair', group: '', actor: 'erin' });
     expect(e.before?.findings).toBeGreaterThan(0);
     expect(e.after).toEqual({ findings: 0 });
-    expect((e.detail?.byKind as Record<string, number>).I1).toBe(2);
+    expect(e.detail).toMatchObject({ byKind: { I1: 2 } });
     expect(e.detail?.groupsChecked).toBe(2);
-    expect((e.detail?.first as unknown[]).length).toBeGreaterThan(0);
+    expect((e.detail?.first as unknown[] | undefined)?.length).toBeGreaterThan(0);
     // Nothing left to fix: nothing changed, nothing recorded.
     await unrecorded(q, () => q.repair());
   });
