@@ -27,8 +27,11 @@
 
   Memory: runs at maxmemory (includes/allowAtMaxmemory.lua).
 
+  History: when the group had a rate, one entry: action clearRateLimit, before
+  { rateLimit: { max, windowMs } }, after { rateLimit: null } (no rate: nothing recorded).
+
   Events: hdel grate and gwindow; zrem ratelimited; zadd groups; rpush ring + lpush/ltrim wake
-  (re-ring); xadd history and the group's history.
+  (re-ring); xadd history and the group's history (a rate removed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "settleGroup"
@@ -57,7 +60,10 @@ redis.call('ZREM', rateLimitedKeyOf(k.base), group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 
+-- History: only a rate removed is an entry (a group with none records nothing).
 local m, w = parseRate(before.rate)
-recordHistory(k.base, historyArgs(ARGV[2], ARGV[3]), 'clearRateLimit', group,
-  m and { rateLimit = { max = m, windowMs = w } } or {}, {})
+if before.rate then
+  recordHistory(k.base, historyArgs(ARGV[2], ARGV[3]), 'clearRateLimit', group,
+    { rateLimit = m and { max = m, windowMs = w } or cjson.null }, { rateLimit = cjson.null })
+end
 return fieldsReply(judged.after)

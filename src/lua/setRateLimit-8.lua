@@ -32,9 +32,12 @@
 
   Memory: runs at maxmemory (includes/allowAtMaxmemory.lua): a few bytes at most.
 
+  History: when the rate changed, one entry: action setRateLimit, before and after
+  { rateLimit: { max, windowMs } or null } (the same rate again records nothing).
+
   Events: hset grate; hdel gwindow (window over); zadd or zrem ratelimited; zadd groups; rpush
   ring + lpush/ltrim wake (re-ring) or lrem ring (de-ring); xadd history and the group's
-  history.
+  history (rate changed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "nowMs"
@@ -84,13 +87,16 @@ end
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 
+-- History: only a change of the rate is an entry (a call that changes nothing records nothing).
 local function rateOf(raw)
   local m, w = parseRate(raw)
   if m == nil then
-    return {}
+    return { rateLimit = cjson.null }
   end
   return { rateLimit = { max = m, windowMs = w } }
 end
-recordHistory(k.base, historyArgs(ARGV[4], ARGV[5]), 'setRateLimit', group, rateOf(before.rate),
-  rateOf(rate))
+if before.rate ~= rate then
+  recordHistory(k.base, historyArgs(ARGV[4], ARGV[5]), 'setRateLimit', group,
+    rateOf(before.rate), rateOf(rate))
+end
 return fieldsReply(judged.after)

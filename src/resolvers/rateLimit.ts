@@ -5,6 +5,7 @@
  */
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
+import { steering } from './steering.js';
 
 interface GroupArgs {
   queue: string;
@@ -16,11 +17,13 @@ export const setRateLimit = (
   ctx: Context,
   a: GroupArgs & { max: number; windowMs: number },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, {});
+  ctx.engine
+    .queue(a.queue)
+    .setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, steering(ctx));
 
 /** `clearRateLimit(queue, group)`: the group has no rate limit after. */
 export const clearRateLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).clearRateLimit(a.group, {});
+  ctx.engine.queue(a.queue).clearRateLimit(a.group, steering(ctx));
 
 /**
  * `Group.reason` for a RATE_LIMITED group: the rate used up and when its window reopens (an

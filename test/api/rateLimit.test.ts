@@ -81,6 +81,12 @@ describe('setRateLimit and clearRateLimit', () => {
       rateLimitedUntil: null,
     });
     expect(await queue.ring()).toEqual(['g']);
+    // Recorded with the caller's actor (auth off: admin), newest first.
+    const { entries } = await queue.history({ group: 'g' });
+    expect(entries.map((e) => [e.action, e.actor, e.after])).toEqual([
+      ['clearRateLimit', 'admin', { rateLimit: null }],
+      ['setRateLimit', 'admin', { rateLimit: { max: 1, windowMs: HOUR } }],
+    ]);
   });
 
   it('windowMs past a 32-bit Int (30 days) is a SafeInt', async () => {

@@ -213,9 +213,11 @@ describe('steering settles the ring at once', () => {
     await clean(q);
   });
 
-  it('records setRateLimit and clearRateLimit in the history streams', async () => {
+  it('records setRateLimit and clearRateLimit in the history streams when they change the rate', async () => {
     const q = engine.queue();
+    await q.clearRateLimit('g', { actor: 'ops' }); // no rate: nothing recorded
     await q.setRateLimit('g', { max: 5, windowMs: 1_000 }, { actor: 'ops' });
+    await q.setRateLimit('g', { max: 5, windowMs: 1_000 }, { actor: 'ops' }); // unchanged
     await q.clearRateLimit('g', { actor: 'ops' });
     const entries = await q.redis.xrange(q.keys.history, '-', '+');
     const fields = entries.map(([, f]) => Object.fromEntries(chunk(f)));
@@ -224,7 +226,7 @@ describe('steering settles the ring at once', () => {
         action: 'setRateLimit',
         group: 'g',
         actor: 'ops',
-        before: '{}',
+        before: '{"rateLimit":null}',
         after: '{"rateLimit":{"max":5,"windowMs":1000}}',
       },
       {
@@ -232,7 +234,7 @@ describe('steering settles the ring at once', () => {
         group: 'g',
         actor: 'ops',
         before: '{"rateLimit":{"max":5,"windowMs":1000}}',
-        after: '{}',
+        after: '{"rateLimit":null}',
       },
     ]);
     expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(2);
