@@ -65,7 +65,8 @@ export interface CompleteAndClaimResult {
   readonly claimed: Job[];
   /**
    * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
-   * delayed job (ms since the epoch, Redis clock; compare it with `finishedAt`, the same
+   * delayed job or reopening of a rate window (DESIGN.md §3 "Rate limits"; ms since the epoch,
+   * Redis clock; compare it with `finishedAt`, the same
    * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
    * is paused, or every claim was served).
    */

@@ -9,9 +9,12 @@ import type { Job, Queue } from '../../src/lanes/index.js';
 import {
   ClearRateLimitDocument,
   type ClearRateLimitMutation,
+  GroupRateChangedDocument,
+  type GroupRateChangedSubscription,
   SetRateLimitDocument,
   type SetRateLimitMutation,
 } from '../gql/graphql.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -108,5 +111,48 @@ describe('setRateLimit and clearRateLimit', () => {
       argument: 'max',
     });
     expect(await queue.known()).toBe(false);
+  });
+});
+
+describe('groupChanged', () => {
+  it('hears a group come to its rate (RATE_LIMITED, until when) and be freed by clearRateLimit', async () => {
+    const queue = engineQueue();
+    await queue.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await queue.enqueue('g', 1);
+    await queue.enqueue('g', 2);
+    const sub = wsSubscribe(server.ws(), GroupRateChangedDocument, {
+      queue: queue.name,
+      group: 'g',
+    });
+    type Event = GroupRateChangedSubscription['groupChanged'];
+    // Events are coalesced: read until one shows what is awaited (bounded by the recorder's wait).
+    const until = async (wanted: (e: Event) => boolean): Promise<Event> => {
+      for (;;) {
+        const event = dataOf(await sub.events.next()).groupChanged;
+        if (wanted(event)) return event;
+      }
+    };
+    try {
+      expect(await until(() => true)).toMatchObject({
+        state: 'READY',
+        rateLimit: { max: 1, windowMs: HOUR },
+      });
+      const job = (await queue.claim()) as Job;
+      expect(await until((e) => e.state === 'RATE_LIMITED')).toEqual({
+        id: 'g',
+        state: 'RATE_LIMITED',
+        blockedBy: 'RATE_LIMITED',
+        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimitedUntil: new Date(Number(job.claimedAt) + HOUR).toISOString(),
+      });
+      await queue.clearRateLimit('g');
+      expect(await until((e) => e.state === 'READY')).toMatchObject({
+        blockedBy: null,
+        rateLimit: null,
+        rateLimitedUntil: null,
+      });
+    } finally {
+      sub.close();
+    }
   });
 });
