@@ -31,6 +31,10 @@ describe('the engine on a Redis Cluster', () => {
       await q.resume('b');
       await q.clearLimit('b');
       ran.add('register').add('setLimit').add('pause').add('resume').add('clearLimit');
+      // Rate limits (issue 17): their keys are built from the base, in the queue's slot.
+      await q.setRateLimit('b', { max: 1_000, windowMs: 60_000 });
+      await q.clearRateLimit('b');
+      ran.add('setRateLimit').add('clearRateLimit');
       for (const group of ['a', 'a', 'a', 'b']) await q.enqueue(group, { group });
       await q.enqueue('b', null, { key: 'once' });
       expect((await q.enqueue('b', null, { key: 'once' })).id).toBe('5');
