@@ -25,13 +25,26 @@ export const setRateLimit = (
 export const clearRateLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
   ctx.engine.queue(a.queue).clearRateLimit(a.group, steering(ctx));
 
+/** A window's length in the largest whole unit: 1 h, 90 s, 1500 ms. */
+function span(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
 /**
  * `Group.reason` for a RATE_LIMITED group: the rate used up and when its window reopens (an
  * ISO time on the Redis clock).
  */
 export function rateLimitedSentence(g: GroupInfo): string {
   const rate = g.rateLimit
-    ? `${g.rateLimit.max} claim${g.rateLimit.max === 1 ? '' : 's'} per ${g.rateLimit.windowMs} ms`
+    ? `${g.rateLimit.max} claim${g.rateLimit.max === 1 ? '' : 's'} per ${span(g.rateLimit.windowMs)}`
     : 'its rate';
   const until = g.rateLimitedUntil === null ? 'later' : new Date(g.rateLimitedUntil).toISOString();
   return `rate-limited: it has used its ${rate}, so it gets no turns until its window reopens at ${until} (${g.pending} pending, ${g.active} in flight)`;

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, Queue } from '../../src/lanes/index.js';
+import { rateLimitedSentence } from '../../src/resolvers/rateLimit.js';
 import {
   ClearRateLimitDocument,
   type ClearRateLimitMutation,
@@ -14,6 +15,7 @@ import {
   SetRateLimitDocument,
   type SetRateLimitMutation,
 } from '../gql/graphql.js';
+import { NO_OPERATIONS } from '../support/lanes.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
@@ -68,7 +70,7 @@ describe('setRateLimit and clearRateLimit', () => {
       rateLimitedUntil: until,
     });
     expect(limited?.reason).toBe(
-      `rate-limited: it has used its 1 claim per ${HOUR} ms, so it gets no turns until its window reopens at ${until} (1 pending, 1 in flight)`,
+      `rate-limited: it has used its 1 claim per 1 h, so it gets no turns until its window reopens at ${until} (1 pending, 1 in flight)`,
     );
 
     const { body } = await server.request(ClearRateLimitDocument, {
@@ -154,5 +156,30 @@ describe('groupChanged', () => {
     } finally {
       sub.close();
     }
+  });
+});
+
+describe('the reason of a rate-limited group', () => {
+  it('names the window in its largest whole unit and the reopening as an ISO time', () => {
+    const g = (max: number, windowMs: number) =>
+      rateLimitedSentence({
+        id: 'g',
+        queue: 'q',
+        limit: null,
+        active: 0,
+        pending: 3,
+        paused: false,
+        onRing: false,
+        state: 'RATE_LIMITED',
+        ...NO_OPERATIONS,
+        rateLimit: { max, windowMs },
+        rateLimitedUntil: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+      });
+    expect(g(2, 90_000)).toBe(
+      'rate-limited: it has used its 2 claims per 90 s, so it gets no turns until its window reopens at 2026-01-02T03:04:05.006Z (3 pending, 0 in flight)',
+    );
+    expect(g(1, 1_500)).toMatch(/1 claim per 1500 ms/);
+    expect(g(1, 2 * 86_400_000)).toMatch(/per 2 d/);
+    expect(g(1, 120_000)).toMatch(/per 2 min/);
   });
 });
