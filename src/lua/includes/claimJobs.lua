@@ -173,7 +173,8 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       local job
       -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job):
       -- so the lane is not read, it is given as holding one.
-      if g.active ~= nil and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
+      if g.active ~= nil
+        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
           defaultMaxAttempts)
       end
