@@ -24,7 +24,7 @@
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
   count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: zrem delayed, zrem g:<group>:delayed, zadd lane, hset/hdel job, hincrby stats;
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
   rpush ring + lpush/ltrim wake (re-ring). None when nothing was promoted.
 ]]
 --- @include "promote"
