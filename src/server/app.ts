@@ -151,6 +151,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   const engine = new Ringmaster(redis, {
     prefix: config.keyPrefix,
     onScript: metrics.observeScript,
+    historyMaxLen: config.historyMaxLen,
     onInvalidQueueName: (name) => {
       if (warnedQueueNames.has(name) || warnedQueueNames.size >= MAX_WARNED_QUEUE_NAMES) return;
       warnedQueueNames.add(name);
@@ -189,7 +190,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     logger: logger.child({ component: 'feed' }),
   });
   metrics.attach({ engine, feed });
-  const auth = new Authenticator(config.authTokens);
+  const auth = new Authenticator(config.authTokens, config.authTokenNames);
   const browser = new BrowserPolicy({
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,
