@@ -270,6 +270,25 @@ describe('oldest pending job: heads index vs brute force', () => {
     expect((await q.metrics()).oldestPending?.id).toBe(job.id);
   });
 
+  it('repair indexes a lane another writer filled', async () => {
+    const q = engine.queue();
+    const r = engine.redis();
+    const later = await q.enqueue('b', null);
+    // A seed writer's lane: a bare id at a score below every Ringmaster job, no heads entry.
+    await r.zadd(q.keys.lane('a'), 0, 'seed-1');
+    await r.zadd(q.keys.groups, 0, 'a');
+    expect((await q.metrics()).oldestPending?.id).toBe(later.id);
+    await q.repair();
+    expect(await r.zscore(q.keys.heads, 'a')).toBe('0');
+    const m = await q.metrics();
+    expect(m.oldestPending).toMatchObject({
+      id: 'seed-1',
+      score: 0,
+      enqueuedAt: null,
+      ageMs: null,
+    });
+  });
+
   it('refuses a maxSteps out of range before sending anything', async () => {
     const q = engine.queue();
     await expect(q.metrics({ maxSteps: 0 })).rejects.toMatchObject({

@@ -7,7 +7,9 @@
 import { print } from 'graphql';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ringmaster } from '../../src/lanes/index.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { ServerMetrics } from '../../src/server/metrics.js';
 import { MAX_OPERATION_NAMES } from '../../src/server/plugins/operationMetrics.js';
 import { RingChangedDocument } from '../gql/graphql.js';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
@@ -152,6 +154,41 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     await r.srem('emq:queues', name);
     m = await samples(api);
     expect(m.has(key('ringmaster_jobs_completed_total', { queue: name }))).toBe(false);
+  });
+
+  it('leaves out a queue it cannot read, counts the failure, and answers the rest', async () => {
+    const bad = uniqueQueueName('metrics');
+    const good = uniqueQueueName('metrics');
+    await api.server.engine.queue(bad).enqueue('a', null);
+    await api.server.engine.queue(good).enqueue('a', null);
+    const before = await samples(api);
+    // Another writer's key of the wrong type: the queue's script fails (WRONGTYPE).
+    await r.del(api.server.engine.queue(bad).keys.ring);
+    await r.set(api.server.engine.queue(bad).keys.ring, 'not a list');
+    const after = await samples(api);
+    expect(after.get('ringmaster_metrics_read_errors_total')).toBe(
+      (before.get('ringmaster_metrics_read_errors_total') ?? 0) + 1,
+    );
+    expect(after.has(key('ringmaster_jobs_enqueued_total', { queue: bad }))).toBe(false);
+    expect(after.get(key('ringmaster_jobs_enqueued_total', { queue: good }))).toBe(1);
+    await r.del(api.server.engine.queue(bad).keys.ring);
+  });
+
+  it('shares one read between scrapes that arrive together', async () => {
+    let reads = 0;
+    const engine = new Ringmaster(r, {
+      onScript: (name) => {
+        if (name === 'readMetrics') reads++;
+      },
+    });
+    const metrics = new ServerMetrics();
+    metrics.attach({ engine, feed: api.server.feed });
+    const queues = (await engine.queues()).length;
+    const texts = await Promise.all([metrics.scrape(), metrics.scrape(), metrics.scrape()]);
+    expect(reads).toBe(queues);
+    for (const text of texts) expect(text).toContain('ringmaster_jobs_enqueued_total{queue=');
+    await metrics.scrape();
+    expect(reads).toBe(2 * queues);
   });
 
   it('times every script call of the server engine by script and result', async () => {
