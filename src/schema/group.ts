@@ -27,7 +27,8 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
     pending: t.exposeInt('pending', { description: 'Jobs waiting in the lane.' }),
     paused: t.exposeBoolean('paused'),
     onRing: t.exposeBoolean('onRing', {
-      description: 'Serviceable: not paused, below its limit, with pending work (invariant I1).',
+      description:
+        'Serviceable: not paused, below its limit, not rate-limited, with pending work (invariant I1).',
     }),
     state: t.field({ type: GroupStateRef, resolve: (g) => g.state }),
   }),
