@@ -39,6 +39,7 @@ import {
   RingChangedDocument,
   SetLimitDocument,
   SetRetentionDocument,
+  SetWeightDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -342,6 +343,15 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => ({
       query: print(SetRetentionDocument),
       variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
+    }),
+  },
+  {
+    field: 'setWeight',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetWeightDocument),
+      variables: { queue, group: 'g', weight: 3 },
     }),
   },
   {
