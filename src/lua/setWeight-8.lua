@@ -7,7 +7,8 @@
   ends now — its count is reset and it moves from the head to the tail (LPOP + RPUSH, O(1)), as
   the claim would have moved it. A raised weight lets a round in progress go on to it.
   Registers the group (ZADD groups) and records the change in the steering history
-  (includes/history.lua: action setWeight, before { weight }, after { weight }).
+  (includes/history.lua: action setWeight, before { weight }, after { weight }) when the weight
+  changed (a call that changes nothing records nothing).
 
   Input:
     KEYS[1] glimit   hash   group -> limit (its name gives the base 'P:{Q}:')
@@ -31,7 +32,7 @@
   includes/allowAtMaxmemory.lua.
 
   Events: hset or hdel gweight; hdel gturns (a round ended or weight 1); lpop + rpush ring (a
-  round ended at the head); zadd groups; xadd history and g:<group>:history.
+  round ended at the head); zadd groups; xadd history and g:<group>:history (weight changed).
 
   Cost: O(1) (HGETs, an LINDEX 0, at most one LPOP + RPUSH; the history's XADD with an exact
   MAXLEN trims what it passes).
@@ -75,5 +76,7 @@ if weight == 1 or turns >= weight then
   redis.call('HDEL', turnsKey, group)
 end
 redis.call('ZADD', groupsKey, 0, group)
-recordHistory(k.base, h, 'setWeight', group, { weight = before }, { weight = weight }, nil)
+if before ~= weight then
+  recordHistory(k.base, h, 'setWeight', group, { weight = before }, { weight = weight }, nil)
+end
 return fieldsReply(g)

@@ -53,6 +53,12 @@ describe('setWeight', () => {
       ok(await api.request(SetWeightDocument, { queue, group: 'a', weight: 1 })).setWeight?.weight,
     ).toBe(1);
     expect(await r.hexists(e.keys.weight, 'a')).toBe(0);
+    // recorded in the history as the caller (auth off: admin)
+    const entries = await r.xrange(e.keys.history, '-', '+');
+    expect(entries.map(([, f]) => [f[1], f[5]])).toEqual([
+      ['setWeight', 'admin'],
+      ['setWeight', 'admin'],
+    ]);
   });
 
   it.each([

@@ -192,6 +192,9 @@ describe('setWeight', () => {
       after: JSON.stringify({ weight: 7 }),
     });
     expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(1);
+    // the same weight again changes nothing and records nothing
+    await q.setWeight('g', 7);
+    expect(await q.redis.xlen(q.keys.history)).toBe(1);
     // weight 1 deletes the field
     expect((await q.setWeight('g', 1)).weight).toBe(1);
     expect(await q.redis.hexists(q.keys.weight, 'g')).toBe(0);
