@@ -5,9 +5,15 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimDocument, GroupWeightDocument, SetWeightDocument } from '../gql/graphql.js';
+import {
+  ClaimDocument,
+  GroupWeightChangedDocument,
+  GroupWeightDocument,
+  SetWeightDocument,
+} from '../gql/graphql.js';
 import { expectNoLeak, expectRedisUnchanged } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
 import { useTestRedis } from '../support/redis.js';
 import type { GraphQLResponse } from '../support/server.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -84,5 +90,18 @@ describe('setWeight', () => {
     );
     const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown>;
     expect(extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'group' });
+  });
+});
+
+describe('groupChanged', () => {
+  it('sends the group again when its weight changes', async () => {
+    const queue = uniqueQueueName('weights-live');
+    await api.server.engine.queue(queue).enqueue('g');
+    const sub = wsSubscribe(api.ws(), GroupWeightChangedDocument, { queue, group: 'g' });
+    const next = async () => dataOf(await sub.events.next()).groupChanged;
+    expect(await next()).toEqual({ id: 'g', weight: 1, pending: 1 });
+    ok(await api.request(SetWeightDocument, { queue, group: 'g', weight: 4 }));
+    expect(await next()).toEqual({ id: 'g', weight: 4, pending: 1 });
+    sub.close();
   });
 });
