@@ -41,6 +41,7 @@ import {
   SetLimitDocument,
   SetRateLimitDocument,
   SetRetentionDocument,
+  SetWeightDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -363,6 +364,15 @@ const OPERATIONS: Operation[] = [
       await engine().queue(queue).setRateLimit('g', { max: 5, windowMs: 60_000 });
       return { query: print(ClearRateLimitDocument), variables: { queue, group: 'g' } };
     },
+  },
+  {
+    field: 'setWeight',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetWeightDocument),
+      variables: { queue, group: 'g', weight: 3 },
+    }),
   },
   {
     field: 'ringChanged',

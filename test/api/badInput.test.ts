@@ -43,6 +43,7 @@ import {
   RUN_AT_TEXTS,
   TOKENS,
   UNREMOVABLE_STATES,
+  WEIGHTS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -114,6 +115,14 @@ const FIELDS: Field[] = [
       'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) { id rateLimit { max windowMs } } }',
     valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, max: RATE_MAXES, windowMs: RATE_WINDOWS },
+  },
+  {
+    name: 'Mutation.setWeight',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $weight: Int!) { setWeight(queue: $queue, group: $group, weight: $weight) { id weight } }',
+    valid: () => ({ queue: QUEUE, group: 'c', weight: 2 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, weight: [...WEIGHTS, NULL] },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({

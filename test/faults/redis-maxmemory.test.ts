@@ -99,6 +99,7 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
       rateLimit: { max: 1, windowMs: 60_000 },
     });
     expect(await queue.clearRateLimit('a')).toMatchObject({ rateLimit: null });
+    expect(await queue.setWeight('a', 3)).toMatchObject({ id: 'a', weight: 3 });
     // The whole queue too, and its retention (shrinking it is what an operator does here).
     expect(await queue.pauseQueue()).toBe('PAUSED');
     expect(await queue.claim()).toBeNull();

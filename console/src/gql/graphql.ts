@@ -56,7 +56,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -81,7 +81,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -105,7 +105,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -113,7 +113,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -121,7 +121,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -129,7 +129,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -220,7 +220,7 @@ export type ConsoleSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -228,7 +228,24 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+
+export type SetWeightMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  weight: number;
+}>;
+
+
+export type SetWeightMutation = { setWeight: { id: string, weight: number } | null };
+
+export type GroupWeightQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupWeightQuery = { queue: { group: { id: string, weight: number } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -274,6 +291,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   reason
   blockedBy
   ...GroupRate
+  weight
 }
     fragment GroupRow on Group {
   id
@@ -475,6 +493,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment Counts on QueueCounts {
   groups
@@ -541,6 +560,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -569,6 +589,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -597,6 +618,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -625,6 +647,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -824,6 +847,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -852,6 +876,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  weight
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -860,3 +885,21 @@ fragment GroupRate on Group {
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
+export const SetWeightDocument = new TypedDocumentString(`
+    mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
+  setWeight(queue: $queue, group: $group, weight: $weight) {
+    id
+    weight
+  }
+}
+    `) as unknown as TypedDocumentString<SetWeightMutation, SetWeightMutationVariables>;
+export const GroupWeightDocument = new TypedDocumentString(`
+    query GroupWeight($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    group(id: $group) {
+      id
+      weight
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupWeightQuery, GroupWeightQueryVariables>;
