@@ -443,3 +443,23 @@ describe('audit and repair know the rate clause (I1)', () => {
     await clean(q);
   });
 });
+
+describe('with weights', () => {
+  it('a weighted group keeps the head only while its window allows: at its rate it leaves the ring', async () => {
+    const q = engine.queue();
+    await q.setWeight('w', 5);
+    await q.setRateLimit('w', { max: 2, windowMs: HOUR });
+    for (let i = 0; i < 6; i++) await q.enqueue('w', i);
+    for (let i = 0; i < 3; i++) await q.enqueue('o', i);
+    const { claimed } = await q.completeAndClaim([], { claim: 6 });
+    // w's two claims (its weight would give five), then o's three: w is off the ring.
+    expect(claimed.map((j) => j.group)).toEqual(['w', 'w', 'o', 'o', 'o']);
+    expect(await ringOf(q)).toEqual([]);
+    expect((await q.group('w')).state).toBe('RATE_LIMITED');
+    // Freed, it re-joins (a fresh round of turns) and is served again.
+    await q.clearRateLimit('w');
+    expect(await ringOf(q)).toEqual(['w']);
+    expect((await q.completeAndClaim([], { claim: 5 })).claimed).toHaveLength(4);
+    await clean(q);
+  });
+});
