@@ -5,7 +5,8 @@
  * newest entries read so far: each read is an XRANGE from the last id seen (exclusive), at most
  * {@link HISTORY_WINDOW} + 1 entries, so a hint, a safety re-read, a poll and a resync all cost
  * O(log n + window) and nothing written while a hint was lost is missed. Each subscriber is sent
- * the entries of the window newer than the last it was sent; when more were written than the
+ * an event with no entries first (it is live), then the entries of the window newer than the last
+ * it was sent; when more were written than the
  * window holds between two of its pulls it is told (`gap`), and may read `Queue.history`.
  */
 import {
@@ -112,8 +113,8 @@ export function sameWindow(a: HistoryWindow, b: HistoryWindow): boolean {
 }
 
 /**
- * One subscriber's render: the first window it is offered is where it starts (nothing sent);
- * after that, each event carries the entries newer than the last it was sent, and `gap` when
+ * One subscriber's render: the first window it is offered is where it starts, sent as an event
+ * with no entries (the subscription is live: every entry written after it will come); after that, each event carries the entries newer than the last it was sent, and `gap` when
  * the window no longer reaches back to that. Nothing is sent when nothing is new (a resync
  * that found nothing new sends nothing either: there is nothing to repeat).
  */
@@ -122,7 +123,7 @@ export function historyRender(): Render<HistoryWindow, HistoryBatch> {
   return (window) => {
     if (seen === undefined) {
       seen = window.newestId;
-      return undefined;
+      return { entries: [], gap: false };
     }
     const since = seen;
     const gap = compareIds(since, window.coversFrom) < 0;

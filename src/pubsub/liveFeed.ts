@@ -423,7 +423,8 @@ export class LiveFeed {
   /**
    * The steering history of `queue` (with `group`: that group's stream) as it is written: each
    * event carries the entries written since the last one this subscriber was sent, oldest
-   * first (nothing at the start: the first event comes with the first entry written after it),
+   * first; the first carries none and says the subscription is live (every entry written after
+   * it will come, so a client may read `Queue.history` then and miss nothing),
    * and `gap` when more were written between two of its pulls than a watch holds
    * ({@link HISTORY_WINDOW}). One watch per stream, shared, counted in `maxWatches`; a hint
    * (the stream's `xadd`), a safety re-read or a poll reads from the last id seen, so an entry

@@ -111,7 +111,7 @@ builder.subscriptionFields((t) => ({
     type: HistoryBatchRef,
     authScopes: { read: true },
     description:
-      'Steering history entries as they are written (the queue’s, or with `group` that group’s): nothing at first, then one event per batch written since the last.',
+      'Steering history entries as they are written (the queue’s, or with `group` that group’s): first an event with no entries, once the subscription is live (read `Queue.history` after it and nothing is missed), then one per batch written since the last.',
     args: { queue: t.arg.string({ required: true }), group: t.arg.string() },
     subscribe: (_root, args, ctx) => historyAdded(ctx, args.queue, args.group),
     resolve: (batch) => batch,
