@@ -17,6 +17,7 @@ import {
 import type { Route } from '../hooks';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
+import { HistoryPanel } from './HistoryPanel';
 import { Id } from './Id';
 
 /** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
@@ -242,6 +243,7 @@ export function GroupDetail(props: {
             </p>
           )}
           <GroupJobs queue={queue} group={group} tick={at} skew={skew} now={now} route={route} />
+          <HistoryPanel queue={queue} group={group} />
         </>
       )}
     </section>
