@@ -17,6 +17,7 @@ import {
   QueueHistoryDocument,
   ResumeQueueDocument,
   SetRetentionDocument,
+  ViewerActorDocument,
 } from '../gql/graphql.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
@@ -149,6 +150,15 @@ describe('over the API', () => {
       'pauseQueue',
     ]);
     expect(next.queue.history.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it('viewer says who the history records the caller as', async () => {
+    expect((await ok(ViewerActorDocument, {}, TOKENS.alice)).viewer).toEqual({
+      role: 'ADMIN',
+      actor: 'alice',
+    });
+    expect((await ok(ViewerActorDocument, {}, TOKENS.admin)).viewer.actor).toBe('admin');
+    expect((await ok(ViewerActorDocument, {}, TOKENS.reader)).viewer.actor).toBe('reader');
   });
 
   it('a refused mutation (FORBIDDEN, bad input) records nothing', async () => {
