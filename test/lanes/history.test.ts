@@ -117,6 +117,50 @@ describe('queue-wide steering', () => {
   });
 });
 
+describe('property: the queue-wide history is a chain', () => {
+  it('any sequence of pauseQueue, resumeQueue and setRetention: one entry per change, each entry’s before the previous one’s after', async () => {
+    const op = fc.oneof(
+      fc.constant({ kind: 'pause' as const }),
+      fc.constant({ kind: 'resume' as const }),
+      fc.record({
+        kind: fc.constant('retention' as const),
+        count: fc.integer({ min: 0, max: 3 }),
+        ageMs: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+        const q = engine.queue();
+        let changes = 0;
+        for (const o of ops) {
+          const before = JSON.stringify([await q.state(), await q.retention()]);
+          if (o.kind === 'pause') await q.pauseQueue({ actor: 'p' });
+          else if (o.kind === 'resume') await q.resumeQueue({ actor: 'p' });
+          else await q.setRetention({ dead: { count: o.count, ageMs: o.ageMs } });
+          if (JSON.stringify([await q.state(), await q.retention()]) !== before) changes++;
+        }
+        const all = (await entries(q)).reverse();
+        expect(all).toHaveLength(changes);
+        for (const family of [['pauseQueue', 'resumeQueue'], ['setRetention']]) {
+          const chain = all.filter((e) => family.includes(e.action));
+          for (const [i, e] of chain.entries()) {
+            expect(e.before).not.toEqual(e.after);
+            if (i > 0) expect(e.before).toEqual(chain[i - 1]?.after);
+          }
+        }
+        expect(all.at(-1)?.after ?? null).toEqual(
+          all.length === 0
+            ? null
+            : all.at(-1)?.action === 'setRetention'
+              ? JSON.parse(JSON.stringify(await q.retention()))
+              : { paused: (await q.state()) === 'PAUSED' },
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
 describe('job actions', () => {
   it("requeueDead of a group records in the queue's and the group's stream, with the dead counts and a detail", async () => {
     const q = engine.queue();
