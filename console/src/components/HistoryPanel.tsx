@@ -17,14 +17,27 @@ type Json = Record<string, unknown> | null;
 const shown = (value: unknown): string =>
   value === null || typeof value !== 'object' ? String(value) : preview(value, 40);
 
+/** An object's fields, nested ones flattened one level (`completed.count`). */
+function flat(value: Json): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value ?? {})) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [kk, vv] of Object.entries(v)) out[`${k}.${kk}`] = vv;
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
 /** The fields an entry changed, `key: before → after`, or the after state when nothing differs. */
 export function changeText(before: Json, after: Json): string {
   if (!after) return '';
-  const keys = Object.keys(after).filter(
-    (k) => JSON.stringify(before?.[k]) !== JSON.stringify(after[k]),
-  );
+  const b = flat(before);
+  const a = flat(after);
+  const keys = Object.keys(a).filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
   if (!before || keys.length === 0) return preview(after, 80);
-  return keys.map((k) => `${k}: ${shown(before[k])} → ${shown(after[k])}`).join(', ');
+  return keys.map((k) => `${k}: ${shown(b[k])} → ${shown(a[k])}`).join(', ');
 }
 
 /** An entry's detail in a line: its counts and the rest, ids last. */
