@@ -97,7 +97,7 @@ export interface LiveFeedOptions {
 export interface LiveFeedStats {
   /** Open subscriber generators (ring, group and job). */
   listeners: number;
-  /** Queues with a watched ring, group or job. */
+  /** Queues with a watched ring, group, job or history. */
   watchedQueues: number;
   /** Ring reads started since the feed was made. */
   ringReads: number;
@@ -168,8 +168,8 @@ export class LiveFeed {
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
   private readonly jobs = new Map<string, Map<string, Watch<WatchedJob>>>();
-  /** history stream key → watch (the queue's stream or a group's; DESIGN.md §4.6) */
-  private readonly histories = new Map<string, Watch<HistoryWindow>>();
+  /** history stream key → its queue and watch (the queue's stream or a group's; §4.6) */
+  private readonly histories = new Map<string, { queue: string; watch: Watch<HistoryWindow> }>();
   private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
   private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
@@ -440,7 +440,7 @@ export class LiveFeed {
     const key = historyKey(queueKeys(this.prefix, handle.name), id);
     return this.open(historyRender(), signal, () => {
       const existing = this.histories.get(key);
-      if (existing !== undefined) return existing;
+      if (existing !== undefined) return existing.watch;
       this.admitWatch();
       const read = historyReader(handle.redis, key);
       const watch: Watch<HistoryWindow> = new Watch<HistoryWindow>({
@@ -454,16 +454,21 @@ export class LiveFeed {
         logger: this.logger.child({ queue: handle.name, group: id, watch: 'history' }),
         onEmpty: () => {
           this.watchClosed();
-          if (this.histories.get(key) === watch) this.histories.delete(key);
+          if (this.histories.get(key)?.watch === watch) this.histories.delete(key);
         },
       });
-      this.histories.set(key, watch);
+      this.histories.set(key, { queue: handle.name, watch });
       return watch;
     });
   }
 
   stats(): LiveFeedStats {
-    const queues = new Set([...this.rings.keys(), ...this.groups.keys(), ...this.jobs.keys()]);
+    const queues = new Set([
+      ...this.rings.keys(),
+      ...this.groups.keys(),
+      ...this.jobs.keys(),
+      ...[...this.histories.values()].map((h) => h.queue),
+    ]);
     return {
       listeners: this.streams.size,
       watchedQueues: queues.size,
@@ -488,7 +493,7 @@ export class LiveFeed {
       for (const byGroup of this.groups.values())
         for (const watch of byGroup.values()) watch.dispose();
       for (const byJob of this.jobs.values()) for (const watch of byJob.values()) watch.dispose();
-      for (const watch of this.histories.values()) watch.dispose();
+      for (const { watch } of this.histories.values()) watch.dispose();
       this.histories.clear();
       this.rings.clear();
       this.groups.clear();
@@ -590,7 +595,7 @@ export class LiveFeed {
     for (const byJob of this.jobs.values()) {
       watches.push(...(byJob.values() as Iterable<Watch<unknown>>));
     }
-    watches.push(...(this.histories.values() as Iterable<Watch<unknown>>));
+    for (const { watch } of this.histories.values()) watches.push(watch as Watch<unknown>);
     return watches;
   }
 

@@ -101,7 +101,7 @@ describe('historyAdded', () => {
     await b.next();
     const g = new Reader(feed.historyAdded(name, 'g'));
     await g.next();
-    expect(feed.stats()).toMatchObject({ listeners: 3, watches: 2, channels: 2 });
+    expect(feed.stats()).toMatchObject({ listeners: 3, watches: 2, channels: 2, watchedQueues: 1 });
     expect((await channelsOf(r, name)).sort()).toEqual([
       expect.stringMatching(/:g:g:history$/),
       expect.stringMatching(/\}:history$/),
