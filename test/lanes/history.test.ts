@@ -8,7 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type HistoryEntry, type Job, Queue, RingmasterError } from '../../src/lanes/index.js';
+import {
+  type HistoryEntry,
+  type Job,
+  Queue,
+  Ringmaster,
+  RingmasterError,
+} from '../../src/lanes/index.js';
 import { putDelayed } from '../support/delayed.js';
 import { redisNow, uniqueQueueName, useEngine } from '../support/lanes.js';
 
@@ -298,6 +304,17 @@ describe('caps', () => {
       await q.purgeGroup('g');
     }
     expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(2);
+  });
+
+  it("a Ringmaster's actor and historyMaxLen reach every queue handle it makes", async () => {
+    const rm = new Ringmaster(engine.redis(), { actor: 'svc', historyMaxLen: 1 });
+    const q = rm.queue(uniqueQueueName());
+    expect([q.actor, q.historyMaxLen]).toEqual(['svc', 1]);
+    await q.pauseQueue();
+    await q.resumeQueue();
+    expect((await entries(q)).map((e) => [e.action, e.actor])).toEqual([['resumeQueue', 'svc']]);
+    const plain = new Ringmaster(engine.redis()).queue(uniqueQueueName());
+    expect([plain.actor, plain.historyMaxLen]).toEqual(['engine', 10_000]);
   });
 
   it('historyMaxLen 0 records nothing', async () => {
