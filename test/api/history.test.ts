@@ -188,6 +188,28 @@ describe('over the API', () => {
   });
 });
 
+describe('a server with auth off and HISTORY_MAX_LEN=2', () => {
+  it("records every caller as 'admin' and keeps 2 entries per queue", async () => {
+    const open = await startTestServer(redis.url, { HISTORY_MAX_LEN: '2' });
+    try {
+      const queue = uniqueQueueName('hist');
+      expect(open.server.engine.queue(queue).historyMaxLen).toBe(2);
+      expect((await open.request(PauseQueueDocument, { queue })).body.errors).toBeUndefined();
+      expect((await open.request(ResumeQueueDocument, { queue })).body.errors).toBeUndefined();
+      expect((await open.request(PauseQueueDocument, { queue })).body.errors).toBeUndefined();
+      const { body } = await open.request(QueueHistoryDocument, { queue });
+      const history = body.data?.queue.history;
+      expect(history?.totalCount).toBe(2);
+      expect(history?.edges.map((e) => [e.node.action, e.node.actor])).toEqual([
+        ['pauseQueue', 'admin'],
+        ['resumeQueue', 'admin'],
+      ]);
+    } finally {
+      await open.stop();
+    }
+  });
+});
+
 describe('historyAdded', () => {
   it('over graphql-ws: live first (no entries), then the entry a mutation wrote', async () => {
     const queue = uniqueQueueName('hist');
