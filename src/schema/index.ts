@@ -16,6 +16,7 @@ import './jobs.js';
 import './actions.js';
 import './rateLimit.js';
 import './weights.js';
+import './history.js';
 
 builder.mutationType({});
 

@@ -22,12 +22,14 @@ import {
   GroupChangedDocument,
   GroupJobsDocument,
   GroupsPageDocument,
+  HistoryAddedDocument,
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
   PauseQueueDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
+  QueueHistoryDocument,
   QueueJobsDocument,
   QueueOverviewDocument,
   QueuesDocument,
@@ -375,6 +377,16 @@ const OPERATIONS: Operation[] = [
     }),
   },
   {
+    field: 'queue',
+    name: 'queue.history',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue({ actor: 'someone' });
+      return { query: print(QueueHistoryDocument), variables: { queue } };
+    },
+  },
+  {
     field: 'ringChanged',
     kind: 'subscription',
     role: 'read',
@@ -390,6 +402,15 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => {
       await engine().queue(queue).enqueue('g');
       return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'historyAdded',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue();
+      return { query: print(HistoryAddedDocument), variables: { queue } };
     },
   },
   {
@@ -413,6 +434,9 @@ function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown
   }
   if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
   if (op.field === 'jobChanged') expect(data?.jobChanged).toMatchObject({ state: 'PENDING' });
+  if (op.field === 'historyAdded') {
+    expect(data?.historyAdded).toEqual({ entries: [], gap: false });
+  }
 }
 
 /** The single error of a refused call, checked for its code and for leaks. */
