@@ -108,7 +108,7 @@ type Intent =
   | { kind: 'setLimit'; group: number; limit: number; belowActive: boolean }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: number; busy: boolean }
   | { kind: 'setRateLimit'; group: number; max: number }
-  | { kind: 'clearRateLimit'; group: number };
+  | { kind: 'clearRateLimit'; group: number; limited: boolean };
 
 /**
  * One completion of a completeAndClaim batch: a lease picked as complete picks it (`stale`:
@@ -1484,9 +1484,16 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
     case 'setRateLimit':
       coverage.rateLimitsSet += 1;
       return { kind: 'setRateLimit', group: GROUPS[intent.group] as string, max: intent.max };
-    case 'clearRateLimit':
-      if (s.limited.has(GROUPS[intent.group] as string)) coverage.rateLimitedCleared += 1;
-      return { kind: 'clearRateLimit', group: GROUPS[intent.group] as string };
+    case 'clearRateLimit': {
+      // `limited`: aim at a group at its rate, where clearing matters most
+      const limited = [...s.limited.keys()].sort();
+      const group =
+        intent.limited && limited.length > 0
+          ? (limited[intent.group % limited.length] as string)
+          : (GROUPS[intent.group] as string);
+      if (s.limited.has(group)) coverage.rateLimitedCleared += 1;
+      return { kind: 'clearRateLimit', group };
+    }
     case 'clearLimit':
     case 'pause':
     case 'resume': {
@@ -1564,7 +1571,9 @@ function describeIntent(i: Intent): string {
     case 'setRateLimit':
       return `setRateLimit(${GROUPS[i.group]}, ${i.max} per hour)`;
     case 'clearRateLimit':
-      return `clearRateLimit(${GROUPS[i.group]})`;
+      return i.limited
+        ? `clearRateLimit(rate-limited #${i.group})`
+        : `clearRateLimit(${GROUPS[i.group]})`;
     case 'clearLimit':
     case 'pause':
     case 'resume':
@@ -1797,18 +1806,19 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
     }),
   },
   {
-    weight: 2,
+    weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('setRateLimit' as const),
       group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
-      max: fc.integer({ min: 1, max: 4 }),
+      max: fc.integer({ min: 1, max: 6 }),
     }),
   },
   {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('clearRateLimit' as const),
-      group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+      group: groupArb,
+      limited: fc.boolean(),
     }),
   },
 );
