@@ -305,7 +305,7 @@ describe('rate limits with short windows, interleaved with claims, limits and pa
     console.info(`rate-limit property coverage: ${JSON.stringify(coverage)}`);
     if (!REPLAYING && RUNS >= 25) {
       expect(coverage.rateLimitedSeen).toBeGreaterThan(50);
-      expect(coverage.windowsFull).toBeGreaterThan(50);
+      expect(coverage.windowsFull).toBeGreaterThan(30);
     }
   }, 300_000);
 });
