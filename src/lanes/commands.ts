@@ -14,6 +14,8 @@ import type { RedisClient } from './redisConnection.js';
 type Arg = string | number;
 type ScriptFn = (...args: Arg[]) => Promise<unknown>;
 
+/** The history ARGV of a steering script: `[actor, cap]` (`includes/history.lua` historyArgs). */
+export type HistoryArgs = readonly [actor: string, cap: number];
 /** A group's fields as `includes/groupReply.lua` returns them (`GroupFields` in state.ts). */
 export type GroupReply = (string | number | null)[];
 /** `readSnapshot-10.lua`'s reply; group fields are flat, GROUP_FIELD_COUNT per group. */
@@ -192,26 +194,49 @@ export class Commands {
     return [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases];
   }
 
-  /** `setLimit-8.lua` */
-  setLimit(p: { group: string; limit: number }): Promise<GroupReply> {
-    return this.run('setLimit', this.groupKeys(p.group), [p.group, p.limit]) as Promise<GroupReply>;
+  /**
+   * `setLimit-8.lua`; `forMs` (ms) makes it a timed override, undefined a plain call; `history`
+   * the `[actor, cap]` of `Queue.historyArgs`.
+   */
+  setLimit(p: {
+    group: string;
+    limit: number;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    return this.run('setLimit', this.groupKeys(p.group), [
+      p.group,
+      p.limit,
+      p.forMs ?? '',
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
   /** `clearLimit-8.lua` */
-  clearLimit(p: { group: string }): Promise<GroupReply> {
-    return this.run('clearLimit', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  clearLimit(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+    return this.run('clearLimit', this.groupKeys(p.group), [
+      p.group,
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
-  /** `pause-7.lua` */
-  pause(p: { group: string }): Promise<GroupReply> {
+  /** `pause-7.lua`; `forMs` (ms) makes it a timed pause, undefined a plain one. */
+  pause(p: {
+    group: string;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.lane(p.group), k.groups, k.stats];
-    return this.run('pause', keys, [p.group]) as Promise<GroupReply>;
+    return this.run('pause', keys, [p.group, p.forMs ?? '', ...p.history]) as Promise<GroupReply>;
   }
 
   /** `resume-8.lua` */
-  resume(p: { group: string }): Promise<GroupReply> {
-    return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  resume(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+    return this.run('resume', this.groupKeys(p.group), [
+      p.group,
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
   /**
@@ -551,5 +576,32 @@ export class Commands {
       p.mode,
       ...p.groups,
     ]) as Promise<ReconcileGroupsReply>;
+  }
+
+  /** `cancelOverride-4.lua`: drop the group's pending timed override of `kind` (DESIGN.md §4.6). */
+  cancelOverride(p: {
+    group: string;
+    kind: 'limit' | 'pause';
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    const k = this.k;
+    return this.run(
+      'cancelOverride',
+      [k.glimit, k.gactive, k.paused, k.lane(p.group)],
+      [p.group, p.kind, ...p.history],
+    ) as Promise<GroupReply>;
+  }
+
+  /**
+   * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.6); answers
+   * `[applied, next deadline (ms) or null]`.
+   */
+  applyOverrides(p: { batch: number; history: HistoryArgs }): Promise<[number, number | null]> {
+    const k = this.k;
+    return this.run(
+      'applyOverrides',
+      [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats],
+      [p.batch, ...p.history],
+    ) as Promise<[number, number | null]>;
   }
 }

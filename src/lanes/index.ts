@@ -19,6 +19,14 @@ export {
 export { withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
+  type AppliedOverrides,
+  OVERRIDE_KINDS,
+  type OverrideKind,
+  remainingMs,
+  TIMER_ACTOR,
+  type TimedSteeringOptions,
+} from './overrides.js';
+export {
   type BackoffPolicyInput,
   type CompleteAndClaimResult,
   Defaults,

@@ -139,6 +139,8 @@ export class Reaper {
           try {
             if (!(await this.lock(queue))) continue;
             reaped = await queue.reap({ batch: this.batch });
+            // Timed overrides due by now revert on this pass (DESIGN.md §4.6; flat cost).
+            await queue.applyOverrides();
           } catch (error) {
             // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are
             // still reaped. A lost connection fails them all alike: end the pass, the next one
