@@ -1170,6 +1170,15 @@ export class Queue {
     }
   }
 
+  /**
+   * Redis' clock now (ms since the epoch, TIME): the clock every deadline is measured on
+   * (timed overrides' `until`, leases, run-at times). One round trip; writes nothing.
+   */
+  async clock(): Promise<number> {
+    const [sec, usec] = await this.redis.time();
+    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  }
+
   private groupFrom(id: string, fields: GroupReply): GroupInfo {
     return groupInfo(this.name, id, fields);
   }
