@@ -17,8 +17,9 @@
     ARGV[3] cap      the queue history's cap (count)
 
   A plain call of the limit kind: a pending timed limit revert (DESIGN.md §4.6) is dropped.
-  One history entry, action clearLimit, before/after { limit, paused, active, pending }, detail
-  { cancelled } when it dropped a pending revert.
+  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
+  clearLimit, before/after { limit, paused, active, pending }, detail { cancelled } when it
+  dropped a pending revert.
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group had a limit and its active count
@@ -54,5 +55,5 @@ redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 local detail = cancelledDetail(dropOverride(k.base, overrideMember('limit', group)))
 judged.after.limitOverride = false
-recordHistory(k.base, h, 'clearLimit', group, groupBrief(before), groupBrief(judged.after), detail)
+recordSteering(k.base, h, 'clearLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

@@ -21,9 +21,10 @@
     ARGV[4] cap      the queue history's cap (count)
 
   Timed overrides: with forMs, ZADD overrides 'pause:<group>' and HSET goverride (the JSON);
-  without, a pending pause revert is dropped (a plain call wins). One history entry, action
-  pause, before/after { limit, paused, active, pending }, detail { forMs, until } (timed) or
-  { cancelled } (a plain call that dropped a pending revert).
+  without, a pending pause revert is dropped (a plain call wins). History (includes/overrides.lua
+  recordSteering; none when nothing changed): one entry, action pause, before/after { limit,
+  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
+  dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
 
@@ -65,5 +66,5 @@ else
   detail = cancelledDetail(dropOverride(k.base, member))
 end
 local after = readGroup(k, group, laneKey)
-recordHistory(k.base, h, 'pause', group, groupBrief(before), groupBrief(after), detail)
+recordSteering(k.base, h, 'pause', group, before, after, detail)
 return fieldsReply(after)

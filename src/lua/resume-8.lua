@@ -17,8 +17,9 @@
     ARGV[3] cap      the queue history's cap (count)
 
   A plain call of the pause kind: a pending timed pause revert (DESIGN.md §4.6) is dropped.
-  One history entry, action resume, before/after { limit, paused, active, pending }, detail
-  { cancelled } when it dropped a pending revert.
+  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
+  resume, before/after { limit, paused, active, pending }, detail { cancelled } when it dropped a
+  pending revert.
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
@@ -53,5 +54,5 @@ redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 local detail = cancelledDetail(dropOverride(k.base, overrideMember('pause', group)))
 judged.after.pauseOverride = false
-recordHistory(k.base, h, 'resume', group, groupBrief(before), groupBrief(judged.after), detail)
+recordSteering(k.base, h, 'resume', group, before, judged.after, detail)
 return fieldsReply(judged.after)

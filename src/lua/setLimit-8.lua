@@ -27,9 +27,10 @@
     ARGV[5] cap      the queue history's cap (count)
 
   Timed overrides: with forMs, ZADD overrides 'limit:<group>' and HSET goverride (the JSON);
-  without, a pending limit revert is dropped (a plain call wins). One history entry, action
-  setLimit, before/after { limit, paused, active, pending }, detail { forMs, until } (timed) or
-  { cancelled } (a plain call that dropped a pending revert).
+  without, a pending limit revert is dropped (a plain call wins). History (includes/overrides.lua
+  recordSteering; none when nothing changed): one entry, action setLimit, before/after { limit,
+  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
+  dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
@@ -81,5 +82,5 @@ else
   detail = cancelledDetail(dropOverride(k.base, member))
   judged.after.limitOverride = false
 end
-recordHistory(k.base, h, 'setLimit', group, groupBrief(before), groupBrief(judged.after), detail)
+recordSteering(k.base, h, 'setLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

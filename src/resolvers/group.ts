@@ -8,8 +8,9 @@
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
 import { groupState } from '../lanes/state.js';
-import { steeringOptions, withOverrides } from './overrides.js';
+import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
+import { steering } from './steering.js';
 
 interface GroupArgs {
   queue: string;
@@ -20,19 +21,19 @@ export const setLimit = (
   ctx: Context,
   a: GroupArgs & { limit: number; forMs?: number | null | undefined },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).setLimit(a.group, a.limit, { ...steeringOptions(ctx), forMs: a.forMs });
+  ctx.engine.queue(a.queue).setLimit(a.group, a.limit, { ...steering(ctx), forMs: a.forMs });
 
 export const clearLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).clearLimit(a.group);
+  ctx.engine.queue(a.queue).clearLimit(a.group, steering(ctx));
 
 export const pauseGroup = (
   ctx: Context,
   a: GroupArgs & { forMs?: number | null | undefined },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).pause(a.group, { ...steeringOptions(ctx), forMs: a.forMs });
+  ctx.engine.queue(a.queue).pause(a.group, { ...steering(ctx), forMs: a.forMs });
 
 export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).resume(a.group);
+  ctx.engine.queue(a.queue).resume(a.group, steering(ctx));
 
 /**
  * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and

@@ -9,10 +9,10 @@ import {
   type GroupInfo,
   type OverrideKind,
   remainingMs,
-  type SteeringOptions,
   type TimedOverride,
 } from '../lanes/index.js';
 import { oncePerExecution } from './perExecution.js';
+import { steering } from './steering.js';
 
 /** A group's pending revert as the schema's `TimedOverride` resolves it. */
 export interface OverrideOf {
@@ -21,14 +21,10 @@ export interface OverrideOf {
   readonly override: TimedOverride;
 }
 
-/** Who the history records as asking. Until the history's helper lands: the engine's default. */
-export const steeringOptions = (_ctx: Context): SteeringOptions => ({});
-
 export const cancelOverride = (
   ctx: Context,
   a: { queue: string; group: string; kind: OverrideKind },
-): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).cancelOverride(a.group, a.kind, steeringOptions(ctx));
+): Promise<GroupInfo> => ctx.engine.queue(a.queue).cancelOverride(a.group, a.kind, steering(ctx));
 
 /** `Group.limitOverride` / `Group.pauseOverride`: the pending revert of `kind`, or null. */
 export function overrideOf(g: GroupInfo, kind: OverrideKind): OverrideOf | null {

@@ -58,11 +58,17 @@ describe('setLimit with forMs', () => {
     const g = data.setLimit as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ limit: 2, onRing: true, pauseOverride: null });
     const o = g.limitOverride;
+    // The caller is the actor (auth off: 'admin'), in the override and in the history.
     expect(o).toMatchObject({
       kind: 'LIMIT',
       revertToLimit: 10,
       revertToPaused: null,
-      actor: 'engine',
+      actor: 'admin',
+    });
+    expect((await q.history({ first: 1 })).entries[0]).toMatchObject({
+      action: 'setLimit',
+      actor: 'admin',
+      detail: { forMs: 5 * MINUTE },
     });
     expect(Date.parse(o?.until as string) - Date.parse(o?.setAt as string)).toBe(5 * MINUTE);
     expect(o?.remainingMs).toBeGreaterThan(4 * MINUTE);

@@ -241,6 +241,67 @@ describe('cancelOverride', () => {
   });
 });
 
+describe('history of the group steering calls', () => {
+  it('records a plain call that changes the limit or the pause, with who asked, before and after', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', 0);
+    await q.setLimit('g', 2, { actor: 'ann' });
+    await q.pause('g', { actor: 'bo' });
+    await q.resume('g');
+    await q.clearLimit('g');
+    expect(
+      (await historyOf(q)).map((e) => [e.action, e.actor, e.before, e.after, e.detail]),
+    ).toEqual([
+      [
+        'setLimit',
+        'ann',
+        { limit: null, paused: false, active: 0, pending: 1 },
+        { limit: 2, paused: false, active: 0, pending: 1 },
+        undefined,
+      ],
+      [
+        'pause',
+        'bo',
+        { limit: 2, paused: false, active: 0, pending: 1 },
+        { limit: 2, paused: true, active: 0, pending: 1 },
+        undefined,
+      ],
+      [
+        'resume',
+        'engine',
+        { limit: 2, paused: true, active: 0, pending: 1 },
+        { limit: 2, paused: false, active: 0, pending: 1 },
+        undefined,
+      ],
+      [
+        'clearLimit',
+        'engine',
+        { limit: 2, paused: false, active: 0, pending: 1 },
+        { limit: null, paused: false, active: 0, pending: 1 },
+        undefined,
+      ],
+    ]);
+    expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(4);
+  });
+
+  it('records nothing for a call that changes nothing, and nothing for a refused one', async () => {
+    const q = engine.queue();
+    await q.setLimit('g', 2);
+    await q.pause('g');
+    const length = await q.redis.xlen(q.keys.history);
+    await q.setLimit('g', 2);
+    await q.pause('g');
+    await q.resume('other');
+    await q.clearLimit('other');
+    await q.redis.hset(q.keys.gactive, 'g', 'lots');
+    await expect(q.setLimit('g', 3, { forMs: HOUR })).rejects.toMatchObject({
+      code: 'DATA_OUT_OF_RANGE',
+    });
+    expect(await q.redis.xlen(q.keys.history)).toBe(length);
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+  });
+});
+
 describe('reverts keep the ring and its counts exact (I1)', () => {
   it('a revert that saturates a group de-rings it and counts it saturated; one that frees it re-rings it', async () => {
     const q = engine.queue();

@@ -25,9 +25,15 @@
     timedDetail(forMs, untilMs)       the history's detail of a timed call { forMs, until }
     cancelledDetail(o)                the history's detail of a plain call that dropped a
                                       pending revert { cancelled = o }, or nil when none
+    recordSteering(base, h, action, group, before, after, detail)
+                                      the group steering scripts' history entry: recorded when
+                                      the call changed the limit or the pause, or set or dropped
+                                      an override (detail given); a call that changes nothing
+                                      records nothing (as every steering script, history.lua)
 ]]
 --- @include "keys"
 --- @include "groupState"
+--- @include "history"
 
 local function overrideMember(kind, group)
   return kind .. ':' .. group
@@ -90,4 +96,12 @@ local function cancelledDetail(o)
     return nil
   end
   return { cancelled = o }
+end
+
+local function recordSteering(base, h, action, group, before, after, detail)
+  local changed = parseLimit(before.limit) ~= parseLimit(after.limit)
+    or (before.paused == 1) ~= (after.paused == 1)
+  if changed or detail ~= nil then
+    recordHistory(base, h, action, group, groupBrief(before), groupBrief(after), detail)
+  end
 end
