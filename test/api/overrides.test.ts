@@ -16,7 +16,12 @@ import {
   SetLimitForDocument,
 } from '../gql/graphql.js';
 import { expectRedisUnchanged } from '../support/api.js';
-import { queueSnapshot, uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
+import {
+  pollUntil,
+  queueSnapshot,
+  uniqueQueueName,
+  untilRedisTimePasses,
+} from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -174,5 +179,29 @@ describe('bad forMs', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(await q.redis.exists(q.keys.paused)).toBe(0);
+  });
+});
+
+describe("the server's reaper", () => {
+  it('applies a due override on its next pass, and the API shows it reverted', async () => {
+    const reaping = await startTestServer(redis.url, { REAP_INTERVAL_MS: '20' });
+    try {
+      const q = reaping.server.engine.queue(uniqueQueueName('overrides-reaped'));
+      await q.enqueue('g', 1);
+      await q.setLimit('g', 0, { forMs: 30 });
+      await pollUntil('the limit reverted', async () => (await q.group('g')).limit === null);
+      const { body } = await reaping.request(GroupOverridesDocument, { queue: q.name, group: 'g' });
+      expect(body.data?.queue.group).toMatchObject({
+        limit: null,
+        limitOverride: null,
+        onRing: true,
+      });
+      expect((await q.history({ first: 1 })).entries[0]).toMatchObject({
+        action: 'revert',
+        actor: 'timer',
+      });
+    } finally {
+      await reaping.stop();
+    }
   });
 });

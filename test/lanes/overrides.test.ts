@@ -10,8 +10,9 @@
  * it (bounded poll), never a wall-clock assertion.
  */
 import { describe, expect, it } from 'vitest';
-import { type Queue, Reaper, Ringmaster, RingmasterError } from '../../src/lanes/index.js';
+import { type Queue, Reaper, Ringmaster, RingmasterError, Worker } from '../../src/lanes/index.js';
 import {
+  pollUntil,
   queueSnapshot,
   rawState,
   redisNow,
@@ -363,6 +364,29 @@ describe('the Reaper applies due overrides', () => {
     await reaper.close();
     expect(await q.group('g')).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
     expect((await historyOf(q)).at(-1)).toMatchObject({ action: 'revert', actor: 'timer' });
+  });
+});
+
+describe('a running Worker applies due overrides with its reaper', () => {
+  it('a timed pause ends within a reap interval of its deadline, with no server', async () => {
+    const q = engine.queue();
+    const seen: string[] = [];
+    const worker = new Worker(
+      q,
+      async (job) => {
+        seen.push(job.group);
+      },
+      { reaper: { intervalMs: 20 } },
+    );
+    try {
+      await q.pause('g', { forMs: 30 });
+      await q.enqueue('g', 0);
+      await pollUntil('the pause reverted and the job run', async () => seen.includes('g'));
+      expect(await q.group('g')).toMatchObject({ paused: false, pauseOverride: null });
+      expect((await historyOf(q)).map((e) => e.action)).toContain('revert');
+    } finally {
+      await worker.close();
+    }
   });
 });
 
