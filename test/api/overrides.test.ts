@@ -11,6 +11,8 @@ import type { Queue } from '../../src/lanes/index.js';
 import {
   CancelOverrideDocument,
   type GroupOverrideFieldsFragment,
+  GroupOverridesChangedDocument,
+  type GroupOverridesChangedSubscription,
   GroupOverridesDocument,
   PauseGroupForDocument,
   SetLimitForDocument,
@@ -22,6 +24,7 @@ import {
   uniqueQueueName,
   untilRedisTimePasses,
 } from '../support/lanes.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -132,6 +135,32 @@ describe('pauseGroup with forMs', () => {
     const g = await read(q, 'g');
     expect(g).toMatchObject({ limitOverride: null, pauseOverride: null });
     expect(g.reason).toBe('paused: it gets no turns until resumed (1 pending, 0 in flight)');
+  });
+});
+
+describe('groupChanged', () => {
+  it('carries a timed pause as it is set and as it reverts', async () => {
+    const q = engineQueue();
+    await q.enqueue('g', 1);
+    const sub = wsSubscribe(api.ws(), GroupOverridesChangedDocument, { queue: q.name, group: 'g' });
+    type Event = GroupOverridesChangedSubscription['groupChanged'];
+    const next = async (): Promise<Event> => dataOf(await sub.events.next()).groupChanged;
+    try {
+      expect(await next()).toMatchObject({ paused: false, pauseOverride: null });
+      const { until } = (await q.pause('g', { forMs: 20 })).pauseOverride ?? { until: 0 };
+      expect(await next()).toMatchObject({
+        paused: true,
+        pauseOverride: { kind: 'PAUSE', revertToPaused: false },
+      });
+      await untilRedisTimePasses(q.redis, until);
+      await q.applyOverrides();
+      let event = await next();
+      // The revert's writes may arrive as more than one event; the last says it is over.
+      while (event.paused) event = await next();
+      expect(event).toMatchObject({ paused: false, pauseOverride: null, onRing: true });
+    } finally {
+      sub.close();
+    }
   });
 });
 
