@@ -4,7 +4,9 @@
  * completed and dead jobs past their retention trimmed (`Queue.reap`, script `reap-12.lua`,
  * deadlines on the Redis clock; each repeated while a batch comes back full). The engine's, so any process can run it: the API server reaps every registered queue,
  * and each `Worker` reaps its own queue by default, so a deployment of workers alone still gets a
- * crashed worker's jobs and permits back.
+ * crashed worker's jobs and permits back. Each reap of a queue also applies its timed overrides
+ * whose deadline has come (`Queue.applyOverrides`, DESIGN.md §4.6), so a revert lands within an
+ * interval of its deadline, or on the first pass after a time when nothing ran.
  *
  * Many processes may run it at once. Each reap is one atomic script, so two reapers never take a
  * lease back twice (test/faults/two-servers); what they would share is only wasted work. A short

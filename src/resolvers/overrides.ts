@@ -21,6 +21,7 @@ export interface OverrideOf {
   readonly override: TimedOverride;
 }
 
+/** `cancelOverride` (admin): drop the pending revert of `kind`, keeping the value; the group after. */
 export const cancelOverride = (
   ctx: Context,
   a: { queue: string; group: string; kind: OverrideKind },
