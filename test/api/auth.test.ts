@@ -43,6 +43,7 @@ import {
   SetLimitDocument,
   SetLimitForDocument,
   SetRetentionDocument,
+  SetWeightDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -392,6 +393,15 @@ const OPERATIONS: Operation[] = [
       await engine().queue(queue).setLimit('g', 1, { forMs: 60_000 });
       return { query: print(GroupOverridesDocument), variables: { queue, group: 'g' } };
     },
+  },
+  {
+    field: 'setWeight',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetWeightDocument),
+      variables: { queue, group: 'g', weight: 3 },
+    }),
   },
   {
     field: 'ringChanged',

@@ -85,6 +85,10 @@ describe('the engine on a Redis Cluster', () => {
       await q.setRetention({ dead: { count: 5 } });
       expect(await master.hget(q.keys.settings, 'deadCount')).toBe('5');
       ran.add('setRetention');
+      // Weights (issue 17): gweight is built from the base, on the same master.
+      expect((await q.setWeight('a', 3)).weight).toBe(3);
+      expect(await master.hget(q.keys.weight, 'a')).toBe('3');
+      ran.add('setWeight');
       const waiting = await q.enqueue('d', { n: 1 });
       expect((await q.jobs({ state: 'PENDING', group: 'd' })).jobs.map((j) => j.id)).toEqual([
         waiting.id,

@@ -103,6 +103,7 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     await queue.applyOverrides(); // (or the server's reaper did, at maxmemory all the same)
     expect(await queue.group('a')).toMatchObject({ paused: false, pauseOverride: null });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
+    expect(await queue.setWeight('a', 3)).toMatchObject({ id: 'a', weight: 3 });
     // The whole queue too, and its retention (shrinking it is what an operator does here).
     expect(await queue.pauseQueue()).toBe('PAUSED');
     expect(await queue.claim()).toBeNull();

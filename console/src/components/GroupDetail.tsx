@@ -17,6 +17,7 @@ import {
 import type { Route } from '../hooks';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
+import { GroupWeight } from './GroupWeight';
 import { Id } from './Id';
 import { TimedOverrides } from './TimedOverrides';
 
@@ -251,6 +252,13 @@ export function GroupDetail(props: {
               {outcome.text}
             </p>
           )}
+          <GroupWeight
+            queue={queue}
+            group={group}
+            weight={g.weight}
+            admin={admin}
+            refresh={refresh}
+          />
           <GroupJobs queue={queue} group={group} tick={at} skew={skew} now={now} route={route} />
         </>
       )}

@@ -60,7 +60,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -85,7 +85,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -109,7 +109,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -117,7 +117,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -125,7 +125,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -133,7 +133,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -244,6 +244,23 @@ export type CancelOverrideMutationVariables = Exact<{
 
 export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
+export type SetWeightMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  weight: number;
+}>;
+
+
+export type SetWeightMutation = { setWeight: { id: string, weight: number } | null };
+
+export type GroupWeightQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupWeightQuery = { queue: { group: { id: string, weight: number } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -291,6 +308,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
     fragment GroupRow on Group {
   id
@@ -495,6 +513,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
 fragment Counts on QueueCounts {
   groups
@@ -564,6 +583,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -595,6 +615,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -626,6 +647,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -657,6 +679,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupOverrideState
+  weight
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -892,3 +915,21 @@ export const CancelOverrideDocument = new TypedDocumentString(`
     revertToPaused
   }
 }`) as unknown as TypedDocumentString<CancelOverrideMutation, CancelOverrideMutationVariables>;
+export const SetWeightDocument = new TypedDocumentString(`
+    mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
+  setWeight(queue: $queue, group: $group, weight: $weight) {
+    id
+    weight
+  }
+}
+    `) as unknown as TypedDocumentString<SetWeightMutation, SetWeightMutationVariables>;
+export const GroupWeightDocument = new TypedDocumentString(`
+    query GroupWeight($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    group(id: $group) {
+      id
+      weight
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupWeightQuery, GroupWeightQueryVariables>;
