@@ -645,7 +645,7 @@ export class Commands {
     ]) as Promise<ReconcileGroupsReply>;
   }
 
-  /** `cancelOverride-4.lua`: drop the group's pending timed override of `kind` (DESIGN.md §4.6). */
+  /** `cancelOverride-4.lua`: drop the group's pending timed override of `kind` (DESIGN.md §4.8). */
   cancelOverride(p: {
     group: string;
     kind: 'limit' | 'pause';
@@ -660,7 +660,7 @@ export class Commands {
   }
 
   /**
-   * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.6); answers
+   * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.8); answers
    * `[applied, next deadline (ms) or null]`.
    */
   applyOverrides(p: { batch: number; history: HistoryArgs }): Promise<[number, number | null]> {

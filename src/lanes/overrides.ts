@@ -1,5 +1,5 @@
 /**
- * Timed overrides (DESIGN.md §4.6): the engine's half — the options a timed steering call
+ * Timed overrides (DESIGN.md §4.8): the engine's half — the options a timed steering call
  * takes, their validation, and the revert loop's result. The scripts are `setLimit-8.lua` and
  * `pause-7.lua` (given `forMs`), `cancelOverride-4.lua` and `applyOverrides-6.lua`, with
  * `includes/overrides.lua`; `Queue.setLimit`, `pause`, `cancelOverride` and `applyOverrides` call
@@ -27,7 +27,7 @@ export interface TimedSteeringOptions extends SteeringOptions {
    * Make it a timed override (ms, an integer in 1..2,592,000,000 = 30 days): the value is set
    * now and reverts on its own at Redis now + forMs, to the value before the first pending
    * override of its kind. Left out (or null): a plain call, which also drops a pending revert of
-   * its kind (DESIGN.md §4.6).
+   * its kind (DESIGN.md §4.8).
    */
   readonly forMs?: number | null | undefined;
 }

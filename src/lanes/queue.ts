@@ -237,7 +237,7 @@ export class Queue {
    * Set `group`'s limit to `limit` jobs in flight (0 parks it). De-rings it at once when
    * active >= limit; re-rings it with a wake when the new limit makes it serviceable.
    * Script: `setLimit-8.lua` (the seed's @glimit). Registers the group and the queue.
-   * With `options.forMs` it is a timed override (DESIGN.md §4.6): the limit reverts at Redis
+   * With `options.forMs` it is a timed override (DESIGN.md §4.8): the limit reverts at Redis
    * now + forMs (ms) to the limit before the first pending timed one (null: none); without, a
    * pending limit revert is dropped (the latest plain call wins). Recorded in the history as
    * `options.actor` (default: the handle's `actor`).
@@ -261,7 +261,7 @@ export class Queue {
 
   /**
    * Remove `group`'s limit; re-ring it if that makes it serviceable. Drops a pending timed limit
-   * revert (DESIGN.md §4.6). Script: `clearLimit-8.lua`.
+   * revert (DESIGN.md §4.8). Script: `clearLimit-8.lua`.
    */
   async clearLimit(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
@@ -276,7 +276,7 @@ export class Queue {
    * Pause `group`: no job of it is claimed after this returns; its backlog and active jobs
    * are untouched. Script: `pause-7.lua` (the seed's @gpause). With `options.forMs` (ms, 1..30
    * days) a timed pause: at Redis now + forMs the group goes back to whether it was paused
-   * before the first pending timed pause (DESIGN.md §4.6); without, a pending pause revert is
+   * before the first pending timed pause (DESIGN.md §4.8); without, a pending pause revert is
    * dropped.
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
@@ -292,7 +292,7 @@ export class Queue {
 
   /**
    * Resume `group`; it re-joins the ring only if serviceable. Drops a pending timed pause
-   * revert (DESIGN.md §4.6). Script: `resume-8.lua`.
+   * revert (DESIGN.md §4.8). Script: `resume-8.lua`.
    */
   async resume(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
@@ -1229,7 +1229,7 @@ export class Queue {
     return this.connection.registered(this.registry, this.name, register, run);
   }
 
-  // ── timed overrides (DESIGN.md §4.6) ─────────────────────────────────────────────────
+  // ── timed overrides (DESIGN.md §4.8) ─────────────────────────────────────────────────
 
   /**
    * Drop `group`'s pending timed override of `kind` ('limit' or 'pause'): the value it set

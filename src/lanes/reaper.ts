@@ -5,7 +5,7 @@
  * deadlines on the Redis clock; each repeated while a batch comes back full). The engine's, so any process can run it: the API server reaps every registered queue,
  * and each `Worker` reaps its own queue by default, so a deployment of workers alone still gets a
  * crashed worker's jobs and permits back. Each reap of a queue also applies its timed overrides
- * whose deadline has come (`Queue.applyOverrides`, DESIGN.md §4.6), so a revert lands within an
+ * whose deadline has come (`Queue.applyOverrides`, DESIGN.md §4.8), so a revert lands within an
  * interval of its deadline, or on the first pass after a time when nothing ran.
  *
  * Many processes may run it at once. Each reap is one atomic script, so two reapers never take a
@@ -141,7 +141,7 @@ export class Reaper {
           try {
             if (!(await this.lock(queue))) continue;
             reaped = await queue.reap({ batch: this.batch });
-            // Timed overrides due by now revert on this pass (DESIGN.md §4.6; flat cost).
+            // Timed overrides due by now revert on this pass (DESIGN.md §4.8; flat cost).
             await queue.applyOverrides();
           } catch (error) {
             // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are

@@ -1,5 +1,5 @@
 --[[
-  applyOverrides — revert the timed overrides whose deadline has come (DESIGN.md §4.6): up to
+  applyOverrides — revert the timed overrides whose deadline has come (DESIGN.md §4.8): up to
   `batch` members of `overrides` due at the script's now (Redis clock), earliest first, each
   applied exactly as the plain call it stands for would be:
     limit, revertTo a number   setLimit(group, revertTo): HSET glimit; re-ring with a wake if

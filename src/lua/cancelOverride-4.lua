@@ -1,5 +1,5 @@
 --[[
-  cancelOverride — drop a group's pending timed override of one kind (DESIGN.md §4.6): the value
+  cancelOverride — drop a group's pending timed override of one kind (DESIGN.md §4.8): the value
   it set stays, and nothing reverts it. Nothing pending: nothing is written (no history entry).
   Neither the ring nor any count changes: the group's limit and pause are what they were.
 

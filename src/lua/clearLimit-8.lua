@@ -16,7 +16,7 @@
     ARGV[2] actor    who asks, for the history (includes/history.lua historyArgs)
     ARGV[3] cap      the queue history's cap (count)
 
-  A plain call of the limit kind: a pending timed limit revert (DESIGN.md §4.6) is dropped.
+  A plain call of the limit kind: a pending timed limit revert (DESIGN.md §4.8) is dropped.
   History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
   clearLimit, before/after { limit, paused, active, pending }, detail { cancelled } when it
   dropped a pending revert.

@@ -15,7 +15,7 @@
 
     ARGV[1] group
     ARGV[2] forMs    '' for a plain call; else ms (1..2,592,000,000, validated by the engine): a
-                     timed pause (DESIGN.md §4.6) reverting at Redis now + forMs to whether the
+                     timed pause (DESIGN.md §4.8) reverting at Redis now + forMs to whether the
                      group was paused before the first pending one (includes/overrides.lua)
     ARGV[3] actor    who asks, for the history (includes/history.lua historyArgs)
     ARGV[4] cap      the queue history's cap (count)

@@ -21,7 +21,7 @@
     ARGV[1] group
     ARGV[2] limit    a non-negative integer (validated by the engine)
     ARGV[3] forMs    '' for a plain call; else ms (1..2,592,000,000, validated by the engine): a
-                     timed override (DESIGN.md §4.6) reverting at Redis now + forMs to the limit
+                     timed override (DESIGN.md §4.8) reverting at Redis now + forMs to the limit
                      before the first pending one (includes/overrides.lua)
     ARGV[4] actor    who asks, for the history (includes/history.lua historyArgs)
     ARGV[5] cap      the queue history's cap (count)

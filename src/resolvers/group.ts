@@ -159,7 +159,7 @@ export function describeWithRing(
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
  */
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
-  // A pending timed revert adds a clause (src/resolvers/overrides.ts, DESIGN.md §4.6).
+  // A pending timed revert adds a clause (src/resolvers/overrides.ts, DESIGN.md §4.8).
   return withOverrides(ctx, g, rootValue, await plainReason(ctx, g, rootValue));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Timed overrides in the API (DESIGN.md §4.6): `cancelOverride` (admin), a thin call into the
+ * Timed overrides in the API (DESIGN.md §4.8): `cancelOverride` (admin), a thin call into the
  * engine; `TimedOverride.remainingMs`, measured on the Redis clock read once per execution; and
  * the clause `Group.reason` gains while a revert is pending ("paused for 12 more minutes, then
  * resumes"; "limit 2 for 5 more minutes, then 10").

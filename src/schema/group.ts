@@ -33,7 +33,7 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
   }),
 });
 
-/** The `forMs` argument of the timed steering calls (DESIGN.md §4.6). */
+/** The `forMs` argument of the timed steering calls (DESIGN.md §4.8). */
 const FOR_MS =
   'A timed override (ms, 1..2,592,000,000 = 30 days): reverts on its own at the deadline (Redis clock) to the value before the first pending override of its kind. Left out: a plain call, which also drops a pending revert of its kind.';
 

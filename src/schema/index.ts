@@ -16,6 +16,7 @@ import './jobs.js';
 import './actions.js';
 import './overrides.js';
 import './weights.js';
+import './history.js';
 
 builder.mutationType({});
 

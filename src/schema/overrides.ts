@@ -1,5 +1,5 @@
 /**
- * Timed overrides (DESIGN.md §4.6): `OverrideKind`, `TimedOverride`, `Group.limitOverride` /
+ * Timed overrides (DESIGN.md §4.8): `OverrideKind`, `TimedOverride`, `Group.limitOverride` /
  * `Group.pauseOverride` and `cancelOverride` (admin). The timed calls themselves are `setLimit`
  * and `pauseGroup` given `forMs` (src/schema/group.ts). Logic in `src/resolvers/overrides.ts`.
  */

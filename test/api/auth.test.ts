@@ -23,6 +23,7 @@ import {
   GroupJobsDocument,
   GroupOverridesDocument,
   GroupsPageDocument,
+  HistoryAddedDocument,
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
@@ -30,6 +31,7 @@ import {
   PauseQueueDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
+  QueueHistoryDocument,
   QueueJobsDocument,
   QueueOverviewDocument,
   QueuesDocument,
@@ -404,6 +406,16 @@ const OPERATIONS: Operation[] = [
     }),
   },
   {
+    field: 'queue',
+    name: 'queue.history',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue({ actor: 'someone' });
+      return { query: print(QueueHistoryDocument), variables: { queue } };
+    },
+  },
+  {
     field: 'ringChanged',
     kind: 'subscription',
     role: 'read',
@@ -419,6 +431,15 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => {
       await engine().queue(queue).enqueue('g');
       return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'historyAdded',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue();
+      return { query: print(HistoryAddedDocument), variables: { queue } };
     },
   },
   {
@@ -442,6 +463,9 @@ function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown
   }
   if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
   if (op.field === 'jobChanged') expect(data?.jobChanged).toMatchObject({ state: 'PENDING' });
+  if (op.field === 'historyAdded') {
+    expect(data?.historyAdded).toEqual({ entries: [], gap: false });
+  }
 }
 
 /** The single error of a refused call, checked for its code and for leaks. */

@@ -18,6 +18,7 @@ import type { Route } from '../hooks';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
+import { HistoryPanel } from './HistoryPanel';
 import { Id } from './Id';
 import { TimedOverrides } from './TimedOverrides';
 
@@ -260,6 +261,7 @@ export function GroupDetail(props: {
             refresh={refresh}
           />
           <GroupJobs queue={queue} group={group} tick={at} skew={skew} now={now} route={route} />
+          <HistoryPanel queue={queue} group={group} />
         </>
       )}
     </section>

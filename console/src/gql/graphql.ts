@@ -214,6 +214,26 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
+export type HistoryItemFragment = { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
+
+export type HistoryQueryVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type HistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }> } } };
+
+export type HistoryLiveSubscriptionVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+}>;
+
+
+export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
+
 export type GroupOverrideStateFragment = { limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
 
 export type SetLimitForMutationVariables = Exact<{
@@ -443,6 +463,18 @@ export const ActionResultFragmentDoc = new TypedDocumentString(`
   skipped
 }
     `, {"fragmentName":"ActionResult"}) as unknown as TypedDocumentString<ActionResultFragment, unknown>;
+export const HistoryItemFragmentDoc = new TypedDocumentString(`
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}
+    `, {"fragmentName":"HistoryItem"}) as unknown as TypedDocumentString<HistoryItemFragment, unknown>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -862,6 +894,52 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const HistoryDocument = new TypedDocumentString(`
+    query History($queue: String!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    history(group: $group, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...HistoryItem
+        }
+      }
+    }
+  }
+}
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}`) as unknown as TypedDocumentString<HistoryQuery, HistoryQueryVariables>;
+export const HistoryLiveDocument = new TypedDocumentString(`
+    subscription HistoryLive($queue: String!, $group: String) {
+  historyAdded(queue: $queue, group: $group) {
+    entries {
+      ...HistoryItem
+    }
+    gap
+  }
+}
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}`) as unknown as TypedDocumentString<HistoryLiveSubscription, HistoryLiveSubscriptionVariables>;
 export const SetLimitForDocument = new TypedDocumentString(`
     mutation SetLimitFor($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt!) {
   setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {

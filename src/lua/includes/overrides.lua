@@ -1,5 +1,5 @@
 --[[
-  Timed overrides (DESIGN.md §4.6): a setLimit or pause given `forMs` sets its value now and
+  Timed overrides (DESIGN.md §4.8): a setLimit or pause given `forMs` sets its value now and
   schedules a revert at Redis now + forMs. Two operations keys, built from base
   (includes/keys.lua), hold a pending revert under the member '<kind>:<group>' (kind 'limit' or
   'pause'):
