@@ -15,6 +15,7 @@ import './snapshot.js';
 import './jobs.js';
 import './actions.js';
 import './rateLimit.js';
+import './overrides.js';
 import './weights.js';
 import './history.js';
 

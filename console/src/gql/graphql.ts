@@ -37,6 +37,13 @@ export type JobState =
   | 'DELAYED'
   | 'PENDING';
 
+/** What a timed override changed: the group’s limit or its pause. */
+export type OverrideKind =
+  /** A timed setLimit. */
+  | 'LIMIT'
+  /** A timed pauseGroup. */
+  | 'PAUSE';
+
 /** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
 export type QueueState =
   | 'PAUSED'
@@ -56,7 +63,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -81,7 +88,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -105,7 +112,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -113,7 +120,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -121,7 +128,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -129,7 +136,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -230,6 +237,36 @@ export type HistoryLiveSubscriptionVariables = Exact<{
 
 export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
 
+export type GroupOverrideStateFragment = { limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+
+export type SetLimitForMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  limit: number;
+  forMs: unknown;
+}>;
+
+
+export type SetLimitForMutation = { setLimit: { id: string, limit: number | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
+export type PauseGroupForMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  forMs: unknown;
+}>;
+
+
+export type PauseGroupForMutation = { pauseGroup: { id: string, paused: boolean, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
+export type CancelOverrideMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  kind: OverrideKind;
+}>;
+
+
+export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
 export type GroupRateFragment = { rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
 
 export type ConsoleSetRateLimitMutationVariables = Exact<{
@@ -240,7 +277,7 @@ export type ConsoleSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -248,7 +285,7 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type SetWeightMutationVariables = Exact<{
   queue: string;
@@ -305,12 +342,25 @@ export const GroupRateFragmentDoc = new TypedDocumentString(`
   rateLimitedUntil
 }
     `, {"fragmentName":"GroupRate"}) as unknown as TypedDocumentString<GroupRateFragment, unknown>;
+export const GroupOverrideStateFragmentDoc = new TypedDocumentString(`
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}
+    `, {"fragmentName":"GroupOverrideState"}) as unknown as TypedDocumentString<GroupOverrideStateFragment, unknown>;
 export const GroupDetailFragmentDoc = new TypedDocumentString(`
     fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
 }
     fragment GroupRow on Group {
@@ -321,6 +371,16 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   paused
   onRing
   state
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -525,6 +585,7 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
 }
 fragment Counts on QueueCounts {
@@ -549,6 +610,16 @@ fragment Page on GroupConnection {
     node {
       ...GroupRow
     }
+  }
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
   }
 }
 fragment GroupRate on Group {
@@ -592,7 +663,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -621,7 +703,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -650,7 +743,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -679,7 +783,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -905,6 +1020,59 @@ export const HistoryLiveDocument = new TypedDocumentString(`
   after
   detail
 }`) as unknown as TypedDocumentString<HistoryLiveSubscription, HistoryLiveSubscriptionVariables>;
+export const SetLimitForDocument = new TypedDocumentString(`
+    mutation SetLimitFor($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt!) {
+  setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {
+    id
+    limit
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<SetLimitForMutation, SetLimitForMutationVariables>;
+export const PauseGroupForDocument = new TypedDocumentString(`
+    mutation PauseGroupFor($queue: String!, $group: String!, $forMs: SafeInt!) {
+  pauseGroup(queue: $queue, group: $group, forMs: $forMs) {
+    id
+    paused
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<PauseGroupForMutation, PauseGroupForMutationVariables>;
+export const CancelOverrideDocument = new TypedDocumentString(`
+    mutation CancelOverride($queue: String!, $group: String!, $kind: OverrideKind!) {
+  cancelOverride(queue: $queue, group: $group, kind: $kind) {
+    id
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<CancelOverrideMutation, CancelOverrideMutationVariables>;
 export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
     mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
   setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
@@ -925,7 +1093,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
@@ -954,7 +1133,18 @@ fragment GroupDetail on Group {
   reason
   blockedBy
   ...GroupRate
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }
 fragment GroupRate on Group {
   rateLimit {
