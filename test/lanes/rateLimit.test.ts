@@ -463,3 +463,23 @@ describe('with weights', () => {
     await clean(q);
   });
 });
+
+describe('with timed overrides', () => {
+  it('a timed pause that reverts on a rate-limited group leaves it off the ring (RATE_LIMITED)', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await q.enqueue('g', 1);
+    await q.enqueue('g', 2);
+    await q.claim();
+    const { pauseOverride } = await q.pause('g', { forMs: 1 });
+    await untilRedisTimePasses(q.redis, pauseOverride?.until ?? 0);
+    await q.applyOverrides();
+    expect(await q.group('g')).toMatchObject({
+      paused: false,
+      pauseOverride: null,
+      state: 'RATE_LIMITED',
+    });
+    expect(await ringOf(q)).toEqual([]);
+    await clean(q);
+  });
+});
