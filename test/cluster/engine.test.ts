@@ -115,6 +115,17 @@ describe('the engine on a Redis Cluster', () => {
         [string, string[]],
       ];
       expect(fields).toEqual(expect.arrayContaining(['action', 'repair', 'actor', 'cluster-test']));
+      // Timed overrides: set, cancelled, and one reverted at its deadline, on the queue's master.
+      await q.pause('e', { forMs: 600_000 });
+      expect(await master.zscore(q.keys.overrides, 'pause:e')).not.toBeNull();
+      await q.cancelOverride('e', 'pause');
+      expect(await master.zscore(q.keys.overrides, 'pause:e')).toBeNull();
+      ran.add('cancelOverride');
+      const timed = await q.setLimit('f', 1, { forMs: 1 });
+      await untilRedisTimePasses(rm.redis, timed.limitOverride?.until as number);
+      expect((await q.applyOverrides()).applied).toBe(1);
+      expect(await master.hexists(q.keys.glimit, 'f')).toBe(0);
+      ran.add('applyOverrides');
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);
