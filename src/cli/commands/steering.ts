@@ -1,0 +1,97 @@
+/**
+ * The steering commands (admin, DESIGN.md §4.3): `limit <group> <n>`, `unlimit <group>`,
+ * `pause <group>`, `resume <group>`; each prints the group after.
+ */
+import type { Command } from 'commander';
+import { request } from '../client.js';
+import { type CliContext, contextOf } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
+import {
+  CliClearLimitDocument,
+  type CliGroupFragment,
+  CliPauseDocument,
+  CliResumeDocument,
+  CliSetLimitDocument,
+} from '../gql/graphql.js';
+import { duration, integer } from '../options.js';
+import { printJson, printLine } from '../output.js';
+import { groupFields } from './groups.js';
+
+/** The most a limit may be (DESIGN.md §5). */
+const MAX_LIMIT = 1_000_000;
+
+/** Print a mutation's answer: the data as JSON, or what was done and the group after. */
+function report(
+  context: CliContext,
+  data: Record<string, CliGroupFragment | null | undefined>,
+  done: string,
+): void {
+  if (context.json) {
+    printJson(data);
+    return;
+  }
+  const group = Object.values(data)[0];
+  if (!group) throw new CliError('the server answered no group', ExitCode.SERVER);
+  printLine(done);
+  printLine(groupFields(group));
+}
+
+/** Add the steering commands to `program`. */
+export function registerSteering(program: Command): void {
+  program
+    .command('limit')
+    .description('set the most jobs of a group that may be active at once (0 parks it)')
+    .argument('<group>', 'the group')
+    .argument('<n>', `the limit, 0..${MAX_LIMIT}`, integer(0, MAX_LIMIT))
+    .option('--for <duration>', 'revert on its own after this long (10m, 2h, …)', duration)
+    .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      if (options.for !== undefined) await timedOverride(context, 'limit');
+      const data = await request(context.connection, CliSetLimitDocument, { queue, group, limit });
+      report(context, data, `limit of ${group} in ${queue} set to ${limit}`);
+    });
+
+  program
+    .command('unlimit')
+    .description('remove the limit of a group: it is unlimited')
+    .argument('<group>', 'the group')
+    .action(async (group: string, _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliClearLimitDocument, { queue, group });
+      report(context, data, `limit of ${group} in ${queue} removed`);
+    });
+
+  program
+    .command('pause')
+    .description('stop new turns for a group; its backlog and active jobs are untouched')
+    .argument('<group>', 'the group')
+    .option('--for <duration>', 'resume on its own after this long (10m, 2h, …)', duration)
+    .action(async (group: string, options: { for?: number }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      if (options.for !== undefined) await timedOverride(context, 'pause');
+      const data = await request(context.connection, CliPauseDocument, { queue, group });
+      report(context, data, `${group} in ${queue} paused`);
+    });
+
+  program
+    .command('resume')
+    .description('unpause a group; it re-joins the ring if serviceable')
+    .argument('<group>', 'the group')
+    .action(async (group: string, _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliResumeDocument, { queue, group });
+      report(context, data, `${group} in ${queue} resumed`);
+    });
+}
+
+/** Until the timed overrides land (setLimit/pauseGroup `forMs`), `--for` is refused. */
+async function timedOverride(_context: CliContext, kind: string): Promise<void> {
+  throw new CliError(
+    `--for (a timed ${kind}) needs a server with timed overrides; leave --for out`,
+    ExitCode.USAGE,
+  );
+}
