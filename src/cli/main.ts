@@ -49,7 +49,13 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({
       // One line on stderr: commander's "error: " becomes the program's name.
-      outputError: (text, write) => write(`ringmaster: ${text.replace(/^error: /, '').trim()}\n`),
+      outputError: (text, write) =>
+        write(
+          `ringmaster: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')}\n`,
+        ),
     });
   registerStatus(program);
   registerGroups(program);

@@ -17,7 +17,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { duration, integer } from '../options.js';
-import { limitText, printJson, stateText, table } from '../output.js';
+import { limitText, stateText, table } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -56,14 +56,16 @@ export function renderTop(
   const busiest = [...q.activeGroups]
     .sort((a, b) => b.active - a.active || b.pending - a.pending || (a.id < b.id ? -1 : 1))
     .slice(0, first);
+  const ringHead = `ring (${ringIds.length}, head first): `;
   const lines = [
-    `${pc.bold('ringmaster top')} · queue ${pc.bold(queue)} · ${state === 'PAUSED' ? pc.red(state) : pc.green(state)} · ${new Date().toISOString().slice(11, 19)} · q or Ctrl-C quits`,
-    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  saturated ${c.saturated}  pending ${c.pending}  delayed ${c.delayed}  active ${c.active}  dead ${c.dead}`,
+    `${pc.bold('ringmaster top')} · queue ${pc.bold(queue)} · ${state === 'PAUSED' ? pc.red(state) : pc.green(state)} · ${new Date().toISOString().slice(11, 19)}`,
+    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  saturated ${c.saturated}`,
+    `jobs   pending ${c.pending}  delayed ${c.delayed}  active ${c.active}  dead ${c.dead}`,
     pc.dim(
-      `enqueued ${s.enqueued}  claimed ${s.claimed}  completed ${s.completed}  retried ${s.retried}  reaped ${s.reaped}  dead ${s.dead}`,
+      `since  enqueued ${s.enqueued}  claimed ${s.claimed}  completed ${s.completed}  retried ${s.retried}  reaped ${s.reaped}`,
     ),
     '',
-    `ring (${ringIds.length}, head first): ${cutVisible(ringText, Math.max(20, width - 24))}`,
+    `${ringHead}${cutVisible(ringText, Math.max(10, width - ringHead.length - 1))}`,
     '',
     busiest.length === 0
       ? pc.dim('no group has jobs in flight')
@@ -78,6 +80,8 @@ export function renderTop(
             g.onRing ? 'yes' : 'no',
           ]),
         )}`,
+    '',
+    pc.dim('q or Ctrl-C quits'),
   ];
   return lines.join('\n');
 }
@@ -112,8 +116,8 @@ async function top(
 
     const draw = () => {
       if (stopped) return;
-      if (json) printJson({ ring, queue: data.queue });
-      else log(renderTop(queue, ring, data, options.first, process.stdout.columns ?? 100));
+      if (json) process.stdout.write(`${JSON.stringify({ ring, queue: data.queue })}\n`);
+      else log(renderTop(queue, ring, data, options.first, process.stdout.columns ?? 80));
     };
     /** Read the queue again and redraw; reads never overlap (one more after, if asked). */
     const refresh = async () => {
@@ -170,6 +174,8 @@ async function top(
       stdin.off('data', onKey);
       if (raw) stdin.setRawMode(false);
       stdin.pause();
+      // A pipe that was read from keeps the process alive even paused: let it go.
+      (stdin as { unref?: () => void }).unref?.();
       if (!json) log.done();
       if (error === undefined) resolve();
       else reject(error instanceof CliError ? error : subscriptionError(connection, error));
