@@ -29,7 +29,9 @@ async function load() {
 const cli = await load();
 if (cli === null) {
   process.stderr.write(
-    'ringmaster: the CLI is not built and tsx is not installed: run `npm ci` then `npm run build`\n',
+    from === 'dist'
+      ? 'ringmaster: dist/cli/main.js is not built: run `npm run build`\n'
+      : 'ringmaster: the CLI is not built and tsx is not installed: run `npm ci` then `npm run build`\n',
   );
   process.exitCode = 5;
 } else {

@@ -72,6 +72,11 @@ export function buildProgram(): Command {
  * code; messages go to stdout and stderr.
  */
 export async function run(argv: string[]): Promise<ExitCode> {
+  // `ringmaster groups | head`: a reader that stops early is no failure.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.OK);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
