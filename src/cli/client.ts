@@ -40,6 +40,29 @@ export async function request<T, V>(
   document: DocumentTypeDecoration<T, V>,
   variables: V,
 ): Promise<T> {
+  const { data, error } = await requestPartial(connection, document, variables);
+  if (error) throw error;
+  return data as T;
+}
+
+/** An answer that may be partial (DESIGN.md §5, partial results). */
+export interface PartialResult<T> {
+  /** The data, with null where a field failed; null when nothing came. */
+  data: T | null;
+  /** The first error as a CliError (its exit code), or null when there was none. */
+  error: CliError | null;
+}
+
+/**
+ * As {@link request}, but data that came with errors is answered beside the first error (a
+ * list whose failed items are null, as `Query.queues` answers an unreadable queue). Throws
+ * only when no data came.
+ */
+export async function requestPartial<T, V>(
+  connection: Connection,
+  document: DocumentTypeDecoration<T, V>,
+  variables: V,
+): Promise<PartialResult<T>> {
   let response: Response;
   try {
     response = await fetch(connection.url, {
@@ -65,16 +88,14 @@ export async function request<T, V>(
     throw httpError(connection, response.status);
   }
   const first = body.errors?.[0];
-  if (first) {
-    throw new CliError(
-      describeGraphQLError(first),
-      exitCodeOf(first.extensions?.code, response.status),
-    );
+  const error = first
+    ? new CliError(describeGraphQLError(first), exitCodeOf(first.extensions?.code, response.status))
+    : null;
+  if (body.data === undefined || body.data === null) {
+    throw error ?? httpError(connection, response.status);
   }
-  if (!response.ok || body.data === undefined || body.data === null) {
-    throw httpError(connection, response.status);
-  }
-  return body.data;
+  if (error === null && !response.ok) throw httpError(connection, response.status);
+  return { data: body.data, error };
 }
 
 /** The error for an HTTP answer without GraphQL errors or data. */

@@ -59,11 +59,13 @@ export function exitCodeOf(code: string | undefined, status: number): ExitCode {
   return ExitCode.REFUSED;
 }
 
-/** A GraphQL error as one line: the message, the argument to change and the code. */
+/** A GraphQL error as one line: the queue it names, the message, the argument to change, the code. */
 export function describeGraphQLError(error: GraphQLErrorLike): string {
   const code = error.extensions?.code;
   const argument = error.extensions?.argument;
+  const queue = error.extensions?.queue;
   const parts = [error.message.replace(/\s*\n\s*/g, ' ')];
+  if (typeof queue === 'string') parts.unshift(`queue ${queue}:`);
   if (typeof argument === 'string') parts.push(`(change ${argument})`);
   if (code !== undefined) parts.push(`[${code}]`);
   if (code !== undefined && AUTH_CODES.has(code)) parts.push(`: ${AUTH_HINT}`);

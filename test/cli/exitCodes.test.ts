@@ -14,6 +14,15 @@ import { type CliResult, runCli } from './support.js';
 const ADMIN = 'admin-token-0123456789';
 const READ = 'read-token-0123456789ab';
 
+/** What the fake servers' /ready answers. */
+const READY = {
+  ready: true,
+  redis: 'up',
+  notifications: 'notifications',
+  subscriber: 'up',
+  eviction: 'noeviction',
+};
+
 const redis = useTestRedis();
 let api: TestServer;
 
@@ -119,9 +128,11 @@ describe('exit codes', () => {
     let fake: Server;
     let answer: { status: number; body: string };
     beforeAll(async () => {
-      fake = createServer((_request, response) => {
-        response.writeHead(answer.status, { 'content-type': 'application/json' });
-        response.end(answer.body);
+      fake = createServer((request, response) => {
+        response.writeHead(request.url === '/ready' ? 200 : answer.status, {
+          'content-type': 'application/json',
+        });
+        response.end(request.url === '/ready' ? JSON.stringify(READY) : answer.body);
       });
       await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     });
@@ -130,6 +141,48 @@ describe('exit codes', () => {
       fake.close();
     });
     const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+
+    it('status shows the queues it could read, then exits by the error of the one it could not', async () => {
+      const counts = Object.fromEntries(
+        [
+          'groups',
+          'onRing',
+          'paused',
+          'saturated',
+          'pending',
+          'delayed',
+          'active',
+          'dead',
+          'completed',
+        ].map((key) => [key, 1]),
+      );
+      answer = {
+        status: 200,
+        body: JSON.stringify({
+          data: { queues: [null, { name: 'up', known: true, state: 'RUNNING', counts }] },
+          errors: [
+            {
+              message: 'Redis is unavailable; retry later.',
+              path: ['queues', 0],
+              extensions: { code: 'REDIS_UNAVAILABLE', queue: 'down' },
+            },
+          ],
+        }),
+      };
+      const result = await runCli(['status', '--url', url()]);
+      expect(result.code).toBe(5);
+      expect(result.stdout).toMatch(/│ \(unreadable\)/);
+      expect(result.stdout).toMatch(/│ up\s+│ RUNNING\s+│ 1\s+│/);
+      expect(result.stderr).toBe(
+        'ringmaster: queue down: Redis is unavailable; retry later. [REDIS_UNAVAILABLE]\n',
+      );
+      const json = await runCli(['status', '--url', url(), '--json']);
+      expect(json.code).toBe(5);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ready: READY,
+        queues: [null, { name: 'up' }],
+      });
+    });
 
     it('INTERNAL_SERVER_ERROR, REDIS_UNAVAILABLE, or a 5xx that is not GraphQL', async () => {
       const error = (code: string) =>

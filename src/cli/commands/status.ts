@@ -4,10 +4,24 @@
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { readiness, request } from '../client.js';
+import { type Readiness, readiness, requestPartial } from '../client.js';
 import { contextOf } from '../context.js';
-import { CliStatusDocument } from '../gql/graphql.js';
+import { CliStatusDocument, type CliStatusQuery } from '../gql/graphql.js';
 import { printJson, printLine, table } from '../output.js';
+
+const HEAD = [
+  'queue',
+  'state',
+  'groups',
+  'on ring',
+  'paused',
+  'saturated',
+  'pending',
+  'delayed',
+  'active',
+  'dead',
+  'completed',
+];
 
 /** Add `status` to `program`. */
 export function registerStatus(program: Command): void {
@@ -17,54 +31,43 @@ export function registerStatus(program: Command): void {
     .action(async (_options, command: Command) => {
       const context = contextOf(command);
       const ready = await readiness(context.connection);
-      const data = await request(context.connection, CliStatusDocument, {});
-      if (context.json) {
-        printJson({ ready, ...data });
-        return;
-      }
-      const feed = ready.notifications ?? 'unknown';
-      printLine(
-        `${context.connection.url}: ${ready.ready ? pc.green('ready') : pc.red('not ready')}, ` +
-          `redis ${ready.redis ?? 'unknown'}, feed ${feed}, eviction ${ready.eviction ?? 'unknown'}`,
-      );
-      if (data.queues.length === 0) {
-        printLine('no queues yet (a queue appears with its first job or steering call)');
-        return;
-      }
-      const rows = data.queues.map((queue) =>
-        queue === null
-          ? ['(unreadable)', '', '', '', '', '', '', '', '', '', '']
-          : [
-              queue.name,
-              queue.state,
-              queue.counts.groups,
-              queue.counts.onRing,
-              queue.counts.paused,
-              queue.counts.saturated,
-              queue.counts.pending,
-              queue.counts.delayed,
-              queue.counts.active,
-              queue.counts.dead,
-              queue.counts.completed,
-            ],
-      );
-      printLine(
-        table(
-          [
-            'queue',
-            'state',
-            'groups',
-            'on ring',
-            'paused',
-            'saturated',
-            'pending',
-            'delayed',
-            'active',
-            'dead',
-            'completed',
-          ],
-          rows,
-        ),
-      );
+      // A queue that cannot be read (its cluster master down) is null beside the others: the
+      // rest is shown, then the command ends with that error's code.
+      const { data, error } = await requestPartial(context.connection, CliStatusDocument, {});
+      if (data === null) throw error;
+      if (context.json) printJson({ ready, ...data });
+      else show(context.connection.url, ready, data);
+      if (error) throw error;
     });
+}
+
+/** Print the readiness line and the table of queues. */
+function show(url: string, ready: Readiness, data: CliStatusQuery): void {
+  printLine(
+    `${url}: ${ready.ready ? pc.green('ready') : pc.red('not ready')}, ` +
+      `redis ${ready.redis ?? 'unknown'}, feed ${ready.notifications ?? 'unknown'}, ` +
+      `eviction ${ready.eviction ?? 'unknown'}`,
+  );
+  if (data.queues.length === 0) {
+    printLine('no queues yet (a queue appears with its first job or steering call)');
+    return;
+  }
+  const rows = data.queues.map((queue) =>
+    queue === null
+      ? ['(unreadable)', ...HEAD.slice(1).map(() => '-')]
+      : [
+          queue.name,
+          queue.state,
+          queue.counts.groups,
+          queue.counts.onRing,
+          queue.counts.paused,
+          queue.counts.saturated,
+          queue.counts.pending,
+          queue.counts.delayed,
+          queue.counts.active,
+          queue.counts.dead,
+          queue.counts.completed,
+        ],
+  );
+  printLine(table(HEAD, rows));
 }
