@@ -13,4 +13,10 @@ export interface Context {
   readonly feed: LiveFeed;
   /** The caller's role; `admin` when auth is off (AUTH_TOKENS unset, loopback only). */
   readonly role: Role;
+  /**
+   * Who the caller is, recorded in the steering history (DESIGN.md §4.6): the token's name
+   * (`name=role:token` in AUTH_TOKENS), else its role; `admin` when auth is off. Absent in
+   * contexts built without one (the engine's own `actor` is recorded then).
+   */
+  readonly actor?: string;
 }

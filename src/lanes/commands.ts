@@ -66,6 +66,8 @@ export type ReconcileIndexesReply = [
   tallies: string[],
   delta: number,
 ];
+/** The history ARGV a steering script takes last: [actor, cap] (`Queue.historyArgs`). */
+export type HistoryArgs = readonly [actor: string, cap: number];
 /** The kinds of job with a queue-wide and a per-group index (I4). */
 export type PairedKind = 'delayed' | 'dead' | 'completed';
 
@@ -315,14 +317,17 @@ export class Commands {
     ) as Promise<CompleteAndClaimReply>;
   }
 
-  /** `pauseQueue-1.lua`: 1 when the queue was running (now paused), else 0. */
-  pauseQueue(): Promise<number> {
-    return this.run('pauseQueue', [this.k.settings], []) as Promise<number>;
+  /**
+   * `pauseQueue-1.lua`: 1 when the queue was running (now paused), else 0. `history`: the
+   * history ARGV (`Queue.historyArgs`: actor, cap), as for every steering script below.
+   */
+  pauseQueue(history: HistoryArgs): Promise<number> {
+    return this.run('pauseQueue', [this.k.settings], [...history]) as Promise<number>;
   }
 
   /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
-  resumeQueue(): Promise<number> {
-    return this.run('resumeQueue', [this.k.settings, this.k.wake], []) as Promise<number>;
+  resumeQueue(history: HistoryArgs): Promise<number> {
+    return this.run('resumeQueue', [this.k.settings, this.k.wake], [...history]) as Promise<number>;
   }
 
   /**
@@ -334,11 +339,12 @@ export class Commands {
     completedAgeMs: string;
     deadCount: string;
     deadAgeMs: string;
+    history: HistoryArgs;
   }): Promise<RetentionReply> {
     return this.run(
       'setRetention',
       [this.k.settings],
-      [p.completedCount, p.completedAgeMs, p.deadCount, p.deadAgeMs],
+      [p.completedCount, p.completedAgeMs, p.deadCount, p.deadAgeMs, ...p.history],
     ) as Promise<RetentionReply>;
   }
 
@@ -362,10 +368,10 @@ export class Commands {
   }
 
   /** `promoteJob-8.lua`: a delayed job to its lane now (see {@link PromoteReply}). */
-  promoteJob(p: { id: string }): Promise<PromoteReply> {
+  promoteJob(p: { id: string; history: HistoryArgs }): Promise<PromoteReply> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats, k.delayed, k.job(p.id)];
-    return this.run('promoteJob', keys, [k.base, p.id]) as Promise<PromoteReply>;
+    return this.run('promoteJob', keys, [k.base, p.id, ...p.history]) as Promise<PromoteReply>;
   }
 
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */
@@ -454,6 +460,7 @@ export class Commands {
     resetAttempts: boolean;
     limit: number;
     select: { ids: readonly string[] } | { group: string } | { all: true };
+    history: HistoryArgs;
   }): Promise<JobActionReply> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.dead, k.stats];
@@ -461,6 +468,7 @@ export class Commands {
     if ('ids' in p.select) args.push('ids', ...p.select.ids);
     else if ('group' in p.select) args.push('group', p.select.group);
     else args.push('all');
+    args.push(...p.history);
     return this.run('requeueDead', keys, args) as Promise<JobActionReply>;
   }
 
@@ -472,6 +480,7 @@ export class Commands {
     state: 'pending' | PairedKind | '';
     limit: number;
     select: { ids: readonly string[] } | { group: string } | { all: true };
+    history: HistoryArgs;
   }): Promise<JobActionReply> {
     const k = this.k;
     const keys = [
@@ -490,6 +499,7 @@ export class Commands {
     const args: Arg[] = [k.base, mode, p.state, p.limit];
     if ('ids' in p.select) args.push(...p.select.ids);
     else if ('group' in p.select) args.push(p.select.group);
+    args.push(...p.history);
     return this.run('removeJobs', keys, args) as Promise<JobActionReply>;
   }
 
@@ -551,5 +561,22 @@ export class Commands {
       p.mode,
       ...p.groups,
     ]) as Promise<ReconcileGroupsReply>;
+  }
+
+  /**
+   * `recordRepair-1.lua`: the history entry of one repair call; `before`, `after` and `detail`
+   * are JSON objects (bounded by the caller).
+   */
+  recordRepair(p: {
+    before: object;
+    after: object;
+    detail: object;
+    history: HistoryArgs;
+  }): Promise<number> {
+    return this.run(
+      'recordRepair',
+      [this.k.history],
+      [JSON.stringify(p.before), JSON.stringify(p.after), JSON.stringify(p.detail), ...p.history],
+    ) as Promise<number>;
   }
 }

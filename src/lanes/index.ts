@@ -16,6 +16,13 @@ export {
   evictionMessage,
   SAFE_EVICTION_POLICY,
 } from './eviction.js';
+export {
+  decodeHistory,
+  HISTORY_PAGE_SIZE,
+  type HistoryEntry,
+  type HistoryPage,
+  historyCursor,
+} from './history.js';
 export { withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {

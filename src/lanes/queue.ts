@@ -29,9 +29,10 @@ import {
   jobNotFound,
   type RingmasterError,
 } from './errors.js';
+import { type HistoryPage, readHistory } from './history.js';
 import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
-import { type ReconcileReport, reconcile, type UNSETTLED } from './reconcile.js';
+import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom } from './state.js';
 import type {
@@ -269,22 +270,25 @@ export class Queue {
    * {@link resumeQueue}. Completions, retries, lease extensions, reaping and the promotion of
    * due delayed jobs go on, and the ring and every group's state are left as they are (the
    * queue's pause is a gate in front of the rota; DESIGN.md §3). Idempotent. Registers the
-   * queue. Script: `pauseQueue-1.lua` (runs at maxmemory).
+   * queue. Script: `pauseQueue-1.lua` (runs at maxmemory). Recorded in the history (DESIGN.md
+   * §4.6) as `pauseQueue`, before and after `{ paused }`, even when it was paused already.
+   * @param options.actor who asks (history); default this handle's `actor`
    * @returns 'PAUSED'
    */
-  async pauseQueue(): Promise<QueueState> {
-    await this.steered(() => this.commands.pauseQueue());
+  async pauseQueue(options?: SteeringOptions): Promise<QueueState> {
+    await this.steered(() => this.commands.pauseQueue(this.historyArgs(options)));
     return 'PAUSED';
   }
 
   /**
    * End the queue's pause: claims run again from the ring as it stands, and parked workers are
    * woken (a wake token is pushed when the queue was paused). Idempotent. Registers the queue.
-   * Script: `resumeQueue-2.lua` (runs at maxmemory).
+   * Script: `resumeQueue-2.lua` (runs at maxmemory). Recorded in the history as `resumeQueue`.
+   * @param options.actor who asks (history); default this handle's `actor`
    * @returns 'RUNNING'
    */
-  async resumeQueue(): Promise<QueueState> {
-    await this.steered(() => this.commands.resumeQueue());
+  async resumeQueue(options?: SteeringOptions): Promise<QueueState> {
+    await this.steered(() => this.commands.resumeQueue(this.historyArgs(options)));
     return 'RUNNING';
   }
 
@@ -298,12 +302,15 @@ export class Queue {
    *   bound)
    * @param policies.dead dead jobs kept, the same bounds (count 0: a job that dies is counted
    *   in `stats.dead` and forgotten)
+   * @param options.actor who asks (history, DESIGN.md §4.6: `setRetention`, before and after
+   *   the policies in force); default this handle's `actor`
    * @returns the policies in force after, defaults filled in
    * @throws RingmasterError BAD_USER_INPUT (argument `completed` or `dead`) for a policy that is
-   *   not an object or a count or age out of range; nothing is written then
+   *   not an object or a count or age out of range; nothing is written (nor recorded) then
    */
   async setRetention(
     policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
+    options?: SteeringOptions,
   ): Promise<QueueRetention> {
     if (policies === null || typeof policies !== 'object') {
       throw badInput('completed', 'setRetention takes { completed?, dead? }');
@@ -322,6 +329,7 @@ export class Queue {
         completedAgeMs: age(completed.ageMs),
         deadCount: count(dead.count),
         deadAgeMs: age(dead.ageMs),
+        history: this.historyArgs(options),
       }),
     );
     return retentionReply(reply);
@@ -607,6 +615,8 @@ export class Queue {
    *   (the queue's, oldest-dead first)
    * @param options.resetAttempts default true
    * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @param steering.actor who asks (history, DESIGN.md §4.6: `requeueDead`); default this
+   *   handle's `actor`. A call that sends nothing (every id malformed) records nothing
    * @returns `{ count }` requeued, `{ remaining }` dead jobs still in the group's or queue's
    *   index (0 for ids), `{ skipped }` left alone
    * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `limit` or
@@ -616,6 +626,7 @@ export class Queue {
   async requeueDead(
     select: { ids: readonly string[] } | { group: string } | { all: true },
     options: { resetAttempts?: boolean | undefined; limit?: number | undefined } = {},
+    steering?: SteeringOptions,
   ): Promise<JobActionResult> {
     const chosen = selection(select, false);
     const opts = options ?? {};
@@ -629,6 +640,7 @@ export class Queue {
       resetAttempts,
       limit,
       select: chosen,
+      history: this.historyArgs(steering),
     });
     return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
   }
@@ -649,6 +661,8 @@ export class Queue {
    *   group's jobs in that state: its lane in run order, else oldest first) or
    *   `{ all: true, state }` (DELAYED, DEAD or COMPLETED of the whole queue, oldest first)
    * @param options.limit jobs per call for a group or all, 1..1,000 (default 1,000)
+   * @param steering.actor who asks (history, DESIGN.md §4.6: `removeJobs`, or `purgeGroup` for a
+   *   group's PENDING); default this handle's `actor`. A call that sends nothing records nothing
    * @returns `{ count }` removed, `{ remaining }` jobs still in the group's or queue's index of
    *   that state (0 for ids), `{ skipped }` left alone
    * @throws RingmasterError BAD_USER_INPUT (argument `ids`, `group`, `state` or `limit`): ids
@@ -662,6 +676,7 @@ export class Queue {
       | { group: string; state: JobState }
       | { all: true; state: JobState },
     options: { limit?: number | undefined } = {},
+    steering?: SteeringOptions,
   ): Promise<JobActionResult> {
     const chosen = selection(select, true);
     const raw = (select as { state?: unknown }).state;
@@ -688,6 +703,7 @@ export class Queue {
       state,
       limit,
       select: chosen,
+      history: this.historyArgs(steering),
     });
     return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
   }
@@ -695,28 +711,35 @@ export class Queue {
   /**
    * Delete a group's backlog: {@link removeJobs} of its PENDING jobs, up to `limit` per call,
    * in run order. Its active jobs run on; its delayed and dead jobs stay. The group leaves the
-   * ring once its lane is empty.
+   * ring once its lane is empty. Recorded in the history as `purgeGroup` (DESIGN.md §4.6).
+   * @param steering.actor who asks (history); default this handle's `actor`
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `limit`)
    */
   purgeGroup(
     group: string,
     options: { limit?: number | undefined } = {},
+    steering?: SteeringOptions,
   ): Promise<JobActionResult> {
-    return this.removeJobs({ group, state: 'PENDING' }, options);
+    return this.removeJobs({ group, state: 'PENDING' }, options, steering);
   }
 
   /**
    * Promote delayed job `id` now (admin): it goes to its group's lane at its FIFO place, as if
    * its run-at time had come, and its group is re-ringed with a wake if that makes it
    * serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
-   * false. Script: `promoteJob-8.lua`.
+   * false. Script: `promoteJob-8.lua`. Recorded in the history as `promoteJob` (DESIGN.md
+   * §4.6; not when the job is not found or the call is refused).
+   * @param options.actor who asks (history); default this handle's `actor`
    * @returns the job after the call (PENDING when promoted) and whether it was moved
    * @throws RingmasterError JOB_NOT_FOUND (no such job, or an id that is not a decimal string),
    *   DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly; nothing changed)
    */
-  async promote(id: string): Promise<PromotedJob> {
+  async promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
     const jobId = validate.jobId(this.name, id);
-    const reply = await this.commands.promoteJob({ id: jobId });
+    const reply = await this.commands.promoteJob({
+      id: jobId,
+      history: this.historyArgs(options),
+    });
     if (typeof reply === 'number') {
       throw errorFromStatus(reply, this.name, jobId) ?? jobNotFound(this.name, jobId);
     }
@@ -747,12 +770,50 @@ export class Queue {
    * script changed the queue while it was recounted (a WATCH on `stats`), so a repair never
    * writes a wrong one; on a queue that never stands still the totals are left as stored and
    * reported `unsettled` ({@link UNSETTLED}) — repair again when it is quieter.
+   *
+   * Once it is done, a repair that found anything records one history entry `repair`
+   * (DESIGN.md §4.6, `recordRepair-1.lua`): before `{ findings }` found, after `{ findings }`
+   * left unsettled, detail `{ groupsChecked, byKind, first }` (the first few findings). A repair
+   * that found nothing (changed nothing) records nothing, nor does one that fails part way.
+   * @param options.actor who asks (history); default this handle's `actor`
    */
-  repair(): Promise<ReconcileReport> {
-    return reconcile(this.redis, this.keys, this.commands, 'repair');
+  async repair(options?: SteeringOptions): Promise<ReconcileReport> {
+    const report = await reconcile(this.redis, this.keys, this.commands, 'repair');
+    if (report.findings.length > 0) {
+      await this.commands.recordRepair({
+        ...repairEntry(report),
+        history: this.historyArgs(options),
+      });
+    }
+    return report;
   }
 
   // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────
+
+  /**
+   * The steering history (DESIGN.md §4.6), newest first: the queue's entries, or with `group`
+   * that group's (its own stream, capped at 1,000). O(log n + page): one XREVRANGE from the
+   * entry the cursor names (exclusive) and one XLEN. An entry's before/after/detail are the
+   * JSON objects its script recorded (null when absent).
+   * @param options.group a group id: its history only
+   * @param options.first page size 1..500 (default 20)
+   * @param options.after a cursor from a page (`endCursor`): the entries older than it
+   * @throws RingmasterError BAD_USER_INPUT for a bad group id, `first` or cursor
+   */
+  async history(
+    options: {
+      group?: string | undefined;
+      first?: number | undefined;
+      after?: string | null | undefined;
+    } = {},
+  ): Promise<HistoryPage> {
+    const opts = options ?? {};
+    const key =
+      opts.group === undefined
+        ? this.keys.history
+        : this.keys.groupHistory(validate.groupId(opts.group, 'group'));
+    return readHistory(this.redis, key, opts);
+  }
 
   /** One group; an unknown id reads as empty (limit null, zeros). */
   async group(id: string): Promise<GroupInfo> {
@@ -1165,6 +1226,34 @@ function statsFrom(s: Record<string, string | undefined>): QueueStats {
     dead: parseCount(s.dead),
     removed: parseCount(s.removed),
     requeued: parseCount(s.requeued),
+  };
+}
+
+/** Findings a repair's history entry names (its detail's `first`). */
+const REPAIR_FINDINGS_KEPT = 5;
+
+/**
+ * A repair report as its history entry records it (DESIGN.md §4.6): before `{ findings }` (how
+ * many it found and fixed, or left unsettled), after `{ findings }` (how many it left: unsettled
+ * totals), detail `{ groupsChecked, byKind, first }` — counts per finding kind and the first
+ * {@link REPAIR_FINDINGS_KEPT} findings, so the entry stays small whatever the damage.
+ */
+function repairEntry(report: ReconcileReport): { before: object; after: object; detail: object } {
+  const byKind: Record<string, number> = {};
+  let unsettled = 0;
+  for (const f of report.findings) {
+    byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+    if (f.found.startsWith(UNSETTLED)) unsettled++;
+  }
+  const first = report.findings.slice(0, REPAIR_FINDINGS_KEPT);
+  return {
+    before: { findings: report.findings.length },
+    after: { findings: unsettled },
+    detail: {
+      groupsChecked: report.groupsChecked,
+      byKind,
+      ...(first.length > 0 ? { first } : {}),
+    },
   };
 }
 

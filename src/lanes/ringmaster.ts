@@ -23,6 +23,13 @@ export interface RingmasterOptions {
    * name (left there by another writer or a hand edit), each time it is skipped. Default: none.
    */
   readonly onInvalidQueueName?: (name: string) => void;
+  /** Every queue handle's `actor` (`QueueOptions.actor`, DESIGN.md §4.6). Default 'engine'. */
+  readonly actor?: string;
+  /**
+   * Every queue handle's `historyMaxLen`: the most entries a queue's steering history keeps
+   * (count; 0 records none; `QueueOptions.historyMaxLen`). Default `Defaults.historyMaxLen`.
+   */
+  readonly historyMaxLen?: number;
 }
 
 export class Ringmaster {
@@ -30,6 +37,8 @@ export class Ringmaster {
   readonly prefix: string;
 
   private readonly onInvalidQueueName: ((name: string) => void) | undefined;
+  /** What every queue handle is made with besides the prefix (history actor and cap). */
+  private readonly handleOptions: { actor?: string; historyMaxLen?: number };
   /** What every queue handle shares of `redis`: its defined scripts and registrations. */
   private readonly connection: Connection;
 
@@ -45,6 +54,10 @@ export class Ringmaster {
     this.prefix = options.prefix ?? Defaults.prefix;
     assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;
+    this.handleOptions = {
+      ...(options.actor === undefined ? {} : { actor: options.actor }),
+      ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
+    };
     this.connection = new Connection(redis);
   }
 
@@ -55,7 +68,7 @@ export class Ringmaster {
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name
    */
   queue(name: string): Queue {
-    return new Queue(this.connection, name, { prefix: this.prefix });
+    return new Queue(this.connection, name, { prefix: this.prefix, ...this.handleOptions });
   }
 
   /**

@@ -17,6 +17,8 @@
     ARGV[1] base  'P:{Q}:' — the job's group's lane and delayed index are built from it
                   (includes/keys.lua; same slot)
     ARGV[2] id
+    ARGV[3] actor  who asks (history, includes/history.lua)
+    ARGV[4] cap    the queue history's cap (count; 0 records nothing)
 
   Output: { id, { field1, value1, ... }, promoted } — the job hash after the call; promoted 1
           when it was moved, 0 when it was not delayed (nothing written) — or -1
@@ -24,10 +26,16 @@
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
   count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
+  History: when it was promoted, one entry: action promoteJob, group the job's; before
+  { state, runAt } and after { state, runAt } of the job; detail { id }. Nothing for
+  JOB_NOT_FOUND, a refusal, or a job that was not delayed (nothing written).
+
   Events: zrem delayed, zrem g:<group>:delayed, zadd lane, hset/hdel job, hincrby stats;
-  rpush ring + lpush/ltrim wake (re-ring). None when nothing was promoted.
+  rpush ring + lpush/ltrim wake (re-ring); xadd P:{Q}:history and the group's. None when
+  nothing was promoted.
 ]]
 --- @include "promote"
+--- @include "history"
 
 local JOB_NOT_FOUND = -1
 
@@ -38,6 +46,13 @@ local k = {
 local jobKey = KEYS[8]
 local base = ARGV[1]
 local id = ARGV[2]
+local h = historyArgs(ARGV[3], ARGV[4])
+
+-- The job's state as the history records it: { state, runAt } (runAt null when none).
+local function stateOf()
+  local job = redis.call('HMGET', jobKey, 'state', 'runAt')
+  return { state = job[1] or cjson.null, runAt = safeInteger(job[2]) or cjson.null }
+end
 
 local group = redis.call('HGET', jobKey, 'group')
 if not group then
@@ -47,6 +62,7 @@ if not group then
   -- A hash without a group (another writer's) has no lane to go to: left as it is.
   return { id, redis.call('HGETALL', jobKey), 0 }
 end
+local before = stateOf()
 local promoted = 0
 if redis.call('ZSCORE', k.delayed, id) then
   -- promoteJob leaves a job whose group's count it cannot read where it is; an operator's
@@ -54,6 +70,7 @@ if redis.call('ZSCORE', k.delayed, id) then
   checkedActive(k.gactive, group, redis.call('HGET', k.gactive, group))
   if promoteJob(k, base, id) then
     promoted = 1
+    recordHistory(base, h, 'promoteJob', group, before, stateOf(), { id = id })
   end
 end
 return { id, redis.call('HGETALL', jobKey), promoted }

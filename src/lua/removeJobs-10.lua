@@ -33,7 +33,9 @@
     ARGV[3] state   'pending', 'delayed', 'dead' or 'completed'; '' with ids: any of them
                     (mode 'all': not 'pending', which has no queue-wide index)
     ARGV[4] limit   jobs per call, 1..1,000 (group and all; the engine bounds ids)
-    ARGV[5..]       the ids (mode 'ids'), or the group (mode 'group')
+    ARGV[5..n-2]    the ids (mode 'ids'), or the group (mode 'group')
+    ARGV[n-1] actor who asks (history, includes/history.lua; n = #ARGV)
+    ARGV[n]   cap   the queue history's cap (count; 0 records nothing)
 
   Output: { count, remaining, skipped }
     count      jobs removed
@@ -42,12 +44,20 @@
   Refuses (DATA_OUT_OF_RANGE, nothing written) when a group losing pending jobs has a limit and
   an active count that is not an integer within ±(2^53−1) (includes/groupState.lua).
 
+  History: when it wrote anything (a job removed, a stale entry dropped), one entry: action
+  purgeGroup for a group's 'pending' (Queue.purgeGroup), else
+  removeJobs; group: the group (mode 'group') or ''; before and after: the size of the index read
+  { <state> = n } (mode 'ids': the queue's { pending, delayed, dead, completed }); detail { mode,
+  state, count, remaining, skipped, limit (group, all), ids (the first few, mode 'ids'),
+  idCount }.
+
   Totals: stats.pending −1 per lane member removed, stats.delayed −1 per `delayed` member
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
-  hincrby stats; lrem ring (de-ring).
+  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history (and the group's).
 ]]
 --- @include "keys"
+--- @include "history"
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "retention"
@@ -61,6 +71,8 @@ local base = ARGV[1]
 local mode = ARGV[2]
 local wanted = ARGV[3]
 local limit = tonumber(ARGV[4])
+local lastArg = #ARGV - 2
+local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
 
 -- The index a group or the whole queue is read from.
 local sourceIndex, sourceGroup
@@ -84,7 +96,7 @@ else
   -- An id named twice is judged once (every judgement is made before the first write).
   candidates = {}
   local seen = {}
-  for i = 5, #ARGV do
+  for i = 5, lastArg do
     if seen[ARGV[i]] then
       skipped = skipped + 1
     else
@@ -129,6 +141,20 @@ for _, id in ipairs(candidates) do
   end
 end
 
+-- What the history records as before and after: the index read, or the queue's totals.
+local function sizes()
+  if sourceIndex then
+    return { [wanted] = redis.call('ZCARD', sourceIndex) }
+  end
+  return {
+    pending = safeInteger(redis.call('HGET', k.stats, 'pending')) or 0,
+    delayed = redis.call('ZCARD', k.delayed),
+    dead = redis.call('ZCARD', k.dead),
+    completed = redis.call('ZCARD', k.completed),
+  }
+end
+local before = sizes()
+
 for _, id in ipairs(stale) do
   redis.call('ZREM', sourceIndex, id)
 end
@@ -169,5 +195,20 @@ end
 local remaining = 0
 if sourceIndex then
   remaining = redis.call('ZCARD', sourceIndex)
+end
+local action = 'removeJobs'
+if mode == 'group' and wanted == 'pending' then
+  action = 'purgeGroup'
+end
+local detail = { mode = mode, state = wanted, count = #remove, remaining = remaining,
+  skipped = skipped }
+if mode == 'ids' then
+  detail.ids = historyIds(ARGV, 5, lastArg)
+  detail.idCount = lastArg - 4
+else
+  detail.limit = limit
+end
+if #remove > 0 or #stale > 0 then
+  recordHistory(base, h, action, sourceGroup or '', before, sizes(), detail)
 end
 return { #remove, remaining, skipped }

@@ -30,7 +30,9 @@
     ARGV[2] resetAttempts  '1' to set attempts to 0, '0' to keep them
     ARGV[3] limit          jobs per call, 1..1,000 (group and all; the engine bounds ids)
     ARGV[4] mode           'ids', 'group' or 'all'
-    ARGV[5..]              the ids (mode 'ids'), or the group (mode 'group')
+    ARGV[5..n-2]           the ids (mode 'ids'), or the group (mode 'group')
+    ARGV[n-1] actor        who asks (history, includes/history.lua; n = #ARGV)
+    ARGV[n]   cap          the queue history's cap (count; 0 records nothing)
 
   Output: { count, remaining, skipped }
     count      jobs requeued
@@ -40,11 +42,18 @@
   count that is not an integer within ±(2^53−1) (includes/groupState.lua): its standing could not
   be judged. Repair the queue first.
 
+  History: when it wrote anything (a job requeued, a stale entry dropped), one entry: action
+  requeueDead, group: the group (mode 'group') or ''; before and
+  after { dead } — the dead jobs in the index read (the group's, or `dead`; `dead` for ids);
+  detail { mode, count, remaining, skipped, resetAttempts, limit (group, all), ids (the first
+  few, mode 'ids'), idCount }.
+
   Totals: stats.pending +1 per job added to a lane; counter stats.requeued +count.
   Events: zrem dead, zrem g:<group>:dead, zadd lane, hset/hdel job, hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring).
+  lpush/ltrim wake (re-ring); xadd P:{Q}:history (and the group's).
 ]]
 --- @include "keys"
+--- @include "history"
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "jobPlaces"
@@ -57,6 +66,8 @@ local base = ARGV[1]
 local resetAttempts = ARGV[2] == '1'
 local limit = tonumber(ARGV[3])
 local mode = ARGV[4]
+local lastArg = #ARGV - 2
+local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
 
 local skipped = 0
 local candidates, sourceIndex
@@ -64,7 +75,7 @@ if mode == 'ids' then
   -- An id named twice is judged once (every judgement is made before the first write).
   candidates = {}
   local seen = {}
-  for i = 5, #ARGV do
+  for i = 5, lastArg do
     if seen[ARGV[i]] then
       skipped = skipped + 1
     else
@@ -114,6 +125,9 @@ for _, id in ipairs(candidates) do
   end
 end
 
+local countedIndex = sourceIndex or k.dead
+local deadBefore = redis.call('ZCARD', countedIndex)
+
 -- (A `dead` entry without a hash names no group: its group's entry, if any, is left for
 -- Queue.repair, which drops it.)
 for _, id in ipairs(stale) do
@@ -150,5 +164,23 @@ end
 local remaining = 0
 if sourceIndex then
   remaining = redis.call('ZCARD', sourceIndex)
+end
+local detail = {
+  mode = mode, count = #requeue, remaining = remaining, skipped = skipped,
+  resetAttempts = resetAttempts,
+}
+local historyGroup = ''
+if mode == 'ids' then
+  detail.ids = historyIds(ARGV, 5, lastArg)
+  detail.idCount = lastArg - 4
+else
+  detail.limit = limit
+end
+if mode == 'group' then
+  historyGroup = ARGV[5]
+end
+if #requeue > 0 or #stale > 0 then
+  recordHistory(base, h, 'requeueDead', historyGroup, { dead = deadBefore },
+    { dead = redis.call('ZCARD', countedIndex) }, detail)
 end
 return { #requeue, remaining, skipped }

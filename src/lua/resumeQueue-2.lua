@@ -8,19 +8,27 @@
     KEYS[1] settings hash   queue settings: paused
     KEYS[2] wake     list   wake tokens, trimmed to WAKE_LENGTH (includes/keys.lua)
 
+    ARGV[1] actor   who asks (history, includes/history.lua)
+    ARGV[2] cap     the queue history's cap (count; 0 records nothing)
+
   Output: 1 when the queue was paused (now running), 0 when it was running already (nothing
           written).
+
+  History: when it was paused, one entry: action resumeQueue, group '', before
+  { paused: true }, after { paused: false }.
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: hdel settings; lpush/ltrim wake (when it was paused).
+  Events: hdel settings; lpush/ltrim wake; xadd P:{Q}:history (when it was paused).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "keys"
+--- @include "history"
 
 local settingsKey = KEYS[1]
 local wakeKey = KEYS[2]
+local h = historyArgs(ARGV[1], ARGV[2])
 
 allowAtMaxmemory(settingsKey)
 if redis.call('HDEL', settingsKey, 'paused') == 0 then
@@ -28,4 +36,6 @@ if redis.call('HDEL', settingsKey, 'paused') == 0 then
 end
 redis.call('LPUSH', wakeKey, '1')
 redis.call('LTRIM', wakeKey, 0, WAKE_LENGTH - 1)
+recordHistory(baseOf(settingsKey, 'settings'), h, 'resumeQueue', '', { paused = true },
+  { paused = false }, nil)
 return 1

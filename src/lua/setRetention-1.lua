@@ -12,6 +12,8 @@
     ARGV[2] completedAgeMs   1..31,536,000,000, 'none' for no age bound, or '' to keep
     ARGV[3] deadCount        as completedCount
     ARGV[4] deadAgeMs        as completedAgeMs
+    ARGV[5] actor            who asks (history, includes/history.lua)
+    ARGV[6] cap              the queue history's cap (count; 0 records nothing)
 
   Output: { completedCount, completedAgeMs, deadCount, deadAgeMs } in force after the call
           (the defaults where none is stored; an age false for no age bound)
@@ -19,15 +21,32 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most (shrinking the
   retention is what an operator does in a memory incident); see includes/allowAtMaxmemory.lua.
 
-  Events: hset settings (when a field was given).
+  History: when the policies in force changed, one entry: action setRetention, group '', before
+  and after the policies { completed = { count, ageMs }, dead = { count, ageMs } } (ageMs null:
+  no age bound). A call that changes nothing records nothing.
+
+  Events: hset settings (when a field was given); xadd P:{Q}:history (when a policy changed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "retention"
+--- @include "history"
 
 local settingsKey = KEYS[1]
 local FIELDS = { 'completedCount', 'completedAgeMs', 'deadCount', 'deadAgeMs' }
+local h = historyArgs(ARGV[5], ARGV[6])
+
+-- The policies in force, as the history records them.
+local function policies()
+  local completedCount, completedAgeMs = retentionOf(settingsKey, 'completed')
+  local deadCount, deadAgeMs = retentionOf(settingsKey, 'dead')
+  return {
+    completed = { count = completedCount, ageMs = completedAgeMs or cjson.null },
+    dead = { count = deadCount, ageMs = deadAgeMs or cjson.null },
+  }
+end
 
 allowAtMaxmemory(settingsKey)
+local before = policies()
 local writes = {}
 for i, field in ipairs(FIELDS) do
   if ARGV[i] ~= '' then
@@ -38,6 +57,17 @@ end
 if #writes > 0 then
   redis.call('HSET', settingsKey, unpack(writes))
 end
-local completedCount, completedAgeMs = retentionOf(settingsKey, 'completed')
-local deadCount, deadAgeMs = retentionOf(settingsKey, 'dead')
-return { completedCount, completedAgeMs or false, deadCount, deadAgeMs or false }
+local after = policies()
+local function same(a, b)
+  return a.count == b.count and a.ageMs == b.ageMs
+end
+if not (same(before.completed, after.completed) and same(before.dead, after.dead)) then
+  recordHistory(baseOf(settingsKey, 'settings'), h, 'setRetention', '', before, after, nil)
+end
+local function age(ms)
+  if ms == cjson.null then
+    return false
+  end
+  return ms
+end
+return { after.completed.count, age(after.completed.ageMs), after.dead.count, age(after.dead.ageMs) }

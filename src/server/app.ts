@@ -146,6 +146,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   const warnedQueueNames = new Set<string>();
   const engine = new Ringmaster(redis, {
     prefix: config.keyPrefix,
+    historyMaxLen: config.historyMaxLen,
     onInvalidQueueName: (name) => {
       if (warnedQueueNames.has(name) || warnedQueueNames.size >= MAX_WARNED_QUEUE_NAMES) return;
       warnedQueueNames.add(name);
@@ -183,7 +184,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     maxRereadsPerSecond: config.maxRereadsPerSecond,
     logger: logger.child({ component: 'feed' }),
   });
-  const auth = new Authenticator(config.authTokens);
+  const auth = new Authenticator(config.authTokens, config.authTokenNames);
   const browser = new BrowserPolicy({
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,

@@ -10,12 +10,22 @@ import type { Role } from '../context.js';
 const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 
 export class Authenticator {
-  private readonly entries: { digest: Buffer; role: Role }[];
+  private readonly entries: { digest: Buffer; role: Role; name: string | undefined }[];
 
-  /** @param tokens token → role; null turns auth off (every caller is `admin`) */
-  constructor(tokens: ReadonlyMap<string, Role> | null) {
+  /**
+   * @param tokens token → role; null turns auth off (every caller is `admin`)
+   * @param names token → name (`name=role:token` in AUTH_TOKENS), for the tokens that have one
+   */
+  constructor(
+    tokens: ReadonlyMap<string, Role> | null,
+    names: ReadonlyMap<string, string> = new Map(),
+  ) {
     this.entries = tokens
-      ? [...tokens].map(([token, role]) => ({ digest: digest(token), role }))
+      ? [...tokens].map(([token, role]) => ({
+          digest: digest(token),
+          role,
+          name: names.get(token),
+        }))
       : [];
     this.enabled = tokens !== null;
   }
@@ -60,6 +70,18 @@ export class Authenticator {
       if (timingSafeEqual(entry.digest, presented)) found = i;
     });
     return found;
+  }
+
+  /**
+   * Who an `Authorization` value's caller is in the steering history (DESIGN.md §4.6): its
+   * token's name, else its token's role; `admin` when auth is off; null when it carries no
+   * configured token. Compared as in {@link roleOf}.
+   */
+  actorOf(authorization: unknown): string | null {
+    if (!this.enabled) return 'admin';
+    const i = this.match(authorization);
+    const entry = i === null ? undefined : this.entries[i];
+    return entry === undefined ? null : (entry.name ?? entry.role);
   }
 
   /**

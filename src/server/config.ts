@@ -47,15 +47,22 @@ function shownRole(role: string): string {
   return ROLE_LIKE.test(role) ? JSON.stringify(role) : '(masked)';
 }
 
+/** A token's name (`name=role:token`): what the steering history records as its actor. */
+const TOKEN_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
 /**
- * `role:token,…` → token → role. Tokens must be at least 16 characters. Each mistake is named
- * by its entry's position (1-based), never by its token.
+ * `role:token,…` or `name=role:token,…` → token → role, and token → name for the named ones.
+ * Tokens must be at least 16 characters and may hold any character but a comma (a colon too:
+ * everything after the first colon is the token). A name (1 to 64 of A-Z a-z 0-9 . _ @ -) is
+ * written before the role with `=`: the text before the first colon is the role, or
+ * `name=role`, so neither can be mistaken for part of the token. Each mistake is named by its
+ * entry's position (1-based), never by its token.
  */
 const authTokens = z
   .string()
   .optional()
   .transform((value, ctx) => {
-    const tokens = new Map<string, { role: Role; entry: number }>();
+    const tokens = new Map<string, { role: Role; entry: number; name: string | undefined }>();
     if (value === undefined || value.trim() === '') return null;
     let valid = true;
     const problem = (message: string) => {
@@ -65,12 +72,19 @@ const authTokens = z
     for (const [i, text] of value.split(',').entries()) {
       const entry = i + 1;
       const at = text.indexOf(':');
-      const role = text.slice(0, at).trim() as Role;
+      const head = text.slice(0, at).trim();
+      const eq = head.indexOf('=');
+      const name = eq < 0 ? undefined : head.slice(0, eq).trim();
+      const role = (eq < 0 ? head : head.slice(eq + 1).trim()) as Role;
       const token = text.slice(at + 1).trim();
       const first = tokens.get(token);
       if (text.trim() === '') problem(`entry ${entry} is empty (a stray comma?)`);
       else if (at < 0) problem(`entry ${entry} has no colon: each entry is role:token`);
-      else if (!ROLES.includes(role)) {
+      else if (name !== undefined && !TOKEN_NAME.test(name)) {
+        problem(
+          `entry ${entry}: the name before '=' must be 1 to 64 of A-Z a-z 0-9 . _ @ - (name=role:token)`,
+        );
+      } else if (!ROLES.includes(role)) {
         problem(`entry ${entry}: role ${shownRole(role)} is not read, worker or admin`);
       } else if (token.length < MIN_TOKEN_LENGTH) {
         problem(
@@ -82,11 +96,16 @@ const authTokens = z
           `entries ${first.entry} (${first.role}) and ${entry} (${role}) hold the same token: give each role its own`,
         );
       } else {
-        tokens.set(token, { role, entry });
+        tokens.set(token, { role, entry, name });
       }
     }
     if (!valid) return z.NEVER;
-    return new Map([...tokens].map(([token, { role }]) => [token, role]));
+    return {
+      roles: new Map([...tokens].map(([token, { role }]) => [token, role])),
+      names: new Map(
+        [...tokens].flatMap(([token, { name }]) => (name === undefined ? [] : [[token, name]])),
+      ) as Map<string, string>,
+    };
   });
 
 /** AUTH_TOKENS as shown in a message: roles kept where they are roles, every token masked. */
@@ -96,8 +115,12 @@ function maskTokens(value: string): string {
     .map((text) => {
       const at = text.indexOf(':');
       if (at < 0) return text.trim() === '' ? '' : '****';
-      const role = text.slice(0, at).trim();
-      return `${ROLE_LIKE.test(role) ? role : '****'}:****`;
+      const head = text.slice(0, at).trim();
+      const eq = head.indexOf('=');
+      const name = eq < 0 ? '' : head.slice(0, eq).trim();
+      const role = eq < 0 ? head : head.slice(eq + 1).trim();
+      const shownName = eq < 0 ? '' : `${TOKEN_NAME.test(name) ? name : '****'}=`;
+      return `${shownName}${ROLE_LIKE.test(role) ? role : '****'}:****`;
     })
     .join(',');
 }
@@ -190,6 +213,13 @@ const schema = z
     MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
     MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
     MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
+    // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
+    HISTORY_MAX_LEN: z.coerce
+      .number({ error: 'must be a whole number from 0 to 1000000' })
+      .int('must be a whole number from 0 to 1000000')
+      .min(0, 'must be a whole number from 0 to 1000000')
+      .max(1_000_000, 'must be a whole number from 0 to 1000000')
+      .default(Defaults.historyMaxLen),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
         error: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -224,6 +254,10 @@ export interface Config {
   readonly keyPrefix: string;
   /** token → role; null = auth off (loopback only). */
   readonly authTokens: ReadonlyMap<string, Role> | null;
+  /** token → its name (`name=role:token`), for the tokens that have one (history actor). */
+  readonly authTokenNames: ReadonlyMap<string, string>;
+  /** The most entries a queue's steering history keeps (count; 0 = no history). */
+  readonly historyMaxLen: number;
   readonly introspection: boolean;
   /** Origins allowed to call from a browser page of another origin; empty = same-origin only. */
   readonly corsOrigins: readonly string[];
@@ -269,7 +303,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisClusterNodes: c.REDIS_CLUSTER_NODES,
     dataDir: c.DATA_DIR,
     keyPrefix: c.KEY_PREFIX,
-    authTokens: c.AUTH_TOKENS,
+    authTokens: c.AUTH_TOKENS?.roles ?? null,
+    authTokenNames: c.AUTH_TOKENS?.names ?? new Map(),
+    historyMaxLen: c.HISTORY_MAX_LEN,
     introspection: c.INTROSPECTION,
     corsOrigins: c.CORS_ORIGINS,
     reapIntervalMs: c.REAP_INTERVAL_MS,

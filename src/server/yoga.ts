@@ -111,7 +111,9 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
         connectionParams === undefined
           ? request.headers.get('authorization')
           : connectionParams.authorization;
-      return { engine: deps.engine, feed: deps.feed, role: deps.auth.require(authorization) };
+      const role = deps.auth.require(authorization);
+      const actor = deps.auth.actorOf(authorization) ?? role;
+      return { engine: deps.engine, feed: deps.feed, role, actor };
     },
   });
 }

@@ -16,10 +16,28 @@
   group's (capped at min(cap, GROUP_HISTORY_CAP)); exact MAXLEN, so a cap is a cap. The entry's
   stream id is `<Redis time ms>-<n>`: when it happened. Fields: action, group, actor, and
   before / after / detail when given.
+
+  historyIds(ids, from, to)   the first HISTORY_IDS_KEPT of ids[from..to] (a detail names a
+                              few of a call's ids, never all of a 1,000-id call); nil when
+                              there are none (cjson would write an empty list as {})
+  A caller records only after its last refusal (every check before the first write), so a
+  refused call records nothing.
 ]]
 --- @include "keys"
 
 local GROUP_HISTORY_CAP = 1000
+local HISTORY_IDS_KEPT = 10
+
+local function historyIds(ids, from, to)
+  local kept = {}
+  for i = from, math.min(to, from + HISTORY_IDS_KEPT - 1) do
+    kept[#kept + 1] = ids[i]
+  end
+  if #kept == 0 then
+    return nil
+  end
+  return kept
+end
 
 local function historyArgs(actor, cap)
   return { actor = actor, cap = tonumber(cap) or 0 }

@@ -1,0 +1,130 @@
+/**
+ * The steering history (DESIGN.md §4.6): what the steering scripts record in `P:{Q}:history`
+ * and `P:{Q}:g:<group>:history` (includes/history.lua), read back newest first a page at a
+ * time. Knows nothing of GraphQL; the live feed's history watch decodes with it too.
+ */
+import { badInput } from './errors.js';
+import type { RedisClient } from './redisConnection.js';
+import * as validate from './validate.js';
+
+/** One history entry (DESIGN.md §4.6). */
+export interface HistoryEntry {
+  /** Its stream id, `<ms>-<n>`: unique within its stream, and its place in it. */
+  readonly id: string;
+  /** When it was recorded (ms since the epoch, Redis clock: the stream id's first part). */
+  readonly at: number;
+  /** The steering action: setLimit, pause, pauseQueue, removeJobs, repair, … */
+  readonly action: string;
+  /** The group acted on, or '' for an action on the whole queue. */
+  readonly group: string;
+  /** Who asked: a token's name or role over the API, else the queue handle's `actor`. */
+  readonly actor: string;
+  /** The state it changed, before (a JSON object), or null when not recorded. */
+  readonly before: Record<string, unknown> | null;
+  /** The same state after, or null. */
+  readonly after: Record<string, unknown> | null;
+  /** What the call was asked and answered (counts, the first few ids), or null. */
+  readonly detail: Record<string, unknown> | null;
+}
+
+/** A page of history entries, newest first (`Queue.history`). */
+export interface HistoryPage {
+  readonly entries: HistoryEntry[];
+  /** One opaque cursor per entry: pass one as `after` for the entries older than it. */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /** Entries the stream holds now (count, XLEN), at most its cap. */
+  readonly totalCount: number;
+}
+
+/** Entries per page when none is asked for (`Queue.history`, GraphQL `first`). */
+export const HISTORY_PAGE_SIZE = 20;
+
+const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Whether `id` is a stream id Redis accepts: `<ms>-<n>`, each part a 64-bit unsigned integer. */
+function isStreamId(id: string): boolean {
+  return STREAM_ID.test(id) && id.split('-').every((part) => BigInt(part) <= UINT64_MAX);
+}
+
+/** Opaque history cursors: base64url of `h:<stream id>`. */
+export const historyCursor = {
+  encode(id: string): string {
+    return Buffer.from(`h:${id}`, 'utf8').toString('base64url');
+  },
+  /** The stream id a cursor names; BAD_USER_INPUT (`after`) when it does not decode to one. */
+  decode(value: unknown): string {
+    const refuse = () => badInput('after', 'is not a cursor this server issued');
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw refuse();
+    const text = Buffer.from(value, 'base64url').toString('utf8');
+    const id = text.slice(2);
+    if (!text.startsWith('h:') || !isStreamId(id) || historyCursor.encode(id) !== value) {
+      throw refuse();
+    }
+    return id;
+  },
+};
+
+/** A field that holds a JSON object, parsed; null when absent or not an object. */
+function objectOf(text: string | undefined): Record<string, unknown> | null {
+  if (text === undefined) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** XRANGE/XREVRANGE's reply `[[id, [field, value, …]], …]` as entries (order kept). */
+export function decodeHistory(reply: readonly [string, string[]][]): HistoryEntry[] {
+  return reply.map(([id, flat]) => {
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1] as string;
+    return {
+      id,
+      at: Number(id.split('-')[0]),
+      action: fields.action ?? '',
+      group: fields.group ?? '',
+      actor: fields.actor ?? '',
+      before: objectOf(fields.before),
+      after: objectOf(fields.after),
+      detail: objectOf(fields.detail),
+    };
+  });
+}
+
+/**
+ * A page of stream `key`, newest first, older than the entry `after` names (exclusive), with
+ * the stream's length: one XREVRANGE … COUNT first+1 and one XLEN, O(log n + page).
+ * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a history cursor)
+ */
+export async function readHistory(
+  redis: RedisClient,
+  key: string,
+  options: { first?: number | undefined; after?: string | null | undefined },
+): Promise<HistoryPage> {
+  const first = validate.pageSize(options.first ?? HISTORY_PAGE_SIZE);
+  const after = options.after == null ? null : historyCursor.decode(options.after);
+  const end = after === null ? '+' : `(${after}`;
+  const [reply, totalCount] = await Promise.all([
+    // Nothing is older than 0-0 (and Redis refuses an exclusive bound below it).
+    after === '0-0'
+      ? Promise.resolve([] as [string, string[]][])
+      : (redis.xrevrange(key, end, '-', 'COUNT', first + 1) as Promise<[string, string[]][]>),
+    redis.xlen(key),
+  ]);
+  const entries = decodeHistory(reply.slice(0, first));
+  const cursors = entries.map((e) => historyCursor.encode(e.id));
+  return {
+    entries,
+    cursors,
+    hasNextPage: reply.length > first,
+    endCursor: cursors.at(-1) ?? null,
+    totalCount,
+  };
+}
