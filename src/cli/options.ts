@@ -10,9 +10,8 @@ export function integer(min: number, max: number): (value: string) => number {
   return (value) => {
     const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(
-        `expected a whole number from ${min} to ${max}, not "${value}"`,
-      );
+      const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(`expected a whole number ${range}, not "${value}"`);
     }
     return n;
   };

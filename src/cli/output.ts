@@ -18,7 +18,7 @@ export function printLine(text = ''): void {
 
 /** A table of `rows` under `head` as text (no colour in the borders, so it diffs cleanly). */
 export function table(head: string[], rows: (string | number)[][]): string {
-  const t = new Table({ head, style: { head: [], border: [] } });
+  const t = new Table({ head, style: { head: [], border: [], compact: true } });
   for (const row of rows) t.push(row.map(String));
   return t.toString();
 }

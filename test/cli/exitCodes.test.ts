@@ -67,7 +67,8 @@ describe('exit codes', () => {
     const q = uniqueQueueName('cli-usage');
     expectFailure(await cli(['groups', '-q', q, '--bogus']), 1, /unknown option '--bogus'/);
     expectFailure(await cli(['gruops']), 1, /unknown command 'gruops'.*groups/);
-    expectFailure(await cli(['limit', 'g', 'many', '-q', q]), 1, /whole number from 0 to 1000000/);
+    expectFailure(await cli(['limit', 'g', 'many', '-q', q]), 1, /expected a whole number/);
+    expectFailure(await cli(['limit', 'g', '-1', '-q', q]), 1, /whole number 0 or more, not "-1"/);
     expectFailure(await cli(['limit', 'g', '-q', q]), 1, /missing required argument 'n'/);
     expectFailure(await cli(['pause', 'g', '-q', q, '--for', 'soon']), 1, /duration such as/);
     expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
@@ -85,6 +86,12 @@ describe('exit codes', () => {
     const q = uniqueQueueName('cli-bad');
     const result = await cli(['limit', 'x'.repeat(300), '5', '-q', q]);
     expectFailure(result, 2, /\(change group\) \[BAD_USER_INPUT\]/);
+    expectFailure(
+      await cli(['limit', 'g', '1000001', '-q', q]),
+      2,
+      /\(change limit\) \[BAD_USER_INPUT\]/,
+    );
+    expectFailure(await cli(['limit', 'g', '4294967296', '-q', q]), 2, /\[BAD_USER_INPUT\]/);
     expect(await api.server.engine.queue(q).known()).toBe(false);
     expectFailure(await cli(['group', 'g', '-q', 'bad name']), 2, /\[BAD_USER_INPUT\]/);
   });

@@ -17,9 +17,6 @@ import { duration, integer } from '../options.js';
 import { printJson, printLine } from '../output.js';
 import { groupFields } from './groups.js';
 
-/** The most a limit may be (DESIGN.md §5). */
-const MAX_LIMIT = 1_000_000;
-
 /** Print a mutation's answer: the data as JSON, or what was done and the group after. */
 function report(
   context: CliContext,
@@ -42,7 +39,8 @@ export function registerSteering(program: Command): void {
     .command('limit')
     .description('set the most jobs of a group that may be active at once (0 parks it)')
     .argument('<group>', 'the group')
-    .argument('<n>', `the limit, 0..${MAX_LIMIT}`, integer(0, MAX_LIMIT))
+    // Any whole number parses; the server judges the range (BAD_USER_INPUT, exit 2).
+    .argument('<n>', 'the limit, 0..1,000,000', integer(0, Number.MAX_SAFE_INTEGER))
     .option('--for <duration>', 'revert on its own after this long (10m, 2h, …)', duration)
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
