@@ -83,6 +83,13 @@ export function unreachable(url: string, cause: unknown): CliError {
 
 /** The most telling short name of why a connection failed (ECONNREFUSED, timeout, …). */
 function causeText(cause: unknown): string {
+  // A WebSocket's ErrorEvent carries the socket's error, or at least a message.
+  if (cause !== null && typeof cause === 'object' && !(cause instanceof Error)) {
+    const event = cause as { error?: unknown; message?: unknown; type?: unknown };
+    if (event.error instanceof Error) return causeText(event.error);
+    if (typeof event.message === 'string' && event.message !== '') return event.message;
+    if (typeof event.type === 'string') return `WebSocket ${event.type}`;
+  }
   let error = cause;
   // fetch wraps the socket's error: TypeError('fetch failed', { cause: Error{code} }).
   for (let depth = 0; depth < 4 && error instanceof Error; depth++) {

@@ -89,6 +89,24 @@ describe('top', () => {
     expect(last?.queue.ring).toEqual(['one']);
   });
 
+  it('exits 4 when the server goes away under it', async () => {
+    const q = uniqueQueueName('cli-top');
+    const other = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
+    await other.server.engine.queue(q).enqueue('solo');
+    const child = spawnCli(['top', '-q', q, '--interval', '1h'], {
+      RINGMASTER_URL: other.endpoint,
+    });
+    const done = finished(child);
+    await stdoutUntil(child, (text) => text.includes('ring (1, head first): solo'));
+    await other.stop();
+    const result = await done;
+    expect(result.code).toBe(4);
+    // The socket closes (or the next read is refused): either names the URL and what to do.
+    expect(result.stderr).toMatch(
+      /^ringmaster: (the subscription to|cannot reach) http:\/\/127\.0\.0\.1:\d+\/graphql \((?!\[object)[^)]+\)[^\n]*\n$/,
+    );
+  });
+
   it('exits 2 for a queue name the server refuses, before drawing', async () => {
     const { child, done } = startTop('bad name');
     child.stdin.end();
