@@ -114,6 +114,34 @@ export type CompleteAndClaimReply = [
   nextRunAt: number | null,
 ];
 
+/**
+ * `readMetrics-7.lua`'s reply: `[at, ring, groups, paused, rateLimited, active, dead, completed,
+ * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps]`.
+ */
+export type MetricsReply = [
+  at: number,
+  ring: number,
+  groups: number,
+  paused: number,
+  rateLimited: number,
+  active: number,
+  dead: number,
+  completed: number,
+  stats: string[],
+  oldest: [id: string, score: string, enqueuedAt: string | null] | null,
+  settled: 0 | 1,
+  steps: number,
+];
+
+/**
+ * Told of every script call an engine makes (`RingmasterOptions.onScript`): the script's name
+ * (`claim`, `enqueue`, … the file name without `-N.lua`), how long the call took (ms, from
+ * sending to the reply, NOSCRIPT retries included) and whether it succeeded (false for any
+ * error, a refused status code answered as a reply being a success). Must not throw; an
+ * exception it throws is ignored.
+ */
+export type ScriptObserver = (name: string, durationMs: number, ok: boolean) => void;
+
 const SCRIPTS = loadScripts();
 /**
  * Scripts whose keys are not one queue's (the registry `P:queues` lives in a slot of its own):
@@ -154,12 +182,14 @@ export function scriptSource(name: string): string {
 /** The scripts of one queue, bound to one connection (whose scripts `Connection` defined). */
 export class Commands {
   private readonly redis: RedisClient;
+  private readonly observer: ScriptObserver | undefined;
 
   constructor(
     connection: Connection,
     private readonly k: QueueKeys,
   ) {
     this.redis = connection.redis;
+    this.observer = connection.onScript;
   }
 
   /**
@@ -170,6 +200,25 @@ export class Commands {
    * A queue script gets the slot guard (`QueueKeys.guard`) as its last key, after its own.
    */
   private async run(name: string, keys: string[], args: Arg[]): Promise<unknown> {
+    const observe = this.observer;
+    if (observe === undefined) return this.send(name, keys, args);
+    const started = performance.now();
+    let ok = false;
+    try {
+      const reply = await this.send(name, keys, args);
+      ok = true;
+      return reply;
+    } finally {
+      try {
+        observe(name, performance.now() - started, ok);
+      } catch {
+        // An observer's failure is not the call's.
+      }
+    }
+  }
+
+  /** {@link run} without the observer. */
+  private async send(name: string, keys: string[], args: Arg[]): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
     const declared = UNGUARDED.has(name) ? keys : [...keys, this.k.guard];
@@ -578,5 +627,18 @@ export class Commands {
       [this.k.history],
       [JSON.stringify(p.before), JSON.stringify(p.after), JSON.stringify(p.detail), ...p.history],
     ) as Promise<number>;
+  }
+
+  /**
+   * `readMetrics-7.lua`: the queue's cardinalities, `stats` and its oldest pending job, mending
+   * at most `maxSteps` stale entries of `heads` on the way.
+   */
+  readMetrics(p: { maxSteps: number }): Promise<MetricsReply> {
+    const k = this.k;
+    return this.run(
+      'readMetrics',
+      [k.ring, k.stats, k.paused, k.groups, k.active, k.dead, k.completed],
+      [k.base, p.maxSteps],
+    ) as Promise<MetricsReply>;
   }
 }

@@ -4,7 +4,7 @@
  * handle it makes; a `Queue` made on a bare client uses that client's ({@link Connection.of}),
  * so handles stay cheap to make per call either way (no registration round trip per call).
  */
-import { defineScripts } from './commands.js';
+import { defineScripts, type ScriptObserver } from './commands.js';
 import type { RedisClient } from './redisConnection.js';
 
 /**
@@ -40,8 +40,15 @@ export class Connection {
    */
   private readonly registrations = new Map<string, number | Promise<void>>();
 
-  /** @param redis a connection shared by all calls (not used for blocking commands) */
-  constructor(readonly redis: RedisClient) {
+  /**
+   * @param redis a connection shared by all calls (not used for blocking commands)
+   * @param onScript told of every script call made through this connection (name, ms, ok):
+   *   `RingmasterOptions.onScript`
+   */
+  constructor(
+    readonly redis: RedisClient,
+    readonly onScript?: ScriptObserver,
+  ) {
     defineScripts(redis);
   }
 

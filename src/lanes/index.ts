@@ -7,6 +7,7 @@ export {
   failoverBudgetMs,
   readNodeTimeout,
 } from './clusterOptions.js';
+export type { ScriptObserver } from './commands.js';
 export { assertPlainKeys, type PlainKeysOptions } from './connection.js';
 export { Connection } from './connectionState.js';
 export { ErrorCode, fromRedisError, RingmasterError } from './errors.js';
@@ -25,6 +26,11 @@ export {
 } from './history.js';
 export { withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+export {
+  METRICS_HEAD_STEPS,
+  type OldestPending,
+  type QueueMetrics,
+} from './metrics.js';
 export {
   type BackoffPolicyInput,
   type CompleteAndClaimResult,

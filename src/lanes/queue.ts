@@ -32,6 +32,7 @@ import {
 import { type HistoryPage, readHistory } from './history.js';
 import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom } from './state.js';
@@ -1033,6 +1034,23 @@ export class Queue {
   /** Event counters since the queue was created. O(1). */
   async stats(): Promise<QueueStats> {
     return statsFrom(await this.redis.hgetall(this.keys.stats));
+  }
+
+  /**
+   * The queue's numbers for monitoring (DESIGN.md §4.7, `GET /metrics`), read by one script
+   * (`readMetrics-7.lua`) so they agree: group and job totals, the event counters and the
+   * oldest pending job. O(1) in groups and jobs; it mends at most `maxSteps` (default
+   * {@link METRICS_HEAD_STEPS}, 1..10,000) stale entries of the oldest-pending index
+   * (`P:{Q}:heads`) and answers `oldestPending` null with `settled` false when more are left.
+   * Registers nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`maxSteps`) for a count out of range
+   */
+  async metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
+    const maxSteps = options.maxSteps ?? METRICS_HEAD_STEPS;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 10_000) {
+      throw badInput('maxSteps', 'must be an integer from 1 to 10,000');
+    }
+    return decodeMetrics(await this.commands.readMetrics({ maxSteps }));
   }
 
   /**

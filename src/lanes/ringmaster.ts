@@ -2,6 +2,8 @@
  * The engine's entry point: per-queue handles over one Redis connection, and the queue
  * registry. Knows nothing of GraphQL; every entry point (GraphQL, workers, scripts) uses it.
  */
+
+import type { ScriptObserver } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
 import { codeRedisFailures } from './errors.js';
@@ -23,6 +25,15 @@ export interface RingmasterOptions {
    * name (left there by another writer or a hand edit), each time it is skipped. Default: none.
    */
   readonly onInvalidQueueName?: (name: string) => void;
+  /**
+   * Called after every script call of this engine's queue handles (and their workers), with the
+   * script's name (`claim`, `enqueue`, …), its duration (ms, from sending to the reply,
+   * NOSCRIPT retries included) and whether it succeeded (false when it threw: a Redis error, a
+   * refused stored number; a reply saying "no such job" is a success). For a latency
+   * histogram (the server's `ringmaster_script_duration_seconds`, DESIGN.md §4.7). Must be
+   * cheap; what it throws is ignored. Default: none.
+   */
+  readonly onScript?: ScriptObserver;
   /** Every queue handle's `actor` (`QueueOptions.actor`, DESIGN.md §4.6). Default 'engine'. */
   readonly actor?: string;
   /**
@@ -58,7 +69,7 @@ export class Ringmaster {
       ...(options.actor === undefined ? {} : { actor: options.actor }),
       ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
     };
-    this.connection = new Connection(redis);
+    this.connection = new Connection(redis, options.onScript);
   }
 
   /**

@@ -31,7 +31,7 @@
           paused; nextRunAt, when nothing was claimed on a running queue, the earliest runAt
           in `delayed` (ms), else false
 
-  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane, hset/hdel job, hincrby
+  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
   active; hset leases; hset gactive; hincrby stats.
 ]]

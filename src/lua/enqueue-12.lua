@@ -60,7 +60,7 @@
   be a decimal job id. Also, for a job that goes to its lane, when the group has a limit and
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane, or zadd delayed +
+  Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
   g:<group>:delayed; zadd groups; hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
   None for outcomes 1, 2 and 3.
 ]]
@@ -68,6 +68,7 @@
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "settleGroup"
+--- @include "heads"
 
 -- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
 local LAST_SEQ = 9007199254740990
@@ -168,6 +169,7 @@ if delayed then
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
   redis.call('ZADD', laneKey, seq, id)
+  noteLaneHead(base, group, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
 end

@@ -34,10 +34,16 @@
     pending    sum of the batch's lane sizes (for the totals recount)
     saturated  how many of the batch's groups are saturated
 
-  Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups.
+  Repair also notes each non-empty lane's head in `heads` (ZADD LT, includes/heads.lua): the
+  oldest-pending index of a lane no Ringmaster write has added to yet. Not a finding: the index
+  is a lower bound the metrics script mends, never state a caller reads.
+
+  Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups;
+  zadd heads.
 ]]
 --- @include "keys"
 --- @include "settleGroup"
+--- @include "heads"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -126,6 +132,14 @@ for i = 3, #ARGV do
   end
 
   pending = pending + redis.call('ZCARD', laneKey)
+  if repair then
+    -- The oldest-pending index (includes/heads.lua): a lane another writer filled (or one
+    -- written before the index existed) is indexed here; an entry already ≤ its head stays.
+    local head = redis.call('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
+    if head[2] then
+      noteLaneHead(base, group, head[2])
+    end
+  end
   if saturated then
     saturatedCount = saturatedCount + 1
   end

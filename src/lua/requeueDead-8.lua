@@ -49,7 +49,7 @@
   few, mode 'ids'), idCount }.
 
   Totals: stats.pending +1 per job added to a lane; counter stats.requeued +count.
-  Events: zrem dead, zrem g:<group>:dead, zadd lane, hset/hdel job, hincrby stats; rpush ring +
+  Events: zrem dead, zrem g:<group>:dead, zadd lane + heads, hset/hdel job, hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); xadd P:{Q}:history (and the group's).
 ]]
 --- @include "keys"
@@ -57,6 +57,7 @@
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "jobPlaces"
+--- @include "heads"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -143,7 +144,9 @@ for _, job in ipairs(requeue) do
   if mode == 'group' then
     redis.call('ZREM', sourceIndex, job.id)
   end
-  added = added + redis.call('ZADD', g.laneKey, laneScoreOf(job.score, job.id), job.id)
+  local laneScore = laneScoreOf(job.score, job.id)
+  added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
+  noteLaneHead(base, job.group, laneScore)
   redis.call('HSET', job.key, 'state', 'pending')
   redis.call('HDEL', job.key, 'finishedAt', 'token', 'leaseUntil', 'runAt')
   if resetAttempts then

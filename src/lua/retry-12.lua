@@ -39,7 +39,7 @@
   text, exactly, whatever their size (includes/requeueJob.lua).
 
   Events: zrem active; hdel leases; hincrby/hdel gactive; lpush + ltrim errors; hset job; then
-  zadd lane, or zadd delayed + g:<group>:delayed, or zadd dead + g:<group>:dead (and the trim
+  zadd lane + heads, or zadd delayed + g:<group>:delayed, or zadd dead + g:<group>:dead (and the trim
   of dead: zrem, del job + errors); hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
 ]]
 --- @include "nowMs"

@@ -26,7 +26,9 @@ import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
 import { withHealth } from './health.js';
+import { ServerMetrics, withMetrics } from './metrics.js';
 import { BrowserPolicy } from './plugins/browser.js';
+import { useOperationMetrics } from './plugins/operationMetrics.js';
 import { serverReaper } from './reaper.js';
 import { connectTarget, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
@@ -144,8 +146,11 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // A name in `P:queues` that is not a valid queue name is skipped by every reader (the reaper,
   // `Query.queues`); warned about once per name per process, not on every reaper tick.
   const warnedQueueNames = new Set<string>();
+  // GET /metrics (DESIGN.md §4.7): made first, so the engine reports its script calls to it.
+  const metrics = new ServerMetrics(logger.child({ component: 'metrics' }));
   const engine = new Ringmaster(redis, {
     prefix: config.keyPrefix,
+    onScript: metrics.observeScript,
     historyMaxLen: config.historyMaxLen,
     onInvalidQueueName: (name) => {
       if (warnedQueueNames.has(name) || warnedQueueNames.size >= MAX_WARNED_QUEUE_NAMES) return;
@@ -184,6 +189,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     maxRereadsPerSecond: config.maxRereadsPerSecond,
     logger: logger.child({ component: 'feed' }),
   });
+  metrics.attach({ engine, feed });
   const auth = new Authenticator(config.authTokens, config.authTokenNames);
   const browser = new BrowserPolicy({
     corsOrigins: config.corsOrigins,
@@ -197,6 +203,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     logger,
     introspection: config.introspection,
     browser,
+    observers: [useOperationMetrics(metrics.operations)],
     ready: async () => {
       // Bounded: a Redis that is frozen (SIGSTOP, a stalled host) keeps the connection open and
       // never answers, and a probe that hangs tells an operator nothing. Down after 1 s.
@@ -241,10 +248,14 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
   // The console at `/` and `/assets/*` (src/server/console.ts); everything else goes to Yoga.
   const http: Server = createServer(
     withHealth(
-      withConsole(yoga, {
-        authRequired: auth.enabled,
-        logger: logger.child({ component: 'console' }),
-      }),
+      withMetrics(
+        withConsole(yoga, {
+          authRequired: auth.enabled,
+          logger: logger.child({ component: 'console' }),
+        }),
+        metrics,
+        { auth, metricsToken: config.metricsToken },
+      ),
     ),
   );
   // Attached once listening: the WebSocket server re-emits the HTTP server's errors, and

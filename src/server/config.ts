@@ -129,6 +129,7 @@ function maskTokens(value: string): string {
 export function shown(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (name === 'AUTH_TOKENS') return maskTokens(value);
+  if (name === 'METRICS_TOKEN') return '****';
   if (name === 'REDIS_URL') return maskUrl(value);
   if (name === 'REDIS_CLUSTER_NODES') return value.split(',').map(maskUrl).join(',');
   return value;
@@ -213,6 +214,12 @@ const schema = z
     MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
     MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
     MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
+    // GET /metrics only (DESIGN.md §4.7); with AUTH_TOKENS, whose tokens may read it too.
+    METRICS_TOKEN: z
+      .string()
+      .trim()
+      .min(MIN_TOKEN_LENGTH, `must have ${MIN_TOKEN_LENGTH} or more characters`)
+      .optional(),
     // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
     HISTORY_MAX_LEN: z.coerce
       .number({ error: 'must be a whole number from 0 to 1000000' })
@@ -229,6 +236,11 @@ const schema = z
   .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST, 'bind'), {
     message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
+  })
+  .refine((c) => c.METRICS_TOKEN === undefined || c.AUTH_TOKENS !== null, {
+    message:
+      'is set without AUTH_TOKENS: without them the server is loopback-only and /metrics needs no token; set AUTH_TOKENS too, or unset METRICS_TOKEN',
+    path: ['METRICS_TOKEN'],
   })
   .refine((c) => c.REDIS_URL === undefined || c.REDIS_CLUSTER_NODES === undefined, {
     message:
@@ -271,6 +283,8 @@ export interface Config {
   /** Open WebSockets per client address (auth off) or per token (auth on). */
   readonly maxConnectionsPerClient: number;
   readonly logLevel: string;
+  /** A token that may read `GET /metrics` only (needs `authTokens`); null for none. */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -315,5 +329,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxRereadsPerSecond: c.MAX_REREADS_PER_SECOND,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     logLevel: c.LOG_LEVEL,
+    metricsToken: c.METRICS_TOKEN ?? null,
   };
 }

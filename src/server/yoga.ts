@@ -37,12 +37,15 @@ export interface YogaDeps {
   readonly browser: BrowserPolicy;
   /** Readiness: Redis answers and notifications are configured (or polling). */
   readonly ready: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /** Plugins run first, before the browser policy (the operation counter of `GET /metrics`). */
+  readonly observers?: readonly Plugin[];
 }
 
 export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
+    ...(deps.observers ?? []),
     ...deps.browser.plugins(),
     // Bodies and query strings that are not UTF-8: 400, never decoded with U+FFFD.
     useStrictUtf8(),

@@ -133,6 +133,25 @@ describe('the server on a Redis Cluster', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ ready: true, redis: 'up', eviction: 'noeviction' });
   });
+
+  it('GET /metrics reads a queue on every master, each from its own master', async () => {
+    const queues = await queuesOnEveryMaster(handle.cluster, 'metrics');
+    for (const [i, { queue }] of queues.entries()) {
+      const q = viaNodes.server.engine.queue(queue);
+      for (let j = 0; j <= i; j++) await q.enqueue(`g${j}`, { j });
+    }
+    const text = await (await fetch(`${viaNodes.server.url}/metrics`)).text();
+    for (const [i, { queue }] of queues.entries()) {
+      const counts = await viaNodes.server.engine.queue(queue).counts();
+      expect(counts.pending).toBe(i + 1);
+      expect(text).toContain(`ringmaster_jobs{queue="${queue}",state="pending"} ${i + 1}\n`);
+      expect(text).toContain(`ringmaster_groups{queue="${queue}",state="ready"} ${i + 1}\n`);
+      expect(text).toMatch(
+        new RegExp(`ringmaster_oldest_pending_age_seconds\\{queue="${queue}"\\} \\d`),
+      );
+    }
+    expect(text).toContain('ringmaster_metrics_read_errors_total 0\n');
+  });
 });
 
 /** Script calls (EVALSHA and EVAL) a node has run, from INFO commandstats. */

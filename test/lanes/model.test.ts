@@ -669,6 +669,9 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.seq,
     k.stats,
     k.settings,
+    // The oldest-pending index (metrics, issue 17): a lower bound per lane, not modelled here;
+    // its invariant is test/lanes/heads.property.test.ts's.
+    k.heads,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));

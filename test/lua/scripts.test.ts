@@ -31,6 +31,8 @@ const EXPECTED = [
   'readGroups',
   // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)
   'readJobs',
+  // one queue's numbers for GET /metrics, with the oldest pending job (issue 17)
+  'readMetrics',
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',

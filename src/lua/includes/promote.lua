@@ -28,12 +28,13 @@
 
   A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
   out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
-  Events: zrem delayed, zrem g:<group>:delayed, zadd lane, hset/hdel job, hincrby stats;
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
   rpush ring + lpush/ltrim wake (re-ring).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "settleGroup"
+--- @include "heads"
 
 local function promoteJob(k, base, id, unjudged)
   local at = redis.call('ZSCORE', k.delayed, id)
@@ -64,6 +65,7 @@ local function promoteJob(k, base, id, unjudged)
   redis.call('ZREM', k.delayed, id)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
   redis.call('ZADD', laneKey, score, id)
+  noteLaneHead(base, group, score)
   redis.call('HSET', jobKey, 'state', 'pending')
   redis.call('HDEL', jobKey, 'runAt')
   redis.call('HINCRBY', k.stats, 'delayed', -1)

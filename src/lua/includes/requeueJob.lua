@@ -39,7 +39,8 @@
 
   k: k.dead, k.delayed (zsets), k.stats, k.settings (hashes); k.deadRetention is filled in.
   base: 'P:{Q}:' (the group's delayed and dead indexes and the error list are built from it,
-  includes/keys.lua). laneKey is the group's pending zset.
+  includes/keys.lua). laneKey is the group's pending zset; a job put back there is noted in
+  `heads` (includes/heads.lua).
   failure: { message = text ('' for none), stack = text or nil, delayMs = ms or nil, r = [0, 1) }.
   Returns the outcome 'pending', 'delayed' or 'dead', and, when a dead job was forgotten at
   once, its hash fields as they were just before (a flat list), for the caller's reply.
@@ -47,6 +48,7 @@
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "retention"
+--- @include "heads"
 
 local ERRORS_KEPT = 10
 local MAX_DELAY_MS = 2592000000
@@ -136,6 +138,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     return 'delayed'
   end
   redis.call('ZADD', laneKey, score, id)
+  noteLaneHead(base, group, score)
   if exists then
     redis.call('HSET', jobKey, 'state', 'pending')
   end

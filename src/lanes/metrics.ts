@@ -1,0 +1,106 @@
+/**
+ * One queue's numbers for monitoring (`Queue.metrics`, DESIGN.md §4.7), read by one script
+ * (`readMetrics-7.lua`) so they agree, at O(1) in groups and jobs.
+ */
+import type { MetricsReply } from './commands.js';
+import { parseCount } from './state.js';
+import type { QueueStats } from './types.js';
+
+/** Stale entries of the oldest-pending index (`P:{Q}:heads`) mended per metrics read, at most. */
+export const METRICS_HEAD_STEPS = 100;
+
+/** The oldest pending job of a queue (the lowest lane score: FIFO, score = id). */
+export interface OldestPending {
+  readonly id: string;
+  /** Its lane score (its id for a job Ringmaster enqueued). */
+  readonly score: number;
+  /** When it was enqueued (ms since the epoch, Redis clock), or null when its hash has none. */
+  readonly enqueuedAt: number | null;
+  /** `at − enqueuedAt` (ms), or null when enqueuedAt is unknown. */
+  readonly ageMs: number | null;
+}
+
+/** What {@link Queue.metrics} answers. Counts are counts; times ms on the Redis clock. */
+export interface QueueMetrics {
+  /** When it was read (ms since the epoch, Redis clock). */
+  readonly at: number;
+  /** Groups in the registry (`ZCARD groups`). */
+  readonly groups: number;
+  /** Groups on the ring (`LLEN ring`): the serviceable ones. */
+  readonly ring: number;
+  /** Paused groups (`SCARD paused`). */
+  readonly paused: number;
+  /** Groups at or above their limit (`stats.saturated`). */
+  readonly saturated: number;
+  /** Groups waiting for their rate window (`ZCARD ratelimited`; 0 where no rate is set). */
+  readonly rateLimited: number;
+  /** Jobs in lanes (`stats.pending`). */
+  readonly pending: number;
+  /** Delayed jobs (`stats.delayed`). */
+  readonly delayed: number;
+  /** Active jobs (`ZCARD active`). */
+  readonly active: number;
+  /** Dead jobs kept by the retention (`ZCARD dead`). */
+  readonly dead: number;
+  /** Completed jobs kept by the retention (`ZCARD completed`). */
+  readonly completed: number;
+  /** Event counters since the queue was created (`stats`). */
+  readonly stats: QueueStats;
+  /**
+   * The oldest pending job, or null when there is none — or when the oldest-pending index had
+   * more stale entries than one read mends ({@link settled} false; the next read goes on).
+   */
+  readonly oldestPending: OldestPending | null;
+  /** False when {@link oldestPending} is unknown this time (stale entries left to mend). */
+  readonly settled: boolean;
+  /** Stale entries of the oldest-pending index this read mended (count). */
+  readonly mended: number;
+}
+
+/** {@link QueueMetrics} from `readMetrics-7.lua`'s reply. */
+export function decodeMetrics(reply: MetricsReply): QueueMetrics {
+  const [at, ring, groups, paused, rateLimited, active, dead, completed, flat, oldest, settled] =
+    reply;
+  const s: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) s[flat[i] as string] = flat[i + 1] as string;
+  let oldestPending: OldestPending | null = null;
+  if (oldest) {
+    const [id, score, enqueuedAtText] = oldest;
+    const enqueuedAt =
+      typeof enqueuedAtText === 'string' && /^\d+$/.test(enqueuedAtText)
+        ? Number(enqueuedAtText)
+        : null;
+    oldestPending = {
+      id,
+      score: Number(score),
+      enqueuedAt,
+      ageMs: enqueuedAt === null ? null : Math.max(0, Number(at) - enqueuedAt),
+    };
+  }
+  return {
+    at: Number(at),
+    groups: Number(groups),
+    ring: Number(ring),
+    paused: Number(paused),
+    saturated: parseCount(s.saturated),
+    rateLimited: Number(rateLimited),
+    pending: parseCount(s.pending),
+    delayed: parseCount(s.delayed),
+    active: Number(active),
+    dead: Number(dead),
+    completed: Number(completed),
+    stats: {
+      enqueued: parseCount(s.enqueued),
+      claimed: parseCount(s.claimed),
+      completed: parseCount(s.completed),
+      retried: parseCount(s.retried),
+      reaped: parseCount(s.reaped),
+      dead: parseCount(s.dead),
+      removed: parseCount(s.removed),
+      requeued: parseCount(s.requeued),
+    },
+    oldestPending,
+    settled: settled === 1,
+    mended: Number(reply[11]),
+  };
+}

@@ -1,0 +1,99 @@
+--[[
+  readMetrics — one queue's numbers for `GET /metrics` (DESIGN.md §4.7), read in one script so
+  they agree: cardinalities, the `stats` hash (counters and totals) and the oldest pending job.
+  O(1) in groups and jobs: ZCARD, SCARD, LLEN, one HGETALL of a hash of a dozen fields, and at
+  most maxSteps steps over the oldest-pending index (below).
+
+  The oldest pending job (includes/heads.lua): `P:{Q}:heads` holds every group with pending
+  work at a score ≤ its lane's head. Its first entry is checked against that group's real lane
+  head: an empty lane is dropped (ZREM), a head scored higher raises the entry to the real score
+  (ZADD XX); then the first entry is read again. An entry that matches its lane's head is the
+  queue-wide minimum (every other entry is ≤ its own head, and ≥ this one), so its job is the
+  oldest pending job (the lowest score: FIFO, score = id). Each step removes or raises one stale
+  entry, and an entry goes stale only when a job leaves a lane's head (a claim, a removal), so
+  the steps are amortised O(1) per claim; a backlog of stale entries (many lanes drained between
+  two scrapes) is worked off maxSteps per call, with `settled` 0 until it is.
+
+  Input:
+    KEYS[1] ring       list  serviceable groups
+    KEYS[2] stats      hash  counters and totals
+    KEYS[3] paused     set   paused groups
+    KEYS[4] groups     zset  group registry
+    KEYS[5] active     zset  active job ids
+    KEYS[6] dead       zset  dead job ids (retained)
+    KEYS[7] completed  zset  retained completed job ids
+
+    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, the lanes and the job hash of the
+                       oldest pending job are built from it (includes/keys.lua)
+    ARGV[2] maxSteps   stale entries of `heads` mended at most per call (1..10,000)
+
+  Output: { at, ring, groups, paused, rateLimited, active, dead, completed, stats, oldest,
+            settled, steps }
+    at           ms, the Redis clock (TIME)
+    ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD
+    stats        HGETALL stats, flat
+    oldest       { id, score, enqueuedAt } of the oldest pending job (enqueuedAt false when its
+                 hash has none: a bare id of another writer), or false for none known
+    settled      1 when `oldest` is the queue's oldest pending job (or there is none), 0 when
+                 maxSteps ran out first (`oldest` is then false)
+    steps        stale entries mended by this call
+
+  Writes only `heads` (ZREM, ZADD XX), only when it is stale; the first such write is a PERSIST
+  (includes/allowAtMaxmemory.lua), so a scrape works at maxmemory.
+  Events: zrem/zadd heads when an entry was stale; none otherwise.
+]]
+--- @include "keys"
+--- @include "nowMs"
+--- @include "allowAtMaxmemory"
+
+local base = ARGV[1]
+local maxSteps = tonumber(ARGV[2])
+local headsKey = headsKeyOf(base)
+
+local oldest = false
+local settled = 0
+local steps = 0
+while true do
+  local first = redis.call('ZRANGE', headsKey, 0, 0, 'WITHSCORES')
+  if #first == 0 then
+    settled = 1
+    break
+  end
+  local group, bound = first[1], tonumber(first[2])
+  local head = redis.call('ZRANGE', laneKeyOf(base, group), 0, 0, 'WITHSCORES')
+  local score = head[2] and tonumber(head[2])
+  if score ~= nil and score == bound then
+    oldest = { head[1], head[2], redis.call('HGET', jobKeyOf(base, head[1]), 'enqueuedAt') }
+    settled = 1
+    break
+  end
+  if steps >= maxSteps then
+    break
+  end
+  if steps == 0 then
+    allowAtMaxmemory(KEYS[2])
+  end
+  steps = steps + 1
+  if score == nil then
+    redis.call('ZREM', headsKey, group)
+  else
+    -- Higher (a claimed or removed head), or lower (a lane written by a writer that keeps no
+    -- `heads`): either way the entry now holds the real head, and is read again first.
+    redis.call('ZADD', headsKey, 'XX', head[2], group)
+  end
+end
+
+return {
+  nowMs(),
+  redis.call('LLEN', KEYS[1]),
+  redis.call('ZCARD', KEYS[4]),
+  redis.call('SCARD', KEYS[3]),
+  redis.call('ZCARD', rateLimitedKeyOf(base)),
+  redis.call('ZCARD', KEYS[5]),
+  redis.call('ZCARD', KEYS[6]),
+  redis.call('ZCARD', KEYS[7]),
+  redis.call('HGETALL', KEYS[2]),
+  oldest,
+  settled,
+  steps,
+}

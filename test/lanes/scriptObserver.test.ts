@@ -1,0 +1,46 @@
+/**
+ * `RingmasterOptions.onScript` (DESIGN.md §4.7, engine): told of every script call of the
+ * engine's queue handles — name, duration (ms), ok — and never able to break a call.
+ */
+import { describe, expect, it } from 'vitest';
+import { Ringmaster } from '../../src/lanes/index.js';
+import { uniqueQueueName, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+describe('onScript', () => {
+  it('hears each script call with its name, a duration and whether it succeeded', async () => {
+    const heard: [string, number, boolean][] = [];
+    const rm = new Ringmaster(engine.redis(), {
+      onScript: (name, ms, ok) => heard.push([name, ms, ok]),
+    });
+    const q = rm.queue(uniqueQueueName());
+    const job = await q.enqueue('a', null);
+    // A refusal answered as a reply (LEASE_LOST) is a successful call of the script.
+    await expect(q.complete(job.id, 'not-the-token')).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    await engine.redis().set(q.keys.seq, 'garbage');
+    await expect(q.enqueue('a', null)).rejects.toMatchObject({ code: 'DATA_OUT_OF_RANGE' });
+    expect(heard.map(([name, , ok]) => [name, ok])).toEqual([
+      ['enqueue', true],
+      ['complete', true],
+      ['enqueue', false],
+    ]);
+    for (const [, ms] of heard) expect(ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('an observer that throws changes nothing for the caller', async () => {
+    const rm = new Ringmaster(engine.redis(), {
+      onScript: () => {
+        throw new Error('observer broke');
+      },
+    });
+    const q = rm.queue(uniqueQueueName());
+    const job = await q.enqueue('a', null);
+    expect((await q.claim())?.id).toBe(job.id);
+  });
+
+  it('a Ringmaster without one, or a Queue on a bare client, runs as before', async () => {
+    const q = new Ringmaster(engine.redis()).queue(uniqueQueueName());
+    expect((await q.enqueue('a', null)).state).toBe('PENDING');
+  });
+});
