@@ -27,6 +27,7 @@ import { DelayedView } from './components/DelayedView';
 import { GroupDetail } from './components/GroupDetail';
 import { GroupsTable, usePaging } from './components/GroupsTable';
 import { Header } from './components/Header';
+import { HistoryPanel } from './components/HistoryPanel';
 import { Id } from './components/Id';
 import { JobDetail } from './components/JobDetail';
 import { Kpis } from './components/Kpis';
@@ -283,6 +284,7 @@ export function App() {
                         route={route}
                       />
                       <Throughput samples={state.samples} skew={skew} />
+                      <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>
                 </>

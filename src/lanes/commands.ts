@@ -265,6 +265,16 @@ export class Commands {
     return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
   }
 
+  /** `setWeight-8.lua`: `history` is the steering history's [actor, cap] (`Queue.historyArgs`). */
+  setWeight(p: {
+    group: string;
+    weight: number;
+    history: [actor: string, cap: number];
+  }): Promise<GroupReply> {
+    const args = [p.group, p.weight, ...p.history];
+    return this.run('setWeight', this.groupKeys(p.group), args) as Promise<GroupReply>;
+  }
+
   /**
    * `register-1.lua`: add this queue's name to the registry `registry` (`P:queues`), as SADD
    * does, but allowed at maxmemory (for the steering calls). Resolves to 1 when added, else 0.

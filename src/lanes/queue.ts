@@ -336,6 +336,25 @@ export class Queue {
     return retentionReply(reply);
   }
 
+  /**
+   * Give `group` `weight` turns in a row each time the rota comes round to it: `weight` claims
+   * per round of the ring (DESIGN.md §3, "Weights"); 1, the default, deletes the field. The ring
+   * is not reordered, except that a group mid-round whose turns already reach a lowered weight
+   * ends its round now (head to tail). Registers the group and the queue; recorded in the
+   * steering history as `setWeight`. Script: `setWeight-8.lua` (runs at maxmemory).
+   * @param weight turns per round, an integer 1..1,000
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `weight`); nothing is sent then
+   */
+  async setWeight(group: string, weight: number, options?: SteeringOptions): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const w = validate.weight(weight);
+    const history = this.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.setWeight({ group: g, weight: w, history })),
+    );
+  }
+
   // ── jobs (worker) ────────────────────────────────────────────────────────────────────
 
   /**

@@ -385,3 +385,11 @@ export function retentionChange(
   }
   return out;
 }
+
+/** The most turns per round a group may be given (DESIGN.md §3, "Weights"). */
+export const MAX_WEIGHT = 1_000;
+
+/** A group's weight (turns per round of the ring): an integer in 1..1,000. */
+export function weight(value: unknown): number {
+  return integerIn('weight', value, 1, MAX_WEIGHT);
+}

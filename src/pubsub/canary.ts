@@ -14,6 +14,7 @@
  * | `P:canary:{<id>}:h` (hash) | `hset`, `del`  | `K`, `h`, `g`    |
  * | `P:canary:{<id>}:s` (set)  | `sadd`, `del`  | `K`, `s`, `g`    |
  * | `P:canary:{<id>}:z` (zset) | `zadd`, `del`  | `K`, `z`, `g`    |
+ * | `P:canary:{<id>}:t` (stream) | `xadd`, `del` | `K`, `t`, `g`   |
  *
  * — every class of {@link NEEDED_FLAGS}. `P:canary:` cannot collide with a queue's keys (they
  * all start `P:{`) nor with the registry `P:queues`; `<id>` is the feed's own, so two servers on
@@ -37,6 +38,7 @@ const PROBES = [
   { suffix: 'h', event: 'hset', flag: 'h' },
   { suffix: 's', event: 'sadd', flag: 's' },
   { suffix: 'z', event: 'zadd', flag: 'z' },
+  { suffix: 't', event: 'xadd', flag: 't' },
 ] as const;
 
 /** The generic event every canary key raises when the MULTI deletes it (class `g`). */
@@ -175,7 +177,7 @@ export class Canary {
   private async write(): Promise<void> {
     this.writing = true;
     try {
-      const [l, h, s, z] = this.keys as [string, string, string, string];
+      const [l, h, s, z, t] = this.keys as [string, string, string, string, string];
       const replies = await this.options
         .writer()
         .multi()
@@ -183,7 +185,8 @@ export class Canary {
         .hset(h, '1', '1')
         .sadd(s, '1')
         .zadd(z, 0, '1')
-        .del(l, h, s, z)
+        .xadd(t, '*', '1', '1')
+        .del(l, h, s, z, t)
         .exec();
       if (replies === null) throw new Error('the canary transaction was aborted');
       for (const [error] of replies) if (error) throw error;

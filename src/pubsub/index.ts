@@ -3,6 +3,7 @@
  * and `jobChanged` subscriptions (DESIGN.md §4, §6). Knows nothing of GraphQL.
  */
 
+export { HISTORY_WINDOW, type HistoryBatch } from './historyWatch.js';
 export type { WatchedJob } from './jobWatch.js';
 export {
   DEFAULT_MAX_REREADS_PER_SECOND,

@@ -39,6 +39,14 @@ import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
+import {
+  type HistoryBatch,
+  type HistoryWindow,
+  historyKey,
+  historyReader,
+  historyRender,
+  sameWindow,
+} from './historyWatch.js';
 import { isFinalJob, jobKeys, renderJob, sameJob, type WatchedJob } from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
@@ -89,7 +97,7 @@ export interface LiveFeedOptions {
 export interface LiveFeedStats {
   /** Open subscriber generators (ring, group and job). */
   listeners: number;
-  /** Queues with a watched ring, group or job. */
+  /** Queues with a watched ring, group, job or history. */
   watchedQueues: number;
   /** Ring reads started since the feed was made. */
   ringReads: number;
@@ -97,6 +105,8 @@ export interface LiveFeedStats {
   groupReads: number;
   /** Job reads started since the feed was made. */
   jobReads: number;
+  /** History reads (XRANGE from the last id seen) started since the feed was made. */
+  historyReads: number;
   /** Keyspace channels subscribed (or being subscribed), the canary's not counted. */
   channels: number;
   /** Subscriber connections held: 1 on a single Redis, one per master on a cluster. */
@@ -158,6 +168,8 @@ export class LiveFeed {
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
   private readonly jobs = new Map<string, Map<string, Watch<WatchedJob>>>();
+  /** history stream key → its queue and watch (the queue's stream or a group's; §4.6) */
+  private readonly histories = new Map<string, { queue: string; watch: Watch<HistoryWindow> }>();
   private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
   private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
@@ -165,6 +177,7 @@ export class LiveFeed {
   private ringReads = 0;
   private groupReads = 0;
   private jobReads = 0;
+  private historyReads = 0;
 
   /**
    * @throws RangeError when a `throttleMs` / interval is out of range
@@ -407,14 +420,62 @@ export class LiveFeed {
     );
   }
 
+  /**
+   * The steering history of `queue` (with `group`: that group's stream) as it is written: each
+   * event carries the entries written since the last one this subscriber was sent, oldest
+   * first; the first carries none and says the subscription is live (every entry written after
+   * it will come, so a client may read `Queue.history` then and miss nothing),
+   * and `gap` when more were written between two of its pulls than a watch holds
+   * ({@link HISTORY_WINDOW}). One watch per stream, shared, counted in `maxWatches`; a hint
+   * (the stream's `xadd`), a safety re-read or a poll reads from the last id seen, so an entry
+   * written while a notification was lost still comes, late. Released as {@link ringChanges}.
+   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name or group id
+   * @throws RingmasterError LIMIT_EXCEEDED when the stream is not watched yet and `maxWatches`
+   *   are open
+   */
+  historyAdded(queue: string, group?: string, signal?: AbortSignal): AsyncGenerator<HistoryBatch> {
+    const handle = this.engine.queue(queue);
+    const id = group === undefined ? undefined : validate.groupId(group);
+    const source = this.requireStarted();
+    const key = historyKey(queueKeys(this.prefix, handle.name), id);
+    return this.open(historyRender(), signal, () => {
+      const existing = this.histories.get(key);
+      if (existing !== undefined) return existing.watch;
+      this.admitWatch();
+      const read = historyReader(handle.redis, key);
+      const watch: Watch<HistoryWindow> = new Watch<HistoryWindow>({
+        ...this.watchDefaults(source),
+        keys: [key],
+        read: () => {
+          this.historyReads++;
+          return read();
+        },
+        equals: sameWindow,
+        logger: this.logger.child({ queue: handle.name, group: id, watch: 'history' }),
+        onEmpty: () => {
+          this.watchClosed();
+          if (this.histories.get(key)?.watch === watch) this.histories.delete(key);
+        },
+      });
+      this.histories.set(key, { queue: handle.name, watch });
+      return watch;
+    });
+  }
+
   stats(): LiveFeedStats {
-    const queues = new Set([...this.rings.keys(), ...this.groups.keys(), ...this.jobs.keys()]);
+    const queues = new Set([
+      ...this.rings.keys(),
+      ...this.groups.keys(),
+      ...this.jobs.keys(),
+      ...[...this.histories.values()].map((h) => h.queue),
+    ]);
     return {
       listeners: this.streams.size,
       watchedQueues: queues.size,
       ringReads: this.ringReads,
       groupReads: this.groupReads,
       jobReads: this.jobReads,
+      historyReads: this.historyReads,
       channels: this.source?.channelCount ?? 0,
       subscribers: this.source?.connectionCount ?? 0,
       watches: this.watchCount,
@@ -432,6 +493,8 @@ export class LiveFeed {
       for (const byGroup of this.groups.values())
         for (const watch of byGroup.values()) watch.dispose();
       for (const byJob of this.jobs.values()) for (const watch of byJob.values()) watch.dispose();
+      for (const { watch } of this.histories.values()) watch.dispose();
+      this.histories.clear();
       this.rings.clear();
       this.groups.clear();
       this.jobs.clear();
@@ -532,6 +595,7 @@ export class LiveFeed {
     for (const byJob of this.jobs.values()) {
       watches.push(...(byJob.values() as Iterable<Watch<unknown>>));
     }
+    for (const { watch } of this.histories.values()) watches.push(watch as Watch<unknown>);
     return watches;
   }
 

@@ -8,9 +8,9 @@ import type { RedisClient } from '../lanes/redisConnection.js';
 /**
  * K: keyspace channels; l: lists (the ring); h: hashes (glimit, gactive, a job's hash); s: sets
  * (paused); z: sorted sets (a group's lane); g: generic (DEL when a key empties or a job's hash
- * is deleted, and writers' DEL/RENAME).
+ * is deleted, and writers' DEL/RENAME); t: streams (the steering history's XADD, DESIGN.md §4.6).
  */
-export const NEEDED_FLAGS = 'Klhszg';
+export const NEEDED_FLAGS = 'Klhszgt';
 
 /** What Redis' `A` stands for (7.x; a superset of older versions' alias). */
 const ALIAS_A = 'g$lshzxetd';

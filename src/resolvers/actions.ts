@@ -6,6 +6,7 @@
 
 import type { Context } from '../context.js';
 import type { JobActionResult, JobState, Queue, RetentionChange } from '../lanes/index.js';
+import { steering } from './steering.js';
 
 type Maybe<T> = T | null | undefined;
 
@@ -37,10 +38,13 @@ export const requeueDeadJobs = (
     limit?: Maybe<number>;
   },
 ): Promise<JobActionResult> =>
-  ctx.engine.queue(a.queue).requeueDead(selectionOf(a) as Parameters<Queue['requeueDead']>[0], {
-    resetAttempts: a.resetAttempts ?? undefined,
-    limit: a.limit ?? undefined,
-  });
+  ctx.engine
+    .queue(a.queue)
+    .requeueDead(
+      selectionOf(a) as Parameters<Queue['requeueDead']>[0],
+      { resetAttempts: a.resetAttempts ?? undefined, limit: a.limit ?? undefined },
+      steering(ctx),
+    );
 
 /**
  * `removeJobs`: jobs not running deleted (by ids, optionally of one state, a group's jobs in
@@ -64,6 +68,7 @@ export const removeJobs = (
       ...(a.state == null ? {} : { state: a.state }),
     } as Parameters<Queue['removeJobs']>[0],
     { limit: a.limit ?? undefined },
+    steering(ctx),
   );
 
 /** `purgeGroup`: a group's PENDING backlog deleted, up to `limit` per call. */
@@ -71,19 +76,19 @@ export const purgeGroup = (
   ctx: Context,
   a: { queue: string; group: string; limit?: Maybe<number> },
 ): Promise<JobActionResult> =>
-  ctx.engine.queue(a.queue).purgeGroup(a.group, { limit: a.limit ?? undefined });
+  ctx.engine.queue(a.queue).purgeGroup(a.group, { limit: a.limit ?? undefined }, steering(ctx));
 
 /** `pauseQueue`: no claims from the queue until resumed; the queue after. */
 export async function pauseQueue(ctx: Context, a: { queue: string }): Promise<Queue> {
   const q = ctx.engine.queue(a.queue);
-  await q.pauseQueue();
+  await q.pauseQueue(steering(ctx));
   return q;
 }
 
 /** `resumeQueue`: claims run again (parked workers woken); the queue after. */
 export async function resumeQueue(ctx: Context, a: { queue: string }): Promise<Queue> {
   const q = ctx.engine.queue(a.queue);
-  await q.resumeQueue();
+  await q.resumeQueue(steering(ctx));
   return q;
 }
 
@@ -116,9 +121,12 @@ export async function setRetention(
   const q = ctx.engine.queue(a.queue);
   const completed = changeOf(a.completed);
   const dead = changeOf(a.dead);
-  await q.setRetention({
-    ...(completed === undefined ? {} : { completed }),
-    ...(dead === undefined ? {} : { dead }),
-  });
+  await q.setRetention(
+    {
+      ...(completed === undefined ? {} : { completed }),
+      ...(dead === undefined ? {} : { dead }),
+    },
+    steering(ctx),
+  );
   return q;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../lanes/index.js';
 import { withoutToken } from '../lanes/index.js';
 import { oncePerExecution } from './perExecution.js';
+import { steering } from './steering.js';
 
 interface JobArgs {
   queue: string;
@@ -90,7 +91,7 @@ export const retry = (
  * @throws RingmasterError JOB_NOT_FOUND when there is no such job
  */
 export const promoteJob = (ctx: Context, a: { queue: string; id: string }): Promise<PromotedJob> =>
-  ctx.engine.queue(a.queue).promote(a.id);
+  ctx.engine.queue(a.queue).promote(a.id, steering(ctx));
 
 export const extendLease = (ctx: Context, a: JobArgs & { leaseMs: number }): Promise<Job> =>
   ctx.engine.queue(a.queue).extendLease(a.id, a.token, a.leaseMs);

@@ -14,7 +14,7 @@ import type { RingChange } from '../pubsub/index.js';
  * counts an error that does not originate in a GraphQLError as the server's fault: SSE would
  * answer HTTP 500, which fetch-based clients report as a network error, hiding the code.
  */
-function subscribe<T>(start: () => AsyncGenerator<T>): AsyncGenerator<T> {
+export function subscribe<T>(start: () => AsyncGenerator<T>): AsyncGenerator<T> {
   try {
     return start();
   } catch (error) {

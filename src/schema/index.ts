@@ -14,6 +14,8 @@ import './viewer.js';
 import './snapshot.js';
 import './jobs.js';
 import './actions.js';
+import './weights.js';
+import './history.js';
 
 builder.mutationType({});
 

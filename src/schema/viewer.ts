@@ -10,16 +10,22 @@ const RoleRef = builder.enumType('Role', {
   values: ['READ', 'WORKER', 'ADMIN'] as const,
 });
 
-const ViewerRef = builder.objectRef<{ role: 'read' | 'worker' | 'admin' }>('Viewer').implement({
-  description: 'The caller.',
-  fields: (t) => ({
-    role: t.field({
-      type: RoleRef,
-      description: 'ADMIN when AUTH_TOKENS is unset.',
-      resolve: (v) => v.role.toUpperCase() as 'READ' | 'WORKER' | 'ADMIN',
+const ViewerRef = builder
+  .objectRef<{ role: 'read' | 'worker' | 'admin'; actor: string }>('Viewer')
+  .implement({
+    description: 'The caller.',
+    fields: (t) => ({
+      role: t.field({
+        type: RoleRef,
+        description: 'ADMIN when AUTH_TOKENS is unset.',
+        resolve: (v) => v.role.toUpperCase() as 'READ' | 'WORKER' | 'ADMIN',
+      }),
+      actor: t.exposeString('actor', {
+        description:
+          'Who the steering history records the caller as: its token’s name (AUTH_TOKENS `name=role:token`), else its role; `admin` when AUTH_TOKENS is unset.',
+      }),
     }),
-  }),
-});
+  });
 
 builder.queryField('viewer', (t) =>
   t.field({

@@ -21,12 +21,14 @@ import {
   GroupChangedDocument,
   GroupJobsDocument,
   GroupsPageDocument,
+  HistoryAddedDocument,
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
   PauseQueueDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
+  QueueHistoryDocument,
   QueueJobsDocument,
   QueueOverviewDocument,
   QueuesDocument,
@@ -39,6 +41,7 @@ import {
   RingChangedDocument,
   SetLimitDocument,
   SetRetentionDocument,
+  SetWeightDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -345,6 +348,25 @@ const OPERATIONS: Operation[] = [
     }),
   },
   {
+    field: 'setWeight',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetWeightDocument),
+      variables: { queue, group: 'g', weight: 3 },
+    }),
+  },
+  {
+    field: 'queue',
+    name: 'queue.history',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue({ actor: 'someone' });
+      return { query: print(QueueHistoryDocument), variables: { queue } };
+    },
+  },
+  {
     field: 'ringChanged',
     kind: 'subscription',
     role: 'read',
@@ -360,6 +382,15 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => {
       await engine().queue(queue).enqueue('g');
       return { query: print(GroupChangedDocument), variables: { queue, group: 'g' } };
+    },
+  },
+  {
+    field: 'historyAdded',
+    kind: 'subscription',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).pauseQueue();
+      return { query: print(HistoryAddedDocument), variables: { queue } };
     },
   },
   {
@@ -383,6 +414,9 @@ function expectAllowed(op: Operation, result: { data?: unknown; errors?: unknown
   }
   if (op.field === 'groupChanged') expect(data?.groupChanged).toMatchObject({ id: 'g' });
   if (op.field === 'jobChanged') expect(data?.jobChanged).toMatchObject({ state: 'PENDING' });
+  if (op.field === 'historyAdded') {
+    expect(data?.historyAdded).toEqual({ entries: [], gap: false });
+  }
 }
 
 /** The single error of a refused call, checked for its code and for leaks. */

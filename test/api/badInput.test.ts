@@ -41,6 +41,7 @@ import {
   RUN_AT_TEXTS,
   TOKENS,
   UNREMOVABLE_STATES,
+  WEIGHTS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -104,6 +105,14 @@ const FIELDS: Field[] = [
       group: GROUP_IDS,
       limit: [...LIMITS, NULL],
     },
+  },
+  {
+    name: 'Mutation.setWeight',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $weight: Int!) { setWeight(queue: $queue, group: $group, weight: $weight) { id weight } }',
+    valid: () => ({ queue: QUEUE, group: 'c', weight: 2 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, weight: [...WEIGHTS, NULL] },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup'] as const).map(
     (name): Field => ({

@@ -152,8 +152,12 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'leases',
         'stats',
         'seq',
+        // The oldest-pending index and the steering history (issue 17).
+        'heads',
+        'history',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
+      `${base}g:${id}:history`,
       `${base}job:${second.id}`,
       // The completed job, kept by the completed retention in the queue's and its group's index.
       `${base}completed`,

@@ -85,6 +85,10 @@ describe('the engine on a Redis Cluster', () => {
       await q.setRetention({ dead: { count: 5 } });
       expect(await master.hget(q.keys.settings, 'deadCount')).toBe('5');
       ran.add('setRetention');
+      // Weights (issue 17): gweight is built from the base, on the same master.
+      expect((await q.setWeight('a', 3)).weight).toBe(3);
+      expect(await master.hget(q.keys.weight, 'a')).toBe('3');
+      ran.add('setWeight');
       const waiting = await q.enqueue('d', { n: 1 });
       expect((await q.jobs({ state: 'PENDING', group: 'd' })).jobs.map((j) => j.id)).toEqual([
         waiting.id,
@@ -97,6 +101,16 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('requeueDead');
       expect((await q.audit()).findings).toEqual([]);
       ran.add('reconcileIndexes');
+      // Issue 17: the metrics read, and a repair's history entry, on the queue's master.
+      expect(await q.metrics()).toMatchObject({ groups: 4, stats: { enqueued: 7 } });
+      ran.add('readMetrics');
+      await master.hset(q.keys.gactive, 'b', '4');
+      expect((await q.repair({ actor: 'cluster-test' })).findings.length).toBeGreaterThan(0);
+      ran.add('recordRepair');
+      const [[, fields]] = (await master.xrevrange(q.keys.history, '+', '-', 'COUNT', 1)) as [
+        [string, string[]],
+      ];
+      expect(fields).toEqual(expect.arrayContaining(['action', 'repair', 'actor', 'cluster-test']));
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

@@ -94,6 +94,7 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.resume('a')).toMatchObject({ id: 'a', paused: false });
     expect(await queue.setLimit('a', 5)).toMatchObject({ id: 'a', limit: 5 });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
+    expect(await queue.setWeight('a', 3)).toMatchObject({ id: 'a', weight: 3 });
     // The whole queue too, and its retention (shrinking it is what an operator does here).
     expect(await queue.pauseQueue()).toBe('PAUSED');
     expect(await queue.claim()).toBeNull();

@@ -44,6 +44,7 @@ import {
   RUN_ATS,
   TOKENS,
   UNREMOVABLE_STATES,
+  WEIGHTS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -120,6 +121,8 @@ const cases: Case[] = [
     ),
   ]),
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
+  ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
+  ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
   ...LEASES.flatMap((bad) => [
     ...each([bad], 'claim leaseMs', (v) => ctx.q.claim({ leaseMs: any(v) })),
     ...each([bad], 'extendLease leaseMs', (v) =>

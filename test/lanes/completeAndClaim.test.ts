@@ -729,7 +729,9 @@ type SetupStep =
   | { kind: 'setLimit'; group: number; limit: number }
   /** Lower a busy group's limit to below its active count (so it is over its limit). */
   | { kind: 'squeeze'; pick: number }
-  | { kind: 'clearLimit' | 'pause' | 'resume'; group: number };
+  | { kind: 'clearLimit' | 'pause' | 'resume'; group: number }
+  /** Weights (issue 17): a weighted group keeps the head for its turns, in a batch too. */
+  | { kind: 'setWeight'; group: number; weight: number };
 
 /** A completion of the batch: a held lease, a retired token, a bogus token, or no job. */
 type Pick = { kind: 'held' | 'retired' | 'bogus' | 'missing' | 'junk'; pick: number };
@@ -767,6 +769,14 @@ const setupArb: fc.Arbitrary<SetupStep> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constantFrom('clearLimit' as const, 'pause' as const, 'resume' as const),
       group,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('setWeight' as const),
+      group,
+      weight: fc.integer({ min: 1, max: 3 }),
     }),
   },
 );
@@ -812,6 +822,9 @@ async function history(q: Queue, steps: SetupStep[]) {
         if (g !== undefined) await q.setLimit(g, Math.max(0, Number(active) - 1 - (step.pick % 2)));
         break;
       }
+      case 'setWeight':
+        await q.setWeight(GROUPS[step.group] as string, step.weight);
+        break;
       default:
         await q[step.kind](GROUPS[step.group] as string);
     }

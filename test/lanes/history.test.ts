@@ -8,7 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type HistoryEntry, type Job, Queue, RingmasterError } from '../../src/lanes/index.js';
+import {
+  type HistoryEntry,
+  type Job,
+  Queue,
+  Ringmaster,
+  RingmasterError,
+} from '../../src/lanes/index.js';
 import { putDelayed } from '../support/delayed.js';
 import { redisNow, uniqueQueueName, useEngine } from '../support/lanes.js';
 
@@ -114,6 +120,50 @@ describe('queue-wide steering', () => {
     await expect(q.setRetention({ completed: { count: -1 } })).rejects.toMatchObject({
       code: 'BAD_USER_INPUT',
     });
+  });
+});
+
+describe('property: the queue-wide history is a chain', () => {
+  it('any sequence of pauseQueue, resumeQueue and setRetention: one entry per change, each entry’s before the previous one’s after', async () => {
+    const op = fc.oneof(
+      fc.constant({ kind: 'pause' as const }),
+      fc.constant({ kind: 'resume' as const }),
+      fc.record({
+        kind: fc.constant('retention' as const),
+        count: fc.integer({ min: 0, max: 3 }),
+        ageMs: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+        const q = engine.queue();
+        let changes = 0;
+        for (const o of ops) {
+          const before = JSON.stringify([await q.state(), await q.retention()]);
+          if (o.kind === 'pause') await q.pauseQueue({ actor: 'p' });
+          else if (o.kind === 'resume') await q.resumeQueue({ actor: 'p' });
+          else await q.setRetention({ dead: { count: o.count, ageMs: o.ageMs } });
+          if (JSON.stringify([await q.state(), await q.retention()]) !== before) changes++;
+        }
+        const all = (await entries(q)).reverse();
+        expect(all).toHaveLength(changes);
+        for (const family of [['pauseQueue', 'resumeQueue'], ['setRetention']]) {
+          const chain = all.filter((e) => family.includes(e.action));
+          for (const [i, e] of chain.entries()) {
+            expect(e.before).not.toEqual(e.after);
+            if (i > 0) expect(e.before).toEqual(chain[i - 1]?.after);
+          }
+        }
+        expect(all.at(-1)?.after ?? null).toEqual(
+          all.length === 0
+            ? null
+            : all.at(-1)?.action === 'setRetention'
+              ? JSON.parse(JSON.stringify(await q.retention()))
+              : { paused: (await q.state()) === 'PAUSED' },
+        );
+      }),
+      { numRuns: 25 },
+    );
   });
 });
 
@@ -254,6 +304,17 @@ describe('caps', () => {
       await q.purgeGroup('g');
     }
     expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(2);
+  });
+
+  it("a Ringmaster's actor and historyMaxLen reach every queue handle it makes", async () => {
+    const rm = new Ringmaster(engine.redis(), { actor: 'svc', historyMaxLen: 1 });
+    const q = rm.queue(uniqueQueueName());
+    expect([q.actor, q.historyMaxLen]).toEqual(['svc', 1]);
+    await q.pauseQueue();
+    await q.resumeQueue();
+    expect((await entries(q)).map((e) => [e.action, e.actor])).toEqual([['resumeQueue', 'svc']]);
+    const plain = new Ringmaster(engine.redis()).queue(uniqueQueueName());
+    expect([plain.actor, plain.historyMaxLen]).toEqual(['engine', 10_000]);
   });
 
   it('historyMaxLen 0 records nothing', async () => {

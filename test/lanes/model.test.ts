@@ -672,7 +672,10 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     // The oldest-pending index (metrics, issue 17): a lower bound per lane, not modelled here;
     // its invariant is test/lanes/heads.property.test.ts's.
     k.heads,
+    // The steering history (issue 17): entries, not state; test/lanes/history.test.ts's.
+    k.history,
   ]);
+  const historyKeys = new Set(GROUPS.map((g) => k.groupHistory(g)));
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
   const deadOf = new Map(GROUPS.map((g) => [k.groupDead(g), g]));
@@ -681,7 +684,14 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   const laneKeys = keys.filter((key) => laneOf.has(key)).sort();
   const delayedKeys = keys.filter((key) => delayedOf.has(key)).sort();
   const deadKeys = keys.filter((key) => deadOf.has(key)).sort();
-  const known = new Set([...jobKeys, ...errorKeys, ...laneKeys, ...delayedKeys, ...deadKeys]);
+  const known = new Set([
+    ...jobKeys,
+    ...errorKeys,
+    ...laneKeys,
+    ...delayedKeys,
+    ...deadKeys,
+    ...historyKeys,
+  ]);
   const strayKeys = keys.filter((key) => !fixed.has(key) && !known.has(key)).sort();
 
   const m = redis.multi();

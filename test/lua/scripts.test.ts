@@ -53,6 +53,8 @@ const EXPECTED = [
   'setLimit',
   // a queue's retention of completed and dead jobs (issue 16)
   'setRetention',
+  // a group's turns per round of the ring (issue 17, weights)
+  'setWeight',
 ];
 
 describe('scripts', () => {

@@ -126,7 +126,7 @@ describe.skipIf(findRedisServer() === null)(
       await setFlags('');
       await waitFor('the feed to poll', () => feed.mode === 'polling');
       const warning = lines.find((l) => l.level === 40 && l.needed === NEEDED_FLAGS);
-      expect(warning?.msg).toMatch(/do not arrive.*CONFIG is refused.*Klhszg/);
+      expect(warning?.msg).toMatch(/do not arrive.*CONFIG is refused.*Klhszgt/);
       expect(await ring.next()).toMatchObject({ ring: [], reason: 'RESYNC' });
       // No notification is published now: a poll delivers this.
       await q.enqueue('a');

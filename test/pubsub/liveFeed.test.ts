@@ -40,12 +40,13 @@ async function expectChange(
 
 describe('notification flags', () => {
   it('knows which flags are missing, reading Redis’ A alias', () => {
-    expect(NEEDED_FLAGS).toBe('Klhszg');
-    expect(missingFlags('')).toBe('Klhszg');
+    expect(NEEDED_FLAGS).toBe('Klhszgt');
+    expect(missingFlags('')).toBe('Klhszgt');
     expect(missingFlags('AKE')).toBe('');
     expect(missingFlags('AE')).toBe('K');
-    expect(missingFlags('glshzK')).toBe('');
-    expect(missingFlags('Elh')).toBe('Kszg');
+    expect(missingFlags('glshzK')).toBe('t');
+    expect(missingFlags('glshztK')).toBe('');
+    expect(missingFlags('Elh')).toBe('Kszgt');
   });
 
   it('adds the flags it needs at start and removes none', async () => {

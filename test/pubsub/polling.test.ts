@@ -55,7 +55,7 @@ describe.skipIf(findRedisServer() === null)('CONFIG refused and no notifications
     expect(feed.mode).toBe('polling');
     // The first canary round, at start, found nothing and says what to set.
     const warning = lines.find((l) => l.level === 40 && l.needed === NEEDED_FLAGS);
-    expect(warning?.msg).toMatch(/CONFIG is refused.*notify-keyspace-events.*Klhszg/);
+    expect(warning?.msg).toMatch(/CONFIG is refused.*notify-keyspace-events.*Klhszgt/);
     expect(warning?.pollIntervalMs).toBe(50);
     const name = queueName();
     const q = engine.queue(name);

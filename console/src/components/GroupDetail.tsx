@@ -17,6 +17,8 @@ import {
 import type { Route } from '../hooks';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
+import { GroupWeight } from './GroupWeight';
+import { HistoryPanel } from './HistoryPanel';
 import { Id } from './Id';
 
 /** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
@@ -241,7 +243,15 @@ export function GroupDetail(props: {
               {outcome.text}
             </p>
           )}
+          <GroupWeight
+            queue={queue}
+            group={group}
+            weight={g.weight}
+            admin={admin}
+            refresh={refresh}
+          />
           <GroupJobs queue={queue} group={group} tick={at} skew={skew} now={now} route={route} />
+          <HistoryPanel queue={queue} group={group} />
         </>
       )}
     </section>

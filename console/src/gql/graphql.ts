@@ -53,7 +53,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -78,7 +78,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -102,7 +102,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -110,7 +110,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -118,7 +118,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -126,7 +126,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -207,6 +207,43 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
+export type HistoryItemFragment = { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
+
+export type HistoryQueryVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type HistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }> } } };
+
+export type HistoryLiveSubscriptionVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+}>;
+
+
+export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
+
+export type SetWeightMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  weight: number;
+}>;
+
+
+export type SetWeightMutation = { setWeight: { id: string, weight: number } | null };
+
+export type GroupWeightQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupWeightQuery = { queue: { group: { id: string, weight: number } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -241,6 +278,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   ...GroupRow
   reason
   blockedBy
+  weight
 }
     fragment GroupRow on Group {
   id
@@ -365,6 +403,18 @@ export const ActionResultFragmentDoc = new TypedDocumentString(`
   skipped
 }
     `, {"fragmentName":"ActionResult"}) as unknown as TypedDocumentString<ActionResultFragment, unknown>;
+export const HistoryItemFragmentDoc = new TypedDocumentString(`
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}
+    `, {"fragmentName":"HistoryItem"}) as unknown as TypedDocumentString<HistoryItemFragment, unknown>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -434,6 +484,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  weight
 }
 fragment Counts on QueueCounts {
   groups
@@ -492,6 +543,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  weight
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
 export const ClearLimitDocument = new TypedDocumentString(`
     mutation ClearLimit($queue: String!, $group: String!) {
@@ -512,6 +564,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  weight
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
 export const PauseGroupDocument = new TypedDocumentString(`
     mutation PauseGroup($queue: String!, $group: String!) {
@@ -532,6 +585,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  weight
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
 export const ResumeGroupDocument = new TypedDocumentString(`
     mutation ResumeGroup($queue: String!, $group: String!) {
@@ -552,6 +606,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  weight
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
 export const JobByIdDocument = new TypedDocumentString(`
     query JobById($queue: String!, $id: ID!) {
@@ -724,3 +779,67 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const HistoryDocument = new TypedDocumentString(`
+    query History($queue: String!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    history(group: $group, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...HistoryItem
+        }
+      }
+    }
+  }
+}
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}`) as unknown as TypedDocumentString<HistoryQuery, HistoryQueryVariables>;
+export const HistoryLiveDocument = new TypedDocumentString(`
+    subscription HistoryLive($queue: String!, $group: String) {
+  historyAdded(queue: $queue, group: $group) {
+    entries {
+      ...HistoryItem
+    }
+    gap
+  }
+}
+    fragment HistoryItem on HistoryEntry {
+  id
+  at
+  action
+  group
+  actor
+  before
+  after
+  detail
+}`) as unknown as TypedDocumentString<HistoryLiveSubscription, HistoryLiveSubscriptionVariables>;
+export const SetWeightDocument = new TypedDocumentString(`
+    mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
+  setWeight(queue: $queue, group: $group, weight: $weight) {
+    id
+    weight
+  }
+}
+    `) as unknown as TypedDocumentString<SetWeightMutation, SetWeightMutationVariables>;
+export const GroupWeightDocument = new TypedDocumentString(`
+    query GroupWeight($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    group(id: $group) {
+      id
+      weight
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupWeightQuery, GroupWeightQueryVariables>;

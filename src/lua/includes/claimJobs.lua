@@ -11,6 +11,8 @@
   it has popped the ring, so it serves the others and writes nothing of that group. Every call
   that would change the group refuses with DATA_OUT_OF_RANGE, Queue.audit reports it (I3, I1),
   and Queue.repair rewrites the count and re-rings the group.
+  Weights (includes/weights.lua): a group of weight w > 1 goes back to the head instead, for w
+  turns in a row, then to the tail; its round ends when it leaves the ring.
   A job's attempts is counted up exactly whatever its size (as decimal text past 2^53−1); one
   that is not an integer counts as 0, as before.
 
@@ -43,6 +45,7 @@
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "promote"
+--- @include "weights"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -158,8 +161,13 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       break
     end
     readStates(k, batch, heads)
-    local back = {}
-    for _, group in ipairs(heads) do
+    readWeights(base, batch, heads)
+    local back, i = {}, 1
+    -- A weighted group keeps the head for its turns (includes/weights.lua), so the claims may
+    -- run out before every head popped is served: those go back to the head (keepHeads).
+    while i <= #heads and #claimed < #tokens do
+      local group = heads[i]
+      i = i + 1
       local g = batch.groups[group]
       local laneKey = laneKeyOf(base, group)
       local job
@@ -176,7 +184,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false)
         if saturated then
           batch.saturated = batch.saturated + 1
-        elseif stays then
+        end
+        -- Weights: the head again while its round goes on, else the tail (includes/weights.lua).
+        local place = placeServed(g, stays)
+        if place == 'head' then
+          i = i - 1
+        elseif place == 'tail' then
           back[#back + 1] = group
         end
       end
@@ -187,7 +200,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
     end
+    keepHeads(k.ring, heads, i)
   end
+  flushTurns(base, batch)
   return claimed
 end
 

@@ -11,10 +11,12 @@
 ]]
 --- @include "keys"
 --- @include "groupState"
+--- @include "weights"
 
 -- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
 local function reRing(k, group)
   redis.call('RPUSH', k.ring, group)
+  resetTurns(k.ring, group) -- a fresh round of its weight (includes/weights.lua)
   redis.call('LPUSH', k.wake, '1')
   redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
 end
