@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { registerGroups } from './commands/groups.js';
+import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerStatus } from './commands/status.js';
 import { registerSteering } from './commands/steering.js';
@@ -61,6 +62,7 @@ export function buildProgram(): Command {
   registerGroups(program);
   registerSteering(program);
   registerJobs(program);
+  registerHistory(program);
   registerTop(program);
   for (const command of program.commands)
     command.exitOverride().configureOutput(program.configureOutput());

@@ -168,6 +168,7 @@ describe('groups and group', () => {
 
   it('group shows one group with its reason; --json is the GraphQL data', async () => {
     const q = await seeded();
+    await engineQueue(q).setWeight('b', 3);
     const json = await cliJson<{ queue: { group: Record<string, unknown> } }>([
       'group',
       'b',
@@ -182,11 +183,13 @@ describe('groups and group', () => {
       pending: 0,
       state: 'SATURATED',
       blockedBy: 'LIMIT',
+      weight: 3,
     });
     const human = (await cli(['group', 'c', '-q', q])).stdout;
     expect(human).toMatch(/^group\s+c$/m);
     expect(human).toMatch(/^state\s+PAUSED$/m);
     expect(human).toMatch(/^paused\s+yes$/m);
+    expect(human).toMatch(/^weight\s+1$/m);
     expect(human).toMatch(/^blocked by\s+PAUSED$/m);
     expect(human).toMatch(/^reason\s+\S/m);
   });

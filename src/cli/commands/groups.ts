@@ -25,6 +25,7 @@ export function groupFields(group: CliGroupFragment): string {
     ['queue', group.queue],
     ['state', stateText(group.state)],
     ['limit', limitText(group.limit)],
+    ['weight', group.weight],
     ['active', group.active],
     ['pending', group.pending],
     ['paused', group.paused ? 'yes' : 'no'],

@@ -33,7 +33,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string };
+export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -49,7 +49,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } }> } } };
+export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -57,7 +57,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } } };
+export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -66,7 +66,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -74,7 +74,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -82,7 +82,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -90,7 +90,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -116,7 +116,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -124,6 +124,16 @@ export type CliRingSubscriptionVariables = Exact<{
 
 
 export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
+
+export type CliHistoryQueryVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliHistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: unknown, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -155,6 +165,7 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }
     `, {"fragmentName":"CliGroup"}) as unknown as TypedDocumentString<CliGroupFragment, unknown>;
 export const CliCountsFragmentDoc = new TypedDocumentString(`
@@ -220,6 +231,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliGroupsQuery, CliGroupsQueryVariables>;
 export const CliGroupDocument = new TypedDocumentString(`
     query CliGroup($queue: String!, $id: String!) {
@@ -240,6 +252,7 @@ export const CliGroupDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliGroupQuery, CliGroupQueryVariables>;
 export const CliSetLimitDocument = new TypedDocumentString(`
     mutation CliSetLimit($queue: String!, $group: String!, $limit: Int!) {
@@ -258,6 +271,7 @@ export const CliSetLimitDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliSetLimitMutation, CliSetLimitMutationVariables>;
 export const CliClearLimitDocument = new TypedDocumentString(`
     mutation CliClearLimit($queue: String!, $group: String!) {
@@ -276,6 +290,7 @@ export const CliClearLimitDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliClearLimitMutation, CliClearLimitMutationVariables>;
 export const CliPauseDocument = new TypedDocumentString(`
     mutation CliPause($queue: String!, $group: String!) {
@@ -294,6 +309,7 @@ export const CliPauseDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliPauseMutation, CliPauseMutationVariables>;
 export const CliResumeDocument = new TypedDocumentString(`
     mutation CliResume($queue: String!, $group: String!) {
@@ -312,6 +328,7 @@ export const CliResumeDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }`) as unknown as TypedDocumentString<CliResumeMutation, CliResumeMutationVariables>;
 export const CliDeadDocument = new TypedDocumentString(`
     query CliDead($queue: String!, $group: String, $first: Int!, $after: String) {
@@ -379,6 +396,7 @@ export const CliTopDocument = new TypedDocumentString(`
   state
   blockedBy
   reason
+  weight
 }
 fragment CliCounts on QueueCounts {
   groups
@@ -400,3 +418,28 @@ export const CliRingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliRingSubscription, CliRingSubscriptionVariables>;
+export const CliHistoryDocument = new TypedDocumentString(`
+    query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    history(group: $group, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          id
+          at
+          actor
+          action
+          group
+          before
+          after
+          detail
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliHistoryQuery, CliHistoryQueryVariables>;

@@ -1,0 +1,69 @@
+/**
+ * `ringmaster history`: the steering history, newest first — who did what to which group, and
+ * the state before and after (`Queue.history`, DESIGN.md §4.6).
+ */
+import type { Command } from 'commander';
+import { request } from '../client.js';
+import { contextOf } from '../context.js';
+import { CliHistoryDocument } from '../gql/graphql.js';
+import { integer } from '../options.js';
+import { printJson, printLine, table } from '../output.js';
+
+/** The longest before → after text shown in a cell (characters). */
+const CHANGE_WIDTH = 60;
+
+/** A JSON value in one short line: `{"paused":false}` → `paused false`. */
+function compact(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value !== 'object') return String(value);
+  return Object.entries(value as Record<string, unknown>)
+    .map(
+      ([key, v]) => `${key} ${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`,
+    )
+    .join(', ');
+}
+
+/** `text` cut to `width` characters, with an ellipsis when cut. */
+const cut = (text: string, width: number): string =>
+  text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+
+/** Add `history` to `program`. */
+export function registerHistory(program: Command): void {
+  program
+    .command('history')
+    .description('the steering history, newest first: who did what, before and after')
+    .option('--group <group>', "only this group's")
+    .option('--first <n>', 'how many entries, 1..500', integer(1, 500), 20)
+    .action(async (options: { group?: string; first: number }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliHistoryDocument, {
+        queue,
+        group: options.group ?? null,
+        first: options.first,
+      });
+      if (context.json) {
+        printJson(data);
+        return;
+      }
+      const { edges, totalCount } = data.queue.history;
+      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+      if (edges.length === 0) {
+        printLine(`no steering history in ${where}`);
+        return;
+      }
+      printLine(
+        table(
+          ['at', 'actor', 'action', 'group', 'before → after'],
+          edges.map(({ node }) => [
+            String(node.at),
+            node.actor,
+            node.action,
+            node.group === '' ? '(queue)' : node.group,
+            cut(`${compact(node.before)} → ${compact(node.after)}`, CHANGE_WIDTH),
+          ]),
+        ),
+      );
+      printLine(`${edges.length} of ${totalCount} entries in ${where}, newest first`);
+    });
+}
