@@ -14,6 +14,12 @@
  * - resume     a paused group with one pending job, which re-rings at the tail;
  * - pause      one of those groups, now on the ring: an LREM, O(ring) by design;
  * - setLimit 0 (reported, not a target) one of the clearLimit groups: parking de-rings, LREM.
+ * - setLimit timed  (issue 17) a timed override (forMs 1) of a ring group's limit that does not
+ *                park it: the plain call plus ZADD overrides, HSET goverride;
+ * - applyOverrides  one due revert per call (`applyOverrides-6.lua` with batch 1, sent as the
+ *                Queue sends it): the revert of one of those, back to the limit before; a
+ *                batch of b costs about b of these.
+ * Both run in windows of min(batch, size) distinct groups, after setLimit.
  * - readMetrics the queue's numbers for GET /metrics (issue 17), once the round's claims' stale
  *   entries of the oldest-pending index are mended (an unmeasured read until it is settled:
  *   that mending is amortised over the claims, at most 100 per read), so every size reads an
@@ -63,6 +69,9 @@ export const SCRIPTS = [
   'resume',
   'pause',
   'setLimit 0',
+  // issue 17, timed overrides: a timed setLimit, and one revert applied at its deadline
+  'setLimit timed',
+  'applyOverrides',
   'readMetrics',
 ] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
@@ -75,6 +84,8 @@ export const FLAT_TARGETS: readonly ScriptName[] = [
   'setLimit',
   'clearLimit',
   'resume',
+  'setLimit timed',
+  'applyOverrides',
   'readMetrics',
 ];
 
@@ -285,6 +296,23 @@ async function measureRound(
   }
   await run(o.calls, () => queue.metrics(), false, t('readMetrics'));
 
+  // Issue 17: timed setLimits on distinct ring groups (none parks), then their reverts, one per
+  // script call, once the Redis clock has passed their deadlines (1 ms).
+  const timed = Math.min(o.batch, size);
+  await run(
+    timed,
+    (i) => queue.setLimit(group(i), RING_LIMIT - 2, { forMs: 1 }),
+    'script',
+    t('setLimit timed'),
+  );
+  const last = await conn.zrange(queue.keys.overrides, -1, -1, 'WITHSCORES');
+  while (last[1] !== undefined && (await redisMs(conn)) <= Number(last[1])) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await run(timed, () => applyOneOverride(conn, queue), false, t('applyOverrides'));
+  const left = await conn.zcard(queue.keys.overrides);
+  if (left !== 0) throw new Error(`flat cost: ${left} timed overrides not reverted`);
+
   // The two O(ring) de-rings come last: an LREM over 100,000 entries evicts the CPU caches,
   // and a window measured right after one would mostly measure their refill.
   for (let b = 0; b < o.batchesPerRound; b++) {
@@ -295,6 +323,37 @@ async function measureRound(
   }
   const length = await conn.llen(queue.keys.ring);
   if (length !== size) throw new Error(`flat cost: ring drifted to ${length}, expected ${size}`);
+}
+
+/** Redis' clock (ms). */
+async function redisMs(conn: Redis): Promise<number> {
+  const [sec, usec] = await conn.time();
+  return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+}
+
+/**
+ * One `applyOverrides-6.lua` call with batch 1, keys and ARGV as `Commands.applyOverrides` sends
+ * them (the slot guard last): one due revert, so n calls measure n reverts.
+ */
+function applyOneOverride(conn: Redis, queue: Queue): Promise<unknown> {
+  const k = queue.keys;
+  const run = (
+    conn as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>
+  ).ringmaster_applyOverrides;
+  if (!run) throw new Error('flat cost: applyOverrides is not defined on the connection');
+  return run.call(
+    conn,
+    k.glimit,
+    k.gactive,
+    k.ring,
+    k.paused,
+    k.wake,
+    k.stats,
+    k.guard,
+    1,
+    'timer',
+    queue.historyMaxLen,
+  );
 }
 
 function newTally(): Tally {

@@ -243,26 +243,49 @@ export class Commands {
     return [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.active, k.leases];
   }
 
-  /** `setLimit-8.lua` */
-  setLimit(p: { group: string; limit: number }): Promise<GroupReply> {
-    return this.run('setLimit', this.groupKeys(p.group), [p.group, p.limit]) as Promise<GroupReply>;
+  /**
+   * `setLimit-8.lua`; `forMs` (ms) makes it a timed override, undefined a plain call; `history`
+   * the `[actor, cap]` of `Queue.historyArgs`.
+   */
+  setLimit(p: {
+    group: string;
+    limit: number;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    return this.run('setLimit', this.groupKeys(p.group), [
+      p.group,
+      p.limit,
+      p.forMs ?? '',
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
   /** `clearLimit-8.lua` */
-  clearLimit(p: { group: string }): Promise<GroupReply> {
-    return this.run('clearLimit', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  clearLimit(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+    return this.run('clearLimit', this.groupKeys(p.group), [
+      p.group,
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
-  /** `pause-7.lua` */
-  pause(p: { group: string }): Promise<GroupReply> {
+  /** `pause-7.lua`; `forMs` (ms) makes it a timed pause, undefined a plain one. */
+  pause(p: {
+    group: string;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.lane(p.group), k.groups, k.stats];
-    return this.run('pause', keys, [p.group]) as Promise<GroupReply>;
+    return this.run('pause', keys, [p.group, p.forMs ?? '', ...p.history]) as Promise<GroupReply>;
   }
 
   /** `resume-8.lua` */
-  resume(p: { group: string }): Promise<GroupReply> {
-    return this.run('resume', this.groupKeys(p.group), [p.group]) as Promise<GroupReply>;
+  resume(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+    return this.run('resume', this.groupKeys(p.group), [
+      p.group,
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
   /** `setWeight-8.lua`: `history` is the steering history's [actor, cap] (`Queue.historyArgs`). */
@@ -620,6 +643,33 @@ export class Commands {
       p.mode,
       ...p.groups,
     ]) as Promise<ReconcileGroupsReply>;
+  }
+
+  /** `cancelOverride-4.lua`: drop the group's pending timed override of `kind` (DESIGN.md §4.8). */
+  cancelOverride(p: {
+    group: string;
+    kind: 'limit' | 'pause';
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    const k = this.k;
+    return this.run(
+      'cancelOverride',
+      [k.glimit, k.gactive, k.paused, k.lane(p.group)],
+      [p.group, p.kind, ...p.history],
+    ) as Promise<GroupReply>;
+  }
+
+  /**
+   * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.8); answers
+   * `[applied, next deadline (ms) or null]`.
+   */
+  applyOverrides(p: { batch: number; history: HistoryArgs }): Promise<[number, number | null]> {
+    const k = this.k;
+    return this.run(
+      'applyOverrides',
+      [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats],
+      [p.batch, ...p.history],
+    ) as Promise<[number, number | null]>;
   }
 
   /**

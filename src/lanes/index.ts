@@ -32,6 +32,14 @@ export {
   type QueueMetrics,
 } from './metrics.js';
 export {
+  type AppliedOverrides,
+  OVERRIDE_KINDS,
+  type OverrideKind,
+  remainingMs,
+  TIMER_ACTOR,
+  type TimedSteeringOptions,
+} from './overrides.js';
+export {
   type BackoffPolicyInput,
   type CompleteAndClaimResult,
   Defaults,

@@ -33,6 +33,8 @@ import { type HistoryPage, readHistory } from './history.js';
 import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
+import * as overrides from './overrides.js';
 import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom } from './state.js';
@@ -235,35 +237,67 @@ export class Queue {
    * Set `group`'s limit to `limit` jobs in flight (0 parks it). De-rings it at once when
    * active >= limit; re-rings it with a wake when the new limit makes it serviceable.
    * Script: `setLimit-8.lua` (the seed's @glimit). Registers the group and the queue.
+   * With `options.forMs` it is a timed override (DESIGN.md §4.8): the limit reverts at Redis
+   * now + forMs (ms) to the limit before the first pending timed one (null: none); without, a
+   * pending limit revert is dropped (the latest plain call wins). Recorded in the history as
+   * `options.actor` (default: the handle's `actor`).
+   * @throws RingmasterError BAD_USER_INPUT (argument `group`, `limit` or `forMs`: 1..30 days);
+   *   DATA_OUT_OF_RANGE (the group's active count); nothing is written then
    */
-  async setLimit(group: string, limit: number): Promise<GroupInfo> {
+  async setLimit(
+    group: string,
+    limit: number,
+    options: TimedSteeringOptions = {},
+  ): Promise<GroupInfo> {
     const g = validate.groupId(group);
     const n = validate.limit(limit);
+    const ms = overrides.forMs(options?.forMs);
+    const history = this.historyArgs(options);
     return this.groupFrom(
       g,
-      await this.steered(() => this.commands.setLimit({ group: g, limit: n })),
+      await this.steered(() => this.commands.setLimit({ group: g, limit: n, forMs: ms, history })),
     );
   }
 
-  /** Remove `group`'s limit; re-ring it if that makes it serviceable. Script: `clearLimit-8.lua`. */
-  async clearLimit(group: string): Promise<GroupInfo> {
+  /**
+   * Remove `group`'s limit; re-ring it if that makes it serviceable. Drops a pending timed limit
+   * revert (DESIGN.md §4.8). Script: `clearLimit-8.lua`.
+   */
+  async clearLimit(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(() => this.commands.clearLimit({ group: g })));
+    const history = this.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.clearLimit({ group: g, history })),
+    );
   }
 
   /**
    * Pause `group`: no job of it is claimed after this returns; its backlog and active jobs
-   * are untouched. Script: `pause-7.lua` (the seed's @gpause).
+   * are untouched. Script: `pause-7.lua` (the seed's @gpause). With `options.forMs` (ms, 1..30
+   * days) a timed pause: at Redis now + forMs the group goes back to whether it was paused
+   * before the first pending timed pause (DESIGN.md §4.8); without, a pending pause revert is
+   * dropped.
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
-  async pause(group: string): Promise<GroupInfo> {
+  async pause(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(() => this.commands.pause({ group: g })));
+    const ms = overrides.forMs(options?.forMs);
+    const history = this.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.pause({ group: g, forMs: ms, history })),
+    );
   }
 
-  /** Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. */
-  async resume(group: string): Promise<GroupInfo> {
+  /**
+   * Resume `group`; it re-joins the ring only if serviceable. Drops a pending timed pause
+   * revert (DESIGN.md §4.8). Script: `resume-8.lua`.
+   */
+  async resume(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g })));
+    const history = this.historyArgs(options);
+    return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g, history })));
   }
 
   /**
@@ -1193,6 +1227,54 @@ export class Queue {
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
   ): Promise<T> {
     return this.connection.registered(this.registry, this.name, register, run);
+  }
+
+  // ── timed overrides (DESIGN.md §4.8) ─────────────────────────────────────────────────
+
+  /**
+   * Drop `group`'s pending timed override of `kind` ('limit' or 'pause'): the value it set
+   * stays and nothing reverts it. Recorded in the history when one was pending; otherwise
+   * nothing is written. Script: `cancelOverride-4.lua`.
+   * @returns the group after the call
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `kind`)
+   */
+  async cancelOverride(
+    group: string,
+    kind: OverrideKind,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const k = overrides.overrideKind(kind);
+    const history = this.historyArgs(options);
+    return this.groupFrom(g, await this.commands.cancelOverride({ group: g, kind: k, history }));
+  }
+
+  /**
+   * Revert every timed override whose deadline (Redis clock) has come, each as the plain call
+   * it stands for (setLimit, clearLimit, pause, resume), recorded in the history as action
+   * `revert` by actor 'timer'. Script: `applyOverrides-6.lua`, at most `batch` per call (O(batch
+   * · log n)), called again while a call comes back full. The {@link Reaper} runs it every pass.
+   * @param options.batch overrides per script call (count, 1..10,000; default 100)
+   * @returns how many were reverted, and when the next pending one is due (ms, or null)
+   */
+  async applyOverrides(options: { batch?: number } = {}): Promise<AppliedOverrides> {
+    const batch = validate.reapBatch(options.batch ?? overrides.APPLY_OVERRIDES_BATCH);
+    const history = this.historyArgs({ actor: overrides.TIMER_ACTOR });
+    let applied = 0;
+    for (;;) {
+      const [n, next] = await this.commands.applyOverrides({ batch, history });
+      applied += n;
+      if (n < batch) return { applied, nextAt: next === null ? null : Number(next) };
+    }
+  }
+
+  /**
+   * Redis' clock now (ms since the epoch, TIME): the clock every deadline is measured on
+   * (timed overrides' `until`, leases, run-at times). One round trip; writes nothing.
+   */
+  async clock(): Promise<number> {
+    const [sec, usec] = await this.redis.time();
+    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
   }
 
   private groupFrom(id: string, fields: GroupReply): GroupInfo {

@@ -4,7 +4,9 @@
  * completed and dead jobs past their retention trimmed (`Queue.reap`, script `reap-12.lua`,
  * deadlines on the Redis clock; each repeated while a batch comes back full). The engine's, so any process can run it: the API server reaps every registered queue,
  * and each `Worker` reaps its own queue by default, so a deployment of workers alone still gets a
- * crashed worker's jobs and permits back.
+ * crashed worker's jobs and permits back. Each reap of a queue also applies its timed overrides
+ * whose deadline has come (`Queue.applyOverrides`, DESIGN.md §4.8), so a revert lands within an
+ * interval of its deadline, or on the first pass after a time when nothing ran.
  *
  * Many processes may run it at once. Each reap is one atomic script, so two reapers never take a
  * lease back twice (test/faults/two-servers); what they would share is only wasted work. A short
@@ -139,6 +141,8 @@ export class Reaper {
           try {
             if (!(await this.lock(queue))) continue;
             reaped = await queue.reap({ batch: this.batch });
+            // Timed overrides due by now revert on this pass (DESIGN.md §4.8; flat cost).
+            await queue.applyOverrides();
           } catch (error) {
             // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are
             // still reaped. A lost connection fails them all alike: end the pass, the next one

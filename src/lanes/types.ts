@@ -133,7 +133,7 @@ export interface GroupInfo {
   readonly rateLimit: RateLimit | null;
   /** While the group is at its rate: when its window reopens (ms, Redis clock); else null. */
   readonly rateLimitedUntil: number | null;
-  /** A timed setLimit's pending revert, or null. DESIGN.md §4.6, timed overrides. */
+  /** A timed setLimit's pending revert, or null. DESIGN.md §4.8, timed overrides. */
   readonly limitOverride: TimedOverride | null;
   /** A timed pause's pending revert, or null. */
   readonly pauseOverride: TimedOverride | null;

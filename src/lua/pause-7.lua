@@ -14,16 +14,31 @@
     KEYS[7] stats    hash   counters (unchanged; named for the reply's key table)
 
     ARGV[1] group
+    ARGV[2] forMs    '' for a plain call; else ms (1..2,592,000,000, validated by the engine): a
+                     timed pause (DESIGN.md §4.8) reverting at Redis now + forMs to whether the
+                     group was paused before the first pending one (includes/overrides.lua)
+    ARGV[3] actor    who asks, for the history (includes/history.lua historyArgs)
+    ARGV[4] cap      the queue history's cap (count)
+
+  Timed overrides: with forMs, ZADD overrides 'pause:<group>' and HSET goverride (the JSON);
+  without, a pending pause revert is dropped (a plain call wins). History (includes/overrides.lua
+  recordSteering; none when nothing changed): one entry, action pause, before/after { limit,
+  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
+  dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: sadd paused; lrem ring (when it was there); zadd groups.
+  Events: sadd paused; lrem ring (when it was there); zadd groups; zadd/zrem overrides,
+  hset/hdel goverride; xadd history.
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "groupReply"
+--- @include "history"
+--- @include "nowMs"
+--- @include "overrides"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -32,9 +47,24 @@ local k = {
 local laneKey = KEYS[5]
 local groupsKey = KEYS[6]
 local group = ARGV[1]
+local forMs = tonumber(ARGV[2])
+local h = historyArgs(ARGV[3], ARGV[4])
+local member = overrideMember('pause', group)
 
 allowAtMaxmemory(k.paused)
+local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
 redis.call('LREM', k.ring, 0, group)
 redis.call('ZADD', groupsKey, 0, group)
-return groupReply(k, group, laneKey)
+local detail
+if forMs then
+  local now = nowMs()
+  local revertTo = timedRevertTo(k.base, member, before.paused == 1)
+  setOverride(k.base, member, now + forMs, revertTo, now, h.actor)
+  detail = timedDetail(forMs, now + forMs)
+else
+  detail = cancelledDetail(dropOverride(k.base, member))
+end
+local after = readGroup(k, group, laneKey)
+recordSteering(k.base, h, 'pause', group, before, after, detail)
+return fieldsReply(after)

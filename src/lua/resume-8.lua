@@ -13,6 +13,13 @@
     KEYS[8] stats    hash   counters
 
     ARGV[1] group
+    ARGV[2] actor    who asks, for the history (includes/history.lua historyArgs)
+    ARGV[3] cap      the queue history's cap (count)
+
+  A plain call of the pause kind: a pending timed pause revert (DESIGN.md §4.8) is dropped.
+  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
+  resume, before/after { limit, paused, active, pending }, detail { cancelled } when it dropped a
+  pending revert.
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
@@ -21,11 +28,13 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: srem paused; zadd groups; rpush ring + lpush/ltrim wake (re-ring).
+  Events: srem paused; zadd groups; zrem overrides, hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
+--- @include "history"
+--- @include "overrides"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -35,10 +44,15 @@ local k = {
 local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
+local h = historyArgs(ARGV[2], ARGV[3])
 
 allowAtMaxmemory(k.paused)
-local judged = judgeFields(k, group, readGroup(k, group, laneKey), 'paused', 0)
+local before = readGroup(k, group, laneKey)
+local judged = judgeFields(k, group, before, 'paused', 0)
 redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
+local detail = cancelledDetail(dropOverride(k.base, overrideMember('pause', group)))
+judged.after.pauseOverride = false
+recordSteering(k.base, h, 'resume', group, before, judged.after, detail)
 return fieldsReply(judged.after)

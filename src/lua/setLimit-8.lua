@@ -20,6 +20,17 @@
 
     ARGV[1] group
     ARGV[2] limit    a non-negative integer (validated by the engine)
+    ARGV[3] forMs    '' for a plain call; else ms (1..2,592,000,000, validated by the engine): a
+                     timed override (DESIGN.md §4.8) reverting at Redis now + forMs to the limit
+                     before the first pending one (includes/overrides.lua)
+    ARGV[4] actor    who asks, for the history (includes/history.lua historyArgs)
+    ARGV[5] cap      the queue history's cap (count)
+
+  Timed overrides: with forMs, ZADD overrides 'limit:<group>' and HSET goverride (the JSON);
+  without, a pending limit revert is dropped (a plain call wins). History (includes/overrides.lua
+  recordSteering; none when nothing changed): one entry, action setLimit, before/after { limit,
+  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
+  dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
@@ -28,12 +39,15 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: hset glimit; zadd groups; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
+  Events: hset glimit; zadd groups; zadd/zrem overrides, hset/hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
   (de-ring, when it was there); hincrby stats (saturation changed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
+--- @include "history"
+--- @include "nowMs"
+--- @include "overrides"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -44,13 +58,29 @@ local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
 local limit = ARGV[2]
+local forMs = tonumber(ARGV[3])
+local h = historyArgs(ARGV[4], ARGV[5])
+local member = overrideMember('limit', group)
 
 allowAtMaxmemory(k.glimit)
-local judged = judgeFields(k, group, readGroup(k, group, laneKey), 'limit', limit)
+local before = readGroup(k, group, laneKey)
+local judged = judgeFields(k, group, before, 'limit', limit)
 redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
   redis.call('LREM', k.ring, 0, group)
 end
+local detail
+if forMs then
+  local now = nowMs()
+  local current = parseLimit(before.limit)
+  local revertTo = timedRevertTo(k.base, member, current == nil and cjson.null or current)
+  judged.after.limitOverride = setOverride(k.base, member, now + forMs, revertTo, now, h.actor)
+  detail = timedDetail(forMs, now + forMs)
+else
+  detail = cancelledDetail(dropOverride(k.base, member))
+  judged.after.limitOverride = false
+end
+recordSteering(k.base, h, 'setLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

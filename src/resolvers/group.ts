@@ -8,24 +8,32 @@
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
 import { groupState } from '../lanes/state.js';
+import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
+import { steering } from './steering.js';
 
 interface GroupArgs {
   queue: string;
   group: string;
 }
 
-export const setLimit = (ctx: Context, a: GroupArgs & { limit: number }): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).setLimit(a.group, a.limit);
+export const setLimit = (
+  ctx: Context,
+  a: GroupArgs & { limit: number; forMs?: number | null | undefined },
+): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).setLimit(a.group, a.limit, { ...steering(ctx), forMs: a.forMs });
 
 export const clearLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).clearLimit(a.group);
+  ctx.engine.queue(a.queue).clearLimit(a.group, steering(ctx));
 
-export const pauseGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).pause(a.group);
+export const pauseGroup = (
+  ctx: Context,
+  a: GroupArgs & { forMs?: number | null | undefined },
+): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).pause(a.group, { ...steering(ctx), forMs: a.forMs });
 
 export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).resume(a.group);
+  ctx.engine.queue(a.queue).resume(a.group, steering(ctx));
 
 /**
  * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and
@@ -151,6 +159,11 @@ export function describeWithRing(
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
  */
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
+  // A pending timed revert adds a clause (src/resolvers/overrides.ts, DESIGN.md §4.8).
+  return withOverrides(ctx, g, rootValue, await plainReason(ctx, g, rootValue));
+}
+
+async function plainReason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
   if (blockedBy(g) !== null) return reasonSentence(g, null);
   const { length, position, queuePaused } =
     ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));

@@ -33,6 +33,10 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
   }),
 });
 
+/** The `forMs` argument of the timed steering calls (DESIGN.md §4.8). */
+const FOR_MS =
+  'A timed override (ms, 1..2,592,000,000 = 30 days): reverts on its own at the deadline (Redis clock) to the value before the first pending override of its kind. Left out: a plain call, which also drops a pending revert of its kind.';
+
 // Nullable, as every mutation field (src/schema/job.ts says why).
 builder.mutationFields((t) => ({
   setLimit: t.field({
@@ -44,6 +48,7 @@ builder.mutationFields((t) => ({
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
       limit: t.arg.int({ required: true }),
+      forMs: t.arg({ type: 'SafeInt', description: FOR_MS }),
     },
     resolve: (_root, args, ctx) => resolve.setLimit(ctx, args),
   }),
@@ -60,7 +65,11 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description: 'Stop new turns for the group; its backlog and active jobs are untouched.',
-    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    args: {
+      queue: t.arg.string({ required: true }),
+      group: t.arg.string({ required: true }),
+      forMs: t.arg({ type: 'SafeInt', description: FOR_MS }),
+    },
     resolve: (_root, args, ctx) => resolve.pauseGroup(ctx, args),
   }),
   resumeGroup: t.field({

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/lanes/index.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import {
+  CancelOverrideDocument,
   ClaimDocument,
   ClearLimitDocument,
   CompleteDocument,
@@ -20,11 +21,13 @@ import {
   ExtendLeaseDocument,
   GroupChangedDocument,
   GroupJobsDocument,
+  GroupOverridesDocument,
   GroupsPageDocument,
   HistoryAddedDocument,
   JobByIdDocument,
   JobChangedDocument,
   PauseGroupDocument,
+  PauseGroupForDocument,
   PauseQueueDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
@@ -40,6 +43,7 @@ import {
   RetryDocument,
   RingChangedDocument,
   SetLimitDocument,
+  SetLimitForDocument,
   SetRetentionDocument,
   SetWeightDocument,
 } from '../gql/graphql.js';
@@ -346,6 +350,51 @@ const OPERATIONS: Operation[] = [
       query: print(SetRetentionDocument),
       variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
     }),
+  },
+  {
+    field: 'setLimit',
+    name: 'setLimit with forMs (timed override)',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetLimitForDocument),
+      variables: { queue, group: 'g', limit: 3, forMs: 60_000 },
+    }),
+  },
+  {
+    field: 'pauseGroup',
+    name: 'pauseGroup with forMs (timed override)',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).enqueue('g');
+      return {
+        query: print(PauseGroupForDocument),
+        variables: { queue, group: 'g', forMs: 60_000 },
+      };
+    },
+  },
+  {
+    field: 'cancelOverride',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).pause('g', { forMs: 60_000 });
+      return {
+        query: print(CancelOverrideDocument),
+        variables: { queue, group: 'g', kind: 'PAUSE' },
+      };
+    },
+  },
+  {
+    field: 'queue',
+    name: 'queue.group timed overrides',
+    kind: 'query',
+    role: 'read',
+    prepare: async (queue) => {
+      await engine().queue(queue).setLimit('g', 1, { forMs: 60_000 });
+      return { query: print(GroupOverridesDocument), variables: { queue, group: 'g' } };
+    },
   },
   {
     field: 'setWeight',

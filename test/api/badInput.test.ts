@@ -21,6 +21,7 @@ import {
   DELAYS,
   FAILURE_TEXTS,
   FIRSTS,
+  FOR_MS,
   GROUP_IDS,
   JOB_CURSORS,
   JOB_IDS,
@@ -31,6 +32,7 @@ import {
   LITERAL_QUERIES,
   MAX_ATTEMPTS,
   NULL,
+  OVERRIDE_KIND_NAMES,
   OVERSIZED,
   PAYLOADS,
   QUEUE,
@@ -105,6 +107,30 @@ const FIELDS: Field[] = [
       group: GROUP_IDS,
       limit: [...LIMITS, NULL],
     },
+  },
+  {
+    name: 'Mutation.setLimit with forMs',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt) { setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) { id limit } }',
+    valid: () => ({ queue: QUEUE, group: 'c', limit: 1, forMs: 60_000 }),
+    bad: { forMs: FOR_MS },
+  },
+  {
+    name: 'Mutation.pauseGroup with forMs',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $forMs: SafeInt) { pauseGroup(queue: $queue, group: $group, forMs: $forMs) { id } }',
+    valid: () => ({ queue: QUEUE, group: 'a', forMs: 60_000 }),
+    bad: { forMs: FOR_MS },
+  },
+  {
+    name: 'Mutation.cancelOverride',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $kind: OverrideKind!) { cancelOverride(queue: $queue, group: $group, kind: $kind) { id } }',
+    valid: () => ({ queue: QUEUE, group: 'a', kind: 'LIMIT' }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, kind: OVERRIDE_KIND_NAMES },
   },
   {
     name: 'Mutation.setWeight',

@@ -6,7 +6,8 @@
  * worker's `extendLease`, so a long job lost its lease and ran twice.
  *
  * What must hold, through the engine and GraphQL: pause, resume, setLimit and clearLimit work
- * (registering a queue the connection has not registered yet included), as do the queue's own
+ * (registering a queue the connection has not registered yet included), and their timed forms,
+ * cancelOverride and a due revert (issue 17), as do the queue's own
  * pauseQueue, resumeQueue and setRetention, a lease
  * extension and the calls that drain a queue (reap, claim, complete, retry); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
  * failed for it, no Redis text) and changes nothing at all; once memory is available again,
@@ -23,7 +24,7 @@ import {
   SetLimitDocument,
 } from '../gql/graphql.js';
 import { expectNoLeak, expectRedisUnchanged } from '../support/api.js';
-import { uniqueQueueName } from '../support/lanes.js';
+import { uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
 import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -93,6 +94,14 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.pause('a')).toMatchObject({ id: 'a', paused: true });
     expect(await queue.resume('a')).toMatchObject({ id: 'a', paused: false });
     expect(await queue.setLimit('a', 5)).toMatchObject({ id: 'a', limit: 5 });
+    expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
+    // Timed overrides (issue 17): timed calls, a cancel and a due revert write at maxmemory too.
+    expect(await queue.setLimit('a', 1, { forMs: 60_000 })).toMatchObject({ limit: 1 });
+    expect((await queue.cancelOverride('a', 'limit')).limitOverride).toBeNull();
+    const { pauseOverride } = await queue.pause('a', { forMs: 1 });
+    await untilRedisTimePasses(admin, pauseOverride?.until ?? 0);
+    await queue.applyOverrides(); // (or the server's reaper did, at maxmemory all the same)
+    expect(await queue.group('a')).toMatchObject({ paused: false, pauseOverride: null });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
     expect(await queue.setWeight('a', 3)).toMatchObject({ id: 'a', weight: 3 });
     // The whole queue too, and its retention (shrinking it is what an operator does here).

@@ -26,6 +26,7 @@ import {
   DELAYS,
   FAILURE_TEXTS,
   FIRSTS,
+  FOR_MS,
   GROUP_IDS,
   JOB_CURSORS,
   JOB_IDS,
@@ -34,6 +35,7 @@ import {
   LIMITS,
   MAX_ATTEMPTS,
   NULL,
+  OVERRIDE_KINDS,
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
@@ -123,6 +125,10 @@ const cases: Case[] = [
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
   ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
   ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
+  ...each(FOR_MS, 'setLimit forMs', (v) => ctx.q.setLimit('a', 1, { forMs: any(v) })),
+  ...each(FOR_MS, 'pause forMs', (v) => ctx.q.pause('a', { forMs: any(v) })),
+  ...each(OVERRIDE_KINDS, 'cancelOverride kind', (v) => ctx.q.cancelOverride('a', any(v))),
+  ...each(GROUP_IDS, 'cancelOverride group', (v) => ctx.q.cancelOverride(any(v), 'limit')),
   ...LEASES.flatMap((bad) => [
     ...each([bad], 'claim leaseMs', (v) => ctx.q.claim({ leaseMs: any(v) })),
     ...each([bad], 'extendLease leaseMs', (v) =>

@@ -15,6 +15,10 @@ import { useEngine } from '../support/lanes.js';
 const engine = useEngine();
 
 const EXPECTED = [
+  // timed overrides reverted at their deadline, by the reaper (issue 17)
+  'applyOverrides',
+  // a pending timed override dropped, its value kept (issue 17)
+  'cancelOverride',
   'claim',
   'clearLimit',
   'complete',

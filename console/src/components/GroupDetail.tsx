@@ -20,6 +20,7 @@ import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
 import { HistoryPanel } from './HistoryPanel';
 import { Id } from './Id';
+import { TimedOverrides } from './TimedOverrides';
 
 /** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
 const CONFIRM_MS = 8_000;
@@ -201,6 +202,15 @@ export function GroupDetail(props: {
               <dd>{g.paused ? 'yes' : 'no'}</dd>
             </div>
           </dl>
+          <TimedOverrides
+            queue={queue}
+            group={group}
+            g={g}
+            admin={admin}
+            refresh={refresh}
+            skew={skew}
+            now={now}
+          />
           {admin && (
             <div class="actions" data-testid="actions">
               {g.paused ? (

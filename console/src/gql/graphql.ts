@@ -34,6 +34,13 @@ export type JobState =
   | 'DELAYED'
   | 'PENDING';
 
+/** What a timed override changed: the group’s limit or its pause. */
+export type OverrideKind =
+  /** A timed setLimit. */
+  | 'LIMIT'
+  /** A timed pauseGroup. */
+  | 'PAUSE';
+
 /** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
 export type QueueState =
   | 'PAUSED'
@@ -53,7 +60,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -78,7 +85,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -102,7 +109,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -110,7 +117,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -118,7 +125,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -126,7 +133,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -227,6 +234,36 @@ export type HistoryLiveSubscriptionVariables = Exact<{
 
 export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
 
+export type GroupOverrideStateFragment = { limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+
+export type SetLimitForMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  limit: number;
+  forMs: unknown;
+}>;
+
+
+export type SetLimitForMutation = { setLimit: { id: string, limit: number | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
+export type PauseGroupForMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  forMs: unknown;
+}>;
+
+
+export type PauseGroupForMutation = { pauseGroup: { id: string, paused: boolean, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
+export type CancelOverrideMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  kind: OverrideKind;
+}>;
+
+
+export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
 export type SetWeightMutationVariables = Exact<{
   queue: string;
   group: string;
@@ -273,11 +310,24 @@ export const GroupRowFragmentDoc = new TypedDocumentString(`
   state
 }
     `, {"fragmentName":"GroupRow"}) as unknown as TypedDocumentString<GroupRowFragment, unknown>;
+export const GroupOverrideStateFragmentDoc = new TypedDocumentString(`
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}
+    `, {"fragmentName":"GroupOverrideState"}) as unknown as TypedDocumentString<GroupOverrideStateFragment, unknown>;
 export const GroupDetailFragmentDoc = new TypedDocumentString(`
     fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
 }
     fragment GroupRow on Group {
@@ -288,6 +338,16 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   paused
   onRing
   state
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
 export const CountsFragmentDoc = new TypedDocumentString(`
     fragment Counts on QueueCounts {
@@ -484,6 +544,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
 }
 fragment Counts on QueueCounts {
@@ -508,6 +569,16 @@ fragment Page on GroupConnection {
     node {
       ...GroupRow
     }
+  }
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
   }
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
 export const RingPulseDocument = new TypedDocumentString(`
@@ -543,7 +614,18 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
 export const ClearLimitDocument = new TypedDocumentString(`
     mutation ClearLimit($queue: String!, $group: String!) {
@@ -564,7 +646,18 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
 export const PauseGroupDocument = new TypedDocumentString(`
     mutation PauseGroup($queue: String!, $group: String!) {
@@ -585,7 +678,18 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
 export const ResumeGroupDocument = new TypedDocumentString(`
     mutation ResumeGroup($queue: String!, $group: String!) {
@@ -606,7 +710,18 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupOverrideState
   weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
 export const JobByIdDocument = new TypedDocumentString(`
     query JobById($queue: String!, $id: ID!) {
@@ -825,6 +940,59 @@ export const HistoryLiveDocument = new TypedDocumentString(`
   after
   detail
 }`) as unknown as TypedDocumentString<HistoryLiveSubscription, HistoryLiveSubscriptionVariables>;
+export const SetLimitForDocument = new TypedDocumentString(`
+    mutation SetLimitFor($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt!) {
+  setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {
+    id
+    limit
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<SetLimitForMutation, SetLimitForMutationVariables>;
+export const PauseGroupForDocument = new TypedDocumentString(`
+    mutation PauseGroupFor($queue: String!, $group: String!, $forMs: SafeInt!) {
+  pauseGroup(queue: $queue, group: $group, forMs: $forMs) {
+    id
+    paused
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<PauseGroupForMutation, PauseGroupForMutationVariables>;
+export const CancelOverrideDocument = new TypedDocumentString(`
+    mutation CancelOverride($queue: String!, $group: String!, $kind: OverrideKind!) {
+  cancelOverride(queue: $queue, group: $group, kind: $kind) {
+    id
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<CancelOverrideMutation, CancelOverrideMutationVariables>;
 export const SetWeightDocument = new TypedDocumentString(`
     mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
   setWeight(queue: $queue, group: $group, weight: $weight) {

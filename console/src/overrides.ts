@@ -1,0 +1,60 @@
+/**
+ * Timed overrides in words for the console (issue 17, DESIGN.md §4.8): the durations an operator
+ * types and the sentence a pending revert reads as (`components/TimedOverrides.tsx`).
+ */
+
+/** The longest override the API takes (ms): 30 days. */
+const MAX_FOR_MS = 2_592_000_000;
+
+const MINUTE = 60_000;
+const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: MINUTE, s: 1_000 };
+
+/**
+ * A duration as typed — "90s", "10m", "1h30m", "2d", or a bare number of minutes — in ms; null
+ * when it does not read as one, or is not within 1 s .. 30 days.
+ */
+export function parseDuration(text: string): number | null {
+  const t = text.trim().toLowerCase().replace(/\s+/g, '');
+  if (/^\d+$/.test(t)) return bounded(Number(t) * MINUTE);
+  if (!/^(\d+[dhms])+$/.test(t)) return null;
+  let total = 0;
+  for (const [, amount, unit] of t.matchAll(/(\d+)([dhms])/g)) {
+    total += Number(amount) * (UNITS[unit as string] as number);
+  }
+  return bounded(total);
+}
+
+const bounded = (ms: number): number | null => (ms >= 1_000 && ms <= MAX_FOR_MS ? ms : null);
+
+/** "12 more minutes": a span (ms), rounded up in the unit that reads best (as Group.reason). */
+export function moreTime(ms: number): string {
+  const steps: [number, string][] = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+  ];
+  for (const [size, name] of steps) {
+    if (ms >= 2 * size) {
+      const n = Math.ceil(ms / size);
+      return `${n} more ${name}s`;
+    }
+  }
+  const s = Math.max(1, Math.ceil(ms / 1_000));
+  return `${s} more second${s === 1 ? '' : 's'}`;
+}
+
+/** One pending revert in words, `left` ms before it is due (≤ 0: due, not applied yet). */
+export function overrideText(
+  kind: 'limit' | 'pause',
+  left: number,
+  limit: number | null,
+  revertTo: number | boolean | null,
+): string {
+  const when = left > 0 ? `for ${moreTime(left)}` : 'until the next reaper pass (due now)';
+  if (kind === 'pause') {
+    return revertTo === true
+      ? `Paused ${when}, then still paused (it was paused before)`
+      : `Paused ${when}, then resumes`;
+  }
+  return `Limit ${limit ?? 'none'} ${when}, then ${typeof revertTo === 'number' ? revertTo : 'no limit'}`;
+}
