@@ -44,7 +44,13 @@ const config: CodegenConfig = {
     'src/cli/gql/': {
       documents: ['src/cli/operations/*.graphql'],
       preset: clientPreset,
-      config: { useTypeImports: true, enumsAsTypes: true, documentMode: 'string' },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        documentMode: 'string',
+        // As JSON carries them: ms as numbers, times as RFC 3339 text.
+        scalars: { SafeInt: 'number', DateTime: 'string' },
+      },
       presetConfig: { fragmentMasking: false },
     },
   },

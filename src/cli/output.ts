@@ -47,3 +47,23 @@ export function stateText(state: string): string {
 /** A limit as shown: none for unlimited. */
 export const limitText = (limit: number | null | undefined): string =>
   limit === null || limit === undefined ? 'none' : String(limit);
+
+/** A span of ms as the largest units that say it: 1d 2h, 10m, 45s, 250ms. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1000) * 1000;
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0) parts.push(`${n}${unit}`);
+    rest -= n * size;
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}

@@ -229,6 +229,50 @@ describe('steering', () => {
   });
 });
 
+describe('timed overrides', () => {
+  it('limit --for and pause --for revert on their own; the group shows when and to what', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    const limited = await cli(['limit', 'a', '1', '-q', q, '--for', '10m']);
+    expect(limited.stdout).toContain(`limit of a in ${q} set to 1 for 10m`);
+    expect(limited.stdout).toMatch(
+      /^limit reverts\s+to none in (10m|9m \d+s) \(\S+Z, set by admin\)$/m,
+    );
+    const engine = (await e.group('a')).limitOverride;
+    expect(engine).toMatchObject({ revertTo: null, actor: 'admin' });
+    expect((engine?.until ?? 0) - (engine?.setAt ?? 0)).toBe(600_000);
+
+    const paused = await cliJson<{
+      pauseGroup: {
+        paused: boolean;
+        pauseOverride: { remainingMs: number; revertToPaused: boolean };
+      };
+    }>(['pause', 'a', '-q', q, '--for', '1h30m']);
+    expect(paused.pauseGroup.paused).toBe(true);
+    expect(paused.pauseGroup.pauseOverride).toMatchObject({ revertToPaused: false });
+    expect(paused.pauseGroup.pauseOverride.remainingMs).toBeLessThanOrEqual(5_400_000);
+    expect((await e.group('a')).pauseOverride).toMatchObject({ revertTo: false });
+    expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(
+      /^resumes\s+in 1h 30m|^resumes\s+in 1h 29m/m,
+    );
+
+    // A plain call drops the pending revert of its kind.
+    await cli(['resume', 'a', '-q', q]);
+    expect((await e.group('a')).pauseOverride).toBeNull();
+    expect((await e.group('a')).limitOverride).not.toBeNull();
+  });
+
+  it('a --for the server refuses (over 30 days) is exit 2, nothing changed', async () => {
+    const q = await seeded();
+    const result = await runCli(['limit', 'a', '1', '-q', q, '--for', '31d'], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/\(change forMs\) \[BAD_USER_INPUT\]\n$/);
+    expect(await engineQueue(q).group('a')).toMatchObject({ limit: null, limitOverride: null });
+  });
+});
+
 describe('dead and retry-dead', () => {
   it('dead lists the dead jobs newest first, the queue’s or a group’s', async () => {
     const q = uniqueQueueName('cli-dead');

@@ -13,7 +13,15 @@ import {
   type CliGroupsQuery,
 } from '../gql/graphql.js';
 import { type GroupStateName, groupState, integer } from '../options.js';
-import { fields, limitText, printJson, printLine, stateText, table } from '../output.js';
+import {
+  durationText,
+  fields,
+  limitText,
+  printJson,
+  printLine,
+  stateText,
+  table,
+} from '../output.js';
 
 /** The largest page the API serves (DESIGN.md §5, `first`). */
 const MAX_PAGE = 500;
@@ -29,10 +37,31 @@ export function groupFields(group: CliGroupFragment): string {
     ['active', group.active],
     ['pending', group.pending],
     ['paused', group.paused ? 'yes' : 'no'],
+    ...overrideRows(group),
     ['on ring', group.onRing ? 'yes' : 'no'],
     ['blocked by', group.blockedBy ?? '-'],
     ['reason', group.reason],
   ]);
+}
+
+/** The pending reverts of timed overrides, as rows (none when there are none). */
+function overrideRows(group: CliGroupFragment): [string, string][] {
+  const rows: [string, string][] = [];
+  const limit = group.limitOverride;
+  if (limit) {
+    rows.push([
+      'limit reverts',
+      `to ${limitText(limit.revertToLimit)} in ${durationText(limit.remainingMs)} (${limit.until}, set by ${limit.actor})`,
+    ]);
+  }
+  const pause = group.pauseOverride;
+  if (pause) {
+    rows.push([
+      pause.revertToPaused ? 'pause reverts' : 'resumes',
+      `in ${durationText(pause.remainingMs)} (${pause.until}, set by ${pause.actor})`,
+    ]);
+  }
+  return rows;
 }
 
 /** Groups as a table, one row each. */

@@ -1,6 +1,8 @@
 /**
  * The steering commands (admin, DESIGN.md §4.3): `limit <group> <n>`, `unlimit <group>`,
- * `pause <group>`, `resume <group>`; each prints the group after.
+ * `pause <group>`, `resume <group>`; each prints the group after. `--for 10m` makes `limit` or
+ * `pause` a timed override (`forMs`, DESIGN.md §4.8) that reverts on its own; a plain call drops
+ * a pending revert of its kind.
  */
 import type { Command } from 'commander';
 import { request } from '../client.js';
@@ -14,7 +16,7 @@ import {
   CliSetLimitDocument,
 } from '../gql/graphql.js';
 import { duration, integer } from '../options.js';
-import { printJson, printLine } from '../output.js';
+import { durationText, printJson, printLine } from '../output.js';
 import { groupFields } from './groups.js';
 
 /** Print a mutation's answer: the data as JSON, or what was done and the group after. */
@@ -41,13 +43,22 @@ export function registerSteering(program: Command): void {
     .argument('<group>', 'the group')
     // Any whole number parses; the server judges the range (BAD_USER_INPUT, exit 2).
     .argument('<n>', 'the limit, 0..1,000,000', integer(0, Number.MAX_SAFE_INTEGER))
-    .option('--for <duration>', 'revert on its own after this long (10m, 2h, …)', duration)
+    .option(
+      '--for <duration>',
+      'revert on its own after this long (10m, 2h, …; up to 30d)',
+      duration,
+    )
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      if (options.for !== undefined) await timedOverride(context, 'limit');
-      const data = await request(context.connection, CliSetLimitDocument, { queue, group, limit });
-      report(context, data, `limit of ${group} in ${queue} set to ${limit}`);
+      const forMs = options.for ?? null;
+      const data = await request(context.connection, CliSetLimitDocument, {
+        queue,
+        group,
+        limit,
+        forMs,
+      });
+      report(context, data, `limit of ${group} in ${queue} set to ${limit}${forText(forMs)}`);
     });
 
   program
@@ -65,13 +76,17 @@ export function registerSteering(program: Command): void {
     .command('pause')
     .description('stop new turns for a group; its backlog and active jobs are untouched')
     .argument('<group>', 'the group')
-    .option('--for <duration>', 'resume on its own after this long (10m, 2h, …)', duration)
+    .option(
+      '--for <duration>',
+      'resume on its own after this long (10m, 2h, …; up to 30d)',
+      duration,
+    )
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      if (options.for !== undefined) await timedOverride(context, 'pause');
-      const data = await request(context.connection, CliPauseDocument, { queue, group });
-      report(context, data, `${group} in ${queue} paused`);
+      const forMs = options.for ?? null;
+      const data = await request(context.connection, CliPauseDocument, { queue, group, forMs });
+      report(context, data, `${group} in ${queue} paused${forText(forMs)}`);
     });
 
   program
@@ -86,10 +101,6 @@ export function registerSteering(program: Command): void {
     });
 }
 
-/** Until the timed overrides land (setLimit/pauseGroup `forMs`), `--for` is refused. */
-async function timedOverride(_context: CliContext, kind: string): Promise<void> {
-  throw new CliError(
-    `--for (a timed ${kind}) needs a server with timed overrides; leave --for out`,
-    ExitCode.USAGE,
-  );
-}
+/** ' for 10m' after a timed call's report; '' for a plain one. */
+const forText = (forMs: number | null): string =>
+  forMs === null ? '' : ` for ${durationText(forMs)}`;

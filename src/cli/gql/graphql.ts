@@ -33,7 +33,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number };
+export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -49,7 +49,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } }> } } };
+export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -57,16 +57,17 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } } };
+export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   limit: number;
+  forMs?: number | null | undefined;
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -74,15 +75,16 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
   group: string;
+  forMs?: number | null | undefined;
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -90,7 +92,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -100,7 +102,7 @@ export type CliDeadQueryVariables = Exact<{
 }>;
 
 
-export type CliDeadQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, attempts: number, maxAttempts: number, finishedAt: unknown, lastError: string | null } }> } } };
+export type CliDeadQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, attempts: number, maxAttempts: number, finishedAt: string | null, lastError: string | null } }> } } };
 
 export type CliRetryDeadMutationVariables = Exact<{
   queue: string;
@@ -116,7 +118,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -133,7 +135,7 @@ export type CliHistoryQueryVariables = Exact<{
 }>;
 
 
-export type CliHistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: unknown, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
+export type CliHistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -166,6 +168,18 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }
     `, {"fragmentName":"CliGroup"}) as unknown as TypedDocumentString<CliGroupFragment, unknown>;
 export const CliCountsFragmentDoc = new TypedDocumentString(`
@@ -232,6 +246,18 @@ export const CliGroupsDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliGroupsQuery, CliGroupsQueryVariables>;
 export const CliGroupDocument = new TypedDocumentString(`
     query CliGroup($queue: String!, $id: String!) {
@@ -253,10 +279,22 @@ export const CliGroupDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliGroupQuery, CliGroupQueryVariables>;
 export const CliSetLimitDocument = new TypedDocumentString(`
-    mutation CliSetLimit($queue: String!, $group: String!, $limit: Int!) {
-  setLimit(queue: $queue, group: $group, limit: $limit) {
+    mutation CliSetLimit($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt) {
+  setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {
     ...CliGroup
   }
 }
@@ -272,6 +310,18 @@ export const CliSetLimitDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliSetLimitMutation, CliSetLimitMutationVariables>;
 export const CliClearLimitDocument = new TypedDocumentString(`
     mutation CliClearLimit($queue: String!, $group: String!) {
@@ -291,10 +341,22 @@ export const CliClearLimitDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliClearLimitMutation, CliClearLimitMutationVariables>;
 export const CliPauseDocument = new TypedDocumentString(`
-    mutation CliPause($queue: String!, $group: String!) {
-  pauseGroup(queue: $queue, group: $group) {
+    mutation CliPause($queue: String!, $group: String!, $forMs: SafeInt) {
+  pauseGroup(queue: $queue, group: $group, forMs: $forMs) {
     ...CliGroup
   }
 }
@@ -310,6 +372,18 @@ export const CliPauseDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliPauseMutation, CliPauseMutationVariables>;
 export const CliResumeDocument = new TypedDocumentString(`
     mutation CliResume($queue: String!, $group: String!) {
@@ -329,6 +403,18 @@ export const CliResumeDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }`) as unknown as TypedDocumentString<CliResumeMutation, CliResumeMutationVariables>;
 export const CliDeadDocument = new TypedDocumentString(`
     query CliDead($queue: String!, $group: String, $first: Int!, $after: String) {
@@ -397,6 +483,18 @@ export const CliTopDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
 }
 fragment CliCounts on QueueCounts {
   groups
