@@ -84,12 +84,18 @@ describe('history', () => {
     ]);
 
     const human = await cli(['history', '-q', q]);
-    expect(human).toMatch(
-      /│ engine\s+│ pauseQueue\s+│ \(queue\)\s+│ paused false → paused true\s+│/,
-    );
-    expect(human).toMatch(/│ alice\s+│ requeueDead\s+│ x\s+│ dead 2 → dead 0\s+│/);
+    expect(human).toMatch(/│ engine\s+│ pauseQueue\s+│ \(queue\)\s+│ paused false → true\s+│/);
+    expect(human).toMatch(/│ alice\s+│ requeueDead\s+│ x\s+│ dead 2 → 0\s+│/);
     expect(human.indexOf('pauseQueue')).toBeLessThan(human.indexOf('requeueDead'));
     expect(human).toContain(`2 of 2 entries in ${q}, newest first`);
+  });
+
+  it('shows only what changed: a setLimit says limit null → 3, not the whole group', async () => {
+    const q = uniqueQueueName('cli-history');
+    await engineQueue(q).enqueue('g');
+    await cli(['limit', 'g', '3', '-q', q]);
+    const human = await cli(['history', '-q', q, '--group', 'g']);
+    expect(human).toMatch(/│ alice\s+│ setLimit\s+│ g\s+│ limit null → 3\s+│/);
   });
 
   it('--group reads that group’s history; --first bounds the page', async () => {

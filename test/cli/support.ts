@@ -4,6 +4,7 @@
  * RINGMASTER_* variables but those a test gives.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,6 +32,22 @@ export function spawnCli(
   env: Record<string, string> = {},
 ): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, env: childEnv(env) });
+}
+
+/** util-linux `script`, which runs a command on a pseudo-terminal; null where there is none. */
+export const SCRIPT = ['/usr/bin/script', '/bin/script'].find((file) => existsSync(file)) ?? null;
+
+/**
+ * Start `ringmaster <args>` on a pseudo-terminal (`script`), as in a user's terminal: stdin is
+ * a TTY (raw mode), and stdout one whose size nobody set (0 rows, 0 columns).
+ */
+export function spawnCliInTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+): ChildProcessWithoutNullStreams {
+  if (SCRIPT === null) throw new Error('no `script` (util-linux) to make a terminal with');
+  const command = [process.execPath, LAUNCHER, ...args].map((word) => `'${word}'`).join(' ');
+  return spawn(SCRIPT, ['-qefc', command, '/dev/null'], { cwd: ROOT, env: childEnv(env) });
 }
 
 /** Collect a child's output until it exits. */

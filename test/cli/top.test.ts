@@ -7,7 +7,7 @@ import type { Queue } from '../../src/lanes/index.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { finished, spawnCli, stdoutUntil } from './support.js';
+import { finished, SCRIPT, spawnCli, spawnCliInTerminal, stdoutUntil } from './support.js';
 
 const redis = useTestRedis();
 let api: TestServer;
@@ -62,6 +62,25 @@ describe('top', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
   });
+
+  it.skipIf(SCRIPT === null)(
+    'on a terminal (raw mode, a size nobody set) draws the frame and quits on q',
+    async () => {
+      const q = uniqueQueueName('cli-top');
+      await engineQueue(q).enqueue('tty');
+      const child = spawnCliInTerminal(['top', '-q', q, '--interval', '1h'], {
+        RINGMASTER_URL: api.endpoint,
+      });
+      const done = finished(child);
+      await stdoutUntil(child, (text) => text.includes('ring (1, head first): tty'));
+      child.stdin.write('q');
+      const result = await done;
+      expect(result.code).toBe(0);
+      // The cursor is hidden while it draws and shown again after.
+      expect(result.stdout).toContain('\u001b[?25l');
+      expect(result.stdout.endsWith('\u001b[?25h')).toBe(true);
+    },
+  );
 
   it('quits on SIGINT with exit 0', async () => {
     const q = uniqueQueueName('cli-top');

@@ -12,6 +12,25 @@ import { printJson, printLine, table } from '../output.js';
 /** The longest before → after text shown in a cell (characters). */
 const CHANGE_WIDTH = 60;
 
+/**
+ * What an entry changed, in one short line: the keys whose values differ, `limit null → 3`;
+ * every key when none differs (or a side is missing).
+ */
+export function changeText(before: unknown, after: unknown): string {
+  if (!isObject(before) || !isObject(after)) return `${compact(before)} → ${compact(after)}`;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changed = keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  const shown = changed.length > 0 ? changed : keys;
+  return shown.map((key) => `${key} ${text(before[key])} → ${text(after[key])}`).join(', ');
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** One JSON value as short text: strings bare, the rest as JSON. */
+const text = (value: unknown): string =>
+  value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
+
 /** A JSON value in one short line: `{"paused":false}` → `paused false`. */
 function compact(value: unknown): string {
   if (value === null || value === undefined) return '-';
@@ -54,13 +73,13 @@ export function registerHistory(program: Command): void {
       }
       printLine(
         table(
-          ['at', 'actor', 'action', 'group', 'before → after'],
+          ['at', 'actor', 'action', 'group', 'change (before → after)'],
           edges.map(({ node }) => [
             String(node.at),
             node.actor,
             node.action,
             node.group === '' ? '(queue)' : node.group,
-            cut(`${compact(node.before)} → ${compact(node.after)}`, CHANGE_WIDTH),
+            cut(changeText(node.before, node.after), CHANGE_WIDTH),
           ]),
         ),
       );

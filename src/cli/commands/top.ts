@@ -86,6 +86,22 @@ export function renderTop(
   return lines.join('\n');
 }
 
+/**
+ * stdout as log-update sees it, with a size: a terminal that reports 0 rows (a pty nobody sized,
+ * as under `script`) would have every line cut from the frame.
+ */
+function sizedStdout(): NodeJS.WriteStream {
+  const out = process.stdout;
+  return new Proxy(out, {
+    get(target, key) {
+      if (key === 'rows') return target.rows || 24;
+      if (key === 'columns') return target.columns || 80;
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** `text` cut to `width` characters (the ring line of a long ring). */
 function cutVisible(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
@@ -104,7 +120,7 @@ async function top(
   // The first read answers bad input, auth and reachability with their codes before any drawing.
   let data = await request(connection, CliTopDocument, { queue });
   const client = wsClient(connection);
-  const log = createLogUpdate(process.stdout);
+  const log = createLogUpdate(sizedStdout());
   const stdin = process.stdin;
   const raw = stdin.isTTY === true;
 
@@ -117,7 +133,7 @@ async function top(
     const draw = () => {
       if (stopped) return;
       if (json) process.stdout.write(`${JSON.stringify({ ring, queue: data.queue })}\n`);
-      else log(renderTop(queue, ring, data, options.first, process.stdout.columns ?? 80));
+      else log(renderTop(queue, ring, data, options.first, process.stdout.columns || 80));
     };
     /** Read the queue again and redraw; reads never overlap (one more after, if asked). */
     const refresh = async () => {
