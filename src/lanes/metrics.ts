@@ -3,7 +3,7 @@
  * (`readMetrics-7.lua`) so they agree, at O(1) in groups and jobs.
  */
 import type { MetricsReply } from './commands.js';
-import { parseCount } from './state.js';
+import { parseCount, statsFrom } from './state.js';
 import type { QueueStats } from './types.js';
 
 /** Stale entries of the oldest-pending index (`P:{Q}:heads`) mended per metrics read, at most. */
@@ -89,16 +89,7 @@ export function decodeMetrics(reply: MetricsReply): QueueMetrics {
     active: Number(active),
     dead: Number(dead),
     completed: Number(completed),
-    stats: {
-      enqueued: parseCount(s.enqueued),
-      claimed: parseCount(s.claimed),
-      completed: parseCount(s.completed),
-      retried: parseCount(s.retried),
-      reaped: parseCount(s.reaped),
-      dead: parseCount(s.dead),
-      removed: parseCount(s.removed),
-      requeued: parseCount(s.requeued),
-    },
+    stats: statsFrom(s),
     oldestPending,
     settled: settled === 1,
     mended: Number(reply[11]),

@@ -37,7 +37,7 @@ import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './ove
 import * as overrides from './overrides.js';
 import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
-import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom } from './state.js';
+import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
 import type {
   GroupInfo,
   GroupPage,
@@ -1332,20 +1332,6 @@ function selection(
   if (s.ids !== undefined && s.ids !== null) return validate.actionIds(s.ids);
   if (s.group !== undefined && s.group !== null) return { group: validate.groupId(s.group) };
   return { all: true };
-}
-
-/** The event counters from the raw `stats` hash (missing or garbage fields are 0). */
-function statsFrom(s: Record<string, string | undefined>): QueueStats {
-  return {
-    enqueued: parseCount(s.enqueued),
-    claimed: parseCount(s.claimed),
-    completed: parseCount(s.completed),
-    retried: parseCount(s.retried),
-    reaped: parseCount(s.reaped),
-    dead: parseCount(s.dead),
-    removed: parseCount(s.removed),
-    requeued: parseCount(s.requeued),
-  };
 }
 
 /** Findings a repair's history entry names (its detail's `first`). */

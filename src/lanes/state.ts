@@ -1,5 +1,5 @@
 /** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
-import type { GroupInfo, GroupState, RateLimit, TimedOverride } from './types.js';
+import type { GroupInfo, GroupState, QueueStats, RateLimit, TimedOverride } from './types.js';
 
 /**
  * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer
@@ -124,5 +124,19 @@ export function retentionFrom(
   return {
     count: count !== null && count >= 0 ? count : defaults.count,
     ageMs: rawAgeMs === 'none' ? null : age !== null && age > 0 ? age : defaults.ageMs,
+  };
+}
+
+/** The event counters from the raw `stats` hash (missing or garbage fields are 0). */
+export function statsFrom(s: Record<string, string | undefined>): QueueStats {
+  return {
+    enqueued: parseCount(s.enqueued),
+    claimed: parseCount(s.claimed),
+    completed: parseCount(s.completed),
+    retried: parseCount(s.retried),
+    reaped: parseCount(s.reaped),
+    dead: parseCount(s.dead),
+    removed: parseCount(s.removed),
+    requeued: parseCount(s.requeued),
   };
 }
