@@ -32,6 +32,7 @@
  */
 import type { Redis } from 'ioredis';
 import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
+import { type RateCostResult, rateCost } from './rateCost.js';
 import {
   type BenchRedis,
   commandStats,
@@ -58,6 +59,11 @@ export interface FlatCostOptions {
   batch: number;
   /** Batches of each alternating measurement per size and round. */
   batchesPerRound: number;
+  /**
+   * Rate-limited groups in the second queue of the rate-limit case (issue 17: claim of a group
+   * with a rate limit and setRateLimit beside 100,000 rate-limited groups and beside none).
+   */
+  rateLimited?: number;
 }
 
 export const SCRIPTS = [
@@ -114,6 +120,8 @@ export interface FlatCostResult {
   ratio: Record<ScriptName, number>;
   /** The delayed-jobs case (see {@link delayedCost}). */
   delayed?: DelayedCostResult;
+  /** The rate-limit case (bench/rateCost.ts). */
+  rated?: RateCostResult;
 }
 
 /** Scripts measured beside a queue's delayed jobs. */
@@ -138,7 +146,7 @@ const SETUP_BATCH = 1_000;
 /** High enough that claims never saturate a ring group. */
 const RING_LIMIT = 1_000_000;
 
-interface Tally {
+export interface Tally {
   calls: number;
   usec: number;
   nested: number;
@@ -184,6 +192,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
       for (const name of SCRIPTS) costs[name][ring.size] = done(ring.tallies[name]);
     }
     const delayed = await delayedCost(redis, conn, o);
+    const rated = o.rateLimited ? await rateCost(redis, conn, o, o.rateLimited) : undefined;
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -192,7 +201,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio, delayed };
+    return { sizes: [...o.sizes], costs, ratio, delayed, ...(rated ? { rated } : {}) };
   } finally {
     conn.disconnect();
   }
@@ -356,11 +365,11 @@ function applyOneOverride(conn: Redis, queue: Queue): Promise<unknown> {
   );
 }
 
-function newTally(): Tally {
+export function newTally(): Tally {
   return { calls: 0, usec: 0, nested: 0, ms: 0, ring: -1, windows: [] };
 }
 
-function done(t: Tally): ScriptCost {
+export function done(t: Tally): ScriptCost {
   return {
     calls: t.calls,
     usecPerCall: percentile(t.windows, 50),
@@ -372,7 +381,7 @@ function done(t: Tally): ScriptCost {
 }
 
 /** How a measured call registers its queue: a steering call's script, an enqueue's SADD, none. */
-type Registers = 'script' | 'sadd' | false;
+export type Registers = 'script' | 'sadd' | false;
 
 /**
  * Run `n` calls of one script (`CONCURRENCY` in flight) between two reads of commandstats and
@@ -383,7 +392,7 @@ type Registers = 'script' | 'sadd' | false;
  * the nested count, and its script call out of the call count (its few µs stay in the window's
  * usec, spread over `n` calls).
  */
-async function measure(
+export async function measure(
   admin: Redis,
   conn: Redis,
   queue: Queue,

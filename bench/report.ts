@@ -4,6 +4,7 @@ import type { FanoutResult } from './fanout.js';
 import { DELAYED_SCRIPTS, FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
 import type { MemoryResult } from './memory.js';
+import { RATE_SCRIPTS } from './rateCost.js';
 import { type StartupResult, spread } from './startup.js';
 import type { ThroughputRow } from './throughput.js';
 
@@ -104,6 +105,17 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
           target: '≤ 1.20×',
           measured: times(delayed.ratio[name]),
           met: delayed.ratio[name] <= 1.2,
+        });
+      }
+    }
+    const rated = r.flatCost.rated;
+    if (rated) {
+      for (const name of RATE_SCRIPTS) {
+        targets.push({
+          name: `${name} µs/call with ${int(rated.rateLimited)} rate-limited groups ÷ with none (issue 17)`,
+          target: '≤ 1.20×',
+          measured: times(rated.ratio[name]),
+          met: rated.ratio[name] <= 1.2,
         });
       }
     }
@@ -298,6 +310,38 @@ export function render(r: Results): string {
               fixed(c.none.usecPerCall, 1),
               fixed(c.many.usecPerCall, 1),
               times(d.ratio[name]),
+              int(c.none.callsPerSec),
+              int(c.many.callsPerSec),
+              fixed(c.none.redisCallsPerCall, 1),
+              fixed(c.many.redisCallsPerCall, 1),
+            ];
+          }),
+        ),
+        '',
+      );
+    }
+    const rl = f.rated;
+    if (rl) {
+      out.push(
+        `Beside rate-limited groups (issue 17) — ${RATE_SCRIPTS.join(' and ')} on a queue of 10 ring groups with a rate limit, with no rate-limited group and with ${int(rl.rateLimited)}`,
+        table(
+          [
+            'script',
+            'µs, none',
+            `µs, ${int(rl.rateLimited)}`,
+            'ratio',
+            'calls/s, none',
+            `calls/s, ${int(rl.rateLimited)}`,
+            'redis.call/call, none',
+            `redis.call/call, ${int(rl.rateLimited)}`,
+          ],
+          RATE_SCRIPTS.map((name) => {
+            const c = rl.costs[name];
+            return [
+              name,
+              fixed(c.none.usecPerCall, 1),
+              fixed(c.many.usecPerCall, 1),
+              times(rl.ratio[name]),
               int(c.none.callsPerSec),
               int(c.many.callsPerSec),
               fixed(c.none.redisCallsPerCall, 1),

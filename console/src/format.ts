@@ -29,7 +29,7 @@ export const clockMs = (ms: number): string => {
  * or below the work in flight), and IDLE — nothing waiting — into "busy" (jobs in flight) and
  * "empty" (nothing at all), so a group that is working is never called idle.
  */
-export type Standing = 'ready' | 'limit' | 'parked' | 'paused' | 'busy' | 'empty';
+export type Standing = 'ready' | 'limit' | 'parked' | 'paused' | 'busy' | 'empty' | 'rated';
 
 export function standing(g: Pick<GroupRowFragment, 'state' | 'limit' | 'active'>): Standing {
   switch (g.state as GroupState) {
@@ -41,6 +41,8 @@ export function standing(g: Pick<GroupRowFragment, 'state' | 'limit' | 'active'>
       return g.limit !== null && (g.limit === 0 || g.active > g.limit) ? 'parked' : 'limit';
     case 'IDLE':
       return g.active > 0 ? 'busy' : 'empty';
+    case 'RATE_LIMITED':
+      return 'rated';
   }
 }
 
@@ -51,6 +53,7 @@ export const STANDING_LABEL: Record<Standing, string> = {
   paused: 'paused',
   busy: 'busy',
   empty: 'empty',
+  rated: 'rate-limited',
 };
 
 /** What each standing means, for a tooltip. */
@@ -61,6 +64,7 @@ export const STANDING_MEANS: Record<Standing, string> = {
   paused: 'paused by an operator: no turn until resumed',
   busy: 'jobs in flight, nothing waiting: no turn needed',
   empty: 'nothing waiting and nothing in flight',
+  rated: 'its rate limit is used up for this window: no turn until the window reopens',
 };
 
 /**

@@ -91,6 +91,8 @@ export type ReapReply = [
   promoted: number,
   trimmedCompleted: number,
   trimmedDead: number,
+  /** Groups whose rate window reopened (left `ratelimited`), DESIGN.md §3 "Rate limits". */
+  reopened: number,
 ];
 /** A backoff policy as the enqueue script stores it (validated by the engine). */
 export interface BackoffArgs {
@@ -629,6 +631,29 @@ export class Commands {
       [k.active, k.leases, k.groups],
       [k.base, p.mode],
     ) as Promise<FlatFindings>;
+  }
+
+  /** `setRateLimit-8.lua`: at most `max` claims per `windowMs` (ms); `actor`, `cap`: history. */
+  setRateLimit(p: {
+    group: string;
+    max: number;
+    windowMs: number;
+    history: [actor: string, cap: number];
+  }): Promise<GroupReply> {
+    return this.run('setRateLimit', this.groupKeys(p.group), [
+      p.group,
+      p.max,
+      p.windowMs,
+      ...p.history,
+    ]) as Promise<GroupReply>;
+  }
+
+  /** `clearRateLimit-8.lua`: remove the group's rate limit; `history`: [actor, cap]. */
+  clearRateLimit(p: { group: string; history: [actor: string, cap: number] }): Promise<GroupReply> {
+    return this.run('clearRateLimit', this.groupKeys(p.group), [
+      p.group,
+      ...p.history,
+    ]) as Promise<GroupReply>;
   }
 
   /** `reconcileGroups-9.lua`: check or fix I1–I3 for one batch of groups. */

@@ -50,6 +50,7 @@ export {
   REGISTRATION_REFRESH_MS,
   type RetryOptions,
 } from './queue.js';
+export { RateLimits, rateLimit as validateRateLimit } from './rateLimits.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { Finding, FindingKind, ReconcileReport } from './reconcile.js';
 export { TOTALS_ATTEMPTS, UNSETTLED } from './reconcile.js';

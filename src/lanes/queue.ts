@@ -35,6 +35,7 @@ import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
 import * as overrides from './overrides.js';
+import { rateLimit } from './rateLimits.js';
 import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import type { RedisClient } from './redisConnection.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
@@ -51,6 +52,7 @@ import type {
   QueueSnapshot,
   QueueState,
   QueueStats,
+  RateLimit,
   RetentionChange,
   SteeringOptions,
 } from './types.js';
@@ -66,7 +68,8 @@ export interface CompleteAndClaimResult {
   readonly claimed: Job[];
   /**
    * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
-   * delayed job (ms since the epoch, Redis clock; compare it with `finishedAt`, the same
+   * delayed job or reopening of a rate window (DESIGN.md §3 "Rate limits"; ms since the epoch,
+   * Redis clock; compare it with `finishedAt`, the same
    * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
    * is paused, or every claim was served).
    */
@@ -269,6 +272,47 @@ export class Queue {
     return this.groupFrom(
       g,
       await this.steered(() => this.commands.clearLimit({ group: g, history })),
+    );
+  }
+
+  /**
+   * Allow `group` at most `limit.max` claims per `limit.windowMs` (fixed windows, DESIGN.md §3
+   * "Rate limits"), on top of its concurrency limit. The claim that reaches `max` takes the group
+   * off the ring until its window reopens (then a claim or the reaper puts it back with a wake).
+   * The current window is judged under the new rate at once: a higher max (or a shorter window
+   * that has ended) frees a rate-limited group now; a max at or below the claims already made
+   * in the window rate-limits it now. Registers the group and the queue; recorded in the
+   * history (`setRateLimit`). Script: `setRateLimit-8.lua` (runs at maxmemory).
+   * @param limit `max` claims per window, an integer 1..1,000,000; `windowMs` ms, 1..2,592,000,000
+   * @throws RingmasterError BAD_USER_INPUT (`group`, `rateLimit`, `max`, `windowMs`) before
+   *   anything is sent; DATA_OUT_OF_RANGE (nothing written) for an active count it cannot read
+   */
+  async setRateLimit(
+    group: string,
+    limit: RateLimit,
+    options?: SteeringOptions,
+  ): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const { max, windowMs } = rateLimit(limit);
+    const history = this.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.setRateLimit({ group: g, max, windowMs, history })),
+    );
+  }
+
+  /**
+   * Remove `group`'s rate limit (its window too): a rate-limited group is freed at once,
+   * re-ringed with a wake when serviceable. Recorded in the history (`clearRateLimit`).
+   * Script: `clearRateLimit-8.lua` (runs at maxmemory).
+   * @throws RingmasterError BAD_USER_INPUT (`group`) before anything is sent
+   */
+  async clearRateLimit(group: string, options?: SteeringOptions): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const history = this.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.clearRateLimit({ group: g, history })),
     );
   }
 
@@ -641,12 +685,12 @@ export class Queue {
     const batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
     let total = 0;
     for (;;) {
-      const [reaped, promoted, trimmedCompleted, trimmedDead] = await this.commands.reap({
+      const [reaped, promoted, trimmedCompleted, trimmedDead, reopened] = await this.commands.reap({
         batch,
         r: Math.random(),
       });
       total += reaped;
-      const full = Math.max(reaped, promoted, trimmedCompleted, trimmedDead) >= batch;
+      const full = Math.max(reaped, promoted, trimmedCompleted, trimmedDead, reopened) >= batch;
       if (!full) return total;
     }
   }

@@ -35,7 +35,14 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
   const active = parseCount(rawActive);
   const isPaused = Number(paused) === 1;
   const pendingCount = Number(pending ?? 0);
-  const state = groupState({ limit, active, pending: pendingCount, paused: isPaused });
+  const rateLimitedUntil = until == null ? null : Number(until);
+  const state = groupState({
+    limit,
+    active,
+    pending: pendingCount,
+    paused: isPaused,
+    rateLimitedUntil,
+  });
   return {
     id,
     queue,
@@ -47,7 +54,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     state,
     weight: parseWeight(weight),
     rateLimit: parseRate(rate),
-    rateLimitedUntil: until == null ? null : Number(until),
+    rateLimitedUntil,
     limitOverride: parseOverride(limitOver),
     pauseOverride: parseOverride(pauseOver),
   };
@@ -89,14 +96,18 @@ export function parseOverride(raw: string | number | null | undefined): TimedOve
 
 /**
  * DESIGN.md §4's state, by its precedence: PAUSED if paused; else SATURATED if a limit is set and
- * `active` >= it; else READY if `pending` > 0; else IDLE. READY is exactly "on the ring" (I1).
- * The one place this order is written: `Group.blockedBy` reads it too.
+ * `active` >= it; else RATE_LIMITED while it is in `ratelimited` (`rateLimitedUntil` not null,
+ * DESIGN.md §3 "Rate limits"); else READY if `pending` > 0; else IDLE. READY is exactly "on the
+ * ring" (I1). The one place this order is written: `Group.blockedBy` reads it too.
+ * `rateLimitedUntil` left out counts as not rate-limited.
  */
 export function groupState(
-  g: Pick<GroupInfo, 'limit' | 'active' | 'pending' | 'paused'>,
+  g: Pick<GroupInfo, 'limit' | 'active' | 'pending' | 'paused'> &
+    Partial<Pick<GroupInfo, 'rateLimitedUntil'>>,
 ): GroupState {
   if (g.paused) return 'PAUSED';
   if (g.limit !== null && g.active >= g.limit) return 'SATURATED';
+  if (g.rateLimitedUntil != null) return 'RATE_LIMITED';
   return g.pending > 0 ? 'READY' : 'IDLE';
 }
 

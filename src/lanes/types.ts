@@ -72,9 +72,10 @@ export type QueueState = 'RUNNING' | 'PAUSED';
 
 /**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
- * active >= limit; else READY if it has pending work; else IDLE (DESIGN.md §4).
+ * active >= limit; else RATE_LIMITED while its rate window is used up (`rateLimitedUntil`);
+ * else READY if it has pending work; else IDLE (DESIGN.md §4).
  */
-export type GroupState = 'PAUSED' | 'SATURATED' | 'READY' | 'IDLE';
+export type GroupState = 'PAUSED' | 'SATURATED' | 'RATE_LIMITED' | 'READY' | 'IDLE';
 
 /** One job, as stored in `P:{Q}:job:<id>`. */
 export interface Job {

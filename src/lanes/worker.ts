@@ -3,7 +3,8 @@
  * processor; complete on success, retry on throw, the lease extended while the processor runs.
  * When no group is serviceable it parks on the queue's wake list (a blocking pop on its own
  * connection) and wakes as soon as a script re-rings a group (DESIGN.md §1 "wake"), or when the
- * earliest delayed job falls due (the claim's `nextRunAt`): its next claim promotes it.
+ * earliest delayed job falls due or a group's rate window reopens (the claim's `nextRunAt`,
+ * DESIGN.md §3 "Rate limits"): its next claim promotes it.
  *
  * Completions are group-committed: one `completeAndClaim` call at a time carries every job
  * finished since the last call and claims a job for every free slot, so a busy worker sends
@@ -50,8 +51,8 @@ export interface WorkerOptions {
   /**
    * Longest park on the wake list before claiming again anyway (ms), so a lost wake token
    * (trimmed, or pushed before a restart) costs at most this much latency. A park also ends
-   * when the earliest delayed job falls due, so a delayed job waits no longer for a parked
-   * worker than for its run-at time. 1..86,400,000; default 5,000.
+   * when the earliest delayed job falls due (or a rate window reopens), so a delayed job waits
+   * no longer for a parked worker than for its run-at time. 1..86,400,000; default 5,000.
    */
   readonly parkTimeoutMs?: number;
   /** Start claiming at once. Default true; else call {@link Worker.run}. */

@@ -10,6 +10,8 @@
      r_i = frac(r + i × 0.6180339887): one random number per call, spread evenly.
   2. Promote up to `batch` delayed jobs whose run-at time has come (includes/promote.lua), so
      they reach their lanes even when no worker claims.
+  2b. Up to `batch` groups whose rate window reopened leave `ratelimited` and are re-ringed
+     with a wake when serviceable (includes/rateLimit.lua promoteReopened: reopened).
   3. Trim retained completed and dead jobs past their retention (count or age; at most `batch`
      of each, includes/retention.lua), so old entries go without traffic.
 
@@ -33,12 +35,14 @@
     ARGV[2] batch  the most jobs to reap, to promote, and to trim of each kind in this call
     ARGV[3] r      a random number in [0, 1) for the backoff jitter
 
-  Output: { reaped, promoted, trimmedCompleted, trimmedDead } (counts). A job whose group's
-          active count is not an integer within ±(2^53−1) is not reaped (nor counted), nor
-          promoted: nothing of it is written (includes/releaseJob.lua, includes/promote.lua).
+  Output: { reaped, promoted, trimmedCompleted, trimmedDead, reopened } (counts). A job whose
+          group's active count is not an integer within ±(2^53−1) is not reaped (nor counted),
+          nor promoted: nothing of it is written (includes/releaseJob.lua,
+          includes/promote.lua).
 
   Events: as retry, for each job reaped; hincrby stats reaped; as promotion for each job
-  promoted; zrem completed/dead and their group indexes, del job + errors for each trimmed.
+  promoted; zrem ratelimited, hdel gwindow, rpush ring + lpush/ltrim wake for each group
+  reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed.
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -47,6 +51,7 @@
 --- @include "requeueJob"
 --- @include "promote"
 --- @include "retention"
+--- @include "rateLimit"
 
 local GOLDEN = 0.6180339887
 
@@ -85,6 +90,7 @@ for _, id in ipairs(expired) do
 end
 
 local promoted = promoteDue(k, base, now, batch)
+local reopened = promoteReopened(k, base, string.format('%d', now), batch)
 
 local completedCount, completedAgeMs = retentionOf(k.settings, 'completed')
 local trimmedCompleted = trim(base, 'completed', k.completed, completedCount, completedAgeMs,
@@ -92,4 +98,4 @@ local trimmedCompleted = trim(base, 'completed', k.completed, completedCount, co
 local deadCount, deadAgeMs = retentionOf(k.settings, 'dead')
 local trimmedDead = trim(base, 'dead', k.dead, deadCount, deadAgeMs, now, batch)
 
-return { reaped, promoted, trimmedCompleted, trimmedDead }
+return { reaped, promoted, trimmedCompleted, trimmedDead, reopened }

@@ -10,6 +10,7 @@ import type { GroupInfo } from '../lanes/index.js';
 import { groupState } from '../lanes/state.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
+import { rateLimitedSentence } from './rateLimit.js';
 import { steering } from './steering.js';
 
 interface GroupArgs {
@@ -46,7 +47,7 @@ export interface RingPosition {
 }
 
 /** What keeps a group off the ring; null when it is on it (serviceable). */
-export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE';
+export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
 
 /**
  * `GroupState` (its precedence is `groupState`'s, in `src/lanes/state.ts`) with SATURATED told
@@ -61,6 +62,8 @@ export function blockedBy(g: GroupInfo): BlockedBy | null {
       return g.limit === 0 || g.active > (g.limit ?? 0) ? 'PARKED' : 'LIMIT';
     case 'IDLE':
       return 'IDLE';
+    case 'RATE_LIMITED':
+      return 'RATE_LIMITED';
     case 'READY':
       return null;
   }
@@ -90,6 +93,8 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
       return g.pending > 0
         ? `at its limit (${g.active} of ${g.limit} in flight): it re-joins the ring when one finishes`
         : `at its limit (${g.active} of ${g.limit} in flight), with no backlog`;
+    case 'RATE_LIMITED':
+      return rateLimitedSentence(g);
     case 'IDLE':
       // Not "idle": a group with jobs in flight is busy, it only has nothing more waiting.
       return g.active > 0

@@ -10,8 +10,8 @@ import { builder } from './builder.js';
 
 export const GroupStateRef = builder.enumType('GroupState', {
   description:
-    'PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight).',
-  values: ['PAUSED', 'SATURATED', 'READY', 'IDLE'] as const,
+    'PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight).',
+  values: ['PAUSED', 'SATURATED', 'RATE_LIMITED', 'READY', 'IDLE'] as const,
 });
 
 export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
@@ -27,7 +27,8 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
     pending: t.exposeInt('pending', { description: 'Jobs waiting in the lane.' }),
     paused: t.exposeBoolean('paused'),
     onRing: t.exposeBoolean('onRing', {
-      description: 'Serviceable: not paused, below its limit, with pending work (invariant I1).',
+      description:
+        'Serviceable: not paused, below its limit, not rate-limited, with pending work (invariant I1).',
     }),
     state: t.field({ type: GroupStateRef, resolve: (g) => g.state }),
   }),
@@ -102,6 +103,10 @@ const BlockedByRef = builder.enumType('BlockedBy', {
       description:
         'Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first.',
     },
+    RATE_LIMITED: {
+      description:
+        'Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`).',
+    },
     IDLE: {
       description:
         'No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing.',
@@ -119,7 +124,7 @@ builder.objectFields(GroupRef, (t) => ({
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when; busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

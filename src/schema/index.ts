@@ -14,6 +14,7 @@ import './viewer.js';
 import './snapshot.js';
 import './jobs.js';
 import './actions.js';
+import './rateLimit.js';
 import './overrides.js';
 import './weights.js';
 import './history.js';

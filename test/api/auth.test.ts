@@ -15,6 +15,7 @@ import {
   CancelOverrideDocument,
   ClaimDocument,
   ClearLimitDocument,
+  ClearRateLimitDocument,
   CompleteDocument,
   EnqueueDelayedDocument,
   EnqueueDocument,
@@ -44,6 +45,7 @@ import {
   RingChangedDocument,
   SetLimitDocument,
   SetLimitForDocument,
+  SetRateLimitDocument,
   SetRetentionDocument,
   SetWeightDocument,
 } from '../gql/graphql.js';
@@ -350,6 +352,24 @@ const OPERATIONS: Operation[] = [
       query: print(SetRetentionDocument),
       variables: { queue, completed: { count: 5 }, dead: { ageMs: null } },
     }),
+  },
+  {
+    field: 'setRateLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => ({
+      query: print(SetRateLimitDocument),
+      variables: { queue, group: 'g', max: 5, windowMs: 60_000 },
+    }),
+  },
+  {
+    field: 'clearRateLimit',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      await engine().queue(queue).setRateLimit('g', { max: 5, windowMs: 60_000 });
+      return { query: print(ClearRateLimitDocument), variables: { queue, group: 'g' } };
+    },
   },
   {
     field: 'setLimit',

@@ -37,6 +37,8 @@ import {
   PAYLOADS,
   QUEUE,
   QUEUE_NAMES,
+  RATE_MAXES,
+  RATE_WINDOWS,
   RETENTION_AGES,
   RETENTION_COUNTS,
   RETENTION_POLICIES,
@@ -109,6 +111,14 @@ const FIELDS: Field[] = [
     },
   },
   {
+    name: 'Mutation.setRateLimit',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) { id rateLimit { max windowMs } } }',
+    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, max: RATE_MAXES, windowMs: RATE_WINDOWS },
+  },
+  {
     name: 'Mutation.setLimit with forMs',
     kind: 'mutation',
     document:
@@ -140,7 +150,7 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, group: 'c', weight: 2 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, weight: [...WEIGHTS, NULL] },
   },
-  ...(['clearLimit', 'pauseGroup', 'resumeGroup'] as const).map(
+  ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
       name: `Mutation.${name}`,
       kind: 'mutation',

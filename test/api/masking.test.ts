@@ -69,6 +69,11 @@ describe.each(['production', 'development', 'test'])('unexpected errors, NODE_EN
     ['clearLimit', 'mutation { clearLimit(queue: "broken", group: "g") { id } }'],
     ['pauseGroup', 'mutation { pauseGroup(queue: "broken", group: "g") { id } }'],
     ['resumeGroup', 'mutation { resumeGroup(queue: "broken", group: "g") { id } }'],
+    [
+      'setRateLimit',
+      'mutation { setRateLimit(queue: "broken", group: "g", max: 1, windowMs: 1000) { id } }',
+    ],
+    ['clearRateLimit', 'mutation { clearRateLimit(queue: "broken", group: "g") { id } }'],
     ['enqueue', 'mutation { enqueue(queue: "broken", group: "g") { id } }'],
     ['claim', 'mutation { claim(queue: "broken") { id } }'],
     ['complete', 'mutation { complete(queue: "broken", id: "1", token: "t") { id } }'],

@@ -31,6 +31,10 @@ describe('the engine on a Redis Cluster', () => {
       await q.resume('b');
       await q.clearLimit('b');
       ran.add('register').add('setLimit').add('pause').add('resume').add('clearLimit');
+      // Rate limits (issue 17): their keys are built from the base, in the queue's slot.
+      await q.setRateLimit('b', { max: 1_000, windowMs: 60_000 });
+      await q.clearRateLimit('b');
+      ran.add('setRateLimit').add('clearRateLimit');
       for (const group of ['a', 'a', 'a', 'b']) await q.enqueue(group, { group });
       await q.enqueue('b', null, { key: 'once' });
       expect((await q.enqueue('b', null, { key: 'once' })).id).toBe('5');
@@ -111,6 +115,17 @@ describe('the engine on a Redis Cluster', () => {
         [string, string[]],
       ];
       expect(fields).toEqual(expect.arrayContaining(['action', 'repair', 'actor', 'cluster-test']));
+      // Timed overrides: set, cancelled, and one reverted at its deadline, on the queue's master.
+      await q.pause('e', { forMs: 600_000 });
+      expect(await master.zscore(q.keys.overrides, 'pause:e')).not.toBeNull();
+      await q.cancelOverride('e', 'pause');
+      expect(await master.zscore(q.keys.overrides, 'pause:e')).toBeNull();
+      ran.add('cancelOverride');
+      const timed = await q.setLimit('f', 1, { forMs: 1 });
+      await untilRedisTimePasses(rm.redis, timed.limitOverride?.until as number);
+      expect((await q.applyOverrides()).applied).toBe(1);
+      expect(await master.hexists(q.keys.glimit, 'f')).toBe(0);
+      ran.add('applyOverrides');
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

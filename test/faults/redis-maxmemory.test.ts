@@ -95,6 +95,11 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.resume('a')).toMatchObject({ id: 'a', paused: false });
     expect(await queue.setLimit('a', 5)).toMatchObject({ id: 'a', limit: 5 });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
+    // Rate limits (issue 17): throttling a tenant is what an operator does in an incident too.
+    expect(await queue.setRateLimit('a', { max: 1, windowMs: 60_000 })).toMatchObject({
+      rateLimit: { max: 1, windowMs: 60_000 },
+    });
+    expect(await queue.clearRateLimit('a')).toMatchObject({ rateLimit: null });
     // Timed overrides (issue 17): timed calls, a cancel and a due revert write at maxmemory too.
     expect(await queue.setLimit('a', 1, { forMs: 60_000 })).toMatchObject({ limit: 1 });
     expect((await queue.cancelOverride('a', 'limit')).limitOverride).toBeNull();

@@ -5,7 +5,9 @@
  * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
  * to expire), promote (a delayed job, another job, a missing one), setLimit (0, and below the
- * live count), clearLimit, pause, resume, repair, and
+ * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (issue 17: windows of an
+ * hour, so no window ends within a run and the model stays exact; reopening is covered by
+ * test/lanes/rateLimit.test.ts), repair, and
  * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
  * through 4 ioredis connections, in steps that are either one call or a batch of up to 4 fired
  * at once (Promise.all), each call on its own connection, so only Redis decides their order. The
@@ -73,6 +75,8 @@ const LONG_DELAY_MS = 3_600_000;
 /** Error entries kept per job (Defaults.errorsKept). */
 const ERRORS_KEPT = 10;
 const MAX_STEPS = 80;
+/** Every rate limit's window (ms): no window ends within a run. */
+const RATE_WINDOW_MS = 3_600_000;
 
 const env = process.env;
 const NUM_RUNS = env.FC_NUM_RUNS ? Number(env.FC_NUM_RUNS) : DEFAULT_RUNS;
@@ -102,7 +106,9 @@ type Intent =
   | { kind: 'promote'; pick: number; which: 'delayed' | 'other' | 'missing' }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: number; limit: number; belowActive: boolean }
-  | { kind: 'clearLimit' | 'pause' | 'resume'; group: number; busy: boolean };
+  | { kind: 'clearLimit' | 'pause' | 'resume'; group: number; busy: boolean }
+  | { kind: 'setRateLimit'; group: number; max: number }
+  | { kind: 'clearRateLimit'; group: number; limited: boolean };
 
 /**
  * One completion of a completeAndClaim batch: a lease picked as complete picks it (`stale`:
@@ -147,7 +153,9 @@ type Op =
   | { kind: 'promote'; id: string }
   | { kind: 'repair' }
   | { kind: 'setLimit'; group: string; limit: number }
-  | { kind: 'clearLimit' | 'pause' | 'resume'; group: string };
+  | { kind: 'clearLimit' | 'pause' | 'resume'; group: string }
+  | { kind: 'setRateLimit'; group: string; max: number }
+  | { kind: 'clearRateLimit'; group: string };
 
 /** Which token a complete/retry/extendLease carries (`junk`: an id that is not decimal). */
 type TokenTag = 'held' | 'superseded' | 'old' | 'bogus' | 'junk';
@@ -193,6 +201,11 @@ interface MState {
   /** Wake tokens pushed (nothing pops them in this test). */
   wakes: number;
   registered: Set<string>;
+  /** Rate limits (issue 17): max claims per RATE_WINDOW_MS; the current windows; the groups
+   * at their rate → when their window reopens (ms). */
+  rates: Map<string, number>;
+  windows: Map<string, { start: number; claims: number }>;
+  limited: Map<string, number>;
   stats: {
     enqueued: number;
     claimed: number;
@@ -220,6 +233,9 @@ function emptyState(): MState {
     jobs: new Map(),
     wakes: 0,
     registered: new Set(),
+    rates: new Map(),
+    windows: new Map(),
+    limited: new Map(),
     stats: { enqueued: 0, claimed: 0, completed: 0, retried: 0, reaped: 0, dead: 0 },
   };
 }
@@ -240,6 +256,9 @@ function cloneState(s: MState): MState {
     ),
     wakes: s.wakes,
     registered: new Set(s.registered),
+    rates: new Map(s.rates),
+    windows: new Map([...s.windows].map(([g, w]) => [g, { ...w }])),
+    limited: new Map(s.limited),
     stats: { ...s.stats },
   };
 }
@@ -252,6 +271,7 @@ function serviceable(s: MState, g: string): boolean {
   if (s.paused.has(g)) return false;
   const limit = s.limits.get(g);
   if (limit !== undefined && activeOf(s, g) >= limit) return false;
+  if (s.limited.has(g)) return false;
   return pendingOf(s, g) > 0;
 }
 
@@ -328,9 +348,11 @@ function groupOutcome(s: MState, g: string): Outcome {
     ? 'PAUSED'
     : limit !== null && active >= limit
       ? 'SATURATED'
-      : pending > 0
-        ? 'READY'
-        : 'IDLE';
+      : s.limited.has(g)
+        ? 'RATE_LIMITED'
+        : pending > 0
+          ? 'READY'
+          : 'IDLE';
   return { ok: { limit, active, pending, paused, onRing: state === 'READY', state } };
 }
 
@@ -408,6 +430,17 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
         job.tokens.push(op.token);
         job.leaseUntil = deadlineFrom(real, job.id, op.leaseMs, clock);
         s.stats.claimed += 1;
+        const max = s.rates.get(g);
+        if (max !== undefined) {
+          // The window starts at the first claim (the lease's start: leaseUntil − leaseMs).
+          const w = s.windows.get(g) ?? {
+            start: (job.leaseUntil as number) - op.leaseMs,
+            claims: 0,
+          };
+          w.claims += 1;
+          s.windows.set(g, w);
+          if (w.claims >= max) s.limited.set(g, w.start + RATE_WINDOW_MS);
+        }
         if (serviceable(s, g)) s.ring.push(g);
         return { ok: claimReply(job) };
       }
@@ -541,6 +574,25 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       settle(s, g, was);
       return groupOutcome(s, g);
     }
+    case 'setRateLimit':
+    case 'clearRateLimit': {
+      const g = op.group;
+      const was = serviceable(s, g);
+      const w = s.windows.get(g);
+      if (op.kind === 'setRateLimit') {
+        s.rates.set(g, op.max);
+        // The window is still open (an hour): at or past the new max it rate-limits now.
+        if (w !== undefined && w.claims >= op.max) s.limited.set(g, w.start + RATE_WINDOW_MS);
+        else s.limited.delete(g);
+      } else {
+        s.rates.delete(g);
+        s.windows.delete(g);
+        s.limited.delete(g);
+      }
+      s.registered.add(g);
+      settle(s, g, was);
+      return groupOutcome(s, g);
+    }
     case 'pause': {
       s.paused.add(op.group);
       s.ring = s.ring.filter((x) => x !== op.group);
@@ -603,6 +655,10 @@ interface Snapshot {
   seq: number;
   groups: string[];
   queueRegistered: boolean;
+  /** Rate limits (issue 17): `grate`, `gwindow` and `ratelimited` (group → reopening). */
+  grate: [string, string][];
+  gwindow: [string, string][];
+  ratelimited: [string, number][];
   strayKeys: string[];
 }
 
@@ -669,6 +725,9 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.seq,
     k.stats,
     k.settings,
+    k.rate,
+    k.rateWindow,
+    k.rateLimited,
     // The oldest-pending index (metrics, issue 17): a lower bound per lane, not modelled here;
     // its invariant is test/lanes/heads.property.test.ts's.
     k.heads,
@@ -708,6 +767,9 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   m.zrange(k.groups, 0, -1);
   m.sismember(`${PREFIX}:queues`, q.name);
   m.zrange(k.delayed, 0, -1, 'WITHSCORES');
+  m.hgetall(k.rate);
+  m.hgetall(k.rateWindow);
+  m.zrange(k.rateLimited, 0, -1, 'WITHSCORES');
   for (const key of laneKeys) m.zrange(key, 0, -1, 'WITHSCORES');
   for (const key of jobKeys) m.hgetall(key);
   for (const key of delayedKeys) m.zrange(key, 0, -1, 'WITHSCORES');
@@ -719,7 +781,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   });
   const at = <T>(i: number): T => replies[i] as T;
   const stats = at<Record<string, string>>(7);
-  const base = 13;
+  const base = 16;
   const scored = (flat: string[]) =>
     pairs(flat).map(([id, score]): [string, number] => [id, Number(score)]);
   const after = (list: unknown[], i: number) =>
@@ -776,6 +838,9 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     seq: Number(at<string | null>(9) ?? 0),
     groups: at<string[]>(10).sort(),
     queueRegistered: at<number>(11) === 1,
+    grate: Object.entries(at<Record<string, string>>(13)).sort(byFirst),
+    gwindow: Object.entries(at<Record<string, string>>(14)).sort(byFirst),
+    ratelimited: scored(at<string[]>(15)).sort(byFirst),
     lanes: laneKeys
       .map((key, i): [string, [string, number][]] => [
         laneOf.get(key) as string,
@@ -870,6 +935,13 @@ function modelSnapshot(s: MState): Snapshot {
     seq: s.seq,
     groups: [...s.registered].sort(),
     queueRegistered: s.registered.size > 0,
+    grate: [...s.rates]
+      .map(([g, max]): [string, string] => [g, `${max}:${RATE_WINDOW_MS}`])
+      .sort(byFirst),
+    gwindow: [...s.windows]
+      .map(([g, w]): [string, string] => [g, `${w.start}:${w.claims}`])
+      .sort(byFirst),
+    ratelimited: [...s.limited].sort(byFirst),
     strayKeys: [],
   };
 }
@@ -974,6 +1046,7 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
   const lanes = new Map(snap.lanes);
   const paused = new Set(snap.paused);
   const ring = new Set(snap.ring);
+  const rateLimited = new Set(snap.ratelimited.map(([g]) => g));
   const fail = (msg: string): never => {
     throw new Error(`${msg}\nsnapshot: ${canonical(snap)}`);
   };
@@ -1005,11 +1078,15 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
     const lim = parseLimit(limit.get(g));
     const active = Number(gactive.get(g) ?? 0);
     const should =
-      !paused.has(g) && (lim === null || active < lim) && (lanes.get(g)?.length ?? 0) > 0;
+      !paused.has(g) &&
+      (lim === null || active < lim) &&
+      !rateLimited.has(g) &&
+      (lanes.get(g)?.length ?? 0) > 0;
     if (ring.has(g) !== should) {
       fail(
         `I1: ${g} ${ring.has(g) ? 'is' : 'is not'} on the ring but paused=${paused.has(g)} ` +
-          `limit=${lim} active=${active} pending=${lanes.get(g)?.length ?? 0}`,
+          `limit=${lim} active=${active} rateLimited=${rateLimited.has(g)} ` +
+          `pending=${lanes.get(g)?.length ?? 0}`,
       );
     }
   }
@@ -1199,6 +1276,10 @@ const coverage = {
   promoted: 0,
   /** promote of a job that was not delayed (answered unchanged). */
   promotedNothing: 0,
+  /** setRateLimit calls; groups that came to their rate; clears of a rate-limited group. */
+  rateLimitsSet: 0,
+  rateLimitedClaims: 0,
+  rateLimitedCleared: 0,
 };
 
 function toOutcome(op: Op, value: unknown): Outcome {
@@ -1218,7 +1299,9 @@ function toOutcome(op: Op, value: unknown): Outcome {
     op.kind === 'setLimit' ||
     op.kind === 'clearLimit' ||
     op.kind === 'pause' ||
-    op.kind === 'resume'
+    op.kind === 'resume' ||
+    op.kind === 'setRateLimit' ||
+    op.kind === 'clearRateLimit'
   ) {
     const g = value as GroupInfo;
     return {
@@ -1325,6 +1408,12 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
       case 'resume':
         value = await q.resume(op.group);
         break;
+      case 'setRateLimit':
+        value = await q.setRateLimit(op.group, { max: op.max, windowMs: RATE_WINDOW_MS });
+        break;
+      case 'clearRateLimit':
+        value = await q.clearRateLimit(op.group);
+        break;
     }
     return toOutcome(op, value);
   } catch (error) {
@@ -1391,6 +1480,19 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
       }
       if (intent.limit === 0) coverage.limitZero += 1;
       return { kind: 'setLimit', group: GROUPS[intent.group] as string, limit: intent.limit };
+    }
+    case 'setRateLimit':
+      coverage.rateLimitsSet += 1;
+      return { kind: 'setRateLimit', group: GROUPS[intent.group] as string, max: intent.max };
+    case 'clearRateLimit': {
+      // `limited`: aim at a group at its rate, where clearing matters most
+      const limited = [...s.limited.keys()].sort();
+      const group =
+        intent.limited && limited.length > 0
+          ? (limited[intent.group % limited.length] as string)
+          : (GROUPS[intent.group] as string);
+      if (s.limited.has(group)) coverage.rateLimitedCleared += 1;
+      return { kind: 'clearRateLimit', group };
     }
     case 'clearLimit':
     case 'pause':
@@ -1466,6 +1568,12 @@ function describeIntent(i: Intent): string {
       return i.belowActive
         ? `setLimit(busy #${i.group}, ≤${i.limit} below active)`
         : `setLimit(${GROUPS[i.group]}, ${i.limit})`;
+    case 'setRateLimit':
+      return `setRateLimit(${GROUPS[i.group]}, ${i.max} per hour)`;
+    case 'clearRateLimit':
+      return i.limited
+        ? `clearRateLimit(rate-limited #${i.group})`
+        : `clearRateLimit(${GROUPS[i.group]})`;
     case 'clearLimit':
     case 'pause':
     case 'resume':
@@ -1545,6 +1653,9 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
       );
     }
     coverage.dead += found.state.stats.dead - m.s.stats.dead;
+    for (const g of found.state.limited.keys()) {
+      if (!m.s.limited.has(g)) coverage.rateLimitedClaims += 1;
+    }
     m.s = found.state;
     this.count(ops, outs, found.order);
   }
@@ -1694,6 +1805,22 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
       busy: fc.boolean(),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('setRateLimit' as const),
+      group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+      max: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('clearRateLimit' as const),
+      group: groupArb,
+      limited: fc.boolean(),
+    }),
+  },
 );
 
 /** A batch of calls, each with a priority that orders their sending. */
@@ -1798,6 +1925,9 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
         expect(coverage.completeAndClaimMixed).toBeGreaterThan(20);
         expect(coverage.completeAndClaimShort).toBeGreaterThan(20);
         expect(coverage.repairs).toBeGreaterThan(20);
+        expect(coverage.rateLimitsSet).toBeGreaterThan(100);
+        expect(coverage.rateLimitedClaims).toBeGreaterThan(20);
+        expect(coverage.rateLimitedCleared).toBeGreaterThan(5);
         expect(coverage.delayedEnqueues).toBeGreaterThan(50);
         expect(coverage.delayedRetries).toBeGreaterThan(10);
         expect(coverage.promoted).toBeGreaterThan(30);

@@ -26,6 +26,8 @@ describe('registration comes first (issue 12 item 5)', () => {
     ['clearLimit', (q: Queue) => q.clearLimit('g')],
     ['pause', (q: Queue) => q.pause('g')],
     ['resume', (q: Queue) => q.resume('g')],
+    ['setRateLimit', (q: Queue) => q.setRateLimit('g', { max: 1, windowMs: 1_000 })],
+    ['clearRateLimit', (q: Queue) => q.clearRateLimit('g')],
   ] as const)(
     '%s whose SADD to P:queues fails reports the error and writes nothing',
     async (_name, call) => {

@@ -140,13 +140,19 @@ interface Standing {
   active: number;
   paused: boolean;
   pending: number;
+  /** In `ratelimited` (issue 17): I1's rate clause. */
+  limited: boolean;
 }
 
 const STANDINGS: Standing[] = [];
 for (const limit of [null, 0, 1, 2]) {
   for (const active of [0, 1, 2, 3]) {
     for (const paused of [false, true]) {
-      for (const pending of [0, 1, 3]) STANDINGS.push({ limit, active, paused, pending });
+      for (const pending of [0, 1, 3]) {
+        for (const limited of [false, true]) {
+          STANDINGS.push({ limit, active, paused, pending, limited });
+        }
+      }
     }
   }
 }
@@ -162,6 +168,7 @@ describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/s
       if (s.active > 0) write.hset(keys.gactive, group, s.active);
       if (s.paused) write.sadd(keys.paused, group);
       for (let j = 1; j <= s.pending; j++) write.zadd(keys.lane(group), j, String(j));
+      if (s.limited) write.zadd(keys.rateLimited, 1_000 + i, group);
     }
     await write.exec();
     // Each standing judged three ways: { serviceable, saturated } as 0|1, each way in turn.
@@ -171,11 +178,13 @@ local function bits(serviceable, saturated)
   return { serviceable and 1 or 0, saturated and 1 or 0 }
 end
 local out = {}
-for i = 2, #ARGV, 5 do
+for i = 2, #ARGV, 6 do
   local group, limit = ARGV[i], tonumber(ARGV[i + 1])
   local active, paused, pending = tonumber(ARGV[i + 2]), ARGV[i + 3] == '1', tonumber(ARGV[i + 4])
+  local limited = ARGV[i + 5] == '1'
   local laneKey = laneKeyOf(ARGV[1], group)
   out[#out + 1] = {
+    bits(isServiceable(k, group, laneKey, limit, active, paused, pending, limited)),
     bits(isServiceable(k, group, laneKey, limit, active, paused, pending)),
     bits(groupState(k, group, laneKey)),
     bits(standing(k, group, readGroup(k, group, laneKey))),
@@ -188,6 +197,7 @@ return out`;
       String(s.active),
       s.paused ? '1' : '0',
       String(s.pending),
+      s.limited ? '1' : '0',
     ]);
     const judged = (await redis.eval(
       script,
@@ -199,24 +209,29 @@ return out`;
       ...args,
     )) as number[][][];
     for (const [i, s] of STANDINGS.entries()) {
-      const onRing = groupState(s) === 'READY' ? 1 : 0;
+      const onRing =
+        groupState({ ...s, rateLimitedUntil: s.limited ? 1_000 + i : null }) === 'READY' ? 1 : 0;
       const saturated = s.limit !== null && s.active >= s.limit ? 1 : 0;
       const want = [onRing, saturated];
-      expect(judged[i], JSON.stringify(s)).toEqual([want, want, want]);
+      expect(judged[i], JSON.stringify(s)).toEqual([want, want, want, want]);
     }
   });
 
-  it('reads the pause flag only when not saturated, the lane only when neither', async () => {
+  it('reads the pause flag only when not saturated, the lane only when neither, the rate clause only when all pass', async () => {
     // Keys of the wrong type: reading either would fail the script with WRONGTYPE.
     const keys = queueKeys('t', uniqueQueueName());
     const redis = engine.redis();
     await redis.set(keys.paused, 'not a set');
     await redis.set(keys.lane('g'), 'not a zset');
+    // Built from k.glimit's name (no base in k): read, it would fail with WRONGTYPE too.
+    await redis.set(keys.rateLimited, 'not a zset');
     const script = `${include('safeInteger')}${GROUP_STATE_LUA}
 local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local saturated = { isServiceable(k, 'g', KEYS[4], 2, 2) }
 local paused = { isServiceable(k, 'g', KEYS[4], 2, 1, true) }
-return { saturated[1] and 1 or 0, saturated[2] and 1 or 0, paused[1] and 1 or 0 }`;
+local empty = { isServiceable(k, 'g', KEYS[4], nil, nil, false, 0) }
+return { saturated[1] and 1 or 0, saturated[2] and 1 or 0, paused[1] and 1 or 0,
+  empty[1] and 1 or 0 }`;
     const reply = await redis.eval(
       script,
       4,
@@ -225,7 +240,7 @@ return { saturated[1] and 1 or 0, saturated[2] and 1 or 0, paused[1] and 1 or 0 
       keys.paused,
       keys.lane('g'),
     );
-    expect(reply).toEqual([0, 1, 0]);
+    expect(reply).toEqual([0, 1, 0, 0]);
   });
 });
 

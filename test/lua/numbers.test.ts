@@ -81,6 +81,8 @@ describe('a group active count (gactive) that is not a safe integer', () => {
     ['setLimit', (q: Queue) => q.setLimit('g', 3)],
     ['clearLimit', (q: Queue) => q.clearLimit('g')],
     ['resume', (q: Queue) => q.resume('g')],
+    ['setRateLimit', (q: Queue) => q.setRateLimit('g', { max: 1, windowMs: 1_000 })],
+    ['clearRateLimit', (q: Queue) => q.clearRateLimit('g')],
   ] as const)(
     '%s is refused before it writes, naming the key, the field and the value',
     async (_name, call) => {

@@ -21,6 +21,8 @@ const EXPECTED = [
   'cancelOverride',
   'claim',
   'clearLimit',
+  // per-group rate limits (issue 17)
+  'clearRateLimit',
   'complete',
   // a worker's completions + claims in one round trip (issue 5)
   'completeAndClaim',
@@ -55,6 +57,7 @@ const EXPECTED = [
   'resumeQueue',
   'retry',
   'setLimit',
+  'setRateLimit',
   // a queue's retention of completed and dead jobs (issue 16)
   'setRetention',
   // a group's turns per round of the ring (issue 17, weights)

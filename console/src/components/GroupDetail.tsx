@@ -20,6 +20,7 @@ import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
 import { HistoryPanel } from './HistoryPanel';
 import { Id } from './Id';
+import { RateLimitControl } from './RateLimitControl';
 import { TimedOverrides } from './TimedOverrides';
 
 /** How long an action waits to be seen in a read before saying it is not seen yet (ms). */
@@ -248,6 +249,7 @@ export function GroupDetail(props: {
               </button>
             </div>
           )}
+          <RateLimitControl queue={queue} group={group} state={g} admin={admin} refresh={refresh} />
           {outcome && (
             <p class={`outcome outcome-${outcome.kind} pad`} role="status" data-testid="outcome">
               {outcome.text}

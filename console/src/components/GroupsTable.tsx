@@ -12,7 +12,15 @@ import { Id } from './Id';
 type SortKey = 'id' | 'state' | 'load' | 'pending';
 const PAGE_SIZES = [25, 50, 100, 200] as const;
 
-const STANDING_ORDER = { parked: 0, limit: 1, paused: 2, ready: 3, busy: 4, empty: 5 } as const;
+const STANDING_ORDER = {
+  parked: 0,
+  limit: 1,
+  paused: 2,
+  ready: 3,
+  busy: 4,
+  empty: 5,
+  rated: 1.5,
+} as const;
 
 function compare(a: GroupRowFragment, b: GroupRowFragment, key: SortKey): number {
   switch (key) {

@@ -60,8 +60,8 @@ export function RingPanel(props: {
         <ol class="ring" data-testid="ring">
           {ring !== null && ring.length === 0 && (
             <li class="muted small ring-empty">
-              No group is waiting for a turn: each is empty, busy with no backlog, paused or at its
-              limit.
+              No group is waiting for a turn: each is empty, busy with no backlog, paused, at its
+              limit or rate-limited.
             </li>
           )}
           {(ring ?? []).slice(0, MAX_CHIPS).map((id, i) => (

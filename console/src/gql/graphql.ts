@@ -18,12 +18,15 @@ export type BlockedBy =
   /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */
   | 'PARKED'
   /** Paused by an operator. */
-  | 'PAUSED';
+  | 'PAUSED'
+  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  | 'RATE_LIMITED';
 
-/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
   | 'PAUSED'
+  | 'RATE_LIMITED'
   | 'READY'
   | 'SATURATED';
 
@@ -60,7 +63,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -85,7 +88,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -109,7 +112,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -117,7 +120,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -125,7 +128,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -133,7 +136,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
 
@@ -264,6 +267,26 @@ export type CancelOverrideMutationVariables = Exact<{
 
 export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
 
+export type GroupRateFragment = { rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
+
+export type ConsoleSetRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  max: number;
+  windowMs: unknown;
+}>;
+
+
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
+export type ConsoleClearRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+
 export type SetWeightMutationVariables = Exact<{
   queue: string;
   group: string;
@@ -310,6 +333,15 @@ export const GroupRowFragmentDoc = new TypedDocumentString(`
   state
 }
     `, {"fragmentName":"GroupRow"}) as unknown as TypedDocumentString<GroupRowFragment, unknown>;
+export const GroupRateFragmentDoc = new TypedDocumentString(`
+    fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}
+    `, {"fragmentName":"GroupRate"}) as unknown as TypedDocumentString<GroupRateFragment, unknown>;
 export const GroupOverrideStateFragmentDoc = new TypedDocumentString(`
     fragment GroupOverrideState on Group {
   limitOverride {
@@ -327,6 +359,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -348,6 +381,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
 export const CountsFragmentDoc = new TypedDocumentString(`
     fragment Counts on QueueCounts {
@@ -544,6 +584,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -580,6 +621,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
 export const RingPulseDocument = new TypedDocumentString(`
     subscription RingPulse($queue: String!) {
@@ -614,6 +662,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -626,6 +675,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
 export const ClearLimitDocument = new TypedDocumentString(`
     mutation ClearLimit($queue: String!, $group: String!) {
@@ -646,6 +702,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -658,6 +715,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
 export const PauseGroupDocument = new TypedDocumentString(`
     mutation PauseGroup($queue: String!, $group: String!) {
@@ -678,6 +742,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -690,6 +755,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
 export const ResumeGroupDocument = new TypedDocumentString(`
     mutation ResumeGroup($queue: String!, $group: String!) {
@@ -710,6 +782,7 @@ fragment GroupDetail on Group {
   ...GroupRow
   reason
   blockedBy
+  ...GroupRate
   ...GroupOverrideState
   weight
 }
@@ -722,6 +795,13 @@ fragment GroupOverrideState on Group {
     until
     revertToPaused
   }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
 export const JobByIdDocument = new TypedDocumentString(`
     query JobById($queue: String!, $id: ID!) {
@@ -993,6 +1073,86 @@ export const CancelOverrideDocument = new TypedDocumentString(`
     revertToPaused
   }
 }`) as unknown as TypedDocumentString<CancelOverrideMutation, CancelOverrideMutationVariables>;
+export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
+    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
+  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+  ...GroupRate
+  ...GroupOverrideState
+  weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}`) as unknown as TypedDocumentString<ConsoleSetRateLimitMutation, ConsoleSetRateLimitMutationVariables>;
+export const ConsoleClearRateLimitDocument = new TypedDocumentString(`
+    mutation ConsoleClearRateLimit($queue: String!, $group: String!) {
+  clearRateLimit(queue: $queue, group: $group) {
+    ...GroupDetail
+  }
+}
+    fragment GroupRow on Group {
+  id
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+}
+fragment GroupDetail on Group {
+  ...GroupRow
+  reason
+  blockedBy
+  ...GroupRate
+  ...GroupOverrideState
+  weight
+}
+fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}
+fragment GroupRate on Group {
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+}`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
 export const SetWeightDocument = new TypedDocumentString(`
     mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
   setWeight(queue: $queue, group: $group, weight: $weight) {

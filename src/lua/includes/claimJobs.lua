@@ -38,6 +38,12 @@
   (ms, or false for none), so a worker parks no longer than until then; false otherwise. A call
   that asks for no claims promotes nothing (the next claim or the reaper does). Flat cost: one
   ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait.
+  Rate limits (includes/rateLimit.lua): beside the delayed promotion, up to `promoteBatch`
+  groups whose rate window reopened leave `ratelimited` and are re-ringed with a wake
+  (promoteReopened), and nextRunAt is the earlier of the first run-at time and the first
+  reopening in `ratelimited`, so a parked worker wakes when a window reopens; each claim of a
+  group with a rate counts into its window, and the claim that reaches its max leaves the group
+  off the ring (countRateClaim). Flat too: O(log n + batch) in rate-limited groups.
   k also needs wake (re-ring), delayed and stats (promotion's totals).
 ]]
 --- @include "keys"
@@ -45,6 +51,7 @@
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "promote"
+--- @include "rateLimit"
 --- @include "weights"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
@@ -96,6 +103,7 @@ local function readStates(k, batch, heads)
       claimed = 0,
     }
   end
+  readRateStates(k, unseen, batch.groups)
 end
 
 -- Lease the first job of `group`'s lane (g: its standing) under `token`; nil if it has none.
@@ -173,15 +181,18 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       local job
       -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job):
       -- so the lane is not read, it is given as holding one.
-      if g.active ~= nil and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1) then
+      if g.active ~= nil
+        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
         job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
           defaultMaxAttempts)
       end
       if job then
+        countRateClaim(base, batch, group, g)
         claimed[#claimed + 1] = job
         -- I1 after the claim (not paused: it was just served); the lane is read only when the
         -- group is still below its limit.
-        local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false)
+        local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false, nil,
+          g.limited)
         if saturated then
           batch.saturated = batch.saturated + 1
         end
@@ -241,13 +252,15 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
     return {}, false
   end
   -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
-  promoteDue(k, base, string.format('%d', nowMs()), promoteBatch)
+  local now = string.format('%d', nowMs())
+  promoteDue(k, base, now, promoteBatch)
+  promoteReopened(k, base, now, promoteBatch)
   if queuePaused then
     return {}, false
   end
   local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   if #claimed < #tokens then
-    return claimed, nextRunAt(k)
+    return claimed, earliestAt(nextRunAt(k), nextReopen(k))
   end
   return claimed, false
 end

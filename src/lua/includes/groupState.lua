@@ -2,12 +2,14 @@
   A group's standing against invariant I1 (DESIGN.md §3), written once for every script.
 
   isServiceable IS I1: a group belongs on the ring exactly when it is not saturated, not paused,
-  and its lane holds a job. Every script that asks whether a group is serviceable asks it here:
+  not rate-limited, and its lane holds a job. Every script that asks whether a group is
+  serviceable asks it here:
   the settling scripts through groupState and standing (below), the claim before and after it
   serves a group (claimJobs.lua), a batch of completions when a permit frees a group
   (releasePermits.lua). (src/lanes/state.ts, `groupState`, derives the same for the engine's
   reads.)
-    isServiceable(k, group, laneKey, limit, active, paused, pending) -> serviceable, saturated
+    isServiceable(k, group, laneKey, limit, active, paused, pending, limited)
+      -> serviceable, saturated
   The caller passes what it has already read; what it leaves nil is read here, in the order that
   reads least, and only when the answer still depends on it:
     limit    the group's limit, nil for none (parseLimit, limitOf); never read here
@@ -16,10 +18,14 @@
     paused   true or false, nil to read it (SISMEMBER k.paused) — only when not saturated
     pending  the lane's size, nil to read it (ZCARD laneKey) — only when neither saturated
              nor paused
+    limited  true or false: the group is rate-limited (in `ratelimited`, DESIGN.md §3 "Rate
+             limits"), nil to read it (ZSCORE) — only when every other clause passes
   isSaturated(limit, active) is I1's limit clause alone: a limit is set and active >= limit
   (counted in stats.saturated); a batch of releases asks it before and after (releasePermits).
 
-  k is the script's key table: k.paused (set), k.glimit (hash), k.gactive (hash).
+  k is the script's key table: k.paused (set), k.glimit (hash), k.gactive (hash); the
+  `ratelimited` zset is built from k.base, or from k.glimit's name when the script has no base
+  (rateLimitedKeyFor).
   laneKey is the group's pending zset (includes/keys.lua, laneKeyOf).
 
   limitOf: the group's limit, or nil for none. A field that is not a non-negative integer
@@ -39,6 +45,7 @@
   active count is judged only when a limit is set, and refused then if it is not a safe integer
   (the steering scripts judge before they write: judgeFields).
 ]]
+--- @include "keys"
 --- @include "safeInteger"
 
 local function parseLimit(raw)
@@ -82,7 +89,15 @@ local function isSaturated(limit, active)
   return limit ~= nil and active >= limit
 end
 
-local function isServiceable(k, group, laneKey, limit, active, paused, pending)
+-- The queue's `ratelimited` zset for a key table (k.base, else derived from k.glimit).
+local function rateLimitedKeyFor(k)
+  if k.rateLimited == nil then
+    k.rateLimited = rateLimitedKeyOf(k.base or baseOf(k.glimit, 'glimit'))
+  end
+  return k.rateLimited
+end
+
+local function isServiceable(k, group, laneKey, limit, active, paused, pending, limited)
   if limit ~= nil and active == nil then
     active = activeOf(k.gactive, group)
   end
@@ -98,7 +113,13 @@ local function isServiceable(k, group, laneKey, limit, active, paused, pending)
   if pending == nil then
     pending = redis.call('ZCARD', laneKey)
   end
-  return pending > 0, false
+  if pending <= 0 then
+    return false, false
+  end
+  if limited == nil then
+    limited = redis.call('ZSCORE', rateLimitedKeyFor(k), group) ~= false
+  end
+  return not limited, false
 end
 
 local function groupState(k, group, laneKey, active)
@@ -108,5 +129,9 @@ end
 local function standing(k, group, g)
   local limit = parseLimit(g.limit)
   local active = limit and checkedActive(k.gactive, group, g.active)
-  return isServiceable(k, group, nil, limit, active, g.paused == 1, g.pending)
+  local limited
+  if g.rateLimitedUntil ~= nil then
+    limited = g.rateLimitedUntil ~= false
+  end
+  return isServiceable(k, group, nil, limit, active, g.paused == 1, g.pending, limited)
 end

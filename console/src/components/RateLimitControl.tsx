@@ -1,0 +1,143 @@
+/**
+ * A group's rate limit on its detail panel (issue 17, DESIGN.md §3 "Rate limits"): at most
+ * `max` claims per window, and while the window is used up, when it reopens. An admin sets it
+ * (claims per window of so many seconds) or clears it; the mutation's answer is shown at once
+ * and the panels re-read the snapshot.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, answered, request } from '../api';
+import { clockMs, duration, n } from '../format';
+import {
+  ConsoleClearRateLimitDocument,
+  ConsoleSetRateLimitDocument,
+  type GroupDetailFragment,
+} from '../gql/graphql';
+
+/** The bounds the server checks (DESIGN.md §5), checked here first to say it in words. */
+const MAX_CLAIMS = 1_000_000;
+const MAX_WINDOW_MS = 2_592_000_000;
+
+export function RateLimitControl(props: {
+  queue: string;
+  group: string;
+  state: GroupDetailFragment;
+  admin: boolean;
+  /** Read a new snapshot soon: an action was accepted. */
+  refresh: () => void;
+}) {
+  const { queue, group, state: g, admin, refresh } = props;
+  const [maxText, setMaxText] = useState('');
+  const [secondsText, setSecondsText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const run = async (label: string, call: () => Promise<GroupDetailFragment>) => {
+    setBusy(true);
+    setOutcome(null);
+    try {
+      const after = await call();
+      setOutcome({ ok: true, text: `${label}: ${describe(after)}.` });
+      refresh();
+    } catch (failure) {
+      const words = failure instanceof ApiError ? failure.words : String(failure);
+      setOutcome({ ok: false, text: `${label} failed. ${words}` });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const set = (event: Event) => {
+    event.preventDefault();
+    const max = Number(maxText.trim());
+    const windowMs = Math.round(Number(secondsText.trim()) * 1000);
+    if (!/^\d+$/.test(maxText.trim()) || max < 1 || max > MAX_CLAIMS) {
+      setOutcome({
+        ok: false,
+        text: `Claims per window is a whole number, 1 to ${n(MAX_CLAIMS)}.`,
+      });
+      return;
+    }
+    if (!Number.isFinite(windowMs) || windowMs < 1 || windowMs > MAX_WINDOW_MS) {
+      setOutcome({
+        ok: false,
+        text: 'The window is a number of seconds, 0.001 to 2,592,000 (30 days).',
+      });
+      return;
+    }
+    void run('Setting the rate limit', async () => {
+      const answer = answered(
+        (await request(ConsoleSetRateLimitDocument, { queue, group, max, windowMs })).setRateLimit,
+        'setRateLimit',
+      );
+      setMaxText('');
+      setSecondsText('');
+      return answer;
+    });
+  };
+  const clear = () =>
+    run('Clearing the rate limit', async () =>
+      answered(
+        (await request(ConsoleClearRateLimitDocument, { queue, group })).clearRateLimit,
+        'clearRateLimit',
+      ),
+    );
+
+  return (
+    <div class="rate-limit" data-testid="rate-limit">
+      <span class="rate-now" data-testid="rate-now">
+        {describe(g)}
+      </span>
+      {admin && (
+        <>
+          <form class="limit-form" onSubmit={set}>
+            <input
+              class="limit-input"
+              type="number"
+              min="1"
+              step="1"
+              inputMode="numeric"
+              placeholder={g.rateLimit ? String(g.rateLimit.max) : 'claims'}
+              aria-label="Claims per window"
+              value={maxText}
+              onInput={(e) => setMaxText((e.target as HTMLInputElement).value)}
+            />
+            <input
+              class="limit-input"
+              type="number"
+              min="0.001"
+              step="any"
+              placeholder={g.rateLimit ? String(Number(g.rateLimit.windowMs) / 1000) : 'seconds'}
+              aria-label="Window (seconds)"
+              value={secondsText}
+              onInput={(e) => setSecondsText((e.target as HTMLInputElement).value)}
+            />
+            <button type="submit" class="btn" disabled={busy}>
+              Set rate
+            </button>
+          </form>
+          <button
+            type="button"
+            class="btn btn-ghost"
+            disabled={busy || g.rateLimit === null}
+            onClick={clear}
+          >
+            Clear rate
+          </button>
+        </>
+      )}
+      {outcome && (
+        <p class={`outcome outcome-${outcome.ok ? 'ok' : 'error'}`} role="status">
+          {outcome.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** "rate 100 per 1 min; used up, reopens at 14:03:07.412" or "no rate limit". */
+function describe(g: Pick<GroupDetailFragment, 'rateLimit' | 'rateLimitedUntil'>): string {
+  if (!g.rateLimit) return 'no rate limit';
+  const rate = `rate ${n(g.rateLimit.max)} per ${duration(Number(g.rateLimit.windowMs))}`;
+  if (!g.rateLimitedUntil) return rate;
+  return `${rate}; used up, reopens at ${clockMs(Date.parse(String(g.rateLimitedUntil)))}`;
+}

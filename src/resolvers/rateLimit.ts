@@ -1,0 +1,51 @@
+/**
+ * Per-group rate limits (admin, DESIGN.md §3 "Rate limits", §4.3): thin calls into the engine's
+ * `Queue.setRateLimit` / `Queue.clearRateLimit`, and the words `Group.reason` uses for a
+ * rate-limited group.
+ */
+import type { Context } from '../context.js';
+import type { GroupInfo } from '../lanes/index.js';
+import { steering } from './steering.js';
+
+interface GroupArgs {
+  queue: string;
+  group: string;
+}
+
+/** `setRateLimit(queue, group, max, windowMs)`: at most `max` claims per `windowMs` (ms). */
+export const setRateLimit = (
+  ctx: Context,
+  a: GroupArgs & { max: number; windowMs: number },
+): Promise<GroupInfo> =>
+  ctx.engine
+    .queue(a.queue)
+    .setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, steering(ctx));
+
+/** `clearRateLimit(queue, group)`: the group has no rate limit after. */
+export const clearRateLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).clearRateLimit(a.group, steering(ctx));
+
+/** A window's length in the largest whole unit: 1 h, 90 s, 1500 ms. */
+function span(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
+/**
+ * `Group.reason` for a RATE_LIMITED group: the rate used up and when its window reopens (an
+ * ISO time on the Redis clock).
+ */
+export function rateLimitedSentence(g: GroupInfo): string {
+  const rate = g.rateLimit
+    ? `${g.rateLimit.max} claim${g.rateLimit.max === 1 ? '' : 's'} per ${span(g.rateLimit.windowMs)}`
+    : 'its rate';
+  const until = g.rateLimitedUntil === null ? 'later' : new Date(g.rateLimitedUntil).toISOString();
+  return `rate-limited: it has used its ${rate}, so it gets no turns until its window reopens at ${until} (${g.pending} pending, ${g.active} in flight)`;
+}

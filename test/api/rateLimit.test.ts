@@ -1,0 +1,185 @@
+/**
+ * Issue 17, per-group rate limits through the API (DESIGN.md §4.2, §4.3): the admin mutations
+ * `setRateLimit` / `clearRateLimit`, `Group.rateLimit`, `Group.rateLimitedUntil`, state and
+ * blockedBy RATE_LIMITED and the reason's "until when", over a real server and Redis. Roles are
+ * in test/api/auth.test.ts, bad input in test/api/badInput.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, Queue } from '../../src/lanes/index.js';
+import { rateLimitedSentence } from '../../src/resolvers/rateLimit.js';
+import {
+  ClearRateLimitDocument,
+  type ClearRateLimitMutation,
+  GroupRateChangedDocument,
+  type GroupRateChangedSubscription,
+  SetRateLimitDocument,
+  type SetRateLimitMutation,
+} from '../gql/graphql.js';
+import { NO_OPERATIONS } from '../support/lanes.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
+import { queueName } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const HOUR = 3_600_000;
+const redis = useTestRedis();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer(redis.url);
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const engineQueue = (): Queue => server.server.engine.queue(queueName('rate'));
+
+async function setRate(queue: Queue, group: string, max: number, windowMs: number) {
+  const { status, body } = await server.request(SetRateLimitDocument, {
+    queue: queue.name,
+    group,
+    max,
+    windowMs,
+  });
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  expect(status).toBe(200);
+  return (body.data as SetRateLimitMutation).setRateLimit;
+}
+
+describe('setRateLimit and clearRateLimit', () => {
+  it('set, used up (RATE_LIMITED until the window reopens), cleared (READY)', async () => {
+    const queue = engineQueue();
+    const set = await setRate(queue, 'g', 1, HOUR);
+    expect(set).toMatchObject({
+      id: 'g',
+      state: 'IDLE',
+      rateLimit: { max: 1, windowMs: HOUR },
+      rateLimitedUntil: null,
+    });
+    await queue.enqueue('g', 1);
+    await queue.enqueue('g', 2);
+    const job = (await queue.claim()) as Job;
+    const until = new Date(Number(job.claimedAt) + HOUR).toISOString();
+    // The same rate again answers the group as it is: rate-limited.
+    const limited = await setRate(queue, 'g', 1, HOUR);
+    expect(limited).toMatchObject({
+      state: 'RATE_LIMITED',
+      onRing: false,
+      blockedBy: 'RATE_LIMITED',
+      rateLimitedUntil: until,
+    });
+    expect(limited?.reason).toBe(
+      `rate-limited: it has used its 1 claim per 1 h, so it gets no turns until its window reopens at ${until} (1 pending, 1 in flight)`,
+    );
+
+    const { body } = await server.request(ClearRateLimitDocument, {
+      queue: queue.name,
+      group: 'g',
+    });
+    expect(body.errors).toBeUndefined();
+    expect((body.data as ClearRateLimitMutation).clearRateLimit).toMatchObject({
+      state: 'READY',
+      onRing: true,
+      blockedBy: null,
+      rateLimit: null,
+      rateLimitedUntil: null,
+    });
+    expect(await queue.ring()).toEqual(['g']);
+    // Recorded with the caller's actor (auth off: admin), newest first.
+    const { entries } = await queue.history({ group: 'g' });
+    expect(entries.map((e) => [e.action, e.actor, e.after])).toEqual([
+      ['clearRateLimit', 'admin', { rateLimit: null }],
+      ['setRateLimit', 'admin', { rateLimit: { max: 1, windowMs: HOUR } }],
+    ]);
+  });
+
+  it('windowMs past a 32-bit Int (30 days) is a SafeInt', async () => {
+    const queue = engineQueue();
+    const set = await setRate(queue, 'g', 1_000_000, 2_592_000_000);
+    expect(set?.rateLimit).toEqual({ max: 1_000_000, windowMs: 2_592_000_000 });
+  });
+
+  it('bad input is BAD_USER_INPUT naming the argument, and writes nothing', async () => {
+    const queue = engineQueue();
+    const { body } = await server.request(SetRateLimitDocument, {
+      queue: queue.name,
+      group: 'g',
+      max: 0,
+      windowMs: 1_000,
+    });
+    expect(body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'max',
+    });
+    expect(await queue.known()).toBe(false);
+  });
+});
+
+describe('groupChanged', () => {
+  it('hears a group come to its rate (RATE_LIMITED, until when) and be freed by clearRateLimit', async () => {
+    const queue = engineQueue();
+    await queue.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await queue.enqueue('g', 1);
+    await queue.enqueue('g', 2);
+    const sub = wsSubscribe(server.ws(), GroupRateChangedDocument, {
+      queue: queue.name,
+      group: 'g',
+    });
+    type Event = GroupRateChangedSubscription['groupChanged'];
+    // Events are coalesced: read until one shows what is awaited (bounded by the recorder's wait).
+    const until = async (wanted: (e: Event) => boolean): Promise<Event> => {
+      for (;;) {
+        const event = dataOf(await sub.events.next()).groupChanged;
+        if (wanted(event)) return event;
+      }
+    };
+    try {
+      expect(await until(() => true)).toMatchObject({
+        state: 'READY',
+        rateLimit: { max: 1, windowMs: HOUR },
+      });
+      const job = (await queue.claim()) as Job;
+      expect(await until((e) => e.state === 'RATE_LIMITED')).toEqual({
+        id: 'g',
+        state: 'RATE_LIMITED',
+        blockedBy: 'RATE_LIMITED',
+        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimitedUntil: new Date(Number(job.claimedAt) + HOUR).toISOString(),
+      });
+      await queue.clearRateLimit('g');
+      expect(await until((e) => e.state === 'READY')).toMatchObject({
+        blockedBy: null,
+        rateLimit: null,
+        rateLimitedUntil: null,
+      });
+    } finally {
+      sub.close();
+    }
+  });
+});
+
+describe('the reason of a rate-limited group', () => {
+  it('names the window in its largest whole unit and the reopening as an ISO time', () => {
+    const g = (max: number, windowMs: number) =>
+      rateLimitedSentence({
+        id: 'g',
+        queue: 'q',
+        limit: null,
+        active: 0,
+        pending: 3,
+        paused: false,
+        onRing: false,
+        state: 'RATE_LIMITED',
+        ...NO_OPERATIONS,
+        rateLimit: { max, windowMs },
+        rateLimitedUntil: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+      });
+    expect(g(2, 90_000)).toBe(
+      'rate-limited: it has used its 2 claims per 90 s, so it gets no turns until its window reopens at 2026-01-02T03:04:05.006Z (3 pending, 0 in flight)',
+    );
+    expect(g(1, 1_500)).toMatch(/1 claim per 1500 ms/);
+    expect(g(1, 2 * 86_400_000)).toMatch(/per 2 d/);
+    expect(g(1, 120_000)).toMatch(/per 2 min/);
+  });
+});
