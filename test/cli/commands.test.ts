@@ -229,6 +229,32 @@ describe('steering', () => {
   });
 });
 
+describe('rate limits', () => {
+  it('groups --state RATE_LIMITED finds a group at its rate; group shows the rate and until when', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    await e.enqueue('r');
+    await e.enqueue('r');
+    await e.setRateLimit('r', { max: 1, windowMs: 3_600_000 });
+    // Claim until r's one claim of the window is taken (a and r share the ring).
+    for (let i = 0; i < 4 && (await e.group('r')).state !== 'RATE_LIMITED'; i++) await e.claim();
+    expect((await e.group('r')).state).toBe('RATE_LIMITED');
+    const json = await cliJson<{ groups: { id: string }[] }>([
+      'groups',
+      '-q',
+      q,
+      '--state',
+      'rate_limited',
+    ]);
+    expect(json.groups.map((g) => g.id)).toEqual(['r']);
+    const human = (await cli(['group', 'r', '-q', q])).stdout;
+    expect(human).toMatch(/^state\s+RATE_LIMITED$/m);
+    expect(human).toMatch(/^rate limit\s+1 claim per 1h$/m);
+    expect(human).toMatch(/^rate-limited until\s+\S+Z$/m);
+    expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(/^rate limit\s+none$/m);
+  });
+});
+
 describe('timed overrides', () => {
   it('limit --for and pause --for revert on their own; the group shows when and to what', async () => {
     const q = await seeded();

@@ -34,6 +34,15 @@ export function groupFields(group: CliGroupFragment): string {
     ['state', stateText(group.state)],
     ['limit', limitText(group.limit)],
     ['weight', group.weight],
+    [
+      'rate limit',
+      group.rateLimit
+        ? `${group.rateLimit.max} ${group.rateLimit.max === 1 ? 'claim' : 'claims'} per ${durationText(group.rateLimit.windowMs)}`
+        : 'none',
+    ],
+    ...(group.rateLimitedUntil
+      ? [['rate-limited until', group.rateLimitedUntil] as [string, string]]
+      : []),
     ['active', group.active],
     ['pending', group.pending],
     ['paused', group.paused ? 'yes' : 'no'],

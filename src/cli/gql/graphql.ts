@@ -13,12 +13,15 @@ export type BlockedBy =
   /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */
   | 'PARKED'
   /** Paused by an operator. */
-  | 'PAUSED';
+  | 'PAUSED'
+  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  | 'RATE_LIMITED';
 
-/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
   | 'PAUSED'
+  | 'RATE_LIMITED'
   | 'READY'
   | 'SATURATED';
 
@@ -33,7 +36,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -49,7 +52,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -57,7 +60,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -67,7 +70,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -75,7 +78,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -84,7 +87,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -92,7 +95,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -118,7 +121,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -168,6 +171,11 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -246,6 +254,11 @@ export const CliGroupsDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -279,6 +292,11 @@ export const CliGroupDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -310,6 +328,11 @@ export const CliSetLimitDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -341,6 +364,11 @@ export const CliClearLimitDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -372,6 +400,11 @@ export const CliPauseDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -403,6 +436,11 @@ export const CliResumeDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
@@ -483,6 +521,11 @@ export const CliTopDocument = new TypedDocumentString(`
   blockedBy
   reason
   weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
   limitOverride {
     until
     remainingMs
