@@ -2,7 +2,8 @@
  * `npm run codegen`: print the Pothos schema to a sorted `schema.graphql`, then generate typed
  * documents (client preset) for the operations in `test/operations/` into `test/gql/`, and for
  * the console's in `console/src/operations/` into `console/src/gql/` (as strings, so the
- * browser bundle needs no GraphQL parser).
+ * browser bundle needs no GraphQL parser), and for the CLI's in `src/cli/operations/` into
+ * `src/cli/gql/` (strings too).
  * `npm run codegen -- --check` writes nothing and fails when either is out of date (CI).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,19 @@ const config: CodegenConfig = {
       documents: ['console/src/operations/*.graphql'],
       preset: clientPreset,
       config: { useTypeImports: true, enumsAsTypes: true, documentMode: 'string' },
+      presetConfig: { fragmentMasking: false },
+    },
+    // The CLI's (src/cli): strings too, sent as they are over fetch.
+    'src/cli/gql/': {
+      documents: ['src/cli/operations/*.graphql'],
+      preset: clientPreset,
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        documentMode: 'string',
+        // As JSON carries them: ms as numbers, times as RFC 3339 text.
+        scalars: { SafeInt: 'number', DateTime: 'string' },
+      },
       presetConfig: { fragmentMasking: false },
     },
   },

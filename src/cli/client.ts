@@ -1,0 +1,188 @@
+/**
+ * The CLI's GraphQL client: typed operations (src/cli/gql, generated from
+ * src/cli/operations) over HTTP with Node's fetch, and subscriptions over graphql-ws
+ * (DESIGN.md §4, §6 Auth). Every failure becomes a {@link CliError} with its exit code.
+ */
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import { type Client, createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
+import {
+  CliError,
+  describeGraphQLError,
+  ExitCode,
+  exitCodeOf,
+  type GraphQLErrorLike,
+  unreachable,
+} from './errors.js';
+
+/** Where and as whom the CLI talks to the server. */
+export interface Connection {
+  /** The GraphQL endpoint, e.g. `http://127.0.0.1:4000/graphql`. */
+  readonly url: string;
+  /** The bearer token (AUTH_TOKENS, DESIGN.md §6), or undefined when auth is off. */
+  readonly token: string | undefined;
+  /** How long one HTTP request may take before it counts as unreachable (ms). */
+  readonly timeoutMs: number;
+}
+
+interface GraphQLBody<T> {
+  data?: T | null;
+  errors?: GraphQLErrorLike[];
+}
+
+/**
+ * Send one typed operation and answer its data. Throws {@link CliError}: UNREACHABLE when no
+ * answer came within `timeoutMs`, AUTH / REFUSED / SERVER by the first error's code and the
+ * HTTP status (`exitCodeOf`), SERVER for an answer that is not GraphQL.
+ */
+export async function request<T, V>(
+  connection: Connection,
+  document: DocumentTypeDecoration<T, V>,
+  variables: V,
+): Promise<T> {
+  const { data, error } = await requestPartial(connection, document, variables);
+  if (error) throw error;
+  return data as T;
+}
+
+/** An answer that may be partial (DESIGN.md §5, partial results). */
+export interface PartialResult<T> {
+  /** The data, with null where a field failed; null when nothing came. */
+  data: T | null;
+  /** The first error as a CliError (its exit code), or null when there was none. */
+  error: CliError | null;
+}
+
+/**
+ * As {@link request}, but data that came with errors is answered beside the first error (a
+ * list whose failed items are null, as `Query.queues` answers an unreadable queue). Throws
+ * only when no data came.
+ */
+export async function requestPartial<T, V>(
+  connection: Connection,
+  document: DocumentTypeDecoration<T, V>,
+  variables: V,
+): Promise<PartialResult<T>> {
+  let response: Response;
+  try {
+    response = await fetch(connection.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+        ...(connection.token ? { authorization: `Bearer ${connection.token}` } : {}),
+      },
+      body: JSON.stringify({ query: String(document), variables }),
+      signal: AbortSignal.timeout(connection.timeoutMs),
+    });
+  } catch (error) {
+    throw unreachable(connection.url, error);
+  }
+  let body: GraphQLBody<T>;
+  try {
+    body = (await response.json()) as GraphQLBody<T>;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw unreachable(connection.url, error);
+    }
+    throw httpError(connection, response.status);
+  }
+  const first = body.errors?.[0];
+  const error = first
+    ? new CliError(describeGraphQLError(first), exitCodeOf(first.extensions?.code, response.status))
+    : null;
+  if (body.data === undefined || body.data === null) {
+    throw error ?? httpError(connection, response.status);
+  }
+  if (error === null && !response.ok) throw httpError(connection, response.status);
+  return { data: body.data, error };
+}
+
+/** The error for an HTTP answer without GraphQL errors or data. */
+function httpError(connection: Connection, status: number): CliError {
+  const code = exitCodeOf(undefined, status);
+  if (code === ExitCode.AUTH) {
+    return new CliError(
+      `${connection.url} answered HTTP ${status}: pass a token of the right role with --token or RINGMASTER_TOKEN`,
+      code,
+    );
+  }
+  return new CliError(
+    `${connection.url} answered HTTP ${status}, not GraphQL: is --url the server's /graphql?`,
+    status >= 500 ? ExitCode.SERVER : ExitCode.REFUSED,
+  );
+}
+
+/** What GET /ready says (DESIGN.md §6, Probes); null fields when the server did not say. */
+export interface Readiness {
+  ready: boolean;
+  /** `notifications` or `polling` (the live feed's mode). */
+  notifications: string | null;
+  redis: string | null;
+  subscriber: string | null;
+  eviction: string | null;
+}
+
+/** GET the server's `/ready` (beside `/graphql`); UNREACHABLE when nothing answers. */
+export async function readiness(connection: Connection): Promise<Readiness> {
+  const url = new URL('/ready', connection.url);
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(connection.timeoutMs) });
+  } catch (error) {
+    throw unreachable(url.href, error);
+  }
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);
+  return {
+    ready: response.ok && body.ready === true,
+    notifications: text('notifications'),
+    redis: text('redis'),
+    subscriber: text('subscriber'),
+    eviction: text('eviction'),
+  };
+}
+
+/** WebSocket close codes the server uses for a refused token (DESIGN.md §6, Auth). */
+const AUTH_CLOSE_CODES = new Set([4401, 4403]);
+
+/**
+ * A graphql-ws client on the endpoint's ws:// URL with the token in connectionParams, no
+ * retries (a lost connection ends the command with its exit code).
+ */
+export function wsClient(connection: Connection): Client {
+  return createClient({
+    url: connection.url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: false,
+    connectionParams: connection.token ? { authorization: `Bearer ${connection.token}` } : {},
+    onNonLazyError: () => {},
+  });
+}
+
+/**
+ * The CliError for what a graphql-ws sink's `error` got: a CloseEvent (auth close codes →
+ * AUTH; others, and a socket error, → UNREACHABLE) or a list of GraphQL errors.
+ */
+export function subscriptionError(connection: Connection, error: unknown): CliError {
+  if (Array.isArray(error) && error.length > 0) {
+    const first = error[0] as GraphQLErrorLike;
+    return new CliError(describeGraphQLError(first), exitCodeOf(first.extensions?.code, 0));
+  }
+  const close = error as { code?: unknown; reason?: unknown };
+  if (typeof close?.code === 'number') {
+    if (AUTH_CLOSE_CODES.has(close.code)) {
+      return new CliError(
+        `${connection.url} refused the token (WebSocket ${close.code}): pass a token of the right role with --token or RINGMASTER_TOKEN`,
+        ExitCode.AUTH,
+      );
+    }
+    const reason = typeof close.reason === 'string' && close.reason ? `: ${close.reason}` : '';
+    return new CliError(
+      `the subscription to ${connection.url} closed (${close.code}${reason}): is the server up?`,
+      close.code === 1011 ? ExitCode.SERVER : ExitCode.UNREACHABLE,
+    );
+  }
+  return unreachable(connection.url, error);
+}

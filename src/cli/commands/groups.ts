@@ -1,0 +1,160 @@
+/**
+ * `ringmaster groups` (a page of a queue's groups, by id, optionally of one state) and
+ * `ringmaster group <id>` (one group with why it gets no turn) — `Queue.groups`, `Queue.group`
+ * (DESIGN.md §4.2).
+ */
+import type { Command } from 'commander';
+import { request } from '../client.js';
+import { contextOf } from '../context.js';
+import {
+  CliGroupDocument,
+  type CliGroupFragment,
+  CliGroupsDocument,
+  type CliGroupsQuery,
+} from '../gql/graphql.js';
+import { type GroupStateName, groupState, integer } from '../options.js';
+import {
+  durationText,
+  fields,
+  limitText,
+  printJson,
+  printLine,
+  stateText,
+  table,
+} from '../output.js';
+
+/** The largest page the API serves (DESIGN.md §5, `first`). */
+const MAX_PAGE = 500;
+
+/** One group as key/value lines (`group`, and the steering commands' answers). */
+export function groupFields(group: CliGroupFragment): string {
+  return fields([
+    ['group', group.id],
+    ['queue', group.queue],
+    ['state', stateText(group.state)],
+    ['limit', limitText(group.limit)],
+    ['weight', group.weight],
+    [
+      'rate limit',
+      group.rateLimit
+        ? `${group.rateLimit.max} ${group.rateLimit.max === 1 ? 'claim' : 'claims'} per ${durationText(group.rateLimit.windowMs)}`
+        : 'none',
+    ],
+    ...(group.rateLimitedUntil
+      ? [['rate-limited until', group.rateLimitedUntil] as [string, string]]
+      : []),
+    ['active', group.active],
+    ['pending', group.pending],
+    ['paused', group.paused ? 'yes' : 'no'],
+    ...overrideRows(group),
+    ['on ring', group.onRing ? 'yes' : 'no'],
+    ['blocked by', group.blockedBy ?? '-'],
+    ['reason', group.reason],
+  ]);
+}
+
+/** The pending reverts of timed overrides, as rows (none when there are none). */
+function overrideRows(group: CliGroupFragment): [string, string][] {
+  const rows: [string, string][] = [];
+  const limit = group.limitOverride;
+  if (limit) {
+    rows.push([
+      'limit reverts',
+      `to ${limitText(limit.revertToLimit)} in ${durationText(limit.remainingMs)} (${limit.until}, set by ${limit.actor})`,
+    ]);
+  }
+  const pause = group.pauseOverride;
+  if (pause) {
+    rows.push([
+      pause.revertToPaused ? 'pause reverts' : 'resumes',
+      `in ${durationText(pause.remainingMs)} (${pause.until}, set by ${pause.actor})`,
+    ]);
+  }
+  return rows;
+}
+
+/** Groups as a table, one row each. */
+export function groupTable(groups: readonly CliGroupFragment[]): string {
+  return table(
+    ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
+    groups.map((g) => [
+      g.id,
+      stateText(g.state),
+      limitText(g.limit),
+      g.active,
+      g.pending,
+      g.onRing ? 'yes' : 'no',
+    ]),
+  );
+}
+
+interface GroupsOptions {
+  state?: GroupStateName;
+  first: number;
+}
+
+/** Add `groups` and `group` to `program`. */
+export function registerGroups(program: Command): void {
+  program
+    .command('groups')
+    .description(
+      "a queue's groups by id; with --state only those in that state (pages are read until --first match)",
+    )
+    .option(
+      '--state <state>',
+      'READY, SATURATED, PAUSED, IDLE or RATE_LIMITED (any case)',
+      groupState,
+    )
+    .option('--first <n>', 'how many groups to show, 1..500', integer(1, MAX_PAGE), 50)
+    .action(async (options: GroupsOptions, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const found: CliGroupFragment[] = [];
+      let after: string | null = null;
+      let totalCount = 0;
+      let more = true;
+      // Without --state one page of --first; with it, pages of 500 until enough match.
+      while (more && found.length < options.first) {
+        const data: CliGroupsQuery = await request(context.connection, CliGroupsDocument, {
+          queue,
+          first: options.state === undefined ? options.first : MAX_PAGE,
+          after,
+        });
+        const page = data.queue.groups;
+        totalCount = page.totalCount;
+        for (const { node } of page.edges) {
+          if (options.state === undefined || node.state === options.state) found.push(node);
+        }
+        more = page.pageInfo.hasNextPage;
+        after = page.pageInfo.endCursor ?? null;
+        if (options.state === undefined) break;
+      }
+      const groups = found.slice(0, options.first);
+      if (context.json) {
+        printJson({ queue, totalCount, state: options.state ?? null, groups });
+        return;
+      }
+      if (groups.length === 0) {
+        const which = options.state === undefined ? '' : ` ${options.state}`;
+        printLine(`no${which} groups in ${queue} (${totalCount} registered)`);
+        return;
+      }
+      printLine(groupTable(groups));
+      const of = options.state === undefined ? '' : ` ${options.state}`;
+      printLine(`${groups.length}${of} of ${totalCount} groups in ${queue}`);
+    });
+
+  program
+    .command('group')
+    .description('one group: limit, active, pending, state and why it gets no turn')
+    .argument('<id>', 'the group')
+    .action(async (id: string, _options, command: Command) => {
+      const context = contextOf(command);
+      const data = await request(context.connection, CliGroupDocument, {
+        queue: context.queue(),
+        id,
+      });
+      if (context.json) printJson(data);
+      else printLine(groupFields(data.queue.group));
+    });
+}

@@ -1,0 +1,104 @@
+/**
+ * `ringmaster dead` (a queue's or a group's dead jobs, newest first: `Queue.jobs(DEAD)`) and
+ * `ringmaster retry-dead` (requeue them: `requeueDeadJobs`, called again while jobs remain),
+ * DESIGN.md §4.2, §4.3.
+ */
+import type { Command } from 'commander';
+import { request } from '../client.js';
+import { contextOf } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
+import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
+import { integer } from '../options.js';
+import { printJson, printLine, table } from '../output.js';
+
+/** The longest error message shown in a table cell (characters). */
+const ERROR_WIDTH = 60;
+
+/** `text` cut to `width` characters, with an ellipsis when cut. */
+const cut = (text: string, width: number): string =>
+  text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+
+/** Add `dead` and `retry-dead` to `program`. */
+export function registerJobs(program: Command): void {
+  program
+    .command('dead')
+    .description("a queue's dead jobs (or a group's), newest first")
+    .option('--group <group>', "only this group's")
+    .option('--first <n>', 'how many, 1..500', integer(1, 500), 50)
+    .action(async (options: { group?: string; first: number }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliDeadDocument, {
+        queue,
+        group: options.group ?? null,
+        first: options.first,
+      });
+      if (context.json) {
+        printJson(data);
+        return;
+      }
+      const { edges, totalCount } = data.queue.jobs;
+      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+      if (edges.length === 0) {
+        printLine(`no dead jobs in ${where}`);
+        return;
+      }
+      printLine(
+        table(
+          ['job', 'group', 'attempts', 'died', 'last error'],
+          edges.map(({ node }) => [
+            node.id,
+            node.group,
+            `${node.attempts}/${node.maxAttempts}`,
+            String(node.finishedAt ?? '-'),
+            cut((node.lastError ?? '-').replace(/\s+/g, ' '), ERROR_WIDTH),
+          ]),
+        ),
+      );
+      printLine(`${edges.length} of ${totalCount} dead jobs in ${where}`);
+    });
+
+  program
+    .command('retry-dead')
+    .description(
+      'requeue dead jobs to the front of their lanes: a group’s (--group) or all (--all)',
+    )
+    .option('--group <group>', "this group's dead jobs")
+    .option('--all', 'every dead job of the queue')
+    .action(async (options: { group?: string; all?: boolean }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      if ((options.group === undefined) === (options.all !== true)) {
+        throw new CliError(
+          'retry-dead needs exactly one of --group <group> and --all',
+          ExitCode.USAGE,
+        );
+      }
+      const selection =
+        options.group === undefined
+          ? { all: true, group: null }
+          : { all: null, group: options.group };
+      // One call handles at most 1,000 jobs: call again while some remain and the last moved any.
+      const total = { count: 0, remaining: 0, skipped: 0 };
+      for (;;) {
+        const data = await request(context.connection, CliRetryDeadDocument, {
+          queue,
+          ...selection,
+        });
+        const result = data.requeueDeadJobs;
+        if (!result) throw new CliError('the server answered no result', ExitCode.SERVER);
+        total.count += result.count;
+        total.skipped += result.skipped;
+        total.remaining = result.remaining;
+        if (result.remaining === 0 || result.count === 0) break;
+      }
+      if (context.json) {
+        printJson({ requeueDeadJobs: total });
+        return;
+      }
+      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+      printLine(
+        `requeued ${total.count} dead jobs of ${where} (${total.remaining} remaining, ${total.skipped} skipped)`,
+      );
+    });
+}

@@ -1,0 +1,73 @@
+/**
+ * `ringmaster status`: the server's readiness (GET /ready: Redis, the live feed's mode) and
+ * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2).
+ */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { type Readiness, readiness, requestPartial } from '../client.js';
+import { contextOf } from '../context.js';
+import { CliStatusDocument, type CliStatusQuery } from '../gql/graphql.js';
+import { printJson, printLine, table } from '../output.js';
+
+const HEAD = [
+  'queue',
+  'state',
+  'groups',
+  'on ring',
+  'paused',
+  'saturated',
+  'pending',
+  'delayed',
+  'active',
+  'dead',
+  'completed',
+];
+
+/** Add `status` to `program`. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description("the server's readiness and feed mode, and every queue with its counts")
+    .action(async (_options, command: Command) => {
+      const context = contextOf(command);
+      const ready = await readiness(context.connection);
+      // A queue that cannot be read (its cluster master down) is null beside the others: the
+      // rest is shown, then the command ends with that error's code.
+      const { data, error } = await requestPartial(context.connection, CliStatusDocument, {});
+      if (data === null) throw error;
+      if (context.json) printJson({ ready, ...data });
+      else show(context.connection.url, ready, data);
+      if (error) throw error;
+    });
+}
+
+/** Print the readiness line and the table of queues. */
+function show(url: string, ready: Readiness, data: CliStatusQuery): void {
+  printLine(
+    `${url}: ${ready.ready ? pc.green('ready') : pc.red('not ready')}, ` +
+      `redis ${ready.redis ?? 'unknown'}, feed ${ready.notifications ?? 'unknown'}, ` +
+      `eviction ${ready.eviction ?? 'unknown'}`,
+  );
+  if (data.queues.length === 0) {
+    printLine('no queues yet (a queue appears with its first job or steering call)');
+    return;
+  }
+  const rows = data.queues.map((queue) =>
+    queue === null
+      ? ['(unreadable)', ...HEAD.slice(1).map(() => '-')]
+      : [
+          queue.name,
+          queue.state,
+          queue.counts.groups,
+          queue.counts.onRing,
+          queue.counts.paused,
+          queue.counts.saturated,
+          queue.counts.pending,
+          queue.counts.delayed,
+          queue.counts.active,
+          queue.counts.dead,
+          queue.counts.completed,
+        ],
+  );
+  printLine(table(HEAD, rows));
+}

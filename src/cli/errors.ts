@@ -1,0 +1,104 @@
+/**
+ * The CLI's exit codes, one per kind of failure (README "CLI", `ringmaster --help`), and the
+ * error that carries one. Every failure ends as one line on stderr naming what to change.
+ */
+
+/** Process exit codes of `ringmaster`. */
+export const ExitCode = {
+  /** Done. */
+  OK: 0,
+  /** Bad arguments: an unknown command or option, a value that does not parse. */
+  USAGE: 1,
+  /** The server refused the input: BAD_USER_INPUT and the other DESIGN.md §5 codes. */
+  REFUSED: 2,
+  /** The token is missing, unknown or of a role that may not do this (401, 403). */
+  AUTH: 3,
+  /** Nothing answered at the URL: connection refused, a name that does not resolve, a timeout. */
+  UNREACHABLE: 4,
+  /** The server failed: INTERNAL_SERVER_ERROR, Redis unavailable, any other HTTP 5xx. */
+  SERVER: 5,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A failure the CLI reports as `ringmaster: <message>` and exits with `exitCode`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** One GraphQL error as the server sends it (DESIGN.md §5). */
+export interface GraphQLErrorLike {
+  message: string;
+  extensions?: { code?: string; argument?: unknown; [key: string]: unknown };
+}
+
+const AUTH_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
+/** Codes that say the server could not do it now, whatever was asked (§5). */
+const SERVER_CODES = new Set(['INTERNAL_SERVER_ERROR', 'REDIS_UNAVAILABLE', 'REDIS_OUT_OF_MEMORY']);
+
+/** What to do about an auth refusal, added to its message. */
+export const AUTH_HINT = 'pass a token of the right role with --token or RINGMASTER_TOKEN';
+
+/**
+ * The exit code for a GraphQL error, given the HTTP status it came with (0 over WebSocket):
+ * UNAUTHENTICATED/FORBIDDEN or 401/403 → AUTH; INTERNAL_SERVER_ERROR, REDIS_UNAVAILABLE,
+ * REDIS_OUT_OF_MEMORY or a 5xx without a code → SERVER; any other code → REFUSED.
+ */
+export function exitCodeOf(code: string | undefined, status: number): ExitCode {
+  if ((code !== undefined && AUTH_CODES.has(code)) || status === 401 || status === 403) {
+    return ExitCode.AUTH;
+  }
+  if (code !== undefined && SERVER_CODES.has(code)) return ExitCode.SERVER;
+  if (code === undefined && status >= 500) return ExitCode.SERVER;
+  return ExitCode.REFUSED;
+}
+
+/** A GraphQL error as one line: the queue it names, the message, the argument to change, the code. */
+export function describeGraphQLError(error: GraphQLErrorLike): string {
+  const code = error.extensions?.code;
+  const argument = error.extensions?.argument;
+  const queue = error.extensions?.queue;
+  const parts = [error.message.replace(/\s*\n\s*/g, ' ')];
+  if (typeof queue === 'string') parts.unshift(`queue ${queue}:`);
+  if (typeof argument === 'string') parts.push(`(change ${argument})`);
+  if (code !== undefined) parts.push(`[${code}]`);
+  if (code !== undefined && AUTH_CODES.has(code)) parts.push(`: ${AUTH_HINT}`);
+  return parts.join(' ');
+}
+
+/** The error for a request that never got an answer: refused, unresolved, timed out. */
+export function unreachable(url: string, cause: unknown): CliError {
+  const reason = causeText(cause);
+  return new CliError(
+    `cannot reach ${url} (${reason}): start the server or point --url / RINGMASTER_URL at it`,
+    ExitCode.UNREACHABLE,
+  );
+}
+
+/** The most telling short name of why a connection failed (ECONNREFUSED, timeout, …). */
+function causeText(cause: unknown): string {
+  // A WebSocket's ErrorEvent carries the socket's error, or at least a message.
+  if (cause !== null && typeof cause === 'object' && !(cause instanceof Error)) {
+    const event = cause as { error?: unknown; message?: unknown; type?: unknown };
+    if (event.error instanceof Error) return causeText(event.error);
+    if (typeof event.message === 'string' && event.message !== '') return event.message;
+    if (typeof event.type === 'string') return `WebSocket ${event.type}`;
+  }
+  let error = cause;
+  // fetch wraps the socket's error: TypeError('fetch failed', { cause: Error{code} }).
+  for (let depth = 0; depth < 4 && error instanceof Error; depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if (error.name === 'TimeoutError') return 'timed out';
+    if (error.cause === undefined) break;
+    error = error.cause;
+  }
+  if (error instanceof AggregateError && error.errors.length > 0) return causeText(error.errors[0]);
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,586 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What keeps a group off the ring (null when it is on it). */
+export type BlockedBy =
+  /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
+  | 'IDLE'
+  /** Exactly at its limit: the next completion puts it back. */
+  | 'LIMIT'
+  /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */
+  | 'PARKED'
+  /** Paused by an operator. */
+  | 'PAUSED'
+  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  | 'RATE_LIMITED';
+
+/** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
+export type GroupState =
+  | 'IDLE'
+  | 'PAUSED'
+  | 'RATE_LIMITED'
+  | 'READY'
+  | 'SATURATED';
+
+/** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
+export type QueueState =
+  | 'PAUSED'
+  | 'RUNNING';
+
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
+export type RingChangeReason =
+  | 'CHANGE'
+  | 'RESYNC'
+  | 'SNAPSHOT';
+
+export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+
+export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
+
+export type CliStatusQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CliStatusQuery = { queues: Array<{ name: string, known: boolean, state: QueueState, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number } } | null> };
+
+export type CliGroupsQueryVariables = Exact<{
+  queue: string;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+
+export type CliGroupQueryVariables = Exact<{
+  queue: string;
+  id: string;
+}>;
+
+
+export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+
+export type CliSetLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  limit: number;
+  forMs?: number | null | undefined;
+}>;
+
+
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliClearLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliPauseMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  forMs?: number | null | undefined;
+}>;
+
+
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliResumeMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliDeadQueryVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliDeadQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, attempts: number, maxAttempts: number, finishedAt: string | null, lastError: string | null } }> } } };
+
+export type CliRetryDeadMutationVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  all?: boolean | null | undefined;
+}>;
+
+
+export type CliRetryDeadMutation = { requeueDeadJobs: { count: number, remaining: number, skipped: number } | null };
+
+export type CliTopQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+
+export type CliRingSubscriptionVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
+
+export type CliHistoryQueryVariables = Exact<{
+  queue: string;
+  group?: string | null | undefined;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliHistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
+
+export class TypedDocumentString<TResult, TVariables>
+  extends String
+  implements DocumentTypeDecoration<TResult, TVariables>
+{
+  __apiType?: NonNullable<DocumentTypeDecoration<TResult, TVariables>['__apiType']>;
+  private value: string;
+  public __meta__?: Record<string, any> | undefined;
+
+  constructor(value: string, __meta__?: Record<string, any> | undefined) {
+    super(value);
+    this.value = value;
+    this.__meta__ = __meta__;
+  }
+
+  override toString(): string & DocumentTypeDecoration<TResult, TVariables> {
+    return this.value;
+  }
+}
+export const CliGroupFragmentDoc = new TypedDocumentString(`
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}
+    `, {"fragmentName":"CliGroup"}) as unknown as TypedDocumentString<CliGroupFragment, unknown>;
+export const CliCountsFragmentDoc = new TypedDocumentString(`
+    fragment CliCounts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  delayed
+  active
+  dead
+  completed
+}
+    `, {"fragmentName":"CliCounts"}) as unknown as TypedDocumentString<CliCountsFragment, unknown>;
+export const CliStatusDocument = new TypedDocumentString(`
+    query CliStatus {
+  queues {
+    name
+    known
+    state
+    counts {
+      ...CliCounts
+    }
+  }
+}
+    fragment CliCounts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  delayed
+  active
+  dead
+  completed
+}`) as unknown as TypedDocumentString<CliStatusQuery, CliStatusQueryVariables>;
+export const CliGroupsDocument = new TypedDocumentString(`
+    query CliGroups($queue: String!, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    groups(first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...CliGroup
+        }
+      }
+    }
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliGroupsQuery, CliGroupsQueryVariables>;
+export const CliGroupDocument = new TypedDocumentString(`
+    query CliGroup($queue: String!, $id: String!) {
+  queue(name: $queue) {
+    group(id: $id) {
+      ...CliGroup
+    }
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliGroupQuery, CliGroupQueryVariables>;
+export const CliSetLimitDocument = new TypedDocumentString(`
+    mutation CliSetLimit($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt) {
+  setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliSetLimitMutation, CliSetLimitMutationVariables>;
+export const CliClearLimitDocument = new TypedDocumentString(`
+    mutation CliClearLimit($queue: String!, $group: String!) {
+  clearLimit(queue: $queue, group: $group) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliClearLimitMutation, CliClearLimitMutationVariables>;
+export const CliPauseDocument = new TypedDocumentString(`
+    mutation CliPause($queue: String!, $group: String!, $forMs: SafeInt) {
+  pauseGroup(queue: $queue, group: $group, forMs: $forMs) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliPauseMutation, CliPauseMutationVariables>;
+export const CliResumeDocument = new TypedDocumentString(`
+    mutation CliResume($queue: String!, $group: String!) {
+  resumeGroup(queue: $queue, group: $group) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliResumeMutation, CliResumeMutationVariables>;
+export const CliDeadDocument = new TypedDocumentString(`
+    query CliDead($queue: String!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    jobs(state: DEAD, group: $group, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          id
+          group
+          attempts
+          maxAttempts
+          finishedAt
+          lastError
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliDeadQuery, CliDeadQueryVariables>;
+export const CliRetryDeadDocument = new TypedDocumentString(`
+    mutation CliRetryDead($queue: String!, $group: String, $all: Boolean) {
+  requeueDeadJobs(queue: $queue, group: $group, all: $all) {
+    count
+    remaining
+    skipped
+  }
+}
+    `) as unknown as TypedDocumentString<CliRetryDeadMutation, CliRetryDeadMutationVariables>;
+export const CliTopDocument = new TypedDocumentString(`
+    query CliTop($queue: String!) {
+  queue(name: $queue) {
+    name
+    known
+    state
+    ring
+    counts {
+      ...CliCounts
+    }
+    stats {
+      enqueued
+      claimed
+      completed
+      retried
+      reaped
+      dead
+    }
+    activeGroups {
+      ...CliGroup
+    }
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}
+fragment CliCounts on QueueCounts {
+  groups
+  onRing
+  paused
+  saturated
+  pending
+  delayed
+  active
+  dead
+  completed
+}`) as unknown as TypedDocumentString<CliTopQuery, CliTopQueryVariables>;
+export const CliRingDocument = new TypedDocumentString(`
+    subscription CliRing($queue: String!) {
+  ringChanged(queue: $queue) {
+    reason
+    ring
+    queueState
+  }
+}
+    `) as unknown as TypedDocumentString<CliRingSubscription, CliRingSubscriptionVariables>;
+export const CliHistoryDocument = new TypedDocumentString(`
+    query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    history(group: $group, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          id
+          at
+          actor
+          action
+          group
+          before
+          after
+          detail
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliHistoryQuery, CliHistoryQueryVariables>;

@@ -1,0 +1,114 @@
+/**
+ * `ringmaster`, the command line over the GraphQL API (README "CLI", DESIGN.md §4, §7):
+ * status, groups, group, limit, unlimit, pause, resume, dead, retry-dead, history and top.
+ * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
+import { registerGroups } from './commands/groups.js';
+import { registerHistory } from './commands/history.js';
+import { registerJobs } from './commands/jobs.js';
+import { registerStatus } from './commands/status.js';
+import { registerSteering } from './commands/steering.js';
+import { registerTop } from './commands/top.js';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_URL } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import { endpoint, integer } from './options.js';
+
+const EXIT_CODES = `
+Exit codes:
+  0  done
+  1  usage: an unknown command or option, a value that does not parse
+  2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
+  3  auth: no token, an unknown one, or a role that may not do this (401, 403)
+  4  unreachable: nothing answered at --url (connection refused, timeout)
+  5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx
+
+Environment: RINGMASTER_URL, RINGMASTER_TOKEN, RINGMASTER_QUEUE (as --url, --token, --queue).`;
+
+/** The program with every command; `exitOverride` so that `run` owns the exit code. */
+export function buildProgram(): Command {
+  const program = new Command('ringmaster')
+    .description('Steer and watch Ringmaster queues over the GraphQL API.')
+    .addOption(
+      new Option('--url <url>', 'GraphQL endpoint of the server')
+        .env('RINGMASTER_URL')
+        .default(DEFAULT_URL)
+        .argParser(endpoint),
+    )
+    .addOption(new Option('--token <token>', 'bearer token (AUTH_TOKENS)').env('RINGMASTER_TOKEN'))
+    .addOption(new Option('-q, --queue <name>', 'the queue').env('RINGMASTER_QUEUE'))
+    .option('--json', 'print the GraphQL data as JSON (for scripts)')
+    .addOption(
+      new Option('--timeout <ms>', 'give up on a request after this long (ms)')
+        .default(DEFAULT_TIMEOUT_MS)
+        .argParser(integer(1, 3_600_000)),
+    )
+    .addHelpText('after', EXIT_CODES)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      // One line on stderr: commander's "error: " becomes the program's name.
+      outputError: (text, write) =>
+        write(
+          `ringmaster: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')}\n`,
+        ),
+    });
+  registerStatus(program);
+  registerGroups(program);
+  registerSteering(program);
+  registerJobs(program);
+  registerHistory(program);
+  registerTop(program);
+  for (const command of program.commands)
+    command.exitOverride().configureOutput(program.configureOutput());
+  return program;
+}
+
+/**
+ * Run the CLI on `argv` (user arguments, without node and the script) and answer the exit
+ * code; messages go to stdout and stderr.
+ */
+export async function run(argv: string[]): Promise<ExitCode> {
+  // `ringmaster groups | head`: a reader that stops early is no failure.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.OK);
+    throw error;
+  });
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every parse error 1 (commander printed it already).
+      return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`ringmaster: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`ringmaster: unexpected failure: ${message}\n`);
+    return ExitCode.SERVER;
+  }
+}
+
+/** True when this module is the process's entry (not imported by a test). */
+function isEntry(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry() || process.env.RINGMASTER_CLI_ENTRY === '1') {
+  process.exitCode = await run(process.argv.slice(2));
+}

@@ -1,0 +1,69 @@
+/**
+ * How the CLI prints: `--json` writes the GraphQL data as it came (for scripts), otherwise
+ * tables (cli-table3) and colour (picocolors, off when stdout is not a terminal or NO_COLOR is
+ * set).
+ */
+import Table from 'cli-table3';
+import pc from 'picocolors';
+
+/** Write `data` as JSON, two-space indented, one trailing newline. */
+export function printJson(data: unknown): void {
+  process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+}
+
+/** Write a line. */
+export function printLine(text = ''): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** A table of `rows` under `head` as text (no colour in the borders, so it diffs cleanly). */
+export function table(head: string[], rows: (string | number)[][]): string {
+  const t = new Table({ head, style: { head: [], border: [], compact: true } });
+  for (const row of rows) t.push(row.map(String));
+  return t.toString();
+}
+
+/** Key/value lines, keys padded to one width. */
+export function fields(pairs: [string, string | number][]): string {
+  const width = Math.max(...pairs.map(([key]) => key.length));
+  return pairs.map(([key, value]) => `${pc.dim(key.padEnd(width))}  ${value}`).join('\n');
+}
+
+/** A group state, coloured by how it stands: READY green, SATURATED yellow, PAUSED red. */
+export function stateText(state: string): string {
+  switch (state) {
+    case 'READY':
+      return pc.green(state);
+    case 'SATURATED':
+    case 'RATE_LIMITED':
+      return pc.yellow(state);
+    case 'PAUSED':
+      return pc.red(state);
+    default:
+      return pc.dim(state);
+  }
+}
+
+/** A limit as shown: none for unlimited. */
+export const limitText = (limit: number | null | undefined): string =>
+  limit === null || limit === undefined ? 'none' : String(limit);
+
+/** A span of ms as the largest units that say it: 1d 2h, 10m, 45s, 250ms. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1000) * 1000;
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0) parts.push(`${n}${unit}`);
+    rest -= n * size;
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}

@@ -1,0 +1,356 @@
+/**
+ * `ringmaster` commands against a real server (README "CLI"): each command's human and --json
+ * output checked against the engine's state, and the steering commands' effect on it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queue } from '../../src/lanes/index.js';
+import { rawState, uniqueQueueName } from '../support/lanes.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { type CliResult, runCli } from './support.js';
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+const engineQueue = (name: string): Queue => api.server.engine.queue(name);
+
+/** `ringmaster <args>` against the test server (RINGMASTER_URL), expecting exit 0. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const result = await runCli(args, { RINGMASTER_URL: api.endpoint, ...env });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result;
+}
+
+/** The same, parsing stdout as JSON. */
+async function cliJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
+  return JSON.parse((await cli([...args, '--json'])).stdout) as T;
+}
+
+/** A queue with groups a (2 pending, on the ring), b (limit 1, 1 active: SATURATED), c (paused). */
+async function seeded(): Promise<string> {
+  const q = uniqueQueueName('cli');
+  const e = engineQueue(q);
+  await e.enqueue('b', { n: 1 });
+  await e.setLimit('b', 1);
+  expect((await e.claim())?.group).toBe('b');
+  await e.enqueue('a', { n: 2 });
+  await e.enqueue('a', { n: 3 });
+  await e.enqueue('c', { n: 4 });
+  await e.pause('c');
+  return q;
+}
+
+/** `n` jobs of `group` that died (maxAttempts 1, failed once). */
+async function deadJobs(q: string, group: string, n: number): Promise<string[]> {
+  const e = engineQueue(q);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
+    const job = await e.claim();
+    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
+    await e.retry(id, job.token as string, `boom ${i}`);
+    ids.push(id);
+  }
+  return ids;
+}
+
+describe('status', () => {
+  it('lists every queue with its state and counts, and the server readiness and feed mode', async () => {
+    const q = await seeded();
+    const counts = await engineQueue(q).counts();
+    const json = await cliJson<{
+      ready: { ready: boolean; notifications: string };
+      queues: { name: string; state: string; counts: Record<string, number> }[];
+    }>(['status']);
+    expect(json.ready).toMatchObject({ ready: true, notifications: 'notifications' });
+    const row = json.queues.find((queue) => queue.name === q);
+    expect(row).toMatchObject({ state: 'RUNNING', counts: { ...counts } });
+    const human = (await cli(['status'])).stdout;
+    expect(human).toMatch(/: ready, redis up, feed notifications/);
+    const line = human.split('\n').find((text) => text.includes(q));
+    expect(line?.split('│').map((cell) => cell.trim())).toEqual([
+      '',
+      q,
+      'RUNNING',
+      String(counts.groups),
+      String(counts.onRing),
+      String(counts.paused),
+      String(counts.saturated),
+      String(counts.pending),
+      String(counts.delayed),
+      String(counts.active),
+      String(counts.dead),
+      String(counts.completed),
+      '',
+    ]);
+  });
+});
+
+describe('groups and group', () => {
+  it('groups lists a page of groups by id with their state, as the engine reads them', async () => {
+    const q = await seeded();
+    const json = await cliJson<{ totalCount: number; groups: { id: string; state: string }[] }>([
+      'groups',
+      '--queue',
+      q,
+    ]);
+    expect(json.totalCount).toBe(3);
+    expect(json.groups.map((g) => [g.id, g.state])).toEqual([
+      ['a', 'READY'],
+      ['b', 'SATURATED'],
+      ['c', 'PAUSED'],
+    ]);
+    const engine = await engineQueue(q).group('b');
+    expect(json.groups[1]).toMatchObject({
+      limit: engine.limit,
+      active: engine.active,
+      pending: 0,
+    });
+    const human = (await cli(['groups'], { RINGMASTER_QUEUE: q })).stdout;
+    expect(human).toMatch(/│ a\s+│ READY\s+│ none\s+│ 0\s+│ 2\s+│ yes\s+│/);
+    expect(human).toMatch(/│ b\s+│ SATURATED\s+│ 1\s+│ 1\s+│ 0\s+│ no\s+│/);
+    expect(human).toContain('3 of 3 groups in');
+  });
+
+  it('--state keeps the groups in that state, reading pages until --first match', async () => {
+    const q = await seeded();
+    for (const [state, ids] of [
+      ['PAUSED', ['c']],
+      ['ready', ['a']],
+      ['IDLE', []],
+    ] as const) {
+      const json = await cliJson<{ groups: { id: string }[] }>([
+        'groups',
+        '-q',
+        q,
+        '--state',
+        state,
+      ]);
+      expect(json.groups.map((g) => g.id)).toEqual(ids);
+    }
+    // 600 groups: past one page of 500; the READY ones are g0 and g599.
+    const many = uniqueQueueName('cli-many');
+    const e = engineQueue(many);
+    await e.enqueue('g000');
+    await e.enqueue('g599');
+    for (let i = 1; i < 599; i++) await e.pause(`g${String(i).padStart(3, '0')}`);
+    const ready = await cliJson<{ groups: { id: string }[]; totalCount: number }>([
+      'groups',
+      '-q',
+      many,
+      '--state',
+      'READY',
+    ]);
+    expect(ready.totalCount).toBe(600);
+    expect(ready.groups.map((g) => g.id)).toEqual(['g000', 'g599']);
+    const first = await cliJson<{ groups: { id: string }[] }>([
+      'groups',
+      '-q',
+      many,
+      '--state',
+      'PAUSED',
+      '--first',
+      '3',
+    ]);
+    expect(first.groups.map((g) => g.id)).toEqual(['g001', 'g002', 'g003']);
+    expect((await cli(['groups', '-q', q, '--state', 'IDLE'])).stdout).toContain(
+      'no IDLE groups in',
+    );
+  });
+
+  it('group shows one group with its reason; --json is the GraphQL data', async () => {
+    const q = await seeded();
+    await engineQueue(q).setWeight('b', 3);
+    const json = await cliJson<{ queue: { group: Record<string, unknown> } }>([
+      'group',
+      'b',
+      '-q',
+      q,
+    ]);
+    expect(json.queue.group).toMatchObject({
+      id: 'b',
+      queue: q,
+      limit: 1,
+      active: 1,
+      pending: 0,
+      state: 'SATURATED',
+      blockedBy: 'LIMIT',
+      weight: 3,
+    });
+    const human = (await cli(['group', 'c', '-q', q])).stdout;
+    expect(human).toMatch(/^group\s+c$/m);
+    expect(human).toMatch(/^state\s+PAUSED$/m);
+    expect(human).toMatch(/^paused\s+yes$/m);
+    expect(human).toMatch(/^weight\s+1$/m);
+    expect(human).toMatch(/^blocked by\s+PAUSED$/m);
+    expect(human).toMatch(/^reason\s+\S/m);
+  });
+});
+
+describe('steering', () => {
+  it('limit, unlimit, pause and resume change the group and print it after', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    const limited = await cli(['limit', 'a', '0', '-q', q]);
+    expect(limited.stdout).toContain(`limit of a in ${q} set to 0`);
+    expect(limited.stdout).toMatch(/^limit\s+0$/m);
+    expect(await e.group('a')).toMatchObject({ limit: 0, onRing: false });
+
+    const cleared = await cliJson<{ clearLimit: { limit: number | null; onRing: boolean } }>([
+      'unlimit',
+      'a',
+      '-q',
+      q,
+    ]);
+    expect(cleared.clearLimit).toMatchObject({ limit: null, onRing: true });
+    expect((await e.group('a')).limit).toBeNull();
+
+    const paused = await cli(['pause', 'a', '-q', q]);
+    expect(paused.stdout).toContain(`a in ${q} paused`);
+    expect(await e.group('a')).toMatchObject({ paused: true, onRing: false });
+
+    const resumed = await cliJson<{ resumeGroup: { paused: boolean; state: string } }>([
+      'resume',
+      'a',
+      '-q',
+      q,
+    ]);
+    expect(resumed.resumeGroup).toEqual(expect.objectContaining({ paused: false, state: 'READY' }));
+    expect(await e.group('a')).toMatchObject({ paused: false, onRing: true });
+    expect((await rawState(e)).ring).toContain('a');
+  });
+});
+
+describe('rate limits', () => {
+  it('groups --state RATE_LIMITED finds a group at its rate; group shows the rate and until when', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    await e.enqueue('r');
+    await e.enqueue('r');
+    await e.setRateLimit('r', { max: 1, windowMs: 3_600_000 });
+    // Claim until r's one claim of the window is taken (a and r share the ring).
+    for (let i = 0; i < 4 && (await e.group('r')).state !== 'RATE_LIMITED'; i++) await e.claim();
+    expect((await e.group('r')).state).toBe('RATE_LIMITED');
+    const json = await cliJson<{ groups: { id: string }[] }>([
+      'groups',
+      '-q',
+      q,
+      '--state',
+      'rate_limited',
+    ]);
+    expect(json.groups.map((g) => g.id)).toEqual(['r']);
+    const human = (await cli(['group', 'r', '-q', q])).stdout;
+    expect(human).toMatch(/^state\s+RATE_LIMITED$/m);
+    expect(human).toMatch(/^rate limit\s+1 claim per 1h$/m);
+    expect(human).toMatch(/^rate-limited until\s+\S+Z$/m);
+    expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(/^rate limit\s+none$/m);
+  });
+});
+
+describe('timed overrides', () => {
+  it('limit --for and pause --for revert on their own; the group shows when and to what', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    const limited = await cli(['limit', 'a', '1', '-q', q, '--for', '10m']);
+    expect(limited.stdout).toContain(`limit of a in ${q} set to 1 for 10m`);
+    expect(limited.stdout).toMatch(
+      /^limit reverts\s+to none in (10m|9m \d+s) \(\S+Z, set by admin\)$/m,
+    );
+    const engine = (await e.group('a')).limitOverride;
+    expect(engine).toMatchObject({ revertTo: null, actor: 'admin' });
+    expect((engine?.until ?? 0) - (engine?.setAt ?? 0)).toBe(600_000);
+
+    const paused = await cliJson<{
+      pauseGroup: {
+        paused: boolean;
+        pauseOverride: { remainingMs: number; revertToPaused: boolean };
+      };
+    }>(['pause', 'a', '-q', q, '--for', '1h30m']);
+    expect(paused.pauseGroup.paused).toBe(true);
+    expect(paused.pauseGroup.pauseOverride).toMatchObject({ revertToPaused: false });
+    expect(paused.pauseGroup.pauseOverride.remainingMs).toBeLessThanOrEqual(5_400_000);
+    expect((await e.group('a')).pauseOverride).toMatchObject({ revertTo: false });
+    expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(
+      /^resumes\s+in 1h 30m|^resumes\s+in 1h 29m/m,
+    );
+
+    // A plain call drops the pending revert of its kind.
+    await cli(['resume', 'a', '-q', q]);
+    expect((await e.group('a')).pauseOverride).toBeNull();
+    expect((await e.group('a')).limitOverride).not.toBeNull();
+  });
+
+  it('a --for the server refuses (over 30 days) is exit 2, nothing changed', async () => {
+    const q = await seeded();
+    const result = await runCli(['limit', 'a', '1', '-q', q, '--for', '31d'], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/\(change forMs\) \[BAD_USER_INPUT\]\n$/);
+    expect(await engineQueue(q).group('a')).toMatchObject({ limit: null, limitOverride: null });
+  });
+});
+
+describe('dead and retry-dead', () => {
+  it('dead lists the dead jobs newest first, the queue’s or a group’s', async () => {
+    const q = uniqueQueueName('cli-dead');
+    const x = await deadJobs(q, 'x', 2);
+    const y = await deadJobs(q, 'y', 1);
+    const all = await cliJson<{
+      queue: { jobs: { totalCount: number; edges: { node: { id: string; lastError: string } }[] } };
+    }>(['dead', '-q', q]);
+    expect(all.queue.jobs.totalCount).toBe(3);
+    expect(all.queue.jobs.edges.map((edge) => edge.node.id)).toEqual([y[0], x[1], x[0]]);
+    const ofX = await cliJson<{ queue: { jobs: { edges: { node: { id: string } }[] } } }>([
+      'dead',
+      '-q',
+      q,
+      '--group',
+      'x',
+    ]);
+    expect(ofX.queue.jobs.edges.map((edge) => edge.node.id)).toEqual([x[1], x[0]]);
+    const human = (await cli(['dead', '-q', q])).stdout;
+    expect(human).toMatch(new RegExp(`│ ${x[0]}\\s+│ x\\s+│ 1/1\\s+│ \\S+\\s+│ boom 0\\s+│`));
+    expect(human).toContain(`3 of 3 dead jobs in ${q}`);
+    expect((await cli(['dead', '-q', uniqueQueueName('none')])).stdout).toContain('no dead jobs');
+  });
+
+  it('retry-dead --group requeues that group’s, --all the rest, past one call of 1,000', async () => {
+    const q = uniqueQueueName('cli-retry');
+    const x = await deadJobs(q, 'x', 2);
+    await deadJobs(q, 'y', 1);
+    const e = engineQueue(q);
+    const byGroup = await cli(['retry-dead', '-q', q, '--group', 'x']);
+    expect(byGroup.stdout).toContain(`requeued 2 dead jobs of x in ${q} (0 remaining, 0 skipped)`);
+    expect((await e.group('x')).pending).toBe(2);
+    expect((await e.job(x[0] as string))?.state).toBe('PENDING');
+    expect((await e.counts()).dead).toBe(1);
+
+    // 1,001 dead jobs of z, written as the engine would leave them, through the engine.
+    const many = uniqueQueueName('cli-retry-many');
+    const m = engineQueue(many);
+    await m.setRetention({ dead: { count: 2000 } });
+    for (let i = 0; i < 1001; i++) await m.enqueue('z', { i }, { maxAttempts: 1 });
+    for (let i = 0; i < 1001; i++) {
+      const job = await m.claim();
+      await m.retry(job?.id as string, job?.token as string, 'boom');
+    }
+    expect((await m.counts()).dead).toBe(1001);
+    const json = await cliJson<{ requeueDeadJobs: Record<string, number> }>([
+      'retry-dead',
+      '-q',
+      many,
+      '--all',
+    ]);
+    expect(json.requeueDeadJobs).toEqual({ count: 1001, remaining: 0, skipped: 0 });
+    expect(await m.counts()).toMatchObject({ dead: 0, pending: 1001 });
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * The CLI's exit codes, one per failure kind (README "CLI", `ringmaster --help`), each with
+ * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import getPort from 'get-port';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueQueueName } from '../support/lanes.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { type CliResult, runCli } from './support.js';
+
+const ADMIN = 'admin-token-0123456789';
+const READ = 'read-token-0123456789ab';
+
+/** What the fake servers' /ready answers. */
+const READY = {
+  ready: true,
+  redis: 'up',
+  notifications: 'notifications',
+  subscriber: 'up',
+  eviction: 'noeviction',
+};
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url, {
+    REAP_INTERVAL_MS: '86400000',
+    AUTH_TOKENS: `admin:${ADMIN},read:${READ}`,
+  });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** `ringmaster <args>` against the auth-on server with `token` (none when null). */
+function cli(args: string[], token: string | null = ADMIN): Promise<CliResult> {
+  return runCli(args, {
+    RINGMASTER_URL: api.endpoint,
+    ...(token === null ? {} : { RINGMASTER_TOKEN: token }),
+  });
+}
+
+/** Exit `code`, nothing on stdout and one line on stderr matching `message`. */
+function expectFailure(result: CliResult, code: number, message: RegExp): void {
+  expect(result.code, result.stderr).toBe(code);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ringmaster: [^\n]+\n$/);
+  expect(result.stderr).toMatch(message);
+}
+
+describe('exit codes', () => {
+  it('0: --help lists the commands and the exit codes', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['status', 'groups', 'group', 'limit', 'unlimit', 'pause', 'resume']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    expect(result.stdout).toMatch(/^ {2}4 {2}unreachable/m);
+    expect(result.stdout).toContain('RINGMASTER_URL');
+  });
+
+  it('1: bad arguments — an unknown option or command, a value that does not parse, no queue', async () => {
+    const q = uniqueQueueName('cli-usage');
+    expectFailure(await cli(['groups', '-q', q, '--bogus']), 1, /unknown option '--bogus'/);
+    expectFailure(await cli(['gruops']), 1, /unknown command 'gruops'.*groups/);
+    expectFailure(await cli(['limit', 'g', 'many', '-q', q]), 1, /expected a whole number/);
+    expectFailure(await cli(['limit', 'g', '-1', '-q', q]), 1, /whole number 0 or more, not "-1"/);
+    expectFailure(await cli(['limit', 'g', '-q', q]), 1, /missing required argument 'n'/);
+    expectFailure(await cli(['pause', 'g', '-q', q, '--for', 'soon']), 1, /duration such as/);
+    expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
+    expectFailure(await cli(['groups', '-q', q, '--first', '0']), 1, /from 1 to 500/);
+    expectFailure(await cli(['groups']), 1, /pass --queue <name> or set RINGMASTER_QUEUE/);
+    expectFailure(
+      await cli(['retry-dead', '-q', q]),
+      1,
+      /exactly one of --group <group> and --all/,
+    );
+    expectFailure(await cli(['status', '--url', 'ftp://x']), 1, /http:\/\/ or https:\/\//);
+  });
+
+  it('2: input the server refuses (BAD_USER_INPUT), nothing changed', async () => {
+    const q = uniqueQueueName('cli-bad');
+    const result = await cli(['limit', 'x'.repeat(300), '5', '-q', q]);
+    expectFailure(result, 2, /\(change group\) \[BAD_USER_INPUT\]/);
+    expectFailure(
+      await cli(['limit', 'g', '1000001', '-q', q]),
+      2,
+      /\(change limit\) \[BAD_USER_INPUT\]/,
+    );
+    expectFailure(await cli(['limit', 'g', '4294967296', '-q', q]), 2, /\[BAD_USER_INPUT\]/);
+    expect(await api.server.engine.queue(q).known()).toBe(false);
+    expectFailure(await cli(['group', 'g', '-q', 'bad name']), 2, /\[BAD_USER_INPUT\]/);
+  });
+
+  it('3: no token, an unknown one, or a read token for a steering call', async () => {
+    const q = uniqueQueueName('cli-auth');
+    expectFailure(await cli(['groups', '-q', q], null), 3, /--token or RINGMASTER_TOKEN/);
+    expectFailure(await cli(['status'], 'wrong-token-0123456789'), 3, /UNAUTHENTICATED|HTTP 401/);
+    expectFailure(await cli(['pause', 'g', '-q', q], READ), 3, /\[FORBIDDEN\]/);
+    expectFailure(await cli(['top', '-q', q], 'wrong-token-0123456789'), 3, /token/);
+    // The read token reads.
+    expect((await cli(['groups', '-q', q], READ)).code).toBe(0);
+  });
+
+  it('4: nothing listening at --url', async () => {
+    const port = await getPort();
+    const url = `http://127.0.0.1:${port}/graphql`;
+    expectFailure(await runCli(['status', '--url', url]), 4, /cannot reach .*ECONNREFUSED/);
+    expectFailure(
+      await runCli(['groups', '-q', 'q', '--url', url]),
+      4,
+      /start the server or point --url/,
+    );
+  });
+
+  it('4: a server that does not answer within --timeout', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}/graphql`;
+      const result = await runCli(['groups', '-q', 'q', '--url', url, '--timeout', '200']);
+      expectFailure(result, 4, /timed out/);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  describe('5: server errors', () => {
+    let fake: Server;
+    let answer: { status: number; body: string };
+    beforeAll(async () => {
+      fake = createServer((request, response) => {
+        response.writeHead(request.url === '/ready' ? 200 : answer.status, {
+          'content-type': 'application/json',
+        });
+        response.end(request.url === '/ready' ? JSON.stringify(READY) : answer.body);
+      });
+      await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => {
+      fake.closeAllConnections();
+      fake.close();
+    });
+    const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+
+    it('status shows the queues it could read, then exits by the error of the one it could not', async () => {
+      const counts = Object.fromEntries(
+        [
+          'groups',
+          'onRing',
+          'paused',
+          'saturated',
+          'pending',
+          'delayed',
+          'active',
+          'dead',
+          'completed',
+        ].map((key) => [key, 1]),
+      );
+      answer = {
+        status: 200,
+        body: JSON.stringify({
+          data: { queues: [null, { name: 'up', known: true, state: 'RUNNING', counts }] },
+          errors: [
+            {
+              message: 'Redis is unavailable; retry later.',
+              path: ['queues', 0],
+              extensions: { code: 'REDIS_UNAVAILABLE', queue: 'down' },
+            },
+          ],
+        }),
+      };
+      const result = await runCli(['status', '--url', url()]);
+      expect(result.code).toBe(5);
+      expect(result.stdout).toMatch(/│ \(unreadable\)/);
+      expect(result.stdout).toMatch(/│ up\s+│ RUNNING\s+│ 1\s+│/);
+      expect(result.stderr).toBe(
+        'ringmaster: queue down: Redis is unavailable; retry later. [REDIS_UNAVAILABLE]\n',
+      );
+      const json = await runCli(['status', '--url', url(), '--json']);
+      expect(json.code).toBe(5);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ready: READY,
+        queues: [null, { name: 'up' }],
+      });
+    });
+
+    it('INTERNAL_SERVER_ERROR, REDIS_UNAVAILABLE, or a 5xx that is not GraphQL', async () => {
+      const error = (code: string) =>
+        JSON.stringify({
+          data: null,
+          errors: [{ message: 'Unexpected error.', extensions: { code } }],
+        });
+      answer = { status: 200, body: error('INTERNAL_SERVER_ERROR') };
+      expectFailure(
+        await runCli(['groups', '-q', 'q', '--url', url()]),
+        5,
+        /INTERNAL_SERVER_ERROR/,
+      );
+      answer = { status: 503, body: error('REDIS_UNAVAILABLE') };
+      expectFailure(await runCli(['groups', '-q', 'q', '--url', url()]), 5, /REDIS_UNAVAILABLE/);
+      answer = { status: 502, body: '<html>bad gateway</html>' };
+      expectFailure(await runCli(['groups', '-q', 'q', '--url', url()]), 5, /HTTP 502/);
+    });
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * `ringmaster history` against a real server: the steering history newest first, the queue's
+ * or a group's, with who did it (the token's name over the API, the engine's actor otherwise)
+ * and the state before and after.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queue } from '../../src/lanes/index.js';
+import { uniqueQueueName } from '../support/lanes.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { runCli } from './support.js';
+
+const TOKEN = 'ops-admin-token-0123456789';
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url, {
+    REAP_INTERVAL_MS: '86400000',
+    AUTH_TOKENS: `alice=admin:${TOKEN}`,
+  });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+const engineQueue = (name: string): Queue => api.server.engine.queue(name);
+
+/** `ringmaster <args>` as alice, expecting exit 0 and nothing on stderr. */
+async function cli(args: string[]): Promise<string> {
+  const result = await runCli(args, { RINGMASTER_URL: api.endpoint, RINGMASTER_TOKEN: TOKEN });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result.stdout;
+}
+
+/** `n` dead jobs of `group`. */
+async function deadJobs(q: string, group: string, n: number): Promise<void> {
+  const e = engineQueue(q);
+  for (let i = 0; i < n; i++) {
+    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
+    const job = await e.claim();
+    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
+    await e.retry(id, job.token as string, 'boom');
+  }
+}
+
+interface HistoryData {
+  queue: {
+    history: {
+      totalCount: number;
+      edges: {
+        node: { action: string; actor: string; group: string; before: unknown; after: unknown };
+      }[];
+    };
+  };
+}
+
+describe('history', () => {
+  it('lists the steering actions newest first, with who, what and before → after', async () => {
+    const q = uniqueQueueName('cli-history');
+    await deadJobs(q, 'x', 2);
+    await cli(['retry-dead', '-q', q, '--group', 'x']);
+    await engineQueue(q).pauseQueue();
+
+    const json = JSON.parse(await cli(['history', '-q', q, '--json'])) as HistoryData;
+    expect(json.queue.history.totalCount).toBe(2);
+    expect(json.queue.history.edges.map(({ node }) => node)).toMatchObject([
+      {
+        action: 'pauseQueue',
+        actor: 'engine',
+        group: '',
+        before: { paused: false },
+        after: { paused: true },
+      },
+      {
+        action: 'requeueDead',
+        actor: 'alice',
+        group: 'x',
+        before: { dead: 2 },
+        after: { dead: 0 },
+      },
+    ]);
+
+    const human = await cli(['history', '-q', q]);
+    expect(human).toMatch(/│ engine\s+│ pauseQueue\s+│ \(queue\)\s+│ paused false → true\s+│/);
+    expect(human).toMatch(/│ alice\s+│ requeueDead\s+│ x\s+│ dead 2 → 0\s+│/);
+    expect(human.indexOf('pauseQueue')).toBeLessThan(human.indexOf('requeueDead'));
+    expect(human).toContain(`2 of 2 entries in ${q}, newest first`);
+  });
+
+  it('shows only what changed: a setLimit says limit null → 3, not the whole group', async () => {
+    const q = uniqueQueueName('cli-history');
+    await engineQueue(q).enqueue('g');
+    await cli(['limit', 'g', '3', '-q', q]);
+    const human = await cli(['history', '-q', q, '--group', 'g']);
+    expect(human).toMatch(/│ alice\s+│ setLimit\s+│ g\s+│ limit null → 3\s+│/);
+  });
+
+  it('--group reads that group’s history; --first bounds the page', async () => {
+    const q = uniqueQueueName('cli-history');
+    await deadJobs(q, 'x', 1);
+    await deadJobs(q, 'y', 1);
+    await cli(['retry-dead', '-q', q, '--group', 'x']);
+    await cli(['retry-dead', '-q', q, '--group', 'y']);
+    const ofX = JSON.parse(
+      await cli(['history', '-q', q, '--group', 'x', '--json']),
+    ) as HistoryData;
+    expect(ofX.queue.history.edges.map(({ node }) => [node.action, node.group])).toEqual([
+      ['requeueDead', 'x'],
+    ]);
+    const first = JSON.parse(
+      await cli(['history', '-q', q, '--first', '1', '--json']),
+    ) as HistoryData;
+    expect(first.queue.history.totalCount).toBe(2);
+    expect(first.queue.history.edges.map(({ node }) => node.group)).toEqual(['y']);
+    expect(await cli(['history', '-q', uniqueQueueName('cli-none')])).toContain(
+      'no steering history in',
+    );
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * `ringmaster top`: the ring over the ringChanged subscription, redrawn in place as it changes,
+ * with counts and the busiest groups; q on stdin or SIGINT quits with exit 0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queue } from '../../src/lanes/index.js';
+import { uniqueQueueName } from '../support/lanes.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { finished, SCRIPT, spawnCli, spawnCliInTerminal, stdoutUntil } from './support.js';
+
+const redis = useTestRedis();
+let api: TestServer;
+
+beforeAll(async () => {
+  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+const engineQueue = (name: string): Queue => api.server.engine.queue(name);
+
+/** `top` on `q` with a long interval, so that only ring events redraw it. */
+function startTop(q: string, extra: string[] = []) {
+  const child = spawnCli(['top', '-q', q, '--interval', '1h', ...extra], {
+    RINGMASTER_URL: api.endpoint,
+  });
+  const done = finished(child);
+  return { child, done };
+}
+
+describe('top', () => {
+  it('draws the ring and the busiest groups, redraws on a ring change, and quits on q', async () => {
+    const q = uniqueQueueName('cli-top');
+    const e = engineQueue(q);
+    await e.enqueue('alpha');
+    await e.enqueue('alpha');
+    await e.setLimit('alpha', 1);
+    await e.claim();
+    await e.enqueue('beta');
+    const { child, done } = startTop(q);
+    const first = await stdoutUntil(child, (text) => text.includes('ring (1, head first): beta'));
+    expect(first).toContain(`queue ${q} · RUNNING`);
+    expect(first).toMatch(/^groups 2 {2}on ring 1 {2}paused 0 {2}saturated 1$/m);
+    expect(first).toMatch(/^jobs {3}pending 2 {2}delayed 0 {2}active 1 {2}dead 0$/m);
+    expect(first).toMatch(/busiest groups \(1 of 1 with jobs in flight\)/);
+    expect(first).toMatch(/│ alpha\s+│ SATURATED\s+│ 1\s+│ 1\s+│ 1\s+│ no\s+│/);
+
+    // A change of the ring arrives over the subscription and is drawn in place.
+    await e.enqueue('gamma');
+    const next = await stdoutUntil(child, (text) =>
+      text.includes('ring (2, head first): beta → gamma'),
+    );
+    // log-update erases the previous frame before drawing the next (ESC [ 2K: erase line).
+    expect(next).toContain('\u001b[2K');
+    await e.pauseQueue();
+    await stdoutUntil(child, (text) => text.includes(`queue ${q} · PAUSED`));
+
+    child.stdin.write('q');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it.skipIf(SCRIPT === null)(
+    'on a terminal (raw mode, a size nobody set) draws the frame and quits on q',
+    async () => {
+      const q = uniqueQueueName('cli-top');
+      await engineQueue(q).enqueue('tty');
+      const child = spawnCliInTerminal(['top', '-q', q, '--interval', '1h'], {
+        RINGMASTER_URL: api.endpoint,
+      });
+      const done = finished(child);
+      await stdoutUntil(child, (text) => text.includes('ring (1, head first): tty'));
+      child.stdin.write('q');
+      const result = await done;
+      expect(result.code).toBe(0);
+      // The cursor is hidden while it draws and shown again after.
+      expect(result.stdout).toContain('\u001b[?25l');
+      expect(result.stdout.endsWith('\u001b[?25h')).toBe(true);
+    },
+  );
+
+  it('quits on SIGINT with exit 0', async () => {
+    const q = uniqueQueueName('cli-top');
+    await engineQueue(q).enqueue('solo');
+    const { child, done } = startTop(q);
+    await stdoutUntil(child, (text) => text.includes('ring (1, head first): solo'));
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result).toMatchObject({ code: 0, signal: null, stderr: '' });
+  });
+
+  it('--json writes one line of JSON per frame: the ring event and the queue read', async () => {
+    const q = uniqueQueueName('cli-top');
+    await engineQueue(q).enqueue('one');
+    const { child, done } = startTop(q, ['--json']);
+    const text = await stdoutUntil(child, (out) => /"reason":"SNAPSHOT".*\n/.test(out));
+    child.stdin.write('q');
+    expect((await done).code).toBe(0);
+    const frames = text
+      .trim()
+      .split('\n')
+      .map((frame) => JSON.parse(frame) as { ring: unknown; queue: { ring: string[] } });
+    const last = frames.at(-1);
+    expect(last?.ring).toMatchObject({ reason: 'SNAPSHOT', ring: ['one'], queueState: 'RUNNING' });
+    expect(last?.queue.ring).toEqual(['one']);
+  });
+
+  it('exits 4 when the server goes away under it', async () => {
+    const q = uniqueQueueName('cli-top');
+    const other = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
+    await other.server.engine.queue(q).enqueue('solo');
+    const child = spawnCli(['top', '-q', q, '--interval', '1h'], {
+      RINGMASTER_URL: other.endpoint,
+    });
+    const done = finished(child);
+    await stdoutUntil(child, (text) => text.includes('ring (1, head first): solo'));
+    await other.stop();
+    const result = await done;
+    expect(result.code).toBe(4);
+    // The socket closes (or the next read is refused): either names the URL and what to do.
+    expect(result.stderr).toMatch(
+      /^ringmaster: (the subscription to|cannot reach) http:\/\/127\.0\.0\.1:\d+\/graphql \((?!\[object)[^)]+\)[^\n]*\n$/,
+    );
+  });
+
+  it('exits 2 for a queue name the server refuses, before drawing', async () => {
+    const { child, done } = startTop('bad name');
+    child.stdin.end();
+    const result = await done;
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^ringmaster: .*\[BAD_USER_INPUT\]\n$/);
+  });
+});
