@@ -78,7 +78,11 @@ export const SCRIPTS = [
   // issue 17, timed overrides: a timed setLimit, and one revert applied at its deadline
   'setLimit timed',
   'applyOverrides',
+  'cancelOverride',
   'readMetrics',
+  'setWeight',
+  'setRateLimit',
+  'clearRateLimit',
 ] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 
@@ -92,7 +96,11 @@ export const FLAT_TARGETS: readonly ScriptName[] = [
   'resume',
   'setLimit timed',
   'applyOverrides',
+  'cancelOverride',
   'readMetrics',
+  'setWeight',
+  'setRateLimit',
+  'clearRateLimit',
 ];
 
 export interface ScriptCost {
@@ -321,6 +329,17 @@ async function measureRound(
   await run(timed, () => applyOneOverride(conn, queue), false, t('applyOverrides'));
   const left = await conn.zcard(queue.keys.overrides);
   if (left !== 0) throw new Error(`flat cost: ${left} timed overrides not reverted`);
+  // …and timed ones cancelled (the limit they set stays: below RING_LIMIT, none parks).
+  for (let i = 0; i < timed; i++)
+    await queue.setLimit(group(i), RING_LIMIT - 2, { forMs: 3_600_000 });
+  await run(timed, (i) => queue.cancelOverride(group(i), 'limit'), 'script', t('cancelOverride'));
+  // Weights and rate limits set and taken off again on ring groups (the ring does not change:
+  // no claim runs in between, and a rate of 1,000,000 a hour limits nothing).
+  await run(timed, (i) => queue.setWeight(group(i), 2), 'script', t('setWeight'));
+  await run(timed, (i) => queue.setWeight(group(i), 1), 'script', t('setWeight'));
+  const rate = { max: 1_000_000, windowMs: 3_600_000 };
+  await run(timed, (i) => queue.setRateLimit(group(i), rate), 'script', t('setRateLimit'));
+  await run(timed, (i) => queue.clearRateLimit(group(i)), 'script', t('clearRateLimit'));
 
   // The two O(ring) de-rings come last: an LREM over 100,000 entries evicts the CPU caches,
   // and a window measured right after one would mostly measure their refill.
