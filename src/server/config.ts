@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Role } from '../context.js';
-import { Defaults } from '../lanes/index.js';
+import { Defaults, TIMER_ACTOR } from '../lanes/index.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import { isLoopback } from './loopback.js';
@@ -51,6 +51,12 @@ function shownRole(role: string): string {
 const TOKEN_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
 /**
+ * Names the history already records for someone else — an unnamed token's role, the timed
+ * overrides' reverts, the engine's default — so a token may not take them (DESIGN.md §4.6).
+ */
+const RESERVED_NAMES: readonly string[] = [...ROLES, TIMER_ACTOR, Defaults.actor];
+
+/**
  * `role:token,…` or `name=role:token,…` → token → role, and token → name for the named ones.
  * Tokens must be at least 16 characters and may hold any character but a comma (a colon too:
  * everything after the first colon is the token). A name (1 to 64 of A-Z a-z 0-9 . _ @ -) is
@@ -63,6 +69,7 @@ const authTokens = z
   .optional()
   .transform((value, ctx) => {
     const tokens = new Map<string, { role: Role; entry: number; name: string | undefined }>();
+    const named = new Map<string, number>();
     if (value === undefined || value.trim() === '') return null;
     let valid = true;
     const problem = (message: string) => {
@@ -84,6 +91,14 @@ const authTokens = z
         problem(
           `entry ${entry}: the name before '=' must be 1 to 64 of A-Z a-z 0-9 . _ @ - (name=role:token)`,
         );
+      } else if (name !== undefined && RESERVED_NAMES.includes(name)) {
+        problem(
+          `entry ${entry}: the name ${name} is what the history records for ${ROLES.includes(name as Role) ? 'an unnamed token of that role' : name === TIMER_ACTOR ? 'a timed override reverting' : 'the engine'}; choose another`,
+        );
+      } else if (name !== undefined && named.has(name)) {
+        problem(
+          `entries ${named.get(name)} and ${entry} have the same name ${name}: the history could not tell them apart`,
+        );
       } else if (!ROLES.includes(role)) {
         problem(`entry ${entry}: role ${shownRole(role)} is not read, worker or admin`);
       } else if (token.length < MIN_TOKEN_LENGTH) {
@@ -97,6 +112,7 @@ const authTokens = z
         );
       } else {
         tokens.set(token, { role, entry, name });
+        if (name !== undefined) named.set(name, entry);
       }
     }
     if (!valid) return z.NEVER;
@@ -242,6 +258,17 @@ const schema = z
       'is set without AUTH_TOKENS: without them the server is loopback-only and /metrics needs no token; set AUTH_TOKENS too, or unset METRICS_TOKEN',
     path: ['METRICS_TOKEN'],
   })
+  .refine(
+    (c) =>
+      c.METRICS_TOKEN === undefined ||
+      c.AUTH_TOKENS === null ||
+      !c.AUTH_TOKENS.roles.has(c.METRICS_TOKEN),
+    {
+      message:
+        'is also a token of AUTH_TOKENS: it would open everything that entry opens, not only /metrics; give /metrics a token of its own',
+      path: ['METRICS_TOKEN'],
+    },
+  )
   .refine((c) => c.REDIS_URL === undefined || c.REDIS_CLUSTER_NODES === undefined, {
     message:
       'is set with REDIS_URL: set one (REDIS_URL naming any node of a cluster finds the cluster; REDIS_CLUSTER_NODES names several seeds)',

@@ -98,6 +98,25 @@ describe('AUTH_TOKENS names', () => {
     expect(() => loadConfig({ AUTH_TOKENS: `bob=admin:short` })).toThrow(/bob=admin:\*\*\*\*/);
   });
 
+  it("a name is one token's only, and not one the history records for someone else", () => {
+    expect(() =>
+      loadConfig({ AUTH_TOKENS: `alice=admin:${TOKENS.alice},alice=read:${TOKENS.reader}` }),
+    ).toThrow(/entries 1 and 2 have the same name alice/);
+    for (const name of ['read', 'worker', 'admin', 'timer', 'engine']) {
+      let error: unknown;
+      try {
+        loadConfig({ AUTH_TOKENS: `${name}=read:${TOKENS.reader}` });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, name).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`entry 1: the name ${name} is what the history records for .*; choose another`),
+      );
+      expect((error as Error).message).not.toContain(TOKENS.reader);
+    }
+  });
+
   it('HISTORY_MAX_LEN: default 10,000, 0 turns the history off, bad values refused', () => {
     expect(loadConfig({}).historyMaxLen).toBe(10_000);
     expect(loadConfig({ HISTORY_MAX_LEN: '0' }).historyMaxLen).toBe(0);

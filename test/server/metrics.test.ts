@@ -393,5 +393,20 @@ describe('METRICS_TOKEN configuration', () => {
       }).metricsToken,
     ).toBe('metrics-token-0123456789');
     expect(loadConfig(base).metricsToken).toBeNull();
+    // A token of AUTH_TOKENS would open all its role opens, not only /metrics.
+    try {
+      loadConfig({
+        ...base,
+        AUTH_TOKENS: 'alice=admin:admin-token-0123456789',
+        METRICS_TOKEN: 'admin-token-0123456789',
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(
+        /^METRICS_TOKEN=\*\*\*\*: is also a token of AUTH_TOKENS/,
+      );
+      expect((error as Error).message).not.toContain('admin-token-0123456789');
+    }
   });
 });
