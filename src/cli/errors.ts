@@ -67,8 +67,9 @@ export function describeGraphQLError(error: GraphQLErrorLike): string {
   const parts = [error.message.replace(/\s*\n\s*/g, ' ')];
   if (typeof queue === 'string') parts.unshift(`queue ${queue}:`);
   if (typeof argument === 'string') parts.push(`(change ${argument})`);
-  if (code !== undefined) parts.push(`[${code}]`);
-  if (code !== undefined && AUTH_CODES.has(code)) parts.push(`: ${AUTH_HINT}`);
+  if (code !== undefined) {
+    parts.push(AUTH_CODES.has(code) ? `[${code}]: ${AUTH_HINT}` : `[${code}]`);
+  }
   return parts.join(' ');
 }
 

@@ -41,7 +41,7 @@ export function buildProgram(): Command {
     .addOption(new Option('-q, --queue <name>', 'the queue').env('RINGMASTER_QUEUE'))
     .option('--json', 'print the GraphQL data as JSON (for scripts)')
     .addOption(
-      new Option('--timeout <ms>', 'give up on a request after this long (ms)')
+      new Option('--timeout <ms>', 'give up on a request after this many ms (a bare number)')
         .default(DEFAULT_TIMEOUT_MS)
         .argParser(integer(1, 3_600_000)),
     )

@@ -18,17 +18,36 @@ export function integer(min: number, max: number): (value: string) => number {
 }
 
 /**
- * A duration (`--for 10m`, `90s`, `1h30m`, `1500ms`; parse-duration's units, a bare number
- * is ms) → whole ms, at least 1.
+ * A duration with its unit (`--for 10m`, `90s`, `1h30m`, `1500ms`; parse-duration's units) →
+ * whole ms, at least 1. A number without a unit (`10`) is refused: it would be read as ms.
  */
 export function duration(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 1 || !Number.isInteger(ms)) {
-    throw new InvalidArgumentError(
-      `expected a duration such as 90s, 10m, 2h or 1h30m (whole ms, at least 1ms), not "${value}"`,
-    );
-  }
-  return ms;
+  return durationAtLeast(1)(value);
+}
+
+/**
+ * A duration as `duration` reads it, of at least `minMs` ms (`top --interval`: 100ms, so that a
+ * slip such as `--interval 1` cannot redraw, and read the server, a thousand times a second).
+ */
+export function durationAtLeast(minMs: number): (value: string) => number {
+  return (value) => {
+    // Every number needs its unit: `10`, `1h 30` (a bare 30 is ms) are refused.
+    if (/\d/.test(value.replace(/\d*\.?\d+\s*[a-zµμ]+/gi, ''))) {
+      throw new InvalidArgumentError(
+        `a duration needs a unit, such as 10m, 30s or 500ms, not "${value}"`,
+      );
+    }
+    const ms = parseDuration(value);
+    if (ms === null || ms === undefined || !Number.isFinite(ms) || !Number.isInteger(ms)) {
+      throw new InvalidArgumentError(
+        `expected a duration such as 90s, 10m, 2h or 1h30m (whole ms), not "${value}"`,
+      );
+    }
+    if (ms < minMs) {
+      throw new InvalidArgumentError(`expected at least ${minMs}ms, not "${value}"`);
+    }
+    return ms;
+  };
 }
 
 /**

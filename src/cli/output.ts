@@ -48,22 +48,25 @@ export function stateText(state: string): string {
 export const limitText = (limit: number | null | undefined): string =>
   limit === null || limit === undefined ? 'none' : String(limit);
 
-/** A span of ms as the largest units that say it: 1d 2h, 10m, 45s, 250ms. */
+/**
+ * A span of ms, exactly, in days, hours, minutes and seconds (with the ms as a fraction):
+ * 1d 2h, 10m, 1.5s, 1m 30.25s, 250ms; 1h 5ms when only ms are left under the minutes.
+ */
 export function durationText(ms: number): string {
   if (ms < 1000) return `${ms}ms`;
   const units: [string, number][] = [
     ['d', 86_400_000],
     ['h', 3_600_000],
     ['m', 60_000],
-    ['s', 1000],
   ];
   const parts: string[] = [];
-  let rest = Math.round(ms / 1000) * 1000;
+  let rest = ms;
   for (const [unit, size] of units) {
     const n = Math.floor(rest / size);
     if (n > 0) parts.push(`${n}${unit}`);
     rest -= n * size;
-    if (parts.length === 2) break;
   }
+  if (rest >= 1000) parts.push(`${rest / 1000}s`);
+  else if (rest > 0) parts.push(`${rest}ms`);
   return parts.join(' ');
 }

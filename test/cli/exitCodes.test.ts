@@ -71,6 +71,23 @@ describe('exit codes', () => {
     expectFailure(await cli(['limit', 'g', '-1', '-q', q]), 1, /whole number 0 or more, not "-1"/);
     expectFailure(await cli(['limit', 'g', '-q', q]), 1, /missing required argument 'n'/);
     expectFailure(await cli(['pause', 'g', '-q', q, '--for', 'soon']), 1, /duration such as/);
+    // A number without a unit would be ms: refused, naming the option and units to use.
+    const unitless =
+      /option '--for <duration>' .*needs a unit, such as 10m, 30s or 500ms, not "10"/;
+    expectFailure(await cli(['pause', 'g', '-q', q, '--for', '10']), 1, unitless);
+    expectFailure(await cli(['limit', 'g', '2', '-q', q, '--for', '10']), 1, unitless);
+    expectFailure(await cli(['pause', 'g', '-q', q, '--for', '1h 30']), 1, /needs a unit/);
+    expectFailure(
+      await cli(['top', '-q', q, '--interval', '1']),
+      1,
+      /'--interval <duration>' .*needs a unit/,
+    );
+    // top --interval: at least 100ms.
+    expectFailure(
+      await cli(['top', '-q', q, '--interval', '50ms']),
+      1,
+      /'--interval <duration>' .*at least 100ms, not "50ms"/,
+    );
     expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
     expectFailure(await cli(['groups', '-q', q, '--first', '0']), 1, /from 1 to 500/);
     expectFailure(await cli(['groups']), 1, /pass --queue <name> or set RINGMASTER_QUEUE/);
@@ -98,7 +115,9 @@ describe('exit codes', () => {
 
   it('3: no token, an unknown one, or a read token for a steering call', async () => {
     const q = uniqueQueueName('cli-auth');
-    expectFailure(await cli(['groups', '-q', q], null), 3, /--token or RINGMASTER_TOKEN/);
+    const noToken = await cli(['groups', '-q', q], null);
+    expectFailure(noToken, 3, /\[UNAUTHENTICATED\]: pass a token .*--token or RINGMASTER_TOKEN/);
+    expect(noToken.stderr).not.toMatch(/ : /);
     expectFailure(await cli(['status'], 'wrong-token-0123456789'), 3, /UNAUTHENTICATED|HTTP 401/);
     expectFailure(await cli(['pause', 'g', '-q', q], READ), 3, /\[FORBIDDEN\]/);
     expectFailure(await cli(['top', '-q', q], 'wrong-token-0123456789'), 3, /token/);

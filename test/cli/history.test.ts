@@ -50,6 +50,7 @@ interface HistoryData {
   queue: {
     history: {
       totalCount: number;
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
       edges: {
         node: { action: string; actor: string; group: string; before: unknown; after: unknown };
       }[];
@@ -118,5 +119,42 @@ describe('history', () => {
     expect(await cli(['history', '-q', uniqueQueueName('cli-none')])).toContain(
       'no steering history in',
     );
+  });
+
+  it('--after pages: the human output ends with the next page’s command, --json has pageInfo', async () => {
+    const q = uniqueQueueName('cli-history');
+    const e = engineQueue(q);
+    await e.enqueue('g');
+    for (const limit of [1, 2, 3]) await cli(['limit', 'g', String(limit), '-q', q]);
+
+    const page1 = JSON.parse(
+      await cli(['history', '-q', q, '--first', '2', '--json']),
+    ) as HistoryData;
+    expect(page1.queue.history.pageInfo.hasNextPage).toBe(true);
+    const cursor = page1.queue.history.pageInfo.endCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    expect(page1.queue.history.edges.map(({ node }) => node.after)).toMatchObject([
+      { limit: 3 },
+      { limit: 2 },
+    ]);
+
+    const human1 = await cli(['history', '-q', q, '--first', '2']);
+    const more = human1.trimEnd().split('\n').at(-1) as string;
+    expect(more).toBe(`more: ringmaster history -q ${q} --first 2 --after ${cursor}`);
+
+    // The command it prints reads the next page, the last: no `more:` line after it.
+    const human2 = await cli(more.replace(/^more: ringmaster /, '').split(' '));
+    expect(human2).toMatch(/│ setLimit\s+│ g\s+│ limit null → 1\s+│/);
+    expect(human2).not.toContain('limit 1 → 2');
+    expect(human2).toContain(`1 of 3 entries in ${q}, newest first`);
+    expect(human2).not.toContain('more:');
+    const page2 = JSON.parse(
+      await cli(['history', '-q', q, '--first', '2', '--after', cursor, '--json']),
+    ) as HistoryData;
+    expect(page2.queue.history.pageInfo).toEqual({
+      hasNextPage: false,
+      endCursor: expect.any(String),
+    });
+    expect(page2.queue.history.edges).toHaveLength(1);
   });
 });

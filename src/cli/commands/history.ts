@@ -46,6 +46,23 @@ function compact(value: unknown): string {
 const cut = (text: string, width: number): string =>
   text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 
+/** The command that prints the page after `cursor`, with the same queue, group and size. */
+function nextPageCommand(
+  queue: string,
+  options: { group?: string; first: number },
+  cursor: string,
+): string {
+  const words = ['ringmaster', 'history', '-q', queue];
+  if (options.group !== undefined) words.push('--group', options.group);
+  if (options.first !== 20) words.push('--first', String(options.first));
+  words.push('--after', cursor);
+  return words.map(shellWord).join(' ');
+}
+
+/** A word as a POSIX shell reads it back: bare when safe, single-quoted otherwise. */
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+
 /** Add `history` to `program`. */
 export function registerHistory(program: Command): void {
   program
@@ -53,36 +70,45 @@ export function registerHistory(program: Command): void {
     .description('the steering history, newest first: who did what, before and after')
     .option('--group <group>', "only this group's")
     .option('--first <n>', 'how many entries, 1..500', integer(1, 500), 20)
-    .action(async (options: { group?: string; first: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
-      const data = await request(context.connection, CliHistoryDocument, {
-        queue,
-        group: options.group ?? null,
-        first: options.first,
-      });
-      if (context.json) {
-        printJson(data);
-        return;
-      }
-      const { edges, totalCount } = data.queue.history;
-      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
-      if (edges.length === 0) {
-        printLine(`no steering history in ${where}`);
-        return;
-      }
-      printLine(
-        table(
-          ['at', 'actor', 'action', 'group', 'change (before → after)'],
-          edges.map(({ node }) => [
-            String(node.at),
-            node.actor,
-            node.action,
-            node.group === '' ? '(queue)' : node.group,
-            cut(changeText(node.before, node.after), CHANGE_WIDTH),
-          ]),
-        ),
-      );
-      printLine(`${edges.length} of ${totalCount} entries in ${where}, newest first`);
-    });
+    .option('--after <cursor>', 'the page after this cursor (the "more:" line of a page gives it)')
+    .action(
+      async (options: { group?: string; first: number; after?: string }, command: Command) => {
+        const context = contextOf(command);
+        const queue = context.queue();
+        const data = await request(context.connection, CliHistoryDocument, {
+          queue,
+          group: options.group ?? null,
+          first: options.first,
+          after: options.after ?? null,
+        });
+        if (context.json) {
+          printJson(data);
+          return;
+        }
+        const { edges, totalCount, pageInfo } = data.queue.history;
+        const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+        if (edges.length === 0) {
+          printLine(`no ${options.after === undefined ? '' : 'more '}steering history in ${where}`);
+          return;
+        }
+        printLine(
+          table(
+            ['at', 'actor', 'action', 'group', 'change (before → after)'],
+            edges.map(({ node }) => [
+              String(node.at),
+              node.actor,
+              node.action,
+              node.group === '' ? '(queue)' : node.group,
+              cut(changeText(node.before, node.after), CHANGE_WIDTH),
+            ]),
+          ),
+        );
+        printLine(
+          `${edges.length} of ${totalCount} ${totalCount === 1 ? 'entry' : 'entries'} in ${where}, newest first`,
+        );
+        if (pageInfo.hasNextPage && pageInfo.endCursor !== null) {
+          printLine(`more: ${nextPageCommand(queue, options, pageInfo.endCursor)}`);
+        }
+      },
+    );
 }

@@ -98,7 +98,7 @@ export function registerJobs(program: Command): void {
       }
       const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
       printLine(
-        `requeued ${total.count} dead jobs of ${where} (${total.remaining} remaining, ${total.skipped} skipped)`,
+        `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${where} (${total.remaining} remaining, ${total.skipped} skipped)`,
       );
     });
 }

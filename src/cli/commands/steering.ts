@@ -45,7 +45,7 @@ export function registerSteering(program: Command): void {
     .argument('<n>', 'the limit, 0..1,000,000', integer(0, Number.MAX_SAFE_INTEGER))
     .option(
       '--for <duration>',
-      'revert on its own after this long (10m, 2h, …; up to 30d)',
+      'revert on its own after this long (10m, 30s, 500ms, …; a unit is needed; up to 30d)',
       duration,
     )
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
@@ -78,7 +78,7 @@ export function registerSteering(program: Command): void {
     .argument('<group>', 'the group')
     .option(
       '--for <duration>',
-      'resume on its own after this long (10m, 2h, …; up to 30d)',
+      'resume on its own after this long (10m, 30s, 500ms, …; a unit is needed; up to 30d)',
       duration,
     )
     .action(async (group: string, options: { for?: number }, command: Command) => {

@@ -4,7 +4,7 @@
  * most active first) — redrawn in place (log-update) on every ring event and every
  * `--interval`. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
 import { type Connection, request, subscriptionError, wsClient } from '../client.js';
@@ -16,7 +16,7 @@ import {
   CliTopDocument,
   type CliTopQuery,
 } from '../gql/graphql.js';
-import { duration, integer } from '../options.js';
+import { durationAtLeast, integer } from '../options.js';
 import { limitText, stateText, table } from '../output.js';
 
 interface TopOptions {
@@ -30,7 +30,14 @@ export function registerTop(program: Command): void {
     .command('top')
     .description('a live view of the ring and the busiest groups; q or Ctrl-C quits')
     .option('--first <n>', 'busiest groups shown, 1..100', integer(1, 100), 10)
-    .option('--interval <duration>', 'redraw the counts at least this often', duration, 2000)
+    .addOption(
+      new Option(
+        '--interval <duration>',
+        'redraw the counts at least this often (500ms, 10s, …; a unit is needed; at least 100ms)',
+      )
+        .default(2000, '2s')
+        .argParser(durationAtLeast(100)),
+    )
     .action(async (options: TopOptions, command: Command) => {
       const context = contextOf(command);
       await top(context.connection, context.queue(), options, context.json);
