@@ -48,6 +48,9 @@ export function stateText(state: string): string {
 export const limitText = (limit: number | null | undefined): string =>
   limit === null || limit === undefined ? 'none' : String(limit);
 
+/** A countdown as shown: whole seconds (rounded up), as a clock shows it; under 1 s, its ms. */
+export const countdown = (ms: number): number => (ms < 1000 ? ms : Math.ceil(ms / 1000) * 1000);
+
 /**
  * A span of ms, exactly, in days, hours, minutes and seconds (with the ms as a fraction):
  * 1d 2h, 10m, 1.5s, 1m 30.25s, 250ms; 1h 5ms when only ms are left under the minutes.

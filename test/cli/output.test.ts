@@ -3,7 +3,7 @@
  * limit's window): exactly, never rounded to the second.
  */
 import { describe, expect, it } from 'vitest';
-import { durationText } from '../../src/cli/output.js';
+import { countdown, durationText } from '../../src/cli/output.js';
 
 describe('durationText', () => {
   it.each([
@@ -18,5 +18,14 @@ describe('durationText', () => {
     [93_784_005, '1d 2h 3m 4.005s'],
   ])('%i ms is %s', (ms, text) => {
     expect(durationText(ms)).toBe(text);
+  });
+});
+
+describe('countdown', () => {
+  it('shows whole seconds, rounded up, and ms under a second', () => {
+    expect(durationText(countdown(597_834))).toBe('9m 58s');
+    expect(durationText(countdown(600_000))).toBe('10m');
+    expect(durationText(countdown(1))).toBe('1ms');
+    expect(durationText(countdown(1_001))).toBe('2s');
   });
 });

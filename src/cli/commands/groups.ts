@@ -14,6 +14,7 @@ import {
 } from '../gql/graphql.js';
 import { type GroupStateName, groupState, integer } from '../options.js';
 import {
+  countdown,
   durationText,
   fields,
   limitText,
@@ -60,14 +61,14 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
   if (limit) {
     rows.push([
       'limit reverts',
-      `to ${limitText(limit.revertToLimit)} in ${durationText(limit.remainingMs)} (${limit.until}, set by ${limit.actor})`,
+      `to ${limitText(limit.revertToLimit)} in ${durationText(countdown(limit.remainingMs))} (${limit.until}, set by ${limit.actor})`,
     ]);
   }
   const pause = group.pauseOverride;
   if (pause) {
     rows.push([
       pause.revertToPaused ? 'pause reverts' : 'resumes',
-      `in ${durationText(pause.remainingMs)} (${pause.until}, set by ${pause.actor})`,
+      `in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${pause.actor})`,
     ]);
   }
   return rows;
