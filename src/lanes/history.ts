@@ -128,3 +128,51 @@ export async function readHistory(
     totalCount,
   };
 }
+
+/** Entries one XREVRANGE of a group's history read reads (count): a chunk, client side. */
+export const HISTORY_SCAN_CHUNK = 200;
+
+/**
+ * A page of one group's history: the entries of the queue's stream `key` whose `group` field is
+ * `group`, newest first, older than the entry `after` names (exclusive). There is no stream per
+ * group (DESIGN.md §4.6): the queue's stream is read newest first in chunks of
+ * {@link HISTORY_SCAN_CHUNK} (XREVRANGE … COUNT 200 from the cursor, exclusive, each chunk its
+ * own short command: no long script blocks Redis) until `first + 1` of the group's entries are
+ * found (the one more says `hasNextPage`) or the stream's start. Cost O(entries scanned): at
+ * most the stream's cap (`historyMaxLen`, default 10,000: 50 chunks) when the group has few
+ * entries — an admin read. `totalCount` is the queue stream's length (XLEN): the entries the
+ * group's are read from, an upper bound of the group's (counting them would read it all).
+ * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a history cursor)
+ */
+export async function readGroupHistory(
+  redis: RedisClient,
+  key: string,
+  group: string,
+  options: { first?: number | undefined; after?: string | null | undefined },
+): Promise<HistoryPage> {
+  const first = validate.pageSize(options.first ?? HISTORY_PAGE_SIZE);
+  const after = options.after == null ? null : historyCursor.decode(options.after);
+  const found: HistoryEntry[] = [];
+  // Nothing is older than 0-0 (and Redis refuses an exclusive bound below it).
+  let end: string | null = after === null ? '+' : after === '0-0' ? null : `(${after}`;
+  while (end !== null && found.length <= first) {
+    const chunk = (await redis.xrevrange(key, end, '-', 'COUNT', HISTORY_SCAN_CHUNK)) as [
+      string,
+      string[],
+    ][];
+    for (const entry of decodeHistory(chunk)) {
+      if (entry.group === group) found.push(entry);
+    }
+    const last = chunk.at(-1);
+    end = chunk.length < HISTORY_SCAN_CHUNK || last === undefined ? null : `(${last[0]}`;
+  }
+  const entries = found.slice(0, first);
+  const cursors = entries.map((e) => historyCursor.encode(e.id));
+  return {
+    entries,
+    cursors,
+    hasNextPage: found.length > first,
+    endCursor: cursors.at(-1) ?? null,
+    totalCount: await redis.xlen(key),
+  };
+}

@@ -30,8 +30,7 @@
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
  * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
  * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
- * | `P:{Q}:history`          | stream | steering history of the queue (capped)                   |
- * | `P:{Q}:g:<group>:history`| stream | the group's steering history (capped)                    |
+ * | `P:{Q}:history`          | stream | steering history of the queue and its groups (capped)    |
  * | `P:{Q}:overrides`        | zset   | timed overrides: `<kind>:<group>` → revert deadline (ms) |
  * | `P:{Q}:goverride`        | hash   | `<kind>:<group>` → the override (JSON)                   |
  * | `P:{Q}:grate`            | hash   | group → rate limit `<max>:<windowMs>`                    |
@@ -102,8 +101,6 @@ export interface QueueKeys {
   readonly turns: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
   readonly heads: string;
-  /** `P:{Q}:g:<group>:history` — stream: the group's steering history (`groupHistoryKeyOf`). */
-  groupHistory(group: string): string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -159,7 +156,6 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     heads: `${base}heads`,
-    groupHistory: (group) => `${base}g:${group}:history`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

@@ -29,7 +29,7 @@ import {
   jobNotFound,
   type RingmasterError,
 } from './errors.js';
-import { type HistoryPage, readHistory } from './history.js';
+import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
@@ -889,10 +889,12 @@ export class Queue {
   // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────
 
   /**
-   * The steering history (DESIGN.md §4.6), newest first: the queue's entries, or with `group`
-   * that group's (its own stream, capped at 1,000). O(log n + page): one XREVRANGE from the
-   * entry the cursor names (exclusive) and one XLEN. An entry's before/after/detail are the
-   * JSON objects its script recorded (null when absent).
+   * The steering history (DESIGN.md §4.6), newest first: the queue's entries, O(log n + page)
+   * (one XREVRANGE from the entry the cursor names, exclusive, and one XLEN); or with `group`
+   * that group's, read from the queue's stream (no stream per group) in chunks of 200 newest
+   * first, keeping the group's entries: O(entries scanned), at most the queue's cap, and
+   * `totalCount` is then the queue stream's length (`readGroupHistory`). An entry's
+   * before/after/detail are the JSON objects its script recorded (null when absent).
    * @param options.group a group id: its history only
    * @param options.first page size 1..500 (default 20)
    * @param options.after a cursor from a page (`endCursor`): the entries older than it
@@ -906,11 +908,9 @@ export class Queue {
     } = {},
   ): Promise<HistoryPage> {
     const opts = options ?? {};
-    const key =
-      opts.group === undefined
-        ? this.keys.history
-        : this.keys.groupHistory(validate.groupId(opts.group, 'group'));
-    return readHistory(this.redis, key, opts);
+    if (opts.group === undefined) return readHistory(this.redis, this.keys.history, opts);
+    const group = validate.groupId(opts.group, 'group');
+    return readGroupHistory(this.redis, this.keys.history, group, opts);
   }
 
   /** One group; an unknown id reads as empty (limit null, zeros). */

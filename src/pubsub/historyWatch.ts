@@ -1,7 +1,7 @@
 /**
  * `historyAdded(queue, group?)`: the steering history's new entries as they are written
- * (DESIGN.md §4.6). One watch per stream (`P:{Q}:history`, or a group's `P:{Q}:g:<g>:history`),
- * hinted by the stream's keyspace events (`xadd`, flag `t`). Its value is a bounded window of the
+ * (DESIGN.md §4.6). One watch per queue (its stream `P:{Q}:history`: there is no stream per
+ * group), shared by the queue's subscribers and its groups' (a group's filters its view), hinted by the stream's keyspace events (`xadd`, flag `t`). Its value is a bounded window of the
  * newest entries read so far: each read is an XRANGE from the last id seen (exclusive), at most
  * {@link HISTORY_WINDOW} + 1 entries, so a hint, a safety re-read, a poll and a resync all cost
  * O(log n + window) and nothing written while a hint was lost is missed. Each subscriber is sent
@@ -36,7 +36,10 @@ export interface HistoryBatch {
   readonly entries: HistoryEntry[];
   /**
    * True when entries were written since the last event that this one does not carry (more
-   * than {@link HISTORY_WINDOW} between two pulls): read `Queue.history` for them.
+   * than {@link HISTORY_WINDOW} between two pulls): read `Queue.history` for them. For a
+   * group's subscriber it counts the queue's entries (the watch reads the queue's stream): more
+   * than the window arrived for the queue since its last pull, so some of the group's may be
+   * missing (or none: the gap may hold only other groups').
    */
   readonly gap: boolean;
 }
@@ -113,12 +116,13 @@ export function sameWindow(a: HistoryWindow, b: HistoryWindow): boolean {
 }
 
 /**
- * One subscriber's render: the first window it is offered is where it starts, sent as an event
+ * One subscriber's render (with `group`: only that group's entries are sent; a window with
+ * none of them sends nothing unless it is a gap): the first window it is offered is where it starts, sent as an event
  * with no entries (the subscription is live: every entry written after it will come); after that, each event carries the entries newer than the last it was sent, and `gap` when
  * the window no longer reaches back to that. Nothing is sent when nothing is new (a resync
  * that found nothing new sends nothing either: there is nothing to repeat).
  */
-export function historyRender(): Render<HistoryWindow, HistoryBatch> {
+export function historyRender(group?: string): Render<HistoryWindow, HistoryBatch> {
   let seen: string | undefined;
   return (window) => {
     if (seen === undefined) {
@@ -127,14 +131,17 @@ export function historyRender(): Render<HistoryWindow, HistoryBatch> {
     }
     const since = seen;
     const gap = compareIds(since, window.coversFrom) < 0;
-    const entries = window.entries.filter((e) => compareIds(e.id, since) > 0);
-    if (entries.length === 0 && !gap) return undefined;
+    const entries = window.entries.filter(
+      (e) => compareIds(e.id, since) > 0 && (group === undefined || e.group === group),
+    );
+    // Seen even when nothing is sent: other groups' entries are not a gap at the next pull.
     seen = window.newestId;
+    if (entries.length === 0 && !gap) return undefined;
     return { entries, gap };
   };
 }
 
-/** The key a history watch hears: the queue's stream, or the group's. */
-export function historyKey(k: QueueKeys, group: string | undefined): string {
-  return group === undefined ? k.history : k.groupHistory(group);
+/** The key a history watch hears: the queue's stream, for the queue and each of its groups. */
+export function historyKey(k: QueueKeys): string {
+  return k.history;
 }

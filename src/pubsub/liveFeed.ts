@@ -421,12 +421,13 @@ export class LiveFeed {
   }
 
   /**
-   * The steering history of `queue` (with `group`: that group's stream) as it is written: each
+   * The steering history of `queue` (with `group`: that group's entries of it) as it is written: each
    * event carries the entries written since the last one this subscriber was sent, oldest
    * first; the first carries none and says the subscription is live (every entry written after
    * it will come, so a client may read `Queue.history` then and miss nothing),
    * and `gap` when more were written between two of its pulls than a watch holds
-   * ({@link HISTORY_WINDOW}). One watch per stream, shared, counted in `maxWatches`; a hint
+   * ({@link HISTORY_WINDOW}; for a group, of the queue's entries). One watch per queue's
+   * stream, shared by the queue's and its groups' subscribers, counted in `maxWatches`; a hint
    * (the stream's `xadd`), a safety re-read or a poll reads from the last id seen, so an entry
    * written while a notification was lost still comes, late. Released as {@link ringChanges}.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name or group id
@@ -437,8 +438,8 @@ export class LiveFeed {
     const handle = this.engine.queue(queue);
     const id = group === undefined ? undefined : validate.groupId(group);
     const source = this.requireStarted();
-    const key = historyKey(queueKeys(this.prefix, handle.name), id);
-    return this.open(historyRender(), signal, () => {
+    const key = historyKey(queueKeys(this.prefix, handle.name));
+    return this.open(historyRender(id), signal, () => {
       const existing = this.histories.get(key);
       if (existing !== undefined) return existing.watch;
       this.admitWatch();
@@ -451,7 +452,7 @@ export class LiveFeed {
           return read();
         },
         equals: sameWindow,
-        logger: this.logger.child({ queue: handle.name, group: id, watch: 'history' }),
+        logger: this.logger.child({ queue: handle.name, watch: 'history' }),
         onEmpty: () => {
           this.watchClosed();
           if (this.histories.get(key)?.watch === watch) this.histories.delete(key);

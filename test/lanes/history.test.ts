@@ -297,13 +297,31 @@ describe('caps', () => {
     expect((await entries(q)).map((e) => e.actor)).toEqual(['r4', 'p4', 'r3']);
   });
 
-  it("a group's stream keeps min(historyMaxLen, 1000)", async () => {
+  it("a group's history is bounded by the queue's cap (no stream of its own)", async () => {
     const q = new Queue(engine.redis(), uniqueQueueName(), { historyMaxLen: 2 });
     for (let i = 0; i < 4; i++) {
       await q.enqueue('g');
       await q.purgeGroup('g');
     }
-    expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(2);
+    expect(await q.redis.xlen(q.keys.history)).toBe(2);
+    expect((await q.history({ group: 'g' })).entries).toHaveLength(2);
+    expect(await q.redis.exists(`${q.keys.base}g:g:history`)).toBe(0);
+  });
+
+  it('steering N distinct groups creates no per-group key: only the queue stream grows', async () => {
+    const q = new Queue(engine.redis(), uniqueQueueName());
+    const groups = Array.from({ length: 30 }, (_, i) => `t${i}`);
+    const before = new Set(await q.redis.keys(`${q.keys.base}*`));
+    for (const g of groups) await q.setLimit(g, 3);
+    const after = await q.redis.keys(`${q.keys.base}*`);
+    const added = after.filter((key) => !before.has(key));
+    expect(added.filter((key) => key.endsWith(':history'))).toEqual([q.keys.history]);
+    expect(await q.redis.type(q.keys.history)).toBe('stream');
+    expect(await q.redis.xlen(q.keys.history)).toBe(groups.length);
+    for (const g of groups) expect(await q.redis.exists(`${q.keys.base}g:${g}:history`)).toBe(0);
+    expect((await q.history({ group: 't7' })).entries.map((e) => [e.group, e.action])).toEqual([
+      ['t7', 'setLimit'],
+    ]);
   });
 
   it("a Ringmaster's actor and historyMaxLen reach every queue handle it makes", async () => {
@@ -323,7 +341,7 @@ describe('caps', () => {
     await q.pauseQueue();
     await q.purgeGroup('g');
     await q.repair();
-    expect(await q.redis.exists(q.keys.history, q.keys.groupHistory('g'))).toBe(0);
+    expect(await q.redis.exists(q.keys.history, `${q.keys.base}g:g:history`)).toBe(0);
   });
 });
 
@@ -367,6 +385,69 @@ describe('Queue.history', () => {
       await expect(q.history(bad)).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
     }
     await expect(q.history({ group: '' })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
+  it("a group's page skips other groups' entries across chunk boundaries; cursors page on", async () => {
+    const q = engine.queue();
+    const others = async (n: number) => {
+      for (let i = 0; i < n; i++) await q.setLimit(`o${i % 3}`, 1 + (Math.floor(i / 3) % 2));
+    };
+    await q.setLimit('g', 1);
+    await others(450);
+    await q.setLimit('g', 2);
+    await others(450);
+    await q.setLimit('g', 3);
+    await others(7);
+    const total = await q.redis.xlen(q.keys.history);
+    expect(total).toBe(3 + 450 + 450 + 7);
+    const limits: unknown[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 3; i++) {
+      const page = await q.history({ group: 'g', first: 1, after });
+      expect(page.entries.map((e) => e.group)).toEqual(['g']);
+      expect(page.hasNextPage).toBe(i < 2);
+      expect(page.totalCount).toBe(total);
+      limits.push(page.entries[0]?.after?.limit);
+      after = page.endCursor;
+    }
+    expect(limits).toEqual([3, 2, 1]);
+    expect(await q.history({ group: 'g', first: 1, after })).toMatchObject({
+      entries: [],
+      hasNextPage: false,
+      endCursor: null,
+    });
+    const whole = await q.history({ group: 'g', first: 3 });
+    expect([whole.entries.length, whole.hasNextPage]).toEqual([3, false]);
+    const two = await q.history({ group: 'g', first: 2 });
+    expect([two.entries.map((e) => e.after?.limit), two.hasNextPage]).toEqual([[3, 2], true]);
+    const o1 = await q.history({ group: 'o1', first: 500 });
+    expect(o1.entries).toHaveLength(302);
+    expect(o1.entries.every((e) => e.group === 'o1')).toBe(true);
+  });
+
+  it("property: any page size walks a group's entries once, newest first", async () => {
+    const q = engine.queue();
+    for (let i = 0; i < 12; i++) {
+      await q.setLimit(i % 3 === 0 ? 'g' : `x${i}`, i + 1);
+      if (i % 4 === 0) await q.pauseQueue({ actor: String(i) });
+      if (i % 4 === 0) await q.resumeQueue({ actor: String(i) });
+    }
+    const mine = (await entries(q)).filter((e) => e.group === 'g');
+    expect(mine).toHaveLength(4);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), async (size) => {
+        const walked: HistoryEntry[] = [];
+        let after: string | null = null;
+        for (;;) {
+          const page = await q.history({ group: 'g', first: size, after });
+          walked.push(...page.entries);
+          if (!page.hasNextPage) break;
+          after = page.endCursor;
+        }
+        expect(walked).toEqual(mine);
+      }),
+      { numRuns: 12 },
+    );
   });
 
   it('property: any page size walks every entry once, newest first', async () => {

@@ -734,7 +734,6 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     // The steering history (issue 17): entries, not state; test/lanes/history.test.ts's.
     k.history,
   ]);
-  const historyKeys = new Set(GROUPS.map((g) => k.groupHistory(g)));
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
   const deadOf = new Map(GROUPS.map((g) => [k.groupDead(g), g]));
@@ -743,14 +742,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   const laneKeys = keys.filter((key) => laneOf.has(key)).sort();
   const delayedKeys = keys.filter((key) => delayedOf.has(key)).sort();
   const deadKeys = keys.filter((key) => deadOf.has(key)).sort();
-  const known = new Set([
-    ...jobKeys,
-    ...errorKeys,
-    ...laneKeys,
-    ...delayedKeys,
-    ...deadKeys,
-    ...historyKeys,
-  ]);
+  const known = new Set([...jobKeys, ...errorKeys, ...laneKeys, ...delayedKeys, ...deadKeys]);
   const strayKeys = keys.filter((key) => !fixed.has(key) && !known.has(key)).sort();
 
   const m = redis.multi();

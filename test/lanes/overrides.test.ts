@@ -93,10 +93,10 @@ describe('timed setLimit', () => {
       after: { limit: null },
       detail: { kind: 'limit', until, revertTo: null, setBy: 'ops' },
     });
-    // The group's own stream has the same two entries.
-    expect((await historyOf(q, q.keys.groupHistory('g'))).map((e) => e.action)).toEqual([
-      'setLimit',
+    // The group's history (the queue's entries of it, newest first) has the same two.
+    expect((await q.history({ group: 'g' })).entries.map((e) => e.action)).toEqual([
       'revert',
+      'setLimit',
     ]);
   });
 
@@ -282,7 +282,7 @@ describe('history of the group steering calls', () => {
         undefined,
       ],
     ]);
-    expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(4);
+    expect((await q.history({ group: 'g' })).entries).toHaveLength(4);
   });
 
   it('records nothing for a call that changes nothing, and nothing for a refused one', async () => {

@@ -237,7 +237,7 @@ describe('steering settles the ring at once', () => {
         after: '{"rateLimit":null}',
       },
     ]);
-    expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(2);
+    expect((await q.history({ group: 'g' })).entries).toHaveLength(2);
   });
 });
 

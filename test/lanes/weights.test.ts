@@ -191,7 +191,7 @@ describe('setWeight', () => {
       before: JSON.stringify({ weight: 1 }),
       after: JSON.stringify({ weight: 7 }),
     });
-    expect(await q.redis.xlen(q.keys.groupHistory('g'))).toBe(1);
+    expect((await q.history({ group: 'g' })).entries).toHaveLength(1);
     // the same weight again changes nothing and records nothing
     await q.setWeight('g', 7);
     expect(await q.redis.xlen(q.keys.history)).toBe(1);

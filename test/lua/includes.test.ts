@@ -51,7 +51,7 @@ for i = 1, #ARGV, 3 do
   local group, id = ARGV[i + 1], ARGV[i + 2]
   built[#built + 1] = { laneKeyOf(base, group), jobKeyOf(base, id), groupDelayedKeyOf(base, group),
     groupDeadKeyOf(base, group), groupCompletedKeyOf(base, group), errorsKeyOf(base, id),
-    historyKeyOf(base), groupHistoryKeyOf(base, group), overridesKeyOf(base),
+    historyKeyOf(base), overridesKeyOf(base),
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
     baseOf(base .. 'glimit', 'glimit') }
@@ -73,7 +73,6 @@ function tsKeys(c: Case): string[] {
     k.groupCompleted(c.group),
     k.errors(c.id),
     k.history,
-    k.groupHistory(c.group),
     k.overrides,
     k.overrideData,
     k.rate,

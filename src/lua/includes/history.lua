@@ -12,8 +12,9 @@
              'revert' for a timed override applied at its deadline (DESIGN.md §4.6 lists them)
     group    the group acted on, or '' for an action on the whole queue
     before, after, detail   Lua tables written as JSON text, or nil (field left out)
-  One entry goes to the queue's stream (capped at cap) and, for a group's action, one to the
-  group's (capped at min(cap, GROUP_HISTORY_CAP)); exact MAXLEN, so a cap is a cap. The entry's
+  One entry goes to the queue's stream (capped at cap; exact MAXLEN, so a cap is a cap), and
+  only there: a group's history is the queue's entries whose `group` is it (the engine filters
+  them, DESIGN.md §4.6), as a stream per group would cost ~4.7 KB per group. The entry's
   stream id is `<Redis time ms>-<n>`: when it happened. Fields: action, group, actor, and
   before / after / detail when given.
 
@@ -25,7 +26,6 @@
 ]]
 --- @include "keys"
 
-local GROUP_HISTORY_CAP = 1000
 local HISTORY_IDS_KEPT = 10
 
 local function historyIds(ids, from, to)
@@ -61,8 +61,4 @@ local function recordHistory(base, h, action, group, before, after, detail)
     fields[#fields + 1] = cjson.encode(detail)
   end
   redis.call('XADD', historyKeyOf(base), 'MAXLEN', h.cap, '*', unpack(fields))
-  if group ~= '' then
-    redis.call('XADD', groupHistoryKeyOf(base, group), 'MAXLEN',
-      math.min(h.cap, GROUP_HISTORY_CAP), '*', unpack(fields))
-  end
 end

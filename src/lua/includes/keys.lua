@@ -22,7 +22,6 @@
   such a key from being touched on a node the slot is leaving (DESIGN.md §3, "Scripts on a Redis
   Cluster"). A script that is passed no base finds it from a key it is passed: baseOf(key, name).
     historyKeyOf(base)             'P:{Q}:history'              stream (keys.ts `history`)
-    groupHistoryKeyOf(base, group) 'P:{Q}:g:<group>:history'    stream (keys.ts `groupHistory`)
     overridesKeyOf(base)           'P:{Q}:overrides'            zset   (keys.ts `overrides`)
     overrideDataKeyOf(base)        'P:{Q}:goverride'            hash   (keys.ts `overrideData`)
     rateKeyOf(base)                'P:{Q}:grate'                hash   (keys.ts `rate`)
@@ -64,10 +63,6 @@ end
 
 local function historyKeyOf(base)
   return base .. 'history'
-end
-
-local function groupHistoryKeyOf(base, group)
-  return base .. 'g:' .. group .. ':history'
 end
 
 local function overridesKeyOf(base)
