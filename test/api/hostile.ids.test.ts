@@ -157,7 +157,6 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'history',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
-      `${base}g:${id}:history`,
       `${base}job:${second.id}`,
       // The completed job, kept by the completed retention in the queue's and its group's index.
       `${base}completed`,

@@ -1,13 +1,15 @@
 /**
  * The live feed's history watch (`LiveFeed.historyAdded`, DESIGN.md §4.6) on a real Redis: an
  * event with no entries once live, then the entries each steering call wrote (read from the last
- * id seen on every `xadd` of the stream); a group's stream apart from the queue's; one watch and
- * one channel per stream shared by its subscribers and counted against `maxWatches`; a slow
+ * id seen on every `xadd` of the stream); a group's subscription filters the queue's stream (no
+ * stream per group); one watch and one channel per queue shared by its subscribers and its
+ * groups', counted against `maxWatches`; `gap` for a group counts the queue's entries; a slow
  * consumer gets everything written while it did not pull, in one event, and `gap` once more than
  * a window was written; a lost notification healed by the safety re-read.
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, RingmasterError } from '../../src/lanes/index.js';
+import { type HistoryWindow, historyRender } from '../../src/pubsub/historyWatch.js';
 import { HISTORY_WINDOW } from '../../src/pubsub/index.js';
 import { channelsOf, queueName, Reader, useFeeds } from '../support/pubsub.js';
 import { useTestRedis, usingExternalRedis } from '../support/redis.js';
@@ -35,7 +37,7 @@ describe('historyAdded', () => {
     expect(feed.stats()).toMatchObject({ listeners: 0, watches: 0, channels: 0 });
   });
 
-  it("a group's subscription hears its group's stream, not the queue's other actions", async () => {
+  it("a group's subscription hears its group's entries of the queue's stream, not the other actions", async () => {
     const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
@@ -91,8 +93,8 @@ describe('historyAdded', () => {
     expect(await reader.next()).toMatchObject({ entries: [{ action: 'pauseQueue' }], gap: false });
   });
 
-  it('shares one watch and one channel per stream, counted against maxWatches', async () => {
-    const { feed, engine, redis: r } = await feeds.start({ maxWatches: 2 });
+  it("shares one watch and one channel per queue (its groups' subscribers too), counted against maxWatches", async () => {
+    const { feed, engine, redis: r } = await feeds.start({ maxWatches: 1 });
     const name = queueName();
     const q = engine.queue(name);
     const a = new Reader(feed.historyAdded(name));
@@ -101,24 +103,28 @@ describe('historyAdded', () => {
     await b.next();
     const g = new Reader(feed.historyAdded(name, 'g'));
     await g.next();
-    expect(feed.stats()).toMatchObject({ listeners: 3, watches: 2, channels: 2, watchedQueues: 1 });
-    expect((await channelsOf(r, name)).sort()).toEqual([
-      expect.stringMatching(/:g:g:history$/),
-      expect.stringMatching(/\}:history$/),
-    ]);
+    const h = new Reader(feed.historyAdded(name, 'h'));
+    await h.next();
+    expect(feed.stats()).toMatchObject({ listeners: 4, watches: 1, channels: 1, watchedQueues: 1 });
+    expect(await channelsOf(r, name)).toEqual([expect.stringMatching(/\}:history$/)]);
     let refused: unknown;
     try {
-      feed.historyAdded(name, 'other');
+      feed.historyAdded(queueName());
     } catch (error) {
       refused = error;
     }
     expect((refused as RingmasterError).code).toBe(ErrorCode.LIMIT_EXCEEDED);
     const reads = feed.stats().historyReads;
-    await q.pauseQueue();
-    expect(actions(await a.next())).toEqual(['pauseQueue']);
-    expect(actions(await b.next())).toEqual(['pauseQueue']);
-    expect(feed.stats().historyReads - reads).toBe(1);
-    for (const reader of [a, b, g]) await reader.iterator.return(undefined);
+    await q.setLimit('h', 2);
+    await q.setLimit('g', 1);
+    const all: string[] = [];
+    while (all.length < 2) all.push(...actions(await a.next()));
+    expect(all).toEqual(['setLimit', 'setLimit']);
+    expect((await g.next()).entries.map((e) => [e.action, e.group])).toEqual([['setLimit', 'g']]);
+    expect((await h.next()).entries.map((e) => [e.action, e.group])).toEqual([['setLimit', 'h']]);
+    expect(feed.stats().historyReads - reads).toBeLessThanOrEqual(2);
+    await b.next();
+    for (const reader of [a, b, g, h]) await reader.iterator.return(undefined);
     expect(feed.stats()).toMatchObject({ listeners: 0, watches: 0, channels: 0 });
   });
 
@@ -152,5 +158,49 @@ describe.skipIf(usingExternalRedis())('a lost notification', () => {
     const all: string[] = [];
     while (all.length < 2) all.push(...actions(await reader.next(3_000)));
     expect(all).toEqual(['pauseQueue', 'resumeQueue']);
+  });
+});
+
+describe("historyRender for a group (the queue's window, filtered)", () => {
+  const entry = (n: number, group: string) => ({
+    id: `${n}-0`,
+    at: n,
+    action: 'setLimit',
+    group,
+    actor: 'a',
+    before: null,
+    after: null,
+    detail: null,
+  });
+  /** The window a watch holds after reading entries 1..n (the newest HISTORY_WINDOW of them). */
+  const windowOf = (all: ReturnType<typeof entry>[]): HistoryWindow => {
+    const entries = all.slice(-HISTORY_WINDOW);
+    const dropped = all.length - entries.length;
+    return {
+      entries,
+      newestId: all.at(-1)?.id ?? '0-0',
+      coversFrom: dropped === 0 ? '0-0' : `${dropped}-0`,
+    };
+  };
+
+  it("sends only the group's entries; other groups' entries seen at a pull are no gap later", () => {
+    const render = historyRender('g');
+    const all: ReturnType<typeof entry>[] = [];
+    expect(render(windowOf(all), undefined, false)).toEqual({ entries: [], gap: false });
+    for (let n = 1; n <= 60; n++) all.push(entry(n, 'h'));
+    expect(render(windowOf(all), undefined, false)).toBeUndefined();
+    for (let n = 61; n <= 120; n++) all.push(entry(n, n === 120 ? 'g' : 'h'));
+    // 120 written in all, but only 60 since the last pull: within the window, no gap.
+    expect(render(windowOf(all), undefined, false)).toEqual({ entries: [all[119]], gap: false });
+  });
+
+  it('says gap when more than the window arrived for the queue since the last pull', () => {
+    const render = historyRender('g');
+    const all: ReturnType<typeof entry>[] = [entry(1, 'g')];
+    render(windowOf(all), undefined, false);
+    for (let n = 2; n <= HISTORY_WINDOW + 10; n++) all.push(entry(n, 'h'));
+    expect(render(windowOf(all), undefined, false)).toEqual({ entries: [], gap: true });
+    all.push(entry(HISTORY_WINDOW + 11, 'g'));
+    expect(render(windowOf(all), undefined, false)).toEqual({ entries: [all.at(-1)], gap: false });
   });
 });
