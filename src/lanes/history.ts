@@ -1,7 +1,7 @@
 /**
  * The steering history (DESIGN.md §4.6): what the steering scripts record in `P:{Q}:history`
- * and `P:{Q}:g:<group>:history` (includes/history.lua), read back newest first a page at a
- * time. Knows nothing of GraphQL; the live feed's history watch decodes with it too.
+ * (includes/history.lua; one stream per queue, none per group), read back newest first a page
+ * at a time: the queue's entries, or a group's (the queue's entries of it, filtered here). Knows nothing of GraphQL; the live feed's history watch decodes with it too.
  */
 import { badInput } from './errors.js';
 import type { RedisClient } from './redisConnection.js';

@@ -26,7 +26,7 @@
     KEYS[5] wake     list   wake tokens
     KEYS[6] stats    hash   counters (saturated)
     Built from base (KEYS[1] less 'glimit', includes/keys.lua): overrides, goverride, each
-    group's lane, history, g:<group>:history.
+    group's lane, history.
 
     ARGV[1] batch    the most overrides applied by this call (count, validated by the engine)
     ARGV[2] actor    recorded as the revert's actor ('timer')

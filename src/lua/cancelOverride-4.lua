@@ -8,8 +8,7 @@
     KEYS[2] gactive  hash   group -> active count (read for the reply)
     KEYS[3] paused   set    paused groups (read for the reply)
     KEYS[4] lane     zset   the group's pending jobs (read for the reply)
-    Built from base (KEYS[1] less 'glimit', includes/keys.lua): overrides, goverride, history,
-    g:<group>:history.
+    Built from base (KEYS[1] less 'glimit', includes/keys.lua): overrides, goverride, history.
 
     ARGV[1] group
     ARGV[2] kind     'limit' or 'pause' (validated by the engine)

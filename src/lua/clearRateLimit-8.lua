@@ -31,7 +31,7 @@
   { rateLimit: { max, windowMs } }, after { rateLimit: null } (no rate: nothing recorded).
 
   Events: hdel grate and gwindow; zrem ratelimited; zadd groups; rpush ring + lpush/ltrim wake
-  (re-ring); xadd history and the group's history (a rate removed).
+  (re-ring); xadd history (a rate removed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "settleGroup"

@@ -31,7 +31,7 @@
   JOB_NOT_FOUND, a refusal, or a job that was not delayed (nothing written).
 
   Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
-  rpush ring + lpush/ltrim wake (re-ring); xadd P:{Q}:history and the group's. None when
+  rpush ring + lpush/ltrim wake (re-ring); xadd P:{Q}:history. None when
   nothing was promoted.
 ]]
 --- @include "promote"

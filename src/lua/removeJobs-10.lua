@@ -54,7 +54,7 @@
   Totals: stats.pending −1 per lane member removed, stats.delayed −1 per `delayed` member
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
-  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history (and the group's).
+  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history.
 ]]
 --- @include "keys"
 --- @include "history"

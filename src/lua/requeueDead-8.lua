@@ -50,7 +50,7 @@
 
   Totals: stats.pending +1 per job added to a lane; counter stats.requeued +count.
   Events: zrem dead, zrem g:<group>:dead, zadd lane + heads, hset/hdel job, hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring); xadd P:{Q}:history (and the group's).
+  lpush/ltrim wake (re-ring); xadd P:{Q}:history.
 ]]
 --- @include "keys"
 --- @include "history"

@@ -36,8 +36,8 @@
   { rateLimit: { max, windowMs } or null } (the same rate again records nothing).
 
   Events: hset grate; hdel gwindow (window over); zadd or zrem ratelimited; zadd groups; rpush
-  ring + lpush/ltrim wake (re-ring) or lrem ring (de-ring); xadd history and the group's
-  history (rate changed).
+  ring + lpush/ltrim wake (re-ring) or lrem ring (de-ring); xadd history (rate
+  changed).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "nowMs"

@@ -19,7 +19,7 @@
     KEYS[6] lane     zset   the group's pending jobs (read for the reply)
     KEYS[7] groups   zset   group registry
     KEYS[8] stats    hash   counters (unchanged)
-    Built from the base (includes/keys.lua): gweight, gturns, history, g:<group>:history.
+    Built from the base (includes/keys.lua): gweight, gturns, history.
 
     ARGV[1] group
     ARGV[2] weight   an integer 1..1,000 (validated by the engine)
@@ -32,7 +32,7 @@
   includes/allowAtMaxmemory.lua.
 
   Events: hset or hdel gweight; hdel gturns (a round ended or weight 1); lpop + rpush ring (a
-  round ended at the head); zadd groups; xadd history and g:<group>:history (weight changed).
+  round ended at the head); zadd groups; xadd history (weight changed).
 
   Cost: O(1) (HGETs, an LINDEX 0, at most one LPOP + RPUSH; the history's XADD with an exact
   MAXLEN trims what it passes).

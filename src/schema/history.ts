@@ -67,12 +67,13 @@ const HistoryEdgeRef = builder
 
 const HistoryConnectionRef = builder.objectRef<HistoryConnection>('HistoryConnection').implement({
   description:
-    'A page of steering history, newest first. A cursor stays good while its entry is kept (the history is capped: HISTORY_MAX_LEN per queue, 1,000 per group).',
+    'A page of steering history, newest first. A cursor stays good while its entry is kept (the history is capped: HISTORY_MAX_LEN per queue, its groups’ entries included).',
   fields: (t) => ({
     edges: t.field({ type: [HistoryEdgeRef], resolve: (c) => c.edges }),
     pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
     totalCount: t.exposeInt('totalCount', {
-      description: 'Entries kept in this history (at most its cap).',
+      description:
+        'Entries kept in the queue’s history (at most its cap); with `group`, too: an upper bound of that group’s (counting them would read the whole stream).',
     }),
   }),
 });
@@ -87,7 +88,7 @@ const HistoryBatchRef = builder.objectRef<HistoryBatch>('HistoryBatch').implemen
     }),
     gap: t.exposeBoolean('gap', {
       description:
-        'True when more entries were written since the last event than one event carries (100): read `Queue.history` for the rest.',
+        'True when more entries were written since the last event than one event carries (100): read `Queue.history` for the rest. With `group`, counted over the queue’s entries (all groups’): some of the group’s may be missing, or none.',
     }),
   }),
 });
@@ -96,9 +97,11 @@ builder.objectFields(QueueRef, (t) => ({
   history: t.field({
     type: HistoryConnectionRef,
     description:
-      'The steering history, newest first: the queue’s every action, or (`group`) that group’s. O(log n + page).',
+      'The steering history, newest first: the queue’s every action, O(log n + page); or (`group`) that group’s entries of the queue’s history, read in chunks of 200 until the page (and one more) is found: O(entries scanned), at most HISTORY_MAX_LEN.',
     args: {
-      group: t.arg.string({ description: 'Only this group’s actions (its own stream).' }),
+      group: t.arg.string({
+        description: 'Only this group’s actions (the queue’s entries of it).',
+      }),
       first: t.arg.int({ defaultValue: HISTORY_PAGE_SIZE, description: '1..500.' }),
       after: t.arg.string(),
     },
