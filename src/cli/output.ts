@@ -73,3 +73,27 @@ export function durationText(ms: number): string {
   else if (rest > 0) parts.push(`${rest}ms`);
   return parts.join(' ');
 }
+
+/** Groups as a table, one row each. */
+export function groupTable(
+  groups: readonly {
+    id: string;
+    state: string;
+    limit?: number | null;
+    active: number;
+    pending: number;
+    onRing: boolean;
+  }[],
+): string {
+  return table(
+    ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
+    groups.map((g) => [
+      g.id,
+      stateText(g.state),
+      limitText(g.limit),
+      g.active,
+      g.pending,
+      g.onRing ? 'yes' : 'no',
+    ]),
+  );
+}

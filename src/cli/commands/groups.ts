@@ -17,11 +17,11 @@ import {
   countdown,
   durationText,
   fields,
+  groupTable,
   limitText,
   printJson,
   printLine,
   stateText,
-  table,
 } from '../output.js';
 
 /** The largest page the API serves (DESIGN.md §5, `first`). */
@@ -72,21 +72,6 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
     ]);
   }
   return rows;
-}
-
-/** Groups as a table, one row each. */
-export function groupTable(groups: readonly CliGroupFragment[]): string {
-  return table(
-    ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
-    groups.map((g) => [
-      g.id,
-      stateText(g.state),
-      limitText(g.limit),
-      g.active,
-      g.pending,
-      g.onRing ? 'yes' : 'no',
-    ]),
-  );
 }
 
 interface GroupsOptions {

@@ -17,7 +17,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { durationAtLeast, integer } from '../options.js';
-import { limitText, stateText, table } from '../output.js';
+import { groupTable } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -76,17 +76,7 @@ export function renderTop(
     '',
     busiest.length === 0
       ? pc.dim('no group has jobs in flight')
-      : `busiest groups (${busiest.length} of ${q.activeGroups.length} with jobs in flight):\n${table(
-          ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
-          busiest.map((g) => [
-            g.id,
-            stateText(g.state),
-            limitText(g.limit),
-            g.active,
-            g.pending,
-            g.onRing ? 'yes' : 'no',
-          ]),
-        )}`,
+      : `busiest groups (${busiest.length} of ${q.activeGroups.length} with jobs in flight):\n${groupTable(busiest)}`,
     '',
     pc.dim('q or Ctrl-C quits'),
   ];
