@@ -61,9 +61,8 @@ redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 
 -- History: only a rate removed is an entry (a group with none records nothing).
-local m, w = parseRate(before.rate)
 if before.rate then
   recordHistory(k.base, historyArgs(ARGV[2], ARGV[3]), 'clearRateLimit', group,
-    { rateLimit = m and { max = m, windowMs = w } or cjson.null }, { rateLimit = cjson.null })
+    rateState(before.rate), rateState(false))
 end
 return fieldsReply(judged.after)

@@ -88,15 +88,8 @@ redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 
 -- History: only a change of the rate is an entry (a call that changes nothing records nothing).
-local function rateOf(raw)
-  local m, w = parseRate(raw)
-  if m == nil then
-    return { rateLimit = cjson.null }
-  end
-  return { rateLimit = { max = m, windowMs = w } }
-end
 if before.rate ~= rate then
   recordHistory(k.base, historyArgs(ARGV[4], ARGV[5]), 'setRateLimit', group,
-    rateOf(before.rate), rateOf(rate))
+    rateState(before.rate), rateState(rate))
 end
 return fieldsReply(judged.after)

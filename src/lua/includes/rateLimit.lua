@@ -11,6 +11,8 @@
     parseRate(raw)      max, windowMs of a stored rate, or nil (missing or not two positive safe
                         integers: no rate limit, as src/lanes/state.ts parseRate reads it)
     parseWindow(raw)    startMs, claims of a stored window, or nil
+    rateState(raw)      a stored rate as the history records it: { rateLimit = { max, windowMs } },
+                        or { rateLimit = null } for none
     readRateStates(k, groups, states)
                         the claim's batch read (includes/claimJobs.lua readStates): for each of
                         `groups` sets states[group].limited (in `ratelimited`) and, for a group
@@ -52,6 +54,14 @@ local function parseRate(raw)
     return max, windowMs
   end
   return nil
+end
+
+local function rateState(raw)
+  local max, windowMs = parseRate(raw)
+  if max == nil then
+    return { rateLimit = cjson.null }
+  end
+  return { rateLimit = { max = max, windowMs = windowMs } }
 end
 
 local function parseWindow(raw)
