@@ -15,6 +15,7 @@ import {
   SetLimitDocument,
 } from '../gql/graphql';
 import type { Route } from '../hooks';
+import { CountInput } from './CountInput';
 import { GroupJobs } from './GroupJobs';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
@@ -224,16 +225,12 @@ export function GroupDetail(props: {
                 </button>
               )}
               <form class="limit-form" onSubmit={setLimit}>
-                <input
-                  class="limit-input"
-                  type="number"
-                  min="0"
-                  step="1"
-                  inputMode="numeric"
+                <CountInput
+                  min={0}
                   placeholder={g.limit === null ? 'limit' : String(g.limit)}
-                  aria-label="New limit"
+                  label="New limit"
                   value={limitText}
-                  onInput={(e) => setLimitText((e.target as HTMLInputElement).value)}
+                  onValue={setLimitText}
                 />
                 <button type="submit" class="btn" disabled={busy}>
                   Set limit

@@ -9,6 +9,7 @@ import { answered, request } from '../api';
 import { n } from '../format';
 import { GroupWeightDocument, SetWeightDocument } from '../gql/graphql';
 import { MAX_WEIGHT, weightLabel, weightProblem } from '../weight';
+import { CountInput } from './CountInput';
 
 export function GroupWeight(props: {
   queue: string;
@@ -65,17 +66,13 @@ export function GroupWeight(props: {
       </dl>
       {admin && (
         <form class="limit-form weight-form pad" onSubmit={submit}>
-          <input
-            class="limit-input"
-            type="number"
-            min="1"
+          <CountInput
+            min={1}
             max={MAX_WEIGHT}
-            step="1"
-            inputMode="numeric"
             placeholder={String(weight)}
-            aria-label="New weight"
+            label="New weight"
             value={text}
-            onInput={(e) => setText((e.target as HTMLInputElement).value)}
+            onValue={setText}
           />
           <button type="submit" class="btn" disabled={action.busy}>
             Set weight

@@ -12,6 +12,7 @@ import {
   ConsoleSetRateLimitDocument,
   type GroupDetailFragment,
 } from '../gql/graphql';
+import { CountInput } from './CountInput';
 
 /** The bounds the server checks (DESIGN.md §5), checked here first to say it in words. */
 const MAX_CLAIMS = 1_000_000;
@@ -90,16 +91,12 @@ export function RateLimitControl(props: {
       {admin && (
         <>
           <form class="limit-form" onSubmit={set}>
-            <input
-              class="limit-input"
-              type="number"
-              min="1"
-              step="1"
-              inputMode="numeric"
+            <CountInput
+              min={1}
               placeholder={g.rateLimit ? String(g.rateLimit.max) : 'claims'}
-              aria-label="Claims per window"
+              label="Claims per window"
               value={maxText}
-              onInput={(e) => setMaxText((e.target as HTMLInputElement).value)}
+              onValue={setMaxText}
             />
             <input
               class="limit-input"

@@ -15,6 +15,7 @@ import {
   SetLimitForDocument,
 } from '../gql/graphql';
 import { overrideText, parseDuration } from '../overrides';
+import { CountInput } from './CountInput';
 
 export function TimedOverrides(props: {
   queue: string;
@@ -146,16 +147,12 @@ export function TimedOverrides(props: {
           <button type="button" class="btn btn-warn" disabled={busy} onClick={pauseFor}>
             Timed pause
           </button>
-          <input
-            class="limit-input"
-            type="number"
-            min="0"
-            step="1"
-            inputMode="numeric"
+          <CountInput
+            min={0}
             placeholder="limit"
-            aria-label="Limit for a while"
+            label="Limit for a while"
             value={limitText}
-            onInput={(e) => setLimitText((e.target as HTMLInputElement).value)}
+            onValue={setLimitText}
           />
           <button type="submit" class="btn" disabled={busy}>
             Timed limit
