@@ -353,6 +353,39 @@ async function measureRound(
   if (length !== size) throw new Error(`flat cost: ring drifted to ${length}, expected ${size}`);
 }
 
+/**
+ * `n` claims of `queue` measured as one script (see {@link measure}), then the jobs they took
+ * completed, unmeasured, so the next round finds the same ring. `where` names the case in the
+ * error a claim that finds nothing throws.
+ */
+export async function measureClaims(
+  admin: Redis,
+  conn: Redis,
+  queue: Queue,
+  n: number,
+  tally: Tally,
+  where: string,
+): Promise<void> {
+  const claimed: Job[] = [];
+  await measure(
+    admin,
+    conn,
+    queue,
+    n,
+    async () => {
+      const job = await queue.claim();
+      if (job === null) throw new Error(`flat cost: a claim ${where} found nothing`);
+      claimed.push(job);
+    },
+    false,
+    tally,
+  );
+  await pool(claimed.length, CONCURRENCY, (i) => {
+    const job = claimed[i] as Job;
+    return queue.complete(job.id, job.token as string);
+  });
+}
+
 /** Redis' clock (ms). */
 async function redisMs(conn: Redis): Promise<number> {
   const [sec, usec] = await conn.time();
@@ -507,24 +540,7 @@ async function delayedCost(
         'sadd',
         t('enqueue'),
       );
-      const claimed: Job[] = [];
-      await measure(
-        redis.admin,
-        conn,
-        queue,
-        o.calls,
-        async () => {
-          const job = await queue.claim();
-          if (job === null) throw new Error('flat cost: a claim beside delayed jobs found nothing');
-          claimed.push(job);
-        },
-        false,
-        t('claim'),
-      );
-      await pool(claimed.length, CONCURRENCY, (i) => {
-        const job = claimed[i] as Job;
-        return queue.complete(job.id, job.token as string);
-      });
+      await measureClaims(redis.admin, conn, queue, o.calls, t('claim'), 'beside delayed jobs');
     }
     served += o.calls;
   }

@@ -8,11 +8,12 @@
  * claims). Measured in alternating windows as the delayed-jobs case is (bench/flatCost.ts).
  */
 import type { Redis } from 'ioredis';
-import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
+import { type Queue, Ringmaster } from '../src/lanes/index.js';
 import {
   done,
   type FlatCostOptions,
   measure,
+  measureClaims,
   newTally,
   type ScriptCost,
   type Tally,
@@ -94,24 +95,14 @@ export async function rateCost(
       const group = (i: number) => `r${(served + i) % RING}`;
       // Not measured: the jobs the claims take.
       await pool(o.calls, CONCURRENCY, (i) => queue.enqueue(group(i), { i }));
-      const claimed: Job[] = [];
-      await measure(
+      await measureClaims(
         redis.admin,
         conn,
         queue,
         o.calls,
-        async () => {
-          const job = await queue.claim();
-          if (job === null) throw new Error('flat cost: a claim of a rated group found nothing');
-          claimed.push(job);
-        },
-        false,
         t('claim (rated group)'),
+        'of a rated group',
       );
-      await pool(claimed.length, CONCURRENCY, (i) => {
-        const job = claimed[i] as Job;
-        return queue.complete(job.id, job.token as string);
-      });
       await measure(
         redis.admin,
         conn,
