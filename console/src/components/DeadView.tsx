@@ -18,12 +18,11 @@ import {
   RemoveJobsDocument,
   RequeueDeadDocument,
 } from '../gql/graphql';
-import { type Route, routeHref } from '../hooks';
+import type { Route } from '../hooks';
 import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
-import { Id } from './Id';
-import { attemptsText } from './JobDetail';
-import { JobLink, Pager, rangeText, useJobPaging } from './JobList';
+import { rangeText, useJobPaging } from './JobList';
+import { JobTable } from './JobTable';
 
 const PAGE_SIZES = [25, 50, 100] as const;
 /** Jobs per call of a bulk action (the API's most). */
@@ -313,83 +312,29 @@ export function DeadView(props: {
         </p>
       )}
       {list.error && <p class="error pad">Not updated: {list.error.words}</p>}
-      <div class="table-wrap">
-        <table class="groups jobs" data-testid="dead-jobs">
-          <thead>
-            <tr>
-              <th scope="col">Job</th>
-              <th scope="col">Group</th>
-              <th scope="col">Died</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Error</th>
-              {admin && (
-                <th scope="col" class="num">
-                  Actions
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((j) => {
-              const died = ms(j.finishedAt);
-              return (
-                <tr key={j.id} data-job-row={j.id} data-group={j.group}>
-                  <td>
-                    <JobLink id={j.id} from={route} />
-                  </td>
-                  <td class="id-cell" title={visibleId(j.group)}>
-                    <a class="mono" href={routeHref({ queue, view: 'dead', group: j.group })}>
-                      <Id value={j.group} />
-                    </a>
-                  </td>
-                  <td title={died === null ? '' : dateTimeMs(died)}>
-                    {died === null ? '–' : ago(died, redisNow)}
-                  </td>
-                  <td>{attemptsText(j)}</td>
-                  <td class="err-cell" title={j.lastError ?? ''}>
-                    <span class="error-text">{j.lastError ?? '–'}</span>
-                  </td>
-                  {admin && (
-                    <td class="num">
-                      <div class="row-actions">
-                        <button
-                          type="button"
-                          class="btn btn-small"
-                          disabled={action.busy}
-                          aria-label={`Retry job ${visibleId(j.id)}`}
-                          onClick={() => retryOne(j)}
-                        >
-                          Retry
-                        </button>
-                        <button
-                          type="button"
-                          class="btn btn-small btn-ghost"
-                          disabled={action.busy}
-                          aria-label={`Delete job ${visibleId(j.id)}`}
-                          onClick={() => deleteOne(j)}
-                        >
-                          Delete
-                        </button>
-                      </div>
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-            {page && rows.length === 0 && (
-              <tr>
-                <td colSpan={admin ? 6 : 5} class="muted pad">
-                  No dead jobs {matching}.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      <Pager
+      <JobTable
+        testId="dead-jobs"
+        queue={queue}
+        view="dead"
+        route={route}
+        admin={admin}
+        busy={action.busy}
+        page={page}
+        rows={rows}
+        whenHeader="Died"
+        when={(j) => {
+          const died = ms(j.finishedAt);
+          return died === null
+            ? { text: '–', title: '' }
+            : { text: ago(died, redisNow), title: dateTimeMs(died) };
+        }}
+        detailHeader="Error"
+        detail={(j) => <span class="error-text">{j.lastError ?? '–'}</span>}
+        detailTitle={(j) => j.lastError ?? ''}
+        primary={{ label: 'Retry', aria: (id) => `Retry job ${id}`, run: retryOne }}
+        onDelete={deleteOne}
+        empty={`No dead jobs ${matching}.`}
         paging={paging}
-        hasNextPage={page?.pageInfo.hasNextPage ?? false}
-        endCursor={page?.pageInfo.endCursor ?? null}
         sizes={PAGE_SIZES}
         label="Dead jobs"
       />

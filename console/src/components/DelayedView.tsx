@@ -13,12 +13,11 @@ import {
   QueueJobsDocument,
   RemoveJobsDocument,
 } from '../gql/graphql';
-import { type Route, routeHref } from '../hooks';
+import type { Route } from '../hooks';
 import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
-import { Id } from './Id';
-import { attemptsText } from './JobDetail';
-import { JobLink, Pager, rangeText, useJobPaging } from './JobList';
+import { rangeText, useJobPaging } from './JobList';
+import { JobTable } from './JobTable';
 
 const PAGE_SIZES = [25, 50, 100] as const;
 
@@ -120,93 +119,36 @@ export function DelayedView(props: {
         </p>
       )}
       {list.error && <p class="error pad">Not updated: {list.error.words}</p>}
-      <div class="table-wrap">
-        <table class="groups jobs" data-testid="delayed-jobs">
-          <thead>
-            <tr>
-              <th scope="col">Job</th>
-              <th scope="col">Group</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Payload / last error</th>
-              {admin && (
-                <th scope="col" class="num">
-                  Actions
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((j) => {
-              const runAt = ms(j.runAt);
-              return (
-                <tr key={j.id} data-job-row={j.id} data-group={j.group}>
-                  <td>
-                    <JobLink id={j.id} from={route} />
-                  </td>
-                  <td class="id-cell" title={visibleId(j.group)}>
-                    <a class="mono" href={routeHref({ queue, view: 'delayed', group: j.group })}>
-                      <Id value={j.group} />
-                    </a>
-                  </td>
-                  <td title={runAt === null ? '' : dateTimeMs(runAt)}>
-                    {runAt === null
-                      ? '–'
-                      : runAt > redisNow
-                        ? relative(runAt, redisNow)
-                        : `due ${ago(runAt, redisNow)}`}
-                  </td>
-                  <td>{attemptsText(j)}</td>
-                  <td class="err-cell">
-                    {j.lastError ? (
-                      <span class="error-text" title={j.lastError}>
-                        {j.lastError}
-                      </span>
-                    ) : (
-                      <code class="muted">{preview(j.payload, 60)}</code>
-                    )}
-                  </td>
-                  {admin && (
-                    <td class="num">
-                      <div class="row-actions">
-                        <button
-                          type="button"
-                          class="btn btn-small"
-                          disabled={action.busy}
-                          aria-label={`Run job ${visibleId(j.id)} now`}
-                          onClick={() => runNow(j)}
-                        >
-                          Run now
-                        </button>
-                        <button
-                          type="button"
-                          class="btn btn-small btn-ghost"
-                          disabled={action.busy}
-                          aria-label={`Delete job ${visibleId(j.id)}`}
-                          onClick={() => deleteOne(j)}
-                        >
-                          Delete
-                        </button>
-                      </div>
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-            {page && rows.length === 0 && (
-              <tr>
-                <td colSpan={admin ? 6 : 5} class="muted pad">
-                  No delayed jobs {matching}.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      <Pager
+      <JobTable
+        testId="delayed-jobs"
+        queue={queue}
+        view="delayed"
+        route={route}
+        admin={admin}
+        busy={action.busy}
+        page={page}
+        rows={rows}
+        whenHeader="Runs"
+        when={(j) => {
+          const runAt = ms(j.runAt);
+          if (runAt === null) return { text: '–', title: '' };
+          const text = runAt > redisNow ? relative(runAt, redisNow) : `due ${ago(runAt, redisNow)}`;
+          return { text, title: dateTimeMs(runAt) };
+        }}
+        detailHeader="Payload / last error"
+        detail={(j) =>
+          j.lastError ? (
+            <span class="error-text" title={j.lastError}>
+              {j.lastError}
+            </span>
+          ) : (
+            <code class="muted">{preview(j.payload, 60)}</code>
+          )
+        }
+        primary={{ label: 'Run now', aria: (id) => `Run job ${id} now`, run: runNow }}
+        onDelete={deleteOne}
+        empty={`No delayed jobs ${matching}.`}
         paging={paging}
-        hasNextPage={page?.pageInfo.hasNextPage ?? false}
-        endCursor={page?.pageInfo.endCursor ?? null}
         sizes={PAGE_SIZES}
         label="Delayed jobs"
       />
