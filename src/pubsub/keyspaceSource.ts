@@ -428,7 +428,11 @@ export class KeyspaceSource implements FeedSource {
     }
     this.canaryState = 'missed';
     const config = await this.reapplyFlags();
-    if (epoch !== this.epoch || this.stopped) return;
+    // A re-apply happened whatever came meanwhile (a reconnect, a renewed canary): say so.
+    if (epoch !== this.epoch || this.stopped) {
+      if (config.kind === 'reapplied') this.warnMissed(verdict, config, true);
+      return;
+    }
     this.warnMissed(verdict, config, before !== 'missed');
     this.updateMode(true);
     // Flags put back: hear the canary again now rather than a whole interval later.

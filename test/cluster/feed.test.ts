@@ -312,10 +312,11 @@ describe('the live feed on a Redis Cluster', () => {
       const [m, r] = await Promise.all([flagsOf(master.port), flagsOf(replica?.port as number)]);
       return missingFlags(m) === '' && missingFlags(r) === '';
     });
-    const warning = lines.find(
-      (l) => l.level === 40 && /changed under this server/.test(String(l.msg)),
+    // The flags can read back before the feed's CONFIG SET reply has been handled and logged.
+    const warning = await waitFor('the re-apply warned about', () =>
+      lines.find((l) => l.level === 40 && /changed under this server/.test(String(l.msg))),
     );
-    expect(warning?.node).toBe(`127.0.0.1:${master.port}`);
+    expect(warning.node).toBe(`127.0.0.1:${master.port}`);
     expect(await ring.next()).toMatchObject({ ring: ['a'], reason: 'RESYNC' });
     await waitFor('notifications again', () => feed.mode === 'notifications');
     await q.enqueue('b');
