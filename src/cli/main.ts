@@ -1,6 +1,7 @@
 /**
  * `ringmaster`, the command line over the GraphQL API (README "CLI", DESIGN.md §4, §7):
- * status, groups, group, limit, unlimit, pause, resume, dead, retry-dead, history and top.
+ * status, groups, group, limit, unlimit, pause, resume, cancel, weight, rate, unrate, dead,
+ * retry-dead, history and top.
  * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
  */
 import { realpathSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerShares } from './commands/shares.js';
 import { registerStatus } from './commands/status.js';
 import { registerSteering } from './commands/steering.js';
 import { registerTop } from './commands/top.js';
@@ -61,6 +63,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerGroups(program);
   registerSteering(program);
+  registerShares(program);
   registerJobs(program);
   registerHistory(program);
   registerTop(program);

@@ -255,6 +255,49 @@ describe('rate limits', () => {
   });
 });
 
+describe('shares: weight, rate, unrate', () => {
+  it('weight sets the turns per round; rate --per sets a rate limit; unrate removes it', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    const weighted = await cli(['weight', 'a', '3', '-q', q]);
+    expect(weighted.stdout).toContain(`weight of a in ${q} set to 3`);
+    expect(weighted.stdout).toMatch(/^weight\s+3$/m);
+    expect((await e.group('a')).weight).toBe(3);
+
+    const rated = await cli(['rate', 'a', '5', '-q', q, '--per', '1m']);
+    expect(rated.stdout).toContain(`rate of a in ${q} set to 5 claims per 1m`);
+    expect(rated.stdout).toMatch(/^rate limit\s+5 claims per 1m$/m);
+    expect((await e.group('a')).rateLimit).toEqual({ max: 5, windowMs: 60_000 });
+
+    const json = await cliJson<{ clearRateLimit: { rateLimit: unknown } }>([
+      'unrate',
+      'a',
+      '-q',
+      q,
+    ]);
+    expect(json.clearRateLimit.rateLimit).toBeNull();
+    expect((await e.group('a')).rateLimit).toBeNull();
+  });
+
+  it('refuses what the server refuses (exit 2) and a rate without --per (exit 1); nothing changed', async () => {
+    const q = await seeded();
+    const env = { RINGMASTER_URL: api.endpoint };
+    const heavy = await runCli(['weight', 'a', '1001', '-q', q], env);
+    expect(heavy.code).toBe(2);
+    expect(heavy.stderr).toMatch(/weight.*\[BAD_USER_INPUT\]\n$/);
+    const zero = await runCli(['rate', 'a', '0', '-q', q, '--per', '1s'], env);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/max.*\[BAD_USER_INPUT\]\n$/);
+    const noWindow = await runCli(['rate', 'a', '5', '-q', q], env);
+    expect(noWindow.code).toBe(1);
+    expect(noWindow.stderr).toMatch(/--per <duration>/);
+    const bare = await runCli(['rate', 'a', '5', '-q', q, '--per', '10'], env);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/needs a unit/);
+    expect(await engineQueue(q).group('a')).toMatchObject({ weight: 1, rateLimit: null });
+  });
+});
+
 describe('timed overrides', () => {
   it('limit --for and pause --for revert on their own; the group shows when and to what', async () => {
     const q = await seeded();
@@ -286,6 +329,30 @@ describe('timed overrides', () => {
     await cli(['resume', 'a', '-q', q]);
     expect((await e.group('a')).pauseOverride).toBeNull();
     expect((await e.group('a')).limitOverride).not.toBeNull();
+  });
+
+  it('cancel limit|pause drops the pending revert and keeps the value now', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    await cli(['limit', 'a', '1', '-q', q, '--for', '10m']);
+    await cli(['pause', 'a', '-q', q, '--for', '10m']);
+    const cancelled = await cli(['cancel', 'a', 'limit', '-q', q]);
+    expect(cancelled.stdout).toContain(`timed limit of a in ${q} cancelled`);
+    expect(await e.group('a')).toMatchObject({ limit: 1, limitOverride: null, paused: true });
+    expect((await e.group('a')).pauseOverride).not.toBeNull();
+    const json = await cliJson<{ cancelOverride: { paused: boolean; pauseOverride: unknown } }>([
+      'cancel',
+      'a',
+      'pause',
+      '-q',
+      q,
+    ]);
+    expect(json.cancelOverride).toMatchObject({ paused: true, pauseOverride: null });
+    const wrong = await runCli(['cancel', 'a', 'weight', '-q', q], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/limit, pause/);
   });
 
   it('--for is printed exactly: 1500ms is 1.5s, not 2s', async () => {

@@ -2,13 +2,14 @@
  * The steering commands (admin, DESIGN.md §4.3): `limit <group> <n>`, `unlimit <group>`,
  * `pause <group>`, `resume <group>`; each prints the group after. `--for 10m` makes `limit` or
  * `pause` a timed override (`forMs`, DESIGN.md §4.8) that reverts on its own; a plain call drops
- * a pending revert of its kind.
+ * a pending revert of its kind, and `cancel <group> limit|pause` drops it keeping the value now.
  */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { request } from '../client.js';
 import { type CliContext, contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import {
+  CliCancelOverrideDocument,
   CliClearLimitDocument,
   type CliGroupFragment,
   CliPauseDocument,
@@ -20,7 +21,7 @@ import { durationText, printJson, printLine } from '../output.js';
 import { groupFields } from './groups.js';
 
 /** Print a mutation's answer: the data as JSON, or what was done and the group after. */
-function report(
+export function report(
   context: CliContext,
   data: Record<string, CliGroupFragment | null | undefined>,
   done: string,
@@ -98,6 +99,22 @@ export function registerSteering(program: Command): void {
       const queue = context.queue();
       const data = await request(context.connection, CliResumeDocument, { queue, group });
       report(context, data, `${group} in ${queue} resumed`);
+    });
+
+  program
+    .command('cancel')
+    .description('drop the pending revert of a timed limit or pause; the value now stays')
+    .argument('<group>', 'the group')
+    .addArgument(new Argument('<kind>', 'which timed override').choices(['limit', 'pause']))
+    .action(async (group: string, kind: 'limit' | 'pause', _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliCancelOverrideDocument, {
+        queue,
+        group,
+        kind: kind === 'limit' ? 'LIMIT' : 'PAUSE',
+      });
+      report(context, data, `timed ${kind} of ${group} in ${queue} cancelled`);
     });
 }
 

@@ -25,6 +25,13 @@ export type GroupState =
   | 'READY'
   | 'SATURATED';
 
+/** What a timed override changed: the group’s limit or its pause. */
+export type OverrideKind =
+  /** A timed setLimit. */
+  | 'LIMIT'
+  /** A timed pauseGroup. */
+  | 'PAUSE';
+
 /** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
 export type QueueState =
   | 'PAUSED'
@@ -96,6 +103,42 @@ export type CliResumeMutationVariables = Exact<{
 
 
 export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliSetWeightMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  weight: number;
+}>;
+
+
+export type CliSetWeightMutation = { setWeight: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliSetRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  max: number;
+  windowMs: number;
+}>;
+
+
+export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliClearRateLimitMutationVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliCancelOverrideMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  kind: OverrideKind;
+}>;
+
+
+export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -454,6 +497,150 @@ export const CliResumeDocument = new TypedDocumentString(`
     actor
   }
 }`) as unknown as TypedDocumentString<CliResumeMutation, CliResumeMutationVariables>;
+export const CliSetWeightDocument = new TypedDocumentString(`
+    mutation CliSetWeight($queue: String!, $group: String!, $weight: Int!) {
+  setWeight(queue: $queue, group: $group, weight: $weight) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliSetWeightMutation, CliSetWeightMutationVariables>;
+export const CliSetRateLimitDocument = new TypedDocumentString(`
+    mutation CliSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
+  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliSetRateLimitMutation, CliSetRateLimitMutationVariables>;
+export const CliClearRateLimitDocument = new TypedDocumentString(`
+    mutation CliClearRateLimit($queue: String!, $group: String!) {
+  clearRateLimit(queue: $queue, group: $group) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliClearRateLimitMutation, CliClearRateLimitMutationVariables>;
+export const CliCancelOverrideDocument = new TypedDocumentString(`
+    mutation CliCancelOverride($queue: String!, $group: String!, $kind: OverrideKind!) {
+  cancelOverride(queue: $queue, group: $group, kind: $kind) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliCancelOverrideMutation, CliCancelOverrideMutationVariables>;
 export const CliDeadDocument = new TypedDocumentString(`
     query CliDead($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

@@ -1,0 +1,75 @@
+/**
+ * The commands of a group's share of the ring (admin, DESIGN.md §3 "Weights" and "Rate
+ * limits"): `weight <group> <w>`, `rate <group> <max> --per <duration>`, `unrate <group>`; each
+ * prints the group after, as the steering commands do.
+ */
+import { type Command, Option } from 'commander';
+import { request } from '../client.js';
+import { contextOf } from '../context.js';
+import {
+  CliClearRateLimitDocument,
+  CliSetRateLimitDocument,
+  CliSetWeightDocument,
+} from '../gql/graphql.js';
+import { duration, integer } from '../options.js';
+import { durationText } from '../output.js';
+import { report } from './steering.js';
+
+/** Add `weight`, `rate` and `unrate` to `program`. */
+export function registerShares(program: Command): void {
+  program
+    .command('weight')
+    .description('give a group this many turns in a row per round of the ring (1 is the default)')
+    .argument('<group>', 'the group')
+    // Any whole number parses; the server judges the range (BAD_USER_INPUT, exit 2).
+    .argument('<w>', 'the weight, 1..1,000', integer(0, Number.MAX_SAFE_INTEGER))
+    .action(async (group: string, weight: number, _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliSetWeightDocument, {
+        queue,
+        group,
+        weight,
+      });
+      report(context, data, `weight of ${group} in ${queue} set to ${weight}`);
+    });
+
+  program
+    .command('rate')
+    .description('let a group start at most <max> jobs per window, on top of its limit')
+    .argument('<group>', 'the group')
+    .argument('<max>', 'claims per window, 1 or more', integer(0, Number.MAX_SAFE_INTEGER))
+    .addOption(
+      new Option('--per <duration>', 'the window (1s, 10m, 500ms, …; a unit is needed)')
+        .argParser(duration)
+        .makeOptionMandatory(),
+    )
+    .action(async (group: string, max: number, options: { per: number }, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const windowMs = options.per;
+      const data = await request(context.connection, CliSetRateLimitDocument, {
+        queue,
+        group,
+        max,
+        windowMs,
+      });
+      const claims = max === 1 ? 'claim' : 'claims';
+      report(
+        context,
+        data,
+        `rate of ${group} in ${queue} set to ${max} ${claims} per ${durationText(windowMs)}`,
+      );
+    });
+
+  program
+    .command('unrate')
+    .description('remove the rate limit of a group: a rate-limited group re-joins the ring now')
+    .argument('<group>', 'the group')
+    .action(async (group: string, _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliClearRateLimitDocument, { queue, group });
+      report(context, data, `rate limit of ${group} in ${queue} removed`);
+    });
+}
