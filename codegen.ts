@@ -31,13 +31,22 @@ const config: CodegenConfig = {
     'test/gql/': {
       documents: ['test/operations/*.graphql'],
       preset: clientPreset,
-      config: { useTypeImports: true, enumsAsTypes: true },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { SafeInt: 'number', DateTime: 'string' },
+      },
       presetConfig: { fragmentMasking: false },
     },
     'console/src/gql/': {
       documents: ['console/src/operations/*.graphql'],
       preset: clientPreset,
-      config: { useTypeImports: true, enumsAsTypes: true, documentMode: 'string' },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        documentMode: 'string',
+        scalars: { SafeInt: 'number', DateTime: 'string' },
+      },
       presetConfig: { fragmentMasking: false },
     },
     // The CLI's (src/cli): strings too, sent as they are over fetch.

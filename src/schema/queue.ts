@@ -126,21 +126,39 @@ builder.queryType({
 
 export const QueueStatsRef = builder.objectRef<QueueStats>('QueueStats').implement({
   description:
-    'Event counters since the queue was created, each O(1) to read. A rate is the difference of two reads over the time between them.',
+    'Event counters since the queue was created, each O(1) to read. A rate is the difference of two reads over the time between them. SafeInt, not Int: at 10,000 claims a second a queue passes 2^31 in under three days.',
   fields: (t) => ({
-    enqueued: t.exposeInt('enqueued', { description: 'Jobs enqueued.' }),
-    claimed: t.exposeInt('claimed', { description: 'Claims (a retried job counts again).' }),
-    completed: t.exposeInt('completed', { description: 'Jobs completed.' }),
-    retried: t.exposeInt('retried', {
+    enqueued: t.expose('enqueued', {
+      type: 'SafeInt',
+      description: 'Jobs enqueued.',
+    }),
+    claimed: t.expose('claimed', {
+      type: 'SafeInt',
+      description: 'Claims (a retried job counts again).',
+    }),
+    completed: t.expose('completed', {
+      type: 'SafeInt',
+      description: 'Jobs completed.',
+    }),
+    retried: t.expose('retried', {
+      type: 'SafeInt',
       description:
         'Retries a worker asked for (its processor failed); expired leases are counted in `reaped`, not here.',
     }),
-    reaped: t.exposeInt('reaped', { description: 'Leases that expired and were taken back.' }),
-    dead: t.exposeInt('dead', { description: 'Jobs that ran out of attempts.' }),
-    removed: t.exposeInt('removed', {
+    reaped: t.expose('reaped', {
+      type: 'SafeInt',
+      description: 'Leases that expired and were taken back.',
+    }),
+    dead: t.expose('dead', {
+      type: 'SafeInt',
+      description: 'Jobs that ran out of attempts.',
+    }),
+    removed: t.expose('removed', {
+      type: 'SafeInt',
       description: 'Jobs an operator removed (removeJobs, purgeGroup), in any state.',
     }),
-    requeued: t.exposeInt('requeued', {
+    requeued: t.expose('requeued', {
+      type: 'SafeInt',
       description: 'Dead jobs an operator requeued (requeueDeadJobs).',
     }),
   }),

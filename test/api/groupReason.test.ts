@@ -292,6 +292,15 @@ describe('Queue.stats', () => {
     });
   });
 
+  it('counts past 2^31 (a busy queue gets there in days): SafeInt, not Int', async () => {
+    const queue = engineQueue();
+    await enqueue(queue, 's', 1);
+    await queue.redis.hset(queue.keys.stats, 'claimed', '3000000000', 'completed', '2147483648');
+    const { body } = await server.request(QueueStatsDocument, { queue: queue.name });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.queue.stats).toMatchObject({ claimed: 3_000_000_000, completed: 2 ** 31 });
+  });
+
   it('reads as zeros for a queue never used', async () => {
     const { body } = await server.request(QueueStatsDocument, { queue: queueName('empty') });
     expect(body.data?.queue.stats).toMatchObject({ enqueued: 0, claimed: 0, completed: 0 });

@@ -7,11 +7,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 /** A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane. */
 export type BackoffInput = {
   /** ms, 0..2,592,000,000 (30 days). */
-  delayMs: unknown;
+  delayMs: number;
   /** 0..1 (default 0): the wait is cut by up to this fraction, at random. */
   jitter?: number | null | undefined;
   /** The longest wait (ms), delayMs..2,592,000,000; null = no cap (30 days). */
-  maxDelayMs?: unknown;
+  maxDelayMs?: number | null | undefined;
   type: BackoffType;
 };
 
@@ -63,7 +63,7 @@ export type QueueState =
 /** A retention policy to set; a field left out keeps what the queue has (the default if none was set). */
 export type RetentionInput = {
   /** The longest a job is kept (ms), 1..31,536,000,000 (365 days); null = no age bound. */
-  ageMs?: unknown;
+  ageMs?: number | null | undefined;
   /** Jobs kept, 0..1,000,000 (0: none; completed jobs are then deleted at once). */
   count?: number | null | undefined;
 };
@@ -126,7 +126,7 @@ export type GroupReasonChangedSubscriptionVariables = Exact<{
 
 export type GroupReasonChangedSubscription = { groupChanged: { id: string, reason: string, blockedBy: BlockedBy | null } };
 
-export type HistoryEntryFieldsFragment = { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
+export type HistoryEntryFieldsFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
 export type QueueHistoryQueryVariables = Exact<{
   queue: string;
@@ -136,14 +136,14 @@ export type QueueHistoryQueryVariables = Exact<{
 }>;
 
 
-export type QueueHistoryQuery = { queue: { history: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+export type QueueHistoryQuery = { queue: { history: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
 
 export type ViewerActorQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ViewerActorQuery = { viewer: { role: Role, actor: string } };
 
-export type JobDetailFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
+export type JobDetailFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -151,7 +151,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type ClaimDetailMutationVariables = Exact<{
   queue: string;
@@ -159,7 +159,7 @@ export type ClaimDetailMutationVariables = Exact<{
 }>;
 
 
-export type ClaimDetailMutation = { claim: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type ClaimDetailMutation = { claim: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type EnqueueDelayedMutationVariables = Exact<{
   queue: string;
@@ -167,13 +167,13 @@ export type EnqueueDelayedMutationVariables = Exact<{
   payload?: unknown;
   maxAttempts?: number | null | undefined;
   key?: string | null | undefined;
-  delayMs?: unknown;
-  runAt?: unknown;
+  delayMs?: number | null | undefined;
+  runAt?: string | null | undefined;
   backoff?: BackoffInput | null | undefined;
 }>;
 
 
-export type EnqueueDelayedMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type EnqueueDelayedMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type RetryWithErrorMutationVariables = Exact<{
   queue: string;
@@ -181,11 +181,11 @@ export type RetryWithErrorMutationVariables = Exact<{
   token: string;
   error?: string | null | undefined;
   stack?: string | null | undefined;
-  delayMs?: unknown;
+  delayMs?: number | null | undefined;
 }>;
 
 
-export type RetryWithErrorMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type RetryWithErrorMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type PromoteJobMutationVariables = Exact<{
   queue: string;
@@ -193,9 +193,9 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobPageFieldsFragment = { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: unknown, finishedAt: unknown, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
+export type JobPageFieldsFragment = { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: string | null, finishedAt: string | null, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -206,7 +206,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: unknown, finishedAt: unknown, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: string | null, finishedAt: string | null, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } };
 
 export type GroupJobsQueryVariables = Exact<{
   queue: string;
@@ -217,14 +217,14 @@ export type GroupJobsQueryVariables = Exact<{
 }>;
 
 
-export type GroupJobsQuery = { queue: { group: { id: string, jobs: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: unknown, finishedAt: unknown, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } } };
+export type GroupJobsQuery = { queue: { group: { id: string, jobs: { totalCount: number, edges: Array<{ cursor: string, node: { id: string, group: string, state: JobState, attempts: number, runAt: string | null, finishedAt: string | null, lastError: string | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } } };
 
 export type QueueTotalsQueryVariables = Exact<{
   queue: string;
 }>;
 
 
-export type QueueTotalsQuery = { queue: { state: QueueState, retention: { completed: { count: number, ageMs: unknown }, dead: { count: number, ageMs: unknown } }, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number, removed: number, requeued: number }, snapshot: { queueState: QueueState } } };
+export type QueueTotalsQuery = { queue: { state: QueueState, retention: { completed: { count: number, ageMs: number | null }, dead: { count: number, ageMs: number | null } }, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number, removed: number, requeued: number }, snapshot: { queueState: QueueState } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -282,9 +282,9 @@ export type SetRetentionMutationVariables = Exact<{
 }>;
 
 
-export type SetRetentionMutation = { setRetention: { name: string, retention: { completed: { count: number, ageMs: unknown }, dead: { count: number, ageMs: unknown } } } | null };
+export type SetRetentionMutation = { setRetention: { name: string, retention: { completed: { count: number, ageMs: number | null }, dead: { count: number, ageMs: number | null } } } | null };
 
-export type JobFieldsFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown };
+export type JobFieldsFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null };
 
 export type SetLimitMutationVariables = Exact<{
   queue: string;
@@ -327,7 +327,7 @@ export type EnqueueMutationVariables = Exact<{
 }>;
 
 
-export type EnqueueMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
+export type EnqueueMutation = { enqueue: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null } | null };
 
 export type ClaimMutationVariables = Exact<{
   queue: string;
@@ -335,7 +335,7 @@ export type ClaimMutationVariables = Exact<{
 }>;
 
 
-export type ClaimMutation = { claim: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
+export type ClaimMutation = { claim: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null } | null };
 
 export type CompleteMutationVariables = Exact<{
   queue: string;
@@ -344,7 +344,7 @@ export type CompleteMutationVariables = Exact<{
 }>;
 
 
-export type CompleteMutation = { complete: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
+export type CompleteMutation = { complete: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null } | null };
 
 export type RetryMutationVariables = Exact<{
   queue: string;
@@ -353,7 +353,7 @@ export type RetryMutationVariables = Exact<{
 }>;
 
 
-export type RetryMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
+export type RetryMutation = { retry: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null } | null };
 
 export type ExtendLeaseMutationVariables = Exact<{
   queue: string;
@@ -363,17 +363,17 @@ export type ExtendLeaseMutationVariables = Exact<{
 }>;
 
 
-export type ExtendLeaseMutation = { extendLease: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: unknown } | null };
+export type ExtendLeaseMutation = { extendLease: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, token: string | null, leaseUntil: string | null } | null };
 
 export type SetRateLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   max: number;
-  windowMs: unknown;
+  windowMs: number;
 }>;
 
 
-export type SetRateLimitMutation = { setRateLimit: { blockedBy: BlockedBy | null, reason: string, rateLimitedUntil: unknown, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type SetRateLimitMutation = { setRateLimit: { blockedBy: BlockedBy | null, reason: string, rateLimitedUntil: string | null, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimit: { max: number, windowMs: number } | null } | null };
 
 export type ClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -381,30 +381,30 @@ export type ClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearRateLimitMutation = { clearRateLimit: { blockedBy: BlockedBy | null, reason: string, rateLimitedUntil: unknown, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimit: { max: number, windowMs: unknown } | null } | null };
+export type ClearRateLimitMutation = { clearRateLimit: { blockedBy: BlockedBy | null, reason: string, rateLimitedUntil: string | null, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimit: { max: number, windowMs: number } | null } | null };
 
-export type TimedOverrideFieldsFragment = { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string };
+export type TimedOverrideFieldsFragment = { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string };
 
-export type GroupOverrideFieldsFragment = { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null };
+export type GroupOverrideFieldsFragment = { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null };
 
 export type SetLimitForMutationVariables = Exact<{
   queue: string;
   group: string;
   limit: number;
-  forMs?: unknown;
+  forMs?: number | null | undefined;
 }>;
 
 
-export type SetLimitForMutation = { setLimit: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null } | null };
+export type SetLimitForMutation = { setLimit: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null } | null };
 
 export type PauseGroupForMutationVariables = Exact<{
   queue: string;
   group: string;
-  forMs?: unknown;
+  forMs?: number | null | undefined;
 }>;
 
 
-export type PauseGroupForMutation = { pauseGroup: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null } | null };
+export type PauseGroupForMutation = { pauseGroup: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null } | null };
 
 export type CancelOverrideMutationVariables = Exact<{
   queue: string;
@@ -413,7 +413,7 @@ export type CancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CancelOverrideMutation = { cancelOverride: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null } | null };
+export type CancelOverrideMutation = { cancelOverride: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null } | null };
 
 export type GroupOverridesQueryVariables = Exact<{
   queue: string;
@@ -421,7 +421,7 @@ export type GroupOverridesQueryVariables = Exact<{
 }>;
 
 
-export type GroupOverridesQuery = { queue: { group: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null } } };
+export type GroupOverridesQuery = { queue: { group: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null } } };
 
 export type GroupOverridesChangedSubscriptionVariables = Exact<{
   queue: string;
@@ -429,7 +429,7 @@ export type GroupOverridesChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type GroupOverridesChangedSubscription = { groupChanged: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null, pauseOverride: { kind: OverrideKind, until: unknown, remainingMs: unknown, revertToLimit: number | null, revertToPaused: boolean | null, setAt: unknown, actor: string } | null } };
+export type GroupOverridesChangedSubscription = { groupChanged: { reason: string, id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, limitOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null, pauseOverride: { kind: OverrideKind, until: string, remainingMs: number, revertToLimit: number | null, revertToPaused: boolean | null, setAt: string, actor: string } | null } };
 
 export type GroupFieldsFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
@@ -485,7 +485,7 @@ export type QueueSnapshotQueryVariables = Exact<{
 }>;
 
 
-export type QueueSnapshotQuery = { queue: { snapshot: { at: unknown, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } }> }, picked: Array<{ id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, reason: string }> } } };
+export type QueueSnapshotQuery = { queue: { snapshot: { at: string, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, active: number, dead: number }, stats: { enqueued: number, claimed: number, completed: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string } }> }, picked: Array<{ id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, reason: string }> } } };
 
 export type RingChangedSubscriptionVariables = Exact<{
   queue: string;
@@ -508,7 +508,7 @@ export type JobChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobChangedSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type JobChangedSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, token: string | null, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type RingStateSubscriptionVariables = Exact<{
   queue: string;
@@ -523,7 +523,7 @@ export type GroupRateChangedSubscriptionVariables = Exact<{
 }>;
 
 
-export type GroupRateChangedSubscription = { groupChanged: { id: string, state: GroupState, blockedBy: BlockedBy | null, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null } };
+export type GroupRateChangedSubscription = { groupChanged: { id: string, state: GroupState, blockedBy: BlockedBy | null, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null } };
 
 export type HistoryAddedSubscriptionVariables = Exact<{
   queue: string;
@@ -531,7 +531,7 @@ export type HistoryAddedSubscriptionVariables = Exact<{
 }>;
 
 
-export type HistoryAddedSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
+export type HistoryAddedSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
 
 export type SetWeightMutationVariables = Exact<{
   queue: string;

@@ -63,7 +63,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -88,7 +88,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: unknown, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -112,7 +112,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -120,7 +120,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -128,7 +128,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -136,9 +136,9 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -146,7 +146,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type JobFollowSubscriptionVariables = Exact<{
   queue: string;
@@ -154,11 +154,11 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, claimedAt: unknown, finishedAt: unknown, lastError: string | null, errors: Array<{ attempt: number, at: unknown, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: unknown, maxDelayMs: unknown, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null };
+export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -169,7 +169,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -201,7 +201,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: unknown, enqueuedAt: unknown, runAt: unknown, finishedAt: unknown, lastError: string | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -217,7 +217,7 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
-export type HistoryItemFragment = { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
+export type HistoryItemFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
 export type HistoryQueryVariables = Exact<{
   queue: string;
@@ -227,7 +227,7 @@ export type HistoryQueryVariables = Exact<{
 }>;
 
 
-export type HistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }> } } };
+export type HistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown } }> } } };
 
 export type HistoryLiveSubscriptionVariables = Exact<{
   queue: string;
@@ -235,28 +235,28 @@ export type HistoryLiveSubscriptionVariables = Exact<{
 }>;
 
 
-export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: unknown, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
+export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
 
-export type GroupOverrideStateFragment = { limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null };
+export type GroupOverrideStateFragment = { limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type SetLimitForMutationVariables = Exact<{
   queue: string;
   group: string;
   limit: number;
-  forMs: unknown;
+  forMs: number;
 }>;
 
 
-export type SetLimitForMutation = { setLimit: { id: string, limit: number | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type SetLimitForMutation = { setLimit: { id: string, limit: number | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupForMutationVariables = Exact<{
   queue: string;
   group: string;
-  forMs: unknown;
+  forMs: number;
 }>;
 
 
-export type PauseGroupForMutation = { pauseGroup: { id: string, paused: boolean, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupForMutation = { pauseGroup: { id: string, paused: boolean, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type CancelOverrideMutationVariables = Exact<{
   queue: string;
@@ -265,19 +265,19 @@ export type CancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type GroupRateFragment = { rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null };
+export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null };
 
 export type ConsoleSetRateLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   max: number;
-  windowMs: unknown;
+  windowMs: number;
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -285,7 +285,7 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: unknown, rateLimit: { max: number, windowMs: unknown } | null, limitOverride: { until: unknown, revertToLimit: number | null } | null, pauseOverride: { until: unknown, revertToPaused: boolean | null } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type SetWeightMutationVariables = Exact<{
   queue: string;
