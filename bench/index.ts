@@ -61,13 +61,14 @@ const FULL: Plan = {
   startup: { runs: 5, idleMs: 3_000 },
   latency: {
     ratePerSec: 100,
-    jobsPerTurn: 1_000,
-    turns: 2,
+    jobsPerTurn: 100,
+    turns: 20,
     warmupJobs: 200,
     concurrency: 8,
     groups: 300,
     limit: 2,
     idleMs: 10_000,
+    idleJitterMs: 1_000,
     idleSamples: 5,
   },
 };
@@ -104,6 +105,7 @@ const QUICK: Plan = {
     groups: 300,
     limit: 2,
     idleMs: 1_000,
+    idleJitterMs: 100,
     idleSamples: 1,
   },
 };

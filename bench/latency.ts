@@ -12,8 +12,9 @@
  * - Steady: a producer enqueues at a fixed rate, paced by scheduled send times (each send is
  *   due at start + i / rate, so a late timer does not push the rest back), not waiting for one
  *   enqueue before the next; Ringmaster's jobs spread round robin over a few hundred groups,
- *   each with a limit. The systems take turns (A, B, A, B …) so the machine's noise lands on
- *   both. p50 / p99 / max over every job of every turn.
+ *   each with a limit. The systems take short turns (A, B, B, A, A, B …: a second or so each)
+ *   so the machine's noise, which comes in bursts of seconds here, lands on both. p50 / p99 /
+ *   max over every job of every turn.
  * - From idle: the worker has had nothing to do for `idleMs` (longer than either system's
  *   park: Ringmaster's 5 s `parkTimeoutMs`, BullMQ's 5 s `drainDelay`), then one job is
  *   enqueued. The two systems' idle windows are staggered by half a window, so both idle
@@ -49,8 +50,14 @@ export interface LatencyOptions {
   /** Ringmaster groups the jobs are spread over (round robin), each with limit {@link limit}. */
   groups: number;
   limit: number;
-  /** How long each worker has nothing to do before an idle sample (ms). */
+  /** How long each worker has nothing to do before an idle sample (ms), at least. */
   idleMs: number;
+  /**
+   * Up to this much more idle time per half window (ms, uniform), so the samples fall at every
+   * phase of the workers' own park timeouts (5 s for both systems) instead of always at the
+   * same one: 10 s idle is two of them to the millisecond.
+   */
+  idleJitterMs: number;
   /** Idle samples per system. */
   idleSamples: number;
 }
@@ -353,10 +360,11 @@ export async function latency(redis: BenchRedis, o: LatencyOptions): Promise<Lat
     progress(
       `latency: from idle, ${o.idleSamples} samples per system, ${o.idleMs / 1000} s idle before each`,
     );
-    await sleep(o.idleMs / 2);
+    const halfWindow = () => o.idleMs / 2 + Math.random() * o.idleJitterMs;
+    await sleep(halfWindow());
     for (let k = 0; k < o.idleSamples; k++) {
       for (const s of sides) {
-        await sleep(o.idleMs / 2);
+        await sleep(halfWindow());
         const { indexes } = await produce(s, 1, o.ratePerSec, clock);
         const value = latencyOf(s, indexes[0] as number);
         s.idle.push(value);
