@@ -69,14 +69,24 @@ export type System = (typeof SYSTEMS)[number];
 export interface LatencyFigures {
   /** Steady rate: every job's latency, in enqueue order, over all turns. */
   steadyUsec: number[];
+  /**
+   * The same jobs timed from the enqueue call (before its round trip) instead of its promise
+   * resolving: never below zero, and blind to a producer whose event loop handles the reply
+   * late (on a loaded machine it often does: the "resolved" figure then shrinks or goes
+   * negative while the job waited no less).
+   */
+  fromCallUsec: number[];
+  fromCallP50Usec: number;
+  fromCallP99Usec: number;
   p50Usec: number;
   p99Usec: number;
   maxUsec: number;
   /** The producer's enqueue round trip (call → resolved), p50 and p99, µs. */
   enqueueP50Usec: number;
   enqueueP99Usec: number;
-  /** Each idle sample's latency, in order (µs). */
+  /** Each idle sample's latency, in order (µs); and from its enqueue call. */
   idleUsec: number[];
+  idleFromCallUsec: number[];
   idleMedianUsec: number;
   idleMaxUsec: number;
   /**
@@ -191,7 +201,9 @@ interface Side {
   /** Index → µs its processor was entered. */
   startedAt: Map<number, number>;
   steady: number[];
+  fromCall: number[];
   idle: number[];
+  idleFromCall: number[];
   /** Seconds the measured turns' enqueues took, for the achieved rate. */
   turnSeconds: number;
   /** Summed over the measured turns: script calls, blocking pops, Redis CPU µs. */
@@ -239,8 +251,10 @@ async function produce(
   return { indexes, seconds };
 }
 
-function latencyOf(side: Side, i: number): number {
-  return (side.startedAt.get(i) as number) - (side.resolvedAt.get(i) as number);
+/** µs from job `i`'s enqueue resolving (or, with `fromCall`, being called) to its start. */
+function latencyOf(side: Side, i: number, fromCall = false): number {
+  const from = fromCall ? side.calledAt : side.resolvedAt;
+  return (side.startedAt.get(i) as number) - (from.get(i) as number);
 }
 
 const BLOCKING_POPS = ['blpop', 'brpop', 'blmove', 'brpoplpush', 'bzpopmin', 'bzpopmax'];
@@ -263,12 +277,16 @@ function figures(side: Side): LatencyFigures {
   const sortedIdle = [...side.idle].sort((a, b) => a - b);
   return {
     steadyUsec: side.steady,
+    fromCallUsec: side.fromCall,
+    fromCallP50Usec: percentile(side.fromCall, 50),
+    fromCallP99Usec: percentile(side.fromCall, 99),
     p50Usec: percentile(side.steady, 50),
     p99Usec: percentile(side.steady, 99),
     maxUsec: percentile(side.steady, 100),
     enqueueP50Usec: percentile(enqueueUsec, 50),
     enqueueP99Usec: percentile(enqueueUsec, 99),
     idleUsec: side.idle,
+    idleFromCallUsec: side.idleFromCall,
     idleMedianUsec: percentile(sortedIdle, 50),
     idleMaxUsec: percentile(sortedIdle, 100),
     scriptsPerJob: side.scripts / jobs,
@@ -313,7 +331,9 @@ export async function latency(redis: BenchRedis, o: LatencyOptions): Promise<Lat
       calledAt: new Map(),
       startedAt: new Map(),
       steady: [],
+      fromCall: [],
       idle: [],
+      idleFromCall: [],
       turnSeconds: 0,
       scripts: 0,
       blockingPops: 0,
@@ -349,6 +369,7 @@ export async function latency(redis: BenchRedis, o: LatencyOptions): Promise<Lat
         s.turnSeconds += seconds;
         const turnLatencies = indexes.map((i) => latencyOf(s, i));
         s.steady.push(...turnLatencies);
+        s.fromCall.push(...indexes.map((i) => latencyOf(s, i, true)));
         progress(
           `  p50 ${ms(percentile(turnLatencies, 50))} ms, p99 ${ms(percentile(turnLatencies, 99))} ms, max ${ms(percentile(turnLatencies, 100))} ms`,
         );
@@ -368,6 +389,7 @@ export async function latency(redis: BenchRedis, o: LatencyOptions): Promise<Lat
         const { indexes } = await produce(s, 1, o.ratePerSec, clock);
         const value = latencyOf(s, indexes[0] as number);
         s.idle.push(value);
+        s.idleFromCall.push(latencyOf(s, indexes[0] as number, true));
         progress(`  ${s.system}: ${ms(value)} ms`);
       }
     }

@@ -554,6 +554,8 @@ function renderLatency(l: LatencyResult): string[] {
         'max ms',
         'enqueue p50 ms',
         'enqueue p99 ms',
+        'from call p50 ms',
+        'from call p99 ms',
         'idle median ms',
         'idle max ms',
         'idle samples ms',
@@ -571,6 +573,8 @@ function renderLatency(l: LatencyResult): string[] {
           msOf(f.maxUsec),
           msOf(f.enqueueP50Usec),
           msOf(f.enqueueP99Usec),
+          msOf(f.fromCallP50Usec),
+          msOf(f.fromCallP99Usec),
           msOf(f.idleMedianUsec),
           msOf(f.idleMaxUsec),
           f.idleUsec.map(msOf).join(' '),
@@ -583,6 +587,8 @@ function renderLatency(l: LatencyResult): string[] {
     '',
     `Ringmaster's jobs go round robin over ${int(l.groups)} groups, each with a limit; BullMQ's to one plain queue.`,
     'One clock (CLOCK_MONOTONIC via process.hrtime) in producer and worker; the systems took turns.',
+    'p50 / p99 / max and idle: from the enqueue promise resolving (below zero when the producer handled its reply',
+    'later than the worker started the job); from call: from the enqueue call, its round trip included.',
     'scripts/job, blocking pops/job, Redis CPU µs/job: over the steady turns, producer and worker together.',
   ];
 }
