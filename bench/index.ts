@@ -6,7 +6,7 @@
  *   npm run bench                      the full run (a few minutes on 2 cores)
  *   npm run bench -- --quick           a smoke run with tiny sizes (seconds; what CI runs)
  *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory,
- *                                        startup
+ *                                        startup, latency
  *   npm run bench -- --cluster [--quick]   Ringmaster on a 3 + 3 Redis Cluster beside a single
  *                                        Redis (bench/cluster.ts); alone, not with the sections
  *
@@ -18,6 +18,7 @@ import { CLUSTER_FULL, CLUSTER_QUICK, clusterBench, renderCluster } from './clus
 import { type FanoutOptions, fanout } from './fanout.js';
 import { type FlatCostOptions, flatCost } from './flatCost.js';
 import { type GraphqlOptions, graphqlOverhead } from './graphql.js';
+import { type LatencyOptions, latency } from './latency.js';
 import { type MemoryOptions, memory } from './memory.js';
 import { info, startBenchRedis } from './redis.js';
 import { judge, type Results, render, writeResults } from './report.js';
@@ -32,6 +33,7 @@ interface Plan {
   fanout: FanoutOptions;
   memory: MemoryOptions;
   startup: StartupOptions;
+  latency: LatencyOptions;
 }
 
 const FULL: Plan = {
@@ -57,6 +59,18 @@ const FULL: Plan = {
   fanout: { counts: [1, 100, 1_000], rounds: 30, gapMs: 100 },
   memory: { groups: 100_000, jobs: 50_000 },
   startup: { runs: 5, idleMs: 3_000 },
+  latency: {
+    ratePerSec: 100,
+    jobsPerTurn: 100,
+    turns: 20,
+    warmupJobs: 200,
+    concurrency: 8,
+    groups: 300,
+    limit: 2,
+    idleMs: 10_000,
+    idleJitterMs: 1_000,
+    idleSamples: 5,
+  },
 };
 
 const QUICK: Plan = {
@@ -82,9 +96,29 @@ const QUICK: Plan = {
   fanout: { counts: [1, 10, 50], rounds: 3, gapMs: 50 },
   memory: { groups: 2_000, jobs: 1_000 },
   startup: { runs: 1, idleMs: 500 },
+  latency: {
+    ratePerSec: 100,
+    jobsPerTurn: 50,
+    turns: 2,
+    warmupJobs: 0,
+    concurrency: 8,
+    groups: 300,
+    limit: 2,
+    idleMs: 1_000,
+    idleJitterMs: 100,
+    idleSamples: 1,
+  },
 };
 
-const SECTIONS = ['throughput', 'flat', 'graphql', 'fanout', 'memory', 'startup'] as const;
+const SECTIONS = [
+  'throughput',
+  'flat',
+  'graphql',
+  'fanout',
+  'memory',
+  'startup',
+  'latency',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: string[]): { quick: boolean; only: Set<Section>; cluster: boolean } {
@@ -140,6 +174,7 @@ async function main(): Promise<void> {
       fanout: await timed('fanout', () => fanout(redis, plan.fanout)),
       memory: await timed('memory', () => memory(redis, plan.memory)),
       startup: await timed('startup', () => startup(plan.startup)),
+      latency: await timed('latency', () => latency(redis, plan.latency)),
     };
     const cpus = os.cpus();
     const partial: Omit<Results, 'targets'> = {

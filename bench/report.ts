@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { FanoutResult } from './fanout.js';
 import { DELAYED_SCRIPTS, FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
+import { type LatencyResult, SYSTEMS } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import { RATE_SCRIPTS } from './rateCost.js';
 import { type StartupResult, spread } from './startup.js';
@@ -30,6 +31,7 @@ export interface Results {
   fanout?: FanoutResult;
   memory?: MemoryResult;
   startup?: StartupResult;
+  latency?: LatencyResult;
   targets: Target[];
 }
 
@@ -166,7 +168,45 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
       met: Math.abs(most.ringReadsPerChange - fewest.ringReadsPerChange) <= 0.25,
     });
   }
+  if (r.latency) {
+    targets.push(...judgeLatency(r.latency));
+  }
   return targets;
+}
+
+/** Issue 18: p99 (steady) and the worst idle sample, each ≤ BullMQ's in the run and ≤ 5 ms. */
+function judgeLatency(l: LatencyResult): Target[] {
+  const rm = l.ringmaster;
+  const bull = l.bullmq;
+  const msOf = (usec: number) => `${fixed(usec / 1000, 2)} ms`;
+  const at = `${l.ratePerSec} jobs/s, concurrency ${l.concurrency}`;
+  const idle = `after ${fixed(l.idleMs / 1000, 0)} s idle, worst of ${rm.idleUsec.length}`;
+  return [
+    {
+      name: `enqueue → start p99 (${at}) ÷ BullMQ's`,
+      target: '≤ 1.00',
+      measured: `${msOf(rm.p99Usec)} ÷ ${msOf(bull.p99Usec)} = ${fixed(rm.p99Usec / bull.p99Usec, 2)}`,
+      met: rm.p99Usec <= bull.p99Usec,
+    },
+    {
+      name: `enqueue → start p99 (${at})`,
+      target: '≤ 5 ms',
+      measured: msOf(rm.p99Usec),
+      met: rm.p99Usec <= 5_000,
+    },
+    {
+      name: `enqueue → start ${idle} ÷ BullMQ's`,
+      target: '≤ 1.00',
+      measured: `${msOf(rm.idleMaxUsec)} ÷ ${msOf(bull.idleMaxUsec)} = ${fixed(rm.idleMaxUsec / bull.idleMaxUsec, 2)}`,
+      met: rm.idleMaxUsec <= bull.idleMaxUsec,
+    },
+    {
+      name: `enqueue → start ${idle}`,
+      target: '≤ 5 ms',
+      measured: msOf(rm.idleMaxUsec),
+      met: rm.idleMaxUsec <= 5_000,
+    },
+  ];
 }
 
 // ── the printed report ────────────────────────────────────────────────────────────────
@@ -487,6 +527,8 @@ export function render(r: Results): string {
     );
   }
 
+  if (r.latency) out.push(...renderLatency(r.latency), '');
+
   if (r.targets.length > 0) {
     out.push(
       m.quick
@@ -501,6 +543,60 @@ export function render(r: Results): string {
     );
   }
   return out.join('\n');
+}
+
+function renderLatency(l: LatencyResult): string[] {
+  const msOf = (usec: number) => fixed(usec / 1000, 2);
+  const jobs = l.ringmaster.steadyUsec.length;
+  const samples = l.ringmaster.idleUsec.length;
+  return [
+    `9. Latency — enqueue resolved → processor entered, worker at concurrency ${l.concurrency} in its own process; ${int(jobs)} jobs per system at ${l.ratePerSec}/s, then ${samples} job${samples === 1 ? '' : 's'} each after ${fixed(l.idleMs / 1000, 0)} s idle`,
+    table(
+      [
+        'system',
+        'rate/s',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'enqueue p50 ms',
+        'enqueue p99 ms',
+        'from call p50 ms',
+        'from call p99 ms',
+        'idle median ms',
+        'idle max ms',
+        'idle samples ms',
+        'scripts/job',
+        'blocking pops/job',
+        'Redis CPU µs/job',
+      ],
+      SYSTEMS.map((system) => {
+        const f = l[system];
+        return [
+          system === 'ringmaster' ? 'Ringmaster' : 'BullMQ',
+          fixed(l.achievedRate[system], 1),
+          msOf(f.p50Usec),
+          msOf(f.p99Usec),
+          msOf(f.maxUsec),
+          msOf(f.enqueueP50Usec),
+          msOf(f.enqueueP99Usec),
+          msOf(f.fromCallP50Usec),
+          msOf(f.fromCallP99Usec),
+          msOf(f.idleMedianUsec),
+          msOf(f.idleMaxUsec),
+          f.idleUsec.map(msOf).join(' '),
+          fixed(f.scriptsPerJob, 2),
+          fixed(f.blockingPopsPerJob, 2),
+          fixed(f.redisCpuUsecPerJob, 1),
+        ];
+      }),
+    ),
+    '',
+    `Ringmaster's jobs go round robin over ${int(l.groups)} groups, each with a limit; BullMQ's to one plain queue.`,
+    'One clock (CLOCK_MONOTONIC via process.hrtime) in producer and worker; the systems took turns.',
+    'p50 / p99 / max and idle: from the enqueue promise resolving (below zero when the producer handled its reply',
+    'later than the worker started the job); from call: from the enqueue call, its round trip included.',
+    'scripts/job, blocking pops/job, Redis CPU µs/job: over the steady turns, producer and worker together.',
+  ];
 }
 
 export async function writeResults(path: string, results: Results): Promise<void> {

@@ -4,7 +4,9 @@
  * When no group is serviceable it parks on the queue's wake list (a blocking pop on its own
  * connection) and wakes as soon as a script re-rings a group (DESIGN.md §1 "wake"), or when the
  * earliest delayed job falls due or a group's rate window reopens (the claim's `nextRunAt`,
- * DESIGN.md §3 "Rate limits"): its next claim promotes it.
+ * DESIGN.md §3 "Rate limits"): its next claim promotes it. A wake costs one claim round trip
+ * before the job runs, and no more: see {@link Worker.pump} for why a woken worker sends one
+ * claim, and why completions carry claims while no work is known of.
  *
  * Completions are group-committed: one `completeAndClaim` call at a time carries every job
  * finished since the last call and claims a job for every free slot, so a busy worker sends
@@ -146,8 +148,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly retrying = new Set<Promise<void>>();
   /** False once a claim found the ring empty; true again after a wake or the park timeout. */
   private wantWork = true;
+  /**
+   * Claims are sent one call at a time (no second claim behind the first) until one comes back
+   * full: true at the start and after each park. A woken worker at a light load finds one job
+   * or a few; a second claim sent at once would find none, and Redis would run it before it
+   * sends the first one's reply (it writes replies after reading what the socket holds).
+   */
+  private probing = true;
   /** The last park ended on a wake token (not on its timeout). */
   private woken = false;
+  /** Parks ended so far (count): a call's claim answer older than the last says nothing of now. */
+  private parks = 0;
   /**
    * When the earliest delayed job falls due (ms, this process' clock), from the last claim that
    * ran out (its `nextRunAt`, taken relative to the script's own time so the clocks need not
@@ -314,15 +325,24 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * call keeps the two batches apart. Redis runs one connection's calls in order, so a call's
    * claims run after the completions of the calls before it: completions in flight hold no
    * slot.
+   *
+   * Only a worker whose last claim came back full claims on every call. Otherwise (after a park,
+   * or once the ring ran dry) one call at a time claims, and a completion carries that claim
+   * whenever none is on the wire: a job enqueued, or a group whose permit the completion itself
+   * releases, is claimed by that same script, not one wake and one claim round trip later.
    */
   private pump(): void {
     while (this.inFlight < MAX_IN_FLIGHT && this.backoff === null) {
       const closing = this.closed.signal.aborted;
       // The completions sent now free their slots before this call's claims run.
       const done = this.finished.splice(0, validate.Limits.maxBatch);
+      const eager = this.wantWork && !this.probing;
       const claim =
-        closing || !this.wantWork ? 0 : Math.min(this.claimCap, Math.max(0, this.free()));
-      if (done.length === 0 && claim === 0) break;
+        closing || (!eager && this.claiming > 0)
+          ? 0
+          : Math.min(this.claimCap, Math.max(0, this.free()));
+      // Nothing to complete and no work known of: wait for a wake (below), not poll.
+      if (done.length === 0 && (claim === 0 || !this.wantWork)) break;
       this.send(done, claim);
     }
     if (this.inFlight > 0 || this.backoff !== null) return;
@@ -336,13 +356,14 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private send(done: Job[], claim: number): void {
     this.inFlight += 1;
     this.claiming += claim;
+    const parks = this.parks;
     const completions = done.map((job) => ({ id: job.id, token: job.token as string }));
     this.queue
       .completeAndClaim(completions, { claim, leaseMs: this.leaseMs })
       .then(
         (result) => {
           this.failures = 0;
-          this.settleCall(claim, done, result);
+          this.settleCall(claim, done, result, parks === this.parks);
         },
         (error: unknown) => {
           this.claiming -= claim;
@@ -359,20 +380,37 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
   }
 
-  private settleCall(claim: number, done: readonly Job[], result: CompleteAndClaimResult): void {
+  /**
+   * A call answered. `current`: no park ended since it was sent. A claim sent before a wake may
+   * have run before the re-ring that pushed the token, so its "ring empty" is stale: a worker
+   * that believed it would park again on a token already taken, and sit out its park timeout
+   * with work waiting. Only a current answer turns claiming off or uses up the wake.
+   */
+  private settleCall(
+    claim: number,
+    done: readonly Job[],
+    result: CompleteAndClaimResult,
+    current: boolean,
+  ): void {
     this.claiming -= claim;
     for (const job of result.claimed) this.start(job);
     if (claim > 0) {
       // Calls answer in the order they were sent, so the last answer says how the ring is now.
       const full = result.claimed.length === claim;
-      // Woken by one token and still finding work: more may be waiting, so pass a token on.
-      if (full && this.woken) this.passWake().catch(() => {});
-      this.woken = false;
-      this.wantWork = full;
-      this.dueAt =
-        !full && result.nextRunAt !== null
-          ? Date.now() + Math.max(0, result.nextRunAt - result.finishedAt)
-          : null;
+      if (full) {
+        // Woken by one token and still finding work: more may be waiting, so pass a token on.
+        if (this.woken && current) this.passWake().catch(() => {});
+        this.wantWork = true;
+        this.probing = false;
+        this.dueAt = null;
+      } else if (current) {
+        this.wantWork = false;
+        this.dueAt =
+          result.nextRunAt !== null
+            ? Date.now() + Math.max(0, result.nextRunAt - result.finishedAt)
+            : null;
+      }
+      if (current) this.woken = false;
     }
     this.report(done, result);
   }
@@ -434,7 +472,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
         this.parking = false;
+        this.parks += 1;
         this.wantWork = true;
+        this.probing = true;
         this.pump();
       }
     })();

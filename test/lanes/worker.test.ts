@@ -8,7 +8,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,6 +114,32 @@ class InFlight {
     this.now.set(key, (this.now.get(key) ?? 0) - 1);
     this.total -= 1;
   }
+}
+
+/** One `completeAndClaim` call a worker made: what it sent, and what it claimed. */
+interface Call {
+  done: string[];
+  claim: number;
+  /** Ids it claimed; undefined until it answers. */
+  claimed?: string[];
+}
+
+/**
+ * Record every `completeAndClaim` call made through `q` (the Worker sends all its completions
+ * and claims through it). `hold(call)` may return a promise the answer waits for.
+ */
+function recordCalls(q: Queue, hold: (call: Call) => Promise<void> | undefined = () => undefined) {
+  const calls: Call[] = [];
+  const real = q.completeAndClaim.bind(q);
+  q.completeAndClaim = async (completions, options = {}) => {
+    const call: Call = { done: completions.map((c) => c.id), claim: options.claim ?? 1 };
+    calls.push(call);
+    const result = await real(completions, options);
+    await hold(call);
+    call.claimed = result.claimed.map((job) => job.id);
+    return result;
+  };
+  return calls;
 }
 
 // ── tests ──────────────────────────────────────────────────────────────────────────────────
@@ -419,6 +445,108 @@ describe('Worker', () => {
     expect(performance.now() - t0).toBeLessThan(PROMPT_MS);
     expect(started.map((j) => j.payload)).toEqual([{ n: 1 }, { n: 2 }]);
     release.resolve();
+  });
+
+  it('a woken worker claims with one call, not a second one behind it that finds nothing', async () => {
+    const q = queue('rm-probe');
+    const admin = redis.client();
+    let started = false;
+    const w = worker(
+      q,
+      async () => {
+        started = true;
+      },
+      { concurrency: 8, parkTimeoutMs: PARK_MS },
+    );
+    const calls = recordCalls(q);
+    await parked(admin, 'rm-probe');
+    const before = calls.length;
+    const sentBeforeStart: Call[] = [];
+    const real = q.completeAndClaim;
+    q.completeAndClaim = (completions, options) => {
+      if (!started) sentBeforeStart.push({ done: [], claim: options?.claim ?? 1 });
+      return real(completions, options);
+    };
+    const job = await q.enqueue('g', { n: 1 });
+    const [completed] = (await once(w, 'completed')) as [Job];
+    expect(completed.id).toBe(job.id);
+    // The wake's one claim (half the slots) took the job; nothing else was sent before it ran.
+    expect(sentBeforeStart).toEqual([{ done: [], claim: 4 }]);
+    expect(calls.slice(before)[0]).toMatchObject({ done: [], claim: 4, claimed: [job.id] });
+  });
+
+  it('a completion claims the job its released permit makes claimable, in the same call', async () => {
+    const q = queue('rm-carry');
+    const admin = redis.client();
+    await q.setLimit('g', 1);
+    const first = await q.enqueue('g', { n: 1 });
+    const second = await q.enqueue('g', { n: 2 });
+    const release = gate();
+    const calls = recordCalls(q);
+    const w = worker(
+      q,
+      async (job) => {
+        if (job.id === first.id) await release.promise;
+      },
+      { concurrency: 2, parkTimeoutMs: PARK_MS },
+    );
+    const completed: string[] = [];
+    w.on('completed', (job) => completed.push(job.id));
+    // The first job runs; g is at its limit, so the worker parks with a slot free.
+    await parked(admin, 'rm-carry');
+    release.resolve();
+    await waitFor('both jobs to complete', () => completed.length === 2);
+    // No wake and no claim round trip between the two: the completion of the first claimed
+    // the second (the script completes before it claims).
+    const completing = calls.find((call) => call.done.includes(first.id));
+    expect(completing).toMatchObject({ claim: 1, claimed: [second.id] });
+  });
+
+  it('a claim answer older than a wake does not park the worker again on the taken token', async () => {
+    const q = queue('rm-stale');
+    const admin = redis.client();
+    // The worker's blocking connection, to see when a park has ended.
+    const woke: Deferred[] = [];
+    const client = q.redis as Redis;
+    const duplicate = client.duplicate.bind(client);
+    client.duplicate = (options) => {
+      const blocking = duplicate(options);
+      const blpop = blocking.blpop.bind(blocking) as (...a: unknown[]) => Promise<unknown>;
+      (blocking as unknown as { blpop: typeof blpop }).blpop = async (...a) => {
+        const token = await blpop(...a);
+        woke.shift()?.resolve();
+        return token;
+      };
+      return blocking;
+    };
+    const a = await q.enqueue('ga', { n: 1 });
+    const release = gate();
+    const answer = gate();
+    // Hold the answer of the call that completes `a` (its claim finds the ring empty).
+    recordCalls(q, (call) => (call.done.includes(a.id) ? answer.promise : undefined));
+    const started: string[] = [];
+    worker(
+      q,
+      async (job) => {
+        started.push(job.id);
+        if (job.id === a.id) await release.promise;
+      },
+      { concurrency: 2, parkTimeoutMs: PARK_MS },
+    );
+    await parked(admin, 'rm-stale');
+    release.resolve();
+    await waitFor('the completion of a to run', async () =>
+      (await q.redis.zscore(q.keys.active, a.id)) === null ? true : undefined,
+    );
+    // A job enqueued now wakes the parked worker while that answer is still held back.
+    const woken = deferred();
+    woke.push(woken);
+    const b = await q.enqueue('gb', { n: 2 });
+    await woken.promise;
+    await nextTurn(); // the worker has handled its wake
+    answer.resolve();
+    // The held "ring empty" predates the wake: the worker claims again and runs b.
+    await waitFor('b to start', () => started.includes(b.id), PROMPT_MS);
   });
 
   it('close() stops claiming, lets the jobs in flight finish, then resolves', async () => {
