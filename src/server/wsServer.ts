@@ -19,14 +19,25 @@
  * error never puts its message in a close reason (useServer's `isProd: true`, whatever NODE_ENV
  * says).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 
-/** What graphql-ws' hooks find in `ctx.extra`: the socket and its upgrade request. */
+/**
+ * What graphql-ws' hooks find in `ctx.extra`: the socket, and of its upgrade request what an
+ * operation may read. Not the IncomingMessage itself, which a socket would otherwise keep for
+ * its lifetime (a readable stream, raw headers: ~0.9 KB per subscriber, PERFORMANCE.md §5).
+ */
 export interface SocketExtra {
   readonly socket: WebSocket;
-  readonly request: IncomingMessage;
+  readonly request: UpgradeRequest;
+}
+
+/** The parts of a WebSocket's upgrade request kept for its operations. */
+export interface UpgradeRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly url: string | undefined;
+  readonly remoteAddress: string | undefined;
 }
 
 /**
@@ -160,7 +171,14 @@ export function serveGraphqlWs(
             }
           }),
       },
-      { socket, request },
+      {
+        socket,
+        request: {
+          headers: request.headers,
+          url: request.url,
+          remoteAddress: request.socket.remoteAddress,
+        },
+      },
     );
     socket.once('close', (code, reason) => {
       awaitingPong.delete(socket);

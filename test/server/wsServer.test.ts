@@ -9,11 +9,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildSchema, type ExecutionResult, GraphQLError } from 'graphql';
-import type { ServerOptions } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { RawPayload, type SocketExtra, serveGraphqlWs } from '../../src/server/wsServer.js';
+import { RawPayload, serveGraphqlWs } from '../../src/server/wsServer.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int }');
 
@@ -34,7 +33,8 @@ async function* results(): AsyncGenerator<ExecutionResult> {
   for (const result of RESULTS) yield result;
 }
 
-const options: ServerOptions<Record<string, unknown>, SocketExtra> = {
+/** The same options for both servers (untyped by either's `extra`). */
+const options = {
   schema,
   subscribe: () => results(),
   execute: () => ({ data: { a: 1 } }),
@@ -158,5 +158,31 @@ describe('keep-alive', () => {
     });
     expect(answering.readyState).toBe(WebSocket.OPEN);
     answering.close();
+  });
+});
+
+describe('ctx.extra', () => {
+  it("holds the socket and the upgrade request's headers, url and address, not the request", async () => {
+    const seen: unknown[] = [];
+    const url = await listen((wss) =>
+      serveGraphqlWs(
+        {
+          ...options,
+          onConnect: (ctx) => {
+            seen.push(ctx.extra.request);
+            return ctx.extra.socket.readyState === WebSocket.OPEN;
+          },
+        },
+        wss,
+      ),
+    );
+    expect(await framesFor(`${url}/graphql?x=1`, [{ id: 'a', query: '{ a }' }])).toHaveLength(2);
+    expect(seen).toEqual([
+      {
+        headers: expect.objectContaining({ 'sec-websocket-protocol': 'graphql-transport-ws' }),
+        url: '/graphql?x=1',
+        remoteAddress: '127.0.0.1',
+      },
+    ]);
   });
 });
