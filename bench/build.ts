@@ -8,6 +8,11 @@ import { promisify } from 'node:util';
 import { progress } from './util.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The checkout whose server is built and run: this one, or BENCH_SERVER_ROOT (another worktree,
+ * e.g. the commit before a change), so an old and a new server meet the same load generator.
+ */
+export const SERVER_ROOT = process.env.BENCH_SERVER_ROOT?.trim() || ROOT;
 /** The server's entry in the build, relative to {@link ROOT}: what `npm start` runs. */
 export const SERVER_ENTRY = 'dist/server/main.js';
 
@@ -16,9 +21,9 @@ let built: Promise<void> | undefined;
 /** Build what is stale, once per benchmark process; rejects with the build's output on failure. */
 export function ensureBuilt(): Promise<void> {
   built ??= (async () => {
-    progress('build: node scripts/build.mjs (what npm start runs first)');
+    progress(`build: node scripts/build.mjs in ${SERVER_ROOT} (what npm start runs first)`);
     try {
-      await promisify(execFile)(process.execPath, ['scripts/build.mjs'], { cwd: ROOT });
+      await promisify(execFile)(process.execPath, ['scripts/build.mjs'], { cwd: SERVER_ROOT });
     } catch (error) {
       const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
       throw new Error(`the build failed:\n${stdout}${stderr}`);

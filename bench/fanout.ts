@@ -1,11 +1,17 @@
 /**
- * Section 4 — subscription fan-out: 1, 100 and 1,000 graphql-ws subscribers to one queue's
+ * Section 4 — subscription fan-out: 1, 100, 1,000 and 5,000 graphql-ws subscribers to one queue's
  * `ringChanged`, held by a separate process (`subscribers.ts`), against one server process.
  * Per subscriber count: the latency from a mutation's send to each subscriber's event (p50,
  * p99), the Redis connections the server holds (CLIENT LIST without the benchmark's own), and
  * ring reads per change (INFO commandstats LRANGE calls: the server reads a ring with LRANGE and
- * nothing else in this section sends one). Also the server's RSS before any subscriber and with
- * the most (section 5 reports it).
+ * nothing else in this section sends one). Also the server's memory (RSS and V8 heap, after a
+ * forced GC) before any subscriber and with each count idle (section 5 reports it).
+ *
+ * Two cores: the server, the subscriber process and Redis share them. The subscriber process
+ * speaks the protocol by hand (`subscribers.ts`) so that, per event, it costs less than the
+ * server does and keeps up on the other core; the latency is then the server's sequential
+ * fan-out plus the last socket's delivery. Several subscriber processes would only take turns
+ * on the same two cores.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +22,7 @@ import type { Reply } from './subscribers.js';
 import { percentile, progress, sleep } from './util.js';
 
 export interface FanoutOptions {
-  /** Subscriber counts, ascending (the issue's 1, 100, 1,000). */
+  /** Subscriber counts, ascending (issue 5's 1, 100, 1,000; issue 18's 5,000). */
   counts: readonly number[];
   /** Ring changes measured per count. */
   rounds: number;
@@ -37,8 +43,10 @@ export interface FanoutRow {
   serverConnections: number;
   /** LRANGE calls on Redis per ring change */
   ringReadsPerChange: number;
-  /** server RSS with this many subscribers (bytes) */
+  /** server RSS with this many idle subscribers, after a forced GC (bytes) */
   serverRssBytes: number;
+  /** V8 heap used with this many idle subscribers, after a forced GC (bytes) */
+  serverHeapBytes: number;
   /**
    * Server CPU per ring change (ms): the mutation, the ring read, and the event rendered and
    * sent to every subscriber. From /proc in 10 ms ticks, so ±10 ms ÷ rounds.
@@ -50,8 +58,10 @@ export interface FanoutRow {
 
 export interface FanoutResult {
   rows: FanoutRow[];
-  /** server RSS once ready, before any subscriber (bytes) */
+  /** server RSS once ready, before any subscriber, after a forced GC (bytes) */
   serverRssIdleBytes: number;
+  /** V8 heap used then (bytes) */
+  serverHeapIdleBytes: number;
 }
 
 const QUEUE = 'bench-fanout';
@@ -73,11 +83,16 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
   );
   try {
     await sleep(200);
-    const serverRssIdleBytes = await server.rss();
+    const idle = await server.memory();
     const rows: FanoutRow[] = [];
     for (const count of o.counts) {
       const opened = await ask(child, { type: 'open', count }, 'opened');
-      progress(`fan-out: ${opened.count} subscribers (opened in ${opened.ms.toFixed(0)} ms)`);
+      // Memory with the subscribers idle, after a forced GC: what they hold, not garbage.
+      const held = await server.memory();
+      progress(
+        `fan-out: ${opened.count} subscribers (opened in ${opened.ms.toFixed(0)} ms); server RSS ` +
+          `${(held.rss / 2 ** 20).toFixed(1)} MiB, heap ${(held.heapUsed / 2 ** 20).toFixed(1)} MiB`,
+      );
       // A short warm-up round pair, not counted.
       await ask(child, { type: 'rounds', rounds: 2, gapMs: o.gapMs }, 'measured');
       const before = await commandStats(redis.admin);
@@ -99,7 +114,8 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
         mutationP50Ms: percentile(measured.mutationMs, 50),
         serverConnections: await foreignClients(redis.admin),
         ringReadsPerChange: reads / o.rounds,
-        serverRssBytes: await server.rss(),
+        serverRssBytes: held.rss,
+        serverHeapBytes: held.heapUsed,
         serverCpuMsPerChange: serverCpu / 1000 / o.rounds,
         subscriberCpuMsPerChange: measured.cpuUsec / 1000 / o.rounds,
       });
@@ -110,7 +126,7 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
           `${r.serverCpuMsPerChange.toFixed(1)} ms, subscribers ${r.subscriberCpuMsPerChange.toFixed(1)} ms`,
       );
     }
-    return { rows, serverRssIdleBytes };
+    return { rows, serverRssIdleBytes: idle.rss, serverHeapIdleBytes: idle.heapUsed };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -56,7 +56,7 @@ const FULL: Plan = {
     rateLimited: 100_000,
   },
   graphql: { connections: 50, seconds: 10, slices: 5, warmupSeconds: 1 },
-  fanout: { counts: [1, 100, 1_000], rounds: 30, gapMs: 100 },
+  fanout: { counts: [1, 100, 1_000, 5_000], rounds: 30, gapMs: 100 },
   memory: { groups: 100_000, jobs: 50_000 },
   startup: { runs: 5, idleMs: 3_000 },
   latency: {

@@ -7,8 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
-import { ensureBuilt, ROOT, SERVER_ENTRY } from './build.js';
+import { ensureBuilt, SERVER_ENTRY, SERVER_ROOT } from './build.js';
 import { now, sleep } from './util.js';
 
 const START_TIMEOUT_MS = 30_000;
@@ -20,6 +21,11 @@ export interface ServerProcess {
   readonly pid: number;
   /** Resident set size of the server process now (bytes). */
   rss(): Promise<number>;
+  /**
+   * Two forced full GCs in the server (`gcOnSignal.mjs`), then its memory: RSS from /proc and
+   * V8's heap figures (bytes).
+   */
+  memory(): Promise<{ rss: number; heapUsed: number; external: number }>;
   /** CPU time (user + sys) the server process has used so far (µs); NaN where unknown. */
   cpu(): Promise<number>;
   /** SIGTERM (the server's clean shutdown), SIGKILL if it lingers. */
@@ -30,7 +36,7 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
   await ensureBuilt();
   const port = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), SERVER_ENTRY], {
-    cwd: ROOT,
+    cwd: SERVER_ROOT,
     env: {
       ...process.env,
       REDIS_URL: redisUrl,
@@ -38,12 +44,21 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       AUTH_TOKENS: '',
+      // Every subscriber of section 4 comes from one address: 5,000 sockets, over the default
+      // 1,000 per client.
+      MAX_CONNECTIONS_PER_CLIENT: '100000',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  const memoryWaiters: ((line: string) => void)[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);
+    const line = /BENCH-MEMORY (\{[^\n]*\})\n/.exec(stderr);
+    if (line) {
+      stderr = stderr.replace(line[0], '');
+      memoryWaiters.shift()?.(line[1] as string);
+    }
   });
   let exited = false;
   const exit = new Promise<void>((resolve) => {
@@ -73,6 +88,14 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
     url,
     pid,
     rss: () => rssOf(pid),
+    async memory() {
+      const line = new Promise<string>((resolve) => memoryWaiters.push(resolve));
+      child.kill('SIGUSR2');
+      const usage = JSON.parse(await line) as { heapUsed: number; external: number };
+      // RSS read after the GC; V8 gives freed pages back to the system in its own time.
+      await sleep(500);
+      return { rss: await rssOf(pid), heapUsed: usage.heapUsed, external: usage.external };
+    },
     cpu: () => cpuOf(pid),
     async stop() {
       if (exited) return;
@@ -84,9 +107,12 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
   };
 }
 
+/** Preloaded so `memory()` can force a GC; `--expose-gc` changes nothing else in the server. */
+const GC_ON_SIGNAL = fileURLToPath(new URL('./gcOnSignal.mjs', import.meta.url));
+
 function nodeArgs(): string[] {
   const extra = process.env.BENCH_SERVER_NODE_ARGS?.trim();
-  return extra ? extra.split(/\s+/) : [];
+  return ['--expose-gc', '--import', GC_ON_SIGNAL, ...(extra ? extra.split(/\s+/) : [])];
 }
 
 /** User + system CPU of `pid` so far (µs), from /proc (Linux only: NaN elsewhere). */

@@ -20,7 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
-import { ensureBuilt, ROOT, SERVER_ENTRY } from './build.js';
+import { ensureBuilt, SERVER_ENTRY, SERVER_ROOT } from './build.js';
 import { rssOf } from './server.js';
 import { now, percentile, progress, sleep } from './util.js';
 
@@ -105,7 +105,7 @@ export async function startup(o: StartupOptions): Promise<StartupResult> {
   for (let run = 0; run < o.runs; run++) {
     const t0 = now();
     await new Promise<void>((resolve, reject) =>
-      spawn(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'ignore' }).once(
+      spawn(process.execPath, ['scripts/build.mjs'], { cwd: SERVER_ROOT, stdio: 'ignore' }).once(
         'exit',
         (code) => (code === 0 ? resolve() : reject(new Error(`build check exited ${code}`))),
       ),
@@ -156,7 +156,7 @@ async function once(
   const t0 = now();
   // Its own process group, so whatever npm starts is stopped with it.
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd: SERVER_ROOT,
     env: env(port, dataDir, way.env),
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,

@@ -9,15 +9,16 @@ import {
   type ExecutionArgs,
   type FormattedExecutionResult,
   GraphQLError,
+  type GraphQLFormattedError,
   getOperationAST,
 } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import type { BrowserPolicy } from './plugins/browser.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
 import { Utf8WebSocket } from './plugins/utf8.js';
+import { RawPayload, serveGraphqlWs } from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
@@ -58,11 +59,11 @@ export function attachWebSocket(
       connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
     });
   }
-  const disposable = useServer(
+  // Each result's `next` payload, serialized once for every socket it goes to: subscribers of
+  // one event share one result object (plugins/sharedExecution.ts).
+  const payloads = new WeakMap<object, RawPayload>();
+  const disposable = serveGraphqlWs(
     {
-      // Never put an internal error's message in a close reason, whatever NODE_ENV says
-      // (graphql-ws' default is to do so unless NODE_ENV=production).
-      isProd: true,
       execute: (args) => (args.rootValue as RootValue).execute(args),
       subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
       onConnect: (ctx) => {
@@ -72,14 +73,16 @@ export function attachWebSocket(
         // Closed here with 1013 and a reason; graphql-ws' own 4403 after it is then a no-op.
         return token === null || connections.admit(token, ctx.extra.socket);
       },
-      // Results with errors lose Yoga's HTTP-only `extensions.http` here, as refusals do.
+      // The payload graphql-ws would send, serialized once per result. Results with errors lose
+      // Yoga's HTTP-only `extensions.http` here, as refusals do.
       onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors?.some((e) => e.extensions?.http !== undefined)) return undefined;
-        const { errors, ...rest } = result;
-        return {
-          ...rest,
-          errors: errors.map((e) => forSocket(e).toJSON()),
-        } as FormattedExecutionResult;
+        let raw = payloads.get(result);
+        if (raw === undefined) {
+          raw = new RawPayload(JSON.stringify(nextPayload(result)));
+          payloads.set(result, raw);
+        }
+        // serveGraphqlWs puts the JSON in place of the payload object graphql-ws expects here.
+        return raw as unknown as FormattedExecutionResult;
       },
       onSubscribe: async (ctx, _id, params) => {
         // This operation is already counted in ctx.subscriptions (graphql-ws adds it first).
@@ -138,6 +141,30 @@ export function attachWebSocket(
       await disposable.dispose();
     },
   };
+}
+
+/**
+ * The payload of a `next` message, as graphql-ws builds it (the result without `errors`, then
+ * `errors` as JSON when there are any), each error without Yoga's HTTP-only `extensions.http`.
+ */
+function nextPayload(result: {
+  readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined;
+}): object {
+  const { errors, ...rest } = result;
+  if (errors === undefined) return rest;
+  return {
+    ...rest,
+    errors: errors.map((e) =>
+      e.extensions?.http === undefined
+        ? toJson(e)
+        : forSocket(e instanceof GraphQLError ? e : new GraphQLError(e.message, e)).toJSON(),
+    ),
+  };
+}
+
+/** An error as JSON, whether it is a GraphQLError or already formatted. */
+function toJson(error: GraphQLError | GraphQLFormattedError): GraphQLFormattedError {
+  return error instanceof GraphQLError ? error.toJSON() : error;
 }
 
 /**

@@ -3,7 +3,6 @@
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
  * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context } from '../context.js';
@@ -11,6 +10,7 @@ import type { Ringmaster } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
+import { renderGraphiQLLazily } from './graphiql.js';
 import { useBadBodyStatus } from './plugins/badBody.js';
 import type { BrowserPolicy } from './plugins/browser.js';
 import { maskError, useRedisFailureStatus } from './plugins/errors.js';
@@ -100,7 +100,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
       ].join('\n'),
     },
     // GraphiQL from the installed package, not a CDN: it works on a machine with no internet.
-    renderGraphiQL,
+    // Imported on the first GraphiQL request, not at start (graphiql.ts).
+    renderGraphiQL: renderGraphiQLLazily,
     maskedErrors: { isDev: false, maskError: maskError() },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: MAX_REQUEST_BYTES,

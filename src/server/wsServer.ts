@@ -1,0 +1,199 @@
+/**
+ * graphql-ws' server (`makeServer`) on `ws` sockets: what `graphql-ws/use/ws`'s `useServer` does,
+ * with three costs per socket or per delivery taken out (PERFORMANCE.md §4, §5):
+ *
+ * - **One keep-alive timer for every socket**, not a `setInterval` per socket plus a `pong`
+ *   listener added per ping. Every `keepAliveMs` each socket that answered the previous ping is
+ *   pinged again and each that did not is terminated: a dead peer goes within one to two periods
+ *   (useServer: within one to two as well, timed per socket).
+ * - **A message is sent without a promise and a write callback** while the socket keeps up: the
+ *   operation's loop waits for the write to finish only when earlier data is still queued in the
+ *   socket, which is the back-pressure useServer's per-message promise gives (a slow reader
+ *   holds up only its own subscriptions, whose streams conflate meanwhile).
+ * - **A `next` payload can be serialized once for every socket** ({@link RawPayload}): `onNext`
+ *   returns the same RawPayload to every subscriber of one shared result, and only the
+ *   `{"id":…,"type":"next","payload":` envelope is stringified per socket. The bytes on the wire
+ *   are exactly those graphql-ws' own `JSON.stringify` of the message would give.
+ *
+ * Everything else — the protocol and its close codes — is makeServer's, unchanged. An internal
+ * error never puts its message in a close reason (useServer's `isProd: true`, whatever NODE_ENV
+ * says).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+
+/**
+ * What graphql-ws' hooks find in `ctx.extra`: the socket, and of its upgrade request what an
+ * operation may read. Not the IncomingMessage itself, which a socket would otherwise keep for
+ * its lifetime (a readable stream, raw headers: ~0.9 KB per subscriber, PERFORMANCE.md §5).
+ */
+export interface SocketExtra {
+  readonly socket: WebSocket;
+  readonly request: UpgradeRequest;
+}
+
+/** The parts of a WebSocket's upgrade request kept for its operations. */
+export interface UpgradeRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly url: string | undefined;
+  readonly remoteAddress: string | undefined;
+}
+
+/**
+ * A `next` payload already serialized: `json` is the JSON text of the payload object graphql-ws
+ * would have stringified. Return one from `onNext`; make it once per result, not per socket.
+ */
+export class RawPayload {
+  constructor(readonly json: string) {}
+}
+
+/** useServer's default: a ping every 12 s. */
+export const DEFAULT_KEEP_ALIVE_MS = 12_000;
+
+/**
+ * The placeholder a RawPayload is stringified as. `JSON.stringify` writes U+0000 as `\u0000`, so
+ * the placeholder's JSON text is `"\u0000"`; a message is spliced only when it ends with it.
+ */
+const PLACEHOLDER = '\u0000';
+const PLACEHOLDER_TAIL = `${JSON.stringify(PLACEHOLDER)}}`;
+
+/**
+ * The RawPayload of the message being stringified. Set by the replacer and consumed by `send`
+ * in the same synchronous step: makeServer calls `socket.send(stringifyMessage(message))`, with
+ * nothing in between, so no other message can be stringified before this one is sent.
+ */
+let pendingRaw: string | undefined;
+
+function replacer(this: unknown, key: string, value: unknown): unknown {
+  if (key === 'payload' && value instanceof RawPayload) {
+    pendingRaw = value.json;
+    return PLACEHOLDER;
+  }
+  return value;
+}
+
+/** The text makeServer stringified, with a RawPayload's JSON put where its placeholder is. */
+function spliced(data: string): string {
+  const raw = pendingRaw;
+  if (raw === undefined) return data;
+  pendingRaw = undefined;
+  if (!data.endsWith(PLACEHOLDER_TAIL)) return data;
+  return `${data.slice(0, -PLACEHOLDER_TAIL.length)}${raw}}`;
+}
+
+/**
+ * Serve graphql-ws on `wss`.
+ * @param options makeServer's options; `jsonMessageReplacer` is this module's (a RawPayload
+ *   returned by `onNext` needs it), so it cannot be given
+ * @param keepAliveMs ping period (ms); a socket that has not answered one ping by the next is
+ *   terminated. 0 or Infinity: no pings.
+ * @returns `dispose()`: close every socket with 1001 and close `wss`
+ */
+export function serveGraphqlWs(
+  options: Omit<ServerOptions<Record<string, unknown>, SocketExtra>, 'jsonMessageReplacer'>,
+  wss: WebSocketServer,
+  keepAliveMs: number = DEFAULT_KEEP_ALIVE_MS,
+): { dispose: () => Promise<void> } {
+  const server = makeServer<Record<string, unknown>, SocketExtra>({
+    ...options,
+    jsonMessageReplacer: replacer,
+  });
+  wss.options.handleProtocols = handleProtocols;
+
+  wss.once('error', (error) => {
+    console.error(
+      'Internal error emitted on the WebSocket server. Please check your implementation.',
+      error,
+    );
+    for (const client of wss.clients) {
+      try {
+        client.close(CloseCode.InternalServerError, 'Internal server error');
+      } catch {
+        // Closing the others matters more than this one's error.
+      }
+    }
+  });
+
+  // Sockets pinged by the last sweep that have not answered yet.
+  const awaitingPong = new WeakSet<WebSocket>();
+  const sweep =
+    keepAliveMs > 0 && Number.isFinite(keepAliveMs)
+      ? setInterval(() => {
+          for (const socket of wss.clients) {
+            if (socket.readyState !== socket.OPEN) continue;
+            if (awaitingPong.has(socket)) {
+              socket.terminate();
+              continue;
+            }
+            awaitingPong.add(socket);
+            socket.ping();
+          }
+        }, keepAliveMs)
+      : undefined;
+  sweep?.unref();
+
+  wss.on('connection', (socket, request) => {
+    socket.once('error', (error) => {
+      console.error(
+        'Internal error emitted on a WebSocket socket. Please check your implementation.',
+        error,
+      );
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    });
+    socket.on('pong', () => awaitingPong.delete(socket));
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) => {
+          const text = spliced(data);
+          if (socket.readyState !== socket.OPEN) return;
+          // Nothing queued: the write goes to the kernel now, nothing to wait for.
+          if (socket.bufferedAmount === 0) {
+            socket.send(text);
+            return;
+          }
+          return new Promise<void>((resolve, reject) => {
+            socket.send(text, (error) => (error ? reject(error) : resolve()));
+          });
+        },
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) =>
+          socket.on('message', async (event) => {
+            try {
+              await cb(String(event));
+            } catch (error) {
+              console.error(
+                'Internal error occurred during message handling. Please check your implementation.',
+                error,
+              );
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
+      },
+      {
+        socket,
+        request: {
+          headers: request.headers,
+          url: request.url,
+          remoteAddress: request.socket.remoteAddress,
+        },
+      },
+    );
+    socket.once('close', (code, reason) => {
+      awaitingPong.delete(socket);
+      closed(code, String(reason));
+    });
+  });
+
+  return {
+    dispose: async () => {
+      if (sweep) clearInterval(sweep);
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      wss.removeAllListeners();
+      await new Promise<void>((resolve, reject) => {
+        wss.close((error) => (error ? reject(error) : resolve()));
+      });
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * `serveGraphqlWs` (src/server/wsServer.ts) against graphql-ws' own `useServer`: the same frames,
+ * byte for byte, for the same operations — `next` with data, with errors, with extensions, ids
+ * that need escaping, `error` and `complete` — when `onNext` hands over a pre-serialized
+ * RawPayload; and its one keep-alive sweep terminates a socket that stops answering pings while
+ * one that answers stays.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSchema, type ExecutionResult, GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { RawPayload, serveGraphqlWs } from '../../src/server/wsServer.js';
+
+const schema = buildSchema('type Query { a: Int } type Subscription { s: Int }');
+
+/** What every subscription yields, whatever its document: each kind of `next` payload. */
+const RESULTS: ExecutionResult[] = [
+  { data: { s: 1 } },
+  { data: { s: 2, text: 'é "quoted" \u2028 \u0000 \ud83c\udfaa' } },
+  {
+    data: null,
+    errors: [
+      new GraphQLError('boom', { path: ['s'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
+    ],
+  },
+  { data: { s: 3 }, extensions: { cost: 1 } },
+];
+
+async function* results(): AsyncGenerator<ExecutionResult> {
+  for (const result of RESULTS) yield result;
+}
+
+/** The same options for both servers (untyped by either's `extra`). */
+const options = {
+  schema,
+  subscribe: () => results(),
+  execute: () => ({ data: { a: 1 } }),
+};
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function listen(attach: (wss: WebSocketServer) => { dispose(): unknown }) {
+  const server: Server = createServer();
+  const wss = new WebSocketServer({ server });
+  const served = attach(wss);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  closers.push(async () => {
+    await served.dispose();
+    server.close();
+  });
+  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Every text frame one socket receives for `operations`, until each has completed or errored. */
+async function framesFor(url: string, operations: { id: string; query: string }[]) {
+  const socket = new WebSocket(url, 'graphql-transport-ws');
+  const frames: string[] = [];
+  let open = operations.length;
+  const done = new Promise<void>((resolve, reject) => {
+    socket.on('message', (data) => {
+      const text = String(data);
+      const message = JSON.parse(text) as { type: string };
+      if (message.type === 'connection_ack') {
+        for (const { id, query } of operations) {
+          socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
+        }
+        return;
+      }
+      frames.push(text);
+      if (message.type === 'complete' || message.type === 'error') {
+        open -= 1;
+        if (open === 0) resolve();
+      }
+    });
+    socket.on('error', reject);
+  });
+  await once(socket, 'open');
+  socket.send('{"type":"connection_init"}');
+  await done;
+  socket.close();
+  return frames;
+}
+
+describe('frames', () => {
+  it('are byte for byte those of graphql-ws useServer, with the payload serialized once', async () => {
+    const serialized: string[] = [];
+    const payloads = new WeakMap<object, RawPayload>();
+    const ours = await listen((wss) =>
+      serveGraphqlWs(
+        {
+          ...options,
+          onNext: (_ctx, _id, _payload, _args, result) => {
+            let raw = payloads.get(result);
+            if (raw === undefined) {
+              // graphql-ws' own payload: the result without errors, then errors as JSON.
+              const { errors, ...rest } = result;
+              const payload = errors ? { ...rest, errors: errors.map((e) => e.toJSON()) } : rest;
+              raw = new RawPayload(JSON.stringify(payload));
+              serialized.push(raw.json);
+              payloads.set(result, raw);
+            }
+            return raw as never;
+          },
+        },
+        wss,
+      ),
+    );
+    const theirs = await listen((wss) => useServer(options, wss));
+    const operations = [
+      { id: 'a', query: 'subscription { s }' },
+      { id: 'b "quoted" \u2028 é', query: 'subscription { s }' },
+      { id: 'c', query: 'subscription { nope }' },
+      { id: 'd', query: '{ a }' },
+    ];
+    const [mine, expected] = await Promise.all([
+      framesFor(ours, operations),
+      framesFor(theirs, operations),
+    ]);
+    expect(mine.sort()).toEqual(expected.sort());
+    // Two subscriptions, four results each, and an operation that is not a subscription.
+    expect(mine.filter((frame) => frame.includes('"type":"next"'))).toHaveLength(9);
+    // Each shared result was serialized once, for both subscriptions it went to.
+    expect(serialized).toHaveLength(RESULTS.length + 1);
+  });
+
+  it('sends an ordinary payload unchanged when onNext returns none', async () => {
+    const ours = await listen((wss) => serveGraphqlWs(options, wss));
+    const theirs = await listen((wss) => useServer(options, wss));
+    const operations = [{ id: 'x', query: 'subscription { s }' }];
+    expect(await framesFor(ours, operations)).toEqual(await framesFor(theirs, operations));
+  });
+});
+
+describe('keep-alive', () => {
+  it('terminates a socket that stops answering pings, and keeps one that answers', async () => {
+    // A period long enough that a busy machine still delivers the answering socket's pong
+    // within it (client and server share this process' event loop).
+    const url = await listen((wss) => serveGraphqlWs(options, wss, 500));
+    const answering = new WebSocket(url, 'graphql-transport-ws');
+    const silent = new WebSocket(url, 'graphql-transport-ws', { autoPong: false });
+    await Promise.all([once(answering, 'open'), once(silent, 'open')]);
+    let pings = 0;
+    answering.on('ping', () => {
+      pings += 1;
+    });
+    await once(silent, 'close');
+    // Pinged at every sweep meanwhile, answered each time, and still open after many more.
+    const seen = pings;
+    await new Promise<void>((resolve) => {
+      answering.on('ping', () => {
+        if (pings >= seen + 3) resolve();
+      });
+    });
+    expect(answering.readyState).toBe(WebSocket.OPEN);
+    answering.close();
+  });
+});
+
+describe('ctx.extra', () => {
+  it("holds the socket and the upgrade request's headers, url and address, not the request", async () => {
+    const seen: unknown[] = [];
+    const url = await listen((wss) =>
+      serveGraphqlWs(
+        {
+          ...options,
+          onConnect: (ctx) => {
+            seen.push(ctx.extra.request);
+            return ctx.extra.socket.readyState === WebSocket.OPEN;
+          },
+        },
+        wss,
+      ),
+    );
+    expect(await framesFor(`${url}/graphql?x=1`, [{ id: 'a', query: '{ a }' }])).toHaveLength(2);
+    expect(seen).toEqual([
+      {
+        headers: expect.objectContaining({ 'sec-websocket-protocol': 'graphql-transport-ws' }),
+        url: '/graphql?x=1',
+        remoteAddress: '127.0.0.1',
+      },
+    ]);
+  });
+});
