@@ -33,6 +33,7 @@ import { serverReaper } from './reaper.js';
 import { connectTarget, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
 import { StartupError } from './startupError.js';
+import { coalesceWrites } from './writeCoalescing.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
 
@@ -137,6 +138,8 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
     throw new StartupError(redisVariable(config), shownRedis(config), error.message);
   }
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  // One socket write per event-loop turn for the commands of many requests (not auto-pipelining).
+  coalesceWrites(redis);
   if (isCluster(redis)) {
     redis.on('node error', (err: Error, node: string) =>
       logger.warn({ err: err.message, node }, 'redis cluster node connection error'),

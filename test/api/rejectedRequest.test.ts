@@ -130,6 +130,32 @@ describe.each(['http', 'sse', 'ws'] as const)('over %s', (transport) => {
     if (transport === 'http') expect(sent.status).toBe(403);
   });
 
+  it("one document, repeated, is judged for each role and each request's variables", async () => {
+    // The verdict is kept per parsed operation and role (operationRole.ts): the same text from
+    // an admin, a worker, an admin again, then a worker whose variables do not coerce.
+    const queue = uniqueQueueName('whole-repeat');
+    const query = `mutation Repeat($q: String!) {
+      e: enqueue(queue: $q, group: "zz") { id }
+      s: setLimit(queue: $q, group: "g1", limit: 9) { id limit }
+    }`;
+    const asAdmin = async () => {
+      const sent = await send(transport, { query, variables: { q: queue } }, TOKENS.admin);
+      expect(sent.result?.errors, sent.text).toBeUndefined();
+      expect((sent.result?.data as { s?: { limit?: number } } | undefined)?.s?.limit).toBe(9);
+    };
+    await asAdmin();
+    const refusedSent = await expectRedisUnchanged(r, () =>
+      send(transport, { query, variables: { q: queue } }, TOKENS.worker),
+    );
+    expect(codes(refusedSent.result), refusedSent.text).toEqual(['FORBIDDEN']);
+    await asAdmin();
+    const badVariables = await expectRedisUnchanged(r, () =>
+      send(transport, { query, variables: { q: null } }, TOKENS.worker),
+    );
+    // Not FORBIDDEN: an operation that cannot run is the executor's to answer, as before.
+    expect(codes(badVariables.result), badVariables.text).toEqual(['BAD_USER_INPUT']);
+  });
+
   it('a field the role may not run but @skip removes does not refuse the rest', async () => {
     const queue = uniqueQueueName('whole-skip');
     const sent = await send(
