@@ -545,8 +545,10 @@ describe('Worker', () => {
     await woken.promise;
     await nextTurn(); // the worker has handled its wake
     answer.resolve();
-    // The held "ring empty" predates the wake: the worker claims again and runs b.
-    await waitFor('b to start', () => started.includes(b.id), PROMPT_MS);
+    // The held "ring empty" predates the wake: the worker claims again and runs b. Taken as
+    // current, it would park the worker on the taken token until PARK_MS: any bound well below
+    // that tells the two apart, so a generous one (a loaded machine) does.
+    await waitFor('b to start', () => started.includes(b.id), PARK_MS / 4);
   });
 
   it('close() stops claiming, lets the jobs in flight finish, then resolves', async () => {
