@@ -141,8 +141,8 @@ describe('frames', () => {
 describe('keep-alive', () => {
   it('terminates a socket that stops answering pings, and keeps one that answers', async () => {
     // A period long enough that a busy machine still delivers the answering socket's pong
-    // within it (client and server share this process' event loop).
-    const url = await listen((wss) => serveGraphqlWs(options, wss, 500));
+    // within it (client and server share this process' event loop; 20 and 500 ms were not).
+    const url = await listen((wss) => serveGraphqlWs(options, wss, 2_000));
     const answering = new WebSocket(url, 'graphql-transport-ws');
     const silent = new WebSocket(url, 'graphql-transport-ws', { autoPong: false });
     await Promise.all([once(answering, 'open'), once(silent, 'open')]);
@@ -151,11 +151,12 @@ describe('keep-alive', () => {
       pings += 1;
     });
     await once(silent, 'close');
-    // Pinged at every sweep meanwhile, answered each time, and still open after many more.
+    // Pinged at every sweep, answered each time, and still open two sweeps later.
     const seen = pings;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
+      answering.once('close', () => reject(new Error('the answering socket was terminated')));
       answering.on('ping', () => {
-        if (pings >= seen + 3) resolve();
+        if (pings >= seen + 2) resolve();
       });
     });
     expect(answering.readyState).toBe(WebSocket.OPEN);
