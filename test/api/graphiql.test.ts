@@ -39,3 +39,22 @@ it('has GraphiQL send subscriptions as SSE over POST, which carries the Headers 
     method: 'POST',
   });
 });
+
+// GraphiQL's package is imported on the first request for it (src/server/graphiql.ts), not at
+// start: requests that arrive together before it is loaded all get the page, the same page.
+it('serves the same page to requests made together on a fresh server, and after', async () => {
+  const fresh = await startTestServer(redis.url);
+  try {
+    const get = async () => {
+      const response = await fetch(fresh.endpoint, { headers: { accept: 'text/html' } });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    const pages = await Promise.all([get(), get(), get()]);
+    pages.push(await get());
+    expect(pages[0]).toContain('renderYogaGraphiQL');
+    expect(new Set(pages).size).toBe(1);
+  } finally {
+    await fresh.stop();
+  }
+});

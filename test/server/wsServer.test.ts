@@ -140,20 +140,25 @@ describe('frames', () => {
 
 describe('keep-alive', () => {
   it('terminates a socket that stops answering pings, and keeps one that answers', async () => {
-    // A period long enough that a busy machine still delivers the answering socket's pong
-    // within it (client and server share this process' event loop).
-    const url = await listen((wss) => serveGraphqlWs(options, wss, 500));
+    // A 1 s period: a pong must come back within one, also on a loaded machine.
+    const url = await listen((wss) => serveGraphqlWs(options, wss, 1_000));
     const answering = new WebSocket(url, 'graphql-transport-ws');
     const silent = new WebSocket(url, 'graphql-transport-ws', { autoPong: false });
     await Promise.all([once(answering, 'open'), once(silent, 'open')]);
+    // Both initialised, so graphql-ws' own 3 s connection_init timeout (4408) closes neither.
+    answering.send('{"type":"connection_init"}');
+    silent.send('{"type":"connection_init"}');
+    await Promise.all([once(answering, 'message'), once(silent, 'message')]);
     let pings = 0;
     answering.on('ping', () => {
       pings += 1;
     });
-    await once(silent, 'close');
-    // Pinged at every sweep meanwhile, answered each time, and still open after many more.
+    const [code] = await once(silent, 'close');
+    expect(code).toBe(1006); // terminated, no close frame
+    // Pinged at every sweep, answered each time, and still open three sweeps later.
     const seen = pings;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
+      answering.once('close', () => reject(new Error('the answering socket was terminated')));
       answering.on('ping', () => {
         if (pings >= seen + 3) resolve();
       });
