@@ -12,7 +12,7 @@ export interface LuaScript {
   /** From the file name: `setLimit-8.lua` → `setLimit`. */
   readonly name: string;
   readonly numberOfKeys: number;
-  /** The source with every include inlined. */
+  /** The source with every include inlined, its comments and blank lines left out. */
   readonly lua: string;
 }
 
@@ -31,6 +31,26 @@ function inline(source: string, dir: string, seen: Set<string>): string {
   });
 }
 
+/** A comment block, `--[[ … ]]` or `--[==[ … ]==]`, from its start at the start of a line. */
+const BLOCK_COMMENT = /^[ \t]*--\[(=*)\[[\s\S]*?\]\1\][ \t]*$/gm;
+/** A line that is only a comment (a comment after code is kept: `--` may be inside a string). */
+const LINE_COMMENT = /^[ \t]*--.*$/gm;
+
+/**
+ * The script as Redis gets it: without its comments (the why, for the reader of `src/lua`) and
+ * blank lines. The scripts' comments are most of their text; every script, includes inlined,
+ * is held by each engine and sent in full by an EVAL after a NOSCRIPT, and Redis keeps each in
+ * its script cache. Inlining moves lines anyway, so an error's line number names no file line.
+ */
+export function stripComments(lua: string): string {
+  return `${lua
+    .replace(BLOCK_COMMENT, '')
+    .replace(LINE_COMMENT, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .join('\n')}\n`;
+}
+
 /**
  * Read every script in `dir` (default {@link LUA_DIR}) with its includes inlined.
  * Throws if an include is missing (ENOENT naming the file).
@@ -42,6 +62,6 @@ export function loadScripts(dir: string = LUA_DIR): LuaScript[] {
     .map(([file, name, keys]) => ({
       name: name as string,
       numberOfKeys: Number(keys),
-      lua: inline(readFileSync(`${dir}${file}`, 'utf8'), dir, new Set()),
+      lua: stripComments(inline(readFileSync(`${dir}${file}`, 'utf8'), dir, new Set())),
     }));
 }
