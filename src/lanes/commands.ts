@@ -618,6 +618,24 @@ export class Commands {
   }
 
   /**
+   * `reconcileIndexes-3.lua` op 'payloads', one step: HSCAN `batch` fields of `payloads` from
+   * `cursor`; the findings (a payload whose job has no hash) and the next cursor ('0': done).
+   */
+  reconcilePayloads(p: {
+    mode: 'audit' | 'repair';
+    cursor: string;
+    batch: number;
+  }): Promise<[findings: FlatFindings, cursor: string]> {
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      p.mode,
+      'payloads',
+      p.cursor,
+      p.batch,
+    ]) as Promise<[FlatFindings, string]>;
+  }
+
+  /**
    * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
    * (`group` undefined) or of a group's from rank `start`, in `mode`.
    */
