@@ -615,16 +615,17 @@ export class Queue {
         refused.push(error as RingmasterError);
       }
     }
-    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] = await this.laidOut(
-      () =>
-        this.commands.completeAndClaim({
-          completions: sent,
-          claimTokens: tokens,
-          leaseMs,
-          defaultMaxAttempts: Defaults.maxAttempts,
-          promoteBatch: Defaults.promoteBatch,
-        }),
-    );
+    const send = () =>
+      this.commands.completeAndClaim({
+        completions: sent,
+        claimTokens: tokens,
+        leaseMs,
+        defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
+      });
+    // Completions alone read no payload (complete is not refused either): only a claim asks.
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
+      claim > 0 ? await this.laidOut(send) : await send();
     statuses.forEach((status, j) => {
       const c = sent[j] as { id: string };
       refused[sentAt[j] as number] = errorFromStatus(status, this.name, c.id) ?? null;
