@@ -136,7 +136,7 @@ export type MetricsReply = [
 ];
 
 /**
- * `checkLayout-4.lua`'s reply: status 0 (the engine's layout), 1 (marked `found`, another
+ * `checkLayout-5.lua`'s reply: status 0 (the engine's layout), 1 (marked `found`, another
  * layout) or 2 (no mark, and jobs of the layout before: the totals pending, delayed, active and
  * the sizes of completed and dead follow).
  */
@@ -324,14 +324,14 @@ export class Commands {
   }
 
   /**
-   * `checkLayout-4.lua`: is the queue of job layout `layout` (marking an empty queue that has no
+   * `checkLayout-5.lua`: is the queue of job layout `layout` (marking an empty queue that has no
    * mark)? See {@link LayoutReply}.
    */
   checkLayout(p: { layout: string }): Promise<LayoutReply> {
     const k = this.k;
     return this.run(
       'checkLayout',
-      [k.settings, k.stats, k.completed, k.dead],
+      [k.settings, k.stats, k.completed, k.dead, k.seq],
       [p.layout],
     ) as Promise<LayoutReply>;
   }

@@ -1292,7 +1292,7 @@ export class Queue {
   /**
    * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
    * per queue and connection by {@link laidOut}, before the first enqueue or claim. An empty
-   * queue without a mark is marked as this layout (`checkLayout-4.lua`).
+   * queue without a mark is marked as this layout (`checkLayout-5.lua`).
    * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
    */
   private async checkLayout(): Promise<void> {

@@ -13,18 +13,21 @@
     KEYS[2] stats      hash   totals pending, delayed, active
     KEYS[3] completed  zset   retained completed jobs
     KEYS[4] dead       zset   dead jobs
+    KEYS[5] seq        string job id counter: a queue that never minted an id is left unmarked
+                              (its first enqueue marks it), so asking writes nothing there
 
     ARGV[1] layout     the engine's layout ('2', keys.ts JOB_LAYOUT)
 
   Output: { status, found, pending, delayed, active, completed, dead }
-    status 0  the queue is of this layout (marked now if it had no mark and no job)
+    status 0  the queue is of this layout (marked now if it had no mark, no job and an id
+              counter; a queue with no counter is new: passed, not written)
            1  marked with another layout (`found`): refused
            2  no mark, and jobs of the layout before (the counts that follow): refused
     found: the mark as stored (false for none); counts: the totals and sizes read (status 2).
 
   Memory: runs at maxmemory (noeviction): the mark is a few bytes (includes/allowAtMaxmemory.lua).
 
-  Events: hset settings (when it marks an empty queue).
+  Events: hset settings (when it marks an empty queue that had jobs once).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "safeInteger"
@@ -60,6 +63,9 @@ for i = 1, 5 do
 end
 if any then
   return { 2, false, counts[1], counts[2], counts[3], counts[4], counts[5] }
+end
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  return { 0, false }
 end
 allowAtMaxmemory(settingsKey)
 redis.call('HSET', settingsKey, 'layout', layout)
