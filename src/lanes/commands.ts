@@ -136,6 +136,21 @@ export type MetricsReply = [
 ];
 
 /**
+ * `checkLayout-5.lua`'s reply: status 0 (the engine's layout), 1 (marked `found`, another
+ * layout) or 2 (no mark, and jobs of the layout before: the totals pending, delayed, active and
+ * the sizes of completed and dead follow).
+ */
+export type LayoutReply = [
+  status: 0 | 1 | 2,
+  found: string | null,
+  pending?: number,
+  delayed?: number,
+  active?: number,
+  completed?: number,
+  dead?: number,
+];
+
+/**
  * Told of every script call an engine makes (`RingmasterOptions.onScript`): the script's name
  * (`claim`, `enqueue`, … the file name without `-N.lua`), how long the call took (ms, from
  * sending to the reply, NOSCRIPT retries included) and whether it succeeded (false for any
@@ -309,6 +324,19 @@ export class Commands {
   }
 
   /**
+   * `checkLayout-5.lua`: is the queue of job layout `layout` (marking an empty queue that has no
+   * mark)? See {@link LayoutReply}.
+   */
+  checkLayout(p: { layout: string }): Promise<LayoutReply> {
+    const k = this.k;
+    return this.run(
+      'checkLayout',
+      [k.settings, k.stats, k.completed, k.dead, k.seq],
+      [p.layout],
+    ) as Promise<LayoutReply>;
+  }
+
+  /**
    * `enqueue-12.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
    * long it is remembered (ms) and the request's fingerprint, or undefined for none. At most
    * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
@@ -461,9 +489,11 @@ export class Commands {
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */
   extendLease(p: { id: string; token: string; leaseMs: number }): Promise<JobReply | number> {
     const k = this.k;
-    return this.run('extendLease', [k.active, k.job(p.id)], [p.id, p.token, p.leaseMs]) as Promise<
-      JobReply | number
-    >;
+    return this.run(
+      'extendLease',
+      [k.active, k.job(p.id)],
+      [p.id, p.token, p.leaseMs, k.base],
+    ) as Promise<JobReply | number>;
   }
 
   /**
@@ -585,6 +615,24 @@ export class Commands {
     else if ('group' in p.select) args.push(p.select.group);
     args.push(...p.history);
     return this.run('removeJobs', keys, args) as Promise<JobActionReply>;
+  }
+
+  /**
+   * `reconcileIndexes-3.lua` op 'payloads', one step: HSCAN `batch` fields of `payloads` from
+   * `cursor`; the findings (a payload whose job has no hash) and the next cursor ('0': done).
+   */
+  reconcilePayloads(p: {
+    mode: 'audit' | 'repair';
+    cursor: string;
+    batch: number;
+  }): Promise<[findings: FlatFindings, cursor: string]> {
+    return this.run('reconcileIndexes', this.pairedKeys(), [
+      this.k.base,
+      p.mode,
+      'payloads',
+      p.cursor,
+      p.batch,
+    ]) as Promise<[FlatFindings, string]>;
   }
 
   /**

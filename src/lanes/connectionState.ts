@@ -40,6 +40,9 @@ export class Connection {
    */
   private readonly registrations = new Map<string, number | Promise<void>>();
 
+  /** Queue base (`P:{Q}:`) → its job layout was found right, or that check on the wire. */
+  private readonly layouts = new Map<string, true | Promise<void>>();
+
   /**
    * @param redis a connection shared by all calls (not used for blocking commands)
    * @param onScript told of every script call made through this connection (name, ms, ok):
@@ -96,5 +99,31 @@ export class Connection {
     );
     known.set(member, sadd);
     return sadd.then(run);
+  }
+
+  /**
+   * Run `run` once the job layout of the queue at `base` (`P:{Q}:`) is known to be the engine's
+   * (DESIGN.md §2, "Job layout"): the first call per queue on this connection awaits `check`
+   * (`Queue`'s, which throws for a queue of another layout); once it passed it is not asked
+   * again (a layout never changes back: enqueue marks a queue as it mints its first id, so a
+   * queue emptied by hand or a FLUSHALL is marked again by its next job). Calls made while the
+   * check is on the wire wait for it. A failed check is forgotten, so the next call asks again
+   * (and fails again until the queue is drained).
+   */
+  laidOut<T>(base: string, check: () => Promise<void>, run: () => Promise<T>): Promise<T> {
+    const entry = this.layouts.get(base);
+    if (entry === true) return run();
+    if (entry !== undefined) return entry.then(run);
+    const checked = check().then(
+      () => {
+        this.layouts.set(base, true);
+      },
+      (error: unknown) => {
+        if (this.layouts.get(base) === checked) this.layouts.delete(base);
+        throw error;
+      },
+    );
+    this.layouts.set(base, checked);
+    return checked.then(run);
   }
 }

@@ -26,6 +26,13 @@ export const ErrorCode = {
    * nothing was started; close something or retry later.
    */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  /**
+   * The queue's jobs were written in another job layout than this engine's (DESIGN.md §2, "Job
+   * layout"): enqueue and claim are refused, with nothing written, until it is drained; the
+   * message says how many jobs and what to do. Reads, complete, retry, removal and the reaper
+   * still work on it.
+   */
+  LAYOUT_MISMATCH: 'LAYOUT_MISMATCH',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

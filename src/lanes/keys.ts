@@ -13,7 +13,8 @@
  * | `P:{Q}:wake`             | list   | wake tokens, trimmed to 64                               |
  * | `P:{Q}:g:<group>:pending`| zset   | the group's lane: job id → FIFO score                    |
  * | `P:{Q}:groups`           | zset   | registry of groups, score 0 (lexicographic paging)       |
- * | `P:{Q}:job:<id>`         | hash   | group, payload, attempts, maxAttempts, state, token, …   |
+ * | `P:{Q}:job:<id>`         | hash   | group, attempts, maxAttempts, state, token, …            |
+ * | `P:{Q}:payloads`         | hash   | job id → payload (JSON text), beside the job's hash      |
  * | `P:{Q}:active`           | zset   | active job id → lease deadline (ms, Redis clock)         |
  * | `P:{Q}:leases`           | hash   | active job id → its group                                |
  * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
@@ -23,7 +24,7 @@
  * | `P:{Q}:g:<group>:dead`   | zset   | the group's dead jobs: id → when it died (ms)            |
  * | `P:{Q}:g:<group>:completed`| zset | the group's retained completed jobs: id → finished (ms)  |
  * | `P:{Q}:job:<id>:errors`  | list   | the job's failed attempts, newest first, JSON, bounded   |
- * | `P:{Q}:settings`         | hash   | queue-wide settings: paused, retention policies          |
+ * | `P:{Q}:settings`         | hash   | queue-wide settings: paused, retention, job layout       |
  * | `P:{Q}:seq`              | string | job id counter                                           |
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
@@ -45,7 +46,7 @@
  * Scripts that pick a group or mint a job id build the keys named by data themselves from
  * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
  * (`laneKeyOf`, `jobKeyOf`, `groupDelayedKeyOf`, `groupDeadKeyOf`, `groupCompletedKeyOf`,
- * `errorsKeyOf`, and `WAKE_LENGTH`), and build the operations keys (history … heads) from
+ * `errorsKeyOf`, `payloadsKeyOf`, `settingsKeyOf`, `WAKE_LENGTH` and `JOB_LAYOUT`), and build the operations keys (history … heads) from
  * `base` too (`historyKeyOf`, …: see keys.lua for why): change one side, change the other.
  * `test/lua/includes.test.ts` checks that the two sides agree.
  */
@@ -65,7 +66,16 @@ export interface QueueKeys {
   readonly delayed: string;
   /** `P:{Q}:completed` — retained completed jobs by when they completed (retention, §2). */
   readonly completed: string;
-  /** `P:{Q}:settings` — hash: `paused` ('1' while the queue is paused), retention policies. */
+  /**
+   * `P:{Q}:payloads` — hash: job id → its payload (JSON text), for every job that has a hash and
+   * a payload (`payloadsKeyOf`). Kept out of the job's hash so that the hash stays a listpack
+   * (a value over `hash-max-listpack-value`, 64 bytes, would make it a hash table: DESIGN.md §2).
+   */
+  readonly payloads: string;
+  /**
+   * `P:{Q}:settings` — hash: `paused` ('1' while the queue is paused), retention policies,
+   * `layout` (the job layout, {@link JOB_LAYOUT}).
+   */
   readonly settings: string;
   readonly seq: string;
   readonly stats: string;
@@ -126,6 +136,14 @@ export interface QueueKeys {
  */
 export const WAKE_LENGTH = 64;
 
+/**
+ * The job layout these scripts read and write, kept in `P:{Q}:settings` as `layout`
+ * (DESIGN.md §2, "Job layout"): 2 since issue 18 (payloads in `P:{Q}:payloads`, no `score` in
+ * the job hash). A queue with jobs and no `layout` was written by the layout before (1).
+ * `src/lua/includes/keys.lua` holds the same value.
+ */
+export const JOB_LAYOUT = '2';
+
 /** The keys of queue `queue` under `prefix` (DESIGN.md §2). Names are not validated here. */
 export function queueKeys(prefix: string, queue: string): QueueKeys {
   const base = `${prefix}:{${queue}}:`;
@@ -142,6 +160,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     dead: `${base}dead`,
     delayed: `${base}delayed`,
     completed: `${base}completed`,
+    payloads: `${base}payloads`,
     settings: `${base}settings`,
     seq: `${base}seq`,
     stats: `${base}stats`,

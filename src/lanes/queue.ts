@@ -25,13 +25,14 @@ import { Defaults } from './defaults.js';
 import {
   badInput,
   codeRedisFailures,
+  ErrorCode,
   errorFromStatus,
   jobNotFound,
-  type RingmasterError,
+  RingmasterError,
 } from './errors.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
-import { type QueueKeys, queueKeys, queuesKey } from './keys.js';
+import { JOB_LAYOUT, type QueueKeys, queueKeys, queuesKey } from './keys.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
 import * as overrides from './overrides.js';
@@ -490,7 +491,17 @@ export class Queue {
             fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
           };
     const [id, fields, outcome] = await this.registered(() =>
-      this.commands.enqueue({ group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff }),
+      this.laidOut(() =>
+        this.commands.enqueue({
+          group: g,
+          payload: text,
+          maxAttempts,
+          key,
+          delayMs,
+          runAt,
+          backoff,
+        }),
+      ),
     );
     if (outcome === 2) {
       throw badInput(
@@ -522,12 +533,14 @@ export class Queue {
   ): Promise<Job | null> {
     const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
     const token = options.token === undefined ? randomUUID() : validate.token(options.token);
-    const reply = await this.commands.claim({
-      leaseMs,
-      token,
-      defaultMaxAttempts: Defaults.maxAttempts,
-      promoteBatch: Defaults.promoteBatch,
-    });
+    const reply = await this.laidOut(() =>
+      this.commands.claim({
+        leaseMs,
+        token,
+        defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
+      }),
+    );
     return decodeClaims(this.name, reply, [token])[0] ?? null;
   }
 
@@ -602,14 +615,17 @@ export class Queue {
         refused.push(error as RingmasterError);
       }
     }
-    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
-      await this.commands.completeAndClaim({
+    const send = () =>
+      this.commands.completeAndClaim({
         completions: sent,
         claimTokens: tokens,
         leaseMs,
         defaultMaxAttempts: Defaults.maxAttempts,
         promoteBatch: Defaults.promoteBatch,
       });
+    // Completions alone read no payload (complete is not refused either): only a claim asks.
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
+      claim > 0 ? await this.laidOut(send) : await send();
     statuses.forEach((status, j) => {
       const c = sent[j] as { id: string };
       refused[sentAt[j] as number] = errorFromStatus(status, this.name, c.id) ?? null;
@@ -1165,8 +1181,10 @@ export class Queue {
     } catch {
       return null;
     }
-    const [fields, entries] = await Promise.all([
+    const [fields, payload, entries] = await Promise.all([
       this.redis.hgetall(this.keys.job(jobId)),
+      // Beside the hash, not in it (DESIGN.md §2, "Job layout").
+      this.redis.hget(this.keys.payloads, jobId),
       // An error list of another type (written by hand) reads as none rather than failing.
       this.redis.lrange(this.keys.errors(jobId), 0, -1).catch((error: unknown) => {
         if (error instanceof Error && error.message.startsWith('WRONGTYPE')) return [] as string[];
@@ -1174,6 +1192,7 @@ export class Queue {
       }),
     ]);
     if (Object.keys(fields).length === 0) return null;
+    if (payload !== null) fields.payload = payload;
     return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
   }
 
@@ -1266,6 +1285,37 @@ export class Queue {
    * so the wait costs one round trip per queue per connection every 5 s, not one per call.
    * Calls made while a SADD is on the wire wait for that one rather than sending their own.
    */
+  private laidOut<T>(run: () => Promise<T>): Promise<T> {
+    return this.connection.laidOut(this.keys.base, () => this.checkLayout(), run);
+  }
+
+  /**
+   * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
+   * per queue and connection by {@link laidOut}, before the first enqueue or claim. An empty
+   * queue without a mark is marked as this layout (`checkLayout-5.lua`).
+   * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
+   */
+  private async checkLayout(): Promise<void> {
+    const [status, found, ...counts] = await this.commands.checkLayout({ layout: JOB_LAYOUT });
+    if (status === 0) return;
+    if (status === 1) {
+      throw new RingmasterError(
+        ErrorCode.LAYOUT_MISMATCH,
+        `queue ${this.name} is marked with job layout ${found} (${this.keys.settings} layout), not ` +
+          `this version's ${JOB_LAYOUT}: run the version of Ringmaster that wrote it, or use another queue`,
+      );
+    }
+    const [pending, delayed, active, completed, dead] = counts;
+    throw new RingmasterError(
+      ErrorCode.LAYOUT_MISMATCH,
+      `queue ${this.name} holds jobs of the job layout before issue 18 (payloads in the job ` +
+        `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
+        `${dead} dead), which this version would run without their payloads, so it refuses to ` +
+        `enqueue or claim there: finish them with the previous version and remove the completed ` +
+        `and dead ones (removeJobs), or send new jobs to a new queue`,
+    );
+  }
+
   private registered<T>(
     run: () => Promise<T>,
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),

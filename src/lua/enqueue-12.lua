@@ -46,7 +46,8 @@
                          ('' or '0' for none): stored on the job as they are (validated by the
                          engine; includes/requeueJob.lua applies them)
 
-  Output: { id, { field1, value1, ... }, outcome }
+  Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
+  payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
     outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
             1  the key's job, nothing written: its hash as it is now, or, once it completed
                (its hash is deleted), { group, payload, maxAttempts, enqueuedAt, state
@@ -60,7 +61,8 @@
   be a decimal job id. Also, for a job that goes to its lane, when the group has a limit and
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: incr seq; hset job; hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
+  Events: incr seq; hset job; hset payloads (with a payload); hset settings (the queue's first
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
   g:<group>:delayed; zadd groups; hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
   None for outcomes 1, 2 and 3.
 ]]
@@ -69,6 +71,7 @@
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "heads"
+--- @include "payloads"
 
 -- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
 local LAST_SEQ = 9007199254740990
@@ -103,7 +106,7 @@ if keyTtlMs ~= '' then
     if seen[2] ~= fingerprint then
       return { seen[1], {}, CONFLICT }
     end
-    local fields = redis.call('HGETALL', jobKeyOf(base, seen[1]))
+    local fields = jobFields(base, seen[1])
     if #fields == 0 then
       fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
         'state', 'completed' }
@@ -142,10 +145,14 @@ end
 local seq = redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 local jobKey = jobKeyOf(base, id)
+-- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
 redis.call('HSET', jobKey, 'group', group, 'state', delayed and 'delayed' or 'pending',
-  'attempts', 0, 'maxAttempts', maxAttempts, 'score', id, 'enqueuedAt', now)
-if payload ~= '' then
-  redis.call('HSET', jobKey, 'payload', payload)
+  'attempts', 0, 'maxAttempts', maxAttempts, 'enqueuedAt', now)
+storePayload(base, id, payload)
+if seq == 1 then
+  -- The queue's first job: mark its layout, so a reader knows it is not the previous one's
+  -- (DESIGN.md §2, "Job layout"; a queue with jobs and no mark is refused by the engine).
+  redis.call('HSET', settingsKeyOf(base), 'layout', JOB_LAYOUT)
 end
 if backoff ~= '' then
   redis.call('HSET', jobKey, 'backoff', backoff, 'backoffDelayMs', ARGV[10])
@@ -173,4 +180,9 @@ else
   redis.call('HINCRBY', k.stats, 'pending', 1)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
 end
-return { id, redis.call('HGETALL', jobKey), CREATED }
+local fields = redis.call('HGETALL', jobKey)
+if payload ~= '' then
+  fields[#fields + 1] = 'payload'
+  fields[#fields + 1] = payload
+end
+return { id, fields, CREATED }

@@ -10,8 +10,11 @@
     ARGV[1] id
     ARGV[2] token
     ARGV[3] leaseMs  1..86,400,000 (validated by the engine)
+    ARGV[4] base     'P:{Q}:' — P:{Q}:payloads, for the reply's payload, is built from it
+                     (includes/keys.lua; same slot)
 
-  Output: { id, field1, value1, ... } (the job hash), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
+  Output: { id, { field1, value1, ... } } (the job hash and its payload, from P:{Q}:payloads:
+  includes/payloads.lua, jobFields), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
@@ -21,12 +24,14 @@
 --- @include "allowAtMaxmemory"
 --- @include "nowMs"
 --- @include "checkLease"
+--- @include "payloads"
 
 local activeKey = KEYS[1]
 local jobKey = KEYS[2]
 local id = ARGV[1]
 local token = ARGV[2]
 local leaseMs = tonumber(ARGV[3])
+local base = ARGV[4]
 
 local denied = checkLease(activeKey, jobKey, id, token)
 if denied then
@@ -36,4 +41,4 @@ allowAtMaxmemory(activeKey)
 
 redis.call('ZADD', activeKey, 'XX', 'GT', nowMs() + leaseMs, id)
 redis.call('HSET', jobKey, 'leaseUntil', redis.call('ZSCORE', activeKey, id))
-return { id, redis.call('HGETALL', jobKey) }
+return { id, jobFields(base, id) }

@@ -20,7 +20,8 @@
     ARGV[3] actor  who asks (history, includes/history.lua)
     ARGV[4] cap    the queue history's cap (count; 0 records nothing)
 
-  Output: { id, { field1, value1, ... }, promoted } — the job hash after the call; promoted 1
+  Output: { id, { field1, value1, ... }, promoted } — the job hash after the call (its payload
+  appended, includes/payloads.lua); promoted 1
           when it was moved, 0 when it was not delayed (nothing written) — or -1
           (JOB_NOT_FOUND: no job hash; nothing written).
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
@@ -36,6 +37,7 @@
 ]]
 --- @include "promote"
 --- @include "history"
+--- @include "payloads"
 
 local JOB_NOT_FOUND = -1
 
@@ -60,7 +62,7 @@ if not group then
     return JOB_NOT_FOUND
   end
   -- A hash without a group (another writer's) has no lane to go to: left as it is.
-  return { id, redis.call('HGETALL', jobKey), 0 }
+  return { id, jobFields(base, id), 0 }
 end
 local before = stateOf()
 local promoted = 0
@@ -73,4 +75,4 @@ if redis.call('ZSCORE', k.delayed, id) then
     recordHistory(base, h, 'promoteJob', group, before, stateOf(), { id = id })
   end
 end
-return { id, redis.call('HGETALL', jobKey), promoted }
+return { id, jobFields(base, id), promoted }

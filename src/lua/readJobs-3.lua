@@ -37,12 +37,14 @@
     more    1 when at least one more member follows the page, else 0
     ids     the page's members, in order (at most `first`)
     scores  their scores, as Redis writes them
-    fields  each one's job hash, flat { field, value, ... } (empty when the hash is gone)
+    fields  each one's job hash, flat { field, value, ... }, its payload appended
+            (includes/payloads.lua, jobFields; empty when the hash is gone)
 
   Events: none.
 ]]
 --- @include "keys"
 --- @include "safeInteger"
+--- @include "payloads"
 
 local indexKey = KEYS[1]
 local leasesKey = KEYS[2]
@@ -173,7 +175,7 @@ end
 
 local fields = {}
 for i, id in ipairs(ids) do
-  fields[i] = redis.call('HGETALL', jobKeyOf(base, id))
+  fields[i] = jobFields(base, id)
 end
 
 return { total, more, ids, scores, fields }

@@ -28,6 +28,7 @@
                  ARGV[6] batch size
     op 'group':  ARGV[4] kind, ARGV[5] group, ARGV[6] start rank, ARGV[7] batch size
     op 'cards':  ARGV[4..] groups
+    op 'payloads': ARGV[4] HSCAN cursor of P:{Q}:payloads ('0' to start), ARGV[5] COUNT
 
   Output:
     op 'queue' and 'group': { findings, next, tallies, delta }
@@ -39,8 +40,10 @@
                 (done in 'repair' mode, what repair would do in 'audit' mode): the change of
                 ZCARD `delayed` the delayed total's recount must expect
     op 'cards': flat { delayed, dead, completed } sizes per group, in the order given
+    op 'payloads': { findings, cursor ('0' when the hash was read to its end), {}, 0 }: each
+      payload whose job has no hash (a leak, I4; repair deletes it)
 
-  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes.
+  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads.
 ]]
 --- @include "keys"
 --- @include "jobPlaces"
@@ -67,6 +70,24 @@ local function report(id, expected, found)
   findings[#findings + 1] = 'I4'
   findings[#findings + 1] = expected
   findings[#findings + 1] = found
+end
+
+if op == 'payloads' then
+  -- A payload is kept exactly while its job's hash exists (DESIGN.md §2, "Job layout"): one
+  -- whose job is gone is a leak (no reader can reach it); repair deletes it. HSCAN's cursor
+  -- survives the deletions (a field deleted is not seen again, every other is seen).
+  local scan = redis.call('HSCAN', payloadsKeyOf(base), ARGV[4], 'COUNT', ARGV[5])
+  local fields = scan[2]
+  for i = 1, #fields, 2 do
+    local id = fields[i]
+    if redis.call('EXISTS', jobKeyOf(base, id)) == 0 then
+      report(id, 'no payload (the job has no hash)', 'a payload in payloads')
+      if repair then
+        redis.call('HDEL', payloadsKeyOf(base), id)
+      end
+    end
+  end
+  return { findings, scan[1], {}, 0 }
 end
 
 local kind = ARGV[4]

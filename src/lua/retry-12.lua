@@ -31,7 +31,8 @@
                      (0..2,592,000,000; 0 = at once), or '' to follow the policy
     ARGV[7] r        a random number in [0, 1) for the policy's jitter
 
-  Output: { id, field1, value1, ... } (the job hash after the retry: state 'pending', 'delayed'
+  Output: { id, field1, value1, ... } (the job hash and its payload, includes/payloads.lua,
+          after the retry: state 'pending', 'delayed'
           or 'dead'; a dead job forgotten at once by a dead retention of 0 answers its hash as
           it was just before), or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
@@ -78,4 +79,4 @@ if outcome ~= 'dead' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
 settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
-return { id, forgotten or redis.call('HGETALL', jobKey) }
+return { id, forgotten or jobFields(base, id) }

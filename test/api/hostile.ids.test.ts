@@ -155,6 +155,8 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         // The oldest-pending index and the steering history (issue 17).
         'heads',
         'history',
+        // The jobs' payloads, beside their hashes (issue 18's job layout).
+        'payloads',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
       `${base}job:${second.id}`,

@@ -485,7 +485,9 @@ describe('job mutations', () => {
       expect(Number(job.id)).toBeGreaterThan(lastId);
       lastId = Number(job.id);
       const hash = await r.hgetall(engineQueue(q).keys.job(job.id));
-      expect(JSON.parse(hash.payload as string)).toEqual(payload);
+      // Beside the hash, in the queue's payloads (issue 18's job layout).
+      const stored = await r.hget(engineQueue(q).keys.payloads, job.id);
+      expect(JSON.parse(stored as string)).toEqual(payload);
       expect(hash).toMatchObject({ group: 'g', state: 'pending', maxAttempts: '3' });
       expect((await engineQueue(q).job(job.id))?.payload).toEqual(payload);
     }

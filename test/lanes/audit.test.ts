@@ -94,6 +94,23 @@ describe('audit and repair', () => {
     expect((await rawState(q)).ring).toEqual(['ok']);
   });
 
+  it('I4: a payload whose job is gone (a leak) is deleted; those of live jobs are kept', async () => {
+    const q = engine.queue();
+    const kept = await q.enqueue('a', { keep: true });
+    // Past one HSCAN step of RECONCILE_BATCH (200) fields, so the cursor is followed.
+    const leaked = Array.from({ length: 250 }, (_, i) => String(1_000 + i));
+    await engine.redis().hset(q.keys.payloads, ...leaked.flatMap((id) => [id, '{"left":1}']));
+    const findings = await auditRepairAudit(
+      q,
+      leaked.map((id) => `I4 ${id}`),
+    );
+    expect(findings[0]).toMatchObject({
+      expected: 'no payload (the job has no hash)',
+      found: 'a payload in payloads',
+    });
+    expect(await engine.redis().hgetall(q.keys.payloads)).toEqual({ [kept.id]: '{"keep":true}' });
+  });
+
   it('I2: a group on the ring twice is left there once', async () => {
     const q = engine.queue();
     await q.enqueue('a');

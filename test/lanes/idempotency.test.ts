@@ -215,6 +215,7 @@ describe('a call ioredis resends after its reply was lost', () => {
   /** Enqueue on `q` with its reply lost once; returns the job ioredis answered at last. */
   async function enqueueLosingReply(q: Queue, key?: string) {
     await q.setLimit('warm-up', 1); // registers the queue: the next reply is the script's
+    await q.claim(); // asks the job layout (issue 18), so nothing else goes before the enqueue
     proxy.loseNextReply();
     return q.enqueue('g', { n: 1 }, key === undefined ? {} : { key });
   }

@@ -667,7 +667,6 @@ const JOB_FIELDS = [
   'state',
   'attempts',
   'maxAttempts',
-  'score',
   'token',
   'leaseUntil',
   'lastError',
@@ -733,6 +732,8 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.heads,
     // The steering history (issue 17): entries, not state; test/lanes/history.test.ts's.
     k.history,
+    // The payloads (issue 18): read below, each beside its job's hash.
+    k.payloads,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
@@ -767,11 +768,18 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   for (const key of delayedKeys) m.zrange(key, 0, -1, 'WITHSCORES');
   for (const key of deadKeys) m.zrange(key, 0, -1);
   for (const key of errorKeys) m.lrange(key, 0, -1);
+  m.hgetall(k.payloads);
   const replies = ((await m.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
   });
   const at = <T>(i: number): T => replies[i] as T;
+  // A job's payload is kept beside its hash (DESIGN.md §2, "Job layout"): read as its field, and
+  // one whose job has no hash is a leak, reported as a stray key.
+  const payloads = replies[replies.length - 1] as Record<string, string>;
+  for (const id of Object.keys(payloads)) {
+    if (!jobKeys.includes(k.job(id))) strayKeys.push(`${k.payloads} ${id}`);
+  }
   const stats = at<Record<string, string>>(7);
   const base = 16;
   const scored = (flat: string[]) =>
@@ -842,9 +850,13 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     jobs: jobKeys
       .map((key, i): [string, Record<string, string>] => {
         const h = at<Record<string, string>>(base + laneKeys.length + i);
+        const id = key.slice(k.base.length + 'job:'.length);
         const fields: Record<string, string> = {};
         for (const f of JOB_FIELDS) if (h[f] !== undefined) fields[f] = h[f];
-        return [key.slice(k.base.length + 'job:'.length), fields];
+        // The payload in the hash is the previous layout's: reported as such, never merged.
+        if (h.payload !== undefined) fields.payload = `in the job hash: ${h.payload}`;
+        else if (payloads[id] !== undefined) fields.payload = payloads[id];
+        return [id, fields];
       })
       .sort(byFirst),
     strayKeys,
@@ -904,7 +916,6 @@ function modelSnapshot(s: MState): Snapshot {
           state: j.state,
           attempts: String(j.attempts),
           maxAttempts: String(j.maxAttempts),
-          score: String(j.score),
         };
         if (j.token !== null) h.token = j.token;
         if (j.leaseUntil !== null) h.leaseUntil = String(j.leaseUntil);
@@ -1140,6 +1151,11 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
     if (!tracker.enqueued.has(id)) fail(`I4: job ${id} is in the queue but was never enqueued`);
   }
   if (snap.strayKeys.length > 0) fail(`stray keys: ${snap.strayKeys.join(', ')}`);
+  for (const [id, fields] of snap.jobs) {
+    if (fields.payload?.startsWith('in the job hash')) {
+      fail(`layout: job ${id} holds its payload in its hash, not in the queue's payloads`);
+    }
+  }
 }
 
 // ── linearization: find the order Redis ran a batch in ─────────────────────────────────────
@@ -1993,6 +2009,12 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
             .exec(),
       ],
       ['a stray key', /^stray/, (k, r) => r.set(`${k.base}g:nil:pending`, 'x')],
+      ['a payload whose job is gone', /^stray/, (k, r) => r.hset(k.payloads, '77', '{}')],
+      [
+        'a payload in its job hash (the layout before issue 18)',
+        /^layout/,
+        (k, r) => r.multi().hset(k.job('2'), 'payload', '{"op":0}').hdel(k.payloads, '2').exec(),
+      ],
     ];
 
     for (const [what, invariant, corrupt] of corruptions) {

@@ -167,10 +167,14 @@ async function check(q: Queue, m: Model): Promise<void> {
   for (const j of m.done) {
     const kept = m.kept.find((k) => k.id === j.id);
     const fields = await r.hmget(q.keys.job(j.id), 'state', 'finishedAt', 'token', 'leaseUntil');
+    // Every job here has a payload, kept beside its hash and deleted with it (issue 18).
+    const payload = await r.hexists(q.keys.payloads, j.id);
     if (kept) {
       expect(fields, `job ${j.id} kept`).toEqual(['completed', String(kept.at), null, null]);
+      expect(payload, `job ${j.id}'s payload kept`).toBe(1);
     } else {
       expect(await r.exists(q.keys.job(j.id), q.keys.errors(j.id)), `job ${j.id} gone`).toBe(0);
+      expect(payload, `job ${j.id}'s payload gone`).toBe(0);
     }
   }
   expect(Number((await r.hget(q.keys.stats, 'completed')) ?? 0)).toBe(m.completedTotal);

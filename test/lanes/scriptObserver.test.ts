@@ -21,6 +21,8 @@ describe('onScript', () => {
     await engine.redis().set(q.keys.seq, 'garbage');
     await expect(q.enqueue('a', null)).rejects.toMatchObject({ code: 'DATA_OUT_OF_RANGE' });
     expect(heard.map(([name, , ok]) => [name, ok])).toEqual([
+      // The job layout, asked once per queue and connection before its first enqueue (issue 18).
+      ['checkLayout', true],
       ['enqueue', true],
       ['complete', true],
       ['enqueue', false],

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Job, type Queue } from '../../src/lanes/index.js';
+import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import { queueSnapshot, rawState, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -274,6 +275,8 @@ describe('flat cost', () => {
         await p.exec();
       }
       await q.redis.hincrby(k.stats, 'pending', 4 * n);
+      // The job layout's mark (issue 18), as enqueue writes it with a queue's first job.
+      await q.redis.hset(k.settings, 'layout', JOB_LAYOUT);
       return q;
     };
     const small = await build(10);

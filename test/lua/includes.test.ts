@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
 import { Defaults } from '../../src/lanes/defaults.js';
-import { queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
+import { JOB_LAYOUT, queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
 import { LUA_DIR, stripComments } from '../../src/lanes/lua.js';
 import { groupState, retentionFrom } from '../../src/lanes/state.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
@@ -44,7 +44,9 @@ interface Case {
 }
 
 /** Every case's keys as keys.lua builds them (the lane, job, … of {@link tsKeys}), in one EVAL. */
-async function luaKeys(cases: readonly Case[]): Promise<{ wake: number; built: string[][] }> {
+async function luaKeys(
+  cases: readonly Case[],
+): Promise<{ wake: number; built: string[][]; layout: string }> {
   const script = `${KEYS_LUA}
 local built = {}
 for i = 1, #ARGV, 3 do
@@ -55,12 +57,16 @@ for i = 1, #ARGV, 3 do
     historyKeyOf(base), overridesKeyOf(base),
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
-    baseOf(base .. 'glimit', 'glimit') }
+    baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base) }
 end
-return { WAKE_LENGTH, built }`;
+return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
-  const [wake, built] = (await engine.redis().eval(script, 0, ...args)) as [number, string[][]];
-  return { wake, built };
+  const [wake, built, layout] = (await engine.redis().eval(script, 0, ...args)) as [
+    number,
+    string[][],
+    string,
+  ];
+  return { wake, built, layout };
 }
 
 /** The same keys as keys.ts builds them. */
@@ -83,6 +89,8 @@ function tsKeys(c: Case): string[] {
     k.turns,
     k.heads,
     k.base,
+    k.payloads,
+    k.settings,
   ];
 }
 
@@ -116,6 +124,11 @@ describe('keys.lua and keys.ts build the same names', () => {
   it('and keep the same number of wake tokens', async () => {
     const { wake } = await luaKeys([]);
     expect(wake).toBe(WAKE_LENGTH);
+  });
+
+  it('and name the same job layout', async () => {
+    const { layout } = await luaKeys([]);
+    expect(layout).toBe(JOB_LAYOUT);
   });
 });
 

@@ -44,13 +44,27 @@ describe('the job id counter (seq)', () => {
     const last = await q.enqueue('g');
     expect(last.id).toBe('9007199254740991');
     expect(await q.redis.zscore(q.keys.lane('g'), last.id)).toBe('9007199254740991');
-    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBe('9007199254740991');
+    // The job's FIFO score is its id: its hash holds none (DESIGN.md §2, "Job layout").
+    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBeNull();
 
     await expectRefused(
       q,
       () => q.enqueue('g'),
       new RegExp(`${q.keys.seq} holds '9007199254740991'`),
     );
+  });
+
+  it('a claim writes no score for a job at its id, even at 2^53−1, but keeps a lane score that is not its id', async () => {
+    const q = engine.queue();
+    await q.redis.set(q.keys.seq, '9007199254740990');
+    const last = await q.enqueue('g');
+    // Another writer's lane entry, scored ahead of its id, with a hash of its own.
+    await q.redis.hset(q.keys.job('7'), 'group', 'g', 'state', 'pending', 'maxAttempts', '1');
+    await q.redis.zadd(q.keys.lane('g'), '2.5', '7');
+    expect((await q.claim())?.id).toBe('7');
+    expect((await q.claim())?.id).toBe(last.id);
+    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBeNull();
+    expect(await q.redis.hget(q.keys.job('7'), 'score')).toBe('2.5');
   });
 
   it.each([[PAST_2_53], ['-5'], ['not a number']])(

@@ -19,6 +19,7 @@ const EXPECTED = [
   'applyOverrides',
   // a pending timed override dropped, its value kept (issue 17)
   'cancelOverride',
+  'checkLayout',
   'claim',
   'clearLimit',
   // per-group rate limits (issue 17)

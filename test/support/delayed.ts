@@ -1,7 +1,7 @@
 /**
  * Delayed jobs written straight to Redis by the key layout (DESIGN.md §2: a job hash with state
  * `delayed` and `runAt`, `P:{Q}:delayed` and the group's delayed index scored by runAt, the
- * `delayed` total), as a delayed enqueue leaves them, so the claim path's promotion can be
+ * `delayed` total; the payload in `payloads`, issue 18's job layout), as a delayed enqueue leaves them, so the claim path's promotion can be
  * tested whatever the enqueue script does. One EVAL per batch of jobs, so a job is never seen
  * half-placed.
  */
@@ -14,12 +14,13 @@ local ids = {}
 for i = 1, n do
   local id = tostring(redis.call('INCR', KEYS[1]))
   redis.call('HSET', jobKeyOf(id), 'group', group, 'state', 'delayed', 'attempts', '0',
-    'maxAttempts', '3', 'score', id, 'enqueuedAt', runAt, 'runAt', runAt, 'payload',
-    '{"n":' .. id .. '}')
+    'maxAttempts', '3', 'enqueuedAt', runAt, 'runAt', runAt)
+  redis.call('HSET', ARGV[1] .. 'payloads', id, '{"n":' .. id .. '}')
   redis.call('ZADD', KEYS[2], runAt, id)
   redis.call('ZADD', KEYS[3], runAt, id)
   ids[#ids + 1] = id
 end
+redis.call('HSET', ARGV[1] .. 'settings', 'layout', '2')
 redis.call('HINCRBY', KEYS[4], 'delayed', n)
 redis.call('HINCRBY', KEYS[4], 'enqueued', n)
 redis.call('ZADD', KEYS[5], 0, group)

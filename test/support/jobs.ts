@@ -1,6 +1,7 @@
 /**
  * Jobs in the places issue 16 added (DESIGN.md §2: DELAYED, DEAD with its group's index,
- * retained COMPLETED), written straight to Redis by the key layout, at chosen scores: the tests of
+ * retained COMPLETED), written straight to Redis by the key layout (issue 18's job layout: the
+ * payload in `payloads`, no `score`, the queue's `layout` mark), at chosen scores: the tests of
  * the operator actions and reads need many such jobs fast, with times they choose (equal ones
  * too), which the engine's own paths (a delayed enqueue, a retry at maxAttempts, a completion
  * under retention) cannot give. One EVAL per job, so a job is never seen half-placed; the stats
@@ -28,11 +29,13 @@ export interface PlaceOptions {
 const PLACE = `
 local jobKey, indexKey, groupIndexKey, errorsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local seqKey, statsKey, groupsKey, queuesKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local payloadsKey, settingsKey = KEYS[9], KEYS[10]
 local place, group, at, attempts, maxAttempts, lastError, payload, queue =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local id = redis.call('GET', seqKey)
 redis.call('HSET', jobKey, 'group', group, 'state', place, 'attempts', attempts,
-  'maxAttempts', maxAttempts, 'score', id, 'enqueuedAt', at)
+  'maxAttempts', maxAttempts, 'enqueuedAt', at)
+redis.call('HSET', settingsKey, 'layout', '2')
 if place == 'delayed' then
   redis.call('HSET', jobKey, 'runAt', at)
   redis.call('HINCRBY', statsKey, 'delayed', 1)
@@ -40,7 +43,7 @@ else
   redis.call('HSET', jobKey, 'finishedAt', at)
 end
 if lastError ~= '' then redis.call('HSET', jobKey, 'lastError', lastError) end
-if payload ~= '' then redis.call('HSET', jobKey, 'payload', payload) end
+if payload ~= '' then redis.call('HSET', payloadsKey, id, payload) end
 for i = 9, #ARGV do redis.call('RPUSH', errorsKey, ARGV[i]) end
 redis.call('ZADD', indexKey, at, id)
 redis.call('ZADD', groupIndexKey, at, id)
@@ -79,7 +82,7 @@ export async function placeJob(
   // The id is read back from seq inside the script: INCR above reserved it.
   await q.redis.eval(
     PLACE,
-    8,
+    10,
     k.job(id),
     index,
     groupIndex,
@@ -88,6 +91,8 @@ export async function placeJob(
     k.stats,
     k.groups,
     queuesKey(prefix),
+    k.payloads,
+    k.settings,
     place,
     group,
     at,

@@ -26,6 +26,7 @@
   are built from it, includes/keys.lua). claimJobs returns the jobs claimed (none when no group
   is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
+  the payloads read in one HMGET of P:{Q}:payloads for the whole call (includes/payloads.lua).
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
@@ -53,6 +54,7 @@
 --- @include "promote"
 --- @include "rateLimit"
 --- @include "weights"
+--- @include "payloads"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -122,7 +124,7 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
   end
 
   local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-    'payload', 'lastError', 'score')
+    'lastError')
   local attempts = nextAttempt(job[2])
   local maxAttempts = job[3]
   redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token', token,
@@ -135,7 +137,10 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
     maxAttempts = defaultMaxAttempts
     redis.call('HSET', jobKey, 'maxAttempts', maxAttempts)
   end
-  if not job[7] then
+  if score ~= id then
+    -- A lane score that is not the id (another writer's): kept, so a retry goes back to the
+    -- same place (includes/requeueJob.lua reads `score`, else the id). ZPOPMIN answers an
+    -- integer score as its digits, so a job of ours never writes it.
     redis.call('HSET', jobKey, 'score', score)
   end
 
@@ -151,8 +156,9 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
   n = #batch.leases
   batch.leases[n + 1] = id
   batch.leases[n + 2] = group
-  -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field.
-  return { id, group, attempts, maxAttempts, job[4], job[5], job[6] }
+  -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field. The
+  -- payload (6th) is filled in for the whole batch by claimJobs (fillPayloads).
+  return { id, group, attempts, maxAttempts, job[4], false, job[5] }
 end
 
 --[[
@@ -214,6 +220,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     keepHeads(k.ring, heads, i)
   end
   flushTurns(base, batch)
+  fillPayloads(base, claimed, 6)
   return claimed
 end
 

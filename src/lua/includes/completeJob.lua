@@ -22,6 +22,7 @@
 --- @include "checkLease"
 --- @include "releaseJob"
 --- @include "finishCompleted"
+--- @include "payloads"
 
 local function completeJob(k, jobKey, base, id, token)
   local denied = checkLease(k.active, jobKey, id, token)
@@ -35,7 +36,7 @@ local function completeJob(k, jobKey, base, id, token)
   group, laneKey, wasServiceable, wasSaturated = releaseJob(k, base, id, group, active)
   -- The reply is the hash as it ends: read once, then patched here (the hash is deleted, or
   -- rewritten by finishCompleted below, the same way).
-  local fields = redis.call('HGETALL', jobKey)
+  local fields = jobFields(base, id)
   local count, ageMs = retentionOf(k.settings, 'completed')
   local now = nowMs()
   finishCompleted(k, base, { id }, { jobKey }, { group }, now, count, ageMs)

@@ -3,7 +3,7 @@
   retention (includes/retention.lua), which the caller reads once per call (DESIGN.md §2,
   "Retention"):
   - count 0: forgotten, the fastest path: each job's hash and error list are deleted, in one
-    DEL for the whole batch. Jobs retained under an earlier policy are left to the reaper's
+    DEL for the whole batch, and its payload in one HDEL of P:{Q}:payloads. Jobs retained under an earlier policy are left to the reaper's
     trim (it trims completed by count and age every pass), so this path reads nothing more.
   - else: kept. Each hash says state 'completed' and finishedAt (its token and leaseUntil
     removed: the lease is over); the job joins `completed` and its group's completed index
@@ -19,7 +19,7 @@
 
   k: k.completed (zset id -> finishedAt). base: 'P:{Q}:' (error lists and group indexes are
   built from it, includes/keys.lua).
-  Events: del job + errors (count 0); else hset/hdel job, zadd completed and
+  Events: del job + errors, hdel payloads (count 0); else hset/hdel job, zadd completed and
   g:<group>:completed, and trim's zrem/del.
 ]]
 --- @include "keys"
@@ -36,6 +36,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
       doomed[#doomed + 1] = errorsKeyOf(base, id)
     end
     redis.call('DEL', unpack(doomed))
+    dropPayloads(base, ids)
     return
   end
   local at = string.format('%d', now)

@@ -13,7 +13,14 @@
     groupDeadKeyOf(base, group)       'P:{Q}:g:<group>:dead'       (keys.ts `groupDead`)
     groupCompletedKeyOf(base, group)  'P:{Q}:g:<group>:completed'  (keys.ts `groupCompleted`)
     errorsKeyOf(base, id)   'P:{Q}:job:<id>:errors'    the job's failed attempts (keys.ts `errors`)
+    payloadsKeyOf(base)     'P:{Q}:payloads'           job id -> payload (keys.ts `payloads`): built,
+                            not declared, because it goes wherever a job hash goes, and the
+                            job hash is built (includes/payloads.lua)
+    settingsKeyOf(base)     'P:{Q}:settings'           for the layout mark enqueue writes when it
+                            mints the queue's first id (keys.ts `settings`)
     WAKE_LENGTH             wake tokens kept in 'P:{Q}:wake' (keys.ts `WAKE_LENGTH`)
+    JOB_LAYOUT              the job layout these scripts write, `layout` in settings (keys.ts
+                            `JOB_LAYOUT`, DESIGN.md §2 "Job layout")
   `P:{Q}:idem:<key>` (keys.ts `idem`) has no Lua builder: enqueue is passed it in KEYS.
 
   The operations keys (DESIGN.md §2, "Operations"): every steering script and every group read
@@ -32,6 +39,7 @@
     headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
 ]]
 local WAKE_LENGTH = 64
+local JOB_LAYOUT = '2'
 
 local function laneKeyOf(base, group)
   return base .. 'g:' .. group .. ':pending'
@@ -55,6 +63,14 @@ end
 
 local function errorsKeyOf(base, id)
   return base .. 'job:' .. id .. ':errors'
+end
+
+local function payloadsKeyOf(base)
+  return base .. 'payloads'
+end
+
+local function settingsKeyOf(base)
+  return base .. 'settings'
 end
 
 local function baseOf(key, name)

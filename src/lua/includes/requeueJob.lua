@@ -117,7 +117,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     end
     local keep = k.deadRetention
     if keep.count == 0 then
-      local fields = redis.call('HGETALL', jobKey)
+      local fields = jobFields(base, id)
       forget(base, id)
       return 'dead', fields
     end

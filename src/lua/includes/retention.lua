@@ -22,13 +22,14 @@
     trim(base, kind, index, count, ageMs, now, max)
                                             delete up to `max` jobs past the policy, oldest
                                             first; returns how many
-    forget(base, id)                        delete a job's hash and error list
+    forget(base, id)                        delete a job's hash, error list and payload
 
   kind 'completed' uses groupCompletedKeyOf, 'dead' groupDeadKeyOf (includes/keys.lua).
   Events: zadd/zrem index and group index; del job, del errors.
 ]]
 --- @include "keys"
 --- @include "safeInteger"
+--- @include "payloads"
 
 local TRIM_PER_ADD = 2
 local RETENTION_DEFAULTS = {
@@ -61,6 +62,7 @@ end
 
 local function forget(base, id)
   redis.call('DEL', jobKeyOf(base, id), errorsKeyOf(base, id))
+  dropPayloads(base, { id })
 end
 
 local function retain(index, groupIndex, id, at)

@@ -1,0 +1,55 @@
+--[[
+  A job's payload lives in the queue's `P:{Q}:payloads` hash (job id -> JSON text), not in the
+  job's own hash (DESIGN.md §2, "Job layout"): a value over `hash-max-listpack-value` (64 bytes)
+  turns a whole hash from a listpack into a hash table, which more than doubled a job's memory
+  (MEMORY USAGE 512 against 184 bytes for a 100-byte payload). One hash for the queue costs a
+  dict entry per job and keeps every job hash a listpack; a claim reads a batch's payloads in
+  one HMGET. The payload field goes wherever the job hash goes: written with it (enqueue),
+  deleted with it (forget in includes/retention.lua, finishCompleted), read beside it.
+    storePayload(base, id, payload)  payload '' (none) writes nothing
+    dropPayloads(base, ids)          one HDEL for a batch of ids (a missing field is no error)
+    jobFields(base, id)              the job hash as HGETALL gives it, with 'payload' appended
+                                     when it has one: the reply every script answers a job with
+                                     ({} when the job has no hash)
+    fillPayloads(base, claimed, at)  claimed[i][at] = the payload of claimed[i][1] (or false),
+                                     one HMGET for all
+]]
+--- @include "keys"
+
+local function storePayload(base, id, payload)
+  if payload ~= '' then
+    redis.call('HSET', payloadsKeyOf(base), id, payload)
+  end
+end
+
+local function dropPayloads(base, ids)
+  if #ids > 0 then
+    redis.call('HDEL', payloadsKeyOf(base), unpack(ids))
+  end
+end
+
+local function jobFields(base, id)
+  local fields = redis.call('HGETALL', jobKeyOf(base, id))
+  if #fields > 0 then
+    local payload = redis.call('HGET', payloadsKeyOf(base), id)
+    if payload then
+      fields[#fields + 1] = 'payload'
+      fields[#fields + 1] = payload
+    end
+  end
+  return fields
+end
+
+local function fillPayloads(base, claimed, at)
+  if #claimed == 0 then
+    return
+  end
+  local ids = {}
+  for i, job in ipairs(claimed) do
+    ids[i] = job[1]
+  end
+  local payloads = redis.call('HMGET', payloadsKeyOf(base), unpack(ids))
+  for i, job in ipairs(claimed) do
+    job[at] = payloads[i]
+  end
+end

@@ -1,0 +1,154 @@
+/**
+ * The job layout of issue 18 (DESIGN.md §2, "Job layout"): a job's payload lives in the queue's
+ * `payloads` hash, not in its own hash (which stays a listpack), the hash holds no `score`, and
+ * the queue is marked `layout` 2 in `settings`. A queue written by the layout before (payloads
+ * in the job hashes, no mark) is refused for enqueue and claim while it holds jobs, with a
+ * message saying what to do; an empty one is taken and marked.
+ */
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, Queue, RingmasterError } from '../../src/lanes/index.js';
+import { JOB_LAYOUT } from '../../src/lanes/keys.js';
+import { queueSnapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+/** A payload past hash-max-listpack-value (64 bytes), as the memory benchmark's. */
+const BIG = { data: 'x'.repeat(89) };
+
+/**
+ * A queue as the layout before issue 18 left it, written by hand: job 1 pending in group g
+ * (its payload and score in its hash), job 2 dead (kept with its payload), the totals, no mark.
+ */
+async function oldLayoutQueue(): Promise<Queue> {
+  const name = uniqueQueueName('old');
+  const q = new Queue(engine.client(), name);
+  const k = q.keys;
+  await q.redis
+    .multi()
+    .set(k.seq, '2')
+    .hset(k.job('1'), {
+      group: 'g',
+      state: 'pending',
+      attempts: '0',
+      maxAttempts: '3',
+      score: '1',
+      enqueuedAt: '1000',
+      payload: '{"old":1}',
+    })
+    .zadd(k.lane('g'), 1, '1')
+    .rpush(k.ring, 'g')
+    .zadd(k.groups, 0, 'g')
+    .hset(k.job('2'), {
+      group: 'g',
+      state: 'dead',
+      attempts: '3',
+      maxAttempts: '3',
+      score: '2',
+      enqueuedAt: '1000',
+      finishedAt: '2000',
+      payload: '{"old":2}',
+    })
+    .zadd(k.dead, 2000, '2')
+    .zadd(k.groupDead('g'), 2000, '2')
+    .hset(k.stats, { enqueued: '2', pending: '1', dead: '1' })
+    .exec();
+  return q;
+}
+
+async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
+  const error = await call().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RingmasterError);
+  expect((error as RingmasterError).code).toBe(ErrorCode.LAYOUT_MISMATCH);
+  return error as RingmasterError;
+}
+
+describe('the job layout (issue 18)', () => {
+  it('keeps a payload beside the job hash, which stays a listpack and holds no score', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', BIG);
+    const k = q.keys;
+    expect(await q.redis.hget(k.settings, 'layout')).toBe(JOB_LAYOUT);
+    expect(await q.redis.hget(k.payloads, job.id)).toBe(JSON.stringify(BIG));
+    expect(await q.redis.hmget(k.job(job.id), 'payload', 'score')).toEqual([null, null]);
+    expect(await q.redis.object('ENCODING', k.job(job.id))).toBe('listpack');
+    // Every reader answers it: the enqueue's reply, a claim, Queue.job, a page of jobs.
+    expect(job.payload).toEqual(BIG);
+    expect((await q.job(job.id))?.payload).toEqual(BIG);
+    expect((await q.jobs({ state: 'PENDING', group: 'g' })).jobs[0]?.payload).toEqual(BIG);
+    const claimed = await q.claim();
+    expect(claimed?.payload).toEqual(BIG);
+    expect((await q.extendLease(job.id, claimed?.token as string, 60_000)).payload).toEqual(BIG);
+    const completed = await q.complete(job.id, claimed?.token as string);
+    expect(completed.payload).toEqual(BIG);
+  });
+
+  it('deletes a payload with its job (completion without retention, removal)', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 0 } });
+    const a = await q.enqueue('g', BIG);
+    const b = await q.enqueue('g', BIG);
+    const claimed = await q.claim();
+    await q.complete(a.id, claimed?.token as string);
+    await q.removeJobs({ ids: [b.id] });
+    expect(await q.redis.exists(q.keys.payloads)).toBe(0);
+  });
+
+  it('marks an empty queue of no layout (one the layout before left empty) as its own', async () => {
+    const q = engine.queue();
+    await q.redis.set(q.keys.seq, '41');
+    await q.redis.hset(q.keys.stats, { enqueued: '41', completed: '41', pending: '0' });
+    const job = await q.enqueue('g', { n: 1 });
+    expect(job.id).toBe('42');
+    expect(await q.redis.hget(q.keys.settings, 'layout')).toBe(JOB_LAYOUT);
+  });
+
+  it('refuses enqueue and claim on a queue with jobs of the layout before, writing nothing', async () => {
+    const q = await oldLayoutQueue();
+    const before = await queueSnapshot(q);
+    const error = await refusal(() => q.enqueue('g', { n: 1 }));
+    expect(error.message).toBe(
+      `queue ${q.name} holds jobs of the job layout before issue 18 (payloads in the job hashes: ` +
+        '1 pending, 0 delayed, 0 active, 0 completed, 1 dead), which this version would run ' +
+        'without their payloads, so it refuses to enqueue or claim there: finish them with the ' +
+        'previous version and remove the completed and dead ones (removeJobs), or send new jobs ' +
+        'to a new queue',
+    );
+    await refusal(() => q.claim());
+    await refusal(() => q.completeAndClaim([], { claim: 4 }));
+    // Asked again by every call while it holds jobs (a refusal is not remembered).
+    await refusal(() => q.enqueue('g', { n: 2 }));
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+
+  it('still reads, and removes, the jobs of the layout before; takes the queue once empty', async () => {
+    const q = await oldLayoutQueue();
+    expect((await q.job('1'))?.payload).toEqual({ old: 1 });
+    expect((await q.jobs({ state: 'DEAD' })).jobs.map((j) => j.payload)).toEqual([{ old: 2 }]);
+    await refusal(() => q.claim());
+    await q.removeJobs({ ids: ['1', '2'] });
+    const job = await q.enqueue('g', BIG);
+    expect(job.id).toBe('3');
+    expect(await q.redis.hget(q.keys.settings, 'layout')).toBe(JOB_LAYOUT);
+    expect((await q.claim())?.payload).toEqual(BIG);
+  });
+
+  it('refuses a queue marked with another layout', async () => {
+    const q = engine.queue();
+    await q.redis.hset(q.keys.settings, 'layout', '3');
+    const error = await refusal(() => q.enqueue('g'));
+    expect(error.message).toMatch(/marked with job layout 3 .* not this version's 2/);
+    await refusal(() => q.claim());
+  });
+
+  it('a queue emptied by hand is marked again by its next first job', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', BIG);
+    await q.redis.del(q.keys.settings, q.keys.seq);
+    // This connection asked already; its next enqueue mints id 1 and marks the queue.
+    await q.enqueue('g', BIG);
+    expect(await q.redis.hget(q.keys.settings, 'layout')).toBe(JOB_LAYOUT);
+  });
+});
