@@ -19,7 +19,7 @@ import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, commandStats, foreignClients, fresh } from './redis.js';
 import { startServer } from './server.js';
 import type { Reply } from './subscribers.js';
-import { percentile, progress, sleep } from './util.js';
+import { askChild, percentile, progress, sleep } from './util.js';
 
 export interface FanoutOptions {
   /** Subscriber counts, ascending (issue 5's 1, 100, 1,000; issue 18's 5,000). */
@@ -147,33 +147,10 @@ function ask<T extends Reply['type']>(
   command: object,
   expect: T,
 ): Promise<ReplyOf<T>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(
-        new Error(`the subscriber process did not answer ${expect} in ${REPLY_TIMEOUT_MS} ms`),
-      );
-    }, REPLY_TIMEOUT_MS);
-    const onMessage = (reply: Reply) => {
-      if (reply.type === 'error') {
-        cleanup();
-        reject(new Error(`subscriber process: ${reply.message}`));
-      } else if (reply.type === expect) {
-        cleanup();
-        resolve(reply as ReplyOf<T>);
-      }
-    };
-    const onExit = (code: number | null) => {
-      cleanup();
-      reject(new Error(`the subscriber process exited (${code}) before answering ${expect}`));
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-    child.send(command);
+  return askChild<Reply, T>(child, expect, {
+    name: 'the subscriber process',
+    timeoutMs: REPLY_TIMEOUT_MS,
+    command,
+    failOnError: true,
   });
 }

@@ -35,7 +35,7 @@ import {
   scriptCalls,
   statsDelta,
 } from './redis.js';
-import { percentile, pool, progress, sleep } from './util.js';
+import { askChild, percentile, pool, progress, sleep } from './util.js';
 
 export interface LatencyOptions {
   /** Jobs enqueued per second by the producer. */
@@ -143,29 +143,10 @@ async function forkWorker(setup: WorkerSetup): Promise<WorkerProcess> {
     }
   });
   const wait = <T extends WorkerReply['type']>(expect: T, command?: object) =>
-    new Promise<Extract<WorkerReply, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`the ${setup.system} worker did not answer ${expect}`));
-      }, REPLY_TIMEOUT_MS);
-      const onMessage = (reply: WorkerReply) => {
-        if (reply.type === expect) {
-          cleanup();
-          resolve(reply as Extract<WorkerReply, { type: T }>);
-        }
-      };
-      const onExit = (code: number | null) => {
-        cleanup();
-        reject(new Error(`the ${setup.system} worker exited (${code}) before ${expect}`));
-      };
-      const cleanup = () => {
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-      };
-      child.on('message', onMessage);
-      child.on('exit', onExit);
-      if (command) child.send(command);
+    askChild<WorkerReply, T>(child, expect, {
+      name: `the ${setup.system} worker`,
+      timeoutMs: REPLY_TIMEOUT_MS,
+      command,
     });
   await wait('ready');
   return {

@@ -1,4 +1,8 @@
-/** Small helpers shared by the sections: clocks, percentiles, bounded concurrency, progress. */
+/**
+ * Small helpers shared by the sections: clocks, percentiles, bounded concurrency, progress, and
+ * a question to a forked helper process.
+ */
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export { sleep };
@@ -57,4 +61,49 @@ export function latch(target: number): {
     },
     done,
   };
+}
+
+/** What a forked helper process (the fan-out's subscribers, the latency section's workers) answers. */
+export interface ChildReply {
+  type: string;
+  message?: string;
+}
+
+/**
+ * Send `command` (if any) to `child` and wait for its reply of type `expect`. Rejects when the
+ * child exits first, after `timeoutMs`, or, with `failOnError`, on a reply `{ type: 'error' }`
+ * (its `message` in the error). `name` says who the child is in those messages.
+ */
+export function askChild<R extends ChildReply, T extends R['type']>(
+  child: ChildProcess,
+  expect: T,
+  o: { name: string; timeoutMs: number; command?: object | undefined; failOnError?: boolean },
+): Promise<Extract<R, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${o.name} did not answer ${expect} in ${o.timeoutMs} ms`));
+    }, o.timeoutMs);
+    const onMessage = (reply: R) => {
+      if (o.failOnError && reply.type === 'error') {
+        cleanup();
+        reject(new Error(`${o.name}: ${reply.message}`));
+      } else if (reply.type === expect) {
+        cleanup();
+        resolve(reply as Extract<R, { type: T }>);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`${o.name} exited (${code}) before answering ${expect}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+    if (o.command) child.send(o.command);
+  });
 }
