@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptNames } from '../../src/lanes/commands.js';
 import { clusterOptions, type Job, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
+import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
 import { pollUntil, untilRedisTimePasses } from '../support/lanes.js';
@@ -71,6 +72,11 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.hget(q.keys.stats, 'enqueued')).toBe('5');
       expect(await master.get(q.keys.seq)).toBe('5');
       expect(await master.lrange(q.keys.ring, 0, -1)).toEqual(snapshot.ring);
+      // Issue 18's job layout: checkLayout ran before the first enqueue, which marked the queue;
+      // the mark and the payloads hash (built from the base) are on the same master.
+      expect(await master.hget(q.keys.settings, 'layout')).toBe(String(JOB_LAYOUT));
+      expect(await master.hget(q.keys.payloads, '1')).toBe('{"group":"a"}');
+      ran.add('checkLayout');
 
       // A delayed job (its group's delayed index is a key the engine names) promoted by hand:
       // the job and lane keys promoteJob builds land on the same master.
