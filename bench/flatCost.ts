@@ -242,6 +242,8 @@ async function build(
       await setup.enqueue(`r${i}`, { i });
     });
     const queue = new Ringmaster(conn).queue(name);
+    // Asked once per connection before its first enqueue or claim: not in a measured window.
+    await queue.checkLayout();
     const length = await conn.llen(queue.keys.ring);
     if (length !== size) throw new Error(`flat cost: ring of ${name} has ${length}, not ${size}`);
     const tallies = Object.fromEntries(SCRIPTS.map((s) => [s, newTally()])) as Ring['tallies'];
@@ -516,6 +518,7 @@ async function delayedCost(
         if (count !== o.delayed) throw new Error(`flat cost: ${count} delayed, not ${o.delayed}`);
       }
       queues[which] = new Ringmaster(conn).queue(name);
+      await queues[which].checkLayout();
     }
   } finally {
     setupConn.disconnect();

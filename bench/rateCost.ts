@@ -78,6 +78,7 @@ export async function rateCost(
         }
       }
       queues[which] = new Ringmaster(conn).queue(`${QUEUE}-${which}`);
+      await queues[which].checkLayout();
     }
   } finally {
     setupConn.disconnect();

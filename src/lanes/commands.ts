@@ -136,12 +136,14 @@ export type MetricsReply = [
 ];
 
 /**
- * `checkLayout-5.lua`'s reply: status 0 (the engine's layout), 1 (marked `found`, another
- * layout) or 2 (no mark, and jobs of the layout before: the totals pending, delayed, active and
- * the sizes of completed and dead follow).
+ * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
+ * queue that never minted an id, which is left unmarked), 1 (marked `found`, another layout), 2
+ * (no mark, and jobs of the layout before: the totals pending, delayed, active and the sizes of
+ * completed and dead follow) or 3 (no mark, totals of none, yet jobs evident: the ring's length,
+ * active, delayed and gactive's length).
  */
 export type LayoutReply = [
-  status: 0 | 1 | 2,
+  status: 0 | 1 | 2 | 3,
   found: string | null,
   pending?: number,
   delayed?: number,
@@ -324,14 +326,14 @@ export class Commands {
   }
 
   /**
-   * `checkLayout-5.lua`: is the queue of job layout `layout` (marking an empty queue that has no
+   * `checkLayout-9.lua`: is the queue of job layout `layout` (marking an empty queue that has no
    * mark)? See {@link LayoutReply}.
    */
   checkLayout(p: { layout: string }): Promise<LayoutReply> {
     const k = this.k;
     return this.run(
       'checkLayout',
-      [k.settings, k.stats, k.completed, k.dead, k.seq],
+      [k.settings, k.stats, k.completed, k.dead, k.seq, k.ring, k.active, k.delayed, k.gactive],
       [p.layout],
     ) as Promise<LayoutReply>;
   }

@@ -104,19 +104,23 @@ export class Connection {
   /**
    * Run `run` once the job layout of the queue at `base` (`P:{Q}:`) is known to be the engine's
    * (DESIGN.md §2, "Job layout"): the first call per queue on this connection awaits `check`
-   * (`Queue`'s, which throws for a queue of another layout); once it passed it is not asked
-   * again (a layout never changes back: enqueue marks a queue as it mints its first id, so a
-   * queue emptied by hand or a FLUSHALL is marked again by its next job). Calls made while the
-   * check is on the wire wait for it. A failed check is forgotten, so the next call asks again
-   * (and fails again until the queue is drained).
+   * (`Queue`'s, which throws for a queue of another layout and answers whether the queue is
+   * marked); once it passed on a marked queue it is not asked again (a layout never changes
+   * back: enqueue marks a queue as it mints its first id, so a queue emptied by hand or a
+   * FLUSHALL is marked again by its next job). A pass on an unmarked queue (one that never
+   * minted an id) is not kept: another program may write old-layout jobs there before this
+   * engine's first enqueue marks it. Calls made while the check is on the wire wait for it. A
+   * failed check is forgotten, so the next call asks again (and fails again until the queue is
+   * drained).
    */
-  laidOut<T>(base: string, check: () => Promise<void>, run: () => Promise<T>): Promise<T> {
+  laidOut<T>(base: string, check: () => Promise<boolean>, run: () => Promise<T>): Promise<T> {
     const entry = this.layouts.get(base);
     if (entry === true) return run();
     if (entry !== undefined) return entry.then(run);
     const checked = check().then(
-      () => {
-        this.layouts.set(base, true);
+      (marked) => {
+        if (marked) this.layouts.set(base, true);
+        else if (this.layouts.get(base) === checked) this.layouts.delete(base);
       },
       (error: unknown) => {
         if (this.layouts.get(base) === checked) this.layouts.delete(base);

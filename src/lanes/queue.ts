@@ -1286,18 +1286,30 @@ export class Queue {
    * Calls made while a SADD is on the wire wait for that one rather than sending their own.
    */
   private laidOut<T>(run: () => Promise<T>): Promise<T> {
-    return this.connection.laidOut(this.keys.base, () => this.checkLayout(), run);
+    return this.connection.laidOut(this.keys.base, () => this.askLayout(), run);
+  }
+
+  /**
+   * Check that the queue's jobs are of this version's job layout (DESIGN.md §2, "Job layout"),
+   * as enqueue and claim do before their first call on a connection (`checkLayout-9.lua`; once
+   * the queue is marked, not asked again on this connection). Call it at start to fail there
+   * rather than at the first enqueue or claim. Writes nothing but the mark of an empty queue.
+   * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
+   */
+  async checkLayout(): Promise<void> {
+    await this.laidOut(async () => undefined);
   }
 
   /**
    * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
    * per queue and connection by {@link laidOut}, before the first enqueue or claim. An empty
-   * queue without a mark is marked as this layout (`checkLayout-5.lua`).
+   * queue without a mark is marked as this layout (`checkLayout-9.lua`). Answers whether the
+   * queue is marked (a queue that never minted an id is not, and is asked again next time).
    * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
    */
-  private async checkLayout(): Promise<void> {
+  private async askLayout(): Promise<boolean> {
     const [status, found, ...counts] = await this.commands.checkLayout({ layout: JOB_LAYOUT });
-    if (status === 0) return;
+    if (status === 0) return found === JOB_LAYOUT;
     if (status === 1) {
       throw new RingmasterError(
         ErrorCode.LAYOUT_MISMATCH,
@@ -1305,14 +1317,26 @@ export class Queue {
           `this version's ${JOB_LAYOUT}: run the version of Ringmaster that wrote it, or use another queue`,
       );
     }
+    const todo =
+      'which this version would run without their payloads, so it refuses to enqueue or claim ' +
+      'there: let the previous version finish them and remove the completed and dead ones ' +
+      '(removeJobs), or send new jobs to a new queue';
+    if (status === 3) {
+      const [ring, active, delayed, gactive] = counts;
+      throw new RingmasterError(
+        ErrorCode.LAYOUT_MISMATCH,
+        `queue ${this.name} has no job layout mark and its totals count no job, yet it holds ` +
+          `jobs (${ring} groups on the ring, ${active} active, ${delayed} delayed, ${gactive} ` +
+          `groups with active jobs): jobs written ` +
+          `before issue 18 or by another program, ${todo}`,
+      );
+    }
     const [pending, delayed, active, completed, dead] = counts;
     throw new RingmasterError(
       ErrorCode.LAYOUT_MISMATCH,
       `queue ${this.name} holds jobs of the job layout before issue 18 (payloads in the job ` +
         `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
-        `${dead} dead), which this version would run without their payloads, so it refuses to ` +
-        `enqueue or claim there: finish them with the previous version and remove the completed ` +
-        `and dead ones (removeJobs), or send new jobs to a new queue`,
+        `${dead} dead), ${todo}`,
     );
   }
 

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, Queue, RingmasterError } from '../../src/lanes/index.js';
+import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import type { RedisClient } from '../../src/lanes/redisConnection.js';
 import { codes, post } from '../support/api.js';
 import { pollUntil, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
@@ -215,7 +216,10 @@ describe('a call ioredis resends after its reply was lost', () => {
   /** Enqueue on `q` with its reply lost once; returns the job ioredis answered at last. */
   async function enqueueLosingReply(q: Queue, key?: string) {
     await q.setLimit('warm-up', 1); // registers the queue: the next reply is the script's
-    await q.claim(); // asks the job layout (issue 18), so nothing else goes before the enqueue
+    // The job layout (issue 18) is asked until the queue is marked: marked here, and asked
+    // now, so nothing else goes before the enqueue whose reply is lost.
+    await redis.hset(q.keys.settings, 'layout', JOB_LAYOUT);
+    await q.checkLayout();
     proxy.loseNextReply();
     return q.enqueue('g', { n: 1 }, key === undefined ? {} : { key });
   }

@@ -112,12 +112,13 @@ describe('the job layout (issue 18)', () => {
     expect(error.message).toBe(
       `queue ${q.name} holds jobs of the job layout before issue 18 (payloads in the job hashes: ` +
         '1 pending, 0 delayed, 0 active, 0 completed, 1 dead), which this version would run ' +
-        'without their payloads, so it refuses to enqueue or claim there: finish them with the ' +
-        'previous version and remove the completed and dead ones (removeJobs), or send new jobs ' +
-        'to a new queue',
+        'without their payloads, so it refuses to enqueue or claim there: let the previous ' +
+        'version finish them and remove the completed and dead ones (removeJobs), or send new ' +
+        'jobs to a new queue',
     );
     await refusal(() => q.claim());
     await refusal(() => q.completeAndClaim([], { claim: 4 }));
+    await refusal(() => q.checkLayout());
     // Asked again by every call while it holds jobs (a refusal is not remembered).
     await refusal(() => q.enqueue('g', { n: 2 }));
     expect(await queueSnapshot(q)).toEqual(before);
@@ -135,6 +136,49 @@ describe('the job layout (issue 18)', () => {
     expect((await q.claim())?.payload).toEqual(BIG);
   });
 
+  it('refuses an unmarked queue whose totals were lost or drifted but whose jobs are evident', async () => {
+    // Totals gone (no stats hash), the dead job removed: the ring gives the pending job away.
+    const lost = await oldLayoutQueue();
+    await lost.redis.del(lost.keys.stats, lost.keys.dead, lost.keys.groupDead('g'));
+    const before = await queueSnapshot(lost);
+    const error = await refusal(() => lost.claim());
+    expect(error.message).toMatch(
+      /no job layout mark and its totals count no job, yet it holds jobs \(1 groups on the ring, 0 active, 0 delayed, 0 groups with active jobs\)/,
+    );
+    await refusal(() => lost.enqueue('g', { n: 1 }));
+    expect(await queueSnapshot(lost)).toEqual(before);
+    // Totals present but saying none (drifted): an active job and its permit are still seen.
+    const drifted = engine.queue();
+    await drifted.redis
+      .multi()
+      .set(drifted.keys.seq, '7')
+      .hset(drifted.keys.stats, { enqueued: '7', pending: '0', active: '0' })
+      .zadd(drifted.keys.active, Date.now() + 60_000, '7')
+      .hset(drifted.keys.gactive, 'g', '1')
+      .exec();
+    expect((await refusal(() => drifted.enqueue('g'))).message).toMatch(
+      /\(0 groups on the ring, 1 active, 0 delayed, 1 groups with active jobs\)/,
+    );
+    expect(await drifted.redis.hget(drifted.keys.settings, 'layout')).toBeNull();
+  });
+
+  it('asks again on an unmarked queue: jobs another program writes there before its first enqueue are seen', async () => {
+    const q = engine.queue();
+    expect(await q.claim()).toBeNull();
+    expect(await q.redis.hget(q.keys.settings, 'layout')).toBeNull();
+    // An earlier version writes a job now; this connection's next claim must not take it.
+    await q.redis
+      .multi()
+      .set(q.keys.seq, '1')
+      .hset(q.keys.job('1'), { group: 'g', state: 'pending', payload: '{"old":1}' })
+      .zadd(q.keys.lane('g'), 1, '1')
+      .rpush(q.keys.ring, 'g')
+      .hset(q.keys.stats, { enqueued: '1', pending: '1' })
+      .exec();
+    await refusal(() => q.claim());
+    expect(await q.redis.zcard(q.keys.lane('g'))).toBe(1);
+  });
+
   it('refuses a queue marked with another layout', async () => {
     const q = engine.queue();
     await q.redis.hset(q.keys.settings, 'layout', '3');
@@ -146,8 +190,10 @@ describe('the job layout (issue 18)', () => {
   it('a queue emptied by hand is marked again by its next first job', async () => {
     const q = engine.queue();
     await q.enqueue('g', BIG);
+    // The first enqueue found the queue new (unmarked: not remembered); this one finds the mark.
+    await q.enqueue('g', BIG);
     await q.redis.del(q.keys.settings, q.keys.seq);
-    // This connection asked already; its next enqueue mints id 1 and marks the queue.
+    // This connection knows the mark; its next enqueue mints id 1 and marks the queue again.
     await q.enqueue('g', BIG);
     expect(await q.redis.hget(q.keys.settings, 'layout')).toBe(JOB_LAYOUT);
   });

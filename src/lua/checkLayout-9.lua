@@ -6,7 +6,9 @@
   of these scripts would not look, so such jobs would run with no payload. No silent mix: a
   queue with no mark and no job is taken as this layout and marked; one with jobs is refused
   (the engine's message says what to do), and so is one marked with another layout.
-  O(1): the mark, the totals in `stats` and the sizes of `completed` and `dead`.
+  O(1): the mark, the totals in `stats`, the sizes of `completed` and `dead`, and, since the
+  totals can drift or be missing (a hand edit, another writer of the seed's keys), the job
+  places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`.
 
   Input:
     KEYS[1] settings   hash   `layout`: the mark (enqueue also writes it with a queue's first id)
@@ -15,6 +17,10 @@
     KEYS[4] dead       zset   dead jobs
     KEYS[5] seq        string job id counter: a queue that never minted an id is left unmarked
                               (its first enqueue marks it), so asking writes nothing there
+    KEYS[6] ring       list   serviceable groups (a group on it has pending jobs)
+    KEYS[7] active     zset   active jobs
+    KEYS[8] delayed    zset   delayed jobs
+    KEYS[9] gactive    hash   group -> active count
 
     ARGV[1] layout     the engine's layout ('2', keys.ts JOB_LAYOUT)
 
@@ -23,7 +29,10 @@
               counter; a queue with no counter is new: passed, not written)
            1  marked with another layout (`found`): refused
            2  no mark, and jobs of the layout before (the counts that follow): refused
-    found: the mark as stored (false for none); counts: the totals and sizes read (status 2).
+           3  no mark, totals that say none, yet jobs are evident (what follows: the ring's
+              length, active, delayed, gactive's length): refused
+    found: the mark as stored (false for none); counts: the totals and sizes read (status 2),
+    or the evidence (status 3).
 
   Memory: runs at maxmemory (noeviction): the mark is a few bytes (includes/allowAtMaxmemory.lua).
 
@@ -63,6 +72,17 @@ for i = 1, 5 do
 end
 if any then
   return { 2, false, counts[1], counts[2], counts[3], counts[4], counts[5] }
+end
+local evidence = {
+  redis.call('LLEN', KEYS[6]),
+  redis.call('ZCARD', KEYS[7]),
+  redis.call('ZCARD', KEYS[8]),
+  redis.call('HLEN', KEYS[9]),
+}
+for i = 1, 4 do
+  if evidence[i] ~= 0 then
+    return { 3, false, evidence[1], evidence[2], evidence[3], evidence[4] }
+  end
 end
 if redis.call('EXISTS', KEYS[5]) == 0 then
   return { 0, false }
