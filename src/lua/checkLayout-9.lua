@@ -6,9 +6,11 @@
   of these scripts would not look, so such jobs would run with no payload. No silent mix: a
   queue with no mark and no job is taken as this layout and marked; one with jobs is refused
   (the engine's message says what to do), and so is one marked with another layout.
-  O(1): the mark, the totals in `stats`, the sizes of `completed` and `dead`, and, since the
+  O(1): the mark, the id counter, the totals in `stats`, the sizes of `completed` and `dead`, and, since the
   totals can drift or be missing (a hand edit, another writer of the seed's keys), the job
-  places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`.
+  places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`, on a queue whose
+  ids a Ringmaster minted (`seq`); a queue without `seq` holds no job a Ringmaster wrote (the
+  seed's keys written by another program have no job hash, so no payload to lose) and passes.
 
   Input:
     KEYS[1] settings   hash   `layout`: the mark (enqueue also writes it with a queue's first id)
@@ -52,6 +54,11 @@ end
 if found then
   return { 1, found }
 end
+-- No id ever minted: no Ringmaster wrote jobs here (another writer of the seed's keys may
+-- have: those jobs have no hash and no payload to lose). Passed, not written, asked again.
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  return { 0, false }
+end
 local totals = redis.call('HMGET', statsKey, 'pending', 'delayed', 'active')
 local counts = {}
 local any = false
@@ -83,9 +90,6 @@ for i = 1, 4 do
   if evidence[i] ~= 0 then
     return { 3, false, evidence[1], evidence[2], evidence[3], evidence[4] }
   end
-end
-if redis.call('EXISTS', KEYS[5]) == 0 then
-  return { 0, false }
 end
 allowAtMaxmemory(settingsKey)
 redis.call('HSET', settingsKey, 'layout', layout)
