@@ -1317,7 +1317,7 @@ export class Queue {
           `this version's ${JOB_LAYOUT}: run the version of Ringmaster that wrote it, or use another queue`,
       );
     }
-    const todo =
+    const whatToDo =
       'which this version would run without their payloads, so it refuses to enqueue or claim ' +
       'there: let the previous version finish them and remove the completed and dead ones ' +
       '(removeJobs), or send new jobs to a new queue';
@@ -1328,7 +1328,7 @@ export class Queue {
         `queue ${this.name} has no job layout mark and its totals count no job, yet it holds ` +
           `jobs (${ring} groups on the ring, ${active} active, ${delayed} delayed, ${gactive} ` +
           `groups with active jobs): jobs written ` +
-          `before issue 18 or by another program, ${todo}`,
+          `before issue 18 or by another program, ${whatToDo}`,
       );
     }
     const [pending, delayed, active, completed, dead] = counts;
@@ -1336,7 +1336,7 @@ export class Queue {
       ErrorCode.LAYOUT_MISMATCH,
       `queue ${this.name} holds jobs of the job layout before issue 18 (payloads in the job ` +
         `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
-        `${dead} dead), ${todo}`,
+        `${dead} dead), ${whatToDo}`,
     );
   }
 

@@ -44,12 +44,18 @@
 --- @include "safeInteger"
 --- @include "settleGroup"
 
-local function parseRate(raw)
+-- `<a>:<b>`, two exact non-negative integers (a rate `<max>:<windowMs>`, a window
+-- `<startMs>:<claims>`); nil for anything else.
+local function parsePair(raw)
   if type(raw) ~= 'string' then
     return nil
   end
-  local m, w = string.match(raw, '^(%d+):(%d+)$')
-  local max, windowMs = safeInteger(m), safeInteger(w)
+  local a, b = string.match(raw, '^(%d+):(%d+)$')
+  return safeInteger(a), safeInteger(b)
+end
+
+local function parseRate(raw)
+  local max, windowMs = parsePair(raw)
   if max and windowMs and max >= 1 and windowMs >= 1 then
     return max, windowMs
   end
@@ -65,11 +71,7 @@ local function rateState(raw)
 end
 
 local function parseWindow(raw)
-  if type(raw) ~= 'string' then
-    return nil
-  end
-  local s, c = string.match(raw, '^(%d+):(%d+)$')
-  local start, claims = safeInteger(s), safeInteger(c)
+  local start, claims = parsePair(raw)
   if start and claims then
     return start, claims
   end
