@@ -307,8 +307,18 @@ async function measureRound(
       t('complete'),
     );
   }
-  const limit = RING_LIMIT - 1 - (ring.served % 2);
-  await run(o.calls, (i) => queue.setLimit(group(i), limit), 'script', t('setLimit'));
+  // Each call changes its group's limit, at every size: the k-th visit of a group sets one of
+  // two values by k's parity, neither the RING_LIMIT - 2 the cancelled timed overrides below
+  // leave. (A value by round left every call after a small ring's first lap a no-op, which
+  // writes no history entry: 10 groups measured a cheaper script than 100,000.)
+  const limit = (i: number) => RING_LIMIT - 1 - 2 * (Math.floor((base + i) / size) % 2);
+  const added = await historyAdded(conn, queue);
+  await run(o.calls, (i) => queue.setLimit(group(i), limit(i)), 'script', t('setLimit'));
+  if (added !== undefined && (await historyAdded(conn, queue)) !== added + o.calls) {
+    throw new Error(
+      `flat cost: a measured setLimit changed nothing (history ${added} -> ${await historyAdded(conn, queue)}, ${o.calls} calls, size ${size})`,
+    );
+  }
   ring.served += o.calls;
   while (!(await queue.metrics()).settled) {
     // Mend what this round's claims left stale, unmeasured (amortised over the claims).
@@ -417,6 +427,17 @@ function applyOneOverride(conn: Redis, queue: Queue): Promise<unknown> {
     'timer',
     queue.historyMaxLen,
   );
+}
+
+/**
+ * Entries ever added to the queue's history stream (XINFO STREAM entries-added), 0 before the
+ * first; undefined on Redis 6.2, which does not count them (the check is then skipped).
+ */
+async function historyAdded(conn: Redis, queue: Queue): Promise<number | undefined> {
+  if ((await conn.exists(queue.keys.history)) === 0) return 0;
+  const info = (await conn.xinfo('STREAM', queue.keys.history)) as unknown[];
+  const at = info.indexOf('entries-added');
+  return at < 0 ? undefined : Number(info[at + 1]);
 }
 
 export function newTally(): Tally {
