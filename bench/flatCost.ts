@@ -273,6 +273,9 @@ async function measureRound(
     registers: Registers,
     tally: Tally,
   ) => measure(admin, conn, queue, n, op, registers, tally);
+  // Every measured steering call changes what it steers (measureChanges checks the history).
+  const steer = (n: number, op: (i: number) => Promise<unknown>, name: ScriptName) =>
+    measureChanges(admin, conn, queue, n, op, t(name), name);
   const base = ring.served;
   const group = (i: number) => `r${(base + i) % size}`;
 
@@ -312,13 +315,7 @@ async function measureRound(
   // leave. (A value by round left every call after a small ring's first lap a no-op, which
   // writes no history entry: 10 groups measured a cheaper script than 100,000.)
   const limit = (i: number) => RING_LIMIT - 1 - 2 * (Math.floor((base + i) / size) % 2);
-  const added = await historyAdded(conn, queue);
-  await run(o.calls, (i) => queue.setLimit(group(i), limit(i)), 'script', t('setLimit'));
-  if (added !== undefined && (await historyAdded(conn, queue)) !== added + o.calls) {
-    throw new Error(
-      `flat cost: a measured setLimit changed nothing (history ${added} -> ${await historyAdded(conn, queue)}, ${o.calls} calls, size ${size})`,
-    );
-  }
+  await steer(o.calls, (i) => queue.setLimit(group(i), limit(i)), 'setLimit');
   ring.served += o.calls;
   while (!(await queue.metrics()).settled) {
     // Mend what this round's claims left stale, unmeasured (amortised over the claims).
@@ -328,11 +325,10 @@ async function measureRound(
   // Issue 17: timed setLimits on distinct ring groups (none parks), then their reverts, one per
   // script call, once the Redis clock has passed their deadlines (1 ms).
   const timed = Math.min(o.batch, size);
-  await run(
+  await steer(
     timed,
     (i) => queue.setLimit(group(i), RING_LIMIT - 2, { forMs: 1 }),
-    'script',
-    t('setLimit timed'),
+    'setLimit timed',
   );
   const last = await conn.zrange(queue.keys.overrides, -1, -1, 'WITHSCORES');
   while (last[1] !== undefined && (await redisMs(conn)) <= Number(last[1])) {
@@ -344,22 +340,22 @@ async function measureRound(
   // …and timed ones cancelled (the limit they set stays: below RING_LIMIT, none parks).
   for (let i = 0; i < timed; i++)
     await queue.setLimit(group(i), RING_LIMIT - 2, { forMs: 3_600_000 });
-  await run(timed, (i) => queue.cancelOverride(group(i), 'limit'), 'script', t('cancelOverride'));
+  await steer(timed, (i) => queue.cancelOverride(group(i), 'limit'), 'cancelOverride');
   // Weights and rate limits set and taken off again on ring groups (the ring does not change:
   // no claim runs in between, and a rate of 1,000,000 a hour limits nothing).
-  await run(timed, (i) => queue.setWeight(group(i), 2), 'script', t('setWeight'));
-  await run(timed, (i) => queue.setWeight(group(i), 1), 'script', t('setWeight'));
+  await steer(timed, (i) => queue.setWeight(group(i), 2), 'setWeight');
+  await steer(timed, (i) => queue.setWeight(group(i), 1), 'setWeight');
   const rate = { max: 1_000_000, windowMs: 3_600_000 };
-  await run(timed, (i) => queue.setRateLimit(group(i), rate), 'script', t('setRateLimit'));
-  await run(timed, (i) => queue.clearRateLimit(group(i)), 'script', t('clearRateLimit'));
+  await steer(timed, (i) => queue.setRateLimit(group(i), rate), 'setRateLimit');
+  await steer(timed, (i) => queue.clearRateLimit(group(i)), 'clearRateLimit');
 
   // The two O(ring) de-rings come last: an LREM over 100,000 entries evicts the CPU caches,
   // and a window measured right after one would mostly measure their refill.
   for (let b = 0; b < o.batchesPerRound; b++) {
-    await run(o.batch, (j) => queue.resume(paused[j] as string), 'script', t('resume'));
-    await run(o.batch, (j) => queue.clearLimit(parked[j] as string), 'script', t('clearLimit'));
-    await run(o.batch, (j) => queue.pause(paused[j] as string), 'script', t('pause'));
-    await run(o.batch, (j) => queue.setLimit(parked[j] as string, 0), 'script', t('setLimit 0'));
+    await steer(o.batch, (j) => queue.resume(paused[j] as string), 'resume');
+    await steer(o.batch, (j) => queue.clearLimit(parked[j] as string), 'clearLimit');
+    await steer(o.batch, (j) => queue.pause(paused[j] as string), 'pause');
+    await steer(o.batch, (j) => queue.setLimit(parked[j] as string, 0), 'setLimit 0');
   }
   const length = await conn.llen(queue.keys.ring);
   if (length !== size) throw new Error(`flat cost: ring drifted to ${length}, expected ${size}`);
@@ -427,6 +423,30 @@ function applyOneOverride(conn: Redis, queue: Queue): Promise<unknown> {
     'timer',
     queue.historyMaxLen,
   );
+}
+
+/**
+ * `measure` for steering calls that each change something (a steering script writes a history
+ * entry exactly when it does): fails the run when the history did not grow by `n`, so no size
+ * measures the cheaper no-op path. Skipped on Redis 6.2 (no entries-added).
+ */
+export async function measureChanges(
+  admin: Redis,
+  conn: Redis,
+  queue: Queue,
+  n: number,
+  op: (i: number) => Promise<unknown>,
+  tally: Tally,
+  what: string,
+): Promise<void> {
+  const before = await historyAdded(conn, queue);
+  await measure(admin, conn, queue, n, op, 'script', tally);
+  const after = await historyAdded(conn, queue);
+  if (before !== undefined && after !== before + n) {
+    throw new Error(
+      `flat cost: ${n} measured ${what} calls wrote ${(after ?? 0) - before} history entries: some changed nothing`,
+    );
+  }
 }
 
 /**

@@ -49,11 +49,23 @@ export interface GraphqlResult {
 
 const QUEUE = 'bench-graphql';
 
+/** Groups of the queue, each with a limit and a few pending jobs. */
+const GROUPS = 100;
+
+/**
+ * The operations, each as the body of its n-th request. Every setLimit changes its group's limit
+ * (request n sets group n mod 100, first at 5, to 6 or 7 by its visit's parity; a group's visits
+ * are 100 requests apart, 50 in flight): a limit already in force is a no-op that writes no
+ * history entry, which would measure less than an operator's setLimit does.
+ */
 export const OPERATIONS = {
-  typename: '{ __typename }',
-  setLimit: `mutation { setLimit(queue: "${QUEUE}", group: "tenant-7", limit: 5) { id limit active pending paused onRing state } }`,
-  groupQuery: `{ queue(name: "${QUEUE}") { group(id: "tenant-7") { id limit active pending paused onRing state } } }`,
+  typename: () => '{ __typename }',
+  setLimit: (n: number) =>
+    `mutation { setLimit(queue: "${QUEUE}", group: "tenant-${n % GROUPS}", limit: ${6 + (Math.floor(n / GROUPS) % 2)}) { id limit active pending paused onRing state } }`,
+  groupQuery: () =>
+    `{ queue(name: "${QUEUE}") { group(id: "tenant-7") { id limit active pending paused onRing state } } }`,
 } as const;
+type Operation = (n: number) => string;
 
 export async function graphqlOverhead(
   redis: BenchRedis,
@@ -63,15 +75,15 @@ export async function graphqlOverhead(
   // A queue with some life in it: 100 groups with limits and a few pending jobs each.
   const setupConn = redis.connect({ enableAutoPipelining: true });
   const setup = new Ringmaster(setupConn).queue(QUEUE);
-  await Promise.all(Array.from({ length: 100 }, (_, g) => setup.setLimit(`tenant-${g}`, 5)));
+  await Promise.all(Array.from({ length: GROUPS }, (_, g) => setup.setLimit(`tenant-${g}`, 5)));
   await Promise.all(
-    Array.from({ length: 500 }, (_, i) => setup.enqueue(`tenant-${i % 100}`, { i })),
+    Array.from({ length: 5 * GROUPS }, (_, i) => setup.enqueue(`tenant-${i % GROUPS}`, { i })),
   );
   setupConn.disconnect();
 
   const server = await startServer(redis.url);
   try {
-    for (const query of Object.values(OPERATIONS)) await graphql(server.url, query);
+    for (const query of Object.values(OPERATIONS)) await graphql(server.url, query(0));
     if (o.warmupSeconds > 0) {
       progress(`graphql: warm-up (${o.warmupSeconds} s per operation)`);
       for (const query of Object.values(OPERATIONS)) {
@@ -95,7 +107,7 @@ export async function graphqlOverhead(
       }
     }
     // Still answering with data, not errors, after the load.
-    for (const query of Object.values(OPERATIONS)) await graphql(server.url, query);
+    for (const query of Object.values(OPERATIONS)) await graphql(server.url, query(0));
     const typename = summarize(slices.typename);
     const setLimit = summarize(slices.setLimit);
     const groupQuery = summarize(slices.groupQuery);
@@ -142,18 +154,27 @@ function summarize(slices: Slice[]): LoadResult {
 /** One autocannon run; every response time is kept, so slices merge into exact percentiles. */
 function run(
   url: string,
-  query: string,
+  operation: Operation,
   connections: number,
   seconds: number,
 ): Promise<Omit<Slice, 'serverCpuUsec'>> {
   const latencies: number[] = [];
+  const query = operation(0);
+  let sent = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: `${url}/graphql`,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ query }),
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({ query: operation(sent++) }),
+            }),
+          },
+        ],
         connections,
         duration: seconds,
       },

@@ -12,7 +12,7 @@ import { type Queue, Ringmaster } from '../src/lanes/index.js';
 import {
   done,
   type FlatCostOptions,
-  measure,
+  measureChanges,
   measureClaims,
   newTally,
   type ScriptCost,
@@ -37,6 +37,12 @@ const QUEUE = 'bench-flat-rated';
 /** Ring groups of each queue, each with a rate its claims never reach. */
 const RING = 10;
 const RATE = { max: 1_000_000, windowMs: 86_400_000 } as const;
+/**
+ * The rate set by measured call n: its group's visits (RING calls apart) alternate two maxes,
+ * neither RATE's, so every call changes the rate. A rate already in force is a no-op that writes
+ * no history entry, which would measure less than an operator's setRateLimit does.
+ */
+const rateOf = (n: number) => ({ ...RATE, max: RATE.max - 1 - (Math.floor(n / RING) % 2) });
 const SETUP_BATCH = 10_000;
 const CONCURRENCY = 16;
 
@@ -104,14 +110,14 @@ export async function rateCost(
         t('claim (rated group)'),
         'of a rated group',
       );
-      await measure(
+      await measureChanges(
         redis.admin,
         conn,
         queue,
         o.calls,
-        (i) => queue.setRateLimit(group(i), RATE),
-        'script',
+        (i) => queue.setRateLimit(group(i), rateOf(served + i)),
         t('setRateLimit'),
+        'setRateLimit',
       );
     }
     served += o.calls;
