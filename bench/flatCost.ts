@@ -453,7 +453,7 @@ export async function measureChanges(
  * Entries ever added to the queue's history stream (XINFO STREAM entries-added), 0 before the
  * first; undefined on Redis 6.2, which does not count them (the check is then skipped).
  */
-async function historyAdded(conn: Redis, queue: Queue): Promise<number | undefined> {
+export async function historyAdded(conn: Redis, queue: Queue): Promise<number | undefined> {
   if ((await conn.exists(queue.keys.history)) === 0) return 0;
   const info = (await conn.xinfo('STREAM', queue.keys.history)) as unknown[];
   const at = info.indexOf('entries-added');

@@ -8,6 +8,7 @@
  */
 import autocannon from 'autocannon';
 import { Ringmaster } from '../src/lanes/index.js';
+import { historyAdded } from './flatCost.js';
 import { type BenchRedis, fresh } from './redis.js';
 import { graphql, startServer } from './server.js';
 import { percentile, progress } from './util.js';
@@ -66,6 +67,8 @@ export const OPERATIONS = {
     `{ queue(name: "${QUEUE}") { group(id: "tenant-7") { id limit active pending paused onRing state } } }`,
 } as const;
 type Operation = (n: number) => string;
+/** Requests made of each operation so far, over every run: its next request's n. */
+const sentBy = new Map<Operation, number>();
 
 export async function graphqlOverhead(
   redis: BenchRedis,
@@ -82,6 +85,7 @@ export async function graphqlOverhead(
   setupConn.disconnect();
 
   const server = await startServer(redis.url);
+  const historyBefore = await historyAdded(redis.admin, setup);
   try {
     for (const query of Object.values(OPERATIONS)) await graphql(server.url, query(0));
     if (o.warmupSeconds > 0) {
@@ -111,6 +115,12 @@ export async function graphqlOverhead(
     const typename = summarize(slices.typename);
     const setLimit = summarize(slices.setLimit);
     const groupQuery = summarize(slices.groupQuery);
+    const entries = (await historyAdded(redis.admin, setup)) ?? Number.POSITIVE_INFINITY;
+    if (historyBefore !== undefined && entries - historyBefore < setLimit.requests) {
+      throw new Error(
+        `graphql: ${setLimit.requests} setLimits wrote ${entries - historyBefore} history entries: some changed nothing`,
+      );
+    }
     return {
       connections: o.connections,
       seconds: o.seconds,
@@ -160,7 +170,7 @@ function run(
 ): Promise<Omit<Slice, 'serverCpuUsec'>> {
   const latencies: number[] = [];
   const query = operation(0);
-  let sent = 0;
+  let sent = sentBy.get(operation) ?? 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -169,10 +179,12 @@ function run(
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         requests: [
           {
-            setupRequest: (request) => ({
-              ...request,
-              body: JSON.stringify({ query: operation(sent++) }),
-            }),
+            setupRequest: (request) => {
+              const body = JSON.stringify({ query: operation(sent) });
+              // Counted per operation across runs, so a group's setLimits keep alternating.
+              sentBy.set(operation, ++sent);
+              return { ...request, body };
+            },
           },
         ],
         connections,
