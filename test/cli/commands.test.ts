@@ -2,6 +2,8 @@
  * `ringmaster` commands against a real server (README "CLI"): each command's human and --json
  * output checked against the engine's state, and the steering commands' effect on it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { rawState, uniqueQueueName } from '../support/lanes.js';
@@ -403,6 +405,64 @@ describe('timed overrides', () => {
     expect((await cli(['cancel', 'a', 'pause', '-q', q])).stdout).toContain('nothing to cancel');
     const actions = (await e.history({ group: 'a' })).entries.map((entry) => entry.action);
     expect(actions.filter((action) => action === 'cancelOverride')).toHaveLength(1);
+  });
+
+  it('cancel whose revert came due between its read and its call does not claim it cancelled', async () => {
+    // A server on which the timed limit (1, reverting to none) reverts between the two requests.
+    const group = (limit: number | null, pending: boolean) => ({
+      id: 'a',
+      queue: 'q',
+      limit,
+      active: 0,
+      pending: 0,
+      paused: false,
+      onRing: false,
+      state: 'IDLE',
+      blockedBy: null,
+      reason: 'no pending jobs',
+      weight: 1,
+      rateLimit: null,
+      rateLimitedUntil: null,
+      limitOverride: pending
+        ? { until: '2026-01-01T00:00:00.000Z', remainingMs: 5, revertToLimit: null, actor: 'x' }
+        : null,
+      pauseOverride: null,
+    });
+    const fake = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        const mutation = /^\s*mutation/.test(JSON.parse(body).query);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            data: mutation
+              ? { cancelOverride: group(null, false) }
+              : { queue: { group: group(1, true) } },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+      const human = await runCli(['cancel', 'a', 'limit', '-q', 'q', '--url', url]);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(
+        /^the limit of a in q went from 1 to none before the cancel arrived .*it may have had nothing to cancel; see `ringmaster history -q q --group a`$/m,
+      );
+      expect(human.stdout).not.toContain('cancelled');
+      const json = await runCli(['cancel', 'a', 'limit', '-q', 'q', '--url', url, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        cancelled: null,
+        cancelOverride: { limit: null },
+      });
+    } finally {
+      fake.closeAllConnections();
+      fake.close();
+    }
   });
 
   it('--for is printed exactly: 1500ms is 1.5s, not 2s', async () => {

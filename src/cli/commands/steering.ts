@@ -20,7 +20,7 @@ import {
   CliSetLimitDocument,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { durationText, printJson, printLine, shellCommand } from '../output.js';
+import { durationText, limitText, printJson, printLine, shellCommand } from '../output.js';
 import { groupFields } from './groups.js';
 
 /** The command that shows `group` as it is now: what to run when a change went unanswered. */
@@ -140,7 +140,8 @@ export function registerSteering(program: Command): void {
  * whether a revert was dropped or none was pending, so the group is read first: with none of
  * that kind pending, nothing is sent (the server would change nothing) and the command says
  * "nothing to cancel" and exits 0 — the state a script asked for holds. `--json` adds
- * `cancelled: true|false` beside `cancelOverride` (the group).
+ * `cancelled` beside `cancelOverride` (the group): true, false, or null when the value moved
+ * between the read and the cancel (a revert that came due first: perhaps nothing was dropped).
  */
 async function cancel(
   context: CliContext,
@@ -166,12 +167,27 @@ async function cancel(
     { queue, group, kind: kind === 'limit' ? 'LIMIT' : 'PAUSE' },
     groupCheck(queue, group),
   );
+  const after = data.cancelOverride;
+  // The value moved between the read and the cancel: the revert came due first (or another
+  // call changed it), so the cancel may have found nothing to drop. Say so; never "cancelled".
+  const moved =
+    after !== null && after !== undefined && steeredValue(kind, after) !== steeredValue(kind, now);
   if (context.json) {
-    printJson({ cancelled: true, ...data });
+    printJson({ cancelled: moved ? null : true, ...data });
     return;
   }
-  report(context, data, `timed ${kind} of ${group} in ${queue} cancelled`);
+  report(
+    context,
+    data,
+    moved
+      ? `the ${kind} of ${group} in ${queue} went from ${steeredValue(kind, now)} to ${steeredValue(kind, after)} before the cancel arrived (its revert came due, or another call): it may have had nothing to cancel; see \`${shellCommand(['ringmaster', 'history', '-q', queue, '--group', group])}\``
+      : `timed ${kind} of ${group} in ${queue} cancelled`,
+  );
 }
+
+/** What a timed override of `kind` sets, as shown: the limit (`none`), or paused / not paused. */
+const steeredValue = (kind: 'limit' | 'pause', group: CliGroupFragment): string =>
+  kind === 'limit' ? limitText(group.limit) : group.paused ? 'paused' : 'not paused';
 
 /** ' for 10m' after a timed call's report; '' for a plain one. */
 const forText = (forMs: number | null): string =>
