@@ -3,7 +3,7 @@
  * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error,
  * 6 a change sent but unanswered.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,17 +189,17 @@ describe('exit codes', () => {
     /** Whether the fake server has read a whole request (so the mutation reached it). */
     let received: string[] = [];
     /** What the fake server does with a request it has read: nothing, or drop the connection. */
-    let onRequest: (request: IncomingMessage) => void = () => {};
+    let onRequest: (request: IncomingMessage, response: ServerResponse) => void = () => {};
     let fake: Server;
     beforeAll(async () => {
-      fake = createServer((request) => {
+      fake = createServer((request, response) => {
         let body = '';
         request.on('data', (chunk: Buffer) => {
           body += chunk.toString();
         });
         request.on('end', () => {
           received.push(body);
-          onRequest(request);
+          onRequest(request, response);
         });
       });
       await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
@@ -241,6 +241,23 @@ describe('exit codes', () => {
       expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
       // A query that timed out changed nothing: still "cannot reach" (exit 4).
       expectFailure(await run(['group', 'a']), 4, /cannot reach .*\(timed out\)/);
+    });
+
+    it('6: retry-dead whose later call went unanswered says what the earlier ones requeued', async () => {
+      onRequest = (_request, response) => {
+        if (received.length > 1) return;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ data: { requeueDeadJobs: { count: 1000, remaining: 7, skipped: 0 } } }),
+        );
+      };
+      received = [];
+      expectFailure(
+        await run(['retry-dead', '--all']),
+        6,
+        /^ringmaster: requeued 1000 dead jobs of q before this: the change was sent .*may have been applied; check with `ringmaster dead -q q`/,
+      );
+      expect(received).toHaveLength(2);
     });
 
     it('6: a mutation whose connection dropped after it was sent; 4 for a query', async () => {

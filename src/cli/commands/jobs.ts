@@ -100,9 +100,9 @@ export function registerJobs(program: Command): void {
           { queue, ...selection },
           check,
         ).catch((error: unknown) => {
-          // The calls before the unanswered one were answered: say what they did.
-          if (error instanceof CliError && error.exitCode === ExitCode.UNCONFIRMED) {
-            const done = total.count === 0 ? '' : `requeued ${total.count} before: `;
+          // The calls before the failed one were applied: say what they did, whatever failed.
+          if (error instanceof CliError && total.count > 0) {
+            const done = `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${whose(options.group, queue)} before this: `;
             throw new CliError(`${done}${error.message}`, error.exitCode);
           }
           throw error;
@@ -118,9 +118,12 @@ export function registerJobs(program: Command): void {
         printJson({ requeueDeadJobs: total });
         return;
       }
-      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
       printLine(
-        `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${where} (${total.remaining} remaining, ${total.skipped} skipped)`,
+        `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${whose(options.group, queue)} (${total.remaining} remaining, ${total.skipped} skipped)`,
       );
     });
 }
+
+/** Whose dead jobs: `g in q` for a group's, `q` for the queue's. */
+const whose = (group: string | undefined, queue: string): string =>
+  group === undefined ? queue : `${group} in ${queue}`;
