@@ -29,8 +29,12 @@ export const Bounds = {
   first: { min: 1, max: Limits.maxPageSize },
   /** `top --first`: busiest groups drawn; the CLI's own bound (a screenful). */
   topFirst: { min: 1, max: 100 },
-  /** `top --interval`: ms between redraws; at least 100ms so a slip cannot flood the server. */
-  interval: { min: 100, max: Number.MAX_SAFE_INTEGER },
+  /**
+   * `top --interval`: ms between redraws; the CLI's own bound. At least 100ms, so a slip cannot
+   * flood the server; at most an hour, far below setInterval's 2^31-1 ms, past which Node
+   * fires it every millisecond instead (`--interval 30d` would have done just that).
+   */
+  interval: { min: 100, max: 3_600_000 },
   /** `--timeout`: ms one request may take; the CLI's own bound (an hour). */
   timeout: { min: 1, max: 3_600_000 },
 } as const satisfies Record<string, Bound>;

@@ -96,7 +96,13 @@ describe('exit codes', () => {
     expectFailure(
       await cli(['top', '-q', q, '--interval', '50ms']),
       1,
-      /'--interval <duration>' .*change --interval: must be at least 100ms, not "50ms"/,
+      /'--interval <duration>' .*change --interval: must be 100ms\.\.1h, not "50ms"/,
+    );
+    // Past 2^31-1 ms setInterval would fire every millisecond: at most an hour.
+    expectFailure(
+      await cli(['top', '-q', q, '--interval', '30d']),
+      1,
+      /change --interval: must be 100ms\.\.1h, not "30d"/,
     );
     expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
     expectFailure(

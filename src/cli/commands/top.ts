@@ -17,7 +17,7 @@ import {
   CliTopDocument,
   type CliTopQuery,
 } from '../gql/graphql.js';
-import { duration, integer, integerRange } from '../options.js';
+import { duration, durationRange, integer, integerRange } from '../options.js';
 import { groupTable } from '../output.js';
 
 interface TopOptions {
@@ -39,7 +39,7 @@ export function registerTop(program: Command): void {
     .addOption(
       new Option(
         '--interval <duration>',
-        'redraw the counts at least this often (500ms, 10s, …; a unit is needed; at least 100ms)',
+        `redraw the counts at least this often (500ms, 10s, …; a unit is needed; ${durationRange(Bounds.interval)})`,
       )
         .default(2000, '2s')
         .argParser(duration('--interval', Bounds.interval)),
