@@ -11,10 +11,9 @@ import { durationText } from './output.js';
 /** 1000000 → "1,000,000": ranges as people read them. */
 const grouped = (n: number): string => n.toLocaleString('en-US');
 
-/** A range as its message gives it: "1..1,000", or "at least 100ms" when it has no real top. */
-function rangeText({ min, max }: Bound, show: (n: number) => string): string {
-  return max === Number.MAX_SAFE_INTEGER ? `at least ${show(min)}` : `${show(min)}..${show(max)}`;
-}
+/** A range as its message gives it: "1..1,000", "100ms..1h". */
+const rangeText = ({ min, max }: Bound, show: (n: number) => string): string =>
+  `${show(min)}..${show(max)}`;
 
 /**
  * A whole number within `bound` (`<limit>`, `--first`, …); `name` is the argument as the user
@@ -37,9 +36,9 @@ export function integer(name: string, bound: Bound): (value: string) => number {
  * case and more units ("1M" is a minute to it, "1mo" a month), so a month meant as `1M` would
  * silently become a minute: those are refused instead.
  */
-const UNITS = ['ms', 's', 'm', 'h', 'd'] as const;
+const UNITS: readonly string[] = ['ms', 's', 'm', 'h', 'd'];
 /** A number and its unit, as often as needed: `10m`, `1h30m`, `1h 30m`, `1.5s`. */
-const DURATION = /^\s*(?:\d*\.?\d+\s*(?:ms|s|m|h|d)\s*)+$/;
+const DURATION = new RegExp(`^\\s*(?:\\d*\\.?\\d+\\s*(?:${UNITS.join('|')})\\s*)+$`);
 /** Every number with whatever letters follow it (a bare number has none). */
 const PARTS = /(\d*\.?\d+)\s*([^\d\s.]*)/g;
 
@@ -63,7 +62,7 @@ export function duration(name: string, bound: Bound): (value: string) => number 
       );
     }
     if (!DURATION.test(value)) {
-      const other = parts.map(([, , unit]) => unit).find((unit) => !isUnit(unit));
+      const other = parts.map(([, , unit]) => unit).find((unit) => !UNITS.includes(unit ?? ''));
       const which = other === undefined ? '' : `"${other}" is no unit here: `;
       throw new InvalidArgumentError(
         `${which}a duration's units are ms, s, m (minutes), h and d, in lower case (no M or mo: a minute or a month?), not "${value}"`,
@@ -87,11 +86,8 @@ export function duration(name: string, bound: Bound): (value: string) => number 
 /** A whole-number range as help and messages give it: `1..1,000`. */
 export const integerRange = (bound: Bound): string => rangeText(bound, grouped);
 
-/** A duration range as help and messages give it: `1ms..30d`, `at least 100ms`. */
+/** A duration range as help and messages give it: `1ms..30d`, `100ms..1h`. */
 export const durationRange = (bound: Bound): string => rangeText(bound, durationText);
-
-const isUnit = (unit: string | undefined): boolean =>
-  (UNITS as readonly (string | undefined)[]).includes(unit);
 
 /**
  * The group states `groups --state` filters by (`Group.state`, DESIGN.md §4.2; RATE_LIMITED
