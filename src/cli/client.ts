@@ -4,6 +4,7 @@
  * (DESIGN.md §4, §6 Auth). Every failure becomes a {@link CliError} with its exit code.
  */
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+import { getOperationAST, parse } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import {
@@ -12,6 +13,8 @@ import {
   ExitCode,
   exitCodeOf,
   type GraphQLErrorLike,
+  neverSent,
+  unconfirmed,
   unreachable,
 } from './errors.js';
 
@@ -32,15 +35,18 @@ interface GraphQLBody<T> {
 
 /**
  * Send one typed operation and answer its data. Throws {@link CliError}: UNREACHABLE when no
- * answer came within `timeoutMs`, AUTH / REFUSED / SERVER by the first error's code and the
- * HTTP status (`exitCodeOf`), SERVER for an answer that is not GraphQL.
+ * answer came within `timeoutMs` (or the connection failed) — but UNCONFIRMED for a mutation
+ * whose request may have reached the server, naming `check`, the command that shows whether
+ * it was applied; AUTH / REFUSED / SERVER by the first error's code and the HTTP status
+ * (`exitCodeOf`), SERVER for an answer that is not GraphQL.
  */
 export async function request<T, V>(
   connection: Connection,
   document: DocumentTypeDecoration<T, V>,
   variables: V,
+  check?: string,
 ): Promise<T> {
-  const { data, error } = await requestPartial(connection, document, variables);
+  const { data, error } = await requestPartial(connection, document, variables, check);
   if (error) throw error;
   return data as T;
 }
@@ -62,7 +68,13 @@ export async function requestPartial<T, V>(
   connection: Connection,
   document: DocumentTypeDecoration<T, V>,
   variables: V,
+  check?: string,
 ): Promise<PartialResult<T>> {
+  /** The error for a request that got no (whole) answer, by whether it may have changed anything. */
+  const noAnswer = (cause: unknown): CliError =>
+    isMutation(document) && !neverSent(cause)
+      ? unconfirmed(connection.url, cause, check ?? 'ringmaster history -q <queue>')
+      : unreachable(connection.url, cause);
   let response: Response;
   try {
     response = await fetch(connection.url, {
@@ -76,16 +88,15 @@ export async function requestPartial<T, V>(
       signal: AbortSignal.timeout(connection.timeoutMs),
     });
   } catch (error) {
-    throw unreachable(connection.url, error);
+    throw noAnswer(error);
   }
   let body: GraphQLBody<T>;
   try {
     body = (await response.json()) as GraphQLBody<T>;
   } catch (error) {
-    if (error instanceof Error && error.name === 'TimeoutError') {
-      throw unreachable(connection.url, error);
-    }
-    throw httpError(connection, response.status);
+    // A body that is not JSON is the server's answer; one cut off (timeout, reset) is none.
+    if (error instanceof SyntaxError) throw httpError(connection, response.status);
+    throw noAnswer(error);
   }
   const first = body.errors?.[0];
   const error = first
@@ -96,6 +107,14 @@ export async function requestPartial<T, V>(
   }
   if (error === null && !response.ok) throw httpError(connection, response.status);
   return { data: body.data, error };
+}
+
+/**
+ * Whether `document` is a mutation: one whose unanswered request may still have changed
+ * something. The CLI's documents (src/cli/gql) hold one operation each.
+ */
+function isMutation<T, V>(document: DocumentTypeDecoration<T, V>): boolean {
+  return getOperationAST(parse(String(document)))?.operation === 'mutation';
 }
 
 /** The error for an HTTP answer without GraphQL errors or data. */

@@ -17,6 +17,11 @@ export const ExitCode = {
   UNREACHABLE: 4,
   /** The server failed: INTERNAL_SERVER_ERROR, Redis unavailable, any other HTTP 5xx. */
   SERVER: 5,
+  /**
+   * A change was sent but no answer came back (a timeout, a dropped connection): it may or may
+   * not have been applied. The message names the command that shows which.
+   */
+  UNCONFIRMED: 6,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -80,6 +85,44 @@ export function unreachable(url: string, cause: unknown): CliError {
     `cannot reach ${url} (${reason}): start the server or point --url / RINGMASTER_URL at it`,
     ExitCode.UNREACHABLE,
   );
+}
+
+/**
+ * The error for a mutation sent to `url` that got no answer (`cause`: a timeout, a dropped
+ * connection): it may have been applied, so it is not "cannot reach". `check` is the command
+ * that shows whether it was (`ringmaster group g -q Q`).
+ */
+export function unconfirmed(url: string, cause: unknown, check: string): CliError {
+  return new CliError(
+    `the change was sent to ${url} but no answer came (${causeText(cause)}): it may have been applied; check with \`${check}\` before repeating it`,
+    ExitCode.UNCONFIRMED,
+  );
+}
+
+/**
+ * Codes of a connection that failed before a request could be written (no address, refused,
+ * no route, the connect timed out, TLS refused): nothing reached the server.
+ */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  // fetch's own refusal of a port browsers block (6000, 1, …): it never connects.
+  'bad port',
+]);
+
+/**
+ * Whether a failed request's `cause` proves it was never sent: a connect-time failure
+ * ({@link NOT_SENT}, a TLS certificate or handshake error). Anything else — a timeout, a reset,
+ * a socket closed mid-answer — may have come after the server read the request.
+ */
+export function neverSent(cause: unknown): boolean {
+  const code = causeText(cause);
+  return NOT_SENT.has(code) || /CERT|^ERR_TLS_|^ERR_SSL_/.test(code);
 }
 
 /** The most telling short name of why a connection failed (ECONNREFUSED, timeout, …). */

@@ -7,6 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
+import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
@@ -21,11 +22,13 @@ import { endpoint, integer } from './options.js';
 const EXIT_CODES = `
 Exit codes:
   0  done
-  1  usage: an unknown command or option, a value that does not parse
+  1  usage: an unknown command or option, a value that does not parse or is out of range
   2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
   3  auth: no token, an unknown one, or a role that may not do this (401, 403)
-  4  unreachable: nothing answered at --url (connection refused, timeout)
+  4  unreachable: nothing answered at --url (connection refused, timeout); nothing changed
   5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx
+  6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
+     have been applied: run the command the message names to see
 
 Environment: RINGMASTER_URL, RINGMASTER_TOKEN, RINGMASTER_QUEUE (as --url, --token, --queue).`;
 
@@ -45,7 +48,7 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--timeout <ms>', 'give up on a request after this many ms (a bare number)')
         .default(DEFAULT_TIMEOUT_MS)
-        .argParser(integer(1, 3_600_000)),
+        .argParser(integer('--timeout', Bounds.timeout)),
     )
     .addHelpText('after', EXIT_CODES)
     .showSuggestionAfterError(true)

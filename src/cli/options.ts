@@ -1,40 +1,71 @@
 /**
  * Parsers of the CLI's option and argument values, for commander's `argParser`: a value that
- * does not parse is a usage error (exit 1) naming the option and what it accepts.
+ * does not parse, or is out of its range ({@link Bounds}, the server's), is a usage error
+ * (exit 1) saying what to change it to: `change weight: must be a whole number 1..1,000`.
  */
 import { InvalidArgumentError } from 'commander';
 import parseDuration from 'parse-duration';
+import type { Bound } from './bounds.js';
+import { durationText } from './output.js';
 
-/** A whole number from `min` to `max` (`--first`, a limit). */
-export function integer(min: number, max: number): (value: string) => number {
+/** 1000000 → "1,000,000": ranges as people read them. */
+const grouped = (n: number): string => n.toLocaleString('en-US');
+
+/** A range as its message gives it: "1..1,000", "100ms..1h". */
+const rangeText = ({ min, max }: Bound, show: (n: number) => string): string =>
+  `${show(min)}..${show(max)}`;
+
+/**
+ * A whole number within `bound` (`<limit>`, `--first`, …); `name` is the argument as the user
+ * wrote it, named by the message.
+ */
+export function integer(name: string, bound: Bound): (value: string) => number {
   return (value) => {
     const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
-      throw new InvalidArgumentError(`expected a whole number ${range}, not "${value}"`);
+    if (!Number.isSafeInteger(n) || n < bound.min || n > bound.max) {
+      throw new InvalidArgumentError(
+        `change ${name}: must be a whole number ${integerRange(bound)}, not "${value}"`,
+      );
     }
     return n;
   };
 }
 
 /**
- * A duration with its unit (`--for 10m`, `90s`, `1h30m`, `1500ms`; parse-duration's units) →
- * whole ms, at least 1. A number without a unit (`10`) is refused: it would be read as ms.
+ * The units a duration may have: lower case only, one meaning each. parse-duration reads any
+ * case and more units ("1M" is a minute to it, "1mo" a month), so a month meant as `1M` would
+ * silently become a minute: those are refused instead.
  */
-export function duration(value: string): number {
-  return durationAtLeast(1)(value);
-}
+const UNITS: readonly string[] = ['ms', 's', 'm', 'h', 'd'];
+/** A number and its unit, as often as needed: `10m`, `1h30m`, `1h 30m`, `1.5s`. */
+const DURATION = new RegExp(`^\\s*(?:\\d*\\.?\\d+\\s*(?:${UNITS.join('|')})\\s*)+$`);
+/** Every number with whatever letters follow it (a bare number has none). */
+const PARTS = /(\d*\.?\d+)\s*([^\d\s.]*)/g;
 
 /**
- * A duration as `duration` reads it, of at least `minMs` ms (`top --interval`: 100ms, so that a
- * slip such as `--interval 1` cannot redraw, and read the server, a thousand times a second).
+ * A duration with its unit (`--for 10m`, `90s`, `1h30m`, `1500ms`) → whole ms within `bound`;
+ * `name` is the option (`--for`). Units: ms, s, m (minutes), h, d, lower case. Refused (usage
+ * errors): a number without a unit (`10` would be ms), any other unit or case (`1M`, `1mo`,
+ * `1S`, `2w`), a fraction of a ms, a value outside `bound`.
  */
-export function durationAtLeast(minMs: number): (value: string) => number {
+export function duration(name: string, bound: Bound): (value: string) => number {
   return (value) => {
-    // Every number needs its unit: `10`, `1h 30` (a bare 30 is ms) are refused.
-    if (/\d/.test(value.replace(/\d*\.?\d+\s*[a-zµμ]+/gi, ''))) {
+    const parts = [...value.matchAll(PARTS)];
+    if (parts.some(([, , unit]) => unit === '')) {
       throw new InvalidArgumentError(
         `a duration needs a unit, such as 10m, 30s or 500ms, not "${value}"`,
+      );
+    }
+    if (parts.length === 0) {
+      throw new InvalidArgumentError(
+        `expected a duration such as 90s, 10m, 2h or 1h30m, not "${value}"`,
+      );
+    }
+    if (!DURATION.test(value)) {
+      const other = parts.map(([, , unit]) => unit).find((unit) => !UNITS.includes(unit ?? ''));
+      const which = other === undefined ? '' : `"${other}" is no unit here: `;
+      throw new InvalidArgumentError(
+        `${which}a duration's units are ms, s, m (minutes), h and d, in lower case (no M or mo: a minute or a month?), not "${value}"`,
       );
     }
     const ms = parseDuration(value);
@@ -43,12 +74,20 @@ export function durationAtLeast(minMs: number): (value: string) => number {
         `expected a duration such as 90s, 10m, 2h or 1h30m (whole ms), not "${value}"`,
       );
     }
-    if (ms < minMs) {
-      throw new InvalidArgumentError(`expected at least ${minMs}ms, not "${value}"`);
+    if (ms < bound.min || ms > bound.max) {
+      throw new InvalidArgumentError(
+        `change ${name}: must be ${durationRange(bound)}, not "${value}"`,
+      );
     }
     return ms;
   };
 }
+
+/** A whole-number range as help and messages give it: `1..1,000`. */
+export const integerRange = (bound: Bound): string => rangeText(bound, grouped);
+
+/** A duration range as help and messages give it: `1ms..30d`, `100ms..1h`. */
+export const durationRange = (bound: Bound): string => rangeText(bound, durationText);
 
 /**
  * The group states `groups --state` filters by (`Group.state`, DESIGN.md §4.2; RATE_LIMITED

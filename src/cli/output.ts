@@ -16,12 +16,48 @@ export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** A table of `rows` under `head` as text (no colour in the borders, so it diffs cleanly). */
-export function table(head: string[], rows: (string | number)[][]): string {
-  const t = new Table({ head, style: { head: [], border: [], compact: true } });
+/** A column whose cells wrap at `width` characters rather than widen the table. */
+export interface WrapColumn {
+  /** The column's index in `head`. */
+  column: number;
+  /** Characters per line of its cells; a longer word is broken, so nothing is cut. */
+  width: number;
+}
+
+/**
+ * A table of `rows` under `head` as text (no colour in the borders, so it diffs cleanly).
+ * Cells may hold several lines (`\n`); with `wrap`, that column's lines wrap at its width.
+ */
+export function table(
+  head: string[],
+  rows: (string | number)[][],
+  options: { wrap?: WrapColumn } = {},
+): string {
+  const { wrap } = options;
+  const t = new Table({
+    head,
+    style: { head: [], border: [], compact: true },
+    ...(wrap && {
+      // null: as wide as its widest cell; the wrapped column's width counts its padding (2).
+      colWidths: head.map((_, i) => (i === wrap.column ? wrap.width + 2 : null)),
+      wordWrap: true,
+      // On word boundaries cli-table3 cuts a word longer than the column (with "…"): a JSON
+      // value has no spaces, so lines are broken anywhere instead, and nothing is lost.
+      wrapOnWordBoundary: false,
+    }),
+  });
   for (const row of rows) t.push(row.map(String));
   return t.toString();
 }
+
+/**
+ * `words` as one command line a POSIX shell reads back as those words: each bare when safe,
+ * single-quoted otherwise (`ringmaster group 'a b' -q q`).
+ */
+export const shellCommand = (words: readonly string[]): string => words.map(shellWord).join(' ');
+
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** Key/value lines, keys padded to one width. */
 export function fields(pairs: [string, string | number][]): string {

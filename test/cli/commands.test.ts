@@ -2,6 +2,8 @@
  * `ringmaster` commands against a real server (README "CLI"): each command's human and --json
  * output checked against the engine's state, and the steering commands' effect on it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { rawState, uniqueQueueName } from '../support/lanes.js';
@@ -279,15 +281,15 @@ describe('shares: weight, rate, unrate', () => {
     expect((await e.group('a')).rateLimit).toBeNull();
   });
 
-  it('refuses what the server refuses (exit 2) and a rate without --per (exit 1); nothing changed', async () => {
+  it('refuses values out of the server’s range and a rate without --per (exit 1); nothing changed', async () => {
     const q = await seeded();
     const env = { RINGMASTER_URL: api.endpoint };
     const heavy = await runCli(['weight', 'a', '1001', '-q', q], env);
-    expect(heavy.code).toBe(2);
-    expect(heavy.stderr).toMatch(/weight.*\[BAD_USER_INPUT\]\n$/);
+    expect(heavy.code).toBe(1);
+    expect(heavy.stderr).toMatch(/change weight: must be a whole number 1\.\.1,000, not "1001"\n$/);
     const zero = await runCli(['rate', 'a', '0', '-q', q, '--per', '1s'], env);
-    expect(zero.code).toBe(2);
-    expect(zero.stderr).toMatch(/max.*\[BAD_USER_INPUT\]\n$/);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/change max: must be a whole number 1\.\.1,000,000, not "0"\n$/);
     const noWindow = await runCli(['rate', 'a', '5', '-q', q], env);
     expect(noWindow.code).toBe(1);
     expect(noWindow.stderr).toMatch(/--per <duration>/);
@@ -295,6 +297,26 @@ describe('shares: weight, rate, unrate', () => {
     expect(bare.code).toBe(1);
     expect(bare.stderr).toMatch(/needs a unit/);
     expect(await engineQueue(q).group('a')).toMatchObject({ weight: 1, rateLimit: null });
+  });
+  it('refuses a duration unit that could mean two things (1M: a minute or a month?), exit 1', async () => {
+    const q = await seeded();
+    const env = { RINGMASTER_URL: api.endpoint };
+    // M is a minute to parse-duration, and any case goes there: a month meant as 1M (or 1mo)
+    // would silently be a minute (or 30.4 days). Units are ms, s, m, h, d, lower case.
+    for (const per of ['1M', '1mo', '1S', '2H', '1w', '1y', '1min', '1Ms']) {
+      const ambiguous = await runCli(['rate', 'a', '5', '-q', q, '--per', per], env);
+      expect(ambiguous.code, per).toBe(1);
+      expect(ambiguous.stderr).toMatch(
+        /is no unit here: a duration's units are ms, s, m \(minutes\), h and d, in lower case/,
+      );
+    }
+    const pause = await runCli(['pause', 'a', '-q', q, '--for', '1M'], env);
+    expect(pause.code).toBe(1);
+    expect(pause.stderr).toMatch(/'--for <duration>' .*"M" is no unit here/);
+    expect(await engineQueue(q).group('a')).toMatchObject({ rateLimit: null, paused: false });
+    // The units kept mean one thing each: m is a minute, d a day.
+    await cli(['rate', 'a', '5', '-q', q, '--per', '1d']);
+    expect((await engineQueue(q).group('a')).rateLimit).toEqual({ max: 5, windowMs: 86_400_000 });
   });
 });
 
@@ -348,11 +370,99 @@ describe('timed overrides', () => {
       q,
     ]);
     expect(json.cancelOverride).toMatchObject({ paused: true, pauseOverride: null });
+    expect(json).toMatchObject({ cancelled: true });
     const wrong = await runCli(['cancel', 'a', 'weight', '-q', q], {
       RINGMASTER_URL: api.endpoint,
     });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/limit, pause/);
+  });
+
+  it('cancel with no timed override of that kind pending says "nothing to cancel", exit 0', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    await cli(['pause', 'a', '-q', q, '--for', '10m']);
+    const none = await cli(['cancel', 'a', 'limit', '-q', q]);
+    expect(none.stdout).toMatch(
+      new RegExp(`^nothing to cancel: a in ${q} has no timed limit pending\n`),
+    );
+    expect(none.stdout).not.toContain('cancelled');
+    expect(none.stdout).toMatch(/^resumes\s+in /m);
+    // The pause's revert is untouched, and no history entry was written.
+    expect((await e.group('a')).pauseOverride).not.toBeNull();
+    const json = await cliJson<{ cancelled: boolean; cancelOverride: { id: string } }>([
+      'cancel',
+      'c',
+      'pause',
+      '-q',
+      q,
+    ]);
+    expect(json).toMatchObject({ cancelled: false, cancelOverride: { id: 'c', paused: true } });
+    // The real one is cancelled; a second cancel of it has nothing left to cancel.
+    expect((await cli(['cancel', 'a', 'pause', '-q', q])).stdout).toContain(
+      `timed pause of a in ${q} cancelled`,
+    );
+    expect((await cli(['cancel', 'a', 'pause', '-q', q])).stdout).toContain('nothing to cancel');
+    const actions = (await e.history({ group: 'a' })).entries.map((entry) => entry.action);
+    expect(actions.filter((action) => action === 'cancelOverride')).toHaveLength(1);
+  });
+
+  it('cancel whose revert came due between its read and its call does not claim it cancelled', async () => {
+    // A server on which the timed limit (1, reverting to none) reverts between the two requests.
+    const group = (limit: number | null, pending: boolean) => ({
+      id: 'a',
+      queue: 'q',
+      limit,
+      active: 0,
+      pending: 0,
+      paused: false,
+      onRing: false,
+      state: 'IDLE',
+      blockedBy: null,
+      reason: 'no pending jobs',
+      weight: 1,
+      rateLimit: null,
+      rateLimitedUntil: null,
+      limitOverride: pending
+        ? { until: '2026-01-01T00:00:00.000Z', remainingMs: 5, revertToLimit: null, actor: 'x' }
+        : null,
+      pauseOverride: null,
+    });
+    const fake = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        const mutation = /^\s*mutation/.test(JSON.parse(body).query);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            data: mutation
+              ? { cancelOverride: group(null, false) }
+              : { queue: { group: group(1, true) } },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+      const human = await runCli(['cancel', 'a', 'limit', '-q', 'q', '--url', url]);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(
+        /^the limit of a in q went from 1 to none before the cancel arrived .*it may have had nothing to cancel; see `ringmaster history -q q --group a`$/m,
+      );
+      expect(human.stdout).not.toContain('cancelled');
+      const json = await runCli(['cancel', 'a', 'limit', '-q', 'q', '--url', url, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        cancelled: null,
+        cancelOverride: { limit: null },
+      });
+    } finally {
+      fake.closeAllConnections();
+      fake.close();
+    }
   });
 
   it('--for is printed exactly: 1500ms is 1.5s, not 2s', async () => {
@@ -366,13 +476,13 @@ describe('timed overrides', () => {
     );
   });
 
-  it('a --for the server refuses (over 30 days) is exit 2, nothing changed', async () => {
+  it('a --for past the server’s 30 days is exit 1, nothing changed', async () => {
     const q = await seeded();
     const result = await runCli(['limit', 'a', '1', '-q', q, '--for', '31d'], {
       RINGMASTER_URL: api.endpoint,
     });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/\(change forMs\) \[BAD_USER_INPUT\]\n$/);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/change --for: must be 1ms\.\.30d, not "31d"\n$/);
     expect(await engineQueue(q).group('a')).toMatchObject({ limit: null, limitOverride: null });
   });
 });

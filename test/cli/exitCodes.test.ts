@@ -1,8 +1,9 @@
 /**
  * The CLI's exit codes, one per failure kind (README "CLI", `ringmaster --help`), each with
- * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error.
+ * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error,
+ * 6 a change sent but unanswered.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,7 @@ describe('exit codes', () => {
       expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(result.stdout).toMatch(/^ {2}4 {2}unreachable/m);
+    expect(result.stdout).toMatch(/^ {2}6 {2}unconfirmed: .*may\s+have been applied/m);
     expect(result.stdout).toContain('RINGMASTER_URL');
   });
 
@@ -67,9 +69,17 @@ describe('exit codes', () => {
     const q = uniqueQueueName('cli-usage');
     expectFailure(await cli(['groups', '-q', q, '--bogus']), 1, /unknown option '--bogus'/);
     expectFailure(await cli(['gruops']), 1, /unknown command 'gruops'.*groups/);
-    expectFailure(await cli(['limit', 'g', 'many', '-q', q]), 1, /expected a whole number/);
-    expectFailure(await cli(['limit', 'g', '-1', '-q', q]), 1, /whole number 0 or more, not "-1"/);
-    expectFailure(await cli(['limit', 'g', '-q', q]), 1, /missing required argument 'n'/);
+    expectFailure(
+      await cli(['limit', 'g', 'many', '-q', q]),
+      1,
+      /change limit: must be a whole number 0\.\.1,000,000, not "many"/,
+    );
+    expectFailure(
+      await cli(['limit', 'g', '-1', '-q', q]),
+      1,
+      /change limit: must be a whole number 0\.\.1,000,000, not "-1"/,
+    );
+    expectFailure(await cli(['limit', 'g', '-q', q]), 1, /missing required argument 'limit'/);
     expectFailure(await cli(['pause', 'g', '-q', q, '--for', 'soon']), 1, /duration such as/);
     // A number without a unit would be ms: refused, naming the option and units to use.
     const unitless =
@@ -86,10 +96,20 @@ describe('exit codes', () => {
     expectFailure(
       await cli(['top', '-q', q, '--interval', '50ms']),
       1,
-      /'--interval <duration>' .*at least 100ms, not "50ms"/,
+      /'--interval <duration>' .*change --interval: must be 100ms\.\.1h, not "50ms"/,
+    );
+    // Past 2^31-1 ms setInterval would fire every millisecond: at most an hour.
+    expectFailure(
+      await cli(['top', '-q', q, '--interval', '30d']),
+      1,
+      /change --interval: must be 100ms\.\.1h, not "30d"/,
     );
     expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
-    expectFailure(await cli(['groups', '-q', q, '--first', '0']), 1, /from 1 to 500/);
+    expectFailure(
+      await cli(['groups', '-q', q, '--first', '0']),
+      1,
+      /change --first: must be a whole number 1\.\.500, not "0"/,
+    );
     expectFailure(await cli(['groups']), 1, /pass --queue <name> or set RINGMASTER_QUEUE/);
     expectFailure(
       await cli(['retry-dead', '-q', q]),
@@ -99,16 +119,37 @@ describe('exit codes', () => {
     expectFailure(await cli(['status', '--url', 'ftp://x']), 1, /http:\/\/ or https:\/\//);
   });
 
+  it('1: a number outside the server’s range, named with its true range; nothing sent', async () => {
+    const q = uniqueQueueName('cli-range');
+    // The server's bounds (DESIGN.md §5), past 2^31-1 too (no graphql-js "Int cannot represent").
+    for (const [args, message] of [
+      [
+        ['limit', 'g', '1000001'],
+        /argument 'limit'\. change limit: must be a whole number 0\.\.1,000,000/,
+      ],
+      [['limit', 'g', '4294967296'], /change limit: must be a whole number 0\.\.1,000,000/],
+      [['weight', 'g', '0'], /change weight: must be a whole number 1\.\.1,000, not "0"/],
+      [['weight', 'g', '1001'], /change weight: must be a whole number 1\.\.1,000, not "1001"/],
+      [['weight', 'g', '2147483648'], /change weight: must be a whole number 1\.\.1,000/],
+      [['rate', 'g', '0', '--per', '1s'], /change max: must be a whole number 1\.\.1,000,000/],
+      [['rate', 'g', '9007199254740993', '--per', '1s'], /change max: .*1\.\.1,000,000/],
+      [['rate', 'g', '5', '--per', '31d'], /change --per: must be 1ms\.\.30d, not "31d"/],
+      [['limit', 'g', '1', '--for', '30d1ms'], /change --for: must be 1ms\.\.30d/],
+      [['pause', 'g', '--for', '31d'], /change --for: must be 1ms\.\.30d, not "31d"/],
+      [['dead', '--first', '501'], /change --first: must be a whole number 1\.\.500/],
+      [['history', '--first', '501'], /change --first: must be a whole number 1\.\.500/],
+    ] as const) {
+      const result = await cli([...args, '-q', q]);
+      expectFailure(result, 1, message);
+      expect(result.stderr).not.toMatch(/Int cannot represent|BAD_USER_INPUT/);
+    }
+    expect(await api.server.engine.queue(q).known()).toBe(false);
+  });
+
   it('2: input the server refuses (BAD_USER_INPUT), nothing changed', async () => {
     const q = uniqueQueueName('cli-bad');
     const result = await cli(['limit', 'x'.repeat(300), '5', '-q', q]);
     expectFailure(result, 2, /\(change group\) \[BAD_USER_INPUT\]/);
-    expectFailure(
-      await cli(['limit', 'g', '1000001', '-q', q]),
-      2,
-      /\(change limit\) \[BAD_USER_INPUT\]/,
-    );
-    expectFailure(await cli(['limit', 'g', '4294967296', '-q', q]), 2, /\[BAD_USER_INPUT\]/);
     expect(await api.server.engine.queue(q).known()).toBe(false);
     expectFailure(await cli(['group', 'g', '-q', 'bad name']), 2, /\[BAD_USER_INPUT\]/);
   });
@@ -148,6 +189,101 @@ describe('exit codes', () => {
       silent.closeAllConnections();
       silent.close();
     }
+  });
+
+  describe('4 or 6: a request that gets no answer', () => {
+    /** Whether the fake server has read a whole request (so the mutation reached it). */
+    let received: string[] = [];
+    /** What the fake server does with a request it has read: nothing, or drop the connection. */
+    let onRequest: (request: IncomingMessage, response: ServerResponse) => void = () => {};
+    let fake: Server;
+    beforeAll(async () => {
+      fake = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        request.on('end', () => {
+          received.push(body);
+          onRequest(request, response);
+        });
+      });
+      await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => {
+      fake.closeAllConnections();
+      fake.close();
+    });
+    const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+    /** `ringmaster <args>` at the fake server, giving up after 300 ms. */
+    const run = (args: string[]) =>
+      runCli([...args, '-q', 'q', '--url', url(), '--timeout', '300']);
+
+    it('6: every mutation that timed out after it was sent may have been applied, and says how to check', async () => {
+      onRequest = () => {};
+      const check = /it may have been applied; check with `ringmaster group 'a b' -q q`/;
+      for (const args of [
+        ['limit', 'a b', '3'],
+        ['limit', 'a b', '3', '--for', '10m'],
+        ['unlimit', 'a b'],
+        ['pause', 'a b'],
+        ['resume', 'a b'],
+        ['weight', 'a b', '2'],
+        ['rate', 'a b', '5', '--per', '1m'],
+        ['unrate', 'a b'],
+      ]) {
+        received = [];
+        const result = await run(args);
+        expectFailure(
+          result,
+          6,
+          /the change was sent to http:\S+ but no answer came \(timed out\)/,
+        );
+        expect(result.stderr).toMatch(check);
+        expect(JSON.parse(received[0] ?? '{}').query).toMatch(/^\s*mutation /);
+      }
+      received = [];
+      const retry = await run(['retry-dead', '--group', 'x']);
+      expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
+      // A query that timed out changed nothing: still "cannot reach" (exit 4).
+      expectFailure(await run(['group', 'a']), 4, /cannot reach .*\(timed out\)/);
+    });
+
+    it('6: retry-dead whose later call went unanswered says what the earlier ones requeued', async () => {
+      onRequest = (_request, response) => {
+        if (received.length > 1) return;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ data: { requeueDeadJobs: { count: 1000, remaining: 7, skipped: 0 } } }),
+        );
+      };
+      received = [];
+      expectFailure(
+        await run(['retry-dead', '--all']),
+        6,
+        /^ringmaster: requeued 1000 dead jobs of q before this: the change was sent .*may have been applied; check with `ringmaster dead -q q`/,
+      );
+      expect(received).toHaveLength(2);
+    });
+
+    it('6: a mutation whose connection dropped after it was sent; 4 for a query', async () => {
+      onRequest = (request) => request.socket.destroy();
+      expectFailure(await run(['pause', 'g']), 6, /no answer came .*may have been applied/);
+      expectFailure(await run(['groups']), 4, /cannot reach/);
+    });
+
+    it('4: a mutation whose connection was refused was never sent', async () => {
+      const port = await getPort();
+      const result = await runCli([
+        'pause',
+        'g',
+        '-q',
+        'q',
+        '--url',
+        `http://127.0.0.1:${port}/graphql`,
+      ]);
+      expectFailure(result, 4, /cannot reach .*ECONNREFUSED.*start the server/);
+    });
   });
 
   describe('5: server errors', () => {

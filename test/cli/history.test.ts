@@ -99,6 +99,17 @@ describe('history', () => {
     expect(human).toMatch(/│ alice\s+│ setLimit\s+│ g\s+│ limit null → 3\s+│/);
   });
 
+  it('shows the whole before → after, nested values by path, wrapped rather than cut', async () => {
+    const q = uniqueQueueName('cli-history');
+    await engineQueue(q).setRetention({ completed: { count: 5, ageMs: null } });
+    const human = await cli(['history', '-q', q]);
+    // One line per changed value; the values left alone (dead's) are not repeated.
+    expect(human).toMatch(/│ setRetention\s+│ \(queue\)\s+│ completed\.count 1000 → 5\s+│/);
+    expect(human).toMatch(/^│\s+│\s+│\s+│\s+│ completed\.ageMs 3600000 → null\s+│$/m);
+    expect(human).not.toContain('…');
+    expect(human).not.toContain('dead');
+  });
+
   it('--group reads that group’s history; --first bounds the page', async () => {
     const q = uniqueQueueName('cli-history');
     await deadJobs(q, 'x', 1);

@@ -1,9 +1,10 @@
 /**
  * How the CLI prints a span of ms (`durationText`: `pause --for`, a pending revert, a rate
- * limit's window): exactly, never rounded to the second.
+ * limit's window): exactly, never rounded to the second; and a history entry's change, whole.
  */
 import { describe, expect, it } from 'vitest';
-import { countdown, durationText } from '../../src/cli/output.js';
+import { changeText } from '../../src/cli/commands/history.js';
+import { countdown, durationText, table } from '../../src/cli/output.js';
 
 describe('durationText', () => {
   it.each([
@@ -27,5 +28,43 @@ describe('countdown', () => {
     expect(durationText(countdown(600_000))).toBe('10m');
     expect(durationText(countdown(1))).toBe('1ms');
     expect(durationText(countdown(1_001))).toBe('2s');
+  });
+});
+
+describe('a history entry’s change in its table cell', () => {
+  /** The text of column `column` of a table's body rows, its lines joined without breaks. */
+  const cellText = (rendered: string, column: number): string =>
+    rendered
+      .split('\n')
+      .filter((line) => line.startsWith('│'))
+      .slice(1)
+      .map((line) => (line.split('│')[column + 1] ?? '').trim())
+      .join('');
+
+  it('wraps a value longer than the column, losing nothing', () => {
+    const long = `${'x'.repeat(150)}-end`;
+    const change = changeText({ note: 'a' }, { note: long });
+    const rendered = table(['action', 'change'], [['set', change]], {
+      wrap: { column: 1, width: 60 },
+    });
+    expect(cellText(rendered, 1)).toBe(`note a → ${long}`);
+    expect(rendered).not.toContain('…');
+    expect(Math.max(...rendered.split('\n').map((line) => line.length))).toBeLessThan(80);
+  });
+
+  it('lists each changed value, by path; equal sides are shown once, marked unchanged', () => {
+    expect(changeText({ limit: null, paused: false }, { limit: 3, paused: false })).toBe(
+      'limit null → 3',
+    );
+    expect(
+      changeText(
+        { completed: { count: 1000, ageMs: 3_600_000 }, dead: { count: 1 } },
+        { completed: { count: 5, ageMs: null }, dead: { count: 1 } },
+      ),
+    ).toBe('completed.count 1000 → 5\ncompleted.ageMs 3600000 → null');
+    expect(
+      changeText({ limit: 3, paused: true, active: 0 }, { limit: 3, paused: true, active: 0 }),
+    ).toBe('limit 3, paused true, active 0 (unchanged)');
+    expect(changeText(null, { paused: true })).toBe('- → paused true');
   });
 });

@@ -4,6 +4,7 @@
  * (DESIGN.md §4.2).
  */
 import type { Command } from 'commander';
+import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import {
@@ -12,7 +13,7 @@ import {
   CliGroupsDocument,
   type CliGroupsQuery,
 } from '../gql/graphql.js';
-import { type GroupStateName, groupState, integer } from '../options.js';
+import { type GroupStateName, groupState, integer, integerRange } from '../options.js';
 import {
   countdown,
   durationText,
@@ -25,7 +26,7 @@ import {
 } from '../output.js';
 
 /** The largest page the API serves (DESIGN.md §5, `first`). */
-const MAX_PAGE = 500;
+const MAX_PAGE = Bounds.first.max;
 
 /** One group as key/value lines (`group`, and the steering commands' answers). */
 export function groupFields(group: CliGroupFragment): string {
@@ -91,7 +92,12 @@ export function registerGroups(program: Command): void {
       'READY, SATURATED, PAUSED, IDLE or RATE_LIMITED (any case)',
       groupState,
     )
-    .option('--first <n>', 'how many groups to show, 1..500', integer(1, MAX_PAGE), 50)
+    .option(
+      '--first <n>',
+      `how many groups to show, ${integerRange(Bounds.first)}`,
+      integer('--first', Bounds.first),
+      50,
+    )
     .action(async (options: GroupsOptions, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();

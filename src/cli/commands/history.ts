@@ -3,25 +3,42 @@
  * the state before and after (`Queue.history`, DESIGN.md §4.6).
  */
 import type { Command } from 'commander';
+import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliHistoryDocument } from '../gql/graphql.js';
-import { integer } from '../options.js';
-import { printJson, printLine, table } from '../output.js';
+import { integer, integerRange } from '../options.js';
+import { printJson, printLine, shellCommand, table } from '../output.js';
 
-/** The longest before → after text shown in a cell (characters). */
+/** The width of the before → after column (characters); longer lines wrap, never cut. */
 const CHANGE_WIDTH = 60;
 
 /**
- * What an entry changed, in one short line: the keys whose values differ, `limit null → 3`;
- * every key when none differs (or a side is missing).
+ * What an entry changed, whole, one line per changed value: `limit null → 3`; a value nested in
+ * objects on both sides by its path (`completed.count 1000 → 5`), so a long object shows only
+ * what differs. When nothing differs (cancelOverride's equal sides), every value, on one line,
+ * marked `(unchanged)`; a side that is no object is shown whole (`-` for none).
  */
 export function changeText(before: unknown, after: unknown): string {
   if (!isObject(before) || !isObject(after)) return `${compact(before)} → ${compact(after)}`;
+  const changed = changes(before, after, '');
+  if (changed.length > 0) return changed.join('\n');
+  return `${compact(after)} (unchanged)`;
+}
+
+/** The `path before → after` lines of the values that differ, nested objects by their paths. */
+function changes(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  prefix: string,
+): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const changed = keys.filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
-  const shown = changed.length > 0 ? changed : keys;
-  return shown.map((key) => `${key} ${text(before[key])} → ${text(after[key])}`).join(', ');
+  return keys.flatMap((key) => {
+    const [b, a] = [before[key], after[key]];
+    if (isObject(b) && isObject(a)) return changes(b, a, `${prefix}${key}.`);
+    if (JSON.stringify(b) === JSON.stringify(a)) return [];
+    return [`${prefix}${key} ${text(b)} → ${text(a)}`];
+  });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -31,7 +48,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const text = (value: unknown): string =>
   value === undefined ? '-' : typeof value === 'string' ? value : JSON.stringify(value);
 
-/** A JSON value in one short line: `{"paused":false}` → `paused false`. */
+/** A JSON value in one line: `{"paused":false}` → `paused false`. */
 function compact(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (typeof value !== 'object') return String(value);
@@ -41,10 +58,6 @@ function compact(value: unknown): string {
     )
     .join(', ');
 }
-
-/** `text` cut to `width` characters, with an ellipsis when cut. */
-const cut = (text: string, width: number): string =>
-  text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 
 /** The command that prints the page after `cursor`, with the same queue, group and size. */
 function nextPageCommand(
@@ -56,12 +69,8 @@ function nextPageCommand(
   if (options.group !== undefined) words.push('--group', options.group);
   if (options.first !== 20) words.push('--first', String(options.first));
   words.push('--after', cursor);
-  return words.map(shellWord).join(' ');
+  return shellCommand(words);
 }
-
-/** A word as a POSIX shell reads it back: bare when safe, single-quoted otherwise. */
-const shellWord = (word: string): string =>
-  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** Add `history` to `program`. */
 export function registerHistory(program: Command): void {
@@ -69,7 +78,12 @@ export function registerHistory(program: Command): void {
     .command('history')
     .description('the steering history, newest first: who did what, before and after')
     .option('--group <group>', "only this group's")
-    .option('--first <n>', 'how many entries, 1..500', integer(1, 500), 20)
+    .option(
+      '--first <n>',
+      `how many entries, ${integerRange(Bounds.first)}`,
+      integer('--first', Bounds.first),
+      20,
+    )
     .option('--after <cursor>', 'the page after this cursor (the "more:" line of a page gives it)')
     .action(
       async (options: { group?: string; first: number; after?: string }, command: Command) => {
@@ -99,8 +113,9 @@ export function registerHistory(program: Command): void {
               node.actor,
               node.action,
               node.group === '' ? '(queue)' : node.group,
-              cut(changeText(node.before, node.after), CHANGE_WIDTH),
+              changeText(node.before, node.after),
             ]),
+            { wrap: { column: 4, width: CHANGE_WIDTH } },
           ),
         );
         printLine(

@@ -4,12 +4,13 @@
  * DESIGN.md §4.2, §4.3.
  */
 import type { Command } from 'commander';
+import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
-import { integer } from '../options.js';
-import { printJson, printLine, table } from '../output.js';
+import { integer, integerRange } from '../options.js';
+import { printJson, printLine, shellCommand, table } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
@@ -24,7 +25,12 @@ export function registerJobs(program: Command): void {
     .command('dead')
     .description("a queue's dead jobs (or a group's), newest first")
     .option('--group <group>', "only this group's")
-    .option('--first <n>', 'how many, 1..500', integer(1, 500), 50)
+    .option(
+      '--first <n>',
+      `how many, ${integerRange(Bounds.first)}`,
+      integer('--first', Bounds.first),
+      50,
+    )
     .action(async (options: { group?: string; first: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
@@ -80,10 +86,26 @@ export function registerJobs(program: Command): void {
           : { all: null, group: options.group };
       // One call handles at most 1,000 jobs: call again while some remain and the last moved any.
       const total = { count: 0, remaining: 0, skipped: 0 };
+      const check = shellCommand([
+        'ringmaster',
+        'dead',
+        '-q',
+        queue,
+        ...(options.group === undefined ? [] : ['--group', options.group]),
+      ]);
       for (;;) {
-        const data = await request(context.connection, CliRetryDeadDocument, {
-          queue,
-          ...selection,
+        const data = await request(
+          context.connection,
+          CliRetryDeadDocument,
+          { queue, ...selection },
+          check,
+        ).catch((error: unknown) => {
+          // The calls before the failed one were applied: say what they did, whatever failed.
+          if (error instanceof CliError && total.count > 0) {
+            const done = `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${whose(options.group, queue)} before this: `;
+            throw new CliError(`${done}${error.message}`, error.exitCode);
+          }
+          throw error;
         });
         const result = data.requeueDeadJobs;
         if (!result) throw new CliError('the server answered no result', ExitCode.SERVER);
@@ -96,9 +118,12 @@ export function registerJobs(program: Command): void {
         printJson({ requeueDeadJobs: total });
         return;
       }
-      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
       printLine(
-        `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${where} (${total.remaining} remaining, ${total.skipped} skipped)`,
+        `requeued ${total.count} dead ${total.count === 1 ? 'job' : 'jobs'} of ${whose(options.group, queue)} (${total.remaining} remaining, ${total.skipped} skipped)`,
       );
     });
 }
+
+/** Whose dead jobs: `g in q` for a group's, `q` for the queue's. */
+const whose = (group: string | undefined, queue: string): string =>
+  group === undefined ? queue : `${group} in ${queue}`;

@@ -4,6 +4,7 @@
  * prints the group after, as the steering commands do.
  */
 import { type Command, Option } from 'commander';
+import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import {
@@ -11,9 +12,9 @@ import {
   CliSetRateLimitDocument,
   CliSetWeightDocument,
 } from '../gql/graphql.js';
-import { duration, integer } from '../options.js';
+import { duration, durationRange, integer, integerRange } from '../options.js';
 import { durationText } from '../output.js';
-import { report } from './steering.js';
+import { groupCheck, report } from './steering.js';
 
 /** Add `weight`, `rate` and `unrate` to `program`. */
 export function registerShares(program: Command): void {
@@ -21,16 +22,20 @@ export function registerShares(program: Command): void {
     .command('weight')
     .description('give a group this many turns in a row per round of the ring (1 is the default)')
     .argument('<group>', 'the group')
-    // Any whole number parses; the server judges the range (BAD_USER_INPUT, exit 2).
-    .argument('<w>', 'the weight, 1..1,000', integer(0, Number.MAX_SAFE_INTEGER))
+    .argument(
+      '<weight>',
+      `turns per round, ${integerRange(Bounds.weight)}`,
+      integer('weight', Bounds.weight),
+    )
     .action(async (group: string, weight: number, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliSetWeightDocument, {
-        queue,
-        group,
-        weight,
-      });
+      const data = await request(
+        context.connection,
+        CliSetWeightDocument,
+        { queue, group, weight },
+        groupCheck(queue, group),
+      );
       report(context, data, `weight of ${group} in ${queue} set to ${weight}`);
     });
 
@@ -38,22 +43,25 @@ export function registerShares(program: Command): void {
     .command('rate')
     .description('let a group start at most <max> jobs per window, on top of its limit')
     .argument('<group>', 'the group')
-    .argument('<max>', 'claims per window, 1 or more', integer(0, Number.MAX_SAFE_INTEGER))
+    .argument('<max>', `claims per window, ${integerRange(Bounds.max)}`, integer('max', Bounds.max))
     .addOption(
-      new Option('--per <duration>', 'the window (1s, 10m, 500ms, …; a unit is needed)')
-        .argParser(duration)
+      new Option(
+        '--per <duration>',
+        `the window (1s, 10m, 500ms, …; a unit is needed; ${durationRange(Bounds.per)})`,
+      )
+        .argParser(duration('--per', Bounds.per))
         .makeOptionMandatory(),
     )
     .action(async (group: string, max: number, options: { per: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
       const windowMs = options.per;
-      const data = await request(context.connection, CliSetRateLimitDocument, {
-        queue,
-        group,
-        max,
-        windowMs,
-      });
+      const data = await request(
+        context.connection,
+        CliSetRateLimitDocument,
+        { queue, group, max, windowMs },
+        groupCheck(queue, group),
+      );
       const claims = max === 1 ? 'claim' : 'claims';
       report(
         context,
@@ -69,7 +77,12 @@ export function registerShares(program: Command): void {
     .action(async (group: string, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliClearRateLimitDocument, { queue, group });
+      const data = await request(
+        context.connection,
+        CliClearRateLimitDocument,
+        { queue, group },
+        groupCheck(queue, group),
+      );
       report(context, data, `rate limit of ${group} in ${queue} removed`);
     });
 }

@@ -3,22 +3,29 @@
  * `pause <group>`, `resume <group>`; each prints the group after. `--for 10m` makes `limit` or
  * `pause` a timed override (`forMs`, DESIGN.md §4.8) that reverts on its own; a plain call drops
  * a pending revert of its kind, and `cancel <group> limit|pause` drops it keeping the value now.
+ * A call that got no answer may have been applied: exit UNCONFIRMED, naming {@link groupCheck}.
  */
 import { Argument, type Command } from 'commander';
+import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { type CliContext, contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import {
   CliCancelOverrideDocument,
   CliClearLimitDocument,
+  CliGroupDocument,
   type CliGroupFragment,
   CliPauseDocument,
   CliResumeDocument,
   CliSetLimitDocument,
 } from '../gql/graphql.js';
-import { duration, integer } from '../options.js';
-import { durationText, printJson, printLine } from '../output.js';
+import { duration, durationRange, integer, integerRange } from '../options.js';
+import { durationText, limitText, printJson, printLine, shellCommand } from '../output.js';
 import { groupFields } from './groups.js';
+
+/** The command that shows `group` as it is now: what to run when a change went unanswered. */
+export const groupCheck = (queue: string, group: string): string =>
+  shellCommand(['ringmaster', 'group', group, '-q', queue]);
 
 /** Print a mutation's answer: the data as JSON, or what was done and the group after. */
 export function report(
@@ -42,23 +49,22 @@ export function registerSteering(program: Command): void {
     .command('limit')
     .description('set the most jobs of a group that may be active at once (0 parks it)')
     .argument('<group>', 'the group')
-    // Any whole number parses; the server judges the range (BAD_USER_INPUT, exit 2).
-    .argument('<n>', 'the limit, 0..1,000,000', integer(0, Number.MAX_SAFE_INTEGER))
+    .argument('<limit>', `the limit, ${integerRange(Bounds.limit)}`, integer('limit', Bounds.limit))
     .option(
       '--for <duration>',
-      'revert on its own after this long (10m, 30s, 500ms, …; a unit is needed; up to 30d)',
-      duration,
+      `revert on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
+      duration('--for', Bounds.for),
     )
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
-      const data = await request(context.connection, CliSetLimitDocument, {
-        queue,
-        group,
-        limit,
-        forMs,
-      });
+      const data = await request(
+        context.connection,
+        CliSetLimitDocument,
+        { queue, group, limit, forMs },
+        groupCheck(queue, group),
+      );
       report(context, data, `limit of ${group} in ${queue} set to ${limit}${forText(forMs)}`);
     });
 
@@ -69,7 +75,12 @@ export function registerSteering(program: Command): void {
     .action(async (group: string, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliClearLimitDocument, { queue, group });
+      const data = await request(
+        context.connection,
+        CliClearLimitDocument,
+        { queue, group },
+        groupCheck(queue, group),
+      );
       report(context, data, `limit of ${group} in ${queue} removed`);
     });
 
@@ -79,14 +90,19 @@ export function registerSteering(program: Command): void {
     .argument('<group>', 'the group')
     .option(
       '--for <duration>',
-      'resume on its own after this long (10m, 30s, 500ms, …; a unit is needed; up to 30d)',
-      duration,
+      `resume on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
+      duration('--for', Bounds.for),
     )
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
-      const data = await request(context.connection, CliPauseDocument, { queue, group, forMs });
+      const data = await request(
+        context.connection,
+        CliPauseDocument,
+        { queue, group, forMs },
+        groupCheck(queue, group),
+      );
       report(context, data, `${group} in ${queue} paused${forText(forMs)}`);
     });
 
@@ -97,26 +113,81 @@ export function registerSteering(program: Command): void {
     .action(async (group: string, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliResumeDocument, { queue, group });
+      const data = await request(
+        context.connection,
+        CliResumeDocument,
+        { queue, group },
+        groupCheck(queue, group),
+      );
       report(context, data, `${group} in ${queue} resumed`);
     });
 
   program
     .command('cancel')
-    .description('drop the pending revert of a timed limit or pause; the value now stays')
+    .description(
+      'drop the pending revert of a timed limit or pause; the value now stays (none pending: says "nothing to cancel", exit 0)',
+    )
     .argument('<group>', 'the group')
     .addArgument(new Argument('<kind>', 'which timed override').choices(['limit', 'pause']))
     .action(async (group: string, kind: 'limit' | 'pause', _options, command: Command) => {
       const context = contextOf(command);
-      const queue = context.queue();
-      const data = await request(context.connection, CliCancelOverrideDocument, {
-        queue,
-        group,
-        kind: kind === 'limit' ? 'LIMIT' : 'PAUSE',
-      });
-      report(context, data, `timed ${kind} of ${group} in ${queue} cancelled`);
+      await cancel(context, context.queue(), group, kind);
     });
 }
+
+/**
+ * `cancel <group> limit|pause`. The mutation answers the group after, which looks the same
+ * whether a revert was dropped or none was pending, so the group is read first: with none of
+ * that kind pending, nothing is sent (the server would change nothing) and the command says
+ * "nothing to cancel" and exits 0 — the state a script asked for holds. `--json` adds
+ * `cancelled` beside `cancelOverride` (the group): true, false, or null when the value moved
+ * between the read and the cancel (a revert that came due first: perhaps nothing was dropped).
+ */
+async function cancel(
+  context: CliContext,
+  queue: string,
+  group: string,
+  kind: 'limit' | 'pause',
+): Promise<void> {
+  const now = (await request(context.connection, CliGroupDocument, { queue, id: group })).queue
+    .group;
+  const pending = kind === 'limit' ? now.limitOverride : now.pauseOverride;
+  if (!pending) {
+    if (context.json) {
+      printJson({ cancelled: false, cancelOverride: now });
+      return;
+    }
+    printLine(`nothing to cancel: ${group} in ${queue} has no timed ${kind} pending`);
+    printLine(groupFields(now));
+    return;
+  }
+  const data = await request(
+    context.connection,
+    CliCancelOverrideDocument,
+    { queue, group, kind: kind === 'limit' ? 'LIMIT' : 'PAUSE' },
+    groupCheck(queue, group),
+  );
+  const after = data.cancelOverride;
+  // The value moved between the read and the cancel: the revert came due first (or another
+  // call changed it), so the cancel may have found nothing to drop. Say so; never "cancelled".
+  const moved =
+    after !== null && after !== undefined && steeredValue(kind, after) !== steeredValue(kind, now);
+  if (context.json) {
+    printJson({ cancelled: moved ? null : true, ...data });
+    return;
+  }
+  report(
+    context,
+    data,
+    moved
+      ? `the ${kind} of ${group} in ${queue} went from ${steeredValue(kind, now)} to ${steeredValue(kind, after)} before the cancel arrived (its revert came due, or another call): it may have had nothing to cancel; see \`${shellCommand(['ringmaster', 'history', '-q', queue, '--group', group])}\``
+      : `timed ${kind} of ${group} in ${queue} cancelled`,
+  );
+}
+
+/** What a timed override of `kind` sets, as shown: the limit (`none`), or paused / not paused. */
+const steeredValue = (kind: 'limit' | 'pause', group: CliGroupFragment): string =>
+  kind === 'limit' ? limitText(group.limit) : group.paused ? 'paused' : 'not paused';
 
 /** ' for 10m' after a timed call's report; '' for a plain one. */
 const forText = (forMs: number | null): string =>

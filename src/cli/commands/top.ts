@@ -7,6 +7,7 @@
 import { type Command, Option } from 'commander';
 import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
+import { Bounds } from '../bounds.js';
 import { type Connection, request, subscriptionError, wsClient } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -16,7 +17,7 @@ import {
   CliTopDocument,
   type CliTopQuery,
 } from '../gql/graphql.js';
-import { durationAtLeast, integer } from '../options.js';
+import { duration, durationRange, integer, integerRange } from '../options.js';
 import { groupTable } from '../output.js';
 
 interface TopOptions {
@@ -29,14 +30,19 @@ export function registerTop(program: Command): void {
   program
     .command('top')
     .description('a live view of the ring and the busiest groups; q or Ctrl-C quits')
-    .option('--first <n>', 'busiest groups shown, 1..100', integer(1, 100), 10)
+    .option(
+      '--first <n>',
+      `busiest groups shown, ${integerRange(Bounds.topFirst)}`,
+      integer('--first', Bounds.topFirst),
+      10,
+    )
     .addOption(
       new Option(
         '--interval <duration>',
-        'redraw the counts at least this often (500ms, 10s, …; a unit is needed; at least 100ms)',
+        `redraw the counts at least this often (500ms, 10s, …; a unit is needed; ${durationRange(Bounds.interval)})`,
       )
         .default(2000, '2s')
-        .argParser(durationAtLeast(100)),
+        .argParser(duration('--interval', Bounds.interval)),
     )
     .action(async (options: TopOptions, command: Command) => {
       const context = contextOf(command);
