@@ -4,7 +4,7 @@
  * retry-dead, history and top.
  * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { Bounds } from './bounds.js';
@@ -32,10 +32,17 @@ Exit codes:
 
 Environment: RINGMASTER_URL, RINGMASTER_TOKEN, RINGMASTER_QUEUE (as --url, --token, --queue).`;
 
+/** The package's version, for `--version`: package.json sits two levels up from src/cli and dist/cli alike. */
+function packageVersion(): string {
+  const json = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(json) as { version: string }).version;
+}
+
 /** The program with every command; `exitOverride` so that `run` owns the exit code. */
 export function buildProgram(): Command {
   const program = new Command('ringmaster')
     .description('Steer and watch Ringmaster queues over the GraphQL API.')
+    .version(packageVersion(), '-V, --version', 'print the CLI version')
     .addOption(
       new Option('--url <url>', 'GraphQL endpoint of the server')
         .env('RINGMASTER_URL')

@@ -3,6 +3,7 @@
  * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error,
  * 6 a change sent but unanswered.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
@@ -63,6 +64,13 @@ describe('exit codes', () => {
     expect(result.stdout).toMatch(/^ {2}4 {2}unreachable/m);
     expect(result.stdout).toMatch(/^ {2}6 {2}unconfirmed: .*may\s+have been applied/m);
     expect(result.stdout).toContain('RINGMASTER_URL');
+  });
+
+  it('0: --version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const result = await runCli(['--version']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
   });
 
   it('1: bad arguments — an unknown option or command, a value that does not parse, no queue', async () => {
