@@ -23,7 +23,7 @@
  * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
-import type { Commands, FlatFindings, PairedKind } from './commands.js';
+import type { Commands, FlatFindings, HistoryArgs, PairedKind } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import type { QueueKeys } from './keys.js';
 import { connectionForKey, type RedisClient } from './redisConnection.js';
@@ -135,6 +135,7 @@ async function reconcilePaired(
   commands: Commands,
   mode: 'audit' | 'repair',
   groups: readonly string[],
+  history: HistoryArgs,
 ): Promise<{ findings: Finding[]; delayedDelta: number }> {
   const findings: Finding[] = [];
   let delayedDelta = 0;
@@ -147,6 +148,7 @@ async function reconcilePaired(
         group,
         start,
         batch: RECONCILE_BATCH,
+        history,
       });
       findings.push(...decode(flat));
       if (kind === 'delayed') delayedDelta += delta;
@@ -176,7 +178,12 @@ async function reconcilePaired(
   // script, so traffic meanwhile makes no false finding.
   let cursor = '0';
   do {
-    const [flat, next] = await commands.reconcilePayloads({ mode, cursor, batch: RECONCILE_BATCH });
+    const [flat, next] = await commands.reconcilePayloads({
+      mode,
+      cursor,
+      batch: RECONCILE_BATCH,
+      history,
+    });
     findings.push(...decode(flat));
     cursor = String(next);
   } while (cursor !== '0');
@@ -203,12 +210,13 @@ async function recount(
   commands: Commands,
   mode: 'audit' | 'repair',
   withLeases: boolean,
+  history: HistoryArgs,
 ): Promise<Recount> {
-  const findings = withLeases ? decode(await commands.reconcileLeases({ mode })) : [];
+  const findings = withLeases ? decode(await commands.reconcileLeases({ mode, history })) : [];
   const groups = await allGroups(redis, keys);
   let delayedDelta = 0;
   if (withLeases) {
-    const paired = await reconcilePaired(commands, mode, groups);
+    const paired = await reconcilePaired(commands, mode, groups, history);
     findings.push(...paired.findings);
     delayedDelta = paired.delayedDelta;
   }
@@ -219,6 +227,7 @@ async function recount(
     const [flat, batchPending, batchSaturated] = await commands.reconcileGroups({
       mode,
       groups: batch,
+      history,
     });
     findings.push(...decode(flat));
     pending += batchPending;
@@ -234,6 +243,43 @@ async function recount(
     findings,
     delayedDelta,
   };
+}
+
+/** The history arguments of an audit: it records nothing. */
+const NO_HISTORY: HistoryArgs = ['', 0];
+
+/** A stored total as a number when it reads as one, else its text (garbage is reported as is). */
+const totalOf = (text: string): number | string =>
+  /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
+
+/**
+ * Queue the history entry of the totals a repair writes into the transaction that writes them
+ * (DESIGN.md §4.6, action 'repair', group ''): the entry exists exactly when the totals
+ * changed — an EXEC the WATCH voids writes neither. The fields are the ones
+ * `includes/history.lua` writes: before/after `{ <total> }`, detail `{ step: 'totals', changes }`.
+ */
+function recordTotals(
+  tx: ReturnType<RedisClient['multi']>,
+  keys: QueueKeys,
+  [actor, cap]: HistoryArgs,
+  differing: readonly Finding[],
+): void {
+  if (cap <= 0) return;
+  const before: Record<string, number | string> = {};
+  const after: Record<string, number | string> = {};
+  for (const f of differing) {
+    before[f.subject] = totalOf(f.found);
+    after[f.subject] = totalOf(f.expected);
+  }
+  tx.xadd(
+    keys.history,
+    'MAXLEN',
+    cap,
+    '*',
+    ...['action', 'repair', 'group', '', 'actor', actor],
+    ...['before', JSON.stringify(before), 'after', JSON.stringify(after)],
+    ...['detail', JSON.stringify({ step: 'totals', changes: differing.length })],
+  );
 }
 
 /**
@@ -263,6 +309,7 @@ export async function reconcile(
   keys: QueueKeys,
   commands: Commands,
   mode: 'audit' | 'repair',
+  history: HistoryArgs = NO_HISTORY,
 ): Promise<ReconcileReport> {
   // Before any batch runs, so a refusal has written nothing.
   assertPlainKeys(redis);
@@ -303,6 +350,7 @@ export async function reconcile(
         commands,
         attempt === 1 ? mode : 'audit',
         attempt === 1,
+        history,
       );
       if (attempt === 1) {
         groupsChecked = pass.groupsChecked;
@@ -324,8 +372,9 @@ export async function reconcile(
         });
       });
       const tx = watcher.multi();
-      if (mode === 'repair') {
+      if (mode === 'repair' && differing.length > 0) {
         for (const f of differing) tx.hset(keys.stats, f.subject, f.expected);
+        recordTotals(tx, keys, history, differing);
       }
       // null: `stats` was written since the WATCH, so the recount may be off: count again.
       // Answered, the EXEC ran on the connection that took the WATCH (it never reconnects: a
