@@ -299,10 +299,15 @@ export class Commands {
     return this.run('pause', keys, [p.group, p.forMs ?? '', ...p.history]) as Promise<GroupReply>;
   }
 
-  /** `resume-8.lua` */
-  resume(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+  /** `resume-8.lua`; `forMs` (ms) makes it a timed resume, undefined a plain one. */
+  resume(p: {
+    group: string;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
     return this.run('resume', this.groupKeys(p.group), [
       p.group,
+      p.forMs ?? '',
       ...p.history,
     ]) as Promise<GroupReply>;
   }

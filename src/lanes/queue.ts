@@ -336,13 +336,22 @@ export class Queue {
   }
 
   /**
-   * Resume `group`; it re-joins the ring only if serviceable. Drops a pending timed pause
-   * revert (DESIGN.md §4.8). Script: `resume-8.lua`.
+   * Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. With
+   * `options.forMs` (ms, 1..30 days) a timed resume: at Redis now + forMs the group goes back to
+   * whether it was paused before the first pending timed pause or resume — paused again, for a
+   * group that was paused (DESIGN.md §4.8); it is an override of the pause kind, so a plain
+   * pause or resume drops it and `cancelOverride(group, 'pause')` cancels it. Without, a
+   * pending pause revert is dropped.
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
-  async resume(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
+  async resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
+    const ms = overrides.forMs(options?.forMs);
     const history = this.historyArgs(options);
-    return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g, history })));
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.resume({ group: g, forMs: ms, history })),
+    );
   }
 
   /**

@@ -33,8 +33,11 @@ export const pauseGroup = (
 ): Promise<GroupInfo> =>
   ctx.engine.queue(a.queue).pause(a.group, { ...steering(ctx), forMs: a.forMs });
 
-export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).resume(a.group, steering(ctx));
+export const resumeGroup = (
+  ctx: Context,
+  a: GroupArgs & { forMs?: number | null | undefined },
+): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).resume(a.group, { ...steering(ctx), forMs: a.forMs });
 
 /**
  * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and

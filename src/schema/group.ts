@@ -77,8 +77,13 @@ builder.mutationFields((t) => ({
     type: GroupRef,
     nullable: true,
     authScopes: { admin: true },
-    description: 'Unpause; the group re-joins the ring if serviceable.',
-    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    description:
+      'Unpause; the group re-joins the ring if serviceable. With forMs, a timed resume: paused again at the deadline when it was paused before (an override of the pause kind: `cancelOverride(kind: PAUSE)` cancels it).',
+    args: {
+      queue: t.arg.string({ required: true }),
+      group: t.arg.string({ required: true }),
+      forMs: t.arg({ type: 'SafeInt', description: FOR_MS }),
+    },
     resolve: (_root, args, ctx) => resolve.resumeGroup(ctx, args),
   }),
 }));
