@@ -168,9 +168,12 @@ export function TimedOverrides(props: {
           <button type="button" class="btn btn-warn" disabled={busy} onClick={pauseFor}>
             Timed pause
           </button>
-          <button type="button" class="btn" disabled={busy} onClick={resumeFor}>
-            Timed resume
-          </button>
+          {/* Resuming a group that runs changes nothing: offered while it is paused. */}
+          {g.paused !== false && (
+            <button type="button" class="btn" disabled={busy} onClick={resumeFor}>
+              Timed resume
+            </button>
+          )}
           <CountInput
             min={0}
             placeholder="limit"
