@@ -8,7 +8,10 @@
  * Both run the same scripts (`reconcileLeases-3.lua`, `reconcileIndexes-3.lua` in bounded steps
  * over the paired job indexes, then `reconcileGroups-9.lua` over bounded batches of groups), in
  * 'audit' mode (writes nothing) or 'repair' mode, so what audit reports is exactly what repair
- * changes. Each batch is atomic; the whole pass is not.
+ * changes. Each batch is atomic; the whole pass is not. So in 'repair' mode each batch records
+ * what it changed in the history itself (`includes/repairHistory.lua`, one `repair` entry per
+ * group it changed; DESIGN.md §4.6), and the totals' entry goes in the MULTI/EXEC that writes
+ * them: a pass cut short has recorded exactly the batches that ran.
  *
  * The totals in `stats` (pending, saturated, active, delayed) are sums over every group, recounted across
  * many script calls, so they are checked with optimistic concurrency: every script that changes
@@ -292,6 +295,8 @@ function recordTotals(
  * (`connectionForKey`; a slot that moves during the recount fails the EXEC, writing nothing).
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
+ * @param history [actor, cap] of the history entries a repair records (`Queue.historyArgs`);
+ *   an audit records nothing, whatever it is given.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
  *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active,
  *   delayed) that differs from an exact recount (expected: the recount, found: the stored
