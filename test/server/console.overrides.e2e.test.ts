@@ -36,6 +36,8 @@ describe.skipIf(skip)(
         await page.locator('table.groups tr[data-group="acme"]').click();
         const reason = page.getByTestId('reason');
         await waitText(reason, /^On the ring/);
+        // A group that runs is offered no timed resume (it would change nothing).
+        expect(await page.getByRole('button', { name: 'Timed resume' }).count()).toBe(0);
 
         // A duration that does not read is refused in words, and nothing is sent.
         await page.getByLabel('For how long').fill('soon');
