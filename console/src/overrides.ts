@@ -43,14 +43,24 @@ export function moreTime(ms: number): string {
   return `${s} more second${s === 1 ? '' : 's'}`;
 }
 
-/** One pending revert in words, `left` ms before it is due (≤ 0: due, not applied yet). */
+/**
+ * One pending revert in words, `left` ms before it is due (≤ 0: due, not applied yet). `paused`
+ * is whether the group is paused now: a pause-kind revert of a group that is not is a timed
+ * resume ("Resumed for 10 more minutes, then paused again").
+ */
 export function overrideText(
   kind: 'limit' | 'pause',
   left: number,
   limit: number | null,
   revertTo: number | boolean | null,
+  paused = true,
 ): string {
   const when = left > 0 ? `for ${moreTime(left)}` : 'until the next reaper pass (due now)';
+  if (kind === 'pause' && !paused) {
+    return revertTo === true
+      ? `Resumed ${when}, then paused again`
+      : `Resumed ${when}, then still resumed (it was not paused before)`;
+  }
   if (kind === 'pause') {
     return revertTo === true
       ? `Paused ${when}, then still paused (it was paused before)`

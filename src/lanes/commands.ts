@@ -299,10 +299,15 @@ export class Commands {
     return this.run('pause', keys, [p.group, p.forMs ?? '', ...p.history]) as Promise<GroupReply>;
   }
 
-  /** `resume-8.lua` */
-  resume(p: { group: string; history: HistoryArgs }): Promise<GroupReply> {
+  /** `resume-8.lua`; `forMs` (ms) makes it a timed resume, undefined a plain one. */
+  resume(p: {
+    group: string;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
     return this.run('resume', this.groupKeys(p.group), [
       p.group,
+      p.forMs ?? '',
       ...p.history,
     ]) as Promise<GroupReply>;
   }
@@ -627,6 +632,7 @@ export class Commands {
     mode: 'audit' | 'repair';
     cursor: string;
     batch: number;
+    history: HistoryArgs;
   }): Promise<[findings: FlatFindings, cursor: string]> {
     return this.run('reconcileIndexes', this.pairedKeys(), [
       this.k.base,
@@ -634,6 +640,7 @@ export class Commands {
       'payloads',
       p.cursor,
       p.batch,
+      ...p.history,
     ]) as Promise<[FlatFindings, string]>;
   }
 
@@ -647,6 +654,7 @@ export class Commands {
     group?: string | undefined;
     start: number;
     batch: number;
+    history: HistoryArgs;
   }): Promise<ReconcileIndexesReply> {
     const args: Arg[] =
       p.group === undefined
@@ -656,6 +664,7 @@ export class Commands {
       this.k.base,
       p.mode,
       ...args,
+      ...p.history,
     ]) as Promise<ReconcileIndexesReply>;
   }
 
@@ -674,12 +683,12 @@ export class Commands {
   }
 
   /** `reconcileLeases-3.lua`: make `active` and `leases` agree (mode 'repair') or report it. */
-  reconcileLeases(p: { mode: 'audit' | 'repair' }): Promise<FlatFindings> {
+  reconcileLeases(p: { mode: 'audit' | 'repair'; history: HistoryArgs }): Promise<FlatFindings> {
     const k = this.k;
     return this.run(
       'reconcileLeases',
       [k.active, k.leases, k.groups],
-      [k.base, p.mode],
+      [k.base, p.mode, ...p.history],
     ) as Promise<FlatFindings>;
   }
 
@@ -710,12 +719,14 @@ export class Commands {
   reconcileGroups(p: {
     mode: 'audit' | 'repair';
     groups: string[];
+    history: HistoryArgs;
   }): Promise<ReconcileGroupsReply> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.groups, k.stats];
     return this.run('reconcileGroups', keys, [
       k.base,
       p.mode,
+      ...p.history,
       ...p.groups,
     ]) as Promise<ReconcileGroupsReply>;
   }
@@ -745,23 +756,6 @@ export class Commands {
       [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats],
       [p.batch, ...p.history],
     ) as Promise<[number, number | null]>;
-  }
-
-  /**
-   * `recordRepair-1.lua`: the history entry of one repair call; `before`, `after` and `detail`
-   * are JSON objects (bounded by the caller).
-   */
-  recordRepair(p: {
-    before: object;
-    after: object;
-    detail: object;
-    history: HistoryArgs;
-  }): Promise<number> {
-    return this.run(
-      'recordRepair',
-      [this.k.history],
-      [JSON.stringify(p.before), JSON.stringify(p.after), JSON.stringify(p.detail), ...p.history],
-    ) as Promise<number>;
   }
 
   /**

@@ -336,13 +336,22 @@ export class Queue {
   }
 
   /**
-   * Resume `group`; it re-joins the ring only if serviceable. Drops a pending timed pause
-   * revert (DESIGN.md §4.8). Script: `resume-8.lua`.
+   * Resume `group`; it re-joins the ring only if serviceable. Script: `resume-8.lua`. With
+   * `options.forMs` (ms, 1..30 days) a timed resume: at Redis now + forMs the group goes back to
+   * whether it was paused before the first pending timed pause or resume — paused again, for a
+   * group that was paused (DESIGN.md §4.8); it is an override of the pause kind, so a plain
+   * pause or resume drops it and `cancelOverride(group, 'pause')` cancels it. Without, a
+   * pending pause revert is dropped.
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
-  async resume(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
+  async resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
+    const ms = overrides.forMs(options?.forMs);
     const history = this.historyArgs(options);
-    return this.groupFrom(g, await this.steered(() => this.commands.resume({ group: g, history })));
+    return this.groupFrom(
+      g,
+      await this.steered(() => this.commands.resume({ group: g, forMs: ms, history })),
+    );
   }
 
   /**
@@ -885,21 +894,16 @@ export class Queue {
    * writes a wrong one; on a queue that never stands still the totals are left as stored and
    * reported `unsettled` ({@link UNSETTLED}) — repair again when it is quieter.
    *
-   * Once it is done, a repair that found anything records one history entry `repair`
-   * (DESIGN.md §4.6, `recordRepair-1.lua`): before `{ findings }` found, after `{ findings }`
-   * left unsettled, detail `{ groupsChecked, byKind, first }` (the first few findings). A repair
-   * that found nothing (changed nothing) records nothing, nor does one that fails part way.
+   * Each step records what it changed in the history in the same atomic script (or, for the
+   * totals, the same MULTI/EXEC) that changes it (DESIGN.md §4.6, action `repair`): one entry
+   * per group a step changed (group '' for what is no group's: a payload whose job is gone, the
+   * totals), before/after the fields it changed, detail `{ step, changes }`. So a group's
+   * history shows what a repair changed of it, and a repair that fails part way leaves entries
+   * for exactly the steps that ran. A repair that changed nothing records nothing.
    * @param options.actor who asks (history); default this handle's `actor`
    */
-  async repair(options?: SteeringOptions): Promise<ReconcileReport> {
-    const report = await reconcile(this.redis, this.keys, this.commands, 'repair');
-    if (report.findings.length > 0) {
-      await this.commands.recordRepair({
-        ...repairEntry(report),
-        history: this.historyArgs(options),
-      });
-    }
-    return report;
+  repair(options?: SteeringOptions): Promise<ReconcileReport> {
+    return reconcile(this.redis, this.keys, this.commands, 'repair', this.historyArgs(options));
   }
 
   // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────
@@ -1450,34 +1454,6 @@ function selection(
   if (s.ids !== undefined && s.ids !== null) return validate.actionIds(s.ids);
   if (s.group !== undefined && s.group !== null) return { group: validate.groupId(s.group) };
   return { all: true };
-}
-
-/** Findings a repair's history entry names (its detail's `first`). */
-const REPAIR_FINDINGS_KEPT = 5;
-
-/**
- * A repair report as its history entry records it (DESIGN.md §4.6): before `{ findings }` (how
- * many it found and fixed, or left unsettled), after `{ findings }` (how many it left: unsettled
- * totals), detail `{ groupsChecked, byKind, first }` — counts per finding kind and the first
- * {@link REPAIR_FINDINGS_KEPT} findings, so the entry stays small whatever the damage.
- */
-function repairEntry(report: ReconcileReport): { before: object; after: object; detail: object } {
-  const byKind: Record<string, number> = {};
-  let unsettled = 0;
-  for (const f of report.findings) {
-    byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
-    if (f.found.startsWith(UNSETTLED)) unsettled++;
-  }
-  const first = report.findings.slice(0, REPAIR_FINDINGS_KEPT);
-  return {
-    before: { findings: report.findings.length },
-    after: { findings: unsettled },
-    detail: {
-      groupsChecked: report.groupsChecked,
-      byKind,
-      ...(first.length > 0 ? { first } : {}),
-    },
-  };
 }
 
 /** {@link QueueRetention} from `setRetention-1.lua`'s reply. */

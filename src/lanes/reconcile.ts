@@ -8,7 +8,10 @@
  * Both run the same scripts (`reconcileLeases-3.lua`, `reconcileIndexes-3.lua` in bounded steps
  * over the paired job indexes, then `reconcileGroups-9.lua` over bounded batches of groups), in
  * 'audit' mode (writes nothing) or 'repair' mode, so what audit reports is exactly what repair
- * changes. Each batch is atomic; the whole pass is not.
+ * changes. Each batch is atomic; the whole pass is not. So in 'repair' mode each batch records
+ * what it changed in the history itself (`includes/repairHistory.lua`, one `repair` entry per
+ * group it changed; DESIGN.md §4.6), and the totals' entry goes in the MULTI/EXEC that writes
+ * them: a pass cut short has recorded exactly the batches that ran.
  *
  * The totals in `stats` (pending, saturated, active, delayed) are sums over every group, recounted across
  * many script calls, so they are checked with optimistic concurrency: every script that changes
@@ -23,7 +26,7 @@
  * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
-import type { Commands, FlatFindings, PairedKind } from './commands.js';
+import type { Commands, FlatFindings, HistoryArgs, PairedKind } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import type { QueueKeys } from './keys.js';
 import { connectionForKey, type RedisClient } from './redisConnection.js';
@@ -135,6 +138,7 @@ async function reconcilePaired(
   commands: Commands,
   mode: 'audit' | 'repair',
   groups: readonly string[],
+  history: HistoryArgs,
 ): Promise<{ findings: Finding[]; delayedDelta: number }> {
   const findings: Finding[] = [];
   let delayedDelta = 0;
@@ -147,6 +151,7 @@ async function reconcilePaired(
         group,
         start,
         batch: RECONCILE_BATCH,
+        history,
       });
       findings.push(...decode(flat));
       if (kind === 'delayed') delayedDelta += delta;
@@ -176,7 +181,12 @@ async function reconcilePaired(
   // script, so traffic meanwhile makes no false finding.
   let cursor = '0';
   do {
-    const [flat, next] = await commands.reconcilePayloads({ mode, cursor, batch: RECONCILE_BATCH });
+    const [flat, next] = await commands.reconcilePayloads({
+      mode,
+      cursor,
+      batch: RECONCILE_BATCH,
+      history,
+    });
     findings.push(...decode(flat));
     cursor = String(next);
   } while (cursor !== '0');
@@ -203,12 +213,13 @@ async function recount(
   commands: Commands,
   mode: 'audit' | 'repair',
   withLeases: boolean,
+  history: HistoryArgs,
 ): Promise<Recount> {
-  const findings = withLeases ? decode(await commands.reconcileLeases({ mode })) : [];
+  const findings = withLeases ? decode(await commands.reconcileLeases({ mode, history })) : [];
   const groups = await allGroups(redis, keys);
   let delayedDelta = 0;
   if (withLeases) {
-    const paired = await reconcilePaired(commands, mode, groups);
+    const paired = await reconcilePaired(commands, mode, groups, history);
     findings.push(...paired.findings);
     delayedDelta = paired.delayedDelta;
   }
@@ -219,6 +230,7 @@ async function recount(
     const [flat, batchPending, batchSaturated] = await commands.reconcileGroups({
       mode,
       groups: batch,
+      history,
     });
     findings.push(...decode(flat));
     pending += batchPending;
@@ -236,6 +248,43 @@ async function recount(
   };
 }
 
+/** The history arguments of an audit: it records nothing. */
+const NO_HISTORY: HistoryArgs = ['', 0];
+
+/** A stored total as a number when it reads as one, else its text (garbage is reported as is). */
+const totalOf = (text: string): number | string =>
+  /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
+
+/**
+ * Queue the history entry of the totals a repair writes into the transaction that writes them
+ * (DESIGN.md §4.6, action 'repair', group ''): the entry exists exactly when the totals
+ * changed — an EXEC the WATCH voids writes neither. The fields are the ones
+ * `includes/history.lua` writes: before/after `{ <total> }`, detail `{ step: 'totals', changes }`.
+ */
+function recordTotals(
+  tx: ReturnType<RedisClient['multi']>,
+  keys: QueueKeys,
+  [actor, cap]: HistoryArgs,
+  differing: readonly Finding[],
+): void {
+  if (cap <= 0) return;
+  const before: Record<string, number | string> = {};
+  const after: Record<string, number | string> = {};
+  for (const f of differing) {
+    before[f.subject] = totalOf(f.found);
+    after[f.subject] = totalOf(f.expected);
+  }
+  tx.xadd(
+    keys.history,
+    'MAXLEN',
+    cap,
+    '*',
+    ...['action', 'repair', 'group', '', 'actor', actor],
+    ...['before', JSON.stringify(before), 'after', JSON.stringify(after)],
+    ...['detail', JSON.stringify({ step: 'totals', changes: differing.length })],
+  );
+}
+
 /**
  * Run an audit or a repair of one queue (see the module comment).
  *
@@ -246,6 +295,8 @@ async function recount(
  * (`connectionForKey`; a slot that moves during the recount fails the EXEC, writing nothing).
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
+ * @param history [actor, cap] of the history entries a repair records (`Queue.historyArgs`);
+ *   an audit records nothing, whatever it is given.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
  *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active,
  *   delayed) that differs from an exact recount (expected: the recount, found: the stored
@@ -263,6 +314,7 @@ export async function reconcile(
   keys: QueueKeys,
   commands: Commands,
   mode: 'audit' | 'repair',
+  history: HistoryArgs = NO_HISTORY,
 ): Promise<ReconcileReport> {
   // Before any batch runs, so a refusal has written nothing.
   assertPlainKeys(redis);
@@ -303,6 +355,7 @@ export async function reconcile(
         commands,
         attempt === 1 ? mode : 'audit',
         attempt === 1,
+        history,
       );
       if (attempt === 1) {
         groupsChecked = pass.groupsChecked;
@@ -324,8 +377,9 @@ export async function reconcile(
         });
       });
       const tx = watcher.multi();
-      if (mode === 'repair') {
+      if (mode === 'repair' && differing.length > 0) {
         for (const f of differing) tx.hset(keys.stats, f.subject, f.expected);
+        recordTotals(tx, keys, history, differing);
       }
       // null: `stats` was written since the WATCH, so the recount may be off: count again.
       // Answered, the EXEC ran on the connection that took the WATCH (it never reconnects: a

@@ -20,7 +20,9 @@
                       P:{Q}:job:<id> of an active job with no lease (its group is read there),
                       are built from it (includes/keys.lua; same slot)
     ARGV[2]   mode    'audit' (change nothing) or 'repair'
-    ARGV[3..] the groups of this batch
+    ARGV[3]   actor   who asks (history, includes/history.lua)
+    ARGV[4]   cap     the queue history's cap (count; 0 records nothing)
+    ARGV[5..] the groups of this batch
 
   Output: { findings, pending, saturated }
     findings   flat { group, kind, expected, found, ... }; kinds:
@@ -38,12 +40,18 @@
   oldest-pending index of a lane no Ringmaster write has added to yet. Not a finding: the index
   is a lower bound the metrics script mends, never state a caller reads.
 
+  History (repair only, includes/repairHistory.lua): one entry 'repair' per group it changed,
+  step 'groups', before/after `{ registered, active, ringEntries }` (the fields it changed:
+  registered false → true; the stored active count → the live leases; how many times the group
+  was on the ring → 1 or 0).
+
   Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups;
-  zadd heads.
+  zadd heads; xadd history.
 ]]
 --- @include "keys"
 --- @include "settleGroup"
 --- @include "heads"
+--- @include "repairHistory"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -51,6 +59,9 @@ local k = {
 }
 local base = ARGV[1]
 local repair = ARGV[2] == 'repair'
+local h = historyArgs(ARGV[3], ARGV[4])
+local log = repairLog('groups')
+local FIRST_GROUP = 5
 
 local findings = {}
 local function report(group, kind, expected, found)
@@ -61,7 +72,7 @@ local function report(group, kind, expected, found)
 end
 
 local live, onRing = {}, {}
-for i = 3, #ARGV do
+for i = FIRST_GROUP, #ARGV do
   live[ARGV[i]] = 0
   onRing[ARGV[i]] = 0
 end
@@ -81,7 +92,7 @@ for _, group in ipairs(redis.call('LRANGE', k.ring, 0, -1)) do
 end
 
 local pending, saturatedCount = 0, 0
-for i = 3, #ARGV do
+for i = FIRST_GROUP, #ARGV do
   local group = ARGV[i]
   local laneKey = laneKeyOf(base, group)
 
@@ -93,6 +104,7 @@ for i = 3, #ARGV do
     report(group, 'REGISTRY', 'registered', 'unregistered')
     if repair then
       redis.call('ZADD', k.groups, 0, group)
+      noteRepair(log, group, 'registered', false, true)
     end
   end
 
@@ -103,6 +115,7 @@ for i = 3, #ARGV do
     or (not stored and live[group] ~= 0) then
     report(group, 'I3', live[group], stored or '0')
     if repair then
+      noteRepair(log, group, 'active', tonumber(stored) or stored or 0, live[group])
       if live[group] == 0 then
         redis.call('HDEL', k.gactive, group)
       else
@@ -122,12 +135,17 @@ for i = 3, #ARGV do
     report(group, 'I1', 'off the ring', 'on the ring')
   end
   if repair then
+    local entries = n
     if n > 0 and (n > 1 or not serviceable) then
       redis.call('LREM', k.ring, 0, group)
       n = 0
     end
     if serviceable and n == 0 then
       settleGroup(k, group, laneKey, false, saturated)
+    end
+    local after = serviceable and 1 or 0
+    if entries ~= after then
+      noteRepair(log, group, 'ringEntries', entries, after)
     end
   end
 
@@ -145,4 +163,5 @@ for i = 3, #ARGV do
   end
 end
 
+recordRepairs(base, h, log)
 return { findings, pending, saturatedCount }

@@ -29,6 +29,8 @@
     op 'group':  ARGV[4] kind, ARGV[5] group, ARGV[6] start rank, ARGV[7] batch size
     op 'cards':  ARGV[4..] groups
     op 'payloads': ARGV[4] HSCAN cursor of P:{Q}:payloads ('0' to start), ARGV[5] COUNT
+    ops 'queue', 'group' and 'payloads', last: actor (who asks), cap (the queue history's cap;
+                 0 records nothing) — includes/history.lua
 
   Output:
     op 'queue' and 'group': { findings, next, tallies, delta }
@@ -43,10 +45,16 @@
     op 'payloads': { findings, cursor ('0' when the hash was read to its end), {}, 0 }: each
       payload whose job has no hash (a leak, I4; repair deletes it)
 
-  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads.
+  History (repair only, includes/repairHistory.lua): one entry 'repair' per group whose indexes
+  it changed (the job's group; '' for a member or payload whose job has no hash), step
+  'indexes' or 'payloads', before/after `{ ["job <id>"] = found / expected }`.
+
+  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads;
+  xadd history.
 ]]
 --- @include "keys"
 --- @include "jobPlaces"
+--- @include "repairHistory"
 
 local k = { delayed = KEYS[1], dead = KEYS[2], completed = KEYS[3] }
 local base = ARGV[1]
@@ -64,8 +72,14 @@ if op == 'cards' then
   return cards
 end
 
+local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
+local log = repairLog(op == 'payloads' and 'payloads' or 'indexes')
 local findings = {}
-local function report(id, expected, found)
+-- group: whose index the repair changes ('' when the job has no hash to name one).
+local function report(id, expected, found, group)
+  if repair then
+    noteRepair(log, group, 'job ' .. id, found, expected)
+  end
   findings[#findings + 1] = id
   findings[#findings + 1] = 'I4'
   findings[#findings + 1] = expected
@@ -81,12 +95,13 @@ if op == 'payloads' then
   for i = 1, #fields, 2 do
     local id = fields[i]
     if redis.call('EXISTS', jobKeyOf(base, id)) == 0 then
-      report(id, 'no payload (the job has no hash)', 'a payload in payloads')
+      report(id, 'no payload (the job has no hash)', 'a payload in payloads', '')
       if repair then
         redis.call('HDEL', payloadsKeyOf(base), id)
       end
     end
   end
+  recordRepairs(base, h, log)
   return { findings, scan[1], {}, 0 }
 end
 
@@ -119,7 +134,7 @@ for i = 1, #members, 2 do
   local owner, state = job[1], job[2]
   if op == 'queue' then
     if not owner then
-      report(id, 'a job hash naming its group', 'in ' .. named(nil) .. ' with no job hash')
+      report(id, 'a job hash naming its group', 'in ' .. named(nil) .. ' with no job hash', '')
       delta = delta - 1
       if repair then
         redis.call('ZREM', walked, id)
@@ -130,7 +145,7 @@ for i = 1, #members, 2 do
       local paired = redis.call('ZSCORE', groupIndex, id)
       if not paired or tonumber(paired) ~= tonumber(score) then
         report(id, 'in ' .. named(owner) .. ' at ' .. score,
-          paired and ('in ' .. named(owner) .. ' at ' .. paired) or ('only in ' .. kind))
+          paired and ('in ' .. named(owner) .. ' at ' .. paired) or ('only in ' .. kind), owner)
         if repair then
           redis.call('ZADD', groupIndex, score, id)
           paired = score
@@ -149,7 +164,7 @@ for i = 1, #members, 2 do
     local inQueue = redis.call('ZSCORE', queueIndex, id)
     if not (inQueue and owner == group) then
       if not inQueue and owner == group and state == kind then
-        report(id, 'in ' .. kind .. ' at ' .. score, 'only in ' .. named(group))
+        report(id, 'in ' .. kind .. ' at ' .. score, 'only in ' .. named(group), group)
         delta = delta + 1
         if repair then
           redis.call('ZADD', queueIndex, score, id)
@@ -163,7 +178,7 @@ for i = 1, #members, 2 do
         else
           why = 'the job is ' .. tostring(state) .. ', not in ' .. kind
         end
-        report(id, 'not in ' .. named(group) .. ' (' .. why .. ')', 'in ' .. named(group))
+        report(id, 'not in ' .. named(group) .. ' (' .. why .. ')', 'in ' .. named(group), group)
         if repair then
           redis.call('ZREM', walked, id)
           dropped = dropped + 1
@@ -178,6 +193,7 @@ for _, owner in ipairs(tallyOrder) do
   tallies[#tallies + 1] = owner
   tallies[#tallies + 1] = tally[owner]
 end
+recordRepairs(base, h, log)
 local nextStart = -1
 if #members == 2 * batch then
   nextStart = start + batch - dropped

@@ -13,13 +13,18 @@
     KEYS[8] stats    hash   counters
 
     ARGV[1] group
-    ARGV[2] actor    who asks, for the history (includes/history.lua historyArgs)
-    ARGV[3] cap      the queue history's cap (count)
+    ARGV[2] forMs    '' for a plain call; else ms (1..2,592,000,000, validated by the engine): a
+                     timed resume (DESIGN.md §4.8) reverting at Redis now + forMs to whether the
+                     group was paused before the first pending override of the pause kind
+                     (includes/overrides.lua): a paused group is paused again
+    ARGV[3] actor    who asks, for the history (includes/history.lua historyArgs)
+    ARGV[4] cap      the queue history's cap (count)
 
-  A plain call of the pause kind: a pending timed pause revert (DESIGN.md §4.8) is dropped.
-  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
-  resume, before/after { limit, paused, active, pending }, detail { cancelled } when it dropped a
-  pending revert.
+  Timed overrides: an override of the pause kind (member 'pause:<group>'), as pause's: with
+  forMs, ZADD overrides and HSET goverride; without, a pending pause revert is dropped (a plain
+  call wins). History (includes/overrides.lua recordSteering; none when nothing changed): one
+  entry, action resume, before/after { limit, paused, active, pending }, detail { forMs, until }
+  (timed) or { cancelled } when a plain call dropped a pending revert.
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
@@ -28,12 +33,14 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: srem paused; zadd groups; zrem overrides, hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring).
+  Events: srem paused; zadd groups; zadd/zrem overrides, hset/hdel goverride; xadd history;
+  rpush ring + lpush/ltrim wake (re-ring).
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
+--- @include "nowMs"
 --- @include "overrides"
 
 local k = {
@@ -44,7 +51,9 @@ local k = {
 local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local group = ARGV[1]
-local h = historyArgs(ARGV[2], ARGV[3])
+local forMs = tonumber(ARGV[2])
+local h = historyArgs(ARGV[3], ARGV[4])
+local member = overrideMember('pause', group)
 
 allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
@@ -52,7 +61,16 @@ local judged = judgeFields(k, group, before, 'paused', 0)
 redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
-local detail = cancelledDetail(dropOverride(k.base, overrideMember('pause', group)))
-judged.after.pauseOverride = false
+local detail
+if forMs then
+  local now = nowMs()
+  -- judged.after was read before this write: the reply carries the override now pending.
+  judged.after.pauseOverride = setOverride(k.base, member, now + forMs,
+    timedRevertTo(k.base, member, before.paused == 1), now, h.actor)
+  detail = timedDetail(forMs, now + forMs)
+else
+  detail = cancelledDetail(dropOverride(k.base, member))
+  judged.after.pauseOverride = false
+end
 recordSteering(k.base, h, 'resume', group, before, judged.after, detail)
 return fieldsReply(judged.after)

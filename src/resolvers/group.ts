@@ -10,7 +10,7 @@ import type { GroupInfo } from '../lanes/index.js';
 import { groupState } from '../lanes/state.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
-import { rateLimitedSentence } from './rateLimit.js';
+import { rateLimitedSentence, rateText, reopensAt } from './rateLimit.js';
 import { steering } from './steering.js';
 
 interface GroupArgs {
@@ -33,8 +33,11 @@ export const pauseGroup = (
 ): Promise<GroupInfo> =>
   ctx.engine.queue(a.queue).pause(a.group, { ...steering(ctx), forMs: a.forMs });
 
-export const resumeGroup = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).resume(a.group, steering(ctx));
+export const resumeGroup = (
+  ctx: Context,
+  a: GroupArgs & { forMs?: number | null | undefined },
+): Promise<GroupInfo> =>
+  ctx.engine.queue(a.queue).resume(a.group, { ...steering(ctx), forMs: a.forMs });
 
 /**
  * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and
@@ -71,11 +74,70 @@ export function blockedBy(g: GroupInfo): BlockedBy | null {
 
 const inFlight = (n: number): string => `${n} in flight`;
 
+/** One thing keeping a group off the ring, for people: what it is, and what lifts it. */
+interface Blocker {
+  readonly what: string;
+  readonly liftsWhen: string;
+}
+
+/**
+ * Every blocker that applies to `g`, in `groupState`'s precedence (paused, limit, rate).
+ * `blockedBy` names only the first (one enum value, DESIGN.md §4); the others still hold once it
+ * lifts — a group at its limit and its rate is RATE_LIMITED after the completion — so
+ * `reason` names each of them.
+ */
+function blockers(g: GroupInfo): Blocker[] {
+  const all: Blocker[] = [];
+  if (g.paused) all.push({ what: 'paused', liftsWhen: 'it is resumed' });
+  if (g.limit !== null && g.active >= g.limit) {
+    if (g.limit === 0) {
+      all.push({ what: 'parked (the limit is 0)', liftsWhen: 'the limit is raised' });
+    } else if (g.active > g.limit) {
+      all.push({
+        what: `parked (limit ${g.limit}, lowered below the work in flight)`,
+        liftsWhen: `${g.active - g.limit + 1} finish`,
+      });
+    } else {
+      all.push({
+        what: `at its limit (${g.active} of ${g.limit} in flight)`,
+        liftsWhen: 'one finishes',
+      });
+    }
+  }
+  if (g.rateLimitedUntil != null) {
+    all.push({
+      what: `rate-limited until ${reopensAt(g)} (${rateText(g)})`,
+      liftsWhen: 'its window reopens',
+    });
+  }
+  return all;
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(parts: readonly string[]): string {
+  return parts.length < 2
+    ? parts.join('')
+    : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/**
+ * The sentence for a group held by more than one blocker: each named, and what must happen for
+ * each to lift ("at its limit (1 of 1 in flight) and rate-limited until … (1 claim per 1 h): it
+ * gets no turns until one finishes and its window reopens (1 pending, 1 in flight)").
+ */
+function severalBlockers(g: GroupInfo, all: readonly Blocker[]): string {
+  return `${listed(all.map((b) => b.what))}: it gets no turns until ${listed(
+    all.map((b) => b.liftsWhen),
+  )} (${g.pending} pending, ${inFlight(g.active)})`;
+}
+
 /**
  * One plain sentence saying why `g` runs or not. `ring` is where it stands on the ring, and is
  * only read for a group that is not blocked (it costs O(ring)).
  */
 function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
+  const all = blockers(g);
+  if (all.length > 1) return severalBlockers(g, all);
   const blocked = blockedBy(g);
   switch (blocked) {
     case 'PAUSED':

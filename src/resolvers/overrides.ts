@@ -2,7 +2,8 @@
  * Timed overrides in the API (DESIGN.md §4.8): `cancelOverride` (admin), a thin call into the
  * engine; `TimedOverride.remainingMs`, measured on the Redis clock read once per execution; and
  * the clause `Group.reason` gains while a revert is pending ("paused for 12 more minutes, then
- * resumes"; "limit 2 for 5 more minutes, then 10").
+ * resumes"; "resumed for 12 more minutes, then paused again"; "limit 2 for 5 more minutes, then
+ * 10").
  */
 import type { Context } from '../context.js';
 import {
@@ -65,18 +66,25 @@ export function moreTime(ms: number): string {
 
 /**
  * What a pending revert of `o` will do, for people: one clause of `Group.reason` ("paused for 12
- * more minutes, then resumes", "limit 2 for 5 more minutes, then 10"). `limit` is the group's
- * limit now (null: none); `now` Redis' clock (ms).
+ * more minutes, then resumes", "resumed for 12 more minutes, then paused again", "limit 2 for 5
+ * more minutes, then 10"). `limit` is the group's limit now (null: none); `paused` whether it is
+ * paused now (a pause-kind override of a group not paused is a timed resume); `now` Redis'
+ * clock (ms).
  */
 export function overrideClause(
   kind: OverrideKind,
   o: TimedOverride,
   now: number,
-  limit: number | null,
+  { limit, paused }: { limit: number | null; paused: boolean },
 ): string {
   const left = remainingMs(o.until, now);
   const when =
     left === 0 ? 'until the next reaper pass (its deadline has passed)' : `for ${moreTime(left)}`;
+  if (kind === 'pause' && !paused) {
+    return o.revertTo === true
+      ? `resumed ${when}, then paused again`
+      : `resumed ${when}, then still resumed (it was not paused before)`;
+  }
   if (kind === 'pause') {
     return o.revertTo === true
       ? `paused ${when}, then still paused (it was paused before)`
@@ -99,7 +107,7 @@ export async function withOverrides(
   if (g.limitOverride === null && g.pauseOverride === null) return sentence;
   const now = await redisNow(ctx, rootValue, g.queue);
   const clauses: string[] = [];
-  if (g.pauseOverride) clauses.push(overrideClause('pause', g.pauseOverride, now, g.limit));
-  if (g.limitOverride) clauses.push(overrideClause('limit', g.limitOverride, now, g.limit));
+  if (g.pauseOverride) clauses.push(overrideClause('pause', g.pauseOverride, now, g));
+  if (g.limitOverride) clauses.push(overrideClause('limit', g.limitOverride, now, g));
   return `${sentence}; ${clauses.join('; ')}`;
 }

@@ -38,14 +38,22 @@ function span(ms: number): string {
   return `${ms} ms`;
 }
 
-/**
- * `Group.reason` for a RATE_LIMITED group: the rate used up and when its window reopens (an
- * ISO time on the Redis clock).
- */
-export function rateLimitedSentence(g: GroupInfo): string {
-  const rate = g.rateLimit
+/** The group's rate for people ("1 claim per 1 h"), or "its rate" when none parses. */
+export function rateText(g: GroupInfo): string {
+  return g.rateLimit
     ? `${g.rateLimit.max} claim${g.rateLimit.max === 1 ? '' : 's'} per ${span(g.rateLimit.windowMs)}`
     : 'its rate';
-  const until = g.rateLimitedUntil === null ? 'later' : new Date(g.rateLimitedUntil).toISOString();
-  return `rate-limited: it has used its ${rate}, so it gets no turns until its window reopens at ${until} (${g.pending} pending, ${g.active} in flight)`;
+}
+
+/** When the group's window reopens: an ISO time on the Redis clock, or "later" when unknown. */
+export function reopensAt(g: GroupInfo): string {
+  return g.rateLimitedUntil === null ? 'later' : new Date(g.rateLimitedUntil).toISOString();
+}
+
+/**
+ * `Group.reason` for a group whose only blocker is its rate (RATE_LIMITED): the rate used up and
+ * when its window reopens (an ISO time on the Redis clock).
+ */
+export function rateLimitedSentence(g: GroupInfo): string {
+  return `rate-limited: it has used its ${rateText(g)}, so it gets no turns until its window reopens at ${reopensAt(g)} (${g.pending} pending, ${g.active} in flight)`;
 }

@@ -77,8 +77,13 @@ builder.mutationFields((t) => ({
     type: GroupRef,
     nullable: true,
     authScopes: { admin: true },
-    description: 'Unpause; the group re-joins the ring if serviceable.',
-    args: { queue: t.arg.string({ required: true }), group: t.arg.string({ required: true }) },
+    description:
+      'Unpause; the group re-joins the ring if serviceable. With forMs, a timed resume: paused again at the deadline when it was paused before (an override of the pause kind: `cancelOverride(kind: PAUSE)` cancels it).',
+    args: {
+      queue: t.arg.string({ required: true }),
+      group: t.arg.string({ required: true }),
+      forMs: t.arg({ type: 'SafeInt', description: FOR_MS }),
+    },
     resolve: (_root, args, ctx) => resolve.resumeGroup(ctx, args),
   }),
 }));
@@ -119,12 +124,12 @@ builder.objectFields(GroupRef, (t) => ({
     type: BlockedByRef,
     nullable: true,
     description:
-      'Why the group is off the ring, by the precedence of `state`; null when it is on the ring.',
+      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); null when it is on the ring.',
     resolve: (g) => resolve.blockedBy(g),
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when; busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

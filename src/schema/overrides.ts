@@ -1,7 +1,7 @@
 /**
  * Timed overrides (DESIGN.md §4.8): `OverrideKind`, `TimedOverride`, `Group.limitOverride` /
  * `Group.pauseOverride` and `cancelOverride` (admin). The timed calls themselves are `setLimit`
- * and `pauseGroup` given `forMs` (src/schema/group.ts). Logic in `src/resolvers/overrides.ts`.
+ * and `pauseGroup` / `resumeGroup` given `forMs` (src/schema/group.ts). Logic in `src/resolvers/overrides.ts`.
  */
 import type { OverrideKind } from '../lanes/index.js';
 import * as resolve from '../resolvers/overrides.js';
@@ -18,7 +18,7 @@ export const OverrideKindRef = builder.enumType('OverrideKind', {
 
 const TimedOverrideRef = builder.objectRef<resolve.OverrideOf>('TimedOverride').implement({
   description:
-    'A pending revert of a timed setLimit or pauseGroup: at `until` (Redis clock) the value goes back to what it was before the first pending override of its kind, unless a plain call of the same kind, or cancelOverride, drops it first. Applied by the reaper (within a reap interval of `until`, or at the next start after a time with no server or worker running).',
+    'A pending revert of a timed setLimit, pauseGroup or resumeGroup: at `until` (Redis clock) the value goes back to what it was before the first pending override of its kind, unless a plain call of the same kind, or cancelOverride, drops it first. Applied by the reaper (within a reap interval of `until`, or at the next start after a time with no server or worker running).',
   fields: (t) => ({
     kind: t.field({ type: OverrideKindRef, resolve: (o) => o.kind as OverrideKind }),
     until: t.field({
@@ -41,7 +41,7 @@ const TimedOverrideRef = builder.objectRef<resolve.OverrideOf>('TimedOverride').
     revertToPaused: t.boolean({
       nullable: true,
       description:
-        'PAUSE: whether the group is paused after the revert (false: it resumes; true: it was paused before). LIMIT: null.',
+        'PAUSE: whether the group is paused after the revert (false: it resumes — or, after a timed resume, stays resumed; true: it was paused before, so a timed resume ends paused again). LIMIT: null.',
       resolve: (o) => (o.kind === 'pause' ? o.override.revertTo === true : null),
     }),
     setAt: t.field({
@@ -66,7 +66,7 @@ builder.objectFields(GroupRef, (t) => ({
   pauseOverride: t.field({
     type: TimedOverrideRef,
     nullable: true,
-    description: 'The pending revert of a timed pauseGroup, or null.',
+    description: 'The pending revert of a timed pauseGroup or resumeGroup, or null.',
     resolve: (g) => resolve.overrideOf(g, 'pause'),
   }),
 }));

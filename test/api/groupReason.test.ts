@@ -117,7 +117,7 @@ describe('Group.reason and Group.blockedBy', () => {
     expect(g.ring).toEqual([]);
   });
 
-  it('paused comes first, even when the group is also over its limit', async () => {
+  it('paused comes first, even when the group is also over its limit; the reason names both', async () => {
     const queue = engineQueue();
     await enqueue(queue, 'p', 3);
     await claim(queue, 'p', 2);
@@ -125,7 +125,9 @@ describe('Group.reason and Group.blockedBy', () => {
     await queue.setLimit('p', 1);
     const g = await read(queue, 'p');
     expect(g.blockedBy).toBe('PAUSED');
-    expect(g.reason).toMatch(/^paused: /);
+    expect(g.reason).toBe(
+      'paused and parked (limit 1, lowered below the work in flight): it gets no turns until it is resumed and 2 finish (1 pending, 2 in flight)',
+    );
   });
 
   it('a group exactly at its limit waits for one to finish (LIMIT)', async () => {
@@ -180,6 +182,16 @@ describe('Group.reason and Group.blockedBy', () => {
     await queue.setLimit('z', 0);
     expect((await read(queue, 'z')).reason).toBe(
       'parked: the limit is 0, so it gets no turns until the limit is raised (1 in flight)',
+    );
+  });
+
+  it('paused at its limit 0 names both: a resume alone does not bring it back', async () => {
+    const queue = engineQueue();
+    await enqueue(queue, 'p0', 1);
+    await queue.setLimit('p0', 0);
+    await queue.pause('p0');
+    expect((await read(queue, 'p0')).reason).toBe(
+      'paused and parked (the limit is 0): it gets no turns until it is resumed and the limit is raised (1 pending, 0 in flight)',
     );
   });
 

@@ -15,6 +15,7 @@ import {
   type GroupOverridesChangedSubscription,
   GroupOverridesDocument,
   PauseGroupForDocument,
+  ResumeGroupForDocument,
   SetLimitForDocument,
 } from '../gql/graphql.js';
 import { expectRedisUnchanged } from '../support/api.js';
@@ -161,6 +162,42 @@ describe('groupChanged', () => {
     } finally {
       sub.close();
     }
+  });
+});
+
+describe('resumeGroup with forMs', () => {
+  it('resumes, shows when it pauses again, and the reason says "resumed for 12 more minutes, then paused again"', async () => {
+    const q = engineQueue();
+    await q.enqueue('g', 1);
+    await q.pause('g');
+    const data = await ok(
+      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 12 * MINUTE }),
+    );
+    const g = data.resumeGroup as GroupOverrideFieldsFragment;
+    expect(g).toMatchObject({ paused: false, state: 'READY', onRing: true, limitOverride: null });
+    expect(g.pauseOverride).toMatchObject({ kind: 'PAUSE', revertToPaused: true, actor: 'admin' });
+    expect(g.reason).toMatch(/^on the ring .*; resumed for 12 more minutes, then paused again$/);
+    expect((await read(q, 'g')).pauseOverride?.until).toBe(g.pauseOverride?.until);
+    // cancelOverride PAUSE cancels it: resumed for good.
+    const cancelled = await ok(
+      api.request(CancelOverrideDocument, { queue: q.name, group: 'g', kind: 'PAUSE' }),
+    );
+    expect(cancelled.cancelOverride).toMatchObject({ paused: false, pauseOverride: null });
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+  });
+
+  it('a bad forMs is BAD_USER_INPUT (argument forMs) and writes nothing', async () => {
+    const q = engineQueue();
+    await q.pause('g');
+    await expectRedisUnchanged(redis.client(), async () => {
+      const { body } = await api.request(ResumeGroupForDocument, {
+        queue: q.name,
+        group: 'g',
+        forMs: 0,
+      });
+      const error = body.errors?.[0] as { extensions?: Record<string, unknown> };
+      expect(error?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'forMs' });
+    });
   });
 });
 

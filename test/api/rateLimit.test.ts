@@ -12,6 +12,8 @@ import {
   type ClearRateLimitMutation,
   GroupRateChangedDocument,
   type GroupRateChangedSubscription,
+  GroupReasonDocument,
+  type GroupReasonQuery,
   SetRateLimitDocument,
   type SetRateLimitMutation,
 } from '../gql/graphql.js';
@@ -181,5 +183,77 @@ describe('the reason of a rate-limited group', () => {
     expect(g(1, 1_500)).toMatch(/1 claim per 1500 ms/);
     expect(g(1, 2 * 86_400_000)).toMatch(/per 2 d/);
     expect(g(1, 120_000)).toMatch(/per 2 min/);
+  });
+});
+
+describe('a group held by its rate and by something before it in precedence', () => {
+  /** The group's state, blockedBy and reason, read over HTTP. */
+  async function read(queue: Queue, group: string): Promise<GroupReasonQuery['queue']['group']> {
+    const { body } = await server.request(GroupReasonDocument, { queue: queue.name, group });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    return (body.data as GroupReasonQuery).queue.group;
+  }
+
+  /** A group with rate 1 per hour and two jobs, one claimed: its window is used up. */
+  async function usedUp(queue: Queue, group: string): Promise<{ job: Job; until: string }> {
+    await queue.setRateLimit(group, { max: 1, windowMs: HOUR });
+    await queue.enqueue(group, 1);
+    await queue.enqueue(group, 2);
+    const job = (await queue.claim({ leaseMs: 600_000 })) as Job;
+    return { job, until: new Date(Number(job.claimedAt) + HOUR).toISOString() };
+  }
+
+  it('at its limit: LIMIT, and the reason says the rate too, which still holds after the completion', async () => {
+    const queue = engineQueue();
+    await queue.setLimit('g', 1);
+    const { job, until } = await usedUp(queue, 'g');
+    expect(await read(queue, 'g')).toMatchObject({ state: 'SATURATED', blockedBy: 'LIMIT' });
+    expect((await read(queue, 'g')).reason).toBe(
+      `at its limit (1 of 1 in flight) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until one finishes and its window reopens (1 pending, 1 in flight)`,
+    );
+    await queue.complete(job.id, job.token as string);
+    const after = await read(queue, 'g');
+    expect(after).toMatchObject({ state: 'RATE_LIMITED', blockedBy: 'RATE_LIMITED' });
+    expect(after.reason).toMatch(new RegExp(`^rate-limited: .* reopens at ${until} \\(1 pending`));
+  });
+
+  it('paused: PAUSED, and the reason says the rate too, which still holds after the resume', async () => {
+    const queue = engineQueue();
+    const { until } = await usedUp(queue, 'g');
+    await queue.pause('g');
+    expect(await read(queue, 'g')).toEqual({
+      id: 'g',
+      state: 'PAUSED',
+      onRing: false,
+      blockedBy: 'PAUSED',
+      reason: `paused and rate-limited until ${until} (1 claim per 1 h): it gets no turns until it is resumed and its window reopens (1 pending, 1 in flight)`,
+    });
+    await queue.resume('g');
+    expect(await read(queue, 'g')).toMatchObject({
+      state: 'RATE_LIMITED',
+      blockedBy: 'RATE_LIMITED',
+      reason: expect.stringMatching(/^rate-limited: /),
+    });
+  });
+
+  it('parked (limit 0): PARKED, and the reason says the rate too', async () => {
+    const queue = engineQueue();
+    const { until } = await usedUp(queue, 'g');
+    await queue.setLimit('g', 0);
+    expect(await read(queue, 'g')).toMatchObject({
+      blockedBy: 'PARKED',
+      reason: `parked (the limit is 0) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until the limit is raised and its window reopens (1 pending, 1 in flight)`,
+    });
+  });
+
+  it('paused, at its limit and rate-limited: all three named, with what lifts each', async () => {
+    const queue = engineQueue();
+    await queue.setLimit('g', 1);
+    const { until } = await usedUp(queue, 'g');
+    await queue.pause('g');
+    expect(await read(queue, 'g')).toMatchObject({
+      blockedBy: 'PAUSED',
+      reason: `paused, at its limit (1 of 1 in flight) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until it is resumed, one finishes and its window reopens (1 pending, 1 in flight)`,
+    });
   });
 });

@@ -40,4 +40,13 @@ describe('overrideText', () => {
     );
     expect(moreTime(1)).toBe('1 more second');
   });
+
+  it('a pause-kind revert of a group not paused now is a timed resume', () => {
+    expect(overrideText('pause', 10 * 60_000, null, true, false)).toBe(
+      'Resumed for 10 more minutes, then paused again',
+    );
+    expect(overrideText('pause', 10 * 60_000, null, false, false)).toBe(
+      'Resumed for 10 more minutes, then still resumed (it was not paused before)',
+    );
+  });
 });

@@ -268,22 +268,7 @@ describe('job actions', () => {
     await expect(q.promote(other as string)).rejects.toBeInstanceOf(RingmasterError);
     await unrecorded(q, () => q.promote(other as string));
   });
-
-  it('repair records one entry with what it found and fixed; a clean repair records none', async () => {
-    const q = engine.queue();
-    await q.enqueue('a');
-    await q.enqueue('b');
-    await q.redis.del(q.keys.ring);
-    const e = await recorded(q, () => q.repair({ actor: 'erin' }));
-    expect(e).toMatchObject({ action: 'repair', group: '', actor: 'erin' });
-    expect(e.before?.findings).toBeGreaterThan(0);
-    expect(e.after).toEqual({ findings: 0 });
-    expect(e.detail).toMatchObject({ byKind: { I1: 2 } });
-    expect(e.detail?.groupsChecked).toBe(2);
-    expect((e.detail?.first as unknown[] | undefined)?.length).toBeGreaterThan(0);
-    // Nothing left to fix: nothing changed, nothing recorded.
-    await unrecorded(q, () => q.repair());
-  });
+  // repair: test/lanes/repairHistory.test.ts (an entry per group a step changed).
 });
 
 describe('caps', () => {

@@ -212,6 +212,81 @@ describe('timed pause', () => {
   });
 });
 
+describe('timed resume', () => {
+  it('resumes a paused group now (re-ringed) and pauses it again at the deadline, recorded', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', 1);
+    await q.pause('g');
+    const g = await q.resume('g', { forMs: 30, actor: 'ops' });
+    expect(g).toMatchObject({ paused: false, onRing: true, state: 'READY' });
+    expect(g.pauseOverride).toMatchObject({ revertTo: true, actor: 'ops' });
+    expect(await q.group('g')).toEqual(g);
+    expect((await rawState(q)).ring).toEqual(['g']);
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'resume',
+      actor: 'ops',
+      before: { paused: true },
+      after: { paused: false },
+      detail: { forMs: 30 },
+    });
+
+    await untilAllDue(q);
+    expect((await q.applyOverrides()).applied).toBe(1);
+    expect(await q.group('g')).toMatchObject({ paused: true, onRing: false, pauseOverride: null });
+    expect((await rawState(q)).ring).toEqual([]);
+    expect((await q.audit()).findings).toEqual([]);
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'revert',
+      actor: 'timer',
+      before: { paused: false },
+      after: { paused: true },
+      detail: { kind: 'pause', revertTo: true, setBy: 'ops' },
+    });
+  });
+
+  it('a plain pause or resume after it wins; cancelOverride pause keeps it resumed', async () => {
+    const q = engine.queue();
+    for (const id of ['a', 'b', 'c']) {
+      await q.enqueue(id, 1);
+      await q.pause(id);
+      await q.resume(id, { forMs: 10 });
+    }
+    expect(await q.pause('a')).toMatchObject({ paused: true, pauseOverride: null });
+    expect(await q.resume('b')).toMatchObject({ paused: false, pauseOverride: null });
+    expect(await q.cancelOverride('c', 'pause')).toMatchObject({
+      paused: false,
+      pauseOverride: null,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await q.applyOverrides()).toEqual({ applied: 0, nextAt: null });
+    expect((await q.group('a')).paused).toBe(true);
+    expect((await q.group('b')).paused).toBe(false);
+    expect((await q.group('c')).paused).toBe(false);
+  });
+
+  it('after a timed pause keeps the first revertTo: it ends resumed, as before the first', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', 1);
+    await q.pause('g', { forMs: HOUR });
+    const g = await q.resume('g', { forMs: 10 });
+    expect(g).toMatchObject({ paused: false, pauseOverride: { revertTo: false } });
+    await untilAllDue(q);
+    expect((await q.applyOverrides()).applied).toBe(1);
+    expect(await q.group('g')).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
+  });
+
+  it('a bad forMs is BAD_USER_INPUT and changes nothing', async () => {
+    const q = engine.queue();
+    await q.pause('g');
+    const before = await queueSnapshot(q);
+    await expect(q.resume('g', { forMs: 0 })).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'forMs',
+    });
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+});
+
 describe('cancelOverride', () => {
   it('drops the pending revert and keeps the current value, recorded in the history', async () => {
     const q = engine.queue();

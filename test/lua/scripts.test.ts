@@ -47,8 +47,6 @@ const EXPECTED = [
   'reconcileGroups',
   'reconcileIndexes',
   'reconcileLeases',
-  // the steering history's entry of one Queue.repair call (issue 17)
-  'recordRepair',
   // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
   'register',
   // operator actions (issue 16)

@@ -2,7 +2,8 @@
  * Timed overrides in the console (issue 17, DESIGN.md §4.8), in headless Chromium against the
  * real server over a real Redis: an admin pauses a group for 12 minutes from the group panel and
  * sees "Paused for 12 more minutes, then resumes" (and the reason's clause), cancels it (still
- * paused, nothing pending), sets a limit for 5 minutes and sees "Limit 2 for … then no limit",
+ * paused, nothing pending), resumes it for 10 minutes and sees "Resumed for 10 more minutes,
+ * then paused again" (and cancels that), sets a limit for 5 minutes and sees "Limit 2 for … then no limit",
  * and a duration that does not read is refused in words. The page must log no error.
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts.
@@ -35,6 +36,8 @@ describe.skipIf(skip)(
         await page.locator('table.groups tr[data-group="acme"]').click();
         const reason = page.getByTestId('reason');
         await waitText(reason, /^On the ring/);
+        // A group that runs is offered no timed resume (it would change nothing).
+        expect(await page.getByRole('button', { name: 'Timed resume' }).count()).toBe(0);
 
         // A duration that does not read is refused in words, and nothing is sent.
         await page.getByLabel('For how long').fill('soon');
@@ -57,6 +60,26 @@ describe.skipIf(skip)(
         await page.getByRole('button', { name: 'Cancel the timed pause' }).click();
         await page.getByTestId('override-pause').waitFor({ state: 'detached' });
         expect(await q.group('acme')).toMatchObject({ paused: true, pauseOverride: null });
+        await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+
+        // Resume for 10 minutes: on the ring now, paused again at the deadline; cancel it.
+        await page.getByLabel('For how long').fill('10m');
+        await page.getByRole('button', { name: 'Timed resume' }).click();
+        await waitText(
+          page.getByTestId('override-pause'),
+          /^Resumed for (9|10) more minutes, then paused again\./,
+        );
+        await waitText(reason, /resumed for (9|10) more minutes, then paused again\.$/);
+        expect(await q.group('acme')).toMatchObject({
+          paused: false,
+          onRing: true,
+          pauseOverride: { revertTo: true },
+        });
+        await shot(page, 'overrides-01b-resumed-for');
+        await page.getByRole('button', { name: 'Cancel the timed resume' }).click();
+        await page.getByTestId('override-pause').waitFor({ state: 'detached' });
+        expect(await q.group('acme')).toMatchObject({ paused: false, pauseOverride: null });
+        await q.pause('acme');
         await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
 
         // A limit for 5 minutes.

@@ -1,8 +1,9 @@
 /**
  * A group's timed overrides (issue 17, DESIGN.md §4.8), in the group panel: each pending revert
- * in words — "Paused for 12 more minutes, then resumes", "Limit 2 for 5 more minutes, then 10" —
- * with a Cancel button for an admin (the value stays, nothing reverts it), and for an admin a
- * form to pause the group, or set its limit, for a while ("10m", "1h30m", "2d"). The reverts
+ * in words — "Paused for 12 more minutes, then resumes", "Resumed for 10 more minutes, then paused
+ * again", "Limit 2 for 5 more minutes, then 10" — with a Cancel button for an admin (the value
+ * stays, nothing reverts it), and for an admin a form to pause or resume the group, or set its
+ * limit, for a while ("10m", "1h30m", "2d"). The reverts
  * come with the snapshot (`GroupOverrideState`, spread in `GroupDetail`); the time left is
  * counted on the Redis clock (this browser's clock less `skew`).
  */
@@ -12,6 +13,7 @@ import {
   CancelOverrideDocument,
   type GroupOverrideStateFragment,
   PauseGroupForDocument,
+  ResumeGroupForDocument,
   SetLimitForDocument,
 } from '../gql/graphql';
 import { overrideText, parseDuration } from '../overrides';
@@ -20,7 +22,7 @@ import { CountInput } from './CountInput';
 export function TimedOverrides(props: {
   queue: string;
   group: string;
-  g: GroupOverrideStateFragment & { limit?: number | null };
+  g: GroupOverrideStateFragment & { limit?: number | null; paused?: boolean };
   admin: boolean;
   /** Read a new snapshot soon: an action was accepted. */
   refresh: () => void;
@@ -73,6 +75,17 @@ export function TimedOverrides(props: {
     );
   };
 
+  const resumeFor = () => {
+    const ms = forMs();
+    if (ms === null) return;
+    void run(`Resuming for ${forText.trim()}`, async () =>
+      answered(
+        (await request(ResumeGroupForDocument, { ...vars, forMs: ms })).resumeGroup,
+        'resumeGroup',
+      ),
+    );
+  };
+
   const limitFor = (event: Event) => {
     event.preventDefault();
     const text = limitText.trim();
@@ -91,8 +104,10 @@ export function TimedOverrides(props: {
     );
   };
 
+  // A pause-kind revert of a group not paused now is a timed resume.
+  const pauseWord = g.paused === false ? 'resume' : 'pause';
   const cancel = (kind: 'LIMIT' | 'PAUSE') =>
-    run(`Cancelling the timed ${kind === 'LIMIT' ? 'limit' : 'pause'}`, async () =>
+    run(`Cancelling the timed ${kind === 'LIMIT' ? 'limit' : pauseWord}`, async () =>
       answered(
         (await request(CancelOverrideDocument, { ...vars, kind })).cancelOverride,
         'cancelOverride',
@@ -104,7 +119,13 @@ export function TimedOverrides(props: {
     const left = Date.parse(String(g.pauseOverride.until)) - redisNow;
     rows.push({
       kind: 'PAUSE',
-      text: overrideText('pause', left, null, g.pauseOverride.revertToPaused ?? null),
+      text: overrideText(
+        'pause',
+        left,
+        null,
+        g.pauseOverride.revertToPaused ?? null,
+        g.paused ?? true,
+      ),
     });
   }
   if (g.limitOverride) {
@@ -127,7 +148,7 @@ export function TimedOverrides(props: {
               class="btn btn-ghost"
               disabled={busy}
               onClick={() => cancel(row.kind)}
-              aria-label={`Cancel the timed ${row.kind === 'LIMIT' ? 'limit' : 'pause'}`}
+              aria-label={`Cancel the timed ${row.kind === 'LIMIT' ? 'limit' : pauseWord}`}
             >
               Cancel
             </button>
@@ -147,6 +168,12 @@ export function TimedOverrides(props: {
           <button type="button" class="btn btn-warn" disabled={busy} onClick={pauseFor}>
             Timed pause
           </button>
+          {/* Resuming a group that runs changes nothing: offered while it is paused. */}
+          {g.paused !== false && (
+            <button type="button" class="btn" disabled={busy} onClick={resumeFor}>
+              Timed resume
+            </button>
+          )}
           <CountInput
             min={0}
             placeholder="limit"

@@ -258,6 +258,15 @@ export type PauseGroupForMutationVariables = Exact<{
 
 export type PauseGroupForMutation = { pauseGroup: { id: string, paused: boolean, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
+export type ResumeGroupForMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  forMs: number;
+}>;
+
+
+export type ResumeGroupForMutation = { resumeGroup: { id: string, paused: boolean, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+
 export type CancelOverrideMutationVariables = Exact<{
   queue: string;
   group: string;
@@ -1056,6 +1065,24 @@ export const PauseGroupForDocument = new TypedDocumentString(`
     revertToPaused
   }
 }`) as unknown as TypedDocumentString<PauseGroupForMutation, PauseGroupForMutationVariables>;
+export const ResumeGroupForDocument = new TypedDocumentString(`
+    mutation ResumeGroupFor($queue: String!, $group: String!, $forMs: SafeInt!) {
+  resumeGroup(queue: $queue, group: $group, forMs: $forMs) {
+    id
+    paused
+    ...GroupOverrideState
+  }
+}
+    fragment GroupOverrideState on Group {
+  limitOverride {
+    until
+    revertToLimit
+  }
+  pauseOverride {
+    until
+    revertToPaused
+  }
+}`) as unknown as TypedDocumentString<ResumeGroupForMutation, ResumeGroupForMutationVariables>;
 export const CancelOverrideDocument = new TypedDocumentString(`
     mutation CancelOverride($queue: String!, $group: String!, $kind: OverrideKind!) {
   cancelOverride(queue: $queue, group: $group, kind: $kind) {
