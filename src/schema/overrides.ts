@@ -12,7 +12,10 @@ export const OverrideKindRef = builder.enumType('OverrideKind', {
   description: 'What a timed override changed: the group’s limit or its pause.',
   values: {
     LIMIT: { value: 'limit', description: 'A timed setLimit.' },
-    PAUSE: { value: 'pause', description: 'A timed pauseGroup.' },
+    PAUSE: {
+      value: 'pause',
+      description: 'A timed pauseGroup or resumeGroup: the pause reverts at the deadline.',
+    },
   } as const,
 });
 

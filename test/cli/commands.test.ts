@@ -353,6 +353,21 @@ describe('timed overrides', () => {
     expect((await e.group('a')).limitOverride).not.toBeNull();
   });
 
+  it('resume --for resumes a paused group for a while: it pauses again on its own', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    await cli(['pause', 'a', '-q', q]);
+    const resumed = await cli(['resume', 'a', '-q', q, '--for', '10m']);
+    expect(resumed.stdout).toContain(`a in ${q} resumed for 10m`);
+    const group = await e.group('a');
+    expect(group.paused).toBe(false);
+    expect(group.pauseOverride).toMatchObject({ revertTo: true, actor: 'admin' });
+    expect((group.pauseOverride?.until ?? 0) - (group.pauseOverride?.setAt ?? 0)).toBe(600_000);
+    expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(
+      /^pauses again\s+in (10m|9m \d+s)/m,
+    );
+  });
+
   it('cancel limit|pause drops the pending revert and keeps the value now', async () => {
     const q = await seeded();
     const e = engineQueue(q);

@@ -41,7 +41,7 @@ export type JobState =
 export type OverrideKind =
   /** A timed setLimit. */
   | 'LIMIT'
-  /** A timed pauseGroup. */
+  /** A timed pauseGroup or resumeGroup: the pause reverts at the deadline. */
   | 'PAUSE';
 
 /** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */

@@ -68,7 +68,7 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
   const pause = group.pauseOverride;
   if (pause) {
     rows.push([
-      pause.revertToPaused ? 'pause reverts' : 'resumes',
+      pause.revertToPaused ? 'pauses again' : 'resumes',
       `in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${pause.actor})`,
     ]);
   }

@@ -1,7 +1,7 @@
 /**
  * The steering commands (admin, DESIGN.md §4.3): `limit <group> <n>`, `unlimit <group>`,
- * `pause <group>`, `resume <group>`; each prints the group after. `--for 10m` makes `limit` or
- * `pause` a timed override (`forMs`, DESIGN.md §4.8) that reverts on its own; a plain call drops
+ * `pause <group>`, `resume <group>`; each prints the group after. `--for 10m` makes `limit`,
+ * `pause` or `resume` a timed override (`forMs`, DESIGN.md §4.8) that reverts on its own; a plain call drops
  * a pending revert of its kind, and `cancel <group> limit|pause` drops it keeping the value now.
  * A call that got no answer may have been applied: exit UNCONFIRMED, naming {@link groupCheck}.
  */
@@ -110,16 +110,22 @@ export function registerSteering(program: Command): void {
     .command('resume')
     .description('unpause a group; it re-joins the ring if serviceable')
     .argument('<group>', 'the group')
-    .action(async (group: string, _options, command: Command) => {
+    .option(
+      '--for <duration>',
+      `pause again on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
+      duration('--for', Bounds.for),
+    )
+    .action(async (group: string, options: { for?: number }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
+      const forMs = options.for ?? null;
       const data = await request(
         context.connection,
         CliResumeDocument,
-        { queue, group },
+        { queue, group, forMs },
         groupCheck(queue, group),
       );
-      report(context, data, `${group} in ${queue} resumed`);
+      report(context, data, `${group} in ${queue} resumed${forText(forMs)}`);
     });
 
   program

@@ -29,7 +29,7 @@ export type GroupState =
 export type OverrideKind =
   /** A timed setLimit. */
   | 'LIMIT'
-  /** A timed pauseGroup. */
+  /** A timed pauseGroup or resumeGroup: the pause reverts at the deadline. */
   | 'PAUSE';
 
 /** RUNNING, or PAUSED between pauseQueue and resumeQueue: nothing is claimed from any group, while completions, retries, reaping and promotion go on and the ring stands as it is. */
@@ -99,6 +99,7 @@ export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit:
 export type CliResumeMutationVariables = Exact<{
   queue: string;
   group: string;
+  forMs?: number | null | undefined;
 }>;
 
 
@@ -462,8 +463,8 @@ export const CliPauseDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<CliPauseMutation, CliPauseMutationVariables>;
 export const CliResumeDocument = new TypedDocumentString(`
-    mutation CliResume($queue: String!, $group: String!) {
-  resumeGroup(queue: $queue, group: $group) {
+    mutation CliResume($queue: String!, $group: String!, $forMs: SafeInt) {
+  resumeGroup(queue: $queue, group: $group, forMs: $forMs) {
     ...CliGroup
   }
 }
