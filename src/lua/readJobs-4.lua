@@ -38,12 +38,13 @@
     ARGV[5] afterId     the cursor's member
     ARGV[6] group       '' for every member, else only active jobs leased to this group
     ARGV[7] kind        'completed' or 'dead' for an index of finished jobs scored by finish
-                        time: only the jobs that kind's retention keeps now; '' for any other
+                        time, read 'desc': only the jobs that kind's retention keeps now; ''
+                        for any other (and ignored with 'asc', where the oldest come first)
 
   Output: { total, more, ids, scores, fields }
     total   ZCARD of the index; with a kind and an age bound, the members finished at or
-            after now − ageMs (ZCOUNT); with a group filter, the group's active count (0 when its field
-            is missing or not an integer within ±(2^53−1))
+            after now − ageMs (ZCOUNT); with a group filter, the group's active count (0 when
+            its field is missing or not an integer within ±(2^53−1))
     more    1 when at least one more member follows the page, else 0
     ids     the page's members, in order (at most `first`)
     scores  their scores, as Redis writes them
@@ -69,9 +70,10 @@ local afterId = ARGV[5]
 local group = ARGV[6]
 local kind = ARGV[7]
 
--- The oldest score the retention keeps (finish times, desc order only), or nil: no bound.
+-- The oldest score the retention keeps, or nil: no bound. Only newest first, where the jobs
+-- past it are the page's tail, so the page can stop at the first of them.
 local since = nil
-if kind ~= '' then
+if kind ~= '' and desc then
   since = keptSince(KEYS[4], kind, nowMs())
 end
 
