@@ -10,14 +10,15 @@
  *    policy (exponential backoff from 500 ms, capped at 10 s, 3 attempts) — some fail for good
  *    and end in the Dead view with their errors and stacks, some fail once and then succeed
  *    after their backoff (seen in the Delayed view meanwhile); and scheduled jobs are enqueued
- *    with a delay of 5–60 s.
+ *    with a delay of 5–60 s (the jobs and their processor: demo/jobs.ts).
  * Stop it with Ctrl-C; it drains the workers and stops the server.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Job, Worker } from '../src/lanes/index.js';
+import { Worker } from '../src/lanes/index.js';
 import { buildServer } from '../src/server/app.js';
 import { loadConfig } from '../src/server/config.js';
 import { createLogger } from '../src/server/logger.js';
+import { processor, produceRound, random, WORKER_OPTIONS } from './jobs.js';
 import { topUp } from './topUp.js';
 
 const QUEUE = 'demo';
@@ -40,73 +41,14 @@ for (const [i, tenant] of TENANTS.entries()) {
   else await queue.setLimit(tenant, 1 + (i % 5));
 }
 
-const random = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
-/** The retry policy of the jobs that may fail (DESIGN.md §3, backoff). */
-const RETRY = {
-  maxAttempts: 3,
-  backoff: { type: 'EXPONENTIAL', delayMs: 500, maxDelayMs: 10_000 },
-} as const;
-/** Why a demo job fails, as a real processor's errors read. */
-const FAILURES = [
-  'payment gateway timed out after 5000 ms',
-  'upstream answered 503 Service Unavailable',
-  'invalid payload: customer id is missing',
-];
-
-interface DemoPayload {
-  ms: number;
-  /** Fails on every attempt (ends dead), or only on its first (succeeds on a retry). */
-  fail?: 'always' | 'once' | false;
-  /** What a failure says. */
-  why?: string;
-}
-
-/** A demo job: sleeps `ms`; fails as its payload says, with a real Error (message and stack). */
-async function processor(job: Job): Promise<void> {
-  const { ms, fail, why } = job.payload as DemoPayload;
-  await sleep(ms);
-  if (fail === 'always' || (fail === 'once' && job.attempts <= 1)) {
-    throw new Error(why ?? 'simulated failure');
-  }
-}
-
-/** One tenant job: mostly fine, ~2 % failing for good, ~3 % failing once. */
-function tenantJob(): { payload: DemoPayload; options: typeof RETRY | undefined } {
-  const roll = Math.random();
-  const ms = random(20, 600);
-  if (roll >= 0.05) return { payload: { ms }, options: undefined };
-  const fail = roll < 0.02 ? 'always' : 'once';
-  const why = FAILURES[random(0, FAILURES.length)] ?? 'simulated failure';
-  return { payload: { ms, fail, why }, options: RETRY };
-}
-const workers = [1, 2].map(
-  () => new Worker(queue, processor, { concurrency: 12, leaseMs: 10_000 }),
-);
+const workers = [1, 2].map(() => new Worker(queue, processor, WORKER_OPTIONS));
 for (const worker of workers) worker.on('error', (err) => logger.warn({ err }, 'worker error'));
 
 let running = true;
 const producer = (async () => {
   await topUp(queue, NOISY, NOISY_BACKLOG, () => ({ ms: random(50, 300) }));
   while (running) {
-    for (const tenant of TENANTS) {
-      // Skew: low-numbered tenants are busier.
-      const n = Math.max(0, random(-2, 8 - Math.floor(TENANTS.indexOf(tenant) / 6)));
-      for (let j = 0; j < n; j++) {
-        const { payload, options } = tenantJob();
-        await queue.enqueue(tenant, payload, options);
-      }
-    }
-    // Scheduled work: a report due in 5–60 s, now and then.
-    if (Math.random() < 0.5) {
-      const tenant = TENANTS[random(0, TENANTS.length)] as string;
-      await queue.enqueue(
-        tenant,
-        { ms: random(50, 300), report: 'scheduled' },
-        {
-          delayMs: random(5_000, 60_000),
-        },
-      );
-    }
+    await produceRound(queue, TENANTS);
     if ((await queue.counts()).pending < 200) {
       for (let i = 0; i < 200; i++) await queue.enqueue(NOISY, { ms: random(50, 300) });
     }

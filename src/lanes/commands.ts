@@ -44,8 +44,9 @@ export type FlatFindings = string[];
 export type ReconcileGroupsReply = [findings: FlatFindings, pending: number, saturated: number];
 
 /**
- * `readJobs-3.lua`'s reply: the index's total (or the group's active count), 1 when more
- * members follow, and the page's ids, scores (as Redis writes them) and job hashes (flat).
+ * `readJobs-4.lua`'s reply: the index's total (or the group's active count; of a completed or
+ * dead index, the jobs its retention keeps), 1 when more members follow, and the page's ids,
+ * scores (as Redis writes them) and job hashes (flat).
  */
 export type ReadJobsReply = [
   total: number,
@@ -54,6 +55,11 @@ export type ReadJobsReply = [
   scores: string[],
   fields: string[][],
 ];
+/**
+ * `readJob-4.lua`'s reply: the job hash flat (`payload` appended when it has one) and its error
+ * list's entries (JSON text, newest first); both empty when the job is gone.
+ */
+export type ReadJobReply = [fields: string[], errors: string[]];
 /** `{ count, remaining, skipped }` of `requeueDead-8.lua` and `removeJobs-10.lua`. */
 export type JobActionReply = [count: number, remaining: number, skipped: number];
 /**
@@ -554,8 +560,10 @@ export class Commands {
   }
 
   /**
-   * `readJobs-3.lua`: a page of `index` after the cursor (`afterScore` '' for none), in
-   * `order`; with `group`, only active jobs leased to it (`index` is then `active`).
+   * `readJobs-4.lua`: a page of `index` after the cursor (`afterScore` '' for none), in
+   * `order`; with `group`, only active jobs leased to it (`index` is then `active`); with
+   * `kind` ('completed' or 'dead': `index` is that kind's, scored by finish time), only the
+   * jobs its retention keeps now.
    */
   readJobs(p: {
     index: string;
@@ -564,13 +572,27 @@ export class Commands {
     afterScore: string;
     afterId: string;
     group: string;
+    kind: '' | 'completed' | 'dead';
   }): Promise<ReadJobsReply> {
     const k = this.k;
     return this.run(
       'readJobs',
-      [p.index, k.leases, k.gactive],
-      [k.base, p.order, p.first, p.afterScore, p.afterId, p.group],
+      [p.index, k.leases, k.gactive, k.settings],
+      [k.base, p.order, p.first, p.afterScore, p.afterId, p.group, p.kind],
     ) as Promise<ReadJobsReply>;
+  }
+
+  /**
+   * `readJob-4.lua`: job `id`'s hash (its payload appended) and error list, both empty when it
+   * is gone or past its retention age (see {@link ReadJobReply}).
+   */
+  readJob(p: { id: string }): Promise<ReadJobReply> {
+    const k = this.k;
+    return this.run(
+      'readJob',
+      [k.job(p.id), k.payloads, k.errors(p.id), k.settings],
+      [p.id],
+    ) as Promise<ReadJobReply>;
   }
 
   /**

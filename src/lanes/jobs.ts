@@ -138,7 +138,7 @@ export function decodeJob(
 }
 
 /**
- * A {@link JobPage} from `readJobs-3.lua`'s reply: each member decoded with {@link decodeJob},
+ * A {@link JobPage} from `readJobs-4.lua`'s reply: each member decoded with {@link decodeJob},
  * its cursor from its score and id. A member whose hash is gone (an index entry left by a hand
  * edit: `Queue.audit` reports it, I4) is left out of `jobs`, but the page still ends after it,
  * so the next page does not read it again.

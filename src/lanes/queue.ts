@@ -1173,10 +1173,10 @@ export class Queue {
   /**
    * Job `id` with its `backoff` policy (null for none) and its `errors` (failed attempts,
    * newest first, at most `Defaults.errorsKept`), or null when there is no such job (gone:
-   * completed without retention, trimmed, removed). O(1). Hash and error list are read side by
-   * side on one connection, not in a MULTI (Redis at maxmemory refuses commands queued in a
-   * MULTI, and reads must go on there): a failure recorded between the two reads can show in
-   * `errors` one entry ahead of `lastError`.
+   * completed without retention, trimmed, removed, or completed or dead and past its
+   * retention's age on the Redis clock though no trim has reached it yet — DESIGN.md §2,
+   * "Retention"). O(1) plus the bounded error list, in one read-only script (`readJob-4.lua`),
+   * which runs at maxmemory too.
    */
   async job(id: string): Promise<Job | null> {
     let jobId: string;
@@ -1185,33 +1185,27 @@ export class Queue {
     } catch {
       return null;
     }
-    const [fields, payload, entries] = await Promise.all([
-      this.redis.hgetall(this.keys.job(jobId)),
-      // Beside the hash, not in it (DESIGN.md §2, "Job layout").
-      this.redis.hget(this.keys.payloads, jobId),
-      // An error list of another type (written by hand) reads as none rather than failing.
-      this.redis.lrange(this.keys.errors(jobId), 0, -1).catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith('WRONGTYPE')) return [] as string[];
-        throw error;
-      }),
-    ]);
-    if (Object.keys(fields).length === 0) return null;
-    if (payload !== null) fields.payload = payload;
+    const [fields, entries] = await this.commands.readJob({ id: jobId });
+    if (fields.length === 0) return null;
     return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
   }
 
   /**
-   * A page of the queue's jobs in `state` (DESIGN.md §4.1; one script, `readJobs-3.lua`),
+   * A page of the queue's jobs in `state` (DESIGN.md §4.1; one script, `readJobs-4.lua`),
    * cursor-paged at O(log n + page) however deep the page:
    * - PENDING: a group's lane (a group is required), in run order;
    * - DELAYED: the queue's (or the group's) delayed jobs by run-at time, soonest first;
    * - ACTIVE: the queue's active jobs by lease deadline, soonest first; with a group, the
    *   queue's are walked and those leased to the group kept: O(active jobs), bounded by the
    *   workers' concurrency, not by any backlog;
-   * - DEAD, COMPLETED (retained): the queue's (or the group's), newest first.
+   * - DEAD, COMPLETED (retained): the queue's (or the group's), newest first; only the jobs
+   *   the retention keeps now: one past its age (Redis clock) that no trim has reached yet is
+   *   left out, as {@link job} reads it as gone.
    * A cursor whose job has since left the index (claimed, promoted, removed…) still works: the
    * page continues from where that job was. `totalCount` is the index's size (ACTIVE with a
-   * group: the group's active count). Jobs carry no `errors` (read one with {@link job}).
+   * group: the group's active count; DEAD and COMPLETED: the jobs within the retention age,
+   * exact, by a ZCOUNT of the finish-time scores, O(log n)). Jobs carry no `errors` (read one
+   * with {@link job}).
    * @param options.first page size 1..500 (default 50)
    * @param options.after a cursor from a page (`cursors`, `endCursor`)
    * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`): an
@@ -1232,6 +1226,7 @@ export class Queue {
     let index: string;
     let order: 'asc' | 'desc' = 'asc';
     let filter = '';
+    let kind: '' | 'completed' | 'dead' = '';
     switch (state) {
       case 'PENDING':
         if (group === null) throw badInput('group', 'is required for PENDING jobs (a lane)');
@@ -1247,10 +1242,12 @@ export class Queue {
       case 'DEAD':
         index = group === null ? k.dead : k.groupDead(group);
         order = 'desc';
+        kind = 'dead';
         break;
       case 'COMPLETED':
         index = group === null ? k.completed : k.groupCompleted(group);
         order = 'desc';
+        kind = 'completed';
         break;
     }
     const reply = await this.commands.readJobs({
@@ -1260,6 +1257,7 @@ export class Queue {
       afterScore: after?.score ?? '',
       afterId: after?.id ?? '',
       group: filter,
+      kind,
     });
     return decodeJobPage(this.name, reply);
   }

@@ -25,20 +25,20 @@ const JobConnectionRef = builder.objectRef<JobConnection>('JobConnection').imple
     pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
     totalCount: t.exposeInt('totalCount', {
       description:
-        "Jobs in that state (the queue's or the group's); for ACTIVE jobs of a group, its active count.",
+        "Jobs in that state (the queue's or the group's); for ACTIVE jobs of a group, its active count; for DEAD and COMPLETED, the jobs the retention keeps now (within its age on the Redis clock), exactly.",
     }),
   }),
 });
 
 const ORDER =
-  'PENDING: a group’s lane in run order (a group is required); DELAYED: by run-at time, soonest first; ACTIVE: by lease deadline, soonest first; DEAD and COMPLETED (kept by retention): newest first.';
+  'PENDING: a group’s lane in run order (a group is required); DELAYED: by run-at time, soonest first; ACTIVE: by lease deadline, soonest first; DEAD and COMPLETED (kept by retention, a job past the retention age left out even before it is trimmed): newest first.';
 
 builder.objectFields(QueueRef, (t) => ({
   job: t.field({
     type: JobRef,
     nullable: true,
     description:
-      'One job with its errors and backoff; null when there is no such job (never was, or gone: completed without retention, trimmed or removed). An id that is not a decimal string names no job.',
+      'One job with its errors and backoff; null when there is no such job (never was, or gone: completed without retention, trimmed, removed, or completed or dead and past its retention age even before it is trimmed). An id that is not a decimal string names no job.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (q, args) => resolve.job(q, String(args.id)),
   }),

@@ -104,6 +104,8 @@ describe('the engine on a Redis Cluster', () => {
         waiting.id,
       ]);
       ran.add('readJobs');
+      expect(await q.job(waiting.id)).toMatchObject({ state: 'PENDING', payload: { n: 1 } });
+      ran.add('readJob');
       expect(await q.removeJobs({ ids: [waiting.id] })).toMatchObject({ count: 1 });
       expect(await master.exists(q.keys.job(waiting.id))).toBe(0);
       ran.add('removeJobs');

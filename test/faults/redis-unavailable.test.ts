@@ -8,7 +8,8 @@
  *   503 and `Retry-After` over HTTP, the same code in the payload over SSE and graphql-ws, and
  *   no Redis text; the engine rejects with RingmasterError REDIS_UNAVAILABLE (the ioredis error
  *   as its `cause`), with the offline queue on or off. After a restart everything works, with
- *   nothing restarted but Redis. A Worker whose lease extensions fail meanwhile reports them as
+ *   nothing restarted but Redis, and a job that was delayed when Redis stopped, due during the
+ *   outage, is promoted to its lane by the server's reaper. A Worker whose lease extensions fail meanwhile reports them as
  *   `error` events with that code, keeps running its job (a failed call is not a lost lease)
  *   and completes it once Redis is back.
  * - A write sent to a read-only replica (what a client sees during a failover, before it follows
@@ -62,6 +63,9 @@ describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
     const noOfflineQueue = new Ringmaster(redis.client({ enableOfflineQueue: false }));
     await engine.queue(name).setLimit('a', 1);
     await engine.queue(name).enqueue('a', { n: 1 });
+    // Due while Redis is down: only once it is back can a reaper promote it.
+    const later = await engine.queue(name).enqueue('b', { n: 2 }, { delayMs: 300 });
+    expect(later.state).toBe('DELAYED');
     await noOfflineQueue.checkServer();
     const overview = { query: OVERVIEW, variables: { name } };
     expect((await post(server.endpoint, overview)).json?.errors).toBeUndefined();
@@ -108,6 +112,8 @@ describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
     const queue = engine.queue(name);
     expectUnavailable(await rejection(queue.counts()));
     expectUnavailable(await rejection(queue.enqueue('a')));
+    expectUnavailable(await rejection(queue.enqueue('b', null, { delayMs: 100 })));
+    expectUnavailable(await rejection(queue.promote(later.id)));
     expectUnavailable(await rejection(queue.setLimit('a', 2)));
     expectUnavailable(await rejection(engine.queues()));
     expectUnavailable(await rejection(noOfflineQueue.queue(name).ring()));
@@ -120,9 +126,15 @@ describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
       async () => (await post(server.endpoint, overview)).status === 200,
       15_000,
     );
+    // The delayed job kept through the outage (appendonly), promoted by the server's reaper.
+    await pollUntil(
+      'the delayed job to be promoted',
+      async () => (await queue.counts().catch(() => null))?.pending === 2,
+      15_000,
+    );
     const after = await post(server.endpoint, overview);
     expect(after.json?.errors).toBeUndefined();
-    expect(after.json?.data).toEqual({ queue: { name, ring: ['a'], counts: { pending: 1 } } });
+    expect(after.json?.data).toEqual({ queue: { name, ring: ['a', 'b'], counts: { pending: 2 } } });
     const enqueued = await server.request(EnqueueDocument, { queue: name, group: 'a' });
     expect(enqueued.body.errors).toBeUndefined();
     await pollUntil(
@@ -130,7 +142,8 @@ describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
       async () => (await rejection(queue.counts())) === null,
       15_000,
     );
-    expect(await queue.counts()).toMatchObject({ pending: 2 });
+    expect(await queue.counts()).toMatchObject({ pending: 3, delayed: 0 });
+    expect(await queue.job(later.id)).toMatchObject({ state: 'PENDING', group: 'b' });
   }, 60_000);
 
   it('a Worker keeps running its job through the outage: a failed lease extension is not a lost lease', async () => {

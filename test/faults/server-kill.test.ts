@@ -3,19 +3,29 @@
  * and started again (`node --import tsx src/server/main.ts`, the entry `npm start` runs compiled)
  * on the same port with the same REDIS_URL.
  *
+ * The 60 jobs enqueued before the kill are the shared workload (`workload()`: delayed ones,
+ * FIXED and EXPONENTIAL backoffs, always-failing ones), and DELAYED_ACROSS more wait in `delayed`
+ * for 10 minutes through the kill and the restart, then are promoted through the new server.
+ * Jobs due during the restart are avoided on purpose: the new server's reaper would rightly
+ * promote them, and the byte-for-byte comparison below proves that starting writes nothing.
+ *
  * What must hold: all state lives in Redis, so the restart finds it intact (a byte-for-byte dump
  * of every key is the same before and after the restart: starting writes nothing); leases taken
  * before the kill are still valid afterwards (their tokens complete the jobs); a graphql-ws
  * client that reconnects gets a fresh SNAPSHOT and then live CHANGEs; a new subscription works;
- * and the workload drains with I1–I5 holding and nothing lost.
+ * the jobs delayed across the restart are still there and promoted by it; and the workload
+ * drains (its failing jobs through their backoff waits in `delayed`, promoted by the new
+ * server's reaper and the worker's claims) with I1–I5 holding and nothing lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import {
   ClaimDocument,
   CompleteDocument,
+  EnqueueDelayedDocument,
   EnqueueDocument,
   PauseGroupDocument,
+  PromoteJobDocument,
   QueueOverviewDocument,
   ResumeGroupDocument,
   RingChangedDocument,
@@ -37,10 +47,13 @@ import {
   startServerProcess,
   startWorkers,
   until,
+  workload,
   wsClient,
 } from './support.js';
 
 const GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5'];
+/** Jobs in `delayed` when the server dies and while it starts again. */
+const DELAYED_ACROSS = 6;
 
 describe('the API server SIGKILLed and restarted', () => {
   let redis: TestRedis;
@@ -65,15 +78,36 @@ describe('the API server SIGKILLed and restarted', () => {
     for (const [i, group] of GROUPS.entries()) {
       await mustPost(endpoint, SetLimitDocument, { queue: name, group, limit: (i % 3) + 1 });
     }
-    for (let n = 0; n < 60; n++) {
-      const { enqueue } = await mustPost(endpoint, EnqueueDocument, {
+    for (const spec of workload(60, GROUPS)) {
+      const { enqueue } = await mustPost(endpoint, EnqueueDelayedDocument, {
         queue: name,
-        group: GROUPS[n % GROUPS.length] as string,
-        payload: { ms: 1, n },
+        group: spec.group,
+        payload: spec.payload,
+        maxAttempts: spec.maxAttempts,
+        delayMs: spec.delayMs,
+        backoff: spec.backoff,
       });
       // No errors (mustPost), so the nullable mutation field is set.
       ledger.enqueued.add(enqueue?.id as string);
     }
+    const across: string[] = [];
+    for (let n = 0; n < DELAYED_ACROSS; n++) {
+      const { enqueue } = await mustPost(endpoint, EnqueueDelayedDocument, {
+        queue: name,
+        group: GROUPS[n % GROUPS.length] as string,
+        payload: { ms: 1, n: 500 + n },
+        delayMs: 600_000,
+      });
+      across.push(enqueue?.id as string);
+      ledger.enqueued.add(enqueue?.id as string);
+    }
+    // The workload's short delays (5–60 ms) promoted by this server's reaper before it dies, so
+    // the new one finds nothing due when it starts.
+    await until(
+      "the workload's delayed jobs to be promoted",
+      async () => (await queue.counts()).delayed === DELAYED_ACROSS,
+      { timeoutMs: 10_000 },
+    );
     await mustPost(endpoint, PauseGroupDocument, { queue: name, group: 'g5' });
     // Leases taken before the kill, long enough to outlive it.
     const leases: Array<{ id: string; token: string }> = [];
@@ -156,6 +190,16 @@ describe('the API server SIGKILLed and restarted', () => {
       );
     }
 
+    // The jobs delayed across the kill are there as they were; the new server promotes them.
+    for (const id of across) {
+      const { promoteJob } = await mustPost(second.endpoint, PromoteJobDocument, {
+        queue: name,
+        id,
+      });
+      expect(promoteJob).toMatchObject({ id, state: 'PENDING' });
+    }
+    expect((await queue.counts()).delayed).toBe(0);
+
     // Reads through the new server agree with Redis; the old leases are still good.
     const { queue: overview } = await mustPost(second.endpoint, QueueOverviewDocument, { name });
     // Every count the API exposes is the engine's (which may count more: delayed, completed).
@@ -182,6 +226,7 @@ describe('the API server SIGKILLed and restarted', () => {
       restartMs,
       resubscribedMs,
       loadFailuresAtKill: loadFailures,
+      delayedAcrossRestart: across.length,
       ...accounting,
     });
   }, 90_000);

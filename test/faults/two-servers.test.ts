@@ -1,13 +1,15 @@
 /**
  * Two API server processes on one Redis (what any replicated deployment runs): each serves
  * subscriptions that see the other's changes, and both run the reaper (every 25 ms) over the same
- * expiring leases.
+ * expiring leases. Every job has a FIXED backoff, so each lease reaped puts its job in `delayed`
+ * for BACKOFF_MS, and the two reapers also race to promote those jobs back to their lanes.
  *
  * What must hold: a mutation through either server reaches the subscribers of both; every
  * expired lease is reaped exactly once however the two reapers interleave (stats.reaped = the
  * leases that expired = the sum of what each server logged), no permit is released twice (a
- * sampler never sees a group's active count at 0 or below, nor above its limit); both reapers
- * really took part; I1–I5 hold and nothing is lost.
+ * sampler never sees a group's active count at 0 or below, nor above its limit); reaped jobs
+ * really waited in `delayed` and the servers' reapers promoted every one (no worker or claim
+ * runs meanwhile); both reapers really took part; I1–I5 hold and nothing is lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
@@ -34,6 +36,8 @@ const GROUPS = Array.from({ length: 20 }, (_, i) => `acct-${i}`);
 const PER_ROUND = GROUPS.length * LIMIT;
 const MIN_ROUNDS = 3;
 const MAX_ROUNDS = 12;
+/** Each job's FIXED backoff: a reaped job with attempts left waits this long in `delayed`. */
+const BACKOFF_MS = 30;
 
 /** Jobs each server logged as reaped ("expired leases reaped") for `queue`. */
 function reapedBy(server: ServerProcess, queue: string): number {
@@ -99,10 +103,15 @@ describe('two API server processes on one Redis', () => {
     const violations: string[] = [];
     let sampling = true;
     let samples = 0;
+    let mostDelayed = 0;
     const sampler = (async () => {
       while (sampling) {
-        const active = await conn.hgetall(queue.keys.gactive);
+        const [active, delayed] = await Promise.all([
+          conn.hgetall(queue.keys.gactive),
+          conn.zcard(queue.keys.delayed),
+        ]);
         samples++;
+        mostDelayed = Math.max(mostDelayed, delayed);
         for (const [group, n] of Object.entries(active)) {
           if (Number(n) <= 0 || Number(n) > LIMIT) violations.push(`${group}=${n}`);
         }
@@ -119,7 +128,11 @@ describe('two API server processes on one Redis', () => {
       while (rounds < MIN_ROUNDS || (rounds < MAX_ROUNDS && !bothReaped())) {
         rounds++;
         for (let n = 0; n < PER_ROUND; n++) {
-          const job = await queue.enqueue(GROUPS[n % GROUPS.length] as string, { ms: 1, n });
+          const job = await queue.enqueue(
+            GROUPS[n % GROUPS.length] as string,
+            { ms: 1, n },
+            { backoff: { type: 'FIXED', delayMs: BACKOFF_MS, maxDelayMs: null, jitter: 0 } },
+          );
           ledger.enqueued.add(job.id);
         }
         // Longest lease first, so that the claims themselves (slow on a loaded machine) never
@@ -141,8 +154,16 @@ describe('two API server processes on one Redis', () => {
       await sampler;
     }
 
+    // Nothing claims now: only the two servers' reapers can promote the last round's jobs.
+    await until(
+      'the reapers to promote every reaped job',
+      async () => (await conn.zcard(queue.keys.delayed)) === 0,
+      { timeoutMs: 10_000, intervalMs: 10 },
+    );
     const stats = await queue.stats();
     expect(violations).toEqual([]);
+    expect(mostDelayed, 'reaped jobs waited in delayed').toBeGreaterThan(0);
+    expect((await queue.counts()).delayed).toBe(0);
     expect(stats.reaped).toBe(expired);
     // Each server logs what every reaping run took; the last lines may still be on their way.
     await until(
@@ -168,6 +189,7 @@ describe('two API server processes on one Redis', () => {
       reapedByA: byA,
       reapedByB: byB,
       gactiveSamples: samples,
+      mostDelayedSeen: mostDelayed,
       ...accounting,
     });
   }, 90_000);

@@ -23,6 +23,8 @@ async function oldLayoutQueue(): Promise<Queue> {
   const name = uniqueQueueName('old');
   const q = new Queue(engine.client(), name);
   const k = q.keys;
+  // The dead job died just now: within the dead retention's age, so the reads still show it.
+  const died = Date.now();
   await q.redis
     .multi()
     .set(k.seq, '2')
@@ -45,11 +47,11 @@ async function oldLayoutQueue(): Promise<Queue> {
       maxAttempts: '3',
       score: '2',
       enqueuedAt: '1000',
-      finishedAt: '2000',
+      finishedAt: String(died),
       payload: '{"old":2}',
     })
-    .zadd(k.dead, 2000, '2')
-    .zadd(k.groupDead('g'), 2000, '2')
+    .zadd(k.dead, died, '2')
+    .zadd(k.groupDead('g'), died, '2')
     .hset(k.stats, { enqueued: '2', pending: '1', dead: '1' })
     .exec();
   return q;

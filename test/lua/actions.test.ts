@@ -1,6 +1,6 @@
 /**
  * The scripts of the operator actions and job reads on their own (issue 16; DESIGN.md §3):
- * - readJobs-3.lua pages exactly as a plain sort of (score, member bytes) says, in both orders,
+ * - readJobs-4.lua pages exactly as a plain sort of (score, member bytes) says, in both orders,
  *   from any cursor — one whose member is there, gone, or at another score — over indexes full
  *   of equal scores (a property test against that reference);
  * - requeueDead-8.lua and removeJobs-10.lua refuse a group whose active count they cannot hold
@@ -37,7 +37,7 @@ function reference(entries: Entry[], desc: boolean, cursor: Entry | null, first:
   return { ids: rest.slice(0, first).map((e) => e.id), more: rest.length > first };
 }
 
-describe('readJobs-3.lua', () => {
+describe('readJobs-4.lua', () => {
   it('pages as (score, member bytes) order says, from any cursor, in both orders', async () => {
     const q = engine.queue();
     const commands = new Commands(Connection.of(q.redis), q.keys);
@@ -68,6 +68,7 @@ describe('readJobs-3.lua', () => {
             afterScore: cursor === null ? '' : String(cursor.score),
             afterId: cursor?.id ?? '',
             group: '',
+            kind: '',
           })) as ReadJobsReply;
           const want = reference(list, desc, cursor, first);
           expect({ ids, more: more === 1 }).toEqual(want);

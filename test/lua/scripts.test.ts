@@ -36,6 +36,8 @@ const EXPECTED = [
   'promoteJob',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
+  // one job, gone once past its retention age (issue 16: Queue.job)
+  'readJob',
   // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)
   'readJobs',
   // one queue's numbers for GET /metrics, with the oldest pending job (issue 17)

@@ -94,6 +94,28 @@ describe('jobChanges', () => {
     await expectEnded(late);
   });
 
+  it('a job kept but past its retention age (no trim yet) is null to a new subscription, which ends', async () => {
+    const { feed, engine } = await feeds.start();
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.setRetention({ completed: { count: 100, ageMs: 1_000 } });
+    const { id } = await q.enqueue('g');
+    const job = await claim(q);
+    await q.complete(id, job.token as string);
+    const inside = new Reader(feed.jobChanges(name, id));
+    expect(await inside.next()).toMatchObject({ state: 'COMPLETED' });
+    await expectEnded(inside);
+    const finishedAt = Number(await q.redis.zscore(q.keys.completed, id));
+    await waitFor('the retention age to pass (Redis clock)', async () => {
+      const [sec, usec] = await q.redis.time();
+      return Number(sec) * 1000 + Math.floor(Number(usec) / 1000) > finishedAt + 1_000;
+    });
+    expect(await q.redis.exists(q.keys.job(id))).toBe(1);
+    const outside = new Reader(feed.jobChanges(name, id));
+    expect(await outside.next()).toBeNull();
+    await expectEnded(outside);
+  });
+
   it('a job removed (its hash deleted) sends null and ends; so does a job that never was', async () => {
     const { feed, engine } = await feeds.start();
     const name = queueName();

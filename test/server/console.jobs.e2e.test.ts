@@ -1,7 +1,9 @@
 /**
  * The console's job views end to end (issue 16), in headless Chromium against the real server
  * over a real Redis, checked against what Redis holds: the Dead view retries and deletes one
- * job, and retries all of one group's dead jobs after a confirmation, leaving the others; a job
+ * job, and retries all of one group's dead jobs after a confirmation, leaving the others; it
+ * retries a page and deletes a page, leaving the other pages; it deletes every dead job of the
+ * queue in bounded removeJobs(all) calls; a job
  * opened by typing its id shows its error and stack; the Delayed view's "run now" makes a
  * delayed job pending; an admin pauses and resumes the whole queue (`P:{Q}:settings`), and a
  * read token sees the state but no buttons. A group's detail lists its backlog and active jobs.
@@ -213,30 +215,47 @@ describe.skipIf(skip)(
         expect(await direct.hget(k.stats, 'requeued')).toBe('1001');
         await shot(page, 'j12-dead-retried-1001');
 
-        // Delete all (no group filter): removeJobs by ids, a read page at a time.
+        // Delete all (no group filter): removeJobs(all: true, state: DEAD), at most 1,000 a
+        // call, as the retry above; one history entry per call, each of mode 'all'.
         const q2 = server.server.engine.queue(other);
         const k2 = queueKeys(server.server.engine.prefix, other);
         const died = await makeDead(
           q2,
-          Array.from({ length: 600 }, () => 'west'),
+          Array.from({ length: 1_001 }, () => 'west'),
           0,
         );
         await page.goto(`${server.server.url}/#queue=${other}&view=dead`);
-        await waitText(page.getByTestId('tab-dead'), /Dead\s*600/);
-        await page.getByRole('button', { name: /^Delete all 600/ }).click();
-        await waitText(page.getByTestId('confirm'), /Delete all 600 dead jobs in this queue\?/);
-        await page.getByRole('button', { name: 'Delete 600 jobs' }).click();
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*1,001/);
+        await page.evaluate(() => {
+          (window as unknown as { outcomes: string[] }).outcomes.length = 0;
+        });
+        await page.getByRole('button', { name: /^Delete all 1,001/ }).click();
+        await waitText(page.getByTestId('confirm'), /Delete all 1,001 dead jobs in this queue\?/);
+        await page.getByRole('button', { name: 'Delete 1,001 jobs' }).click();
         await waitText(
           page.getByTestId('jobs-outcome'),
-          /^600 dead jobs in this queue deleted in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
+          /^1,001 dead jobs in this queue deleted in 2 calls — confirmed: Redis shows no dead job in this queue\.$/,
           20_000,
         );
+        expect(
+          await page.evaluate(() => (window as unknown as { outcomes: string[] }).outcomes),
+        ).toContain('Deleting: 1,000 deleted, 1 left… (99 %)');
         expect(await direct.zcard(k2.dead)).toBe(0);
         expect(await direct.zcard(k2.groupDead('west'))).toBe(0);
-        for (const id of [died[0], died[299], died[599]] as string[]) {
+        for (const id of [died[0], died[500], died[1_000]] as string[]) {
           expect(await direct.exists(k2.job(id), k2.errors(id))).toBe(0);
         }
-        expect(await direct.hget(k2.stats, 'removed')).toBe('600');
+        const calls = (await direct.xrange(k2.history, '-', '+')).map(([, fields]) => {
+          const entry = new Map<string, string>();
+          for (let i = 0; i + 1 < fields.length; i += 2)
+            entry.set(fields[i] as string, fields[i + 1] as string);
+          return { action: entry.get('action'), detail: JSON.parse(entry.get('detail') ?? '{}') };
+        });
+        expect(calls).toEqual([
+          { action: 'removeJobs', detail: expect.objectContaining({ mode: 'all', count: 1_000 }) },
+          { action: 'removeJobs', detail: expect.objectContaining({ mode: 'all', count: 1 }) },
+        ]);
+        expect(await direct.hget(k2.stats, 'removed')).toBe('1001');
         expect(errors).toEqual([]);
       } finally {
         direct.disconnect();
@@ -244,6 +263,68 @@ describe.skipIf(skip)(
         await server.stop();
       }
     }, 90_000);
+
+    it('the Dead view retries one page and deletes the next, 25 a page, the older dead jobs untouched, as Redis shows', async () => {
+      const server: TestServer = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('deadpage');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const groups = Array.from({ length: 55 }, (_, i) => (i % 2 === 0 ? 'acme' : 'globex'));
+        const newestFirst = (await makeDead(q, groups)).reverse();
+        const [firstPage, secondPage, rest] = [
+          newestFirst.slice(0, 25),
+          newestFirst.slice(25, 50),
+          newestFirst.slice(50),
+        ];
+        const groupOf = async (id: string) => (await direct.hget(k.job(id), 'group')) as string;
+
+        await page.goto(`${server.server.url}/#queue=${queue}&view=dead`);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*55/);
+        await page.getByTestId('dead-view').locator('select').selectOption('25');
+        await waitRows(page, 'dead-jobs', firstPage);
+
+        // Retry page: the 25 jobs drawn go back to their lanes; no other dead job moves.
+        await page.getByRole('button', { name: 'Retry page' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^Retried 25 of 25 — confirmed: the dead list read back holds none of them \(30 dead in this queue now\)\.$/,
+        );
+        for (const id of firstPage) {
+          expect(await direct.hget(k.job(id), 'state')).toBe('pending');
+          expect(await direct.zscore(k.lane(await groupOf(id)), id)).not.toBeNull();
+          expect(await direct.zscore(k.dead, id)).toBeNull();
+        }
+        expect(await direct.hget(k.stats, 'requeued')).toBe('25');
+        expect(await direct.zrevrange(k.dead, 0, -1)).toEqual([...secondPage, ...rest]);
+        await waitRows(page, 'dead-jobs', secondPage);
+        await shot(page, 'j13-dead-page-retried');
+
+        // Delete page: the next 25 are gone with their error lists; the 5 oldest stay dead.
+        await page.getByRole('button', { name: 'Delete page' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^Deleted 25 of 25 — confirmed: the dead list read back holds none of them \(5 dead in this queue now\)\.$/,
+        );
+        for (const id of secondPage) {
+          expect(await direct.exists(k.job(id), k.errors(id))).toBe(0);
+        }
+        expect(await direct.hget(k.stats, 'removed')).toBe('25');
+        expect(await direct.zrevrange(k.dead, 0, -1)).toEqual(rest);
+        for (const id of rest) expect(await direct.hget(k.job(id), 'state')).toBe('dead');
+        for (const id of firstPage) expect(await direct.hget(k.job(id), 'state')).toBe('pending');
+        await waitRows(page, 'dead-jobs', rest);
+        await waitText(page.getByTestId('tab-dead'), /Dead\s*5/);
+        await shot(page, 'j14-dead-page-deleted');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
 
     it('opens a job by typing its id: its error and stack, payload and timeline; follows it live; acts on it', async () => {
       const server = await startTestServer(redis.url);

@@ -177,25 +177,20 @@ export function DeadView(props: {
             ).requeueDeadJobs,
             'requeueDeadJobs',
           );
-        const removeGroup = async (): Promise<Bounded> =>
+        // One bounded call per step, as requeue: the group's dead jobs, or the queue's (all).
+        const remove = async (): Promise<Bounded> =>
           result(
-            (await request(RemoveJobsDocument, { queue, group, state: 'DEAD', limit: BULK_LIMIT }))
-              .removeJobs,
+            (
+              await request(RemoveJobsDocument, {
+                queue,
+                ...(group === null ? { all: true } : { group }),
+                state: 'DEAD',
+                limit: BULK_LIMIT,
+              })
+            ).removeJobs,
             'removeJobs',
           );
-        // removeJobs takes a group or ids, no "all": the queue's dead jobs go a read page of ids
-        // at a time, until a read finds none.
-        const removePages = async (): Promise<Bounded> => {
-          const listed = await read(CONFIRM_READ, null);
-          const ids = listed.edges.map((e) => e.node.id);
-          if (ids.length === 0) return { count: 0, remaining: 0, skipped: 0 };
-          const r = result(
-            (await request(RemoveJobsDocument, { queue, ids, state: 'DEAD' })).removeJobs,
-            'removeJobs',
-          );
-          return { ...r, remaining: Math.max(0, listed.totalCount - r.count) };
-        };
-        const call = bulk.verb === 'retry' ? requeue : group === null ? removePages : removeGroup;
+        const call = bulk.verb === 'retry' ? requeue : remove;
         const t = await untilDone(
           call,
           (sofar) =>

@@ -188,6 +188,7 @@ export type RemoveJobsMutationVariables = Exact<{
   queue: string;
   ids?: Array<string | number> | string | number | null | undefined;
   group?: string | null | undefined;
+  all?: boolean | null | undefined;
   state?: JobState | null | undefined;
   limit?: number | null | undefined;
 }>;
@@ -932,11 +933,12 @@ export const RequeueDeadDocument = new TypedDocumentString(`
   skipped
 }`) as unknown as TypedDocumentString<RequeueDeadMutation, RequeueDeadMutationVariables>;
 export const RemoveJobsDocument = new TypedDocumentString(`
-    mutation RemoveJobs($queue: String!, $ids: [ID!], $group: String, $state: JobState, $limit: Int) {
+    mutation RemoveJobs($queue: String!, $ids: [ID!], $group: String, $all: Boolean, $state: JobState, $limit: Int) {
   removeJobs(
     queue: $queue
     ids: $ids
     group: $group
+    all: $all
     state: $state
     limit: $limit
   ) {

@@ -13,6 +13,12 @@
   job is skipped and none is shown twice across pages while the index changes, except a job
   whose score moved across the cursor.
 
+  A page of `completed` or `dead` (or a group's) shows only the jobs their retention keeps
+  (includes/retentionAge.lua): one past its age that no trim has reached yet is gone to every
+  read. These indexes are scored by finish time, so those jobs are the index's oldest, one
+  range at its end: the page stops before the first of them, and the total is the ZCOUNT of
+  the scores the policy keeps (O(log n), exact).
+
   With a group filter (ACTIVE of one group: `active` holds every group's jobs), the members are
   walked from the cursor in chunks and kept when `leases` names the group: O(active jobs) at
   worst, bounded by the work in flight (the workers' concurrency), not by any backlog.
@@ -21,6 +27,7 @@
     KEYS[1] index    zset   job id -> score (the index read)
     KEYS[2] leases   hash   active job id -> group (read only with a group filter)
     KEYS[3] gactive  hash   group -> active count (read only with a group filter: the total)
+    KEYS[4] settings hash   the queue's retention policies (read only with a kind)
 
     ARGV[1] base        'P:{Q}:' — each job's hash P:{Q}:job:<id> is built from it
                         (includes/keys.lua; same slot)
@@ -30,10 +37,14 @@
     ARGV[4] afterScore  the cursor's score as Redis wrote it, '' for the first page
     ARGV[5] afterId     the cursor's member
     ARGV[6] group       '' for every member, else only active jobs leased to this group
+    ARGV[7] kind        'completed' or 'dead' for an index of finished jobs scored by finish
+                        time, read 'desc': only the jobs that kind's retention keeps now; ''
+                        for any other (and ignored with 'asc', where the oldest come first)
 
   Output: { total, more, ids, scores, fields }
-    total   ZCARD of the index; with a group filter, the group's active count (0 when its field
-            is missing or not an integer within ±(2^53−1))
+    total   ZCARD of the index; with a kind and an age bound, the members finished at or
+            after now − ageMs (ZCOUNT); with a group filter, the group's active count (0 when
+            its field is missing or not an integer within ±(2^53−1))
     more    1 when at least one more member follows the page, else 0
     ids     the page's members, in order (at most `first`)
     scores  their scores, as Redis writes them
@@ -45,6 +56,8 @@
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "payloads"
+--- @include "nowMs"
+--- @include "retentionAge"
 
 local indexKey = KEYS[1]
 local leasesKey = KEYS[2]
@@ -55,6 +68,14 @@ local first = tonumber(ARGV[3])
 local afterScore = ARGV[4]
 local afterId = ARGV[5]
 local group = ARGV[6]
+local kind = ARGV[7]
+
+-- The oldest score the retention keeps, or nil: no bound. Only newest first, where the jobs
+-- past it are the page's tail, so the page can stop at the first of them.
+local since = nil
+if kind ~= '' and desc then
+  since = keptSince(KEYS[4], kind, nowMs())
+end
 
 -- Members a filtered page looks at per step.
 local CHUNK = 200
@@ -128,6 +149,10 @@ local from = startRank()
 if group == '' then
   local page = rangeOf(from, from + first)
   for i = 1, #page, 2 do
+    if since ~= nil and tonumber(page[i + 1]) < since then
+      -- Past its retention age, and so is every member after it (older still).
+      break
+    end
     if #ids == first then
       more = 1
       break
@@ -164,7 +189,9 @@ else
 end
 
 local total
-if group == '' then
+if since ~= nil then
+  total = redis.call('ZCOUNT', indexKey, string.format('%d', since), '+inf')
+elseif group == '' then
   total = redis.call('ZCARD', indexKey)
 else
   total = safeInteger(redis.call('HGET', gactiveKey, group)) or 0

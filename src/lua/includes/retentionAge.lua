@@ -1,0 +1,45 @@
+--[[
+  What the reads show of finished jobs past their retention age (DESIGN.md §2, "Retention"):
+  gone, as if the reaper had trimmed them already. The trim is incremental (each completion
+  trims at most TRIM_PER_ADD, the reaper a batch per pass), so a job past its age can stay in
+  Redis for a pass or more; a read that showed it would say COMPLETED (or DEAD) for a job the
+  policy says is gone, and then null once the trim caught up. Reading the policy costs one
+  HMGET of `settings` and TIME, flat however many jobs are kept.
+
+  The bound is the trim's own (includes/retention.lua, trim): a job is kept while its finish
+  time (finishedAt, and its score in `completed` / `dead` and the group's index) is at or
+  after now − ageMs, on the Redis clock.
+
+    keptSince(settingsKey, kind, now)   the oldest finish time (ms) the `kind` ('completed' or
+                                        'dead') policy keeps at `now`, or nil: no age bound
+    pastRetention(settingsKey, fields, now)
+                                        true when a job hash (flat HGETALL `fields`) is
+                                        completed or dead and finished before its policy's
+                                        keptSince; false for every other job, and for one
+                                        without a decimal finishedAt (another writer's)
+]]
+--- @include "retention"
+
+local function keptSince(settingsKey, kind, now)
+  local _, ageMs = retentionOf(settingsKey, kind)
+  if ageMs == nil then
+    return nil
+  end
+  return now - ageMs
+end
+
+local function pastRetention(settingsKey, fields, now)
+  local state, finishedAt
+  for i = 1, #fields, 2 do
+    if fields[i] == 'state' then
+      state = fields[i + 1]
+    elseif fields[i] == 'finishedAt' then
+      finishedAt = safeInteger(fields[i + 1])
+    end
+  end
+  if (state ~= 'completed' and state ~= 'dead') or finishedAt == nil then
+    return false
+  end
+  local since = keptSince(settingsKey, state, now)
+  return since ~= nil and finishedAt < since
+end

@@ -1,0 +1,136 @@
+/**
+ * Issue 16, item 3: "A completed job looked up inside its window says COMPLETED; outside it, it
+ * is gone (null)" — on every read, not only after a trim (DESIGN.md §2 "Retention", §4.1).
+ * The reaper never runs here (an engine queue has none) and no completion follows the ones
+ * under test, so every job past its age is still in Redis: what hides it is the read.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Job, Queue } from '../../src/lanes/index.js';
+import { untilRedisTimePasses, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+/** Enqueue one job per group and complete each; returns the jobs and the last finish time. */
+async function completed(q: Queue, groups: string[]): Promise<{ ids: string[]; last: number }> {
+  const ids: string[] = [];
+  for (const g of groups) await q.enqueue(g, { g });
+  for (const _ of groups) {
+    const job = (await q.claim()) as Job;
+    await q.complete(job.id, job.token as string);
+    ids.push(job.id);
+  }
+  const last = Number(await q.redis.zscore(q.keys.completed, ids.at(-1) as string));
+  return { ids, last };
+}
+
+/** Enqueue one job per group with one attempt and fail each: dead. */
+async function dead(q: Queue, groups: string[]): Promise<{ ids: string[]; last: number }> {
+  const ids: string[] = [];
+  for (const g of groups) await q.enqueue(g, { g }, { maxAttempts: 1 });
+  for (const _ of groups) {
+    const job = (await q.claim()) as Job;
+    await q.retry(job.id, job.token as string, 'boom');
+    ids.push(job.id);
+  }
+  const last = Number(await q.redis.zscore(q.keys.dead, ids.at(-1) as string));
+  return { ids, last };
+}
+
+/** Every id of a state's pages, `first` at a time, with the first page's totalCount. */
+async function listed(
+  q: Queue,
+  state: 'COMPLETED' | 'DEAD',
+  group?: string,
+  first = 1,
+): Promise<{ ids: string[]; total: number }> {
+  const ids: string[] = [];
+  let after: string | null = null;
+  let total = -1;
+  for (;;) {
+    const page = await q.jobs({ state, group, first, after });
+    if (total < 0) total = page.totalCount;
+    ids.push(...page.jobs.map((j) => j.id));
+    if (!page.hasNextPage) return { ids, total };
+    after = page.endCursor;
+  }
+}
+
+describe('completed jobs past their retention age read as gone, with no trim', () => {
+  it('inside the window COMPLETED and listed; outside it null, unlisted, uncounted', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 100, ageMs: 1000 } });
+    const { ids, last } = await completed(q, ['a', 'b', 'a']);
+    const newestFirst = [...ids].reverse();
+
+    expect(await q.job(ids[0] as string)).toMatchObject({ state: 'COMPLETED' });
+    expect(await listed(q, 'COMPLETED')).toEqual({ ids: newestFirst, total: 3 });
+    expect(await listed(q, 'COMPLETED', 'a')).toEqual({
+      ids: [ids[2], ids[0]],
+      total: 2,
+    });
+
+    await untilRedisTimePasses(q.redis, last + 1000);
+    for (const id of ids) expect(await q.job(id)).toBeNull();
+    expect(await listed(q, 'COMPLETED')).toEqual({ ids: [], total: 0 });
+    expect(await listed(q, 'COMPLETED', 'a')).toEqual({ ids: [], total: 0 });
+    // Still in Redis: the read hid them, no trim ran.
+    expect(await q.redis.zcard(q.keys.completed)).toBe(3);
+    expect(await q.redis.exists(q.keys.job(ids[0] as string))).toBe(1);
+  });
+
+  it('a page stops at the first job past the age; totalCount counts the kept ones only', async () => {
+    const q = engine.queue();
+    // No age bound while the jobs complete, so no completion trims the old ones by age.
+    await q.setRetention({ completed: { count: 100, ageMs: null } });
+    const old = await completed(q, ['a', 'b']);
+    await untilRedisTimePasses(q.redis, old.last + 1000);
+    const fresh = await completed(q, ['a', 'b']);
+    await q.setRetention({ completed: { count: 100, ageMs: 1000 } });
+    expect(await q.redis.zcard(q.keys.completed)).toBe(4);
+    const page = await q.jobs({ state: 'COMPLETED', first: 2 });
+    expect(page.jobs.map((j) => j.id)).toEqual([...fresh.ids].reverse());
+    expect(page.hasNextPage).toBe(false);
+    expect(page.totalCount).toBe(2);
+    expect(await listed(q, 'COMPLETED')).toEqual({ ids: [...fresh.ids].reverse(), total: 2 });
+    expect(await listed(q, 'COMPLETED', 'b')).toEqual({ ids: [fresh.ids[1]], total: 1 });
+    expect(await q.job(old.ids[0] as string)).toBeNull();
+    expect(await q.job(fresh.ids[0] as string)).toMatchObject({ state: 'COMPLETED' });
+  });
+
+  it('no age bound (ageMs null): kept by count alone, read as COMPLETED however old', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 100, ageMs: null } });
+    const { ids, last } = await completed(q, ['a']);
+    await untilRedisTimePasses(q.redis, last + 50);
+    expect(await q.job(ids[0] as string)).toMatchObject({ state: 'COMPLETED' });
+    expect(await listed(q, 'COMPLETED')).toEqual({ ids, total: 1 });
+  });
+
+  it('the dead retention is its own: a short completed age leaves dead jobs alone', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 100, ageMs: 1 } });
+    const { ids, last } = await dead(q, ['a']);
+    await untilRedisTimePasses(q.redis, last + 50);
+    expect(await q.job(ids[0] as string)).toMatchObject({ state: 'DEAD', lastError: 'boom' });
+    expect(await listed(q, 'DEAD')).toEqual({ ids, total: 1 });
+  });
+});
+
+describe('dead jobs past their retention age read as gone, with no trim', () => {
+  it('inside the window DEAD with its errors; outside it null, unlisted, uncounted', async () => {
+    const q = engine.queue();
+    await q.setRetention({ dead: { count: 100, ageMs: 1000 } });
+    const { ids, last } = await dead(q, ['a', 'b']);
+    const inside = await q.job(ids[0] as string);
+    expect(inside).toMatchObject({ state: 'DEAD', lastError: 'boom' });
+    expect(inside?.errors).toHaveLength(1);
+    expect(await listed(q, 'DEAD')).toEqual({ ids: [...ids].reverse(), total: 2 });
+    expect(await listed(q, 'DEAD', 'b')).toEqual({ ids: [ids[1]], total: 1 });
+
+    await untilRedisTimePasses(q.redis, last + 1000);
+    for (const id of ids) expect(await q.job(id)).toBeNull();
+    expect(await listed(q, 'DEAD')).toEqual({ ids: [], total: 0 });
+    expect(await listed(q, 'DEAD', 'b')).toEqual({ ids: [], total: 0 });
+    expect(await q.redis.zcard(q.keys.dead)).toBe(2);
+  });
+});
