@@ -86,10 +86,20 @@ export function sameTimeline(a: JobTimeline, b: JobTimeline): boolean {
 }
 
 /**
+ * Whether failure `e` was recorded by the moment of `job`, whose entry was written at `at` (ms):
+ * a failure's `at` is the time of the script that recorded it, as an entry's is. Within one ms
+ * the attempts tell: a failure of an earlier attempt came first, and one of this attempt was
+ * recorded by the change that ended it (the job is no longer ACTIVE).
+ */
+function recordedBy(e: JobError, job: Job, at: number): boolean {
+  if (e.at !== at) return e.at < at;
+  return e.attempt < job.attempts || (e.attempt === job.attempts && job.state !== 'ACTIVE');
+}
+
+/**
  * The job at an entry's moment: its constant fields (id, group, payload, maxAttempts,
  * enqueuedAt, backoff) from `known`, the entry's mutable ones, and the errors of `known` that
- * were recorded by then (a failure's `at` is the time of the script that recorded it, which
- * the entry's `at` is too). No token: a watcher never holds the lease.
+ * were recorded by then ({@link recordedBy}). No token: a watcher never holds the lease.
  */
 function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
   const moment = decodeJob(known.queue, known.id, fields);
@@ -105,7 +115,7 @@ function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
     lastError: moment.lastError,
     ...(known.errors === undefined
       ? {}
-      : { errors: known.errors.filter((e: JobError) => e.at <= at) }),
+      : { errors: known.errors.filter((e) => recordedBy(e, moment, at)) }),
   };
 }
 
@@ -117,14 +127,16 @@ function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
 export function decodeMoments(entries: readonly string[], known: Job | undefined): JobMoment[] {
   const moments: JobMoment[] = [];
   for (const text of entries) {
-    let entry: Record<string, unknown>;
+    let parsed: unknown;
     try {
-      entry = JSON.parse(text) as Record<string, unknown>;
+      parsed = JSON.parse(text);
     } catch {
       continue;
     }
+    if (typeof parsed !== 'object' || parsed === null) continue;
+    const entry = parsed as Record<string, unknown>;
     const seq = Number(entry.seq);
-    if (typeof entry !== 'object' || entry === null || !Number.isSafeInteger(seq)) continue;
+    if (!Number.isSafeInteger(seq)) continue;
     if (entry.gone === true) {
       moments.push({ seq, job: null });
       continue;

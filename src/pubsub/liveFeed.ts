@@ -21,6 +21,9 @@
  * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
  *   subscriber gets a RESYNC, every group and job subscriber the current state, changed or not.
  * - A job's stream ends by itself after the job's final event (COMPLETED, DEAD, or gone: null).
+ * - A watched job is registered in `P:{Q}:watched` ({@link JobRegistrations}), so the scripts
+ *   record each change of its state in its event list, and a read sends every one of them in
+ *   order (src/pubsub/jobWatch.ts), however short the states between two reads were.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
