@@ -68,6 +68,31 @@ describe('a watched job', () => {
     expect(ttl).toBeLessThanOrEqual(600_000);
   });
 
+  it('promoted and claimed by one claim call: both changes, in order', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null, { delayMs: 1 });
+    await q.watchJobs([job.id], 60_000);
+    await untilRedisTimePasses(q.redis, job.runAt as number);
+    expect((await claimed(q)).id).toBe(job.id);
+    const list = await entries(q, job.id);
+    expect(list.map((e) => e.state)).toEqual(['pending', 'active']);
+    expect(Number(list[1]?.seq)).toBe(Number(list[0]?.seq) + 1);
+  });
+
+  it('dead, then requeued by an operator: DEAD, then PENDING with its attempts reset', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null, { maxAttempts: 1 });
+    await q.watchJobs([job.id], 60_000);
+    const c = await claimed(q);
+    await q.retry(c.id, c.token, 'last');
+    await q.requeueDead({ ids: [job.id] });
+    expect((await entries(q, job.id)).map((e) => [e.state, e.attempts])).toEqual([
+      ['active', '1'],
+      ['dead', '1'],
+      ['pending', '0'],
+    ]);
+  });
+
   it('removed, or completed without retention: its last entry says gone', async () => {
     const q = engine.queue();
     await q.setRetention({ completed: { count: 0 } });

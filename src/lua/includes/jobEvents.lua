@@ -9,7 +9,9 @@
   The cost for jobs nobody watches is one EXISTS of P:{Q}:watched per script call that moves a
   job, never per job: an empty `watched` (no job of the queue watched anywhere) answers the rest
   of the call. Only while some job of the queue is watched does a moved job cost a ZSCORE (once
-  per job and call), and only a watched one the writes below.
+  per job and call), and only a watched one the writes below. A ZSCORE at the change rather than
+  one ZMSCORE for the call: the change is recorded at its moment (a claim may promote a job and
+  then claim it, two entries), and which jobs a call moves is known only as it moves them.
 
     noteJobEvent(base, id)        the job just changed state: its fields as they are now
     noteJobGone(base, id)         the job is gone (its hash deleted): {"gone":true}
