@@ -37,9 +37,9 @@
     ARGV[2] batch  the most jobs to reap, to promote, and to trim of each kind in this call
     ARGV[3] r      a random number in [0, 1) for the backoff jitter
 
-  Output: { reaped, promoted, trimmedCompleted, trimmedDead, reopened, unwatched } (counts). A job whose
-          group's active count is not an integer within ±(2^53−1) is not reaped (nor counted),
-          nor promoted: nothing of it is written (includes/releaseJob.lua,
+  Output: { reaped, promoted, trimmedCompleted, trimmedDead, reopened, unwatched } (counts).
+          A job whose group's active count is not an integer within ±(2^53−1) is not reaped
+          (nor counted), nor promoted: nothing of it is written (includes/releaseJob.lua,
           includes/promote.lua).
 
   Events: as retry, for each job reaped; hincrby stats reaped; as promotion for each job
