@@ -91,7 +91,10 @@ export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3
  * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
 export type PromoteReply = [id: string, fields: string[], promoted: 0 | 1] | number;
-/** `reap-12.lua`'s reply: counts of jobs reaped, promoted, trimmed (completed, dead). */
+/**
+ * `reap-12.lua`'s reply: counts of jobs reaped, promoted, trimmed (completed, dead), groups
+ * reopened, and job watches dropped past their time.
+ */
 export type ReapReply = [
   reaped: number,
   promoted: number,
@@ -99,6 +102,8 @@ export type ReapReply = [
   trimmedDead: number,
   /** Groups whose rate window reopened (left `ratelimited`), DESIGN.md §3 "Rate limits". */
   reopened: number,
+  /** Registrations in `P:{Q}:watched` past their time, dropped (DESIGN.md §4.4). */
+  unwatched: number,
 ];
 /** A backoff policy as the enqueue script stores it (validated by the engine). */
 export interface BackoffArgs {
@@ -518,6 +523,14 @@ export class Commands {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.dead, k.stats, k.delayed, k.settings, k.completed];
     return this.run('reap', keys, [k.base, p.batch, p.r]) as Promise<ReapReply>;
+  }
+
+  /**
+   * `watchJobs-1.lua`: register `ids` (1..1,000) in `P:{Q}:watched` until now + `ttlMs` (Redis
+   * clock; only ever later). Answers that time (ms).
+   */
+  watchJobs(p: { ids: readonly string[]; ttlMs: number }): Promise<number> {
+    return this.run('watchJobs', [this.k.watched], [p.ttlMs, ...p.ids]) as Promise<number>;
   }
 
   /** `readGroups-3.lua`: `[limit, active, pending, paused]` of each group, flat. */

@@ -24,7 +24,7 @@ export {
   type HistoryPage,
   historyCursor,
 } from './history.js';
-export { withoutToken } from './jobs.js';
+export { decodeJob, withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export {
   METRICS_HEAD_STEPS,

@@ -24,6 +24,9 @@
  * | `P:{Q}:g:<group>:dead`   | zset   | the group's dead jobs: id → when it died (ms)            |
  * | `P:{Q}:g:<group>:completed`| zset | the group's retained completed jobs: id → finished (ms)  |
  * | `P:{Q}:job:<id>:errors`  | list   | the job's failed attempts, newest first, JSON, bounded   |
+ * | `P:{Q}:job:<id>:events`  | list   | a watched job's state changes, oldest first, JSON,       |
+ * |                          |        | bounded (100), expiring 10 min after the last            |
+ * | `P:{Q}:watched`          | zset   | job id → until when a live feed watches it (ms)          |
  * | `P:{Q}:settings`         | hash   | queue-wide settings: paused, retention, job layout       |
  * | `P:{Q}:seq`              | string | job id counter                                           |
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
@@ -46,7 +49,7 @@
  * Scripts that pick a group or mint a job id build the keys named by data themselves from
  * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
  * (`laneKeyOf`, `jobKeyOf`, `groupDelayedKeyOf`, `groupDeadKeyOf`, `groupCompletedKeyOf`,
- * `errorsKeyOf`, `payloadsKeyOf`, `settingsKeyOf`, `WAKE_LENGTH` and `JOB_LAYOUT`), and build the operations keys (history … heads) from
+ * `errorsKeyOf`, `jobEventsKeyOf`, `watchedKeyOf`, `payloadsKeyOf`, `settingsKeyOf`, `WAKE_LENGTH` and `JOB_LAYOUT`), and build the operations keys (history … heads) from
  * `base` too (`historyKeyOf`, …: see keys.lua for why): change one side, change the other.
  * `test/lua/includes.test.ts` checks that the two sides agree.
  */
@@ -111,6 +114,12 @@ export interface QueueKeys {
   readonly turns: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
   readonly heads: string;
+  /**
+   * `P:{Q}:watched` — zset: job id → until when (ms, Redis clock) a live feed watches it
+   * (`jobChanged`, DESIGN.md §4.4; `watchedKeyOf`). Every script that moves a job asks it
+   * once per call; the reaper trims members past their time.
+   */
+  readonly watched: string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -123,6 +132,12 @@ export interface QueueKeys {
   groupCompleted(group: string): string;
   /** `P:{Q}:job:<id>:errors` (`errorsKeyOf`): deleted with the job's hash. */
   errors(id: string): string;
+  /**
+   * `P:{Q}:job:<id>:events` (`jobEventsKeyOf`): a watched job's state changes, one JSON entry
+   * each, oldest first (includes/jobEvents.lua). Not deleted with the job's hash: its last
+   * entry says the job is gone. It expires by itself.
+   */
+  jobEvents(id: string): string;
   /**
    * `P:{Q}:idem:<key>` for an enqueue's idempotency key; `idem('')` names the key an enqueue
    * without one declares and never touches (no key is empty).
@@ -175,12 +190,14 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     heads: `${base}heads`,
+    watched: `${base}watched`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,
     groupDead: (group) => `${base}g:${group}:dead`,
     groupCompleted: (group) => `${base}g:${group}:completed`,
     errors: (id) => `${base}job:${id}:errors`,
+    jobEvents: (id) => `${base}job:${id}:events`,
     idem: (key) => `${base}idem:${key}`,
   };
 }

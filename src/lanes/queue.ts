@@ -681,6 +681,23 @@ export class Queue {
   }
 
   /**
+   * Register jobs `ids` as watched until now + `ttlMs` (Redis clock; a registration only ever
+   * moves later), so every script that changes one's state appends the change to its event
+   * list `P:{Q}:job:<id>:events` (DESIGN.md §4.4, `jobChanged`). The live feed calls it when it
+   * starts watching a job and every `ttlMs / 3` after; the reaper drops registrations past
+   * their time. Script: `watchJobs-1.lua`. Answers the registrations' end (ms, Redis clock).
+   * @throws RingmasterError BAD_USER_INPUT when `ids` is empty or holds more than 1,000, or
+   *   `ttlMs` is not an integer in 1..86,400,000; JOB_NOT_FOUND for an id that is not a
+   *   decimal string (nothing is registered)
+   */
+  async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
+    validate.batchSize('ids', ids.length);
+    if (ids.length === 0) throw badInput('ids', 'must name at least one job');
+    const jobIds = ids.map((id) => validate.jobId(this.name, id));
+    return this.commands.watchJobs({ ids: jobIds, ttlMs: validate.durationMs('ttlMs', ttlMs) });
+  }
+
+  /**
    * Push active job `id`'s lease deadline to now + `leaseMs` (Redis clock).
    * Script: `extendLease-2.lua`.
    * @throws RingmasterError BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST
@@ -700,8 +717,8 @@ export class Queue {
    * The queue's housekeeping, in batches of `batch` (default 1,000) per script call, repeated
    * while any batch came back full: every job whose lease has passed is retried as
    * {@link retry} would (permit released exactly once; error 'lease expired'; its backoff
-   * applies), due delayed jobs are promoted to their lanes, and retained completed and dead
-   * jobs past their retention are trimmed. Returns how many jobs were reaped (expired leases).
+   * applies), due delayed jobs are promoted to their lanes, retained completed and dead
+   * jobs past their retention are trimmed, and job watches past their time dropped (§4.4). Returns how many jobs were reaped (expired leases).
    * Each call removes what it counts from where it was (active, delayed, an index), so the
    * loop ends. Script: `reap-12.lua`.
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000
@@ -710,12 +727,9 @@ export class Queue {
     const batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
     let total = 0;
     for (;;) {
-      const [reaped, promoted, trimmedCompleted, trimmedDead, reopened] = await this.commands.reap({
-        batch,
-        r: Math.random(),
-      });
-      total += reaped;
-      const full = Math.max(reaped, promoted, trimmedCompleted, trimmedDead, reopened) >= batch;
+      const counts = await this.commands.reap({ batch, r: Math.random() });
+      total += counts[0];
+      const full = Math.max(...counts) >= batch;
       if (!full) return total;
     }
   }

@@ -14,6 +14,8 @@
      with a wake when serviceable (includes/rateLimit.lua promoteReopened: reopened).
   3. Trim retained completed and dead jobs past their retention (count or age; at most `batch`
      of each, includes/retention.lua), so old entries go without traffic.
+  4. Drop up to `batch` job watches past their time from P:{Q}:watched (includes/jobEvents.lua:
+     a live feed that stopped without a word leaves its registrations there).
 
   Input:
     KEYS[1]  glimit     hash   group -> limit
@@ -35,14 +37,15 @@
     ARGV[2] batch  the most jobs to reap, to promote, and to trim of each kind in this call
     ARGV[3] r      a random number in [0, 1) for the backoff jitter
 
-  Output: { reaped, promoted, trimmedCompleted, trimmedDead, reopened } (counts). A job whose
-          group's active count is not an integer within ±(2^53−1) is not reaped (nor counted),
-          nor promoted: nothing of it is written (includes/releaseJob.lua,
+  Output: { reaped, promoted, trimmedCompleted, trimmedDead, reopened, unwatched } (counts).
+          A job whose group's active count is not an integer within ±(2^53−1) is not reaped
+          (nor counted), nor promoted: nothing of it is written (includes/releaseJob.lua,
           includes/promote.lua).
 
   Events: as retry, for each job reaped; hincrby stats reaped; as promotion for each job
   promoted; zrem ratelimited, hdel gwindow, rpush ring + lpush/ltrim wake for each group
-  reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed.
+  reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed;
+  zrem watched; a watched job's events (includes/jobEvents.lua).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -52,6 +55,7 @@
 --- @include "promote"
 --- @include "retention"
 --- @include "rateLimit"
+--- @include "jobEvents"
 
 local GOLDEN = 0.6180339887
 
@@ -98,4 +102,6 @@ local trimmedCompleted = trim(base, 'completed', k.completed, completedCount, co
 local deadCount, deadAgeMs = retentionOf(k.settings, 'dead')
 local trimmedDead = trim(base, 'dead', k.dead, deadCount, deadAgeMs, now, batch)
 
-return { reaped, promoted, trimmedCompleted, trimmedDead, reopened }
+local unwatched = trimWatches(base, now, batch)
+
+return { reaped, promoted, trimmedCompleted, trimmedDead, reopened, unwatched }

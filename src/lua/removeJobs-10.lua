@@ -54,9 +54,11 @@
   Totals: stats.pending −1 per lane member removed, stats.delayed −1 per `delayed` member
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
-  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history.
+  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history; a watched job's gone
+  (includes/jobEvents.lua).
 ]]
 --- @include "keys"
+--- @include "jobEvents"
 --- @include "history"
 --- @include "safeInteger"
 --- @include "settleGroup"
@@ -177,6 +179,7 @@ for _, job in ipairs(remove) do
     end
   end
   forget(base, job.id)
+  noteJobGone(base, job.id)
 end
 if pending > 0 then
   redis.call('HINCRBY', k.stats, 'pending', -pending)

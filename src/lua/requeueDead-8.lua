@@ -50,9 +50,11 @@
 
   Totals: stats.pending +1 per job added to a lane; counter stats.requeued +count.
   Events: zrem dead, zrem g:<group>:dead, zadd lane + heads, hset/hdel job, hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring); xadd P:{Q}:history.
+  lpush/ltrim wake (re-ring); xadd P:{Q}:history; a watched job's PENDING
+  (includes/jobEvents.lua).
 ]]
 --- @include "keys"
+--- @include "jobEvents"
 --- @include "history"
 --- @include "safeInteger"
 --- @include "settleGroup"
@@ -152,6 +154,7 @@ for _, job in ipairs(requeue) do
   if resetAttempts then
     redis.call('HSET', job.key, 'attempts', 0)
   end
+  noteJobEvent(base, job.id)
 end
 if added > 0 then
   redis.call('HINCRBY', k.stats, 'pending', added)

@@ -21,6 +21,9 @@
  * - After the subscriber reconnects (a restarted Redis), every watch is re-read and every ring
  *   subscriber gets a RESYNC, every group and job subscriber the current state, changed or not.
  * - A job's stream ends by itself after the job's final event (COMPLETED, DEAD, or gone: null).
+ * - A watched job is registered in `P:{Q}:watched` ({@link JobRegistrations}), so the scripts
+ *   record each change of its state in its event list, and a read sends every one of them in
+ *   order (src/pubsub/jobWatch.ts), however short the states between two reads were.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -32,12 +35,12 @@ import {
   queueKeys,
   type Ringmaster,
   RingmasterError,
-  withoutToken,
 } from '../lanes/index.js';
 import { isCluster } from '../lanes/redisConnection.js';
 import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
+import { FlatStream } from './flatten.js';
 import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
 import {
   type HistoryBatch,
@@ -47,7 +50,16 @@ import {
   historyRender,
   sameWindow,
 } from './historyWatch.js';
-import { isFinalJob, jobKeys, renderJob, sameJob, type WatchedJob } from './jobWatch.js';
+import { JOB_WATCH_TTL_MS, JobRegistrations } from './jobRegistry.js';
+import {
+  endsJob,
+  type JobTimeline,
+  jobKeys,
+  jobReader,
+  jobRender,
+  sameTimeline,
+  type WatchedJob,
+} from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
 import { type RingChange, type RingRead, renderRing, ringKeys, sameRingRead } from './ringWatch.js';
@@ -90,6 +102,11 @@ export interface LiveFeedOptions {
    * 500 ms whatever this says.
    */
   topologyIntervalMs?: number;
+  /**
+   * How long a job watch's registration in `P:{Q}:watched` lasts without a renewal (ms; renewed
+   * every third of it while the watch lives). Default {@link JOB_WATCH_TTL_MS}.
+   */
+  jobWatchTtlMs?: number;
   logger: Logger;
 }
 
@@ -167,7 +184,9 @@ export class LiveFeed {
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
-  private readonly jobs = new Map<string, Map<string, Watch<WatchedJob>>>();
+  private readonly jobs = new Map<string, Map<string, Watch<JobTimeline>>>();
+  /** The watched jobs' registrations in `P:{Q}:watched` (DESIGN.md §4.4). */
+  private readonly registrations: JobRegistrations;
   /** history stream key → its queue and watch (the queue's stream or a group's; §4.6) */
   private readonly histories = new Map<string, { queue: string; watch: Watch<HistoryWindow> }>();
   private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
@@ -216,6 +235,11 @@ export class LiveFeed {
       ),
     });
     this.logger = options.logger;
+    this.registrations = new JobRegistrations(
+      options.engine,
+      positiveMs('jobWatchTtlMs', options.jobWatchTtlMs ?? JOB_WATCH_TTL_MS),
+      this.logger,
+    );
   }
 
   /**
@@ -369,11 +393,15 @@ export class LiveFeed {
   }
 
   /**
-   * Job `id` of `queue`: the job as it is first (null when there is no such job), then whenever
-   * its state, attempts, lease, run-at time or last error changes, and after every reconnect.
-   * The generator ends by itself after a final event: the job COMPLETED or DEAD, or null once it
-   * is gone (its hash deleted: completed without retention, trimmed, removed). Conflated,
-   * released and bounded as {@link ringChanges}; the job's hash is its only channel.
+   * Job `id` of `queue`: the job as it is first (null when there is no such job), then each
+   * change of its state, in order, with the fields of that moment (every one, however short:
+   * claim then complete gives ACTIVE then COMPLETED), and whenever its attempts, lease, run-at
+   * time or last error change, and after every reconnect (DESIGN.md §4.4). The job is
+   * registered in `P:{Q}:watched` while watched, so the scripts that move it write its events;
+   * the job's hash is its only channel. The generator ends by itself after a final event: the
+   * job COMPLETED or DEAD, or null once it is gone (its hash deleted: completed without
+   * retention, trimmed, removed). Released and bounded as {@link ringChanges}; a consumer that
+   * does not pull holds the job's last 100 changes at most.
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name; JOB_NOT_FOUND for an id
    *   that is not a decimal string (it can name no job: nothing is watched)
    * @throws RingmasterError LIMIT_EXCEEDED when the job is not watched yet and `maxWatches` are
@@ -384,8 +412,8 @@ export class LiveFeed {
     const name = handle.name;
     const jobId = validate.jobId(name, id);
     const source = this.requireStarted();
-    return this.open(
-      renderJob,
+    const batches = this.open(
+      jobRender(),
       signal,
       () => {
         const existing = this.jobs.get(name)?.get(jobId);
@@ -397,18 +425,20 @@ export class LiveFeed {
           this.jobs.set(name, byJob);
         }
         const watches = byJob;
-        const watch: Watch<WatchedJob> = new Watch<WatchedJob>({
+        const registered = this.registrations.hold(name, jobId);
+        const read = jobReader(handle, jobId, () => registered);
+        const watch: Watch<JobTimeline> = new Watch<JobTimeline>({
           ...this.watchDefaults(source),
           keys: jobKeys(queueKeys(this.prefix, name), jobId),
           read: () => {
             this.jobReads++;
-            // A watcher never holds the lease: the feed carries no token.
-            return handle.job(jobId).then(withoutToken);
+            return read();
           },
-          equals: sameJob,
+          equals: sameTimeline,
           logger: this.logger.child({ queue: name, job: jobId, watch: 'job' }),
           onEmpty: () => {
             this.watchClosed();
+            this.registrations.release(name, jobId);
             watches.delete(jobId);
             if (watches.size === 0 && this.jobs.get(name) === watches) this.jobs.delete(name);
           },
@@ -416,8 +446,9 @@ export class LiveFeed {
         watches.set(jobId, watch);
         return watch;
       },
-      isFinalJob,
+      endsJob,
     );
+    return new FlatStream(batches);
   }
 
   /**
@@ -489,6 +520,7 @@ export class LiveFeed {
     this.stopping ??= (async () => {
       this.state = 'stopped';
       this.rereads.stop();
+      this.registrations.stop();
       for (const stream of [...this.streams]) stream.close();
       for (const watch of this.rings.values()) watch.dispose();
       for (const byGroup of this.groups.values())

@@ -37,8 +37,9 @@ export const groupChanged = (
 ): AsyncGenerator<GroupInfo> => subscribe(() => ctx.feed.groupChanges(queue, group));
 
 /**
- * `jobChanged(queue, id)`: the job now, then on every change of its state, attempts, lease,
- * run-at time or last error; ends after COMPLETED, DEAD, or null (gone).
+ * `jobChanged(queue, id)`: the job now, then each state it goes through, in order, with the
+ * fields of that moment, and every change of its lease, run-at time or last error; ends after
+ * COMPLETED, DEAD, or null (gone). DESIGN.md §4.4, "Job events".
  */
 export const jobChanged = (ctx: Context, queue: string, id: string): AsyncGenerator<Job | null> =>
   subscribe(() => ctx.feed.jobChanges(queue, id));

@@ -40,12 +40,23 @@ describe('the engine on a Redis Cluster', () => {
       await q.enqueue('b', null, { key: 'once' });
       expect((await q.enqueue('b', null, { key: 'once' })).id).toBe('5');
       ran.add('enqueue');
+      // Issue 16's job events: the watched set and the job's event list are built from the base.
+      await q.watchJobs(['1'], 60_000);
+      ran.add('watchJobs');
       const one = await q.claim({ leaseMs: 60_000 });
       ran.add('claim');
       await q.extendLease(one?.id as string, one?.token as string, 60_000);
       ran.add('extendLease');
       await q.complete(one?.id as string, one?.token as string);
       ran.add('complete');
+      expect(one?.id).toBe('1');
+      const master0 = handle.cluster.node(port);
+      expect(await master0.zscore(q.keys.watched, '1')).not.toBeNull();
+      const events = await master0.lrange(q.keys.jobEvents('1'), 0, -1);
+      expect(events.map((e) => (JSON.parse(e) as { state: string }).state)).toEqual([
+        'active',
+        'completed',
+      ]);
       const { claimed } = await q.completeAndClaim([], { claim: 2, leaseMs: 60_000 });
       ran.add('completeAndClaim');
       expect(claimed).toHaveLength(2);

@@ -57,7 +57,8 @@ for i = 1, #ARGV, 3 do
     historyKeyOf(base), overridesKeyOf(base),
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
-    baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base) }
+    baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
+    jobEventsKeyOf(base, id), watchedKeyOf(base) }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -91,6 +92,8 @@ function tsKeys(c: Case): string[] {
     k.base,
     k.payloads,
     k.settings,
+    k.jobEvents(c.id),
+    k.watched,
   ];
 }
 
@@ -136,7 +139,7 @@ describe('no script builds a key past includes/keys.lua', () => {
   // What building a lane or job key by hand looks like: the literals of the layout, or a
   // concatenation onto the base.
   const BY_HAND =
-    /'g:'|':pending'|':delayed'|':dead'|':completed'|':errors'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
+    /'g:'|':pending'|':delayed'|':dead'|':completed'|':errors'|':events'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
 
   it.each([...scriptNames])('%s', (name) => {
     expect(codeOf(name, KEYS_LUA)).not.toMatch(BY_HAND);

@@ -63,6 +63,8 @@ const EXPECTED = [
   'setRetention',
   // a group's turns per round of the ring (issue 17, weights)
   'setWeight',
+  // the live feed's registrations of the jobs it watches (issue 16: jobChanged is exact)
+  'watchJobs',
 ];
 
 describe('scripts', () => {

@@ -55,6 +55,7 @@
 --- @include "rateLimit"
 --- @include "weights"
 --- @include "payloads"
+--- @include "jobEvents"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -143,6 +144,7 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
     -- integer score as its digits, so a job of ours never writes it.
     redis.call('HSET', jobKey, 'score', score)
   end
+  noteJobEvent(base, id)
 
   g.active = g.active + 1
   if g.claimed == 0 then

@@ -20,10 +20,12 @@
   k: k.completed (zset id -> finishedAt). base: 'P:{Q}:' (error lists and group indexes are
   built from it, includes/keys.lua).
   Events: del job + errors, hdel payloads (count 0); else hset/hdel job, zadd completed and
-  g:<group>:completed, and trim's zrem/del.
+  g:<group>:completed, and trim's zrem/del. A watched job's event (includes/jobEvents.lua):
+  COMPLETED, or gone with count 0.
 ]]
 --- @include "keys"
 --- @include "retention"
+--- @include "jobEvents"
 
 local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   if #ids == 0 then
@@ -34,6 +36,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     for i, id in ipairs(ids) do
       doomed[#doomed + 1] = jobKeys[i]
       doomed[#doomed + 1] = errorsKeyOf(base, id)
+      noteJobGone(base, id)
     end
     redis.call('DEL', unpack(doomed))
     dropPayloads(base, ids)
@@ -44,6 +47,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   for i, id in ipairs(ids) do
     redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
     redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
+    noteJobEvent(base, id)
     members[#members + 1] = at
     members[#members + 1] = id
     local group = groups[i]

@@ -13,6 +13,11 @@
     groupDeadKeyOf(base, group)       'P:{Q}:g:<group>:dead'       (keys.ts `groupDead`)
     groupCompletedKeyOf(base, group)  'P:{Q}:g:<group>:completed'  (keys.ts `groupCompleted`)
     errorsKeyOf(base, id)   'P:{Q}:job:<id>:errors'    the job's failed attempts (keys.ts `errors`)
+    jobEventsKeyOf(base, id)  'P:{Q}:job:<id>:events'  the watched job's state changes (keys.ts
+                            `jobEvents`, includes/jobEvents.lua)
+    watchedKeyOf(base)      'P:{Q}:watched'            zset: watched job id -> until (ms; keys.ts
+                            `watched`): built, not declared, because every script that moves a
+                            job asks it, and the job it asks about is built
     payloadsKeyOf(base)     'P:{Q}:payloads'           job id -> payload (keys.ts `payloads`): built,
                             not declared, because it goes wherever a job hash goes, and the
                             job hash is built (includes/payloads.lua)
@@ -63,6 +68,14 @@ end
 
 local function errorsKeyOf(base, id)
   return base .. 'job:' .. id .. ':errors'
+end
+
+local function jobEventsKeyOf(base, id)
+  return base .. 'job:' .. id .. ':events'
+end
+
+local function watchedKeyOf(base)
+  return base .. 'watched'
 end
 
 local function payloadsKeyOf(base)

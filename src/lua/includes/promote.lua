@@ -29,12 +29,13 @@
   A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
   out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
   Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
-  rpush ring + lpush/ltrim wake (re-ring).
+  rpush ring + lpush/ltrim wake (re-ring); a watched job's PENDING (includes/jobEvents.lua).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "heads"
+--- @include "jobEvents"
 
 local function promoteJob(k, base, id, unjudged)
   local at = redis.call('ZSCORE', k.delayed, id)
@@ -68,6 +69,7 @@ local function promoteJob(k, base, id, unjudged)
   noteLaneHead(base, group, score)
   redis.call('HSET', jobKey, 'state', 'pending')
   redis.call('HDEL', jobKey, 'runAt')
+  noteJobEvent(base, id)
   redis.call('HINCRBY', k.stats, 'delayed', -1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if active ~= nil then

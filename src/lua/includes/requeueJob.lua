@@ -42,6 +42,7 @@
   includes/keys.lua). laneKey is the group's pending zset; a job put back there is noted in
   `heads` (includes/heads.lua).
   failure: { message = text ('' for none), stack = text or nil, delayMs = ms or nil, r = [0, 1) }.
+  A watched job's new state is noted (includes/jobEvents.lua).
   Returns the outcome 'pending', 'delayed' or 'dead', and, when a dead job was forgotten at
   once, its hash fields as they were just before (a flat list), for the caller's reply.
 ]]
@@ -49,6 +50,7 @@
 --- @include "safeInteger"
 --- @include "retention"
 --- @include "heads"
+--- @include "jobEvents"
 
 local ERRORS_KEPT = 10
 local MAX_DELAY_MS = 2592000000
@@ -110,6 +112,8 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
   end
   if exists and maxAttempts and compareIntegers(attempts, maxAttempts) >= 0 then
     redis.call('HSET', jobKey, 'state', 'dead', 'finishedAt', now)
+    -- Before a retention of 0 forgets it: DEAD ends a watcher's subscription.
+    noteJobEvent(base, id)
     redis.call('HINCRBY', k.stats, 'dead', 1)
     if k.deadRetention == nil then
       local count, ageMs = retentionOf(k.settings, 'dead')
@@ -134,6 +138,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     redis.call('ZADD', k.delayed, runAt, id)
     redis.call('ZADD', groupDelayedKeyOf(base, group), runAt, id)
     redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
+    noteJobEvent(base, id)
     redis.call('HINCRBY', k.stats, 'delayed', 1)
     return 'delayed'
   end
@@ -141,6 +146,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
   noteLaneHead(base, group, score)
   if exists then
     redis.call('HSET', jobKey, 'state', 'pending')
+    noteJobEvent(base, id)
   end
   redis.call('HINCRBY', k.stats, 'pending', 1)
   return 'pending'

@@ -1,0 +1,188 @@
+/**
+ * Issue 16: `jobChanged(queue, id)` emits EVERY state change of its job, in order, with the
+ * fields of that moment (DESIGN.md §4.4), however fast the job moves. Each test subscribes, waits
+ * for the first event (the watch is registered then), and then drives the job through several
+ * states back to back, with no wait between the steps: a re-read of the hash alone would see
+ * only where the job ended up (PENDING → COMPLETED), the per-job event list
+ * (`P:{Q}:job:<id>:events`) gives every state it passed through. Over graphql-ws and SSE; two
+ * servers watching one job both see all of it.
+ */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ClaimDocument,
+  CompleteDocument,
+  EnqueueDocument,
+  JobChangedDocument,
+  type JobChangedSubscription,
+  PromoteJobDocument,
+  RemoveJobsDocument,
+  RetryDocument,
+  RetryWithErrorDocument,
+} from '../gql/graphql.js';
+import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
+import { queueName } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+type JobEvent = JobChangedSubscription['jobChanged'];
+type Subscribe = (
+  server: TestServer,
+  variables: { queue: string; id: string },
+) => LiveSubscription<JobChangedSubscription>;
+
+const redis = useTestRedis();
+let server: TestServer;
+let other: TestServer | undefined;
+
+beforeEach(async () => {
+  server = await startTestServer(redis.url, {
+    RESYNC_INTERVAL_MS: '60000',
+    REAP_INTERVAL_MS: '86400000',
+  });
+});
+afterEach(async () => {
+  await other?.stop();
+  other = undefined;
+  await server.stop();
+});
+
+async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<T> {
+  const { status, body } = await server.request(document, variables);
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  expect(status).toBe(200);
+  return body.data as T;
+}
+
+async function enqueue(queue: string, maxAttempts = 3): Promise<string> {
+  return (await ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue?.id as string;
+}
+
+async function claim(queue: string): Promise<string> {
+  const job = (await ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
+  if (!job?.token) throw new Error('nothing claimed');
+  return job.token;
+}
+
+async function next(sub: LiveSubscription<JobChangedSubscription>): Promise<JobEvent> {
+  return dataOf(await sub.events.next()).jobChanged;
+}
+
+/** Every event up to the subscription's end (it completes after a final one). */
+async function rest(sub: LiveSubscription<JobChangedSubscription>): Promise<JobEvent[]> {
+  const events: JobEvent[] = [];
+  for (;;) {
+    await sub.events.until(
+      'an event or the end',
+      () => sub.events.untaken > 0 || sub.events.completed,
+      5_000,
+    );
+    if (sub.events.untaken === 0) break;
+    events.push(await next(sub));
+  }
+  expect(sub.events.error).toBeUndefined();
+  return events;
+}
+
+const transports: [string, Subscribe][] = [
+  ['graphql-ws', (s, v) => wsSubscribe(s.ws(), JobChangedDocument, v)],
+  ['SSE', (s, v) => sseSubscribe(s.endpoint, JobChangedDocument, v)],
+];
+
+describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
+  it('claim → complete back to back: PENDING, ACTIVE, COMPLETED', async () => {
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    expect(await next(sub)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
+    const token = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token });
+    const events = await rest(sub);
+    expect(events.map((e) => e?.state)).toEqual(['ACTIVE', 'COMPLETED']);
+    expect(events[0]).toMatchObject({ attempts: 1, token: null, finishedAt: null });
+    expect(events[0]?.leaseUntil).toEqual(expect.any(String));
+    expect(events[1]).toMatchObject({ attempts: 1, leaseUntil: null });
+    expect(events[1]?.finishedAt).toEqual(expect.any(String));
+  });
+
+  it('claim → retry → claim → complete: PENDING, ACTIVE, PENDING, ACTIVE, COMPLETED with the attempts of each moment', async () => {
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    expect(await next(sub)).toMatchObject({ state: 'PENDING', attempts: 0 });
+    const first = await claim(q);
+    await ok(RetryWithErrorDocument, { queue: q, id, token: first, error: 'boom' });
+    const second = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token: second });
+    const events = await rest(sub);
+    expect(events.map((e) => [e?.state, e?.attempts, e?.lastError])).toEqual([
+      ['ACTIVE', 1, null],
+      ['PENDING', 1, 'boom'],
+      ['ACTIVE', 2, 'boom'],
+      ['COMPLETED', 2, 'boom'],
+    ]);
+    // The failed attempt shows from the moment it failed, not before.
+    expect(events.map((e) => e?.errors.map((x) => x.message))).toEqual([
+      [],
+      ['boom'],
+      ['boom'],
+      ['boom'],
+    ]);
+  });
+
+  it('a retry with a delay: DELAYED with its runAt, then PENDING once promoted', async () => {
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    expect(await next(sub)).toMatchObject({ state: 'PENDING' });
+    const token = await claim(q);
+    await ok(RetryWithErrorDocument, { queue: q, id, token, error: 'later', delayMs: 60_000 });
+    await ok(PromoteJobDocument, { queue: q, id });
+    const again = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token: again });
+    const events = await rest(sub);
+    expect(events.map((e) => e?.state)).toEqual([
+      'ACTIVE',
+      'DELAYED',
+      'PENDING',
+      'ACTIVE',
+      'COMPLETED',
+    ]);
+    expect(events[1]?.runAt).toEqual(expect.any(String));
+    expect(events[2]?.runAt).toBeNull();
+  });
+
+  it('removed right after a claim and a retry: ACTIVE, PENDING, then null', async () => {
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    expect(await next(sub)).toMatchObject({ state: 'PENDING' });
+    const token = await claim(q);
+    await ok(RetryDocument, { queue: q, id, token });
+    expect((await ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(1);
+    const events = await rest(sub);
+    expect(events.map((e) => e?.state ?? null)).toEqual(['ACTIVE', 'PENDING', null]);
+  });
+});
+
+describe('jobChanged is exact for every watcher', () => {
+  it('two subscribers on two servers both see every state', async () => {
+    other = await startTestServer(redis.url, {
+      RESYNC_INTERVAL_MS: '60000',
+      REAP_INTERVAL_MS: '86400000',
+    });
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const one = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
+    const two = sseSubscribe(other.endpoint, JobChangedDocument, { queue: q, id });
+    expect(await next(one)).toMatchObject({ state: 'PENDING' });
+    expect(await next(two)).toMatchObject({ state: 'PENDING' });
+    const first = await claim(q);
+    await ok(RetryDocument, { queue: q, id, token: first });
+    const second = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token: second });
+    const expected = ['ACTIVE', 'PENDING', 'ACTIVE', 'COMPLETED'];
+    expect((await rest(one)).map((e) => e?.state)).toEqual(expected);
+    expect((await rest(two)).map((e) => e?.state)).toEqual(expected);
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * Issue 16, the events of watched jobs (DESIGN.md §4.4; includes/jobEvents.lua): a job
+ * registered in `P:{Q}:watched` (`Queue.watchJobs`) gets an entry in `P:{Q}:job:<id>:events` at
+ * every change of its state, with the fields of that moment, bounded and expiring. A job nobody
+ * watches costs the scripts that move it one EXISTS per call, never per job: the Redis-side
+ * command counts of claim, complete, completeAndClaim and retry are their counts before events
+ * existed plus that one.
+ */
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, type Queue } from '../../src/lanes/index.js';
+import { queueSnapshot, redisNow, untilRedisTimePasses, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+interface Entry {
+  seq: string;
+  at: number;
+  gone?: boolean;
+  state?: string;
+  attempts?: string;
+  claimedAt?: string;
+  leaseUntil?: string;
+  runAt?: string;
+  finishedAt?: string;
+  lastError?: string;
+}
+
+async function entries(q: Queue, id: string): Promise<Entry[]> {
+  return (await q.redis.lrange(q.keys.jobEvents(id), 0, -1)).map((e) => JSON.parse(e) as Entry);
+}
+
+async function claimed(q: Queue): Promise<{ id: string; token: string }> {
+  const job = await q.claim();
+  if (!job?.token) throw new Error('nothing claimed');
+  return { id: job.id, token: job.token };
+}
+
+describe('a watched job', () => {
+  it('gets an entry at each state change, with the fields of that moment, in seq order', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', { n: 1 }, { maxAttempts: 3 });
+    await q.watchJobs([job.id], 60_000);
+    const first = await claimed(q);
+    await q.retry(first.id, first.token, { error: 'boom', delayMs: 60_000 });
+    await q.promote(job.id);
+    const second = await claimed(q);
+    await q.complete(second.id, second.token);
+    const list = await entries(q, job.id);
+    expect(list.map((e) => [e.state, e.attempts, e.lastError ?? null])).toEqual([
+      ['active', '1', null],
+      ['delayed', '1', 'boom'],
+      ['pending', '1', 'boom'],
+      ['active', '2', 'boom'],
+      ['completed', '2', 'boom'],
+    ]);
+    expect(list[0]?.leaseUntil).toEqual(expect.any(String));
+    expect(list[1]?.runAt).toEqual(expect.any(String));
+    expect(list[2]?.runAt).toBeUndefined();
+    expect(list[4]?.finishedAt).toEqual(expect.any(String));
+    expect(list[4]?.leaseUntil).toBeUndefined();
+    const seqs = list.map((e) => Number(e.seq));
+    expect(seqs.slice(1)).toEqual(seqs.slice(0, -1).map((s) => s + 1));
+    // The first seq is from the Redis clock (ms × 1000): past every seq of an expired list.
+    expect(seqs[0]).toBeGreaterThan((await redisNow(q.redis)) * 1000 - 60_000_000);
+    // The list expires by itself, 10 minutes after its last entry.
+    const ttl = await q.redis.pttl(q.keys.jobEvents(job.id));
+    expect(ttl).toBeGreaterThan(590_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
+  it('promoted and claimed by one claim call: both changes, in order', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null, { delayMs: 1 });
+    await q.watchJobs([job.id], 60_000);
+    await untilRedisTimePasses(q.redis, job.runAt as number);
+    expect((await claimed(q)).id).toBe(job.id);
+    const list = await entries(q, job.id);
+    expect(list.map((e) => e.state)).toEqual(['pending', 'active']);
+    expect(Number(list[1]?.seq)).toBe(Number(list[0]?.seq) + 1);
+  });
+
+  it('dead, then requeued by an operator: DEAD, then PENDING with its attempts reset', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null, { maxAttempts: 1 });
+    await q.watchJobs([job.id], 60_000);
+    const c = await claimed(q);
+    await q.retry(c.id, c.token, 'last');
+    await q.requeueDead({ ids: [job.id] });
+    expect((await entries(q, job.id)).map((e) => [e.state, e.attempts])).toEqual([
+      ['active', '1'],
+      ['dead', '1'],
+      ['pending', '0'],
+    ]);
+  });
+
+  it('removed, or completed without retention: its last entry says gone', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 0 } });
+    const done = await q.enqueue('g', null);
+    const removed = await q.enqueue('g', null);
+    await q.watchJobs([done.id, removed.id], 60_000);
+    const c = await claimed(q);
+    await q.complete(c.id, c.token);
+    await q.removeJobs({ ids: [removed.id] });
+    expect((await entries(q, done.id)).map((e) => e.gone ?? e.state)).toEqual(['active', true]);
+    expect((await entries(q, removed.id)).map((e) => e.gone ?? e.state)).toEqual([true]);
+  });
+
+  it('keeps its newest 100 entries', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null, { maxAttempts: 100 });
+    await q.watchJobs([job.id], 60_000);
+    for (let i = 0; i < 55; i++) {
+      const c = await claimed(q);
+      await q.retry(c.id, c.token);
+    }
+    const list = await entries(q, job.id);
+    expect(list).toHaveLength(100);
+    expect(list.at(-1)).toMatchObject({ state: 'pending', attempts: '55' });
+    expect(list[0]).toMatchObject({ state: 'active', attempts: '6' });
+  });
+});
+
+describe('registrations', () => {
+  it('only ever move later (ZADD GT): a shorter one does not shorten another server’s', async () => {
+    const q = engine.queue();
+    const until = await q.watchJobs(['7'], 60_000);
+    expect(await q.watchJobs(['7'], 1_000)).toBeLessThan(until);
+    expect(Number(await q.redis.zscore(q.keys.watched, '7'))).toBe(until);
+  });
+
+  it('past their time are ignored by the scripts and dropped by the reaper', async () => {
+    const q = engine.queue();
+    const job = await q.enqueue('g', null);
+    const until = await q.watchJobs([job.id], 1);
+    await untilRedisTimePasses(q.redis, until);
+    await claimed(q);
+    expect(await q.redis.exists(q.keys.jobEvents(job.id))).toBe(0);
+    expect(await q.redis.zcard(q.keys.watched)).toBe(1);
+    await q.reap();
+    expect(await q.redis.zcard(q.keys.watched)).toBe(0);
+  });
+
+  it('refuse bad input with nothing written', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', null);
+    const before = await queueSnapshot(q);
+    await expect(q.watchJobs([], 60_000)).rejects.toMatchObject({ code: ErrorCode.BAD_USER_INPUT });
+    await expect(q.watchJobs(['1'], 0)).rejects.toMatchObject({ code: ErrorCode.BAD_USER_INPUT });
+    await expect(q.watchJobs(['x'], 60_000)).rejects.toMatchObject({
+      code: ErrorCode.JOB_NOT_FOUND,
+    });
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+});
+
+describe('cost', () => {
+  /**
+   * Redis-side commands of the scripts one call runs, by name (INFO commandstats counts the
+   * commands a script runs), the script call and this measurement's own left out.
+   */
+  async function commandsOf(call: () => Promise<unknown>): Promise<Record<string, number>> {
+    const admin = engine.client();
+    await admin.config('RESETSTAT');
+    await call();
+    const counts: Record<string, number> = {};
+    for (const line of (await admin.info('commandstats')).split('\n')) {
+      const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
+      if (m && !/^(info|config|evalsha|eval)\b/.test(m[1] as string)) {
+        counts[m[1] as string] = Number(m[2]);
+      }
+    }
+    admin.disconnect();
+    return counts;
+  }
+
+  const total = (counts: Record<string, number>) =>
+    Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+  /** claim, complete, completeAndClaim (2 completions, 2 claims), retry: each one call. */
+  async function costs(q: Queue): Promise<Record<string, number>[]> {
+    for (let i = 0; i < 10; i++) await q.enqueue(`g${i}`, { i });
+    await q.claim(); // scripts loaded
+    const a = await claimed(q);
+    const b = await claimed(q);
+    const out = [
+      await commandsOf(() => q.claim()),
+      await commandsOf(() => q.complete(a.id, a.token)),
+    ];
+    const c = await claimed(q);
+    out.push(
+      await commandsOf(() =>
+        q.completeAndClaim(
+          [
+            { id: b.id, token: b.token },
+            { id: c.id, token: c.token },
+          ],
+          { claim: 2 },
+        ),
+      ),
+    );
+    const d = await claimed(q);
+    out.push(await commandsOf(() => q.retry(d.id, d.token)));
+    return out;
+  }
+
+  it('unwatched: as before events existed, plus one EXISTS per call', async (context) => {
+    // A shared server (REDIS_URL) counts other files' commands too.
+    if (engine.handle.redis.mode === 'external') context.skip();
+    const counts = await costs(engine.queue());
+    const plusOne = BEFORE.map((c) => ({ ...c, exists: (c.exists ?? 0) + 1 }));
+    expect(counts).toEqual(plusOne);
+    expect(counts.map(total)).toEqual([23, 26, 45, 34]);
+  });
+
+  it('another job of the queue watched: a ZSCORE more per job moved, nothing written for them', async (context) => {
+    if (engine.handle.redis.mode === 'external') context.skip();
+    const q = engine.queue();
+    await q.watchJobs(['999999'], 60_000);
+    const counts = await costs(q);
+    // claim 1 job, complete 1, completeAndClaim 2 + 2, retry 1.
+    const moved = [1, 1, 4, 1];
+    expect(counts.map((c) => c.zscore ?? 0)).toEqual(
+      BEFORE.map((c, i) => (c.zscore ?? 0) + (moved[i] as number)),
+    );
+    expect(counts.map((c) => c.rpush ?? 0)).toEqual(BEFORE.map((c) => c.rpush ?? 0));
+    expect(await q.redis.exists(q.keys.jobEvents('1'))).toBe(0);
+  });
+});
+
+/**
+ * The Redis commands of claim, complete, completeAndClaim (2 completions, 2 claims) and retry
+ * as {@link costs} calls them, measured at f9507b7, before includes/jobEvents.lua (22, 25, 44
+ * and 33 in all).
+ */
+const BEFORE: Record<string, number>[] = [
+  {
+    time: 1,
+    zcard: 1,
+    zadd: 1,
+    smismember: 1,
+    hget: 1,
+    zmscore: 1,
+    hset: 3,
+    hincrby: 3,
+    lpop: 1,
+    zrangebyscore: 2,
+    hmget: 6,
+    zpopmin: 1,
+  },
+  {
+    zscore: 1,
+    time: 1,
+    zcard: 3,
+    zadd: 2,
+    hget: 6,
+    hdel: 3,
+    zrem: 1,
+    hset: 1,
+    hincrby: 2,
+    hgetall: 1,
+    zrangebyscore: 1,
+    hmget: 1,
+    sismember: 2,
+  },
+  {
+    time: 1,
+    zcard: 3,
+    zadd: 4,
+    smismember: 1,
+    hget: 2,
+    zmscore: 2,
+    hdel: 4,
+    zrem: 1,
+    hset: 6,
+    hincrby: 3,
+    lpop: 1,
+    zrangebyscore: 3,
+    hmget: 11,
+    zpopmin: 2,
+  },
+  {
+    exists: 1,
+    zscore: 2,
+    time: 1,
+    zcard: 2,
+    zadd: 2,
+    ltrim: 2,
+    lpush: 2,
+    hget: 6,
+    rpush: 1,
+    hdel: 5,
+    zrem: 1,
+    hset: 1,
+    hincrby: 3,
+    hgetall: 1,
+    hmget: 1,
+    sismember: 2,
+  },
+];
