@@ -794,6 +794,20 @@ export class Commands {
   }
 
   /**
+   * `readCounts-8.lua`: `[groups, onRing, paused, saturated, pending, delayed, active, dead,
+   * completed]` of one instant; saturated/pending/delayed as stored (null when missing), dead
+   * and completed without the jobs past their retention age.
+   */
+  readCounts(): Promise<(number | string | null)[]> {
+    const k = this.k;
+    return this.run(
+      'readCounts',
+      [k.groups, k.ring, k.paused, k.stats, k.active, k.dead, k.completed, k.settings],
+      [],
+    ) as Promise<(number | string | null)[]>;
+  }
+
+  /**
    * `readMetrics-7.lua`: the queue's cardinalities, `stats` and its oldest pending job, mending
    * at most `maxSteps` stale entries of `heads` on the way.
    */

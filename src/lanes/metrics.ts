@@ -40,9 +40,9 @@ export interface QueueMetrics {
   readonly delayed: number;
   /** Active jobs (`ZCARD active`). */
   readonly active: number;
-  /** Dead jobs kept by the retention (`ZCARD dead`). */
+  /** Dead jobs the dead retention keeps now (`ZCOUNT dead` from its age's cut, as reads see them). */
   readonly dead: number;
-  /** Completed jobs kept by the retention (`ZCARD completed`). */
+  /** Completed jobs the completed retention keeps now (`ZCOUNT completed` from its age's cut). */
   readonly completed: number;
   /** Event counters since the queue was created (`stats`). */
   readonly stats: QueueStats;

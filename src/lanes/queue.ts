@@ -1108,30 +1108,25 @@ export class Queue {
   }
 
   /**
-   * Queue-wide totals, O(1): counters and cardinalities, never a scan. `delayed` is the stats
-   * total; `dead` and `completed` count the jobs retained (ZCARD `dead`, `completed`).
+   * Queue-wide totals of one instant, in one read-only script (`readCounts-8.lua`): counters
+   * and cardinalities, never a scan; O(1) in groups, O(log n) in jobs. `delayed` is the stats
+   * total; `dead` and `completed` count the jobs the retention policies keep, leaving out those
+   * past their age that no trim has reached yet, as {@link job} and {@link jobs} do (DESIGN.md §2,
+   * "Retention").
    */
   async counts(): Promise<QueueCounts> {
-    const k = this.keys;
-    const [groups, onRing, paused, stats, active, dead, completed] = await Promise.all([
-      this.redis.zcard(k.groups),
-      this.redis.llen(k.ring),
-      this.redis.scard(k.paused),
-      this.redis.hmget(k.stats, 'saturated', 'pending', 'delayed'),
-      this.redis.zcard(k.active),
-      this.redis.zcard(k.dead),
-      this.redis.zcard(k.completed),
-    ]);
+    const [groups, onRing, paused, saturated, pending, delayed, active, dead, completed] =
+      await this.commands.readCounts();
     return {
-      groups,
-      onRing,
-      paused,
-      saturated: parseCount(stats[0]),
-      pending: parseCount(stats[1]),
-      delayed: parseCount(stats[2]),
-      active,
-      dead,
-      completed,
+      groups: Number(groups),
+      onRing: Number(onRing),
+      paused: Number(paused),
+      saturated: parseCount(saturated),
+      pending: parseCount(pending),
+      delayed: parseCount(delayed),
+      active: Number(active),
+      dead: Number(dead),
+      completed: Number(completed),
     };
   }
 

@@ -186,9 +186,9 @@ export interface QueueCounts {
   /** Jobs waiting for their run-at time (`stats.delayed`). */
   readonly delayed: number;
   readonly active: number;
-  /** Dead jobs retained (ZCARD `dead`). */
+  /** Dead jobs the dead retention keeps now (past its age: not counted, as not read). */
   readonly dead: number;
-  /** Completed jobs retained by the queue's completed retention (ZCARD `completed`). */
+  /** Completed jobs the completed retention keeps now (past its age: not counted, as not read). */
   readonly completed: number;
 }
 

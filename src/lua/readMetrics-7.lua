@@ -1,8 +1,8 @@
 --[[
   readMetrics — one queue's numbers for `GET /metrics` (DESIGN.md §4.7), read in one script so
   they agree: cardinalities, the `stats` hash (counters and totals) and the oldest pending job.
-  O(1) in groups and jobs: ZCARD, SCARD, LLEN, one HGETALL of a hash of a dozen fields, and at
-  most maxSteps steps over the oldest-pending index (below).
+  O(1) in groups and O(log n) in jobs: ZCARD, ZCOUNT, SCARD, LLEN, one HGETALL of a hash of a
+  dozen fields, and at most maxSteps steps over the oldest-pending index (below).
 
   The oldest pending job (includes/heads.lua): `P:{Q}:heads` holds every group with pending
   work at a score ≤ its lane's head. Its first entry is checked against that group's real lane
@@ -23,14 +23,16 @@
     KEYS[6] dead       zset  dead job ids (retained)
     KEYS[7] completed  zset  retained completed job ids
 
-    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, the lanes and the job hash of the
-                       oldest pending job are built from it (includes/keys.lua)
+    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, `settings`, the lanes and the job
+                       hash of the oldest pending job are built from it (includes/keys.lua)
     ARGV[2] maxSteps   stale entries of `heads` mended at most per call (1..10,000)
 
   Output: { at, ring, groups, paused, rateLimited, active, dead, completed, stats, oldest,
             settled, steps }
     at           ms, the Redis clock (TIME)
-    ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD
+    ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD; dead
+                 and completed leave out jobs past their retention age that no trim has
+                 reached yet (includes/retentionAge.lua keptCount: ZCOUNT), as the job reads do
     stats        HGETALL stats, flat
     oldest       { id, score, enqueuedAt } of the oldest pending job (enqueuedAt false when its
                  hash has none: a bare id of another writer), or false for none known
@@ -44,6 +46,7 @@
 ]]
 --- @include "keys"
 --- @include "nowMs"
+--- @include "retentionAge"
 --- @include "allowAtMaxmemory"
 
 local base = ARGV[1]
@@ -83,15 +86,16 @@ while true do
   end
 end
 
+local now = nowMs()
 return {
-  nowMs(),
+  now,
   redis.call('LLEN', KEYS[1]),
   redis.call('ZCARD', KEYS[4]),
   redis.call('SCARD', KEYS[3]),
   redis.call('ZCARD', rateLimitedKeyOf(base)),
   redis.call('ZCARD', KEYS[5]),
-  redis.call('ZCARD', KEYS[6]),
-  redis.call('ZCARD', KEYS[7]),
+  keptCount(KEYS[6], settingsKeyOf(base), 'dead', now),
+  keptCount(KEYS[7], settingsKeyOf(base), 'completed', now),
   redis.call('HGETALL', KEYS[2]),
   oldest,
   settled,

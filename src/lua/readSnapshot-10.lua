@@ -32,7 +32,9 @@
     pageIds       up to first + 1 ids after `min`, in id order
     pageFields    the group fields (includes/groupReply.lua) of each of the first `first` page ids, flat
     pickedFields  the same, for each id of ARGV[5 ..]
-    cards         { groups, paused, active, dead, completed } cardinalities
+    cards         { groups, paused, active, dead, completed } cardinalities; dead and completed
+                  leave out jobs past their retention age no trim has reached yet
+                  (includes/retentionAge.lua keptCount), as the job reads do
     stats         HGETALL stats, flat (the delayed total among them)
     queuePaused   1 while the queue is paused (pauseQueue), else 0
 
@@ -41,6 +43,7 @@
 --- @include "keys"
 --- @include "groupReply"
 --- @include "nowMs"
+--- @include "retentionAge"
 
 local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local ringKey = KEYS[4]
@@ -75,8 +78,9 @@ local function fieldsOf(ids, from, to)
   return flat
 end
 
+local at = nowMs()
 return {
-  nowMs(),
+  at,
   redis.call('LRANGE', ringKey, 0, -1),
   total,
   pageIds,
@@ -86,8 +90,8 @@ return {
     redis.call('ZCARD', groupsKey),
     redis.call('SCARD', k.paused),
     redis.call('ZCARD', activeKey),
-    redis.call('ZCARD', deadKey),
-    redis.call('ZCARD', completedKey),
+    keptCount(deadKey, settingsKey, 'dead', at),
+    keptCount(completedKey, settingsKey, 'completed', at),
   },
   redis.call('HGETALL', statsKey),
   redis.call('HGET', settingsKey, 'paused') == '1' and 1 or 0,

@@ -73,6 +73,8 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('readGroups');
       const snapshot = await q.snapshot({ ids: ['a'] });
       ran.add('readSnapshot');
+      expect(await q.counts()).toMatchObject({ groups: snapshot.counts.groups });
+      ran.add('readCounts');
       expect(snapshot.stats).toMatchObject({ enqueued: 5, completed: 2, retried: 1, reaped: 1 });
       expect(await q.audit()).toEqual({ groupsChecked: 2, findings: [] });
       ran.add('reconcileLeases').add('reconcileGroups');

@@ -2,7 +2,8 @@
  * Issue 16, item 3: "A completed job looked up inside its window says COMPLETED; outside it, it
  * is gone (null)" — on every read, not only after a trim (DESIGN.md §2 "Retention", §4.1).
  * The reaper never runs here (an engine queue has none) and no completion follows the ones
- * under test, so every job past its age is still in Redis: what hides it is the read.
+ * under test, so every job past its age is still in Redis: what hides it is the read — and
+ * the counts (Queue.counts, the snapshot's, the metrics read) leave it out alike.
  */
 import { describe, expect, it } from 'vitest';
 import type { Job, Queue } from '../../src/lanes/index.js';
@@ -55,6 +56,18 @@ async function listed(
   }
 }
 
+/**
+ * The queue's kept completed and dead jobs as every count reads them — Queue.counts, the
+ * snapshot's counts and the metrics read — checked to agree, so each is held to the lists.
+ */
+async function counted(q: Queue): Promise<{ completed: number; dead: number }> {
+  const [counts, snapshot, metrics] = await Promise.all([q.counts(), q.snapshot(), q.metrics()]);
+  const kept = { completed: counts.completed, dead: counts.dead };
+  expect({ completed: snapshot.counts.completed, dead: snapshot.counts.dead }).toEqual(kept);
+  expect({ completed: metrics.completed, dead: metrics.dead }).toEqual(kept);
+  return kept;
+}
+
 describe('completed jobs past their retention age read as gone, with no trim', () => {
   it('inside the window COMPLETED and listed; outside it null, unlisted, uncounted', async () => {
     const q = engine.queue();
@@ -69,10 +82,13 @@ describe('completed jobs past their retention age read as gone, with no trim', (
       total: 2,
     });
 
+    expect(await counted(q)).toEqual({ completed: 3, dead: 0 });
+
     await untilRedisTimePasses(q.redis, last + 1000);
     for (const id of ids) expect(await q.job(id)).toBeNull();
     expect(await listed(q, 'COMPLETED')).toEqual({ ids: [], total: 0 });
     expect(await listed(q, 'COMPLETED', 'a')).toEqual({ ids: [], total: 0 });
+    expect(await counted(q)).toEqual({ completed: 0, dead: 0 });
     // Still in Redis: the read hid them, no trim ran.
     expect(await q.redis.zcard(q.keys.completed)).toBe(3);
     expect(await q.redis.exists(q.keys.job(ids[0] as string))).toBe(1);
@@ -93,6 +109,7 @@ describe('completed jobs past their retention age read as gone, with no trim', (
     expect(page.totalCount).toBe(2);
     expect(await listed(q, 'COMPLETED')).toEqual({ ids: [...fresh.ids].reverse(), total: 2 });
     expect(await listed(q, 'COMPLETED', 'b')).toEqual({ ids: [fresh.ids[1]], total: 1 });
+    expect(await counted(q)).toEqual({ completed: 2, dead: 0 });
     expect(await q.job(old.ids[0] as string)).toBeNull();
     expect(await q.job(fresh.ids[0] as string)).toMatchObject({ state: 'COMPLETED' });
   });
@@ -126,10 +143,12 @@ describe('dead jobs past their retention age read as gone, with no trim', () => 
     expect(inside?.errors).toHaveLength(1);
     expect(await listed(q, 'DEAD')).toEqual({ ids: [...ids].reverse(), total: 2 });
     expect(await listed(q, 'DEAD', 'b')).toEqual({ ids: [ids[1]], total: 1 });
+    expect(await counted(q)).toEqual({ completed: 0, dead: 2 });
 
     await untilRedisTimePasses(q.redis, last + 1000);
     for (const id of ids) expect(await q.job(id)).toBeNull();
     expect(await listed(q, 'DEAD')).toEqual({ ids: [], total: 0 });
+    expect(await counted(q)).toEqual({ completed: 0, dead: 0 });
     expect(await listed(q, 'DEAD', 'b')).toEqual({ ids: [], total: 0 });
     expect(await q.redis.zcard(q.keys.dead)).toBe(2);
   });

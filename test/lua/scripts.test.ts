@@ -34,6 +34,8 @@ const EXPECTED = [
   'pauseQueue',
   // a delayed job to its lane now, an operator's action (issue 16)
   'promoteJob',
+  // a queue's totals of one instant, without jobs past their retention age (issue 16)
+  'readCounts',
   // the state of a page of groups in one round trip (issue 5: reads' client cost)
   'readGroups',
   // one job, gone once past its retention age (issue 16: Queue.job)

@@ -12,6 +12,11 @@
 
     keptSince(settingsKey, kind, now)   the oldest finish time (ms) the `kind` ('completed' or
                                         'dead') policy keeps at `now`, or nil: no age bound
+    keptCount(indexKey, settingsKey, kind, now)
+                                        how many of a finished-jobs index (`completed`,
+                                        `dead`: scored by finish time) the `kind` policy keeps
+                                        at `now`: ZCOUNT from keptSince, or ZCARD with no age
+                                        bound; O(log n)
     pastRetention(settingsKey, fields, now)
                                         true when a job hash (flat HGETALL `fields`) is
                                         completed or dead and finished before its policy's
@@ -26,6 +31,14 @@ local function keptSince(settingsKey, kind, now)
     return nil
   end
   return now - ageMs
+end
+
+local function keptCount(indexKey, settingsKey, kind, now)
+  local since = keptSince(settingsKey, kind, now)
+  if since == nil then
+    return redis.call('ZCARD', indexKey)
+  end
+  return redis.call('ZCOUNT', indexKey, since, '+inf')
 end
 
 local function pastRetention(settingsKey, fields, now)
