@@ -17,7 +17,8 @@
 local GROUP_FIELD_COUNT = 9
 
 local function readGroup(k, group, laneKey)
-  local data = overrideDataKeyOf(k.base)
+  local overrides =
+    redis.call('HMGET', overrideDataKeyOf(k.base), 'limit:' .. group, 'pause:' .. group)
   return {
     limit = redis.call('HGET', k.glimit, group),
     active = redis.call('HGET', k.gactive, group) or '0',
@@ -26,8 +27,8 @@ local function readGroup(k, group, laneKey)
     weight = redis.call('HGET', weightKeyOf(k.base), group),
     rate = redis.call('HGET', rateKeyOf(k.base), group),
     rateLimitedUntil = redis.call('ZSCORE', rateLimitedKeyOf(k.base), group),
-    limitOverride = redis.call('HGET', data, 'limit:' .. group),
-    pauseOverride = redis.call('HGET', data, 'pause:' .. group),
+    limitOverride = overrides[1],
+    pauseOverride = overrides[2],
   }
 end
 
