@@ -243,7 +243,8 @@ export class Queue {
    * Script: `setLimit-8.lua` (the seed's @glimit). Registers the group and the queue.
    * With `options.forMs` it is a timed override (DESIGN.md §4.8): the limit reverts at Redis
    * now + forMs (ms) to the limit before the first pending timed one (null: none); without, a
-   * pending limit revert is dropped (the latest plain call wins). Recorded in the history as
+   * pending limit revert is dropped (the latest plain call wins); a timed call whose revert
+   * would be the limit it sets is that plain call (no override). Recorded in the history as
    * `options.actor` (default: the handle's `actor`).
    * @throws RingmasterError BAD_USER_INPUT (argument `group`, `limit` or `forMs`: 1..30 days);
    *   DATA_OUT_OF_RANGE (the group's active count); nothing is written then
@@ -321,8 +322,8 @@ export class Queue {
    * Pause `group`: no job of it is claimed after this returns; its backlog and active jobs
    * are untouched. Script: `pause-7.lua` (the seed's @gpause). With `options.forMs` (ms, 1..30
    * days) a timed pause: at Redis now + forMs the group goes back to whether it was paused
-   * before the first pending timed pause (DESIGN.md §4.8); without, a pending pause revert is
-   * dropped.
+   * before the first pending timed pause (DESIGN.md §4.8); without — or when that is "paused"
+   * already, so nothing would revert — the plain pause: a pending pause revert is dropped.
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
   async pause(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
@@ -340,8 +341,9 @@ export class Queue {
    * `options.forMs` (ms, 1..30 days) a timed resume: at Redis now + forMs the group goes back to
    * whether it was paused before the first pending timed pause or resume — paused again, for a
    * group that was paused (DESIGN.md §4.8); it is an override of the pause kind, so a plain
-   * pause or resume drops it and `cancelOverride(group, 'pause')` cancels it. Without, a
-   * pending pause revert is dropped.
+   * pause or resume drops it and `cancelOverride(group, 'pause')` cancels it. Without — or
+   * when that is "running", so nothing would revert (a group not paused, or under a timed
+   * pause) — the plain resume: a pending pause revert is dropped.
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
   async resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {

@@ -21,10 +21,11 @@
     ARGV[4] cap      the queue history's cap (count)
 
   Timed overrides: with forMs, ZADD overrides 'pause:<group>' and HSET goverride (the JSON);
-  without, a pending pause revert is dropped (a plain call wins). History (includes/overrides.lua
-  recordSteering; none when nothing changed): one entry, action pause, before/after { limit,
-  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
-  dropped a pending revert).
+  without, a pending pause revert is dropped (a plain call wins). A timed call that would revert
+  to the value it sets is that plain call (includes/overrides.lua steerOverride, DESIGN.md §4.8).
+  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
+  pause, before/after { limit, paused, active, pending }, detail { forMs, until } (timed) or {
+  cancelled } (a plain call that dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
 
@@ -37,7 +38,6 @@
 --- @include "allowAtMaxmemory"
 --- @include "groupReply"
 --- @include "history"
---- @include "nowMs"
 --- @include "overrides"
 
 local k = {
@@ -56,15 +56,7 @@ local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
 redis.call('LREM', k.ring, 0, group)
 redis.call('ZADD', groupsKey, 0, group)
-local detail
-if forMs then
-  local now = nowMs()
-  local revertTo = timedRevertTo(k.base, member, before.paused == 1)
-  setOverride(k.base, member, now + forMs, revertTo, now, h.actor)
-  detail = timedDetail(forMs, now + forMs)
-else
-  detail = cancelledDetail(dropOverride(k.base, member))
-end
+local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor)
 local after = readGroup(k, group, laneKey)
 recordSteering(k.base, h, 'pause', group, before, after, detail)
 return fieldsReply(after)

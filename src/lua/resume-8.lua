@@ -20,11 +20,13 @@
     ARGV[3] actor    who asks, for the history (includes/history.lua historyArgs)
     ARGV[4] cap      the queue history's cap (count)
 
-  Timed overrides: an override of the pause kind (member 'pause:<group>'), as pause's: with
-  forMs, ZADD overrides and HSET goverride; without, a pending pause revert is dropped (a plain
-  call wins). History (includes/overrides.lua recordSteering; none when nothing changed): one
-  entry, action resume, before/after { limit, paused, active, pending }, detail { forMs, until }
-  (timed) or { cancelled } when a plain call dropped a pending revert.
+  Timed overrides: an override of the pause kind (member 'pause:<group>'), as pause's: with forMs,
+  ZADD overrides and HSET goverride; without, a pending pause revert is dropped (a plain call
+  wins). A timed call that would revert to the value it sets is that plain call
+  (includes/overrides.lua steerOverride, DESIGN.md §4.8). History (includes/overrides.lua
+  recordSteering; none when nothing changed): one entry, action resume, before/after { limit,
+  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } when a plain call
+  dropped a pending revert.
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group has a limit and its active count
@@ -40,7 +42,6 @@
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
---- @include "nowMs"
 --- @include "overrides"
 
 local k = {
@@ -61,16 +62,8 @@ local judged = judgeFields(k, group, before, 'paused', 0)
 redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
-local detail
-if forMs then
-  local now = nowMs()
-  -- judged.after was read before this write: the reply carries the override now pending.
-  judged.after.pauseOverride = setOverride(k.base, member, now + forMs,
-    timedRevertTo(k.base, member, before.paused == 1), now, h.actor)
-  detail = timedDetail(forMs, now + forMs)
-else
-  detail = cancelledDetail(dropOverride(k.base, member))
-  judged.after.pauseOverride = false
-end
+-- judged.after was read before this write: the reply carries the override now pending.
+local override, detail = steerOverride(k.base, member, forMs, before.paused == 1, false, h.actor)
+judged.after.pauseOverride = override
 recordSteering(k.base, h, 'resume', group, before, judged.after, detail)
 return fieldsReply(judged.after)

@@ -27,10 +27,11 @@
     ARGV[5] cap      the queue history's cap (count)
 
   Timed overrides: with forMs, ZADD overrides 'limit:<group>' and HSET goverride (the JSON);
-  without, a pending limit revert is dropped (a plain call wins). History (includes/overrides.lua
-  recordSteering; none when nothing changed): one entry, action setLimit, before/after { limit,
-  paused, active, pending }, detail { forMs, until } (timed) or { cancelled } (a plain call that
-  dropped a pending revert).
+  without, a pending limit revert is dropped (a plain call wins). A timed call that would revert
+  to the value it sets is that plain call (includes/overrides.lua steerOverride, DESIGN.md §4.8).
+  History (includes/overrides.lua recordSteering; none when nothing changed): one entry, action
+  setLimit, before/after { limit, paused, active, pending }, detail { forMs, until } (timed) or {
+  cancelled } (a plain call that dropped a pending revert).
 
   Output: groupReply (includes/groupReply.lua)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
@@ -46,7 +47,6 @@
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
---- @include "nowMs"
 --- @include "overrides"
 
 local k = {
@@ -71,16 +71,9 @@ settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
   redis.call('LREM', k.ring, 0, group)
 end
-local detail
-if forMs then
-  local now = nowMs()
-  local current = parseLimit(before.limit)
-  local revertTo = timedRevertTo(k.base, member, current == nil and cjson.null or current)
-  judged.after.limitOverride = setOverride(k.base, member, now + forMs, revertTo, now, h.actor)
-  detail = timedDetail(forMs, now + forMs)
-else
-  detail = cancelledDetail(dropOverride(k.base, member))
-  judged.after.limitOverride = false
-end
+local current = parseLimit(before.limit)
+local override, detail = steerOverride(k.base, member, forMs,
+  current == nil and cjson.null or current, tonumber(limit), h.actor)
+judged.after.limitOverride = override
 recordSteering(k.base, h, 'setLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

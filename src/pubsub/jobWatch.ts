@@ -16,8 +16,10 @@ import { decodeJob, withoutToken } from '../lanes/index.js';
 import type { Render } from './conflate.js';
 
 /**
- * The job as a watcher sees it: null when it is gone (completed without retention, trimmed,
- * removed by an operator) or never was.
+ * The job as a watcher sees it: null when it is gone (trimmed, removed by an operator) or never
+ * was. A job completed without retention is COMPLETED (its event list's last entry, read from
+ * the hash before its DEL: includes/jobEvents.lua noteJobForgotten), with the constant fields
+ * read before.
  */
 export type WatchedJob = Job | null;
 

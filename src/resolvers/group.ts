@@ -184,17 +184,30 @@ interface RingIndex {
 }
 
 /**
+ * Whether the queue is paused (`pauseQueue`), read once per queue per execution
+ * ({@link oncePerExecution}): O(1), one HGET.
+ */
+function queuePausedOf(ctx: Context, rootValue: unknown, queueName: string): Promise<boolean> {
+  return oncePerExecution(ctx, rootValue, `queueState\u0000${queueName}`, () =>
+    ctx.engine
+      .queue(queueName)
+      .state()
+      .then((state) => state === 'PAUSED'),
+  );
+}
+
+/**
  * Ring positions and the queue's pause, read once per queue per execution
  * ({@link oncePerExecution}): a page of 500 groups (times aliases) asking for `reason` costs one
  * O(ring) read, not one per group.
  */
 function ringIndex(ctx: Context, rootValue: unknown, queueName: string): Promise<RingIndex> {
-  return oncePerExecution(ctx, rootValue, `ring\u0000${queueName}`, () => {
-    const q = ctx.engine.queue(queueName);
-    return Promise.all([q.ring(), q.state()]).then(([ring, state]) =>
-      indexRing(ring, state === 'PAUSED'),
-    );
-  });
+  return oncePerExecution(ctx, rootValue, `ring\u0000${queueName}`, () =>
+    Promise.all([
+      ctx.engine.queue(queueName).ring(),
+      queuePausedOf(ctx, rootValue, queueName),
+    ]).then(([ring, queuePaused]) => indexRing(ring, queuePaused)),
+  );
 }
 
 /** A ring's positions (1-based); the first occurrence counts (the one claim would serve first). */
@@ -222,18 +235,40 @@ export function describeWithRing(
 }
 
 /**
- * `Group.reason`: reads the ring (once per execution) only when the group is serviceable.
+ * The clause every reason ends with while the whole queue is paused (`pauseQueue`, DESIGN.md
+ * §4): the gate in front of the ring outlasts the group's own blockers, so a reason that named
+ * only those would promise turns that will not come when they lift.
+ */
+export const QUEUE_PAUSED_CLAUSE = 'the queue is paused: no group gets turns until resumeQueue';
+
+/**
+ * `Group.reason`: reads the ring (once per execution) only when the group is serviceable, and
+ * the queue's pause (once per execution, O(1)) for every group.
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
  */
 export async function reason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
+  const { sentence, queuePaused } = await plainReason(ctx, g, rootValue);
   // A pending timed revert adds a clause (src/resolvers/overrides.ts, DESIGN.md §4.8).
-  return withOverrides(ctx, g, rootValue, await plainReason(ctx, g, rootValue));
+  const withReverts = await withOverrides(ctx, g, rootValue, sentence);
+  return queuePaused ? `${withReverts}; ${QUEUE_PAUSED_CLAUSE}` : withReverts;
 }
 
-async function plainReason(ctx: Context, g: GroupInfo, rootValue: unknown): Promise<string> {
-  if (blockedBy(g) !== null) return reasonSentence(g, null);
-  const { length, position, queuePaused } =
-    ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
+/**
+ * The group's own sentence, and whether the queue's pause is still to be said (a group on the
+ * ring of a paused queue says it in its sentence already).
+ */
+async function plainReason(
+  ctx: Context,
+  g: GroupInfo,
+  rootValue: unknown,
+): Promise<{ sentence: string; queuePaused: boolean }> {
+  const read = ringOfRead.get(g);
+  if (blockedBy(g) !== null) {
+    const queuePaused = read?.queuePaused ?? (await queuePausedOf(ctx, rootValue, g.queue));
+    return { sentence: reasonSentence(g, null), queuePaused };
+  }
+  const { length, position, queuePaused } = read ?? (await ringIndex(ctx, rootValue, g.queue));
   const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused };
-  return reasonSentence(g, at);
+  // On the ring, the sentence itself says the queue is paused ("…, but the queue is paused").
+  return { sentence: reasonSentence(g, at), queuePaused: queuePaused && at.position === null };
 }

@@ -36,7 +36,7 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
 
 /** The `forMs` argument of the timed steering calls (DESIGN.md §4.8). */
 const FOR_MS =
-  'A timed override (ms, 1..2,592,000,000 = 30 days): reverts on its own at the deadline (Redis clock) to the value before the first pending override of its kind. Left out: a plain call, which also drops a pending revert of its kind.';
+  'A timed override (ms, 1..2,592,000,000 = 30 days): reverts on its own at the deadline (Redis clock) to the value before the first pending override of its kind; when that is the value the call sets, nothing would revert and the call is the plain one (no override, nothing recorded when nothing changed). Left out: a plain call, which also drops a pending revert of its kind.';
 
 // Nullable, as every mutation field (src/schema/job.ts says why).
 builder.mutationFields((t) => ({
@@ -129,7 +129,7 @@ builder.objectFields(GroupRef, (t) => ({
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring).',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state.',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

@@ -249,7 +249,7 @@ builder.subscriptionFields((t) => ({
     nullable: true,
     authScopes: { read: true },
     description:
-      'The job as it is now, then every state it goes through, in order, each with the fields of that moment (however short: a job claimed and completed at once still shows ACTIVE, then COMPLETED), and whenever its lease, run-at time or last error changes. Completes after the job is COMPLETED or DEAD, or after null: the job is gone (completed without retention, trimmed, removed, or past its retention age) or never was. An id that is not a decimal string is JOB_NOT_FOUND.',
+      'The job as it is now, then every state it goes through, in order, each with the fields of that moment (however short: a job claimed and completed at once still shows ACTIVE, then COMPLETED), and whenever its lease, run-at time or last error changes. Completes after the job is COMPLETED or DEAD (COMPLETED also when the queue keeps no completed job and its hash is deleted at once), or after null: the job is gone (trimmed, removed, or past its retention age) or never was. Every change from the first event on is sent: wait for it before acting on the job. An id that is not a decimal string is JOB_NOT_FOUND.',
     args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     subscribe: (_root, args, ctx) => jobChanged(ctx, args.queue, String(args.id)),
     resolve: (job) => job,

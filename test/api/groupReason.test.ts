@@ -13,6 +13,7 @@ import {
   GroupsReasonsDocument,
   GroupsWithPrefixDocument,
   PauseGroupDocument,
+  QueueSnapshotDocument,
   QueueStatsDocument,
   ResumeGroupDocument,
   SetLimitDocument,
@@ -104,6 +105,57 @@ describe('Group.reason and Group.blockedBy', () => {
     );
     await q.resumeQueue();
     expect((await read(q, 'a')).reason).toBe('on the ring at position 1 of 1: next to be served');
+  });
+
+  it('with the queue paused, every group state says so last; resumeQueue takes it away', async () => {
+    const q = engineQueue();
+    const clause = '; the queue is paused: no group gets turns until resumeQueue';
+    // The finding: paused, limit 0 and rate-limited — all three lifted, the queue still holds it.
+    await q.setRateLimit('all3', { max: 1, windowMs: 3_600_000 });
+    await enqueue(q, 'all3', 2);
+    await claim(q, 'all3', 1);
+    await q.pause('all3');
+    await q.setLimit('all3', 0);
+    await enqueue(q, 'limited', 2);
+    await q.setLimit('limited', 1);
+    await claim(q, 'limited', 1);
+    await q.pause('timed', { forMs: 720_000 });
+    await q.pauseQueue();
+    const all3 = await read(q, 'all3');
+    expect(all3.blockedBy).toBe('PAUSED');
+    expect(all3.reason).toMatch(
+      /^paused, parked \(the limit is 0\) and rate-limited until .*: it gets no turns until it is resumed, the limit is raised and its window reopens \(1 pending, 1 in flight\); the queue is paused: no group gets turns until resumeQueue$/,
+    );
+    expect((await read(q, 'limited')).reason).toBe(
+      `at its limit (1 of 1 in flight): it re-joins the ring when one finishes${clause}`,
+    );
+    expect((await read(q, 'nobody')).reason).toBe(
+      `empty: nothing is waiting or in flight; it gets a turn when a job is enqueued${clause}`,
+    );
+    // After a pending revert's clause: the queue's gate outlasts it too.
+    expect((await read(q, 'timed')).reason).toMatch(
+      /^paused: .*; paused for 12 more minutes, then resumes; the queue is paused: no group gets turns until resumeQueue$/,
+    );
+    // A page of groups and a snapshot (whose groups are read with the queue's state) say it too.
+    const page = await server.request(GroupsReasonsDocument, { queue: q.name, first: 10 });
+    for (const e of page.body.data?.queue.groups.edges ?? []) {
+      expect(e.node.reason.endsWith(clause)).toBe(true);
+    }
+    const snap = await server.request(QueueSnapshotDocument, {
+      queue: q.name,
+      first: 10,
+      ids: ['limited'],
+    });
+    expect(snap.body.errors).toBeUndefined();
+    const snapshot = snap.body.data?.queue.snapshot;
+    for (const e of snapshot?.groups.edges ?? []) expect(e.node.reason.endsWith(clause)).toBe(true);
+    expect(snapshot?.picked[0]?.reason.endsWith(clause)).toBe(true);
+
+    await q.resumeQueue();
+    expect((await read(q, 'all3')).reason).not.toContain('queue is paused');
+    expect((await read(q, 'limited')).reason).toBe(
+      'at its limit (1 of 1 in flight): it re-joins the ring when one finishes',
+    );
   });
 
   it('a paused group says so, with its backlog and work in flight', async () => {

@@ -19,6 +19,7 @@ import {
   RemoveJobsDocument,
   RetryDocument,
   RetryWithErrorDocument,
+  SetRetentionDocument,
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
@@ -103,6 +104,35 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     expect(events[0]?.leaseUntil).toEqual(expect.any(String));
     expect(events[1]).toMatchObject({ attempts: 1, leaseUntil: null });
     expect(events[1]?.finishedAt).toEqual(expect.any(String));
+  });
+
+  it('completed retention 0, claim → complete back to back: PENDING, ACTIVE, COMPLETED (not null)', async () => {
+    const q = queueName('exact');
+    await ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    // From the first event on, every change: the watch is registered before it is sent.
+    expect(await next(sub)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
+    const token = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token });
+    const events = await rest(sub);
+    expect(events.map((e) => e?.state)).toEqual(['ACTIVE', 'COMPLETED']);
+    expect(events[1]).toMatchObject({ id, group: 'g', attempts: 1, token: null, leaseUntil: null });
+    expect(events[1]?.finishedAt).toEqual(expect.any(String));
+  });
+
+  it('acting before the first event: the events are the job from where it got to, in order, ending COMPLETED', async () => {
+    const q = queueName('exact');
+    const id = await enqueue(q);
+    const sub = subscribe(server, { queue: q, id });
+    // No wait for the first event: the claim may land before the watch is registered, so what
+    // is guaranteed is a tail of the job's life (DESIGN.md §4.4), never a state out of order.
+    const token = await claim(q);
+    await ok(CompleteDocument, { queue: q, id, token });
+    const states = (await rest(sub)).map((e) => e?.state);
+    const life = ['PENDING', 'ACTIVE', 'COMPLETED'];
+    expect(states.at(-1)).toBe('COMPLETED');
+    expect(life.slice(life.length - states.length)).toEqual(states);
   });
 
   it('claim → retry → claim → complete: PENDING, ACTIVE, PENDING, ACTIVE, COMPLETED with the attempts of each moment', async () => {

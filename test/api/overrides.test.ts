@@ -15,6 +15,7 @@ import {
   type GroupOverridesChangedSubscription,
   GroupOverridesDocument,
   PauseGroupForDocument,
+  QueueHistoryDocument,
   ResumeGroupForDocument,
   SetLimitForDocument,
 } from '../gql/graphql.js';
@@ -198,6 +199,56 @@ describe('resumeGroup with forMs', () => {
       const error = body.errors?.[0] as { extensions?: Record<string, unknown> };
       expect(error?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'forMs' });
     });
+  });
+});
+
+describe('a timed call that would revert to the value it sets (§4.8)', () => {
+  /** The queue's history through the API: its entries' actions and details, newest first. */
+  async function historyOf(q: Queue): Promise<{ action: string; detail: unknown }[]> {
+    const data = await ok(api.request(QueueHistoryDocument, { queue: q.name, first: 50 }));
+    return data.queue.history.edges.map((e) => ({ action: e.node.action, detail: e.node.detail }));
+  }
+
+  it('resumeGroup forMs of a group that is not paused: no override in the reply, nothing recorded', async () => {
+    const q = engineQueue();
+    const data = await ok(
+      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g9', forMs: 5_000 }),
+    );
+    const g = data.resumeGroup as GroupOverrideFieldsFragment;
+    expect(g).toMatchObject({ paused: false, pauseOverride: null, limitOverride: null });
+    expect(g.reason).not.toMatch(/resumed for|paused again/);
+    expect(await read(q, 'g9')).toMatchObject({ pauseOverride: null });
+    expect(await historyOf(q)).toEqual([]);
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+  });
+
+  it('pauseGroup forMs of a paused group and setLimit forMs to its limit: no override, nothing recorded', async () => {
+    const q = engineQueue();
+    await q.pause('g');
+    await q.setLimit('g', 4);
+    const paused = await ok(
+      api.request(PauseGroupForDocument, { queue: q.name, group: 'g', forMs: 5_000 }),
+    );
+    expect(paused.pauseGroup).toMatchObject({ paused: true, pauseOverride: null });
+    const limited = await ok(
+      api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 4, forMs: 5_000 }),
+    );
+    expect(limited.setLimit).toMatchObject({ limit: 4, limitOverride: null });
+    expect((await historyOf(q)).map((e) => e.action)).toEqual(['setLimit', 'pause']);
+  });
+
+  it('resumeGroup forMs after a timed pause is the plain resume: it drops the pending pause, recorded as such', async () => {
+    const q = engineQueue();
+    await q.enqueue('g', 1);
+    await q.pause('g', { forMs: 60 * MINUTE });
+    const data = await ok(
+      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 15 * MINUTE }),
+    );
+    const g = data.resumeGroup as GroupOverrideFieldsFragment;
+    expect(g).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
+    expect(g.reason).not.toMatch(/more minutes/);
+    const [last] = await historyOf(q);
+    expect(last).toMatchObject({ action: 'resume', detail: { cancelled: { revertTo: false } } });
   });
 });
 

@@ -93,16 +93,32 @@ describe('a watched job', () => {
     ]);
   });
 
-  it('removed, or completed without retention: its last entry says gone', async () => {
+  it('completed without retention: its last entry is COMPLETED (the truth), not gone', async () => {
     const q = engine.queue();
     await q.setRetention({ completed: { count: 0 } });
     const done = await q.enqueue('g', null);
-    const removed = await q.enqueue('g', null);
-    await q.watchJobs([done.id, removed.id], 60_000);
+    await q.watchJobs([done.id], 60_000);
     const c = await claimed(q);
+    const t0 = await redisNow(q.redis);
     await q.complete(c.id, c.token);
+    const [active, completed] = await entries(q, done.id);
+    expect(active).toMatchObject({ state: 'active', attempts: '1' });
+    expect(completed).toMatchObject({
+      state: 'completed',
+      attempts: '1',
+      claimedAt: active?.claimedAt,
+    });
+    expect(completed?.gone).toBeUndefined();
+    expect(completed?.leaseUntil).toBeUndefined();
+    expect(Number(completed?.finishedAt)).toBeGreaterThanOrEqual(t0);
+    expect(await q.redis.exists(q.keys.job(done.id))).toBe(0);
+  });
+
+  it('removed by an operator: its last entry says gone', async () => {
+    const q = engine.queue();
+    const removed = await q.enqueue('g', null);
+    await q.watchJobs([removed.id], 60_000);
     await q.removeJobs({ ids: [removed.id] });
-    expect((await entries(q, done.id)).map((e) => e.gone ?? e.state)).toEqual(['active', true]);
     expect((await entries(q, removed.id)).map((e) => e.gone ?? e.state)).toEqual([true]);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Property test of timed overrides (issue 17, DESIGN.md §4.8; like model.test.ts): random
- * sequences of plain and timed setLimit / clearLimit / pause / resume, cancelOverride, enqueues,
+ * sequences of plain and timed setLimit / pause / resume, clearLimit, cancelOverride, enqueues,
  * claims, completions, and time passing — against a model of each group's limit, pause and
  * pending reverts. Timed calls are either short (1–10 ms: due by the next tick) or an hour
  * (never due in a run); a tick waits until the Redis clock has passed every short deadline, then
@@ -27,8 +27,8 @@ type Timing = 'plain' | 'short' | 'long';
 
 type Step =
   | { kind: 'setLimit'; group: number; limit: number; timing: Timing; forMs: number }
-  | { kind: 'pause'; group: number; timing: Timing; forMs: number }
-  | { kind: 'clearLimit' | 'resume' | 'enqueue'; group: number }
+  | { kind: 'pause' | 'resume'; group: number; timing: Timing; forMs: number }
+  | { kind: 'clearLimit' | 'enqueue'; group: number }
   | { kind: 'cancel'; group: number; what: 'limit' | 'pause' }
   | { kind: 'claim' | 'complete' | 'tick' };
 
@@ -55,12 +55,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     forMs: fc.integer({ min: 1, max: 10 }),
   }),
   fc.record({
-    kind: fc.constant('pause' as const),
+    kind: fc.constantFrom('pause' as const, 'resume' as const),
     group,
     timing,
     forMs: fc.integer({ min: 1, max: 10 }),
   }),
-  fc.record({ kind: fc.constantFrom('clearLimit' as const, 'resume' as const), group }),
+  fc.record({ kind: fc.constant('clearLimit' as const), group }),
   fc.record({ kind: fc.constant('enqueue' as const), group }),
   fc.record({
     kind: fc.constant('cancel' as const),
@@ -72,6 +72,23 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 function forMsOf(t: Timing, forMs: number): number | undefined {
   return t === 'plain' ? undefined : t === 'short' ? forMs : LONG_MS;
+}
+
+/**
+ * The model's pending revert after a call of its kind setting `value`: none for a plain call,
+ * and none for a timed one whose revertTo (the pending one's, else `current`) is `value` — a
+ * revert that would change nothing makes it the plain call (DESIGN.md §4.8).
+ */
+function timed<T extends number | boolean | null>(
+  forMs: number | undefined,
+  t: Timing,
+  pending: Pending | null,
+  current: T,
+  value: T,
+): Pending | null {
+  if (forMs === undefined) return null;
+  const revertTo = pending ? pending.revertTo : current;
+  return revertTo === value ? null : { revertTo, short: t === 'short' };
 }
 
 async function run(q: Queue, steps: Step[]): Promise<void> {
@@ -90,13 +107,7 @@ async function run(q: Queue, steps: Step[]): Promise<void> {
         const g = m(s.group);
         const forMs = forMsOf(s.timing, s.forMs);
         await q.setLimit(GROUPS[s.group] as string, s.limit, { forMs });
-        g.limitOverride =
-          forMs === undefined
-            ? null
-            : {
-                revertTo: g.limitOverride ? g.limitOverride.revertTo : g.limit,
-                short: s.timing === 'short',
-              };
+        g.limitOverride = timed(forMs, s.timing, g.limitOverride, g.limit, s.limit);
         g.limit = s.limit;
         break;
       }
@@ -104,13 +115,7 @@ async function run(q: Queue, steps: Step[]): Promise<void> {
         const g = m(s.group);
         const forMs = forMsOf(s.timing, s.forMs);
         await q.pause(GROUPS[s.group] as string, { forMs });
-        g.pauseOverride =
-          forMs === undefined
-            ? null
-            : {
-                revertTo: g.pauseOverride ? g.pauseOverride.revertTo : g.paused,
-                short: s.timing === 'short',
-              };
+        g.pauseOverride = timed(forMs, s.timing, g.pauseOverride, g.paused, true);
         g.paused = true;
         break;
       }
@@ -119,11 +124,14 @@ async function run(q: Queue, steps: Step[]): Promise<void> {
         m(s.group).limit = null;
         m(s.group).limitOverride = null;
         break;
-      case 'resume':
-        await q.resume(GROUPS[s.group] as string);
-        m(s.group).paused = false;
-        m(s.group).pauseOverride = null;
+      case 'resume': {
+        const g = m(s.group);
+        const forMs = forMsOf(s.timing, s.forMs);
+        await q.resume(GROUPS[s.group] as string, { forMs });
+        g.pauseOverride = timed(forMs, s.timing, g.pauseOverride, g.paused, false);
+        g.paused = false;
         break;
+      }
       case 'cancel':
         await q.cancelOverride(GROUPS[s.group] as string, s.what);
         if (s.what === 'limit') m(s.group).limitOverride = null;

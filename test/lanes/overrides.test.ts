@@ -184,16 +184,15 @@ describe('timed pause', () => {
     });
   });
 
-  it('of a group already paused reverts to paused: it stays paused', async () => {
+  it('of a group already paused is the plain pause: nothing pending, nothing recorded', async () => {
     const q = engine.queue();
     await q.enqueue('g', 1);
     await q.pause('g');
+    const entries = (await historyOf(q)).length;
     const g = await q.pause('g', { forMs: 10 });
-    expect(g.pauseOverride?.revertTo).toBe(true);
-    await untilAllDue(q);
-    expect((await q.applyOverrides()).applied).toBe(1);
-    expect(await q.group('g')).toMatchObject({ paused: true, onRing: false, pauseOverride: null });
-    expect((await rawState(q)).ring).toEqual([]);
+    expect(g).toMatchObject({ paused: true, onRing: false, pauseOverride: null });
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+    expect(await historyOf(q)).toHaveLength(entries);
     expect((await q.audit()).findings).toEqual([]);
   });
 
@@ -264,15 +263,17 @@ describe('timed resume', () => {
     expect((await q.group('c')).paused).toBe(false);
   });
 
-  it('after a timed pause keeps the first revertTo: it ends resumed, as before the first', async () => {
+  it('after a timed pause is the plain resume (its revertTo, running, is the value it sets)', async () => {
     const q = engine.queue();
     await q.enqueue('g', 1);
     await q.pause('g', { forMs: HOUR });
     const g = await q.resume('g', { forMs: 10 });
-    expect(g).toMatchObject({ paused: false, pauseOverride: { revertTo: false } });
-    await untilAllDue(q);
-    expect((await q.applyOverrides()).applied).toBe(1);
-    expect(await q.group('g')).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
+    expect(g).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'resume',
+      detail: { cancelled: { revertTo: false } },
+    });
   });
 
   it('a bad forMs is BAD_USER_INPUT and changes nothing', async () => {
@@ -284,6 +285,115 @@ describe('timed resume', () => {
       argument: 'forMs',
     });
     expect(await queueSnapshot(q)).toEqual(before);
+  });
+});
+
+/**
+ * `q`'s keys and values with the queue's own name taken out of each key, so two queues compare;
+ * the history and job hashes (which hold times) by their entry and field counts.
+ */
+async function layoutOf(q: Queue): Promise<Map<string, string | number>> {
+  const snap = await queueSnapshot(q);
+  const out = new Map<string, string | number>();
+  for (const [key, value] of snap) {
+    const name = key.replace(q.keys.base, '<base>');
+    if (key === q.keys.history) out.set(name, await q.redis.xlen(key));
+    else if (name.startsWith('<base>job:')) out.set(name, await q.redis.hlen(key));
+    else out.set(name, value);
+  }
+  return out;
+}
+
+describe('a timed call that would revert to the value it sets is the plain call (§4.8)', () => {
+  it('timed resume of an unknown group: exactly the plain resume — nothing pending or recorded', async () => {
+    const timed = engine.queue();
+    const plain = engine.queue();
+    const g = await timed.resume('g9', { forMs: 5_000 });
+    await plain.resume('g9');
+    expect(g).toMatchObject({ paused: false, pauseOverride: null, limitOverride: null });
+    expect(await timed.redis.zcard(timed.keys.overrides)).toBe(0);
+    expect(await historyOf(timed)).toEqual([]);
+    expect(await layoutOf(timed)).toEqual(await layoutOf(plain));
+  });
+
+  it('timed resume of a running group with a pending timed pause: the plain resume, recorded', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', 1);
+    await q.pause('g', { forMs: HOUR, actor: 'ops' });
+    const g = await q.resume('g', { forMs: 5_000, actor: 'bob' });
+    expect(g).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'resume',
+      actor: 'bob',
+      before: { paused: true },
+      after: { paused: false },
+      detail: { cancelled: { revertTo: false, actor: 'ops' } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await q.applyOverrides()).toEqual({ applied: 0, nextAt: null });
+  });
+
+  it('timed pause of a paused group: exactly the plain pause', async () => {
+    const timed = engine.queue();
+    const plain = engine.queue();
+    for (const q of [timed, plain]) {
+      await q.enqueue('g', 1);
+      await q.pause('g');
+    }
+    await timed.pause('g', { forMs: 5_000 });
+    await plain.pause('g');
+    expect(await layoutOf(timed)).toEqual(await layoutOf(plain));
+    expect(await timed.redis.zcard(timed.keys.overrides)).toBe(0);
+  });
+
+  it('timed pause with a pending timed resume of a paused group: the plain pause, recorded', async () => {
+    const q = engine.queue();
+    await q.enqueue('g', 1);
+    await q.pause('g');
+    await q.resume('g', { forMs: HOUR });
+    const g = await q.pause('g', { forMs: 5_000 });
+    expect(g).toMatchObject({ paused: true, onRing: false, pauseOverride: null });
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'pause',
+      before: { paused: false },
+      after: { paused: true },
+      detail: { cancelled: { revertTo: true } },
+    });
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+  });
+
+  it('timed setLimit to the limit it has: exactly the plain setLimit (nothing recorded)', async () => {
+    const timed = engine.queue();
+    const plain = engine.queue();
+    for (const q of [timed, plain]) await q.setLimit('g', 5);
+    const g = await timed.setLimit('g', 5, { forMs: 5_000 });
+    await plain.setLimit('g', 5);
+    expect(g).toMatchObject({ limit: 5, limitOverride: null });
+    expect(await historyOf(timed)).toHaveLength(1);
+    expect(await layoutOf(timed)).toEqual(await layoutOf(plain));
+  });
+
+  it('timed setLimit back to the revertTo of a pending one: the plain setLimit, recorded', async () => {
+    const q = engine.queue();
+    await q.setLimit('g', 5);
+    await q.setLimit('g', 2, { forMs: HOUR });
+    const g = await q.setLimit('g', 5, { forMs: 5_000 });
+    expect(g).toMatchObject({ limit: 5, limitOverride: null });
+    expect((await historyOf(q)).at(-1)).toMatchObject({
+      action: 'setLimit',
+      before: { limit: 2 },
+      after: { limit: 5 },
+      detail: { cancelled: { revertTo: 5 } },
+    });
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
+  });
+
+  it('a timed call of the other kind still counts: a timed limit of a paused group is timed', async () => {
+    const q = engine.queue();
+    await q.pause('g');
+    const g = await q.setLimit('g', 1, { forMs: HOUR });
+    expect(g.limitOverride).toMatchObject({ revertTo: null });
+    expect(g.pauseOverride).toBeNull();
   });
 });
 

@@ -56,7 +56,7 @@ describe('jobChanges', () => {
     expect(feed.stats()).toMatchObject({ listeners: 0, watches: 0, channels: 0 });
   });
 
-  it('a job completed without retention (its hash deleted) ends with null', async () => {
+  it('a job completed without retention (its hash deleted) ends with COMPLETED, not null', async () => {
     const { feed, engine } = await feeds.start();
     const name = queueName();
     const q = engine.queue(name);
@@ -68,8 +68,23 @@ describe('jobChanges', () => {
     const job = await claim(q);
     expect(await reader.next()).toMatchObject({ state: 'ACTIVE' });
     await q.complete(id, job.token as string);
-    expect(await reader.next()).toBeNull();
+    // The truth: it completed (null would say removed or never was). Its constant fields are
+    // the ones the watch read before; the hash is gone.
+    expect(await reader.next()).toMatchObject({
+      id,
+      group: 'g',
+      state: 'COMPLETED',
+      attempts: 1,
+      token: null,
+      leaseUntil: null,
+      finishedAt: expect.any(Number),
+    });
     await expectEnded(reader);
+    expect(await q.job(id)).toBeNull();
+    // A subscription made after it is gone has nothing to say it completed: null, as ever.
+    const late = new Reader(feed.jobChanges(name, id));
+    expect(await late.next()).toBeNull();
+    await expectEnded(late);
   });
 
   it('a job completed and kept by the retention ends the stream at COMPLETED', async () => {

@@ -21,7 +21,7 @@
   built from it, includes/keys.lua).
   Events: del job + errors, hdel payloads (count 0); else hset/hdel job, zadd completed and
   g:<group>:completed, and trim's zrem/del. A watched job's event (includes/jobEvents.lua):
-  COMPLETED, or gone with count 0.
+  COMPLETED, with count 0 too (noteJobForgotten: it completed, though its hash is deleted).
 ]]
 --- @include "keys"
 --- @include "retention"
@@ -33,10 +33,11 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   end
   if count == 0 then
     local doomed = {}
+    local at = string.format('%d', now)
     for i, id in ipairs(ids) do
       doomed[#doomed + 1] = jobKeys[i]
       doomed[#doomed + 1] = errorsKeyOf(base, id)
-      noteJobGone(base, id)
+      noteJobForgotten(base, id, at)
     end
     redis.call('DEL', unpack(doomed))
     dropPayloads(base, ids)

@@ -14,7 +14,13 @@
   then claim it, two entries), and which jobs a call moves is known only as it moves them.
 
     noteJobEvent(base, id)        the job just changed state: its fields as they are now
-    noteJobGone(base, id)         the job is gone (its hash deleted): {"gone":true}
+    noteJobForgotten(base, id, finishedAt)
+                                  the job completed and is forgotten at once (completed
+                                  retention count 0): the COMPLETED entry it would have had if
+                                  kept (finishedAt, decimal ms; no lease), read from its hash
+                                  before the caller deletes it
+    noteJobGone(base, id)         the job is gone (its hash deleted: removed, trimmed):
+                                  {"gone":true}
     trimWatches(base, now, max)   drop up to `max` registrations past their time (the reaper's);
                                   returns how many
 
@@ -83,10 +89,8 @@ local function appendJobEvent(base, id, entry)
   redis.call('PEXPIRE', key, EVENTS_TTL_MS)
 end
 
-local function noteJobEvent(base, id)
-  if not isWatched(base, id) then
-    return
-  end
+-- The job's mutable fields as its hash holds them now (a missing field left out).
+local function eventFields(base, id)
   local values = redis.call('HMGET', jobKeyOf(base, id), unpack(EVENT_FIELDS))
   local entry = {}
   for i, name in ipairs(EVENT_FIELDS) do
@@ -94,6 +98,25 @@ local function noteJobEvent(base, id)
       entry[name] = values[i]
     end
   end
+  return entry
+end
+
+local function noteJobEvent(base, id)
+  if isWatched(base, id) then
+    appendJobEvent(base, id, eventFields(base, id))
+  end
+end
+
+local function noteJobForgotten(base, id, finishedAt)
+  if not isWatched(base, id) then
+    return
+  end
+  -- The truth is that it completed: a 'gone' entry would read as removed. The fields are
+  -- the ones a kept job gets (finishCompleted.lua), without writing them to a hash about to go.
+  local entry = eventFields(base, id)
+  entry.state = 'completed'
+  entry.finishedAt = finishedAt
+  entry.leaseUntil = nil
   appendJobEvent(base, id, entry)
 end
 

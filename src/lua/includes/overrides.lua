@@ -9,7 +9,9 @@
   JSON null for no limit) or whether the group was paused (a boolean). A second timed call of the
   same kind replaces the deadline and the value and keeps that revertTo; a plain call of the same
   kind (setLimit/clearLimit, pause/resume) drops the pending revert: the operator's latest
-  explicit word stands. Every function here is O(1) (O(log n) on the zset).
+  explicit word stands. A timed call whose revertTo equals the value it sets would change
+  nothing at its deadline: it is the plain call (steerOverride), so no revert is scheduled,
+  shown or recorded that would do nothing. Every function here is O(1) (O(log n) on the zset).
 
     overrideMember(kind, group)       '<kind>:<group>'
     readOverride(base, member)        the pending override as a table, or nil (none, or a field
@@ -20,6 +22,15 @@
     timedRevertTo(base, member, current)
                                       revertTo for a new timed call: the pending one's, if any,
                                       else `current` (the value before this call)
+    steerOverride(base, member, forMs, current, value, actor)
+                                      the override half of setLimit, pause and resume, the one
+                                      place of the rule: a timed call (forMs a number) whose
+                                      revertTo is not `value` sets the override and returns
+                                      (its JSON, timedDetail); otherwise — a plain call (forMs
+                                      nil), or a timed one that would revert to the value it
+                                      sets — drops any pending override of the kind and returns
+                                      (false, cancelledDetail). current and value: a limit (a
+                                      number, cjson.null for none) or a pause (a boolean)
     groupBrief(g)                     the history's before/after of a group read by readGroup:
                                       { limit (number or JSON null), paused, active, pending }
     timedDetail(forMs, untilMs)       the history's detail of a timed call { forMs, until }
@@ -34,6 +45,7 @@
 --- @include "keys"
 --- @include "groupState"
 --- @include "history"
+--- @include "nowMs"
 
 local function overrideMember(kind, group)
   return kind .. ':' .. group
@@ -77,16 +89,6 @@ local function timedRevertTo(base, member, current)
   return current
 end
 
-local function groupBrief(g)
-  local limit = parseLimit(g.limit)
-  return {
-    limit = limit == nil and cjson.null or limit,
-    paused = g.paused == 1,
-    active = parseActive(g.active) or cjson.null,
-    pending = g.pending,
-  }
-end
-
 local function timedDetail(forMs, untilMs)
   return { forMs = forMs, ['until'] = untilMs }
 end
@@ -96,6 +98,31 @@ local function cancelledDetail(o)
     return nil
   end
   return { cancelled = o }
+end
+
+local function steerOverride(base, member, forMs, current, value, actor)
+  if forMs then
+    local revertTo = timedRevertTo(base, member, current)
+    -- A revert to the value being set is no revert: "resume for 5 min" of a running group, or
+    -- "limit 5 for 1 h" of a group whose limit (before the first pending override) is 5, would
+    -- show and record a deadline that changes nothing. It is the plain call instead (§4.8).
+    if revertTo ~= value then
+      local now = nowMs()
+      local json = setOverride(base, member, now + forMs, revertTo, now, actor)
+      return json, timedDetail(forMs, now + forMs)
+    end
+  end
+  return false, cancelledDetail(dropOverride(base, member))
+end
+
+local function groupBrief(g)
+  local limit = parseLimit(g.limit)
+  return {
+    limit = limit == nil and cjson.null or limit,
+    paused = g.paused == 1,
+    active = parseActive(g.active) or cjson.null,
+    pending = g.pending,
+  }
 end
 
 local function recordSteering(base, h, action, group, before, after, detail)
