@@ -53,7 +53,8 @@ local judged = judgeFields(k, group, before, 'limit', false)
 redis.call('HDEL', k.glimit, group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
-local detail = cancelledDetail(dropOverride(k.base, overrideMember('limit', group)))
+local detail =
+  cancelledDetail(dropOverride(k.base, overrideMember('limit', group), before.limitOverride))
 judged.after.limitOverride = false
 recordSteering(k.base, h, 'clearLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

@@ -63,7 +63,8 @@ redis.call('SREM', k.paused, group)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 -- judged.after was read before this write: the reply carries the override now pending.
-local override, detail = steerOverride(k.base, member, forMs, before.paused == 1, false, h.actor)
+local override, detail = steerOverride(k.base, member, forMs, before.paused == 1, false, h.actor,
+  before.pauseOverride)
 judged.after.pauseOverride = override
 recordSteering(k.base, h, 'resume', group, before, judged.after, detail)
 return fieldsReply(judged.after)

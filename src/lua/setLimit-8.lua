@@ -73,7 +73,7 @@ if judged.saturated and not judged.wasServiceable then
 end
 local current = parseLimit(before.limit)
 local override, detail = steerOverride(k.base, member, forMs,
-  current == nil and cjson.null or current, tonumber(limit), h.actor)
+  current == nil and cjson.null or current, tonumber(limit), h.actor, before.limitOverride)
 judged.after.limitOverride = override
 recordSteering(k.base, h, 'setLimit', group, before, judged.after, detail)
 return fieldsReply(judged.after)

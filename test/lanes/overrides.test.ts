@@ -427,6 +427,26 @@ describe('cancelOverride', () => {
   });
 });
 
+describe('a deadline written without its data (by hand, another writer)', () => {
+  it('is dropped by the plain call of its kind, reported bare, and the other kind keeps its own', async () => {
+    const q = engine.queue();
+    await q.setLimit('g', 4);
+    await q.pause('g', { forMs: 60_000 });
+    const pause = await q.redis.hget(q.keys.overrideData, 'pause:g');
+    // Only the deadline: no goverride field, so the group reads no pending limit revert.
+    await q.redis.zadd(q.keys.overrides, Date.now() + 60_000, 'limit:g');
+    expect((await q.group('g')).limitOverride).toBeNull();
+    for (const plain of [() => q.setLimit('g', 5), () => q.clearLimit('g')]) {
+      await q.redis.zadd(q.keys.overrides, Date.now() + 60_000, 'limit:g');
+      await plain();
+      expect(await q.redis.zscore(q.keys.overrides, 'limit:g')).toBeNull();
+      expect((await historyOf(q)).at(-1)?.detail).toEqual({ cancelled: {} });
+    }
+    expect(await q.redis.hget(q.keys.overrideData, 'pause:g')).toBe(pause);
+    expect(await q.redis.zscore(q.keys.overrides, 'pause:g')).not.toBeNull();
+  });
+});
+
 describe('history of the group steering calls', () => {
   it('records a plain call that changes the limit or the pause, with who asked, before and after', async () => {
     const q = engine.queue();

@@ -14,15 +14,22 @@
   shown or recorded that would do nothing. Every function here is O(1) (O(log n) on the zset).
 
     overrideMember(kind, group)       '<kind>:<group>'
-    readOverride(base, member)        the pending override as a table, or nil (none, or a field
-                                      that does not decode: counts as none)
+    readOverride(base, member, stored)
+                                      the pending override as a table, or nil (none, or a field
+                                      that does not decode: counts as none). `stored`, here and
+                                      below: the goverride field as the script already read it
+                                      (readGroup's limitOverride / pauseOverride: JSON or false),
+                                      which saves its HGET (and, when false, dropOverride's
+                                      HDEL); nil reads it
     setOverride(base, member, untilMs, revertTo, now, actor)
                                       ZADD + HSET; returns the JSON text stored
-    dropOverride(base, member)        ZREM + HDEL; returns the override dropped, or nil
-    timedRevertTo(base, member, current)
+    dropOverride(base, member, stored)
+                                      ZREM (always: a deadline written without data goes too)
+                                      + HDEL; returns the override dropped, or nil
+    timedRevertTo(base, member, current, stored)
                                       revertTo for a new timed call: the pending one's, if any,
                                       else `current` (the value before this call)
-    steerOverride(base, member, forMs, current, value, actor)
+    steerOverride(base, member, forMs, current, value, actor, stored)
                                       the override half of setLimit, pause and resume, the one
                                       place of the rule: a timed call (forMs a number) whose
                                       revertTo is not `value` sets the override and returns
@@ -51,8 +58,7 @@ local function overrideMember(kind, group)
   return kind .. ':' .. group
 end
 
-local function readOverride(base, member)
-  local raw = redis.call('HGET', overrideDataKeyOf(base), member)
+local function decodeOverride(raw)
   if not raw then
     return nil
   end
@@ -63,6 +69,13 @@ local function readOverride(base, member)
   return o
 end
 
+local function readOverride(base, member, stored)
+  if stored == nil then
+    stored = redis.call('HGET', overrideDataKeyOf(base), member)
+  end
+  return decodeOverride(stored)
+end
+
 local function setOverride(base, member, untilMs, revertTo, now, actor)
   local json = cjson.encode({ ['until'] = untilMs, revertTo = revertTo, setAt = now, actor = actor })
   redis.call('ZADD', overridesKeyOf(base), untilMs, member)
@@ -70,10 +83,12 @@ local function setOverride(base, member, untilMs, revertTo, now, actor)
   return json
 end
 
-local function dropOverride(base, member)
-  local o = readOverride(base, member)
+local function dropOverride(base, member, stored)
+  local o = readOverride(base, member, stored)
   local removed = redis.call('ZREM', overridesKeyOf(base), member)
-  redis.call('HDEL', overrideDataKeyOf(base), member)
+  if stored ~= false then
+    redis.call('HDEL', overrideDataKeyOf(base), member)
+  end
   if o == nil and removed == 1 then
     -- A deadline without data (written by hand): dropped all the same, reported bare.
     o = {}
@@ -81,8 +96,8 @@ local function dropOverride(base, member)
   return o
 end
 
-local function timedRevertTo(base, member, current)
-  local pending = readOverride(base, member)
+local function timedRevertTo(base, member, current, stored)
+  local pending = readOverride(base, member, stored)
   if pending ~= nil and pending.revertTo ~= nil then
     return pending.revertTo
   end
@@ -100,9 +115,9 @@ local function cancelledDetail(o)
   return { cancelled = o }
 end
 
-local function steerOverride(base, member, forMs, current, value, actor)
+local function steerOverride(base, member, forMs, current, value, actor, stored)
   if forMs then
-    local revertTo = timedRevertTo(base, member, current)
+    local revertTo = timedRevertTo(base, member, current, stored)
     -- A revert to the value being set is no revert: "resume for 5 min" of a running group, or
     -- "limit 5 for 1 h" of a group whose limit (before the first pending override) is 5, would
     -- show and record a deadline that changes nothing. It is the plain call instead (§4.8).
@@ -112,7 +127,7 @@ local function steerOverride(base, member, forMs, current, value, actor)
       return json, timedDetail(forMs, now + forMs)
     end
   end
-  return false, cancelledDetail(dropOverride(base, member))
+  return false, cancelledDetail(dropOverride(base, member, stored))
 end
 
 local function groupBrief(g)
