@@ -146,7 +146,10 @@ function httpError(connection: Connection, status: number): CliError {
   );
 }
 
-/** How long the check that something listens at the URL may take (ms), at most. */
+/**
+ * How long the check that something listens at the URL may take (ms), at most: its own budget,
+ * not --timeout's, so that `--timeout 1` against a live server is still told it is slow.
+ */
 const LISTEN_CHECK_MS = 1000;
 
 /**
@@ -156,7 +159,7 @@ const LISTEN_CHECK_MS = 1000;
  * the server" would be wrong advice; otherwise {@link unreachable}. Both are exit 4.
  */
 async function unanswered(connection: Connection, url: string, cause: unknown): Promise<CliError> {
-  if (timedOut(cause) && (await listening(url, Math.min(connection.timeoutMs, LISTEN_CHECK_MS)))) {
+  if (timedOut(cause) && (await listening(url, LISTEN_CHECK_MS))) {
     return slowAnswer(url, connection.timeoutMs);
   }
   return unreachable(url, cause);

@@ -199,6 +199,9 @@ describe('exit codes', () => {
         /^ringmaster: no answer from http:\S+ in 200 ms: the server or its Redis may be slow; try a larger --timeout\n$/,
       );
       expect(result.stderr).not.toMatch(/start the server/);
+      // However short --timeout is, the check that the server listens has its own budget.
+      const brief = await runCli(['group', 'a', '-q', 'q', '--url', url, '--timeout', '1']);
+      expectFailure(brief, 4, /^ringmaster: no answer from http:\S+ in 1 ms: /);
       const status = await runCli(['status', '--url', url, '--timeout', '1000']);
       expectFailure(status, 4, /no answer from http:\S+\/ready in 1,000 ms: .*slow/);
     } finally {

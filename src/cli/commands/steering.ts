@@ -247,7 +247,7 @@ export function timedPauseText(
   if (!revert) return `${who} ${verb}; no revert is pending: it stays ${now}`;
   const revertToPaused = revert.revertToPaused === true;
   if (revertToPaused === after.paused) {
-    return `${who} ${verb}; it stays ${now} after ${durationText(forMs)}: the pending revert keeps the first timed call's target, ${now} (cancel it with \`cancel\`)`;
+    return `${who} ${verb}; it stays ${now} after ${durationText(forMs)}: the pending revert restores the state before the first timed call still pending, ${now}`;
   }
   return `${who} ${verb} for ${durationText(forMs)}, then ${revertToPaused ? 'paused again' : 'resumed'}`;
 }
