@@ -60,10 +60,18 @@ function valueText(key: string, value: unknown, kind: Kind, words: Words): strin
     : preview(value, 40);
 }
 
-/** `key value` pairs, ` · ` between; ids last, with how many more `idCount` says. */
+/** The order keys are shown in (the rest after; Redis writes an object's keys in any order). */
+const ORDER = ['kind', 'step', 'mode', 'state', 'forMs', 'until', 'revertTo', 'setAt', 'setBy'];
+const rank = (key: string): number => {
+  const i = ORDER.indexOf(key);
+  return key === 'cancelled' ? ORDER.length + 1 : i === -1 ? ORDER.length : i;
+};
+
+/** `key value` pairs in {@link ORDER}, ` · ` between; ids last, with how many more `idCount` says. */
 function pairs(detail: Record<string, unknown>, kind: Kind, words: Words): string {
   const { ids, idCount, ...rest } = detail;
-  const parts = Object.entries(rest).map(
+  const sorted = Object.entries(rest).sort(([a], [b]) => rank(a) - rank(b));
+  const parts = sorted.map(
     ([key, value]) => `${LABELS[key] ?? key} ${valueText(key, value, kind, words)}`,
   );
   if (Array.isArray(ids)) {

@@ -1,6 +1,7 @@
 /**
- * A history entry's `detail` (DESIGN.md §4.6, the table's last column) as one short line for
- * `ringmaster history`: times as dates, spans as durations, a revert target as what it restores.
+ * A history entry's `detail` (DESIGN.md §4.6, the table's last column) in words for
+ * `ringmaster history`, as parts in a fixed order (Redis writes a JSON object's keys in any):
+ * times as dates, spans as durations, a revert target as what it restores.
  *
  *   setLimit --for 10m   → `for 10m, until 2026-12-01T20:15:03.466Z`
  *   revert (timer)       → `kind pause, until …, reverts to running, set at …, set by alice`

@@ -28,7 +28,7 @@ describe('detailText', () => {
       `cancelled (until ${dateTimeMs(UNTIL)} · reverts to paused · set at ${dateTimeMs(SET_AT)} · set by bob)`,
     );
     expect(text).not.toMatch(/\d{13}|[{}"]/);
-    expect(detailText('revert', { kind: 'limit', revertTo: null, setBy: 'alice' })).toBe(
+    expect(detailText('revert', { setBy: 'alice', revertTo: null, kind: 'limit' })).toBe(
       'kind limit · reverts to no limit · set by alice',
     );
   });
