@@ -16,7 +16,12 @@ export default defineConfig(({ command }) => ({
     target: 'es2022',
     // One small bundle; report its size in the README when it changes.
     reportCompressedSize: true,
-    chunkSizeWarningLimit: 150,
+    // A deliberate budget (kB, minified), not Vite's generic nudge toward dynamic import(): the
+    // console is one bundle on purpose, README "Console" gives its size (152 KB minified, 53 KB
+    // gzipped), and a first `npm start` should not warn about it. Passing 200 KB is the signal
+    // to look again (split uPlot out, or raise this with a README update);
+    // test/cli/readme.test.ts holds the README's figure under this budget.
+    chunkSizeWarningLimit: 200,
   },
   server: {
     proxy: { '/graphql': { target: 'http://127.0.0.1:4000', ws: true } },

@@ -3,6 +3,8 @@
  * src/cli/operations) over HTTP with Node's fetch, and subscriptions over graphql-ws
  * (DESIGN.md §4, §6 Auth). Every failure becomes a {@link CliError} with its exit code.
  */
+
+import { connect } from 'node:net';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { getOperationAST, parse } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
@@ -14,6 +16,8 @@ import {
   exitCodeOf,
   type GraphQLErrorLike,
   neverSent,
+  slowAnswer,
+  timedOut,
   unconfirmed,
   unreachable,
 } from './errors.js';
@@ -71,10 +75,10 @@ export async function requestPartial<T, V>(
   check?: string,
 ): Promise<PartialResult<T>> {
   /** The error for a request that got no (whole) answer, by whether it may have changed anything. */
-  const noAnswer = (cause: unknown): CliError =>
+  const noAnswer = async (cause: unknown): Promise<CliError> =>
     isMutation(document) && !neverSent(cause)
       ? unconfirmed(connection.url, cause, check ?? 'ringmaster history -q <queue>')
-      : unreachable(connection.url, cause);
+      : unanswered(connection, connection.url, cause);
   let response: Response;
   try {
     response = await fetch(connection.url, {
@@ -88,7 +92,7 @@ export async function requestPartial<T, V>(
       signal: AbortSignal.timeout(connection.timeoutMs),
     });
   } catch (error) {
-    throw noAnswer(error);
+    throw await noAnswer(error);
   }
   let body: GraphQLBody<T>;
   try {
@@ -96,7 +100,7 @@ export async function requestPartial<T, V>(
   } catch (error) {
     // A body that is not JSON is the server's answer; one cut off (timeout, reset) is none.
     if (error instanceof SyntaxError) throw httpError(connection, response.status);
-    throw noAnswer(error);
+    throw await noAnswer(error);
   }
   const first = body.errors?.[0];
   const error = first
@@ -117,7 +121,11 @@ function isMutation<T, V>(document: DocumentTypeDecoration<T, V>): boolean {
   return getOperationAST(parse(String(document)))?.operation === 'mutation';
 }
 
-/** The error for an HTTP answer without GraphQL errors or data. */
+/**
+ * The error for an HTTP answer without GraphQL errors or data: 401/403 → AUTH; a 5xx → SERVER
+ * (a proxy's 502, a server that failed); anything else (a 404, a 200 of HTML) means --url names
+ * something that is not the GraphQL endpoint, so → USAGE: the argument is what to change.
+ */
 function httpError(connection: Connection, status: number): CliError {
   const code = exitCodeOf(undefined, status);
   if (code === ExitCode.AUTH) {
@@ -126,10 +134,54 @@ function httpError(connection: Connection, status: number): CliError {
       code,
     );
   }
+  if (status >= 500) {
+    return new CliError(
+      `${connection.url} answered HTTP ${status}, not GraphQL: the server or a proxy before it failed`,
+      ExitCode.SERVER,
+    );
+  }
   return new CliError(
-    `${connection.url} answered HTTP ${status}, not GraphQL: is --url the server's /graphql?`,
-    status >= 500 ? ExitCode.SERVER : ExitCode.REFUSED,
+    `${connection.url} is not a GraphQL endpoint (HTTP ${status}): point --url at the server's /graphql`,
+    ExitCode.USAGE,
   );
+}
+
+/**
+ * How long the check that something listens at the URL may take (ms), at most: its own budget,
+ * not --timeout's, so that `--timeout 1` against a live server is still told it is slow.
+ */
+const LISTEN_CHECK_MS = 1000;
+
+/**
+ * The error for a request to `url` that got no answer and changed nothing (a query, or a change
+ * never sent): when it timed out while a TCP connection to the URL's host and port still
+ * succeeds, the server is up but slow (its Redis stalled, say), so {@link slowAnswer} — "start
+ * the server" would be wrong advice; otherwise {@link unreachable}. Both are exit 4.
+ */
+async function unanswered(connection: Connection, url: string, cause: unknown): Promise<CliError> {
+  if (timedOut(cause) && (await listening(url, LISTEN_CHECK_MS))) {
+    return slowAnswer(url, connection.timeoutMs);
+  }
+  return unreachable(url, cause);
+}
+
+/** Whether a TCP connection to `url`'s host and port opens within `ms`. */
+function listening(url: string, ms: number): Promise<boolean> {
+  const { hostname, port, protocol } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: hostname.replace(/^\[|\]$/g, ''),
+      port: Number(port || (protocol === 'https:' ? 443 : 80)),
+      timeout: ms,
+    });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
 
 /** What GET /ready says (DESIGN.md §6, Probes); null fields when the server did not say. */
@@ -149,7 +201,7 @@ export async function readiness(connection: Connection): Promise<Readiness> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(connection.timeoutMs) });
   } catch (error) {
-    throw unreachable(url.href, error);
+    throw await unanswered(connection, url.href, error);
   }
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);

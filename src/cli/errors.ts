@@ -7,15 +7,24 @@
 export const ExitCode = {
   /** Done. */
   OK: 0,
-  /** Bad arguments: an unknown command or option, a value that does not parse. */
+  /**
+   * Bad arguments: an unknown command or option, a value that does not parse, a --url that is
+   * no GraphQL endpoint (HTTP 404 or another answer that is not GraphQL).
+   */
   USAGE: 1,
   /** The server refused the input: BAD_USER_INPUT and the other DESIGN.md §5 codes. */
   REFUSED: 2,
   /** The token is missing, unknown or of a role that may not do this (401, 403). */
   AUTH: 3,
-  /** Nothing answered at the URL: connection refused, a name that does not resolve, a timeout. */
+  /**
+   * No answer that changed anything: nothing listening (connection refused, a name that does
+   * not resolve), or a query not answered within --timeout (a slow server or Redis).
+   */
   UNREACHABLE: 4,
-  /** The server failed: INTERNAL_SERVER_ERROR, Redis unavailable, any other HTTP 5xx. */
+  /**
+   * The server failed: INTERNAL_SERVER_ERROR, Redis unavailable, any other HTTP 5xx; or `status`
+   * found it not ready (`/ready` 503).
+   */
   SERVER: 5,
   /**
    * A change was sent but no answer came back (a timeout, a dropped connection): it may or may
@@ -86,6 +95,21 @@ export function unreachable(url: string, cause: unknown): CliError {
     ExitCode.UNREACHABLE,
   );
 }
+
+/**
+ * The error for a request that reached a listening server but got no answer within
+ * `timeoutMs` (`--timeout`) and changed nothing (a query): the server, or its Redis, is slow —
+ * not absent. Exit UNREACHABLE, as any query that got no answer.
+ */
+export function slowAnswer(url: string, timeoutMs: number): CliError {
+  return new CliError(
+    `no answer from ${url} in ${timeoutMs.toLocaleString('en-US')} ms: the server or its Redis may be slow; try a larger --timeout`,
+    ExitCode.UNREACHABLE,
+  );
+}
+
+/** Whether a failed request's `cause` is its timeout (`--timeout`) running out. */
+export const timedOut = (cause: unknown): boolean => causeText(cause) === 'timed out';
 
 /**
  * The error for a mutation sent to `url` that got no answer (`cause`: a timeout, a dropped

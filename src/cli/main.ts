@@ -17,16 +17,18 @@ import { registerSteering } from './commands/steering.js';
 import { registerTop } from './commands/top.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_URL } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { endpoint, integer } from './options.js';
+import { endpoint, integer, integerRange } from './options.js';
 
 const EXIT_CODES = `
 Exit codes:
   0  done
-  1  usage: an unknown command or option, a value that does not parse or is out of range
+  1  usage: an unknown command or option, a value that does not parse or is out of range,
+     a --url that is no GraphQL endpoint (HTTP 404, …)
   2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
   3  auth: no token, an unknown one, or a role that may not do this (401, 403)
-  4  unreachable: nothing answered at --url (connection refused, timeout); nothing changed
-  5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx
+  4  unreachable: nothing answered at --url (connection refused), or a query not answered
+     within --timeout (a slow server or Redis); nothing changed
+  5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
   6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
      have been applied: run the command the message names to see
 
@@ -53,7 +55,10 @@ export function buildProgram(): Command {
     .addOption(new Option('-q, --queue <name>', 'the queue').env('RINGMASTER_QUEUE'))
     .option('--json', 'print the GraphQL data as JSON (for scripts)')
     .addOption(
-      new Option('--timeout <ms>', 'give up on a request after this many ms (a bare number)')
+      new Option(
+        '--timeout <ms>',
+        `give up on a request after this many ms (a bare number, ${integerRange(Bounds.timeout)})`,
+      )
         .default(DEFAULT_TIMEOUT_MS)
         .argParser(integer('--timeout', Bounds.timeout)),
     )

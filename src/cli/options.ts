@@ -39,35 +39,54 @@ export function integer(name: string, bound: Bound): (value: string) => number {
 const UNITS: readonly string[] = ['ms', 's', 'm', 'h', 'd'];
 /** A number and its unit, as often as needed: `10m`, `1h30m`, `1h 30m`, `1.5s`. */
 const DURATION = new RegExp(`^\\s*(?:\\d*\\.?\\d+\\s*(?:${UNITS.join('|')})\\s*)+$`);
-/** Every number with whatever letters follow it (a bare number has none). */
-const PARTS = /(\d*\.?\d+)\s*([^\d\s.]*)/g;
+/** The pieces of a duration as written: numbers (dots included), words, spaces, anything else. */
+const TOKENS = /([\d.]+)|([A-Za-z]+)|(\s+)|([^\d.A-Za-z\s]+)/g;
+/** A number as a duration may have it: `10`, `1.5`, `.5`. */
+const NUMBER = /^\d*\.?\d+$/;
+/** The units a month would be meant by, which {@link UNITS} leaves out on purpose. */
+const MONTHISH = /^(?:M|mo)/;
+
+/**
+ * Why `value` is no duration, as the first thing wrong in it: a piece that has no place in one
+ * (`1h-30m`, `1h,30m`), a number that is none (`1.5.5s`), a number without a unit (`10`), a
+ * unit without a number, or a unit not in {@link UNITS} (the month hint only for `M`/`mo`).
+ */
+function durationProblem(value: string): string {
+  const tokens = [...value.matchAll(TOKENS)].filter(([, , , space]) => space === undefined);
+  if (!tokens.some(([, number]) => number !== undefined)) {
+    return `expected a duration such as 90s, 10m, 2h or 1h30m, not "${value}"`;
+  }
+  for (const [i, [, number, word, , other]] of tokens.entries()) {
+    if (other !== undefined) {
+      return `"${other}" has no place in a duration (write 1h30m or 1h 30m), not "${value}"`;
+    }
+    if (number !== undefined && !NUMBER.test(number)) {
+      return `"${number}" is not a number (one decimal point at most), not "${value}"`;
+    }
+    if (number !== undefined && tokens[i + 1]?.[2] === undefined) {
+      return `a duration needs a unit, such as 10m, 30s or 500ms, not "${value}"`;
+    }
+    if (word !== undefined && tokens[i - 1]?.[1] === undefined) {
+      return `"${word}" needs a number before it, such as 10m or 1h30m, not "${value}"`;
+    }
+    if (word !== undefined && !UNITS.includes(word)) {
+      const hint = MONTHISH.test(word) ? ' (no M or mo: a minute or a month?)' : '';
+      return `"${word}" is no unit here: a duration's units are ms, s, m (minutes), h and d, in lower case${hint}, not "${value}"`;
+    }
+  }
+  return `expected a duration such as 90s, 10m, 2h or 1h30m, not "${value}"`;
+}
 
 /**
  * A duration with its unit (`--for 10m`, `90s`, `1h30m`, `1500ms`) → whole ms within `bound`;
  * `name` is the option (`--for`). Units: ms, s, m (minutes), h, d, lower case. Refused (usage
- * errors): a number without a unit (`10` would be ms), any other unit or case (`1M`, `1mo`,
- * `1S`, `2w`), a fraction of a ms, a value outside `bound`.
+ * errors, saying what is wrong, {@link durationProblem}): a number without a unit (`10` would
+ * be ms), any other unit or case (`1M`, `1mo`, `1S`, `2w`), anything but numbers, units and
+ * spaces (`1h-30m`, `1e3ms`, `1.5.5s`), a fraction of a ms, a value outside `bound`.
  */
 export function duration(name: string, bound: Bound): (value: string) => number {
   return (value) => {
-    const parts = [...value.matchAll(PARTS)];
-    if (parts.some(([, , unit]) => unit === '')) {
-      throw new InvalidArgumentError(
-        `a duration needs a unit, such as 10m, 30s or 500ms, not "${value}"`,
-      );
-    }
-    if (parts.length === 0) {
-      throw new InvalidArgumentError(
-        `expected a duration such as 90s, 10m, 2h or 1h30m, not "${value}"`,
-      );
-    }
-    if (!DURATION.test(value)) {
-      const other = parts.map(([, , unit]) => unit).find((unit) => !UNITS.includes(unit ?? ''));
-      const which = other === undefined ? '' : `"${other}" is no unit here: `;
-      throw new InvalidArgumentError(
-        `${which}a duration's units are ms, s, m (minutes), h and d, in lower case (no M or mo: a minute or a month?), not "${value}"`,
-      );
-    }
+    if (!DURATION.test(value)) throw new InvalidArgumentError(durationProblem(value));
     const ms = parseDuration(value);
     if (ms === null || ms === undefined || !Number.isFinite(ms) || !Number.isInteger(ms)) {
       throw new InvalidArgumentError(

@@ -84,8 +84,16 @@ export function stateText(state: string): string {
 export const limitText = (limit: number | null | undefined): string =>
   limit === null || limit === undefined ? 'none' : String(limit);
 
-/** A countdown as shown: whole seconds (rounded up), as a clock shows it; under 1 s, its ms. */
-export const countdown = (ms: number): number => (ms < 1000 ? ms : Math.ceil(ms / 1000) * 1000);
+/**
+ * A remaining time as shown (README "CLI"): rounded up, so a revert is never shown as nearer
+ * than it is — to the second from 10 s (`9m 58s`), to a tenth of a second under 10 s (a
+ * `--for 1.5s` shows `1.5s`, not `2s`), exact under 1 s (`250ms`).
+ */
+export function countdown(ms: number): number {
+  if (ms < 1000) return ms;
+  const step = ms < 10_000 ? 100 : 1000;
+  return Math.ceil(ms / step) * step;
+}
 
 /**
  * A span of ms, exactly, in days, hours, minutes and seconds (with the ms as a fraction):

@@ -231,6 +231,34 @@ describe('steering', () => {
   });
 });
 
+describe('steering that changes nothing', () => {
+  it('says "already … (unchanged)" where the group was so already, exit 0; "set" where not', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    const said = async (args: string[]) =>
+      (await cli([...args, '-q', q])).stdout.split('\n')[0] as string;
+    expect(await said(['limit', 'a', '3'])).toBe(`limit of a in ${q} set to 3`);
+    expect(await said(['limit', 'a', '3'])).toBe(`limit of a in ${q} already 3 (unchanged)`);
+    expect(await said(['unlimit', 'a'])).toBe(`limit of a in ${q} removed`);
+    expect(await said(['unlimit', 'a'])).toBe(`a in ${q} had no limit (unchanged)`);
+    expect(await said(['pause', 'c'])).toBe(`c in ${q} already paused (unchanged)`);
+    expect(await said(['resume', 'a'])).toBe(`a in ${q} was not paused (unchanged)`);
+    expect(await said(['weight', 'a', '1'])).toBe(`weight of a in ${q} already 1 (unchanged)`);
+    expect(await said(['unrate', 'a'])).toBe(`a in ${q} had no rate limit (unchanged)`);
+    expect(await said(['rate', 'a', '5', '--per', '1m'])).toBe(
+      `rate of a in ${q} set to 5 claims per 1m`,
+    );
+    expect(await said(['rate', 'a', '5', '--per', '60s'])).toBe(
+      `rate of a in ${q} already 5 claims per 1m (unchanged)`,
+    );
+    expect(await said(['unrate', 'a'])).toBe(`rate limit of a in ${q} removed`);
+    // A plain call that drops a pending revert changes something: not "already".
+    await e.setLimit('b', 2, { forMs: 600_000 });
+    expect(await said(['limit', 'b', '2'])).toBe(`limit of b in ${q} set to 2`);
+    expect((await e.group('b')).limitOverride).toBeNull();
+  });
+});
+
 describe('rate limits', () => {
   it('groups --state RATE_LIMITED finds a group at its rate; group shows the rate and until when', async () => {
     const q = await seeded();
@@ -368,6 +396,33 @@ describe('timed overrides', () => {
     );
   });
 
+  it('a timed call on top of another keeps its target: the first line and the row say so', async () => {
+    const q = await seeded();
+    // After a timed pause, resume --for never pauses again: the revert still resumes.
+    await cli(['pause', 'a', '-q', q, '--for', '90s']);
+    const resumed = (await cli(['resume', 'a', '-q', q, '--for', '15m'])).stdout;
+    expect(resumed).toMatch(new RegExp(`^a in ${q} resumed; it stays running after 15m: `));
+    expect(resumed).not.toMatch(/^resumes\s/m);
+    expect(resumed).toMatch(/^pause revert\s+\(no change\) in (15m|14m \d+s)/m);
+
+    // Paused, a timed resume pending (reverts to paused), then pause --for 1h: paused after it.
+    await cli(['pause', 'c', '-q', q]);
+    await cli(['resume', 'c', '-q', q, '--for', '15m']);
+    const paused = (await cli(['pause', 'c', '-q', q, '--for', '1h'])).stdout;
+    expect(paused).toMatch(new RegExp(`^c in ${q} paused; it stays paused after 1h: `));
+    expect(paused).not.toContain('paused for 1h');
+    expect(paused).not.toMatch(/^pauses again\s/m);
+    expect((await cli(['group', 'c', '-q', q])).stdout).toMatch(
+      /^pause revert\s+\(no change\) in (1h|59m \d+s)/m,
+    );
+
+    // A first timed pause: it does revert, and says so.
+    const fresh = (await cli(['pause', 'a', '-q', q])).stdout;
+    expect(fresh).toContain(`a in ${q} paused`);
+    const timed = (await cli(['resume', 'a', '-q', q, '--for', '10m'])).stdout;
+    expect(timed).toContain(`a in ${q} resumed for 10m, then paused again`);
+  });
+
   it('cancel limit|pause drops the pending revert and keeps the value now', async () => {
     const q = await seeded();
     const e = engineQueue(q);
@@ -482,9 +537,10 @@ describe('timed overrides', () => {
 
   it('--for is printed exactly: 1500ms is 1.5s, not 2s', async () => {
     const q = await seeded();
-    expect((await cli(['pause', 'a', '-q', q, '--for', '1500ms'])).stdout).toContain(
-      `a in ${q} paused for 1.5s`,
-    );
+    const paused = (await cli(['pause', 'a', '-q', q, '--for', '1500ms'])).stdout;
+    expect(paused).toContain(`a in ${q} paused for 1.5s`);
+    // The remaining time, to the tenth under 10 s (rounded up): 1.5s, not 2s.
+    expect(paused).toMatch(/^resumes\s+in 1\.5s \(/m);
     expect((await engineQueue(q).group('a')).pauseOverride).toMatchObject({ revertTo: false });
     expect((await cli(['limit', 'a', '1', '-q', q, '--for', '1m30.25s'])).stdout).toContain(
       `set to 1 for 1m 30.25s`,

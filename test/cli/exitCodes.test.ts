@@ -191,8 +191,19 @@ describe('exit codes', () => {
     try {
       const { port } = silent.address() as AddressInfo;
       const url = `http://127.0.0.1:${port}/graphql`;
+      // It accepted the connection: the server is there but slow, so not "start the server".
       const result = await runCli(['groups', '-q', 'q', '--url', url, '--timeout', '200']);
-      expectFailure(result, 4, /timed out/);
+      expectFailure(
+        result,
+        4,
+        /^ringmaster: no answer from http:\S+ in 200 ms: the server or its Redis may be slow; try a larger --timeout\n$/,
+      );
+      expect(result.stderr).not.toMatch(/start the server/);
+      // However short --timeout is, the check that the server listens has its own budget.
+      const brief = await runCli(['group', 'a', '-q', 'q', '--url', url, '--timeout', '1']);
+      expectFailure(brief, 4, /^ringmaster: no answer from http:\S+ in 1 ms: /);
+      const status = await runCli(['status', '--url', url, '--timeout', '1000']);
+      expectFailure(status, 4, /no answer from http:\S+\/ready in 1,000 ms: .*slow/);
     } finally {
       silent.closeAllConnections();
       silent.close();
@@ -248,13 +259,15 @@ describe('exit codes', () => {
           /the change was sent to http:\S+ but no answer came \(timed out\)/,
         );
         expect(result.stderr).toMatch(check);
-        expect(JSON.parse(received[0] ?? '{}').query).toMatch(/^\s*mutation /);
+        // A plain call reads the group first (to word a no-op); that read going unanswered
+        // does not stop the change, whose own failure is the one reported.
+        expect(JSON.parse(received.at(-1) ?? '{}').query).toMatch(/^\s*mutation /);
       }
       received = [];
       const retry = await run(['retry-dead', '--group', 'x']);
       expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
-      // A query that timed out changed nothing: still "cannot reach" (exit 4).
-      expectFailure(await run(['group', 'a']), 4, /cannot reach .*\(timed out\)/);
+      // A query that timed out changed nothing: exit 4, the server named as slow, not absent.
+      expectFailure(await run(['group', 'a']), 4, /no answer from \S+ in 300 ms: .*--timeout/);
     });
 
     it('6: retry-dead whose later call went unanswered says what the earlier ones requeued', async () => {
@@ -297,12 +310,15 @@ describe('exit codes', () => {
   describe('5: server errors', () => {
     let fake: Server;
     let answer: { status: number; body: string };
+    /** What /ready answers (503 when not ready, as the server does). */
+    let readiness: Record<string, unknown> = READY;
     beforeAll(async () => {
       fake = createServer((request, response) => {
-        response.writeHead(request.url === '/ready' ? 200 : answer.status, {
+        const ready = request.url === '/ready';
+        response.writeHead(ready ? (readiness.ready ? 200 : 503) : answer.status, {
           'content-type': 'application/json',
         });
-        response.end(request.url === '/ready' ? JSON.stringify(READY) : answer.body);
+        response.end(ready ? JSON.stringify(readiness) : answer.body);
       });
       await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     });
@@ -352,6 +368,38 @@ describe('exit codes', () => {
         ready: READY,
         queues: [null, { name: 'up' }],
       });
+    });
+
+    it('status: the same report when /ready says not ready, then exit 5 naming what it said', async () => {
+      readiness = { ...READY, ready: false, eviction: 'allkeys-lru' };
+      answer = { status: 200, body: JSON.stringify({ data: { queues: [] } }) };
+      try {
+        const result = await runCli(['status', '--url', url()]);
+        expect(result.code).toBe(5);
+        expect(result.stdout).toMatch(
+          /: not ready, redis up, feed notifications, eviction allkeys-lru/,
+        );
+        expect(result.stderr).toMatch(
+          /^ringmaster: http:\S+\/ready says the server is not ready \(redis up, subscriber up, eviction allkeys-lru\)\n$/,
+        );
+        const json = await runCli(['status', '--url', url(), '--json']);
+        expect(json.code).toBe(5);
+        expect(JSON.parse(json.stdout)).toMatchObject({ ready: { ready: false }, queues: [] });
+      } finally {
+        readiness = READY;
+      }
+      answer = { status: 200, body: JSON.stringify({ data: { queues: [] } }) };
+      expect((await runCli(['status', '--url', url()])).code).toBe(0);
+    });
+
+    it('1: a --url that is no GraphQL endpoint (404, a page of HTML), for queries and changes', async () => {
+      const message =
+        /^ringmaster: http:\S+ is not a GraphQL endpoint \(HTTP (404|200)\): point --url at the server's \/graphql\n$/;
+      answer = { status: 404, body: 'Not Found' };
+      expectFailure(await runCli(['groups', '-q', 'q', '--url', url()]), 1, message);
+      expectFailure(await runCli(['pause', 'g', '-q', 'q', '--url', url()]), 1, message);
+      answer = { status: 200, body: '<!doctype html><title>console</title>' };
+      expectFailure(await runCli(['group', 'g', '-q', 'q', '--url', url()]), 1, message);
     });
 
     it('INTERNAL_SERVER_ERROR, REDIS_UNAVAILABLE, or a 5xx that is not GraphQL', async () => {

@@ -132,6 +132,31 @@ describe('history', () => {
     );
   });
 
+  it('shows each entry’s detail under its change: a timed call’s span and deadline, a dropped revert', async () => {
+    const q = uniqueQueueName('cli-history');
+    await engineQueue(q).enqueue('g');
+    await cli(['limit', 'g', '3', '-q', q, '--for', '10m']);
+    await cli(['unlimit', 'g', '-q', q]);
+    const human = await cli(['history', '-q', q]);
+    expect(human).toMatch(/│ setLimit\s+│ g\s+│ limit null → 3\s+│/);
+    expect(human).toMatch(/^│\s+│\s+│\s+│\s+│ for 10m, until \d{4}-\d\d-\d\dT[\d:.]+Z\s+│$/m);
+    // The plain unlimit dropped the revert: what it dropped, in words, wrapped not cut.
+    const flat = human.replace(/[\s│]+/g, ' ');
+    expect(flat).toMatch(/cancelled: until \S+Z, reverts to no limit, set at \S+Z, set by alice /);
+    expect(human).not.toMatch(/\d{13}/);
+  });
+
+  it('--group names the count under the page as the queue’s, never as the group’s', async () => {
+    const q = uniqueQueueName('cli-history');
+    await engineQueue(q).enqueue('a');
+    await engineQueue(q).enqueue('b');
+    for (const limit of [1, 2, 3]) await cli(['limit', 'a', String(limit), '-q', q]);
+    await cli(['limit', 'b', '1', '-q', q]);
+    const human = await cli(['history', '-q', q, '--group', 'b']);
+    expect(human).toContain(`1 entry of b shown, newest first (4 in ${q}'s history, all groups)`);
+    expect(human).not.toMatch(/of 4 entries in b/);
+  });
+
   it('--after pages: the human output ends with the next page’s command, --json has pageInfo', async () => {
     const q = uniqueQueueName('cli-history');
     const e = engineQueue(q);

@@ -23,11 +23,16 @@ describe('durationText', () => {
 });
 
 describe('countdown', () => {
-  it('shows whole seconds, rounded up, and ms under a second', () => {
+  it('shows whole seconds from 10 s, tenths under 10 s, ms under a second, always rounded up', () => {
     expect(durationText(countdown(597_834))).toBe('9m 58s');
     expect(durationText(countdown(600_000))).toBe('10m');
+    expect(durationText(countdown(10_001))).toBe('11s');
     expect(durationText(countdown(1))).toBe('1ms');
-    expect(durationText(countdown(1_001))).toBe('2s');
+    expect(durationText(countdown(999))).toBe('999ms');
+    // A `--for 1.5s` read at once: 1.5s, not 2s (the fresh-user review's finding 10).
+    expect(durationText(countdown(1_497))).toBe('1.5s');
+    expect(durationText(countdown(1_001))).toBe('1.1s');
+    expect(durationText(countdown(9_950))).toBe('10s');
   });
 });
 

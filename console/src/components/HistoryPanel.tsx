@@ -6,8 +6,12 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, request, subscribe } from '../api';
-import { clockMs, preview } from '../format';
+import { clockMs, dateTimeMs, duration, preview } from '../format';
 import { HistoryDocument, type HistoryItemFragment, HistoryLiveDocument } from '../gql/graphql';
+import { detailText } from '../historyDetail';
+
+/** How a detail's moments and spans read: dates in this browser's zone, spans in words. */
+const WORDS = { date: dateTimeMs, span: duration };
 
 /** Entries per page. */
 const HISTORY_PAGE = 10;
@@ -38,19 +42,6 @@ export function changeText(before: Json, after: Json): string {
   const keys = Object.keys(a).filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
   if (!before || keys.length === 0) return preview(after, 80);
   return keys.map((k) => `${k}: ${shown(b[k])} → ${shown(a[k])}`).join(', ');
-}
-
-/** An entry's detail in a line: its counts and the rest, ids last. */
-function detailText(detail: Json): string {
-  if (!detail) return '';
-  const { ids, idCount, ...rest } = detail;
-  const parts = Object.entries(rest).map(([k, v]) => `${k} ${shown(v)}`);
-  if (Array.isArray(ids)) {
-    const more =
-      typeof idCount === 'number' && idCount > ids.length ? ` +${idCount - ids.length}` : '';
-    parts.push(`ids ${ids.join(' ')}${more}`);
-  }
-  return parts.join(' · ');
 }
 
 export function HistoryPanel(props: { queue: string; group: string | null }) {
@@ -147,7 +138,9 @@ export function HistoryPanel(props: { queue: string; group: string | null }) {
                 <span class="muted"> by {e.actor}</span>
               </div>
               <div class="small">{changeText(e.before as Json, e.after as Json)}</div>
-              {e.detail != null && <div class="small muted">{detailText(e.detail as Json)}</div>}
+              {e.detail != null && (
+                <div class="small muted">{detailText(e.action, e.detail, WORDS)}</div>
+              )}
             </li>
           ))}
         </ol>

@@ -67,12 +67,24 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
   }
   const pause = group.pauseOverride;
   if (pause) {
+    const [label, change] = pauseRevertLabel(group.paused, pause.revertToPaused === true);
     rows.push([
-      pause.revertToPaused ? 'pauses again' : 'resumes',
-      `in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${pause.actor})`,
+      label,
+      `${change}in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${pause.actor})`,
     ]);
   }
   return rows;
+}
+
+/**
+ * The row of a pending pause revert, by what it will do to the group as it is now: `resumes`
+ * (paused, reverts to running), `pauses again` (running, reverts to paused), or `pause revert`
+ * with `(no change) ` when it reverts to the state the group already has — a timed call on top
+ * of an earlier one keeps that first one's target (DESIGN.md §4.8).
+ */
+export function pauseRevertLabel(paused: boolean, revertToPaused: boolean): [string, string] {
+  if (paused === revertToPaused) return ['pause revert', '(no change) '];
+  return [revertToPaused ? 'pauses again' : 'resumes', ''];
 }
 
 interface GroupsOptions {

@@ -7,6 +7,7 @@ import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliHistoryDocument } from '../gql/graphql.js';
+import { detailLines } from '../historyDetail.js';
 import { integer, integerRange } from '../options.js';
 import { printJson, printLine, shellCommand, table } from '../output.js';
 
@@ -59,6 +60,27 @@ function compact(value: unknown): string {
     .join(', ');
 }
 
+/** The change column of an entry: what changed, then its detail (if any) on lines of its own. */
+function entryText(action: string, before: unknown, after: unknown, detail: unknown): string {
+  return [changeText(before, after), ...detailLines(action, detail, CHANGE_WIDTH)].join('\n');
+}
+
+/**
+ * The line under a page. `totalCount` counts the queue's kept entries, every group's: with
+ * `--group` it is only an upper bound of that group's (Queue.history, DESIGN.md §4.6), so it is
+ * named as the queue's, never as the group's.
+ */
+export function countText(
+  queue: string,
+  group: string | undefined,
+  shown: number,
+  totalCount: number,
+): string {
+  const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+  if (group === undefined) return `${shown} of ${entries(totalCount)} in ${queue}, newest first`;
+  return `${entries(shown)} of ${group} shown, newest first (${totalCount} in ${queue}'s history, all groups)`;
+}
+
 /** The command that prints the page after `cursor`, with the same queue, group and size. */
 function nextPageCommand(
   queue: string,
@@ -107,20 +129,18 @@ export function registerHistory(program: Command): void {
         }
         printLine(
           table(
-            ['at', 'actor', 'action', 'group', 'change (before → after)'],
+            ['at', 'actor', 'action', 'group', 'change (before → after); detail'],
             edges.map(({ node }) => [
               String(node.at),
               node.actor,
               node.action,
               node.group === '' ? '(queue)' : node.group,
-              changeText(node.before, node.after),
+              entryText(node.action, node.before, node.after, node.detail),
             ]),
             { wrap: { column: 4, width: CHANGE_WIDTH } },
           ),
         );
-        printLine(
-          `${edges.length} of ${totalCount} ${totalCount === 1 ? 'entry' : 'entries'} in ${where}, newest first`,
-        );
+        printLine(countText(queue, options.group, edges.length, totalCount));
         if (pageInfo.hasNextPage && pageInfo.endCursor !== null) {
           printLine(`more: ${nextPageCommand(queue, options, pageInfo.endCursor)}`);
         }

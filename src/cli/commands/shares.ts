@@ -15,6 +15,7 @@ import {
 import { duration, durationRange, integer, integerRange } from '../options.js';
 import { durationText } from '../output.js';
 import { groupCheck, report } from './steering.js';
+import { already, groupBefore } from './unchanged.js';
 
 /** Add `weight`, `rate` and `unrate` to `program`. */
 export function registerShares(program: Command): void {
@@ -30,13 +31,19 @@ export function registerShares(program: Command): void {
     .action(async (group: string, weight: number, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliSetWeightDocument,
         { queue, group, weight },
         groupCheck(queue, group),
       );
-      report(context, data, `weight of ${group} in ${queue} set to ${weight}`);
+      const to = before && already.weight(before, weight) ? 'already' : 'set to';
+      report(
+        context,
+        data,
+        `weight of ${group} in ${queue} ${to} ${weight}${to === 'already' ? ' (unchanged)' : ''}`,
+      );
     });
 
   program
@@ -56,6 +63,7 @@ export function registerShares(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const windowMs = options.per;
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliSetRateLimitDocument,
@@ -63,10 +71,13 @@ export function registerShares(program: Command): void {
         groupCheck(queue, group),
       );
       const claims = max === 1 ? 'claim' : 'claims';
+      const rate = `${max} ${claims} per ${durationText(windowMs)}`;
       report(
         context,
         data,
-        `rate of ${group} in ${queue} set to ${max} ${claims} per ${durationText(windowMs)}`,
+        before && already.rate(before, max, windowMs)
+          ? `rate of ${group} in ${queue} already ${rate} (unchanged)`
+          : `rate of ${group} in ${queue} set to ${rate}`,
       );
     });
 
@@ -77,12 +88,19 @@ export function registerShares(program: Command): void {
     .action(async (group: string, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliClearRateLimitDocument,
         { queue, group },
         groupCheck(queue, group),
       );
-      report(context, data, `rate limit of ${group} in ${queue} removed`);
+      report(
+        context,
+        data,
+        before && already.unrate(before)
+          ? `${group} in ${queue} had no rate limit (unchanged)`
+          : `rate limit of ${group} in ${queue} removed`,
+      );
     });
 }

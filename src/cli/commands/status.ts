@@ -1,11 +1,13 @@
 /**
  * `ringmaster status`: the server's readiness (GET /ready: Redis, the live feed's mode) and
- * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2).
+ * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2). Not ready: the same
+ * report, then exit SERVER (5).
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { type Readiness, readiness, requestPartial } from '../client.js';
 import { contextOf } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
 import { CliStatusDocument, type CliStatusQuery } from '../gql/graphql.js';
 import { printJson, printLine, table } from '../output.js';
 
@@ -38,7 +40,25 @@ export function registerStatus(program: Command): void {
       if (context.json) printJson({ ready, ...data });
       else show(context.connection.url, ready, data);
       if (error) throw error;
+      if (!ready.ready) throw notReady(context.connection.url, ready);
     });
+}
+
+/**
+ * The error `status` ends with, after its report, when `/ready` says not ready (503: Redis
+ * down, the subscriber lost, an eviction policy other than noeviction): exit SERVER, so that a
+ * script sees it (README "CLI", exit codes). Names what /ready reported.
+ */
+function notReady(url: string, ready: Readiness): CliError {
+  const said = [
+    `redis ${ready.redis ?? 'unknown'}`,
+    `subscriber ${ready.subscriber ?? 'unknown'}`,
+    `eviction ${ready.eviction ?? 'unknown'}`,
+  ].join(', ');
+  return new CliError(
+    `${new URL('/ready', url).href} says the server is not ready (${said})`,
+    ExitCode.SERVER,
+  );
 }
 
 /** Print the readiness line and the table of queues. */

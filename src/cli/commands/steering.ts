@@ -22,6 +22,7 @@ import {
 import { duration, durationRange, integer, integerRange } from '../options.js';
 import { durationText, limitText, printJson, printLine, shellCommand } from '../output.js';
 import { groupFields } from './groups.js';
+import { already, groupBefore } from './unchanged.js';
 
 /** The command that shows `group` as it is now: what to run when a change went unanswered. */
 export const groupCheck = (queue: string, group: string): string =>
@@ -59,13 +60,20 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
+      const before = forMs === null ? await groupBefore(context, queue, group) : null;
       const data = await request(
         context.connection,
         CliSetLimitDocument,
         { queue, group, limit, forMs },
         groupCheck(queue, group),
       );
-      report(context, data, `limit of ${group} in ${queue} set to ${limit}${forText(forMs)}`);
+      report(
+        context,
+        data,
+        before && already.limit(before, limit)
+          ? `limit of ${group} in ${queue} already ${limit} (unchanged)`
+          : `limit of ${group} in ${queue} set to ${limit}${forText(forMs)}`,
+      );
     });
 
   program
@@ -75,13 +83,20 @@ export function registerSteering(program: Command): void {
     .action(async (group: string, _options, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliClearLimitDocument,
         { queue, group },
         groupCheck(queue, group),
       );
-      report(context, data, `limit of ${group} in ${queue} removed`);
+      report(
+        context,
+        data,
+        before && already.unlimit(before)
+          ? `${group} in ${queue} had no limit (unchanged)`
+          : `limit of ${group} in ${queue} removed`,
+      );
     });
 
   program
@@ -97,13 +112,20 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
+      const before = forMs === null ? await groupBefore(context, queue, group) : null;
       const data = await request(
         context.connection,
         CliPauseDocument,
         { queue, group, forMs },
         groupCheck(queue, group),
       );
-      report(context, data, `${group} in ${queue} paused${forText(forMs)}`);
+      const done =
+        forMs === null
+          ? before && already.pause(before)
+            ? `${group} in ${queue} already paused (unchanged)`
+            : `${group} in ${queue} paused`
+          : timedPauseText(`${group} in ${queue}`, 'paused', forMs, data.pauseGroup);
+      report(context, data, done);
     });
 
   program
@@ -119,13 +141,20 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
+      const before = forMs === null ? await groupBefore(context, queue, group) : null;
       const data = await request(
         context.connection,
         CliResumeDocument,
         { queue, group, forMs },
         groupCheck(queue, group),
       );
-      report(context, data, `${group} in ${queue} resumed${forText(forMs)}`);
+      const done =
+        forMs === null
+          ? before && already.resume(before)
+            ? `${group} in ${queue} was not paused (unchanged)`
+            : `${group} in ${queue} resumed`
+          : timedPauseText(`${group} in ${queue}`, 'resumed', forMs, data.resumeGroup);
+      report(context, data, done);
     });
 
   program
@@ -198,3 +227,27 @@ const steeredValue = (kind: 'limit' | 'pause', group: CliGroupFragment): string 
 /** ' for 10m' after a timed call's report; '' for a plain one. */
 const forText = (forMs: number | null): string =>
   forMs === null ? '' : ` for ${durationText(forMs)}`;
+
+/**
+ * The first line after `pause --for` or `resume --for`, worded from the answer (the group
+ * after) rather than from the request: a timed call on top of a pending one keeps that first
+ * one's revert target (DESIGN.md §4.8), so `pause --for 1h` of a group whose timed resume will
+ * revert to paused stays paused after the hour, and `resume --for 15m` after a timed pause
+ * never pauses again. `who` is `g in q`; `verb` what was asked (`paused`, `resumed`).
+ */
+export function timedPauseText(
+  who: string,
+  verb: 'paused' | 'resumed',
+  forMs: number,
+  after: CliGroupFragment | null | undefined,
+): string {
+  if (!after) return `${who} ${verb} for ${durationText(forMs)}`;
+  const now = after.paused ? 'paused' : 'running';
+  const revert = after.pauseOverride;
+  if (!revert) return `${who} ${verb}; no revert is pending: it stays ${now}`;
+  const revertToPaused = revert.revertToPaused === true;
+  if (revertToPaused === after.paused) {
+    return `${who} ${verb}; it stays ${now} after ${durationText(forMs)}: the pending revert restores the state before the first timed call still pending, ${now}`;
+  }
+  return `${who} ${verb} for ${durationText(forMs)}, then ${revertToPaused ? 'paused again' : 'resumed'}`;
+}

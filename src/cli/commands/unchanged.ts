@@ -1,0 +1,42 @@
+/**
+ * Telling a no-op from a change (README "CLI"): a steering mutation answers the group after,
+ * which looks the same whether the call changed it or it already was so — and such a call
+ * changes nothing in Redis and records no history (DESIGN.md §4.6). So a plain call reads the
+ * group first and, when the value asked for is already there (and no timed revert of its kind
+ * is pending, which a plain call would drop), words its report "already … (unchanged)".
+ */
+import { request } from '../client.js';
+import type { CliContext } from '../context.js';
+import { CliGroupDocument, type CliGroupFragment } from '../gql/graphql.js';
+
+/**
+ * The group just before a plain change, or null when it is not worth reading or could not be
+ * read: with `--json` (whose output is the mutation's data alone), and on any failure of the
+ * read — the change is sent anyway and reports its own failure, so this read never decides an
+ * exit code. Read and change are two calls: another caller may act between them, so "already"
+ * is what this read saw.
+ */
+export async function groupBefore(
+  context: CliContext,
+  queue: string,
+  group: string,
+): Promise<CliGroupFragment | null> {
+  if (context.json) return null;
+  try {
+    return (await request(context.connection, CliGroupDocument, { queue, id: group })).queue.group;
+  } catch {
+    return null;
+  }
+}
+
+/** What each plain call asks for, as a test of the group before it: true when it is so already. */
+export const already = {
+  limit: (g: CliGroupFragment, limit: number) => g.limit === limit && !g.limitOverride,
+  unlimit: (g: CliGroupFragment) => (g.limit ?? null) === null && !g.limitOverride,
+  pause: (g: CliGroupFragment) => g.paused && !g.pauseOverride,
+  resume: (g: CliGroupFragment) => !g.paused && !g.pauseOverride,
+  weight: (g: CliGroupFragment, weight: number) => g.weight === weight,
+  rate: (g: CliGroupFragment, max: number, windowMs: number) =>
+    g.rateLimit?.max === max && g.rateLimit.windowMs === windowMs,
+  unrate: (g: CliGroupFragment) => !g.rateLimit,
+} as const;

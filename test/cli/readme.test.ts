@@ -1,0 +1,41 @@
+/**
+ * README statements the fresh-user review found out of step with the code: the audit finding's
+ * fields (README "Audit and repair") against the schema's `Finding`, and the console bundle's
+ * size (README "Console") under the build's chunk-size budget, so a first `npm start` does not
+ * warn about a size the README calls normal.
+ */
+import { readFileSync } from 'node:fs';
+import { buildSchema, isObjectType } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import viteConfig from '../../console/vite.config.js';
+
+const read = (path: string): string => readFileSync(new URL(path, import.meta.url), 'utf8');
+const readme = read('../../README.md');
+
+describe('README', () => {
+  it('names an audit finding by the fields `Finding` has (kind, subject, expected, found)', () => {
+    const finding = buildSchema(read('../../schema.graphql')).getType('Finding');
+    if (!isObjectType(finding)) throw new Error('no Finding type in schema.graphql');
+    const fields = Object.keys(finding.getFields()).sort();
+    const sentence = /reports every such finding — ([\s\S]*?) — and writes nothing/.exec(
+      readme,
+    )?.[1];
+    expect(sentence).toBeDefined();
+    const named = [...(sentence ?? '').matchAll(/`(\w+)` \(|`(\w+)`(?:,| —|$)/g)]
+      .map(([, a, b]) => a ?? b)
+      .filter((name): name is string => name !== undefined && /^[a-z]/.test(name));
+    expect(named.sort()).toEqual(fields);
+  });
+
+  it('gives a console bundle size within the build’s chunk-size budget (no warning at npm start)', () => {
+    const minified = /\((\d+) KB minified\)/.exec(readme)?.[1];
+    expect(minified).toBeDefined();
+    const config =
+      typeof viteConfig === 'function'
+        ? viteConfig({ command: 'build', mode: 'production' })
+        : viteConfig;
+    const budget = (config as { build?: { chunkSizeWarningLimit?: number } }).build
+      ?.chunkSizeWarningLimit;
+    expect(budget).toBeGreaterThan(Number(minified));
+  });
+});
