@@ -230,10 +230,12 @@ const forText = (forMs: number | null): string =>
 
 /**
  * The first line after `pause --for` or `resume --for`, worded from the answer (the group
- * after) rather than from the request: a timed call on top of a pending one keeps that first
- * one's revert target (DESIGN.md §4.8), so `pause --for 1h` of a group whose timed resume will
- * revert to paused stays paused after the hour, and `resume --for 15m` after a timed pause
- * never pauses again. `who` is `g in q`; `verb` what was asked (`paused`, `resumed`).
+ * after) rather than from the request: a timed call whose revert would restore the value it
+ * sets is the plain call (DESIGN.md §4.8: a timed call on top of a pending one keeps that
+ * first one's revert target), so `pause --for 1h` of a group whose timed resume will revert to
+ * paused, or `resume --for 15m` after a timed pause, leaves no revert pending. A revert that
+ * restores the state the group has (another writer's) is said as such. `who` is `g in q`;
+ * `verb` what was asked (`paused`, `resumed`).
  */
 export function timedPauseText(
   who: string,
