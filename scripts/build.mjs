@@ -11,8 +11,8 @@
  * - dist/lua: replaced by a copy of src/lua every time (milliseconds), so a script renamed or
  *   removed in src/lua (the key count is in the name) never lingers beside its successor.
  * - console/dist: `vite build` when a digest of what it is built from (console/ without dist,
- *   and package-lock.json for the libraries it bundles) differs from the one recorded beside the
- *   last build (console/dist/.inputs).
+ *   the sources it shares with the CLI, CONSOLE_SHARED, and package-lock.json for the libraries
+ *   it bundles) differs from the one recorded beside the last build (console/dist/.inputs).
  *
  * An install without devDependencies (`npm ci --omit=dev`) has no tsc and no Vite: an existing
  * build is then used as it is (a warning says so), and a missing server build is an error
@@ -100,11 +100,15 @@ function files(dir, skip) {
     });
 }
 
+/** Files outside console/ that the console imports (dependency-free, shared with the CLI). */
+const CONSOLE_SHARED = ['src/cli/historyDetail.ts'];
+
 /** A digest of the console's inputs: each file's path and content. */
 function consoleInputs() {
   const hash = createHash('sha256');
   const inputs = [
     ...files(CONSOLE, [CONSOLE_DIST, path.join(CONSOLE, 'node_modules')]),
+    ...CONSOLE_SHARED.map((file) => path.join(ROOT, file)),
     path.join(ROOT, 'package-lock.json'),
   ];
   for (const file of inputs) {

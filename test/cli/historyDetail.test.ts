@@ -4,8 +4,12 @@
  * target as what it restores; a group's page never claims the queue's count as the group's.
  */
 import { describe, expect, it } from 'vitest';
-import { countText } from '../../src/cli/commands/history.js';
-import { detailLines, detailText } from '../../src/cli/historyDetail.js';
+import { CLI_WORDS, countText } from '../../src/cli/commands/history.js';
+import { detailLines as linesIn, detailText as textIn } from '../../src/cli/historyDetail.js';
+
+const detailText = (action: string, detail: unknown) => textIn(action, detail, CLI_WORDS);
+const detailLines = (action: string, detail: unknown, width: number) =>
+  linesIn(action, detail, width, CLI_WORDS);
 
 const UNTIL = Date.UTC(2026, 11, 1, 20, 15, 3, 466);
 const SET_AT = Date.UTC(2026, 11, 1, 20, 5, 3, 466);

@@ -1,14 +1,15 @@
 /**
- * The History panel's words for an entry's `detail` (console/src/historyDetail.ts): dates and
+ * The History panel's words for an entry's `detail` (src/cli/historyDetail.ts, which the
+ * console shares with the CLI, in the panel's words and ` · ` between parts): dates and
  * durations, never raw epoch ms or JSON (`until 1796154388466`, `cancelled {"setAt":…}`).
  */
 import { describe, expect, it } from 'vitest';
-import { detailText as wordsOf } from '../../console/src/historyDetail.js';
+import { detailText as wordsOf } from '../../src/cli/historyDetail.js';
 
 /** The panel's formatters stood in for: a date as ISO, a span in s. */
 const dateTimeMs = (ms: number): string => new Date(ms).toISOString();
 const detailText = (action: string, detail: unknown): string =>
-  wordsOf(action, detail, { date: dateTimeMs, span: (ms) => `${ms / 1000} s` });
+  wordsOf(action, detail, { date: dateTimeMs, span: (ms) => `${ms / 1000} s` }, ' · ');
 
 const UNTIL = 1_796_154_388_466;
 const SET_AT = UNTIL - 600_000;
@@ -25,7 +26,7 @@ describe('detailText', () => {
       cancelled: { until: UNTIL, revertTo: true, setAt: SET_AT, actor: 'bob' },
     });
     expect(text).toBe(
-      `cancelled (until ${dateTimeMs(UNTIL)} · reverts to paused · set at ${dateTimeMs(SET_AT)} · set by bob)`,
+      `cancelled: until ${dateTimeMs(UNTIL)} · reverts to paused · set at ${dateTimeMs(SET_AT)} · set by bob`,
     );
     expect(text).not.toMatch(/\d{13}|[{}"]/);
     expect(detailText('revert', { setBy: 'alice', revertTo: null, kind: 'limit' })).toBe(
@@ -36,6 +37,6 @@ describe('detailText', () => {
   it('job actions: counts, then the ids with how many more', () => {
     expect(
       detailText('removeJobs', { mode: 'ids', count: 12, ids: ['1-0', '1-1'], idCount: 12 }),
-    ).toBe('mode ids · count 12 · ids 1-0 1-1 +10');
+    ).toBe('mode ids · count 12 · ids 1-0 1-1 (+10)');
   });
 });

@@ -5,10 +5,10 @@
  * read then, so nothing written in between is missed — and paged back with "Older".
  */
 import { useEffect, useState } from 'preact/hooks';
+import { detailText } from '../../../src/cli/historyDetail';
 import { type ApiError, request, subscribe } from '../api';
 import { clockMs, dateTimeMs, duration, preview } from '../format';
 import { HistoryDocument, type HistoryItemFragment, HistoryLiveDocument } from '../gql/graphql';
-import { detailText } from '../historyDetail';
 
 /** How a detail's moments and spans read: dates in this browser's zone, spans in words. */
 const WORDS = { date: dateTimeMs, span: duration };
@@ -139,7 +139,7 @@ export function HistoryPanel(props: { queue: string; group: string | null }) {
               </div>
               <div class="small">{changeText(e.before as Json, e.after as Json)}</div>
               {e.detail != null && (
-                <div class="small muted">{detailText(e.action, e.detail, WORDS)}</div>
+                <div class="small muted">{detailText(e.action, e.detail, WORDS, ' · ')}</div>
               )}
             </li>
           ))}

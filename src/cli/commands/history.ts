@@ -7,9 +7,12 @@ import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliHistoryDocument } from '../gql/graphql.js';
-import { detailLines } from '../historyDetail.js';
+import { detailLines, type Words } from '../historyDetail.js';
 import { integer, integerRange } from '../options.js';
-import { printJson, printLine, shellCommand, table } from '../output.js';
+import { durationText, printJson, printLine, shellCommand, table } from '../output.js';
+
+/** The CLI's words for a detail's moments and spans: ISO dates, exact durations. */
+export const CLI_WORDS: Words = { date: (ms) => new Date(ms).toISOString(), span: durationText };
 
 /** The width of the before → after column (characters); longer lines wrap, never cut. */
 const CHANGE_WIDTH = 60;
@@ -62,7 +65,9 @@ function compact(value: unknown): string {
 
 /** The change column of an entry: what changed, then its detail (if any) on lines of its own. */
 function entryText(action: string, before: unknown, after: unknown, detail: unknown): string {
-  return [changeText(before, after), ...detailLines(action, detail, CHANGE_WIDTH)].join('\n');
+  return [changeText(before, after), ...detailLines(action, detail, CHANGE_WIDTH, CLI_WORDS)].join(
+    '\n',
+  );
 }
 
 /**
