@@ -425,6 +425,43 @@ describe('timed overrides', () => {
     expect(timed).toContain(`a in ${q} resumed for 10m, then paused again`);
   });
 
+  it('a timed call is worded from the answer: unchanged, plain, or timed with its revert', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    // What is in force already, with nothing pending: unchanged, as the plain calls say it.
+    await e.setLimit('a', 3);
+    expect((await cli(['limit', 'a', '3', '-q', q, '--for', '5m'])).stdout).toMatch(
+      new RegExp(`^limit of a in ${q} already 3 \\(unchanged\\)$`, 'm'),
+    );
+    expect((await cli(['pause', 'c', '-q', q, '--for', '5m'])).stdout).toMatch(
+      new RegExp(`^c in ${q} already paused \\(unchanged\\)$`, 'm'),
+    );
+    expect((await cli(['resume', 'a', '-q', q, '--for', '5m'])).stdout).toMatch(
+      new RegExp(`^a in ${q} was not paused \\(unchanged\\)$`, 'm'),
+    );
+    // Timed: it says what it reverts to.
+    expect((await cli(['limit', 'a', '2', '-q', q, '--for', '10m'])).stdout).toMatch(
+      new RegExp(`^limit of a in ${q} set to 2 for 10m, then 3$`, 'm'),
+    );
+    // Back to what the pending revert restores: the plain call, and no revert is left.
+    expect((await cli(['limit', 'a', '3', '-q', q, '--for', '1m'])).stdout).toMatch(
+      new RegExp(`^limit of a in ${q} set to 3; no revert is pending: it stays 3$`, 'm'),
+    );
+    expect((await e.group('a')).limitOverride).toBeNull();
+  });
+
+  it('cancel names what it dropped: a timed resume of a paused group is not a timed pause', async () => {
+    const q = await seeded();
+    await cli(['resume', 'c', '-q', q, '--for', '10m']);
+    expect((await cli(['cancel', 'c', 'pause', '-q', q])).stdout).toMatch(
+      new RegExp(`^timed resume of c in ${q} cancelled: it stays running$`, 'm'),
+    );
+    await cli(['pause', 'a', '-q', q, '--for', '10m']);
+    expect((await cli(['cancel', 'a', 'pause', '-q', q])).stdout).toMatch(
+      new RegExp(`^timed pause of a in ${q} cancelled: it stays paused$`, 'm'),
+    );
+  });
+
   it('cancel limit|pause drops the pending revert and keeps the value now', async () => {
     const q = await seeded();
     const e = engineQueue(q);

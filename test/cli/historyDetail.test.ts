@@ -15,6 +15,12 @@ const UNTIL = Date.UTC(2026, 11, 1, 20, 15, 3, 466);
 const SET_AT = Date.UTC(2026, 11, 1, 20, 5, 3, 466);
 
 describe('detailText', () => {
+  it("a job action's counts in a fixed order, however Redis wrote the keys", () => {
+    expect(detailText('requeueDead', { skipped: 0, remaining: 0, count: 3, mode: 'all' })).toBe(
+      'mode all, count 3, remaining 0, skipped 0',
+    );
+  });
+
   it('a timed call: its span and deadline', () => {
     expect(detailText('setLimit', { forMs: 600_000, until: UNTIL })).toBe(
       'for 10m, until 2026-12-01T20:15:03.466Z',

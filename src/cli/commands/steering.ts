@@ -60,19 +60,25 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = forMs === null ? await groupBefore(context, queue, group) : null;
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliSetLimitDocument,
         { queue, group, limit, forMs },
         groupCheck(queue, group),
       );
+      const who = `limit of ${group} in ${queue}`;
+      const timed = data.setLimit?.limitOverride;
       report(
         context,
         data,
-        before && already.limit(before, limit)
-          ? `limit of ${group} in ${queue} already ${limit} (unchanged)`
-          : `limit of ${group} in ${queue} set to ${limit}${forText(forMs)}`,
+        before && already.limit(before, limit) && !timed
+          ? `${who} already ${limit} (unchanged)`
+          : forMs === null
+            ? `${who} set to ${limit}`
+            : timed
+              ? `${who} set to ${limit} for ${durationText(forMs)}, then ${timed.revertToLimit ?? 'no limit'}`
+              : `${who} set to ${limit}; no revert is pending: it stays ${limit}`,
       );
     });
 
@@ -112,7 +118,7 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = forMs === null ? await groupBefore(context, queue, group) : null;
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliPauseDocument,
@@ -120,11 +126,11 @@ export function registerSteering(program: Command): void {
         groupCheck(queue, group),
       );
       const done =
-        forMs === null
-          ? before && already.pause(before)
-            ? `${group} in ${queue} already paused (unchanged)`
-            : `${group} in ${queue} paused`
-          : timedPauseText(`${group} in ${queue}`, 'paused', forMs, data.pauseGroup);
+        before && already.pause(before) && !data.pauseGroup?.pauseOverride
+          ? `${group} in ${queue} already paused (unchanged)`
+          : forMs === null
+            ? `${group} in ${queue} paused`
+            : timedPauseText(`${group} in ${queue}`, 'paused', forMs, data.pauseGroup);
       report(context, data, done);
     });
 
@@ -141,7 +147,7 @@ export function registerSteering(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = forMs === null ? await groupBefore(context, queue, group) : null;
+      const before = await groupBefore(context, queue, group);
       const data = await request(
         context.connection,
         CliResumeDocument,
@@ -149,11 +155,11 @@ export function registerSteering(program: Command): void {
         groupCheck(queue, group),
       );
       const done =
-        forMs === null
-          ? before && already.resume(before)
-            ? `${group} in ${queue} was not paused (unchanged)`
-            : `${group} in ${queue} resumed`
-          : timedPauseText(`${group} in ${queue}`, 'resumed', forMs, data.resumeGroup);
+        before && already.resume(before) && !data.resumeGroup?.pauseOverride
+          ? `${group} in ${queue} was not paused (unchanged)`
+          : forMs === null
+            ? `${group} in ${queue} resumed`
+            : timedPauseText(`${group} in ${queue}`, 'resumed', forMs, data.resumeGroup);
       report(context, data, done);
     });
 
@@ -216,17 +222,20 @@ async function cancel(
     data,
     moved
       ? `the ${kind} of ${group} in ${queue} went from ${steeredValue(kind, now)} to ${steeredValue(kind, after)} before the cancel arrived (its revert came due, or another call): it may have had nothing to cancel; see \`${shellCommand(['ringmaster', 'history', '-q', queue, '--group', group])}\``
-      : `timed ${kind} of ${group} in ${queue} cancelled`,
+      : `${cancelledText(kind, 'revertToPaused' in pending && pending.revertToPaused === true, now)} of ${group} in ${queue} cancelled: it stays ${kind === 'pause' && !now.paused ? 'running' : steeredValue(kind, now)}`,
   );
 }
+
+/**
+ * What a pending revert of `kind` came from, as the operator set it: a timed limit, a timed
+ * pause (a revert that resumes), or a timed resume (a revert that pauses again).
+ */
+const cancelledText = (kind: 'limit' | 'pause', revertToPaused: boolean, now: CliGroupFragment) =>
+  kind === 'limit' ? 'timed limit' : revertToPaused && !now.paused ? 'timed resume' : 'timed pause';
 
 /** What a timed override of `kind` sets, as shown: the limit (`none`), or paused / not paused. */
 const steeredValue = (kind: 'limit' | 'pause', group: CliGroupFragment): string =>
   kind === 'limit' ? limitText(group.limit) : group.paused ? 'paused' : 'not paused';
-
-/** ' for 10m' after a timed call's report; '' for a plain one. */
-const forText = (forMs: number | null): string =>
-  forMs === null ? '' : ` for ${durationText(forMs)}`;
 
 /**
  * The first line after `pause --for` or `resume --for`, worded from the answer (the group
