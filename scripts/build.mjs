@@ -108,7 +108,8 @@ function consoleInputs() {
   const hash = createHash('sha256');
   const inputs = [
     ...files(CONSOLE, [CONSOLE_DIST, path.join(CONSOLE, 'node_modules')]),
-    ...CONSOLE_SHARED.map((file) => path.join(ROOT, file)),
+    // Absent where the sources are not shipped (a production install): nothing to build from.
+    ...CONSOLE_SHARED.map((file) => path.join(ROOT, file)).filter((file) => existsSync(file)),
     path.join(ROOT, 'package-lock.json'),
   ];
   for (const file of inputs) {
