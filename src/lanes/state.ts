@@ -101,14 +101,26 @@ export function parseOverride(raw: string | number | null | undefined): TimedOve
  * ring" (I1). The one place this order is written: `Group.blockedBy` reads it too.
  * `rateLimitedUntil` left out counts as not rate-limited.
  */
-export function groupState(
-  g: Pick<GroupInfo, 'limit' | 'active' | 'pending' | 'paused'> &
-    Partial<Pick<GroupInfo, 'rateLimitedUntil'>>,
-): GroupState {
-  if (g.paused) return 'PAUSED';
-  if (g.limit !== null && g.active >= g.limit) return 'SATURATED';
-  if (g.rateLimitedUntil != null) return 'RATE_LIMITED';
-  return g.pending > 0 ? 'READY' : 'IDLE';
+export function groupState(g: StateFields): GroupState {
+  return groupBlocks(g)[0] ?? (g.pending > 0 ? 'READY' : 'IDLE');
+}
+
+/** The fields a group's state is judged from; `rateLimitedUntil` left out: not rate-limited. */
+type StateFields = Pick<GroupInfo, 'limit' | 'active' | 'pending' | 'paused'> &
+  Partial<Pick<GroupInfo, 'rateLimitedUntil'>>;
+
+/**
+ * Every state that keeps `g` off the ring, in {@link groupState}'s precedence (its first is the
+ * group's state); empty for a group that is READY or IDLE. A group may be held by several at
+ * once — paused, at its limit and rate-limited — and each still holds when one before it lifts
+ * (`Group.reason` names them all).
+ */
+export function groupBlocks(g: StateFields): ('PAUSED' | 'SATURATED' | 'RATE_LIMITED')[] {
+  const blocks: ('PAUSED' | 'SATURATED' | 'RATE_LIMITED')[] = [];
+  if (g.paused) blocks.push('PAUSED');
+  if (g.limit !== null && g.active >= g.limit) blocks.push('SATURATED');
+  if (g.rateLimitedUntil != null) blocks.push('RATE_LIMITED');
+  return blocks;
 }
 
 /**

@@ -39,26 +39,6 @@ export interface JobTimeline {
 }
 
 /**
- * Equal for a watcher: the same state, attempts, lease (token and deadline), run-at time, last
- * error, claim and finish times. What a job's life changes; payload, group and maxAttempts never
- * change, and `errors` grows only with `lastError` (each failed attempt sets both).
- */
-export function sameJob(a: WatchedJob, b: WatchedJob): boolean {
-  if (a === null || b === null) return a === b;
-  return (
-    a.id === b.id &&
-    a.state === b.state &&
-    a.attempts === b.attempts &&
-    a.token === b.token &&
-    a.leaseUntil === b.leaseUntil &&
-    a.runAt === b.runAt &&
-    a.lastError === b.lastError &&
-    a.claimedAt === b.claimedAt &&
-    a.finishedAt === b.finishedAt
-  );
-}
-
-/**
  * The same point of the job's life: what every state change moves (state, attempts, claim,
  * run-at and finish times) is equal; a lease extended or nothing else may differ. A hash that
  * is at the same point as an entry was read at or after that entry was written.
@@ -71,6 +51,22 @@ function sameMoment(a: WatchedJob, b: WatchedJob): boolean {
     a.claimedAt === b.claimedAt &&
     a.runAt === b.runAt &&
     a.finishedAt === b.finishedAt
+  );
+}
+
+/**
+ * Equal for a watcher: the same job at the same moment ({@link sameMoment}) with the same lease
+ * (token and deadline) and last error. What a job's life changes; payload, group and maxAttempts
+ * never change, and `errors` grows only with `lastError` (each failed attempt sets both).
+ */
+export function sameJob(a: WatchedJob, b: WatchedJob): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.id === b.id &&
+    sameMoment(a, b) &&
+    a.token === b.token &&
+    a.leaseUntil === b.leaseUntil &&
+    a.lastError === b.lastError
   );
 }
 

@@ -7,7 +7,7 @@
 
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
-import { groupState } from '../lanes/state.js';
+import { groupBlocks, groupState } from '../lanes/state.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
 import { rateLimitedSentence, rateText, reopensAt } from './rateLimit.js';
@@ -81,36 +81,31 @@ interface Blocker {
 }
 
 /**
- * Every blocker that applies to `g`, in `groupState`'s precedence (paused, limit, rate).
+ * Every blocker that applies to `g` ({@link groupBlocks}: paused, limit, rate, in
+ * `groupState`'s order).
  * `blockedBy` names only the first (one enum value, DESIGN.md §4); the others still hold once it
  * lifts — a group at its limit and its rate is RATE_LIMITED after the completion — so
  * `reason` names each of them.
  */
 function blockers(g: GroupInfo): Blocker[] {
-  const all: Blocker[] = [];
-  if (g.paused) all.push({ what: 'paused', liftsWhen: 'it is resumed' });
-  if (g.limit !== null && g.active >= g.limit) {
-    if (g.limit === 0) {
-      all.push({ what: 'parked (the limit is 0)', liftsWhen: 'the limit is raised' });
-    } else if (g.active > g.limit) {
-      all.push({
-        what: `parked (limit ${g.limit}, lowered below the work in flight)`,
-        liftsWhen: `${g.active - g.limit + 1} finish`,
-      });
-    } else {
-      all.push({
-        what: `at its limit (${g.active} of ${g.limit} in flight)`,
-        liftsWhen: 'one finishes',
-      });
+  return groupBlocks(g).map((block): Blocker => {
+    if (block === 'PAUSED') return { what: 'paused', liftsWhen: 'it is resumed' };
+    if (block === 'RATE_LIMITED') {
+      return {
+        what: `rate-limited until ${reopensAt(g)} (${rateText(g)})`,
+        liftsWhen: 'its window reopens',
+      };
     }
-  }
-  if (g.rateLimitedUntil != null) {
-    all.push({
-      what: `rate-limited until ${reopensAt(g)} (${rateText(g)})`,
-      liftsWhen: 'its window reopens',
-    });
-  }
-  return all;
+    const limit = g.limit ?? 0;
+    if (limit === 0) return { what: 'parked (the limit is 0)', liftsWhen: 'the limit is raised' };
+    if (g.active > limit) {
+      return {
+        what: `parked (limit ${limit}, lowered below the work in flight)`,
+        liftsWhen: `${g.active - limit + 1} finish`,
+      };
+    }
+    return { what: `at its limit (${g.active} of ${limit} in flight)`, liftsWhen: 'one finishes' };
+  });
 }
 
 /** "a", "a and b", "a, b and c". */

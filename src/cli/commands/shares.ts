@@ -5,8 +5,6 @@
  */
 import { type Command, Option } from 'commander';
 import { Bounds } from '../bounds.js';
-import { request } from '../client.js';
-import { contextOf } from '../context.js';
 import {
   CliClearRateLimitDocument,
   CliSetRateLimitDocument,
@@ -14,8 +12,8 @@ import {
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
 import { durationText } from '../output.js';
-import { groupCheck, report } from './steering.js';
-import { already, groupBefore } from './unchanged.js';
+import { report, steerGroup } from './steering.js';
+import { already } from './unchanged.js';
 
 /** Add `weight`, `rate` and `unrate` to `program`. */
 export function registerShares(program: Command): void {
@@ -29,14 +27,11 @@ export function registerShares(program: Command): void {
       integer('weight', Bounds.weight),
     )
     .action(async (group: string, weight: number, _options, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliSetWeightDocument,
-        { queue, group, weight },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group, weight }),
       );
       const to = before && already.weight(before, weight) ? 'already' : 'set to';
       report(
@@ -60,15 +55,12 @@ export function registerShares(program: Command): void {
         .makeOptionMandatory(),
     )
     .action(async (group: string, max: number, options: { per: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
       const windowMs = options.per;
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliSetRateLimitDocument,
-        { queue, group, max, windowMs },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group, max, windowMs }),
       );
       const claims = max === 1 ? 'claim' : 'claims';
       const rate = `${max} ${claims} per ${durationText(windowMs)}`;
@@ -86,14 +78,11 @@ export function registerShares(program: Command): void {
     .description('remove the rate limit of a group: a rate-limited group re-joins the ring now')
     .argument('<group>', 'the group')
     .action(async (group: string, _options, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliClearRateLimitDocument,
-        { queue, group },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group }),
       );
       report(
         context,

@@ -5,6 +5,7 @@
  * a pending revert of its kind, and `cancel <group> limit|pause` drops it keeping the value now.
  * A call that got no answer may have been applied: exit UNCONFIRMED, naming {@link groupCheck}.
  */
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { Argument, type Command } from 'commander';
 import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
@@ -44,6 +45,29 @@ export function report(
   printLine(groupFields(group));
 }
 
+/**
+ * One change of `group` by a steering command: the group read first ({@link groupBefore}: how
+ * the report tells a no-op), then the mutation of `document` with the queue's `variables`, its
+ * unanswered failure naming {@link groupCheck}. Answers what the report needs.
+ */
+export async function steerGroup<T, V>(
+  command: Command,
+  group: string,
+  document: DocumentTypeDecoration<T, V>,
+  variables: (queue: string) => V,
+): Promise<{ context: CliContext; queue: string; before: CliGroupFragment | null; data: T }> {
+  const context = contextOf(command);
+  const queue = context.queue();
+  const before = await groupBefore(context, queue, group);
+  const data = await request(
+    context.connection,
+    document,
+    variables(queue),
+    groupCheck(queue, group),
+  );
+  return { context, queue, before, data };
+}
+
 /** Add the steering commands to `program`. */
 export function registerSteering(program: Command): void {
   program
@@ -57,15 +81,12 @@ export function registerSteering(program: Command): void {
       duration('--for', Bounds.for),
     )
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliSetLimitDocument,
-        { queue, group, limit, forMs },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group, limit, forMs }),
       );
       const who = `limit of ${group} in ${queue}`;
       const timed = data.setLimit?.limitOverride;
@@ -87,14 +108,11 @@ export function registerSteering(program: Command): void {
     .description('remove the limit of a group: it is unlimited')
     .argument('<group>', 'the group')
     .action(async (group: string, _options, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliClearLimitDocument,
-        { queue, group },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group }),
       );
       report(
         context,
@@ -115,15 +133,12 @@ export function registerSteering(program: Command): void {
       duration('--for', Bounds.for),
     )
     .action(async (group: string, options: { for?: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliPauseDocument,
-        { queue, group, forMs },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group, forMs }),
       );
       const done =
         before && already.pause(before) && !data.pauseGroup?.pauseOverride
@@ -144,15 +159,12 @@ export function registerSteering(program: Command): void {
       duration('--for', Bounds.for),
     )
     .action(async (group: string, options: { for?: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
       const forMs = options.for ?? null;
-      const before = await groupBefore(context, queue, group);
-      const data = await request(
-        context.connection,
+      const { context, queue, before, data } = await steerGroup(
+        command,
+        group,
         CliResumeDocument,
-        { queue, group, forMs },
-        groupCheck(queue, group),
+        (queue) => ({ queue, group, forMs }),
       );
       const done =
         before && already.resume(before) && !data.resumeGroup?.pauseOverride
