@@ -1288,15 +1288,10 @@ export class Queue {
   }
 
   /**
-   * Register the queue in `P:queues`, then run the registering script `run`: the SADD is
-   * answered before the script is sent, so a call whose SADD fails (a registry key of the
-   * wrong type, an ACL that may not write it, a cluster node answering MOVED for it: `P:queues`
-   * is outside the queue's slot, so it cannot be inside the script) reports that error having
-   * changed nothing, and a call that reports success is in the registry the reaper and
-   * `Ringmaster.queues` read. Once answered, the SADD is not sent again for this queue on this
-   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once,
-   * so the wait costs one round trip per queue per connection every 5 s, not one per call.
-   * Calls made while a SADD is on the wire wait for that one rather than sending their own.
+   * Run `run` once the queue's job layout is known to be this version's on this connection
+   * ({@link askLayout}, asked before the first enqueue or claim; a marked queue is not asked
+   * again on the connection, an unmarked one is, see connectionState.ts `laidOut`).
+   * @throws RingmasterError LAYOUT_MISMATCH
    */
   private laidOut<T>(run: () => Promise<T>): Promise<T> {
     return this.connection.laidOut(this.keys.base, () => this.askLayout(), run);
@@ -1353,6 +1348,17 @@ export class Queue {
     );
   }
 
+  /**
+   * Register the queue in `P:queues`, then run the registering script `run`: the SADD is
+   * answered before the script is sent, so a call whose SADD fails (a registry key of the
+   * wrong type, an ACL that may not write it, a cluster node answering MOVED for it: `P:queues`
+   * is outside the queue's slot, so it cannot be inside the script) reports that error having
+   * changed nothing, and a call that reports success is in the registry the reaper and
+   * `Ringmaster.queues` read. Once answered, the SADD is not sent again for this queue on this
+   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once,
+   * so the wait costs one round trip per queue per connection every 5 s, not one per call.
+   * Calls made while a SADD is on the wire wait for that one rather than sending their own.
+   */
   private registered<T>(
     run: () => Promise<T>,
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
