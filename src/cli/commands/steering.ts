@@ -6,7 +6,7 @@
  * A call that got no answer may have been applied: exit UNCONFIRMED, naming {@link groupCheck}.
  */
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-import { Argument, type Command } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { type CliContext, contextOf } from '../context.js';
@@ -68,6 +68,13 @@ export async function steerGroup<T, V>(
   return { context, queue, before, data };
 }
 
+/** `--for <duration>`: a timed override that does `what` (revert, resume, …) at its deadline. */
+const forOption = (what: string): Option =>
+  new Option(
+    '--for <duration>',
+    `${what} on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
+  ).argParser(duration('--for', Bounds.for));
+
 /** Add the steering commands to `program`. */
 export function registerSteering(program: Command): void {
   program
@@ -75,11 +82,7 @@ export function registerSteering(program: Command): void {
     .description('set the most jobs of a group that may be active at once (0 parks it)')
     .argument('<group>', 'the group')
     .argument('<limit>', `the limit, ${integerRange(Bounds.limit)}`, integer('limit', Bounds.limit))
-    .option(
-      '--for <duration>',
-      `revert on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
-      duration('--for', Bounds.for),
-    )
+    .addOption(forOption('revert'))
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
@@ -127,11 +130,7 @@ export function registerSteering(program: Command): void {
     .command('pause')
     .description('stop new turns for a group; its backlog and active jobs are untouched')
     .argument('<group>', 'the group')
-    .option(
-      '--for <duration>',
-      `resume on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
-      duration('--for', Bounds.for),
-    )
+    .addOption(forOption('resume'))
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
@@ -153,11 +152,7 @@ export function registerSteering(program: Command): void {
     .command('resume')
     .description('unpause a group; it re-joins the ring if serviceable')
     .argument('<group>', 'the group')
-    .option(
-      '--for <duration>',
-      `pause again on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
-      duration('--for', Bounds.for),
-    )
+    .addOption(forOption('pause again'))
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
