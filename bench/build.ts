@@ -3,6 +3,8 @@
  * what `npm start` runs before the server), so a figure never comes from a stale dist/.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { progress } from './util.js';
@@ -13,8 +15,18 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * e.g. the commit before a change), so an old and a new server meet the same load generator.
  */
 export const SERVER_ROOT = process.env.BENCH_SERVER_ROOT?.trim() || ROOT;
-/** The server's entry in the build, relative to {@link ROOT}: what `npm start` runs. */
-export const SERVER_ENTRY = 'dist/server/main.js';
+/** The server in the build, relative to {@link SERVER_ROOT}: what `npm start` runs. */
+export const SERVER_ENTRY = 'dist/server/bundle.js';
+/** tsc's entry of the server, unbundled: what `npm start` ran before the bundle. */
+export const SERVER_MODULES_ENTRY = 'dist/server/main.js';
+
+/**
+ * What `npm start` runs in {@link SERVER_ROOT}: the bundle, or, in a checkout from before it
+ * (BENCH_SERVER_ROOT at an older commit), tsc's main.js. Call after {@link ensureBuilt}.
+ */
+export function serverEntry(): string {
+  return existsSync(path.join(SERVER_ROOT, SERVER_ENTRY)) ? SERVER_ENTRY : SERVER_MODULES_ENTRY;
+}
 
 let built: Promise<void> | undefined;
 

@@ -4,8 +4,12 @@
  * Per subscriber count: the latency from a mutation's send to each subscriber's event (p50,
  * p99), the Redis connections the server holds (CLIENT LIST without the benchmark's own), and
  * ring reads per change (INFO commandstats LRANGE calls: the server reads a ring with LRANGE and
- * nothing else in this section sends one). Also the server's memory (RSS and V8 heap, after a
- * forced GC) before any subscriber and with each count idle (section 5 reports it).
+ * nothing else in this section sends one). Also the server's memory (section 5 reports it): its
+ * RSS once ready (the start-up's transient), after `noGcIdleMs` idle with no forced GC (what `ps`
+ * shows of an idle server), then RSS and V8 heap after forced GCs once V8 has let go of the new
+ * space the start-up grew, before any subscriber and with each count idle
+ * (`ServerProcess.idleMemory`: read at the same new-space state, so the per-subscriber deltas
+ * are what the subscribers hold, not a difference of V8's young-generation sizing).
  *
  * Two cores: the server, the subscriber process and Redis share them. The subscriber process
  * speaks the protocol by hand (`subscribers.ts`) so that, per event, it costs less than the
@@ -17,7 +21,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, commandStats, foreignClients, fresh } from './redis.js';
-import { startServer } from './server.js';
+import { type IdleMemory, startServer } from './server.js';
 import type { Reply } from './subscribers.js';
 import { askChild, percentile, progress, sleep } from './util.js';
 
@@ -28,6 +32,22 @@ export interface FanoutOptions {
   rounds: number;
   /** Pause between rounds (ms); longer than the feed's 25 ms coalescing window. */
   gapMs: number;
+  /** Idle after ready before the no-GC RSS reading (ms): ~30 s, what `ps` shows of an idle server. */
+  noGcIdleMs: number;
+  /** Idle before each after-GC reading, at least and at most (ms): `ServerProcess.idleMemory`. */
+  settle: { minIdleMs: number; maxIdleMs: number };
+}
+
+/** One after-GC reading of an idle server: {@link IdleMemory}'s figures the report needs. */
+export interface IdleReading {
+  rssBytes: number;
+  heapBytes: number;
+  /** V8's new space reserved then (bytes) */
+  newSpaceBytes: number;
+  /** idle before the reading (ms) */
+  idleMs: number;
+  /** the new space had shrunk back (else the reading still holds a burst's young generation) */
+  settled: boolean;
 }
 
 export interface FanoutRow {
@@ -47,6 +67,8 @@ export interface FanoutRow {
   serverRssBytes: number;
   /** V8 heap used with this many idle subscribers, after a forced GC (bytes) */
   serverHeapBytes: number;
+  /** the whole reading with this many idle subscribers */
+  held: IdleReading;
   /**
    * Server CPU per ring change (ms): the mutation, the ring read, and the event rendered and
    * sent to every subscriber. From /proc in 10 ms ticks, so ±10 ms ÷ rounds.
@@ -58,10 +80,17 @@ export interface FanoutRow {
 
 export interface FanoutResult {
   rows: FanoutRow[];
-  /** server RSS once ready, before any subscriber, after a forced GC (bytes) */
+  /** server RSS idle, before any subscriber, after forced GCs once settled (bytes) */
   serverRssIdleBytes: number;
   /** V8 heap used then (bytes) */
   serverHeapIdleBytes: number;
+  /** that reading in full */
+  idle: IdleReading;
+  /** server RSS when `/ready` first answered (bytes): the start-up's transient */
+  serverRssReadyBytes: number;
+  /** server RSS after {@link FanoutOptions.noGcIdleMs} idle, no forced GC (bytes) */
+  serverRssNoGcBytes: number;
+  noGcIdleMs: number;
 }
 
 const QUEUE = 'bench-fanout';
@@ -82,16 +111,25 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
     { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   try {
-    await sleep(200);
-    const idle = await server.memory();
+    const serverRssReadyBytes = await server.rss();
+    await sleep(o.noGcIdleMs);
+    const serverRssNoGcBytes = await server.rss();
+    const idle = reading(await server.idleMemory({ minIdleMs: 0, maxIdleMs: o.settle.maxIdleMs }));
+    progress(
+      `fan-out: server RSS at ready ${mib(serverRssReadyBytes)}, after ${(o.noGcIdleMs / 1000).toFixed(0)} s ` +
+        `idle ${mib(serverRssNoGcBytes)} (no forced GC), after GC ${mib(idle.rssBytes)} ` +
+        `(new space ${mib(idle.newSpaceBytes)}${idle.settled ? '' : ', NOT settled'})`,
+    );
     const rows: FanoutRow[] = [];
     for (const count of o.counts) {
       const opened = await ask(child, { type: 'open', count }, 'opened');
-      // Memory with the subscribers idle, after a forced GC: what they hold, not garbage.
-      const held = await server.memory();
+      // Memory with the subscribers idle, after forced GCs once V8 has shrunk the new space
+      // opening them grew: what they hold, not garbage nor a bigger young generation.
+      const held = reading(await server.idleMemory(o.settle));
       progress(
         `fan-out: ${opened.count} subscribers (opened in ${opened.ms.toFixed(0)} ms); server RSS ` +
-          `${(held.rss / 2 ** 20).toFixed(1)} MiB, heap ${(held.heapUsed / 2 ** 20).toFixed(1)} MiB`,
+          `${mib(held.rssBytes)}, heap ${mib(held.heapBytes)} after ${(held.idleMs / 1000).toFixed(1)} s ` +
+          `idle (new space ${mib(held.newSpaceBytes)}${held.settled ? '' : ', NOT settled'})`,
       );
       // A short warm-up round pair, not counted.
       await ask(child, { type: 'rounds', rounds: 2, gapMs: o.gapMs }, 'measured');
@@ -114,8 +152,9 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
         mutationP50Ms: percentile(measured.mutationMs, 50),
         serverConnections: await foreignClients(redis.admin),
         ringReadsPerChange: reads / o.rounds,
-        serverRssBytes: held.rss,
-        serverHeapBytes: held.heapUsed,
+        serverRssBytes: held.rssBytes,
+        serverHeapBytes: held.heapBytes,
+        held,
         serverCpuMsPerChange: serverCpu / 1000 / o.rounds,
         subscriberCpuMsPerChange: measured.cpuUsec / 1000 / o.rounds,
       });
@@ -126,7 +165,15 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
           `${r.serverCpuMsPerChange.toFixed(1)} ms, subscribers ${r.subscriberCpuMsPerChange.toFixed(1)} ms`,
       );
     }
-    return { rows, serverRssIdleBytes: idle.rss, serverHeapIdleBytes: idle.heapUsed };
+    return {
+      rows,
+      serverRssIdleBytes: idle.rssBytes,
+      serverHeapIdleBytes: idle.heapBytes,
+      idle,
+      serverRssReadyBytes,
+      serverRssNoGcBytes,
+      noGcIdleMs: o.noGcIdleMs,
+    };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -138,6 +185,18 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
     await server.stop();
   }
 }
+
+function reading(m: IdleMemory): IdleReading {
+  return {
+    rssBytes: m.rss,
+    heapBytes: m.heapUsed,
+    newSpaceBytes: m.newSpace,
+    idleMs: m.idleMs,
+    settled: m.settled,
+  };
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 type ReplyOf<T extends Reply['type']> = Extract<Reply, { type: T }>;
 

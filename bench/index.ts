@@ -56,7 +56,13 @@ const FULL: Plan = {
     rateLimited: 100_000,
   },
   graphql: { connections: 50, seconds: 10, slices: 5, warmupSeconds: 1 },
-  fanout: { counts: [1, 100, 1_000, 5_000], rounds: 30, gapMs: 100 },
+  fanout: {
+    counts: [1, 100, 1_000, 5_000],
+    rounds: 30,
+    gapMs: 100,
+    noGcIdleMs: 30_000,
+    settle: { minIdleMs: 6_000, maxIdleMs: 30_000 },
+  },
   memory: { groups: 100_000, jobs: 50_000 },
   startup: { runs: 5, idleMs: 3_000 },
   latency: {
@@ -93,7 +99,13 @@ const QUICK: Plan = {
     rateLimited: 2_000,
   },
   graphql: { connections: 50, seconds: 2, slices: 1, warmupSeconds: 0 },
-  fanout: { counts: [1, 10, 50], rounds: 3, gapMs: 50 },
+  fanout: {
+    counts: [1, 10, 50],
+    rounds: 3,
+    gapMs: 50,
+    noGcIdleMs: 500,
+    settle: { minIdleMs: 200, maxIdleMs: 1_000 },
+  },
   memory: { groups: 2_000, jobs: 1_000 },
   startup: { runs: 1, idleMs: 500 },
   latency: {

@@ -1,6 +1,6 @@
 /**
- * The Ringmaster server as its own process, compiled as `npm start` runs it (`node
- * dist/server/main.js`, built first if stale), so that the load generator and the subscribers
+ * The Ringmaster server as its own process, as `npm start` runs it (`node dist/server/bundle.js`,
+ * built first if stale; `dist/server/main.js` for a BENCH_SERVER_ROOT that has no bundle), so that the load generator and the subscribers
  * never share its event loop. Pointed at the benchmark's Redis with REDIS_URL, on a free port,
  * LOG_LEVEL silent. The pid is the server's own Node process (no npm wrapper in between), so its
  * RSS can be read.
@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
-import { ensureBuilt, SERVER_ENTRY, SERVER_ROOT } from './build.js';
+import { ensureBuilt, SERVER_ROOT, serverEntry } from './build.js';
 import { now, sleep } from './util.js';
 
 const START_TIMEOUT_MS = 30_000;
@@ -25,17 +25,49 @@ export interface ServerProcess {
    * Two forced full GCs in the server (`gcOnSignal.mjs`), then its memory: RSS from /proc and
    * V8's heap figures (bytes).
    */
-  memory(): Promise<{ rss: number; heapUsed: number; external: number }>;
+  memory(): Promise<Memory>;
+  /**
+   * The server's memory once idle: waits `minIdleMs`, then {@link memory}; while V8 still holds
+   * the new space a burst of allocation grew (over {@link SETTLED_NEW_SPACE}: it shrinks it
+   * only once its allocation-rate accounting has seen the process idle for some seconds,
+   * PERFORMANCE.md §5), waits {@link SETTLE_STEP_MS} more and reads again, up to `maxIdleMs`.
+   * `idleMs` says how long it waited in all; `settled` whether the new space had shrunk.
+   */
+  idleMemory(o: { minIdleMs: number; maxIdleMs: number }): Promise<IdleMemory>;
   /** CPU time (user + sys) the server process has used so far (µs); NaN where unknown. */
   cpu(): Promise<number>;
   /** SIGTERM (the server's clean shutdown), SIGKILL if it lingers. */
   stop(): Promise<void>;
 }
 
+/** The server's memory after two forced full GCs (bytes). */
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  /** V8's new space reserved (both semi-spaces) */
+  newSpace: number;
+}
+
+export interface IdleMemory extends Memory {
+  /** how long the server sat idle before this reading (ms) */
+  idleMs: number;
+  /** the new space was back to its idle size ({@link SETTLED_NEW_SPACE} or less) */
+  settled: boolean;
+}
+
+/**
+ * A new space this size or smaller has been shrunk after a burst: V8 grows it up to 2 × 16 MiB
+ * (Node 20's default semi-space maximum) and shrinks it to 1–4 MiB once idle.
+ */
+export const SETTLED_NEW_SPACE = 8 * 2 ** 20;
+/** Between two readings of {@link ServerProcess.idleMemory} while the new space is still grown. */
+export const SETTLE_STEP_MS = 3_000;
+
 export async function startServer(redisUrl: string): Promise<ServerProcess> {
   await ensureBuilt();
   const port = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), SERVER_ENTRY], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), serverEntry()], {
     cwd: SERVER_ROOT,
     env: {
       ...process.env,
@@ -84,17 +116,34 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
     await sleep(50);
   }
   const pid = child.pid as number;
+  async function memory(): Promise<Memory> {
+    const line = new Promise<string>((resolve) => memoryWaiters.push(resolve));
+    child.kill('SIGUSR2');
+    const usage = JSON.parse(await line) as Omit<Memory, 'rss'>;
+    // RSS read after the GC; V8 gives freed pages back to the system in its own time.
+    await sleep(500);
+    return {
+      rss: await rssOf(pid),
+      heapUsed: usage.heapUsed,
+      external: usage.external,
+      newSpace: usage.newSpace ?? Number.NaN,
+    };
+  }
   return {
     url,
     pid,
     rss: () => rssOf(pid),
-    async memory() {
-      const line = new Promise<string>((resolve) => memoryWaiters.push(resolve));
-      child.kill('SIGUSR2');
-      const usage = JSON.parse(await line) as { heapUsed: number; external: number };
-      // RSS read after the GC; V8 gives freed pages back to the system in its own time.
-      await sleep(500);
-      return { rss: await rssOf(pid), heapUsed: usage.heapUsed, external: usage.external };
+    memory,
+    async idleMemory({ minIdleMs, maxIdleMs }) {
+      const t0 = now();
+      await sleep(minIdleMs);
+      for (;;) {
+        const m = await memory();
+        const settled = m.newSpace <= SETTLED_NEW_SPACE;
+        const idleMs = now() - t0;
+        if (settled || idleMs + SETTLE_STEP_MS > maxIdleMs) return { ...m, idleMs, settled };
+        await sleep(SETTLE_STEP_MS);
+      }
     },
     cpu: () => cpuOf(pid),
     async stop() {
