@@ -3,7 +3,9 @@
  * resident memory once ready and after sitting idle, with the embedded Redis (REDIS_URL unset, a
  * fresh DATA_DIR each run: the `npm start` of the README's quick start). Four ways to start it:
  *
- * - compiled: `node dist/server/main.js`, what `npm start` execs;
+ * - compiled: `node dist/server/bundle.js`, what `npm start` execs (scripts/bundle.mjs);
+ * - compiled, unbundled: `node dist/server/main.js`, tsc's modules one file each, what `npm start`
+ *   ran before the bundle;
  * - `npm start` with the build up to date: the above plus npm and the build check before it
  *   (`node scripts/build.mjs`, tsc -b finding nothing to do);
  * - tsx, cache warm: `node --import tsx src/server/main.ts` (what `npm start` ran before), after
@@ -20,7 +22,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
-import { ensureBuilt, SERVER_ENTRY, SERVER_ROOT } from './build.js';
+import { ensureBuilt, SERVER_ENTRY, SERVER_MODULES_ENTRY, SERVER_ROOT } from './build.js';
 import { rssOf } from './server.js';
 import { now, percentile, progress, sleep } from './util.js';
 
@@ -70,6 +72,12 @@ const WAYS: Way[] = [
     direct: true,
   },
   {
+    name: 'compiled, unbundled',
+    command: `node ${SERVER_MODULES_ENTRY}`,
+    argv: [process.execPath, SERVER_MODULES_ENTRY],
+    direct: true,
+  },
+  {
     name: 'npm start, build up to date',
     command: 'npm start',
     argv: ['npm', 'start', '--silent'],
@@ -100,7 +108,7 @@ export async function startup(o: StartupOptions): Promise<StartupResult> {
     rssIdleBytes: [],
   }));
   progress('start-up: one unmeasured tsx start, to fill its compile cache');
-  await once(WAYS[2] as Way, 0);
+  await once(WAYS.find((way) => way.name === 'tsx, cache warm') as Way, 0);
   const buildCheckMs: number[] = [];
   for (let run = 0; run < o.runs; run++) {
     const t0 = now();

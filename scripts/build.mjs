@@ -10,13 +10,16 @@
  *   alone, so a build without dist/server/main.js or dist/lanes/index.js is redone in full.
  * - dist/lua: replaced by a copy of src/lua every time (milliseconds), so a script renamed or
  *   removed in src/lua (the key count is in the name) never lingers beside its successor.
+ * - dist/server/bundle.js, what `npm start` runs: dist/server/main.js and all it imports in one
+ *   minified file (scripts/bundle.mjs, esbuild, ~1 s), remade when tsc compiled anything or
+ *   package-lock.json changed since the last bundle.
  * - console/dist: `vite build` when a digest of what it is built from (console/ without dist,
  *   the sources it shares with the CLI, CONSOLE_SHARED, and package-lock.json for the libraries
  *   it bundles) differs from the one recorded beside the last build (console/dist/.inputs).
  *
  * An install without devDependencies (`npm ci --omit=dev`) has no tsc and no Vite: an existing
  * build is then used as it is (a warning says so), and a missing server build is an error
- * saying how to make one. Exit code: 0 when dist/server/main.js is there to run, 1 otherwise.
+ * saying how to make one. Exit code: 0 when dist/server/bundle.js is there to run, 1 otherwise.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -24,6 +27,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleServer } from './bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
@@ -33,8 +37,10 @@ const CONSOLE_DIST = path.join(CONSOLE, 'dist');
 const CONSOLE_STAMP = path.join(CONSOLE_DIST, '.inputs');
 /** tsc's record of the last build, rewritten when it compiles anything. */
 const BUILD_INFO = path.join(DIST, '.tsbuildinfo');
-/** What must exist for the build to be runnable and importable. */
+/** What tsc must have made for the build to be runnable and importable. */
 const ENTRIES = ['server/main.js', 'lanes/index.js'].map((file) => path.join(DIST, file));
+/** What `npm start` runs (scripts/bundle.mjs). */
+const BUNDLE = path.join(DIST, 'server', 'bundle.js');
 
 const require = createRequire(import.meta.url);
 
@@ -87,6 +93,33 @@ function buildServer(force) {
   const what = full ? 'built' : readIfThere(BUILD_INFO) === before ? 'up to date' : 'rebuilt';
   say(`dist/ ${what} (tsc -b, ${since(t0)})`);
   return true;
+}
+
+/** dist/server/bundle.js brought up to date; false when it cannot be (or its build failed). */
+async function bundle(force) {
+  if (resolve('esbuild') === null) {
+    if (existsSync(BUNDLE)) {
+      if (resolve('typescript/bin/tsc') !== null) {
+        say('esbuild is not installed: running the existing dist/server/bundle.js, maybe stale');
+      }
+      return true;
+    }
+    say(
+      'dist/server/bundle.js is not built and esbuild is not installed (no devDependencies): ' +
+        'run `npm ci` then `npm run build` here, or copy a dist/ built elsewhere',
+    );
+    return false;
+  }
+  const t0 = performance.now();
+  try {
+    const esbuild = await import('esbuild');
+    const what = await bundleServer({ root: ROOT, dist: DIST, esbuild, force });
+    if (what === 'bundled') say(`dist/server/bundle.js bundled (esbuild, ${since(t0)})`);
+    return true;
+  } catch (error) {
+    say(`esbuild failed: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
 }
 
 /** Every file under `dir` but `skip` (absolute paths), in a stable order. */
@@ -147,7 +180,7 @@ for (const arg of args) {
   }
 }
 const force = args.includes('--force');
-if (!buildServer(force)) process.exit(1);
+if (!buildServer(force) || !(await bundle(force))) process.exit(1);
 try {
   await buildConsole(force);
 } catch (error) {

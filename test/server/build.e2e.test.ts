@@ -94,7 +94,7 @@ describe('the build npm start runs', () => {
       await untilReady(started, port, 60_000);
       expect(started.stderr.join('')).toMatch(/typescript is not installed .*existing dist\//);
       const [server] = await childrenOf(started.child.pid as number);
-      expect(server?.argv.slice(1)).toEqual(['dist/server/main.js']);
+      expect(server?.argv.slice(1)).toEqual(['dist/server/bundle.js']);
 
       // Every script call goes through the Lua of dist/lua.
       await graphql(port, EnqueueDocument, { queue: 'orders', group: 'acme', payload: {} });

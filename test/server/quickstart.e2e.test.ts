@@ -5,8 +5,8 @@
  * the server runs its embedded redis-server. It must answer `{ queues { name } }`, stop cleanly
  * on SIGTERM (exit 0, its redis-server gone with it), keep its state in DATA_DIR across a
  * restart, and, without redis-server on PATH, refuse to start with a message saying what to do.
- * What it runs is the compiled server, `node dist/server/main.js` in place of npm's shell, with
- * no TypeScript loader (DESIGN.md §6); test/server/build.e2e.test.ts covers the build itself.
+ * What it runs is the compiled server's bundle, `node dist/server/bundle.js` in place of npm's shell,
+ * with no TypeScript loader (DESIGN.md §6); test/server/build.e2e.test.ts covers the build itself.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
@@ -124,7 +124,7 @@ describe('the quick start', () => {
   );
 
   it.skipIf(findRedisServer() === null || process.platform !== 'linux')(
-    'runs the compiled server: npm execs `node dist/server/main.js`, with no TypeScript loader',
+    'runs the compiled server: npm execs `node dist/server/bundle.js`, with no TypeScript loader',
     async () => {
       const port = await getPort({ exclude: [4000, 6379] });
       const started = npmStart(
@@ -139,13 +139,13 @@ describe('the quick start', () => {
       expect(
         spawned.map((child) => child.argv),
         output(started),
-      ).toEqual([[expect.stringMatching(/(^|\/)node$/), 'dist/server/main.js']]);
+      ).toEqual([[expect.stringMatching(/(^|\/)node$/), 'dist/server/bundle.js']]);
       const server = spawned[0] as (typeof spawned)[number];
       // Nor through the environment.
       expect(server.env.NODE_OPTIONS ?? '').not.toMatch(
         /--[a-z-]*(import|loader|require|types)|-r\b/,
       );
-      expect(existsSync(path.join(clone, 'dist', 'server', 'main.js'))).toBe(true);
+      expect(existsSync(path.join(clone, 'dist', 'server', 'bundle.js'))).toBe(true);
       expect(await graphql(port, QueuesDocument)).toEqual({ queues: [] });
 
       process.kill(started.child.pid as number, 'SIGTERM');

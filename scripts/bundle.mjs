@@ -1,0 +1,62 @@
+/**
+ * The server `npm start` runs, dist/server/bundle.js: dist/server/main.js (tsc's output) and
+ * every module it imports, libraries included, bundled and minified by esbuild into one file
+ * (DESIGN.md §6, PERFORMANCE.md §5). Why: a Node process keeps each module's source text for
+ * lazy compilation and allocates a module record, a scope and a file read per module; a few
+ * hundred modules in node_modules cost the idle server ~16 MiB of resident memory and half its
+ * start-up time, one minified file far less. dist/ keeps tsc's per-module output: dist/lanes is
+ * the importable engine (package.json `main`), dist/cli the CLI.
+ *
+ * What the bundle leaves outside, loaded from node_modules at run time:
+ * - `@graphql-yoga/render-graphiql`, GraphiQL's page, imported on the first GraphiQL request
+ *   (src/server/graphiql.ts): bundling it would put its ~30 MiB string back in every server.
+ * It sits in dist/server/ beside main.js, so the paths the server derives from its own URL
+ * (`../lua/`, `../../console/dist/`) are the same from either file.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** Imported on first use, never at start: left to node_modules. */
+const LAZY = ['@graphql-yoga/render-graphiql'];
+
+/**
+ * CommonJS libraries call `require` for Node's built-ins; an ES module bundle has none of its
+ * own, so it gets one made for its URL.
+ */
+const BANNER =
+  "import{createRequire as __rmRequire}from'node:module';const require=__rmRequire(import.meta.url);";
+
+/** Modification time of `file` (ms), 0 when it is not there. */
+const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+
+/**
+ * Bundle `<dist>/server/main.js` into `<dist>/server/bundle.js` when the bundle is missing or
+ * older than what it is made of (tsc's record of its last compile, `<dist>/.tsbuildinfo`, and
+ * `package-lock.json` for the libraries). `esbuild` is the package (`await import('esbuild')`).
+ * Returns 'bundled' or 'up to date'; throws esbuild's error when the bundle fails.
+ */
+export async function bundleServer({ root, dist, esbuild, force }) {
+  const out = path.join(dist, 'server', 'bundle.js');
+  const inputs = [path.join(dist, '.tsbuildinfo'), path.join(root, 'package-lock.json')];
+  const newest = Math.max(...inputs.map(mtime));
+  if (!force && existsSync(out) && mtime(out) > newest) return 'up to date';
+  await esbuild.build({
+    entryPoints: [path.join(dist, 'server', 'main.js')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    // Error and class names stay as written: logs (pino's `err.type`) and checks such as
+    // `error.name === 'ReplyError'` read them.
+    keepNames: true,
+    // Beside the bundle, not loaded unless asked for (`node --enable-source-maps`).
+    sourcemap: 'linked',
+    external: LAZY,
+    banner: { js: BANNER },
+    logLevel: 'warning',
+    absWorkingDir: root,
+  });
+  return 'bundled';
+}
