@@ -22,9 +22,13 @@ export const SERVER_MODULES_ENTRY = 'dist/server/main.js';
 
 /**
  * What `npm start` runs in {@link SERVER_ROOT}: the bundle, or, in a checkout from before it
- * (BENCH_SERVER_ROOT at an older commit), tsc's main.js. Call after {@link ensureBuilt}.
+ * (BENCH_SERVER_ROOT at an older commit), tsc's main.js; BENCH_SERVER_ENTRY (a path relative to
+ * the root, e.g. `dist/server/main.js`) overrides it for a before/after of the bundle itself.
+ * Call after {@link ensureBuilt}.
  */
 export function serverEntry(): string {
+  const chosen = process.env.BENCH_SERVER_ENTRY?.trim();
+  if (chosen) return chosen;
   return existsSync(path.join(SERVER_ROOT, SERVER_ENTRY)) ? SERVER_ENTRY : SERVER_MODULES_ENTRY;
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The server bundle `npm start` runs (scripts/bundle.mjs, DESIGN.md §6) on a small dist/ of its
+ * own: the modules main.js imports end up inside it, GraphiQL's page stays a dynamic import left
+ * to node_modules (bundled, its ~30 MiB string would be in every server's memory), and it is
+ * remade when tsc compiled something (dist/.tsbuildinfo newer) and not otherwise.
+ * test/server/build.e2e.test.ts runs the real one, GraphiQL's first request included.
+ */
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ES module script without declarations
+import { bundleServer } from '../../scripts/bundle.mjs';
+
+let root: string;
+let dist: string;
+const bundled = () => readFile(path.join(dist, 'server', 'bundle.js'), 'utf8');
+const run = (force = false): Promise<string> => bundleServer({ root, dist, esbuild, force });
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'ringmaster-bundle-'));
+  dist = path.join(root, 'dist');
+  await mkdir(path.join(dist, 'server'), { recursive: true });
+  await writeFile(path.join(root, 'package-lock.json'), '{}\n');
+  await writeFile(path.join(dist, '.tsbuildinfo'), '{}\n');
+  await writeFile(
+    path.join(dist, 'server', 'main.js'),
+    [
+      "import { answer } from './answer.js';",
+      'console.log(answer);',
+      "export const page = () => import('@graphql-yoga/render-graphiql');",
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    path.join(dist, 'server', 'answer.js'),
+    "export const answer = 'bundled-module-marker';\n",
+  );
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('scripts/bundle.mjs', () => {
+  it('bundles what main.js imports and leaves GraphiQL to node_modules, imported on first use', async () => {
+    expect(await run()).toBe('bundled');
+    const text = await bundled();
+    expect(text).toContain('bundled-module-marker');
+    expect(text).not.toMatch(/from\s*["']\.\/answer\.js["']/);
+    expect(text).toContain('import("@graphql-yoga/render-graphiql")');
+  });
+
+  it('is remade when tsc compiled something since, and only then', async () => {
+    await run(true);
+    expect(await run()).toBe('up to date');
+    // The bundle made before tsc's last compile (mtimes set back, so no sleeping).
+    const made = new Date(Date.now() - 10_000);
+    const compiled = new Date(Date.now() - 5_000);
+    await utimes(path.join(dist, 'server', 'bundle.js'), made, made);
+    await utimes(path.join(dist, '.tsbuildinfo'), compiled, compiled);
+    await writeFile(
+      path.join(dist, 'server', 'answer.js'),
+      "export const answer = 'recompiled-marker';\n",
+    );
+    expect(await run()).toBe('bundled');
+    expect(await bundled()).toContain('recompiled-marker');
+    expect(await run()).toBe('up to date');
+  });
+});
