@@ -23,7 +23,7 @@ import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, commandStats, foreignClients, fresh } from './redis.js';
 import { type IdleMemory, startServer } from './server.js';
 import type { Reply } from './subscribers.js';
-import { askChild, percentile, progress, sleep } from './util.js';
+import { askChild, now, percentile, progress, sleep } from './util.js';
 
 export interface FanoutOptions {
   /** Subscriber counts, ascending (issue 5's 1, 100, 1,000; issue 18's 5,000). */
@@ -111,10 +111,13 @@ export async function fanout(redis: BenchRedis, o: FanoutOptions): Promise<Fanou
     { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   try {
+    const readyAt = now();
     const serverRssReadyBytes = await server.rss();
     await sleep(o.noGcIdleMs);
     const serverRssNoGcBytes = await server.rss();
-    const idle = reading(await server.idleMemory({ minIdleMs: 0, maxIdleMs: o.settle.maxIdleMs }));
+    const settled = await server.idleMemory({ minIdleMs: 0, maxIdleMs: o.settle.maxIdleMs });
+    // Idle since ready, the no-GC wait included.
+    const idle = reading({ ...settled, idleMs: now() - readyAt });
     progress(
       `fan-out: server RSS at ready ${mib(serverRssReadyBytes)}, after ${(o.noGcIdleMs / 1000).toFixed(0)} s ` +
         `idle ${mib(serverRssNoGcBytes)} (no forced GC), after GC ${mib(idle.rssBytes)} ` +

@@ -1,6 +1,7 @@
 /**
  * The server `npm start` runs, dist/server/bundle.js: dist/server/main.js (tsc's output) and
- * every module it imports, libraries included, bundled and minified by esbuild into one file
+ * every module it imports, libraries included, bundled by esbuild into one file, whitespace
+ * and syntax minified
  * (DESIGN.md §6, PERFORMANCE.md §5). Why: a Node process keeps each module's source text for
  * lazy compilation and allocates a module record, a scope and a file read per module; a few
  * hundred modules in node_modules cost the idle server ~16 MiB of resident memory and half its
@@ -47,10 +48,14 @@ export async function bundleServer({ root, dist, esbuild, force }) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    minify: true,
-    // Error and class names stay as written: logs (pino's `err.type`) and checks such as
-    // `error.name === 'ReplyError'` read them.
-    keepNames: true,
+    // Whitespace and syntax, not identifiers: function and class names stay readable in stack
+    // traces and logs (pino's `err.type`) for +0.8 MiB of heap. Not `keepNames`: it wraps every
+    // named function in a `__name()` call that gives each closure its own `name` property,
+    // ~3 KB more heap per graphql-ws subscriber (PERFORMANCE.md §5). Names are still not
+    // guaranteed (a class whose name collides with another module's gets a digit appended),
+    // so no code may test `error.name` of a library's class (src/server/redisConnect.ts).
+    minifyWhitespace: true,
+    minifySyntax: true,
     // Beside the bundle, not loaded unless asked for (`node --enable-source-maps`).
     sourcemap: 'linked',
     external: LAZY,

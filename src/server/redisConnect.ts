@@ -13,7 +13,7 @@
  * entry), with the node's user, password and TLS and redirection budgets sized from its
  * `cluster-node-timeout` (`clusterOptions`).
  */
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions, ReplyError } from 'ioredis';
 import {
   clusterOptions,
   type NodeAddress,
@@ -205,6 +205,15 @@ function retryable(error: Error): boolean {
   );
 }
 
+/**
+ * redis-parser's ParserError (a reply that is not RESP), told by its shape: redis-errors' classes
+ * take their `name` from their constructor's, which the server's bundle may rename
+ * (scripts/bundle.mjs), and ioredis exports ReplyError but not ParserError.
+ */
+function isParserError(failure: Error): boolean {
+  return 'offset' in failure && 'buffer' in failure && failure.message.startsWith('Protocol error');
+}
+
 /** One line for an operator: what the failure means for their REDIS_URL. */
 function explain(failure: Error | 'timeout', url: string, timeoutMs: number): string {
   const tls = url.startsWith('rediss:');
@@ -216,7 +225,7 @@ function explain(failure: Error | 'timeout', url: string, timeoutMs: number): st
   }
   const code = (failure as NodeJS.ErrnoException).code;
   const message = failure.message.split('\n')[0] ?? '';
-  if (failure.name === 'ParserError') {
+  if (isParserError(failure)) {
     const got = /got "(.*?)" as reply type byte/.exec(message)?.[1];
     return (
       'not a Redis server: it does not answer in the Redis protocol' +
@@ -224,7 +233,7 @@ function explain(failure: Error | 'timeout', url: string, timeoutMs: number): st
       (got === '<' || got === 'H' ? ', as an HTTP server does)' : got === undefined ? '' : ')')
     );
   }
-  if (failure.name === 'ReplyError') {
+  if (failure instanceof ReplyError) {
     if (message.startsWith('WRONGPASS')) return 'wrong user name or password (WRONGPASS)';
     if (message.startsWith('NOAUTH')) {
       return 'this Redis needs a password: give it as redis://:PASSWORD@host:port (NOAUTH)';

@@ -9,12 +9,14 @@
  *   console, a Lua script gone from src/lua — and nothing when nothing did.
  */
 
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findRedisServer } from '../../src/server/redisProcess/index.js';
+import { findRedisServer, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { EnqueueDocument, QueuesDocument } from '../gql/graphql.js';
 import {
   type Clone,
@@ -49,6 +51,30 @@ const skip = findRedisServer() === null || process.platform !== 'linux';
 async function get(port: number, pathname: string, accept = '*/*') {
   const res = await fetch(`http://127.0.0.1:${port}${pathname}`, { headers: { accept } });
   return { status: res.status, body: await res.text() };
+}
+
+/** `node dist/server/bundle.js` in `cwd` until it exits (a refused start); its code and stderr. */
+function runBundle(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/server/bundle.js'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
 }
 
 /** SIGTERM to npm, as a supervisor sends it; it must exit 0. */
@@ -106,6 +132,28 @@ describe('the build npm start runs', () => {
       expect(graphiql.status).toBe(200);
       expect(graphiql.body).toMatch(/graphiql/i);
       await stop(started);
+
+      // The bundle renames some libraries' classes (redis-errors' ReplyError, whose `name` is
+      // its constructor's): the operator's one line for a wrong password and for a port that is
+      // not Redis must not depend on those names.
+      const guarded = await startRedisServer({ extraArgs: ['--requirepass', 'right'] });
+      const http = createServer((_req, res) => res.end('<!doctype html><title>not redis</title>'));
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      try {
+        const httpPort = (http.address() as { port: number }).port;
+        for (const [url, said] of [
+          [`redis://:wrong@127.0.0.1:${guarded.port}`, /wrong user name or password \(WRONGPASS\)/],
+          [`redis://127.0.0.1:${guarded.port}`, /this Redis needs a password/],
+          [`redis://127.0.0.1:${httpPort}`, /not a Redis server/],
+        ] as const) {
+          const refused = await runBundle(prod, userEnv({ REDIS_URL: url }));
+          expect(refused.code, refused.stderr).toBe(3);
+          expect(refused.stderr).toMatch(said);
+        }
+      } finally {
+        http.close();
+        await guarded.stop();
+      }
     },
     120_000,
   );
