@@ -27,7 +27,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleServer } from './bundle.mjs';
+import { bundleServer, bundleUpToDate } from './bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(ROOT, 'dist');
@@ -110,6 +110,7 @@ async function bundle(force) {
     );
     return false;
   }
+  if (!force && bundleUpToDate({ root: ROOT, dist: DIST })) return true;
   const t0 = performance.now();
   try {
     const esbuild = await import('esbuild');

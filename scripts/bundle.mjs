@@ -31,6 +31,17 @@ const BANNER =
 const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
 
 /**
+ * Whether `<dist>/server/bundle.js` is newer than what it is made of (tsc's record of its last
+ * compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries): a check of three
+ * mtimes, so `npm start` need not load esbuild (~0.3 s) when nothing changed.
+ */
+export function bundleUpToDate({ root, dist }) {
+  const out = path.join(dist, 'server', 'bundle.js');
+  const inputs = [path.join(dist, '.tsbuildinfo'), path.join(root, 'package-lock.json')];
+  return existsSync(out) && mtime(out) > Math.max(...inputs.map(mtime));
+}
+
+/**
  * Bundle `<dist>/server/main.js` into `<dist>/server/bundle.js` when the bundle is missing or
  * older than what it is made of (tsc's record of its last compile, `<dist>/.tsbuildinfo`, and
  * `package-lock.json` for the libraries). `esbuild` is the package (`await import('esbuild')`).
@@ -38,9 +49,7 @@ const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
  */
 export async function bundleServer({ root, dist, esbuild, force }) {
   const out = path.join(dist, 'server', 'bundle.js');
-  const inputs = [path.join(dist, '.tsbuildinfo'), path.join(root, 'package-lock.json')];
-  const newest = Math.max(...inputs.map(mtime));
-  if (!force && existsSync(out) && mtime(out) > newest) return 'up to date';
+  if (!force && bundleUpToDate({ root, dist })) return 'up to date';
   await esbuild.build({
     entryPoints: [path.join(dist, 'server', 'main.js')],
     outfile: out,
