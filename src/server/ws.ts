@@ -16,7 +16,9 @@ import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import type { BrowserPolicy } from './plugins/browser.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE } from './plugins/errors.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
+import { takeSharedStream } from './plugins/sharedExecution.js';
 import { Utf8WebSocket } from './plugins/utf8.js';
 import { RawPayload, serveGraphqlWs } from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
@@ -62,10 +64,27 @@ export function attachWebSocket(
   // Each result's `next` payload, serialized once for every socket it goes to: subscribers of
   // one event share one result object (plugins/sharedExecution.ts).
   const payloads = new WeakMap<object, RawPayload>();
+  // Yoga's masking (maskedErrors in yoga.ts), for the results of shared streams, which skip
+  // envelop's per-event hooks (subscribe below): an unexpected error is logged and replaced.
+  // Idempotent, so a result masked by the pipeline already comes out the same.
+  const mask = maskError();
+  const maskResultError = (error: GraphQLError): GraphQLError => {
+    const masked = mask(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError;
+    if (masked !== error) yoga.logger.error(error);
+    return masked;
+  };
   const disposable = serveGraphqlWs(
     {
       execute: (args) => (args.rootValue as RootValue).execute(args),
-      subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
+      subscribe: async (args) => {
+        const result = await (args.rootValue as RootValue).subscribe(args);
+        // The fan-out's hot path: a shared-execution stream goes to graphql-ws as it is, one
+        // layer per subscriber, instead of through envelop's per-event wrappers (mapping and
+        // error mapping, two more promise hops per event and subscriber). Their one job for
+        // Ringmaster's pipeline, masking, is done in onNext, once per shared result.
+        if (!isAsyncIterable(result)) return result;
+        return takeSharedStream(args.contextValue) ?? result;
+      },
       onConnect: (ctx) => {
         const authorization = ctx.connectionParams?.authorization;
         if (auth.roleOf(authorization) === null) return false;
@@ -78,7 +97,7 @@ export function attachWebSocket(
       onNext: (_ctx, _id, _payload, _args, result) => {
         let raw = payloads.get(result);
         if (raw === undefined) {
-          raw = new RawPayload(JSON.stringify(nextPayload(result)));
+          raw = new RawPayload(JSON.stringify(nextPayload(result, maskResultError)));
           payloads.set(result, raw);
         }
         // serveGraphqlWs puts the JSON in place of the payload object graphql-ws expects here.
@@ -145,20 +164,23 @@ export function attachWebSocket(
 
 /**
  * The payload of a `next` message, as graphql-ws builds it (the result without `errors`, then
- * `errors` as JSON when there are any), each error without Yoga's HTTP-only `extensions.http`.
+ * `errors` as JSON when there are any), each error masked by `mask` and without Yoga's
+ * HTTP-only `extensions.http`.
  */
-function nextPayload(result: {
-  readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined;
-}): object {
+function nextPayload(
+  result: { readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined },
+  mask: (error: GraphQLError) => GraphQLError,
+): object {
   const { errors, ...rest } = result;
   if (errors === undefined) return rest;
   return {
     ...rest,
-    errors: errors.map((e) =>
-      e.extensions?.http === undefined
+    errors: errors.map((given) => {
+      const e = given instanceof GraphQLError ? mask(given) : given;
+      return e.extensions?.http === undefined
         ? toJson(e)
-        : forSocket(e instanceof GraphQLError ? e : new GraphQLError(e.message, e)).toJSON(),
-    ),
+        : forSocket(e instanceof GraphQLError ? e : new GraphQLError(e.message, e)).toJSON();
+    }),
   };
 }
 
@@ -179,4 +201,9 @@ function forSocket(error: GraphQLError, code?: string): GraphQLError {
     positions: error.positions ?? null,
     extensions: { ...(code === undefined ? {} : { code }), ...extensions },
   });
+}
+
+/** An async iterable (a subscription's stream), not a single result. */
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
 }

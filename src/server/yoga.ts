@@ -13,7 +13,7 @@ import type { Authenticator } from './auth.js';
 import { renderGraphiQLLazily } from './graphiql.js';
 import { useBadBodyStatus } from './plugins/badBody.js';
 import type { BrowserPolicy } from './plugins/browser.js';
-import { maskError, useRedisFailureStatus } from './plugins/errors.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE, useRedisFailureStatus } from './plugins/errors.js';
 import { useNoIntrospection } from './plugins/introspection.js';
 import { MAX_REQUEST_BYTES, useQueryLimits } from './plugins/limits.js';
 import { useOperationRoleCheck } from './plugins/operationRole.js';
@@ -102,7 +102,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     // GraphiQL from the installed package, not a CDN: it works on a machine with no internet.
     // Imported on the first GraphiQL request, not at start (graphiql.ts).
     renderGraphiQL: renderGraphiQLLazily,
-    maskedErrors: { isDev: false, maskError: maskError() },
+    maskedErrors: { isDev: false, maskError: maskError(), errorMessage: UNEXPECTED_ERROR_MESSAGE },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: MAX_REQUEST_BYTES,
     // One operation per request: an array body is refused (400), so no request multiplies work.

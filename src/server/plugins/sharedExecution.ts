@@ -110,14 +110,38 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
         )}\u0000${options.scopeOf(args.contextValue)}`;
         // The per-event execution must not hold the first subscriber's abort signal.
         const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };
-        return new SharedExecutionStream(source, (event) =>
+        const stream = new SharedExecutionStream(source, (event) =>
           cache.resultFor(event, args.document, key, () =>
             execute({ ...perEvent, rootValue: event }),
           ),
         );
+        if (typeof args.contextValue === 'object' && args.contextValue !== null) {
+          sharedStreams.set(args.contextValue, stream);
+        }
+        return stream;
       });
     },
   };
+}
+
+/** The stream each operation's subscribe made here, by the operation's context object. */
+const sharedStreams = new WeakMap<object, SharedExecutionStream>();
+
+/**
+ * The shared-execution stream the subscribe of the operation whose context is `context` made,
+ * once (it is forgotten here), or undefined when that subscribe made none (the operation was
+ * refused, its variables did not coerce, or it is not a subscription).
+ *
+ * For a transport that delivers the results itself (`ws.ts`): the stream's results are the
+ * shared execution's as they are, before the pipeline's per-event hooks — error masking, the
+ * only one Ringmaster's pipeline has — so such a transport must mask each result's errors
+ * itself, once per result (it is shared).
+ */
+export function takeSharedStream(context: unknown): AsyncIterable<ExecutionResult> | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  const stream = sharedStreams.get(context);
+  sharedStreams.delete(context);
+  return stream;
 }
 
 function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & AsyncIterable<unknown> {
