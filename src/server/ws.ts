@@ -26,10 +26,6 @@ import { RawPayload, serveGraphqlWs } from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
-interface RootValue {
-  execute: Envelope['execute'];
-  subscribe: Envelope['subscribe'];
-}
 
 /**
  * Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets).
@@ -63,6 +59,16 @@ export function attachWebSocket(
       connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
     });
   }
+  // The pipeline of each operation, from its onSubscribe to its execute or subscribe, which
+  // take it: graphql-ws keeps an operation's args for its whole life, and a subscriber need not
+  // keep its pipeline's closures once subscribed.
+  const envelopes = new WeakMap<ExecutionArgs, Envelope>();
+  const envelopeOf = (args: ExecutionArgs): Envelope => {
+    const enveloped = envelopes.get(args);
+    if (enveloped === undefined) throw new Error('an operation without its onSubscribe');
+    envelopes.delete(args);
+    return enveloped;
+  };
   // Each result's `next` payload, serialized once for every socket it goes to: subscribers of
   // one event share one result object (plugins/sharedExecution.ts).
   const payloads = new WeakMap<object, RawPayload>();
@@ -70,22 +76,22 @@ export function attachWebSocket(
   // envelop's per-event hooks (subscribe below): an unexpected error is logged and replaced.
   // Idempotent, so a result masked by the pipeline already comes out the same.
   const mask = maskError();
-  const maskResultError = (error: GraphQLError): GraphQLError => {
+  const maskResultError = (error: unknown): GraphQLError => {
     const masked = mask(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError;
     if (masked !== error) yoga.logger.error(error);
     return masked;
   };
   const disposable = serveGraphqlWs(
     {
-      execute: (args) => (args.rootValue as RootValue).execute(args),
+      execute: (args) => envelopeOf(args).execute(args),
       subscribe: async (args) => {
-        const result = await (args.rootValue as RootValue).subscribe(args);
+        const result = await envelopeOf(args).subscribe(args);
         // The fan-out's hot path: a shared-execution stream goes to graphql-ws as it is, one
         // layer per subscriber, instead of through envelop's per-event wrappers (mapping and
         // error mapping, two more promise hops per event and subscriber). Their one job for
         // Ringmaster's pipeline, masking, is done in onNext, once per shared result.
         if (!isAsyncIterable(result)) return result;
-        return takeSharedStream(args.contextValue) ?? result;
+        return takeSharedStream(args.contextValue, maskResultError) ?? result;
       },
       onConnect: (ctx) => {
         const authorization = ctx.connectionParams?.authorization;
@@ -141,8 +147,8 @@ export function attachWebSocket(
             operationName: params.operationName ?? null,
             variableValues: params.variables ?? null,
             contextValue: await enveloped.contextFactory(),
-            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
           };
+          envelopes.set(args, enveloped);
           return args;
         } catch (error) {
           if (error && typeof error === 'object' && 'extensions' in error) {

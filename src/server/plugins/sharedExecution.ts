@@ -108,8 +108,13 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
         )}\u0000${options.scopeOf(args.contextValue)}`;
-        // The per-event execution must not hold the first subscriber's abort signal.
-        const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };
+        // The per-event execution must not hold the first subscriber's abort signal, and its
+        // root is the event: the subscriber's stream need not keep the operation's root.
+        const {
+          signal: _signal,
+          rootValue: _root,
+          ...perEvent
+        } = args as ExecutionArgs & { signal?: unknown };
         const stream = new SharedExecutionStream(source, (event) =>
           cache.resultFor(event, args.document, key, () =>
             execute({ ...perEvent, rootValue: event }),
@@ -135,12 +140,19 @@ const sharedStreams = new WeakMap<object, SharedExecutionStream>();
  * For a transport that delivers the results itself (`ws.ts`): the stream's results are the
  * shared execution's as they are, before the pipeline's per-event hooks — error masking, the
  * only one Ringmaster's pipeline has — so such a transport must mask each result's errors
- * itself, once per result (it is shared).
+ * itself, once per result (it is shared). A failure of the source stream (none of the live
+ * feed's streams fails; a fault might) is thrown as `mapError` makes it: the masking of the
+ * pipeline's `onSubscribeError`.
+ * @param mapError what a failure of the source stream is thrown as
  */
-export function takeSharedStream(context: unknown): AsyncIterable<ExecutionResult> | undefined {
+export function takeSharedStream(
+  context: unknown,
+  mapError: (error: unknown) => unknown,
+): AsyncIterable<ExecutionResult> | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const stream = sharedStreams.get(context);
   sharedStreams.delete(context);
+  if (stream) stream.mapError = mapError;
   return stream;
 }
 
@@ -154,6 +166,8 @@ function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & Asyn
  */
 class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined, unknown> {
   private readonly iterator: AsyncIterator<unknown>;
+  /** What a failure of the source becomes (takeSharedStream's `mapError`); as it is by default. */
+  mapError: (error: unknown) => unknown = (error) => error;
 
   constructor(
     source: AsyncIterable<unknown>,
@@ -163,14 +177,19 @@ class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined
   }
 
   next(): Promise<IteratorResult<ExecutionResult, undefined>> {
-    return this.iterator.next().then((step) => {
-      if (step.done) return { value: undefined, done: true };
-      const result = this.map(step.value);
-      // Our resolvers are synchronous: no extra promise hop per subscriber for them.
-      return result instanceof Promise
-        ? result.then((value) => ({ value, done: false }))
-        : { value: result, done: false };
-    });
+    return this.iterator.next().then(
+      (step) => {
+        if (step.done) return { value: undefined, done: true };
+        const result = this.map(step.value);
+        // Our resolvers are synchronous: no extra promise hop per subscriber for them.
+        return result instanceof Promise
+          ? result.then((value) => ({ value, done: false }))
+          : { value: result, done: false };
+      },
+      (error: unknown) => {
+        throw this.mapError(error);
+      },
+    );
   }
 
   async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
