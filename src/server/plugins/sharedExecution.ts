@@ -89,8 +89,56 @@ class BurstCache {
 }
 
 /** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
+/**
+ * The arguments every event of one (document, key) is executed with: those of the first
+ * subscriber of that key still subscribed when it came, without its abort signal or root (the
+ * root is the event). Results are shared within the key already (the key holds what may change
+ * one: operation, variables, scope), so any subscriber's arguments give the same result, and
+ * a subscriber's own operation context need not live as long as its stream (PERFORMANCE.md §5).
+ */
+class ExecutionArgsPool {
+  private readonly byDocument = new WeakMap<
+    object,
+    Map<string, { args: ExecutionArgs; users: number }>
+  >();
+
+  /** The key's arguments, counted as used until `release` (call it once). */
+  acquire(
+    document: object,
+    key: string,
+    args: ExecutionArgs,
+  ): { args: ExecutionArgs; release: () => void } {
+    let byKey = this.byDocument.get(document);
+    if (!byKey) {
+      byKey = new Map();
+      this.byDocument.set(document, byKey);
+    }
+    let entry = byKey.get(key);
+    if (!entry) {
+      const {
+        signal: _signal,
+        rootValue: _root,
+        ...perEvent
+      } = args as ExecutionArgs & { signal?: unknown };
+      entry = { args: perEvent, users: 0 };
+      byKey.set(key, entry);
+    }
+    entry.users += 1;
+    const used = entry;
+    const map = byKey;
+    return {
+      args: used.args,
+      release: () => {
+        used.users -= 1;
+        if (used.users === 0 && map.get(key) === used) map.delete(key);
+      },
+    };
+  }
+}
+
 export function useSharedSubscriptionExecution(options: SharedExecutionOptions): Plugin {
   const cache = new BurstCache();
+  const pool = new ExecutionArgsPool();
   return {
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn(async (args: ExecutionArgs) => {
@@ -108,17 +156,15 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
         )}\u0000${options.scopeOf(args.contextValue)}`;
-        // The per-event execution must not hold the first subscriber's abort signal, and its
-        // root is the event: the subscriber's stream need not keep the operation's root.
-        const {
-          signal: _signal,
-          rootValue: _root,
-          ...perEvent
-        } = args as ExecutionArgs & { signal?: unknown };
-        const stream = new SharedExecutionStream(source, (event) =>
-          cache.resultFor(event, args.document, key, () =>
-            execute({ ...perEvent, rootValue: event }),
-          ),
+        const { document } = args;
+        const shared = pool.acquire(document, key, args);
+        const stream = new SharedExecutionStream(
+          source,
+          (event) =>
+            cache.resultFor(event, document, key, () =>
+              execute({ ...shared.args, rootValue: event }),
+            ),
+          shared.release,
         );
         if (typeof args.contextValue === 'object' && args.contextValue !== null) {
           sharedStreams.set(args.contextValue, stream);
@@ -172,14 +218,24 @@ class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined
   constructor(
     source: AsyncIterable<unknown>,
     private readonly map: (event: unknown) => MaybePromise<ExecutionResult>,
+    private release: (() => void) | undefined,
   ) {
     this.iterator = source[Symbol.asyncIterator]();
+  }
+
+  /** The stream is over: its hold on the pooled arguments goes, once. */
+  private ended(): void {
+    this.release?.();
+    this.release = undefined;
   }
 
   next(): Promise<IteratorResult<ExecutionResult, undefined>> {
     return this.iterator.next().then(
       (step) => {
-        if (step.done) return { value: undefined, done: true };
+        if (step.done) {
+          this.ended();
+          return { value: undefined, done: true };
+        }
         const result = this.map(step.value);
         // Our resolvers are synchronous: no extra promise hop per subscriber for them.
         return result instanceof Promise
@@ -187,17 +243,20 @@ class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined
           : { value: result, done: false };
       },
       (error: unknown) => {
+        this.ended();
         throw this.mapError(error);
       },
     );
   }
 
   async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    this.ended();
     await this.iterator.return?.();
     return { value: undefined, done: true };
   }
 
   async throw(error: unknown): Promise<IteratorResult<ExecutionResult, undefined>> {
+    this.ended();
     if (this.iterator.throw) await this.iterator.throw(error);
     else await this.iterator.return?.();
     throw error;
