@@ -6,9 +6,9 @@
  * same event object to every subscriber of a queue (`src/pubsub/ringWatch.ts` renders once per
  * distinct previous ring), so a thousand admin UIs watching one ring would run the same
  * selection a thousand times over the same object. This plugin executes each event once per
- * (event, document, operation, variables, scope) in each burst of deliveries, with the context
- * of the first subscriber to pull it, and gives every subscriber that shares those the same
- * result object. Nothing downstream changes a shared result: error masking replaces a result
+ * (event, document, operation, variables, scope) in each burst of deliveries, with the
+ * arguments (context included) of one subscriber of that key (`ExecutionArgsPool`), and gives
+ * every subscriber that shares those the same result object. Nothing downstream changes a shared result: error masking replaces a result
  * that has errors rather than edit it (and `maskError`'s own edits of an error are idempotent),
  * and graphql-ws and Yoga's SSE only serialize it.
  *
