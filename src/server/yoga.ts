@@ -66,7 +66,14 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     // Before anything that replaces execute/subscribe: a refused operation runs nothing.
     useOperationRoleCheck(schema),
     // Field auth reads the role, so only subscribers of one role share an event's result.
-    useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
+    useSharedSubscriptionExecution({
+      scopeOf: (context) => (context as Context).role,
+      // What resolvers read (context.ts), not the socket or request a subscriber came by.
+      executionContextOf: (context) => {
+        const { engine, feed, role, actor } = context as Context;
+        return { engine, feed, role, actor };
+      },
+    }),
   ];
   if (!deps.introspection) plugins.push(useNoIntrospection());
 

@@ -1,5 +1,6 @@
 /**
- * One execution per event, not per subscriber: the fan-out of one event to many subscriptions costs one execution.
+ * One execution per event, not per subscriber: the fan-out of one event to many subscriptions
+ * costs one execution.
  *
  * A subscription event is executed against the operation's selection set once for every
  * subscriber in graphql-js' design (`MapSourceToResponseEvent`). Ringmaster's live feed hands the
@@ -7,10 +8,11 @@
  * distinct previous ring), so a thousand admin UIs watching one ring would run the same
  * selection a thousand times over the same object. This plugin executes each event once per
  * (event, document, operation, variables, scope) in each burst of deliveries, with the
- * arguments (context included) of one subscriber of that key (`ExecutionArgsPool`), and gives
- * every subscriber that shares those the same result object. Nothing downstream changes a shared result: error masking replaces a result
- * that has errors rather than edit it (and `maskError`'s own edits of an error are idempotent),
- * and graphql-ws and Yoga's SSE only serialize it.
+ * arguments of one subscriber of that key (`ExecutionArgsPool`) and a context of its own (a
+ * copy of what `executionContextOf` kept of that subscriber's), and gives every subscriber that
+ * shares those the same result object. Nothing downstream changes a shared result: error
+ * masking replaces a result that has errors rather than edit it (and `maskError`'s own edits of
+ * an error are idempotent), and graphql-ws and Yoga's SSE only serialize it.
  *
  * The source stream is still made per subscriber, by the field's own `subscribe` resolver, so
  * auth and argument checks run for each; only the per-event execution is shared. An operation
@@ -35,6 +37,14 @@ export interface SharedExecutionOptions {
    * this key is equal.
    */
   scopeOf(context: unknown): string;
+  /**
+   * What of a subscriber's context the executions of its events need (a plain object; each
+   * execution gets a shallow copy of its own, so a cache keyed by the context is per
+   * execution, as it was per subscriber). Kept for as long as a subscriber of the key stays, so
+   * leave out what belongs to the transport (the socket, the request). Default: the whole
+   * context.
+   */
+  executionContextOf?(context: unknown): object;
 }
 
 /**
@@ -88,19 +98,22 @@ class BurstCache {
   }
 }
 
-/** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
 /**
- * The arguments every event of one (document, key) is executed with: those of the first
- * subscriber of that key still subscribed when it came, without its abort signal or root (the
- * root is the event). Results are shared within the key already (the key holds what may change
- * one: operation, variables, scope), so any subscriber's arguments give the same result, and
- * a subscriber's own operation context need not live as long as its stream (PERFORMANCE.md §5).
+ * The arguments every event of one (document, key) is executed with, made from the first
+ * subscriber of the key and kept until the last of its subscribers goes: without that
+ * subscriber's abort signal or root (the root is the event), its context reduced to what
+ * `executionContextOf` keeps. Results are shared within the key already (the key holds what
+ * may change one: operation, variables, scope), so any subscriber's arguments give the same
+ * result, and a subscriber's own operation context need not live as long as its stream
+ * (PERFORMANCE.md §4).
  */
 class ExecutionArgsPool {
   private readonly byDocument = new WeakMap<
     object,
     Map<string, { args: ExecutionArgs; users: number }>
   >();
+
+  constructor(private readonly contextOf: (context: unknown) => object) {}
 
   /** The key's arguments, counted as used until `release` (call it once). */
   acquire(
@@ -120,7 +133,7 @@ class ExecutionArgsPool {
         rootValue: _root,
         ...perEvent
       } = args as ExecutionArgs & { signal?: unknown };
-      entry = { args: perEvent, users: 0 };
+      entry = { args: { ...perEvent, contextValue: this.contextOf(args.contextValue) }, users: 0 };
       byKey.set(key, entry);
     }
     entry.users += 1;
@@ -136,9 +149,12 @@ class ExecutionArgsPool {
   }
 }
 
+/** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
 export function useSharedSubscriptionExecution(options: SharedExecutionOptions): Plugin {
   const cache = new BurstCache();
-  const pool = new ExecutionArgsPool();
+  const pool = new ExecutionArgsPool(
+    options.executionContextOf ?? ((context) => context as object),
+  );
   return {
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn(async (args: ExecutionArgs) => {
@@ -162,7 +178,13 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
           source,
           (event) =>
             cache.resultFor(event, document, key, () =>
-              execute({ ...shared.args, rootValue: event }),
+              // A context of its own, as each subscriber's was: a per-operation cache
+              // (resolvers/perExecution.ts) must not answer a later event from an earlier read.
+              execute({
+                ...shared.args,
+                contextValue: { ...(shared.args.contextValue as object) },
+                rootValue: event,
+              }),
             ),
           shared.release,
         );
