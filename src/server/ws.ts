@@ -14,6 +14,7 @@ import {
   type GraphQLFormattedError,
   getOperationAST,
 } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
@@ -216,9 +217,4 @@ function forSocket(error: GraphQLError, code?: string): GraphQLError {
     positions: error.positions ?? null,
     extensions: { ...(code === undefined ? {} : { code }), ...extensions },
   });
-}
-
-/** An async iterable (a subscription's stream), not a single result. */
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
 }

@@ -19,6 +19,7 @@ import { MAX_REQUEST_BYTES, useQueryLimits } from './plugins/limits.js';
 import { useOperationRoleCheck } from './plugins/operationRole.js';
 import { useSharedSubscriptionExecution } from './plugins/sharedExecution.js';
 import { useSubscriptionRootRule } from './plugins/subscriptionRoot.js';
+import { useEndUnprocessedStreams } from './plugins/unprocessedStreams.js';
 import { useStrictUtf8 } from './plugins/utf8.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
@@ -63,6 +64,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     useRedisFailureStatus(),
     ...useQueryLimits(),
     useSubscriptionRootRule(),
+    // A subscription asked over plain HTTP gets 406: its stream ends, its watch goes.
+    useEndUnprocessedStreams(),
     // Before anything that replaces execute/subscribe: a refused operation runs nothing.
     useOperationRoleCheck(schema),
     // Field auth reads the role, so only subscribers of one role share an event's result.

@@ -26,7 +26,7 @@ import {
   type ExecutionResult,
   execute,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -168,7 +168,7 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
           // graphql-tools' subscribe answers such a document with errors: let it.
           return subscribeFn(args);
         }
-        if (!isAsyncIterator(source)) return source;
+        if (!isAsyncIterable(source)) return source;
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
         )}\u0000${options.scopeOf(args.contextValue)}`;
@@ -222,10 +222,6 @@ export function takeSharedStream(
   sharedStreams.delete(context);
   if (stream) stream.mapError = mapError;
   return stream;
-}
-
-function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & AsyncIterable<unknown> {
-  return typeof (value as AsyncIterable<unknown>)?.[Symbol.asyncIterator] === 'function';
 }
 
 /**
