@@ -56,6 +56,7 @@
 --- @include "weights"
 --- @include "payloads"
 --- @include "jobEvents"
+--- @include "indexedEncoding"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -227,7 +228,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
 end
 
 -- The writes the batch's claims share: leases, active counts and counters, once each. The
--- completions of the same script (batch.completed) share the `active` total's update.
+-- completions of the same script (batch.completed) share the `active` total's update. A batch
+-- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
+-- Redis' indexed encodings (includes/indexedEncoding.lua).
 local function flushClaims(k, batch)
   local net = batch.count - batch.completed
   if net ~= 0 then
@@ -247,6 +250,8 @@ local function flushClaims(k, batch)
     counts[#counts + 1] = string.format('%d', batch.groups[group].active)
   end
   redis.call('HSET', k.gactive, unpack(counts))
+  -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
+  keepIndexed(k, batch.count, #batch.served)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then
