@@ -58,6 +58,7 @@
 --- @include "payloads"
 --- @include "jobEvents"
 --- @include "indexedEncoding"
+--- @include "quietQueue"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -107,6 +108,13 @@ local function readStates(k, batch, heads)
       paused = paused[i] == 1,
       claimed = 0,
     }
+  end
+  -- No rate anywhere in a quiet queue (includes/quietQueue.lua): nothing more to read.
+  if batch.quiet then
+    for _, group in ipairs(unseen) do
+      batch.groups[group].limited = false
+    end
+    return
   end
   readRateStates(k, unseen, batch.groups)
 end
@@ -309,15 +317,20 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   if #tokens == 0 then
     return {}, false
   end
-  -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
-  local now = string.format('%d', nowMs())
-  promoteDue(k, base, now, promoteBatch)
-  promoteReopened(k, base, now, promoteBatch)
+  if batch.quiet == nil then
+    batch.quiet = probeQuiet(base, k.delayed)
+  end
+  if not batch.quiet then
+    -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
+    local now = string.format('%d', nowMs())
+    promoteDue(k, base, now, promoteBatch)
+    promoteReopened(k, base, now, promoteBatch)
+  end
   if queuePaused then
     return {}, false
   end
   local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
-  if #claimed < #tokens then
+  if #claimed < #tokens and not batch.quiet then
     return claimed, earliestAt(nextRunAt(k), nextReopen(k))
   end
   return claimed, false
