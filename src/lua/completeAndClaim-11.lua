@@ -63,7 +63,10 @@
 
   Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, zadd
-  completed and g:<group>:completed and the trim's zrem/del; then those of claim.
+  completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
+  batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
+  one long member that converts `active`, `leases`, `gactive`, `glimit`:
+  includes/indexedEncoding.lua).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -84,6 +87,12 @@ local settings = redis.call('HMGET', KEYS[10], 'paused', 'completedCount', 'comp
 local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]))
+-- A call that claims asks first whether the queue has any delayed job, rate, weight or watched
+-- job (includes/quietQueue.lua): one EXISTS that, when it counts none, spares the claims'
+-- optional reads and the completions' watch check.
+if #ARGV > 5 + 2 * n then
+  batch.quiet = probeQuiet(base, k.delayed)
+end
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token from its hash, then one ZMSCORE for every job whose token matched.

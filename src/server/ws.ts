@@ -1,8 +1,10 @@
 /**
  * graphql-ws on the same path as HTTP (`/graphql`), every operation run through Yoga's own
  * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE
- * (STYLE.md 10). A socket whose `connection_init` carries no valid token is closed with 4403;
- * one past MAX_CONNECTIONS_PER_CLIENT with 1013 (`connectionLimits.ts`).
+ * (STYLE.md 10). The one exception is per event: a shared-execution stream is delivered as it
+ * is and its results masked here, once each (DESIGN.md §4, "Transports"). A socket whose
+ * `connection_init` carries no valid token is closed with 4403; one past
+ * MAX_CONNECTIONS_PER_CLIENT with 1013 (`connectionLimits.ts`).
  */
 import type { Server } from 'node:http';
 import {
@@ -12,20 +14,19 @@ import {
   type GraphQLFormattedError,
   getOperationAST,
 } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
 import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
 import type { BrowserPolicy } from './plugins/browser.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE } from './plugins/errors.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
+import { takeSharedStream } from './plugins/sharedExecution.js';
 import { Utf8WebSocket } from './plugins/utf8.js';
 import { RawPayload, serveGraphqlWs } from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
-interface RootValue {
-  execute: Envelope['execute'];
-  subscribe: Envelope['subscribe'];
-}
 
 /**
  * Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets).
@@ -59,13 +60,47 @@ export function attachWebSocket(
       connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
     });
   }
+  // The pipeline of each operation, from its onSubscribe to its execute or subscribe, which
+  // take it: graphql-ws keeps an operation's args for its whole life, and a subscriber need not
+  // keep its pipeline's closures once subscribed.
+  const envelopes = new WeakMap<ExecutionArgs, Envelope>();
+  const envelopeOf = (args: ExecutionArgs): Envelope => {
+    const enveloped = envelopes.get(args);
+    if (enveloped === undefined) throw new Error('an operation without its onSubscribe');
+    envelopes.delete(args);
+    return enveloped;
+  };
   // Each result's `next` payload, serialized once for every socket it goes to: subscribers of
   // one event share one result object (plugins/sharedExecution.ts).
   const payloads = new WeakMap<object, RawPayload>();
+  // Yoga's masking (maskedErrors in yoga.ts), for the results of shared streams, which skip
+  // envelop's per-event hooks (subscribe below): an unexpected error is logged and replaced.
+  // Idempotent, so a result masked by the pipeline already comes out the same.
+  const mask = maskError();
+  const maskResultError = (error: unknown): GraphQLError => {
+    const masked = mask(error, UNEXPECTED_ERROR_MESSAGE) as GraphQLError;
+    if (masked !== error) yoga.logger.error(error);
+    return masked;
+  };
   const disposable = serveGraphqlWs(
     {
-      execute: (args) => (args.rootValue as RootValue).execute(args),
-      subscribe: (args) => (args.rootValue as RootValue).subscribe(args),
+      execute: (args) => envelopeOf(args).execute(args),
+      subscribe: async (args) => {
+        const result = await envelopeOf(args).subscribe(args);
+        // The fan-out's hot path: a shared-execution stream goes to graphql-ws as it is, one
+        // layer per subscriber, instead of through envelop's per-event wrappers (mapping and
+        // error mapping, two more promise hops per event and subscriber). Their one job for
+        // Ringmaster's pipeline, masking, is done in onNext, once per shared result.
+        if (!isAsyncIterable(result)) return result;
+        const shared = takeSharedStream(args.contextValue, maskResultError);
+        if (shared === undefined) return result;
+        // graphql-ws keeps these args (made by onSubscribe above) for the operation's life only
+        // to hand them to onNext, which does not read them; the events are executed with the
+        // pooled arguments of plugins/sharedExecution.ts. So the operation's own context (its
+        // Pothos auth cache, its params) goes now: ~1.9 KB less per subscriber (PERFORMANCE.md §5).
+        (args as { contextValue?: unknown }).contextValue = undefined;
+        return shared;
+      },
       onConnect: (ctx) => {
         const authorization = ctx.connectionParams?.authorization;
         if (auth.roleOf(authorization) === null) return false;
@@ -78,7 +113,7 @@ export function attachWebSocket(
       onNext: (_ctx, _id, _payload, _args, result) => {
         let raw = payloads.get(result);
         if (raw === undefined) {
-          raw = new RawPayload(JSON.stringify(nextPayload(result)));
+          raw = new RawPayload(JSON.stringify(nextPayload(result, maskResultError)));
           payloads.set(result, raw);
         }
         // serveGraphqlWs puts the JSON in place of the payload object graphql-ws expects here.
@@ -120,8 +155,8 @@ export function attachWebSocket(
             operationName: params.operationName ?? null,
             variableValues: params.variables ?? null,
             contextValue: await enveloped.contextFactory(),
-            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
           };
+          envelopes.set(args, enveloped);
           return args;
         } catch (error) {
           if (error && typeof error === 'object' && 'extensions' in error) {
@@ -145,20 +180,23 @@ export function attachWebSocket(
 
 /**
  * The payload of a `next` message, as graphql-ws builds it (the result without `errors`, then
- * `errors` as JSON when there are any), each error without Yoga's HTTP-only `extensions.http`.
+ * `errors` as JSON when there are any), each error masked by `mask` and without Yoga's
+ * HTTP-only `extensions.http`.
  */
-function nextPayload(result: {
-  readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined;
-}): object {
+function nextPayload(
+  result: { readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined },
+  mask: (error: GraphQLError) => GraphQLError,
+): object {
   const { errors, ...rest } = result;
   if (errors === undefined) return rest;
   return {
     ...rest,
-    errors: errors.map((e) =>
-      e.extensions?.http === undefined
+    errors: errors.map((given) => {
+      const e = given instanceof GraphQLError ? mask(given) : given;
+      return e.extensions?.http === undefined
         ? toJson(e)
-        : forSocket(e instanceof GraphQLError ? e : new GraphQLError(e.message, e)).toJSON(),
-    ),
+        : forSocket(e instanceof GraphQLError ? e : new GraphQLError(e.message, e)).toJSON();
+    }),
   };
 }
 

@@ -13,12 +13,13 @@ import type { Authenticator } from './auth.js';
 import { renderGraphiQLLazily } from './graphiql.js';
 import { useBadBodyStatus } from './plugins/badBody.js';
 import type { BrowserPolicy } from './plugins/browser.js';
-import { maskError, useRedisFailureStatus } from './plugins/errors.js';
+import { maskError, UNEXPECTED_ERROR_MESSAGE, useRedisFailureStatus } from './plugins/errors.js';
 import { useNoIntrospection } from './plugins/introspection.js';
 import { MAX_REQUEST_BYTES, useQueryLimits } from './plugins/limits.js';
 import { useOperationRoleCheck } from './plugins/operationRole.js';
 import { useSharedSubscriptionExecution } from './plugins/sharedExecution.js';
 import { useSubscriptionRootRule } from './plugins/subscriptionRoot.js';
+import { useEndUnprocessedStreams } from './plugins/unprocessedStreams.js';
 import { useStrictUtf8 } from './plugins/utf8.js';
 
 /** What a request context is built from, on HTTP (request) and WebSocket (connectionParams). */
@@ -63,10 +64,19 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     useRedisFailureStatus(),
     ...useQueryLimits(),
     useSubscriptionRootRule(),
+    // A subscription asked over plain HTTP gets 406: its stream ends, its watch goes.
+    useEndUnprocessedStreams(),
     // Before anything that replaces execute/subscribe: a refused operation runs nothing.
     useOperationRoleCheck(schema),
     // Field auth reads the role, so only subscribers of one role share an event's result.
-    useSharedSubscriptionExecution({ scopeOf: (context) => (context as Context).role }),
+    useSharedSubscriptionExecution({
+      scopeOf: (context) => (context as Context).role,
+      // What resolvers read (context.ts), not the socket or request a subscriber came by.
+      executionContextOf: (context) => {
+        const { engine, feed, role, actor } = context as Context;
+        return { engine, feed, role, actor };
+      },
+    }),
   ];
   if (!deps.introspection) plugins.push(useNoIntrospection());
 
@@ -102,7 +112,7 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     // GraphiQL from the installed package, not a CDN: it works on a machine with no internet.
     // Imported on the first GraphiQL request, not at start (graphiql.ts).
     renderGraphiQL: renderGraphiQLLazily,
-    maskedErrors: { isDev: false, maskError: maskError() },
+    maskedErrors: { isDev: false, maskError: maskError(), errorMessage: UNEXPECTED_ERROR_MESSAGE },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: MAX_REQUEST_BYTES,
     // One operation per request: an array body is refused (400), so no request multiplies work.

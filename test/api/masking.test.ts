@@ -7,7 +7,14 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codes, expectNoLeak, post, type RawResponse, wsOperation } from '../support/api.js';
+import {
+  codes,
+  expectNoLeak,
+  post,
+  type RawResponse,
+  type WsOutcome,
+  wsOperation,
+} from '../support/api.js';
 import { expectServerUp, send } from '../support/hostile.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -161,3 +168,73 @@ describe('unexpected errors are masked with NODE_ENV unset', () => {
     expect(response.text).not.toMatch(/SyntaxError|originalError/);
   });
 });
+
+describe('an unexpected error in a subscription event', () => {
+  const PREFIX = 'broken-event';
+  let broken: TestServer;
+  // Group.jobs reads the group's dead index, broken here; the group's own watch does not.
+  const subscription = {
+    query:
+      'subscription { groupChanged(queue: "q", group: "g") { id jobs(state: DEAD) { totalCount } } }',
+  };
+  beforeAll(async () => {
+    broken = await startTestServer(redis.url, { KEY_PREFIX: PREFIX, REAP_INTERVAL_MS: '86400000' });
+    await r.set(`${PREFIX}:{q}:g:g:dead`, 'not a zset');
+  });
+  afterAll(async () => {
+    await broken?.stop();
+  });
+
+  // The WebSocket transport masks a shared result itself (ws.ts): it skips envelop's hooks.
+  it('is masked over WebSocket: INTERNAL_SERVER_ERROR and nothing of the cause', async () => {
+    const ws = await wsOperation(broken.endpoint, subscription);
+    for (const frame of ws.frames) expectNoLeak(frame);
+    expect(ws.results[0]).toEqual({
+      data: null,
+      errors: [
+        expect.objectContaining({
+          message: 'Unexpected error.',
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        }),
+      ],
+    });
+    await expectServerUp(broken, true);
+  });
+
+  it('is masked over SSE the same way', async () => {
+    const event = await firstSseEvent(broken.endpoint, subscription);
+    expectNoLeak(event);
+    const payload = JSON.parse(event) as WsOutcome['results'][number];
+    expect(payload.errors).toEqual([
+      expect.objectContaining({
+        message: 'Unexpected error.',
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      }),
+    ]);
+  });
+});
+
+/** The data of the first `next` event of a subscription over SSE (Yoga's own transport). */
+async function firstSseEvent(endpoint: string, body: object): Promise<string> {
+  const aborter = new AbortController();
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+    signal: aborter.signal,
+  });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`SSE ended before an event: ${text}`);
+      text += decoder.decode(value, { stream: true });
+      const event = /event: next\ndata: ([^\n]*)\n/.exec(text);
+      if (event) return event[1] as string;
+    }
+  } finally {
+    aborter.abort();
+  }
+}

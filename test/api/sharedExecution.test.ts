@@ -10,7 +10,10 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse, print } from 'graphql';
 import { createSchema, createYoga, Repeater } from 'graphql-yoga';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useSharedSubscriptionExecution } from '../../src/server/plugins/sharedExecution.js';
+import {
+  takeSharedStream,
+  useSharedSubscriptionExecution,
+} from '../../src/server/plugins/sharedExecution.js';
 import { dataOf, type LiveSubscription, sseSubscribe, type WireResult } from '../support/live.js';
 
 interface Tick {
@@ -183,5 +186,58 @@ describe('shared subscription execution', () => {
     expect(result.data).toBeUndefined();
     expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     expect(openSources).toBe(0);
+  });
+});
+
+describe('takeSharedStream (the WebSocket transport takes the stream itself)', () => {
+  const yoga = createYoga({
+    logging: false,
+    plugins: [useSharedSubscriptionExecution({ scopeOf: () => '' })],
+    schema: createSchema({
+      typeDefs: /* GraphQL */ `
+        type Query { ok: Boolean }
+        type Subscription { boom: Int! }
+      `,
+      resolvers: {
+        Subscription: {
+          boom: {
+            // One event, then the source fails with a message a client must not see.
+            subscribe: async function* () {
+              yield { boom: 1 };
+              throw new Error('secret cause');
+            },
+          },
+        },
+      },
+    }),
+  });
+
+  async function subscribe(context: object) {
+    const enveloped = yoga.getEnveloped(context);
+    return enveloped.subscribe({
+      schema: enveloped.schema,
+      document: parse('subscription { boom }'),
+      contextValue: context,
+    });
+  }
+
+  it('hands over the stream once, and a failure of its source as mapError makes it', async () => {
+    const context = {};
+    await subscribe(context);
+    const stream = takeSharedStream(context, () => new Error('masked'));
+    expect(takeSharedStream(context, (e) => e)).toBeUndefined();
+    const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ value: { data: { boom: 1 } }, done: false });
+    await expect(iterator.next()).rejects.toThrow(/^masked$/);
+  });
+
+  it('has no stream for an operation that made none', async () => {
+    const context = {};
+    await yoga.getEnveloped(context).execute({
+      schema: yoga.getEnveloped(context).schema,
+      document: parse('{ ok }'),
+      contextValue: context,
+    });
+    expect(takeSharedStream(context, (e) => e)).toBeUndefined();
   });
 });

@@ -177,7 +177,9 @@ describe('claim promotes due delayed jobs', () => {
 describe('flat cost', () => {
   // Redis-side command counts (INFO commandstats counts the commands a script runs): a server
   // of this file's own, so nothing else runs on it meanwhile.
-  it('with 100,000 delayed jobs not yet due, a claim runs as many Redis commands as with none', async (context) => {
+  // With one delayed job, not none: a queue with no delayed job (nor rate, weight or watched
+  // job) skips the delayed reads altogether (includes/quietQueue.lua), so it runs fewer.
+  it('with 100,000 delayed jobs not yet due, a claim runs as many Redis commands as with one', async (context) => {
     // A shared server (REDIS_URL) counts other files' commands too.
     if (engine.handle.redis.mode === 'external') context.skip();
     const admin = engine.client();
@@ -199,10 +201,12 @@ describe('flat cost', () => {
       const q = engine.queue();
       for (let i = 0; i < 4; i++) await q.enqueue('g', i);
       const now = await redisNow(q.redis);
-      for (let n = 0; n < delayed; n += 10_000) await putDelayed(q, 'h', now + 3_600_000, 10_000);
+      for (let n = 0; n < delayed; n += 10_000) {
+        await putDelayed(q, 'h', now + 3_600_000, Math.min(10_000, delayed - n));
+      }
       return q;
     };
-    const empty = await build(0);
+    const empty = await build(1);
     const full = await build(100_000);
     expect(await full.redis.zcard(full.keys.delayed)).toBe(100_000);
     for (const q of [empty, full]) await q.claim(); // scripts loaded, registration done
@@ -212,10 +216,10 @@ describe('flat cost', () => {
       // nothing left to claim: nextRunAt read too
       await commandsOf(() => q.completeAndClaim([], { claim: 2 })),
     ];
-    const withNone = await counts(empty);
+    const withOne = await counts(empty);
     const withMany = await counts(full);
-    expect(withMany).toEqual(withNone);
-    expect(withNone[0]).toBeGreaterThan(0);
+    expect(withMany).toEqual(withOne);
+    expect(withOne[0]).toBeGreaterThan(0);
     admin.disconnect();
   }, 60_000);
 });

@@ -508,6 +508,28 @@ describe('completeAndClaim, batches', () => {
     expect(await rawState(q)).toEqual(after);
   });
 
+  it('one pop serving groups whose lanes empty and groups whose lanes do not: only the latter go back', async () => {
+    // The claim asks the served lanes together (includes/claimJobs.lua, settleServed): all,
+    // none, or — here — some of them still hold a job, each then asked alone.
+    const build = async (q: Queue) => {
+      await q.enqueue('a', 1);
+      await q.enqueue('a', 2);
+      await q.enqueue('b', 3);
+      await q.enqueue('c', 4);
+      await q.enqueue('c', 5);
+      await q.enqueue('d', 6);
+    };
+    const [one, two] = await twins(build);
+    const answer = await expectSameAsOneByOne(one, two, {
+      completions: [],
+      claim: 4,
+      leaseMs: 10_000,
+      tokens: tokens('t', 4),
+    });
+    expect(answer.claimed.map((job) => job.group)).toEqual(['a', 'b', 'c', 'd']);
+    expect((await rawState(two)).ring).toEqual(['a', 'c']);
+  });
+
   it('enforces the limit across the claims of one call', async () => {
     const build = async (q: Queue) => {
       await q.setLimit('g', 2);

@@ -273,6 +273,29 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     await client.dispose();
   });
 
+  it('keeps no watch for a subscription asked over plain HTTP (406)', async () => {
+    await pollUntil('no watch left by earlier tests', async () => {
+      return (await samples(api)).get('ringmaster_feed_watches') === 0;
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(api.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({
+          query: print(RingChangedDocument),
+          variables: { queue: uniqueQueueName('unaccepted') },
+        }),
+      });
+      await response.arrayBuffer();
+      expect(response.status).toBe(406);
+    }
+    // Yoga subscribed before it found no processor for the stream; the stream was ended.
+    await pollUntil('the refused subscriptions’ watches released', async () => {
+      const m = await samples(api);
+      return m.get('ringmaster_feed_watches') === 0 && m.get('ringmaster_feed_subscribers') === 0;
+    });
+  });
+
   it('refuses a Host that is not loopback (DNS rebinding), as /graphql does', async () => {
     const { request } = await import('node:http');
     const url = new URL(`${api.server.url}/metrics`);

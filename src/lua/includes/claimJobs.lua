@@ -2,7 +2,8 @@
   The rota's claim (the seed's @gclaim), shared by claim and completeAndClaim: take the group at
   the head of the ring, pop the first job of its lane, lease it under a caller's token, and
   count it active. The served group goes to the tail of the ring while it stays serviceable
-  (I1, isServiceable in includes/groupState.lua, asked before and after the claim), and stays
+  (I1, isServiceable in includes/groupState.lua, asked before the claim; after it, the same
+  clauses with the lanes of one pop's served groups read together, settleServed), and stays
   off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
   empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
   A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
@@ -56,6 +57,8 @@
 --- @include "weights"
 --- @include "payloads"
 --- @include "jobEvents"
+--- @include "indexedEncoding"
+--- @include "quietQueue"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -105,6 +108,13 @@ local function readStates(k, batch, heads)
       paused = paused[i] == 1,
       claimed = 0,
     }
+  end
+  -- No rate anywhere in a quiet queue (includes/quietQueue.lua): nothing more to read.
+  if batch.quiet then
+    for _, group in ipairs(unseen) do
+      batch.groups[group].limited = false
+    end
+    return
   end
   readRateStates(k, unseen, batch.groups)
 end
@@ -164,6 +174,41 @@ local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAtt
 end
 
 --[[
+  The groups one pop served, in order, as the ring's tail gets them: `back` holds a group
+  (already judged to stay) or { group, lane } for a group of weight 1 below its limit and not
+  rate-limited, which stays exactly when its lane still holds a job (I1's last clause). Those
+  lanes are asked together: one EXISTS of them all counts the ones that exist (an empty zset
+  does not), so when all or none do — a busy queue, or a queue of one job per group — it is
+  one call for the pop instead of a ZCARD per claim; otherwise each lane is asked alone (one
+  call more than the ZCARDs). Nothing else writes the lanes between the claims and this.
+]]
+local function settleServed(batch, back)
+  local lanes = {}
+  for _, entry in ipairs(back) do
+    if type(entry) == 'table' then
+      lanes[#lanes + 1] = entry.lane
+    end
+  end
+  if #lanes == 0 then
+    return back
+  end
+  local present = redis.call('EXISTS', unpack(lanes))
+  local groups = {}
+  for _, entry in ipairs(back) do
+    if type(entry) ~= 'table' then
+      groups[#groups + 1] = entry
+    else
+      local stays = present == #lanes
+        or (present > 0 and redis.call('EXISTS', entry.lane) == 1)
+      if placeServed(batch.groups[entry.group], stays) then
+        groups[#groups + 1] = entry.group
+      end
+    end
+  end
+  return groups
+end
+
+--[[
   Claim one job per token, in rota order, until the ring runs out. The heads are popped as
   many at a time as there are claims left (LPOP with a count): while that many groups are on
   the ring, none of those pushed back to its tail can come round again before the next pop, so
@@ -197,25 +242,33 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       if job then
         countRateClaim(base, batch, group, g)
         claimed[#claimed + 1] = job
-        -- I1 after the claim (not paused: it was just served); the lane is read only when the
-        -- group is still below its limit.
-        local stays, saturated = isServiceable(k, group, laneKey, g.limit, g.active, false, nil,
-          g.limited)
+        -- I1 after the claim (not paused: it was just served). Saturated or rate-limited, it
+        -- leaves the ring with no read; else it stays exactly when its lane still holds a job.
+        -- A weighted group's lane is read now (its next turn may be the next claim); the
+        -- others' are read together once this pop is served (settleServed).
+        local saturated = isSaturated(g.limit, g.active)
         if saturated then
           batch.saturated = batch.saturated + 1
         end
-        -- Weights: the head again while its round goes on, else the tail (includes/weights.lua).
-        local place = placeServed(g, stays)
-        if place == 'head' then
-          i = i - 1
-        elseif place == 'tail' then
-          back[#back + 1] = group
+        if saturated or g.limited then
+          placeServed(g, false)
+        elseif g.weight > 1 then
+          -- Weights: the head again while its round goes on, else the tail (weights.lua).
+          local place = placeServed(g, redis.call('ZCARD', laneKey) > 0)
+          if place == 'head' then
+            i = i - 1
+          elseif place == 'tail' then
+            back[#back + 1] = group
+          end
+        else
+          back[#back + 1] = { group = group, lane = laneKey }
         end
       end
       -- No job: a stale head (paused, saturated or empty, left by another writer) or an
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
     end
+    back = settleServed(batch, back)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
     end
@@ -227,7 +280,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
 end
 
 -- The writes the batch's claims share: leases, active counts and counters, once each. The
--- completions of the same script (batch.completed) share the `active` total's update.
+-- completions of the same script (batch.completed) share the `active` total's update. A batch
+-- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
+-- Redis' indexed encodings (includes/indexedEncoding.lua).
 local function flushClaims(k, batch)
   local net = batch.count - batch.completed
   if net ~= 0 then
@@ -247,6 +302,8 @@ local function flushClaims(k, batch)
     counts[#counts + 1] = string.format('%d', batch.groups[group].active)
   end
   redis.call('HSET', k.gactive, unpack(counts))
+  -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
+  keepIndexed(k, batch.count, #batch.served)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then
@@ -260,15 +317,20 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   if #tokens == 0 then
     return {}, false
   end
-  -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
-  local now = string.format('%d', nowMs())
-  promoteDue(k, base, now, promoteBatch)
-  promoteReopened(k, base, now, promoteBatch)
+  if batch.quiet == nil then
+    batch.quiet = probeQuiet(base, k.delayed)
+  end
+  if not batch.quiet then
+    -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
+    local now = string.format('%d', nowMs())
+    promoteDue(k, base, now, promoteBatch)
+    promoteReopened(k, base, now, promoteBatch)
+  end
   if queuePaused then
     return {}, false
   end
   local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
-  if #claimed < #tokens then
+  if #claimed < #tokens and not batch.quiet then
     return claimed, earliestAt(nextRunAt(k), nextReopen(k))
   end
   return claimed, false

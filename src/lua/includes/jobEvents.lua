@@ -7,7 +7,7 @@
   a read (claim then complete, retry then claim) are not lost.
 
   The cost for jobs nobody watches is one EXISTS of P:{Q}:watched per script call that moves a
-  job, never per job: an empty `watched` (no job of the queue watched anywhere) answers the rest
+  job, never per job (the claim scripts fold it into their probe, includes/quietQueue.lua): an empty `watched` (no job of the queue watched anywhere) answers the rest
   of the call. Only while some job of the queue is watched does a moved job cost a ZSCORE (once
   per job and call), and only a watched one the writes below. A ZSCORE at the change rather than
   one ZMSCORE for the call: the change is recorded at its moment (a claim may promote a job and
@@ -23,6 +23,7 @@
                                   {"gone":true}
     trimWatches(base, now, max)   drop up to `max` registrations past their time (the reaper's);
                                   returns how many
+    noneWatched()                 the caller knows `watched` does not exist: no EXISTS asked
 
   The entry, compact JSON (cjson): the hash's state, attempts, claimedAt, leaseUntil, runAt,
   finishedAt and lastError as the hash holds them (a missing field is left out), or gone; at,
@@ -67,6 +68,12 @@ local function isWatched(base, id)
     watchedJobs[id] = watched
   end
   return watched
+end
+
+-- No job of the queue is watched, for the rest of this call: a caller that already knows
+-- `watched` does not exist (includes/quietQueue.lua) saves isWatched its EXISTS.
+local function noneWatched()
+  watchedJobs = false
 end
 
 local function appendJobEvent(base, id, entry)

@@ -11,7 +11,8 @@
   Trimming is incremental and flat-cost: each job retained trims at most TRIM_PER_ADD of the
   oldest that fell out of the policy (so the set converges on its bound however the policy
   changed), and the reaper trims by age in bounded batches when no job finishes. Each trimmed
-  job's hash and error list are deleted and it leaves its group's index too.
+  job's hash and error list are deleted and it leaves its group's index too: one DEL, one HDEL
+  of payloads and one ZREM per group index for all the victims of a call, not per victim.
 
     retentionOf(settingsKey, kind)          count, ageMs (nil for no age bound) of 'completed'
                                             or 'dead'
@@ -90,15 +91,32 @@ local function trim(base, kind, index, count, ageMs, now, max)
       victims[#victims + 1] = id
     end
   end
+  if #victims == 0 then
+    return 0
+  end
+  -- Each victim's group is read before anything is deleted; then the writes are made once for
+  -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
+  local doomed, byGroup, order = {}, {}, {}
   for _, id in ipairs(victims) do
-    local group = redis.call('HGET', jobKeyOf(base, id), 'group')
+    local jobKey = jobKeyOf(base, id)
+    local group = redis.call('HGET', jobKey, 'group')
     if group then
-      redis.call('ZREM', groupIndexOf(base, kind, group), id)
+      local mine = byGroup[group]
+      if mine == nil then
+        mine = {}
+        byGroup[group] = mine
+        order[#order + 1] = group
+      end
+      mine[#mine + 1] = id
     end
-    forget(base, id)
+    doomed[#doomed + 1] = jobKey
+    doomed[#doomed + 1] = errorsKeyOf(base, id)
   end
-  if #victims > 0 then
-    redis.call('ZREM', index, unpack(victims))
+  for _, group in ipairs(order) do
+    redis.call('ZREM', groupIndexOf(base, kind, group), unpack(byGroup[group]))
   end
+  redis.call('DEL', unpack(doomed))
+  dropPayloads(base, victims)
+  redis.call('ZREM', index, unpack(victims))
   return #victims
 end

@@ -54,7 +54,8 @@ local function readWeights(base, batch, heads)
       unseen[#unseen + 1] = group
     end
   end
-  if #unseen == 0 then
+  -- A quiet queue (includes/quietQueue.lua) has no `gweight`: every weight is 1.
+  if #unseen == 0 or batch.quiet then
     return
   end
   local weights = redis.call('HMGET', weightKeyOf(base), unpack(unseen))

@@ -37,6 +37,9 @@ const REDIS_FAILURE_HTTP: Partial<
   [ErrorCode.REDIS_OUT_OF_MEMORY]: { status: 507 },
 };
 
+/** What a masked error says (Yoga's `maskedErrors.errorMessage`; `ws.ts` masks with it too). */
+export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
+
 /** Yoga's `maskedErrors.maskError`: expose known errors, mask the rest. */
 export function maskError() {
   return (error: unknown, message: string): Error => {

@@ -1,16 +1,18 @@
 /**
- * One execution per event, not per subscriber: the fan-out of one event to many subscriptions costs one execution.
+ * One execution per event, not per subscriber: the fan-out of one event to many subscriptions
+ * costs one execution.
  *
  * A subscription event is executed against the operation's selection set once for every
  * subscriber in graphql-js' design (`MapSourceToResponseEvent`). Ringmaster's live feed hands the
  * same event object to every subscriber of a queue (`src/pubsub/ringWatch.ts` renders once per
  * distinct previous ring), so a thousand admin UIs watching one ring would run the same
  * selection a thousand times over the same object. This plugin executes each event once per
- * (event, document, operation, variables, scope) in each burst of deliveries, with the context
- * of the first subscriber to pull it, and gives every subscriber that shares those the same
- * result object. Nothing downstream changes a shared result: error masking replaces a result
- * that has errors rather than edit it (and `maskError`'s own edits of an error are idempotent),
- * and graphql-ws and Yoga's SSE only serialize it.
+ * (event, document, operation, variables, scope) in each burst of deliveries, with the
+ * arguments of one subscriber of that key (`ExecutionArgsPool`) and a context of its own (a
+ * copy of what `executionContextOf` kept of that subscriber's), and gives every subscriber that
+ * shares those the same result object. Nothing downstream changes a shared result: error
+ * masking replaces a result that has errors rather than edit it (and `maskError`'s own edits of
+ * an error are idempotent), and graphql-ws and Yoga's SSE only serialize it.
  *
  * The source stream is still made per subscriber, by the field's own `subscribe` resolver, so
  * auth and argument checks run for each; only the per-event execution is shared. An operation
@@ -24,7 +26,7 @@ import {
   type ExecutionResult,
   execute,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -35,6 +37,14 @@ export interface SharedExecutionOptions {
    * this key is equal.
    */
   scopeOf(context: unknown): string;
+  /**
+   * What of a subscriber's context the executions of its events need (a plain object; each
+   * execution gets a shallow copy of its own, so a cache keyed by the context is per
+   * execution, as it was per subscriber). Kept for as long as a subscriber of the key stays, so
+   * leave out what belongs to the transport (the socket, the request). Default: the whole
+   * context.
+   */
+  executionContextOf?(context: unknown): object;
 }
 
 /**
@@ -88,9 +98,63 @@ class BurstCache {
   }
 }
 
+/**
+ * The arguments every event of one (document, key) is executed with, made from the first
+ * subscriber of the key and kept until the last of its subscribers goes: without that
+ * subscriber's abort signal or root (the root is the event), its context reduced to what
+ * `executionContextOf` keeps. Results are shared within the key already (the key holds what
+ * may change one: operation, variables, scope), so any subscriber's arguments give the same
+ * result, and a subscriber's own operation context need not live as long as its stream
+ * (PERFORMANCE.md §4).
+ */
+class ExecutionArgsPool {
+  private readonly byDocument = new WeakMap<
+    object,
+    Map<string, { args: ExecutionArgs; users: number }>
+  >();
+
+  constructor(private readonly contextOf: (context: unknown) => object) {}
+
+  /** The key's arguments, counted as used until `release` (call it once). */
+  acquire(
+    document: object,
+    key: string,
+    args: ExecutionArgs,
+  ): { args: ExecutionArgs; release: () => void } {
+    let byKey = this.byDocument.get(document);
+    if (!byKey) {
+      byKey = new Map();
+      this.byDocument.set(document, byKey);
+    }
+    let entry = byKey.get(key);
+    if (!entry) {
+      const {
+        signal: _signal,
+        rootValue: _root,
+        ...perEvent
+      } = args as ExecutionArgs & { signal?: unknown };
+      entry = { args: { ...perEvent, contextValue: this.contextOf(args.contextValue) }, users: 0 };
+      byKey.set(key, entry);
+    }
+    entry.users += 1;
+    const used = entry;
+    const map = byKey;
+    return {
+      args: used.args,
+      release: () => {
+        used.users -= 1;
+        if (used.users === 0 && map.get(key) === used) map.delete(key);
+      },
+    };
+  }
+}
+
 /** The envelop plugin; put it in Yoga's `plugins` (it serves HTTP/SSE and graphql-ws alike). */
 export function useSharedSubscriptionExecution(options: SharedExecutionOptions): Plugin {
   const cache = new BurstCache();
+  const pool = new ExecutionArgsPool(
+    options.executionContextOf ?? ((context) => context as object),
+  );
   return {
     onSubscribe({ subscribeFn, setSubscribeFn }) {
       setSubscribeFn(async (args: ExecutionArgs) => {
@@ -104,24 +168,60 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
           // graphql-tools' subscribe answers such a document with errors: let it.
           return subscribeFn(args);
         }
-        if (!isAsyncIterator(source)) return source;
+        if (!isAsyncIterable(source)) return source;
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
         )}\u0000${options.scopeOf(args.contextValue)}`;
-        // The per-event execution must not hold the first subscriber's abort signal.
-        const { signal: _signal, ...perEvent } = args as ExecutionArgs & { signal?: unknown };
-        return new SharedExecutionStream(source, (event) =>
-          cache.resultFor(event, args.document, key, () =>
-            execute({ ...perEvent, rootValue: event }),
-          ),
+        const { document } = args;
+        const shared = pool.acquire(document, key, args);
+        const stream = new SharedExecutionStream(
+          source,
+          (event) =>
+            cache.resultFor(event, document, key, () =>
+              // A context of its own, as each subscriber's was: a per-operation cache
+              // (resolvers/perExecution.ts) must not answer a later event from an earlier read.
+              execute({
+                ...shared.args,
+                contextValue: { ...(shared.args.contextValue as object) },
+                rootValue: event,
+              }),
+            ),
+          shared.release,
         );
+        if (typeof args.contextValue === 'object' && args.contextValue !== null) {
+          sharedStreams.set(args.contextValue, stream);
+        }
+        return stream;
       });
     },
   };
 }
 
-function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & AsyncIterable<unknown> {
-  return typeof (value as AsyncIterable<unknown>)?.[Symbol.asyncIterator] === 'function';
+/** The stream each operation's subscribe made here, by the operation's context object. */
+const sharedStreams = new WeakMap<object, SharedExecutionStream>();
+
+/**
+ * The shared-execution stream the subscribe of the operation whose context is `context` made,
+ * once (it is forgotten here), or undefined when that subscribe made none (the operation was
+ * refused, its variables did not coerce, or it is not a subscription).
+ *
+ * For a transport that delivers the results itself (`ws.ts`): the stream's results are the
+ * shared execution's as they are, before the pipeline's per-event hooks — error masking, the
+ * only one Ringmaster's pipeline has — so such a transport must mask each result's errors
+ * itself, once per result (it is shared). A failure of the source stream (none of the live
+ * feed's streams fails; a fault might) is thrown as `mapError` makes it: the masking of the
+ * pipeline's `onSubscribeError`.
+ * @param mapError what a failure of the source stream is thrown as
+ */
+export function takeSharedStream(
+  context: unknown,
+  mapError: (error: unknown) => unknown,
+): AsyncIterable<ExecutionResult> | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  const stream = sharedStreams.get(context);
+  sharedStreams.delete(context);
+  if (stream) stream.mapError = mapError;
+  return stream;
 }
 
 /**
@@ -130,31 +230,51 @@ function isAsyncIterator(value: unknown): value is AsyncIterator<unknown> & Asyn
  */
 class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined, unknown> {
   private readonly iterator: AsyncIterator<unknown>;
+  /** What a failure of the source becomes (takeSharedStream's `mapError`); as it is by default. */
+  mapError: (error: unknown) => unknown = (error) => error;
 
   constructor(
     source: AsyncIterable<unknown>,
     private readonly map: (event: unknown) => MaybePromise<ExecutionResult>,
+    private release: (() => void) | undefined,
   ) {
     this.iterator = source[Symbol.asyncIterator]();
   }
 
+  /** The stream is over: its hold on the pooled arguments goes, once. */
+  private ended(): void {
+    this.release?.();
+    this.release = undefined;
+  }
+
   next(): Promise<IteratorResult<ExecutionResult, undefined>> {
-    return this.iterator.next().then((step) => {
-      if (step.done) return { value: undefined, done: true };
-      const result = this.map(step.value);
-      // Our resolvers are synchronous: no extra promise hop per subscriber for them.
-      return result instanceof Promise
-        ? result.then((value) => ({ value, done: false }))
-        : { value: result, done: false };
-    });
+    return this.iterator.next().then(
+      (step) => {
+        if (step.done) {
+          this.ended();
+          return { value: undefined, done: true };
+        }
+        const result = this.map(step.value);
+        // Our resolvers are synchronous: no extra promise hop per subscriber for them.
+        return result instanceof Promise
+          ? result.then((value) => ({ value, done: false }))
+          : { value: result, done: false };
+      },
+      (error: unknown) => {
+        this.ended();
+        throw this.mapError(error);
+      },
+    );
   }
 
   async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    this.ended();
     await this.iterator.return?.();
     return { value: undefined, done: true };
   }
 
   async throw(error: unknown): Promise<IteratorResult<ExecutionResult, undefined>> {
+    this.ended();
     if (this.iterator.throw) await this.iterator.throw(error);
     else await this.iterator.return?.();
     throw error;

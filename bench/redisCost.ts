@@ -1,0 +1,322 @@
+/**
+ * Redis' cost of one job in the Worker's hot path (issue 18, "Redis CPU per job"): a private
+ * redis-server, optionally under callgrind, filled with `--jobs` no-op jobs over `--groups`
+ * groups, drained by the project's `Worker` at `--concurrency`. Reports, per job:
+ *
+ * - instructions (callgrind only): the server's instructions over the drain ÷ jobs, minus an
+ *   idle baseline (the same server instrumented for `--idle-ms` with no client work, scaled to
+ *   the drain's length). Deterministic to ~0.1% for a given tree, batch size and machine, so it
+ *   is the before/after measure on a shared machine where wall-clock CPU is noise.
+ * - Redis commands: every command Redis ran (INFO commandstats, EVALSHA/EVAL excluded, the
+ *   harness' own INFO excluded) ÷ jobs, and the same split by command.
+ * - script calls: EVALSHA + EVAL ÷ jobs (the Worker's batch size is its inverse).
+ *
+ * The callgrind run counts instructions only while the drain runs (`--instr-atstart=no`, then
+ * `callgrind_control -i on/off`), so the fill and start-up are not in the figure.
+ *
+ *   npx tsx bench/redisCost.ts                                  # callgrind, both retentions
+ *   npx tsx bench/redisCost.ts --plain --jobs=30000              # no valgrind: commands and CPU µs
+ *   npx tsx bench/redisCost.ts --retention=none --runs=2 --groups=1000 --limit=2
+ *
+ * Output: one line per run on stdout, JSON with `--json`. Never touches 127.0.0.1:6379: the
+ * server listens on a free port picked by get-port. DESIGN.md is not involved (a measurement).
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import getPort from 'get-port';
+import { Redis } from 'ioredis';
+import { Ringmaster, Worker } from '../src/lanes/index.js';
+import { latch, pool, sleep } from './util.js';
+
+const run = promisify(execFile);
+
+/** What one run measures; every field has a command-line flag of the same name. */
+interface Options {
+  jobs: number;
+  groups: number;
+  limit: number;
+  concurrency: number;
+  retention: 'none' | 'default';
+  runs: number;
+  /** Without valgrind: no instruction count, but Redis CPU µs per job from INFO. */
+  plain: boolean;
+  /** Idle baseline length (ms) under callgrind. */
+  idleMs: number;
+  json: boolean;
+  /** Keep the callgrind dumps (for callgrind_annotate); their directory goes to stderr. */
+  keep: boolean;
+}
+
+/** One drain's figures, per job unless named otherwise. */
+interface Result {
+  retention: Options['retention'];
+  jobs: number;
+  instructionsPerJob: number | null;
+  idleInstructionsPerSecond: number | null;
+  commandsPerJob: number;
+  scriptCallsPerJob: number;
+  redisCpuUsecPerJob: number;
+  drainMs: number;
+  byCommand: Record<string, number>;
+}
+
+function parseOptions(argv: readonly string[]): Options & { retentions: Options['retention'][] } {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new Error(`unknown argument ${arg}`);
+    flags.set(m[1] as string, m[2] ?? 'true');
+  }
+  const num = (name: string, fallback: number) => {
+    const raw = flags.get(name);
+    const n = raw === undefined ? fallback : Number(raw);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a whole number`);
+    return n;
+  };
+  const retention = flags.get('retention');
+  if (retention !== undefined && retention !== 'none' && retention !== 'default') {
+    throw new Error('--retention is none or default');
+  }
+  return {
+    jobs: num('jobs', 6000),
+    groups: num('groups', 100),
+    limit: num('limit', 2),
+    concurrency: num('concurrency', 64),
+    retention: retention ?? 'none',
+    retentions: retention === undefined ? ['none', 'default'] : [retention],
+    runs: num('runs', 1),
+    plain: flags.has('plain'),
+    idleMs: num('idle-ms', 2000),
+    json: flags.has('json'),
+    keep: flags.has('keep'),
+  };
+}
+
+/** A redis-server child, under callgrind unless plain. */
+interface Server {
+  readonly port: number;
+  readonly child: ChildProcess;
+  readonly outFile: string | null;
+  stop(): Promise<void>;
+}
+
+async function startServer(plain: boolean, dir: string): Promise<Server> {
+  const port = await getPort({ host: '127.0.0.1', exclude: [6379] });
+  const serverArgs = [
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+  ];
+  const outFile = plain ? null : path.join(dir, `callgrind.${port}.out`);
+  const child = plain
+    ? spawn('redis-server', serverArgs, { stdio: 'ignore' })
+    : spawn(
+        'valgrind',
+        [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${outFile}`,
+          'redis-server',
+          ...serverArgs,
+        ],
+        { stdio: 'ignore' },
+      );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; ; i++) {
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: null });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch {
+      probe.disconnect();
+      if (i > 300) throw new Error('redis-server did not start');
+      await sleep(100);
+    }
+  }
+  return {
+    port,
+    child,
+    outFile,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Turn callgrind's instrumentation on or off for the server's process. */
+async function instrument(server: Server, on: boolean): Promise<void> {
+  await run('callgrind_control', ['-i', on ? 'on' : 'off', String(server.child.pid)]);
+}
+
+/** Instructions counted so far: dump, then read the newest dump's totals. */
+async function dumpTotal(server: Server, dir: string): Promise<number> {
+  await run('callgrind_control', ['-d', String(server.child.pid)]);
+  const { stdout } = await run('sh', [
+    '-c',
+    `ls -t ${dir}/callgrind.${server.port}.out* | head -1`,
+  ]);
+  const text = readFileSync(stdout.trim(), 'utf8');
+  const m = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
+  if (!m) throw new Error('no totals in the callgrind dump');
+  return Number(m[1]);
+}
+
+function parseInfo(text: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const line of text.split('\r\n')) {
+    const at = line.indexOf(':');
+    if (at > 0 && !line.startsWith('#')) fields[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return fields;
+}
+
+/** commandstats as command → calls. */
+async function commandCalls(admin: Redis): Promise<Record<string, number>> {
+  const fields = parseInfo(await admin.info('commandstats'));
+  const calls: Record<string, number> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const m = /calls=(\d+)/.exec(value);
+    if (m) calls[name.replace(/^cmdstat_/, '')] = Number(m[1]);
+  }
+  return calls;
+}
+
+async function redisCpuUsec(admin: Redis): Promise<number> {
+  const cpu = parseInfo(await admin.info('cpu'));
+  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
+}
+
+async function fill(port: number, o: Options, retention: Options['retention']): Promise<void> {
+  const setup = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
+  try {
+    const queue = new Ringmaster(setup).queue('cost');
+    if (retention === 'none') await queue.setRetention({ completed: { count: 0 } });
+    await pool(o.groups, 50, (g) => queue.setLimit(`g${g}`, o.limit));
+    await pool(o.jobs, 50, (i) => queue.enqueue(`g${i % o.groups}`, { i }));
+  } finally {
+    setup.disconnect();
+  }
+}
+
+async function drainOnce(
+  o: Options,
+  retention: Options['retention'],
+  dir: string,
+): Promise<Result> {
+  const server = await startServer(o.plain, dir);
+  const admin = new Redis({ port: server.port, host: '127.0.0.1' });
+  const conn = new Redis({ port: server.port, host: '127.0.0.1', maxRetriesPerRequest: null });
+  try {
+    await fill(server.port, o, retention);
+    const queue = new Ringmaster(conn).queue('cost');
+    await conn.ping();
+    // Idle baseline: what the server does with nobody asking (cron, the clients' sockets).
+    let idlePerSecond: number | null = null;
+    if (!o.plain) {
+      await instrument(server, true);
+      await sleep(o.idleMs);
+      await instrument(server, false);
+      idlePerSecond = (await dumpTotal(server, dir)) / (o.idleMs / 1000);
+    }
+    await admin.config('RESETSTAT');
+    const cpuBefore = await redisCpuUsec(admin);
+    if (!o.plain) await instrument(server, true);
+    const started = performance.now();
+    const completed = latch(o.jobs);
+    const worker = new Worker(queue, async () => {}, {
+      concurrency: o.concurrency,
+      reaper: false,
+    });
+    worker.on('completed', () => completed.hit());
+    worker.on('error', (error) => process.stderr.write(`worker error: ${error.message}\n`));
+    await completed.done;
+    const drainMs = performance.now() - started;
+    if (!o.plain) await instrument(server, false);
+    const counted = o.plain ? null : await dumpTotal(server, dir);
+    const cpuAfter = await redisCpuUsec(admin);
+    const calls = await commandCalls(admin);
+    await worker.close();
+    // The Worker's park (BLPOP) after the drain and the harness' own reads are not the job's.
+    let commands = 0;
+    let scripts = 0;
+    const byCommand: Record<string, number> = {};
+    for (const [name, n] of Object.entries(calls)) {
+      if (['info', 'config|resetstat', 'config', 'ping'].includes(name)) continue;
+      if (name === 'evalsha' || name === 'eval') {
+        scripts += n;
+        continue;
+      }
+      commands += n;
+      byCommand[name] = Number((n / o.jobs).toFixed(3));
+    }
+    const instructions =
+      counted === null || idlePerSecond === null
+        ? null
+        : Math.round((counted - idlePerSecond * (drainMs / 1000)) / o.jobs);
+    return {
+      retention,
+      jobs: o.jobs,
+      instructionsPerJob: instructions,
+      idleInstructionsPerSecond: idlePerSecond === null ? null : Math.round(idlePerSecond),
+      commandsPerJob: commands / o.jobs,
+      scriptCallsPerJob: scripts / o.jobs,
+      redisCpuUsecPerJob: (cpuAfter - cpuBefore) / o.jobs,
+      drainMs,
+      byCommand,
+    };
+  } finally {
+    conn.disconnect();
+    admin.disconnect();
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'redis-cost-'));
+  const results: Result[] = [];
+  try {
+    for (let r = 0; r < o.runs; r++) {
+      for (const retention of o.retentions) {
+        const result = await drainOnce(o, retention, dir);
+        results.push(result);
+        if (!o.json) {
+          const ins = result.instructionsPerJob;
+          process.stdout.write(
+            `retention ${retention.padEnd(7)} jobs ${o.jobs} groups ${o.groups} limit ${o.limit} c ${o.concurrency}: ` +
+              `${ins === null ? '' : `instructions/job ${ins.toLocaleString('en-US')}  `}` +
+              `commands/job ${result.commandsPerJob.toFixed(2)}  scripts/job ${result.scriptCallsPerJob.toFixed(3)}  ` +
+              `${o.plain ? `Redis CPU µs/job ${result.redisCpuUsecPerJob.toFixed(1)}  ` : ''}` +
+              `drain ${(result.drainMs / 1000).toFixed(1)} s\n` +
+              `  by command /job: ${Object.entries(result.byCommand)
+                .sort((a, b) => b[1] - a[1])
+                .map(([name, n]) => `${name} ${n}`)
+                .join(', ')}\n`,
+          );
+        }
+      }
+    }
+    if (o.json) process.stdout.write(`${JSON.stringify({ options: o, results }, null, 2)}\n`);
+  } finally {
+    if (o.keep) process.stderr.write(`callgrind dumps kept in ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
