@@ -53,14 +53,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     members[#members + 1] = id
     local group = groups[i]
     if group then
-      local mine = byGroup[group]
-      if mine == nil then
-        mine = {}
-        byGroup[group] = mine
-        order[#order + 1] = group
-      end
-      mine[#mine + 1] = at
-      mine[#mine + 1] = id
+      appendByGroup(byGroup, order, group, at, id)
     end
   end
   redis.call('ZADD', k.completed, unpack(members))

@@ -78,6 +78,21 @@ local function groupIndexOf(base, kind, group)
   return groupCompletedKeyOf(base, group)
 end
 
+-- Append `a` (and `b`, when given) to `group`'s list in byGroup; `order` lists the groups in
+-- the order first seen, so one write per group follows in a fixed order.
+local function appendByGroup(byGroup, order, group, a, b)
+  local mine = byGroup[group]
+  if mine == nil then
+    mine = {}
+    byGroup[group] = mine
+    order[#order + 1] = group
+  end
+  mine[#mine + 1] = a
+  if b ~= nil then
+    mine[#mine + 1] = b
+  end
+end
+
 local function trim(base, kind, index, count, ageMs, now, max)
   local victims = {}
   local over = redis.call('ZCARD', index) - count
@@ -101,13 +116,7 @@ local function trim(base, kind, index, count, ageMs, now, max)
     local jobKey = jobKeyOf(base, id)
     local group = redis.call('HGET', jobKey, 'group')
     if group then
-      local mine = byGroup[group]
-      if mine == nil then
-        mine = {}
-        byGroup[group] = mine
-        order[#order + 1] = group
-      end
-      mine[#mine + 1] = id
+      appendByGroup(byGroup, order, group, id)
     end
     doomed[#doomed + 1] = jobKey
     doomed[#doomed + 1] = errorsKeyOf(base, id)
