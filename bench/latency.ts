@@ -31,7 +31,7 @@ import {
   type CommandStat,
   commandStats,
   fresh,
-  info,
+  redisCpuUsec,
   scriptCalls,
   statsDelta,
 } from './redis.js';
@@ -244,12 +244,6 @@ function blockingPops(delta: Map<string, CommandStat>): number {
   return BLOCKING_POPS.reduce((sum, name) => sum + (delta.get(name)?.calls ?? 0), 0);
 }
 
-/** redis-server CPU (user + sys) so far, µs. */
-async function redisCpuUsec(redis: BenchRedis): Promise<number> {
-  const cpu = await info(redis.admin, 'cpu');
-  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
-}
-
 function figures(side: Side): LatencyFigures {
   const jobs = side.steady.length;
   const enqueueUsec = [...side.resolvedAt.keys()].map(
@@ -341,9 +335,9 @@ export async function latency(redis: BenchRedis, o: LatencyOptions): Promise<Lat
           `latency: ${s.system}, ${o.jobsPerTurn} jobs at ${o.ratePerSec}/s (turn ${turn} of ${o.turns})`,
         );
         const stats0 = await commandStats(redis.admin);
-        const cpu0 = await redisCpuUsec(redis);
+        const cpu0 = await redisCpuUsec(redis.admin);
         const { indexes, seconds } = await produce(s, o.jobsPerTurn, o.ratePerSec, clock);
-        s.redisCpuUsec += (await redisCpuUsec(redis)) - cpu0;
+        s.redisCpuUsec += (await redisCpuUsec(redis.admin)) - cpu0;
         const delta = statsDelta(stats0, await commandStats(redis.admin));
         s.scripts += scriptCalls(delta).calls;
         s.blockingPops += blockingPops(delta);

@@ -71,6 +71,12 @@ export async function info(admin: Redis, section: string): Promise<Record<string
   return fields;
 }
 
+/** redis-server CPU (user + sys) so far, µs, from INFO cpu. */
+export async function redisCpuUsec(admin: Redis): Promise<number> {
+  const cpu = await info(admin, 'cpu');
+  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
+}
+
 export async function usedMemory(admin: Redis): Promise<number> {
   return Number((await info(admin, 'memory')).used_memory);
 }
@@ -95,10 +101,13 @@ export async function commandStats(admin: Redis): Promise<Map<string, CommandSta
 /** Commands the benchmark's own bookkeeping sends; left out of every count. */
 const BOOKKEEPING = /^(info|config|client|flushall|memory|ping|select|hello)\b/;
 
+/** Whether `command` (a commandstats name) is the benchmark's bookkeeping, not the work's. */
+export const isBookkeeping = (command: string): boolean => BOOKKEEPING.test(command);
+
 /** Calls summed over every command but the benchmark's bookkeeping (INFO, CONFIG, CLIENT, …). */
 export function totalCalls(stats: Map<string, CommandStat>): number {
   let total = 0;
-  for (const [name, stat] of stats) if (!BOOKKEEPING.test(name)) total += stat.calls;
+  for (const [name, stat] of stats) if (!isBookkeeping(name)) total += stat.calls;
   return total;
 }
 

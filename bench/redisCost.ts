@@ -29,6 +29,7 @@ import { promisify } from 'node:util';
 import getPort from 'get-port';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
+import { commandStats, isBookkeeping, redisCpuUsec, scriptCalls } from './redis.js';
 import { latch, pool, sleep } from './util.js';
 
 const run = promisify(execFile);
@@ -177,31 +178,6 @@ async function dumpTotal(server: Server, dir: string): Promise<number> {
   return Number(m[1]);
 }
 
-function parseInfo(text: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const line of text.split('\r\n')) {
-    const at = line.indexOf(':');
-    if (at > 0 && !line.startsWith('#')) fields[line.slice(0, at)] = line.slice(at + 1);
-  }
-  return fields;
-}
-
-/** commandstats as command → calls. */
-async function commandCalls(admin: Redis): Promise<Record<string, number>> {
-  const fields = parseInfo(await admin.info('commandstats'));
-  const calls: Record<string, number> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    const m = /calls=(\d+)/.exec(value);
-    if (m) calls[name.replace(/^cmdstat_/, '')] = Number(m[1]);
-  }
-  return calls;
-}
-
-async function redisCpuUsec(admin: Redis): Promise<number> {
-  const cpu = parseInfo(await admin.info('cpu'));
-  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
-}
-
 async function fill(port: number, o: Options, retention: Options['retention']): Promise<void> {
   const setup = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
   try {
@@ -250,18 +226,14 @@ async function drainOnce(
     if (!o.plain) await instrument(server, false);
     const counted = o.plain ? null : await dumpTotal(server, dir);
     const cpuAfter = await redisCpuUsec(admin);
-    const calls = await commandCalls(admin);
+    const calls = await commandStats(admin);
     await worker.close();
-    // The Worker's park (BLPOP) after the drain and the harness' own reads are not the job's.
+    // The harness' own reads are not the job's (isBookkeeping); scripts are counted apart.
     let commands = 0;
-    let scripts = 0;
+    const scripts = scriptCalls(calls).calls;
     const byCommand: Record<string, number> = {};
-    for (const [name, n] of Object.entries(calls)) {
-      if (['info', 'config|resetstat', 'config', 'ping'].includes(name)) continue;
-      if (name === 'evalsha' || name === 'eval') {
-        scripts += n;
-        continue;
-      }
+    for (const [name, { calls: n }] of calls) {
+      if (isBookkeeping(name) || name === 'evalsha' || name === 'eval') continue;
       commands += n;
       byCommand[name] = Number((n / o.jobs).toFixed(3));
     }

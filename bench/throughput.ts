@@ -30,7 +30,7 @@ import {
   commandStats,
   countCommands,
   fresh,
-  info,
+  redisCpuUsec,
   scriptCalls,
   statsDelta,
   totalCalls,
@@ -98,12 +98,6 @@ const FILL_BATCH = 1_000;
 /** A no-op drain of this many jobs taking longer than this means something is broken. */
 const DRAIN_TIMEOUT_MS = 180_000;
 
-/** Redis CPU (user + sys) so far, in µs, from INFO cpu. */
-async function redisCpuUsec(redis: BenchRedis): Promise<number> {
-  const cpu = await info(redis.admin, 'cpu');
-  return (Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys)) * 1e6;
-}
-
 interface Measured {
   seconds: number;
   scriptsPerJob: number;
@@ -120,13 +114,13 @@ async function measured(
 ): Promise<Measured> {
   await redis.admin.config('RESETSTAT');
   const before = await commandStats(redis.admin);
-  const redisCpu0 = await redisCpuUsec(redis);
+  const redisCpu0 = await redisCpuUsec(redis.admin);
   const cpu0 = process.cpuUsage();
   const t0 = now();
   await run();
   const seconds = (now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const redisCpu = (await redisCpuUsec(redis)) - redisCpu0;
+  const redisCpu = (await redisCpuUsec(redis.admin)) - redisCpu0;
   const delta = statsDelta(before, await commandStats(redis.admin));
   const scripts = scriptCalls(delta).calls;
   return {
@@ -341,7 +335,7 @@ async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<Floor
   const floor = () => (conn as unknown as { benchFloor(): Promise<number> }).benchFloor();
   await floor();
   let calls = 0;
-  const redisCpu0 = await redisCpuUsec(redis);
+  const redisCpu0 = await redisCpuUsec(redis.admin);
   const t0 = now();
   const end = t0 + ms;
   await Promise.all(
@@ -353,7 +347,7 @@ async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<Floor
     }),
   );
   const rate = calls / ((now() - t0) / 1000);
-  const redisCpu = (await redisCpuUsec(redis)) - redisCpu0;
+  const redisCpu = (await redisCpuUsec(redis.admin)) - redisCpu0;
   conn.disconnect();
   return { callsPerSec: rate, redisCpuUsecPerCall: redisCpu / calls };
 }
