@@ -7,8 +7,8 @@
   a read (claim then complete, retry then claim) are not lost.
 
   The cost for jobs nobody watches is one EXISTS of P:{Q}:watched per script call that moves a
-  job, never per job (the claim scripts fold it into their probe, includes/quietQueue.lua): an empty `watched` (no job of the queue watched anywhere) answers the rest
-  of the call. Only while some job of the queue is watched does a moved job cost a ZSCORE (once
+  job, never per job (the claim scripts fold it into their probe, includes/quietQueue.lua): an
+  empty `watched` (no job of the queue watched anywhere) answers the rest of the call. Only while some job of the queue is watched does a moved job cost a ZSCORE (once
   per job and call), and only a watched one the writes below. A ZSCORE at the change rather than
   one ZMSCORE for the call: the change is recorded at its moment (a claim may promote a job and
   then claim it, two entries), and which jobs a call moves is known only as it moves them.

@@ -47,6 +47,16 @@ export interface SharedExecutionOptions {
   executionContextOf?(context: unknown): object;
 }
 
+/** `map`'s value for `key`, made by `make` and kept there when it has none. */
+function entryOf<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /**
  * Results of the fan-out under way: event → document → "operation, variables, scope" → result.
  * Emptied once the current burst of deliveries is over (the next turn of the event loop):
@@ -69,16 +79,8 @@ class BurstCache {
   ): MaybePromise<ExecutionResult> {
     // A primitive event cannot key a WeakMap; it is cheap to execute and rare (not ours).
     if (event === null || typeof event !== 'object') return run();
-    let byDocument = this.byEvent.get(event);
-    if (!byDocument) {
-      byDocument = new WeakMap();
-      this.byEvent.set(event, byDocument);
-    }
-    let byKey = byDocument.get(document);
-    if (!byKey) {
-      byKey = new Map();
-      byDocument.set(document, byKey);
-    }
+    const byDocument = entryOf(this.byEvent, event, () => new WeakMap());
+    const byKey = entryOf(byDocument, document, () => new Map());
     let result = byKey.get(key);
     if (result === undefined) {
       result = run();
@@ -121,11 +123,7 @@ class ExecutionArgsPool {
     key: string,
     args: ExecutionArgs,
   ): { args: ExecutionArgs; release: () => void } {
-    let byKey = this.byDocument.get(document);
-    if (!byKey) {
-      byKey = new Map();
-      this.byDocument.set(document, byKey);
-    }
+    const byKey = entryOf(this.byDocument, document, () => new Map());
     let entry = byKey.get(key);
     if (!entry) {
       const {
