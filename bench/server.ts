@@ -1,7 +1,7 @@
 /**
  * The Ringmaster server as its own process, as `npm start` runs it (`node dist/server/bundle.js`,
- * built first if stale; `dist/server/main.js` for a BENCH_SERVER_ROOT that has no bundle), so that the load generator and the subscribers
- * never share its event loop. Pointed at the benchmark's Redis with REDIS_URL, on a free port,
+ * built first if stale; `dist/server/main.js` for a BENCH_SERVER_ROOT that has no bundle), so
+ * that the load generator and the subscribers never share its event loop. Pointed at the benchmark's Redis with REDIS_URL, on a free port,
  * LOG_LEVEL silent. The pid is the server's own Node process (no npm wrapper in between), so its
  * RSS can be read.
  */
