@@ -9,6 +9,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The CLI compiled once for the run, for the CLI tests' children (the file says why).
+    globalSetup: ['test/support/bundles.ts'],
     // Forks, not threads: tests spawn and signal real redis-server children, and a child started
     // from a worker thread would be tied to that thread's lifetime (see src/server/redisProcess/).
     pool: 'forks',

@@ -3,7 +3,7 @@
  * `npx ringmaster …` (package.json `bin`): runs the compiled CLI, dist/cli/main.js, when the
  * package is built (`npm run build`, or `npm start`'s prestart), else its TypeScript source,
  * src/cli/main.ts, through tsx (a devDependency, so a dev checkout after `npm ci` runs it
- * without a build). RINGMASTER_CLI_FROM=source|dist picks one (tests run the source).
+ * without a build). RINGMASTER_CLI_FROM=source|dist picks one (test/cli/launcher.test.ts).
  */
 import { existsSync } from 'node:fs';
 

@@ -1,14 +1,16 @@
 /**
- * Run the CLI as a user does: `node bin/ringmaster.mjs …` in a child process (the launcher,
- * on the TypeScript source: RINGMASTER_CLI_FROM=source), with colour off and no
- * RINGMASTER_* variables but those a test gives.
+ * Run the CLI as a user does, in a child process: `node <the CLI> …`, the CLI being
+ * src/cli/main.ts compiled once for the run (test/support/bundles.ts; the launcher,
+ * bin/ringmaster.mjs, has its own test), with colour off and no RINGMASTER_* variables but
+ * those a test gives.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const LAUNCHER = fileURLToPath(new URL('../../bin/ringmaster.mjs', import.meta.url));
+const CLI = inject('cliBundle');
 
 /** How a run ended. */
 export interface CliResult {
@@ -23,7 +25,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('RINGMASTER_')),
   );
-  return { ...base, NO_COLOR: '1', RINGMASTER_CLI_FROM: 'source', ...env };
+  return { ...base, NO_COLOR: '1', ...env };
 }
 
 /** Start `ringmaster <args>`; the caller drives stdin and signals. */
@@ -31,7 +33,7 @@ export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
 ): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, env: childEnv(env) });
+  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: childEnv(env) });
 }
 
 /** util-linux `script`, which runs a command on a pseudo-terminal; null where there is none. */
@@ -46,7 +48,7 @@ export function spawnCliInTerminal(
   env: Record<string, string> = {},
 ): ChildProcessWithoutNullStreams {
   if (SCRIPT === null) throw new Error('no `script` (util-linux) to make a terminal with');
-  const command = [process.execPath, LAUNCHER, ...args].map((word) => `'${word}'`).join(' ');
+  const command = [process.execPath, CLI, ...args].map((word) => `'${word}'`).join(' ');
   return spawn(SCRIPT, ['-qefc', command, '/dev/null'], { cwd: ROOT, env: childEnv(env) });
 }
 

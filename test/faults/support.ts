@@ -21,7 +21,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import getPort from 'get-port';
 import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
 import { escapeGlob, scanAll } from '../support/lanes.js';
@@ -191,8 +191,9 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** `node <args>`, a child of this file. */
 function start(name: string, args: string[], env: Record<string, string>, ipc: boolean): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const proc = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
@@ -212,7 +213,7 @@ export function forkFixture(
   env: Record<string, string>,
   { nodeArgs = [], name = fixture }: { nodeArgs?: string[]; name?: string } = {},
 ): Child {
-  return start(name, [...nodeArgs, `${FIXTURES}${fixture}.ts`], env, true);
+  return start(name, ['--import', 'tsx', ...nodeArgs, `${FIXTURES}${fixture}.ts`], env, true);
 }
 
 /** SIGKILL every child this file started that is still running (each by its own pid). */
@@ -222,7 +223,7 @@ export async function killChildren(): Promise<void> {
 
 // ── the server as its own process (`npm start` without npm) ────────────────────────────────
 
-/** `src/server/main.ts` in a child process, listening on `port`. */
+/** The server (src/server/main.ts) in a child process, listening on `port`. */
 export interface ServerProcess {
   readonly child: Child;
   readonly port: number;
@@ -233,8 +234,9 @@ export interface ServerProcess {
 }
 
 /**
- * Start `node --import tsx src/server/main.ts` (the entry `npm start` runs compiled) with
- * `REDIS_URL` and the given environment, on `port` (a free one when omitted); resolves once it logged that it listens.
+ * Start the server entry, src/server/main.ts bundled once for the run (test/support/bundles.ts;
+ * `npm start` runs it bundled too), with `REDIS_URL` and the given environment, on `port` (a
+ * free one when omitted); resolves once it logged that it listens.
  */
 export async function startServerProcess(
   redisUrl: string,
@@ -244,7 +246,7 @@ export async function startServerProcess(
   const p = port ?? (await getPort({ host: '127.0.0.1', exclude: [4000, 6379] }));
   const child = start(
     `server:${p}`,
-    ['src/server/main.ts'],
+    [inject('serverBundle')],
     { REDIS_URL: redisUrl, PORT: String(p), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     false,
   );

@@ -1,6 +1,7 @@
 /**
- * Operator mistakes at start (issue 12, item 11): the real server entry (`node --import tsx
- * src/server/main.ts`, the entry `npm start` runs compiled) with one bad setting each — a REDIS_URL that
+ * Operator mistakes at start (issue 12, item 11): the real server entry (src/server/main.ts
+ * bundled once for the run, test/support/bundles.ts, as `npm start` runs it bundled) with one
+ * bad setting each — a REDIS_URL that
  * points nowhere, at the wrong password, at something that is not Redis; a DATA_DIR it cannot
  * use; a busy or impossible PORT/HOST; AUTH_TOKENS mistakes; no redis-server to embed.
  *
@@ -16,18 +17,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
- * Longest a refused start may take (ms): tsx compiling the server on a loaded 2-core machine
- * (up to ~30 s seen), plus at most 5 s of connection retries. A start that hangs (as DATA_DIR
+ * Longest a refused start may take (ms): loading the server on a heavily loaded 2-core machine,
+ * plus at most 5 s of connection retries, with room to spare. A start that hangs (as DATA_DIR
  * under /proc did) is killed at this bound and fails.
  */
-const BOUND_MS = 90_000;
-/** Server processes started at once: each compiles the whole server under tsx. */
+const BOUND_MS = 60_000;
+/** Server processes started at once: each loads the whole server. */
 const AT_ONCE = 3;
 const PASSWORD = 'correct-horse-battery';
 const WRONG = 'hunter2-wrong-password';
@@ -115,7 +116,7 @@ interface Outcome {
 
 /** Run the server entry with `env` until it exits (SIGKILL after BOUND_MS). */
 function start(env: Record<string, string>, readOnly?: string): Promise<Outcome> {
-  const node = [process.execPath, '--import', 'tsx', 'src/server/main.ts'];
+  const node = [process.execPath, inject('serverBundle')];
   const [command, ...args] = readOnly
     ? ['unshare', '-rm', 'sh', '-c', 'mount -o bind,ro "$0" "$0" && exec "$@"', readOnly, ...node]
     : node;
