@@ -35,14 +35,20 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
 
   /**
    * @param render see {@link Render}
-   * @param onClose called once when the stream ends, however it ends
+   * @param onClose called once when the stream ends, however it ends (a subclass may override
+   *   {@link closed} instead, keeping no closure per stream)
    * @param isLast whether an event is the stream's last (default: none is)
    */
   constructor(
     private readonly render: Render<T, E>,
-    private readonly onClose: () => void,
+    private readonly onClose: (() => void) | undefined,
     private readonly isLast?: (event: E) => boolean,
   ) {}
+
+  /** Called once when the stream ends, however it ends: `onClose` by default. */
+  protected ended(): void {
+    this.onClose?.();
+  }
 
   /** Whether the stream has ended. */
   get done(): boolean {
@@ -71,7 +77,7 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
     this.closed = true;
     this.latest = undefined;
     for (const resolve of this.waiters.splice(0)) resolve({ value: undefined, done: true });
-    this.onClose();
+    this.ended();
   }
 
   next(): Promise<IteratorResult<E, undefined>> {

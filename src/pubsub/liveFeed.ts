@@ -189,7 +189,7 @@ export class LiveFeed {
   private readonly registrations: JobRegistrations;
   /** history stream key → its queue and watch (the queue's stream or a group's; §4.6) */
   private readonly histories = new Map<string, { queue: string; watch: Watch<HistoryWindow> }>();
-  private readonly streams = new Set<ConflatingStream<unknown, unknown>>();
+  private readonly streams = new Set<FeedStream<unknown, unknown>>();
   private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
   private stopping: Promise<void> | undefined;
@@ -597,26 +597,17 @@ export class LiveFeed {
     attach: () => Watch<T>,
     isLast?: (event: E) => boolean,
   ): AsyncGenerator<E> {
-    let detach: (() => void) | undefined;
-    const onAbort = () => stream.close();
-    const stream: ConflatingStream<T, E> = new ConflatingStream(
-      render,
-      () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.streams.delete(stream as ConflatingStream<unknown, unknown>);
-        detach?.();
-      },
-      isLast,
-    );
+    const stream = new FeedStream<T, E>(render, this.streams, signal, isLast);
     if (signal?.aborted) {
       stream.close();
       return stream;
     }
     // First: a watch refused (LIMIT_EXCEEDED) throws before this stream holds anything.
     const watch = attach();
-    this.streams.add(stream as ConflatingStream<unknown, unknown>);
-    detach = watch.add(stream);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    this.streams.add(stream as FeedStream<unknown, unknown>);
+    stream.watch = watch;
+    watch.add(stream);
+    signal?.addEventListener('abort', stream, { once: true });
     return stream;
   }
 
@@ -639,5 +630,36 @@ export class LiveFeed {
   private modeChanged(mode: FeedMode): void {
     this.logger.info({ mode }, `live feed mode: ${mode}`);
     this.rereads.setPeriod(this.periodMs(mode));
+  }
+}
+
+/**
+ * A subscriber's stream as the feed holds it: what it must release when it ends (its watch's
+ * listener, the feed's count, its abort listener) kept as fields, with the stream itself as
+ * the abort signal's listener (`handleEvent`), not three closures per subscriber
+ * (PERFORMANCE.md §5).
+ */
+class FeedStream<T, E> extends ConflatingStream<T, E> {
+  /** the watch it listens to, once attached */
+  watch: Watch<T> | undefined = undefined;
+
+  constructor(
+    render: Render<T, E>,
+    private readonly streams: Set<FeedStream<unknown, unknown>>,
+    private readonly signal: AbortSignal | undefined,
+    isLast: ((event: E) => boolean) | undefined,
+  ) {
+    super(render, undefined, isLast);
+  }
+
+  /** The abort signal's listener. */
+  handleEvent(): void {
+    this.close();
+  }
+
+  protected override ended(): void {
+    this.signal?.removeEventListener('abort', this);
+    this.streams.delete(this as FeedStream<unknown, unknown>);
+    this.watch?.remove(this);
   }
 }

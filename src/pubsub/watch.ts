@@ -65,17 +65,19 @@ export class Watch<T> {
   }
 
   /**
-   * Add a listener; it is offered the last value read at once, if there is one.
-   * @returns its removal; the last removal disposes the watch
+   * Add a listener; it is offered the last value read at once, if there is one. Remove it with
+   * {@link remove}.
    */
-  add(listener: WatchListener<T>): () => void {
+  add(listener: WatchListener<T>): void {
     this.listeners.add(listener);
     if (this.last !== undefined) listener.offer(this.last.value, false);
-    return () => {
-      if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
-      this.dispose();
-      this.options.onEmpty();
-    };
+  }
+
+  /** Remove a listener (again: nothing); the last removal disposes the watch. */
+  remove(listener: WatchListener<T>): void {
+    if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
+    this.dispose();
+    this.options.onEmpty();
   }
 
   /** Re-read and deliver the result to every listener even if nothing changed. */

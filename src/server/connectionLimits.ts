@@ -18,12 +18,29 @@ export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 1_000;
 
 export class ConnectionLimiter {
   private readonly open = new Map<string, number>();
+  /** The key each admitted socket counts against, until it closes. */
+  private readonly keys = new WeakMap<WebSocket, string>();
+  /**
+   * One `close` listener for every socket this limiter admitted, not a closure and a `once`
+   * wrapper per socket (~0.2 KB each; PERFORMANCE.md §5). `this` is the socket.
+   */
+  private readonly onClose: (this: WebSocket) => void;
 
   /** @param max sockets per client key, at least 1 */
   constructor(readonly max: number) {
     if (!(Number.isInteger(max) && max >= 1)) {
       throw new RangeError(`ConnectionLimiter: max must be a whole number >= 1, got ${max}`);
     }
+    const { open, keys } = this;
+    this.onClose = function onClose(this: WebSocket) {
+      this.removeListener('close', onClose);
+      const key = keys.get(this);
+      if (key === undefined) return;
+      keys.delete(this);
+      const left = (open.get(key) ?? 1) - 1;
+      if (left > 0) open.set(key, left);
+      else open.delete(key);
+    };
   }
 
   /** The close reason sent past the bound (≤ 123 bytes, as a close frame allows). */
@@ -43,11 +60,8 @@ export class ConnectionLimiter {
       return false;
     }
     this.open.set(key, open + 1);
-    socket.once('close', () => {
-      const left = (this.open.get(key) ?? 1) - 1;
-      if (left > 0) this.open.set(key, left);
-      else this.open.delete(key);
-    });
+    this.keys.set(socket, key);
+    socket.on('close', this.onClose);
     return true;
   }
 }

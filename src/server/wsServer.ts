@@ -19,14 +19,16 @@
  * error never puts its message in a close reason (useServer's `isProd: true`, whatever NODE_ENV
  * says).
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 
 /**
  * What graphql-ws' hooks find in `ctx.extra`: the socket, and of its upgrade request what an
  * operation may read. Not the IncomingMessage itself, which a socket would otherwise keep for
- * its lifetime (a readable stream, raw headers: ~0.9 KB per subscriber, PERFORMANCE.md §5).
+ * its lifetime (a readable stream, raw headers: ~0.9 KB per subscriber), nor its headers: auth
+ * on a socket reads `connection_init`'s payload, and the Origin/Host check is done at the
+ * upgrade (`verifyClient`), so nothing reads them later (~0.5 KB per subscriber,
+ * PERFORMANCE.md §5).
  */
 export interface SocketExtra {
   readonly socket: WebSocket;
@@ -35,7 +37,6 @@ export interface SocketExtra {
 
 /** The parts of a WebSocket's upgrade request kept for its operations. */
 export interface UpgradeRequest {
-  readonly headers: IncomingHttpHeaders;
   readonly url: string | undefined;
   readonly remoteAddress: string | undefined;
 }
@@ -82,10 +83,114 @@ function spliced(data: string): string {
   return `${data.slice(0, -PLACEHOLDER_TAIL.length)}${raw}}`;
 }
 
+/** graphql-ws' default: a socket has 3 s to send `connection_init`. */
+export const DEFAULT_CONNECTION_INIT_WAIT_MS = 3_000;
+
+/**
+ * One socket as graphql-ws sees it (its `WebSocket` interface: `protocol`, `send`, `close`,
+ * `onMessage`) and as its hooks see it (`ctx.extra`: `socket`, `request`), in one object with
+ * the methods on the prototype. useServer made an object and three closures per socket, and
+ * per message an async wrapper whose frame kept the message's Buffer for as long as the
+ * operation lived: for a subscription, the socket's whole life (PERFORMANCE.md §5).
+ */
+class SocketLink implements SocketExtra {
+  readonly protocol: string;
+  /** graphql-ws' handler of this socket's messages, given by `onMessage` */
+  private handler: ((data: string) => Promise<void>) | undefined = undefined;
+  /** graphql-ws' end of this socket, called once it has closed */
+  closed: ((code?: number, reason?: string) => Promise<void>) | undefined = undefined;
+  /** a `connection_init` has arrived (graphql-ws' `connectionInitReceived`) */
+  initialised = false;
+  /** pinged by the last keep-alive sweep and not answered yet */
+  awaitingPong = false;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly request: UpgradeRequest,
+  ) {
+    this.protocol = socket.protocol;
+  }
+
+  send(data: string): Promise<void> | undefined {
+    const text = spliced(data);
+    const socket = this.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    // Nothing queued: the write goes to the kernel now, nothing to wait for.
+    if (socket.bufferedAmount === 0) {
+      socket.send(text);
+      return;
+    }
+    return new Promise<void>((resolve, reject) => {
+      socket.send(text, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  close(code?: number, reason?: string): void {
+    this.socket.close(code, reason);
+  }
+
+  onMessage(handler: (data: string) => Promise<void>): void {
+    this.handler = handler;
+    this.socket.on('message', onSocketMessage);
+  }
+
+  /** A message: to graphql-ws, which settles its promise when the operation ends. */
+  received(data: RawData): void {
+    this.handler?.(String(data)).then(undefined, failedMessage.bind(this));
+  }
+}
+
+/** The link of each socket served, for the listeners below (shared by every socket). */
+const links = new WeakMap<WebSocket, SocketLink>();
+
+function onSocketMessage(this: WebSocket, data: RawData): void {
+  links.get(this)?.received(data);
+}
+
+function failedMessage(this: SocketLink, error: unknown): void {
+  console.error(
+    'Internal error occurred during message handling. Please check your implementation.',
+    error,
+  );
+  this.close(CloseCode.InternalServerError, 'Internal server error');
+}
+
+function onSocketPong(this: WebSocket): void {
+  const link = links.get(this);
+  if (link) link.awaitingPong = false;
+}
+
+/** Once, as useServer's `once('error')`: a second error finds no listener. */
+function onSocketError(this: WebSocket, error: Error): void {
+  this.removeListener('error', onSocketError);
+  console.error(
+    'Internal error emitted on a WebSocket socket. Please check your implementation.',
+    error,
+  );
+  this.close(CloseCode.InternalServerError, 'Internal server error');
+}
+
+function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
+  this.removeListener('close', onSocketClose);
+  const link = links.get(this);
+  links.delete(this);
+  void link?.closed?.(code, String(reason));
+}
+
+/** graphql-ws' connection_init timeout, on a timer that keeps nothing once it has fired. */
+function initTimedOut(link: SocketLink): void {
+  if (!link.initialised) {
+    link.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+  }
+}
+
 /**
  * Serve graphql-ws on `wss`.
  * @param options makeServer's options; `jsonMessageReplacer` is this module's (a RawPayload
- *   returned by `onNext` needs it), so it cannot be given
+ *   returned by `onNext` needs it), so it cannot be given. `connectionInitWaitTimeout` (ms,
+ *   default 3,000; 0 or Infinity: none) is kept here, not by makeServer, whose timer each socket
+ *   would keep for its life: a socket that has not sent `connection_init` by then is closed
+ *   with 4408, as graphql-ws does.
  * @param keepAliveMs ping period (ms); a socket that has not answered one ping by the next is
  *   terminated. 0 or Infinity: no pings.
  * @returns `dispose()`: close every socket with 1001 and close `wss`
@@ -95,8 +200,16 @@ export function serveGraphqlWs(
   wss: WebSocketServer,
   keepAliveMs: number = DEFAULT_KEEP_ALIVE_MS,
 ): { dispose: () => Promise<void> } {
+  const { connectionInitWaitTimeout: initWaitMs = DEFAULT_CONNECTION_INIT_WAIT_MS, onConnect } =
+    options;
   const server = makeServer<Record<string, unknown>, SocketExtra>({
     ...options,
+    connectionInitWaitTimeout: 0,
+    // graphql-ws sets connectionInitReceived and calls onConnect in one step.
+    onConnect: (ctx) => {
+      (ctx.extra as SocketLink).initialised = true;
+      return onConnect?.(ctx);
+    },
     jsonMessageReplacer: replacer,
   });
   wss.options.handleProtocols = handleProtocols;
@@ -115,18 +228,17 @@ export function serveGraphqlWs(
     }
   });
 
-  // Sockets pinged by the last sweep that have not answered yet.
-  const awaitingPong = new WeakSet<WebSocket>();
   const sweep =
     keepAliveMs > 0 && Number.isFinite(keepAliveMs)
       ? setInterval(() => {
           for (const socket of wss.clients) {
-            if (socket.readyState !== socket.OPEN) continue;
-            if (awaitingPong.has(socket)) {
+            const link = links.get(socket);
+            if (socket.readyState !== socket.OPEN || link === undefined) continue;
+            if (link.awaitingPong) {
               socket.terminate();
               continue;
             }
-            awaitingPong.add(socket);
+            link.awaitingPong = true;
             socket.ping();
           }
         }, keepAliveMs)
@@ -134,56 +246,19 @@ export function serveGraphqlWs(
   sweep?.unref();
 
   wss.on('connection', (socket, request) => {
-    socket.once('error', (error) => {
-      console.error(
-        'Internal error emitted on a WebSocket socket. Please check your implementation.',
-        error,
-      );
-      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    socket.on('error', onSocketError);
+    socket.on('pong', onSocketPong);
+    const link = new SocketLink(socket, {
+      url: request.url,
+      remoteAddress: request.socket.remoteAddress,
     });
-    socket.on('pong', () => awaitingPong.delete(socket));
-    const closed = server.opened(
-      {
-        protocol: socket.protocol,
-        send: (data) => {
-          const text = spliced(data);
-          if (socket.readyState !== socket.OPEN) return;
-          // Nothing queued: the write goes to the kernel now, nothing to wait for.
-          if (socket.bufferedAmount === 0) {
-            socket.send(text);
-            return;
-          }
-          return new Promise<void>((resolve, reject) => {
-            socket.send(text, (error) => (error ? reject(error) : resolve()));
-          });
-        },
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) =>
-          socket.on('message', async (event) => {
-            try {
-              await cb(String(event));
-            } catch (error) {
-              console.error(
-                'Internal error occurred during message handling. Please check your implementation.',
-                error,
-              );
-              socket.close(CloseCode.InternalServerError, 'Internal server error');
-            }
-          }),
-      },
-      {
-        socket,
-        request: {
-          headers: request.headers,
-          url: request.url,
-          remoteAddress: request.socket.remoteAddress,
-        },
-      },
-    );
-    socket.once('close', (code, reason) => {
-      awaitingPong.delete(socket);
-      closed(code, String(reason));
-    });
+    links.set(socket, link);
+    link.closed = server.opened(link, link);
+    // makeServer closes a socket of another subprotocol at once, and then starts no timer.
+    if (initWaitMs > 0 && Number.isFinite(initWaitMs) && socket.readyState === socket.OPEN) {
+      setTimeout(initTimedOut, initWaitMs, link).unref();
+    }
+    socket.on('close', onSocketClose);
   });
 
   return {

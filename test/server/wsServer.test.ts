@@ -169,7 +169,7 @@ describe('keep-alive', () => {
 });
 
 describe('ctx.extra', () => {
-  it("holds the socket and the upgrade request's headers, url and address, not the request", async () => {
+  it("holds the socket and the upgrade request's url and address, not the request nor its headers", async () => {
     const seen: unknown[] = [];
     const url = await listen((wss) =>
       serveGraphqlWs(
@@ -184,12 +184,71 @@ describe('ctx.extra', () => {
       ),
     );
     expect(await framesFor(`${url}/graphql?x=1`, [{ id: 'a', query: '{ a }' }])).toHaveLength(2);
-    expect(seen).toEqual([
-      {
-        headers: expect.objectContaining({ 'sec-websocket-protocol': 'graphql-transport-ws' }),
-        url: '/graphql?x=1',
-        remoteAddress: '127.0.0.1',
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ url: '/graphql?x=1', remoteAddress: '127.0.0.1' });
+    expect(seen[0]).not.toHaveProperty('headers');
+  });
+});
+
+describe('connection_init timeout', () => {
+  it('closes a socket with no connection_init with 4408, as useServer does, and keeps one that sent it', async () => {
+    // 300 ms instead of 3 s; the timer is ours, not makeServer's (wsServer.ts).
+    const short = { ...options, connectionInitWaitTimeout: 300 };
+    for (const url of [
+      await listen((wss) => serveGraphqlWs(short, wss)),
+      await listen((wss) => useServer(short, wss)),
+    ]) {
+      const silent = new WebSocket(url, 'graphql-transport-ws');
+      const initialised = new WebSocket(url, 'graphql-transport-ws');
+      await Promise.all([once(silent, 'open'), once(initialised, 'open')]);
+      initialised.send('{"type":"connection_init"}');
+      await once(initialised, 'message');
+      const [code, reason] = await once(silent, 'close');
+      expect([code, String(reason)]).toEqual([4408, 'Connection initialisation timeout']);
+      // Well past the timeout, the initialised socket still answers.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      initialised.send('{"type":"ping"}');
+      const [pong] = await once(initialised, 'message');
+      expect(String(pong)).toBe('{"type":"pong"}');
+      initialised.close();
+    }
+  });
+});
+
+describe('a failing message handler', () => {
+  it('closes the socket with 4500 and logs, as useServer does', async () => {
+    const failing = {
+      ...options,
+      onSubscribe: () => {
+        throw new Error('hook failed');
       },
+    };
+    const logged: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => {
+      logged.push(args[0]);
+    };
+    try {
+      // useServer puts the error's message in the reason unless NODE_ENV is production; ours
+      // never does (wsServer.ts).
+      for (const [url, expectedReason] of [
+        [await listen((wss) => serveGraphqlWs(failing, wss)), 'Internal server error'],
+        [await listen((wss) => useServer(failing, wss)), 'hook failed'],
+      ] as const) {
+        const socket = new WebSocket(url, 'graphql-transport-ws');
+        await once(socket, 'open');
+        socket.send('{"type":"connection_init"}');
+        await once(socket, 'message');
+        socket.send('{"id":"1","type":"subscribe","payload":{"query":"subscription { s }"}}');
+        const [code, reason] = await once(socket, 'close');
+        expect([code, String(reason)]).toEqual([4500, expectedReason]);
+      }
+    } finally {
+      console.error = original;
+    }
+    expect(logged).toEqual([
+      'Internal error occurred during message handling. Please check your implementation.',
+      'Internal error occurred during message handling. Please check your implementation.',
     ]);
   });
 });

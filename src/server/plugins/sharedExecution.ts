@@ -71,20 +71,16 @@ class BurstCache {
   >();
   private clearing = false;
 
-  resultFor(
-    event: unknown,
-    document: object,
-    key: string,
-    run: () => MaybePromise<ExecutionResult>,
-  ): MaybePromise<ExecutionResult> {
+  /** The result of `pooled`'s operation for `event`, executed once per burst (see above). */
+  resultFor(event: unknown, pooled: PooledExecution): MaybePromise<ExecutionResult> {
     // A primitive event cannot key a WeakMap; it is cheap to execute and rare (not ours).
-    if (event === null || typeof event !== 'object') return run();
+    if (event === null || typeof event !== 'object') return pooled.execute(event);
     const byDocument = entryOf(this.byEvent, event, () => new WeakMap());
-    const byKey = entryOf(byDocument, document, () => new Map());
-    let result = byKey.get(key);
+    const byKey = entryOf(byDocument, pooled.document, () => new Map());
+    let result = byKey.get(pooled.key);
     if (result === undefined) {
-      result = run();
-      byKey.set(key, result);
+      result = pooled.execute(event);
+      byKey.set(pooled.key, result);
       this.clearSoon();
     }
     return result;
@@ -110,19 +106,12 @@ class BurstCache {
  * (PERFORMANCE.md §4).
  */
 class ExecutionArgsPool {
-  private readonly byDocument = new WeakMap<
-    object,
-    Map<string, { args: ExecutionArgs; users: number }>
-  >();
+  private readonly byDocument = new WeakMap<object, Map<string, PooledExecution>>();
 
   constructor(private readonly contextOf: (context: unknown) => object) {}
 
-  /** The key's arguments, counted as used until `release` (call it once). */
-  acquire(
-    document: object,
-    key: string,
-    args: ExecutionArgs,
-  ): { args: ExecutionArgs; release: () => void } {
+  /** The key's arguments, counted as used until `release()` (call it once). */
+  acquire(document: object, key: string, args: ExecutionArgs): PooledExecution {
     const byKey = entryOf(this.byDocument, document, () => new Map());
     let entry = byKey.get(key);
     if (!entry) {
@@ -131,19 +120,50 @@ class ExecutionArgsPool {
         rootValue: _root,
         ...perEvent
       } = args as ExecutionArgs & { signal?: unknown };
-      entry = { args: { ...perEvent, contextValue: this.contextOf(args.contextValue) }, users: 0 };
+      entry = new PooledExecution(
+        { ...perEvent, contextValue: this.contextOf(args.contextValue) },
+        document,
+        key,
+        byKey,
+      );
       byKey.set(key, entry);
     }
     entry.users += 1;
-    const used = entry;
-    const map = byKey;
-    return {
-      args: used.args,
-      release: () => {
-        used.users -= 1;
-        if (used.users === 0 && map.get(key) === used) map.delete(key);
-      },
-    };
+    return entry;
+  }
+}
+
+/**
+ * One (document, key)'s pooled arguments and what its subscribers' streams need of it: each
+ * stream holds this entry, not closures of its own over it (~0.2 KB per subscriber, and the
+ * subscriber's own copy of the key; PERFORMANCE.md §5).
+ */
+class PooledExecution {
+  /** streams that hold these arguments */
+  users = 0;
+
+  constructor(
+    readonly args: ExecutionArgs,
+    readonly document: object,
+    readonly key: string,
+    private readonly pool: Map<string, PooledExecution>,
+  ) {}
+
+  /** One execution for `event`, with a context of its own, as each subscriber's was. */
+  execute(event: unknown): MaybePromise<ExecutionResult> {
+    // A per-operation cache (resolvers/perExecution.ts) must not answer a later event from an
+    // earlier read.
+    return execute({
+      ...this.args,
+      contextValue: { ...(this.args.contextValue as object) },
+      rootValue: event,
+    });
+  }
+
+  /** A stream is done with these arguments; the last one lets them go. */
+  release(): void {
+    this.users -= 1;
+    if (this.users === 0 && this.pool.get(this.key) === this) this.pool.delete(this.key);
   }
 }
 
@@ -170,21 +190,10 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
         const key = `${args.operationName ?? ''}\u0000${JSON.stringify(
           args.variableValues ?? {},
         )}\u0000${options.scopeOf(args.contextValue)}`;
-        const { document } = args;
-        const shared = pool.acquire(document, key, args);
         const stream = new SharedExecutionStream(
           source,
-          (event) =>
-            cache.resultFor(event, document, key, () =>
-              // A context of its own, as each subscriber's was: a per-operation cache
-              // (resolvers/perExecution.ts) must not answer a later event from an earlier read.
-              execute({
-                ...shared.args,
-                contextValue: { ...(shared.args.contextValue as object) },
-                rootValue: event,
-              }),
-            ),
-          shared.release,
+          cache,
+          pool.acquire(args.document, key, args),
         );
         if (typeof args.contextValue === 'object' && args.contextValue !== null) {
           sharedStreams.set(args.contextValue, stream);
@@ -194,6 +203,8 @@ export function useSharedSubscriptionExecution(options: SharedExecutionOptions):
     },
   };
 }
+
+const asItIs = (error: unknown): unknown => error;
 
 /** The stream each operation's subscribe made here, by the operation's context object. */
 const sharedStreams = new WeakMap<object, SharedExecutionStream>();
@@ -229,20 +240,29 @@ export function takeSharedStream(
 class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined, unknown> {
   private readonly iterator: AsyncIterator<unknown>;
   /** What a failure of the source becomes (takeSharedStream's `mapError`); as it is by default. */
-  mapError: (error: unknown) => unknown = (error) => error;
+  mapError: (error: unknown) => unknown = asItIs;
 
+  /** Whether this stream still counts as a user of `pooled`. */
+  private holding = true;
+
+  /** @param pooled the operation's pooled arguments, held (and released once) by this stream */
   constructor(
     source: AsyncIterable<unknown>,
-    private readonly map: (event: unknown) => MaybePromise<ExecutionResult>,
-    private release: (() => void) | undefined,
+    private readonly cache: BurstCache,
+    private readonly pooled: PooledExecution,
   ) {
     this.iterator = source[Symbol.asyncIterator]();
   }
 
   /** The stream is over: its hold on the pooled arguments goes, once. */
   private ended(): void {
-    this.release?.();
-    this.release = undefined;
+    if (!this.holding) return;
+    this.holding = false;
+    this.pooled.release();
+  }
+
+  private map(event: unknown): MaybePromise<ExecutionResult> {
+    return this.cache.resultFor(event, this.pooled);
   }
 
   next(): Promise<IteratorResult<ExecutionResult, undefined>> {
