@@ -174,6 +174,11 @@ export type CliRingSubscriptionVariables = Exact<{
 
 export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
 
+export type CliProbeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CliProbeQuery = { __typename: 'Query' };
+
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
   group?: string | null | undefined;
@@ -747,6 +752,11 @@ export const CliRingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliRingSubscription, CliRingSubscriptionVariables>;
+export const CliProbeDocument = new TypedDocumentString(`
+    query CliProbe {
+  __typename
+}
+    `) as unknown as TypedDocumentString<CliProbeQuery, CliProbeQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
