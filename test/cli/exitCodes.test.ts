@@ -172,7 +172,21 @@ describe('exit codes', () => {
     const noToken = await cli(['groups', '-q', q], null);
     expectFailure(noToken, 3, /\[UNAUTHENTICATED\]: pass a token .*--token or RINGMASTER_TOKEN/);
     expect(noToken.stderr).not.toMatch(/ : /);
-    expectFailure(await cli(['status'], 'wrong-token-0123456789'), 3, /UNAUTHENTICATED|HTTP 401/);
+    // Contract change: status shows readiness first (GET /ready needs no token), so its
+    // stdout is no longer empty; the auth error still ends it, exit 3.
+    for (const token of ['wrong-token-0123456789', null]) {
+      const status = await cli(['status'], token);
+      expect(status.code, status.stderr).toBe(3);
+      expect(status.stdout).toMatch(
+        /^http:\S+\/graphql: ready, redis up, feed \w+, eviction noeviction\nqueues: none could be read \(below\)\n$/,
+      );
+      expect(status.stderr).toMatch(
+        /^ringmaster: [^\n]*(UNAUTHENTICATED|HTTP 401)[^\n]*--token or RINGMASTER_TOKEN\n$/,
+      );
+      const json = await cli(['status', '--json'], token);
+      expect(json.code).toBe(3);
+      expect(JSON.parse(json.stdout)).toMatchObject({ ready: { ready: true }, queues: null });
+    }
     expectFailure(await cli(['pause', 'g', '-q', q], READ), 3, /\[FORBIDDEN\]/);
     expectFailure(await cli(['top', '-q', q], 'wrong-token-0123456789'), 3, /token/);
     // The read token reads.
@@ -295,9 +309,15 @@ describe('exit codes', () => {
       fake.close();
     });
     const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
-    /** `ringmaster <args>` at the fake server, giving up after 300 ms. */
-    const run = (args: string[]) =>
-      runCli([...args, '-q', 'q', '--url', url(), '--timeout', '300']);
+    /**
+     * `ringmaster <args>` at the fake server, giving up after `timeout` ms: 300 by default,
+     * more where a read must be answered first (a CLI's first request on this loaded host can
+     * take 300 ms).
+     */
+    const run = (args: string[], timeout = 300) =>
+      runCli([...args, '-q', 'q', '--url', url(), '--timeout', String(timeout)]);
+    /** As the server answers reads here: in time on a loaded host, yet a short wait for the change. */
+    const ANSWERED_READ_TIMEOUT = 1500;
     /** Whether the request the fake server read last is a mutation. */
     const lastIsMutation = () => /^\s*mutation /.test(JSON.parse(received.at(-1) ?? '{}').query);
     /** Answer a read as a server would (the group read before a change: no group; the probe). */
@@ -324,7 +344,7 @@ describe('exit codes', () => {
         ['unrate', 'a b'],
       ]) {
         received = [];
-        const result = await run(args);
+        const result = await run(args, ANSWERED_READ_TIMEOUT);
         expectFailure(
           result,
           6,
@@ -337,11 +357,11 @@ describe('exit codes', () => {
         expect(JSON.parse(received.at(-1) ?? '{}').query).toMatch(/^\s*mutation /);
       }
       received = [];
-      const json = await run(['pause', 'a b', '--json']);
+      const json = await run(['pause', 'a b', '--json'], ANSWERED_READ_TIMEOUT);
       expectFailure(json, 6, /may have been applied; check with `ringmaster group 'a b' -q q`/);
       expect(received).toHaveLength(2);
       received = [];
-      const retry = await run(['retry-dead', '--group', 'x']);
+      const retry = await run(['retry-dead', '--group', 'x'], ANSWERED_READ_TIMEOUT);
       expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
       // A query that timed out changed nothing: exit 4, the server named as slow, not absent.
       onRequest = () => {};
@@ -380,7 +400,7 @@ describe('exit codes', () => {
       };
       received = [];
       expectFailure(
-        await run(['retry-dead', '--all']),
+        await run(['retry-dead', '--all'], ANSWERED_READ_TIMEOUT),
         6,
         /^ringmaster: requeued 1000 dead jobs of q before this: the change was sent .*may have been applied; check with `ringmaster dead -q q`/,
       );
@@ -393,14 +413,20 @@ describe('exit codes', () => {
         if (lastIsMutation()) request.socket.destroy();
         else answerRead(response);
       };
-      expectFailure(await run(['pause', 'g']), 6, /no answer came .*may have been applied/);
+      expectFailure(
+        await run(['pause', 'g'], ANSWERED_READ_TIMEOUT),
+        6,
+        /no answer came .*may have been applied/,
+      );
       // status' GET /ready is answered, its query dropped.
       onRequest = (request, response) => {
         if (request.method === 'GET') answerRead(response);
         else request.socket.destroy();
       };
-      const status = await runCli(['status', '--url', url()]);
-      expectFailure(status, 4, /cannot reach/);
+      const status = await runCli(['status', '--url', url(), '--timeout', '1500']);
+      expect(status.code).toBe(4);
+      expect(status.stdout).toMatch(/: not ready, .*\nqueues: none could be read \(below\)\n$/);
+      expect(status.stderr).toMatch(/^ringmaster: cannot reach [^\n]+\n$/);
     });
 
     it('4: a mutation whose connection was refused was never sent', async () => {
@@ -415,6 +441,35 @@ describe('exit codes', () => {
       ]);
       expectFailure(result, 4, /cannot reach .*ECONNREFUSED.*start the server/);
     });
+  });
+
+  it('5: status with Redis down prints what /ready said, then ends with it', async (context) => {
+    if (!redis.redis.canControlProcess) context.skip();
+    const ready = new URL('/ready', api.endpoint);
+    const untilReady = async (want: boolean) => {
+      while ((await fetch(ready)).ok !== want) await new Promise((r) => setTimeout(r, 100));
+    };
+    await redis.redis.kill('SIGKILL');
+    try {
+      await untilReady(false);
+      const result = await cli(['status']);
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).toMatch(
+        /^http:\S+: not ready, redis down, feed \w+, eviction [^\n]+\nqueues: none could be read: [^\n]*\[REDIS_UNAVAILABLE\]\n$/,
+      );
+      expect(result.stderr).toMatch(
+        /^ringmaster: http:\S+\/ready says the server is not ready \(redis down, subscriber \w+, eviction [^)]+\)\n$/,
+      );
+      const json = await cli(['status', '--json']);
+      expect(json.code).toBe(5);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ready: { ready: false, redis: 'down' },
+        queues: null,
+      });
+    } finally {
+      await redis.redis.restart();
+      await untilReady(true);
+    }
   });
 
   describe('5: server errors', () => {
