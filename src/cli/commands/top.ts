@@ -18,7 +18,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { groupTable } from '../output.js';
+import { groupTable, noteUnknownQueue } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -122,6 +122,8 @@ async function top(
 ): Promise<void> {
   // The first read answers bad input, auth and reachability with their codes before any drawing.
   let data = await request(connection, CliTopDocument, { queue });
+  // Each --json line has `known`; a person is told once, before the view takes the screen.
+  if (!json) noteUnknownQueue(queue, data.queue.known);
   const client = wsClient(connection);
   const log = createLogUpdate(sizedStdout());
   const stdin = process.stdin;
