@@ -15,7 +15,10 @@ export const ExitCode = {
   USAGE: 1,
   /** The server refused the input: BAD_USER_INPUT and the other DESIGN.md §5 codes. */
   REFUSED: 2,
-  /** The token is missing, unknown or of a role that may not do this (401, 403). */
+  /**
+   * The token is missing, unknown or of a role that may not do this (HTTP 401, 403; `top`'s
+   * WebSocket closed with 4401, 4403).
+   */
   AUTH: 3,
   /**
    * No answer that changed anything: nothing listening (connection refused, a name that does

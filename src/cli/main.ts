@@ -26,7 +26,8 @@ Exit codes:
      a --url that is no GraphQL endpoint (HTTP 404, …) or no Ringmaster server (it closed
      the connection or answered without HTTP: a Redis, a Postgres); nothing is sent there
   2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
-  3  auth: no token, an unknown one, or a role that may not do this (401, 403)
+  3  auth: no token, an unknown one, or a role that may not do this (HTTP 401, 403;
+     WebSocket 4401, 4403)
   4  unreachable: nothing answered at --url (connection refused), or a query not answered
      within --timeout (a slow server or Redis); nothing changed
   5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
