@@ -12,7 +12,8 @@
  *   removed in src/lua (the key count is in the name) never lingers beside its successor.
  * - dist/server/bundle.js, what `npm start` runs: dist/server/main.js and all it imports in one
  *   minified file (scripts/bundle.mjs, esbuild, ~1 s), remade when tsc compiled anything or
- *   package-lock.json changed since the last bundle.
+ *   package-lock.json changed since the last bundle: by content, so a source file only touched
+ *   (tsc -b rewrites .tsbuildinfo as it was) leaves the bundle as it is.
  * - console/dist: `vite build` when a digest of what it is built from (console/ without dist,
  *   the sources it shares with the CLI, CONSOLE_SHARED, and package-lock.json for the libraries
  *   it bundles) differs from the one recorded beside the last build (console/dist/.inputs).

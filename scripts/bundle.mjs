@@ -14,7 +14,8 @@
  * It sits in dist/server/ beside main.js, so the paths the server derives from its own URL
  * (`../lua/`, `../../console/dist/`) are the same from either file.
  */
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Imported on first use, never at start: left to node_modules. */
@@ -30,21 +31,46 @@ const BANNER =
 /** Modification time of `file` (ms), 0 when it is not there. */
 const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
 
+/** What the bundle is made of, besides dist/: tsc's record of its last compile, the lock file. */
+const inputsOf = ({ root, dist }) => [
+  path.join(dist, '.tsbuildinfo'),
+  path.join(root, 'package-lock.json'),
+];
+
+/** Where the digest of the inputs the bundle was made from is kept, beside it. */
+const stampOf = (dist) => path.join(dist, 'server', 'bundle.inputs');
+
+/** A digest of the inputs' contents (an absent file counts as empty). */
+function inputsDigest(paths) {
+  const hash = createHash('sha256');
+  for (const file of paths) {
+    hash.update(existsSync(file) ? readFileSync(file) : '').update('\0');
+  }
+  return hash.digest('hex');
+}
+
 /**
- * Whether `<dist>/server/bundle.js` is newer than what it is made of (tsc's record of its last
- * compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries): a check of three
- * mtimes, so `npm start` need not load esbuild (~0.3 s) when nothing changed.
+ * Whether `<dist>/server/bundle.js` is up to date with what it is made of (tsc's record of its
+ * last compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries): newer than
+ * both (three mtimes, so `npm start` need not load esbuild, ~0.3 s, when nothing changed), or
+ * else made from the same contents, per the digest kept beside it (`bundle.inputs`). The
+ * second test is what tells "tsc compiled something": `tsc -b` rewrites .tsbuildinfo, with the
+ * same content, after a source file was only touched, and esbuild would redo the same bundle.
  */
 export function bundleUpToDate({ root, dist }) {
   const out = path.join(dist, 'server', 'bundle.js');
-  const inputs = [path.join(dist, '.tsbuildinfo'), path.join(root, 'package-lock.json')];
-  return existsSync(out) && mtime(out) > Math.max(...inputs.map(mtime));
+  if (!existsSync(out)) return false;
+  const inputs = inputsOf({ root, dist });
+  if (mtime(out) > Math.max(...inputs.map(mtime))) return true;
+  const stamp = stampOf(dist);
+  return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === inputsDigest(inputs);
 }
 
 /**
  * Bundle `<dist>/server/main.js` into `<dist>/server/bundle.js` when the bundle is missing or
- * older than what it is made of (tsc's record of its last compile, `<dist>/.tsbuildinfo`, and
- * `package-lock.json` for the libraries). `esbuild` is the package (`await import('esbuild')`).
+ * not up to date with what it is made of ({@link bundleUpToDate}: tsc's record of its last
+ * compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries), and record their
+ * digest beside it (`bundle.inputs`). `esbuild` is the package (`await import('esbuild')`).
  * Returns 'bundled' or 'up to date'; throws esbuild's error when the bundle fails.
  */
 export async function bundleServer({ root, dist, esbuild, force }) {
@@ -72,5 +98,6 @@ export async function bundleServer({ root, dist, esbuild, force }) {
     logLevel: 'warning',
     absWorkingDir: root,
   });
+  writeFileSync(stampOf(dist), `${inputsDigest(inputsOf({ root, dist }))}\n`);
   return 'bundled';
 }

@@ -16,11 +16,14 @@ import {
   exitCodeOf,
   type GraphQLErrorLike,
   neverSent,
+  notAServer,
+  notHttp,
   slowAnswer,
   timedOut,
   unconfirmed,
   unreachable,
 } from './errors.js';
+import { CliProbeDocument } from './gql/graphql.js';
 
 /** Where and as whom the CLI talks to the server. */
 export interface Connection {
@@ -38,11 +41,14 @@ interface GraphQLBody<T> {
 }
 
 /**
- * Send one typed operation and answer its data. Throws {@link CliError}: UNREACHABLE when no
- * answer came within `timeoutMs` (or the connection failed) — but UNCONFIRMED for a mutation
- * whose request may have reached the server, naming `check`, the command that shows whether
- * it was applied; AUTH / REFUSED / SERVER by the first error's code and the HTTP status
- * (`exitCodeOf`), SERVER for an answer that is not GraphQL.
+ * Send one typed operation and answer its data. A mutation is sent only to a URL that has
+ * answered HTTP in this process ({@link probe} asks first when none has). Throws
+ * {@link CliError}: USAGE when the first request to the URL got no HTTP answer (a socket
+ * closed, bytes that are not HTTP: {@link notAServer}); UNREACHABLE when no answer came within
+ * `timeoutMs` (or the connection failed) — but UNCONFIRMED for a mutation whose request may
+ * have reached the server, naming `check`, the command that shows whether it was applied;
+ * AUTH / REFUSED / SERVER by the first error's code and the HTTP status (`exitCodeOf`), SERVER
+ * for an answer that is not GraphQL.
  */
 export async function request<T, V>(
   connection: Connection,
@@ -74,9 +80,13 @@ export async function requestPartial<T, V>(
   variables: V,
   check?: string,
 ): Promise<PartialResult<T>> {
+  const mutation = isMutation(document);
+  // A change goes only to something that has answered HTTP: else a socket it closed would
+  // read as "may have been applied" where nothing could apply it.
+  if (mutation && !answeredHttp.has(connection.url)) await probe(connection);
   /** The error for a request that got no (whole) answer, by whether it may have changed anything. */
   const noAnswer = async (cause: unknown): Promise<CliError> =>
-    isMutation(document) && !neverSent(cause)
+    mutation && !neverSent(cause)
       ? unconfirmed(connection.url, cause, check ?? 'ringmaster history -q <queue>')
       : unanswered(connection, connection.url, cause);
   let response: Response;
@@ -94,6 +104,7 @@ export async function requestPartial<T, V>(
   } catch (error) {
     throw await noAnswer(error);
   }
+  answeredHttp.add(connection.url);
   let body: GraphQLBody<T>;
   try {
     body = (await response.json()) as GraphQLBody<T>;
@@ -111,6 +122,26 @@ export async function requestPartial<T, V>(
   }
   if (error === null && !response.ok) throw httpError(connection, response.status);
   return { data: body.data, error };
+}
+
+/** The URLs that have given an HTTP answer (any status) in this process. */
+const answeredHttp = new Set<string>();
+
+/**
+ * Make sure something that speaks HTTP answers at `connection.url` before a change is sent
+ * there: a cheap query ({@link CliProbeDocument}, no Redis), skipped once any request to the
+ * URL got an HTTP answer (a steering command's read of the group before). Throws that query's
+ * failure when it got no HTTP answer — {@link notAServer} (exit 1) for a socket closed or an
+ * answer that is not HTTP, exit 4 for nothing listening or no answer within --timeout — so
+ * that the change is never sent; an answer that is an error (401, a GraphQL error) lets the
+ * change go, to report its own failure.
+ */
+async function probe(connection: Connection): Promise<void> {
+  try {
+    await requestPartial(connection, CliProbeDocument, {});
+  } catch (error) {
+    if (!answeredHttp.has(connection.url)) throw error;
+  }
 }
 
 /**
@@ -154,11 +185,13 @@ const LISTEN_CHECK_MS = 1000;
 
 /**
  * The error for a request to `url` that got no answer and changed nothing (a query, or a change
- * never sent): when it timed out while a TCP connection to the URL's host and port still
+ * never sent): when nothing at the connection's URL has answered HTTP yet and this request's
+ * socket closed or got bytes that are not HTTP, {@link notAServer} (exit 1); when it timed out while a TCP connection to the URL's host and port still
  * succeeds, the server is up but slow (its Redis stalled, say), so {@link slowAnswer} — "start
  * the server" would be wrong advice; otherwise {@link unreachable}. Both are exit 4.
  */
 async function unanswered(connection: Connection, url: string, cause: unknown): Promise<CliError> {
+  if (!answeredHttp.has(connection.url) && notHttp(cause)) return notAServer(connection.url, cause);
   if (timedOut(cause) && (await listening(url, LISTEN_CHECK_MS))) {
     return slowAnswer(url, connection.timeoutMs);
   }
@@ -194,7 +227,10 @@ export interface Readiness {
   eviction: string | null;
 }
 
-/** GET the server's `/ready` (beside `/graphql`); UNREACHABLE when nothing answers. */
+/**
+ * GET the server's `/ready` (beside `/graphql`); UNREACHABLE when nothing answers, USAGE when
+ * what answers is not HTTP ({@link notAServer}).
+ */
 export async function readiness(connection: Connection): Promise<Readiness> {
   const url = new URL('/ready', connection.url);
   let response: Response;
@@ -203,6 +239,7 @@ export async function readiness(connection: Connection): Promise<Readiness> {
   } catch (error) {
     throw await unanswered(connection, url.href, error);
   }
+  answeredHttp.add(connection.url);
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);
   return {

@@ -9,12 +9,16 @@ export const ExitCode = {
   OK: 0,
   /**
    * Bad arguments: an unknown command or option, a value that does not parse, a --url that is
-   * no GraphQL endpoint (HTTP 404 or another answer that is not GraphQL).
+   * no GraphQL endpoint (HTTP 404 or another answer that is not GraphQL) or no Ringmaster
+   * server at all (it closed the connection or answered without HTTP: a Redis, a Postgres).
    */
   USAGE: 1,
   /** The server refused the input: BAD_USER_INPUT and the other DESIGN.md §5 codes. */
   REFUSED: 2,
-  /** The token is missing, unknown or of a role that may not do this (401, 403). */
+  /**
+   * The token is missing, unknown or of a role that may not do this (HTTP 401, 403; `top`'s
+   * WebSocket closed with 4401, 4403).
+   */
   AUTH: 3,
   /**
    * No answer that changed anything: nothing listening (connection refused, a name that does
@@ -27,8 +31,9 @@ export const ExitCode = {
    */
   SERVER: 5,
   /**
-   * A change was sent but no answer came back (a timeout, a dropped connection): it may or may
-   * not have been applied. The message names the command that shows which.
+   * A change was sent, to a URL that had answered HTTP, but no answer came back (a timeout, a
+   * dropped connection): it may or may not have been applied. The message names the command
+   * that shows which.
    */
   UNCONFIRMED: 6,
 } as const;
@@ -121,6 +126,56 @@ export function unconfirmed(url: string, cause: unknown, check: string): CliErro
     `the change was sent to ${url} but no answer came (${causeText(cause)}): it may have been applied; check with \`${check}\` before repeating it`,
     ExitCode.UNCONFIRMED,
   );
+}
+
+/**
+ * Codes of a request that something at --url took but gave no HTTP answer to: it closed the
+ * connection (a Redis closes on an HTTP request; a Postgres on a startup packet it cannot
+ * read), reset it, or answered bytes that are not HTTP (undici's parser, `HPE_…`).
+ */
+const NOT_HTTP = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether a failed request's `cause` shows that what answered at the URL does not speak HTTP:
+ * the connection opened, then closed or answered without HTTP ({@link NOT_HTTP}). Only on a
+ * URL that never answered HTTP does this mean "not the server" (a server that did may have
+ * dropped one connection).
+ */
+export function notHttp(cause: unknown): boolean {
+  const code = causeText(cause);
+  return NOT_HTTP.has(code) || code.startsWith('HPE_');
+}
+
+/**
+ * The error for a first request to `url` (nothing there answered HTTP before) that got no HTTP
+ * answer ({@link notHttp}): something listens there, but not a Ringmaster server, so nothing
+ * could have been applied. Exit USAGE, as for any --url that is not the API: the argument is
+ * what to change. Quotes the first bytes it answered, when it answered any.
+ */
+export function notAServer(url: string, cause: unknown): CliError {
+  const bytes = answeredBytes(cause);
+  const what =
+    bytes === null
+      ? `it closed the connection without an HTTP answer (${causeText(cause)})`
+      : `it answered ${JSON.stringify(bytes)}, which is not HTTP (${causeText(cause)})`;
+  return new CliError(
+    `${url} is not a Ringmaster server: ${what}; nothing was changed: point --url at the server's /graphql`,
+    ExitCode.USAGE,
+  );
+}
+
+/** The first bytes of a non-HTTP answer (undici's parser error keeps them as `data`), or null. */
+function answeredBytes(cause: unknown): string | null {
+  let error = cause;
+  for (let depth = 0; depth < 4 && error instanceof Error; depth++) {
+    const data = (error as { data?: unknown }).data;
+    if (typeof data === 'string' && data.trim() !== '') {
+      const text = data.trim();
+      return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+    }
+    error = error.cause;
+  }
+  return null;
 }
 
 /**

@@ -23,14 +23,17 @@ const EXIT_CODES = `
 Exit codes:
   0  done
   1  usage: an unknown command or option, a value that does not parse or is out of range,
-     a --url that is no GraphQL endpoint (HTTP 404, …)
+     a --url that is no GraphQL endpoint (HTTP 404, …) or no Ringmaster server (it closed
+     the connection or answered without HTTP: a Redis, a Postgres); nothing is sent there
   2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
-  3  auth: no token, an unknown one, or a role that may not do this (401, 403)
+  3  auth: no token, an unknown one, or a role that may not do this (HTTP 401, 403;
+     WebSocket 4401, 4403)
   4  unreachable: nothing answered at --url (connection refused), or a query not answered
      within --timeout (a slow server or Redis); nothing changed
   5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
   6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
-     have been applied: run the command the message names to see
+     have been applied: run the command the message names to see (a change is sent only to a
+     --url that answered HTTP)
 
 Environment: RINGMASTER_URL, RINGMASTER_TOKEN, RINGMASTER_QUEUE (as --url, --token, --queue).`;
 

@@ -16,6 +16,19 @@ export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
+/**
+ * Tell a read of a queue never used (`Queue.known` false: no job or setting was ever written)
+ * from an empty one: one line on stderr, so that a mistyped -q is seen while stdout stays the
+ * report; the exit code is not changed (reading an empty queue is no failure). `--json`
+ * carries `known` instead.
+ */
+export function noteUnknownQueue(queue: string, known: boolean): void {
+  if (known) return;
+  process.stderr.write(
+    `ringmaster: queue ${JSON.stringify(queue)} is not known to this Redis (no job or setting was ever written to it): check --queue / RINGMASTER_QUEUE\n`,
+  );
+}
+
 /** A column whose cells wrap at `width` characters rather than widen the table. */
 export interface WrapColumn {
   /** The column's index in `head`. */

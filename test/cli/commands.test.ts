@@ -64,6 +64,39 @@ async function deadJobs(q: string, group: string, n: number): Promise<string[]> 
   return ids;
 }
 
+/** The line on stderr after a read of a queue never used. */
+const unknownQueueLine = (queue: string): string =>
+  `ringmaster: queue "${queue}" is not known to this Redis (no job or setting was ever written to it): check --queue / RINGMASTER_QUEUE\n`;
+
+describe('a queue never used (Queue.known false)', () => {
+  it('reads say so on stderr, exit 0, stdout as for an empty queue; --json has known', async () => {
+    const typo = uniqueQueueName('ordrs');
+    for (const args of [
+      ['groups', '-q', typo],
+      ['groups', '-q', typo, '--state', 'IDLE'],
+      ['group', 'x', '-q', typo],
+      ['dead', '-q', typo],
+    ]) {
+      const result = await runCli(args, { RINGMASTER_URL: api.endpoint });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe(unknownQueueLine(typo));
+      expect(result.stdout).not.toContain('not known');
+    }
+    expect((await cliJson(['groups', '-q', typo])).known).toBe(false);
+    expect(await cliJson(['group', 'x', '-q', typo])).toMatchObject({ queue: { known: false } });
+    expect(await cliJson(['dead', '-q', typo])).toMatchObject({ queue: { known: false } });
+    // A queue with a job or a setting is known: nothing on stderr (cli() checks it).
+    const used = await seeded();
+    expect((await cli(['groups', '-q', used])).stdout).toContain(`of 3 groups in ${used}`);
+    expect((await cliJson(['groups', '-q', used])).known).toBe(true);
+    await cli(['group', 'nobody', '-q', used]);
+    // Steering an unknown queue is legitimate (it creates it): no such line.
+    const fresh = uniqueQueueName('fresh');
+    await cli(['limit', 'g', '2', '-q', fresh]);
+    await cli(['groups', '-q', fresh]);
+  });
+});
+
 describe('status', () => {
   it('lists every queue with its state and counts, and the server readiness and feed mode', async () => {
     const q = await seeded();
@@ -618,7 +651,12 @@ describe('dead and retry-dead', () => {
     const human = (await cli(['dead', '-q', q])).stdout;
     expect(human).toMatch(new RegExp(`│ ${x[0]}\\s+│ x\\s+│ 1/1\\s+│ \\S+\\s+│ boom 0\\s+│`));
     expect(human).toContain(`3 of 3 dead jobs in ${q}`);
-    expect((await cli(['dead', '-q', uniqueQueueName('none')])).stdout).toContain('no dead jobs');
+    // A queue never used: the same answer, and a line on stderr naming it (exit 0).
+    const none = uniqueQueueName('none');
+    const unused = await runCli(['dead', '-q', none], { RINGMASTER_URL: api.endpoint });
+    expect(unused.code).toBe(0);
+    expect(unused.stdout).toContain('no dead jobs');
+    expect(unused.stderr).toBe(unknownQueueLine(none));
   });
 
   it('retry-dead --group requeues that group’s, --all the rest, past one call of 1,000', async () => {

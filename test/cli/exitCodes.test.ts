@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type AddressInfo,
+  createServer as createNetServer,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueueName } from '../support/lanes.js';
@@ -167,7 +172,21 @@ describe('exit codes', () => {
     const noToken = await cli(['groups', '-q', q], null);
     expectFailure(noToken, 3, /\[UNAUTHENTICATED\]: pass a token .*--token or RINGMASTER_TOKEN/);
     expect(noToken.stderr).not.toMatch(/ : /);
-    expectFailure(await cli(['status'], 'wrong-token-0123456789'), 3, /UNAUTHENTICATED|HTTP 401/);
+    // Contract change: status shows readiness first (GET /ready needs no token), so its
+    // stdout is no longer empty; the auth error still ends it, exit 3.
+    for (const token of ['wrong-token-0123456789', null]) {
+      const status = await cli(['status'], token);
+      expect(status.code, status.stderr).toBe(3);
+      expect(status.stdout).toMatch(
+        /^http:\S+\/graphql: ready, redis up, feed \w+, eviction noeviction\nqueues: none could be read \(below\)\n$/,
+      );
+      expect(status.stderr).toMatch(
+        /^ringmaster: [^\n]*(UNAUTHENTICATED|HTTP 401)[^\n]*--token or RINGMASTER_TOKEN\n$/,
+      );
+      const json = await cli(['status', '--json'], token);
+      expect(json.code).toBe(3);
+      expect(JSON.parse(json.stdout)).toMatchObject({ ready: { ready: true }, queues: null });
+    }
     expectFailure(await cli(['pause', 'g', '-q', q], READ), 3, /\[FORBIDDEN\]/);
     expectFailure(await cli(['top', '-q', q], 'wrong-token-0123456789'), 3, /token/);
     // The read token reads.
@@ -210,6 +229,62 @@ describe('exit codes', () => {
     }
   });
 
+  it('1: a --url where something listens that is not a Ringmaster server; no change is sent', async () => {
+    /** What the listeners were sent, to show that no change reached them. */
+    const sent: string[] = [];
+    const listen = async (onData: (socket: Socket) => void): Promise<NetServer> => {
+      const server = createNetServer((socket) =>
+        socket.once('data', (chunk: Buffer) => {
+          sent.push(chunk.toString());
+          onData(socket);
+        }),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    };
+    const closes = await listen((socket) => socket.destroy());
+    const notHttp = await listen((socket) => socket.end("-ERR unknown command 'POST'\r\n"));
+    const redisPort = new URL(redis.url).port;
+    try {
+      const at = (server: NetServer | string) =>
+        `http://127.0.0.1:${typeof server === 'string' ? server : (server.address() as AddressInfo).port}/`;
+      const closed = /closed the connection without an HTTP answer \((UND_ERR_SOCKET|ECONNRESET)\)/;
+      for (const [url, said] of [
+        [at(closes), closed],
+        [at(redisPort), closed],
+        [
+          at(notHttp),
+          /it answered "-ERR unknown command 'POST'", which is not HTTP \(HPE_INVALID_CONSTANT\)/,
+        ],
+      ] as const) {
+        for (const args of [
+          ['status'],
+          ['groups', '-q', 'q'],
+          ['limit', 'g', '3', '-q', 'q'],
+          ['limit', 'g', '3', '-q', 'q', '--json'],
+          ['pause', 'g', '-q', 'q', '--for', '1m'],
+          ['cancel', 'g', 'pause', '-q', 'q'],
+          ['retry-dead', '--all', '-q', 'q'],
+        ]) {
+          const result = await runCli([...args, '--url', url]);
+          expectFailure(
+            result,
+            1,
+            new RegExp(
+              `^ringmaster: ${url} is not a Ringmaster server: .*; nothing was changed: point --url at the server's /graphql\n$`,
+            ),
+          );
+          expect(result.stderr).toMatch(said);
+        }
+      }
+      expect(sent.length).toBeGreaterThan(0);
+      for (const request of sent) expect(request).not.toMatch(/mutation/);
+    } finally {
+      closes.close();
+      notHttp.close();
+    }
+  });
+
   describe('4 or 6: a request that gets no answer', () => {
     /** Whether the fake server has read a whole request (so the mutation reached it). */
     let received: string[] = [];
@@ -234,12 +309,29 @@ describe('exit codes', () => {
       fake.close();
     });
     const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
-    /** `ringmaster <args>` at the fake server, giving up after 300 ms. */
-    const run = (args: string[]) =>
-      runCli([...args, '-q', 'q', '--url', url(), '--timeout', '300']);
+    /**
+     * `ringmaster <args>` at the fake server, giving up after `timeout` ms: 300 by default,
+     * more where a read must be answered first (a CLI's first request on this loaded host can
+     * take 300 ms).
+     */
+    const run = (args: string[], timeout = 300) =>
+      runCli([...args, '-q', 'q', '--url', url(), '--timeout', String(timeout)]);
+    /** As the server answers reads here: in time on a loaded host, yet a short wait for the change. */
+    const ANSWERED_READ_TIMEOUT = 1500;
+    /** Whether the request the fake server read last is a mutation. */
+    const lastIsMutation = () => /^\s*mutation /.test(JSON.parse(received.at(-1) ?? '{}').query);
+    /** Answer a read as a server would (the group read before a change: no group; the probe). */
+    const answerRead = (response: ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: { __typename: 'Query', queue: { group: null } } }));
+    };
 
     it('6: every mutation that timed out after it was sent may have been applied, and says how to check', async () => {
-      onRequest = () => {};
+      // The reads before a change are answered (something that speaks HTTP is there); the
+      // change is not.
+      onRequest = (_request, response) => {
+        if (!lastIsMutation()) answerRead(response);
+      };
       const check = /it may have been applied; check with `ringmaster group 'a b' -q q`/;
       for (const args of [
         ['limit', 'a b', '3'],
@@ -252,45 +344,89 @@ describe('exit codes', () => {
         ['unrate', 'a b'],
       ]) {
         received = [];
-        const result = await run(args);
+        const result = await run(args, ANSWERED_READ_TIMEOUT);
         expectFailure(
           result,
           6,
           /the change was sent to http:\S+ but no answer came \(timed out\)/,
         );
         expect(result.stderr).toMatch(check);
-        // A plain call reads the group first (to word a no-op); that read going unanswered
-        // does not stop the change, whose own failure is the one reported.
+        // A plain call reads the group first (to word a no-op); --for and --json calls have
+        // the client check first that --url answers HTTP. Either way the change went last.
+        expect(received.length).toBeGreaterThan(1);
         expect(JSON.parse(received.at(-1) ?? '{}').query).toMatch(/^\s*mutation /);
       }
       received = [];
-      const retry = await run(['retry-dead', '--group', 'x']);
+      const json = await run(['pause', 'a b', '--json'], ANSWERED_READ_TIMEOUT);
+      expectFailure(json, 6, /may have been applied; check with `ringmaster group 'a b' -q q`/);
+      expect(received).toHaveLength(2);
+      received = [];
+      const retry = await run(['retry-dead', '--group', 'x'], ANSWERED_READ_TIMEOUT);
       expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
       // A query that timed out changed nothing: exit 4, the server named as slow, not absent.
+      onRequest = () => {};
       expectFailure(await run(['group', 'a']), 4, /no answer from \S+ in 300 ms: .*--timeout/);
     });
 
+    it('4: a change whose read before it timed out is never sent (it could not be confirmed)', async () => {
+      // Contract change: this read going unanswered used to let the change go (then exit 6).
+      onRequest = () => {};
+      for (const args of [
+        ['limit', 'a', '3'],
+        ['pause', 'a', '--for', '10m'],
+        ['unrate', 'a', '--json'],
+        ['cancel', 'a', 'limit'],
+        ['retry-dead', '--all'],
+      ]) {
+        received = [];
+        expectFailure(await run(args), 4, /no answer from \S+ in 300 ms: .*--timeout/);
+        expect(received).toHaveLength(1);
+        expect(received[0]).not.toMatch(/mutation/);
+      }
+    });
+
     it('6: retry-dead whose later call went unanswered says what the earlier ones requeued', async () => {
+      // The check that --url answers HTTP, then the first call answered, the second not.
       onRequest = (_request, response) => {
-        if (received.length > 1) return;
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          JSON.stringify({ data: { requeueDeadJobs: { count: 1000, remaining: 7, skipped: 0 } } }),
-        );
+        if (!lastIsMutation()) answerRead(response);
+        else if (received.length === 2) {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(
+            JSON.stringify({
+              data: { requeueDeadJobs: { count: 1000, remaining: 7, skipped: 0 } },
+            }),
+          );
+        }
       };
       received = [];
       expectFailure(
-        await run(['retry-dead', '--all']),
+        await run(['retry-dead', '--all'], ANSWERED_READ_TIMEOUT),
         6,
         /^ringmaster: requeued 1000 dead jobs of q before this: the change was sent .*may have been applied; check with `ringmaster dead -q q`/,
       );
-      expect(received).toHaveLength(2);
+      expect(received).toHaveLength(3);
     });
 
     it('6: a mutation whose connection dropped after it was sent; 4 for a query', async () => {
-      onRequest = (request) => request.socket.destroy();
-      expectFailure(await run(['pause', 'g']), 6, /no answer came .*may have been applied/);
-      expectFailure(await run(['groups']), 4, /cannot reach/);
+      // Dropped after a read was answered: the server is there and may have applied it.
+      onRequest = (request, response) => {
+        if (lastIsMutation()) request.socket.destroy();
+        else answerRead(response);
+      };
+      expectFailure(
+        await run(['pause', 'g'], ANSWERED_READ_TIMEOUT),
+        6,
+        /no answer came .*may have been applied/,
+      );
+      // status' GET /ready is answered, its query dropped.
+      onRequest = (request, response) => {
+        if (request.method === 'GET') answerRead(response);
+        else request.socket.destroy();
+      };
+      const status = await runCli(['status', '--url', url(), '--timeout', '1500']);
+      expect(status.code).toBe(4);
+      expect(status.stdout).toMatch(/: not ready, .*\nqueues: none could be read \(below\)\n$/);
+      expect(status.stderr).toMatch(/^ringmaster: cannot reach [^\n]+\n$/);
     });
 
     it('4: a mutation whose connection was refused was never sent', async () => {
@@ -305,6 +441,35 @@ describe('exit codes', () => {
       ]);
       expectFailure(result, 4, /cannot reach .*ECONNREFUSED.*start the server/);
     });
+  });
+
+  it('5: status with Redis down prints what /ready said, then ends with it', async (context) => {
+    if (!redis.redis.canControlProcess) context.skip();
+    const ready = new URL('/ready', api.endpoint);
+    const untilReady = async (want: boolean) => {
+      while ((await fetch(ready)).ok !== want) await new Promise((r) => setTimeout(r, 100));
+    };
+    await redis.redis.kill('SIGKILL');
+    try {
+      await untilReady(false);
+      const result = await cli(['status']);
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).toMatch(
+        /^http:\S+: not ready, redis down, feed \w+, eviction [^\n]+\nqueues: none could be read: [^\n]*\[REDIS_UNAVAILABLE\]\n$/,
+      );
+      expect(result.stderr).toMatch(
+        /^ringmaster: http:\S+\/ready says the server is not ready \(redis down, subscriber \w+, eviction [^)]+\)\n$/,
+      );
+      const json = await cli(['status', '--json']);
+      expect(json.code).toBe(5);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ready: { ready: false, redis: 'down' },
+        queues: null,
+      });
+    } finally {
+      await redis.redis.restart();
+      await untilReady(true);
+    }
   });
 
   describe('5: server errors', () => {

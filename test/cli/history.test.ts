@@ -127,8 +127,16 @@ describe('history', () => {
     ) as HistoryData;
     expect(first.queue.history.totalCount).toBe(2);
     expect(first.queue.history.edges.map(({ node }) => node.group)).toEqual(['y']);
-    expect(await cli(['history', '-q', uniqueQueueName('cli-none')])).toContain(
-      'no steering history in',
+    // A queue never used is named as such on stderr (exit 0): a mistyped -q shows.
+    const none = uniqueQueueName('cli-none');
+    const unused = await runCli(['history', '-q', none], {
+      RINGMASTER_URL: api.endpoint,
+      RINGMASTER_TOKEN: TOKEN,
+    });
+    expect(unused.code).toBe(0);
+    expect(unused.stdout).toContain('no steering history in');
+    expect(unused.stderr).toBe(
+      `ringmaster: queue "${none}" is not known to this Redis (no job or setting was ever written to it): check --queue / RINGMASTER_QUEUE\n`,
     );
   });
 

@@ -2,12 +2,17 @@
  * README statements the fresh-user review found out of step with the code: the audit finding's
  * fields (README "Audit and repair") against the schema's `Finding`, and the console bundle's
  * size (README "Console") under the build's chunk-size budget, so a first `npm start` does not
- * warn about a size the README calls normal.
+ * warn about a size the README calls normal; the CLI's printed form of a duration, and its
+ * auth exit code's statuses against `ringmaster --help`.
  */
 import { readFileSync } from 'node:fs';
 import { buildSchema, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import viteConfig from '../../console/vite.config.js';
+import { Bounds } from '../../src/cli/bounds.js';
+import { duration } from '../../src/cli/options.js';
+import { durationText } from '../../src/cli/output.js';
+import { runCli } from './support.js';
 
 const read = (path: string): string => readFileSync(new URL(path, import.meta.url), 'utf8');
 const readme = read('../../README.md');
@@ -37,5 +42,23 @@ describe('README', () => {
     const budget = (config as { build?: { chunkSizeWarningLimit?: number } }).build
       ?.chunkSizeWarningLimit;
     expect(budget).toBeGreaterThan(Number(minified));
+  });
+
+  it('says how durations are printed as the CLI prints them (`--for 1h30m` → `for 1h 30m`)', () => {
+    const [, given, other, printed] =
+      /`--for (\S+)` and `--for\s+(\S+)` both print `for ([^`]+)`/.exec(readme) ?? [];
+    expect(printed).toBeDefined();
+    const parse = duration('--for', Bounds.for);
+    expect(durationText(parse(given ?? ''))).toBe(printed);
+    expect(durationText(parse(other ?? ''))).toBe(printed);
+  });
+
+  it('lists the auth exit code with the same statuses as `ringmaster --help` (3: HTTP and WebSocket)', async () => {
+    const row = /^\| 3 {4}\| auth: [^|]*\(([^)]+)\)\s*\|$/m.exec(readme)?.[1];
+    expect(row).toBe('HTTP 401, 403; WebSocket 4401, 4403');
+    const help = (await runCli(['--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      `3 auth: no token, an unknown one, or a role that may not do this (${row})`,
+    );
   });
 });

@@ -52,8 +52,10 @@ describe('top', () => {
     const next = await stdoutUntil(child, (text) =>
       text.includes('ring (2, head first): beta → gamma'),
     );
-    // log-update erases the previous frame before drawing the next (ESC [ 2K: erase line).
-    expect(next).toContain('\u001b[2K');
+    // Contract change: stdout is a pipe here, so no cursor control (log-update's ESC [ 2K,
+    // ESC [ 1A, the hidden cursor) is written into it: each frame follows the last whole.
+    expect(next).not.toContain('\u001b');
+    expect(`${first}${next}`).toMatch(/q or Ctrl-C quits\n\nringmaster top · /);
     await e.pauseQueue();
     await stdoutUntil(child, (text) => text.includes(`queue ${q} · PAUSED`));
 
@@ -124,6 +126,25 @@ describe('top', () => {
     expect(result.stderr).toMatch(
       /^ringmaster: (the subscription to|cannot reach) http:\/\/127\.0\.0\.1:\d+\/graphql \((?!\[object)[^)]+\)[^\n]*\n$/,
     );
+  });
+
+  it('names a queue never used on stderr before drawing; --json has known: false', async () => {
+    const q = uniqueQueueName('cli-top-ordrs');
+    const { child, done } = startTop(q);
+    await stdoutUntil(child, (text) => text.includes('ring (0, head first)'));
+    child.stdin.write('q');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      `ringmaster: queue "${q}" is not known to this Redis (no job or setting was ever written to it): check --queue / RINGMASTER_QUEUE\n`,
+    );
+    const json = startTop(q, ['--json']);
+    const line = await stdoutUntil(json.child, (out) => out.includes('\n'));
+    json.child.stdin.write('q');
+    const ended = await json.done;
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).toBe('');
+    expect(JSON.parse(line.split('\n')[0] ?? '')).toMatchObject({ queue: { known: false } });
   });
 
   it('exits 2 for a queue name the server refuses, before drawing', async () => {

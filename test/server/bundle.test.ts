@@ -2,7 +2,8 @@
  * The server bundle `npm start` runs (scripts/bundle.mjs, DESIGN.md §6) on a small dist/ of its
  * own: the modules main.js imports end up inside it, GraphiQL's page stays a dynamic import left
  * to node_modules (bundled, its ~30 MiB string would be in every server's memory), and it is
- * remade when tsc compiled something (dist/.tsbuildinfo newer) and not otherwise.
+ * remade when tsc compiled something (dist/.tsbuildinfo changed) and not otherwise — not when
+ * tsc only rewrote that record as it was.
  * test/server/build.e2e.test.ts runs the real one, GraphiQL's first request included.
  */
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
@@ -59,6 +60,8 @@ describe('scripts/bundle.mjs', () => {
     const made = new Date(Date.now() - 10_000);
     const compiled = new Date(Date.now() - 5_000);
     await utimes(path.join(dist, 'server', 'bundle.js'), made, made);
+    // A compile changes tsc's record (it lists each file's new version), not only its mtime.
+    await writeFile(path.join(dist, '.tsbuildinfo'), '{"compiled":2}\n');
     await utimes(path.join(dist, '.tsbuildinfo'), compiled, compiled);
     await writeFile(
       path.join(dist, 'server', 'answer.js'),
@@ -67,5 +70,20 @@ describe('scripts/bundle.mjs', () => {
     expect(await run()).toBe('bundled');
     expect(await bundled()).toContain('recompiled-marker');
     expect(await run()).toBe('up to date');
+  });
+
+  it('is not remade when tsc only rewrote its record as it was (a source file touched)', async () => {
+    await run(true);
+    const made = new Date(Date.now() - 10_000);
+    const rewritten = new Date(Date.now() - 5_000);
+    await utimes(path.join(dist, 'server', 'bundle.js'), made, made);
+    // tsc -b after `touch src/server/main.ts`: .tsbuildinfo newer, its content the same.
+    const info = path.join(dist, '.tsbuildinfo');
+    await writeFile(info, await readFile(info));
+    await utimes(info, rewritten, rewritten);
+    expect(await run()).toBe('up to date');
+    // package-lock.json changed (content): remade.
+    await writeFile(path.join(root, 'package-lock.json'), '{"lockfileVersion":3}\n');
+    expect(await run()).toBe('bundled');
   });
 });

@@ -20,6 +20,7 @@ import {
   fields,
   groupTable,
   limitText,
+  noteUnknownQueue,
   printJson,
   printLine,
   stateText,
@@ -116,6 +117,7 @@ export function registerGroups(program: Command): void {
       const found: CliGroupFragment[] = [];
       let after: string | null = null;
       let totalCount = 0;
+      let known = true;
       let more = true;
       // Without --state one page of --first; with it, pages of 500 until enough match.
       while (more && found.length < options.first) {
@@ -126,6 +128,7 @@ export function registerGroups(program: Command): void {
         });
         const page = data.queue.groups;
         totalCount = page.totalCount;
+        known = data.queue.known;
         for (const { node } of page.edges) {
           if (options.state === undefined || node.state === options.state) found.push(node);
         }
@@ -135,9 +138,10 @@ export function registerGroups(program: Command): void {
       }
       const groups = found.slice(0, options.first);
       if (context.json) {
-        printJson({ queue, totalCount, state: options.state ?? null, groups });
+        printJson({ queue, known, totalCount, state: options.state ?? null, groups });
         return;
       }
+      noteUnknownQueue(queue, known);
       if (groups.length === 0) {
         const which = options.state === undefined ? '' : ` ${options.state}`;
         printLine(`no${which} groups in ${queue} (${totalCount} registered)`);
@@ -158,7 +162,11 @@ export function registerGroups(program: Command): void {
         queue: context.queue(),
         id,
       });
-      if (context.json) printJson(data);
-      else printLine(groupFields(data.queue.group));
+      if (context.json) {
+        printJson(data);
+        return;
+      }
+      noteUnknownQueue(context.queue(), data.queue.known);
+      printLine(groupFields(data.queue.group));
     });
 }

@@ -9,7 +9,14 @@ import { contextOf } from '../context.js';
 import { CliHistoryDocument } from '../gql/graphql.js';
 import { detailLines, type Words } from '../historyDetail.js';
 import { integer, integerRange } from '../options.js';
-import { durationText, printJson, printLine, shellCommand, table } from '../output.js';
+import {
+  durationText,
+  noteUnknownQueue,
+  printJson,
+  printLine,
+  shellCommand,
+  table,
+} from '../output.js';
 
 /** The CLI's words for a detail's moments and spans: ISO dates, exact durations. */
 export const CLI_WORDS: Words = { date: (ms) => new Date(ms).toISOString(), span: durationText };
@@ -126,6 +133,7 @@ export function registerHistory(program: Command): void {
           printJson(data);
           return;
         }
+        noteUnknownQueue(queue, data.queue.known);
         const { edges, totalCount, pageInfo } = data.queue.history;
         const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
         if (edges.length === 0) {

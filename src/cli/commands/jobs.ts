@@ -10,7 +10,7 @@ import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
 import { integer, integerRange } from '../options.js';
-import { printJson, printLine, shellCommand, table } from '../output.js';
+import { noteUnknownQueue, printJson, printLine, shellCommand, table } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
@@ -43,6 +43,7 @@ export function registerJobs(program: Command): void {
         printJson(data);
         return;
       }
+      noteUnknownQueue(queue, data.queue.known);
       const { edges, totalCount } = data.queue.jobs;
       const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
       if (edges.length === 0) {

@@ -1,7 +1,8 @@
 /**
  * `ringmaster status`: the server's readiness (GET /ready: Redis, the live feed's mode) and
  * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2). Not ready: the same
- * report, then exit SERVER (5).
+ * report (what /ready said, even when no queue can be read: Redis down), then exit SERVER (5).
+ * A query refused for auth: the readiness line (GET /ready needs no token), then exit AUTH (3).
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
@@ -35,12 +36,22 @@ export function registerStatus(program: Command): void {
       const ready = await readiness(context.connection);
       // A queue that cannot be read (its cluster master down) is null beside the others: the
       // rest is shown, then the command ends with that error's code.
-      const { data, error } = await requestPartial(context.connection, CliStatusDocument, {});
-      if (data === null) throw error;
-      if (context.json) printJson({ ready, ...data });
-      else show(context.connection.url, ready, data);
-      if (error) throw error;
-      if (!ready.ready) throw notReady(context.connection.url, ready);
+      const { data, error } = await requestPartial(context.connection, CliStatusDocument, {}).catch(
+        (failure: unknown) => {
+          // No queue could be read (Redis down, no token): what /ready said is still worth
+          // showing — it needs no token and names what is down.
+          if (!(failure instanceof CliError)) throw failure;
+          return { data: null, error: failure };
+        },
+      );
+      // Not ready explains a server error; one to fix here (a token, --url) comes first.
+      const last =
+        !ready.ready && (error === null || error.exitCode === ExitCode.SERVER)
+          ? notReady(context.connection.url, ready)
+          : error;
+      if (context.json) printJson({ ready, ...(data ?? { queues: null }) });
+      else show(context.connection.url, ready, data, error === last ? null : error);
+      if (last) throw last;
     });
 }
 
@@ -61,13 +72,26 @@ function notReady(url: string, ready: Readiness): CliError {
   );
 }
 
-/** Print the readiness line and the table of queues. */
-function show(url: string, ready: Readiness, data: CliStatusQuery): void {
+/**
+ * Print the readiness line and the table of queues; when no queue could be read (`data` null),
+ * a line saying so in place of the table, with `unsaid`: the reason, unless the command ends
+ * with it (null) on stderr.
+ */
+function show(
+  url: string,
+  ready: Readiness,
+  data: CliStatusQuery | null,
+  unsaid: CliError | null,
+): void {
   printLine(
     `${url}: ${ready.ready ? pc.green('ready') : pc.red('not ready')}, ` +
       `redis ${ready.redis ?? 'unknown'}, feed ${ready.notifications ?? 'unknown'}, ` +
       `eviction ${ready.eviction ?? 'unknown'}`,
   );
+  if (data === null) {
+    printLine(`queues: none could be read${unsaid ? `: ${unsaid.message}` : ' (below)'}`);
+    return;
+  }
   if (data.queues.length === 0) {
     printLine('no queues yet (a queue appears with its first job or steering call)');
     return;

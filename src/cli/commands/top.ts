@@ -2,7 +2,7 @@
  * `ringmaster top`: a live view of one queue — its ring (from the `ringChanged` subscription
  * over graphql-ws, DESIGN.md §4.4), counts, counters and busiest groups (`Queue.activeGroups`,
  * most active first) — redrawn in place (log-update) on every ring event and every
- * `--interval`. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
+ * `--interval`; when stdout is not a terminal, each frame written after the last instead. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
  */
 import { type Command, Option } from 'commander';
 import { createLogUpdate } from 'log-update';
@@ -18,7 +18,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { groupTable } from '../output.js';
+import { groupTable, noteUnknownQueue } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -105,6 +105,27 @@ function sizedStdout(): NodeJS.WriteStream {
   });
 }
 
+/** Where the frames go: redrawn in place, or written one after another. */
+interface Frames {
+  (frame: string): void;
+  /** The last frame stays; the cursor (hidden while redrawing) is shown again. */
+  done(): void;
+}
+
+/**
+ * On a terminal, log-update: each frame replaces the last in place (cursor moves, line
+ * erases). Anywhere else (a pipe, a file: `top | tee top.log`) those escapes would be written
+ * into the output, so each frame is written whole after the last, a blank line between — the
+ * same test of stdout as colour's (picocolors: off when stdout is not a terminal).
+ */
+function frames(): Frames {
+  if (process.stdout.isTTY === true) return createLogUpdate(sizedStdout());
+  const write: Frames = Object.assign((frame: string) => process.stdout.write(`${frame}\n\n`), {
+    done: () => {},
+  });
+  return write;
+}
+
 /** `text` cut to `width` characters (the ring line of a long ring). */
 function cutVisible(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
@@ -122,8 +143,10 @@ async function top(
 ): Promise<void> {
   // The first read answers bad input, auth and reachability with their codes before any drawing.
   let data = await request(connection, CliTopDocument, { queue });
+  // Each --json line has `known`; a person is told once, before the view takes the screen.
+  if (!json) noteUnknownQueue(queue, data.queue.known);
   const client = wsClient(connection);
-  const log = createLogUpdate(sizedStdout());
+  const log = frames();
   const stdin = process.stdin;
   const raw = stdin.isTTY === true;
 

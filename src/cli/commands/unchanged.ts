@@ -7,14 +7,18 @@
  */
 import { request } from '../client.js';
 import type { CliContext } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
 import { CliGroupDocument, type CliGroupFragment } from '../gql/graphql.js';
 
 /**
  * The group just before a plain change, or null when it is not worth reading or could not be
- * read: with `--json` (whose output is the mutation's data alone), and on any failure of the
- * read — the change is sent anyway and reports its own failure, so this read never decides an
- * exit code. Read and change are two calls: another caller may act between them, so "already"
- * is what this read saw.
+ * read: with `--json` (whose output is the mutation's data alone; the client still checks that
+ * --url answers HTTP before the change), and on a failure of the read that came as an answer
+ * (a GraphQL error, a 401): the change is sent anyway and reports its own failure. A read that
+ * got no answer — nothing listening, no answer within --timeout, not a Ringmaster server (exit
+ * 4 or 1) — ends the command there: the change is never sent where nothing answered. Read and
+ * change are two calls: another caller may act between them, so "already" is what this read
+ * saw.
  */
 export async function groupBefore(
   context: CliContext,
@@ -24,10 +28,16 @@ export async function groupBefore(
   if (context.json) return null;
   try {
     return (await request(context.connection, CliGroupDocument, { queue, id: group })).queue.group;
-  } catch {
+  } catch (error) {
+    if (noAnswer(error)) throw error;
     return null;
   }
 }
+
+/** Whether a failed read got no answer from the API at all (exit 4, or 1 for --url not the API). */
+const noAnswer = (error: unknown): boolean =>
+  error instanceof CliError &&
+  (error.exitCode === ExitCode.UNREACHABLE || error.exitCode === ExitCode.USAGE);
 
 /** What each plain call asks for, as a test of the group before it: true when it is so already. */
 export const already = {

@@ -59,7 +59,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -67,7 +67,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -149,7 +149,7 @@ export type CliDeadQueryVariables = Exact<{
 }>;
 
 
-export type CliDeadQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, attempts: number, maxAttempts: number, finishedAt: string | null, lastError: string | null } }> } } };
+export type CliDeadQuery = { queue: { known: boolean, jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, attempts: number, maxAttempts: number, finishedAt: string | null, lastError: string | null } }> } } };
 
 export type CliRetryDeadMutationVariables = Exact<{
   queue: string;
@@ -174,6 +174,11 @@ export type CliRingSubscriptionVariables = Exact<{
 
 export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
 
+export type CliProbeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type CliProbeQuery = { __typename: 'Query' };
+
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
   group?: string | null | undefined;
@@ -182,7 +187,7 @@ export type CliHistoryQueryVariables = Exact<{
 }>;
 
 
-export type CliHistoryQuery = { queue: { history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
+export type CliHistoryQuery = { queue: { known: boolean, history: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, at: string, actor: string, action: string, group: string, before: unknown, after: unknown, detail: unknown } }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -272,6 +277,7 @@ export const CliStatusDocument = new TypedDocumentString(`
 export const CliGroupsDocument = new TypedDocumentString(`
     query CliGroups($queue: String!, $first: Int!, $after: String) {
   queue(name: $queue) {
+    known
     groups(first: $first, after: $after) {
       totalCount
       pageInfo {
@@ -319,6 +325,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
 export const CliGroupDocument = new TypedDocumentString(`
     query CliGroup($queue: String!, $id: String!) {
   queue(name: $queue) {
+    known
     group(id: $id) {
       ...CliGroup
     }
@@ -645,6 +652,7 @@ export const CliCancelOverrideDocument = new TypedDocumentString(`
 export const CliDeadDocument = new TypedDocumentString(`
     query CliDead($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
+    known
     jobs(state: DEAD, group: $group, first: $first, after: $after) {
       totalCount
       pageInfo {
@@ -747,9 +755,15 @@ export const CliRingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliRingSubscription, CliRingSubscriptionVariables>;
+export const CliProbeDocument = new TypedDocumentString(`
+    query CliProbe {
+  __typename
+}
+    `) as unknown as TypedDocumentString<CliProbeQuery, CliProbeQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
+    known
     history(group: $group, first: $first, after: $after) {
       totalCount
       pageInfo {
