@@ -32,6 +32,8 @@ const BOUND_MS = 60_000;
 const AT_ONCE = 3;
 const PASSWORD = 'correct-horse-battery';
 const WRONG = 'hunter2-wrong-password';
+/** A password with an unescaped `@`: the masker once cut at the first one and showed the rest. */
+const AT_SECRET = 'super@secretPW-9x7';
 const TOKEN = 'tok-0123456789abcdef-secret';
 
 let redis: TestRedis;
@@ -197,6 +199,32 @@ const CASES: Case[] = [
     cause: /^REDIS_URL=redis:\/\/alice:\*\*\*\*@127\.0\.0\.1:\d+: wrong user name or password/,
     code: 3,
     secret: WRONG,
+  },
+  {
+    // WHATWG URL (ioredis' parse) takes the user information up to the LAST `@`.
+    name: 'REDIS_URL with a wrong password holding an @',
+    env: () => ({ REDIS_URL: `redis://:${AT_SECRET}@127.0.0.1:${guarded.port}` }),
+    variable: 'REDIS_URL',
+    cause:
+      /^REDIS_URL=redis:\/\/:\*\*\*\*@127\.0\.0\.1:\d+: wrong user name or password \(WRONGPASS\)$/,
+    code: 3,
+    secret: 'secretPW-9x7',
+  },
+  {
+    name: 'REDIS_URL at a closed port, with a password holding an @',
+    env: () => ({ REDIS_URL: `redis://:${AT_SECRET}@127.0.0.1:${closedPort}` }),
+    variable: 'REDIS_URL',
+    cause: /^REDIS_URL=redis:\/\/:\*\*\*\*@127\.0\.0\.1:\d+: nothing accepts connections there/,
+    code: 3,
+    secret: 'secretPW-9x7',
+  },
+  {
+    name: 'REDIS_URL with ?password= at a closed port',
+    env: () => ({ REDIS_URL: `redis://127.0.0.1:${closedPort}?password=${AT_SECRET}` }),
+    variable: 'REDIS_URL',
+    cause: /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\?password=\*\*\*\*: nothing accepts/,
+    code: 3,
+    secret: 'secretPW-9x7',
   },
   {
     name: 'REDIS_URL without the password Redis needs',
