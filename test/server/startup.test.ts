@@ -332,6 +332,15 @@ const CASES: Case[] = [
     secret: TOKEN,
   },
   {
+    // Once read as unset: auth off, every caller admin, without a word.
+    name: 'AUTH_TOKENS set but blank',
+    env: () => ({ AUTH_TOKENS: ' ' }),
+    variable: 'AUTH_TOKENS',
+    cause:
+      /^AUTH_TOKENS=" ": is set but blank: unset it to run without auth \(loopback only, every caller admin\), or give tokens as role:token,…$/,
+    code: 2,
+  },
+  {
     name: 'AUTH_TOKENS with a stray comma',
     env: () => ({ AUTH_TOKENS: `read:${TOKEN},` }),
     variable: 'AUTH_TOKENS',
