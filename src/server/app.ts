@@ -26,6 +26,7 @@ import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
 import { withHealth } from './health.js';
+import { routeIoredisWarnings } from './ioredisWarnings.js';
 import { ServerMetrics, withMetrics } from './metrics.js';
 import { BrowserPolicy } from './plugins/browser.js';
 import { useOperationMetrics } from './plugins/operationMetrics.js';
@@ -73,6 +74,20 @@ export interface RingmasterServer {
  *   KEY_PREFIX is the supported way), before anything is sent.
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
+  // ioredis' own console warnings (a password Redis does not need) go to the log while it runs.
+  const restoreWarnings = routeIoredisWarnings(logger);
+  let server: RingmasterServer;
+  try {
+    server = await build(config, logger);
+  } catch (error) {
+    restoreWarnings();
+    throw error;
+  }
+  const stop = server.stop.bind(server);
+  return Object.assign(server, { stop: () => stop().finally(restoreWarnings) });
+}
+
+async function build(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
   let redisUrl = config.redisUrl;
   let releaseDataDir: (() => void) | null = null;
