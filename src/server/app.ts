@@ -231,7 +231,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       const deadline = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), READY_PING_TIMEOUT_MS);
       });
-      const [redisUp] = await Promise.all([
+      const [redisUp, policyRead] = await Promise.all([
         Promise.race([
           // On a cluster, every master must answer (a queue on one that does not is unusable).
           masterClients(redis)
@@ -251,13 +251,29 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       // "notifications" only while the canary is heard).
       const subscriberUp = feed.subscribed;
       const ok = redisUp && (subscriberUp || feed.mode === 'polling') && eviction.ok;
+      // Only what this probe found is shown as current: while Redis does not answer, the policy
+      // and whether notifications arrive are not known, and their last answers (which may be
+      // stale: the policy may have been changed back before Redis went down) are named so.
+      if (!redisUp) {
+        return {
+          ok,
+          detail: {
+            redis: 'down',
+            notifications: 'unknown',
+            subscriber: subscriberUp ? 'up' : 'down',
+            eviction: 'unknown',
+            lastKnown: { notifications: feed.mode, eviction: eviction.policy },
+          },
+        };
+      }
       return {
         ok,
         detail: {
-          redis: redisUp ? 'up' : 'down',
+          redis: 'up',
           notifications: feed.mode,
           subscriber: subscriberUp ? 'up' : 'down',
-          eviction: eviction.policy,
+          // A read that failed or timed out this time: not known now either.
+          eviction: policyRead ? eviction.policy : 'unknown',
         },
       };
     },
