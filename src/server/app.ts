@@ -26,6 +26,7 @@ import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
 import { withHealth } from './health.js';
+import { routeIoredisWarnings } from './ioredisWarnings.js';
 import { ServerMetrics, withMetrics } from './metrics.js';
 import { BrowserPolicy } from './plugins/browser.js';
 import { useOperationMetrics } from './plugins/operationMetrics.js';
@@ -73,6 +74,20 @@ export interface RingmasterServer {
  *   KEY_PREFIX is the supported way), before anything is sent.
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
+  // ioredis' own console warnings (a password Redis does not need) go to the log while it runs.
+  const restoreWarnings = routeIoredisWarnings(logger);
+  let server: RingmasterServer;
+  try {
+    server = await build(config, logger);
+  } catch (error) {
+    restoreWarnings();
+    throw error;
+  }
+  const stop = server.stop.bind(server);
+  return Object.assign(server, { stop: () => stop().finally(restoreWarnings) });
+}
+
+async function build(config: Config, logger: Logger): Promise<RingmasterServer> {
   let embedded: RedisProcess | null = null;
   let redisUrl = config.redisUrl;
   let releaseDataDir: (() => void) | null = null;
@@ -216,7 +231,7 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       const deadline = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), READY_PING_TIMEOUT_MS);
       });
-      const [redisUp] = await Promise.all([
+      const [redisUp, policyRead] = await Promise.all([
         Promise.race([
           // On a cluster, every master must answer (a queue on one that does not is unusable).
           masterClients(redis)
@@ -236,13 +251,29 @@ export async function buildServer(config: Config, logger: Logger): Promise<Ringm
       // "notifications" only while the canary is heard).
       const subscriberUp = feed.subscribed;
       const ok = redisUp && (subscriberUp || feed.mode === 'polling') && eviction.ok;
+      // Only what this probe found is shown as current: while Redis does not answer, the policy
+      // and whether notifications arrive are not known, and their last answers (which may be
+      // stale: the policy may have been changed back before Redis went down) are named so.
+      if (!redisUp) {
+        return {
+          ok,
+          detail: {
+            redis: 'down',
+            notifications: 'unknown',
+            subscriber: subscriberUp ? 'up' : 'down',
+            eviction: 'unknown',
+            lastKnown: { notifications: feed.mode, eviction: eviction.policy },
+          },
+        };
+      }
       return {
         ok,
         detail: {
-          redis: redisUp ? 'up' : 'down',
+          redis: 'up',
           notifications: feed.mode,
           subscriber: subscriberUp ? 'up' : 'down',
-          eviction: eviction.policy,
+          // A read that failed or timed out this time: not known now either.
+          eviction: policyRead ? eviction.policy : 'unknown',
         },
       };
     },

@@ -144,6 +144,8 @@ function maskTokens(value: string): string {
 /** A variable's value as a message may show it. */
 export function shown(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
+  // Nothing to hide in a blank value, and `"  "` says what was given.
+  if (value.trim() === '') return value;
   if (name === 'AUTH_TOKENS') return maskTokens(value);
   if (name === 'METRICS_TOKEN') return '****';
   if (name === 'REDIS_URL') return maskUrl(value);
@@ -201,54 +203,76 @@ const corsOrigins = z
     return origins;
   });
 
-const schema = z
-  .object({
-    PORT: z.coerce
-      .number({ error: 'must be a port number (0 to 65535)' })
-      .int('must be a port number (0 to 65535)')
-      .min(0, 'must be a port number (0 to 65535)')
-      .max(65_535, 'must be a port number (0 to 65535)')
-      .default(4000),
-    HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
-    REDIS_URL: z
-      .string()
-      .regex(/^rediss?:\/\/[^\s]/, 'must start with redis:// or rediss://, then the host')
-      .optional(),
-    REDIS_CLUSTER_NODES: clusterNodes,
-    DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
-    KEY_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 of A-Z a-z 0-9 . _ -')
-      .default(Defaults.prefix),
-    AUTH_TOKENS: authTokens,
-    INTROSPECTION: boolean(true),
-    CORS_ORIGINS: corsOrigins,
-    REAP_INTERVAL_MS: ms(1000),
-    RESYNC_INTERVAL_MS: ms(5000),
-    POLL_INTERVAL_MS: ms(1000),
-    // Bounds on what subscribers may make the server hold (watches, rereads, connections).
-    MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
-    MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
-    MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
-    // GET /metrics only (DESIGN.md §4.7); with AUTH_TOKENS, whose tokens may read it too.
-    METRICS_TOKEN: z
-      .string()
-      .trim()
-      .min(MIN_TOKEN_LENGTH, `must have ${MIN_TOKEN_LENGTH} or more characters`)
-      .optional(),
-    // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
-    HISTORY_MAX_LEN: z.coerce
-      .number({ error: 'must be a whole number from 0 to 1000000' })
-      .int('must be a whole number from 0 to 1000000')
-      .min(0, 'must be a whole number from 0 to 1000000')
-      .max(1_000_000, 'must be a whole number from 0 to 1000000')
-      .default(Defaults.historyMaxLen),
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
-      })
-      .default('info'),
-  })
+const fields = z.object({
+  PORT: z.coerce
+    .number({ error: 'must be a port number (0 to 65535)' })
+    .int('must be a port number (0 to 65535)')
+    .min(0, 'must be a port number (0 to 65535)')
+    .max(65_535, 'must be a port number (0 to 65535)')
+    .default(4000),
+  HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/[^\s]/, 'must start with redis:// or rediss://, then the host')
+    .optional(),
+  REDIS_CLUSTER_NODES: clusterNodes,
+  DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 of A-Z a-z 0-9 . _ -')
+    .default(Defaults.prefix),
+  AUTH_TOKENS: authTokens,
+  INTROSPECTION: boolean(true),
+  CORS_ORIGINS: corsOrigins,
+  REAP_INTERVAL_MS: ms(1000),
+  RESYNC_INTERVAL_MS: ms(5000),
+  POLL_INTERVAL_MS: ms(1000),
+  // Bounds on what subscribers may make the server hold (watches, rereads, connections).
+  MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
+  MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
+  MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
+  // GET /metrics only (DESIGN.md §4.7); with AUTH_TOKENS, whose tokens may read it too.
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .min(MIN_TOKEN_LENGTH, `must have ${MIN_TOKEN_LENGTH} or more characters`)
+    .optional(),
+  // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
+  HISTORY_MAX_LEN: z.coerce
+    .number({ error: 'must be a whole number from 0 to 1000000' })
+    .int('must be a whole number from 0 to 1000000')
+    .min(0, 'must be a whole number from 0 to 1000000')
+    .max(1_000_000, 'must be a whole number from 0 to 1000000')
+    .default(Defaults.historyMaxLen),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+});
+
+/**
+ * Variables that may be set but blank (after trimming) and then mean what unset means: a blank
+ * CORS_ORIGINS allows no other origin, as unset does, the stricter reading either way. Every
+ * other variable set but blank is refused: a blank AUTH_TOKENS read as unset turned auth off
+ * without a word, a blank PORT (read as 0) listened on a random port, a blank HISTORY_MAX_LEN
+ * recorded no history, a blank REDIS_URL or REDIS_CLUSTER_NODES would start the embedded Redis
+ * instead of the one meant — a blank value is most often a template whose variable is missing.
+ */
+const BLANK_MEANS_UNSET: readonly string[] = ['CORS_ORIGINS'];
+
+/** What a variable set but blank is told to do instead. */
+function blankCause(name: string): string {
+  if (name === 'AUTH_TOKENS') {
+    return 'is set but blank: unset it to run without auth (loopback only, every caller admin), or give tokens as role:token,…';
+  }
+  if (name === 'REDIS_URL' || name === 'REDIS_CLUSTER_NODES') {
+    return 'is set but blank: unset it to run the embedded Redis, or name your Redis';
+  }
+  return 'is set but blank: unset it for the default, or give a value';
+}
+
+const schema = fields
   .refine((c) => c.AUTH_TOKENS !== null || isLoopback(c.HOST, 'bind'), {
     message: 'is not a loopback address: set AUTH_TOKENS, or bind to 127.0.0.1',
     path: ['HOST'],
@@ -324,10 +348,19 @@ export class ConfigError extends Error {
  *   (tokens and URL passwords masked), `; ` between them
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const byVariable = new Map<string, string[]>();
-    for (const issue of parsed.error.issues) {
+  const blank = Object.keys(fields.shape).filter(
+    (name) =>
+      !BLANK_MEANS_UNSET.includes(name) && env[name] !== undefined && env[name]?.trim() === '',
+  );
+  // The rest are checked as if the blank ones were unset, so every mistake is named at once.
+  const parsed = schema.safeParse(
+    blank.length === 0
+      ? env
+      : Object.fromEntries(Object.entries(env).filter(([name]) => !blank.includes(name))),
+  );
+  if (!parsed.success || blank.length > 0) {
+    const byVariable = new Map<string, string[]>(blank.map((name) => [name, [blankCause(name)]]));
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
       const name = String(issue.path[0] ?? 'configuration');
       byVariable.set(name, [...(byVariable.get(name) ?? []), issue.message]);
     }
@@ -336,7 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
     throw new ConfigError(parts.join('; '));
   }
-  const c = parsed.data;
+  const c = parsed.data as z.infer<typeof schema>;
   return {
     port: c.PORT,
     host: c.HOST,

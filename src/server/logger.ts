@@ -1,6 +1,22 @@
 /** The process logger (pino); components take child loggers (`logger.child({ component })`). */
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import { maskUrl } from './startupError.js';
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'ringmaster' } });
+/**
+ * A pino logger at `level`. Secrets never reach a line: a `url` field has its password masked
+ * as start-up errors mask REDIS_URL (`maskUrl`), and an ioredis error's command arguments (AUTH
+ * carries the password) and any `password` field are replaced by `****`.
+ * @param destination where lines go; stdout when omitted
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    base: { service: 'ringmaster' },
+    serializers: { url: (url: unknown) => (typeof url === 'string' ? maskUrl(url) : url) },
+    redact: {
+      paths: ['password', '*.password', 'err.command.args', '*.err.command.args'],
+      censor: '****',
+    },
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -13,6 +13,7 @@
  * entry), with the node's user, password and TLS and redirection budgets sized from its
  * `cluster-node-timeout` (`clusterOptions`).
  */
+import { connect as tlsConnect } from 'node:tls';
 import { Cluster, Redis, type RedisOptions, ReplyError } from 'ioredis';
 import {
   clusterOptions,
@@ -46,11 +47,27 @@ export async function connectRedis(
   beforeConnect(redis);
   let last: Error | null = null;
   let settle: (outcome: Error | 'timeout' | null) => void = () => {};
+  // A Redis answers its first command, even to refuse it; a connection accepted and then closed
+  // with no reply at all is something else (or TLS), and retrying will not change that.
+  let replied = false;
+  let opened = false;
+  const onConnect = () => {
+    opened = true;
+    // The first reply ends ioredis' ready check or AUTH; a close before any is told below.
+    (redis as unknown as { stream?: NodeJS.EventEmitter }).stream?.once('data', () => {
+      replied = true;
+    });
+  };
+  const onClose = () => {
+    if (opened && !replied) settle(new ClosedOnGreeting());
+  };
   const onError = (error: Error) => {
     last = error;
     if (!retryable(error)) settle(error);
   };
   const onReady = () => settle(null);
+  redis.on('connect', onConnect);
+  redis.on('close', onClose);
   redis.on('error', onError);
   redis.once('ready', onReady);
   let timer: NodeJS.Timeout | undefined;
@@ -62,13 +79,66 @@ export async function connectRedis(
   });
   clearTimeout(timer);
   redis.off('ready', onReady);
+  redis.off('connect', onConnect);
+  redis.off('close', onClose);
   if (failure === null) {
     redis.off('error', onError);
     return redis;
   }
   // onError stays: an error while closing must not reach ioredis' "Unhandled error event".
   redis.disconnect();
+  if (failure instanceof ClosedOnGreeting || isRetriesSpent(failure)) {
+    const { host, port } = redis.options;
+    const tls = redis.options.tls !== undefined;
+    throw new RedisConnectError(await closedOnGreeting(host ?? '127.0.0.1', port ?? 6379, tls));
+  }
   throw new RedisConnectError(explain(failure, url, timeoutMs));
+}
+
+/** A connection accepted, then closed before any reply came. */
+class ClosedOnGreeting extends Error {
+  constructor() {
+    super('closed before any reply');
+  }
+}
+
+/**
+ * ioredis' MaxRetriesPerRequestError: the connection's first command (AUTH, with a password)
+ * was sent on connection after connection, each closed before it was answered.
+ */
+function isRetriesSpent(failure: Error | 'timeout'): boolean {
+  return failure !== 'timeout' && failure.message.startsWith('Reached the max retries per request');
+}
+
+/** How long the TLS probe of a port that closed on Redis' greeting may take (ms). */
+const TLS_PROBE_MS = 1_000;
+
+/**
+ * Why a port closed the connection on Redis' greeting, in one line: a TLS handshake is tried
+ * there (certificates not checked: only whether TLS answers) to tell a TLS port — a Redis with
+ * TLS, asked in plain text — from a server that is not Redis at all (Postgres, an MQTT broker).
+ */
+async function closedOnGreeting(host: string, port: number, tls: boolean): Promise<string> {
+  const said = 'it accepted the connection and closed it on Redis’ first command, without a reply';
+  if (!tls && (await speaksTls(host, port))) {
+    return `a TLS port: ${said}, and it answers a TLS handshake; use rediss:// instead of redis://`;
+  }
+  return `not a Redis server: ${said} (is that the Redis port? Redis listens on 6379 by default)`;
+}
+
+function speaksTls(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false, servername: undefined });
+    const done = (answer: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(false), TLS_PROBE_MS);
+    socket.once('secureConnect', () => done(true));
+    // An alert (a client certificate wanted, say) is TLS answering too.
+    socket.once('error', (error) => done(/alert|certificate/i.test(error.message)));
+  });
 }
 
 /** What {@link connectTarget} connected to. */

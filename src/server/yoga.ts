@@ -3,14 +3,20 @@
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
  * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
  */
-import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import {
+  createYoga,
+  type GraphiQLOptions,
+  type Plugin,
+  useReadinessCheck,
+  type YogaServerInstance,
+} from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Context } from '../context.js';
 import type { Ringmaster } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
-import { renderGraphiQLLazily } from './graphiql.js';
+import { useGraphiQLPage } from './graphiql.js';
 import { useBadBodyStatus } from './plugins/badBody.js';
 import type { BrowserPolicy } from './plugins/browser.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE, useRedisFailureStatus } from './plugins/errors.js';
@@ -42,11 +48,41 @@ export interface YogaDeps {
   readonly observers?: readonly Plugin[];
 }
 
+/** GraphiQL's options: its title, transport and the query it opens with. */
+const GRAPHIQL_OPTIONS: GraphiQLOptions = {
+  title: 'Ringmaster',
+  // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
+  // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
+  // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
+  // token, and reconnects forever when the server closes the socket.
+  subscriptionsProtocol: 'SSE',
+  method: 'POST',
+  defaultQuery: [
+    '# Ringmaster: per-group concurrency for Redis job queues.',
+    '# Every queue, its ring (head first) and its totals:',
+    '{',
+    '  queues {',
+    '    name',
+    '    ring',
+    '    counts { groups onRing paused saturated pending active dead }',
+    '  }',
+    '}',
+    '',
+    '# Watch a ring live (run it on its own):',
+    '# subscription { ringChanged(queue: "demo") { ring added removed reason } }',
+    '',
+  ].join('\n'),
+};
+
 export type RingmasterYoga = YogaServerInstance<ServerContext, Context>;
 
 export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
   const plugins: Plugin[] = [
     ...(deps.observers ?? []),
+    // Where Yoga's own GraphiQL plugin runs: before the browser policy and the request checks.
+    // GraphiQL from the installed package, not a CDN: it works on a machine with no internet;
+    // imported on the first GraphiQL request, not at start.
+    useGraphiQLPage('/graphql', GRAPHIQL_OPTIONS),
     ...deps.browser.plugins(),
     // Bodies and query strings that are not UTF-8: 400, never decoded with U+FFFD.
     useStrictUtf8(),
@@ -85,33 +121,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    graphiql: {
-      title: 'Ringmaster',
-      // Subscriptions as SSE over POST, like every other operation, so they carry the Headers
-      // tab (a token) and pass CSRF prevention as JSON; a refusal (401) shows in the result
-      // pane. Over graphql-ws GraphiQL sends a fixed connection_init payload, without the tab's
-      // token, and reconnects forever when the server closes the socket.
-      subscriptionsProtocol: 'SSE',
-      method: 'POST',
-      defaultQuery: [
-        '# Ringmaster: per-group concurrency for Redis job queues.',
-        '# Every queue, its ring (head first) and its totals:',
-        '{',
-        '  queues {',
-        '    name',
-        '    ring',
-        '    counts { groups onRing paused saturated pending active dead }',
-        '  }',
-        '}',
-        '',
-        '# Watch a ring live (run it on its own):',
-        '# subscription { ringChanged(queue: "demo") { ring added removed reason } }',
-        '',
-      ].join('\n'),
-    },
-    // GraphiQL from the installed package, not a CDN: it works on a machine with no internet.
-    // Imported on the first GraphiQL request, not at start (graphiql.ts).
-    renderGraphiQL: renderGraphiQLLazily,
+    // Served by useGraphiQLPage (graphiql.ts): rendered once and gzipped, not per request.
+    graphiql: false,
     maskedErrors: { isDev: false, maskError: maskError(), errorMessage: UNEXPECTED_ERROR_MESSAGE },
     // DESIGN.md §5: a body over 1 MiB is refused with 413 (a payload is at most 512 KiB).
     maxRequestBodySize: MAX_REQUEST_BYTES,

@@ -122,9 +122,16 @@ describe.skipIf(noRedisBinary)('Redis restarted under a live graphql-ws subscrip
       expect(await nextRing(sub)).toMatchObject({ ring: ['a', 'b'], reason: 'SNAPSHOT' });
 
       await redis.kill(signal);
+      // What Redis last said is not shown as current while it does not answer.
       expect(await probe(server, '/ready')).toMatchObject({
         status: 503,
-        body: { ready: false, redis: 'down' },
+        body: {
+          ready: false,
+          redis: 'down',
+          notifications: 'unknown',
+          eviction: 'unknown',
+          lastKnown: { notifications: 'notifications', eviction: 'noeviction' },
+        },
       });
       // The new process starts with no flags again (same command line as the first, checked
       // above); only the server can set them.

@@ -286,8 +286,9 @@ describe('GET /metrics without AUTH_TOKENS', () => {
           variables: { queue: uniqueQueueName('unaccepted') },
         }),
       });
-      await response.arrayBuffer();
       expect(response.status).toBe(406);
+      const answer = (await response.json()) as { errors: { extensions: { code: string } }[] };
+      expect(answer.errors[0]?.extensions.code).toBe('BAD_REQUEST');
     }
     // Yoga subscribed before it found no processor for the stream; the stream was ended.
     await pollUntil('the refused subscriptions’ watches released', async () => {

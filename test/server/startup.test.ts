@@ -32,6 +32,8 @@ const BOUND_MS = 60_000;
 const AT_ONCE = 3;
 const PASSWORD = 'correct-horse-battery';
 const WRONG = 'hunter2-wrong-password';
+/** A password with an unescaped `@`: the masker once cut at the first one and showed the rest. */
+const AT_SECRET = 'super@secretPW-9x7';
 const TOKEN = 'tok-0123456789abcdef-secret';
 
 let redis: TestRedis;
@@ -199,6 +201,32 @@ const CASES: Case[] = [
     secret: WRONG,
   },
   {
+    // WHATWG URL (ioredis' parse) takes the user information up to the LAST `@`.
+    name: 'REDIS_URL with a wrong password holding an @',
+    env: () => ({ REDIS_URL: `redis://:${AT_SECRET}@127.0.0.1:${guarded.port}` }),
+    variable: 'REDIS_URL',
+    cause:
+      /^REDIS_URL=redis:\/\/:\*\*\*\*@127\.0\.0\.1:\d+: wrong user name or password \(WRONGPASS\)$/,
+    code: 3,
+    secret: 'secretPW-9x7',
+  },
+  {
+    name: 'REDIS_URL at a closed port, with a password holding an @',
+    env: () => ({ REDIS_URL: `redis://:${AT_SECRET}@127.0.0.1:${closedPort}` }),
+    variable: 'REDIS_URL',
+    cause: /^REDIS_URL=redis:\/\/:\*\*\*\*@127\.0\.0\.1:\d+: nothing accepts connections there/,
+    code: 3,
+    secret: 'secretPW-9x7',
+  },
+  {
+    name: 'REDIS_URL with ?password= at a closed port',
+    env: () => ({ REDIS_URL: `redis://127.0.0.1:${closedPort}?password=${AT_SECRET}` }),
+    variable: 'REDIS_URL',
+    cause: /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\?password=\*\*\*\*: nothing accepts/,
+    code: 3,
+    secret: 'secretPW-9x7',
+  },
+  {
     name: 'REDIS_URL without the password Redis needs',
     env: () => ({ REDIS_URL: `redis://127.0.0.1:${guarded.port}` }),
     variable: 'REDIS_URL',
@@ -302,6 +330,15 @@ const CASES: Case[] = [
     cause: /: entries 1 \(read\) and 2 \(admin\) hold the same token/,
     code: 2,
     secret: TOKEN,
+  },
+  {
+    // Once read as unset: auth off, every caller admin, without a word.
+    name: 'AUTH_TOKENS set but blank',
+    env: () => ({ AUTH_TOKENS: ' ' }),
+    variable: 'AUTH_TOKENS',
+    cause:
+      /^AUTH_TOKENS=" ": is set but blank: unset it to run without auth \(loopback only, every caller admin\), or give tokens as role:token,…$/,
+    code: 2,
   },
   {
     name: 'AUTH_TOKENS with a stray comma',
