@@ -103,7 +103,7 @@ const authTokens = z
         problem(`entry ${entry}: role ${shownRole(role)} is not read, worker or admin`);
       } else if (token.length < MIN_TOKEN_LENGTH) {
         problem(
-          `entry ${entry} (${role}): the token has ${token.length} characters, ${MIN_TOKEN_LENGTH} or more are needed`,
+          `entry ${entry} (${role}): the token has ${token.length} character${token.length === 1 ? '' : 's'}, ${MIN_TOKEN_LENGTH} or more are needed`,
         );
       } else if (first) {
         // One token, two roles: whichever won would be a surprise to someone.

@@ -637,6 +637,13 @@ describe('configuration', () => {
     });
   });
 
+  it('counts a short token in the right number: 1 character, 5 characters', () => {
+    expect(() => loadConfig({ AUTH_TOKENS: 'read:x' })).toThrow(/the token has 1 character, 16/);
+    expect(() => loadConfig({ AUTH_TOKENS: 'read:short' })).toThrow(
+      /the token has 5 characters, 16/,
+    );
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],
