@@ -96,11 +96,15 @@ end
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token from its hash, then one ZMSCORE for every job whose token matched.
+-- The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua call per
+-- job costs about what a redis.call does (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per
+-- job").
+local jobPrefix = jobPrefixOf(base)
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if tokenOf[id] == nil then
-    keyOf[id] = jobKeyOf(base, id)
+    keyOf[id] = jobPrefix .. id
     tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
   end
   if tokenOf[id] == token and leased[id] == nil then
@@ -137,7 +141,8 @@ if #done > 0 then
   local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
   local groupOf, groups, seen = {}, {}, {}
   for j, id in ipairs(done) do
-    local group = permitGroup(leaseGroups[j], keyOf[id])
+    -- permitGroup (includes/releaseJob.lua) in place, for the same reason as the keys above.
+    local group = leaseGroups[j] or redis.call('HGET', keyOf[id], 'group')
     groupOf[j] = group
     if group and not seen[group] then
       seen[group] = true

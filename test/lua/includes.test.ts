@@ -58,7 +58,9 @@ for i = 1, #ARGV, 3 do
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
-    jobEventsKeyOf(base, id), watchedKeyOf(base) }
+    jobEventsKeyOf(base, id), watchedKeyOf(base),
+    jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
+    jobPrefixOf(base) .. id .. ERRORS_SUFFIX }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -94,6 +96,10 @@ function tsKeys(c: Case): string[] {
     k.settings,
     k.jobEvents(c.id),
     k.watched,
+    // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
+    k.job(c.id),
+    k.lane(c.group),
+    k.errors(c.id),
   ];
 }
 
