@@ -114,7 +114,8 @@ for i = 1, n do
 end
 if #holders > 0 then
   local scores = redis.call('ZMSCORE', k.active, unpack(holders))
-  for i, id in ipairs(holders) do
+  for i = 1, #holders do
+    local id = holders[i]
     leased[id] = scores[i] ~= false
   end
 end
@@ -140,7 +141,9 @@ if #done > 0 then
   -- The group of each job: its lease's, read for all in one HMGET, else its hash's.
   local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
   local groupOf, groups, seen = {}, {}, {}
-  for j, id in ipairs(done) do
+  -- Numeric loops over the jobs: ipairs calls its iterator per step.
+  for j = 1, #done do
+    local id = done[j]
     -- permitGroup (includes/releaseJob.lua) in place, for the same reason as the keys above.
     local group = leaseGroups[j] or redis.call('HGET', keyOf[id], 'group')
     groupOf[j] = group
@@ -153,7 +156,8 @@ if #done > 0 then
   -- cannot be counted exactly is refused alone, with nothing of it written.
   local counts = readPermits(k, groups)
   local released, releasedKeys, releasedGroups, order, positions = {}, {}, {}, {}, {}
-  for j, id in ipairs(done) do
+  for j = 1, #done do
+    local id = done[j]
     local group = groupOf[j]
     if group and counts[group].active == nil then
       statuses[doneAt[j]] = DATA_OUT_OF_RANGE

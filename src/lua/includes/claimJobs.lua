@@ -87,8 +87,10 @@ end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
 local function readStates(k, batch, heads)
+  -- Numeric loops over the heads (about one per claim): ipairs calls its iterator per step.
   local unseen, listed = {}, {}
-  for _, group in ipairs(heads) do
+  for h = 1, #heads do
+    local group = heads[h]
     if batch.groups[group] == nil and not listed[group] then
       unseen[#unseen + 1] = group
       listed[group] = true
@@ -100,8 +102,8 @@ local function readStates(k, batch, heads)
   local limits = redis.call('HMGET', k.glimit, unpack(unseen))
   local actives = redis.call('HMGET', k.gactive, unpack(unseen))
   local paused = redis.call('SMISMEMBER', k.paused, unpack(unseen))
-  for i, group in ipairs(unseen) do
-    batch.groups[group] = {
+  for i = 1, #unseen do
+    batch.groups[unseen[i]] = {
       limit = parseLimit(limits[i]),
       -- nil when it cannot be counted exactly: the group is not served (see above).
       active = parseActive(actives[i]),
@@ -111,8 +113,8 @@ local function readStates(k, batch, heads)
   end
   -- No rate anywhere in a quiet queue (includes/quietQueue.lua): nothing more to read.
   if batch.quiet then
-    for _, group in ipairs(unseen) do
-      batch.groups[group].limited = false
+    for i = 1, #unseen do
+      batch.groups[unseen[i]].limited = false
     end
     return
   end
@@ -210,13 +212,16 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           'lastError')
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
+        -- '0', a job's first claim, is the commonest by far: no call at all.
         local raw = job[2]
-        local n = tonumber(raw)
-        local attempts
-        if n and n >= 0 and n < 1e15 and string.format('%d', n) == raw then
-          attempts = string.format('%d', n + 1)
-        else
-          attempts = nextAttempt(raw)
+        local attempts = '1'
+        if raw ~= '0' then
+          local n = tonumber(raw)
+          if n and n >= 0 and n < 1e15 and string.format('%d', n) == raw then
+            attempts = string.format('%d', n + 1)
+          else
+            attempts = nextAttempt(raw)
+          end
         end
         local maxAttempts = job[3]
         redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
@@ -319,7 +324,8 @@ local function flushClaims(k, batch)
   redis.call('ZADD', k.active, unpack(batch.active))
   redis.call('HSET', k.leases, unpack(batch.leases))
   local counts = {}
-  for _, group in ipairs(batch.served) do
+  for s = 1, #batch.served do
+    local group = batch.served[s]
     counts[#counts + 1] = group
     counts[#counts + 1] = string.format('%d', batch.groups[group].active)
   end

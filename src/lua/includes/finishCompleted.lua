@@ -34,13 +34,15 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
   -- (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per job"), so the watch is asked once
   -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
-  -- includes/keys.lua) and appendByGroup (includes/retention.lua) is written out.
+  -- includes/keys.lua), appendByGroup (includes/retention.lua) is written out, and the loops
+  -- are numeric (ipairs calls its iterator per step).
   local watching = anyWatched(base)
   if count == 0 then
     local doomed = {}
     local at = string.format('%d', now)
     local jobPrefix = jobPrefixOf(base)
-    for i, id in ipairs(ids) do
+    for i = 1, #ids do
+      local id = ids[i]
       doomed[#doomed + 1] = jobKeys[i]
       doomed[#doomed + 1] = jobPrefix .. id .. ERRORS_SUFFIX
       if watching then
@@ -53,7 +55,8 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   end
   local at = string.format('%d', now)
   local members, byGroup, order = {}, {}, {}
-  for i, id in ipairs(ids) do
+  for i = 1, #ids do
+    local id = ids[i]
     redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
     redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
     if watching then
