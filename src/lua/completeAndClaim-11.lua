@@ -96,11 +96,15 @@ end
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token from its hash, then one ZMSCORE for every job whose token matched.
+-- The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua call per
+-- job costs about what a redis.call does (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per
+-- job").
+local jobPrefix = jobPrefixOf(base)
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if tokenOf[id] == nil then
-    keyOf[id] = jobKeyOf(base, id)
+    keyOf[id] = jobPrefix .. id
     tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
   end
   if tokenOf[id] == token and leased[id] == nil then
@@ -110,7 +114,8 @@ for i = 1, n do
 end
 if #holders > 0 then
   local scores = redis.call('ZMSCORE', k.active, unpack(holders))
-  for i, id in ipairs(holders) do
+  for i = 1, #holders do
+    local id = holders[i]
     leased[id] = scores[i] ~= false
   end
 end
@@ -136,8 +141,11 @@ if #done > 0 then
   -- The group of each job: its lease's, read for all in one HMGET, else its hash's.
   local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
   local groupOf, groups, seen = {}, {}, {}
-  for j, id in ipairs(done) do
-    local group = permitGroup(leaseGroups[j], keyOf[id])
+  -- Numeric loops over the jobs: ipairs calls its iterator per step.
+  for j = 1, #done do
+    local id = done[j]
+    -- permitGroup (includes/releaseJob.lua) in place, for the same reason as the keys above.
+    local group = leaseGroups[j] or redis.call('HGET', keyOf[id], 'group')
     groupOf[j] = group
     if group and not seen[group] then
       seen[group] = true
@@ -148,7 +156,8 @@ if #done > 0 then
   -- cannot be counted exactly is refused alone, with nothing of it written.
   local counts = readPermits(k, groups)
   local released, releasedKeys, releasedGroups, order, positions = {}, {}, {}, {}, {}
-  for j, id in ipairs(done) do
+  for j = 1, #done do
+    local id = done[j]
     local group = groupOf[j]
     if group and counts[group].active == nil then
       statuses[doneAt[j]] = DATA_OUT_OF_RANGE

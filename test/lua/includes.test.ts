@@ -58,7 +58,9 @@ for i = 1, #ARGV, 3 do
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
-    jobEventsKeyOf(base, id), watchedKeyOf(base) }
+    jobEventsKeyOf(base, id), watchedKeyOf(base),
+    jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
+    jobPrefixOf(base) .. id .. ERRORS_SUFFIX }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -94,6 +96,10 @@ function tsKeys(c: Case): string[] {
     k.settings,
     k.jobEvents(c.id),
     k.watched,
+    // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
+    k.job(c.id),
+    k.lane(c.group),
+    k.errors(c.id),
   ];
 }
 
@@ -343,5 +349,68 @@ return out`;
       const ts = retentionFrom(defaults, count, age);
       expect([ts.count, ts.ageMs], JSON.stringify([kind, count, age])).toEqual(lua[i]);
     }
+  });
+});
+
+describe("safeInteger's fast path and the claim's attempts + 1 (issue 18: fewer Lua calls)", () => {
+  // Texts tonumber reads as a plain number though the grammar refuses them, and the edges of
+  // the fast path (below 10^15) and of the exact path (2^53 − 1).
+  const TEXTS = [
+    '0',
+    '7',
+    '01',
+    '-0',
+    '+1',
+    ' 1',
+    '1 ',
+    '1.0',
+    '1.5',
+    '0x10',
+    '1e2',
+    'nan',
+    'inf',
+    '',
+    '-5',
+    '999999999999999',
+    '1000000000000000',
+    '9007199254740991',
+    '9007199254740992',
+    '00009007199254740991',
+    'abc',
+  ];
+  /** safeInteger by its header: decimal digits with an optional '-', within ±(2^53 − 1). */
+  const expected = (raw: string) =>
+    /^-?\d+$/.test(raw) && Math.abs(Number(raw)) <= Number.MAX_SAFE_INTEGER ? Number(raw) : null;
+
+  it('safeInteger answers the grammar, whichever path answers', async () => {
+    const script = `${include('safeInteger')}
+local out = {}
+for i = 1, #ARGV do
+  local n = safeInteger(ARGV[i])
+  out[i] = n == nil and 'nil' or string.format('%d', n)
+end
+out[#out + 1] = safeInteger(false) == nil and 'nil' or 'number'
+return out`;
+    const reply = (await engine.redis().eval(script, 0, ...TEXTS)) as string[];
+    expect(reply).toEqual([...TEXTS.map((t) => String(expected(t) ?? 'nil')), 'nil']);
+  });
+
+  it.each([
+    ['0', '1'],
+    ['41', '42'],
+    ['01', '2'],
+    ['1e2', '1'],
+    [' 5', '1'],
+    ['-3', '-2'],
+    ['999999999999999', '1000000000000000'],
+    ['99999999999999999999', '100000000000000000000'],
+  ])('a claim counts attempts %j up to %j', async (stored, next) => {
+    const q = engine.queue();
+    const { id } = await q.enqueue('g');
+    await q.redis.hset(q.keys.job(id), 'attempts', stored);
+    const job = await q.claim();
+    expect(job?.id).toBe(id);
+    expect(job?.attempts).toBe(Number(next));
+    expect(await q.redis.hget(q.keys.job(id), 'attempts')).toBe(next);
   });
 });

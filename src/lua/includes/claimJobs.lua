@@ -87,8 +87,10 @@ end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
 local function readStates(k, batch, heads)
+  -- Numeric loops over the heads (about one per claim): ipairs calls its iterator per step.
   local unseen, listed = {}, {}
-  for _, group in ipairs(heads) do
+  for h = 1, #heads do
+    local group = heads[h]
     if batch.groups[group] == nil and not listed[group] then
       unseen[#unseen + 1] = group
       listed[group] = true
@@ -100,8 +102,8 @@ local function readStates(k, batch, heads)
   local limits = redis.call('HMGET', k.glimit, unpack(unseen))
   local actives = redis.call('HMGET', k.gactive, unpack(unseen))
   local paused = redis.call('SMISMEMBER', k.paused, unpack(unseen))
-  for i, group in ipairs(unseen) do
-    batch.groups[group] = {
+  for i = 1, #unseen do
+    batch.groups[unseen[i]] = {
       limit = parseLimit(limits[i]),
       -- nil when it cannot be counted exactly: the group is not served (see above).
       active = parseActive(actives[i]),
@@ -111,98 +113,46 @@ local function readStates(k, batch, heads)
   end
   -- No rate anywhere in a quiet queue (includes/quietQueue.lua): nothing more to read.
   if batch.quiet then
-    for _, group in ipairs(unseen) do
-      batch.groups[group].limited = false
+    for i = 1, #unseen do
+      batch.groups[unseen[i]].limited = false
     end
     return
   end
   readRateStates(k, unseen, batch.groups)
 end
 
--- Lease the first job of `group`'s lane (g: its standing) under `token`; nil if it has none.
-local function leaseHead(k, base, batch, group, g, laneKey, token, defaultMaxAttempts)
-  local head = redis.call('ZPOPMIN', laneKey)
-  local id, score = head[1], head[2]
-  if not id then
-    return nil
-  end
-  local jobKey = jobKeyOf(base, id)
-  if batch.now == nil then
-    -- Formatted once: Redis turns a Lua number argument into text far more slowly.
-    local now = nowMs()
-    batch.now = string.format('%d', now)
-    batch.leaseUntil = string.format('%d', now + batch.leaseMs)
-  end
-
-  local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-    'lastError')
-  local attempts = nextAttempt(job[2])
-  local maxAttempts = job[3]
-  redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token', token,
-    'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
-  if job[1] ~= group then
-    redis.call('HSET', jobKey, 'group', group)
-  end
-  if not maxAttempts then
-    -- A lane entry with no hash (written by another implementation of the seed).
-    maxAttempts = defaultMaxAttempts
-    redis.call('HSET', jobKey, 'maxAttempts', maxAttempts)
-  end
-  if score ~= id then
-    -- A lane score that is not the id (another writer's): kept, so a retry goes back to the
-    -- same place (includes/requeueJob.lua reads `score`, else the id). ZPOPMIN answers an
-    -- integer score as its digits, so a job of ours never writes it.
-    redis.call('HSET', jobKey, 'score', score)
-  end
-  noteJobEvent(base, id)
-
-  g.active = g.active + 1
-  if g.claimed == 0 then
-    batch.served[#batch.served + 1] = group
-  end
-  g.claimed = g.claimed + 1
-  batch.count = batch.count + 1
-  local n = #batch.active
-  batch.active[n + 1] = batch.leaseUntil
-  batch.active[n + 2] = id
-  n = #batch.leases
-  batch.leases[n + 1] = id
-  batch.leases[n + 2] = group
-  -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field. The
-  -- payload (6th) is filled in for the whole batch by claimJobs (fillPayloads).
-  return { id, group, attempts, maxAttempts, job[4], false, job[5] }
-end
-
 --[[
-  The groups one pop served, in order, as the ring's tail gets them: `back` holds a group
-  (already judged to stay) or { group, lane } for a group of weight 1 below its limit and not
-  rate-limited, which stays exactly when its lane still holds a job (I1's last clause). Those
-  lanes are asked together: one EXISTS of them all counts the ones that exist (an empty zset
-  does not), so when all or none do — a busy queue, or a queue of one job per group — it is
-  one call for the pop instead of a ZCARD per claim; otherwise each lane is asked alone (one
-  call more than the ZCARDs). Nothing else writes the lanes between the claims and this.
+  The groups one pop served, in order, as the ring's tail gets them: back[j] is a group, and
+  lanes[j] false when it was already judged to stay, else its lane: a group of weight 1 below
+  its limit and not rate-limited, which stays exactly when its lane still holds a job (I1's last
+  clause). Those lanes are asked together: one EXISTS of them all counts the ones that exist (an
+  empty zset does not), so when all or none do — a busy queue, or a queue of one job per group —
+  it is one call for the pop instead of a ZCARD per claim; otherwise each lane is asked alone
+  (one call more than the ZCARDs). Nothing else writes the lanes between the claims and this.
+  Two lists rather than a table per group: no allocation per claim.
 ]]
-local function settleServed(batch, back)
-  local lanes = {}
-  for _, entry in ipairs(back) do
-    if type(entry) == 'table' then
-      lanes[#lanes + 1] = entry.lane
+local function settleServed(batch, back, lanes)
+  local asked = {}
+  for j = 1, #back do
+    if lanes[j] then
+      asked[#asked + 1] = lanes[j]
     end
   end
-  if #lanes == 0 then
+  if #asked == 0 then
     return back
   end
-  local present = redis.call('EXISTS', unpack(lanes))
+  local present = redis.call('EXISTS', unpack(asked))
   local groups = {}
-  for _, entry in ipairs(back) do
-    if type(entry) ~= 'table' then
-      groups[#groups + 1] = entry
+  for j = 1, #back do
+    local group, lane = back[j], lanes[j]
+    if not lane then
+      groups[#groups + 1] = group
+    elseif present == #asked or (present > 0 and redis.call('EXISTS', lane) == 1) then
+      -- placeServed(g, true) of a group of weight 1 (includes/weights.lua): the tail.
+      groups[#groups + 1] = group
     else
-      local stays = present == #lanes
-        or (present > 0 and redis.call('EXISTS', entry.lane) == 1)
-      if placeServed(batch.groups[entry.group], stays) then
-        groups[#groups + 1] = entry.group
-      end
+      -- placeServed(g, false): it leaves the ring, its round ends.
+      batch.groups[group].turns = 0
     end
   end
   return groups
@@ -213,9 +163,18 @@ end
   many at a time as there are claims left (LPOP with a count): while that many groups are on
   the ring, none of those pushed back to its tail can come round again before the next pop, so
   this serves exactly the groups, in the order, that one claim after another would.
+
+  The loop runs once per claim, and in Redis' Lua a function call costs about what a
+  redis.call does (~2,500–4,000 instructions: issue 18, docs/PERFORMANCE.md "Fewer Lua calls
+  per job"), so the lease of a head is written out here rather than in helpers, and the
+  helpers' common answers are taken in place, each naming the helper that holds the rule: the
+  lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,
+  includes/jobEvents.lua), the rate counted only for a group with one (countRateClaim).
 ]]
 local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local claimed = {}
+  local jobPrefix, groupPrefix = jobPrefixOf(base), groupPrefixOf(base)
+  local watching
   while #claimed < #tokens do
     local heads = redis.call('LPOP', k.ring, #tokens - #claimed)
     if not heads then
@@ -223,25 +182,90 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     end
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
-    local back, i = {}, 1
+    local back, lanes, i = {}, {}, 1
     -- A weighted group keeps the head for its turns (includes/weights.lua), so the claims may
     -- run out before every head popped is served: those go back to the head (keepHeads).
     while i <= #heads and #claimed < #tokens do
       local group = heads[i]
       i = i + 1
       local g = batch.groups[group]
-      local laneKey = laneKeyOf(base, group)
-      local job
-      -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job):
-      -- so the lane is not read, it is given as holding one.
+      local laneKey = groupPrefix .. group .. LANE_SUFFIX
+      -- I1 before the pop, whose answer is its lane's clause (an empty lane yields no job): so
+      -- the lane is not read, it is given as holding one. active nil: uncountable, not served.
+      local head
       if g.active ~= nil
         and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
-        job = leaseHead(k, base, batch, group, g, laneKey, tokens[#claimed + 1],
-          defaultMaxAttempts)
+        head = redis.call('ZPOPMIN', laneKey)
       end
-      if job then
-        countRateClaim(base, batch, group, g)
-        claimed[#claimed + 1] = job
+      local id = head and head[1]
+      if id then
+        -- Lease the head under the next token.
+        local score = head[2]
+        local jobKey = jobPrefix .. id
+        if batch.now == nil then
+          -- Formatted once: Redis turns a Lua number argument into text far more slowly.
+          local now = nowMs()
+          batch.now = string.format('%d', now)
+          batch.leaseUntil = string.format('%d', now + batch.leaseMs)
+        end
+        local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
+          'lastError')
+        -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
+        -- is its number's text; anything else takes nextAttempt's exact path.
+        -- '0', a job's first claim, is the commonest by far: no call at all.
+        local raw = job[2]
+        local attempts = '1'
+        if raw ~= '0' then
+          local n = tonumber(raw)
+          if n and n >= 0 and n < 1e15 and string.format('%d', n) == raw then
+            attempts = string.format('%d', n + 1)
+          else
+            attempts = nextAttempt(raw)
+          end
+        end
+        local maxAttempts = job[3]
+        redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+          tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+        if job[1] ~= group then
+          redis.call('HSET', jobKey, 'group', group)
+        end
+        if not maxAttempts then
+          -- A lane entry with no hash (written by another implementation of the seed).
+          maxAttempts = defaultMaxAttempts
+          redis.call('HSET', jobKey, 'maxAttempts', maxAttempts)
+        end
+        if score ~= id then
+          -- A lane score that is not the id (another writer's): kept, so a retry goes back to
+          -- the same place (includes/requeueJob.lua reads `score`, else the id). ZPOPMIN
+          -- answers an integer score as its digits, so a job of ours never writes it.
+          redis.call('HSET', jobKey, 'score', score)
+        end
+        if watching == nil then
+          -- Asked at the first lease, as noteJobEvent would: a call that leases none asks not.
+          watching = anyWatched(base)
+        end
+        if watching then
+          noteJobEvent(base, id)
+        end
+
+        g.active = g.active + 1
+        if g.claimed == 0 then
+          batch.served[#batch.served + 1] = group
+        end
+        g.claimed = g.claimed + 1
+        batch.count = batch.count + 1
+        local a = #batch.active
+        batch.active[a + 1] = batch.leaseUntil
+        batch.active[a + 2] = id
+        a = #batch.leases
+        batch.leases[a + 1] = id
+        batch.leases[a + 2] = group
+        -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field.
+        -- The payload (6th) is filled in for the whole batch (fillPayloads).
+        claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4], false, job[5] }
+        if g.rateMax ~= nil then
+          countRateClaim(base, batch, group, g)
+        end
         -- I1 after the claim (not paused: it was just served). Saturated or rate-limited, it
         -- leaves the ring with no read; else it stays exactly when its lane still holds a job.
         -- A weighted group's lane is read now (its next turn may be the next claim); the
@@ -251,7 +275,8 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.saturated = batch.saturated + 1
         end
         if saturated or g.limited then
-          placeServed(g, false)
+          -- placeServed(g, false) (includes/weights.lua): off the ring, its round ends.
+          g.turns = 0
         elseif g.weight > 1 then
           -- Weights: the head again while its round goes on, else the tail (weights.lua).
           local place = placeServed(g, redis.call('ZCARD', laneKey) > 0)
@@ -259,16 +284,18 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
             i = i - 1
           elseif place == 'tail' then
             back[#back + 1] = group
+            lanes[#back] = false
           end
         else
-          back[#back + 1] = { group = group, lane = laneKey }
+          back[#back + 1] = group
+          lanes[#back] = laneKey
         end
       end
       -- No job: a stale head (paused, saturated or empty, left by another writer) or an
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
     end
-    back = settleServed(batch, back)
+    back = settleServed(batch, back, lanes)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
     end
@@ -297,7 +324,8 @@ local function flushClaims(k, batch)
   redis.call('ZADD', k.active, unpack(batch.active))
   redis.call('HSET', k.leases, unpack(batch.leases))
   local counts = {}
-  for _, group in ipairs(batch.served) do
+  for s = 1, #batch.served do
+    local group = batch.served[s]
     counts[#counts + 1] = group
     counts[#counts + 1] = string.format('%d', batch.groups[group].active)
   end
@@ -321,7 +349,7 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
     batch.quiet = probeQuiet(base, k.delayed)
   end
   if not batch.quiet then
-    -- As text: Redis formats a Lua number argument far more slowly (see leaseHead).
+    -- As text: Redis formats a Lua number argument far more slowly (see claimJobs).
     local now = string.format('%d', nowMs())
     promoteDue(k, base, now, promoteBatch)
     promoteReopened(k, base, now, promoteBatch)

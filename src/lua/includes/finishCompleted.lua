@@ -31,13 +31,23 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   if #ids == 0 then
     return
   end
+  -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
+  -- (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per job"), so the watch is asked once
+  -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
+  -- includes/keys.lua), appendByGroup (includes/retention.lua) is written out, and the loops
+  -- are numeric (ipairs calls its iterator per step).
+  local watching = anyWatched(base)
   if count == 0 then
     local doomed = {}
     local at = string.format('%d', now)
-    for i, id in ipairs(ids) do
+    local jobPrefix = jobPrefixOf(base)
+    for i = 1, #ids do
+      local id = ids[i]
       doomed[#doomed + 1] = jobKeys[i]
-      doomed[#doomed + 1] = errorsKeyOf(base, id)
-      noteJobForgotten(base, id, at)
+      doomed[#doomed + 1] = jobPrefix .. id .. ERRORS_SUFFIX
+      if watching then
+        noteJobForgotten(base, id, at)
+      end
     end
     redis.call('DEL', unpack(doomed))
     dropPayloads(base, ids)
@@ -45,15 +55,25 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   end
   local at = string.format('%d', now)
   local members, byGroup, order = {}, {}, {}
-  for i, id in ipairs(ids) do
+  for i = 1, #ids do
+    local id = ids[i]
     redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
     redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
-    noteJobEvent(base, id)
+    if watching then
+      noteJobEvent(base, id)
+    end
     members[#members + 1] = at
     members[#members + 1] = id
     local group = groups[i]
     if group then
-      appendByGroup(byGroup, order, group, at, id)
+      local mine = byGroup[group]
+      if mine == nil then
+        mine = {}
+        byGroup[group] = mine
+        order[#order + 1] = group
+      end
+      mine[#mine + 1] = at
+      mine[#mine + 1] = id
     end
   end
   redis.call('ZADD', k.completed, unpack(members))

@@ -101,7 +101,9 @@ local function isServiceable(k, group, laneKey, limit, active, paused, pending, 
   if limit ~= nil and active == nil then
     active = activeOf(k.gactive, group)
   end
-  if isSaturated(limit, active) then
+  -- isSaturated's clause written out: the claim asks this once per job, and a Lua call costs
+  -- about what a redis.call does (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per job").
+  if limit ~= nil and active >= limit then
     return false, true
   end
   if paused == nil then

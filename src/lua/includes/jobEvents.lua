@@ -24,6 +24,11 @@
     trimWatches(base, now, max)   drop up to `max` registrations past their time (the reaper's);
                                   returns how many
     noneWatched()                 the caller knows `watched` does not exist: no EXISTS asked
+    anyWatched(base)              whether any job may be watched in this call (the same cached
+                                  EXISTS): a loop over a batch asks it once and, when none is,
+                                  skips the note* call per job (a Lua call per job costs about
+                                  what a redis.call does: issue 18, docs/PERFORMANCE.md "Fewer
+                                  Lua calls per job")
 
   The entry, compact JSON (cjson): the hash's state, attempts, claimedAt, leaseUntil, runAt,
   finishedAt and lastError as the hash holds them (a missing field is left out), or gone; at,
@@ -54,11 +59,15 @@ local EVENT_FIELDS = { 'state', 'attempts', 'claimedAt', 'leaseUntil', 'runAt', 
 -- watched, else job id -> whether it is watched (asked once per id).
 local watchedJobs
 
-local function isWatched(base, id)
+local function anyWatched(base)
   if watchedJobs == nil then
     watchedJobs = redis.call('EXISTS', watchedKeyOf(base)) == 1 and {}
   end
-  if not watchedJobs then
+  return watchedJobs ~= false
+end
+
+local function isWatched(base, id)
+  if not anyWatched(base) then
     return false
   end
   local watched = watchedJobs[id]

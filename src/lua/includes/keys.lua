@@ -26,6 +26,12 @@
     WAKE_LENGTH             wake tokens kept in 'P:{Q}:wake' (keys.ts `WAKE_LENGTH`)
     JOB_LAYOUT              the job layout these scripts write, `layout` in settings (keys.ts
                             `JOB_LAYOUT`, DESIGN.md §2 "Job layout")
+  The loops that build a key per job (claimJobs, completeAndClaim, finishCompleted) take its
+  fixed parts once per call instead, because a Lua function call per job costs about what a
+  redis.call does (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per job"); the same names:
+    jobPrefixOf(base) .. id                        = jobKeyOf(base, id)
+    groupPrefixOf(base) .. group .. LANE_SUFFIX    = laneKeyOf(base, group)
+    jobPrefixOf(base) .. id .. ERRORS_SUFFIX       = errorsKeyOf(base, id)
   `P:{Q}:idem:<key>` (keys.ts `idem`) has no Lua builder: enqueue is passed it in KEYS.
 
   The operations keys (DESIGN.md §2, "Operations"): every steering script and every group read
@@ -45,6 +51,17 @@
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
+
+local LANE_SUFFIX = ':pending'
+local ERRORS_SUFFIX = ':errors'
+
+local function jobPrefixOf(base)
+  return base .. 'job:'
+end
+
+local function groupPrefixOf(base)
+  return base .. 'g:'
+end
 
 local function laneKeyOf(base, group)
   return base .. 'g:' .. group .. ':pending'

@@ -102,8 +102,8 @@ local function trim(base, kind, index, count, ageMs, now, max)
   if ageMs and #victims < max then
     local old = redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. string.format('%d', now - ageMs),
       'LIMIT', #victims, max - #victims)
-    for _, id in ipairs(old) do
-      victims[#victims + 1] = id
+    for o = 1, #old do
+      victims[#victims + 1] = old[o]
     end
   end
   if #victims == 0 then
@@ -111,15 +111,27 @@ local function trim(base, kind, index, count, ageMs, now, max)
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
+  -- Per victim, no Lua call (a call costs about what a redis.call does: issue 18,
+  -- docs/PERFORMANCE.md "Fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
+  -- errorsKeyOf's names, includes/keys.lua), appendByGroup written out, a numeric loop
+  -- (ipairs calls its iterator per step).
   local doomed, byGroup, order = {}, {}, {}
-  for _, id in ipairs(victims) do
-    local jobKey = jobKeyOf(base, id)
+  local jobPrefix = jobPrefixOf(base)
+  for v = 1, #victims do
+    local id = victims[v]
+    local jobKey = jobPrefix .. id
     local group = redis.call('HGET', jobKey, 'group')
     if group then
-      appendByGroup(byGroup, order, group, id)
+      local mine = byGroup[group]
+      if mine == nil then
+        mine = {}
+        byGroup[group] = mine
+        order[#order + 1] = group
+      end
+      mine[#mine + 1] = id
     end
     doomed[#doomed + 1] = jobKey
-    doomed[#doomed + 1] = errorsKeyOf(base, id)
+    doomed[#doomed + 1] = jobKey .. ERRORS_SUFFIX
   end
   for _, group in ipairs(order) do
     redis.call('ZREM', groupIndexOf(base, kind, group), unpack(byGroup[group]))

@@ -45,8 +45,10 @@ local function parseWeight(raw)
 end
 
 local function readWeights(base, batch, heads)
+  -- A numeric loop over the heads (about one per claim): ipairs calls its iterator per step.
   local unseen = {}
-  for _, group in ipairs(heads) do
+  for h = 1, #heads do
+    local group = heads[h]
     local g = batch.groups[group]
     if g.weight == nil then
       g.weight = 1
