@@ -10,35 +10,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, finished } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LAUNCHER = path.join(ROOT, 'bin', 'ringmaster.mjs');
 
-/** `node <launcher> <args>` with RINGMASTER_CLI_FROM as given (unset when undefined). */
-function launch(
-  launcher: string,
-  args: string[],
-  from?: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `node <launcher> <args>`, stdin closed; RINGMASTER_CLI_FROM as given (unset: undefined). */
+function launch(launcher: string, args: string[], from?: string): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env.RINGMASTER_CLI_FROM;
   if (from !== undefined) env.RINGMASTER_CLI_FROM = from;
-  const child = spawn(process.execPath, [launcher, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const child = spawn(process.execPath, [launcher, ...args], { env });
+  child.stdin.end();
+  return finished(child);
 }
 
 describe('bin/ringmaster.mjs', () => {
