@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { HeavyFirstSequencer } from './test/support/sequencer.js';
 
 export default defineConfig({
   resolve: {
@@ -11,6 +12,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The CLI compiled once for the run, for the CLI tests' children (the file says why).
     globalSetup: ['test/support/bundles.ts'],
+    // Clusters, fault scenarios, browsers and clones first: on a fresh clone (no timings cached)
+    // a long one started last would leave a worker idle (the file says why).
+    sequence: { sequencer: HeavyFirstSequencer },
     // Forks, not threads: tests spawn and signal real redis-server children, and a child started
     // from a worker thread would be tied to that thread's lifetime (see src/server/redisProcess/).
     pool: 'forks',

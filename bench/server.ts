@@ -67,15 +67,16 @@ export const SETTLE_STEP_MS = 3_000;
 export async function startServer(redisUrl: string): Promise<ServerProcess> {
   await ensureBuilt();
   const port = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
+  // No auth: the caller's AUTH_TOKENS is left out, not blanked (a blank one is refused, §6).
+  const { AUTH_TOKENS: _callers, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), serverEntry()], {
     cwd: SERVER_ROOT,
     env: {
-      ...process.env,
+      ...inherited,
       REDIS_URL: redisUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      AUTH_TOKENS: '',
       // Every subscriber of section 4 comes from one address: 5,000 sockets, over the default
       // 1,000 per client.
       MAX_CONNECTIONS_PER_CLIENT: '100000',
