@@ -32,9 +32,9 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     return
   end
   -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
-  -- (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per job"), so the watch is asked once
+  -- (issue 18, docs/PERFORMANCE.md "Redis: fewer Lua calls per job"), so the watch is asked once
   -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
-  -- includes/keys.lua), appendByGroup (includes/retention.lua) is written out, and the loops
+  -- includes/keys.lua), the group-by of the jobs is written out, and the loops
   -- are numeric (ipairs calls its iterator per step).
   local watching = anyWatched(base)
   if count == 0 then

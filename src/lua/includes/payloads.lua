@@ -45,7 +45,7 @@ local function fillPayloads(base, claimed, at)
     return
   end
   -- Numeric loops: ipairs calls its iterator per step, here per claimed job (issue 18,
-  -- docs/PERFORMANCE.md "Fewer Lua calls per job").
+  -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job").
   local ids = {}
   for i = 1, #claimed do
     ids[i] = claimed[i][1]

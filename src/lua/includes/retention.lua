@@ -78,21 +78,6 @@ local function groupIndexOf(base, kind, group)
   return groupCompletedKeyOf(base, group)
 end
 
--- Append `a` (and `b`, when given) to `group`'s list in byGroup; `order` lists the groups in
--- the order first seen, so one write per group follows in a fixed order.
-local function appendByGroup(byGroup, order, group, a, b)
-  local mine = byGroup[group]
-  if mine == nil then
-    mine = {}
-    byGroup[group] = mine
-    order[#order + 1] = group
-  end
-  mine[#mine + 1] = a
-  if b ~= nil then
-    mine[#mine + 1] = b
-  end
-end
-
 local function trim(base, kind, index, count, ageMs, now, max)
   local victims = {}
   local over = redis.call('ZCARD', index) - count
@@ -112,8 +97,8 @@ local function trim(base, kind, index, count, ageMs, now, max)
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
   -- Per victim, no Lua call (a call costs about what a redis.call does: issue 18,
-  -- docs/PERFORMANCE.md "Fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
-  -- errorsKeyOf's names, includes/keys.lua), appendByGroup written out, a numeric loop
+  -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
+  -- errorsKeyOf's names, includes/keys.lua), the group-by written out, a numeric loop
   -- (ipairs calls its iterator per step).
   local doomed, byGroup, order = {}, {}, {}
   local jobPrefix = jobPrefixOf(base)
