@@ -6,9 +6,7 @@
 
 import { connect } from 'node:net';
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-import { getOperationAST, parse } from 'graphql';
-import { type Client, createClient } from 'graphql-ws';
-import { WebSocket } from 'ws';
+import type { Client } from 'graphql-ws';
 import {
   CliError,
   describeGraphQLError,
@@ -144,12 +142,19 @@ async function probe(connection: Connection): Promise<void> {
   }
 }
 
+/** A document that starts with a read: the CLI's documents start with their operation. */
+const READ = /^\s*(query|subscription)\b/;
+
 /**
  * Whether `document` is a mutation: one whose unanswered request may still have changed
- * something. The CLI's documents (src/cli/gql) hold one operation each.
+ * something. The CLI's documents (src/cli/gql, codegen's strings) hold one operation each,
+ * written first, its fragments after it; read by its keyword rather than parsed, so that no
+ * command loads a GraphQL parser (graphql-js is most of a CLI start's module loading). Anything
+ * not plainly a read counts as a change (the safe side: a probe first, exit 6 if unanswered).
+ * test/cli/client.test.ts checks every document against graphql-js' own reading.
  */
-function isMutation<T, V>(document: DocumentTypeDecoration<T, V>): boolean {
-  return getOperationAST(parse(String(document)))?.operation === 'mutation';
+export function isMutation<T, V>(document: DocumentTypeDecoration<T, V>): boolean {
+  return !READ.test(String(document));
 }
 
 /**
@@ -256,9 +261,11 @@ const AUTH_CLOSE_CODES = new Set([4401, 4403]);
 
 /**
  * A graphql-ws client on the endpoint's ws:// URL with the token in connectionParams, no
- * retries (a lost connection ends the command with its exit code).
+ * retries (a lost connection ends the command with its exit code). graphql-ws and ws are
+ * imported here, by the one command that subscribes (`top`), not by every command's start.
  */
-export function wsClient(connection: Connection): Client {
+export async function wsClient(connection: Connection): Promise<Client> {
+  const [{ createClient }, { WebSocket }] = await Promise.all([import('graphql-ws'), import('ws')]);
   return createClient({
     url: connection.url.replace(/^http/, 'ws'),
     webSocketImpl: WebSocket,

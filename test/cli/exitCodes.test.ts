@@ -310,12 +310,12 @@ describe('exit codes', () => {
     });
     const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
     /**
-     * `ringmaster <args>` at the fake server, giving up after `timeout` ms: 300 by default,
+     * `ringmaster <args> -q <queue>` at the fake server, giving up after `timeout` ms: 300 by default,
      * more where a read must be answered first (a CLI's first request on this loaded host can
      * take 300 ms).
      */
-    const run = (args: string[], timeout = 300) =>
-      runCli([...args, '-q', 'q', '--url', url(), '--timeout', String(timeout)]);
+    const run = (args: string[], timeout = 300, queue = 'q') =>
+      runCli([...args, '-q', queue, '--url', url(), '--timeout', String(timeout)]);
     /** As the server answers reads here: in time on a loaded host, yet a short wait for the change. */
     const ANSWERED_READ_TIMEOUT = 1500;
     /** Whether the request the fake server read last is a mutation. */
@@ -328,12 +328,13 @@ describe('exit codes', () => {
 
     it('6: every mutation that timed out after it was sent may have been applied, and says how to check', async () => {
       // The reads before a change are answered (something that speaks HTTP is there); the
-      // change is not.
+      // change is not. The runs go at once, each on a queue of its own (each waits out its
+      // --timeout for the change's answer), with a --timeout for nine CLIs starting together.
       onRequest = (_request, response) => {
         if (!lastIsMutation()) answerRead(response);
       };
-      const check = /it may have been applied; check with `ringmaster group 'a b' -q q`/;
-      for (const args of [
+      received = [];
+      const changes = [
         ['limit', 'a b', '3'],
         ['limit', 'a b', '3', '--for', '10m'],
         ['unlimit', 'a b'],
@@ -342,27 +343,33 @@ describe('exit codes', () => {
         ['weight', 'a b', '2'],
         ['rate', 'a b', '5', '--per', '1m'],
         ['unrate', 'a b'],
-      ]) {
-        received = [];
-        const result = await run(args, ANSWERED_READ_TIMEOUT);
+      ];
+      const [retry, ...results] = await Promise.all([
+        run(['retry-dead', '--group', 'x'], 2 * ANSWERED_READ_TIMEOUT, 'r'),
+        ...changes.map((args, i) => run(args, 2 * ANSWERED_READ_TIMEOUT, `q${i}`)),
+      ]);
+      for (const [i, result] of results.entries()) {
         expectFailure(
           result,
           6,
           /the change was sent to http:\S+ but no answer came \(timed out\)/,
         );
-        expect(result.stderr).toMatch(check);
+        expect(result.stderr).toMatch(
+          new RegExp(`it may have been applied; check with \`ringmaster group 'a b' -q q${i}\``),
+        );
         // A plain call reads the group first (to word a no-op); --for and --json calls have
         // the client check first that --url answers HTTP. Either way the change went last.
-        expect(received.length).toBeGreaterThan(1);
-        expect(JSON.parse(received.at(-1) ?? '{}').query).toMatch(/^\s*mutation /);
+        const own = received
+          .map((body) => JSON.parse(body))
+          .filter((body) => body.variables?.queue === `q${i}`);
+        expect(own.at(-1)?.query).toMatch(/^\s*mutation /);
       }
+      expect(received.length).toBeGreaterThan(changes.length);
+      expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q r --group x`/);
       received = [];
       const json = await run(['pause', 'a b', '--json'], ANSWERED_READ_TIMEOUT);
       expectFailure(json, 6, /may have been applied; check with `ringmaster group 'a b' -q q`/);
       expect(received).toHaveLength(2);
-      received = [];
-      const retry = await run(['retry-dead', '--group', 'x'], ANSWERED_READ_TIMEOUT);
-      expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q q --group x`/);
       // A query that timed out changed nothing: exit 4, the server named as slow, not absent.
       onRequest = () => {};
       expectFailure(await run(['group', 'a']), 4, /no answer from \S+ in 300 ms: .*--timeout/);

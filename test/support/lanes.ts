@@ -15,7 +15,6 @@ let queueCounter = 0;
 /** Per test file and run: under REDIS_URL every file (and every run) shares one database. */
 const FILE_TAG = randomBytes(4).toString('hex');
 
-/** A fresh, valid queue name, unique across test files and runs. */
 /** The operations fields of a group none of them was set on (weight 1, no rate, no override). */
 export const NO_OPERATIONS = {
   weight: 1,
@@ -25,6 +24,7 @@ export const NO_OPERATIONS = {
   pauseOverride: null,
 } as const;
 
+/** A fresh, valid queue name, unique across test files and runs. */
 export function uniqueQueueName(stem = 'q'): string {
   queueCounter += 1;
   return `${stem}-${FILE_TAG}-${queueCounter}`;
@@ -195,6 +195,16 @@ export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> 
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl < 0 ? pttl : 'expires'}`);
   }
   return out;
+}
+
+/**
+ * Delete every key of `queue` (`P:{Q}:*`; one hash slot, so one UNLINK on a cluster too). For
+ * files that snapshot the whole keyspace once per test: each test's leftovers would make every
+ * later snapshot dearer (hundreds of tests, thousands of keys, each DUMPed twice per test).
+ */
+export async function dropQueueKeys(queue: Queue): Promise<void> {
+  const keys = await scanAll(queue.redis, `${escapeGlob(queue.keys.base)}*`);
+  if (keys.length > 0) await queue.redis.unlink(...keys);
 }
 
 /** Redis' clock in ms (TIME), the clock leases are measured on. */

@@ -5,7 +5,6 @@
  * `--interval`; when stdout is not a terminal, each frame written after the last instead. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
  */
 import { type Command, Option } from 'commander';
-import { createLogUpdate } from 'log-update';
 import pc from 'picocolors';
 import { Bounds } from '../bounds.js';
 import { type Connection, request, subscriptionError, wsClient } from '../client.js';
@@ -118,8 +117,12 @@ interface Frames {
  * into the output, so each frame is written whole after the last, a blank line between — the
  * same test of stdout as colour's (picocolors: off when stdout is not a terminal).
  */
-function frames(): Frames {
-  if (process.stdout.isTTY === true) return createLogUpdate(sizedStdout());
+async function frames(): Promise<Frames> {
+  // Imported here: only `top` on a terminal needs it, and every other command starts faster.
+  if (process.stdout.isTTY === true) {
+    const { createLogUpdate } = await import('log-update');
+    return createLogUpdate(sizedStdout());
+  }
   const write: Frames = Object.assign((frame: string) => process.stdout.write(`${frame}\n\n`), {
     done: () => {},
   });
@@ -145,8 +148,8 @@ async function top(
   let data = await request(connection, CliTopDocument, { queue });
   // Each --json line has `known`; a person is told once, before the view takes the screen.
   if (!json) noteUnknownQueue(queue, data.queue.known);
-  const client = wsClient(connection);
-  const log = frames();
+  const client = await wsClient(connection);
+  const log = await frames();
   const stdin = process.stdin;
   const raw = stdin.isTTY === true;
 
