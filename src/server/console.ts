@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
+import { acceptsGzip } from './acceptEncoding.js';
 
 /** `console/dist`, from `src/server` (tsx) and from `dist/server` (the compiled build) alike. */
 export const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist/', import.meta.url));
@@ -93,7 +94,7 @@ export function withConsole(next: Listener, options: ConsoleOptions): Listener {
     file: Cached,
     headers: Record<string, string>,
   ): void => {
-    const gzip = file.gzipped !== null && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const gzip = file.gzipped !== null && acceptsGzip(req.headers['accept-encoding']);
     const body = gzip ? (file.gzipped as Buffer) : file.body;
     res.writeHead(200, {
       ...headers,

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { acceptsGzip } from './acceptEncoding.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -53,20 +54,6 @@ async function render(options: GraphiQLOptions): Promise<GraphiQLPage> {
   const html = Buffer.from((await renderer)(options));
   const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`;
   return { html, gzipped: await gzipAsync(html), etag };
-}
-
-/** `accept-encoding` allows gzip (named, or `*`, with a q-value other than 0). */
-export function acceptsGzip(header: string | null): boolean {
-  if (header === null) return false;
-  let star = false;
-  for (const part of header.split(',')) {
-    const [coding = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    const allowed = q === undefined || Number(q) > 0;
-    if (coding.trim() === 'gzip') return allowed;
-    if (coding.trim() === '*') star = allowed;
-  }
-  return star;
 }
 
 /**

@@ -6,7 +6,8 @@
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptsGzip, graphiQLPage } from '../../src/server/graphiql.js';
+import { acceptsGzip } from '../../src/server/acceptEncoding.js';
+import { graphiQLPage } from '../../src/server/graphiql.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -109,6 +110,8 @@ describe('acceptsGzip', () => {
     ['*;q=0', false],
     ['br', false],
     ['identity', false],
+    ['*, gzip;q=0', false],
+    ['gzip;q=0, *', false],
   ])('%s → %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
   });

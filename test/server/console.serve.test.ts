@@ -102,6 +102,14 @@ describe('the console at /', () => {
     const gz = await raw(base, '/assets/app-1234.js', { 'accept-encoding': 'gzip, br' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.body.length).toBeLessThan(SCRIPT.length / 4);
+    // The same negotiation as GraphiQL's page (src/server/acceptEncoding.ts): q=0 refuses.
+    for (const refused of ['gzip;q=0, identity', '*, gzip;q=0', 'br']) {
+      const plain = await raw(base, '/assets/app-1234.js', { 'accept-encoding': refused });
+      expect(plain.headers['content-encoding'], refused).toBeUndefined();
+      expect(plain.body.toString()).toBe(SCRIPT);
+    }
+    const star = await raw(base, '/assets/app-1234.js', { 'accept-encoding': '*' });
+    expect(star.headers['content-encoding']).toBe('gzip');
 
     const css = await raw(base, '/assets/app-1234.css?v=1');
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
