@@ -43,12 +43,6 @@ export interface RingmasterOptions {
   readonly historyMaxLen?: number;
 }
 
-/**
- * Queue handles a {@link Ringmaster} keeps for reuse (count): more queues than a deployment
- * usually steers at once; a handle is its ~26 key strings and two small objects.
- */
-export const QUEUE_HANDLES_KEPT = 256;
-
 export class Ringmaster {
   /** Key prefix `P`. */
   readonly prefix: string;
@@ -58,8 +52,6 @@ export class Ringmaster {
   private readonly handleOptions: { actor?: string; historyMaxLen?: number };
   /** What every queue handle shares of `redis`: its defined scripts and registrations. */
   private readonly connection: Connection;
-  /** Handles made by {@link queue}, by name, oldest first; at most {@link QUEUE_HANDLES_KEPT}. */
-  private readonly handles = new Map<string, Queue>();
 
   /**
    * @param redis the shared (non-blocking) connection every queue handle uses
@@ -81,28 +73,13 @@ export class Ringmaster {
   }
 
   /**
-   * A handle on queue `name`. Touches nothing in Redis. The handles of the last
-   * {@link QUEUE_HANDLES_KEPT} names asked for are kept and handed out again: a handle holds
-   * nothing that changes (its keys, its scripts' bindings, its actor and cap), so one made for an
-   * earlier call serves a later one alike, and a server answering a request per call no longer
-   * checks the name and builds the queue's ~26 key strings each time (issue 18, PERFORMANCE.md
-   * §3). Bounded, as the names are callers': past the bound the oldest kept handle is dropped.
-   * The per-connection state (defined scripts, registrations) is this engine's, shared by all.
-   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (never kept)
+   * A handle on queue `name`. Cheap, and touches nothing in Redis, so it is made per call
+   * rather than cached (a cache keyed by caller-chosen names would grow without bound); the
+   * per-connection state (defined scripts, registrations) is this engine's, shared by all.
+   * @throws RingmasterError BAD_USER_INPUT for an invalid queue name
    */
   queue(name: string): Queue {
-    const kept = this.handles.get(name);
-    if (kept !== undefined) return kept;
-    const handle = new Queue(this.connection, name, {
-      prefix: this.prefix,
-      ...this.handleOptions,
-    });
-    if (this.handles.size >= QUEUE_HANDLES_KEPT) {
-      // Oldest first: a Map iterates in insertion order.
-      this.handles.delete(this.handles.keys().next().value as string);
-    }
-    this.handles.set(name, handle);
-    return handle;
+    return new Queue(this.connection, name, { prefix: this.prefix, ...this.handleOptions });
   }
 
   /**

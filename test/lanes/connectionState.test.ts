@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Connection, Queue, Ringmaster } from '../../src/lanes/index.js';
-import { QUEUE_HANDLES_KEPT } from '../../src/lanes/ringmaster.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -44,29 +43,5 @@ describe('per-connection state (issue 14 item 3)', () => {
     expect(await client.smembers(`${prefix}:queues`)).toEqual([]);
     await new Ringmaster(client, { prefix }).queue(name).enqueue('g');
     expect(await client.smembers(`${prefix}:queues`)).toEqual([name]);
-  });
-
-  it('hands out a kept handle per name, bounded, that reads Redis as it is now', async () => {
-    const client = engine.client();
-    const rm = new Ringmaster(client, { actor: 'kept', historyMaxLen: 7 });
-    const name = uniqueQueueName();
-    const handle = rm.queue(name);
-    expect(rm.queue(name)).toBe(handle);
-    expect(rm.queue(uniqueQueueName())).not.toBe(handle);
-    expect(handle.actor).toBe('kept');
-    expect(handle.historyMaxLen).toBe(7);
-    // A kept handle holds no answer: what another writer changed is what it reads next.
-    await handle.setLimit('g', 2);
-    await new Ringmaster(engine.client()).queue(name).setLimit('g', 5);
-    expect((await rm.queue(name).group('g')).limit).toBe(5);
-    // An invalid name is refused every time, never kept.
-    expect(() => rm.queue('')).toThrow();
-    expect(() => rm.queue('')).toThrow();
-    // Bounded: past QUEUE_HANDLES_KEPT other names the first handle is dropped and made anew.
-    for (let i = 0; i < QUEUE_HANDLES_KEPT; i++) rm.queue(`${name}-${i}`);
-    const again = rm.queue(name);
-    expect(again).not.toBe(handle);
-    expect(again.name).toBe(name);
-    expect(rm.queue(name)).toBe(again);
   });
 });
