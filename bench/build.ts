@@ -3,7 +3,7 @@
  * what `npm start` runs before the server), so a figure never comes from a stale dist/.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -30,6 +30,30 @@ export function serverEntry(): string {
   const chosen = process.env.BENCH_SERVER_ENTRY?.trim();
   if (chosen) return chosen;
   return existsSync(path.join(SERVER_ROOT, SERVER_ENTRY)) ? SERVER_ENTRY : SERVER_MODULES_ENTRY;
+}
+
+/**
+ * The environment `npm start` gives the server in {@link SERVER_ROOT}: each `NAME=${NAME:-value}`
+ * default its `start` script sets before `exec` (e.g. `MALLOC_ARENA_MAX`, PERFORMANCE.md §5),
+ * with `value`, or the caller's own NAME where it has one, as the shell would. `{}` for a
+ * checkout whose script sets none (an older BENCH_SERVER_ROOT) or has no package.json.
+ */
+export function startScriptEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  let script = '';
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(SERVER_ROOT, 'package.json'), 'utf8')) as {
+      scripts?: { start?: string };
+    };
+    script = pkg.scripts?.start ?? '';
+  } catch {
+    return {};
+  }
+  const set: Record<string, string> = {};
+  const prefix = script.slice(0, Math.max(0, script.indexOf('exec ')));
+  for (const [, name, value] of prefix.matchAll(/([A-Z_][A-Z0-9_]*)=\$\{\1:-([^}]*)\}/g)) {
+    set[name as string] = env[name as string] ?? (value as string);
+  }
+  return set;
 }
 
 let built: Promise<void> | undefined;

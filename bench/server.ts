@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
-import { ensureBuilt, SERVER_ROOT, serverEntry } from './build.js';
+import { ensureBuilt, SERVER_ROOT, serverEntry, startScriptEnv } from './build.js';
 import { now, sleep } from './util.js';
 
 const START_TIMEOUT_MS = 30_000;
@@ -73,6 +73,8 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
     cwd: SERVER_ROOT,
     env: {
       ...inherited,
+      // What the start script sets before it execs node (MALLOC_ARENA_MAX): the same process.
+      ...startScriptEnv(inherited),
       REDIS_URL: redisUrl,
       PORT: String(port),
       HOST: '127.0.0.1',

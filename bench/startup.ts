@@ -28,6 +28,7 @@ import {
   SERVER_MODULES_ENTRY,
   SERVER_ROOT,
   serverEntry,
+  startScriptEnv,
 } from './build.js';
 import { rssOf } from './server.js';
 import { now, percentile, progress, sleep } from './util.js';
@@ -75,6 +76,8 @@ const WAYS: Way[] = [
     name: 'compiled',
     command: `node ${SERVER_ENTRY}`,
     argv: [process.execPath, SERVER_ENTRY],
+    // npm start's environment too (MALLOC_ARENA_MAX), so this row is its server minus npm.
+    env: startScriptEnv(),
     direct: true,
   },
   {

@@ -8,6 +8,10 @@ import { DataDirInUseError } from './dataDirLock.js';
 import { createLogger } from './logger.js';
 import { RedisServerNotFoundError } from './redisProcess/index.js';
 import { STARTUP_EXIT_CODE, StartupError } from './startupError.js';
+import { applyV8Flags } from './v8Flags.js';
+
+// Before anything is built: every collection from here on runs with them.
+applyV8Flags();
 
 /** A signal this soon after the first is a duplicate delivery, not a request to force (ms). */
 const DUPLICATE_SIGNAL_MS = 1_000;

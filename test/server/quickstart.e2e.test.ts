@@ -124,13 +124,13 @@ describe('the quick start', () => {
   );
 
   it.skipIf(findRedisServer() === null || process.platform !== 'linux')(
-    'runs the compiled server: npm execs `node dist/server/bundle.js`, with no TypeScript loader',
+    'runs the compiled server: npm execs `node dist/server/bundle.js`, with no TypeScript loader and MALLOC_ARENA_MAX=2',
     async () => {
       const port = await getPort({ exclude: [4000, 6379] });
-      const started = npmStart(
-        clone,
-        userEnv({ PORT: String(port), DATA_DIR: path.join(work, 'data-compiled') }),
-      );
+      const env = userEnv({ PORT: String(port), DATA_DIR: path.join(work, 'data-compiled') });
+      // The script's default applies only where the user has not set one.
+      delete env.MALLOC_ARENA_MAX;
+      const started = npmStart(clone, env);
       await untilReady(started, port, FIRST_START_MS);
       // `exec` in the script: npm's one child is the server itself (no shell in between to
       // swallow a signal), and its command line is the build's entry with no flag before it —
@@ -145,6 +145,9 @@ describe('the quick start', () => {
       expect(server.env.NODE_OPTIONS ?? '').not.toMatch(
         /--[a-z-]*(import|loader|require|types)|-r\b/,
       );
+      // The script's one setting: glibc's malloc arenas capped at two, which keeps ~0.5–1 KB of
+      // RSS per WebSocket subscriber out of the GC threads' arenas (PERFORMANCE.md §5).
+      expect(server.env.MALLOC_ARENA_MAX, output(started)).toBe('2');
       expect(existsSync(path.join(clone, 'dist', 'server', 'bundle.js'))).toBe(true);
       expect(await graphql(port, QueuesDocument)).toEqual({ queues: [] });
 
