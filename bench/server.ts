@@ -120,9 +120,19 @@ export async function startServer(redisUrl: string): Promise<ServerProcess> {
   }
   const pid = child.pid as number;
   async function memory(): Promise<Memory> {
+    if (exited) throw new Error(`the server has exited; its last output:\n${stderr}`);
     const line = new Promise<string>((resolve) => memoryWaiters.push(resolve));
     child.kill('SIGUSR2');
-    const usage = JSON.parse(await line) as Omit<Memory, 'rss'>;
+    // A server that dies (killed from outside, a crash) never answers: fail the section then,
+    // rather than wait for ever.
+    const died = exit.then(() => {
+      throw new Error(
+        `the server exited before it reported its memory; its last output:\n${stderr}`,
+      );
+    });
+    // Handled here too: once the memory line came, a later exit (stop()) must not reject unheard.
+    died.catch(() => {});
+    const usage = JSON.parse(await Promise.race([line, died])) as Omit<Memory, 'rss'>;
     // RSS read after the GC; V8 gives freed pages back to the system in its own time.
     await sleep(500);
     return {
