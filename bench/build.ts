@@ -51,7 +51,7 @@ export function startScriptEnv(env: NodeJS.ProcessEnv = process.env): Record<str
   const set: Record<string, string> = {};
   const prefix = script.slice(0, Math.max(0, script.indexOf('exec ')));
   for (const [, name, value] of prefix.matchAll(/([A-Z_][A-Z0-9_]*)=\$\{\1:-([^}]*)\}/g)) {
-    set[name as string] = env[name as string] ?? (value as string);
+    set[name as string] = env[name as string] || (value as string);
   }
   return set;
 }

@@ -93,9 +93,17 @@ beforeAll(async () => {
   api = await startTestServer(redis.url, { AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
   r = redis.client();
   // Each test's queue is dropped when it ends (a snapshot of thousands of leftover keys per
-  // refused call cost most of this file's time); this queue stays, every kind of key in it, so
-  // a refused call's stray write to some other queue still shows in the snapshot.
-  await seedEveryKey(engine().queue(uniqueQueueName('auth-bystander')));
+  // refused call cost most of this file's time); this queue stays, with a key of every kind a
+  // queue has, so a refused call's stray write to some other queue still shows in the snapshot.
+  const bystander = engine().queue(uniqueQueueName('auth-bystander'));
+  await seedEveryKey(bystander);
+  await bystander.setRateLimit('rated', { max: 5, windowMs: 60_000 });
+  await bystander.setWeight('heavy', 3);
+  await bystander.setLimit('timed', 2, { forMs: 3_600_000 });
+  await bystander.enqueue('later', null, { delayMs: 3_600_000 });
+  await bystander.enqueue('done', null);
+  const done = await bystander.claim();
+  await bystander.complete(done?.id as string, done?.token as string);
 });
 afterAll(async () => {
   await api?.stop();

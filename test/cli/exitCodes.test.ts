@@ -288,6 +288,8 @@ describe('exit codes', () => {
   describe('4 or 6: a request that gets no answer', () => {
     /** Whether the fake server has read a whole request (so the mutation reached it). */
     let received: string[] = [];
+    /** The same, by the request's path (runs at once, each at a path of its own). */
+    const byPath = new Map<string, string[]>();
     /** What the fake server does with a request it has read: nothing, or drop the connection. */
     let onRequest: (request: IncomingMessage, response: ServerResponse) => void = () => {};
     let fake: Server;
@@ -299,6 +301,8 @@ describe('exit codes', () => {
         });
         request.on('end', () => {
           received.push(body);
+          const path = request.url ?? '';
+          byPath.set(path, [...(byPath.get(path) ?? []), body]);
           onRequest(request, response);
         });
       });
@@ -308,14 +312,15 @@ describe('exit codes', () => {
       fake.closeAllConnections();
       fake.close();
     });
-    const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+    const url = (path = '/graphql') =>
+      `http://127.0.0.1:${(fake.address() as AddressInfo).port}${path}`;
     /**
      * `ringmaster <args> -q <queue>` at the fake server, giving up after `timeout` ms: 300 by default,
      * more where a read must be answered first (a CLI's first request on this loaded host can
      * take 300 ms).
      */
-    const run = (args: string[], timeout = 300, queue = 'q') =>
-      runCli([...args, '-q', queue, '--url', url(), '--timeout', String(timeout)]);
+    const run = (args: string[], timeout = 300, queue = 'q', path?: string) =>
+      runCli([...args, '-q', queue, '--url', url(path), '--timeout', String(timeout)]);
     /** As the server answers reads here: in time on a loaded host, yet a short wait for the change. */
     const ANSWERED_READ_TIMEOUT = 1500;
     /** Whether the request the fake server read last is a mutation. */
@@ -328,8 +333,9 @@ describe('exit codes', () => {
 
     it('6: every mutation that timed out after it was sent may have been applied, and says how to check', async () => {
       // The reads before a change are answered (something that speaks HTTP is there); the
-      // change is not. The runs go at once, each on a queue of its own (each waits out its
-      // --timeout for the change's answer), with a --timeout for nine CLIs starting together.
+      // change is not. The runs go at once, each on a queue and at a path of its own (each
+      // waits out its --timeout for the change's answer), with a --timeout for nine CLIs
+      // starting together.
       onRequest = (_request, response) => {
         if (!lastIsMutation()) answerRead(response);
       };
@@ -346,7 +352,9 @@ describe('exit codes', () => {
       ];
       const [retry, ...results] = await Promise.all([
         run(['retry-dead', '--group', 'x'], 2 * ANSWERED_READ_TIMEOUT, 'r'),
-        ...changes.map((args, i) => run(args, 2 * ANSWERED_READ_TIMEOUT, `q${i}`)),
+        ...changes.map((args, i) =>
+          run(args, 2 * ANSWERED_READ_TIMEOUT, `q${i}`, `/graphql/run-${i}`),
+        ),
       ]);
       for (const [i, result] of results.entries()) {
         expectFailure(
@@ -359,12 +367,10 @@ describe('exit codes', () => {
         );
         // A plain call reads the group first (to word a no-op); --for and --json calls have
         // the client check first that --url answers HTTP. Either way the change went last.
-        const own = received
-          .map((body) => JSON.parse(body))
-          .filter((body) => body.variables?.queue === `q${i}`);
+        const own = (byPath.get(`/graphql/run-${i}`) ?? []).map((body) => JSON.parse(body));
+        expect(own.length, String(changes[i])).toBeGreaterThan(1);
         expect(own.at(-1)?.query).toMatch(/^\s*mutation /);
       }
-      expect(received.length).toBeGreaterThan(changes.length);
       expectFailure(retry, 6, /may have been applied; check with `ringmaster dead -q r --group x`/);
       received = [];
       const json = await run(['pause', 'a b', '--json'], ANSWERED_READ_TIMEOUT);
@@ -498,7 +504,8 @@ describe('exit codes', () => {
       fake.closeAllConnections();
       fake.close();
     });
-    const url = () => `http://127.0.0.1:${(fake.address() as AddressInfo).port}/graphql`;
+    const url = (path = '/graphql') =>
+      `http://127.0.0.1:${(fake.address() as AddressInfo).port}${path}`;
 
     it('status shows the queues it could read, then exits by the error of the one it could not', async () => {
       const counts = Object.fromEntries(

@@ -145,7 +145,7 @@ describe('the quick start', () => {
       expect(server.env.NODE_OPTIONS ?? '').not.toMatch(
         /--[a-z-]*(import|loader|require|types)|-r\b/,
       );
-      // The script's one setting: glibc's malloc arenas capped at two, which keeps ~0.5–1 KB of
+      // The script's one setting: glibc's malloc arenas capped at two, which keeps ~0.5–1.5 KB of
       // RSS per WebSocket subscriber out of the GC threads' arenas (PERFORMANCE.md §5).
       expect(server.env.MALLOC_ARENA_MAX, output(started)).toBe('2');
       expect(existsSync(path.join(clone, 'dist', 'server', 'bundle.js'))).toBe(true);

@@ -198,7 +198,8 @@ export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> 
 }
 
 /**
- * Delete every key of `queue` (`P:{Q}:*`; one hash slot, so one UNLINK on a cluster too). For
+ * Delete every key of `queue` (`P:{Q}:*`; one hash slot, so one UNLINK on a cluster too); its
+ * name stays in the registry (`P:queues`, one member per queue). For
  * files that snapshot the whole keyspace once per test: each test's leftovers would make every
  * later snapshot dearer (hundreds of tests, thousands of keys, each DUMPed twice per test).
  */
