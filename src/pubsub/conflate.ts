@@ -35,20 +35,18 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
 
   /**
    * @param render see {@link Render}
-   * @param onClose called once when the stream ends, however it ends (a subclass may override
-   *   {@link closed} instead, keeping no closure per stream)
    * @param isLast whether an event is the stream's last (default: none is)
    */
   constructor(
     private readonly render: Render<T, E>,
-    private readonly onClose: (() => void) | undefined,
     private readonly isLast?: (event: E) => boolean,
   ) {}
 
-  /** Called once when the stream ends, however it ends: `onClose` by default. */
-  protected ended(): void {
-    this.onClose?.();
-  }
+  /**
+   * Called once when the stream ends, however it ends; nothing here. A subclass overrides it to
+   * release what it holds, keeping no closure per stream (the live feed's FeedStream).
+   */
+  protected ended(): void {}
 
   /** Whether the stream has ended. */
   get done(): boolean {

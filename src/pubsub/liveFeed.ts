@@ -649,7 +649,7 @@ class FeedStream<T, E> extends ConflatingStream<T, E> {
     private readonly signal: AbortSignal | undefined,
     isLast: ((event: E) => boolean) | undefined,
   ) {
-    super(render, undefined, isLast);
+    super(render, isLast);
   }
 
   /** The abort signal's listener. */

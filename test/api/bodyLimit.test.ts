@@ -5,19 +5,10 @@
  * character as 6 bytes, and a payload within 512 KiB can then be refused 413 (README, "Error
  * codes"; DESIGN.md §5).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { expect, it } from 'vitest';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
 
 const PAYLOAD_BYTES = 524_288;
 const BODY_BYTES = 1_048_576;

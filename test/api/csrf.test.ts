@@ -7,21 +7,13 @@
  * "simple" POST (test/api/hostile.http.test.ts has those). "Changes nothing" is checked here too:
  * every Query field, over GET, leaves Redis byte for byte as it was.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectRedisUnchanged, seedEveryKey } from '../support/api.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
+const { redis } = api;
 
 /** A GET as a browser sends it with no script involved: no content type, no custom header. */
 async function get(

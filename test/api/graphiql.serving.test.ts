@@ -5,21 +5,12 @@
  */
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acceptsGzip } from '../../src/server/acceptEncoding.js';
 import { graphiQLPage } from '../../src/server/graphiql.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
 
 interface Raw {
   status: number;

@@ -1,17 +1,9 @@
 /** GraphiQL at /graphql is served from the installed package: no CDN, so it works offline. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { expect, it } from 'vitest';
+import { startTestServer, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
+const { redis } = api;
 
 it('serves GraphiQL with its code inline, loading nothing from another host', async () => {
   const response = await fetch(api.endpoint, { headers: { accept: 'text/html' } });

@@ -6,19 +6,10 @@
  * which CSRF prevention used to refuse.
  */
 import { serverAudits } from 'graphql-http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
 
 /** MAY audits the server chooses not to do, each with why (none today). */
 const MAY_DECLINED: ReadonlySet<string> = new Set<string>([]);

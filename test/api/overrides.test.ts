@@ -6,7 +6,7 @@
  * happens only where a test applies it; state is made and checked with the engine beside it.
  * Who may call them is in test/api/auth.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   CancelOverrideDocument,
@@ -27,18 +27,10 @@ import {
   untilRedisTimePasses,
 } from '../support/lanes.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
+const { redis } = api;
 
 const engineQueue = (): Queue => api.server.engine.queue(uniqueQueueName('overrides'));
 const MINUTE = 60_000;

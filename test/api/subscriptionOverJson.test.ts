@@ -2,19 +2,10 @@
  * A subscription asked over plain HTTP for JSON: 406 with a GraphQL error (BAD_REQUEST) saying
  * to use SSE or graphql-ws, in the media type asked for — it was a 406 with an empty body.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { expect, it } from 'vitest';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
 
 it.each([
   ['application/json', 'application/json'],

@@ -6,21 +6,12 @@
  * same as SSE's `data:` for the same event.
  */
 import { once } from 'node:events';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
 
 const ringQuery = (queue: string) =>
   `subscription { ringChanged(queue: ${JSON.stringify(queue)}) { queue ring added removed reason } }`;

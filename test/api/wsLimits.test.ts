@@ -15,18 +15,10 @@ import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/server/plugins/limits.js
 import { GroupChangedDocument, RingChangedDocument } from '../gql/graphql.js';
 import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName, waitFor } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url);
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer();
+const { redis } = api;
 
 describe('subscriptions per socket', () => {
   it(`refuses operation ${MAX_SUBSCRIPTIONS_PER_SOCKET + 1} on one socket, and frees slots`, async () => {

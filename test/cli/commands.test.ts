@@ -4,22 +4,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { rawState, uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { type CliResult, runCli } from './support.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 

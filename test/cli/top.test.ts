@@ -2,22 +2,14 @@
  * `ringmaster top`: the ring over the ringChanged subscription, redrawn in place as it changes,
  * with counts and the busiest groups; q on stdin or SIGINT quits with exit 0.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, useTestServer } from '../support/server.js';
 import { finished, SCRIPT, spawnCli, spawnCliInTerminal, stdoutUntil } from './support.js';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-});
-afterAll(async () => {
-  await api?.stop();
-});
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
+const { redis } = api;
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 

@@ -5,13 +5,12 @@
  * retries per request limit" (with a password) or, after 5 s, "a TLS port? Then use rediss://";
  * a password Redis does not need printed ioredis' raw `[WARN]` lines on stderr, outside the log.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { operatorEnv, runServerBundle, type ServerOutcome } from '../support/serverRun.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BOUND_MS = 60_000;
 const PASSWORD = 'not-needed-secret-42';
 
@@ -45,43 +44,13 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
 /** Run the server entry with REDIS_URL `url` until it exits, or until `until` is on stdout. */
-function start(url: string, until?: RegExp): Promise<Outcome> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(VITEST|REDIS_URL$|TEST_REDIS$|NODE_OPTIONS$|DATA_DIR$|AUTH_TOKENS$)/.test(key)) continue;
-    env[key] = value;
-  }
-  const began = Date.now();
-  const child = spawn(process.execPath, [inject('serverBundle')], {
-    cwd: ROOT,
-    env: { ...env, PORT: '0', LOG_LEVEL: 'info', REDIS_URL: url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    if (until?.test(stdout)) child.kill('SIGTERM');
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), BOUND_MS);
-  return new Promise((resolve) => {
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr, ms: Date.now() - began });
-    });
+function start(url: string, until?: RegExp): Promise<ServerOutcome> {
+  return runServerBundle({
+    env: operatorEnv({ REDIS_URL: url }),
+    boundMs: BOUND_MS,
+    children,
+    ...(until ? { until } : {}),
   });
 }
 

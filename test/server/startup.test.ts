@@ -9,19 +9,18 @@
  * stderr: `ringmaster: NAME=value: cause`, naming the variable and the cause, with no stack
  * trace, and never a token or password (not on stdout either).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { operatorEnv, runServerBundle, type ServerOutcome } from '../support/serverRun.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * Longest a refused start may take (ms): loading the server on a heavily loaded 2-core machine,
  * plus at most 5 s of connection retries, with room to spare. A start that hangs (as DATA_DIR
@@ -98,52 +97,18 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The environment of an operator's shell: none of the test runner's variables. */
-function operatorEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(VITEST|REDIS_URL$|TEST_REDIS$|NODE_OPTIONS$|DATA_DIR$|AUTH_TOKENS$)/.test(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, PORT: '0', LOG_LEVEL: 'info', ...extra };
-}
-
-interface Outcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
 /** Run the server entry with `env` until it exits (SIGKILL after BOUND_MS). */
-function start(env: Record<string, string>, readOnly?: string): Promise<Outcome> {
-  const node = [process.execPath, inject('serverBundle')];
-  const [command, ...args] = readOnly
-    ? ['unshare', '-rm', 'sh', '-c', 'mount -o bind,ro "$0" "$0" && exec "$@"', readOnly, ...node]
-    : node;
-  const began = Date.now();
-  const child = spawn(command as string, args, {
-    cwd: ROOT,
+function start(env: Record<string, string>, readOnly?: string): Promise<ServerOutcome> {
+  return runServerBundle({
     env: operatorEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), BOUND_MS);
-  return new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - began });
-    });
+    boundMs: BOUND_MS,
+    children,
+    // The bundle under a mount namespace where `readOnly` is mounted read-only.
+    ...(readOnly
+      ? {
+          wrap: ['unshare', '-rm', 'sh', '-c', 'mount -o bind,ro "$0" "$0" && exec "$@"', readOnly],
+        }
+      : {}),
   });
 }
 

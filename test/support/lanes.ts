@@ -199,9 +199,9 @@ export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> 
 
 /**
  * Delete every key of `queue` (`P:{Q}:*`; one hash slot, so one UNLINK on a cluster too); its
- * name stays in the registry (`P:queues`, one member per queue). For
- * files that snapshot the whole keyspace once per test: each test's leftovers would make every
- * later snapshot dearer (hundreds of tests, thousands of keys, each DUMPed twice per test).
+ * name stays in the registry (`P:queues`, one member per queue). For files that snapshot the
+ * whole keyspace once per test: each test's leftovers would make every later snapshot dearer
+ * (hundreds of tests, thousands of keys, each DUMPed twice per test).
  */
 export async function dropQueueKeys(queue: Queue): Promise<void> {
   const keys = await scanAll(queue.redis, `${escapeGlob(queue.keys.base)}*`);

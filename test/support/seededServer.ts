@@ -7,8 +7,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Job } from '../../src/lanes/index.js';
 import { seedEveryKey } from './api.js';
-import { type TestRedisHandle, useTestRedis } from './redis.js';
-import { startTestServer, type TestServer } from './server.js';
+import type { TestRedisHandle } from './redis.js';
+import { type TestServer, useTestServer } from './server.js';
 
 /** What {@link useSeededServer} returns: getters that work inside tests and hooks. */
 export interface SeededServer {
@@ -27,17 +27,15 @@ export interface SeededServer {
  * {@link seedEveryKey}. Call it at the top level of a test file.
  */
 export function useSeededServer(queue: string): SeededServer {
-  const redis = useTestRedis();
-  let state: { api: TestServer; r: Redis; active: Job } | undefined;
+  // A day: no reap runs while a test compares two snapshots.
+  const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
+  const { redis } = api;
+  let state: { r: Redis; active: Job } | undefined;
   beforeAll(async () => {
-    // A day: no reap runs while a test compares two snapshots.
-    const api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-    const r = redis.client();
-    state = { api, r, active: await seedEveryKey(api.server.engine.queue(queue)) };
+    state = { r: redis.client(), active: await seedEveryKey(api.server.engine.queue(queue)) };
     expect(state.active.group).toBe('a');
   });
-  afterAll(async () => {
-    await state?.api.stop();
+  afterAll(() => {
     state = undefined;
   });
   const get = () => {
@@ -49,7 +47,8 @@ export function useSeededServer(queue: string): SeededServer {
   return {
     redis,
     get api() {
-      return get().api;
+      get();
+      return api;
     },
     get r() {
       return get().r;

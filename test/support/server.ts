@@ -7,10 +7,12 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
+import { afterAll, beforeAll } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildServer, type RingmasterServer } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
 import { createLogger } from '../../src/server/logger.js';
+import { type TestRedisHandle, useTestRedis } from './redis.js';
 
 export interface GraphQLResponse<T> {
   status: number;
@@ -112,5 +114,44 @@ export async function startTestServer(
       await Promise.all(clients.map((c) => c.dispose()));
       await server.stop();
     },
+  };
+}
+
+/**
+ * A test file's server over a test Redis of its own (`useTestRedis`): both started in
+ * `beforeAll`, stopped in `afterAll` (the server first). The answer is the server as a
+ * {@link TestServer} once started (its fields throw before), and `redis`, the Redis handle.
+ * ```ts
+ * const api = useTestServer({ AUTH_TOKENS });   // at the top of the file
+ * it('…', async () => { await api.request(QueuesDocument); });
+ * ```
+ */
+export function useTestServer(
+  env: Record<string, string> = {},
+): TestServer & { readonly redis: TestRedisHandle } {
+  const redis = useTestRedis();
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(redis.url, env);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = (): TestServer => {
+    if (started === undefined) throw new Error('useTestServer: the server starts in beforeAll');
+    return started;
+  };
+  return {
+    redis,
+    get server() {
+      return current().server;
+    },
+    get endpoint() {
+      return current().endpoint;
+    },
+    request: (document, variables, options) => current().request(document, variables, options),
+    ws: (options) => current().ws(options),
+    sse: (document, variables, options) => current().sse(document, variables, options),
+    stop: () => current().stop(),
   };
 }

@@ -2,7 +2,8 @@
  * `ringmaster top`: a live view of one queue — its ring (from the `ringChanged` subscription
  * over graphql-ws, DESIGN.md §4.4), counts, counters and busiest groups (`Queue.activeGroups`,
  * most active first) — redrawn in place (log-update) on every ring event and every
- * `--interval`; when stdout is not a terminal, each frame written after the last instead. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
+ * `--interval`; when stdout is not a terminal, each frame written after the last instead. `q`
+ * or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';

@@ -34,8 +34,8 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
   -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
   -- (issue 18, docs/PERFORMANCE.md "Redis: fewer Lua calls per job"), so the watch is asked once
   -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
-  -- includes/keys.lua), the group-by of the jobs is written out, and the loops
-  -- are numeric (ipairs calls its iterator per step).
+  -- includes/keys.lua), the group-by is made once for all (groupBy, includes/retention.lua),
+  -- and the loops are numeric (ipairs calls its iterator per step).
   local watching = anyWatched(base)
   if count == 0 then
     local doomed = {}
@@ -54,7 +54,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     return
   end
   local at = string.format('%d', now)
-  local members, byGroup, order = {}, {}, {}
+  local members = {}
   for i = 1, #ids do
     local id = ids[i]
     redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
@@ -64,19 +64,9 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     end
     members[#members + 1] = at
     members[#members + 1] = id
-    local group = groups[i]
-    if group then
-      local mine = byGroup[group]
-      if mine == nil then
-        mine = {}
-        byGroup[group] = mine
-        order[#order + 1] = group
-      end
-      mine[#mine + 1] = at
-      mine[#mine + 1] = id
-    end
   end
   redis.call('ZADD', k.completed, unpack(members))
+  local byGroup, order = groupBy(ids, groups, at)
   for _, group in ipairs(order) do
     redis.call('ZADD', groupCompletedKeyOf(base, group), unpack(byGroup[group]))
   end

@@ -24,6 +24,11 @@
                                             delete up to `max` jobs past the policy, oldest
                                             first; returns how many
     forget(base, id)                        delete a job's hash, error list and payload
+    groupBy(ids, groups, score)             ids[i] by its group groups[i] (nil: none), for one
+                                            write per group: byGroup (group -> its ids, each
+                                            after `score` when given: ZADD's pairs) and order
+                                            (the groups as first seen). One call per batch,
+                                            not per job (a Lua call costs about a redis.call)
 
   kind 'completed' uses groupCompletedKeyOf, 'dead' groupDeadKeyOf (includes/keys.lua).
   Events: zadd/zrem index and group index; del job, del errors.
@@ -78,6 +83,26 @@ local function groupIndexOf(base, kind, group)
   return groupCompletedKeyOf(base, group)
 end
 
+local function groupBy(ids, groups, score)
+  local byGroup, order = {}, {}
+  for i = 1, #ids do
+    local group = groups[i]
+    if group then
+      local mine = byGroup[group]
+      if mine == nil then
+        mine = {}
+        byGroup[group] = mine
+        order[#order + 1] = group
+      end
+      if score ~= nil then
+        mine[#mine + 1] = score
+      end
+      mine[#mine + 1] = ids[i]
+    end
+  end
+  return byGroup, order
+end
+
 local function trim(base, kind, index, count, ageMs, now, max)
   local victims = {}
   local over = redis.call('ZCARD', index) - count
@@ -98,26 +123,17 @@ local function trim(base, kind, index, count, ageMs, now, max)
   -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
   -- Per victim, no Lua call (a call costs about what a redis.call does: issue 18,
   -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
-  -- errorsKeyOf's names, includes/keys.lua), the group-by written out, a numeric loop
-  -- (ipairs calls its iterator per step).
-  local doomed, byGroup, order = {}, {}, {}
+  -- errorsKeyOf's names, includes/keys.lua), a numeric loop (ipairs calls its iterator per
+  -- step); the group-by once for all (groupBy).
+  local doomed, victimGroups = {}, {}
   local jobPrefix = jobPrefixOf(base)
   for v = 1, #victims do
-    local id = victims[v]
-    local jobKey = jobPrefix .. id
-    local group = redis.call('HGET', jobKey, 'group')
-    if group then
-      local mine = byGroup[group]
-      if mine == nil then
-        mine = {}
-        byGroup[group] = mine
-        order[#order + 1] = group
-      end
-      mine[#mine + 1] = id
-    end
+    local jobKey = jobPrefix .. victims[v]
+    victimGroups[v] = redis.call('HGET', jobKey, 'group')
     doomed[#doomed + 1] = jobKey
     doomed[#doomed + 1] = jobKey .. ERRORS_SUFFIX
   end
+  local byGroup, order = groupBy(victims, victimGroups, nil)
   for _, group in ipairs(order) do
     redis.call('ZREM', groupIndexOf(base, kind, group), unpack(byGroup[group]))
   end
