@@ -21,18 +21,14 @@
  * Output: one line per run on stdout, JSON with `--json`. Never touches 127.0.0.1:6379: the
  * server listens on a free port picked by get-port. DESIGN.md is not involved (a measurement).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import getPort from 'get-port';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
+import { dumpTotal, instrument, startServer } from './callgrind.js';
 import { commandStats, isBookkeeping, redisCpuUsec, scriptCalls } from './redis.js';
-import { latch, pool, sleep } from './util.js';
-
-const run = promisify(execFile);
+import { latch, pool, scriptFlags, sleep } from './util.js';
 
 /** What one run measures; every field has a command-line flag of the same name. */
 interface Options {
@@ -65,117 +61,27 @@ interface Result {
 }
 
 function parseOptions(argv: readonly string[]): Options & { retentions: Options['retention'][] } {
-  const flags = new Map<string, string>();
-  for (const arg of argv) {
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m) throw new Error(`unknown argument ${arg}`);
-    flags.set(m[1] as string, m[2] ?? 'true');
-  }
-  const num = (name: string, fallback: number) => {
-    const raw = flags.get(name);
-    const n = raw === undefined ? fallback : Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} needs a whole number`);
-    return n;
-  };
-  const retention = flags.get('retention');
+  const flags = scriptFlags(argv, {
+    values: ['jobs', 'groups', 'limit', 'concurrency', 'retention', 'runs', 'idle-ms'],
+    switches: ['plain', 'json', 'keep'],
+  });
+  const retention = flags.text('retention');
   if (retention !== undefined && retention !== 'none' && retention !== 'default') {
     throw new Error('--retention is none or default');
   }
   return {
-    jobs: num('jobs', 6000),
-    groups: num('groups', 100),
-    limit: num('limit', 2),
-    concurrency: num('concurrency', 64),
+    jobs: flags.whole('jobs', 6000, 0),
+    groups: flags.whole('groups', 100, 0),
+    limit: flags.whole('limit', 2, 0),
+    concurrency: flags.whole('concurrency', 64, 0),
     retention: retention ?? 'none',
     retentions: retention === undefined ? ['none', 'default'] : [retention],
-    runs: num('runs', 1),
+    runs: flags.whole('runs', 1, 0),
     plain: flags.has('plain'),
-    idleMs: num('idle-ms', 2000),
+    idleMs: flags.whole('idle-ms', 2000, 0),
     json: flags.has('json'),
     keep: flags.has('keep'),
   };
-}
-
-/** A redis-server child, under callgrind unless plain. */
-interface Server {
-  readonly port: number;
-  readonly child: ChildProcess;
-  readonly outFile: string | null;
-  stop(): Promise<void>;
-}
-
-async function startServer(plain: boolean, dir: string): Promise<Server> {
-  const port = await getPort({ host: '127.0.0.1', exclude: [6379] });
-  const serverArgs = [
-    '--bind',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--dir',
-    dir,
-    '--daemonize',
-    'no',
-  ];
-  const outFile = plain ? null : path.join(dir, `callgrind.${port}.out`);
-  const child = plain
-    ? spawn('redis-server', serverArgs, { stdio: 'ignore' })
-    : spawn(
-        'valgrind',
-        [
-          '--tool=callgrind',
-          '--instr-atstart=no',
-          `--callgrind-out-file=${outFile}`,
-          'redis-server',
-          ...serverArgs,
-        ],
-        { stdio: 'ignore' },
-      );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; ; i++) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch {
-      probe.disconnect();
-      if (i > 300) throw new Error('redis-server did not start');
-      await sleep(100);
-    }
-  }
-  return {
-    port,
-    child,
-    outFile,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-/** Turn callgrind's instrumentation on or off for the server's process. */
-async function instrument(server: Server, on: boolean): Promise<void> {
-  await run('callgrind_control', ['-i', on ? 'on' : 'off', String(server.child.pid)]);
-}
-
-/** Instructions counted so far: dump, then read the newest dump's totals. */
-async function dumpTotal(server: Server, dir: string): Promise<number> {
-  await run('callgrind_control', ['-d', String(server.child.pid)]);
-  const { stdout } = await run('sh', [
-    '-c',
-    `ls -t ${dir}/callgrind.${server.port}.out* | head -1`,
-  ]);
-  const text = readFileSync(stdout.trim(), 'utf8');
-  const m = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
-  if (!m) throw new Error('no totals in the callgrind dump');
-  return Number(m[1]);
 }
 
 async function fill(port: number, o: Options, retention: Options['retention']): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 
 export { sleep };
 
@@ -106,4 +107,42 @@ export function askChild<R extends ChildReply, T extends R['type']>(
     child.on('exit', onExit);
     if (o.command) child.send(o.command);
   });
+}
+
+/** The flags of a measuring script, as {@link scriptFlags} reads them. */
+export interface ScriptFlags {
+  /** `--name=<whole number>`, at least `min`; `fallback` when absent. Throws naming the flag. */
+  whole(name: string, fallback: number, min: number): number;
+  /** `--name=<text>`, or undefined when absent. */
+  text(name: string): string | undefined;
+  /** whether `--name` was given */
+  has(name: string): boolean;
+}
+
+/**
+ * The `--name=value` and `--switch` arguments of a measuring script (bench/redisCost.ts,
+ * bench/redisBound.ts), by node:util's parseArgs: an unknown flag, or a value given to a switch,
+ * throws.
+ */
+export function scriptFlags(
+  argv: readonly string[],
+  names: { values: readonly string[]; switches: readonly string[] },
+): ScriptFlags {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const name of names.values) options[name] = { type: 'string' };
+  for (const name of names.switches) options[name] = { type: 'boolean' };
+  const { values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+  const given = values as Record<string, string | boolean | undefined>;
+  return {
+    whole(name, fallback, min) {
+      const raw = given[name];
+      const n = raw === undefined ? fallback : Number(raw);
+      if (!Number.isInteger(n) || n < min) {
+        throw new Error(`--${name} needs a whole number of at least ${min}`);
+      }
+      return n;
+    },
+    text: (name) => (typeof given[name] === 'string' ? (given[name] as string) : undefined),
+    has: (name) => given[name] === true,
+  };
 }

@@ -25,13 +25,18 @@ const GROUP_STATE_LUA = include('groupState');
 
 /**
  * A script's inlined source without comments, and without the text of `except` (an include's
- * source: each stretch between its own `@include` lines is inlined verbatim).
+ * source: inlined verbatim, less the top-level functions the script does not call, which the
+ * loader drops: so it is taken out one top-level function or line at a time).
  */
 function codeOf(name: string, except: string): string {
   // Redis gets the scripts without comments (stripComments), so `except` is taken out so too.
   let source = scriptSource(name);
-  for (const part of stripComments(except).split(/^--- @include .*$/m)) {
-    if (part.trim() !== '') source = source.replace(part.trim(), '');
+  const pieces = stripComments(except)
+    .split(/^--- @include .*$/m)
+    .join('\n')
+    .split(/^(?=local function )|(?<=^end)\n/m);
+  for (const piece of pieces) {
+    if (piece.trim() !== '') source = source.replace(piece.trim(), '');
   }
   return source.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/--[^\n]*/g, '');
 }
