@@ -404,7 +404,7 @@ describe('timed overrides (I6): the deadline in `overrides` and the data in `gov
     });
   });
 
-  it('1,000 overrides without deadlines (five steps of 200) are all found and given theirs', async () => {
+  it('1,000 overrides without deadlines (HSCAN steps of 200) are all found and given theirs', async () => {
     const q = engine.queue();
     const data = JSON.stringify({ until: 5_000, revertTo: null, setAt: 1, actor: 'x' });
     const fields: string[] = [];
