@@ -95,7 +95,8 @@ export async function readHistory(
     redis.xlen(key),
   ]);
   const entries = decodeHistory(reply.slice(0, first));
-  const cursors = entries.map((e) => validate.historyCursor.encode(listing, e.id));
+  const encode = validate.historyCursor.encoder(listing);
+  const cursors = entries.map((e) => encode(e.id));
   return {
     entries,
     cursors,
@@ -146,7 +147,8 @@ export async function readGroupHistory(
     end = chunk.length < HISTORY_SCAN_CHUNK || last === undefined ? null : `(${last[0]}`;
   }
   const entries = found.slice(0, first);
-  const cursors = entries.map((e) => validate.historyCursor.encode(listing, e.id));
+  const encode = validate.historyCursor.encoder(listing);
+  const cursors = entries.map((e) => encode(e.id));
   return {
     entries,
     cursors,

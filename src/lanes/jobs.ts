@@ -151,8 +151,9 @@ export function decodeJobPage(
   const jobs: Job[] = [];
   const cursors: string[] = [];
   let endCursor: string | null = null;
+  const encode = jobCursor.encoder(listing);
   ids.forEach((id, i) => {
-    const cursor = jobCursor.encode(listing, `${scores[i] as string}:${id}`);
+    const cursor = encode(`${scores[i] as string}:${id}`);
     endCursor = cursor;
     const hash = fields[i] ?? [];
     if (hash.length === 0) return;

@@ -997,7 +997,7 @@ export class Queue {
     ]);
     const pageIds = ids.slice(0, first);
     const groups = await this.readGroups(pageIds);
-    const cursors = pageIds.map((id) => validate.cursor.encode(listing, id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     return {
       groups,
       cursors,
@@ -1054,7 +1054,7 @@ export class Queue {
         picked,
       })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
-    const cursors = pageIds.map((id) => validate.cursor.encode(listing, id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     const stats: Record<string, string> = {};
     for (let i = 0; i + 1 < flatStats.length; i += 2) {
       stats[flatStats[i] as string] = flatStats[i + 1] as string;

@@ -309,12 +309,16 @@ function pageCursor<T>(spec: {
 }) {
   const shape = new RegExp(`^[A-Za-z0-9_-]{1,${spec.maxChars}}$`);
   const issued = new RegExp(`^${spec.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's');
+  /** The cursors of `listing`'s positions: its tag (a SHA-256) worked out once per page. */
+  const encoder = (listing: Listing): ((rest: string) => string) => {
+    const head = `${spec.letter}:${listingTag(listing)}:`;
+    return (rest) => Buffer.from(head + rest, 'utf8').toString('base64url');
+  };
   return {
-    /** The cursor of the position `rest` in `listing`. */
+    encoder,
+    /** The cursor of the position `rest` in `listing` (one cursor: a page uses `encoder`). */
     encode(listing: Listing, rest: string): string {
-      return Buffer.from(`${spec.letter}:${listingTag(listing)}:${rest}`, 'utf8').toString(
-        'base64url',
-      );
+      return encoder(listing)(rest);
     },
     /** The position a cursor of `listing` names; BAD_USER_INPUT (`after`) otherwise. */
     decode(value: unknown, listing: Listing): T {
