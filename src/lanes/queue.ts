@@ -944,9 +944,10 @@ export class Queue {
     } = {},
   ): Promise<HistoryPage> {
     const opts = options ?? {};
-    if (opts.group === undefined) return readHistory(this.redis, this.keys.history, opts);
+    if (opts.group === undefined)
+      return readHistory(this.redis, this.keys.history, this.name, opts);
     const group = validate.groupId(opts.group, 'group');
-    return readGroupHistory(this.redis, this.keys.history, group, opts);
+    return readGroupHistory(this.redis, this.keys.history, this.name, group, opts);
   }
 
   /** One group; an unknown id reads as empty (limit null, zeros). */
@@ -974,9 +975,12 @@ export class Queue {
   ): Promise<GroupPage> {
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const bytes = (text: string) => Buffer.from(text, 'utf8');
-    const after = options.after == null ? null : bytes(validate.cursor.decode(options.after));
-    const prefix =
-      options.prefix === undefined ? null : bytes(validate.groupId(options.prefix, 'prefix'));
+    const prefixText =
+      options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    const listing = ['groups', this.name, prefixText] as const;
+    const after =
+      options.after == null ? null : bytes(validate.cursor.decode(options.after, listing));
+    const prefix = prefixText === null ? null : bytes(prefixText);
     const lowest = prefix === null ? bytes('-') : Buffer.concat([bytes('['), prefix]);
     const highest =
       prefix === null ? bytes('+') : Buffer.concat([bytes('['), prefix, Buffer.from([0xff])]);
@@ -993,7 +997,7 @@ export class Queue {
     ]);
     const pageIds = ids.slice(0, first);
     const groups = await this.readGroups(pageIds);
-    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     return {
       groups,
       cursors,
@@ -1024,8 +1028,10 @@ export class Queue {
     } = {},
   ): Promise<QueueSnapshot> {
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
-    const after = options.after == null ? null : validate.cursor.decode(options.after);
     const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    // The same listing as `groups` with this prefix: their cursors go from one to the other.
+    const listing = ['groups', this.name, prefix] as const;
+    const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
     const ids = options.ids ?? [];
     if (ids.length > validate.Limits.maxPicked) {
       throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
@@ -1048,7 +1054,7 @@ export class Queue {
         picked,
       })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
-    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     const stats: Record<string, string> = {};
     for (let i = 0; i + 1 < flatStats.length; i += 2) {
       stats[flatStats[i] as string] = flatStats[i + 1] as string;
@@ -1232,7 +1238,8 @@ export class Queue {
     const state = validate.jobState(opts.state);
     const group = opts.group == null ? null : validate.groupId(opts.group);
     const first = validate.pageSize(opts.first ?? Defaults.pageSize);
-    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after);
+    const listing = ['jobs', this.name, state, group] as const;
+    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after, listing);
     const k = this.keys;
     let index: string;
     let order: 'asc' | 'desc' = 'asc';
@@ -1270,7 +1277,7 @@ export class Queue {
       group: filter,
       kind,
     });
-    return decodeJobPage(this.name, reply);
+    return decodeJobPage(this.name, listing, reply);
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────
