@@ -12,10 +12,10 @@
  * A stream may also end by itself after an event that is its last (`isLast`: a job that reached
  * a final state): that event is handed out, and the stream then ends as if returned.
  *
- * Besides `next()`, a consumer may pull it ({@link Pullable}) with a {@link PullSink}: the same steps,
- * handed over by a plain call instead of a promise, so a state offered to a thousand waiting
- * subscribers reaches each one's consumer within `offer`'s own loop (the WebSocket fan-out,
- * `src/server/wsServer.ts`), not in a thousand promise reactions.
+ * Besides `next()`, a consumer may pull it ({@link Pullable}) with a {@link PullSink}: the same
+ * steps, handed over by a plain call instead of a promise, so a state offered to a thousand
+ * waiting subscribers reaches each one's consumer within `offer`'s own loop (the WebSocket
+ * fan-out, `src/server/wsServer.ts`), not in a thousand promise reactions.
  */
 
 /**
