@@ -361,8 +361,8 @@ function writeText(
  * once per result ({@link RawPayload.bytes}) and only the envelope kept per subscription.
  *
  * What graphql-ws does stays its own: `source` ending resolves that `next()` as done, and
- * graphql-ws sends `complete`; `source` failing (or a write failing) rejects it, and graphql-ws
- * sends `error`; the client's `complete` and the socket's close reach `return()`, which ends
+ * graphql-ws sends `complete`; `source` failing (or a write failing) rejects it, `source` is
+ * returned (graphql-ws forgets the operation then), and graphql-ws sends `error`; the client's `complete` and the socket's close reach `return()`, which ends
  * `source` at once. Back-pressure is the same as {@link SocketLink.send}'s: a result is pulled
  * again at once while the socket has nothing queued, and only after its last write has left for
  * the kernel when it had, so a slow reader holds up only its own subscriptions, whose streams
@@ -449,8 +449,16 @@ class PushedOperation<R> implements AsyncGenerator<never, undefined, unknown>, P
     if (this.finish()) this.resolveOver?.(DONE);
   }
 
+  /**
+   * The source failed: graphql-ws sends `error` and forgets the operation, so nothing would
+   * return the source later; it is returned here (a failing source has ended already; a result
+   * that failed to execute has not).
+   */
   onError(error: unknown): void {
-    if (this.finish()) this.rejectOver?.(error);
+    if (this.finish()) {
+      this.rejectOver?.(error);
+      void this.source.return(undefined).catch(() => undefined);
+    }
   }
 
   /** A write failed: the stream ends here (as graphql-ws' loop returns it), then the error. */
