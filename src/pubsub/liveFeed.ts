@@ -380,6 +380,8 @@ export class LiveFeed {
           return handle.group(id);
         },
         equals: sameGroup,
+        // Its rate window reopens with nothing written: read it again then (DESIGN.md §3).
+        changesAt: (g) => g.rateLimitedUntil,
         logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
         onEmpty: () => {
           this.watchClosed();
