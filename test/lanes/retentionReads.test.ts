@@ -153,3 +153,96 @@ describe('dead jobs past their retention age read as gone, with no trim', () => 
     expect(await q.redis.zcard(q.keys.dead)).toBe(2);
   });
 });
+
+describe('writers agree: a job past its retention age is gone to them too, with no trim', () => {
+  const AGE_MS = 2_000;
+  /**
+   * Old dead (groups a, b) and completed (a) jobs past the age, and fresh ones (a) inside it:
+   * made with no age bound (so no completion or death trims the old ones), then the age set.
+   */
+  async function oldAndFresh(q: Queue) {
+    await q.setRetention({
+      completed: { count: 100, ageMs: null },
+      dead: { count: 100, ageMs: null },
+    });
+    const oldDead = await dead(q, ['a', 'b']);
+    const oldDone = await completed(q, ['a']);
+    await untilRedisTimePasses(q.redis, Math.max(oldDead.last, oldDone.last) + AGE_MS);
+    const freshDead = await dead(q, ['a']);
+    const freshDone = await completed(q, ['a']);
+    await q.setRetention({
+      completed: { count: 100, ageMs: AGE_MS },
+      dead: { count: 100, ageMs: AGE_MS },
+    });
+    for (const id of [...oldDead.ids, ...oldDone.ids]) expect(await q.job(id)).toBeNull();
+    return {
+      oldDead: oldDead.ids,
+      oldDone: oldDone.ids,
+      freshDead: freshDead.ids[0] as string,
+      freshDone: freshDone.ids[0] as string,
+    };
+  }
+
+  /** What a writer must leave as it is: the finished indexes, the old hashes, the lanes. */
+  async function held(q: Queue, ids: string[]) {
+    return {
+      dead: await q.redis.zrange(q.keys.dead, 0, -1),
+      completed: await q.redis.zrange(q.keys.completed, 0, -1),
+      hashes: await Promise.all(ids.map((id) => q.redis.hgetall(q.keys.job(id)))),
+      lanes: [await q.redis.zcard(q.keys.lane('a')), await q.redis.zcard(q.keys.lane('b'))],
+    };
+  }
+
+  it('requeueDead: by id skipped, untouched; a group or all requeues only the kept ones, and remaining counts only those', async () => {
+    const q = engine.queue();
+    const jobs = await oldAndFresh(q);
+    const before = await held(q, jobs.oldDead);
+    expect(await q.requeueDead({ ids: jobs.oldDead })).toEqual({
+      count: 0,
+      remaining: 0,
+      skipped: 2,
+    });
+    expect(await held(q, jobs.oldDead)).toEqual(before);
+    expect(await q.requeueDead({ group: 'b' })).toEqual({ count: 0, remaining: 0, skipped: 0 });
+    expect(await q.requeueDead({ all: true }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.job(jobs.freshDead)).toMatchObject({ state: 'PENDING' });
+    for (const id of jobs.oldDead) expect(await q.job(id)).toBeNull();
+    // Left for the trim, as a trimmed job would have been: nothing of them moved.
+    expect(await q.redis.zrange(q.keys.dead, 0, -1)).toEqual(jobs.oldDead);
+    expect(await q.redis.zcard(q.keys.lane('b'))).toBe(0);
+  });
+
+  it('removeJobs: by id skipped, untouched; a group or all removes only the kept ones, and remaining counts only those', async () => {
+    const q = engine.queue();
+    const jobs = await oldAndFresh(q);
+    const old = [...jobs.oldDead, ...jobs.oldDone];
+    const before = await held(q, old);
+    expect(await q.removeJobs({ ids: old })).toEqual({ count: 0, remaining: 0, skipped: 3 });
+    expect(await q.removeJobs({ ids: jobs.oldDead, state: 'DEAD' })).toMatchObject({ count: 0 });
+    expect(await held(q, old)).toEqual(before);
+    expect(await q.removeJobs({ group: 'b', state: 'DEAD' })).toEqual({
+      count: 0,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.removeJobs({ all: true, state: 'DEAD' }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.removeJobs({ group: 'a', state: 'COMPLETED' }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.job(jobs.freshDead)).toBeNull();
+    expect(await q.job(jobs.freshDone)).toBeNull();
+    expect(await q.redis.zrange(q.keys.dead, 0, -1)).toEqual(jobs.oldDead);
+    expect(await q.redis.zrange(q.keys.completed, 0, -1)).toEqual(jobs.oldDone);
+    expect(await counted(q)).toEqual({ completed: 0, dead: 0 });
+  });
+});
