@@ -246,3 +246,62 @@ describe('writers agree: a job past its retention age is gone to them too, with 
     expect(await counted(q)).toEqual({ completed: 0, dead: 0 });
   });
 });
+
+describe('the lease check, promote and an idempotency key: past its age a finished job is not found', () => {
+  const AGE_MS = 1_000;
+
+  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key as for a trimmed job', async () => {
+    const q = engine.queue();
+    await q.setRetention({
+      completed: { count: 100, ageMs: AGE_MS },
+      dead: { count: 100, ageMs: AGE_MS },
+    });
+    await q.enqueue('a', null, { key: 'k-done' });
+    await q.enqueue('a', null, { maxAttempts: 1 });
+    const done = (await q.claim()) as Job;
+    await q.complete(done.id, done.token as string);
+    const died = (await q.claim()) as Job;
+    await q.retry(died.id, died.token as string, 'boom');
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: { code?: string }) => e.code,
+      );
+    const refusals = async () => [
+      await codeOf(q.complete(done.id, done.token as string)),
+      await codeOf(q.extendLease(done.id, done.token as string, 1_000)),
+      await codeOf(q.retry(done.id, done.token as string, 'again')),
+      await codeOf(q.complete(died.id, died.token as string)),
+      await codeOf(q.retry(died.id, died.token as string, 'again')),
+      (await q.completeAndClaim([{ id: done.id, token: done.token as string }], { claim: 0 }))
+        .refused[0]?.code,
+    ];
+    // Kept: the job is there, not active under that token.
+    expect(await refusals()).toEqual(Array(6).fill('LEASE_LOST'));
+    expect(await q.promote(done.id)).toMatchObject({ state: 'COMPLETED', promoted: false });
+    expect(await q.enqueue('a', null, { key: 'k-done' })).toMatchObject({
+      id: done.id,
+      state: 'COMPLETED',
+      finishedAt: expect.any(Number),
+    });
+
+    const finished = await Promise.all([
+      q.redis.zscore(q.keys.completed, done.id),
+      q.redis.zscore(q.keys.dead, died.id),
+    ]);
+    await untilRedisTimePasses(q.redis, Math.max(...finished.map(Number)) + AGE_MS + 100);
+    expect(await q.job(done.id)).toBeNull();
+    expect(await q.job(died.id)).toBeNull();
+    const before = await q.redis.hgetall(q.keys.job(done.id));
+    expect(before).toMatchObject({ state: 'completed' }); // no trim ran
+    expect(await refusals()).toEqual(Array(6).fill('JOB_NOT_FOUND'));
+    await expect(q.promote(done.id)).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    await expect(q.promote(died.id)).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    // The key answers as for a job whose hash the trim deleted: COMPLETED as made, no finish.
+    const again = await q.enqueue('a', null, { key: 'k-done' });
+    expect(again).toMatchObject({ id: done.id, state: 'COMPLETED', attempts: 0 });
+    expect(again.finishedAt).toBeNull();
+    expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
+    expect(await q.redis.zcard(q.keys.dead)).toBe(1);
+  });
+});
