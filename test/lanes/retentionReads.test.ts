@@ -216,6 +216,15 @@ describe('writers agree: a job past its retention age is gone to them too, with 
     expect(await q.redis.zcard(q.keys.lane('b'))).toBe(0);
   });
 
+  it('a dead hash without a finish time (another writer’s) is not past any age: requeued and removed by id', async () => {
+    const q = engine.queue();
+    await q.setRetention({ dead: { count: 100, ageMs: AGE_MS } });
+    const { ids } = await dead(q, ['a', 'b']);
+    for (const id of ids) await q.redis.hdel(q.keys.job(id), 'finishedAt');
+    expect(await q.requeueDead({ ids: [ids[0] as string] })).toMatchObject({ count: 1 });
+    expect(await q.removeJobs({ ids: [ids[1] as string] })).toMatchObject({ count: 1 });
+  });
+
   it('removeJobs: by id skipped, untouched; a group or all removes only the kept ones, and remaining counts only those', async () => {
     const q = engine.queue();
     const jobs = await oldAndFresh(q);

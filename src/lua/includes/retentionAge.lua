@@ -60,7 +60,7 @@ local function finishedPast(settingsKey, state, finishedAt, now)
   if state ~= 'completed' and state ~= 'dead' then
     return false
   end
-  local at = finishedAt and safeInteger(finishedAt)
+  local at = safeInteger(finishedAt)
   if at == nil then
     return false
   end
