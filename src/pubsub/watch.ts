@@ -6,8 +6,9 @@
  *
  * A watch reads once its channels are subscribed (so no change can fall between the first read
  * and the subscription), then on every hint, at its turn in the feed's {@link RereadScheduler}
- * (the safety re-read, or the poll), and, forced, after a reconnect or when its channels moved
- * to another master of a cluster.
+ * (the safety re-read, or the poll), at the moment its last value says it changes with nothing
+ * written (`changesAt`: a group's rate reopening; one timer per watch), and, forced, after a
+ * reconnect or when its channels moved to another master of a cluster.
  */
 import type { Logger } from 'pino';
 import { CoalescedRead } from './coalesce.js';
