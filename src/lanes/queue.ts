@@ -870,8 +870,10 @@ export class Queue {
    * §4.6; not when the job is not found or the call is refused).
    * @param options.actor who asks (history); default this handle's `actor`
    * @returns the job after the call (PENDING when promoted) and whether it was moved
-   * @throws RingmasterError JOB_NOT_FOUND (no such job, or an id that is not a decimal string),
-   *   DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly; nothing changed)
+   * @throws RingmasterError JOB_NOT_FOUND (no such job, a completed or dead job past its
+   *   retention age, which every read calls gone (DESIGN.md §2 Retention), or an id that is not
+   *   a decimal string), DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly;
+   *   nothing changed)
    */
   async promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
     const jobId = validate.jobId(this.name, id);

@@ -50,8 +50,9 @@
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
     outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
             1  the key's job, nothing written: its hash as it is now, or, once it completed
-               (its hash is deleted), { group, payload, maxAttempts, enqueuedAt, state
-               'completed' } from the request and the key
+               (its hash is deleted, or it is finished and past its retention age: gone to
+               every read, includes/retentionAge.lua), { group, payload, maxAttempts,
+               enqueuedAt, state 'completed' } from the request and the key
             2  the key was used for another request: the id of its job and no fields;
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
@@ -72,6 +73,7 @@
 --- @include "settleGroup"
 --- @include "heads"
 --- @include "payloads"
+--- @include "retentionAge"
 
 -- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
 local LAST_SEQ = 9007199254740990
@@ -107,7 +109,9 @@ if keyTtlMs ~= '' then
       return { seen[1], {}, CONFLICT }
     end
     local fields = jobFields(base, seen[1])
-    if #fields == 0 then
+    -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
+    -- Retention): answered as one whose hash the trim deleted.
+    if #fields == 0 or pastRetention(settingsKeyOf(base), fields, nowMs()) then
       fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
         'state', 'completed' }
       if payload ~= '' then

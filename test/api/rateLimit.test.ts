@@ -20,7 +20,7 @@ import {
   type SetRateLimitMutation,
 } from '../gql/graphql.js';
 import { NO_OPERATIONS, redisNow } from '../support/lanes.js';
-import { dataOf, wsSubscribe } from '../support/live.js';
+import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -32,7 +32,11 @@ let server: TestServer;
 beforeAll(async () => {
   // No reaper pass during the tests: it would promote a group whose window reopened, which the
   // tests of such a group read before any claim or reap has (REAP_INTERVAL_MS a day).
-  server = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
+  // Safety re-reads a minute apart: a group's reopening must reach groupChanged by itself.
+  server = await startTestServer(redis.url, {
+    REAP_INTERVAL_MS: '86400000',
+    RESYNC_INTERVAL_MS: '60000',
+  });
 });
 
 afterAll(async () => {
@@ -163,6 +167,53 @@ describe('groupChanged', () => {
       sub.close();
     }
   });
+});
+
+describe('groupChanged at a rate window reopening (nothing written to Redis then)', () => {
+  it.each([
+    [
+      'WebSocket',
+      () => (v: { queue: string; group: string }) =>
+        wsSubscribe(server.ws(), GroupRateChangedDocument, v),
+    ],
+    [
+      'SSE',
+      () => (v: { queue: string; group: string }) =>
+        sseSubscribe(server.endpoint, GroupRateChangedDocument, v),
+    ],
+  ])(
+    '%s: sends the group READY, rateLimitedUntil null, once its window reopened',
+    async (_, make) => {
+      const queue = engineQueue();
+      const windowMs = 1_500;
+      await queue.setRateLimit('g', { max: 1, windowMs });
+      await queue.enqueue('g', 1);
+      await queue.enqueue('g', 2);
+      const job = (await queue.claim({ leaseMs: 600_000 })) as Job;
+      const until = Number(job.claimedAt) + windowMs;
+      const sub = make()({ queue: queue.name, group: 'g' });
+      try {
+        expect(dataOf(await sub.events.next()).groupChanged).toMatchObject({
+          state: 'RATE_LIMITED',
+          rateLimitedUntil: new Date(until).toISOString(),
+        });
+        // No claim, no reaper pass (a day apart), no safety re-read (a minute): only the feed's
+        // own re-read at the reopening sends this.
+        expect(dataOf(await sub.events.next(windowMs + 3_000)).groupChanged).toEqual({
+          id: 'g',
+          state: 'READY',
+          blockedBy: null,
+          rateLimit: { max: 1, windowMs },
+          rateLimitedUntil: null,
+        });
+        expect(await redisNow(queue.redis)).toBeGreaterThanOrEqual(until);
+        // Nothing was written: the group still waits in `ratelimited` for a claim.
+        expect(await queue.redis.zscore(queue.keys.rateLimited, 'g')).toBe(String(until));
+      } finally {
+        sub.close();
+      }
+    },
+  );
 });
 
 describe('the reason of a rate-limited group', () => {
