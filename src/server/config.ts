@@ -17,22 +17,63 @@ const ROLES = ['read', 'worker', 'admin'] as const;
 const MIN_TOKEN_LENGTH = 16;
 
 // Messages are causes only: `loadConfig` puts `NAME=value: ` before each.
+
+/**
+ * Numbers are written in plain decimal digits (0-9) and nothing else: JavaScript's `Number`
+ * (and zod's `coerce`) read `0x10` as 16, `1e3` as 1000, ` 7 ` as 7 and `+5` as 5, none of
+ * which an operator means by accident and the CLI refuses.
+ */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+interface WholeNumberRule {
+  readonly fallback: number;
+  readonly min: number;
+  readonly max: number;
+  /** What a value must be, the cause of a refusal (`must be a port number (0 to 65535)`). */
+  readonly must: string;
+  /** The cause of a value below `min` (default `must`). */
+  readonly belowMin?: string;
+  /** The cause of a value above `max` (default `must`). */
+  readonly aboveMax?: string;
+}
+
+/**
+ * A whole number from `min` to `max`, written in plain decimal digits ({@link DECIMAL_DIGITS}),
+ * or `fallback` when unset. Anything else is refused with `must`, saying digits are needed.
+ */
+const wholeNumber = (rule: WholeNumberRule) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return rule.fallback;
+      const refuse = (message: string) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      if (!DECIMAL_DIGITS.test(value)) {
+        return refuse(`${rule.must}, in plain decimal digits (no sign, point, exponent or 0x)`);
+      }
+      const number = Number(value);
+      if (number < rule.min) return refuse(rule.belowMin ?? rule.must);
+      if (number > rule.max) return refuse(rule.aboveMax ?? rule.must);
+      return number;
+    });
+
+/** A period in milliseconds, 1 ms to one day. */
 const ms = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int('must be a whole number of milliseconds')
-    .min(1, 'must be at least 1 (ms)')
-    .max(86_400_000, 'must be at most 86400000 (ms, one day)')
-    .default(fallback);
+  wholeNumber({
+    fallback,
+    min: 1,
+    max: 86_400_000,
+    must: 'must be a whole number of milliseconds',
+    belowMin: 'must be at least 1 (ms)',
+    aboveMax: 'must be at most 86400000 (ms, one day)',
+  });
 
 /** A whole number from 1 to `max` (a bound on how many of something). */
 const count = (fallback: number, max: number) =>
-  z.coerce
-    .number({ error: `must be a whole number from 1 to ${max}` })
-    .int(`must be a whole number from 1 to ${max}`)
-    .min(1, `must be a whole number from 1 to ${max}`)
-    .max(max, `must be a whole number from 1 to ${max}`)
-    .default(fallback);
+  wholeNumber({ fallback, min: 1, max, must: `must be a whole number from 1 to ${max}` });
 
 const boolean = (fallback: boolean) =>
   z
@@ -204,12 +245,12 @@ const corsOrigins = z
   });
 
 const fields = z.object({
-  PORT: z.coerce
-    .number({ error: 'must be a port number (0 to 65535)' })
-    .int('must be a port number (0 to 65535)')
-    .min(0, 'must be a port number (0 to 65535)')
-    .max(65_535, 'must be a port number (0 to 65535)')
-    .default(4000),
+  PORT: wholeNumber({
+    fallback: 4000,
+    min: 0,
+    max: 65_535,
+    must: 'must be a port number (0 to 65535)',
+  }),
   HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   REDIS_URL: z
     .string()
@@ -238,12 +279,12 @@ const fields = z.object({
     .min(MIN_TOKEN_LENGTH, `must have ${MIN_TOKEN_LENGTH} or more characters`)
     .optional(),
   // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
-  HISTORY_MAX_LEN: z.coerce
-    .number({ error: 'must be a whole number from 0 to 1000000' })
-    .int('must be a whole number from 0 to 1000000')
-    .min(0, 'must be a whole number from 0 to 1000000')
-    .max(1_000_000, 'must be a whole number from 0 to 1000000')
-    .default(Defaults.historyMaxLen),
+  HISTORY_MAX_LEN: wholeNumber({
+    fallback: Defaults.historyMaxLen,
+    min: 0,
+    max: 1_000_000,
+    must: 'must be a whole number from 0 to 1000000',
+  }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
