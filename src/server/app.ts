@@ -71,7 +71,8 @@ export interface RingmasterServer {
  *   A Redis whose maxmemory-policy is not noeviction is not refused: `/ready` is 503 and an
  *   error is logged while it lasts (`EvictionWatch`), since the policy can be fixed without a
  *   restart. REDIS_URL carrying `?keyPrefix=` is a StartupError too (see `assertPlainKeys`;
- *   KEY_PREFIX is the supported way), before anything is sent.
+ *   KEY_PREFIX is the supported way), before anything is sent; `loadConfig` refuses it first,
+ *   so this is met by a Config made another way.
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   // ioredis' own console warnings (a password Redis does not need) go to the log while it runs.

@@ -77,3 +77,54 @@ describe('numeric settings take plain decimal digits only (exit 2)', () => {
     BOUND_MS * 3,
   );
 });
+describe('REDIS_URL invalid as written: exit 2 before connecting, naming it', () => {
+  const at = () => `127.0.0.1:${redis.port}`;
+  const cases: [string, () => string, RegExp][] = [
+    ['a database that is not a number', () => `redis://${at()}/abc`, /database/],
+    ['?db= that is not a number', () => `redis://${at()}?db=abc`, /database/],
+    ['a fractional database', () => `redis://${at()}/1.5`, /database/],
+    ['a database with letters after it', () => `redis://${at()}/3x`, /database/],
+    ['a negative database', () => `redis://${at()}/-1`, /database/],
+    ['/db and ?db= that disagree', () => `redis://${at()}/1?db=2`, /database/],
+    ['a port above 65535', () => 'redis://127.0.0.1:99999', /port/],
+    ['port 0', () => 'redis://127.0.0.1:0', /port/],
+    ['a port that is not a number', () => 'redis://127.0.0.1:abc', /port|URL/],
+    ['an unclosed IPv6 bracket', () => 'redis://[::1', /URL/],
+    ['no host', () => `redis://:${PASSWORD}@/0`, /host/],
+    ['?keyPrefix= (KEY_PREFIX is the way)', () => `redis://${at()}?keyPrefix=x`, /KEY_PREFIX/],
+    ['an unknown query parameter', () => `redis://${at()}?connectTimeout=5`, /connectTimeout/],
+    ['a password, masked', () => `redis://:${PASSWORD}@${at()}/abc`, /:\*\*\*\*@/],
+  ];
+  it.concurrent.each(cases)(
+    '%s',
+    async (_name, url, cause) => {
+      const message = await refusal({ REDIS_URL: url() }, 2);
+      expect(message.startsWith('REDIS_URL=redis://')).toBe(true);
+      expect(message).toMatch(cause);
+    },
+    BOUND_MS * 3,
+  );
+
+  it('still names REDIS_URL for a database Redis lacks (exit 3: Redis says so at connect)', async () => {
+    const message = await refusal({ REDIS_URL: `redis://127.0.0.1:${redis.port}?db=99` }, 3);
+    expect(message).toBe(
+      `REDIS_URL=redis://127.0.0.1:${redis.port}?db=99: database 99 does not exist on this Redis (ERR DB index is out of range)`,
+    );
+  });
+
+  it(
+    'accepts what it should: /0, /15 with ?db=15, ?db=2 with ?family=4, a password',
+    async () => {
+      for (const url of [
+        `redis://127.0.0.1:${redis.port}/0`,
+        `redis://:${PASSWORD}@127.0.0.1:${redis.port}/15?db=15`,
+        `redis://localhost:${redis.port}?db=2&family=4`,
+      ]) {
+        const outcome = await start({ REDIS_URL: url });
+        // It may warn (ioredis: a password this Redis does not need); it starts.
+        expect(outcome.stdout, outcome.stderr).toMatch(/ringmaster listening/);
+      }
+    },
+    BOUND_MS * 3,
+  );
+});
