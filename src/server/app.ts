@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { BAD_PORTS_SPEC, isFetchBadPort } from '../badPorts.js';
 import {
   assertPlainKeys,
   EvictionPolicyError,
@@ -327,6 +328,13 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       url = advertised.url;
       reaper.start();
       eviction.start();
+      if (isFetchBadPort(address.port)) {
+        // Served, since curl and other clients reach it; but not a browser or the CLI.
+        logger.warn(
+          { port: address.port, spec: BAD_PORTS_SPEC },
+          `PORT=${address.port} is a port that browsers and Node's fetch refuse to connect to (a "bad port" of the fetch standard): the console, GraphiQL and the ringmaster CLI cannot reach this server, curl and other clients can; run it on another PORT (4000 by default)`,
+        );
+      }
       logger.info(
         {
           url: `${url}/graphql`,
