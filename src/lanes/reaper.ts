@@ -86,10 +86,14 @@ export class Reaper {
 
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
-   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, or an
-   *   invalid name in `queues`
+   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, an
+   *   invalid name in `queues`, or a hook (`onReaped`, `onError`, `onRecovered`) that is given
+   *   and not a function
    */
   constructor(source: Ringmaster | Queue, options: ReaperOptions = {}) {
+    for (const hook of ['onReaped', 'onError', 'onRecovered'] as const) {
+      validate.callback(hook, options[hook], true);
+    }
     this.options = options;
     this.intervalMs = validate.durationMs('intervalMs', options.intervalMs ?? 1_000);
     this.batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);

@@ -214,6 +214,27 @@ export function durationMs(argument: string, value: unknown): number {
 }
 
 /**
+ * A callback given to the engine (a Worker's processor, a Reaper's or a Ringmaster's hooks): a
+ * function; with `optional`, also undefined (none). Checked when it is handed over, so a
+ * processor of `5` is refused at `new Worker` rather than killing every job it claims
+ * ("is not a function" as each job's error, then DEAD). BAD_USER_INPUT (`argument`) otherwise.
+ */
+export function callback(argument: string, value: unknown, optional = false): void {
+  if (typeof value === 'function' || (optional && value === undefined)) return;
+  throw badInput(
+    argument,
+    `must be a function${optional ? ' (or left out)' : ''}, not ${kindOf(value)}`,
+  );
+}
+
+/** What a value is, for a refusal's message: `a number`, `null`, `an array`, `an object`, … */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
  * A batch size of `completeAndClaim` (completions or claims): an integer in 0..1,000. Not a
  * DESIGN.md §5 input but an engine one: a script cannot unpack an unbounded list.
  */

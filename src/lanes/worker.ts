@@ -190,7 +190,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /**
    * @param queue the queue to claim from (its connection is used for every script call)
    * @param processor called once per claimed job
-   * @throws RingmasterError BAD_USER_INPUT for out-of-range options, or when the queue's
+   * @throws RingmasterError BAD_USER_INPUT for a processor that is not a function (`processor`),
+   *   out-of-range options, or when the queue's
    *   connection moves keys (see {@link assertPlainKeys}; its options may have been edited
    *   since the Queue was made, and the blocking connection is a duplicate of it)
    */
@@ -200,6 +201,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     options: WorkerOptions = {},
   ) {
     super();
+    validate.callback('processor', processor);
     // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
     assertPlainKeys(queue.redis);
     const concurrency = validate.concurrency(options.concurrency ?? 1);
