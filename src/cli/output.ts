@@ -5,6 +5,14 @@
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { visibleId } from './visibleText.js';
+
+/**
+ * Text a caller chose (a group id, job id, actor, error) as printed: each invisible character
+ * as a marker (`acme⟨ZWSP⟩`), the console's rule (src/cli/visibleText.ts). `--json` prints
+ * the text as it is.
+ */
+export const visible = visibleId;
 
 /** Write `data` as JSON, two-space indented, one trailing newline. */
 export function printJson(data: unknown): void {
@@ -145,7 +153,7 @@ export function groupTable(
   return table(
     ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
     groups.map((g) => [
-      g.id,
+      visible(g.id),
       stateText(g.state),
       limitText(g.limit),
       g.active,

@@ -10,7 +10,7 @@ import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
 import { integer, integerRange } from '../options.js';
-import { noteUnknownQueue, printJson, printLine, shellCommand, table } from '../output.js';
+import { noteUnknownQueue, printJson, printLine, shellCommand, table, visible } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
@@ -45,7 +45,7 @@ export function registerJobs(program: Command): void {
       }
       noteUnknownQueue(queue, data.queue.known);
       const { edges, totalCount } = data.queue.jobs;
-      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+      const where = options.group === undefined ? queue : `${visible(options.group)} in ${queue}`;
       if (edges.length === 0) {
         printLine(`no dead jobs in ${where}`);
         return;
@@ -54,11 +54,11 @@ export function registerJobs(program: Command): void {
         table(
           ['job', 'group', 'attempts', 'died', 'last error'],
           edges.map(({ node }) => [
-            node.id,
-            node.group,
+            visible(node.id),
+            visible(node.group),
             `${node.attempts}/${node.maxAttempts}`,
             String(node.finishedAt ?? '-'),
-            cut((node.lastError ?? '-').replace(/\s+/g, ' '), ERROR_WIDTH),
+            cut(visible((node.lastError ?? '-').replace(/[\t\n\r ]+/g, ' ')), ERROR_WIDTH),
           ]),
         ),
       );
@@ -127,4 +127,4 @@ export function registerJobs(program: Command): void {
 
 /** Whose dead jobs: `g in q` for a group's, `q` for the queue's. */
 const whose = (group: string | undefined, queue: string): string =>
-  group === undefined ? queue : `${group} in ${queue}`;
+  group === undefined ? queue : `${visible(group)} in ${queue}`;

@@ -18,7 +18,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { groupTable, noteUnknownQueue } from '../output.js';
+import { groupTable, noteUnknownQueue, visible } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -65,7 +65,7 @@ export function renderTop(
   const c = q.counts;
   const s = q.stats;
   const ringIds = ring?.ring ?? q.ring;
-  const ringText = ringIds.length === 0 ? pc.dim('(empty)') : ringIds.join(' → ');
+  const ringText = ringIds.length === 0 ? pc.dim('(empty)') : ringIds.map(visible).join(' → ');
   const busiest = [...q.activeGroups]
     .sort((a, b) => b.active - a.active || b.pending - a.pending || (a.id < b.id ? -1 : 1))
     .slice(0, first);
