@@ -86,3 +86,23 @@ describe('invisible characters in the CLI', () => {
     expect(frame).toContain('│ ⟨BOM⟩acme ');
   });
 });
+
+describe('long cells', () => {
+  it('a 256-byte group id is cut with an ellipsis in the table, whole in --json', async () => {
+    const q = uniqueQueueName('cli-long');
+    const long = `tenant-${'x'.repeat(240)}-end`;
+    await engineQueue(q).enqueue(long, { n: 1 });
+    await engineQueue(q).enqueue('short', { n: 2 });
+    const table = await cli(['groups', '-q', q]);
+    const widest = Math.max(...table.split('\n').map((line) => [...line].length));
+    expect(widest, table).toBeLessThanOrEqual(100);
+    expect(table).toMatch(/│ tenant-x+… │/);
+    expect(table).toContain('│ short ');
+    const dead = await cli(['dead', '-q', q]);
+    expect(dead).toContain('no dead jobs');
+    const json = JSON.parse(await cli(['groups', '-q', q, '--json'])) as {
+      groups: { id: string }[];
+    };
+    expect(json.groups.map((g) => g.id)).toContain(long);
+  });
+});

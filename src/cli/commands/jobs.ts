@@ -15,10 +15,6 @@ import { noteUnknownQueue, printJson, printLine, shellCommand, table, visible } 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
 
-/** `text` cut to `width` characters, with an ellipsis when cut. */
-const cut = (text: string, width: number): string =>
-  text.length <= width ? text : `${text.slice(0, width - 1)}…`;
-
 /** Add `dead` and `retry-dead` to `program`. */
 export function registerJobs(program: Command): void {
   program
@@ -58,8 +54,9 @@ export function registerJobs(program: Command): void {
             visible(node.group),
             `${node.attempts}/${node.maxAttempts}`,
             String(node.finishedAt ?? '-'),
-            cut(visible((node.lastError ?? '-').replace(/[\t\n\r ]+/g, ' ')), ERROR_WIDTH),
+            visible((node.lastError ?? '-').replace(/[\t\n\r ]+/g, ' ')),
           ]),
+          { widths: { 4: ERROR_WIDTH } },
         ),
       );
       printLine(`${edges.length} of ${totalCount} dead jobs in ${where}`);

@@ -52,13 +52,18 @@ export function registerTop(program: Command): void {
 
 type Ring = CliRingSubscription['ringChanged'];
 
-/** One frame of the view as text. */
+/**
+ * One frame of the view as text, `width` columns wide for the ring line. `hint`: end with how
+ * to quit — for a terminal, where frames are redrawn in place for a person; not in frames
+ * written to a pipe or a file, where it would only be noise in every frame.
+ */
 export function renderTop(
   queue: string,
   ring: Ring | null,
   data: CliTopQuery,
   first: number,
   width: number,
+  hint = true,
 ): string {
   const q = data.queue;
   const state = ring?.queueState ?? q.state;
@@ -83,8 +88,7 @@ export function renderTop(
     busiest.length === 0
       ? pc.dim('no group has jobs in flight')
       : `busiest groups (${busiest.length} of ${q.activeGroups.length} with jobs in flight):\n${groupTable(busiest)}`,
-    '',
-    pc.dim('q or Ctrl-C quits'),
+    ...(hint ? ['', pc.dim('q or Ctrl-C quits')] : []),
   ];
   return lines.join('\n');
 }
@@ -163,7 +167,10 @@ async function top(
     const draw = () => {
       if (stopped) return;
       if (json) process.stdout.write(`${JSON.stringify({ ring, queue: data.queue })}\n`);
-      else log(renderTop(queue, ring, data, options.first, process.stdout.columns || 80));
+      else {
+        const width = process.stdout.columns || 80;
+        log(renderTop(queue, ring, data, options.first, width, process.stdout.isTTY === true));
+      }
     };
     /** Read the queue again and redraw; reads never overlap (one more after, if asked). */
     const refresh = async () => {
