@@ -49,10 +49,12 @@
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
     outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
-            1  the key's job, nothing written: its hash as it is now, or, once it completed
-               (its hash is deleted, or it is finished and past its retention age: gone to
-               every read, includes/retentionAge.lua), { group, payload, maxAttempts,
-               enqueuedAt, state 'completed' } from the request and the key
+            1  the key's job, nothing written: its hash as it is now, or, once it is gone
+               to every read, { group, payload, maxAttempts, enqueuedAt, state } from the
+               request and the key: finished and past its retention age
+               (includes/retentionAge.lua), state as its hash says ('completed' or 'dead');
+               its hash deleted (finished: completed or dead, which is not kept), state
+               'completed'
             2  the key was used for another request: the id of its job and no fields;
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
@@ -110,10 +112,23 @@ if keyTtlMs ~= '' then
     end
     local fields = jobFields(base, seen[1])
     -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
-    -- Retention): answered as one whose hash the trim deleted.
-    if #fields == 0 or pastRetention(settingsKeyOf(base), fields, nowMs()) then
+    -- Retention): answered from the request and the key, in the state its hash still says
+    -- (completed or dead). A hash the trim deleted says nothing: it finished (completed or
+    -- dead), and 'completed' stands for that (the key does not keep which: keeping it would
+    -- cost a write per finished job).
+    local goneAs = nil
+    if #fields == 0 then
+      goneAs = 'completed'
+    elseif pastRetention(settingsKeyOf(base), fields, nowMs()) then
+      for i = 1, #fields, 2 do
+        if fields[i] == 'state' then
+          goneAs = fields[i + 1]
+        end
+      end
+    end
+    if goneAs then
       fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
-        'state', 'completed' }
+        'state', goneAs }
       if payload ~= '' then
         fields[#fields + 1] = 'payload'
         fields[#fields + 1] = payload

@@ -259,14 +259,14 @@ describe('writers agree: a job past its retention age is gone to them too, with 
 describe('the lease check, promote and an idempotency key: past its age a finished job is not found', () => {
   const AGE_MS = 1_000;
 
-  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key as for a trimmed job', async () => {
+  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key in the state its hash says', async () => {
     const q = engine.queue();
     await q.setRetention({
       completed: { count: 100, ageMs: AGE_MS },
       dead: { count: 100, ageMs: AGE_MS },
     });
     await q.enqueue('a', null, { key: 'k-done' });
-    await q.enqueue('a', null, { maxAttempts: 1 });
+    await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' });
     const done = (await q.claim()) as Job;
     await q.complete(done.id, done.token as string);
     const died = (await q.claim()) as Job;
@@ -293,6 +293,11 @@ describe('the lease check, promote and an idempotency key: past its age a finish
       state: 'COMPLETED',
       finishedAt: expect.any(Number),
     });
+    expect(await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' })).toMatchObject({
+      id: died.id,
+      state: 'DEAD',
+      lastError: 'boom',
+    });
 
     const finished = await Promise.all([
       q.redis.zscore(q.keys.completed, done.id),
@@ -310,6 +315,12 @@ describe('the lease check, promote and an idempotency key: past its age a finish
     const again = await q.enqueue('a', null, { key: 'k-done' });
     expect(again).toMatchObject({ id: done.id, state: 'COMPLETED', attempts: 0 });
     expect(again.finishedAt).toBeNull();
+    // A dead one's key answers DEAD, as its hash says: the request's fields, no lastError.
+    const deadAgain = await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' });
+    expect(deadAgain).toMatchObject({ id: died.id, state: 'DEAD', attempts: 0, maxAttempts: 1 });
+    expect(deadAgain.lastError).toBeNull();
+    expect(deadAgain.finishedAt).toBeNull();
+    expect(await q.job(died.id)).toBeNull();
     expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
     expect(await q.redis.zcard(q.keys.dead)).toBe(1);
   });
