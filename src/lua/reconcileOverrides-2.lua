@@ -86,8 +86,19 @@ local function parseMember(member)
   return kind, group
 end
 
+-- The first 100 bytes of a finding's text and '…', cut on a character boundary: never within a
+-- UTF-8 sequence (the bytes 0x80–0xBF continue one), so the finding is valid text.
 local function cut(text)
-  return #text > 100 and (string.sub(text, 1, 100) .. '…') or text
+  if #text <= 100 then
+    return text
+  end
+  local n = 100
+  local b = string.byte(text, n + 1)
+  while n > 0 and b >= 0x80 and b < 0xC0 do
+    b = string.byte(text, n)
+    n = n - 1
+  end
+  return string.sub(text, 1, n) .. '…'
 end
 
 local scan

@@ -389,6 +389,19 @@ describe('timed overrides (I6): the deadline in `overrides` and the data in `gov
     ]);
   });
 
+  it('a long found value is cut after 100 bytes on a character boundary, not within a UTF-8 sequence', async () => {
+    const q = engine.queue();
+    // 'x' then 2-byte 'é's: byte 100 is the first of an 'é', so a cut at byte 100 would split it.
+    const raw = `x${'é'.repeat(60)}`;
+    await q.redis.hset(q.keys.overrideData, 'limit:u', raw);
+    const [finding] = (await q.audit()).findings;
+    expect(finding).toMatchObject({
+      subject: 'limit:u',
+      found: `override data x${'é'.repeat(49)}…`,
+    });
+    expect(finding?.found).not.toContain('\uFFFD');
+  });
+
   it('a revertTo not of its kind is kept as the reads show it and the revert applies it (limit: none, pause: resume), then reverted', async () => {
     const q = engine.queue();
     await q.setLimit('d', 3);
