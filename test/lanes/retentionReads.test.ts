@@ -324,4 +324,15 @@ describe('the lease check, promote and an idempotency key: past its age a finish
     expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
     expect(await q.redis.zcard(q.keys.dead)).toBe(1);
   });
+
+  it("promote: a finished hash without a group (another writer's) past its age is not found; kept, it is answered as it is", async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 100, ageMs: AGE_MS } });
+    const now = Number((await q.redis.time())[0]) * 1000;
+    await q.redis.hset(q.keys.job('900001'), { state: 'completed', finishedAt: now });
+    await q.redis.hset(q.keys.job('900002'), { state: 'completed', finishedAt: now - 10 * AGE_MS });
+    expect(await q.promote('900001')).toMatchObject({ id: '900001', promoted: false });
+    await expect(q.promote('900002')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    expect(await q.job('900002')).toBeNull();
+  });
 });
