@@ -19,7 +19,8 @@
     KEYS[3] ring     list   serviceable groups
     KEYS[4] paused   set    paused groups
     KEYS[5] wake     list   wake tokens
-    KEYS[6] lane     zset   the group's pending jobs
+    KEYS[6] lane     zset   the group's pending jobs (declared; includes/enqueueJob.lua builds
+                            the same name from base, as enqueueMany does)
     KEYS[7] groups   zset   group registry
     KEYS[8] stats    hash   counters
     KEYS[9] seq      string job id counter
@@ -27,7 +28,8 @@
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
                             is empty, so that name is never read or written)
     KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
-    KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
+    KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms) (declared; built
+                            from base alike)
 
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
@@ -63,126 +65,34 @@
 
   Events: incr seq; hset job; hset payloads (with a payload); hset settings (the queue's first
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
-  None for outcomes 1, 2 and 3.
-]]
---- @include "keys"
---- @include "nowMs"
---- @include "safeInteger"
---- @include "settleGroup"
---- @include "heads"
---- @include "payloads"
+  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
+  (re-ring). None for outcomes 1, 2 and 3.
 
--- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
-local LAST_SEQ = 9007199254740990
--- The furthest a run-at time may be from now (ms): 30 days, as the engine's delayMs bound.
-local MAX_DELAY_MS = 2592000000
+  The job is judged, written and answered by includes/enqueueJob.lua, as each job of
+  enqueueMany-9.lua is: one enqueue is a call of one job.
+]]
+--- @include "enqueueJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
-  wake = KEYS[5], stats = KEYS[8],
+  wake = KEYS[5], groups = KEYS[7], stats = KEYS[8], delayed = KEYS[11], base = ARGV[1],
 }
-local laneKey = KEYS[6]
-local groupsKey = KEYS[7]
 local seqKey = KEYS[9]
-local idemKey = KEYS[10]
-local base = ARGV[1]
-local group = ARGV[2]
-local payload = ARGV[3]
-local maxAttempts = ARGV[4]
-local keyTtlMs = ARGV[5]
-local fingerprint = ARGV[6]
-local delayedKey = KEYS[11]
-local groupDelayedKey = KEYS[12]
-local delayMs = ARGV[7]
-local givenRunAt = ARGV[8]
-local backoff = ARGV[9]
+local job = {
+  group = ARGV[2], payload = ARGV[3], maxAttempts = ARGV[4],
+  idemKey = ARGV[5] ~= '' and KEYS[10] or nil, keyTtlMs = ARGV[5], fingerprint = ARGV[6],
+  delayMs = ARGV[7], runAt = ARGV[8], backoff = ARGV[9], backoffDelayMs = ARGV[10],
+  backoffMaxDelayMs = ARGV[11], backoffJitter = ARGV[12],
+}
 
-local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
-
-if keyTtlMs ~= '' then
-  local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
-  if seen[1] then
-    if seen[2] ~= fingerprint then
-      return { seen[1], {}, CONFLICT }
-    end
-    local fields = jobFields(base, seen[1])
-    if #fields == 0 then
-      fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
-        'state', 'completed' }
-      if payload ~= '' then
-        fields[#fields + 1] = 'payload'
-        fields[#fields + 1] = payload
-      end
-    end
-    return { seen[1], fields, EXISTING }
-  end
+local call = newEnqueueCall(k, ARGV[1])
+local refused, detail = judgeJob(call, job)
+if refused == CONFLICT then
+  return { detail, {}, CONFLICT }
+elseif refused == RUN_AT_OUT_OF_RANGE then
+  return { false, { 'now', detail }, RUN_AT_OUT_OF_RANGE }
 end
-
-local now = nowMs()
-local runAt = nil
-if givenRunAt ~= '' then
-  runAt = tonumber(givenRunAt)
-  if math.abs(runAt - now) > MAX_DELAY_MS then
-    return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
-  end
-elseif delayMs ~= '' then
-  runAt = now + tonumber(delayMs)
-end
-local delayed = runAt ~= nil and runAt > now
-
-local last = redis.call('GET', seqKey)
-if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= LAST_SEQ) then
-  refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', LAST_SEQ)
-    .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores)',
-    'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
-end
--- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
-local wasServiceable, wasSaturated
-if not delayed then
-  wasServiceable, wasSaturated = groupState(k, group, laneKey)
-end
-local seq = redis.call('INCR', seqKey)
-local id = string.format('%d', seq)
-local jobKey = jobKeyOf(base, id)
--- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
-redis.call('HSET', jobKey, 'group', group, 'state', delayed and 'delayed' or 'pending',
-  'attempts', 0, 'maxAttempts', maxAttempts, 'enqueuedAt', now)
-storePayload(base, id, payload)
-if seq == 1 then
-  -- The queue's first job: mark its layout, so a reader knows it is not the previous one's
-  -- (DESIGN.md §2, "Job layout"; a queue with jobs and no mark is refused by the engine).
-  redis.call('HSET', settingsKeyOf(base), 'layout', JOB_LAYOUT)
-end
-if backoff ~= '' then
-  redis.call('HSET', jobKey, 'backoff', backoff, 'backoffDelayMs', ARGV[10])
-  if ARGV[11] ~= '' then
-    redis.call('HSET', jobKey, 'backoffMaxDelayMs', ARGV[11])
-  end
-  if ARGV[12] ~= '' and ARGV[12] ~= '0' then
-    redis.call('HSET', jobKey, 'backoffJitter', ARGV[12])
-  end
-end
-if keyTtlMs ~= '' then
-  redis.call('HSET', idemKey, 'id', id, 'fingerprint', fingerprint, 'enqueuedAt', now)
-  redis.call('PEXPIRE', idemKey, keyTtlMs)
-end
-redis.call('ZADD', groupsKey, 0, group)
-redis.call('HINCRBY', k.stats, 'enqueued', 1)
-if delayed then
-  redis.call('HSET', jobKey, 'runAt', string.format('%d', runAt))
-  redis.call('ZADD', delayedKey, runAt, id)
-  redis.call('ZADD', groupDelayedKey, runAt, id)
-  redis.call('HINCRBY', k.stats, 'delayed', 1)
-else
-  redis.call('ZADD', laneKey, seq, id)
-  noteLaneHead(base, group, seq)
-  redis.call('HINCRBY', k.stats, 'pending', 1)
-  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
-end
-local fields = redis.call('HGETALL', jobKey)
-if payload ~= '' then
-  fields[#fields + 1] = 'payload'
-  fields[#fields + 1] = payload
-end
-return { id, fields, CREATED }
+mintIds(call, seqKey)
+judgeGroups(call)
+writeJobs(call, seqKey)
+return enqueueReply(call, job)
