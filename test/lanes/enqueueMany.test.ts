@@ -23,26 +23,15 @@ import {
   type Queue,
   RingmasterError,
 } from '../../src/lanes/index.js';
-import type { RedisClient } from '../../src/lanes/redisConnection.js';
-import { escapeGlob, redisNow, scanAll, useEngine } from '../support/lanes.js';
+import {
+  escapeGlob,
+  redisNow,
+  scanAll,
+  expirySnapshot as snapshot,
+  useEngine,
+} from '../support/lanes.js';
 
 const engine = useEngine();
-
-/**
- * The keyspace byte for byte (DUMP), with each key's absolute expiry (PEXPIRETIME, Redis 7)
- * rather than its PTTL, which counts down, as idempotency.test.ts takes it: idempotency keys
- * expire, and two equal snapshots must still mean nothing was written.
- */
-async function snapshot(r: RedisClient): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const expiryOf = (key: string) =>
-    r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
-  for (const key of (await scanAll(r)).sort()) {
-    const [dump, expiry] = await Promise.all([r.dumpBuffer(key), expiryOf(key)]);
-    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
-  }
-  return out;
-}
 
 type JobInput = { group: string; payload?: unknown; options?: EnqueueOptions };
 
