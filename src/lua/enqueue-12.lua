@@ -83,6 +83,8 @@ local job = {
   idemKey = ARGV[5] ~= '' and KEYS[10] or nil, keyTtlMs = ARGV[5], fingerprint = ARGV[6],
   delayMs = ARGV[7], runAt = ARGV[8], backoff = ARGV[9], backoffDelayMs = ARGV[10],
   backoffMaxDelayMs = ARGV[11], backoffJitter = ARGV[12],
+  -- Set by includes/enqueueJob.lua; named here so the table is sized once.
+  outcome = false, delayed = false, at = false, seq = false, id = false,
 }
 
 local call = newEnqueueCall(k, ARGV[1])

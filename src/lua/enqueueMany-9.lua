@@ -73,6 +73,8 @@ for i = 1, n do
     fingerprint = ARGV[a + 6], delayMs = ARGV[a + 7], runAt = ARGV[a + 8],
     backoff = ARGV[a + 9], backoffDelayMs = ARGV[a + 10], backoffMaxDelayMs = ARGV[a + 11],
     backoffJitter = ARGV[a + 12],
+    -- Set by includes/enqueueJob.lua (index below); named here so the table is sized once.
+    outcome = false, delayed = false, at = false, seq = false, id = false, index = i,
   }
   jobs[i] = job
   local refused, detail, first = judgeJob(call, job)
@@ -81,7 +83,6 @@ for i = 1, n do
   elseif refused == RUN_AT_OUT_OF_RANGE then
     return { RUN_AT_OUT_OF_RANGE, i, detail }
   end
-  job.index = i
 end
 mintIds(call, seqKey)
 judgeGroups(call)
