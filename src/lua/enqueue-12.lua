@@ -19,8 +19,7 @@
     KEYS[3] ring     list   serviceable groups
     KEYS[4] paused   set    paused groups
     KEYS[5] wake     list   wake tokens
-    KEYS[6] lane     zset   the group's pending jobs (declared; includes/enqueueJob.lua builds
-                            the same name from base, as enqueueMany does)
+    KEYS[6] lane     zset   the group's pending jobs
     KEYS[7] groups   zset   group registry
     KEYS[8] stats    hash   counters
     KEYS[9] seq      string job id counter
@@ -28,8 +27,7 @@
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
                             is empty, so that name is never read or written)
     KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
-    KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms) (declared; built
-                            from base alike)
+    KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
 
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
@@ -68,33 +66,72 @@
   g:<group>:delayed; zadd groups; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring). None for outcomes 1, 2 and 3.
 
-  The job is judged, written and answered by includes/enqueueJob.lua, as each job of
-  enqueueMany-9.lua is: one enqueue is a call of one job.
+  The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
+  reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
 ]]
+--- @include "nowMs"
+--- @include "heads"
 --- @include "enqueueJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
-  wake = KEYS[5], groups = KEYS[7], stats = KEYS[8], delayed = KEYS[11], base = ARGV[1],
+  wake = KEYS[5], stats = KEYS[8], base = ARGV[1],
 }
+local laneKey = KEYS[6]
+local groupsKey = KEYS[7]
 local seqKey = KEYS[9]
-local job = {
-  group = ARGV[2], payload = ARGV[3], maxAttempts = ARGV[4],
-  idemKey = ARGV[5] ~= '' and KEYS[10] or nil, keyTtlMs = ARGV[5], fingerprint = ARGV[6],
-  delayMs = ARGV[7], runAt = ARGV[8], backoff = ARGV[9], backoffDelayMs = ARGV[10],
-  backoffMaxDelayMs = ARGV[11], backoffJitter = ARGV[12],
-  -- Set by includes/enqueueJob.lua; named here so the table is sized once.
-  outcome = false, delayed = false, at = false, seq = false, id = false,
-}
+local idemKey = KEYS[10]
+local delayedKey = KEYS[11]
+local groupDelayedKey = KEYS[12]
+local base = ARGV[1]
+local group = ARGV[2]
+local payload = ARGV[3]
+local maxAttempts = ARGV[4]
+local keyTtlMs = ARGV[5]
+local fingerprint = ARGV[6]
 
-local call = newEnqueueCall(k, ARGV[1])
-local refused, detail = judgeJob(call, job)
-if refused == CONFLICT then
-  return { detail, {}, CONFLICT }
-elseif refused == RUN_AT_OUT_OF_RANGE then
-  return { false, { 'now', detail }, RUN_AT_OUT_OF_RANGE }
+if keyTtlMs ~= '' then
+  local seen = keyRecord(idemKey)
+  if seen then
+    if seen[2] ~= fingerprint then
+      return { seen[1], {}, CONFLICT }
+    end
+    return keyedReply(base, seen[1], seen[3], group, payload, maxAttempts)
+  end
 end
-mintIds(call, seqKey)
-judgeGroups(call)
-writeJobs(call, seqKey)
-return enqueueReply(call, job)
+
+local now = nowMs()
+local runAt, outOfRange = runAtOf(ARGV[8], ARGV[7], now)
+if outOfRange then
+  return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
+end
+local delayed = runAt ~= nil and runAt > now
+local seq = firstId(seqKey, 1)
+-- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
+local limit, active, wasServiceable, wasSaturated
+if not delayed then
+  limit, active, wasServiceable, wasSaturated = judgeLane(k, group, laneKey)
+end
+redis.call('INCR', seqKey)
+local id = string.format('%d', seq)
+markLayout(base, seq)
+writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12])
+storePayload(base, id, payload)
+if keyTtlMs ~= '' then
+  rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
+end
+redis.call('ZADD', groupsKey, 0, group)
+redis.call('HINCRBY', k.stats, 'enqueued', 1)
+if delayed then
+  redis.call('ZADD', delayedKey, runAt, id)
+  redis.call('ZADD', groupDelayedKey, runAt, id)
+  redis.call('HINCRBY', k.stats, 'delayed', 1)
+else
+  redis.call('ZADD', laneKey, seq, id)
+  noteLaneHead(base, group, seq)
+  redis.call('HINCRBY', k.stats, 'pending', 1)
+  if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
+    reRingAll(k, base, { group }, 1)
+  end
+end
+return createdReply(base, id, payload)

@@ -45,50 +45,180 @@
   2^53−1, or a group a job goes to the lane of has a limit and an active count that is not an
   integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: enqueue-12.lua's, batched as includes/enqueueJob.lua says (one incrby seq, one hset
+  Events: enqueue-12.lua's, batched (one incrby seq in place of incr, one hset
   payloads, one zadd groups, one hincrby per stats field, per group one zadd of its lane and of
   heads or of its delayed index, one zadd delayed; one rpush ring, hdel gturns and lpush/ltrim
   wake for all the groups re-ringed); per job one hset of its hash and, with a key, hset +
   pexpire of its idem key. None when refused or every job answers EXISTING.
 ]]
+--- @include "nowMs"
 --- @include "enqueueJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
-  wake = KEYS[5], groups = KEYS[6], stats = KEYS[7], delayed = KEYS[9], base = ARGV[1],
+  wake = KEYS[5], stats = KEYS[7], base = ARGV[1],
 }
+local groupsKey = KEYS[6]
 local seqKey = KEYS[8]
+local delayedKey = KEYS[9]
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
 local STRIDE = 12
 
-local call = newEnqueueCall(k, base)
+-- Judge every job, writing nothing. jobs[i] = { a (its first ARGV index less one), outcome,
+-- runAt, delayed, id (a key's job: the id it answers; a new job: its own), seen (a key used
+-- before the call: its record), first (a key used earlier in the call: that job) }.
+local now = nowMs()
 local jobs = {}
+local keys = {} -- idem key -> { fingerprint, seen | job } as judged so far in this call
+local created = {} -- the new jobs, in input order
 for i = 1, n do
   local a = 2 + STRIDE * (i - 1)
-  local key = ARGV[a + 4]
-  local job = {
-    group = ARGV[a + 1], payload = ARGV[a + 2], maxAttempts = ARGV[a + 3],
-    idemKey = key ~= '' and idemKeyOf(base, key) or nil, keyTtlMs = ARGV[a + 5],
-    fingerprint = ARGV[a + 6], delayMs = ARGV[a + 7], runAt = ARGV[a + 8],
-    backoff = ARGV[a + 9], backoffDelayMs = ARGV[a + 10], backoffMaxDelayMs = ARGV[a + 11],
-    backoffJitter = ARGV[a + 12],
-    -- Set by includes/enqueueJob.lua (index below); named here so the table is sized once.
-    outcome = false, delayed = false, at = false, seq = false, id = false, index = i,
-  }
+  local job = { a = a, outcome = CREATED, runAt = false, delayed = false, id = false,
+    seen = false, first = false }
   jobs[i] = job
-  local refused, detail, first = judgeJob(call, job)
-  if refused == CONFLICT then
-    return { CONFLICT, i, detail, first and first.index or false }
-  elseif refused == RUN_AT_OUT_OF_RANGE then
-    return { RUN_AT_OUT_OF_RANGE, i, detail }
+  local keyName = ARGV[a + 4]
+  local idemKey = keyName ~= '' and idemKeyOf(base, keyName) or nil
+  local used = idemKey and keys[idemKey]
+  if idemKey and used == nil then
+    local seen = keyRecord(idemKey)
+    used = seen and { fingerprint = seen[2], seen = seen } or false
+    keys[idemKey] = used
+  end
+  if used then
+    if used.fingerprint ~= ARGV[a + 6] then
+      return { CONFLICT, i, used.seen and used.seen[1] or false, used.job and used.job.index or false }
+    end
+    job.outcome = EXISTING
+    job.seen = used.seen
+    job.first = used.job or false
+  else
+    local runAt, outOfRange = runAtOf(ARGV[a + 8], ARGV[a + 7], now)
+    if outOfRange then
+      return { RUN_AT_OUT_OF_RANGE, i, now }
+    end
+    job.runAt = runAt or false
+    job.delayed = runAt ~= nil and runAt > now
+    job.index = i
+    job.idemKey = idemKey or false
+    created[#created + 1] = job
+    if idemKey then
+      keys[idemKey] = { fingerprint = ARGV[a + 6], job = job }
+    end
   end
 end
-mintIds(call, seqKey)
-judgeGroups(call)
-writeJobs(call, seqKey)
+local first = #created > 0 and firstId(seqKey, #created) or 0
+-- Each group a new job goes to, in the order of its first: its lane and delayed jobs, and,
+-- judged before any write, its standing when a job goes to its lane.
+local groups, order = {}, {}
+for j = 1, #created do
+  local job = created[j]
+  job.seq = first + j - 1
+  job.id = string.format('%d', job.seq)
+  local group = ARGV[job.a + 1]
+  local g = groups[group]
+  if g == nil then
+    g = { lane = {}, delayed = {} }
+    groups[group] = g
+    order[#order + 1] = group
+  end
+  if job.delayed then
+    g.delayed[#g.delayed + 1] = job
+  else
+    g.lane[#g.lane + 1] = job
+  end
+end
+for i = 1, #order do
+  local group = order[i]
+  local g = groups[group]
+  if #g.lane > 0 then
+    g.laneKey = laneKeyOf(base, group)
+    g.limit, g.active, g.wasServiceable, g.wasSaturated = judgeLane(k, group, g.laneKey)
+  end
+end
+
+-- Write.
+if #created > 0 then
+  redis.call('INCRBY', seqKey, #created)
+  markLayout(base, first)
+  local payloads = {}
+  for j = 1, #created do
+    local job = created[j]
+    local a = job.a
+    writeJob(base, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt, job.delayed, ARGV[a + 9],
+      ARGV[a + 10], ARGV[a + 11], ARGV[a + 12])
+    if ARGV[a + 2] ~= '' then
+      payloads[#payloads + 1] = job.id
+      payloads[#payloads + 1] = ARGV[a + 2]
+    end
+    if job.idemKey then
+      rememberKey(job.idemKey, job.id, ARGV[a + 6], now, ARGV[a + 5])
+    end
+  end
+  if #payloads > 0 then
+    redis.call('HSET', payloadsKeyOf(base), unpack(payloads))
+  end
+  local registry, delayedAll, reRinged = {}, {}, {}
+  local pending, delayed = 0, 0
+  for i = 1, #order do
+    local group = order[i]
+    local g = groups[group]
+    registry[#registry + 1] = 0
+    registry[#registry + 1] = group
+    if #g.delayed > 0 then
+      local members = {}
+      for j = 1, #g.delayed do
+        local job = g.delayed[j]
+        members[#members + 1] = job.runAt
+        members[#members + 1] = job.id
+        delayedAll[#delayedAll + 1] = job.runAt
+        delayedAll[#delayedAll + 1] = job.id
+      end
+      redis.call('ZADD', groupDelayedKeyOf(base, group), unpack(members))
+      delayed = delayed + #g.delayed
+    end
+    local lane = g.lane
+    if #lane > 0 then
+      local members = {}
+      for j = 1, #lane do
+        members[#members + 1] = lane[j].seq
+        members[#members + 1] = lane[j].id
+      end
+      redis.call('ZADD', g.laneKey, unpack(members))
+      -- The lane's new head bound (includes/heads.lua, noteLaneHead): its first job's score.
+      redis.call('ZADD', headsKeyOf(base), 'LT', lane[1].seq, group)
+      pending = pending + #lane
+      if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
+          #lane) then
+        reRinged[#reRinged + 1] = group
+      end
+    end
+  end
+  redis.call('ZADD', groupsKey, unpack(registry))
+  redis.call('HINCRBY', k.stats, 'enqueued', #created)
+  if delayed > 0 then
+    redis.call('ZADD', delayedKey, unpack(delayedAll))
+    redis.call('HINCRBY', k.stats, 'delayed', delayed)
+  end
+  if pending > 0 then
+    redis.call('HINCRBY', k.stats, 'pending', pending)
+  end
+  if #reRinged > 0 then
+    reRingAll(k, base, reRinged, #reRinged)
+  end
+end
+
+-- Answer every job, in input order.
 local replies = {}
 for i = 1, n do
-  replies[i] = enqueueReply(call, jobs[i])
+  local job = jobs[i]
+  local a = job.a
+  if job.outcome == CREATED then
+    replies[i] = createdReply(base, job.id, ARGV[a + 2])
+  elseif job.seen then
+    replies[i] = keyedReply(base, job.seen[1], job.seen[3], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+  else
+    replies[i] = keyedReply(base, job.first.id, false, ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+  end
 end
 return { CREATED, replies }
