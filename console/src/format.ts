@@ -29,12 +29,27 @@ export const clockMs = (ms: number): string => {
  * or below the work in flight), and IDLE — nothing waiting — into "busy" (jobs in flight) and
  * "empty" (nothing at all), so a group that is working is never called idle.
  */
-export type Standing = 'ready' | 'limit' | 'parked' | 'paused' | 'busy' | 'empty' | 'rated';
+export type Standing =
+  | 'ready'
+  | 'rejoining'
+  | 'limit'
+  | 'parked'
+  | 'paused'
+  | 'busy'
+  | 'empty'
+  | 'rated';
 
-export function standing(g: Pick<GroupRowFragment, 'state' | 'limit' | 'active'>): Standing {
+/**
+ * A group's standing. READY off the ring is a group whose rate window reopened and that no claim
+ * has put back yet (DESIGN.md §3 "Rate limits"): "re-joining", so "ready" stays exactly "on the
+ * ring drawn beside it".
+ */
+export function standing(
+  g: Pick<GroupRowFragment, 'state' | 'limit' | 'active' | 'onRing'>,
+): Standing {
   switch (g.state as GroupState) {
     case 'READY':
-      return 'ready';
+      return g.onRing ? 'ready' : 'rejoining';
     case 'PAUSED':
       return 'paused';
     case 'SATURATED':
@@ -48,6 +63,7 @@ export function standing(g: Pick<GroupRowFragment, 'state' | 'limit' | 'active'>
 
 export const STANDING_LABEL: Record<Standing, string> = {
   ready: 'ready',
+  rejoining: 're-joining',
   limit: 'at limit',
   parked: 'parked',
   paused: 'paused',
@@ -59,6 +75,8 @@ export const STANDING_LABEL: Record<Standing, string> = {
 /** What each standing means, for a tooltip. */
 export const STANDING_MEANS: Record<Standing, string> = {
   ready: 'on the ring, waiting for its turn',
+  rejoining:
+    'its rate window has reopened: off the ring until the next claim puts it back (and may serve it at once)',
   limit: 'as many jobs in flight as its limit allows: no turn until one finishes',
   parked: 'limit 0, or lowered below the jobs in flight: no turn until several finish',
   paused: 'paused by an operator: no turn until resumed',

@@ -2,6 +2,7 @@
  * The CLI's exit codes, one per kind of failure (README "CLI", `ringmaster --help`), and the
  * error that carries one. Every failure ends as one line on stderr naming what to change.
  */
+import { BAD_PORTS_SPEC } from '../badPorts.js';
 
 /** Process exit codes of `ringmaster`. */
 export const ExitCode = {
@@ -92,13 +93,35 @@ export function describeGraphQLError(error: GraphQLErrorLike): string {
   return parts.join(' ');
 }
 
-/** The error for a request that never got an answer: refused, unresolved, timed out. */
+/**
+ * The error for a request that never got an answer: refused, unresolved, timed out; or never
+ * sent, since `fetch` refuses the URL's port (a WHATWG "bad port", src/badPorts.ts: 6000, 6667,
+ * …), where starting the server is no help: it must listen on another PORT. Exit UNREACHABLE.
+ */
 export function unreachable(url: string, cause: unknown): CliError {
   const reason = causeText(cause);
+  if (reason === 'bad port') {
+    const port = portOf(url);
+    return new CliError(
+      `cannot reach ${url}: port ${port ?? '?'} is one that fetch refuses to connect to (Node's, as every browser's: a "bad port" of the fetch standard, ${BAD_PORTS_SPEC}), so the request was never sent; run the server on another PORT (4000 by default) and point --url / RINGMASTER_URL at it`,
+      ExitCode.UNREACHABLE,
+    );
+  }
   return new CliError(
     `cannot reach ${url} (${reason}): start the server or point --url / RINGMASTER_URL at it`,
     ExitCode.UNREACHABLE,
   );
+}
+
+/** The TCP port `url` names (its scheme's default when it names none), or null if not a URL. */
+function portOf(url: string): number | null {
+  try {
+    const parsed = new URL(url);
+    if (parsed.port !== '') return Number(parsed.port);
+    return parsed.protocol === 'https:' || parsed.protocol === 'wss:' ? 443 : 80;
+  } catch {
+    return null;
+  }
 }
 
 /**

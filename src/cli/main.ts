@@ -28,8 +28,9 @@ Exit codes:
   2  refused: the server refused the input (BAD_USER_INPUT, JOB_NOT_FOUND, … DESIGN.md §5)
   3  auth: no token, an unknown one, or a role that may not do this (HTTP 401, 403;
      WebSocket 4401, 4403)
-  4  unreachable: nothing answered at --url (connection refused), or a query not answered
-     within --timeout (a slow server or Redis); nothing changed
+  4  unreachable: nothing answered at --url (connection refused, or a port fetch refuses:
+     6000, 6667, …), or a query not answered within --timeout (a slow server or Redis);
+     nothing changed
   5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
   6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
      have been applied: run the command the message names to see (a change is sent only to a

@@ -741,6 +741,27 @@ export class Commands {
   }
 
   /**
+   * `reconcileOverrides-2.lua`, one step: SCAN `batch` entries of the timed-override data
+   * (`goverride`, op 'data') or deadlines (`overrides`, op 'deadlines') from `cursor`, in
+   * `mode`; the findings (kind OVERRIDE, subject `<kind>:<group>`) and the next cursor ('0':
+   * done).
+   */
+  reconcileOverrides(p: {
+    mode: 'audit' | 'repair';
+    op: 'data' | 'deadlines';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings, cursor: string]> {
+    const k = this.k;
+    return this.run(
+      'reconcileOverrides',
+      [k.overrides, k.overrideData],
+      [k.base, p.mode, p.op, p.cursor, p.batch, ...p.history],
+    ) as Promise<[FlatFindings, string]>;
+  }
+
+  /**
    * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
    * (`group` undefined) or of a group's from rank `start`, in `mode`.
    */

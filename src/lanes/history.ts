@@ -3,7 +3,6 @@
  * (includes/history.lua; one stream per queue, none per group), read back newest first a page
  * at a time: the queue's entries, or a group's (the queue's entries of it, filtered here). Knows nothing of GraphQL; the live feed's history watch decodes with it too.
  */
-import { badInput } from './errors.js';
 import type { RedisClient } from './redisConnection.js';
 import * as validate from './validate.js';
 
@@ -41,32 +40,6 @@ export interface HistoryPage {
 /** Entries per page when none is asked for (`Queue.history`, GraphQL `first`). */
 export const HISTORY_PAGE_SIZE = 20;
 
-const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
-const UINT64_MAX = 2n ** 64n - 1n;
-
-/** Whether `id` is a stream id Redis accepts: `<ms>-<n>`, each part a 64-bit unsigned integer. */
-function isStreamId(id: string): boolean {
-  return STREAM_ID.test(id) && id.split('-').every((part) => BigInt(part) <= UINT64_MAX);
-}
-
-/** Opaque history cursors: base64url of `h:<stream id>`. */
-export const historyCursor = {
-  encode(id: string): string {
-    return Buffer.from(`h:${id}`, 'utf8').toString('base64url');
-  },
-  /** The stream id a cursor names; BAD_USER_INPUT (`after`) when it does not decode to one. */
-  decode(value: unknown): string {
-    const refuse = () => badInput('after', 'is not a cursor this server issued');
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw refuse();
-    const text = Buffer.from(value, 'base64url').toString('utf8');
-    const id = text.slice(2);
-    if (!text.startsWith('h:') || !isStreamId(id) || historyCursor.encode(id) !== value) {
-      throw refuse();
-    }
-    return id;
-  },
-};
-
 /** A field that holds a JSON object, parsed; null when absent or not an object. */
 function objectOf(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined) return null;
@@ -101,15 +74,18 @@ export function decodeHistory(reply: readonly [string, string[]][]): HistoryEntr
 /**
  * A page of stream `key`, newest first, older than the entry `after` names (exclusive), with
  * the stream's length: one XREVRANGE … COUNT first+1 and one XLEN, O(log n + page).
- * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a history cursor)
+ * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a cursor of this history listing)
  */
 export async function readHistory(
   redis: RedisClient,
   key: string,
+  queue: string,
   options: { first?: number | undefined; after?: string | null | undefined },
 ): Promise<HistoryPage> {
   const first = validate.pageSize(options.first ?? HISTORY_PAGE_SIZE);
-  const after = options.after == null ? null : historyCursor.decode(options.after);
+  const listing = ['history', queue, null] as const;
+  const after =
+    options.after == null ? null : validate.historyCursor.decode(options.after, listing);
   const end = after === null ? '+' : `(${after}`;
   const [reply, totalCount] = await Promise.all([
     // Nothing is older than 0-0 (and Redis refuses an exclusive bound below it).
@@ -119,7 +95,8 @@ export async function readHistory(
     redis.xlen(key),
   ]);
   const entries = decodeHistory(reply.slice(0, first));
-  const cursors = entries.map((e) => historyCursor.encode(e.id));
+  const encode = validate.historyCursor.encoder(listing);
+  const cursors = entries.map((e) => encode(e.id));
   return {
     entries,
     cursors,
@@ -142,16 +119,19 @@ export const HISTORY_SCAN_CHUNK = 200;
  * most the stream's cap (`historyMaxLen`, default 10,000: 50 chunks) when the group has few
  * entries — an admin read. `totalCount` is the queue stream's length (XLEN): the entries the
  * group's are read from, an upper bound of the group's (counting them would read it all).
- * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a history cursor)
+ * @throws RingmasterError BAD_USER_INPUT (`first` not 1..500, `after` not a cursor of this history listing)
  */
 export async function readGroupHistory(
   redis: RedisClient,
   key: string,
+  queue: string,
   group: string,
   options: { first?: number | undefined; after?: string | null | undefined },
 ): Promise<HistoryPage> {
   const first = validate.pageSize(options.first ?? HISTORY_PAGE_SIZE);
-  const after = options.after == null ? null : historyCursor.decode(options.after);
+  const listing = ['history', queue, group] as const;
+  const after =
+    options.after == null ? null : validate.historyCursor.decode(options.after, listing);
   const found: HistoryEntry[] = [];
   // Nothing is older than 0-0 (and Redis refuses an exclusive bound below it).
   let end: string | null = after === null ? '+' : after === '0-0' ? null : `(${after}`;
@@ -167,7 +147,8 @@ export async function readGroupHistory(
     end = chunk.length < HISTORY_SCAN_CHUNK || last === undefined ? null : `(${last[0]}`;
   }
   const entries = found.slice(0, first);
-  const cursors = entries.map((e) => historyCursor.encode(e.id));
+  const encode = validate.historyCursor.encoder(listing);
+  const cursors = entries.map((e) => encode(e.id));
   return {
     entries,
     cursors,

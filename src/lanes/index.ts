@@ -22,7 +22,6 @@ export {
   HISTORY_PAGE_SIZE,
   type HistoryEntry,
   type HistoryPage,
-  historyCursor,
 } from './history.js';
 export { decodeJob, withoutToken } from './jobs.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
@@ -91,5 +90,5 @@ export type {
   SteeringOptions,
   TimedOverride,
 } from './types.js';
-export { Limits } from './validate.js';
+export { historyCursor, Limits, type Listing, listingTag } from './validate.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

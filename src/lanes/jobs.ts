@@ -1,7 +1,7 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
 import type { ReadJobsReply } from './commands.js';
 import type { BackoffPolicy, Job, JobPage, JobState } from './types.js';
-import { jobCursor } from './validate.js';
+import { jobCursor, type Listing } from './validate.js';
 
 const STATES: Record<string, JobState> = {
   pending: 'PENDING',
@@ -139,19 +139,21 @@ export function decodeJob(
 
 /**
  * A {@link JobPage} from `readJobs-4.lua`'s reply: each member decoded with {@link decodeJob},
- * its cursor from its score and id. A member whose hash is gone (an index entry left by a hand
+ * its cursor from `listing` (the page's, DESIGN.md §4.1), its score and id. A member whose hash is gone (an index entry left by a hand
  * edit: `Queue.audit` reports it, I4) is left out of `jobs`, but the page still ends after it,
  * so the next page does not read it again.
  */
 export function decodeJobPage(
   queue: string,
+  listing: Listing,
   [total, more, ids, scores, fields]: ReadJobsReply,
 ): JobPage {
   const jobs: Job[] = [];
   const cursors: string[] = [];
   let endCursor: string | null = null;
+  const encode = jobCursor.encoder(listing);
   ids.forEach((id, i) => {
-    const cursor = jobCursor.encode(scores[i] as string, id);
+    const cursor = encode(`${scores[i] as string}:${id}`);
     endCursor = cursor;
     const hash = fields[i] ?? [];
     if (hash.length === 0) return;

@@ -32,7 +32,11 @@ export interface QueueMetrics {
   readonly paused: number;
   /** Groups at or above their limit (`stats.saturated`). */
   readonly saturated: number;
-  /** Groups waiting for their rate window (`ZCARD ratelimited`; 0 where no rate is set). */
+  /**
+   * Groups waiting for their rate window to reopen (`ratelimited` members whose reopening is
+   * after the read's now, ZCOUNT; one whose window reopened and that no claim has promoted yet
+   * is not counted, as `Group.state` does not call it RATE_LIMITED; 0 where no rate is set).
+   */
   readonly rateLimited: number;
   /** Jobs in lanes (`stats.pending`). */
   readonly pending: number;

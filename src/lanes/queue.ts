@@ -952,8 +952,10 @@ export class Queue {
    * §4.6; not when the job is not found or the call is refused).
    * @param options.actor who asks (history); default this handle's `actor`
    * @returns the job after the call (PENDING when promoted) and whether it was moved
-   * @throws RingmasterError JOB_NOT_FOUND (no such job, or an id that is not a decimal string),
-   *   DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly; nothing changed)
+   * @throws RingmasterError JOB_NOT_FOUND (no such job, a completed or dead job past its
+   *   retention age, which every read calls gone (DESIGN.md §2 Retention), or an id that is not
+   *   a decimal string), DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly;
+   *   nothing changed)
    */
   async promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
     const jobId = validate.jobId(this.name, id);
@@ -1026,9 +1028,10 @@ export class Queue {
     } = {},
   ): Promise<HistoryPage> {
     const opts = options ?? {};
-    if (opts.group === undefined) return readHistory(this.redis, this.keys.history, opts);
+    if (opts.group === undefined)
+      return readHistory(this.redis, this.keys.history, this.name, opts);
     const group = validate.groupId(opts.group, 'group');
-    return readGroupHistory(this.redis, this.keys.history, group, opts);
+    return readGroupHistory(this.redis, this.keys.history, this.name, group, opts);
   }
 
   /** One group; an unknown id reads as empty (limit null, zeros). */
@@ -1056,9 +1059,12 @@ export class Queue {
   ): Promise<GroupPage> {
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const bytes = (text: string) => Buffer.from(text, 'utf8');
-    const after = options.after == null ? null : bytes(validate.cursor.decode(options.after));
-    const prefix =
-      options.prefix === undefined ? null : bytes(validate.groupId(options.prefix, 'prefix'));
+    const prefixText =
+      options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    const listing = ['groups', this.name, prefixText] as const;
+    const after =
+      options.after == null ? null : bytes(validate.cursor.decode(options.after, listing));
+    const prefix = prefixText === null ? null : bytes(prefixText);
     const lowest = prefix === null ? bytes('-') : Buffer.concat([bytes('['), prefix]);
     const highest =
       prefix === null ? bytes('+') : Buffer.concat([bytes('['), prefix, Buffer.from([0xff])]);
@@ -1075,7 +1081,7 @@ export class Queue {
     ]);
     const pageIds = ids.slice(0, first);
     const groups = await this.readGroups(pageIds);
-    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     return {
       groups,
       cursors,
@@ -1106,8 +1112,10 @@ export class Queue {
     } = {},
   ): Promise<QueueSnapshot> {
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
-    const after = options.after == null ? null : validate.cursor.decode(options.after);
     const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    // The same listing as `groups` with this prefix: their cursors go from one to the other.
+    const listing = ['groups', this.name, prefix] as const;
+    const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
     const ids = options.ids ?? [];
     if (ids.length > validate.Limits.maxPicked) {
       throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
@@ -1130,7 +1138,7 @@ export class Queue {
         picked,
       })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
-    const cursors = pageIds.map((id) => validate.cursor.encode(id));
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
     const stats: Record<string, string> = {};
     for (let i = 0; i + 1 < flatStats.length; i += 2) {
       stats[flatStats[i] as string] = flatStats[i + 1] as string;
@@ -1314,7 +1322,8 @@ export class Queue {
     const state = validate.jobState(opts.state);
     const group = opts.group == null ? null : validate.groupId(opts.group);
     const first = validate.pageSize(opts.first ?? Defaults.pageSize);
-    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after);
+    const listing = ['jobs', this.name, state, group] as const;
+    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after, listing);
     const k = this.keys;
     let index: string;
     let order: 'asc' | 'desc' = 'asc';
@@ -1352,7 +1361,7 @@ export class Queue {
       group: filter,
       kind,
     });
-    return decodeJobPage(this.name, reply);
+    return decodeJobPage(this.name, listing, reply);
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────

@@ -3,7 +3,8 @@
  * request fix, the damage a crashed writer, a hand edit or another implementation can leave —
  * active counts that disagree with the live leases, groups off the ring that should be on it
  * (or on it twice, or on it while paused), leases without jobs, delayed, dead or retained
- * completed jobs missing from their group's index or the queue's (I4), totals that drifted.
+ * completed jobs missing from their group's index or the queue's (I4), a timed override whose
+ * deadline and data disagree (I6), totals that drifted.
  *
  * Both run the same scripts (`reconcileLeases-3.lua`, `reconcileIndexes-3.lua` in bounded steps
  * over the paired job indexes, then `reconcileGroups-9.lua` over bounded batches of groups), in
@@ -34,15 +35,27 @@ import { parseCount } from './state.js';
 
 /**
  * What a finding is about (see `reconcileGroups-9.lua`; I4, a delayed, dead or retained
- * completed job missing from its group's index or from the queue's, `reconcileIndexes-3.lua`).
+ * completed job missing from its group's index or from the queue's, `reconcileIndexes-3.lua`;
+ * OVERRIDE, a timed override's two keys disagreeing or its data not decoding, I6,
+ * `reconcileOverrides-2.lua`).
  */
-export type FindingKind = 'I1' | 'I2' | 'I3' | 'I4' | 'LIMIT' | 'REGISTRY' | 'LEASE' | 'TOTALS';
+export type FindingKind =
+  | 'I1'
+  | 'I2'
+  | 'I3'
+  | 'I4'
+  | 'LIMIT'
+  | 'REGISTRY'
+  | 'LEASE'
+  | 'TOTALS'
+  | 'OVERRIDE';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
   /**
-   * A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE, I4) or a `stats` field (TOTALS).
+   * A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE, I4), a `stats` field (TOTALS) or
+   * an override's member `<kind>:<group>` (OVERRIDE).
    */
   readonly subject: string;
   /** What the invariants require (for TOTALS, the recount). */
@@ -193,6 +206,36 @@ async function reconcilePaired(
   return { findings, delayedDelta };
 }
 
+/**
+ * The timed-override keys (I6, `reconcileOverrides-2.lua`): `goverride` in HSCAN steps of
+ * {@link RECONCILE_BATCH} (each entry's member and data, and its deadline in `overrides`), then
+ * `overrides` in ZSCAN steps (a deadline without data). O(overrides) in small steps, each atomic;
+ * both halves of an override are written and dropped in one script, so traffic during the walk
+ * makes no false finding.
+ */
+async function reconcileOverrides(
+  commands: Commands,
+  mode: 'audit' | 'repair',
+  history: HistoryArgs,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const op of ['data', 'deadlines'] as const) {
+    let cursor = '0';
+    do {
+      const [flat, next] = await commands.reconcileOverrides({
+        mode,
+        op,
+        cursor,
+        batch: RECONCILE_BATCH,
+        history,
+      });
+      findings.push(...decode(flat));
+      cursor = String(next);
+    } while (cursor !== '0');
+  }
+  return findings;
+}
+
 /** One recount: the queue's groups (count), each total's recount, and the batches' findings. */
 interface Recount {
   readonly groupsChecked: number;
@@ -203,8 +246,8 @@ interface Recount {
 }
 
 /**
- * Run the leases script and the paired-index walk (when `withLeases`: the first pass) and the
- * groups script over every group, in batches, in `mode`; sum the batches' pending and saturated.
+ * Run the leases script, the paired-index walk and the override walk (when `withLeases`: the
+ * first pass) and the groups script over every group, in batches, in `mode`; sum the batches' pending and saturated.
  * `active` and `delayed` are ZCARDs of `active` and `delayed`.
  */
 async function recount(
@@ -222,6 +265,7 @@ async function recount(
     const paired = await reconcilePaired(commands, mode, groups, history);
     findings.push(...paired.findings);
     delayedDelta = paired.delayedDelta;
+    findings.push(...(await reconcileOverrides(commands, mode, history)));
   }
   let pending = 0;
   let saturated = 0;

@@ -21,21 +21,38 @@ export function parseCount(raw: string | number | null | undefined): number {
 /**
  * A group's stored fields as `includes/groupReply.lua` answers them, in order:
  * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>`), rateLimitedUntil,
- * limitOverride (JSON), pauseOverride (JSON); a missing one is null.
+ * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt; a missing one is null. The script
+ * judged the rate on the Redis clock: rateLimitedUntil only while the reopening is ahead,
+ * rateReopenedAt once it has come and the group still waits in `ratelimited` for a claim.
  */
 export type GroupFields = readonly (string | number | null)[];
 
 /** How many fields `includes/groupReply.lua` answers per group (its GROUP_FIELD_COUNT). */
-export const GROUP_FIELD_COUNT = 9;
+export const GROUP_FIELD_COUNT = 10;
 
-/** Build a {@link GroupInfo} from its raw fields, deriving `onRing` (I1) and `state`. */
+/**
+ * Build a {@link GroupInfo} from its raw fields, deriving `state` and `onRing` (I1: READY and
+ * not waiting for a claim to re-ring it after its rate window reopened, `rateReopenedAt`).
+ */
 export function groupInfo(queue: string, id: string, fields: GroupFields): GroupInfo {
-  const [rawLimit, rawActive, pending, paused, weight, rate, until, limitOver, pauseOver] = fields;
+  const [
+    rawLimit,
+    rawActive,
+    pending,
+    paused,
+    weight,
+    rate,
+    until,
+    limitOver,
+    pauseOver,
+    reopened,
+  ] = fields;
   const limit = parseLimit(rawLimit == null ? null : String(rawLimit));
   const active = parseCount(rawActive);
   const isPaused = Number(paused) === 1;
   const pendingCount = Number(pending ?? 0);
   const rateLimitedUntil = until == null ? null : Number(until);
+  const rateReopenedAt = reopened == null ? null : Number(reopened);
   const state = groupState({
     limit,
     active,
@@ -50,11 +67,13 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     active,
     pending: pendingCount,
     paused: isPaused,
-    onRing: state === 'READY',
+    // Off the ring while it waits for the claim that promotes it (DESIGN.md §3 "Rate limits").
+    onRing: state === 'READY' && rateReopenedAt === null,
     state,
     weight: parseWeight(weight),
     rateLimit: parseRate(rate),
     rateLimitedUntil,
+    rateReopenedAt,
     limitOverride: parseOverride(limitOver),
     pauseOverride: parseOverride(pauseOver),
   };

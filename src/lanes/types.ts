@@ -132,8 +132,18 @@ export interface GroupInfo {
   readonly weight: number;
   /** At most `max` claims per `windowMs` (fixed windows); null = no rate limit. */
   readonly rateLimit: RateLimit | null;
-  /** While the group is at its rate: when its window reopens (ms, Redis clock); else null. */
+  /**
+   * While the group is at its rate: when its window reopens (ms, Redis clock, after the read's
+   * now); else null — also once that time has come, though no claim has put the group back yet.
+   */
   readonly rateLimitedUntil: number | null;
+  /**
+   * When its used-up rate window reopened (ms, Redis clock, at or before the read's now) while
+   * the group still waits off the ring for the next claim (or reaper pass) to put it back
+   * (DESIGN.md §3 "Rate limits"); null otherwise. Such a group is not rate-limited: READY (or
+   * IDLE) with `onRing` false.
+   */
+  readonly rateReopenedAt: number | null;
   /** A timed setLimit's pending revert, or null. DESIGN.md §4.8, timed overrides. */
   readonly limitOverride: TimedOverride | null;
   /** A timed pause's pending revert, or null. */

@@ -3,6 +3,7 @@
  * changes nothing. Each function returns the value it accepted (normalised) or throws a
  * {@link RingmasterError} with code BAD_USER_INPUT (or JOB_NOT_FOUND for a malformed job id).
  */
+import { createHash } from 'node:crypto';
 import { badInput, jobNotFound } from './errors.js';
 import type { JobState } from './types.js';
 
@@ -267,23 +268,98 @@ export function jobId(queue: string, value: unknown): string {
   return value;
 }
 
-/** Opaque page cursors: base64url of `g:<group id>`. */
-export const cursor = {
-  encode(group: string): string {
-    return Buffer.from(`g:${group}`, 'utf8').toString('base64url');
-  },
-  /** The group id a cursor names; BAD_USER_INPUT when it does not decode to one. */
-  decode(value: unknown): string {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,400}$/.test(value)) {
-      throw badInput('after', 'is not a cursor this server issued');
-    }
-    const text = Buffer.from(value, 'base64url').toString('utf8');
-    if (!text.startsWith('g:') || cursor.encode(text.slice(2)) !== value) {
-      throw badInput('after', 'is not a cursor this server issued');
-    }
-    return groupId(text.slice(2), 'after');
-  },
-};
+/**
+ * What a page cursor pages: its kind, the queue, and the parameters that choose the listing —
+ * `['groups', queue, prefix | null]` (`Queue.groups`, `groupsWithPrefix`, `snapshot`'s page: the
+ * same listing for the same prefix), `['jobs', queue, state, group | null]` (`Queue.jobs`,
+ * `Group.jobs`), `['history', queue, group | null]` (`Queue.history`). DESIGN.md §4.1.
+ */
+export type Listing =
+  | readonly ['groups', string, string | null]
+  | readonly ['jobs', string, JobState, string | null]
+  | readonly ['history', string, string | null];
+
+/**
+ * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
+ * the listing's JSON. Compact whatever the group id or queue name; it only tells listings apart
+ * (two listings share one by chance once in 2^48), it hides nothing.
+ */
+export function listingTag(listing: Listing): string {
+  return createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 8);
+}
+
+const NOT_A_CURSOR = 'is not a cursor this server issued';
+
+/** What to do with a cursor that is well-formed but not this listing's: read it from its start. */
+const START_OVER = 'read this listing from its start, without `after`';
+
+/**
+ * The codec of one kind of page cursor: base64url of `<letter>:<tag>:<position>`, the tag of the
+ * listing that issued it ({@link listingTag}) and the position in it (`rest`, parsed by
+ * `parse`, which answers null for one that does not parse). `decode` refuses, with
+ * BAD_USER_INPUT (`after`): anything that is not such a cursor; a cursor of the form issued
+ * before cursors carried their listing (`<legacy>:<position>`), which cannot say whose it is;
+ * and a cursor of another listing (another queue, or of jobs another state or group, of groups
+ * another prefix, of history another group) — each message says to start without `after`.
+ */
+function pageCursor<T>(spec: {
+  letter: string;
+  legacy: string;
+  maxChars: number;
+  parse: (rest: string) => T | null;
+  other: string;
+}) {
+  const shape = new RegExp(`^[A-Za-z0-9_-]{1,${spec.maxChars}}$`);
+  const issued = new RegExp(`^${spec.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's');
+  /** The cursors of `listing`'s positions: its tag (a SHA-256) worked out once per page. */
+  const encoder = (listing: Listing): ((rest: string) => string) => {
+    const head = `${spec.letter}:${listingTag(listing)}:`;
+    return (rest) => Buffer.from(head + rest, 'utf8').toString('base64url');
+  };
+  return {
+    encoder,
+    /** The cursor of the position `rest` in `listing` (one cursor: a page uses `encoder`). */
+    encode(listing: Listing, rest: string): string {
+      return encoder(listing)(rest);
+    },
+    /** The position a cursor of `listing` names; BAD_USER_INPUT (`after`) otherwise. */
+    decode(value: unknown, listing: Listing): T {
+      if (typeof value !== 'string' || !shape.test(value)) throw badInput('after', NOT_A_CURSOR);
+      const text = Buffer.from(value, 'base64url').toString('utf8');
+      // Only what encode writes: no padding, no bytes that are not UTF-8, nothing after.
+      if (Buffer.from(text, 'utf8').toString('base64url') !== value) {
+        throw badInput('after', NOT_A_CURSOR);
+      }
+      const match = issued.exec(text);
+      const legacy = match === null && text.startsWith(`${spec.legacy}:`);
+      const rest = match?.[2] ?? (legacy ? text.slice(spec.legacy.length + 1) : null);
+      const position = rest === null ? null : spec.parse(rest);
+      if (position === null) throw badInput('after', NOT_A_CURSOR);
+      if (legacy) {
+        throw badInput(
+          'after',
+          `is a cursor of an earlier version, which does not say what it pages: ${START_OVER}`,
+        );
+      }
+      if (match?.[1] !== listingTag(listing)) {
+        throw badInput('after', `is a cursor of another listing (${spec.other}): ${START_OVER}`);
+      }
+      return position;
+    },
+  };
+}
+
+/**
+ * Opaque cursors of group pages (`Queue.groups`, `groupsWithPrefix`, `snapshot`): base64url of
+ * `G:<tag>:<group id>` ({@link pageCursor}; before, `g:<group id>`).
+ */
+export const cursor = pageCursor<string>({
+  letter: 'G',
+  legacy: 'g',
+  maxChars: 400,
+  parse: (rest) => groupId(rest, 'after'),
+  other: 'another queue, or another prefix',
+});
 
 /** The job states, as the API names them (DESIGN.md §4). */
 export const JOB_STATES: readonly JobState[] = [
@@ -327,30 +403,53 @@ export function actionIds(value: unknown): { ids: string[]; malformed: number } 
 /** A number as a sorted-set score is written in a job cursor: decimal, finite. */
 const SCORE = /^-?\d{1,20}(\.\d{1,20})?(e[+-]?\d{1,3})?$/;
 
+/** A job page's position: the score of the last job read (as Redis wrote it) and its id. */
+export interface JobPosition {
+  readonly score: string;
+  readonly id: string;
+}
+
 /**
- * Opaque cursors of job pages (`Queue.jobs`): base64url of `j:<score>:<id>`, the job's score in
- * the index read (as Redis wrote it) and its id. The id is the last part, so it may hold colons.
+ * Opaque cursors of job pages (`Queue.jobs`, `Group.jobs`): base64url of
+ * `J:<tag>:<score>:<id>` ({@link pageCursor}; before, `j:<score>:<id>`), the job's score in the
+ * index read (as Redis wrote it) and its id. The id is the last part, so it may hold colons.
  */
-export const jobCursor = {
-  encode(score: string, id: string): string {
-    return Buffer.from(`j:${score}:${id}`, 'utf8').toString('base64url');
-  },
-  /** The score and id a cursor names; BAD_USER_INPUT (`after`) when it does not decode to one. */
-  decode(value: unknown): { score: string; id: string } {
-    const refuse = () => badInput('after', 'is not a cursor this server issued');
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,600}$/.test(value)) throw refuse();
-    const text = Buffer.from(value, 'base64url').toString('utf8');
-    const match = /^j:([^:]+):(.+)$/s.exec(text);
-    if (!match || jobCursor.encode(match[1] as string, match[2] as string) !== value) {
-      throw refuse();
-    }
+export const jobCursor = pageCursor<JobPosition>({
+  letter: 'J',
+  legacy: 'j',
+  maxChars: 600,
+  parse: (rest) => {
+    const match = /^([^:]+):(.+)$/s.exec(rest);
+    if (!match) return null;
     const [, score, id] = match as unknown as [string, string, string];
-    if (!SCORE.test(score) || !Number.isFinite(Number(score))) throw refuse();
+    if (!SCORE.test(score) || !Number.isFinite(Number(score))) return null;
     // An index member: a job id (another writer's may be any text, bounded as a group id is).
-    if (Buffer.byteLength(id, 'utf8') > Limits.groupIdBytes || CONTROL.test(id)) throw refuse();
+    if (Buffer.byteLength(id, 'utf8') > Limits.groupIdBytes || CONTROL.test(id)) return null;
     return { score, id };
   },
-};
+  other: 'another queue, or jobs of another state or group',
+});
+
+const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Whether `id` is a stream id Redis accepts: `<ms>-<n>`, each part a 64-bit unsigned integer. */
+function isStreamId(id: string): boolean {
+  return STREAM_ID.test(id) && id.split('-').every((part) => BigInt(part) <= UINT64_MAX);
+}
+
+/**
+ * Opaque cursors of history pages (`Queue.history`): base64url of `H:<tag>:<stream id>`
+ * ({@link pageCursor}; before, `h:<stream id>`).
+ */
+export const historyCursor = pageCursor<string>({
+  letter: 'H',
+  legacy: 'h',
+  maxChars: 96,
+  parse: (rest) => (isStreamId(rest) ? rest : null),
+  other: 'another queue, or another group',
+});
+
 /**
  * A change to a retention policy (`Queue.setRetention`'s `completed` or `dead`, named by
  * `argument`, the argument every refusal names): an object with `count` (an integer

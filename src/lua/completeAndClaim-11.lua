@@ -133,7 +133,7 @@ for i = 1, n do
     done[#done + 1] = id
     doneAt[#doneAt + 1] = i
   else
-    statuses[i] = checkLease(k.active, keyOf[id], id, token) or LEASE_LOST
+    statuses[i] = checkLease(k.active, keyOf[id], id, token, KEYS[10]) or LEASE_LOST
   end
 end
 

@@ -50,8 +50,9 @@
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
     outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
             1  the key's job, nothing written: its hash as it is now, or, once it completed
-               (its hash is deleted), { group, payload, maxAttempts, enqueuedAt, state
-               'completed' } from the request and the key
+               (its hash is deleted, or it is finished and past its retention age: gone to
+               every read, includes/retentionAge.lua), { group, payload, maxAttempts,
+               enqueuedAt, state 'completed' } from the request and the key
             2  the key was used for another request: the id of its job and no fields;
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,

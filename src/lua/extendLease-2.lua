@@ -10,7 +10,9 @@
     ARGV[1] id
     ARGV[2] token
     ARGV[3] leaseMs  1..86,400,000 (validated by the engine)
-    ARGV[4] base     'P:{Q}:' — P:{Q}:payloads, for the reply's payload, is built from it
+    ARGV[4] base     'P:{Q}:' — P:{Q}:payloads, for the reply's payload, and P:{Q}:settings,
+                     whose retention a refusal reads (includes/checkLease.lua: a finished job
+                     past its age is JOB_NOT_FOUND), are built from it
                      (includes/keys.lua; same slot)
 
   Output: { id, { field1, value1, ... } } (the job hash and its payload, from P:{Q}:payloads:
@@ -33,7 +35,7 @@ local token = ARGV[2]
 local leaseMs = tonumber(ARGV[3])
 local base = ARGV[4]
 
-local denied = checkLease(activeKey, jobKey, id, token)
+local denied = checkLease(activeKey, jobKey, id, token, settingsKeyOf(base))
 if denied then
   return denied
 end

@@ -14,8 +14,8 @@
     KEYS[7] delayed  zset   delayed job id -> when it runs (ms)
     KEYS[8] job      hash   the job
 
-    ARGV[1] base  'P:{Q}:' — the job's group's lane and delayed index are built from it
-                  (includes/keys.lua; same slot)
+    ARGV[1] base  'P:{Q}:' — the job's group's lane and delayed index, and the retention's
+                  P:{Q}:settings (read only), are built from it (includes/keys.lua; same slot)
     ARGV[2] id
     ARGV[3] actor  who asks (history, includes/history.lua)
     ARGV[4] cap    the queue history's cap (count; 0 records nothing)
@@ -23,7 +23,9 @@
   Output: { id, { field1, value1, ... }, promoted } — the job hash after the call (its payload
   appended, includes/payloads.lua); promoted 1
           when it was moved, 0 when it was not delayed (nothing written) — or -1
-          (JOB_NOT_FOUND: no job hash; nothing written).
+          (JOB_NOT_FOUND: no job hash, or a completed or dead job past its retention age,
+          gone to every read though no trim has reached it yet, DESIGN.md §2 Retention,
+          includes/retentionAge.lua; nothing written).
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
   count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
@@ -38,6 +40,8 @@
 --- @include "promote"
 --- @include "history"
 --- @include "payloads"
+--- @include "nowMs"
+--- @include "retentionAge"
 
 local JOB_NOT_FOUND = -1
 
@@ -65,6 +69,10 @@ if not group then
   return { id, jobFields(base, id), 0 }
 end
 local before = stateOf()
+local finishedAt = redis.call('HGET', jobKey, 'finishedAt')
+if finishedPast(settingsKeyOf(base), before.state, finishedAt, nowMs()) then
+  return JOB_NOT_FOUND
+end
 local promoted = 0
 if redis.call('ZSCORE', k.delayed, id) then
   -- promoteJob leaves a job whose group's count it cannot read where it is; an operator's

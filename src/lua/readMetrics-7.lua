@@ -32,7 +32,10 @@
     at           ms, the Redis clock (TIME)
     ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD; dead
                  and completed leave out jobs past their retention age that no trim has
-                 reached yet (includes/retentionAge.lua keptCount: ZCOUNT), as the job reads do
+                 reached yet (includes/retentionAge.lua keptCount: ZCOUNT), as the job reads do;
+                 rateLimited counts the groups whose reopening is after now (ZCOUNT
+                 `ratelimited` (now +inf): a window reopened and not yet promoted by a claim is
+                 no longer rate-limited, as the group reads say, includes/groupReply.lua)
     stats        HGETALL stats, flat
     oldest       { id, score, enqueuedAt } of the oldest pending job (enqueuedAt false when its
                  hash has none: a bare id of another writer), or false for none known
@@ -92,7 +95,7 @@ return {
   redis.call('LLEN', KEYS[1]),
   redis.call('ZCARD', KEYS[4]),
   redis.call('SCARD', KEYS[3]),
-  redis.call('ZCARD', rateLimitedKeyOf(base)),
+  redis.call('ZCOUNT', rateLimitedKeyOf(base), '(' .. now, '+inf'),
   redis.call('ZCARD', KEYS[5]),
   keptCount(KEYS[6], settingsKeyOf(base), 'dead', now),
   keptCount(KEYS[7], settingsKeyOf(base), 'completed', now),

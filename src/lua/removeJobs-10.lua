@@ -14,6 +14,11 @@
   index, every member is removed (a lane member with no hash too: a bare id, as another writer of
   the seed's design leaves jobs) except an ACTIVE one, skipped, and one whose hash says another
   state: that entry is stale, dropped from the index read (not the job), and skipped.
+  A completed or dead job past its retention age (DESIGN.md §2, Retention:
+  includes/retentionAge.lua, on the Redis clock) is gone, as every read says, though no trim
+  has reached it yet: named by id it is skipped, untouched (the trim deletes it), and a
+  `completed` or `dead` index is read from the retention's cut (ZRANGEBYSCORE from now −
+  ageMs), so it is never a candidate.
 
   Input:
     KEYS[1]  glimit     hash   group -> limit
@@ -27,8 +32,9 @@
     KEYS[9]  completed  zset   retained completed job id -> time it completed (ms)
     KEYS[10] stats      hash   counters and totals
 
-    ARGV[1] base    'P:{Q}:' — job keys P:{Q}:job:<id> and their error lists, lanes and group
-                    indexes are built from it (includes/keys.lua; same slot)
+    ARGV[1] base    'P:{Q}:' — job keys P:{Q}:job:<id> and their error lists, lanes, group
+                    indexes and the retention's P:{Q}:settings (read only) are built from it
+                    (includes/keys.lua; same slot)
     ARGV[2] mode    'ids', 'group' or 'all'
     ARGV[3] state   'pending', 'delayed', 'dead' or 'completed'; '' with ids: any of them
                     (mode 'all': not 'pending', which has no queue-wide index)
@@ -39,7 +45,8 @@
 
   Output: { count, remaining, skipped }
     count      jobs removed
-    remaining  members still in the index read; 0 for ids
+    remaining  members still in the index read (of `completed` and `dead`, those the
+               retention keeps); 0 for ids
     skipped    candidates left alone (or dropped as stale index entries)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when a group losing pending jobs has a limit and
   an active count that is not an integer within ±(2^53−1) (includes/groupState.lua).
@@ -47,7 +54,8 @@
   History: when it wrote anything (a job removed, a stale entry dropped), one entry: action
   purgeGroup for a group's 'pending' (Queue.purgeGroup), else
   removeJobs; group: the group (mode 'group') or ''; before and after: the size of the index read
-  { <state> = n } (mode 'ids': the queue's { pending, delayed, dead, completed }); detail { mode,
+  { <state> = n } (mode 'ids': the queue's { pending, delayed, dead, completed }), dead and
+  completed as the retention keeps them; detail { mode,
   state, count, remaining, skipped, limit (group, all), ids (the first few, mode 'ids'),
   idCount }.
 
@@ -64,6 +72,8 @@
 --- @include "settleGroup"
 --- @include "retention"
 --- @include "jobPlaces"
+--- @include "nowMs"
+--- @include "retentionAge"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -75,6 +85,17 @@ local wanted = ARGV[3]
 local limit = tonumber(ARGV[4])
 local lastArg = #ARGV - 2
 local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
+local settingsKey = settingsKeyOf(base)
+local now = nowMs()
+
+-- The size of an index of `kind` as the reads count it: a finished kind without the jobs past
+-- their retention age.
+local function sizeOf(index, kind)
+  if kind == 'dead' or kind == 'completed' then
+    return keptCount(index, settingsKey, kind, now)
+  end
+  return redis.call('ZCARD', index)
+end
 
 -- The index a group or the whole queue is read from.
 local sourceIndex, sourceGroup
@@ -92,7 +113,13 @@ end
 
 local skipped = 0
 local candidates
-if sourceIndex then
+local since = nil
+if wanted == 'dead' or wanted == 'completed' then
+  since = keptSince(settingsKey, wanted, now)
+end
+if sourceIndex and since ~= nil then
+  candidates = redis.call('ZRANGEBYSCORE', sourceIndex, since, '+inf', 'LIMIT', 0, limit)
+elseif sourceIndex then
   candidates = redis.call('ZRANGE', sourceIndex, 0, limit - 1)
 else
   -- An id named twice is judged once (every judgement is made before the first write).
@@ -112,10 +139,14 @@ end
 local remove, stale = {}, {}
 local groups, order = {}, {}
 for _, id in ipairs(candidates) do
-  local job = redis.call('HMGET', jobKeyOf(base, id), 'group', 'state')
+  local job = redis.call('HMGET', jobKeyOf(base, id), 'group', 'state', 'finishedAt')
   local group, state = job[1], job[2]
   local place = nil
   if redis.call('ZSCORE', k.active, id) then
+    place = nil
+  elseif not sourceIndex and finishedPast(settingsKey, state, job[3], now) then
+    -- Gone to every read: left for the trim, as a job already trimmed would be. (An index is
+    -- read from the cut, by its finish-time score, as the trim judges.)
     place = nil
   elseif sourceIndex then
     if not group or state == wanted then
@@ -146,13 +177,13 @@ end
 -- What the history records as before and after: the index read, or the queue's totals.
 local function sizes()
   if sourceIndex then
-    return { [wanted] = redis.call('ZCARD', sourceIndex) }
+    return { [wanted] = sizeOf(sourceIndex, wanted) }
   end
   return {
     pending = safeInteger(redis.call('HGET', k.stats, 'pending')) or 0,
     delayed = redis.call('ZCARD', k.delayed),
-    dead = redis.call('ZCARD', k.dead),
-    completed = redis.call('ZCARD', k.completed),
+    dead = sizeOf(k.dead, 'dead'),
+    completed = sizeOf(k.completed, 'completed'),
   }
 end
 local before = sizes()
@@ -197,7 +228,7 @@ end
 
 local remaining = 0
 if sourceIndex then
-  remaining = redis.call('ZCARD', sourceIndex)
+  remaining = sizeOf(sourceIndex, wanted)
 end
 local action = 'removeJobs'
 if mode == 'group' and wanted == 'pending' then

@@ -10,7 +10,11 @@
   queue's `dead`. A job is requeued when its hash exists, it is not in `active`, and it is in
   `dead` (or in its group's dead index with its hash saying dead: the pair is mended by the
   requeue). Everything else is skipped: an ACTIVE job is never touched; an id that names no dead
-  job is left as it is. Taken from an index (group or all), an entry whose hash is gone is dropped
+  job is left as it is. A dead job past its retention age (DESIGN.md §2, Retention:
+  includes/retentionAge.lua, on the Redis clock) is gone, as every read says, though no trim
+  has reached it yet: named by id it is skipped, untouched (the trim deletes it), and an index
+  is read from the retention's cut (ZRANGEBYSCORE from now − ageMs), so it is never a
+  candidate. Taken from an index (group or all), an entry whose hash is gone is dropped
   from `dead` and the group's index, and a group index entry whose job is not dead is dropped from
   that index (both stale: no job to requeue), so looping on `remaining` ends.
 
@@ -24,9 +28,10 @@
     KEYS[7] dead     zset   dead job id -> time it died (ms)
     KEYS[8] stats    hash   counters and totals
 
-    ARGV[1] base           'P:{Q}:' — job keys P:{Q}:job:<id>, lanes P:{Q}:g:<group>:pending
-                           and group dead indexes P:{Q}:g:<group>:dead are built from it
-                           (includes/keys.lua; same slot)
+    ARGV[1] base           'P:{Q}:' — job keys P:{Q}:job:<id>, lanes P:{Q}:g:<group>:pending,
+                           group dead indexes P:{Q}:g:<group>:dead and the retention's
+                           P:{Q}:settings (read only) are built from it (includes/keys.lua;
+                           same slot)
     ARGV[2] resetAttempts  '1' to set attempts to 0, '0' to keep them
     ARGV[3] limit          jobs per call, 1..1,000 (group and all; the engine bounds ids)
     ARGV[4] mode           'ids', 'group' or 'all'
@@ -36,7 +41,8 @@
 
   Output: { count, remaining, skipped }
     count      jobs requeued
-    remaining  dead jobs still in the index read (the group's, or `dead`); 0 for ids
+    remaining  dead jobs still in the index read (the group's, or `dead`) that the retention
+               keeps (past their age they are gone); 0 for ids
     skipped    candidates left alone (or dropped as stale entries)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when a group of a job to requeue has an active
   count that is not an integer within ±(2^53−1) (includes/groupState.lua): its standing could not
@@ -44,7 +50,8 @@
 
   History: when it wrote anything (a job requeued, a stale entry dropped), one entry: action
   requeueDead, group: the group (mode 'group') or ''; before and
-  after { dead } — the dead jobs in the index read (the group's, or `dead`; `dead` for ids);
+  after { dead } — the dead jobs the retention keeps in the index read (the group's, or `dead`;
+  `dead` for ids);
   detail { mode, count, remaining, skipped, resetAttempts, limit (group, all), ids (the first
   few, mode 'ids'), idCount }.
 
@@ -60,6 +67,8 @@
 --- @include "settleGroup"
 --- @include "jobPlaces"
 --- @include "heads"
+--- @include "nowMs"
+--- @include "retentionAge"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -71,6 +80,18 @@ local limit = tonumber(ARGV[3])
 local mode = ARGV[4]
 local lastArg = #ARGV - 2
 local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
+local settingsKey = settingsKeyOf(base)
+local now = nowMs()
+-- Dead jobs finished before this are past their age: gone (nil: no age bound).
+local since = keptSince(settingsKey, 'dead', now)
+
+-- The first `limit` of a dead index the retention keeps, oldest first.
+local function keptHead(index)
+  if since == nil then
+    return redis.call('ZRANGE', index, 0, limit - 1)
+  end
+  return redis.call('ZRANGEBYSCORE', index, since, '+inf', 'LIMIT', 0, limit)
+end
 
 local skipped = 0
 local candidates, sourceIndex
@@ -88,10 +109,10 @@ if mode == 'ids' then
   end
 elseif mode == 'group' then
   sourceIndex = groupDeadKeyOf(base, ARGV[5])
-  candidates = redis.call('ZRANGE', sourceIndex, 0, limit - 1)
+  candidates = keptHead(sourceIndex)
 else
   sourceIndex = k.dead
-  candidates = redis.call('ZRANGE', k.dead, 0, limit - 1)
+  candidates = keptHead(k.dead)
 end
 
 -- First every read and judgement, so a refusal comes before the first write.
@@ -99,10 +120,14 @@ local requeue, stale = {}, {}
 local groups, order = {}, {}
 for _, id in ipairs(candidates) do
   local jobKey = jobKeyOf(base, id)
-  local job = redis.call('HMGET', jobKey, 'group', 'score', 'state')
+  local job = redis.call('HMGET', jobKey, 'group', 'score', 'state', 'finishedAt')
   local group = job[1]
   local inDead = redis.call('ZSCORE', k.dead, id) ~= false
   if redis.call('ZSCORE', k.active, id) then
+    skipped = skipped + 1
+  elseif mode == 'ids' and finishedPast(settingsKey, job[3], job[4], now) then
+    -- Gone to every read: left for the trim, as a job already trimmed would be. (An index is
+    -- read from the cut, by its finish-time score, as the trim judges.)
     skipped = skipped + 1
   elseif not group then
     skipped = skipped + 1
@@ -129,7 +154,7 @@ for _, id in ipairs(candidates) do
 end
 
 local countedIndex = sourceIndex or k.dead
-local deadBefore = redis.call('ZCARD', countedIndex)
+local deadBefore = keptCount(countedIndex, settingsKey, 'dead', now)
 
 -- (A `dead` entry without a hash names no group: its group's entry, if any, is left for
 -- Queue.repair, which drops it.)
@@ -169,7 +194,7 @@ end
 
 local remaining = 0
 if sourceIndex then
-  remaining = redis.call('ZCARD', sourceIndex)
+  remaining = keptCount(sourceIndex, settingsKey, 'dead', now)
 end
 local detail = {
   mode = mode, count = #requeue, remaining = remaining, skipped = skipped,
@@ -187,6 +212,6 @@ if mode == 'group' then
 end
 if #requeue > 0 or #stale > 0 then
   recordHistory(base, h, 'requeueDead', historyGroup, { dead = deadBefore },
-    { dead = redis.call('ZCARD', countedIndex) }, detail)
+    { dead = keptCount(countedIndex, settingsKey, 'dead', now) }, detail)
 end
 return { #requeue, remaining, skipped }

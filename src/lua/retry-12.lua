@@ -65,7 +65,7 @@ local failure = {
   r = tonumber(ARGV[7]) or 0,
 }
 
-local denied = checkLease(k.active, jobKey, id, token)
+local denied = checkLease(k.active, jobKey, id, token, k.settings)
 if denied then
   return denied
 end

@@ -116,6 +116,11 @@ export class ClusterSource implements FeedSource {
   private readonly configured = new Set<string>();
   /** Masters whose subscriber could not connect (warned once until it does). */
   private readonly unreachable = new Set<string>();
+  /**
+   * Replicas whose CONFIG round is under way → that round: a second ask while it runs (start()
+   * and the first topology read both ask) joins it, so a replica is configured and logged once.
+   */
+  private readonly configuring = new Map<string, Promise<void>>();
   /** Nodes whose CONFIG refusal was logged. */
   private readonly refusedConfig = new Set<string>();
   private readonly stopping = new Set<Promise<void>>();
@@ -456,12 +461,22 @@ export class ClusterSource implements FeedSource {
 
   /**
    * Add the flags the feed needs to every replica's `notify-keyspace-events` (on the cluster
-   * client's connection to it), so a replica promoted later already publishes. Never rejects.
+   * client's connection to it), so a replica promoted later already publishes. A replica whose
+   * round is still under way is not asked twice: its round is awaited instead. Never rejects.
    */
   private async configureReplicas(): Promise<void> {
     this.lastReplicaCheck = performance.now();
     const replicas = [...(this.topology?.replicas ?? [])];
-    await Promise.all(replicas.map((key) => this.configureNode(key)));
+    await Promise.all(
+      replicas.map((key) => {
+        let round = this.configuring.get(key);
+        if (round === undefined) {
+          round = this.configureNode(key).finally(() => this.configuring.delete(key));
+          this.configuring.set(key, round);
+        }
+        return round;
+      }),
+    );
   }
 
   /**

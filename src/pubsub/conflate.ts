@@ -11,7 +11,62 @@
  *
  * A stream may also end by itself after an event that is its last (`isLast`: a job that reached
  * a final state): that event is handed out, and the stream then ends as if returned.
+ *
+ * Besides `next()`, a consumer may pull it ({@link Pullable}) with a {@link PullSink}: the same
+ * steps, handed over by a plain call instead of a promise, so a state offered to a thousand
+ * waiting subscribers reaches each one's consumer within `offer`'s own loop (the WebSocket
+ * fan-out, `src/server/wsServer.ts`), not in a thousand promise reactions.
  */
+
+/**
+ * Where a {@link Pullable} stream hands its next step. Exactly one of the three is called once
+ * per pull, possibly before the pull returns.
+ */
+export interface PullSink<E> {
+  /** the next event */
+  onEvent(event: E): void;
+  /** the stream ended (as `next()` resolving `done`) */
+  onEnd(): void;
+  /** the stream failed (as `next()` rejecting) */
+  onError(error: unknown): void;
+}
+
+/** The key of {@link Pullable}'s method: a symbol, so no stream has it by chance of a name. */
+export const PULL: unique symbol = Symbol('Pullable.pull');
+
+/**
+ * A stream that can hand out its next step without a promise. `stream[PULL](sink)` asks for one
+ * step, as `next()` does: the sink is called at once when one is ready, else when it comes. At
+ * most one pull (or `next()`) may be pending at a time.
+ */
+export interface Pullable<E> {
+  [PULL](sink: PullSink<E>): void;
+}
+
+/** Whether `stream` can be pulled (see {@link Pullable}). */
+export function isPullable<E>(stream: object): stream is Pullable<E> {
+  return typeof (stream as Partial<Pullable<E>>)[PULL] === 'function';
+}
+
+/** A pending `next()`, as a sink: its promise's resolve and reject. */
+class PromiseSink<E> implements PullSink<E> {
+  constructor(
+    private readonly resolve: (result: IteratorResult<E, undefined>) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  onEvent(event: E): void {
+    this.resolve({ value: event, done: false });
+  }
+
+  onEnd(): void {
+    this.resolve({ value: undefined, done: true });
+  }
+
+  onError(error: unknown): void {
+    this.reject(error);
+  }
+}
 
 /**
  * Turn the latest state into the event to send, or undefined when there is nothing to send.
@@ -24,11 +79,12 @@ export type Render<T, E> = (
   forced: boolean,
 ) => E | undefined;
 
-export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unknown> {
+export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unknown>, Pullable<E> {
   private latest: { value: T } | undefined;
   private forced = false;
   private sent: { value: T } | undefined;
-  private readonly waiters: Array<(result: IteratorResult<E, undefined>) => void> = [];
+  /** pulls waiting for an event, in order */
+  private readonly waiters: PullSink<E>[] = [];
   private closed = false;
   /** The event just taken was the last one: the stream ends once it is handed out. */
   private ending = false;
@@ -61,7 +117,7 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
     while (this.waiters.length > 0) {
       const event = this.take();
       if (event === undefined) return;
-      this.waiters.shift()?.({ value: event, done: false });
+      this.waiters.shift()?.onEvent(event);
       if (this.ending) {
         this.close();
         return;
@@ -74,7 +130,7 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
     if (this.closed) return;
     this.closed = true;
     this.latest = undefined;
-    for (const resolve of this.waiters.splice(0)) resolve({ value: undefined, done: true });
+    for (const sink of this.waiters.splice(0)) sink.onEnd();
     this.ended();
   }
 
@@ -87,7 +143,28 @@ export class ConflatingStream<T, E> implements AsyncGenerator<E, undefined, unkn
         return Promise.resolve({ value: event, done: false });
       }
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve, reject) => this.waiters.push(new PromiseSink(resolve, reject)));
+  }
+
+  /**
+   * {@link Pullable}'s pull: `sink` gets the next event at once when one is ready (an event that
+   * is the stream's last is handed out after the stream has ended, as `next()` does), else from
+   * the `offer` that brings one, or `onEnd` when the stream ends first. Never `onError`.
+   */
+  [PULL](sink: PullSink<E>): void {
+    if (this.closed) {
+      sink.onEnd();
+      return;
+    }
+    if (this.waiters.length === 0) {
+      const event = this.take();
+      if (event !== undefined) {
+        if (this.ending) this.close();
+        sink.onEvent(event);
+        return;
+      }
+    }
+    this.waiters.push(sink);
   }
 
   return(): Promise<IteratorResult<E, undefined>> {

@@ -17,6 +17,7 @@ export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
     a.rateLimit?.max === b.rateLimit?.max &&
     a.rateLimit?.windowMs === b.rateLimit?.windowMs &&
     a.rateLimitedUntil === b.rateLimitedUntil &&
+    a.rateReopenedAt === b.rateReopenedAt &&
     a.limitOverride?.until === b.limitOverride?.until &&
     a.limitOverride?.revertTo === b.limitOverride?.revertTo &&
     a.pauseOverride?.until === b.pauseOverride?.until &&

@@ -11,6 +11,8 @@
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
  *   (every `pollIntervalMs` when notifications do not arrive and the feed polls), the watches
  *   taking turns at most `maxRereadsPerSecond` in all ({@link RereadScheduler}).
+ * - A group watch also re-reads at the `rateLimitedUntil` it read: the reopening writes
+ *   nothing, so nothing notifies it (DESIGN.md §4.4; one timer per watched group).
  * - At most `maxWatches` distinct watches: a subscription that would open one more is refused
  *   with LIMIT_EXCEEDED (one to a ring or group already watched is not).
  * - A canary ({@link KeyspaceSource}) proves that notifications arrive; when they stop (another
@@ -380,6 +382,8 @@ export class LiveFeed {
           return handle.group(id);
         },
         equals: sameGroup,
+        // Its rate window reopens with nothing written: read it again then (DESIGN.md §3).
+        changesAt: (g) => g.rateLimitedUntil,
         logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
         onEmpty: () => {
           this.watchClosed();

@@ -10,7 +10,7 @@ import type { GroupInfo } from '../lanes/index.js';
 import { groupBlocks, groupState } from '../lanes/state.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
-import { rateLimitedSentence, rateText, reopensAt } from './rateLimit.js';
+import { rateLimitedSentence, rateText, reopenedSentence, reopensAt } from './rateLimit.js';
 import { steering } from './steering.js';
 
 interface GroupArgs {
@@ -49,7 +49,10 @@ export interface RingPosition {
   readonly queuePaused: boolean;
 }
 
-/** What keeps a group off the ring; null when it is on it (serviceable). */
+/**
+ * What keeps a group off the ring; null when it is on it (serviceable), or serviceable and
+ * waiting for the next claim to put it back after its rate window reopened (`rateReopenedAt`).
+ */
 export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
 
 /**
@@ -158,6 +161,7 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         ? `busy, no backlog: nothing is waiting (${inFlight(g.active)}); it gets a turn when a job is enqueued`
         : 'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued';
     case null: {
+      if (g.rateReopenedAt !== null) return reopenedSentence(g);
       if (ring === null || ring.position === null) {
         // Serviceable by I1 but not found on the ring: it changed between the two reads (a
         // claim emptied it, say), or another writer left the ring damaged (Queue.audit).
@@ -258,7 +262,8 @@ async function plainReason(
   rootValue: unknown,
 ): Promise<{ sentence: string; queuePaused: boolean }> {
   const read = ringOfRead.get(g);
-  if (blockedBy(g) !== null) {
+  // Not blocked, yet off the ring until the next claim: its sentence needs no ring read.
+  if (blockedBy(g) !== null || g.rateReopenedAt !== null) {
     const queuePaused = read?.queuePaused ?? (await queuePausedOf(ctx, rootValue, g.queue));
     return { sentence: reasonSentence(g, null), queuePaused };
   }

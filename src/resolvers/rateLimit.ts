@@ -57,3 +57,14 @@ export function reopensAt(g: GroupInfo): string {
 export function rateLimitedSentence(g: GroupInfo): string {
   return `rate-limited: it has used its ${rateText(g)}, so it gets no turns until its window reopens at ${reopensAt(g)} (${g.pending} pending, ${g.active} in flight)`;
 }
+
+/**
+ * `Group.reason` for a group whose rate window has reopened (`rateReopenedAt`, a time on the
+ * Redis clock at or before the read) but which no claim or reaper pass has put back on the ring
+ * yet (DESIGN.md §3 "Rate limits"): nothing blocks it; the next claim re-rings it at the tail
+ * and may serve it in the same call.
+ */
+export function reopenedSentence(g: GroupInfo): string {
+  const at = new Date(g.rateReopenedAt ?? 0).toISOString();
+  return `ready: its rate window reopened at ${at}; it re-joins the ring (at its tail) with the next claim, which may serve it at once (${g.pending} pending, ${g.active} in flight)`;
+}

@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Dead jobs back to the front of their lanes (their original FIFO place), PENDING: those listed in `ids`, or a group’s, or (`all: true`) the queue’s, oldest-dead first. Give exactly one of ids, group, all. Their lastError and errors are kept.',
+      'Dead jobs back to the front of their lanes (their original FIFO place), PENDING: those listed in `ids`, or a group’s, or (`all: true`) the queue’s, oldest-dead first. Give exactly one of ids, group, all. Their lastError and errors are kept. A dead job past the dead retention’s age is gone, as `Queue.job` reads it: skipped, and left out of `remaining`.',
     args: {
       queue: t.arg.string({ required: true }),
       ids: t.arg.idList({ description: '1..1,000 job ids; one that is not dead is skipped.' }),
@@ -67,7 +67,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Delete jobs that are not running — PENDING, DELAYED, DEAD or kept COMPLETED — with their error history: those listed in `ids` (only those in `state`, if given), a group’s jobs in `state`, or (`all: true`) the queue’s DELAYED, DEAD or COMPLETED jobs. ACTIVE jobs are never touched (skipped). A group whose lane this empties leaves the ring.',
+      'Delete jobs that are not running — PENDING, DELAYED, DEAD or kept COMPLETED — with their error history: those listed in `ids` (only those in `state`, if given), a group’s jobs in `state`, or (`all: true`) the queue’s DELAYED, DEAD or COMPLETED jobs. ACTIVE jobs are never touched (skipped). A group whose lane this empties leaves the ring. A DEAD or COMPLETED job past its retention’s age is gone, as `Queue.job` reads it: skipped, and left out of `remaining`.',
     args: {
       queue: t.arg.string({ required: true }),
       ids: t.arg.idList({ description: '1..1,000 job ids; an ACTIVE or missing one is skipped.' }),

@@ -20,6 +20,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
     LIMIT: { description: 'A stored limit is not a non-negative integer (it reads as no limit).' },
     REGISTRY: { description: 'A group missing from the registry (state from another writer).' },
     LEASE: { description: 'A lease without an active job, or an active job without a lease.' },
+    OVERRIDE: {
+      description:
+        'A timed override whose two keys disagree (data without a deadline: shown, never reverted; a deadline without data, or at another time than its `until`) or whose data does not decode (invariant I6); the subject is `<kind>:<group>`.',
+    },
     TOTALS: {
       description:
         'A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written.',
@@ -31,7 +35,8 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
   fields: (t) => ({
     kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
     subject: t.exposeString('subject', {
-      description: 'A group id; a job id for LEASE and I4; a stats field for TOTALS.',
+      description:
+        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause) for OVERRIDE.',
     }),
     expected: t.exposeString('expected'),
     found: t.exposeString('found'),
@@ -50,7 +55,7 @@ builder.objectField(QueueRef, 'audit', (t) =>
     type: ReconcileReportRef,
     authScopes: { admin: true },
     description:
-      'Every violation of invariants I1–I3 now, by group, and of I4’s paired job indexes, by job. Reads every group; writes nothing.',
+      'Every violation of invariants I1–I3 now, by group, of I4’s paired job indexes, by job, and of I6’s timed-override keys, by override. Reads every group; writes nothing.',
     resolve: resolve.audit,
   }),
 );
@@ -62,7 +67,7 @@ builder.mutationField('repairQueue', (t) =>
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Re-derive active counts from the live leases and ring membership from I1, mend I4’s paired job indexes, in bounded batches; returns what changed.',
+      'Re-derive active counts from the live leases and ring membership from I1, mend I4’s paired job indexes and I6’s timed-override keys, in bounded batches; returns what changed.',
     args: { queue: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => resolve.repairQueue(ctx, args),
   }),

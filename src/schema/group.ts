@@ -28,7 +28,7 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
     paused: t.exposeBoolean('paused'),
     onRing: t.exposeBoolean('onRing', {
       description:
-        'Serviceable: not paused, below its limit, not rate-limited, with pending work (invariant I1).',
+        'Serviceable: not paused, below its limit, not rate-limited, with pending work (invariant I1). False too for a group whose rate window has reopened but that no claim has put back on the ring yet (state READY, `blockedBy` null: the next claim re-rings it).',
     }),
     state: t.field({ type: GroupStateRef, resolve: (g) => g.state }),
   }),
@@ -100,7 +100,8 @@ builder.subscriptionFields((t) => ({
 }));
 
 const BlockedByRef = builder.enumType('BlockedBy', {
-  description: 'What keeps a group off the ring (null when it is on it).',
+  description:
+    'What keeps a group off the ring (null when it is on it, or when its rate window has reopened and the next claim puts it back).',
   values: {
     PAUSED: { description: 'Paused by an operator.' },
     LIMIT: { description: 'Exactly at its limit: the next completion puts it back.' },
@@ -124,12 +125,12 @@ builder.objectFields(GroupRef, (t) => ({
     type: BlockedByRef,
     nullable: true,
     description:
-      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); null when it is on the ring.',
+      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); null when it is on the ring, or off it only until the next claim puts it back (its rate window reopened; `reason` says so).',
     resolve: (g) => resolve.blockedBy(g),
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state.',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state.',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

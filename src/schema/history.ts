@@ -67,7 +67,7 @@ const HistoryEdgeRef = builder
 
 const HistoryConnectionRef = builder.objectRef<HistoryConnection>('HistoryConnection').implement({
   description:
-    'A page of steering history, newest first. A cursor stays good while its entry is kept (the history is capped: HISTORY_MAX_LEN per queue, its groups’ entries included).',
+    'A page of steering history, newest first. A cursor stays good while its entry is kept (the history is capped: HISTORY_MAX_LEN per queue, its groups’ entries included), for its listing (the queue’s, or one group’s): given to another it is BAD_USER_INPUT.',
   fields: (t) => ({
     edges: t.field({ type: [HistoryEdgeRef], resolve: (c) => c.edges }),
     pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),

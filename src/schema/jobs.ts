@@ -12,14 +12,17 @@ import { PageInfoRef, QueueRef } from './queue.js';
 
 const JobEdgeRef = builder.objectRef<{ cursor: string; node: Job }>('JobEdge').implement({
   fields: (t) => ({
-    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` for the next page.' }),
+    cursor: t.exposeString('cursor', {
+      description:
+        'Opaque; pass as `after` for the next page of this listing (another listing refuses it: BAD_USER_INPUT).',
+    }),
     node: t.field({ type: JobRef, resolve: (e) => e.node }),
   }),
 });
 
 const JobConnectionRef = builder.objectRef<JobConnection>('JobConnection').implement({
   description:
-    'A page of jobs in one state. A cursor stays good after its job has left the state (claimed, promoted, removed): the next page goes on from where it was.',
+    'A page of jobs in one state. A cursor stays good after its job has left the state (claimed, promoted, removed): the next page goes on from where it was. It belongs to its listing (queue, state, group): given to another it is BAD_USER_INPUT, start that one without `after`.',
   fields: (t) => ({
     edges: t.field({ type: [JobEdgeRef], resolve: (c) => c.edges }),
     pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),

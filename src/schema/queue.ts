@@ -34,7 +34,10 @@ export const PageInfoRef = builder
 
 const GroupEdgeRef = builder.objectRef<{ cursor: string; node: GroupInfo }>('GroupEdge').implement({
   fields: (t) => ({
-    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` for the next page.' }),
+    cursor: t.exposeString('cursor', {
+      description:
+        'Opaque; pass as `after` for the next page of this listing (another queue or prefix refuses it: BAD_USER_INPUT).',
+    }),
     node: t.field({ type: GroupRef, resolve: (e) => e.node }),
   }),
 });

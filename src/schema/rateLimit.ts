@@ -32,7 +32,7 @@ builder.objectFields(GroupRef, (t) => ({
     type: 'DateTime',
     nullable: true,
     description:
-      'While its rate window is used up (state RATE_LIMITED): when the window reopens (Redis clock); else null.',
+      'While its rate window is used up (state RATE_LIMITED): when the window reopens (Redis clock, after the read); else null — also once that time has passed, before a claim puts the group back on the ring.',
     resolve: (g) => (g.rateLimitedUntil === null ? null : new Date(g.rateLimitedUntil)),
   }),
 }));

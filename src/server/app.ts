@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { BAD_PORTS_SPEC, isFetchBadPort } from '../badPorts.js';
 import {
   assertPlainKeys,
   EvictionPolicyError,
@@ -71,7 +72,8 @@ export interface RingmasterServer {
  *   A Redis whose maxmemory-policy is not noeviction is not refused: `/ready` is 503 and an
  *   error is logged while it lasts (`EvictionWatch`), since the policy can be fixed without a
  *   restart. REDIS_URL carrying `?keyPrefix=` is a StartupError too (see `assertPlainKeys`;
- *   KEY_PREFIX is the supported way), before anything is sent.
+ *   KEY_PREFIX is the supported way), before anything is sent; `loadConfig` refuses it first,
+ *   so this is met by a Config made another way.
  */
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   // ioredis' own console warnings (a password Redis does not need) go to the log while it runs.
@@ -326,6 +328,13 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       url = advertised.url;
       reaper.start();
       eviction.start();
+      if (isFetchBadPort(address.port)) {
+        // Served, since curl and other clients reach it; but not a browser or the CLI.
+        logger.warn(
+          { port: address.port, spec: BAD_PORTS_SPEC },
+          `PORT=${address.port} is a port that browsers and Node's fetch refuse to connect to (a "bad port" of the fetch standard): the console, GraphiQL and the ringmaster CLI cannot reach this server, curl and other clients can; run it on another PORT (4000 by default)`,
+        );
+      }
       logger.info(
         {
           url: `${url}/graphql`,

@@ -17,22 +17,63 @@ const ROLES = ['read', 'worker', 'admin'] as const;
 const MIN_TOKEN_LENGTH = 16;
 
 // Messages are causes only: `loadConfig` puts `NAME=value: ` before each.
+
+/**
+ * Numbers are written in plain decimal digits (0-9) and nothing else: JavaScript's `Number`
+ * (and zod's `coerce`) read `0x10` as 16, `1e3` as 1000, ` 7 ` as 7 and `+5` as 5, none of
+ * which an operator means by accident and the CLI refuses.
+ */
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
+interface WholeNumberRule {
+  readonly fallback: number;
+  readonly min: number;
+  readonly max: number;
+  /** What a value must be, the cause of a refusal (`must be a port number (0 to 65535)`). */
+  readonly must: string;
+  /** The cause of a value below `min` (default `must`). */
+  readonly belowMin?: string;
+  /** The cause of a value above `max` (default `must`). */
+  readonly aboveMax?: string;
+}
+
+/**
+ * A whole number from `min` to `max`, written in plain decimal digits ({@link DECIMAL_DIGITS}),
+ * or `fallback` when unset. Anything else is refused with `must`, saying digits are needed.
+ */
+const wholeNumber = (rule: WholeNumberRule) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return rule.fallback;
+      const refuse = (message: string) => {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      };
+      if (!DECIMAL_DIGITS.test(value)) {
+        return refuse(`${rule.must}, in plain decimal digits (no sign, point, exponent or 0x)`);
+      }
+      const number = Number(value);
+      if (number < rule.min) return refuse(rule.belowMin ?? rule.must);
+      if (number > rule.max) return refuse(rule.aboveMax ?? rule.must);
+      return number;
+    });
+
+/** A period in milliseconds, 1 ms to one day. */
 const ms = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int('must be a whole number of milliseconds')
-    .min(1, 'must be at least 1 (ms)')
-    .max(86_400_000, 'must be at most 86400000 (ms, one day)')
-    .default(fallback);
+  wholeNumber({
+    fallback,
+    min: 1,
+    max: 86_400_000,
+    must: 'must be a whole number of milliseconds',
+    belowMin: 'must be at least 1 (ms)',
+    aboveMax: 'must be at most 86400000 (ms, one day)',
+  });
 
 /** A whole number from 1 to `max` (a bound on how many of something). */
 const count = (fallback: number, max: number) =>
-  z.coerce
-    .number({ error: `must be a whole number from 1 to ${max}` })
-    .int(`must be a whole number from 1 to ${max}`)
-    .min(1, `must be a whole number from 1 to ${max}`)
-    .max(max, `must be a whole number from 1 to ${max}`)
-    .default(fallback);
+  wholeNumber({ fallback, min: 1, max, must: `must be a whole number from 1 to ${max}` });
 
 const boolean = (fallback: boolean) =>
   z
@@ -153,6 +194,119 @@ export function shown(name: string, value: string | undefined): string | undefin
   return value;
 }
 
+/**
+ * The query parameters REDIS_URL may carry. ioredis copies every query parameter into its
+ * connection options (`?connectTimeout=`, `?keyPrefix=`, `?enableOfflineQueue=`, …), as text,
+ * overriding what the server set; these four are the ones that only say where and as whom to
+ * connect.
+ */
+const URL_PARAMETERS: readonly string[] = ['db', 'password', 'username', 'family'];
+
+/** A host name or IPv4 address as written in a URL (an IPv6 address is bracketed). */
+const HOST_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Why `value` is not a Redis URL the server can use as written, or null when it is:
+ * `redis://` or `rediss://`; a host; a port from 1 to 65535 (or none: 6379); a database, in the
+ * path (`/2`) or `?db=2` (the same if both), in plain decimal digits; no query parameter but
+ * {@link URL_PARAMETERS}. Checked before anything connects: ioredis reads a database `abc` as
+ * NaN (SELECT NaN), `1.5` and `3x` as 1 and 3 (parseInt), and its URL parse throws a bare
+ * "Invalid URL" for a port out of range. Whether the database exists is Redis' to say, at
+ * connect (exit 3).
+ * @returns a cause (one line, no value: the caller names the variable and its masked value)
+ */
+export function redisUrlProblem(value: string): string | null {
+  const scheme = /^rediss?:\/\//.exec(value)?.[0];
+  if (scheme === undefined || value.length === scheme.length) {
+    return 'must start with redis:// or rediss://, then the host';
+  }
+  // The authority as WHATWG URL (ioredis' parse) cuts it: up to the first `/`, `?` or `#`,
+  // its user information up to the last `@`.
+  const rest = value.slice(scheme.length);
+  const end = rest.search(/[/?#]/);
+  const authority = end < 0 ? rest : rest.slice(0, end);
+  // An `@` after the cut (not in the query) was meant to end a password that a `/` or `#` cut
+  // short; nothing of it is echoed, since the pieces would be the password's.
+  const tail = end < 0 ? '' : rest.slice(end);
+  if (!tail.startsWith('?') && (tail.split('?')[0] ?? '').includes('@')) {
+    return 'has an @ after a / or #: a password holding /, ? or # is written percent-encoded (%2F, %3F, %23)';
+  }
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const bracketed = hostPort.startsWith('[');
+  const close = bracketed ? hostPort.indexOf(']') : -1;
+  if (bracketed && close < 0) {
+    return 'the IPv6 address has no closing ] (write it as redis://[::1]:6379)';
+  }
+  const host = bracketed ? hostPort.slice(0, close + 1) : (hostPort.split(':')[0] ?? '');
+  const afterHost = hostPort.slice(host.length);
+  if (host === '') return 'names no host: write redis://host:port (or redis://:password@host:port)';
+  if (!bracketed && !HOST_NAME.test(host)) {
+    return `the host ${JSON.stringify(host)} is not a host name or address (A-Z a-z 0-9 . _ -; IPv6 in [ ])`;
+  }
+  if (afterHost !== '' && !afterHost.startsWith(':')) {
+    return `after the host comes ${JSON.stringify(afterHost)}: write host:port`;
+  }
+  const port = afterHost.slice(1);
+  if (port !== '' && !DECIMAL_DIGITS.test(port)) {
+    return `the port ${JSON.stringify(port)} is not a number: a port is 1 to 65535, in decimal digits`;
+  }
+  if (port !== '' && (Number(port) < 1 || Number(port) > 65_535)) {
+    return `the port ${port} is out of range: a port is 1 to 65535`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL (write redis://[user:password@]host[:port][/database])';
+  }
+  if (url.hash !== '') return 'has a #fragment, which means nothing to Redis: remove it';
+  const digitsOnly = 'a database is a whole number from 0, in plain decimal digits';
+  const path = url.pathname === '/' ? '' : url.pathname.slice(1);
+  if (path !== '' && !DECIMAL_DIGITS.test(path)) {
+    return `the database ${JSON.stringify(path)} (the path after the port) is not a number: ${digitsOnly} (redis://host:6379/0)`;
+  }
+  const seen = new Set<string>();
+  for (const name of url.searchParams.keys()) {
+    if (seen.has(name)) return `gives ?${name}= more than once: give it once`;
+    seen.add(name);
+    if (name === 'keyPrefix') {
+      const prefix = url.searchParams.get(name) ?? '';
+      const stem = prefix.replace(/:+$/, '');
+      const example = /^[A-Za-z0-9._-]{1,64}$/.test(stem)
+        ? ` (KEY_PREFIX=${stem} puts every key under ${stem}:)`
+        : '';
+      return `?keyPrefix= sets the ioredis option keyPrefix=${JSON.stringify(prefix)}, which ioredis does not apply to the lane and job keys Ringmaster's scripts build, so jobs would be stranded; remove it from REDIS_URL and set KEY_PREFIX instead${example}`;
+    }
+    if (!URL_PARAMETERS.includes(name)) {
+      return `?${JSON.stringify(name).slice(1, -1)}= is not a parameter the server takes in REDIS_URL (only ${URL_PARAMETERS.join(', ')}): ioredis would read it as a connection option`;
+    }
+  }
+  const db = url.searchParams.get('db');
+  if (db !== null && !DECIMAL_DIGITS.test(db)) {
+    return `the database ${JSON.stringify(db)} (?db=) is not a number: ${digitsOnly} (?db=0)`;
+  }
+  if (db !== null && path !== '' && Number(db) !== Number(path)) {
+    return `names database ${path} in its path and ${db} in ?db=: give one`;
+  }
+  const family = url.searchParams.get('family');
+  if (family !== null && !['0', '4', '6'].includes(family)) {
+    return `?family=${family} is not 4 (IPv4), 6 (IPv6) or 0 (either)`;
+  }
+  return null;
+}
+
+/** REDIS_URL: a Redis URL usable as written ({@link redisUrlProblem}), or unset. */
+const redisUrl = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const problem = redisUrlProblem(value);
+    if (problem === null) return value;
+    ctx.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  });
+
 /** `host:port`, `[v6]:port`, or a redis:// / rediss:// URL of one node. */
 const NODE_ENTRY = /^(?:rediss?:\/\/[^\s/]+\/?|(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5})$/;
 
@@ -204,17 +358,14 @@ const corsOrigins = z
   });
 
 const fields = z.object({
-  PORT: z.coerce
-    .number({ error: 'must be a port number (0 to 65535)' })
-    .int('must be a port number (0 to 65535)')
-    .min(0, 'must be a port number (0 to 65535)')
-    .max(65_535, 'must be a port number (0 to 65535)')
-    .default(4000),
+  PORT: wholeNumber({
+    fallback: 4000,
+    min: 0,
+    max: 65_535,
+    must: 'must be a port number (0 to 65535)',
+  }),
   HOST: z.string().min(1, 'must not be empty').default('127.0.0.1'),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\/[^\s]/, 'must start with redis:// or rediss://, then the host')
-    .optional(),
+  REDIS_URL: redisUrl,
   REDIS_CLUSTER_NODES: clusterNodes,
   DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
   KEY_PREFIX: z
@@ -238,12 +389,12 @@ const fields = z.object({
     .min(MIN_TOKEN_LENGTH, `must have ${MIN_TOKEN_LENGTH} or more characters`)
     .optional(),
   // The steering history's cap per queue (DESIGN.md §4.6); 0 records none.
-  HISTORY_MAX_LEN: z.coerce
-    .number({ error: 'must be a whole number from 0 to 1000000' })
-    .int('must be a whole number from 0 to 1000000')
-    .min(0, 'must be a whole number from 0 to 1000000')
-    .max(1_000_000, 'must be a whole number from 0 to 1000000')
-    .default(Defaults.historyMaxLen),
+  HISTORY_MAX_LEN: wholeNumber({
+    fallback: Defaults.historyMaxLen,
+    min: 0,
+    max: 1_000_000,
+    must: 'must be a whole number from 0 to 1000000',
+  }),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',

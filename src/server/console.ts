@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { acceptsGzip } from './acceptEncoding.js';
+import { antiFramingHeaders } from './pageHeaders.js';
 
 /** `console/dist`, from `src/server` (tsx) and from `dist/server` (the compiled build) alike. */
 export const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist/', import.meta.url));
@@ -33,15 +34,15 @@ const TYPES: Record<string, string> = {
 };
 const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.map']);
 
-// The page loads only its own files and talks only to its own origin (HTTP and WebSocket).
-const CSP = [
+// The page loads only its own files and talks only to its own origin (HTTP and WebSocket), and
+// no other page may frame it (the anti-framing set GraphiQL's page sends too).
+const PAGE_HEADERS = antiFramingHeaders([
   "default-src 'self'",
   "connect-src 'self'",
   "img-src 'self' data:",
   "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+]);
 
 export interface ConsoleOptions {
   /** AUTH_TOKENS is set: the page asks for a token before anything else. */
@@ -113,9 +114,8 @@ export function withConsole(next: Listener, options: ConsoleOptions): Listener {
         send(req, res, page, {
           'content-type': TYPES['.html'] as string,
           'cache-control': 'no-cache',
-          'content-security-policy': CSP,
+          ...PAGE_HEADERS,
           'referrer-policy': 'no-referrer',
-          'x-frame-options': 'DENY',
         });
         return;
       }

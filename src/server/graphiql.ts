@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { acceptsGzip } from './acceptEncoding.js';
+import { antiFramingHeaders } from './pageHeaders.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -59,7 +60,8 @@ async function render(options: GraphiQLOptions): Promise<GraphiQLPage> {
 /**
  * Serve GraphiQL for `GET endpoint` (or `endpoint/`) asked with `accept: text/html`, as Yoga's
  * own plugin decides (Yoga's `graphiql` is then off). The answer: 200 with the page, gzipped when
- * the request accepts gzip, `vary: accept-encoding`, `cache-control: no-cache` and an ETag (the
+ * the request accepts gzip, `vary: accept-encoding`, `cache-control: no-cache`, the anti-framing
+ * headers of the console's page (`antiFramingHeaders`) and an ETag (the
  * page changes only with the server's version, so a browser revalidates and gets 304 for a
  * matching `if-none-match`).
  */
@@ -75,6 +77,8 @@ export function useGraphiQLPage(endpoint: string, options: GraphiQLOptions): Plu
           vary: 'accept-encoding',
           'cache-control': 'no-cache',
           etag: page.etag,
+          // It pre-fills its editor from `?query=`: no other site may frame it (as the console).
+          ...antiFramingHeaders(),
         };
         if (request.headers.get('if-none-match') === page.etag) {
           endResponse(new fetchAPI.Response(null, { status: 304, headers }));

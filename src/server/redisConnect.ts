@@ -92,7 +92,7 @@ export async function connectRedis(
     const tls = redis.options.tls !== undefined;
     throw new RedisConnectError(await closedOnGreeting(host ?? '127.0.0.1', port ?? 6379, tls));
   }
-  throw new RedisConnectError(explain(failure, url, timeoutMs));
+  throw new RedisConnectError(explain(failure, url, timeoutMs, redis.options.db));
 }
 
 /** A connection accepted, then closed before any reply came. */
@@ -284,8 +284,17 @@ function isParserError(failure: Error): boolean {
   return 'offset' in failure && 'buffer' in failure && failure.message.startsWith('Protocol error');
 }
 
-/** One line for an operator: what the failure means for their REDIS_URL. */
-function explain(failure: Error | 'timeout', url: string, timeoutMs: number): string {
+/**
+ * One line for an operator: what the failure means for their REDIS_URL.
+ * @param db the database the connection selects, as ioredis read it from the URL's path or
+ *   `?db=` (config.ts has checked it is decimal digits); named when Redis lacks it
+ */
+function explain(
+  failure: Error | 'timeout',
+  url: string,
+  timeoutMs: number,
+  db: number | undefined,
+): string {
   const tls = url.startsWith('rediss:');
   const waited = `gave up after ${timeoutMs / 1000} s`;
   if (failure === 'timeout') {
@@ -312,8 +321,7 @@ function explain(failure: Error | 'timeout', url: string, timeoutMs: number): st
       return 'this Redis is a cluster node, where only database 0 exists: drop the database number from the URL';
     }
     if (/DB index is out of range/i.test(message)) {
-      const db = /\/(\d+)\/?$/.exec(url.split('?')[0] ?? '')?.[1] ?? '?';
-      return `database ${db} does not exist on this Redis (${message})`;
+      return `database ${db ?? 0} does not exist on this Redis (${message})`;
     }
     if (message.startsWith('NOPERM')) {
       return `this Redis user may not run a command Ringmaster needs (${message})`;

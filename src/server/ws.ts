@@ -23,10 +23,22 @@ import { maskError, UNEXPECTED_ERROR_MESSAGE } from './plugins/errors.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
 import { takeSharedStream } from './plugins/sharedExecution.js';
 import { Utf8WebSocket } from './plugins/utf8.js';
-import { RawPayload, serveGraphqlWs } from './wsServer.js';
+import { pushedOperation, RawPayload, type SocketExtra, serveGraphqlWs } from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
+
+/** A result as graphql-ws hands it to `onNext`, or as a shared stream gives it. */
+interface NextResult {
+  readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined;
+}
+
+/** What an operation's execute or subscribe needs from its onSubscribe. */
+interface Operation {
+  readonly enveloped: Envelope;
+  readonly socket: SocketExtra;
+  readonly id: string;
+}
 
 /**
  * Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets).
@@ -60,19 +72,27 @@ export function attachWebSocket(
       connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
     });
   }
-  // The pipeline of each operation, from its onSubscribe to its execute or subscribe, which
-  // take it: graphql-ws keeps an operation's args for its whole life, and a subscriber need not
-  // keep its pipeline's closures once subscribed.
-  const envelopes = new WeakMap<ExecutionArgs, Envelope>();
-  const envelopeOf = (args: ExecutionArgs): Envelope => {
-    const enveloped = envelopes.get(args);
-    if (enveloped === undefined) throw new Error('an operation without its onSubscribe');
-    envelopes.delete(args);
-    return enveloped;
+  // Each operation's pipeline, socket and id, from its onSubscribe to its execute or subscribe,
+  // which take them: graphql-ws keeps an operation's args for its whole life, and a subscriber
+  // need not keep its pipeline's closures once subscribed.
+  const operations = new WeakMap<ExecutionArgs, Operation>();
+  const operationOf = (args: ExecutionArgs): Operation => {
+    const operation = operations.get(args);
+    if (operation === undefined) throw new Error('an operation without its onSubscribe');
+    operations.delete(args);
+    return operation;
   };
   // Each result's `next` payload, serialized once for every socket it goes to: subscribers of
   // one event share one result object (plugins/sharedExecution.ts).
   const payloads = new WeakMap<object, RawPayload>();
+  const payloadOf = (result: NextResult): RawPayload => {
+    let raw = payloads.get(result);
+    if (raw === undefined) {
+      raw = new RawPayload(JSON.stringify(nextPayload(result, maskResultError)));
+      payloads.set(result, raw);
+    }
+    return raw;
+  };
   // Yoga's masking (maskedErrors in yoga.ts), for the results of shared streams, which skip
   // envelop's per-event hooks (subscribe below): an unexpected error is logged and replaced.
   // Idempotent, so a result masked by the pipeline already comes out the same.
@@ -84,9 +104,10 @@ export function attachWebSocket(
   };
   const disposable = serveGraphqlWs(
     {
-      execute: (args) => envelopeOf(args).execute(args),
+      execute: (args) => operationOf(args).enveloped.execute(args),
       subscribe: async (args) => {
-        const result = await envelopeOf(args).subscribe(args);
+        const operation = operationOf(args);
+        const result = await operation.enveloped.subscribe(args);
         // The fan-out's hot path: a shared-execution stream goes to graphql-ws as it is, one
         // layer per subscriber, instead of through envelop's per-event wrappers (mapping and
         // error mapping, two more promise hops per event and subscriber). Their one job for
@@ -99,7 +120,9 @@ export function attachWebSocket(
         // pooled arguments of plugins/sharedExecution.ts. So the operation's own context (its
         // Pothos auth cache, its params) goes now: ~1.9 KB less per subscriber (PERFORMANCE.md §5).
         (args as { contextValue?: unknown }).contextValue = undefined;
-        return shared;
+        // Its `next` messages are written as its results come, within the feed's loop over
+        // its subscribers, not by graphql-ws' loop (wsServer.ts, pushedOperation).
+        return pushedOperation(operation.socket, operation.id, shared, payloadOf);
       },
       onConnect: (ctx) => {
         const authorization = ctx.connectionParams?.authorization;
@@ -108,18 +131,13 @@ export function attachWebSocket(
         // Closed here with 1013 and a reason; graphql-ws' own 4403 after it is then a no-op.
         return token === null || connections.admit(token, ctx.extra.socket);
       },
-      // The payload graphql-ws would send, serialized once per result. Results with errors lose
-      // Yoga's HTTP-only `extensions.http` here, as refusals do.
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        let raw = payloads.get(result);
-        if (raw === undefined) {
-          raw = new RawPayload(JSON.stringify(nextPayload(result, maskResultError)));
-          payloads.set(result, raw);
-        }
+      // The payload graphql-ws would send, serialized once per result (for the results
+      // graphql-ws delivers itself: queries, mutations, streams not shared). Results with
+      // errors lose Yoga's HTTP-only `extensions.http` here, as refusals do.
+      onNext: (_ctx, _id, _payload, _args, result) =>
         // serveGraphqlWs puts the JSON in place of the payload object graphql-ws expects here.
-        return raw as unknown as FormattedExecutionResult;
-      },
-      onSubscribe: async (ctx, _id, params) => {
+        payloadOf(result) as unknown as FormattedExecutionResult,
+      onSubscribe: async (ctx, id, params) => {
         // This operation is already counted in ctx.subscriptions (graphql-ws adds it first).
         if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {
           return [
@@ -156,7 +174,7 @@ export function attachWebSocket(
             variableValues: params.variables ?? null,
             contextValue: await enveloped.contextFactory(),
           };
-          envelopes.set(args, enveloped);
+          operations.set(args, { enveloped, socket: ctx.extra, id });
           return args;
         } catch (error) {
           if (error && typeof error === 'object' && 'extensions' in error) {
@@ -183,10 +201,7 @@ export function attachWebSocket(
  * `errors` as JSON when there are any), each error masked by `mask` and without Yoga's
  * HTTP-only `extensions.http`.
  */
-function nextPayload(
-  result: { readonly errors?: readonly (GraphQLError | GraphQLFormattedError)[] | undefined },
-  mask: (error: GraphQLError) => GraphQLError,
-): object {
+function nextPayload(result: NextResult, mask: (error: GraphQLError) => GraphQLError): object {
   const { errors, ...rest } = result;
   if (errors === undefined) return rest;
   return {

@@ -14,13 +14,22 @@
  *   returns the same RawPayload to every subscriber of one shared result, and only the
  *   `{"id":…,"type":"next","payload":` envelope is stringified per socket. The bytes on the wire
  *   are exactly those graphql-ws' own `JSON.stringify` of the message would give.
+ * - **A subscription can deliver without graphql-ws' loop** ({@link pushedOperation}): for a
+ *   stream that can be pulled without a promise (the shared execution's over the live feed's),
+ *   the subscribe hook hands graphql-ws an operation whose `next` messages are written as the
+ *   stream's events come, within the feed's own loop over its subscribers: the payload encoded
+ *   once per result, each socket's frame written by one call, no promise per delivery.
+ *   graphql-ws still owns the operation's start, its `complete` and `error` messages and its
+ *   end (the client's `complete`, the socket's close).
  *
  * Everything else — the protocol and its close codes — is makeServer's, unchanged. An internal
  * error never puts its message in a close reason (useServer's `isProd: true`, whatever NODE_ENV
  * says).
  */
+import type { Duplex } from 'node:stream';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import { PULL, type Pullable, type PullSink } from '../pubsub/conflate.js';
 
 /**
  * What graphql-ws' hooks find in `ctx.extra`: the socket, and of its upgrade request what an
@@ -46,7 +55,15 @@ export interface UpgradeRequest {
  * would have stringified. Return one from `onNext`; make it once per result, not per socket.
  */
 export class RawPayload {
+  private encoded: Buffer | undefined = undefined;
+
   constructor(readonly json: string) {}
+
+  /** `json` as UTF-8, encoded on first use and kept: one encoding for every socket. */
+  get bytes(): Buffer {
+    if (this.encoded === undefined) this.encoded = Buffer.from(this.json);
+    return this.encoded;
+  }
 }
 
 /** useServer's default: a ping every 12 s. */
@@ -271,4 +288,208 @@ export function serveGraphqlWs(
       });
     },
   };
+}
+
+/** A WebSocket with what {@link tcpOf} reads of `ws`' internals. */
+interface WsInternals {
+  /** the TCP socket under the WebSocket (`ws`' own field, set once the upgrade is done) */
+  readonly _socket?: Duplex | null;
+}
+
+/**
+ * The TCP socket under `socket` when a frame may be written to it as it is: no extension
+ * negotiated (this server offers none: no `perMessageDeflate`), so a final text frame is all
+ * `ws` would write for a message. Undefined otherwise: such a socket's frames go through
+ * `ws.send`.
+ */
+function tcpOf(socket: WebSocket): Duplex | undefined {
+  const tcp = (socket as unknown as WsInternals)._socket;
+  return tcp != null && socket.extensions === '' ? tcp : undefined;
+}
+
+const DONE: IteratorResult<never, undefined> = { value: undefined, done: true };
+const NEXT_SUFFIX = Buffer.from('}');
+
+/**
+ * A `next` message's text — `head`, `body`, then `}` — as one unmasked, final text frame, the
+ * frame `ws`' `send(text)` makes for it, written to `tcp` by one call: `ws`' own send would
+ * measure and encode the whole text again and write a header and the data as two buffers (a
+ * cork and a `writev`) for each socket. Without `tcp` ({@link tcpOf}) it goes through `ws.send`.
+ * @param done called once the frame has left for the kernel (a write callback), if given
+ */
+function writeText(
+  socket: WebSocket,
+  tcp: Duplex | undefined,
+  head: Buffer,
+  body: Buffer,
+  done?: (error?: Error | null) => void,
+): void {
+  const length = head.length + body.length + NEXT_SUFFIX.length;
+  if (tcp === undefined) {
+    socket.send(Buffer.concat([head, body, NEXT_SUFFIX], length), { binary: false }, done);
+    return;
+  }
+  const headerLength = length > 0xffff ? 10 : length > 125 ? 4 : 2;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x81; // FIN, text
+  if (headerLength === 2) {
+    frame[1] = length;
+  } else if (headerLength === 4) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt16BE(0, 2);
+    frame.writeUIntBE(length, 4, 6);
+  }
+  let at = headerLength + head.copy(frame, headerLength);
+  at += body.copy(frame, at);
+  NEXT_SUFFIX.copy(frame, at);
+  tcp.write(frame, done);
+}
+
+/**
+ * A subscription for graphql-ws whose `next` messages this module writes itself, as `source`'s
+ * results come: return it from the `subscribe` hook in place of `source`.
+ *
+ * graphql-ws runs an operation as `for await (const result of stream) await emit.next(result)`:
+ * per result and subscriber a promise for `next()`, one for `emit.next`, one for `onNext` and
+ * the message stringified. Here graphql-ws' `next()` waits for the whole subscription instead,
+ * and meanwhile each result is pulled from `source` ({@link Pullable}: for the live feed, within
+ * its loop over the subscribers of a change) and written at once as `{"id":<id>,"type":"next",
+ * "payload":<payload>}` — the bytes graphql-ws' own `JSON.stringify` gives, the payload encoded
+ * once per result ({@link RawPayload.bytes}) and only the envelope kept per subscription.
+ *
+ * What graphql-ws does stays its own: `source` ending resolves that `next()` as done, and
+ * graphql-ws sends `complete`; `source` failing (or a write failing) rejects it, `source` is
+ * returned (graphql-ws forgets the operation then), and graphql-ws sends `error`; the client's `complete` and the socket's close reach `return()`, which ends
+ * `source` at once. Back-pressure is the same as {@link SocketLink.send}'s: a result is pulled
+ * again at once while the socket has nothing queued, and only after its last write has left for
+ * the kernel when it had, so a slow reader holds up only its own subscriptions, whose streams
+ * conflate meanwhile. A result for a socket no longer open is dropped, as `send` drops it.
+ * @param extra the operation's socket (graphql-ws' `ctx.extra`)
+ * @param id the operation's id, as the client sent it
+ * @param source the results; its pull may call back before returning, at most once per pull
+ * @param payloadOf a result's `next` payload, serialized (make it once per result)
+ */
+export function pushedOperation<R>(
+  extra: SocketExtra,
+  id: string,
+  source: AsyncGenerator<R, unknown, unknown> & Pullable<R>,
+  payloadOf: (result: R) => RawPayload,
+): AsyncGenerator<never, undefined, unknown> {
+  return new PushedOperation(extra.socket, id, source, payloadOf);
+}
+
+class PushedOperation<R> implements AsyncGenerator<never, undefined, unknown>, PullSink<R> {
+  /** `{"id":<id>,"type":"next","payload":`, as graphql-ws' JSON.stringify writes it */
+  private readonly head: Buffer;
+  /** graphql-ws' pending `next()`, settled when the subscription is over */
+  private over: Promise<IteratorResult<never, undefined>> | undefined = undefined;
+  private resolveOver: ((result: IteratorResult<never, undefined>) => void) | undefined;
+  private rejectOver: ((error: unknown) => void) | undefined;
+  private finished = false;
+  /** where frames are written directly ({@link tcpOf}) */
+  private readonly tcp: Duplex | undefined;
+
+  constructor(
+    private readonly socket: WebSocket,
+    id: string,
+    private readonly source: AsyncGenerator<R, unknown, unknown> & Pullable<R>,
+    private readonly payloadOf: (result: R) => RawPayload,
+  ) {
+    this.head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+    this.tcp = tcpOf(socket);
+  }
+
+  /** graphql-ws' loop: the first call starts the deliveries and settles when they are over. */
+  next(): Promise<IteratorResult<never, undefined>> {
+    if (this.over !== undefined) return this.over;
+    if (this.finished) return Promise.resolve(DONE);
+    this.over = new Promise((resolve, reject) => {
+      this.resolveOver = resolve;
+      this.rejectOver = reject;
+    });
+    this.source[PULL](this);
+    return this.over;
+  }
+
+  /**
+   * A result: written, and the next one pulled. Called from the source's delivery (the feed's
+   * loop over its subscribers), so it never throws: a payload that cannot be serialized ends
+   * this subscription with graphql-ws' `error`, as a failing `onNext` would.
+   */
+  onEvent(result: R): void {
+    if (this.finished) return;
+    const socket = this.socket;
+    if (socket.readyState !== socket.OPEN) {
+      this.source[PULL](this);
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = this.payloadOf(result).bytes;
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    // Nothing queued: the write goes to the kernel now, the next result may follow at once.
+    if (socket.bufferedAmount === 0) {
+      writeText(socket, this.tcp, this.head, body);
+      this.source[PULL](this);
+      return;
+    }
+    writeText(socket, this.tcp, this.head, body, (error) => {
+      if (error) this.failed(error);
+      else if (!this.finished) this.source[PULL](this);
+    });
+  }
+
+  onEnd(): void {
+    if (this.finish()) this.resolveOver?.(DONE);
+  }
+
+  /**
+   * The source failed: graphql-ws sends `error` and forgets the operation, so nothing would
+   * return the source later; it is returned here (a failing source has ended already; a result
+   * that failed to execute has not).
+   */
+  onError(error: unknown): void {
+    if (this.finish()) {
+      this.rejectOver?.(error);
+      void this.source.return(undefined).catch(() => undefined);
+    }
+  }
+
+  /** A write failed: the stream ends here (as graphql-ws' loop returns it), then the error. */
+  private failed(error: unknown): void {
+    if (!this.finish()) return;
+    this.source.return(undefined).then(
+      () => this.rejectOver?.(error),
+      () => this.rejectOver?.(error),
+    );
+  }
+
+  /** Marks the subscription over; false when it already was. */
+  private finish(): boolean {
+    if (this.finished) return false;
+    this.finished = true;
+    return true;
+  }
+
+  async return(): Promise<IteratorResult<never, undefined>> {
+    if (this.finish()) this.resolveOver?.(DONE);
+    await this.source.return(undefined);
+    return DONE;
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<never, undefined>> {
+    if (this.finish()) this.resolveOver?.(DONE);
+    await this.source.return(undefined);
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }

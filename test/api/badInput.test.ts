@@ -10,12 +10,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Job, Limits } from '../../src/lanes/index.js';
+import { cursor } from '../../src/lanes/validate.js';
 import {
   ACTION_IDS,
   ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
-  b64,
   CURSORS,
   DECIMAL_NOT_FOUND,
   DELAYS,
@@ -68,8 +68,11 @@ interface Field {
   readonly kind: 'query' | 'mutation' | 'subscription';
   /** Variable definitions, the field with its arguments and a selection. */
   readonly document: string;
-  /** Valid variables: a test replaces one of them with a bad value. */
-  valid(): Record<string, unknown>;
+  /**
+   * Valid variables for `queue` (default the fixture's {@link QUEUE}; a cursor is its listing's):
+   * a test replaces one of them with a bad value.
+   */
+  valid(queue?: string): Record<string, unknown>;
   /** Each argument's bad values. */
   readonly bad: Record<string, readonly BadValue[]>;
 }
@@ -95,7 +98,11 @@ const FIELDS: Field[] = [
     kind: 'query',
     document:
       'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { groups(first: $first, after: $after) { totalCount edges { cursor } } } }',
-    valid: () => ({ queue: QUEUE, first: 2, after: b64('g:a') }),
+    valid: (queue = QUEUE) => ({
+      queue,
+      first: 2,
+      after: cursor.encode(['groups', queue, null], 'a'),
+    }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
   },
   {
@@ -454,7 +461,7 @@ describe('the same requests with valid values are accepted (the refusals above a
     await q.enqueue('g', { n: 1 });
     const job = (await q.claim({ leaseMs: 3_600_000 })) as Job;
     await q.enqueue('g', { n: 2 });
-    const variables: Record<string, unknown> = { ...field.valid(), queue, name: queue };
+    const variables: Record<string, unknown> = { ...field.valid(queue), queue, name: queue };
     if ('id' in field.valid()) Object.assign(variables, { id: job.id });
     if ('token' in field.valid()) Object.assign(variables, { token: job.token });
     const response = await post(seeded.api.endpoint, { query: field.document, variables });
@@ -509,7 +516,9 @@ describe('the same requests with valid values are accepted (the refusals above a
     const groups =
       'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { groups(first: $first, after: $after) { edges { cursor } } } }';
     await okay(gql(groups, { queue: q, first: 1 }));
-    await okay(gql(groups, { queue: q, first: 500, after: b64('g:a') }));
+    await okay(
+      gql(groups, { queue: q, first: 500, after: cursor.encode(['groups', q, null], 'a') }),
+    );
     // Explicit nulls for arguments with defaults mean the default.
     await okay(gql(groups, { queue: q, first: null, after: null }));
     await okay(gql(enqueue, { queue: q, group: 'g', payload: null, maxAttempts: null }));

@@ -50,3 +50,23 @@ it('serves the same page to requests made together on a fresh server, and after'
     await fresh.stop();
   }
 });
+
+// GraphiQL pre-fills its editor from `?query=`: a page of another site framing it could dress an
+// operator's click up as something else (clickjacking). It refuses framing as the console's `/`
+// does (src/server/pageHeaders.ts), on the page, its gzip and its 304.
+it('refuses to be framed by another page (CSP frame-ancestors and X-Frame-Options)', async () => {
+  const url = `${api.endpoint}?query=${encodeURIComponent('{ queues { name } }')}`;
+  const plain = await fetch(url, {
+    headers: { accept: 'text/html', 'accept-encoding': 'identity' },
+  });
+  const gzipped = await fetch(url, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+  const etag = plain.headers.get('etag') ?? '';
+  const revalidated = await fetch(url, {
+    headers: { accept: 'text/html', 'if-none-match': etag },
+  });
+  expect([plain.status, gzipped.status, revalidated.status]).toEqual([200, 200, 304]);
+  for (const response of [plain, gzipped, revalidated]) {
+    expect(response.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+  }
+});

@@ -188,6 +188,65 @@ describe('Queue.jobs', () => {
     ]);
   });
 
+  it('a cursor of another listing (state, group, queue) is BAD_USER_INPUT `after`, saying to start without it', async () => {
+    const { q } = await seeded();
+    const deadOfA = (await page(q, 'DEAD', { group: 'a', first: 1 })).pageInfo.endCursor;
+    const laneOfB = (await page(q, 'PENDING', { group: 'b', first: 1 })).pageInfo.endCursor;
+    const other = uniqueQueueName('lists');
+    await engineQueue(other).enqueue('b', 1);
+    const refusals: [string, () => Promise<GraphQLResponse<unknown>>][] = [
+      [
+        'Group.jobs, another state',
+        () =>
+          api.request(GroupJobsDocument, {
+            queue: q,
+            group: 'a',
+            state: 'COMPLETED',
+            after: deadOfA,
+          }),
+      ],
+      [
+        'Group.jobs, another group',
+        () =>
+          api.request(GroupJobsDocument, {
+            queue: q,
+            group: 'a',
+            state: 'PENDING',
+            after: laneOfB,
+          }),
+      ],
+      [
+        'Queue.jobs, the queue’s listing',
+        () => api.request(QueueJobsDocument, { queue: q, state: 'DEAD', after: deadOfA }),
+      ],
+      [
+        'Queue.jobs, another queue',
+        () =>
+          api.request(QueueJobsDocument, {
+            queue: other,
+            state: 'PENDING',
+            group: 'b',
+            after: laneOfB,
+          }),
+      ],
+    ];
+    for (const [label, run] of refusals) {
+      const [error] = (await run()).body.errors ?? [];
+      expect(error, label).toMatchObject({
+        message:
+          'after: is a cursor of another listing (another queue, or jobs of another state or group): read this listing from its start, without `after`',
+        extensions: { code: 'BAD_USER_INPUT', argument: 'after' },
+      });
+    }
+    // Group.jobs and Queue.jobs of one group are one listing: their cursors go both ways.
+    const viaGroup = ok(
+      await api.request(GroupJobsDocument, { queue: q, group: 'b', state: 'PENDING', first: 1 }),
+    ).queue.group.jobs;
+    expect(
+      (await page(q, 'PENDING', { group: 'b', after: viaGroup.pageInfo.endCursor })).edges,
+    ).toEqual((await page(q, 'PENDING', { group: 'b', after: laneOfB })).edges);
+  });
+
   it('PENDING without a group, a bad page size or cursor: BAD_USER_INPUT naming the argument', async () => {
     const q = uniqueQueueName('lists');
     for (const [variables, argument] of [

@@ -167,6 +167,20 @@ describe('unexpected errors are masked with NODE_ENV unset', () => {
     expect(response.json?.errors?.[0]?.extensions).toEqual({ code: 'BAD_REQUEST' });
     expect(response.text).not.toMatch(/SyntaxError|originalError/);
   });
+
+  it('an operationName that names no operation is 400 OPERATION_RESOLUTION_FAILURE (README, "Error codes")', async () => {
+    for (const body of [
+      { query: 'query A { __typename } query B { __typename }', operationName: 'C' },
+      { query: 'query A { __typename } query B { __typename }' },
+    ]) {
+      const response = await send({ body: JSON.stringify(body) }, broken.endpoint);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.json?.errors?.[0]?.extensions).toEqual({
+        code: 'OPERATION_RESOLUTION_FAILURE',
+      });
+      expect(response.json?.data).toBeUndefined();
+    }
+  });
 });
 
 describe('an unexpected error in a subscription event', () => {

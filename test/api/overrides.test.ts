@@ -19,7 +19,7 @@ import {
   ResumeGroupForDocument,
   SetLimitForDocument,
 } from '../gql/graphql.js';
-import { expectRedisUnchanged } from '../support/api.js';
+import { expectRedisUnchanged, post } from '../support/api.js';
 import {
   pollUntil,
   queueSnapshot,
@@ -312,5 +312,26 @@ describe("the server's reaper", () => {
     } finally {
       await reaping.stop();
     }
+  });
+});
+
+describe('audit and repairQueue (I6)', () => {
+  it('an override whose deadline was lost is an OVERRIDE finding; repairQueue gives it back', async () => {
+    const q = engineQueue();
+    const { limitOverride } = await q.setLimit('g', 3, { forMs: 10 * MINUTE });
+    await q.redis.zrem(q.keys.overrides, 'limit:g');
+    const finding = {
+      kind: 'OVERRIDE',
+      subject: 'limit:g',
+      expected: `a deadline at ${limitOverride?.until} (its until)`,
+      found: 'no deadline: it would never revert',
+    };
+    const query = `query($q: String!) { queue(name: $q) { audit { findings { kind subject expected found } } } }`;
+    const audit = await post(api.endpoint, { query, variables: { q: q.name } });
+    expect(audit.json?.data).toEqual({ queue: { audit: { findings: [finding] } } });
+    const mutation = `mutation($q: String!) { repairQueue(queue: $q) { findings { kind subject expected found } } }`;
+    const repaired = await post(api.endpoint, { query: mutation, variables: { q: q.name } });
+    expect(repaired.json?.data).toEqual({ repairQueue: { findings: [finding] } });
+    expect(await q.redis.zscore(q.keys.overrides, 'limit:g')).toBe(String(limitOverride?.until));
   });
 });

@@ -14,11 +14,13 @@ import {
   type GroupRateChangedSubscription,
   GroupReasonDocument,
   type GroupReasonQuery,
+  QueueSnapshotDocument,
+  type QueueSnapshotQuery,
   SetRateLimitDocument,
   type SetRateLimitMutation,
 } from '../gql/graphql.js';
-import { NO_OPERATIONS } from '../support/lanes.js';
-import { dataOf, wsSubscribe } from '../support/live.js';
+import { NO_OPERATIONS, redisNow } from '../support/lanes.js';
+import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -28,7 +30,13 @@ const redis = useTestRedis();
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer(redis.url);
+  // No reaper pass during the tests: it would promote a group whose window reopened, which the
+  // tests of such a group read before any claim or reap has (REAP_INTERVAL_MS a day).
+  // Safety re-reads a minute apart: a group's reopening must reach groupChanged by itself.
+  server = await startTestServer(redis.url, {
+    REAP_INTERVAL_MS: '86400000',
+    RESYNC_INTERVAL_MS: '60000',
+  });
 });
 
 afterAll(async () => {
@@ -161,6 +169,53 @@ describe('groupChanged', () => {
   });
 });
 
+describe('groupChanged at a rate window reopening (nothing written to Redis then)', () => {
+  it.each([
+    [
+      'WebSocket',
+      () => (v: { queue: string; group: string }) =>
+        wsSubscribe(server.ws(), GroupRateChangedDocument, v),
+    ],
+    [
+      'SSE',
+      () => (v: { queue: string; group: string }) =>
+        sseSubscribe(server.endpoint, GroupRateChangedDocument, v),
+    ],
+  ])(
+    '%s: sends the group READY, rateLimitedUntil null, once its window reopened',
+    async (_, make) => {
+      const queue = engineQueue();
+      const windowMs = 1_500;
+      await queue.setRateLimit('g', { max: 1, windowMs });
+      await queue.enqueue('g', 1);
+      await queue.enqueue('g', 2);
+      const job = (await queue.claim({ leaseMs: 600_000 })) as Job;
+      const until = Number(job.claimedAt) + windowMs;
+      const sub = make()({ queue: queue.name, group: 'g' });
+      try {
+        expect(dataOf(await sub.events.next()).groupChanged).toMatchObject({
+          state: 'RATE_LIMITED',
+          rateLimitedUntil: new Date(until).toISOString(),
+        });
+        // No claim, no reaper pass (a day apart), no safety re-read (a minute): only the feed's
+        // own re-read at the reopening sends this.
+        expect(dataOf(await sub.events.next(windowMs + 3_000)).groupChanged).toEqual({
+          id: 'g',
+          state: 'READY',
+          blockedBy: null,
+          rateLimit: { max: 1, windowMs },
+          rateLimitedUntil: null,
+        });
+        expect(await redisNow(queue.redis)).toBeGreaterThanOrEqual(until);
+        // Nothing was written: the group still waits in `ratelimited` for a claim.
+        expect(await queue.redis.zscore(queue.keys.rateLimited, 'g')).toBe(String(until));
+      } finally {
+        sub.close();
+      }
+    },
+  );
+});
+
 describe('the reason of a rate-limited group', () => {
   it('names the window in its largest whole unit and the reopening as an ISO time', () => {
     const g = (max: number, windowMs: number) =>
@@ -255,5 +310,91 @@ describe('a group held by its rate and by something before it in precedence', ()
       blockedBy: 'PAUSED',
       reason: `paused, at its limit (1 of 1 in flight) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until it is resumed, one finishes and its window reopens (1 pending, 1 in flight)`,
     });
+  });
+});
+
+describe('a group whose rate window reopened, before any claim put it back', () => {
+  /** Rate 1 per hour used up by a claim, then its reopening moved a day into the past. */
+  async function reopened(queue: Queue, group: string): Promise<string> {
+    await queue.setRateLimit(group, { max: 1, windowMs: HOUR });
+    await queue.enqueue(group, 1);
+    await queue.enqueue(group, 2);
+    await queue.claim({ leaseMs: 600_000 });
+    const past = (await redisNow(queue.redis)) - 86_400_000;
+    await queue.redis.zadd(queue.keys.rateLimited, past, group);
+    return new Date(past).toISOString();
+  }
+
+  const reopenedReason = (at: string): string =>
+    `ready: its rate window reopened at ${at}; it re-joins the ring (at its tail) with the next claim, which may serve it at once (1 pending, 1 in flight)`;
+
+  it('reads READY, off the ring, blocked by nothing, rateLimitedUntil null; the reason says the next claim re-rings it', async () => {
+    const queue = engineQueue();
+    const at = await reopened(queue, 'g');
+    const { body } = await server.request(GroupReasonDocument, { queue: queue.name, group: 'g' });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect((body.data as GroupReasonQuery).queue).toEqual({
+      ring: [],
+      group: {
+        id: 'g',
+        state: 'READY',
+        onRing: false,
+        blockedBy: null,
+        reason: reopenedReason(at),
+      },
+    });
+    // The snapshot (the console's read) says the same of the group, beside a ring without it.
+    const snap = await server.request(QueueSnapshotDocument, { queue: queue.name, ids: ['g'] });
+    const snapshot = (snap.body.data as QueueSnapshotQuery).queue.snapshot;
+    expect(snapshot.ring).toEqual([]);
+    expect(snapshot.picked[0]).toMatchObject({
+      state: 'READY',
+      onRing: false,
+      reason: reopenedReason(at),
+    });
+    expect(snapshot.groups.edges[0]?.node).toMatchObject({ state: 'READY', blockedBy: null });
+    // While the queue is paused the reason says that gate too.
+    await queue.pauseQueue();
+    const paused = await server.request(GroupReasonDocument, { queue: queue.name, group: 'g' });
+    expect((paused.body.data as GroupReasonQuery).queue.group.reason).toBe(
+      `${reopenedReason(at)}; the queue is paused: no group gets turns until resumeQueue`,
+    );
+    await queue.resumeQueue();
+    // The next claim puts it back and serves it: rate-limited again, by a new window.
+    expect((await queue.claim())?.group).toBe('g');
+    const after = await server.request(GroupReasonDocument, { queue: queue.name, group: 'g' });
+    expect((after.body.data as GroupReasonQuery).queue.group).toMatchObject({
+      state: 'RATE_LIMITED',
+      blockedBy: 'RATE_LIMITED',
+    });
+  });
+
+  it('groupChanged sends it as READY with rateLimitedUntil null once the feed reads it', async () => {
+    const queue = engineQueue();
+    await queue.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await queue.enqueue('g', 1);
+    await queue.enqueue('g', 2);
+    await queue.claim({ leaseMs: 600_000 });
+    const sub = wsSubscribe(server.ws(), GroupRateChangedDocument, {
+      queue: queue.name,
+      group: 'g',
+    });
+    try {
+      expect(dataOf(await sub.events.next()).groupChanged).toMatchObject({
+        state: 'RATE_LIMITED',
+      });
+      // The hand-moved reopening is a write to `ratelimited`: the watch reads the group again.
+      const past = (await redisNow(queue.redis)) - 86_400_000;
+      await queue.redis.zadd(queue.keys.rateLimited, past, 'g');
+      expect(dataOf(await sub.events.next()).groupChanged).toEqual({
+        id: 'g',
+        state: 'READY',
+        blockedBy: null,
+        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimitedUntil: null,
+      });
+    } finally {
+      sub.close();
+    }
   });
 });

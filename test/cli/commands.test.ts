@@ -307,6 +307,32 @@ describe('rate limits', () => {
     expect(human).toMatch(/^rate-limited until\s+\S+Z$/m);
     expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(/^rate limit\s+none$/m);
   });
+
+  it('a group whose window reopened before any claim is not RATE_LIMITED: READY, off the ring', async () => {
+    const q = uniqueQueueName('cli');
+    const e = engineQueue(q);
+    await e.setRateLimit('r', { max: 1, windowMs: 3_600_000 });
+    await e.enqueue('r');
+    await e.enqueue('r');
+    await e.claim();
+    const [sec] = await e.redis.time();
+    await e.redis.zadd(e.keys.rateLimited, (Number(sec) - 86_400) * 1000, 'r');
+    const human = (await cli(['group', 'r', '-q', q])).stdout;
+    expect(human).toMatch(/^state\s+READY$/m);
+    expect(human).not.toMatch(/^rate-limited until/m);
+    expect(human).toMatch(/^on ring\s+no$/m);
+    expect(human).toMatch(
+      /^reason\s+ready: its rate window reopened at \S+Z; it re-joins the ring/m,
+    );
+    const json = await cliJson<{ groups: { id: string }[] }>([
+      'groups',
+      '-q',
+      q,
+      '--state',
+      'rate_limited',
+    ]);
+    expect(json.groups).toEqual([]);
+  });
 });
 
 describe('shares: weight, rate, unrate', () => {

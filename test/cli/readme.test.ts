@@ -26,7 +26,7 @@ describe('README', () => {
       readme,
     )?.[1];
     expect(sentence).toBeDefined();
-    const named = [...(sentence ?? '').matchAll(/`(\w+)` \(|`(\w+)`(?:,| —|$)/g)]
+    const named = [...(sentence ?? '').matchAll(/`(\w+)`\s\(|`(\w+)`(?:,|\s—|$)/g)]
       .map(([, a, b]) => a ?? b)
       .filter((name): name is string => name !== undefined && /^[a-z]/.test(name));
     expect(named.sort()).toEqual(fields);

@@ -77,7 +77,7 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('readCounts');
       expect(snapshot.stats).toMatchObject({ enqueued: 5, completed: 2, retried: 1, reaped: 1 });
       expect(await q.audit()).toEqual({ groupsChecked: 2, findings: [] });
-      ran.add('reconcileLeases').add('reconcileGroups');
+      ran.add('reconcileLeases').add('reconcileGroups').add('reconcileOverrides');
       expect(await q.known()).toBe(true);
 
       // What the engine reported is stored on the queue's own master, read there directly.

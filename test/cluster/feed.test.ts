@@ -293,6 +293,17 @@ describe('the live feed on a Redis Cluster', () => {
     });
     expect(lines.filter((l) => /cannot check/.test(String(l.msg)))).toEqual([]);
     expect(feed.mode).toBe('notifications');
+    // Each replica's config is applied, and said, once at start (the topology's first read and
+    // start() both ask for it: one CONFIG round per replica, not two).
+    const replicaLines = lines
+      .filter((l) => /configured on a replica/.test(String(l.msg)))
+      .map((l) => l.node)
+      .sort();
+    const replicaNodes = nodes
+      .filter((n) => n.role === 'replica')
+      .map((n) => `127.0.0.1:${n.port}`)
+      .sort();
+    expect(replicaLines).toEqual(replicaNodes);
 
     // Lost under the live feed: on one master (its canary notices, re-applies, and its watchers
     // are resynced) and on a replica of another (re-applied at the next topology round).

@@ -181,8 +181,9 @@ describe('requeueDead', () => {
       skipped: 1,
     });
     expect(await snapshot(q.redis)).toEqual(before);
-    // A hand edit lists it in dead too: requeue by all still leaves it where it runs.
-    await q.redis.zadd(q.keys.dead, 1, active.id);
+    // A hand edit lists it in dead too (now: an entry older than the dead age is gone to every
+    // reader and writer): requeue by all still leaves it where it runs.
+    await q.redis.zadd(q.keys.dead, Date.now(), active.id);
     const result = await q.requeueDead({ all: true });
     expect(result).toEqual({ count: 0, remaining: 1, skipped: 1 });
     expect(await q.job(active.id)).toMatchObject({ state: 'ACTIVE', token: active.token });
@@ -257,8 +258,8 @@ describe('removeJobs', () => {
     const active = await claimed(q);
     // Another writer's damage: the running job's hash says dead, and a's dead index lists it.
     await q.redis.hset(q.keys.job(active.id), 'state', 'dead');
-    await q.redis.zadd(q.keys.groupDead('a'), 1, active.id);
-    await q.redis.zadd(q.keys.dead, 1, active.id);
+    await q.redis.zadd(q.keys.groupDead('a'), Date.now(), active.id);
+    await q.redis.zadd(q.keys.dead, Date.now(), active.id);
     const before = await snapshot(q.redis);
     expect(await q.removeJobs({ ids: [active.id] })).toEqual({
       count: 0,
@@ -347,7 +348,7 @@ describe('removeJobs', () => {
     const q = engine.queue();
     const pending = await q.enqueue('a');
     // A hand edit lists a pending job in a's dead index.
-    await q.redis.zadd(q.keys.groupDead('a'), 1, pending.id);
+    await q.redis.zadd(q.keys.groupDead('a'), Date.now(), pending.id);
     expect(await q.removeJobs({ group: 'a', state: 'DEAD' })).toEqual({
       count: 0,
       remaining: 0,

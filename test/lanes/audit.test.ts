@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding, Queue } from '../../src/lanes/index.js';
 import { placeJob, placeJobs } from '../support/jobs.js';
-import { rawState, snapshot, useEngine } from '../support/lanes.js';
+import { rawState, snapshot, untilRedisTimePasses, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -291,5 +291,129 @@ describe('audit and repair', () => {
       expect(await r.zcard(q.keys.groupDelayed('g3'))).toBe(100);
       expect((await q.audit()).findings).toEqual([]);
     });
+  });
+});
+
+describe('timed overrides (I6): the deadline in `overrides` and the data in `goverride`', () => {
+  /** A group with a limit of 5 set for an hour over its limit 2, and one paused for an hour. */
+  async function overridden(q: Queue): Promise<{ until: number }> {
+    await q.setLimit('a', 2);
+    const { limitOverride } = await q.setLimit('a', 5, { forMs: 3_600_000 });
+    await q.pause('b', { forMs: 3_600_000 });
+    return { until: limitOverride?.until as number };
+  }
+
+  it('a healthy queue with pending overrides audits clean', async () => {
+    const q = engine.queue();
+    await overridden(q);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('data without its deadline (shown, never reverted) gets the deadline back at its until, and then reverts', async () => {
+    const q = engine.queue();
+    await overridden(q);
+    const { limitOverride } = await q.setLimit('a', 7, { forMs: 1 });
+    const until = limitOverride?.until as number;
+    await q.redis.zrem(q.keys.overrides, 'limit:a');
+    await untilRedisTimePasses(q.redis, until);
+    // Due, and shown as due, but no pass reverts it: its deadline is gone.
+    expect((await q.applyOverrides()).applied).toBe(0);
+    expect(await q.group('a')).toMatchObject({ limit: 7, limitOverride: { until, revertTo: 2 } });
+    const [finding] = await auditRepairAudit(q, ['OVERRIDE limit:a']);
+    expect(finding).toEqual({
+      kind: 'OVERRIDE',
+      subject: 'limit:a',
+      expected: `a deadline at ${until} (its until)`,
+      found: 'no deadline: it would never revert',
+    });
+    expect(await q.redis.zscore(q.keys.overrides, 'limit:a')).toBe(String(until));
+    expect((await q.applyOverrides()).applied).toBe(1);
+    expect(await q.group('a')).toMatchObject({ limit: 2, limitOverride: null });
+  });
+
+  it('a deadline at another time than the data’s until is moved to it', async () => {
+    const q = engine.queue();
+    const { until } = await overridden(q);
+    await q.redis.zadd(q.keys.overrides, until + 1_000, 'limit:a');
+    const [finding] = await auditRepairAudit(q, ['OVERRIDE limit:a']);
+    expect(finding?.found).toBe(`a deadline at ${until + 1_000}`);
+    expect(await q.redis.zscore(q.keys.overrides, 'limit:a')).toBe(String(until));
+  });
+
+  it('a deadline without data (nothing to revert) is dropped; the group is unchanged', async () => {
+    const q = engine.queue();
+    await overridden(q);
+    await q.redis.hdel(q.keys.overrideData, 'pause:b');
+    await q.redis.zadd(q.keys.overrides, 42, 'limit:ghost');
+    const findings = await auditRepairAudit(q, ['OVERRIDE pause:b', 'OVERRIDE limit:ghost']);
+    expect(findings.find((f) => f.subject === 'limit:ghost')).toEqual({
+      kind: 'OVERRIDE',
+      subject: 'limit:ghost',
+      expected: 'no deadline (no override data: nothing to revert)',
+      found: 'a deadline at 42 without data',
+    });
+    expect(await q.redis.zrange(q.keys.overrides, 0, -1)).toEqual(['limit:a']);
+    expect(await q.group('b')).toMatchObject({ paused: true, pauseOverride: null });
+  });
+
+  it('data that does not decode, of no kind or group, or with a revertTo of another kind is dropped, both halves', async () => {
+    const q = engine.queue();
+    const { until } = await overridden(q);
+    const good = await q.redis.hget(q.keys.overrideData, 'limit:a');
+    const bad: [string, string][] = [
+      ['limit:c', 'not json'],
+      ['limit:d', JSON.stringify({ until, revertTo: 'ten', setAt: 1, actor: 'x' })],
+      ['pause:e', JSON.stringify({ until, revertTo: null, setAt: 1, actor: 'x' })],
+      ['weight:f', good as string],
+      ['limit:', good as string],
+      ['pause:g', JSON.stringify({ until: 'soon', revertTo: true, setAt: 1, actor: 'x' })],
+    ];
+    for (const [member, data] of bad) {
+      await q.redis.hset(q.keys.overrideData, member, data);
+      await q.redis.zadd(q.keys.overrides, until, member);
+    }
+    const findings = await auditRepairAudit(
+      q,
+      bad.map(([member]) => `OVERRIDE ${member}`),
+    );
+    expect(findings.find((f) => f.subject === 'limit:c')).toEqual({
+      kind: 'OVERRIDE',
+      subject: 'limit:c',
+      expected: 'no override (not a valid timed override: dropped)',
+      found: 'override data not json',
+    });
+    expect(await q.redis.zrange(q.keys.overrides, 0, -1)).toEqual(['limit:a', 'pause:b']);
+    expect(Object.keys(await q.redis.hgetall(q.keys.overrideData)).sort()).toEqual([
+      'limit:a',
+      'pause:b',
+    ]);
+  });
+
+  it('a repair records what it changed in the group’s history (step overrides)', async () => {
+    const q = engine.queue();
+    const { until } = await overridden(q);
+    await q.redis.zrem(q.keys.overrides, 'limit:a');
+    await q.repair({ actor: 'erin' });
+    const [entry] = (await q.history({ group: 'a', first: 1 })).entries;
+    expect(entry).toMatchObject({
+      action: 'repair',
+      actor: 'erin',
+      before: { 'override limit:a': 'no deadline: it would never revert' },
+      after: { 'override limit:a': `a deadline at ${until} (its until)` },
+      detail: { step: 'overrides', changes: 1 },
+    });
+  });
+
+  it('1,000 overrides without deadlines (HSCAN steps of 200) are all found and given theirs', async () => {
+    const q = engine.queue();
+    const data = JSON.stringify({ until: 5_000, revertTo: null, setAt: 1, actor: 'x' });
+    const fields: string[] = [];
+    for (let i = 0; i < 1_000; i++) fields.push(`limit:g${i}`, data);
+    await q.redis.hset(q.keys.overrideData, ...fields);
+    const audit = await q.audit();
+    expect(audit.findings.filter((f) => f.kind === 'OVERRIDE')).toHaveLength(1_000);
+    await q.repair();
+    expect(await q.redis.zcard(q.keys.overrides)).toBe(1_000);
+    expect((await q.audit()).findings).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Ringmaster, RingmasterError, Worker } from '../../src/lanes/index.js';
 import { LiveFeed } from '../../src/pubsub/index.js';
 import { buildServer } from '../../src/server/app.js';
-import { loadConfig } from '../../src/server/config.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { StartupError } from '../../src/server/startupError.js';
 import { expectRedisUnchanged } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
@@ -155,16 +155,23 @@ describe('a connection with an ioredis keyPrefix', () => {
   });
 
   it('is refused by the server when REDIS_URL carries it, naming REDIS_URL and KEY_PREFIX', async () => {
-    const config = loadConfig({
-      PORT: '0',
-      REDIS_URL: `${redis.url}?keyPrefix=app:`,
-      LOG_LEVEL: 'silent',
-    });
+    // Invalid as written: refused with the configuration (exit 2), before anything connects.
     const error = await expectRedisUnchanged(plain, () =>
+      thrown(() =>
+        loadConfig({ PORT: '0', REDIS_URL: `${redis.url}?keyPrefix=app:`, LOG_LEVEL: 'silent' }),
+      ),
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    // A Config made without loadConfig (a program's own) meets the engine's check at connect.
+    const config = {
+      ...loadConfig({ PORT: '0', REDIS_URL: redis.url, LOG_LEVEL: 'silent' }),
+      redisUrl: `${redis.url}?keyPrefix=app:`,
+    };
+    const atStart = await expectRedisUnchanged(plain, () =>
       thrown(() => buildServer(config, pino({ level: 'silent' }))),
     );
-    // At start the refusal is the server's one line naming the setting (a StartupError).
-    expect(error).toBeInstanceOf(StartupError);
+    expect(atStart).toBeInstanceOf(StartupError);
+    expect((atStart as Error).message).toContain('KEY_PREFIX=app puts every key under app:');
     const message = (error as Error).message;
     for (const text of [
       'REDIS_URL',

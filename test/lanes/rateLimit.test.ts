@@ -438,8 +438,75 @@ describe('audit and repair know the rate clause (I1)', () => {
     const now = await redisNow(q.redis);
     await q.redis.zadd(q.keys.rateLimited, now - 86_400_000, 'g');
     await clean(q);
-    expect((await q.group('g')).state).toBe('RATE_LIMITED');
     expect((await q.claim())?.group).toBe('g');
+    await clean(q);
+  });
+});
+
+describe('a read judges the rate on the Redis clock (a reopening in the past)', () => {
+  /** A group with two jobs whose window reopened a day ago, before any claim promoted it. */
+  async function reopened(q: Queue, group: string): Promise<number> {
+    await q.setRateLimit(group, { max: 1, windowMs: HOUR });
+    await q.enqueue(group, 1);
+    await q.enqueue(group, 2);
+    await q.claim();
+    const past = (await redisNow(q.redis)) - 86_400_000;
+    await q.redis.zadd(q.keys.rateLimited, past, group);
+    return past;
+  }
+
+  it('reads READY off the ring, rateLimitedUntil null, rateReopenedAt the reopening; the next claim re-rings and serves it', async () => {
+    const q = engine.queue();
+    const past = await reopened(q, 'g');
+    const expected = {
+      state: 'READY',
+      onRing: false,
+      rateLimitedUntil: null,
+      rateReopenedAt: past,
+      pending: 1,
+      active: 1,
+    };
+    expect(await q.group('g')).toMatchObject(expected);
+    expect((await q.groups()).groups[0]).toMatchObject(expected);
+    const snap = await q.snapshot({ ids: ['g'] });
+    expect(snap.picked[0]).toMatchObject(expected);
+    expect(snap.page.groups[0]).toMatchObject(expected);
+    expect(snap.ring).toEqual([]);
+    // A steering call's reply judges it alike (here one that changes nothing of the rate).
+    expect(await q.setWeight('g', 2)).toMatchObject(expected);
+    // The metrics count rate-limited groups as the reads do.
+    expect((await q.metrics()).rateLimited).toBe(0);
+    await clean(q);
+    // The claim promotes it (back on the ring, at its tail) and serves it: a new window.
+    expect((await q.claim())?.group).toBe('g');
+    const after = await q.group('g');
+    expect(after).toMatchObject({ state: 'RATE_LIMITED', rateReopenedAt: null, onRing: false });
+    expect(after.rateLimitedUntil).toBeGreaterThan(past + HOUR);
+    expect((await q.metrics()).rateLimited).toBe(1);
+    await clean(q);
+  });
+
+  it('a reopening still ahead reads RATE_LIMITED with its time, and counts in the metrics', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 1, windowMs: HOUR });
+    await q.enqueue('g', 1);
+    await q.enqueue('g', 2);
+    const job = (await q.claim()) as Job;
+    expect(await q.group('g')).toMatchObject({
+      state: 'RATE_LIMITED',
+      rateLimitedUntil: Number(job.claimedAt) + HOUR,
+      rateReopenedAt: null,
+    });
+    expect((await q.metrics()).rateLimited).toBe(1);
+  });
+
+  it('with nothing pending it reads IDLE; paused it reads PAUSED, not rate-limited', async () => {
+    const q = engine.queue();
+    await reopened(q, 'g');
+    await q.removeJobs({ group: 'g', state: 'PENDING' });
+    expect(await q.group('g')).toMatchObject({ state: 'IDLE', rateLimitedUntil: null });
+    await reopened(q, 'p');
+    expect(await q.pause('p')).toMatchObject({ state: 'PAUSED', rateLimitedUntil: null });
     await clean(q);
   });
 });

@@ -153,3 +153,169 @@ describe('dead jobs past their retention age read as gone, with no trim', () => 
     expect(await q.redis.zcard(q.keys.dead)).toBe(2);
   });
 });
+
+describe('writers agree: a job past its retention age is gone to them too, with no trim', () => {
+  const AGE_MS = 2_000;
+  /**
+   * Old dead (groups a, b) and completed (a) jobs past the age, and fresh ones (a) inside it:
+   * made with no age bound (so no completion or death trims the old ones), then the age set.
+   */
+  async function oldAndFresh(q: Queue) {
+    await q.setRetention({
+      completed: { count: 100, ageMs: null },
+      dead: { count: 100, ageMs: null },
+    });
+    const oldDead = await dead(q, ['a', 'b']);
+    const oldDone = await completed(q, ['a']);
+    await untilRedisTimePasses(q.redis, Math.max(oldDead.last, oldDone.last) + AGE_MS);
+    const freshDead = await dead(q, ['a']);
+    const freshDone = await completed(q, ['a']);
+    await q.setRetention({
+      completed: { count: 100, ageMs: AGE_MS },
+      dead: { count: 100, ageMs: AGE_MS },
+    });
+    for (const id of [...oldDead.ids, ...oldDone.ids]) expect(await q.job(id)).toBeNull();
+    return {
+      oldDead: oldDead.ids,
+      oldDone: oldDone.ids,
+      freshDead: freshDead.ids[0] as string,
+      freshDone: freshDone.ids[0] as string,
+    };
+  }
+
+  /** What a writer must leave as it is: the finished indexes, the old hashes, the lanes. */
+  async function held(q: Queue, ids: string[]) {
+    return {
+      dead: await q.redis.zrange(q.keys.dead, 0, -1),
+      completed: await q.redis.zrange(q.keys.completed, 0, -1),
+      hashes: await Promise.all(ids.map((id) => q.redis.hgetall(q.keys.job(id)))),
+      lanes: [await q.redis.zcard(q.keys.lane('a')), await q.redis.zcard(q.keys.lane('b'))],
+    };
+  }
+
+  it('requeueDead: by id skipped, untouched; a group or all requeues only the kept ones, and remaining counts only those', async () => {
+    const q = engine.queue();
+    const jobs = await oldAndFresh(q);
+    const before = await held(q, jobs.oldDead);
+    expect(await q.requeueDead({ ids: jobs.oldDead })).toEqual({
+      count: 0,
+      remaining: 0,
+      skipped: 2,
+    });
+    expect(await held(q, jobs.oldDead)).toEqual(before);
+    expect(await q.requeueDead({ group: 'b' })).toEqual({ count: 0, remaining: 0, skipped: 0 });
+    expect(await q.requeueDead({ all: true }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.job(jobs.freshDead)).toMatchObject({ state: 'PENDING' });
+    for (const id of jobs.oldDead) expect(await q.job(id)).toBeNull();
+    // Left for the trim, as a trimmed job would have been: nothing of them moved.
+    expect(await q.redis.zrange(q.keys.dead, 0, -1)).toEqual(jobs.oldDead);
+    expect(await q.redis.zcard(q.keys.lane('b'))).toBe(0);
+  });
+
+  it('a dead hash without a finish time (another writer’s) is not past any age: requeued and removed by id', async () => {
+    const q = engine.queue();
+    await q.setRetention({ dead: { count: 100, ageMs: AGE_MS } });
+    const { ids } = await dead(q, ['a', 'b']);
+    for (const id of ids) await q.redis.hdel(q.keys.job(id), 'finishedAt');
+    expect(await q.requeueDead({ ids: [ids[0] as string] })).toMatchObject({ count: 1 });
+    expect(await q.removeJobs({ ids: [ids[1] as string] })).toMatchObject({ count: 1 });
+  });
+
+  it('removeJobs: by id skipped, untouched; a group or all removes only the kept ones, and remaining counts only those', async () => {
+    const q = engine.queue();
+    const jobs = await oldAndFresh(q);
+    const old = [...jobs.oldDead, ...jobs.oldDone];
+    const before = await held(q, old);
+    expect(await q.removeJobs({ ids: old })).toEqual({ count: 0, remaining: 0, skipped: 3 });
+    expect(await q.removeJobs({ ids: jobs.oldDead, state: 'DEAD' })).toMatchObject({ count: 0 });
+    expect(await held(q, old)).toEqual(before);
+    expect(await q.removeJobs({ group: 'b', state: 'DEAD' })).toEqual({
+      count: 0,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.removeJobs({ all: true, state: 'DEAD' }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.removeJobs({ group: 'a', state: 'COMPLETED' }, { limit: 1 })).toEqual({
+      count: 1,
+      remaining: 0,
+      skipped: 0,
+    });
+    expect(await q.job(jobs.freshDead)).toBeNull();
+    expect(await q.job(jobs.freshDone)).toBeNull();
+    expect(await q.redis.zrange(q.keys.dead, 0, -1)).toEqual(jobs.oldDead);
+    expect(await q.redis.zrange(q.keys.completed, 0, -1)).toEqual(jobs.oldDone);
+    expect(await counted(q)).toEqual({ completed: 0, dead: 0 });
+  });
+});
+
+describe('the lease check, promote and an idempotency key: past its age a finished job is not found', () => {
+  const AGE_MS = 1_000;
+
+  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key as for a trimmed job', async () => {
+    const q = engine.queue();
+    await q.setRetention({
+      completed: { count: 100, ageMs: AGE_MS },
+      dead: { count: 100, ageMs: AGE_MS },
+    });
+    await q.enqueue('a', null, { key: 'k-done' });
+    await q.enqueue('a', null, { maxAttempts: 1 });
+    const done = (await q.claim()) as Job;
+    await q.complete(done.id, done.token as string);
+    const died = (await q.claim()) as Job;
+    await q.retry(died.id, died.token as string, 'boom');
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: { code?: string }) => e.code,
+      );
+    const refusals = async () => [
+      await codeOf(q.complete(done.id, done.token as string)),
+      await codeOf(q.extendLease(done.id, done.token as string, 1_000)),
+      await codeOf(q.retry(done.id, done.token as string, 'again')),
+      await codeOf(q.complete(died.id, died.token as string)),
+      await codeOf(q.retry(died.id, died.token as string, 'again')),
+      (await q.completeAndClaim([{ id: done.id, token: done.token as string }], { claim: 0 }))
+        .refused[0]?.code,
+    ];
+    // Kept: the job is there, not active under that token.
+    expect(await refusals()).toEqual(Array(6).fill('LEASE_LOST'));
+    expect(await q.promote(done.id)).toMatchObject({ state: 'COMPLETED', promoted: false });
+    expect(await q.enqueue('a', null, { key: 'k-done' })).toMatchObject({
+      id: done.id,
+      state: 'COMPLETED',
+      finishedAt: expect.any(Number),
+    });
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toMatchObject([
+      { id: done.id, state: 'COMPLETED', finishedAt: expect.any(Number) },
+    ]);
+
+    const finished = await Promise.all([
+      q.redis.zscore(q.keys.completed, done.id),
+      q.redis.zscore(q.keys.dead, died.id),
+    ]);
+    await untilRedisTimePasses(q.redis, Math.max(...finished.map(Number)) + AGE_MS + 100);
+    expect(await q.job(done.id)).toBeNull();
+    expect(await q.job(died.id)).toBeNull();
+    const before = await q.redis.hgetall(q.keys.job(done.id));
+    expect(before).toMatchObject({ state: 'completed' }); // no trim ran
+    expect(await refusals()).toEqual(Array(6).fill('JOB_NOT_FOUND'));
+    await expect(q.promote(done.id)).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    await expect(q.promote(died.id)).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    // The key answers as for a job whose hash the trim deleted: COMPLETED as made, no finish.
+    const again = await q.enqueue('a', null, { key: 'k-done' });
+    expect(again).toMatchObject({ id: done.id, state: 'COMPLETED', attempts: 0 });
+    expect(again.finishedAt).toBeNull();
+    // enqueueMany answers the key as enqueue does (includes/enqueueJob.lua, keyedReply).
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toEqual([again]);
+    expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
+    expect(await q.redis.zcard(q.keys.dead)).toBe(1);
+  });
+});

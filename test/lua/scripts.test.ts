@@ -53,6 +53,8 @@ const EXPECTED = [
   'reconcileGroups',
   'reconcileIndexes',
   'reconcileLeases',
+  // the timed-override keys (I6)
+  'reconcileOverrides',
   // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
   'register',
   // operator actions (issue 16)

@@ -3,11 +3,11 @@
  * added/removed, nothing for an unchanged ring, bounded reads under a burst, conflation for a
  * slow consumer, groupChanged, and release of every listener and channel (DESIGN.md §4, §6).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type GroupInfo, type Queue, RingmasterError } from '../../src/lanes/index.js';
 import { LiveFeed, NEEDED_FLAGS, type RingChange } from '../../src/pubsub/index.js';
 import { missingFlags } from '../../src/pubsub/notifyConfig.js';
-import { NO_OPERATIONS } from '../support/lanes.js';
+import { NO_OPERATIONS, redisNow } from '../support/lanes.js';
 import { channelsOf, queueName, Reader, useFeeds, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -332,6 +332,55 @@ describe('groupChanges', () => {
     await q.enqueue('h');
     await q.pause('g');
     expect(await reader.next()).toMatchObject({ paused: true, state: 'PAUSED', pending: 0 });
+  });
+});
+
+describe('groupChanges at a rate window reopening (nothing is written to Redis then)', () => {
+  /** Group g of a new queue rate-limited for `windowMs` by a claim; its reopening (Redis ms). */
+  async function rateLimited(q: Queue, windowMs: number): Promise<number> {
+    await q.setRateLimit('g', { max: 1, windowMs });
+    await q.enqueue('g');
+    await q.enqueue('g');
+    const job = await q.claim({ leaseMs: 600_000 });
+    return Number(job?.claimedAt) + windowMs;
+  }
+
+  it('a server clock ahead of Redis: re-reads again, later each time, until Redis says it reopened', async () => {
+    const { feed, engine } = await feeds.start();
+    const q = engine.queue(queueName());
+    const until = await rateLimited(q, 1_000);
+    // This process' clock a second ahead of Redis': the first timed re-read comes too early.
+    const realNow = Date.now.bind(Date);
+    const skew = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 1_000);
+    try {
+      const reader = new Reader(feed.groupChanges(q.name, 'g'));
+      expect(await reader.next()).toMatchObject({ state: 'RATE_LIMITED', rateLimitedUntil: until });
+      const before = feed.stats().groupReads;
+      expect(await reader.next(5_000)).toMatchObject({
+        state: 'READY',
+        rateLimitedUntil: null,
+        rateReopenedAt: until,
+      });
+      expect(await redisNow(q.redis)).toBeGreaterThanOrEqual(until);
+      // Margins of 50, 100, 200, 400, 800 ms: a handful of reads, not one per turn of a loop.
+      expect(feed.stats().groupReads - before).toBeLessThanOrEqual(6);
+    } finally {
+      skew.mockRestore();
+    }
+  });
+
+  it('a subscription that ends takes its timed re-read with it', async () => {
+    const { feed, engine } = await feeds.start();
+    const q = engine.queue(queueName());
+    const until = await rateLimited(q, 300);
+    const reader = new Reader(feed.groupChanges(q.name, 'g'));
+    expect(await reader.next()).toMatchObject({ state: 'RATE_LIMITED', rateLimitedUntil: until });
+    await reader.iterator.return(undefined);
+    expect(feed.stats()).toMatchObject({ watches: 0, listeners: 0 });
+    const reads = feed.stats().groupReads;
+    // Past the reopening and the re-read's margin on Redis' clock: nothing read it.
+    await waitFor('Redis past the reopening', async () => (await redisNow(q.redis)) > until + 200);
+    expect(feed.stats().groupReads).toBe(reads);
   });
 });
 

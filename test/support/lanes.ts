@@ -20,6 +20,7 @@ export const NO_OPERATIONS = {
   weight: 1,
   rateLimit: null,
   rateLimitedUntil: null,
+  rateReopenedAt: null,
   limitOverride: null,
   pauseOverride: null,
 } as const;

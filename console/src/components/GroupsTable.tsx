@@ -17,6 +17,7 @@ const STANDING_ORDER = {
   limit: 1,
   paused: 2,
   ready: 3,
+  rejoining: 2.5,
   busy: 4,
   empty: 5,
   rated: 1.5,
@@ -63,7 +64,9 @@ export function LoadBar(props: { active: number; limit: number | null }) {
   );
 }
 
-export function StateBadge(props: { group: Pick<GroupRowFragment, 'state' | 'limit' | 'active'> }) {
+export function StateBadge(props: {
+  group: Pick<GroupRowFragment, 'state' | 'limit' | 'active' | 'onRing'>;
+}) {
   const s = standing(props.group);
   return (
     <span class={`badge badge-${s}`} data-standing={s} title={STANDING_MEANS[s]}>

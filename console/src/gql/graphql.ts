@@ -9,7 +9,7 @@ export type BackoffType =
   | 'EXPONENTIAL'
   | 'FIXED';
 
-/** What keeps a group off the ring (null when it is on it). */
+/** What keeps a group off the ring (null when it is on it, or when its rate window has reopened and the next claim puts it back). */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'

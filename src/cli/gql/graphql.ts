@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** What keeps a group off the ring (null when it is on it). */
+/** What keeps a group off the ring (null when it is on it, or when its rate window has reopened and the next claim puts it back). */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'

@@ -25,7 +25,7 @@
 --- @include "payloads"
 
 local function completeJob(k, jobKey, base, id, token)
-  local denied = checkLease(k.active, jobKey, id, token)
+  local denied = checkLease(k.active, jobKey, id, token, k.settings)
   if denied then
     return denied
   end

@@ -13,8 +13,10 @@
     keyRecord(idemKey)  the key's { id, fingerprint, enqueuedAt } (HMGET), or nil when unused
     keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
                         the reply { id, fields, EXISTING } for a job its key made: its hash and
-                        payload as they are now, or once the hash is gone the request's fields
-                        with state 'completed' and the key's enqueuedAt
+                        payload as they are now, or once the hash is gone — or the job is
+                        finished and past its retention age, gone to every read
+                        (includes/retentionAge.lua) — the request's fields with state
+                        'completed' and the key's enqueuedAt
     runAtOf(runAt, delayMs, now)
                         the job's run-at time (ms, Redis clock) or nil for none, and true when a
                         given runAt is more than MAX_DELAY_MS from now (then refused)
@@ -46,9 +48,11 @@
   (includes/keys.lua).
 ]]
 --- @include "keys"
+--- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "payloads"
+--- @include "retentionAge"
 
 -- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
 local LAST_SEQ = 9007199254740990
@@ -67,7 +71,9 @@ end
 
 local function keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
   local fields = jobFields(base, id)
-  if #fields == 0 then
+  -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
+  -- Retention): answered as one whose hash the trim deleted.
+  if #fields == 0 or pastRetention(settingsKeyOf(base), fields, nowMs()) then
     fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', enqueuedAt,
       'state', 'completed' }
     if payload ~= '' then

@@ -4,17 +4,24 @@
     { limit (raw field or false), active, pending, paused 0|1,
       weight (raw or false), rate ('<max>:<windowMs>' or false),
       rateLimitedUntil (ms as text, or false), limitOverride (JSON or false),
-      pauseOverride (JSON or false) }
-  (FIELD_COUNT of them; src/lanes/state.ts `groupInfo` parses them). The engine derives onRing
-  and state from these by I1.
+      pauseOverride (JSON or false), rateReopenedAt (ms as text, or false) }
+  (GROUP_FIELD_COUNT of them; src/lanes/state.ts `groupInfo` parses them). The engine derives
+  onRing and state from these by I1.
+  A reply judges the rate against the script's clock (includes/nowMs.lua, DESIGN.md §3 "Rate
+  limits"): a group in `ratelimited` whose reopening is in the future answers it as
+  rateLimitedUntil; one whose reopening has come (score <= now: the window reopened, and no
+  claim or reap has promoted the group yet) answers rateLimitedUntil false and the reopening as
+  rateReopenedAt — it is no longer rate-limited, only off the ring until the next claim puts it
+  back. The scripts' own judgements (standing, isServiceable) keep reading the zset as it is.
   readGroup reads them as a table { limit, active, pending, paused, weight, rate,
   rateLimitedUntil, limitOverride, pauseOverride } (standing() in groupState judges it); a script
   that changes one field edits its copy and replies with fieldsReply, rather than reading all of
   them again. k.base ('P:{Q}:') names the operations keys (includes/keys.lua).
 ]]
 --- @include "keys"
+--- @include "nowMs"
 
-local GROUP_FIELD_COUNT = 9
+local GROUP_FIELD_COUNT = 10
 
 local function readGroup(k, group, laneKey)
   local overrides =
@@ -33,9 +40,14 @@ local function readGroup(k, group, laneKey)
 end
 
 local function fieldsReply(g)
+  local limitedUntil, reopenedAt = g.rateLimitedUntil, false
+  -- TIME only for a group in `ratelimited`: a reply of any other group costs nothing more.
+  if limitedUntil and tonumber(limitedUntil) <= nowMs() then
+    limitedUntil, reopenedAt = false, g.rateLimitedUntil
+  end
   return {
-    g.limit, g.active, g.pending, g.paused, g.weight, g.rate, g.rateLimitedUntil,
-    g.limitOverride, g.pauseOverride,
+    g.limit, g.active, g.pending, g.paused, g.weight, g.rate, limitedUntil,
+    g.limitOverride, g.pauseOverride, reopenedAt,
   }
 end
 

@@ -22,15 +22,30 @@
                                         completed or dead and finished before its policy's
                                         keptSince; false for every other job, and for one
                                         without a decimal finishedAt (another writer's)
+    finishedPast(settingsKey, state, finishedAt, now)
+                                        the same from a hash's `state` and `finishedAt` as
+                                        read (HMGET; false/nil when absent): what the writers
+                                        (requeueDead, removeJobs, promoteJob, the lease check)
+                                        ask, so a job the reads call gone is gone to them too
+
+  keptSince reads `settings` once per kind per script (memoised: `now` is one instant per
+  script, includes/nowMs.lua), so a writer judging a batch of jobs pays one HMGET.
 ]]
 --- @include "retention"
 
+local keptSinceMemo = {}
 local function keptSince(settingsKey, kind, now)
-  local _, ageMs = retentionOf(settingsKey, kind)
-  if ageMs == nil then
-    return nil
+  local memoKey = settingsKey .. '\0' .. kind .. '\0' .. now
+  local memo = keptSinceMemo[memoKey]
+  if memo == nil then
+    local _, ageMs = retentionOf(settingsKey, kind)
+    memo = false
+    if ageMs ~= nil then
+      memo = now - ageMs
+    end
+    keptSinceMemo[memoKey] = memo
   end
-  return now - ageMs
+  return memo or nil
 end
 
 local function keptCount(indexKey, settingsKey, kind, now)
@@ -41,18 +56,26 @@ local function keptCount(indexKey, settingsKey, kind, now)
   return redis.call('ZCOUNT', indexKey, since, '+inf')
 end
 
+local function finishedPast(settingsKey, state, finishedAt, now)
+  if state ~= 'completed' and state ~= 'dead' then
+    return false
+  end
+  local at = safeInteger(finishedAt)
+  if at == nil then
+    return false
+  end
+  local since = keptSince(settingsKey, state, now)
+  return since ~= nil and at < since
+end
+
 local function pastRetention(settingsKey, fields, now)
   local state, finishedAt
   for i = 1, #fields, 2 do
     if fields[i] == 'state' then
       state = fields[i + 1]
     elseif fields[i] == 'finishedAt' then
-      finishedAt = safeInteger(fields[i + 1])
+      finishedAt = fields[i + 1]
     end
   end
-  if (state ~= 'completed' and state ~= 'dead') or finishedAt == nil then
-    return false
-  end
-  local since = keptSince(settingsKey, state, now)
-  return since ~= nil and finishedAt < since
+  return finishedPast(settingsKey, state, finishedAt, now)
 end

@@ -27,6 +27,7 @@ import {
   execute,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isPullable, PULL, type Pullable, type PullSink } from '../../pubsub/conflate.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -225,7 +226,7 @@ const sharedStreams = new WeakMap<object, SharedExecutionStream>();
 export function takeSharedStream(
   context: unknown,
   mapError: (error: unknown) => unknown,
-): AsyncIterable<ExecutionResult> | undefined {
+): SharedStream | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const stream = sharedStreams.get(context);
   sharedStreams.delete(context);
@@ -234,16 +235,28 @@ export function takeSharedStream(
 }
 
 /**
- * The source stream mapped through the shared execution. One layer, and `return()` reaches the
- * source at once (the live feed's streams release their listener there).
+ * A shared-execution stream as {@link takeSharedStream} hands it out: an async generator of
+ * results that can also be pulled without a promise per step ({@link Pullable}).
  */
-class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined, unknown> {
+export type SharedStream = AsyncGenerator<ExecutionResult, undefined, unknown> &
+  Pullable<ExecutionResult>;
+
+/**
+ * The source stream mapped through the shared execution. One layer, and `return()` reaches the
+ * source at once (the live feed's streams release their listener there). Pulled
+ * ({@link Pullable}), it pulls its source the same way when the source can be (the live feed's
+ * streams), so an event reaches the consumer within the feed's delivery loop; else it waits on
+ * the source's `next()`.
+ */
+class SharedExecutionStream implements SharedStream, PullSink<unknown> {
   private readonly iterator: AsyncIterator<unknown>;
   /** What a failure of the source becomes (takeSharedStream's `mapError`); as it is by default. */
   mapError: (error: unknown) => unknown = asItIs;
 
   /** Whether this stream still counts as a user of `pooled`. */
   private holding = true;
+  /** The consumer of the pull under way, if one is. */
+  private sink: PullSink<ExecutionResult> | undefined = undefined;
 
   /** @param pooled the operation's pooled arguments, held (and released once) by this stream */
   constructor(
@@ -283,6 +296,55 @@ class SharedExecutionStream implements AsyncGenerator<ExecutionResult, undefined
         throw this.mapError(error);
       },
     );
+  }
+
+  [PULL](sink: PullSink<ExecutionResult>): void {
+    this.sink = sink;
+    const iterator = this.iterator;
+    if (isPullable<unknown>(iterator)) iterator[PULL](this);
+    else
+      iterator.next().then(
+        (step) => this.stepped(step),
+        (error: unknown) => this.onError(error),
+      );
+  }
+
+  /** The source's next event, for the pull under way: its result to the consumer. */
+  onEvent(event: unknown): void {
+    const sink = this.takeSink();
+    if (sink === undefined) return;
+    let result: MaybePromise<ExecutionResult>;
+    try {
+      result = this.map(event);
+    } catch (error) {
+      // As next() rejects with it (no mapError: it is not the source's failure).
+      sink.onError(error);
+      return;
+    }
+    if (result instanceof Promise) result.then(sink.onEvent.bind(sink), sink.onError.bind(sink));
+    else sink.onEvent(result);
+  }
+
+  onEnd(): void {
+    this.ended();
+    this.takeSink()?.onEnd();
+  }
+
+  onError(error: unknown): void {
+    this.ended();
+    this.takeSink()?.onError(this.mapError(error));
+  }
+
+  /** A source that cannot be pulled: its `next()`'s step, as a pull's. */
+  private stepped(step: IteratorResult<unknown>): void {
+    if (step.done) this.onEnd();
+    else this.onEvent(step.value);
+  }
+
+  private takeSink(): PullSink<ExecutionResult> | undefined {
+    const sink = this.sink;
+    this.sink = undefined;
+    return sink;
   }
 
   async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
