@@ -5,6 +5,14 @@
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { visibleId } from './visibleText.js';
+
+/**
+ * Text a caller chose (a group id, job id, actor, error) as printed: each invisible character
+ * as a marker (`acme⟨ZWSP⟩`), the console's rule (src/cli/visibleText.ts). `--json` prints
+ * the text as it is.
+ */
+export const visible = visibleId;
 
 /** Write `data` as JSON, two-space indented, one trailing newline. */
 export function printJson(data: unknown): void {
@@ -37,16 +45,32 @@ export interface WrapColumn {
   width: number;
 }
 
+/** The widest a table's cell is shown (characters), unless its column says otherwise. */
+export const MAX_CELL = 40;
+
+/**
+ * `text` cut to `width` characters (code points, so a pair is never split) with an ellipsis as
+ * its last: a table's long cell (a 256-byte group id would widen every row of its table to
+ * ~260 columns). The whole value is in `--json`. Coloured text (escapes) is left whole.
+ */
+export function cutCell(text: string, width = MAX_CELL): string {
+  if (text.length <= width || text.includes('\u001b')) return text;
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
+}
+
 /**
  * A table of `rows` under `head` as text (no colour in the borders, so it diffs cleanly).
  * Cells may hold several lines (`\n`); with `wrap`, that column's lines wrap at its width.
+ * Every other cell is cut to {@link MAX_CELL} characters with an ellipsis ({@link cutCell}),
+ * or to `widths[column]` where given.
  */
 export function table(
   head: string[],
   rows: (string | number)[][],
-  options: { wrap?: WrapColumn } = {},
+  options: { wrap?: WrapColumn; widths?: Record<number, number> } = {},
 ): string {
-  const { wrap } = options;
+  const { wrap, widths = {} } = options;
   const t = new Table({
     head,
     style: { head: [], border: [], compact: true },
@@ -59,7 +83,11 @@ export function table(
       wrapOnWordBoundary: false,
     }),
   });
-  for (const row of rows) t.push(row.map(String));
+  for (const row of rows) {
+    t.push(
+      row.map((cell, i) => (i === wrap?.column ? String(cell) : cutCell(String(cell), widths[i]))),
+    );
+  }
   return t.toString();
 }
 
@@ -145,7 +173,7 @@ export function groupTable(
   return table(
     ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
     groups.map((g) => [
-      g.id,
+      visible(g.id),
       stateText(g.state),
       limitText(g.limit),
       g.active,

@@ -175,7 +175,9 @@ const CLIENT_UNAVAILABLE = [
  * (`maxRetriesPerRequest`, the offline queue off), a command timeout, and the replies of
  * {@link UNAVAILABLE_REPLY}. Anything else (a bug, WRONGTYPE, a script error) and errors that
  * are RingmasterErrors already: undefined, so the caller passes them on unchanged. The
- * RingmasterError's `cause` is the ioredis error.
+ * RingmasterError's `cause` is the ioredis error, and its message does not repeat the cause's
+ * (`Redis is unavailable: retry later`): what Redis or ioredis said is the cause's message, which
+ * pino's `err`, Node's inspect and {@link errorLine} print after it, once.
  *
  * A REDIS_UNAVAILABLE call whose connection dropped while it was in flight may have been
  * applied; a REDIS_OUT_OF_MEMORY call changed nothing (Redis refuses a command, or a script at
@@ -197,7 +199,9 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
     if (reply || network || CLIENT_UNAVAILABLE.some((pattern) => pattern.test(message))) {
       coded = new RingmasterError(
         ErrorCode.REDIS_UNAVAILABLE,
-        `Redis is unavailable (${message}): retry later`,
+        // The reason is the cause's message, not repeated here: loggers and Node's inspect print
+        // a cause after the message (pino: `message: cause`), and errorLine does too.
+        'Redis is unavailable: retry later',
       );
     }
   }
@@ -240,4 +244,27 @@ export function codeRedisFailures<T extends object>(
 /** `value` as an Error (a thrown non-Error becomes one with its text), for 'error' events. */
 export function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
+}
+
+/**
+ * The one mapping of a failure to what a caller, an event or a log is given: the
+ * {@link fromRedisError} RingmasterError (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY, the ioredis error
+ * its `cause`) where Redis failed, else `value` as it is ({@link asError} for a non-Error). Every
+ * path that hands an error on without a `Queue`/`Ringmaster` method between it and ioredis (the
+ * Worker's events, the Reaper's hooks, the live feed's logs) goes through it.
+ */
+export function mapError(value: unknown): Error {
+  return fromRedisError(value) ?? asError(value);
+}
+
+/**
+ * `value` mapped ({@link mapError}) as one line for a log's `err` field: its message, then its
+ * cause's message after `: ` (once), then ` [CODE]` for a RingmasterError —
+ * `Redis is unavailable: retry later: Connection is closed. [REDIS_UNAVAILABLE]`.
+ */
+export function errorLine(value: unknown): string {
+  const error = mapError(value);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  const code = error instanceof RingmasterError ? ` [${error.code}]` : '';
+  return `${error.message}${cause}${code}`;
 }

@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os';
 import { ReplyError } from 'ioredis';
-import { asError } from './errors.js';
+import { mapError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import { masterKeyOf, type RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
@@ -58,7 +58,9 @@ export interface ReaperOptions {
    * Called when reaping `queue` fails (Redis refused it), once per queue and message until it
    * is reaped again; with `queue` null, every time, when a whole pass failed (Redis
    * unreachable) or the registry could not be read (the pass then reaps the queues it last
-   * read there). Default: none (the next pass tries again either way).
+   * read there). Default: none (the next pass tries again either way). A Redis failure comes as
+   * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY (`mapError`), whichever command
+   * failed (the lock's own pipeline too), the ioredis error as `cause`.
    */
   readonly onError?: (error: Error, queue: string | null) => void;
   /** Called when a queue whose reap had failed ({@link onError}) is reaped again. */
@@ -86,10 +88,14 @@ export class Reaper {
 
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
-   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, or an
-   *   invalid name in `queues`
+   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, an
+   *   invalid name in `queues`, or a hook (`onReaped`, `onError`, `onRecovered`) that is given
+   *   and not a function
    */
   constructor(source: Ringmaster | Queue, options: ReaperOptions = {}) {
+    for (const hook of ['onReaped', 'onError', 'onRecovered'] as const) {
+      validate.callback(hook, options[hook], true);
+    }
     this.options = options;
     this.intervalMs = validate.durationMs('intervalMs', options.intervalMs ?? 1_000);
     this.batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
@@ -121,7 +127,7 @@ export class Reaper {
       queues = await this.targets();
       this.lastQueues = queues;
     } catch (error) {
-      this.options.onError?.(asError(error), null);
+      this.options.onError?.(mapError(error), null);
       // The registry failed soft: the queues it named last time still need reaping.
       queues = this.lastQueues;
     }
@@ -152,13 +158,13 @@ export class Reaper {
             // retries. (A Cluster stays 'ready' while one master fails over: that master's
             // queues are reported one by one, and the other masters' are reaped.)
             if (!(error instanceof ReplyError) && this.redis.status !== 'ready') {
-              lost ??= asError(error);
+              lost ??= mapError(error);
               break;
             }
             const message = error instanceof Error ? error.message : String(error);
             if (this.failing.get(queue.name) !== message) {
               this.failing.set(queue.name, message);
-              this.options.onError?.(asError(error), queue.name);
+              this.options.onError?.(mapError(error), queue.name);
             }
             continue;
           }

@@ -56,12 +56,15 @@ export class Ringmaster {
   /**
    * @param redis the shared (non-blocking) connection every queue handle uses
    * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys (ioredis `keyPrefix`, a
-   *   SELECT away from its `db` option): see {@link assertPlainKeys}
+   *   SELECT away from its `db` option): see {@link assertPlainKeys}; or when a callback
+   *   option (`onInvalidQueueName`, `onScript`) is given and is not a function
    */
   constructor(
     readonly redis: RedisClient,
     options: RingmasterOptions = {},
   ) {
+    validate.callback('onInvalidQueueName', options.onInvalidQueueName, true);
+    validate.callback('onScript', options.onScript, true);
     this.prefix = options.prefix ?? Defaults.prefix;
     assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;

@@ -216,6 +216,27 @@ export function durationMs(argument: string, value: unknown): number {
 }
 
 /**
+ * A callback given to the engine (a Worker's processor, a Reaper's or a Ringmaster's hooks): a
+ * function; with `optional`, also undefined (none). Checked when it is handed over, so a
+ * processor of `5` is refused at `new Worker` rather than killing every job it claims
+ * ("is not a function" as each job's error, then DEAD). BAD_USER_INPUT (`argument`) otherwise.
+ */
+export function callback(argument: string, value: unknown, optional = false): void {
+  if (typeof value === 'function' || (optional && value === undefined)) return;
+  throw badInput(
+    argument,
+    `must be a function${optional ? ' (or left out)' : ''}, not ${kindOf(value)}`,
+  );
+}
+
+/** What a value is, for a refusal's message: `a number`, `null`, `an array`, `an object`, … */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
  * A batch size of `completeAndClaim` (completions or claims): an integer in 0..1,000. Not a
  * DESIGN.md §5 input but an engine one: a script cannot unpack an unbounded list.
  */
@@ -240,8 +261,17 @@ export function token(value: unknown): string {
 }
 
 /**
- * A payload: any JSON value (undefined and null mean none). Returns its JSON text, or '' for
- * none; rejects text over 524,288 UTF-8 bytes and values JSON cannot represent.
+ * A payload: a JSON value that its JSON text gives back as it was given (DESIGN.md §5,
+ * "Payloads"); undefined and null mean none. Returns its JSON text, or '' for none. Refused
+ * (BAD_USER_INPUT `payload`, the message naming the path, `payload.items[2].n`): what
+ * `JSON.stringify` would change or drop silently — NaN and ±Infinity (stored as null; through
+ * GraphQL a number past a double, `1e400`, parses as Infinity), undefined, a function or a symbol
+ * in an array (null) or as a property (left out; an undefined property is accepted: it reads back
+ * absent, as undefined), a symbol key, a Map, Set, WeakMap, WeakSet, RegExp, Error, Promise,
+ * ArrayBuffer or typed array (`{}`, or an object for an array) — and what it cannot write: a
+ * bigint, a cycle, nesting too deep for the serializer (some 4,000 levels). An object with
+ * `toJSON` (a Date) is taken as what that answers, as JSON.stringify does; -0 is stored as 0.
+ * Text over 524,288 UTF-8 bytes is refused.
  */
 export function payload(value: unknown): string {
   if (value === undefined || value === null) return '';
@@ -251,13 +281,173 @@ export function payload(value: unknown): string {
   } catch (error) {
     // Valid JSON can still be too deep for the serializer's stack (thousands of levels).
     if (error instanceof RangeError) throw badInput('payload', 'is nested too deeply');
-    throw badInput('payload', 'must be a JSON value');
+    // A bigint or a cycle: say where.
+    throw badInput('payload', unfaithfulJson(value, true) ?? 'must be a JSON value');
   }
-  if (text === undefined) throw badInput('payload', 'must be a JSON value');
+  if (text === undefined) {
+    throw badInput('payload', unfaithfulJson(value, false) ?? 'must be a JSON value');
+  }
   if (Buffer.byteLength(text, 'utf8') > Limits.payloadBytes) {
     throw badInput('payload', `JSON text must be at most ${Limits.payloadBytes} bytes`);
   }
+  if (!plainlyFaithful(value)) {
+    const problem = unfaithfulJson(value, false);
+    if (problem !== undefined) throw badInput('payload', problem);
+  }
   return text;
+}
+
+/**
+ * The common case, checked fast (no allocation but each object's symbol list): `value` is made
+ * only of strings, finite numbers, booleans, null, arrays and plain objects (an undefined
+ * property allowed), none with `toJSON` or a symbol key. False sends it to the full walk
+ * ({@link unfaithfulJson}), which also accepts a Date or a class instance and names what is
+ * wrong. A stack too deep for this recursion (the serializer went deeper) is false too.
+ */
+function plainlyFaithful(value: unknown): boolean {
+  try {
+    return faithfulIn(value, true);
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
+}
+
+function faithfulIn(value: unknown, inArray: boolean): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'undefined':
+      return !inArray;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!faithfulIn(value[i], true)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === 'function') return false;
+  if (Object.getOwnPropertySymbols(record).length > 0) return false;
+  for (const key of Object.keys(record)) if (!faithfulIn(record[key], false)) return false;
+  return true;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** Objects JSON.stringify writes as `{}` (or, for views, as an object of indices): not as given. */
+const LOSSY: readonly (abstract new (...args: never[]) => object)[] = [
+  Map,
+  Set,
+  WeakMap,
+  WeakSet,
+  RegExp,
+  Error,
+  Promise,
+  ArrayBuffer,
+];
+const WHAT_A_PAYLOAD_HOLDS =
+  'a payload holds strings, finite numbers, booleans, null, and arrays and plain objects of them';
+
+/** A value met while walking a payload: where it is (its parent and its key in it). */
+interface Step {
+  readonly value: unknown;
+  readonly key: string | number | null;
+  readonly parent: Step | null;
+}
+
+function pathOf(step: Step): string {
+  const keys: (string | number)[] = [];
+  for (let s: Step | null = step; s !== null && s.key !== null; s = s.parent) keys.push(s.key);
+  let path = 'payload';
+  for (const key of keys.reverse()) {
+    if (typeof key === 'number') path += `[${key}]`;
+    else if (IDENTIFIER.test(key)) path += `.${key}`;
+    else path += `[${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)}]`;
+  }
+  return path;
+}
+
+/**
+ * Where `value` holds something its JSON text would not give back (see {@link payload}), as
+ * the refusal's message (`payload.n is NaN, which JSON stores as null: …`); undefined if
+ * nowhere. Walks as JSON.stringify does (toJSON first, boxed primitives unboxed), with a stack
+ * of its own rather than recursion (no depth limit of its own). `cycles`: look for a value
+ * inside itself (only when the serializer refused, so a cycle is possible; a walk of a value it
+ * wrote cannot loop).
+ */
+function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
+  const stack: Step[] = [{ value: root, key: null, parent: null }];
+  for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
+    let value = step.value;
+    const inArray = step.parent === null || typeof step.key === 'number';
+    if ((typeof value === 'object' && value !== null) || typeof value === 'bigint') {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') value = toJSON.call(value, String(step.key ?? ''));
+    }
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+      value = value.valueOf();
+    }
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (Number.isFinite(value)) continue;
+        return `${pathOf(step)} is ${value}, which JSON stores as null: ${WHAT_A_PAYLOAD_HOLDS}`;
+      case 'bigint':
+        return `${pathOf(step)} is a bigint, which JSON cannot hold: send it as a string`;
+      case 'undefined':
+        // A property that is undefined reads back absent, which is undefined: accepted.
+        if (!inArray) continue;
+        return `${pathOf(step)} is undefined, which JSON stores as null: ${WHAT_A_PAYLOAD_HOLDS}`;
+      case 'function':
+      case 'symbol': {
+        const becomes =
+          step.parent === null ? 'cannot write' : inArray ? 'stores as null' : 'leaves out';
+        return `${pathOf(step)} is a ${typeof value}, which JSON ${becomes}: ${WHAT_A_PAYLOAD_HOLDS}`;
+      }
+    }
+    if (value === null) continue;
+    const object = value as object;
+    const lossy =
+      LOSSY.find((kind) => object instanceof kind)?.name ??
+      (ArrayBuffer.isView(object) ? object.constructor.name : undefined);
+    if (lossy !== undefined) {
+      return `${pathOf(step)} is a ${lossy}, which JSON does not keep (it writes an object of its own fields): ${WHAT_A_PAYLOAD_HOLDS}`;
+    }
+    if (cycles) {
+      for (let s = step.parent; s !== null; s = s.parent) {
+        if (s.value === step.value)
+          return `${pathOf(step)} is inside itself (a cycle), which JSON cannot hold`;
+      }
+    }
+    if (Array.isArray(object)) {
+      for (let i = object.length - 1; i >= 0; i--)
+        stack.push({ value: object[i], key: i, parent: step });
+      continue;
+    }
+    if (
+      Object.getOwnPropertySymbols(object).some((key) =>
+        Object.prototype.propertyIsEnumerable.call(object, key),
+      )
+    ) {
+      return `${pathOf(step)} has a symbol key, which JSON leaves out: ${WHAT_A_PAYLOAD_HOLDS}`;
+    }
+    const keys = Object.keys(object);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i] as string;
+      stack.push({ value: (object as Record<string, unknown>)[key], key, parent: step });
+    }
+  }
+  return undefined;
 }
 
 /** A job id: a decimal string. Anything else cannot name a job, so it is JOB_NOT_FOUND. */

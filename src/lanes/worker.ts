@@ -22,7 +22,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertPlainKeys } from './connection.js';
-import { asError, ErrorCode, fromRedisError, RingmasterError } from './errors.js';
+import { asError, ErrorCode, mapError, RingmasterError } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import { Reaper } from './reaper.js';
@@ -95,7 +95,9 @@ interface WorkerEvents {
   reaped: [count: number];
   /**
    * A Redis or internal error; the worker backs off and goes on. Redis failures come as
-   * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY (see `fromRedisError`).
+   * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY, the ioredis error as `cause`,
+   * from every source alike — its claims and completions, retries, lease extensions, its park
+   * on the wake list and its reaper (`mapError`).
    */
   error: [error: Error];
 }
@@ -190,7 +192,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   /**
    * @param queue the queue to claim from (its connection is used for every script call)
    * @param processor called once per claimed job
-   * @throws RingmasterError BAD_USER_INPUT for out-of-range options, or when the queue's
+   * @throws RingmasterError BAD_USER_INPUT for a processor that is not a function (`processor`),
+   *   out-of-range options, or when the queue's
    *   connection moves keys (see {@link assertPlainKeys}; its options may have been edited
    *   since the Queue was made, and the blocking connection is a duplicate of it)
    */
@@ -200,6 +203,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
     options: WorkerOptions = {},
   ) {
     super();
+    validate.callback('processor', processor);
     // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
     assertPlainKeys(queue.redis);
     const concurrency = validate.concurrency(options.concurrency ?? 1);
@@ -221,6 +225,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
             ...reaping,
             onReaped: (_queue, count) => this.emit('reaped', count),
             // Once closing, nobody may be listening; the next reaper anywhere tries again.
+            // Mapped by the reaper already (mapError).
             onError: (error) => {
               if (!this.closed.signal.aborted) this.emit('error', error);
             },
@@ -371,7 +376,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           if (!this.closed.signal.aborted) this.retryLater(done);
           // Last: with no 'error' listener this throws, and the process ends as Node's
           // EventEmitter contract says, rather than the worker retrying without a backoff.
-          this.emit('error', asError(error));
+          this.emit('error', mapError(error));
         },
       )
       .finally(() => {
@@ -468,7 +473,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
         // Its node turned replica (a failover, CLUSTER FAILOVER or REPLICAOF): Redis ends the
         // blocked pop with UNBLOCKED. Nothing was taken; claim again, now on the new master.
         if (error instanceof Error && error.message.startsWith('UNBLOCKED')) return;
-        this.emit('error', asError(fromRedisError(error) ?? error));
+        this.emit('error', mapError(error));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
         this.parking = false;
@@ -542,7 +547,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
             this.emit('leaseLost', job);
           } else {
             // Redis unreachable: the lease will expire and the reaper gives the job back.
-            this.emit('error', asError(error));
+            this.emit('error', mapError(error));
           }
         },
       )
@@ -565,7 +570,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
           run.lost = true;
           run.lease?.abort(error);
         } else {
-          this.emit('error', asError(error));
+          this.emit('error', mapError(error));
         }
       });
     }

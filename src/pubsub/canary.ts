@@ -28,6 +28,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { errorLine } from '../lanes/errors.js';
 import { canaryKey } from '../lanes/keys.js';
 import type { KeyWatch } from './keyspaceSource.js';
 import { NEEDED_FLAGS } from './notifyConfig.js';
@@ -204,6 +205,6 @@ function inconclusive(reason: string): CanaryVerdict {
 function settle(promise: Promise<unknown>): Promise<string> {
   return promise.then(
     () => 'ok',
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    (error: unknown) => errorLine(error),
   );
 }

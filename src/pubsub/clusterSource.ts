@@ -35,6 +35,7 @@
 import type { Cluster } from 'ioredis';
 import { ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
+import { errorLine } from '../lanes/errors.js';
 import { canaryKey } from '../lanes/keys.js';
 import { keySlot } from '../lanes/redisConnection.js';
 import { randomCanaryId } from './canary.js';
@@ -274,7 +275,7 @@ export class ClusterSource implements FeedSource {
           this.reconcile(topology);
         } catch (error) {
           this.logger.debug(
-            { err: error instanceof Error ? error.message : String(error) },
+            { err: errorLine(error) },
             'could not read the cluster topology; retrying',
           );
         }
@@ -392,7 +393,7 @@ export class ClusterSource implements FeedSource {
         const level = this.unreachable.has(key) ? 'debug' : 'warn';
         this.unreachable.add(key);
         logger[level](
-          { err: error instanceof Error ? error.message : String(error) },
+          { err: errorLine(error) },
           'keyspace subscriber of a master could not connect; retrying',
         );
         this.retire(master);
@@ -512,7 +513,7 @@ export class ClusterSource implements FeedSource {
         );
       }
     } catch (error) {
-      const err = error instanceof Error ? error.message : String(error);
+      const err = errorLine(error);
       if (!(error instanceof ReplyError) && !(error instanceof ConfigRefusedError)) {
         this.logger.debug({ node: key, err }, 'could not configure a replica; retrying later');
         return;

@@ -7,6 +7,7 @@
  * later (the scripts ignore it from then, the reaper drops it).
  */
 import type { Logger } from 'pino';
+import { errorLine } from '../lanes/errors.js';
 import type { Ringmaster } from '../lanes/index.js';
 
 /** How long a registration lasts without a renewal (ms). */
@@ -77,7 +78,7 @@ export class JobRegistrations {
         this.logger.info('job watch registration succeeded again');
       }
     } catch (error) {
-      const err = error instanceof Error ? error.message : String(error);
+      const err = errorLine(error);
       if (!this.failing) {
         this.failing = true;
         this.logger.warn(

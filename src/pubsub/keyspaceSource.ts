@@ -26,6 +26,7 @@
 import { type Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
+import { errorLine } from '../lanes/errors.js';
 import { Canary, type CanaryVerdict, randomCanaryId } from './canary.js';
 import {
   applyNotifyConfig,
@@ -194,7 +195,7 @@ export class KeyspaceSource implements FeedSource {
     this.subscriber = subscriber;
     subscriber.on('message', (channel: string, event: string) => this.dispatch(channel, event));
     subscriber.on('error', (error: Error) => {
-      this.logger.debug({ err: error.message }, 'keyspace subscriber connection error');
+      this.logger.debug({ err: errorLine(error) }, 'keyspace subscriber connection error');
     });
     subscriber.on('close', () => this.onClose());
     subscriber.on('ready', () => {
@@ -259,7 +260,7 @@ export class KeyspaceSource implements FeedSource {
         this.channels.delete(name);
         if (this.live) {
           this.subscriber?.unsubscribe(name).catch((error: unknown) => {
-            this.logger.debug({ err: String(error), channel: name }, 'UNSUBSCRIBE failed');
+            this.logger.debug({ err: errorLine(error), channel: name }, 'UNSUBSCRIBE failed');
           });
         }
       },
@@ -312,7 +313,7 @@ export class KeyspaceSource implements FeedSource {
       try {
         registration.onHint(event);
       } catch (error) {
-        this.logger.error({ err: String(error), channel }, 'keyspace hint handler failed');
+        this.logger.error({ err: errorLine(error), channel }, 'keyspace hint handler failed');
       }
     }
   }
@@ -332,7 +333,7 @@ export class KeyspaceSource implements FeedSource {
       this.onCloseWaiters.add(done);
       subscriber.subscribe(...names).then(done, (error: unknown) => {
         if (error instanceof ReplyError) this.subscribeRefused(error as Error);
-        else this.logger.debug({ err: String(error) }, 'SUBSCRIBE failed');
+        else this.logger.debug({ err: errorLine(error) }, 'SUBSCRIBE failed');
         done();
       });
     });
@@ -344,7 +345,7 @@ export class KeyspaceSource implements FeedSource {
     this.resubscribed = false;
     if (this.currentMode === 'polling') return;
     this.logger.warn(
-      { err: error.message, pollIntervalMs: this.options.pollIntervalMs },
+      { err: errorLine(error), pollIntervalMs: this.options.pollIntervalMs },
       'SUBSCRIBE is refused by this Redis: grant its user the keyspace channels ' +
         '(ACL: &__keyspace@*__:* or allchannels); until then watched queues are polled every ' +
         `${this.options.pollIntervalMs} ms`,
@@ -396,7 +397,7 @@ export class KeyspaceSource implements FeedSource {
       await this.onVerdict(verdict, epoch);
     })()
       .catch((error: unknown) => {
-        this.logger.error({ err: String(error) }, 'keyspace canary round failed');
+        this.logger.error({ err: errorLine(error) }, 'keyspace canary round failed');
       })
       .finally(() => {
         this.round = undefined;
@@ -457,7 +458,7 @@ export class KeyspaceSource implements FeedSource {
         ? { kind: 'reapplied', before: result.before, after: result.after }
         : { kind: 'unchanged', flags: result.after };
     } catch (error) {
-      const err = error instanceof Error ? error.message : String(error);
+      const err = errorLine(error);
       const refused = error instanceof ReplyError || error instanceof ConfigRefusedError;
       return { kind: refused ? 'refused' : 'failed', err };
     } finally {
@@ -548,14 +549,14 @@ export class KeyspaceSource implements FeedSource {
       if (epoch !== this.epoch) return;
       if (!(error instanceof ReplyError) && !(error instanceof ConfigRefusedError)) {
         // The connection failed under us; the next 'ready' starts over.
-        this.logger.warn({ err: String(error) }, 'could not apply the notification config');
+        this.logger.warn({ err: errorLine(error) }, 'could not apply the notification config');
         return;
       }
       mode = 'polling';
       // Not yet a warning: a managed Redis may publish the events already (set by its
       // operator). The canary tells, and warns with the flags to set if they do not arrive.
       this.logger.info(
-        { err: error instanceof Error ? error.message : String(error), needed: NEEDED_FLAGS },
+        { err: errorLine(error), needed: NEEDED_FLAGS },
         'CONFIG is refused by this Redis, so this server cannot set notify-keyspace-events; ' +
           'the keyspace canary checks whether notifications arrive',
       );

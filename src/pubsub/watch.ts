@@ -11,6 +11,7 @@
  * reconnect or when its channels moved to another master of a cluster.
  */
 import type { Logger } from 'pino';
+import { errorLine } from '../lanes/errors.js';
 import { CoalescedRead } from './coalesce.js';
 import type { RereadScheduler } from './rereads.js';
 import type { FeedSource, KeyWatch } from './source.js';
@@ -173,7 +174,7 @@ export class Watch<T> {
 
   private readFailed(error: unknown): void {
     const log = this.options.logger;
-    const err = error instanceof Error ? error.message : String(error);
+    const err = errorLine(error);
     if (this.failing) {
       log.debug({ err }, 're-read failed again; retrying');
     } else {

@@ -20,6 +20,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { errorLine } from '../lanes/errors.js';
 import type { QueueMetrics, Ringmaster, ScriptObserver } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import type { Authenticator } from './auth.js';
@@ -251,7 +252,7 @@ export class ServerMetrics {
   private failed(error: unknown, queue: string | undefined): void {
     this.readErrors.inc();
     this.logger?.warn(
-      { err: error instanceof Error ? error.message : String(error), queue },
+      { err: errorLine(error), queue },
       'metrics: a queue read failed; its series are left out of this scrape',
     );
   }

@@ -9,6 +9,7 @@
  * say) is logged once (not per tick) and passed over; the pass goes on to the next queue.
  */
 import type { Logger } from 'pino';
+import { errorLine } from '../lanes/errors.js';
 import { Reaper, type Ringmaster } from '../lanes/index.js';
 
 /** A reaper of every queue of `engine`, logging to `logger`; not started. */
@@ -22,7 +23,7 @@ export function serverReaper(engine: Ringmaster, intervalMs: number, logger: Log
           { err: error },
           'reaper run failed, or its read of the queue registry (then the queues last read are reaped); retrying next tick',
         );
-      } else logger.warn({ queue, err: error.message }, 'reaping this queue failed');
+      } else logger.warn({ queue, err: errorLine(error) }, 'reaping this queue failed');
     },
     onRecovered: (queue) => logger.info({ queue }, 'reaping this queue again'),
   });

@@ -47,7 +47,9 @@ describe('top', () => {
     // Contract change: stdout is a pipe here, so no cursor control (log-update's ESC [ 2K,
     // ESC [ 1A, the hidden cursor) is written into it: each frame follows the last whole.
     expect(next).not.toContain('\u001b');
-    expect(`${first}${next}`).toMatch(/q or Ctrl-C quits\n\nringmaster top · /);
+    expect(`${first}${next}`).toMatch(/no\s+│\n└[─┴]+┘\n\nringmaster top · /);
+    // Nobody reads a hint about keys in a file: only a terminal's frame has it.
+    expect(`${first}${next}`).not.toContain('q or Ctrl-C quits');
     await e.pauseQueue();
     await stdoutUntil(child, (text) => text.includes(`queue ${q} · PAUSED`));
 
@@ -66,7 +68,10 @@ describe('top', () => {
         RINGMASTER_URL: api.endpoint,
       });
       const done = finished(child);
-      await stdoutUntil(child, (text) => text.includes('ring (1, head first): tty'));
+      await stdoutUntil(
+        child,
+        (text) => text.includes('ring (1, head first): tty') && text.includes('q or Ctrl-C quits'),
+      );
       child.stdin.write('q');
       const result = await done;
       expect(result.code).toBe(0);

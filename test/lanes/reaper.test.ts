@@ -6,7 +6,13 @@
  * clock; waits are bounded polls.
  */
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, type Queue, Reaper, Ringmaster } from '../../src/lanes/index.js';
+import {
+  ErrorCode,
+  type Queue,
+  Reaper,
+  type ReaperOptions,
+  Ringmaster,
+} from '../../src/lanes/index.js';
 import { pollUntil, redisNow, uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -114,7 +120,10 @@ describe('Reaper', () => {
       { batch: 0 },
       { batch: 10_001 },
       { queues: ['not a queue name'] },
-    ]) {
+      { onError: 5 },
+      { onReaped: 'log' },
+      { onRecovered: {} },
+    ] as ReaperOptions[]) {
       expect(() => new Reaper(rm, options), JSON.stringify(options)).toThrow(
         expect.objectContaining({ code: ErrorCode.BAD_USER_INPUT }),
       );

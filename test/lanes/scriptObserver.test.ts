@@ -3,7 +3,7 @@
  * engine's queue handles — name, duration (ms), ok — and never able to break a call.
  */
 import { describe, expect, it } from 'vitest';
-import { Ringmaster } from '../../src/lanes/index.js';
+import { ErrorCode, Ringmaster, type RingmasterOptions } from '../../src/lanes/index.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -46,5 +46,16 @@ describe('onScript', () => {
   it('a Ringmaster without one, or a Queue on a bare client, runs as before', async () => {
     const q = new Ringmaster(engine.redis()).queue(uniqueQueueName());
     expect((await q.enqueue('a', null)).state).toBe('PENDING');
+  });
+
+  it('a callback option that is not a function is refused with BAD_USER_INPUT, naming it', () => {
+    for (const [argument, options] of [
+      ['onScript', { onScript: 5 }],
+      ['onInvalidQueueName', { onInvalidQueueName: 'warn' }],
+    ] as const) {
+      expect(() => new Ringmaster(engine.redis(), options as unknown as RingmasterOptions)).toThrow(
+        expect.objectContaining({ code: ErrorCode.BAD_USER_INPUT, argument }),
+      );
+    }
   });
 });

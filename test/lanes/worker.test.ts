@@ -828,6 +828,22 @@ describe('Worker', () => {
     }
   });
 
+  it('refuses a processor that is not a function with BAD_USER_INPUT, before claiming anything', async () => {
+    const q = queue();
+    const job = await q.enqueue('g', { n: 1 });
+    for (const processor of [5, 'run', null, undefined, {}, [async () => {}]]) {
+      expect(() => new Worker(q, processor as unknown as Processor), String(processor)).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.BAD_USER_INPUT,
+          argument: 'processor',
+          message: expect.stringMatching(/^processor: must be a function/),
+        }),
+      );
+    }
+    // Nothing was claimed: the job is still pending, not run into DEAD.
+    expect(await q.job(job.id)).toMatchObject({ state: 'PENDING', attempts: 0 });
+  });
+
   it('without an error listener, a failed call ends the process instead of retrying without pause', async () => {
     const q = queue();
     const child = fork(NO_LISTENER_CHILD, [], {

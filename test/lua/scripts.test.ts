@@ -215,6 +215,11 @@ describe('scripts', () => {
     for (const script of loadScripts()) {
       // the loaded text is already as small as it gets: nothing left to drop
       expect(dropUnusedFunctions(script.lua), script.name).toBe(script.lua);
+      // and the loader did not leave it whole: every function it kept is named again in it
+      for (const [, name] of script.lua.matchAll(/^local function (\w+)\(/gm)) {
+        const uses = script.lua.match(new RegExp(`\\b${name}\\b`, 'g')) ?? [];
+        expect(uses.length, `${script.name}: ${name}`).toBeGreaterThan(1);
+      }
       const source = readFileSync(`${LUA_DIR}${script.name}-${script.numberOfKeys}.lua`, 'utf8');
       kept += (script.lua.match(/^local function /gm) ?? []).length;
       defined += includesDefined(source);

@@ -24,6 +24,7 @@ import {
   printJson,
   printLine,
   stateText,
+  visible,
 } from '../output.js';
 
 /** The largest page the API serves (DESIGN.md §5, `first`). */
@@ -32,7 +33,7 @@ const MAX_PAGE = Bounds.first.max;
 /** One group as key/value lines (`group`, and the steering commands' answers). */
 export function groupFields(group: CliGroupFragment): string {
   return fields([
-    ['group', group.id],
+    ['group', visible(group.id)],
     ['queue', group.queue],
     ['state', stateText(group.state)],
     ['limit', limitText(group.limit)],
@@ -63,7 +64,7 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
   if (limit) {
     rows.push([
       'limit reverts',
-      `to ${limitText(limit.revertToLimit)} in ${durationText(countdown(limit.remainingMs))} (${limit.until}, set by ${limit.actor})`,
+      `to ${limitText(limit.revertToLimit)} in ${durationText(countdown(limit.remainingMs))} (${limit.until}, set by ${visible(limit.actor)})`,
     ]);
   }
   const pause = group.pauseOverride;
@@ -71,7 +72,7 @@ function overrideRows(group: CliGroupFragment): [string, string][] {
     const [label, change] = pauseRevertLabel(group.paused, pause.revertToPaused === true);
     rows.push([
       label,
-      `${change}in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${pause.actor})`,
+      `${change}in ${durationText(countdown(pause.remainingMs))} (${pause.until}, set by ${visible(pause.actor)})`,
     ]);
   }
   return rows;

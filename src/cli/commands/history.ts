@@ -16,6 +16,7 @@ import {
   printLine,
   shellCommand,
   table,
+  visible,
 } from '../output.js';
 
 /** The CLI's words for a detail's moments and spans: ISO dates, exact durations. */
@@ -90,7 +91,7 @@ export function countText(
 ): string {
   const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
   if (group === undefined) return `${shown} of ${entries(totalCount)} in ${queue}, newest first`;
-  return `${entries(shown)} of ${group} shown, newest first (${totalCount} in ${queue}'s history, all groups)`;
+  return `${entries(shown)} of ${visible(group)} shown, newest first (${totalCount} in ${queue}'s history, all groups)`;
 }
 
 /** The command that prints the page after `cursor`, with the same queue, group and size. */
@@ -135,7 +136,7 @@ export function registerHistory(program: Command): void {
         }
         noteUnknownQueue(queue, data.queue.known);
         const { edges, totalCount, pageInfo } = data.queue.history;
-        const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+        const where = options.group === undefined ? queue : `${visible(options.group)} in ${queue}`;
         if (edges.length === 0) {
           printLine(`no ${options.after === undefined ? '' : 'more '}steering history in ${where}`);
           return;
@@ -145,9 +146,9 @@ export function registerHistory(program: Command): void {
             ['at', 'actor', 'action', 'group', 'change (before → after); detail'],
             edges.map(({ node }) => [
               String(node.at),
-              node.actor,
+              visible(node.actor),
               node.action,
-              node.group === '' ? '(queue)' : node.group,
+              node.group === '' ? '(queue)' : visible(node.group),
               entryText(node.action, node.before, node.after, node.detail),
             ]),
             { wrap: { column: 4, width: CHANGE_WIDTH } },

@@ -10,14 +10,10 @@ import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
 import { integer, integerRange } from '../options.js';
-import { noteUnknownQueue, printJson, printLine, shellCommand, table } from '../output.js';
+import { noteUnknownQueue, printJson, printLine, shellCommand, table, visible } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
-
-/** `text` cut to `width` characters, with an ellipsis when cut. */
-const cut = (text: string, width: number): string =>
-  text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 
 /** Add `dead` and `retry-dead` to `program`. */
 export function registerJobs(program: Command): void {
@@ -45,7 +41,7 @@ export function registerJobs(program: Command): void {
       }
       noteUnknownQueue(queue, data.queue.known);
       const { edges, totalCount } = data.queue.jobs;
-      const where = options.group === undefined ? queue : `${options.group} in ${queue}`;
+      const where = options.group === undefined ? queue : `${visible(options.group)} in ${queue}`;
       if (edges.length === 0) {
         printLine(`no dead jobs in ${where}`);
         return;
@@ -54,12 +50,13 @@ export function registerJobs(program: Command): void {
         table(
           ['job', 'group', 'attempts', 'died', 'last error'],
           edges.map(({ node }) => [
-            node.id,
-            node.group,
+            visible(node.id),
+            visible(node.group),
             `${node.attempts}/${node.maxAttempts}`,
             String(node.finishedAt ?? '-'),
-            cut((node.lastError ?? '-').replace(/\s+/g, ' '), ERROR_WIDTH),
+            visible((node.lastError ?? '-').replace(/[\t\n\r ]+/g, ' ')),
           ]),
+          { widths: { 4: ERROR_WIDTH } },
         ),
       );
       printLine(`${edges.length} of ${totalCount} dead jobs in ${where}`);
@@ -127,4 +124,4 @@ export function registerJobs(program: Command): void {
 
 /** Whose dead jobs: `g in q` for a group's, `q` for the queue's. */
 const whose = (group: string | undefined, queue: string): string =>
-  group === undefined ? queue : `${group} in ${queue}`;
+  group === undefined ? queue : `${visible(group)} in ${queue}`;

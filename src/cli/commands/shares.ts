@@ -11,7 +11,7 @@ import {
   CliSetWeightDocument,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { durationText } from '../output.js';
+import { durationText, visible } from '../output.js';
 import { report, steerGroup } from './steering.js';
 import { already } from './unchanged.js';
 
@@ -37,7 +37,7 @@ export function registerShares(program: Command): void {
       report(
         context,
         data,
-        `weight of ${group} in ${queue} ${to} ${weight}${to === 'already' ? ' (unchanged)' : ''}`,
+        `weight of ${visible(group)} in ${queue} ${to} ${weight}${to === 'already' ? ' (unchanged)' : ''}`,
       );
     });
 
@@ -68,8 +68,8 @@ export function registerShares(program: Command): void {
         context,
         data,
         before && already.rate(before, max, windowMs)
-          ? `rate of ${group} in ${queue} already ${rate} (unchanged)`
-          : `rate of ${group} in ${queue} set to ${rate}`,
+          ? `rate of ${visible(group)} in ${queue} already ${rate} (unchanged)`
+          : `rate of ${visible(group)} in ${queue} set to ${rate}`,
       );
     });
 
@@ -88,8 +88,8 @@ export function registerShares(program: Command): void {
         context,
         data,
         before && already.unrate(before)
-          ? `${group} in ${queue} had no rate limit (unchanged)`
-          : `rate limit of ${group} in ${queue} removed`,
+          ? `${visible(group)} in ${queue} had no rate limit (unchanged)`
+          : `rate limit of ${visible(group)} in ${queue} removed`,
       );
     });
 }

@@ -21,7 +21,7 @@ import {
   CliSetLimitDocument,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { durationText, limitText, printJson, printLine, shellCommand } from '../output.js';
+import { durationText, limitText, printJson, printLine, shellCommand, visible } from '../output.js';
 import { groupFields } from './groups.js';
 import { already, groupBefore } from './unchanged.js';
 
@@ -91,7 +91,7 @@ export function registerSteering(program: Command): void {
         CliSetLimitDocument,
         (queue) => ({ queue, group, limit, forMs }),
       );
-      const who = `limit of ${group} in ${queue}`;
+      const who = `limit of ${visible(group)} in ${queue}`;
       const timed = data.setLimit?.limitOverride;
       report(
         context,
@@ -121,8 +121,8 @@ export function registerSteering(program: Command): void {
         context,
         data,
         before && already.unlimit(before)
-          ? `${group} in ${queue} had no limit (unchanged)`
-          : `limit of ${group} in ${queue} removed`,
+          ? `${visible(group)} in ${queue} had no limit (unchanged)`
+          : `limit of ${visible(group)} in ${queue} removed`,
       );
     });
 
@@ -141,10 +141,10 @@ export function registerSteering(program: Command): void {
       );
       const done =
         before && already.pause(before) && !data.pauseGroup?.pauseOverride
-          ? `${group} in ${queue} already paused (unchanged)`
+          ? `${visible(group)} in ${queue} already paused (unchanged)`
           : forMs === null
-            ? `${group} in ${queue} paused`
-            : timedPauseText(`${group} in ${queue}`, 'paused', forMs, data.pauseGroup);
+            ? `${visible(group)} in ${queue} paused`
+            : timedPauseText(`${visible(group)} in ${queue}`, 'paused', forMs, data.pauseGroup);
       report(context, data, done);
     });
 
@@ -163,10 +163,10 @@ export function registerSteering(program: Command): void {
       );
       const done =
         before && already.resume(before) && !data.resumeGroup?.pauseOverride
-          ? `${group} in ${queue} was not paused (unchanged)`
+          ? `${visible(group)} in ${queue} was not paused (unchanged)`
           : forMs === null
-            ? `${group} in ${queue} resumed`
-            : timedPauseText(`${group} in ${queue}`, 'resumed', forMs, data.resumeGroup);
+            ? `${visible(group)} in ${queue} resumed`
+            : timedPauseText(`${visible(group)} in ${queue}`, 'resumed', forMs, data.resumeGroup);
       report(context, data, done);
     });
 
@@ -205,7 +205,7 @@ async function cancel(
       printJson({ cancelled: false, cancelOverride: now });
       return;
     }
-    printLine(`nothing to cancel: ${group} in ${queue} has no timed ${kind} pending`);
+    printLine(`nothing to cancel: ${visible(group)} in ${queue} has no timed ${kind} pending`);
     printLine(groupFields(now));
     return;
   }
@@ -228,8 +228,8 @@ async function cancel(
     context,
     data,
     moved
-      ? `the ${kind} of ${group} in ${queue} went from ${steeredValue(kind, now)} to ${steeredValue(kind, after)} before the cancel arrived (its revert came due, or another call): it may have had nothing to cancel; see \`${shellCommand(['ringmaster', 'history', '-q', queue, '--group', group])}\``
-      : `${cancelledText(kind, 'revertToPaused' in pending && pending.revertToPaused === true, now)} of ${group} in ${queue} cancelled: it stays ${kind === 'pause' && !now.paused ? 'running' : steeredValue(kind, now)}`,
+      ? `the ${kind} of ${visible(group)} in ${queue} went from ${steeredValue(kind, now)} to ${steeredValue(kind, after)} before the cancel arrived (its revert came due, or another call): it may have had nothing to cancel; see \`${shellCommand(['ringmaster', 'history', '-q', queue, '--group', group])}\``
+      : `${cancelledText(kind, 'revertToPaused' in pending && pending.revertToPaused === true, now)} of ${visible(group)} in ${queue} cancelled: it stays ${kind === 'pause' && !now.paused ? 'running' : steeredValue(kind, now)}`,
   );
 }
 

@@ -18,7 +18,7 @@ import {
   type CliTopQuery,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { groupTable, noteUnknownQueue } from '../output.js';
+import { groupTable, noteUnknownQueue, visible } from '../output.js';
 
 interface TopOptions {
   first: number;
@@ -52,20 +52,25 @@ export function registerTop(program: Command): void {
 
 type Ring = CliRingSubscription['ringChanged'];
 
-/** One frame of the view as text. */
+/**
+ * One frame of the view as text, `width` columns wide for the ring line. `hint`: end with how
+ * to quit — for a terminal, where frames are redrawn in place for a person; not in frames
+ * written to a pipe or a file, where it would only be noise in every frame.
+ */
 export function renderTop(
   queue: string,
   ring: Ring | null,
   data: CliTopQuery,
   first: number,
   width: number,
+  hint = true,
 ): string {
   const q = data.queue;
   const state = ring?.queueState ?? q.state;
   const c = q.counts;
   const s = q.stats;
   const ringIds = ring?.ring ?? q.ring;
-  const ringText = ringIds.length === 0 ? pc.dim('(empty)') : ringIds.join(' → ');
+  const ringText = ringIds.length === 0 ? pc.dim('(empty)') : ringIds.map(visible).join(' → ');
   const busiest = [...q.activeGroups]
     .sort((a, b) => b.active - a.active || b.pending - a.pending || (a.id < b.id ? -1 : 1))
     .slice(0, first);
@@ -83,8 +88,7 @@ export function renderTop(
     busiest.length === 0
       ? pc.dim('no group has jobs in flight')
       : `busiest groups (${busiest.length} of ${q.activeGroups.length} with jobs in flight):\n${groupTable(busiest)}`,
-    '',
-    pc.dim('q or Ctrl-C quits'),
+    ...(hint ? ['', pc.dim('q or Ctrl-C quits')] : []),
   ];
   return lines.join('\n');
 }
@@ -163,7 +167,10 @@ async function top(
     const draw = () => {
       if (stopped) return;
       if (json) process.stdout.write(`${JSON.stringify({ ring, queue: data.queue })}\n`);
-      else log(renderTop(queue, ring, data, options.first, process.stdout.columns || 80));
+      else {
+        const width = process.stdout.columns || 80;
+        log(renderTop(queue, ring, data, options.first, width, process.stdout.isTTY === true));
+      }
     };
     /** Read the queue again and redraw; reads never overlap (one more after, if asked). */
     const refresh = async () => {

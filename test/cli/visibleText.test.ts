@@ -1,0 +1,108 @@
+/**
+ * The CLI shows text a caller chose as the console does (README "CLI"): an invisible character
+ * in a group id, job id, actor or error — a zero-width space, a BOM, U+2028 — is written as a
+ * marker (`acme⟨ZWSP⟩`), never raw, in every table and line; `--json` keeps the text as it is.
+ * A new user's finding: after `enqueue(group: "acme\u200b")`, `ringmaster groups` showed
+ * `acme` and a raw ZWSP, which looks exactly like `acme`.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Queue } from '../../src/lanes/index.js';
+import { uniqueQueueName } from '../support/lanes.js';
+import { useTestServer } from '../support/server.js';
+import { finished, runCli, spawnCli, stdoutUntil } from './support.js';
+
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
+const engineQueue = (name: string): Queue => api.server.engine.queue(name);
+
+const ZWSP = 'acme\u200b';
+const BOM = '\ufeffacme';
+const LS = 'a\u2028b';
+/** What must never reach a terminal raw. */
+const RAW = /[\u200b\ufeff\u2028]/;
+
+async function cli(args: string[]): Promise<string> {
+  const result = await runCli([...args], { RINGMASTER_URL: api.endpoint });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result.stdout;
+}
+
+/** A queue whose groups, dead job's error and history actor hold invisible characters. */
+async function seeded(): Promise<string> {
+  const q = uniqueQueueName('cli-invisible');
+  const e = engineQueue(q);
+  await e.enqueue(ZWSP, { n: 1 });
+  await e.enqueue(BOM, { n: 2 });
+  await e.enqueue(LS, { n: 3 }, { maxAttempts: 1 });
+  await e.setLimit(ZWSP, 1, { actor: 'ops\u200b' });
+  let job = await e.claim();
+  while (job !== null && job.group !== LS) job = await e.claim();
+  if (job === null) throw new Error('no job of the U+2028 group claimed');
+  await e.retry(job.id, job.token as string, 'broke\u200b here');
+  return q;
+}
+
+describe('invisible characters in the CLI', () => {
+  it('groups, group, dead and history draw them as markers; --json keeps them', async () => {
+    const q = await seeded();
+    const groups = await cli(['groups', '-q', q]);
+    expect(groups).not.toMatch(RAW);
+    expect(groups).toContain('acme⟨ZWSP⟩');
+    expect(groups).toContain('⟨BOM⟩acme');
+    expect(groups).toContain('a⟨U+2028⟩b');
+    const group = await cli(['group', ZWSP, '-q', q]);
+    expect(group).not.toMatch(RAW);
+    expect(group).toMatch(/^group\s+acme⟨ZWSP⟩$/m);
+    const dead = await cli(['dead', '-q', q]);
+    expect(dead).not.toMatch(RAW);
+    expect(dead).toContain('a⟨U+2028⟩b');
+    expect(dead).toContain('broke⟨ZWSP⟩ here');
+    const history = await cli(['history', '-q', q]);
+    expect(history).not.toMatch(RAW);
+    expect(history).toContain('ops⟨ZWSP⟩');
+    expect(history).toContain('acme⟨ZWSP⟩');
+    const json = JSON.parse(await cli(['groups', '-q', q, '--json'])) as {
+      groups: { id: string }[];
+    };
+    expect(json.groups.map((g) => g.id).sort()).toEqual([ZWSP, LS, BOM].sort());
+  });
+
+  it("the steering commands' lines and top draw them as markers", async () => {
+    const q = await seeded();
+    const paused = await cli(['pause', ZWSP, '-q', q]);
+    expect(paused).not.toMatch(RAW);
+    expect(paused).toContain(`acme⟨ZWSP⟩ in ${q} paused`);
+    const limited = await cli(['limit', BOM, '3', '-q', q]);
+    expect(limited).not.toMatch(RAW);
+    expect(limited).toContain(`limit of ⟨BOM⟩acme in ${q} set to 3`);
+    await engineQueue(q).enqueue('next\u2028up');
+    const child = spawnCli(['top', '-q', q, '--interval', '1h'], { RINGMASTER_URL: api.endpoint });
+    const done = finished(child);
+    const frame = await stdoutUntil(child, (text) => text.includes('busiest groups'));
+    child.stdin.write('q');
+    await done;
+    expect(frame).not.toMatch(RAW);
+    expect(frame).toContain('ring (1, head first): next⟨U+2028⟩up');
+    expect(frame).toContain('│ ⟨BOM⟩acme ');
+  });
+});
+
+describe('long cells', () => {
+  it('a 256-byte group id is cut with an ellipsis in the table, whole in --json', async () => {
+    const q = uniqueQueueName('cli-long');
+    const long = `tenant-${'x'.repeat(240)}-end`;
+    await engineQueue(q).enqueue(long, { n: 1 });
+    await engineQueue(q).enqueue('short', { n: 2 });
+    const table = await cli(['groups', '-q', q]);
+    const widest = Math.max(...table.split('\n').map((line) => [...line].length));
+    expect(widest, table).toBeLessThanOrEqual(100);
+    expect(table).toMatch(/│ tenant-x+… │/);
+    expect(table).toContain('│ short ');
+    const dead = await cli(['dead', '-q', q]);
+    expect(dead).toContain('no dead jobs');
+    const json = JSON.parse(await cli(['groups', '-q', q, '--json'])) as {
+      groups: { id: string }[];
+    };
+    expect(json.groups.map((g) => g.id)).toContain(long);
+  });
+});
