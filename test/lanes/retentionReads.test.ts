@@ -293,6 +293,9 @@ describe('the lease check, promote and an idempotency key: past its age a finish
       state: 'COMPLETED',
       finishedAt: expect.any(Number),
     });
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toMatchObject([
+      { id: done.id, state: 'COMPLETED', finishedAt: expect.any(Number) },
+    ]);
 
     const finished = await Promise.all([
       q.redis.zscore(q.keys.completed, done.id),
@@ -310,6 +313,8 @@ describe('the lease check, promote and an idempotency key: past its age a finish
     const again = await q.enqueue('a', null, { key: 'k-done' });
     expect(again).toMatchObject({ id: done.id, state: 'COMPLETED', attempts: 0 });
     expect(again.finishedAt).toBeNull();
+    // enqueueMany answers the key as enqueue does (includes/enqueueJob.lua, keyedReply).
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toEqual([again]);
     expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
     expect(await q.redis.zcard(q.keys.dead)).toBe(1);
   });

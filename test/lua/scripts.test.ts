@@ -28,6 +28,8 @@ const EXPECTED = [
   // a worker's completions + claims in one round trip (issue 5)
   'completeAndClaim',
   'enqueue',
+  // many jobs in one atomic call, each as enqueue (issue 18, the producer's side)
+  'enqueueMany',
   'extendLease',
   'pause',
   // the queue's own pause (issue 16): claims stop for every group, the rota untouched
