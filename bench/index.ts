@@ -6,7 +6,7 @@
  *   npm run bench                      the full run (a few minutes on 2 cores)
  *   npm run bench -- --quick           a smoke run with tiny sizes (seconds; what CI runs)
  *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory,
- *                                        startup, latency
+ *                                        startup, latency, enqueue
  *   npm run bench -- --cluster [--quick]   Ringmaster on a 3 + 3 Redis Cluster beside a single
  *                                        Redis (bench/cluster.ts); alone, not with the sections
  *
@@ -15,6 +15,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CLUSTER_FULL, CLUSTER_QUICK, clusterBench, renderCluster } from './cluster.js';
+import { type EnqueueOptions, enqueueCost } from './enqueue.js';
 import { type FanoutOptions, fanout } from './fanout.js';
 import { type FlatCostOptions, flatCost } from './flatCost.js';
 import { type GraphqlOptions, graphqlOverhead } from './graphql.js';
@@ -34,6 +35,7 @@ interface Plan {
   memory: MemoryOptions;
   startup: StartupOptions;
   latency: LatencyOptions;
+  enqueue: EnqueueOptions;
 }
 
 const FULL: Plan = {
@@ -77,6 +79,7 @@ const FULL: Plan = {
     idleJitterMs: 1_000,
     idleSamples: 5,
   },
+  enqueue: { jobs: 20_000, groups: 1_000, batch: 100, concurrency: 16, rounds: 3 },
 };
 
 const QUICK: Plan = {
@@ -120,6 +123,7 @@ const QUICK: Plan = {
     idleJitterMs: 100,
     idleSamples: 1,
   },
+  enqueue: { jobs: 500, groups: 50, batch: 100, concurrency: 16, rounds: 1 },
 };
 
 const SECTIONS = [
@@ -130,6 +134,7 @@ const SECTIONS = [
   'memory',
   'startup',
   'latency',
+  'enqueue',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -187,6 +192,7 @@ async function main(): Promise<void> {
       memory: await timed('memory', () => memory(redis, plan.memory)),
       startup: await timed('startup', () => startup(plan.startup)),
       latency: await timed('latency', () => latency(redis, plan.latency)),
+      enqueue: await timed('enqueue', () => enqueueCost(redis, plan.enqueue)),
     };
     const cpus = os.cpus();
     const partial: Omit<Results, 'targets'> = {

@@ -1,5 +1,6 @@
 /** The printed table, the targets judged against the figures, and bench/results.json. */
 import { writeFile } from 'node:fs/promises';
+import { type EnqueueResult, renderEnqueue } from './enqueue.js';
 import type { FanoutResult, IdleReading } from './fanout.js';
 import { DELAYED_SCRIPTS, FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
@@ -32,6 +33,7 @@ export interface Results {
   memory?: MemoryResult;
   startup?: StartupResult;
   latency?: LatencyResult;
+  enqueue?: EnqueueResult;
   targets: Target[];
 }
 
@@ -573,6 +575,8 @@ export function render(r: Results): string {
   }
 
   if (r.latency) out.push(...renderLatency(r.latency), '');
+
+  if (r.enqueue) out.push(renderEnqueue(r.enqueue), '');
 
   if (r.targets.length > 0) {
     out.push(

@@ -9,7 +9,7 @@
  * Kept here, one list for the server (which warns at start, src/server/app.ts) and the CLI
  * (which says why it cannot reach, src/cli/errors.ts): no package exports it (undici keeps its
  * copy in `lib/web/fetch/constants.js`, not in its exports): 82 ports, the same as undici
- * 7.30's (test/cli/badPorts.test.ts checks Node's own fetch refuses each).
+ * 7.30's (test/server/badPort.test.ts checks Node's own fetch refuses each).
  */
 const BAD_PORTS: ReadonlySet<number> = new Set([
   1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,

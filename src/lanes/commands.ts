@@ -87,6 +87,28 @@ export type JobReply = [id: string, fields: string[]];
  */
 export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3];
 /**
+ * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
+ * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
+ * used for another request, for job `id` before the call or (id null) by job `first` of this
+ * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`.
+ */
+export type EnqueueManyReply =
+  | [status: 0, replies: EnqueueReply[]]
+  | [status: 2, index: number, id: string | null, first: number | null]
+  | [status: 3, index: number, now: number];
+/** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
+export interface EnqueueArgs {
+  readonly group: string;
+  /** JSON text, or '' for none. */
+  readonly payload: string;
+  readonly maxAttempts: number;
+  /** The idempotency key with how long it is remembered (ms) and the request's fingerprint. */
+  readonly key?: { name: string; ttlMs: number; fingerprint: string } | undefined;
+  readonly delayMs?: number | undefined;
+  readonly runAt?: number | undefined;
+  readonly backoff?: BackoffArgs | undefined;
+}
+/**
  * `promoteJob-8.lua`'s reply: the job after the call and whether it was moved (1) or was not
  * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
@@ -393,6 +415,45 @@ export class Commands {
       b ? String(b.jitter) : '',
     ];
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
+  }
+
+  /**
+   * `enqueueMany-9.lua`: the jobs (1..1,000, validated) in one atomic call, each as
+   * {@link enqueue} sends it, the key's name in place of its key (the script builds the idem
+   * keys, the lanes and the groups' delayed indexes from the base).
+   */
+  enqueueMany(jobs: readonly EnqueueArgs[]): Promise<EnqueueManyReply> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.groups,
+      k.stats,
+      k.seq,
+      k.delayed,
+    ];
+    const args: Arg[] = [k.base, jobs.length];
+    for (const p of jobs) {
+      const b = p.backoff;
+      args.push(
+        p.group,
+        p.payload,
+        p.maxAttempts,
+        p.key?.name ?? '',
+        p.key?.ttlMs ?? '',
+        p.key?.fingerprint ?? '',
+        p.delayMs ?? '',
+        p.runAt ?? '',
+        b?.type ?? '',
+        b?.delayMs ?? '',
+        b?.maxDelayMs ?? '',
+        b ? String(b.jitter) : '',
+      );
+    }
+    return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
   }
 
   /**

@@ -14,6 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type BackoffArgs,
   Commands,
+  type EnqueueArgs,
   type GroupReply,
   type JobReply,
   type RetentionReply,
@@ -124,6 +125,60 @@ function requestFingerprint(
     text += `\n${delay}\n${policy}`;
   }
   return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * One enqueue's arguments, validated as DESIGN.md §5 says (BAD_USER_INPUT naming the option):
+ * the group, the payload as JSON text, maxAttempts (default 3), the key with its ttl and the
+ * request's fingerprint, one of delayMs and runAt, the backoff policy with its defaults.
+ * Used by `Queue.enqueue` and, per job, by `Queue.enqueueMany`.
+ */
+function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions): EnqueueArgs {
+  const g = validate.groupId(group);
+  const text = validate.payload(payload);
+  const opts = options ?? {};
+  const maxAttempts = validate.maxAttempts(opts.maxAttempts ?? Defaults.maxAttempts);
+  const name = opts.key === undefined ? undefined : validate.idempotencyKey(opts.key);
+  if (name === undefined && opts.keyTtlMs !== undefined) {
+    throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
+  }
+  const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
+  const runAt = opts.runAt == null ? undefined : validate.runAt(opts.runAt);
+  if (delayMs !== undefined && runAt !== undefined) {
+    throw badInput('runAt', 'cannot be given with delayMs: give one of them');
+  }
+  const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
+  const key =
+    name === undefined
+      ? undefined
+      : {
+          name,
+          ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
+          fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
+        };
+  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff };
+}
+
+/**
+ * A refusal of one job of a batch, named by its place: BAD_USER_INPUT `group` of job 3 becomes
+ * `jobs[3].group` (message `jobs[3].group: …`); any other error is passed on unchanged.
+ */
+function inJob(at: string, error: unknown): unknown {
+  if (!(error instanceof RingmasterError) || error.code !== ErrorCode.BAD_USER_INPUT) return error;
+  const argument = error.argument ?? '';
+  const message = error.message.startsWith(`${argument}: `)
+    ? error.message.slice(argument.length + 2)
+    : error.message;
+  return badInput(argument === '' ? at : `${at}.${argument}`, message);
+}
+
+/** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
+function runAtOutOfRange(argument: string, now: string | number | undefined): RingmasterError {
+  return badInput(
+    argument,
+    // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
+    `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${now} ms since the epoch by the queue's clock`,
+  );
 }
 
 /** A failed attempt's entries as `retry-12.lua` and `reap-12.lua` push them (JSON text). */
@@ -465,7 +520,8 @@ export class Queue {
    * maxAttempts and enqueuedAt it was made with (attempts 0, finishedAt and lastError null:
    * not kept): finished and past its retention age, in the state its hash says (COMPLETED or
    * DEAD); its hash deleted (trimmed or removed), state COMPLETED, standing for finished
-   * (completed or dead) or removed — which one the key does not keep. The key is checked before anything is written.
+   * (completed or dead) or removed — which one the key does not keep. The key is checked
+   * before anything is written.
    * @param options.maxAttempts claims before the job is dead, 1..100 (default 3)
    * @param options.key idempotency key: 1–256 UTF-8 bytes, no control characters
    * @param options.keyTtlMs how long the key is remembered, ms, 1..2,592,000,000 (default
@@ -481,57 +537,84 @@ export class Queue {
    *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
   async enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
-    const g = validate.groupId(group);
-    const text = validate.payload(payload);
-    const opts = options ?? {};
-    const maxAttempts = validate.maxAttempts(opts.maxAttempts ?? Defaults.maxAttempts);
-    const name = opts.key === undefined ? undefined : validate.idempotencyKey(opts.key);
-    if (name === undefined && opts.keyTtlMs !== undefined) {
-      throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
-    }
-    const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
-    const runAt = opts.runAt == null ? undefined : validate.runAt(opts.runAt);
-    if (delayMs !== undefined && runAt !== undefined) {
-      throw badInput('runAt', 'cannot be given with delayMs: give one of them');
-    }
-    const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
-    const key =
-      name === undefined
-        ? undefined
-        : {
-            name,
-            ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
-            fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
-          };
+    const job = enqueueArgs(group, payload, options);
     const [id, fields, outcome] = await this.registered(() =>
-      this.laidOut(() =>
-        this.commands.enqueue({
-          group: g,
-          payload: text,
-          maxAttempts,
-          key,
-          delayMs,
-          runAt,
-          backoff,
-        }),
-      ),
+      this.laidOut(() => this.commands.enqueue(job)),
     );
-    if (outcome === 2) {
-      throw badInput(
-        'key',
-        `was used for job ${id} of queue ${this.name} with a different group, payload, maxAttempts, delay or backoff; use a new key for a new job`,
+    if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
+    if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
+    return this.enqueued(id, fields, outcome);
+  }
+
+  /**
+   * Enqueue many jobs in one atomic call (issue 18; BullMQ's `addBulk`, Sidekiq's `push_bulk`):
+   * each job `{ group, payload?, options? }` exactly as {@link enqueue} would take and answer
+   * it, in input order, with one script call (`enqueueMany-9.lua`) instead of one per job.
+   * Every job is validated first, as enqueue validates it, and then judged by the script before
+   * its first write (runAt within 30 days of the Redis clock, idempotency keys, the id counter,
+   * the groups' active counts): one bad job refuses the whole call and nothing is written.
+   * Ids are minted in input order, one after the other, as enqueues one by one would mint them.
+   *
+   * Idempotency keys: a key used before the call answers its job (token left out), as enqueue
+   * does; two jobs of the call with the same key and the same request make one job, the second
+   * answering the first's; a key used for a different request refuses the call.
+   * @param jobs 0..1,000 jobs (`Limits.maxEnqueueBatch`); an empty list answers [] and sends
+   *   nothing
+   * @returns the jobs, in input order (PENDING, DELAYED with `runAt`, or a key's job as it is)
+   * @throws RingmasterError BAD_USER_INPUT naming the job: argument `jobs` (not an array, or more
+   *   than 1,000), `jobs[i]` (not an object), `jobs[i].group`, `jobs[i].payload`,
+   *   `jobs[i].maxAttempts`, `jobs[i].key`, `jobs[i].keyTtlMs`, `jobs[i].delayMs`,
+   *   `jobs[i].runAt`, `jobs[i].backoff` (i from 0) — as {@link enqueue} refuses them;
+   *   DATA_OUT_OF_RANGE (see the script). Nothing is written then.
+   */
+  async enqueueMany(
+    jobs: readonly { group: string; payload?: unknown; options?: EnqueueOptions | undefined }[],
+  ): Promise<Job[]> {
+    if (!Array.isArray(jobs)) throw badInput('jobs', 'must be an array of jobs');
+    if (jobs.length > validate.Limits.maxEnqueueBatch) {
+      throw badInput('jobs', `must hold at most ${validate.Limits.maxEnqueueBatch} jobs`);
+    }
+    const args = jobs.map((job: unknown, i) => {
+      const at = `jobs[${i}]`;
+      if (job === null || typeof job !== 'object' || Array.isArray(job)) {
+        throw badInput(at, 'must be an object { group, payload?, options? }');
+      }
+      const { group, payload, options } = job as Record<string, unknown>;
+      if (options != null && (typeof options !== 'object' || Array.isArray(options))) {
+        throw badInput(`${at}.options`, 'must be an object');
+      }
+      try {
+        return enqueueArgs(group, payload, (options ?? {}) as EnqueueOptions);
+      } catch (error) {
+        throw inJob(at, error);
+      }
+    });
+    if (args.length === 0) return [];
+    const reply = await this.registered(() => this.laidOut(() => this.commands.enqueueMany(args)));
+    if (reply[0] === 2) {
+      const [, index, id, first] = reply;
+      throw this.keyConflict(
+        `jobs[${index - 1}].key`,
+        id === null ? `jobs[${(first ?? 1) - 1}] of this call` : `job ${id}`,
       );
     }
-    if (outcome === 3) {
-      throw badInput(
-        'runAt',
-        // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
-        `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${fields[1]} ms since the epoch by the queue's clock`,
-      );
-    }
+    if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
+    return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
+  }
+
+  /** An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job). */
+  private enqueued(id: string, fields: string[], outcome: number): Job {
     const job = decodeJob(this.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /** BAD_USER_INPUT `argument`: an idempotency key used for another request (by `by`). */
+  private keyConflict(argument: string, by: string): RingmasterError {
+    return badInput(
+      argument,
+      `was used for ${by} of queue ${this.name} with a different group, payload, maxAttempts, delay or backoff; use a new key for a new job`,
+    );
   }
 
   /**

@@ -22,6 +22,8 @@ export const Limits = {
   maxReapBatch: 10_000,
   /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
   maxBatch: 1_000,
+  /** Jobs one `Queue.enqueueMany` call enqueues (one script; as completeAndClaim's batch). */
+  maxEnqueueBatch: 1_000,
   /** Jobs one Worker runs at once. */
   maxConcurrency: 10_000,
   /** How long an enqueue's idempotency key may be remembered (ms): 30 days. */

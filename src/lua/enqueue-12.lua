@@ -54,7 +54,7 @@
                request and the key: finished and past its retention age
                (includes/retentionAge.lua), state as its hash says ('completed' or 'dead');
                its hash deleted (finished: completed or dead, which is not kept), state
-               'completed'
+               'completed' (includes/enqueueJob.lua, keyedReply)
             2  the key was used for another request: the id of its job and no fields;
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
@@ -66,130 +66,66 @@
 
   Events: incr seq; hset job; hset payloads (with a payload); hset settings (the queue's first
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
-  None for outcomes 1, 2 and 3.
-]]
---- @include "keys"
---- @include "nowMs"
---- @include "safeInteger"
---- @include "settleGroup"
---- @include "heads"
---- @include "payloads"
---- @include "retentionAge"
+  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
+  (re-ring). None for outcomes 1, 2 and 3.
 
--- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
-local LAST_SEQ = 9007199254740990
--- The furthest a run-at time may be from now (ms): 30 days, as the engine's delayMs bound.
-local MAX_DELAY_MS = 2592000000
+  The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
+  reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
+]]
+--- @include "nowMs"
+--- @include "heads"
+--- @include "enqueueJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
-  wake = KEYS[5], stats = KEYS[8],
+  wake = KEYS[5], stats = KEYS[8], base = ARGV[1],
 }
 local laneKey = KEYS[6]
 local groupsKey = KEYS[7]
 local seqKey = KEYS[9]
 local idemKey = KEYS[10]
+local delayedKey = KEYS[11]
+local groupDelayedKey = KEYS[12]
 local base = ARGV[1]
 local group = ARGV[2]
 local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 local keyTtlMs = ARGV[5]
 local fingerprint = ARGV[6]
-local delayedKey = KEYS[11]
-local groupDelayedKey = KEYS[12]
-local delayMs = ARGV[7]
-local givenRunAt = ARGV[8]
-local backoff = ARGV[9]
-
-local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 
 if keyTtlMs ~= '' then
-  local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
-  if seen[1] then
+  local seen = keyRecord(idemKey)
+  if seen then
     if seen[2] ~= fingerprint then
       return { seen[1], {}, CONFLICT }
     end
-    local fields = jobFields(base, seen[1])
-    -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
-    -- Retention): answered from the request and the key, in the state its hash still says
-    -- (completed or dead). A hash the trim deleted says nothing: it finished (completed or
-    -- dead), and 'completed' stands for that (the key does not keep which: keeping it would
-    -- cost a write per finished job).
-    local goneAs = nil
-    if #fields == 0 then
-      goneAs = 'completed'
-    elseif pastRetention(settingsKeyOf(base), fields, nowMs()) then
-      for i = 1, #fields, 2 do
-        if fields[i] == 'state' then
-          goneAs = fields[i + 1]
-        end
-      end
-    end
-    if goneAs then
-      fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', seen[3],
-        'state', goneAs }
-      if payload ~= '' then
-        fields[#fields + 1] = 'payload'
-        fields[#fields + 1] = payload
-      end
-    end
-    return { seen[1], fields, EXISTING }
+    return keyedReply(base, seen[1], seen[3], group, payload, maxAttempts)
   end
 end
 
 local now = nowMs()
-local runAt = nil
-if givenRunAt ~= '' then
-  runAt = tonumber(givenRunAt)
-  if math.abs(runAt - now) > MAX_DELAY_MS then
-    return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
-  end
-elseif delayMs ~= '' then
-  runAt = now + tonumber(delayMs)
+local runAt, outOfRange = runAtOf(ARGV[8], ARGV[7], now)
+if outOfRange then
+  return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
 local delayed = runAt ~= nil and runAt > now
-
-local last = redis.call('GET', seqKey)
-if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= LAST_SEQ) then
-  refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', LAST_SEQ)
-    .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores)',
-    'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
-end
+local seq = firstId(seqKey, 1)
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
-local wasServiceable, wasSaturated
+local limit, active, wasServiceable, wasSaturated
 if not delayed then
-  wasServiceable, wasSaturated = groupState(k, group, laneKey)
+  limit, active, wasServiceable, wasSaturated = judgeLane(k, group, laneKey)
 end
-local seq = redis.call('INCR', seqKey)
+redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
-local jobKey = jobKeyOf(base, id)
--- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
-redis.call('HSET', jobKey, 'group', group, 'state', delayed and 'delayed' or 'pending',
-  'attempts', 0, 'maxAttempts', maxAttempts, 'enqueuedAt', now)
+markLayout(base, seq)
+writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12])
 storePayload(base, id, payload)
-if seq == 1 then
-  -- The queue's first job: mark its layout, so a reader knows it is not the previous one's
-  -- (DESIGN.md §2, "Job layout"; a queue with jobs and no mark is refused by the engine).
-  redis.call('HSET', settingsKeyOf(base), 'layout', JOB_LAYOUT)
-end
-if backoff ~= '' then
-  redis.call('HSET', jobKey, 'backoff', backoff, 'backoffDelayMs', ARGV[10])
-  if ARGV[11] ~= '' then
-    redis.call('HSET', jobKey, 'backoffMaxDelayMs', ARGV[11])
-  end
-  if ARGV[12] ~= '' and ARGV[12] ~= '0' then
-    redis.call('HSET', jobKey, 'backoffJitter', ARGV[12])
-  end
-end
 if keyTtlMs ~= '' then
-  redis.call('HSET', idemKey, 'id', id, 'fingerprint', fingerprint, 'enqueuedAt', now)
-  redis.call('PEXPIRE', idemKey, keyTtlMs)
+  rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
 end
 redis.call('ZADD', groupsKey, 0, group)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
 if delayed then
-  redis.call('HSET', jobKey, 'runAt', string.format('%d', runAt))
   redis.call('ZADD', delayedKey, runAt, id)
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
@@ -197,11 +133,8 @@ else
   redis.call('ZADD', laneKey, seq, id)
   noteLaneHead(base, group, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
-  settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
+    reRingAll(k, base, { group }, 1)
+  end
 end
-local fields = redis.call('HGETALL', jobKey)
-if payload ~= '' then
-  fields[#fields + 1] = 'payload'
-  fields[#fields + 1] = payload
-end
-return { id, fields, CREATED }
+return createdReply(base, id, payload)

@@ -2,7 +2,7 @@
  * `Job`, `JobState`, `JobError`, `Backoff` and the job mutations of the worker role
  * (DESIGN.md §4).
  */
-import { type BackoffPolicy, Defaults, type Job, type JobError } from '../lanes/index.js';
+import { type BackoffPolicy, Defaults, type Job, type JobError, Limits } from '../lanes/index.js';
 import * as resolve from '../resolvers/job.js';
 import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
@@ -134,6 +134,29 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
   }),
 });
 
+const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
+  description:
+    "One job of `enqueueJobs`: `enqueue`'s arguments but the queue, with the same rules and defaults.",
+  fields: (t) => ({
+    group: t.string({ required: true }),
+    payload: t.field({ type: 'JSON' }),
+    maxAttempts: t.int({ defaultValue: Defaults.maxAttempts }),
+    key: t.string({
+      description:
+        "Idempotency key, as `enqueue`'s; a key two jobs of one call carry with the same request makes one job (the second answers it), with another request refuses the call.",
+    }),
+    delayMs: t.field({
+      type: 'SafeInt',
+      description: "As `enqueue`'s: 0..2,592,000,000 ms from now. Not with `runAt`.",
+    }),
+    runAt: t.field({
+      type: 'DateTime',
+      description: "As `enqueue`'s: within 30 days of now (Redis clock). Not with `delayMs`.",
+    }),
+    backoff: t.field({ type: BackoffInputRef }),
+  }),
+});
+
 // Every mutation field is nullable: null, with an error at its path, when it
 // failed. A non-null root mutation field that fails nulls all of `data`, hiding the results of
 // the fields before it that did run — an enqueued job's id, lost to a client that then retries.
@@ -169,6 +192,17 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
+  }),
+  enqueueJobs: t.field({
+    type: [JobRef],
+    nullable: true,
+    authScopes: { worker: true },
+    description: `Enqueue up to ${Limits.maxEnqueueBatch.toLocaleString('en-US')} jobs in one atomic call, each as \`enqueue\` would, answered in input order. One bad job refuses the whole call (BAD_USER_INPUT naming it, \`jobs[3].group\`) and nothing is written. Send the jobs as a variable: written inline they count against the document's token limit.`,
+    args: {
+      queue: t.arg.string({ required: true }),
+      jobs: t.arg({ type: [EnqueueJobInputRef], required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.enqueueJobs(ctx, args),
   }),
   claim: t.field({
     type: JobRef,

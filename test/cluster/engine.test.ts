@@ -150,6 +150,20 @@ describe('the engine on a Redis Cluster', () => {
       expect((await q.applyOverrides()).applied).toBe(1);
       expect(await master.hexists(q.keys.glimit, 'f')).toBe(0);
       ran.add('applyOverrides');
+      // Issue 18 (the producer's side): enqueueMany builds each job's lane, delayed index and
+      // idempotency key from the base, in the queue's slot: all on the queue's master.
+      const many = await q.enqueueMany([
+        { group: 'm', payload: { n: 1 } },
+        { group: 'm2', options: { delayMs: 600_000 } },
+        { group: 'm', options: { key: 'bulk-key' } },
+      ]);
+      ran.add('enqueueMany');
+      const [m1, m2, m3] = many as [Job, Job, Job];
+      expect(await master.zrange(q.keys.lane('m'), 0, -1)).toEqual([m1.id, m3.id]);
+      expect(await master.zscore(q.keys.groupDelayed('m2'), m2.id)).toBe(String(m2.runAt));
+      expect(await master.hget(q.keys.idem('bulk-key'), 'id')).toBe(m3.id);
+      expect(await master.lrange(q.keys.ring, 0, -1)).toContain('m');
+      expect((await q.audit()).findings).toEqual([]);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

@@ -298,6 +298,9 @@ describe('the lease check, promote and an idempotency key: past its age a finish
       state: 'DEAD',
       lastError: 'boom',
     });
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toMatchObject([
+      { id: done.id, state: 'COMPLETED', finishedAt: expect.any(Number) },
+    ]);
 
     const finished = await Promise.all([
       q.redis.zscore(q.keys.completed, done.id),
@@ -315,12 +318,17 @@ describe('the lease check, promote and an idempotency key: past its age a finish
     const again = await q.enqueue('a', null, { key: 'k-done' });
     expect(again).toMatchObject({ id: done.id, state: 'COMPLETED', attempts: 0 });
     expect(again.finishedAt).toBeNull();
+    // enqueueMany answers the key as enqueue does (includes/enqueueJob.lua, keyedReply).
+    expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toEqual([again]);
     // A dead one's key answers DEAD, as its hash says: the request's fields, no lastError.
     const deadAgain = await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' });
     expect(deadAgain).toMatchObject({ id: died.id, state: 'DEAD', attempts: 0, maxAttempts: 1 });
     expect(deadAgain.lastError).toBeNull();
     expect(deadAgain.finishedAt).toBeNull();
     expect(await q.job(died.id)).toBeNull();
+    expect(
+      await q.enqueueMany([{ group: 'a', options: { maxAttempts: 1, key: 'k-dead' } }]),
+    ).toEqual([deadAgain]);
     expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
     expect(await q.redis.zcard(q.keys.dead)).toBe(1);
   });

@@ -74,10 +74,10 @@ describe('the Lua constants agree with the engine’s', () => {
       )?.[1],
     );
 
-  it('errors kept, and the longest delay (requeueJob.lua, enqueue-12.lua)', () => {
+  it('errors kept, and the longest delay (requeueJob.lua, includes/enqueueJob.lua)', () => {
     expect(constant('includes/requeueJob.lua', 'ERRORS_KEPT')).toBe(Defaults.errorsKept);
     expect(constant('includes/requeueJob.lua', 'MAX_DELAY_MS')).toBe(Limits.maxDelayMs);
-    expect(constant('enqueue-12.lua', 'MAX_DELAY_MS')).toBe(Limits.maxDelayMs);
+    expect(constant('includes/enqueueJob.lua', 'MAX_DELAY_MS')).toBe(Limits.maxDelayMs);
   });
 });
 

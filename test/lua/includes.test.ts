@@ -67,7 +67,7 @@ for i = 1, #ARGV, 3 do
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
     jobEventsKeyOf(base, id), watchedKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
-    jobPrefixOf(base) .. id .. ERRORS_SUFFIX }
+    jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group) }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -107,6 +107,8 @@ function tsKeys(c: Case): string[] {
     k.job(c.id),
     k.lane(c.group),
     k.errors(c.id),
+    // An idempotency key, of any text (the group's stands in).
+    k.idem(c.group),
   ];
 }
 

@@ -28,6 +28,8 @@ const EXPECTED = [
   // a worker's completions + claims in one round trip (issue 5)
   'completeAndClaim',
   'enqueue',
+  // many jobs in one atomic call, each as enqueue (issue 18, the producer's side)
+  'enqueueMany',
   'extendLease',
   'pause',
   // the queue's own pause (issue 16): claims stop for every group, the rota untouched
@@ -213,6 +215,11 @@ describe('scripts', () => {
     for (const script of loadScripts()) {
       // the loaded text is already as small as it gets: nothing left to drop
       expect(dropUnusedFunctions(script.lua), script.name).toBe(script.lua);
+      // and the loader did not leave it whole: every function it kept is named again in it
+      for (const [, name] of script.lua.matchAll(/^local function (\w+)\(/gm)) {
+        const uses = script.lua.match(new RegExp(`\\b${name}\\b`, 'g')) ?? [];
+        expect(uses.length, `${script.name}: ${name}`).toBeGreaterThan(1);
+      }
       const source = readFileSync(`${LUA_DIR}${script.name}-${script.numberOfKeys}.lua`, 'utf8');
       kept += (script.lua.match(/^local function /gm) ?? []).length;
       defined += includesDefined(source);

@@ -181,6 +181,23 @@ export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
 }
 
 /**
+ * The whole keyspace (reaper locks aside) as {@link snapshot} takes it, but with each key's absolute expiry
+ * (PEXPIRETIME, Redis 7) in place of its PTTL, which counts down: idempotency keys expire, and
+ * two equal snapshots must still mean nothing was written. (Redis 6.2, under REDIS_URL, has no
+ * PEXPIRETIME: there only whether a key expires is compared.)
+ */
+export async function expirySnapshot(r: RedisClient): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const expiryOf = (key: string) =>
+    r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
+  for (const key of (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort()) {
+    const [dump, expiry] = await Promise.all([r.dumpBuffer(key), expiryOf(key)]);
+    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
+  }
+  return out;
+}
+
+/**
  * One queue's keys (`P:{Q}:*`), byte for byte: key → hex of its DUMP and whether it expires.
  * Unlike {@link snapshot}, unaffected by other queues' keys and by the clock running down a
  * TTL (an idempotency key's): two equal ones mean the queue was not written.

@@ -32,7 +32,9 @@
     jobPrefixOf(base) .. id                        = jobKeyOf(base, id)
     groupPrefixOf(base) .. group .. LANE_SUFFIX    = laneKeyOf(base, group)
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX       = errorsKeyOf(base, id)
-  `P:{Q}:idem:<key>` (keys.ts `idem`) has no Lua builder: enqueue is passed it in KEYS.
+    idemKeyOf(base, key)    'P:{Q}:idem:<key>'         an enqueue's idempotency key (keys.ts `idem`):
+                            enqueue-12.lua is passed its one in KEYS, enqueueMany-9.lua builds
+                            one per job
 
   The operations keys (DESIGN.md §2, "Operations"): every steering script and every group read
   touches some of them, so they are built from base rather than declared in KEYS, as BullMQ's
@@ -101,6 +103,10 @@ end
 
 local function settingsKeyOf(base)
   return base .. 'settings'
+end
+
+local function idemKeyOf(base, key)
+  return base .. 'idem:' .. key
 end
 
 local function baseOf(key, name)

@@ -1,0 +1,224 @@
+--[[
+  enqueueMany — enqueue up to 1,000 jobs in one atomic call, each exactly as enqueue-12.lua
+  would, in input order (DESIGN.md §3, enqueueMany): a job to the tail of its group's lane, or
+  delayed; its group re-ringed with a wake when the call makes it serviceable. Every job is
+  judged before the first write (includes/enqueueJob.lua): its idempotency key, its run-at time,
+  the id counter for the call's new jobs, and the active count of every group a job goes to the
+  lane of. So a call that refuses one job writes nothing at all.
+
+  Idempotency keys: a key used before the call answers its job (EXISTING), as enqueue does; a
+  key two jobs of the call carry with the same request makes one job, the second answering the
+  first's (as two enqueues in a row would); any key used for another request (before the call,
+  or by an earlier job of it) refuses the call.
+
+  Input:
+    KEYS[1] glimit   hash   group -> limit
+    KEYS[2] gactive  hash   group -> active count
+    KEYS[3] ring     list   serviceable groups
+    KEYS[4] paused   set    paused groups
+    KEYS[5] wake     list   wake tokens
+    KEYS[6] groups   zset   group registry
+    KEYS[7] stats    hash   counters
+    KEYS[8] seq      string job id counter
+    KEYS[9] delayed  zset   every delayed job of the queue: id -> runAt (ms)
+  Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
+  (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
+  idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited.
+
+    ARGV[1] base   'P:{Q}:'
+    ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
+    then 12 per job, the i-th job's from ARGV[3 + 12 × (i − 1)]:
+      group, payload ('' none), maxAttempts, key ('' none: the idempotency key's name, 1–256
+      bytes), keyTtlMs ('' without a key), fingerprint ('' without a key), delayMs ('' none),
+      runAt ('' none; never with delayMs), backoff ('FIXED' | 'EXPONENTIAL' | '' none),
+      backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none) —
+      enqueue-12.lua's ARGV[2..12], the key's name in place of its declared idem key,
+      validated by the engine.
+
+  Output:
+    { 0, { { id, fields, outcome }, ... } }  every job's reply, in input order, as enqueue-12.lua
+        answers it: outcome 0 (new) or 1 (its key's job: nothing written for it)
+    { 2, i, id | false, first | false }  job i's key was used for another request: for job `id`
+        before the call, or (id false) by job `first` of this call; nothing written
+    { 3, i, now }  job i's runAt is more than 30 days from now (ms, Redis clock); nothing written
+  Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` cannot mint the call's new ids within
+  2^53−1, or a group a job goes to the lane of has a limit and an active count that is not an
+  integer within ±(2^53−1) (includes/groupState.lua).
+
+  Events: enqueue-12.lua's, batched (one incrby seq in place of incr, one hset
+  payloads, one zadd groups, one hincrby per stats field, per group one zadd of its lane and of
+  heads or of its delayed index, one zadd delayed; one rpush ring, hdel gturns and lpush/ltrim
+  wake for all the groups re-ringed); per job one hset of its hash and, with a key, hset +
+  pexpire of its idem key. None when refused or every job answers EXISTING.
+]]
+--- @include "nowMs"
+--- @include "enqueueJob"
+
+local k = {
+  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
+  wake = KEYS[5], stats = KEYS[7], base = ARGV[1],
+}
+local groupsKey = KEYS[6]
+local seqKey = KEYS[8]
+local delayedKey = KEYS[9]
+local base = ARGV[1]
+local n = tonumber(ARGV[2])
+local STRIDE = 12
+
+-- Judge every job, writing nothing. jobs[i] = { a (its first ARGV index less one), outcome,
+-- runAt, delayed, id (a key's job: the id it answers; a new job: its own), seen (a key used
+-- before the call: its record), first (a key used earlier in the call: that job) }.
+local now = nowMs()
+local jobs = {}
+local keys = {} -- idem key -> { fingerprint, seen | job } as judged so far in this call
+local created = {} -- the new jobs, in input order
+for i = 1, n do
+  local a = 2 + STRIDE * (i - 1)
+  local job = { a = a, outcome = CREATED, runAt = false, delayed = false, id = false,
+    seen = false, first = false }
+  jobs[i] = job
+  local keyName = ARGV[a + 4]
+  local idemKey = keyName ~= '' and idemKeyOf(base, keyName) or nil
+  local used = idemKey and keys[idemKey]
+  if idemKey and used == nil then
+    local seen = keyRecord(idemKey)
+    used = seen and { fingerprint = seen[2], seen = seen } or false
+    keys[idemKey] = used
+  end
+  if used then
+    if used.fingerprint ~= ARGV[a + 6] then
+      return { CONFLICT, i, used.seen and used.seen[1] or false, used.job and used.job.index or false }
+    end
+    job.outcome = EXISTING
+    job.seen = used.seen
+    job.first = used.job or false
+  else
+    local runAt, outOfRange = runAtOf(ARGV[a + 8], ARGV[a + 7], now)
+    if outOfRange then
+      return { RUN_AT_OUT_OF_RANGE, i, now }
+    end
+    job.runAt = runAt or false
+    job.delayed = runAt ~= nil and runAt > now
+    job.index = i
+    job.idemKey = idemKey or false
+    created[#created + 1] = job
+    if idemKey then
+      keys[idemKey] = { fingerprint = ARGV[a + 6], job = job }
+    end
+  end
+end
+local first = #created > 0 and firstId(seqKey, #created) or 0
+-- Each group a new job goes to, in the order of its first: its lane and delayed jobs, and,
+-- judged before any write, its standing when a job goes to its lane.
+local groups, order = {}, {}
+for j = 1, #created do
+  local job = created[j]
+  job.seq = first + j - 1
+  job.id = string.format('%d', job.seq)
+  local group = ARGV[job.a + 1]
+  local g = groups[group]
+  if g == nil then
+    g = { lane = {}, delayed = {} }
+    groups[group] = g
+    order[#order + 1] = group
+  end
+  if job.delayed then
+    g.delayed[#g.delayed + 1] = job
+  else
+    g.lane[#g.lane + 1] = job
+  end
+end
+for i = 1, #order do
+  local group = order[i]
+  local g = groups[group]
+  if #g.lane > 0 then
+    g.laneKey = laneKeyOf(base, group)
+    g.limit, g.active, g.wasServiceable, g.wasSaturated = judgeLane(k, group, g.laneKey)
+  end
+end
+
+-- Write.
+if #created > 0 then
+  redis.call('INCRBY', seqKey, #created)
+  markLayout(base, first)
+  local payloads = {}
+  for j = 1, #created do
+    local job = created[j]
+    local a = job.a
+    writeJob(base, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt, job.delayed, ARGV[a + 9],
+      ARGV[a + 10], ARGV[a + 11], ARGV[a + 12])
+    if ARGV[a + 2] ~= '' then
+      payloads[#payloads + 1] = job.id
+      payloads[#payloads + 1] = ARGV[a + 2]
+    end
+    if job.idemKey then
+      rememberKey(job.idemKey, job.id, ARGV[a + 6], now, ARGV[a + 5])
+    end
+  end
+  if #payloads > 0 then
+    redis.call('HSET', payloadsKeyOf(base), unpack(payloads))
+  end
+  local registry, delayedAll, reRinged = {}, {}, {}
+  local pending, delayed = 0, 0
+  for i = 1, #order do
+    local group = order[i]
+    local g = groups[group]
+    registry[#registry + 1] = 0
+    registry[#registry + 1] = group
+    if #g.delayed > 0 then
+      local members = {}
+      for j = 1, #g.delayed do
+        local job = g.delayed[j]
+        members[#members + 1] = job.runAt
+        members[#members + 1] = job.id
+        delayedAll[#delayedAll + 1] = job.runAt
+        delayedAll[#delayedAll + 1] = job.id
+      end
+      redis.call('ZADD', groupDelayedKeyOf(base, group), unpack(members))
+      delayed = delayed + #g.delayed
+    end
+    local lane = g.lane
+    if #lane > 0 then
+      local members = {}
+      for j = 1, #lane do
+        members[#members + 1] = lane[j].seq
+        members[#members + 1] = lane[j].id
+      end
+      redis.call('ZADD', g.laneKey, unpack(members))
+      -- The lane's new head bound (includes/heads.lua, noteLaneHead): its first job's score.
+      redis.call('ZADD', headsKeyOf(base), 'LT', lane[1].seq, group)
+      pending = pending + #lane
+      if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
+          #lane) then
+        reRinged[#reRinged + 1] = group
+      end
+    end
+  end
+  redis.call('ZADD', groupsKey, unpack(registry))
+  redis.call('HINCRBY', k.stats, 'enqueued', #created)
+  if delayed > 0 then
+    redis.call('ZADD', delayedKey, unpack(delayedAll))
+    redis.call('HINCRBY', k.stats, 'delayed', delayed)
+  end
+  if pending > 0 then
+    redis.call('HINCRBY', k.stats, 'pending', pending)
+  end
+  if #reRinged > 0 then
+    reRingAll(k, base, reRinged, #reRinged)
+  end
+end
+
+-- Answer every job, in input order.
+local replies = {}
+for i = 1, n do
+  local job = jobs[i]
+  local a = job.a
+  if job.outcome == CREATED then
+    replies[i] = createdReply(base, job.id, ARGV[a + 2])
+  elseif job.seen then
+    replies[i] = keyedReply(base, job.seen[1], job.seen[3], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+  else
+    replies[i] = keyedReply(base, job.first.id, false, ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+  end
+end
+return { CREATED, replies }

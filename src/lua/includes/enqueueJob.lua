@@ -1,0 +1,208 @@
+--[[
+  An enqueue's per-job part (DESIGN.md §3, enqueue), written once for enqueue-12.lua (one job)
+  and enqueueMany-9.lua (up to 1,000 in one call). Each script judges every job before its
+  first write, so a refused call writes nothing, then writes; enqueueMany batches what its jobs
+  share (the registry, the stats, each group's lane and delayed index, the ring, the wake).
+
+  The helpers take and return plain values, no tables: Redis runs a script's whole text on
+  every call, and every table (and closure) a call makes is garbage Lua's collector then works
+  through — measured under callgrind, a one-job call that carried a batch's bookkeeping cost
+  ~18% more instructions than enqueue before (docs/PERFORMANCE.md, "Enqueueing in bulk").
+
+  Judging (no write):
+    keyRecord(idemKey)  the key's { id, fingerprint, enqueuedAt } (HMGET), or nil when unused
+    keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
+                        the reply { id, fields, EXISTING } for a job its key made: its hash and
+                        payload as they are now, or, once it is gone to every read, the
+                        request's fields and the key's enqueuedAt: finished and past its
+                        retention age (includes/retentionAge.lua), in the state its hash says
+                        ('completed' or 'dead'); its hash deleted (trimmed or removed), state
+                        'completed', which there stands for finished (completed or dead) or
+                        removed: the key does not keep which (it would cost a write per
+                        finished job)
+    runAtOf(runAt, delayMs, now)
+                        the job's run-at time (ms, Redis clock) or nil for none, and true when a
+                        given runAt is more than MAX_DELAY_MS from now (then refused)
+    firstId(seqKey, n)  the first of n new ids; refuses (DATA_OUT_OF_RANGE) a `seq` that is
+                        not an integer from 0 to 2^53 − 1 − n (an id past 2^53−1 is not exact in
+                        Lua nor as a lane score)
+    judgeLane(k, group, laneKey)
+                        limit, active, serviceable, saturated of a group a job goes to the lane
+                        of, before (includes/groupState.lua: refuses an active count it cannot
+                        hold exactly)
+  Writing:
+    markLayout(base, first)  the queue's layout mark when `first` is its first id
+    writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
+             backoffMaxDelayMs, backoffJitter)
+                        the job hash in one HSET (state pending, or delayed with its runAt)
+    rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
+    settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
+                        after jobs went to the lane of a group: true when it is to be re-ringed
+                        (it was not serviceable and is now); the saturated count kept (it cannot
+                        change: limit and active are as judged — settleGroup.lua's rule)
+    reRingAll(k, base, groups, n)
+                        settleGroup.lua's reRing for groups[1..n], batched: one RPUSH of the
+                        ring in order, one HDEL of their turns, a wake token each (one LPUSH, at
+                        most WAKE_LENGTH) and one LTRIM
+    createdReply(base, id, payload)   the reply { id, fields, CREATED }: HGETALL of the new
+                        hash, its payload appended
+  k: the script's key table — glimit, gactive, ring, paused, wake, stats (groupState.lua), base.
+  base: 'P:{Q}:'; job hashes, payloads, settings, heads and gturns are built from it
+  (includes/keys.lua).
+]]
+--- @include "keys"
+--- @include "nowMs"
+--- @include "safeInteger"
+--- @include "groupState"
+--- @include "payloads"
+--- @include "retentionAge"
+
+-- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
+local LAST_SEQ = 9007199254740990
+-- The furthest a run-at time may be from now (ms): 30 days, as the engine's delayMs bound.
+local MAX_DELAY_MS = 2592000000
+
+local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
+
+local function keyRecord(idemKey)
+  local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
+  if seen[1] then
+    return seen
+  end
+  return nil
+end
+
+local function keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
+  local fields = jobFields(base, id)
+  -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
+  -- Retention): answered from the request and the key, in the state its hash still says.
+  local goneAs = nil
+  if #fields == 0 then
+    goneAs = 'completed'
+  elseif pastRetention(settingsKeyOf(base), fields, nowMs()) then
+    for i = 1, #fields, 2 do
+      if fields[i] == 'state' then
+        goneAs = fields[i + 1]
+      end
+    end
+  end
+  if goneAs then
+    fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', enqueuedAt,
+      'state', goneAs }
+    if payload ~= '' then
+      fields[#fields + 1] = 'payload'
+      fields[#fields + 1] = payload
+    end
+  end
+  return { id, fields, EXISTING }
+end
+
+local function runAtOf(givenRunAt, delayMs, now)
+  if givenRunAt ~= '' then
+    local runAt = tonumber(givenRunAt)
+    return runAt, math.abs(runAt - now) > MAX_DELAY_MS
+  elseif delayMs ~= '' then
+    return now + tonumber(delayMs), false
+  end
+  return nil, false
+end
+
+local function firstId(seqKey, n)
+  local last = redis.call('GET', seqKey)
+  local top = LAST_SEQ + 1 - n
+  if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= top) then
+    refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', top)
+      .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores; this call mints ' .. n
+      .. ')',
+      'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
+  end
+  return (last and tonumber(last) or 0) + 1
+end
+
+local function judgeLane(k, group, laneKey)
+  local limit = limitOf(k.glimit, group)
+  local active = limit and activeOf(k.gactive, group)
+  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active)
+  return limit, active, serviceable, saturated
+end
+
+local function markLayout(base, first)
+  if first == 1 then
+    -- The queue's first job: mark its layout, so a reader knows it is not the previous one's
+    -- (DESIGN.md §2, "Job layout"; a queue with jobs and no mark is refused by the engine).
+    redis.call('HSET', settingsKeyOf(base), 'layout', JOB_LAYOUT)
+  end
+end
+
+local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
+    backoffMaxDelayMs, backoffJitter)
+  local jobKey = jobKeyOf(base, id)
+  -- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
+  if backoff == '' and not delayed then
+    redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
+      'maxAttempts', maxAttempts, 'enqueuedAt', now)
+    return
+  end
+  local fields = { 'group', group, 'state', delayed and 'delayed' or 'pending', 'attempts', 0,
+    'maxAttempts', maxAttempts, 'enqueuedAt', now }
+  if backoff ~= '' then
+    fields[#fields + 1] = 'backoff'
+    fields[#fields + 1] = backoff
+    fields[#fields + 1] = 'backoffDelayMs'
+    fields[#fields + 1] = backoffDelayMs
+    if backoffMaxDelayMs ~= '' then
+      fields[#fields + 1] = 'backoffMaxDelayMs'
+      fields[#fields + 1] = backoffMaxDelayMs
+    end
+    if backoffJitter ~= '' and backoffJitter ~= '0' then
+      fields[#fields + 1] = 'backoffJitter'
+      fields[#fields + 1] = backoffJitter
+    end
+  end
+  if delayed then
+    fields[#fields + 1] = 'runAt'
+    fields[#fields + 1] = string.format('%d', runAt)
+  end
+  redis.call('HSET', jobKey, unpack(fields))
+end
+
+local function rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
+  redis.call('HSET', idemKey, 'id', id, 'fingerprint', fingerprint, 'enqueuedAt', now)
+  redis.call('PEXPIRE', idemKey, keyTtlMs)
+end
+
+local function settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
+  if wasServiceable then
+    return false
+  end
+  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active, nil, pending)
+  if saturated ~= wasSaturated then
+    redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)
+  end
+  return serviceable
+end
+
+local function reRingAll(k, base, groups, n)
+  redis.call('RPUSH', k.ring, unpack(groups, 1, n))
+  -- A fresh round of each one's weight (includes/weights.lua, resetTurns).
+  redis.call('HDEL', turnsKeyOf(base), unpack(groups, 1, n))
+  if n == 1 then
+    redis.call('LPUSH', k.wake, '1')
+  else
+    local tokens = {}
+    for i = 1, math.min(n, WAKE_LENGTH) do
+      tokens[i] = '1'
+    end
+    redis.call('LPUSH', k.wake, unpack(tokens))
+  end
+  redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
+end
+
+local function createdReply(base, id, payload)
+  local fields = redis.call('HGETALL', jobKeyOf(base, id))
+  if payload ~= '' then
+    fields[#fields + 1] = 'payload'
+    fields[#fields + 1] = payload
+  end
+  return { id, fields, CREATED }
+end

@@ -1,0 +1,114 @@
+/**
+ * `enqueueJobs(queue, jobs)` over HTTP (DESIGN.md §4.3; issue 18, the producer's side): a thin
+ * resolver over `Queue.enqueueMany`. 1,000 jobs of a normal selection pass the query limits
+ * (sent as a variable, as the mutation's description says); the answers come in input order,
+ * each as `enqueue` answers it; the worker role is needed (a read token is FORBIDDEN); a bad job
+ * is refused with its index in `extensions.argument`, and a refused call changes nothing in
+ * Redis (every key's DUMP compared).
+ */
+import { describe, expect, it } from 'vitest';
+import { type EnqueueJobInput, EnqueueJobsDocument } from '../gql/graphql.js';
+import { expectNoLeak } from '../support/api.js';
+import { expirySnapshot, redisNow, uniqueQueueName } from '../support/lanes.js';
+import type { GraphQLResponse } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
+
+const TOKENS = {
+  read: 'read-token-0123456789abcdef',
+  worker: 'worker-token-0123456789abcdef',
+} as const;
+const api = useTestServer({
+  AUTH_TOKENS: `read:${TOKENS.read},worker:${TOKENS.worker}`,
+  REAP_INTERVAL_MS: '86400000',
+});
+
+/** The code and `argument` of a refused call's one error, after the leak check. */
+function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
+  expectNoLeak(JSON.stringify(response.body));
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
+  return { code: extensions?.code as string, argument: extensions?.argument };
+}
+
+/**
+ * Run `action` and assert the keyspace is byte for byte what it was (expiries as absolute
+ * times: the idempotency keys' PTTL counts down). Returns what `action` returned.
+ */
+async function expectRedisUnchanged<T>(action: () => Promise<T>): Promise<T> {
+  const r = api.redis.client();
+  const before = await expirySnapshot(r);
+  const result = await action();
+  expect(Object.fromEntries(await expirySnapshot(r)), 'Redis changed').toEqual(
+    Object.fromEntries(before),
+  );
+  return result;
+}
+
+const send = (queue: string, jobs: EnqueueJobInput[], token: string = TOKENS.worker) =>
+  api.request(EnqueueJobsDocument, { queue, jobs }, { token });
+
+describe('enqueueJobs', () => {
+  it('enqueues 1,000 jobs in one call, answered in input order, each as enqueue answers it', async () => {
+    const queue = uniqueQueueName();
+    const jobs: EnqueueJobInput[] = Array.from({ length: 1_000 }, (_, i) => ({
+      group: `tenant-${i % 10}`,
+      payload: { orderId: i, note: 'x'.repeat(200) },
+      ...(i % 4 === 0 ? { delayMs: 60_000, backoff: { type: 'FIXED', delayMs: 500 } } : {}),
+      ...(i === 7 ? { key: 'order-7', maxAttempts: 5 } : {}),
+    }));
+    const response = await send(queue, jobs);
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    const answered = response.body.data?.enqueueJobs ?? [];
+    expect(answered.map((j) => j.id)).toEqual(jobs.map((_, i) => String(i + 1)));
+    expect(answered.map((j) => j.group)).toEqual(jobs.map((j) => j.group));
+    expect(answered[0]).toMatchObject({
+      state: 'DELAYED',
+      backoff: { type: 'FIXED', delayMs: 500 },
+      payload: { orderId: 0 },
+      token: null,
+    });
+    expect(answered[1]).toMatchObject({ state: 'PENDING', runAt: null, backoff: null });
+    const q = api.server.engine.queue(queue);
+    expect(await q.job('8')).toMatchObject({ maxAttempts: 5, payload: { orderId: 7 } });
+    expect((await q.counts()).pending).toBe(750);
+    expect((await q.counts()).delayed).toBe(250);
+    expect((await q.audit()).findings).toEqual([]);
+
+    // The same call again: job 8's key answers job 8; every other job is new.
+    const again = (await send(queue, jobs.slice(5, 10))).body.data?.enqueueJobs ?? [];
+    expect(again.map((j) => j.id)).toEqual(['1001', '1002', '8', '1003', '1004']);
+  });
+
+  it('needs the worker role: a read token is FORBIDDEN and nothing is written', async () => {
+    const queue = uniqueQueueName();
+    await api.server.engine.queue(queue).enqueue('g', { seed: 1 });
+    const response = await expectRedisUnchanged(() => send(queue, [{ group: 'g' }], TOKENS.read));
+    expect(refusal(response).code).toBe('FORBIDDEN');
+    expect(response.body.data?.enqueueJobs ?? null).toBeNull();
+  });
+
+  it('a bad job is refused with its index, and the call writes nothing', async () => {
+    const queue = uniqueQueueName();
+    await api.server.engine.queue(queue).enqueue('g', { seed: 1 }, { key: 'used' });
+    const now = await redisNow(api.redis.client());
+    const ok: EnqueueJobInput = { group: 'g', payload: 1 };
+    const cases: [EnqueueJobInput[], string][] = [
+      [[ok, ok, { group: '' }], 'jobs[2].group'],
+      [[ok, { group: 'g', maxAttempts: 101 }], 'jobs[1].maxAttempts'],
+      [[{ group: 'g', delayMs: 1, runAt: new Date(now).toISOString() }, ok], 'jobs[0].runAt'],
+      // Judged by the script (Redis clock) before its first write.
+      [
+        [ok, ok, ok, { group: 'g', runAt: new Date(now + 40 * 86_400_000).toISOString() }],
+        'jobs[3].runAt',
+      ],
+      [[ok, { group: 'h', payload: 2, key: 'used' }], 'jobs[1].key'],
+      [Array.from({ length: 1_001 }, () => ok), 'jobs'],
+    ];
+    for (const [jobs, argument] of cases) {
+      const response = await expectRedisUnchanged(() => send(queue, jobs));
+      expect(refusal(response), argument).toEqual({ code: 'BAD_USER_INPUT', argument });
+      expect(response.body.errors?.[0]?.message.startsWith(`${argument}: `)).toBe(true);
+    }
+  });
+});
