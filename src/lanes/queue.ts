@@ -516,9 +516,12 @@ export class Queue {
    * lost (by the caller, or by ioredis resending it after a reconnect) adds a second job. With
    * `key`, the same key within this queue answers the job it made, for
    * `keyTtlMs` after that first enqueue, and writes nothing: the job as it is now (token left
-   * out: the lease is its worker's), or, once it completed (its hash deleted), state COMPLETED
-   * with the group, payload, maxAttempts and enqueuedAt it was made with (attempts 0 and
-   * finishedAt null: not kept). The key is checked before anything is written.
+   * out: the lease is its worker's), or, once it is gone to reads, the group, payload,
+   * maxAttempts and enqueuedAt it was made with (attempts 0, finishedAt and lastError null:
+   * not kept): finished and past its retention age, in the state its hash says (COMPLETED or
+   * DEAD); its hash deleted (trimmed or removed), state COMPLETED, standing for finished
+   * (completed or dead) or removed — which one the key does not keep. The key is checked
+   * before anything is written.
    * @param options.maxAttempts claims before the job is dead, 1..100 (default 3)
    * @param options.key idempotency key: 1–256 UTF-8 bytes, no control characters
    * @param options.keyTtlMs how long the key is remembered, ms, 1..2,592,000,000 (default

@@ -74,8 +74,8 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     rateLimit: parseRate(rate),
     rateLimitedUntil,
     rateReopenedAt,
-    limitOverride: parseOverride(limitOver),
-    pauseOverride: parseOverride(pauseOver),
+    limitOverride: parseOverride('limit', limitOver),
+    pauseOverride: parseOverride('pause', pauseOver),
   };
 }
 
@@ -96,21 +96,39 @@ export function parseRate(raw: string | number | null | undefined): RateLimit | 
     : null;
 }
 
-/** A stored timed override (JSON), or null for none or one that does not parse. */
-export function parseOverride(raw: string | number | null | undefined): TimedOverride | null {
+/**
+ * A stored timed override of `kind` (`P:{Q}:goverride`, JSON text), or null for none: the twin of
+ * `overrideOf` in src/lua/includes/overrideData.lua, which applyOverrides reverts by and the audit
+ * judges by (DESIGN.md §4.8, I6; test/lua/includes.test.ts checks they agree). Null unless it
+ * decodes to a JSON object whose `until` and `setAt` are safe integers (ms). `revertTo` is what
+ * the revert applies: for a limit a non-negative safe integer, anything else null (no limit);
+ * for a pause `true`, anything else `false` (resume). `actor`: a string, anything else ''.
+ */
+export function parseOverride(
+  kind: 'limit' | 'pause',
+  raw: string | number | null | undefined,
+): TimedOverride | null {
   if (typeof raw !== 'string') return null;
+  let o: unknown;
   try {
-    const o = JSON.parse(raw) as Partial<TimedOverride>;
-    if (typeof o.until !== 'number' || typeof o.setAt !== 'number') return null;
-    return {
-      until: o.until,
-      revertTo: o.revertTo ?? null,
-      setAt: o.setAt,
-      actor: typeof o.actor === 'string' ? o.actor : '',
-    };
+    o = JSON.parse(raw);
   } catch {
     return null;
   }
+  if (typeof o !== 'object' || o === null) return null;
+  const { until, setAt, revertTo, actor } = o as Record<string, unknown>;
+  if (!Number.isSafeInteger(until) || !Number.isSafeInteger(setAt)) return null;
+  return {
+    until: until as number,
+    revertTo:
+      kind === 'limit'
+        ? Number.isSafeInteger(revertTo) && (revertTo as number) >= 0
+          ? (revertTo as number)
+          : null
+        : revertTo === true,
+    setAt: setAt as number,
+    actor: typeof actor === 'string' ? actor : '',
+  };
 }
 
 /**

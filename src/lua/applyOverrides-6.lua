@@ -16,7 +16,10 @@
   judged: its value is reverted all the same but the group is not settled (a paused group still
   leaves the ring) — the claim skips such a group and Queue.repair rewrites the count and
   re-rings it — so such an override never holds the head of `overrides` against the others.
-  A member that does not name a kind, or whose data is missing or does not decode, is dropped.
+  A member that does not name a kind, or whose data is missing or is not an override
+  (includes/overrideData.lua: the rule the reads and the audit share), is dropped unreverted.
+  revertTo is applied as overrideOf reads it: a limit's non-negative integer, anything else no
+  limit (clearLimit); a pause's true, anything else resume.
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -98,15 +101,14 @@ local function revert(member)
   local before = readGroup(k, group, laneKey)
   local revertTo = o.revertTo
   if kind == 'limit' then
-    local n = type(revertTo) == 'number' and revertTo >= 0 and math.floor(revertTo) == revertTo
-      and revertTo or nil
-    revertField(group, laneKey, before, 'limit', n and string.format('%d', n) or false)
+    revertField(group, laneKey, before, 'limit',
+      revertTo ~= cjson.null and string.format('%d', revertTo) or false)
   else
-    revertField(group, laneKey, before, 'paused', revertTo == true and 1 or 0)
+    revertField(group, laneKey, before, 'paused', revertTo and 1 or 0)
   end
   local after = readGroup(k, group, laneKey)
   recordHistory(k.base, h, 'revert', group, groupBrief(before), groupBrief(after), {
-    kind = kind, ['until'] = o['until'], revertTo = revertTo == nil and cjson.null or revertTo,
+    kind = kind, ['until'] = o['until'], revertTo = revertTo,
     setAt = o.setAt, setBy = o.actor,
   })
 end

@@ -49,10 +49,12 @@
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
     outcome 0  a new job: its hash (state 'pending', or 'delayed' with its runAt)
-            1  the key's job, nothing written: its hash as it is now, or, once it completed
-               (its hash is deleted, or it is finished and past its retention age: gone to
-               every read, includes/retentionAge.lua), { group, payload, maxAttempts,
-               enqueuedAt, state 'completed' } from the request and the key
+            1  the key's job, nothing written: its hash as it is now, or, once it is gone
+               to every read, { group, payload, maxAttempts, enqueuedAt, state } from the
+               request and the key: finished and past its retention age
+               (includes/retentionAge.lua), state as its hash says ('completed' or 'dead');
+               its hash deleted (finished: completed or dead, which is not kept), state
+               'completed' (includes/enqueueJob.lua, keyedReply)
             2  the key was used for another request: the id of its job and no fields;
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,

@@ -23,7 +23,8 @@
   Output: { id, { field1, value1, ... }, promoted } — the job hash after the call (its payload
   appended, includes/payloads.lua); promoted 1
           when it was moved, 0 when it was not delayed (nothing written) — or -1
-          (JOB_NOT_FOUND: no job hash, or a completed or dead job past its retention age,
+          (JOB_NOT_FOUND: no job hash, or a completed or dead job past its retention age, with a
+          group or without,
           gone to every read though no trim has reached it yet, DESIGN.md §2 Retention,
           includes/retentionAge.lua; nothing written).
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the job is delayed and its group's active
@@ -55,12 +56,20 @@ local id = ARGV[2]
 local h = historyArgs(ARGV[3], ARGV[4])
 
 -- The job's state as the history records it: { state, runAt } (runAt null when none).
+local function stateFrom(state, runAt)
+  return { state = state or cjson.null, runAt = safeInteger(runAt) or cjson.null }
+end
 local function stateOf()
   local job = redis.call('HMGET', jobKey, 'state', 'runAt')
-  return { state = job[1] or cjson.null, runAt = safeInteger(job[2]) or cjson.null }
+  return stateFrom(job[1], job[2])
 end
 
-local group = redis.call('HGET', jobKey, 'group')
+local job = redis.call('HMGET', jobKey, 'group', 'state', 'runAt', 'finishedAt')
+local group = job[1]
+-- Past its retention age a finished job is gone (as to every read), with a group or without.
+if finishedPast(settingsKeyOf(base), job[2], job[4], nowMs()) then
+  return JOB_NOT_FOUND
+end
 if not group then
   if redis.call('EXISTS', jobKey) == 0 then
     return JOB_NOT_FOUND
@@ -68,11 +77,7 @@ if not group then
   -- A hash without a group (another writer's) has no lane to go to: left as it is.
   return { id, jobFields(base, id), 0 }
 end
-local before = stateOf()
-local finishedAt = redis.call('HGET', jobKey, 'finishedAt')
-if finishedPast(settingsKeyOf(base), before.state, finishedAt, nowMs()) then
-  return JOB_NOT_FOUND
-end
+local before = stateFrom(job[2], job[3])
 local promoted = 0
 if redis.call('ZSCORE', k.delayed, id) then
   -- promoteJob leaves a job whose group's count it cannot read where it is; an operator's

@@ -6,15 +6,21 @@
   JSON { until, revertTo, setAt, actor }. Reads show the data (includes/groupReply.lua); only the
   deadline makes applyOverrides revert it. So, for every member (the invariant, I6):
     - it names a kind and a group: '<limit|pause>:<group id>', the group not empty;
-    - its data decodes: `until` and `setAt` integers (ms), `revertTo` of its kind (a limit: a
+    - its data is an override by the rule the reads and applyOverrides share
+      (includes/overrideData.lua, overrideOf): a JSON object with `until` and `setAt`
+      integers (ms); its `revertTo` as written is what the revert applies (a limit: a
       non-negative integer, or null for none; a pause: true or false);
     - it has both halves, and the deadline's score is the data's `until`.
   One bounded step per call (an HSCAN or ZSCAN step from the caller's cursor: src/lanes/
   reconcile.ts walks each key to its end), so any number of overrides never blocks Redis long.
 
-  op 'data' walks `goverride`. A field that names no kind or group, or whose data does not
-  decode as above, is a finding; repair drops both halves (reads already show no override for
-  it, and applyOverrides would drop it at its deadline without reverting). A valid one without
+  op 'data' walks `goverride`. A field that names no kind or group, or whose data is not an
+  override, is a finding; repair drops both halves (reads already show no override for it, and
+  applyOverrides would drop it at its deadline without reverting). An override whose stored
+  revertTo is not of its kind (a limit's 'ten', a pause's null or none) is shown and reverted as
+  overrideOf reads it (a limit: null, no limit; a pause: false, resume): a finding, and repair
+  rewrites the data with that revertTo (HSET), kept, so the revert does what the reads show and
+  what it did before the repair. An override (after that) without
   a deadline (it would be shown pending and never revert) or with a deadline other than its
   `until` is a finding; repair writes the deadline at `until` (ZADD), so the revert the reads
   show runs when they say (at the next applyOverrides pass if that time has passed).
@@ -46,10 +52,11 @@
   override keys it changed (the member's group; '' for a member that names none), step
   'overrides', before/after `{ ["override <member>"] = found / expected }`.
 
-  Events (repair only): zadd/zrem overrides, hdel goverride, xadd history.
+  Events (repair only): zadd/zrem overrides, hset/hdel goverride, xadd history.
 ]]
 --- @include "keys"
 --- @include "repairHistory"
+--- @include "overrideData"
 
 local overridesKey = KEYS[1]
 local dataKey = KEYS[2]
@@ -59,9 +66,6 @@ local op = ARGV[3]
 local h = historyArgs(ARGV[6], ARGV[7])
 local log = repairLog('overrides')
 local findings = {}
-
--- The largest integer a double holds exactly: a deadline beyond it cannot be compared.
-local MAX_SAFE = 9007199254740991
 
 local function report(member, group, expected, found)
   if repair then
@@ -82,29 +86,19 @@ local function parseMember(member)
   return kind, group
 end
 
-local function isMs(v)
-  return type(v) == 'number' and v >= 0 and v <= MAX_SAFE and math.floor(v) == v
-end
-
--- The data of a kind's override as a table, or nil when it is not what setOverride writes.
-local function validData(kind, raw)
-  local ok, o = pcall(cjson.decode, raw)
-  if not ok or type(o) ~= 'table' or not isMs(o['until']) or not isMs(o.setAt) then
-    return nil
-  end
-  local r = o.revertTo
-  if kind == 'limit' then
-    if r ~= nil and r ~= cjson.null and not isMs(r) then
-      return nil
-    end
-  elseif type(r) ~= 'boolean' then
-    return nil
-  end
-  return o
-end
-
+-- The first 100 bytes of a finding's text and '…', cut on a character boundary: never within a
+-- UTF-8 sequence (the bytes 0x80–0xBF continue one), so the finding is valid text.
 local function cut(text)
-  return #text > 100 and (string.sub(text, 1, 100) .. '…') or text
+  if #text <= 100 then
+    return text
+  end
+  local n = 100
+  local b = string.byte(text, n + 1)
+  while n > 0 and b >= 0x80 and b < 0xC0 do
+    b = string.byte(text, n)
+    n = n - 1
+  end
+  return string.sub(text, 1, n) .. '…'
 end
 
 local scan
@@ -114,7 +108,10 @@ if op == 'data' then
   for i = 1, #fields, 2 do
     local member, raw = fields[i], fields[i + 1]
     local kind, group = parseMember(member)
-    local o = kind and validData(kind, raw)
+    local o, normalised
+    if kind then
+      o, normalised = overrideOf(kind, raw)
+    end
     if not o then
       report(member, group or '', 'no override (not a valid timed override: dropped)',
         'override data ' .. cut(raw))
@@ -123,6 +120,14 @@ if op == 'data' then
         redis.call('HDEL', dataKey, member)
       end
     else
+      if normalised then
+        local json = overrideJson(o)
+        report(member, group, 'override data ' .. cut(json) .. ' (revertTo as its revert applies it)',
+          'override data ' .. cut(raw))
+        if repair then
+          redis.call('HSET', dataKey, member, json)
+        end
+      end
       local untilMs = string.format('%d', o['until'])
       local score = redis.call('ZSCORE', overridesKey, member)
       if score == false or tonumber(score) ~= o['until'] then

@@ -113,14 +113,9 @@ end
 
 local skipped = 0
 local candidates
-local since = nil
-if wanted == 'dead' or wanted == 'completed' then
-  since = keptSince(settingsKey, wanted, now)
-end
-if sourceIndex and since ~= nil then
-  candidates = redis.call('ZRANGEBYSCORE', sourceIndex, since, '+inf', 'LIMIT', 0, limit)
-elseif sourceIndex then
-  candidates = redis.call('ZRANGE', sourceIndex, 0, limit - 1)
+if sourceIndex then
+  -- A dead or completed index from the retention's cut: a job past its age is gone to it.
+  candidates = keptRange(sourceIndex, settingsKey, wanted, now, limit)
 else
   -- An id named twice is judged once (every judgement is made before the first write).
   candidates = {}

@@ -82,16 +82,6 @@ local lastArg = #ARGV - 2
 local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
 local settingsKey = settingsKeyOf(base)
 local now = nowMs()
--- Dead jobs finished before this are past their age: gone (nil: no age bound).
-local since = keptSince(settingsKey, 'dead', now)
-
--- The first `limit` of a dead index the retention keeps, oldest first.
-local function keptHead(index)
-  if since == nil then
-    return redis.call('ZRANGE', index, 0, limit - 1)
-  end
-  return redis.call('ZRANGEBYSCORE', index, since, '+inf', 'LIMIT', 0, limit)
-end
 
 local skipped = 0
 local candidates, sourceIndex
@@ -109,10 +99,10 @@ if mode == 'ids' then
   end
 elseif mode == 'group' then
   sourceIndex = groupDeadKeyOf(base, ARGV[5])
-  candidates = keptHead(sourceIndex)
+  candidates = keptRange(sourceIndex, settingsKey, 'dead', now, limit)
 else
   sourceIndex = k.dead
-  candidates = keptHead(k.dead)
+  candidates = keptRange(k.dead, settingsKey, 'dead', now, limit)
 end
 
 -- First every read and judgement, so a refusal comes before the first write.

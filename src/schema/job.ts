@@ -174,7 +174,7 @@ builder.mutationFields((t) => ({
       maxAttempts: t.arg.int({ defaultValue: Defaults.maxAttempts }),
       key: t.arg.string({
         description:
-          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (state COMPLETED once it finished) and writes nothing; BAD_USER_INPUT when that job had another group, payload, maxAttempts, delay or backoff. Without a key, an enqueue retried after a lost reply adds a second job.',
+          'Idempotency key, 1–256 UTF-8 bytes: an enqueue with a key already used in this queue within 24 h answers that job (once its record is trimmed, state COMPLETED standing for finished: completed or dead) and writes nothing; BAD_USER_INPUT when that job had another group, payload, maxAttempts, delay or backoff. Without a key, an enqueue retried after a lost reply adds a second job.',
       }),
       delayMs: t.arg({
         type: 'SafeInt',

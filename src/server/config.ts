@@ -213,9 +213,11 @@ const HOST_NAME = /^[A-Za-z0-9._-]+$/;
  * NaN (SELECT NaN), `1.5` and `3x` as 1 and 3 (parseInt), and its URL parse throws a bare
  * "Invalid URL" for a port out of range. Whether the database exists is Redis' to say, at
  * connect (exit 3).
+ * @param setting the variable the URL is written in, named where the cause says what to change
+ *   (`REDIS_CLUSTER_NODES` for a node's URL)
  * @returns a cause (one line, no value: the caller names the variable and its masked value)
  */
-export function redisUrlProblem(value: string): string | null {
+export function redisUrlProblem(value: string, setting = 'REDIS_URL'): string | null {
   const scheme = /^rediss?:\/\//.exec(value)?.[0];
   if (scheme === undefined || value.length === scheme.length) {
     return 'must start with redis:// or rediss://, then the host';
@@ -275,10 +277,10 @@ export function redisUrlProblem(value: string): string | null {
       const example = /^[A-Za-z0-9._-]{1,64}$/.test(stem)
         ? ` (KEY_PREFIX=${stem} puts every key under ${stem}:)`
         : '';
-      return `?keyPrefix= sets the ioredis option keyPrefix=${JSON.stringify(prefix)}, which ioredis does not apply to the lane and job keys Ringmaster's scripts build, so jobs would be stranded; remove it from REDIS_URL and set KEY_PREFIX instead${example}`;
+      return `?keyPrefix= sets the ioredis option keyPrefix=${JSON.stringify(prefix)}, which ioredis does not apply to the lane and job keys Ringmaster's scripts build, so jobs would be stranded; remove it from ${setting} and set KEY_PREFIX instead${example}`;
     }
     if (!URL_PARAMETERS.includes(name)) {
-      return `?${JSON.stringify(name).slice(1, -1)}= is not a parameter the server takes in REDIS_URL (only ${URL_PARAMETERS.join(', ')}): ioredis would read it as a connection option`;
+      return `?${JSON.stringify(name).slice(1, -1)}= is not a parameter the server takes in ${setting} (only ${URL_PARAMETERS.join(', ')}): ioredis would read it as a connection option`;
     }
   }
   const db = url.searchParams.get('db');
@@ -313,7 +315,8 @@ const NODE_ENTRY = /^(?:rediss?:\/\/[^\s/]+\/?|(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.
 /**
  * `host:port,…` → the seed nodes of a Redis Cluster, as written (trimmed): `host:port` or a
  * `redis://` / `rediss://` URL with its user, password and TLS. Each mistake is named by its
- * entry's position (1-based).
+ * entry's position (1-based); a URL entry is checked as REDIS_URL is ({@link redisUrlProblem}:
+ * its port, host, `?keyPrefix=`, … named), then as one node (no database path, no parameters).
  */
 const clusterNodes = z
   .string()
@@ -324,8 +327,13 @@ const clusterNodes = z
     for (const [i, raw] of value.split(',').entries()) {
       const entry = raw.trim();
       const port = Number(/:(\d+)\/?$/.exec(entry)?.[1] ?? 0);
+      const urlProblem = /^rediss?:\/\//.test(entry)
+        ? redisUrlProblem(entry, 'REDIS_CLUSTER_NODES')
+        : null;
       if (entry === '') {
         ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is empty (a stray comma?)` });
+      } else if (urlProblem !== null) {
+        ctx.addIssue({ code: 'custom', message: `entry ${i + 1}: ${urlProblem}` });
       } else if (!NODE_ENTRY.test(entry) || port < 1 || port > 65_535) {
         ctx.addIssue({
           code: 'custom',

@@ -356,14 +356,14 @@ describe('timed overrides (I6): the deadline in `overrides` and the data in `gov
     expect(await q.group('b')).toMatchObject({ paused: true, pauseOverride: null });
   });
 
-  it('data that does not decode, of no kind or group, or with a revertTo of another kind is dropped, both halves', async () => {
+  it('data that does not decode, of no kind or group, or without integer until and setAt is dropped, both halves', async () => {
     const q = engine.queue();
     const { until } = await overridden(q);
     const good = await q.redis.hget(q.keys.overrideData, 'limit:a');
     const bad: [string, string][] = [
       ['limit:c', 'not json'],
-      ['limit:d', JSON.stringify({ until, revertTo: 'ten', setAt: 1, actor: 'x' })],
-      ['pause:e', JSON.stringify({ until, revertTo: null, setAt: 1, actor: 'x' })],
+      ['limit:d', JSON.stringify({ until: until + 0.5, revertTo: 3, setAt: 1, actor: 'x' })],
+      ['pause:e', JSON.stringify({ until, revertTo: true, actor: 'x' })],
       ['weight:f', good as string],
       ['limit:', good as string],
       ['pause:g', JSON.stringify({ until: 'soon', revertTo: true, setAt: 1, actor: 'x' })],
@@ -387,6 +387,66 @@ describe('timed overrides (I6): the deadline in `overrides` and the data in `gov
       'limit:a',
       'pause:b',
     ]);
+  });
+
+  it('a long found value is cut after 100 bytes on a character boundary, not within a UTF-8 sequence', async () => {
+    const q = engine.queue();
+    // 'x' then 2-byte 'é's: byte 100 is the first of an 'é', so a cut at byte 100 would split it.
+    const raw = `x${'é'.repeat(60)}`;
+    await q.redis.hset(q.keys.overrideData, 'limit:u', raw);
+    const [finding] = (await q.audit()).findings;
+    expect(finding).toMatchObject({
+      subject: 'limit:u',
+      found: `override data x${'é'.repeat(49)}…`,
+    });
+    expect(finding?.found).not.toContain('\uFFFD');
+  });
+
+  it('a revertTo not of its kind is kept as the reads show it and the revert applies it (limit: none, pause: resume), then reverted', async () => {
+    const q = engine.queue();
+    await q.setLimit('d', 3);
+    await q.pause('e');
+    // Due at once (until 1000: an integer in the past), with a revertTo the revert reads as
+    // no limit ('ten') and as resume (none).
+    const odd: [string, string][] = [
+      ['limit:d', JSON.stringify({ until: 1000, revertTo: 'ten', setAt: 1, actor: 'x' })],
+      ['pause:e', JSON.stringify({ until: 1000, setAt: 1, actor: 'x' })],
+    ];
+    for (const [member, data] of odd) {
+      await q.redis.hset(q.keys.overrideData, member, data);
+      await q.redis.zadd(q.keys.overrides, 1000, member);
+    }
+    const shown = {
+      d: { limitOverride: { until: 1000, revertTo: null, setAt: 1, actor: 'x' } },
+      e: { pauseOverride: { until: 1000, revertTo: false, setAt: 1, actor: 'x' } },
+    };
+    expect(await q.group('d')).toMatchObject(shown.d);
+    expect(await q.group('e')).toMatchObject(shown.e);
+    const findings = await auditRepairAudit(q, ['OVERRIDE limit:d', 'OVERRIDE pause:e']);
+    expect(findings).toEqual([
+      {
+        kind: 'OVERRIDE',
+        subject: 'limit:d',
+        expected:
+          'override data {"until":1000,"revertTo":null,"setAt":1,"actor":"x"} (revertTo as its revert applies it)',
+        found: `override data ${odd[0]?.[1]}`,
+      },
+      {
+        kind: 'OVERRIDE',
+        subject: 'pause:e',
+        expected:
+          'override data {"until":1000,"revertTo":false,"setAt":1,"actor":"x"} (revertTo as its revert applies it)',
+        found: `override data ${odd[1]?.[1]}`,
+      },
+    ]);
+    // Kept, both halves, shown as before.
+    expect((await q.redis.zrange(q.keys.overrides, 0, -1)).sort()).toEqual(['limit:d', 'pause:e']);
+    expect(await q.group('d')).toMatchObject({ limit: 3, ...shown.d });
+    expect(await q.group('e')).toMatchObject({ paused: true, ...shown.e });
+    // And reverted at the deadline as shown: the limit cleared, the group resumed.
+    expect((await q.applyOverrides()).applied).toBe(2);
+    expect(await q.group('d')).toMatchObject({ limit: null, limitOverride: null });
+    expect(await q.group('e')).toMatchObject({ paused: false, pauseOverride: null });
   });
 
   it('a repair records what it changed in the group’s history (step overrides)', async () => {

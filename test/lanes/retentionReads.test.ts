@@ -259,14 +259,14 @@ describe('writers agree: a job past its retention age is gone to them too, with 
 describe('the lease check, promote and an idempotency key: past its age a finished job is not found', () => {
   const AGE_MS = 1_000;
 
-  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key as for a trimmed job', async () => {
+  it('kept: complete, extendLease, retry, completeAndClaim LEASE_LOST, promote and the key the job; past its age: JOB_NOT_FOUND, and the key in the state its hash says', async () => {
     const q = engine.queue();
     await q.setRetention({
       completed: { count: 100, ageMs: AGE_MS },
       dead: { count: 100, ageMs: AGE_MS },
     });
     await q.enqueue('a', null, { key: 'k-done' });
-    await q.enqueue('a', null, { maxAttempts: 1 });
+    await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' });
     const done = (await q.claim()) as Job;
     await q.complete(done.id, done.token as string);
     const died = (await q.claim()) as Job;
@@ -293,6 +293,11 @@ describe('the lease check, promote and an idempotency key: past its age a finish
       state: 'COMPLETED',
       finishedAt: expect.any(Number),
     });
+    expect(await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' })).toMatchObject({
+      id: died.id,
+      state: 'DEAD',
+      lastError: 'boom',
+    });
     expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toMatchObject([
       { id: done.id, state: 'COMPLETED', finishedAt: expect.any(Number) },
     ]);
@@ -315,7 +320,27 @@ describe('the lease check, promote and an idempotency key: past its age a finish
     expect(again.finishedAt).toBeNull();
     // enqueueMany answers the key as enqueue does (includes/enqueueJob.lua, keyedReply).
     expect(await q.enqueueMany([{ group: 'a', options: { key: 'k-done' } }])).toEqual([again]);
+    // A dead one's key answers DEAD, as its hash says: the request's fields, no lastError.
+    const deadAgain = await q.enqueue('a', null, { maxAttempts: 1, key: 'k-dead' });
+    expect(deadAgain).toMatchObject({ id: died.id, state: 'DEAD', attempts: 0, maxAttempts: 1 });
+    expect(deadAgain.lastError).toBeNull();
+    expect(deadAgain.finishedAt).toBeNull();
+    expect(await q.job(died.id)).toBeNull();
+    expect(
+      await q.enqueueMany([{ group: 'a', options: { maxAttempts: 1, key: 'k-dead' } }]),
+    ).toEqual([deadAgain]);
     expect(await q.redis.hgetall(q.keys.job(done.id))).toEqual(before);
     expect(await q.redis.zcard(q.keys.dead)).toBe(1);
+  });
+
+  it("promote: a finished hash without a group (another writer's) past its age is not found; kept, it is answered as it is", async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 100, ageMs: AGE_MS } });
+    const now = Number((await q.redis.time())[0]) * 1000;
+    await q.redis.hset(q.keys.job('900001'), { state: 'completed', finishedAt: now });
+    await q.redis.hset(q.keys.job('900002'), { state: 'completed', finishedAt: now - 10 * AGE_MS });
+    expect(await q.promote('900001')).toMatchObject({ id: '900001', promoted: false });
+    await expect(q.promote('900002')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    expect(await q.job('900002')).toBeNull();
   });
 });

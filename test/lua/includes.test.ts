@@ -6,7 +6,9 @@
  *   must build the same names, or a script would write a key no read ever finds;
  * - invariant I1: `isServiceable` in `src/lua/includes/groupState.lua`, however a script reaches
  *   it (every field given, read by `groupState`, judged from `readGroup`'s fields by `standing`),
- *   says what `groupState` in `src/lanes/state.ts` says (READY is "on the ring").
+ *   says what `groupState` in `src/lanes/state.ts` says (READY is "on the ring");
+ * - a timed override's data: `overrideOf` in `src/lua/includes/overrideData.lua` (applyOverrides'
+ *   revert, the audit) reads any stored text as `parseOverride` (the reads) does.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -15,7 +17,7 @@ import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
 import { Defaults } from '../../src/lanes/defaults.js';
 import { JOB_LAYOUT, queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
 import { LUA_DIR, stripComments } from '../../src/lanes/lua.js';
-import { groupState, retentionFrom } from '../../src/lanes/state.js';
+import { groupState, parseOverride, retentionFrom } from '../../src/lanes/state.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -419,5 +421,78 @@ return out`;
     expect(job?.id).toBe(id);
     expect(job?.attempts).toBe(Number(next));
     expect(await q.redis.hget(q.keys.job(id), 'attempts')).toBe(next);
+  });
+});
+
+describe('overrideData.lua and parseOverride read a timed override alike (I6)', () => {
+  const OVERRIDE_LUA = include('overrideData');
+
+  it('for any stored text: none, or the same until, setAt, revertTo (as the revert applies it) and actor', async () => {
+    const data = (o: Record<string, unknown>) => JSON.stringify({ setAt: 5, actor: 'ann', ...o });
+    const RAW: (string | null)[] = [
+      null,
+      '',
+      'not json',
+      'null',
+      '5',
+      '"text"',
+      '[]',
+      '[1, 2]',
+      '{}',
+      data({ until: 1_700_000_000_000, revertTo: 3 }),
+      data({ until: 1_700_000_000_000, revertTo: 0 }),
+      data({ until: 1_700_000_000_000, revertTo: null }),
+      data({ until: 1_700_000_000_000 }),
+      data({ until: 1_700_000_000_000, revertTo: true }),
+      data({ until: 1_700_000_000_000, revertTo: false }),
+      data({ until: 1_700_000_000_000, revertTo: 'ten' }),
+      data({ until: 1_700_000_000_000, revertTo: '3' }),
+      data({ until: 1_700_000_000_000, revertTo: -1 }),
+      data({ until: 1_700_000_000_000, revertTo: 2.5 }),
+      data({ until: 1_700_000_000_000, revertTo: 9007199254740991 }),
+      data({ until: 1_700_000_000_000, revertTo: 9007199254740992 }),
+      data({ until: 1_700_000_000_000, revertTo: 1, actor: 7 }),
+      data({ until: 1_700_000_000_000, revertTo: {} }),
+      data({ until: -5, revertTo: 1 }),
+      data({ until: 0, revertTo: true, setAt: -1 }),
+      data({ until: 1.5, revertTo: 1 }),
+      data({ until: 1, revertTo: 1, setAt: 0.5 }),
+      data({ until: '1', revertTo: 1 }),
+      data({ until: null, revertTo: 1 }),
+      data({ revertTo: 1 }),
+      data({ until: 9007199254740991, revertTo: 1 }),
+      data({ until: 9007199254740992, revertTo: 1 }),
+      data({ until: -9007199254740991, revertTo: 1 }),
+      '{"until": 1e3, "setAt": 2, "revertTo": 1e1}',
+      '{"until": 1e300, "setAt": 2, "revertTo": 1}',
+      '{"until": 10, "setAt": 2, "revertTo": 1, "until": 11}',
+    ];
+    const cases: ['limit' | 'pause', string | null][] = [];
+    for (const kind of ['limit', 'pause'] as const) for (const raw of RAW) cases.push([kind, raw]);
+    const script = `${OVERRIDE_LUA}
+local out = {}
+for i = 1, #ARGV, 3 do
+  local o = overrideOf(ARGV[i], ARGV[i + 1] == '1' and ARGV[i + 2] or false)
+  if o == nil then
+    out[#out + 1] = false
+  else
+    local r = o.revertTo
+    out[#out + 1] = { string.format('%d', o['until']), string.format('%d', o.setAt),
+      type(r) == 'number' and string.format('%d', r) or cjson.encode(r), o.actor }
+  end
+end
+return out`;
+    const args = cases.flatMap(([kind, raw]) => [kind, raw === null ? '0' : '1', raw ?? '']);
+    const lua = (await engine.redis().eval(script, 0, ...args)) as (
+      | [string, string, string, string]
+      | null
+    )[];
+    for (const [i, [kind, raw]] of cases.entries()) {
+      const ts = parseOverride(kind, raw);
+      expect(
+        ts && [String(ts.until), String(ts.setAt), JSON.stringify(ts.revertTo), ts.actor],
+        JSON.stringify([kind, raw]),
+      ).toEqual(lua[i]);
+    }
   });
 });

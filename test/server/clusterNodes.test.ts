@@ -45,6 +45,12 @@ describe('REDIS_CLUSTER_NODES', () => {
     expect(configError({ REDIS_CLUSTER_NODES: 'redis://:hunter2@a:1,,c:99999' })).toBe(
       'REDIS_CLUSTER_NODES=redis://:****@a:1,,c:99999: entry 2 is empty (a stray comma?); entry 3 is not host:port (e.g. 10.0.0.5:7000) or a redis:// URL of one node',
     );
+    // A URL entry is checked as REDIS_URL is: its own problem named, not the generic one.
+    expect(
+      configError({ REDIS_CLUSTER_NODES: 'redis://h:7000?keyPrefix=x,rediss://:pw@h:70000' }),
+    ).toBe(
+      'REDIS_CLUSTER_NODES=redis://h:7000?keyPrefix=x,rediss://:****@h:70000: entry 1: ?keyPrefix= sets the ioredis option keyPrefix="x", which ioredis does not apply to the lane and job keys Ringmaster\'s scripts build, so jobs would be stranded; remove it from REDIS_CLUSTER_NODES and set KEY_PREFIX instead (KEY_PREFIX=x puts every key under x:); entry 2: the port 70000 is out of range: a port is 1 to 65535',
+    );
     expect(configError({ REDIS_URL: 'redis://a:1', REDIS_CLUSTER_NODES: 'b:2' })).toMatch(
       /^REDIS_CLUSTER_NODES=b:2: is set with REDIS_URL: set one/,
     );

@@ -13,10 +13,13 @@
     keyRecord(idemKey)  the key's { id, fingerprint, enqueuedAt } (HMGET), or nil when unused
     keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
                         the reply { id, fields, EXISTING } for a job its key made: its hash and
-                        payload as they are now, or once the hash is gone — or the job is
-                        finished and past its retention age, gone to every read
-                        (includes/retentionAge.lua) — the request's fields with state
-                        'completed' and the key's enqueuedAt
+                        payload as they are now, or, once it is gone to every read, the
+                        request's fields and the key's enqueuedAt: finished and past its
+                        retention age (includes/retentionAge.lua), in the state its hash says
+                        ('completed' or 'dead'); its hash deleted (trimmed or removed), state
+                        'completed', which there stands for finished (completed or dead) or
+                        removed: the key does not keep which (it would cost a write per
+                        finished job)
     runAtOf(runAt, delayMs, now)
                         the job's run-at time (ms, Redis clock) or nil for none, and true when a
                         given runAt is more than MAX_DELAY_MS from now (then refused)
@@ -72,10 +75,20 @@ end
 local function keyedReply(base, id, enqueuedAt, group, payload, maxAttempts)
   local fields = jobFields(base, id)
   -- A finished job past its retention age is gone, as every read says (DESIGN.md §2
-  -- Retention): answered as one whose hash the trim deleted.
-  if #fields == 0 or pastRetention(settingsKeyOf(base), fields, nowMs()) then
+  -- Retention): answered from the request and the key, in the state its hash still says.
+  local goneAs = nil
+  if #fields == 0 then
+    goneAs = 'completed'
+  elseif pastRetention(settingsKeyOf(base), fields, nowMs()) then
+    for i = 1, #fields, 2 do
+      if fields[i] == 'state' then
+        goneAs = fields[i + 1]
+      end
+    end
+  end
+  if goneAs then
     fields = { 'group', group, 'maxAttempts', maxAttempts, 'enqueuedAt', enqueuedAt,
-      'state', 'completed' }
+      'state', goneAs }
     if payload ~= '' then
       fields[#fields + 1] = 'payload'
       fields[#fields + 1] = payload

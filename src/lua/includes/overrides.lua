@@ -16,7 +16,9 @@
     overrideMember(kind, group)       '<kind>:<group>'
     readOverride(base, member, stored)
                                       the pending override as a table, or nil (none, or a field
-                                      that does not decode: counts as none). `stored`, here and
+                                      that is not an override by includes/overrideData.lua's
+                                      rule: counts as none), revertTo as its revert applies it
+                                      (overrideOf). `stored`, here and
                                       below: the goverride field as the script already read it
                                       (readGroup's limitOverride / pauseOverride: JSON or false),
                                       which saves its HGET (and, when false, dropOverride's
@@ -53,27 +55,17 @@
 --- @include "groupState"
 --- @include "history"
 --- @include "nowMs"
+--- @include "overrideData"
 
 local function overrideMember(kind, group)
   return kind .. ':' .. group
-end
-
-local function decodeOverride(raw)
-  if not raw then
-    return nil
-  end
-  local ok, o = pcall(cjson.decode, raw)
-  if not ok or type(o) ~= 'table' then
-    return nil
-  end
-  return o
 end
 
 local function readOverride(base, member, stored)
   if stored == nil then
     stored = redis.call('HGET', overrideDataKeyOf(base), member)
   end
-  return decodeOverride(stored)
+  return (overrideOf(string.match(member, '^(%a+):'), stored))
 end
 
 local function setOverride(base, member, untilMs, revertTo, now, actor)

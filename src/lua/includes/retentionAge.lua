@@ -17,6 +17,13 @@
                                         `dead`: scored by finish time) the `kind` policy keeps
                                         at `now`: ZCOUNT from keptSince, or ZCARD with no age
                                         bound; O(log n)
+    keptRange(indexKey, settingsKey, kind, now, limit)
+                                        the first `limit` members, oldest first, of an index
+                                        scored by finish time that the `kind` policy keeps at
+                                        `now`: ZRANGEBYSCORE from keptSince … LIMIT 0 limit, or
+                                        ZRANGE 0 limit−1 with no age bound — and for any other
+                                        `kind` (a lane, `delayed`: nothing there is finished);
+                                        what requeueDead and removeJobs read an index from
     pastRetention(settingsKey, fields, now)
                                         true when a job hash (flat HGETALL `fields`) is
                                         completed or dead and finished before its policy's
@@ -54,6 +61,17 @@ local function keptCount(indexKey, settingsKey, kind, now)
     return redis.call('ZCARD', indexKey)
   end
   return redis.call('ZCOUNT', indexKey, since, '+inf')
+end
+
+local function keptRange(indexKey, settingsKey, kind, now, limit)
+  local since = nil
+  if kind == 'completed' or kind == 'dead' then
+    since = keptSince(settingsKey, kind, now)
+  end
+  if since == nil then
+    return redis.call('ZRANGE', indexKey, 0, limit - 1)
+  end
+  return redis.call('ZRANGEBYSCORE', indexKey, since, '+inf', 'LIMIT', 0, limit)
 end
 
 local function finishedPast(settingsKey, state, finishedAt, now)
