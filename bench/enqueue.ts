@@ -18,17 +18,9 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { Ringmaster } from '../src/lanes/index.js';
-import {
-  type BenchRedis,
-  commandStats,
-  fresh,
-  redisCpuUsec,
-  scriptCalls,
-  statsDelta,
-  totalCalls,
-} from './redis.js';
+import { type BenchRedis, fresh, measured } from './redis.js';
 import { table } from './report.js';
-import { now, pool, progress } from './util.js';
+import { pool, progress } from './util.js';
 
 export interface EnqueueOptions {
   /** Jobs enqueued per timed run. */
@@ -76,25 +68,17 @@ async function timed(
   jobs: number,
   work: () => Promise<void>,
 ): Promise<EnqueueRun> {
-  const stats0 = await commandStats(redis.admin);
-  const cpu0 = await redisCpuUsec(redis.admin);
-  const client0 = process.cpuUsage();
-  const t0 = now();
-  await work();
-  const seconds = (now() - t0) / 1000;
-  const client = process.cpuUsage(client0);
-  const cpu = (await redisCpuUsec(redis.admin)) - cpu0;
-  const delta = statsDelta(stats0, await commandStats(redis.admin));
+  const m = await measured(redis, jobs, work);
   const run: EnqueueRun = {
     way,
     round,
     jobs,
-    seconds,
-    jobsPerSec: jobs / seconds,
-    redisCpuUsecPerJob: cpu / jobs,
-    redisCommandsPerJob: totalCalls(delta) / jobs,
-    scriptsPerJob: scriptCalls(delta).calls / jobs,
-    clientCpuUsecPerJob: (client.user + client.system) / jobs,
+    seconds: m.seconds,
+    jobsPerSec: jobs / m.seconds,
+    redisCpuUsecPerJob: m.redisCpuUsecPerJob,
+    redisCommandsPerJob: m.redisCommandsPerJob,
+    scriptsPerJob: m.scriptsPerJob,
+    clientCpuUsecPerJob: m.clientCpuUsecPerJob,
   };
   progress(
     `enqueue: ${way} round ${round}: ${run.redisCpuUsecPerJob.toFixed(2)} µs Redis CPU/job, ${run.redisCommandsPerJob.toFixed(2)} commands/job, ${Math.round(run.jobsPerSec)} jobs/s`,
