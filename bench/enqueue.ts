@@ -61,6 +61,22 @@ export interface EnqueueResult {
 
 const payload = (i: number) => ({ orderId: i, customer: `customer-${i % 997}`, total: i * 3 });
 
+/**
+ * Jobs 0..o.jobs − 1, made by `make`, sent by `send` in batches of `o.batch` (the last may be
+ * shorter), one batch after another.
+ */
+async function inBatches<T>(
+  o: EnqueueOptions,
+  make: (i: number) => T,
+  send: (jobs: T[]) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < o.jobs; start += o.batch) {
+    const jobs: T[] = [];
+    for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) jobs.push(make(i));
+    await send(jobs);
+  }
+}
+
 async function timed(
   redis: BenchRedis,
   way: EnqueueWay,
@@ -103,13 +119,11 @@ async function ringmasterRun(
         await pool(o.jobs, o.concurrency, (i) => queue.enqueue(group(i), payload(i)));
         return;
       }
-      for (let start = 0; start < o.jobs; start += o.batch) {
-        const jobs = [];
-        for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) {
-          jobs.push({ group: group(i), payload: payload(i) });
-        }
-        await queue.enqueueMany(jobs);
-      }
+      await inBatches(
+        o,
+        (i) => ({ group: group(i), payload: payload(i) }),
+        (jobs) => queue.enqueueMany(jobs),
+      );
     });
   } finally {
     client.disconnect();
@@ -132,13 +146,11 @@ async function bullmqRun(
         await pool(o.jobs, o.concurrency, (i) => queue.add('job', payload(i)));
         return;
       }
-      for (let start = 0; start < o.jobs; start += o.batch) {
-        const jobs = [];
-        for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) {
-          jobs.push({ name: 'job', data: payload(i) });
-        }
-        await queue.addBulk(jobs);
-      }
+      await inBatches(
+        o,
+        (i) => ({ name: 'job', data: payload(i) }),
+        (jobs) => queue.addBulk(jobs),
+      );
     });
   } finally {
     await queue.close();
