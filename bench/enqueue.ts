@@ -18,17 +18,9 @@
  */
 import { Queue as BullQueue } from 'bullmq';
 import { Ringmaster } from '../src/lanes/index.js';
-import {
-  type BenchRedis,
-  commandStats,
-  fresh,
-  redisCpuUsec,
-  scriptCalls,
-  statsDelta,
-  totalCalls,
-} from './redis.js';
+import { type BenchRedis, fresh, measured } from './redis.js';
 import { table } from './report.js';
-import { now, pool, progress } from './util.js';
+import { pool, progress } from './util.js';
 
 export interface EnqueueOptions {
   /** Jobs enqueued per timed run. */
@@ -69,6 +61,22 @@ export interface EnqueueResult {
 
 const payload = (i: number) => ({ orderId: i, customer: `customer-${i % 997}`, total: i * 3 });
 
+/**
+ * Jobs 0..o.jobs − 1, made by `make`, sent by `send` in batches of `o.batch` (the last may be
+ * shorter), one batch after another.
+ */
+async function inBatches<T>(
+  o: EnqueueOptions,
+  make: (i: number) => T,
+  send: (jobs: T[]) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < o.jobs; start += o.batch) {
+    const jobs: T[] = [];
+    for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) jobs.push(make(i));
+    await send(jobs);
+  }
+}
+
 async function timed(
   redis: BenchRedis,
   way: EnqueueWay,
@@ -76,25 +84,17 @@ async function timed(
   jobs: number,
   work: () => Promise<void>,
 ): Promise<EnqueueRun> {
-  const stats0 = await commandStats(redis.admin);
-  const cpu0 = await redisCpuUsec(redis.admin);
-  const client0 = process.cpuUsage();
-  const t0 = now();
-  await work();
-  const seconds = (now() - t0) / 1000;
-  const client = process.cpuUsage(client0);
-  const cpu = (await redisCpuUsec(redis.admin)) - cpu0;
-  const delta = statsDelta(stats0, await commandStats(redis.admin));
+  const m = await measured(redis, jobs, work);
   const run: EnqueueRun = {
     way,
     round,
     jobs,
-    seconds,
-    jobsPerSec: jobs / seconds,
-    redisCpuUsecPerJob: cpu / jobs,
-    redisCommandsPerJob: totalCalls(delta) / jobs,
-    scriptsPerJob: scriptCalls(delta).calls / jobs,
-    clientCpuUsecPerJob: (client.user + client.system) / jobs,
+    seconds: m.seconds,
+    jobsPerSec: jobs / m.seconds,
+    redisCpuUsecPerJob: m.redisCpuUsecPerJob,
+    redisCommandsPerJob: m.redisCommandsPerJob,
+    scriptsPerJob: m.scriptsPerJob,
+    clientCpuUsecPerJob: m.clientCpuUsecPerJob,
   };
   progress(
     `enqueue: ${way} round ${round}: ${run.redisCpuUsecPerJob.toFixed(2)} µs Redis CPU/job, ${run.redisCommandsPerJob.toFixed(2)} commands/job, ${Math.round(run.jobsPerSec)} jobs/s`,
@@ -119,13 +119,11 @@ async function ringmasterRun(
         await pool(o.jobs, o.concurrency, (i) => queue.enqueue(group(i), payload(i)));
         return;
       }
-      for (let start = 0; start < o.jobs; start += o.batch) {
-        const jobs = [];
-        for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) {
-          jobs.push({ group: group(i), payload: payload(i) });
-        }
-        await queue.enqueueMany(jobs);
-      }
+      await inBatches(
+        o,
+        (i) => ({ group: group(i), payload: payload(i) }),
+        (jobs) => queue.enqueueMany(jobs),
+      );
     });
   } finally {
     client.disconnect();
@@ -148,13 +146,11 @@ async function bullmqRun(
         await pool(o.jobs, o.concurrency, (i) => queue.add('job', payload(i)));
         return;
       }
-      for (let start = 0; start < o.jobs; start += o.batch) {
-        const jobs = [];
-        for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) {
-          jobs.push({ name: 'job', data: payload(i) });
-        }
-        await queue.addBulk(jobs);
-      }
+      await inBatches(
+        o,
+        (i) => ({ name: 'job', data: payload(i) }),
+        (jobs) => queue.addBulk(jobs),
+      );
     });
   } finally {
     await queue.close();

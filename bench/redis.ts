@@ -12,6 +12,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { type RedisProcess, startRedisServer } from '../src/server/redisProcess/index.js';
+import { now } from './util.js';
 
 /** Connections the benchmark itself opens carry this name, so CLIENT LIST can tell them apart. */
 export const BENCH_CLIENT = 'bench';
@@ -183,4 +184,45 @@ export async function foreignClients(admin: Redis): Promise<number> {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .filter((line) => !new RegExp(`\\bname=${BENCH_CLIENT}\\b`).test(line)).length;
+}
+
+/** What {@link measured} read of one run: its wall time (s) and, per job, its costs. */
+export interface Measured {
+  seconds: number;
+  /** Script calls (EVALSHA + EVAL) per job (commandstats). */
+  scriptsPerJob: number;
+  /** Commands per job but the bookkeeping (commandstats; {@link totalCalls}). */
+  redisCommandsPerJob: number;
+  /** Redis' used_cpu_user + used_cpu_sys per job (µs). */
+  redisCpuUsecPerJob: number;
+  /** This process' user + system CPU per job (µs). */
+  clientCpuUsecPerJob: number;
+}
+
+/**
+ * Run `run` (which handles `jobs` jobs) between two reads of commandstats (after a CONFIG
+ * RESETSTAT), Redis CPU and this process' CPU; its costs per job.
+ */
+export async function measured(
+  redis: BenchRedis,
+  jobs: number,
+  run: () => Promise<void>,
+): Promise<Measured> {
+  await redis.admin.config('RESETSTAT');
+  const before = await commandStats(redis.admin);
+  const redisCpu0 = await redisCpuUsec(redis.admin);
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
+  await run();
+  const seconds = (now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const redisCpu = (await redisCpuUsec(redis.admin)) - redisCpu0;
+  const delta = statsDelta(before, await commandStats(redis.admin));
+  return {
+    seconds,
+    scriptsPerJob: scriptCalls(delta).calls / jobs,
+    redisCommandsPerJob: totalCalls(delta) / jobs,
+    redisCpuUsecPerJob: redisCpu / jobs,
+    clientCpuUsecPerJob: (cpu.user + cpu.system) / jobs,
+  };
 }

@@ -27,13 +27,11 @@ import type { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
 import {
   type BenchRedis,
-  commandStats,
   countCommands,
   fresh,
+  type Measured,
+  measured,
   redisCpuUsec,
-  scriptCalls,
-  statsDelta,
-  totalCalls,
 } from './redis.js';
 import { latch, now, pool, progress } from './util.js';
 
@@ -97,40 +95,6 @@ const QUEUE = 'bench-throughput';
 const FILL_BATCH = 1_000;
 /** A no-op drain of this many jobs taking longer than this means something is broken. */
 const DRAIN_TIMEOUT_MS = 180_000;
-
-interface Measured {
-  seconds: number;
-  scriptsPerJob: number;
-  redisCommandsPerJob: number;
-  redisCpuUsecPerJob: number;
-  clientCpuUsecPerJob: number;
-}
-
-/** Run `run` between two reads of commandstats, Redis CPU and this process' CPU. */
-async function measured(
-  redis: BenchRedis,
-  jobs: number,
-  run: () => Promise<void>,
-): Promise<Measured> {
-  await redis.admin.config('RESETSTAT');
-  const before = await commandStats(redis.admin);
-  const redisCpu0 = await redisCpuUsec(redis.admin);
-  const cpu0 = process.cpuUsage();
-  const t0 = now();
-  await run();
-  const seconds = (now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  const redisCpu = (await redisCpuUsec(redis.admin)) - redisCpu0;
-  const delta = statsDelta(before, await commandStats(redis.admin));
-  const scripts = scriptCalls(delta).calls;
-  return {
-    seconds,
-    scriptsPerJob: scripts / jobs,
-    redisCommandsPerJob: totalCalls(delta) / jobs,
-    redisCpuUsecPerJob: redisCpu / jobs,
-    clientCpuUsecPerJob: (cpu.user + cpu.system) / jobs,
-  };
-}
 
 function drain(jobs: number, m: Measured, clientCalls?: number): Drain {
   return {

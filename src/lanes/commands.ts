@@ -109,6 +109,24 @@ export interface EnqueueArgs {
   readonly backoff?: BackoffArgs | undefined;
 }
 /**
+ * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
+ * `enqueue-12.lua` (ARGV[5..12]) and `enqueueMany-9.lua` (each job's last 8) take them: keyTtlMs,
+ * fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter; '' for each one absent.
+ */
+function jobTailArgs(p: EnqueueArgs): Arg[] {
+  const b = p.backoff;
+  return [
+    p.key?.ttlMs ?? '',
+    p.key?.fingerprint ?? '',
+    p.delayMs ?? '',
+    p.runAt ?? '',
+    b?.type ?? '',
+    b?.delayMs ?? '',
+    b?.maxDelayMs ?? '',
+    b ? String(b.jitter) : '',
+  ];
+}
+/**
  * `promoteJob-8.lua`'s reply: the job after the call and whether it was moved (1) or was not
  * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
@@ -382,15 +400,7 @@ export class Commands {
    * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
    * the job's retry policy, or undefined for none.
    */
-  enqueue(p: {
-    group: string;
-    payload: string;
-    maxAttempts: number;
-    key?: { name: string; ttlMs: number; fingerprint: string } | undefined;
-    delayMs?: number | undefined;
-    runAt?: number | undefined;
-    backoff?: BackoffArgs | undefined;
-  }): Promise<EnqueueReply> {
+  enqueue(p: EnqueueArgs): Promise<EnqueueReply> {
     const k = this.k;
     const keys = [
       ...this.groupKeys(p.group),
@@ -399,21 +409,7 @@ export class Commands {
       k.delayed,
       k.groupDelayed(p.group),
     ];
-    const b = p.backoff;
-    const args = [
-      k.base,
-      p.group,
-      p.payload,
-      p.maxAttempts,
-      p.key?.ttlMs ?? '',
-      p.key?.fingerprint ?? '',
-      p.delayMs ?? '',
-      p.runAt ?? '',
-      b?.type ?? '',
-      b?.delayMs ?? '',
-      b?.maxDelayMs ?? '',
-      b ? String(b.jitter) : '',
-    ];
+    const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p)];
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -437,21 +433,7 @@ export class Commands {
     ];
     const args: Arg[] = [k.base, jobs.length];
     for (const p of jobs) {
-      const b = p.backoff;
-      args.push(
-        p.group,
-        p.payload,
-        p.maxAttempts,
-        p.key?.name ?? '',
-        p.key?.ttlMs ?? '',
-        p.key?.fingerprint ?? '',
-        p.delayMs ?? '',
-        p.runAt ?? '',
-        b?.type ?? '',
-        b?.delayMs ?? '',
-        b?.maxDelayMs ?? '',
-        b ? String(b.jitter) : '',
-      );
+      args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
     }
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
   }

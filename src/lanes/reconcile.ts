@@ -92,6 +92,24 @@ function decode(flat: FlatFindings): Finding[] {
 }
 
 /**
+ * A reconcile script driven over a SCAN-family cursor (HSCAN/ZSCAN inside the script): `step` is
+ * called with '0', then with each cursor it returns, until it returns '0' again; the findings of
+ * every step, in order. Each step is one atomic script call.
+ */
+async function scanFindings(
+  step: (cursor: string) => Promise<[findings: FlatFindings, cursor: string]>,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  let cursor = '0';
+  do {
+    const [flat, next] = await step(cursor);
+    findings.push(...decode(flat));
+    cursor = String(next);
+  } while (cursor !== '0');
+  return findings;
+}
+
+/**
  * Every group the queue knows of, by any key: the registry, the ring, the paused set and the
  * limit and active hashes (a Redis written by another implementation may have no registry).
  * Read with SCAN-family commands, so Redis is never blocked by the enumeration.
@@ -192,17 +210,11 @@ async function reconcilePaired(
   // A payload whose job is gone (DESIGN.md §2, "Job layout"), in HSCAN steps: each step checks
   // its fields' hashes atomically, and a job's hash and payload are written and deleted in one
   // script, so traffic meanwhile makes no false finding.
-  let cursor = '0';
-  do {
-    const [flat, next] = await commands.reconcilePayloads({
-      mode,
-      cursor,
-      batch: RECONCILE_BATCH,
-      history,
-    });
-    findings.push(...decode(flat));
-    cursor = String(next);
-  } while (cursor !== '0');
+  findings.push(
+    ...(await scanFindings((cursor) =>
+      commands.reconcilePayloads({ mode, cursor, batch: RECONCILE_BATCH, history }),
+    )),
+  );
   return { findings, delayedDelta };
 }
 
@@ -220,18 +232,11 @@ async function reconcileOverrides(
 ): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const op of ['data', 'deadlines'] as const) {
-    let cursor = '0';
-    do {
-      const [flat, next] = await commands.reconcileOverrides({
-        mode,
-        op,
-        cursor,
-        batch: RECONCILE_BATCH,
-        history,
-      });
-      findings.push(...decode(flat));
-      cursor = String(next);
-    } while (cursor !== '0');
+    findings.push(
+      ...(await scanFindings((cursor) =>
+        commands.reconcileOverrides({ mode, op, cursor, batch: RECONCILE_BATCH, history }),
+      )),
+    );
   }
   return findings;
 }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import type {
   BackoffPolicy,
   BackoffPolicyInput,
+  EnqueueOptions,
   Job,
   JobError,
   PromotedJob,
@@ -39,31 +40,9 @@ function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undef
 }
 
 /**
- * `enqueue`: a job in its group's lane, or DELAYED with `delayMs` / `runAt` (a DateTime: its ms
- * on the Redis clock). The engine judges every argument (BAD_USER_INPUT) before Redis.
+ * One `EnqueueJobInput` as GraphQL gives it (absent and null fields alike); `enqueue`'s
+ * arguments are the same with the queue.
  */
-export const enqueue = (
-  ctx: Context,
-  a: {
-    queue: string;
-    group: string;
-    payload?: unknown;
-    maxAttempts?: number | null | undefined;
-    key?: string | null | undefined;
-    delayMs?: number | null | undefined;
-    runAt?: Date | null | undefined;
-    backoff?: BackoffArg | null | undefined;
-  },
-): Promise<Job> =>
-  ctx.engine.queue(a.queue).enqueue(a.group, a.payload, {
-    maxAttempts: a.maxAttempts ?? undefined,
-    key: a.key ?? undefined,
-    delayMs: a.delayMs ?? undefined,
-    runAt: a.runAt == null ? undefined : a.runAt.getTime(),
-    backoff: backoffOf(a.backoff),
-  });
-
-/** One `EnqueueJobInput` as GraphQL gives it (absent and null fields alike). */
 export interface EnqueueJobArg {
   group: string;
   payload?: unknown;
@@ -75,6 +54,27 @@ export interface EnqueueJobArg {
 }
 
 /**
+ * A job's options as the engine's `enqueue` takes them: null fields absent, `runAt` (a
+ * DateTime) as its ms since the epoch on the Redis clock.
+ */
+function enqueueOptionsOf(j: EnqueueJobArg): EnqueueOptions {
+  return {
+    maxAttempts: j.maxAttempts ?? undefined,
+    key: j.key ?? undefined,
+    delayMs: j.delayMs ?? undefined,
+    runAt: j.runAt == null ? undefined : j.runAt.getTime(),
+    backoff: backoffOf(j.backoff),
+  };
+}
+
+/**
+ * `enqueue`: a job in its group's lane, or DELAYED with `delayMs` / `runAt` (a DateTime: its ms
+ * on the Redis clock). The engine judges every argument (BAD_USER_INPUT) before Redis.
+ */
+export const enqueue = (ctx: Context, a: EnqueueJobArg & { queue: string }): Promise<Job> =>
+  ctx.engine.queue(a.queue).enqueue(a.group, a.payload, enqueueOptionsOf(a));
+
+/**
  * `enqueueJobs`: `Queue.enqueueMany`, each job's fields as `enqueue` passes them. The engine
  * judges every job (BAD_USER_INPUT `jobs[i].…`) before anything reaches Redis.
  */
@@ -82,19 +82,11 @@ export const enqueueJobs = (
   ctx: Context,
   a: { queue: string; jobs: readonly EnqueueJobArg[] },
 ): Promise<Job[]> =>
-  ctx.engine.queue(a.queue).enqueueMany(
-    a.jobs.map((j) => ({
-      group: j.group,
-      payload: j.payload,
-      options: {
-        maxAttempts: j.maxAttempts ?? undefined,
-        key: j.key ?? undefined,
-        delayMs: j.delayMs ?? undefined,
-        runAt: j.runAt == null ? undefined : j.runAt.getTime(),
-        backoff: backoffOf(j.backoff),
-      },
-    })),
-  );
+  ctx.engine
+    .queue(a.queue)
+    .enqueueMany(
+      a.jobs.map((j) => ({ group: j.group, payload: j.payload, options: enqueueOptionsOf(j) })),
+    );
 
 export const claim = (
   ctx: Context,

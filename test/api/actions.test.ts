@@ -20,7 +20,7 @@ import {
   ResumeQueueDocument,
   SetRetentionDocument,
 } from '../gql/graphql.js';
-import { expectNoLeak, expectRedisUnchanged } from '../support/api.js';
+import { expectRedisUnchanged, refusal } from '../support/api.js';
 import { rawState, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import type { GraphQLResponse } from '../support/server.js';
@@ -42,14 +42,6 @@ function ok<T>(response: GraphQLResponse<T>): T {
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
   expect(response.status).toBe(200);
   return response.body.data as T;
-}
-
-/** The code and `argument` of a refused call's one error, after the leak check. */
-function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
-  expectNoLeak(JSON.stringify(response.body));
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
-  return { code: extensions?.code as string, argument: extensions?.argument };
 }
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);

@@ -8,9 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EnqueueJobInput, EnqueueJobsDocument } from '../gql/graphql.js';
-import { expectNoLeak } from '../support/api.js';
+import { refusal } from '../support/api.js';
 import { expirySnapshot, redisNow, uniqueQueueName } from '../support/lanes.js';
-import type { GraphQLResponse } from '../support/server.js';
 import { useTestServer } from '../support/server.js';
 
 const TOKENS = {
@@ -21,14 +20,6 @@ const api = useTestServer({
   AUTH_TOKENS: `read:${TOKENS.read},worker:${TOKENS.worker}`,
   REAP_INTERVAL_MS: '86400000',
 });
-
-/** The code and `argument` of a refused call's one error, after the leak check. */
-function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
-  expectNoLeak(JSON.stringify(response.body));
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
-  return { code: extensions?.code as string, argument: extensions?.argument };
-}
 
 /**
  * Run `action` and assert the keyspace is byte for byte what it was (expiries as absolute

@@ -15,7 +15,7 @@ import {
   PromoteJobDocument,
   RetryWithErrorDocument,
 } from '../gql/graphql.js';
-import { codes, expectNoLeak, expectRedisUnchanged } from '../support/api.js';
+import { codes, expectRedisUnchanged, refusal } from '../support/api.js';
 import { redisNow, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import type { GraphQLResponse } from '../support/server.js';
@@ -43,14 +43,6 @@ const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 
 async function jobById(queue: string, id: string): Promise<JobDetailFragment | null> {
   return ok(await api.request(JobByIdDocument, { queue, id })).queue.job ?? null;
-}
-
-/** The code and `argument` of a refused call's one error, after the leak check. */
-function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
-  expectNoLeak(JSON.stringify(response.body));
-  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
-  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
-  return { code: extensions?.code as string, argument: extensions?.argument };
 }
 
 /** Claim over HTTP with every Job field; fails the test when nothing is claimable. */

@@ -21,11 +21,12 @@ import {
   ErrorCode,
   type Job,
   type Queue,
-  RingmasterError,
+  type RingmasterError,
 } from '../../src/lanes/index.js';
 import {
   escapeGlob,
   redisNow,
+  refusal,
   scanAll,
   expirySnapshot as snapshot,
   useEngine,
@@ -34,15 +35,6 @@ import {
 const engine = useEngine();
 
 type JobInput = { group: string; payload?: unknown; options?: EnqueueOptions };
-
-async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
-  const error = await call().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RingmasterError);
-  return error as RingmasterError;
-}
 
 /** A timestamp-sized number (ms since the epoch): the one thing two runs stamp differently. */
 const TIME = /\d{12,}/g;

@@ -9,11 +9,11 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, Queue, RingmasterError } from '../../src/lanes/index.js';
+import { ErrorCode, Queue } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import type { RedisClient } from '../../src/lanes/redisConnection.js';
 import { codes, post } from '../support/api.js';
-import { pollUntil, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
+import { pollUntil, refusal, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const engine = useEngine();
@@ -33,15 +33,6 @@ async function snapshot(r: RedisClient): Promise<Map<string, string>> {
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
   }
   return out;
-}
-
-async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
-  const error = await call().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RingmasterError);
-  return error as RingmasterError;
 }
 
 describe('enqueue with a key', () => {

@@ -6,9 +6,9 @@
  * message saying what to do; an empty one is taken and marked.
  */
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, Queue, RingmasterError } from '../../src/lanes/index.js';
+import { ErrorCode, Queue, type RingmasterError } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
-import { queueSnapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
+import { queueSnapshot, refusal as refused, uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -58,13 +58,9 @@ async function oldLayoutQueue(): Promise<Queue> {
 }
 
 async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
-  const error = await call().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RingmasterError);
-  expect((error as RingmasterError).code).toBe(ErrorCode.LAYOUT_MISMATCH);
-  return error as RingmasterError;
+  const error = await refused(call);
+  expect(error.code).toBe(ErrorCode.LAYOUT_MISMATCH);
+  return error;
 }
 
 describe('the job layout (issue 18)', () => {

@@ -8,8 +8,7 @@
  * the latest) while a reader that keeps up on the same stream of offers gets every one.
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import {
   buildSchema,
   type ExecutionArgs,
@@ -18,8 +17,8 @@ import {
   parse as parseDocument,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { WebSocket, type WebSocketServer } from 'ws';
 import { ConflatingStream, PULL, type Pullable, type PullSink } from '../../src/pubsub/conflate.js';
 import {
   pushedOperation,
@@ -27,6 +26,7 @@ import {
   type SocketExtra,
   serveGraphqlWs,
 } from '../../src/server/wsServer.js';
+import { framesFor, useWsServers } from '../support/wsFrames.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int, fails: Int }');
 
@@ -98,23 +98,7 @@ async function* results(fail: boolean): AsyncGenerator<ExecutionResult> {
 
 const isFails = (args: ExecutionArgs) => JSON.stringify(args.document).includes('"fails"');
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-async function listen(attach: (wss: WebSocketServer) => { dispose(): unknown }) {
-  const server: Server = createServer();
-  const wss = new WebSocketServer({ server });
-  const served = attach(wss);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  closers.push(async () => {
-    await served.dispose();
-    server.close();
-  });
-  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const { listen } = useWsServers();
 
 /**
  * serveGraphqlWs with every subscription pushed: `streamFor` makes each operation's stream, and
@@ -154,36 +138,6 @@ function pushedServer(
       },
       wss,
     );
-}
-
-/** Every text frame one socket receives for `operations`, until each has completed or errored. */
-async function framesFor(url: string, operations: { id: string; query: string }[]) {
-  const socket = new WebSocket(url, 'graphql-transport-ws');
-  const frames: string[] = [];
-  let open = operations.length;
-  const done = new Promise<void>((resolve, reject) => {
-    socket.on('message', (data) => {
-      const text = String(data);
-      const message = JSON.parse(text) as { type: string };
-      if (message.type === 'connection_ack') {
-        for (const { id, query } of operations) {
-          socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
-        }
-        return;
-      }
-      frames.push(text);
-      if (message.type === 'complete' || message.type === 'error') {
-        open -= 1;
-        if (open === 0) resolve();
-      }
-    });
-    socket.on('error', reject);
-  });
-  await once(socket, 'open');
-  socket.send('{"type":"connection_init"}');
-  await done;
-  socket.close();
-  return frames;
 }
 
 describe('pushedOperation', () => {

@@ -6,13 +6,12 @@
  * one that answers stays.
  */
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildSchema, type ExecutionResult, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { RawPayload, serveGraphqlWs } from '../../src/server/wsServer.js';
+import { framesFor, useWsServers } from '../support/wsFrames.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int }');
 
@@ -40,53 +39,7 @@ const options = {
   execute: () => ({ data: { a: 1 } }),
 };
 
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-async function listen(attach: (wss: WebSocketServer) => { dispose(): unknown }) {
-  const server: Server = createServer();
-  const wss = new WebSocketServer({ server });
-  const served = attach(wss);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  closers.push(async () => {
-    await served.dispose();
-    server.close();
-  });
-  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** Every text frame one socket receives for `operations`, until each has completed or errored. */
-async function framesFor(url: string, operations: { id: string; query: string }[]) {
-  const socket = new WebSocket(url, 'graphql-transport-ws');
-  const frames: string[] = [];
-  let open = operations.length;
-  const done = new Promise<void>((resolve, reject) => {
-    socket.on('message', (data) => {
-      const text = String(data);
-      const message = JSON.parse(text) as { type: string };
-      if (message.type === 'connection_ack') {
-        for (const { id, query } of operations) {
-          socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
-        }
-        return;
-      }
-      frames.push(text);
-      if (message.type === 'complete' || message.type === 'error') {
-        open -= 1;
-        if (open === 0) resolve();
-      }
-    });
-    socket.on('error', reject);
-  });
-  await once(socket, 'open');
-  socket.send('{"type":"connection_init"}');
-  await done;
-  socket.close();
-  return frames;
-}
+const { listen } = useWsServers();
 
 describe('frames', () => {
   it('are byte for byte those of graphql-ws useServer, with the payload serialized once', async () => {

@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Job, Queue } from '../../src/lanes/index.js';
 import { snapshot } from './lanes.js';
+import type { GraphQLResponse } from './server.js';
 
 /** What any response body must never hold (DESIGN.md §5): stack, file path, Redis text. */
 export const LEAK_PATTERNS: readonly RegExp[] = [
@@ -204,4 +205,16 @@ export async function seedEveryKey(queue: Queue): Promise<Job> {
   await queue.pause('b');
   await queue.enqueue('c');
   return active;
+}
+
+/**
+ * A refused GraphQL call's one error, after the §5 leak check on the whole body: its
+ * `extensions.code` and `extensions.argument` (the input path a BAD_USER_INPUT names). Fails the
+ * test unless the body holds exactly one error.
+ */
+export function refusal<T>(response: GraphQLResponse<T>): { code?: string; argument?: unknown } {
+  expectNoLeak(JSON.stringify(response.body));
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  const extensions = response.body.errors?.[0]?.extensions as Record<string, unknown> | undefined;
+  return { code: extensions?.code as string, argument: extensions?.argument };
 }

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { Queue } from '../../src/lanes/index.js';
+import { expect } from 'vitest';
+import { Queue, RingmasterError } from '../../src/lanes/index.js';
 import { masterClients, type RedisClient } from '../../src/lanes/redisConnection.js';
 import { type TestRedisHandle, useTestRedis } from './redis.js';
 
@@ -264,4 +265,17 @@ export async function reapAtLeast(queue: Queue, n = 1, timeoutMs = 5_000): Promi
     timeoutMs,
   );
   return total;
+}
+
+/**
+ * The RingmasterError `call` rejects with; fails the test when it resolves or rejects with
+ * anything else.
+ */
+export async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
+  const error = await call().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RingmasterError);
+  return error as RingmasterError;
 }
