@@ -182,6 +182,23 @@ describe('startRedisServer', () => {
     expect(await connect(first.url).ping()).toBe('PONG');
   });
 
+  it('says a cluster node whose bus port (port + 10000) is taken is refused for an address in use', async () => {
+    // test/support/clusterProcess.ts starts a node again on another pair of ports on this answer
+    const holder = await startRedisServer();
+    track(holder);
+    if (holder.port < 11_000) return; // no node port 10000 below it
+    const error = await startRedisServer({
+      port: holder.port - 10_000,
+      extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
+    }).catch((err: unknown) => err);
+    if (!(error instanceof RedisStartError)) {
+      track(error as Awaited<ReturnType<typeof startRedisServer>>);
+      throw new Error(`a cluster node started though its bus port ${holder.port} was taken`);
+    }
+    expect(error.addressInUse).toBe(true);
+    expect(error.message).toContain(`${holder.port}`);
+  });
+
   it('says how to install Redis when there is no binary', async () => {
     const error = await startRedisServer({ searchPath: '' }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(RedisServerNotFoundError);

@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import getPort from 'get-port';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
+import { RedisStartError } from '../../src/server/redisProcess/ready.js';
 import { TEST_NOTIFY_FLAGS } from './redis.js';
 
 /**
@@ -222,10 +223,16 @@ export async function startTestCluster(
     await Promise.all([...processes.values()].map((server) => server.stop()));
   };
 
-  try {
-    await Promise.all(
-      ports.map(async (port) => {
-        const server = await startRedisServer({
+  /**
+   * Node `i` on `ports[i]`. clusterPort found the port and its bus port free, but a test file
+   * beside this one can bind either before this node does (Redis then exits "Address already in
+   * use", for the bus port too): the node is tried again on another pair, a few times.
+   */
+  const startNode = async (i: number): Promise<RedisProcess> => {
+    for (let attempt = 1; ; attempt++) {
+      const port = ports[i] as number;
+      try {
+        return await startRedisServer({
           port,
           // A private directory per node: its nodes.conf (and append-only file) survive a kill,
           // so a restarted node rejoins as itself.
@@ -242,7 +249,18 @@ export async function startTestCluster(
             'everysec',
           ],
         });
-        processes.set(port, server);
+      } catch (err) {
+        if (!(err instanceof RedisStartError && err.addressInUse) || attempt >= 5) throw err;
+        ports[i] = await clusterPort(taken);
+      }
+    }
+  };
+
+  try {
+    await Promise.all(
+      ports.map(async (_, i) => {
+        const server = await startNode(i);
+        processes.set(ports[i] as number, server);
       }),
     );
     await run(
