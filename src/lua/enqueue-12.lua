@@ -134,7 +134,7 @@ else
   noteLaneHead(base, group, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
-    reRingAll(k, base, { group }, 1)
+    reRing(k, group)
   end
 end
 return createdReply(base, id, payload)

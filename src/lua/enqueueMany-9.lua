@@ -52,6 +52,7 @@
   pexpire of its idem key. None when refused or every job answers EXISTING.
 ]]
 --- @include "nowMs"
+--- @include "heads"
 --- @include "enqueueJob"
 
 local k = {
@@ -185,8 +186,8 @@ if #created > 0 then
         members[#members + 1] = lane[j].id
       end
       redis.call('ZADD', g.laneKey, unpack(members))
-      -- The lane's new head bound (includes/heads.lua, noteLaneHead): its first job's score.
-      redis.call('ZADD', headsKeyOf(base), 'LT', lane[1].seq, group)
+      -- The lane's new head bound: its first job's score.
+      noteLaneHead(base, group, lane[1].seq)
       pending = pending + #lane
       if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
           #lane) then

@@ -88,15 +88,6 @@ local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
 local settingsKey = settingsKeyOf(base)
 local now = nowMs()
 
--- The size of an index of `kind` as the reads count it: a finished kind without the jobs past
--- their retention age.
-local function sizeOf(index, kind)
-  if kind == 'dead' or kind == 'completed' then
-    return keptCount(index, settingsKey, kind, now)
-  end
-  return redis.call('ZCARD', index)
-end
-
 -- The index a group or the whole queue is read from.
 local sourceIndex, sourceGroup
 if mode == 'group' then
@@ -172,13 +163,13 @@ end
 -- What the history records as before and after: the index read, or the queue's totals.
 local function sizes()
   if sourceIndex then
-    return { [wanted] = sizeOf(sourceIndex, wanted) }
+    return { [wanted] = keptCount(sourceIndex, settingsKey, wanted, now) }
   end
   return {
     pending = safeInteger(redis.call('HGET', k.stats, 'pending')) or 0,
     delayed = redis.call('ZCARD', k.delayed),
-    dead = sizeOf(k.dead, 'dead'),
-    completed = sizeOf(k.completed, 'completed'),
+    dead = keptCount(k.dead, settingsKey, 'dead', now),
+    completed = keptCount(k.completed, settingsKey, 'completed', now),
   }
 end
 local before = sizes()
@@ -223,7 +214,7 @@ end
 
 local remaining = 0
 if sourceIndex then
-  remaining = sizeOf(sourceIndex, wanted)
+  remaining = keptCount(sourceIndex, settingsKey, wanted, now)
 end
 local action = 'removeJobs'
 if mode == 'group' and wanted == 'pending' then

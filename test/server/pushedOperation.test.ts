@@ -13,7 +13,6 @@ import {
   buildSchema,
   type ExecutionArgs,
   type ExecutionResult,
-  GraphQLError,
   parse as parseDocument,
 } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -26,21 +25,13 @@ import {
   type SocketExtra,
   serveGraphqlWs,
 } from '../../src/server/wsServer.js';
-import { framesFor, useWsServers } from '../support/wsFrames.js';
+import { framesFor, NEXT_RESULTS, useWsServers } from '../support/wsFrames.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int, fails: Int }');
 
 /** Every kind of `next` payload, in each of a frame's three length encodings. */
 const RESULTS: ExecutionResult[] = [
-  { data: { s: 1 } },
-  { data: { s: 2, text: 'é "quoted" \u2028 \u0000 \ud83c\udfaa' } },
-  {
-    data: null,
-    errors: [
-      new GraphQLError('boom', { path: ['s'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
-    ],
-  },
-  { data: { s: 3 }, extensions: { cost: 1 } },
+  ...NEXT_RESULTS,
   { data: { s: 4, text: 'x'.repeat(200) } },
   { data: { s: 5, text: 'é'.repeat(40_000) } },
   { data: { s: 6, text: 'y'.repeat(70_000) } },

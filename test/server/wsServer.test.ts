@@ -6,27 +6,17 @@
  * one that answers stays.
  */
 import { once } from 'node:events';
-import { buildSchema, type ExecutionResult, GraphQLError } from 'graphql';
+import { buildSchema, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { RawPayload, serveGraphqlWs } from '../../src/server/wsServer.js';
-import { framesFor, useWsServers } from '../support/wsFrames.js';
+import { framesFor, NEXT_RESULTS, useWsServers } from '../support/wsFrames.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int }');
 
 /** What every subscription yields, whatever its document: each kind of `next` payload. */
-const RESULTS: ExecutionResult[] = [
-  { data: { s: 1 } },
-  { data: { s: 2, text: 'é "quoted" \u2028 \u0000 \ud83c\udfaa' } },
-  {
-    data: null,
-    errors: [
-      new GraphQLError('boom', { path: ['s'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
-    ],
-  },
-  { data: { s: 3 }, extensions: { cost: 1 } },
-];
+const RESULTS = NEXT_RESULTS;
 
 async function* results(): AsyncGenerator<ExecutionResult> {
   for (const result of RESULTS) yield result;

@@ -6,8 +6,25 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import { afterEach } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+
+/**
+ * Every kind of `next` payload a subscription test sends: plain data, text JSON must escape, an
+ * error (graphql-ws writes it with toJSON) and extensions.
+ */
+export const NEXT_RESULTS: readonly ExecutionResult[] = [
+  { data: { s: 1 } },
+  { data: { s: 2, text: 'é "quoted" \u2028 \u0000 \ud83c\udfaa' } },
+  {
+    data: null,
+    errors: [
+      new GraphQLError('boom', { path: ['s'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
+    ],
+  },
+  { data: { s: 3 }, extensions: { cost: 1 } },
+];
 
 /**
  * Call at a test file's top level: registers an afterEach that disposes every server `listen`

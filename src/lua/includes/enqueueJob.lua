@@ -40,10 +40,7 @@
                         after jobs went to the lane of a group: true when it is to be re-ringed
                         (it was not serviceable and is now); the saturated count kept (it cannot
                         change: limit and active are as judged — settleGroup.lua's rule)
-    reRingAll(k, base, groups, n)
-                        settleGroup.lua's reRing for groups[1..n], batched: one RPUSH of the
-                        ring in order, one HDEL of their turns, a wake token each (one LPUSH, at
-                        most WAKE_LENGTH) and one LTRIM
+  (re-ringing is settleGroup.lua's: reRing for one group, reRingAll for a batch)
     createdReply(base, id, payload)   the reply { id, fields, CREATED }: HGETALL of the new
                         hash, its payload appended
   k: the script's key table — glimit, gactive, ring, paused, wake, stats (groupState.lua), base.
@@ -54,6 +51,7 @@
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
+--- @include "settleGroup"
 --- @include "payloads"
 --- @include "retentionAge"
 
@@ -180,22 +178,6 @@ local function settleLane(k, group, laneKey, limit, active, wasServiceable, wasS
     redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)
   end
   return serviceable
-end
-
-local function reRingAll(k, base, groups, n)
-  redis.call('RPUSH', k.ring, unpack(groups, 1, n))
-  -- A fresh round of each one's weight (includes/weights.lua, resetTurns).
-  redis.call('HDEL', turnsKeyOf(base), unpack(groups, 1, n))
-  if n == 1 then
-    redis.call('LPUSH', k.wake, '1')
-  else
-    local tokens = {}
-    for i = 1, math.min(n, WAKE_LENGTH) do
-      tokens[i] = '1'
-    end
-    redis.call('LPUSH', k.wake, unpack(tokens))
-  end
-  redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
 end
 
 local function createdReply(base, id, payload)

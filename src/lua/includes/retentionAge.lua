@@ -16,7 +16,8 @@
                                         how many of a finished-jobs index (`completed`,
                                         `dead`: scored by finish time) the `kind` policy keeps
                                         at `now`: ZCOUNT from keptSince, or ZCARD with no age
-                                        bound; O(log n)
+                                        bound — and for any other `kind` (a lane, `delayed`:
+                                        nothing there is finished); O(log n)
     keptRange(indexKey, settingsKey, kind, now, limit)
                                         the first `limit` members, oldest first, of an index
                                         scored by finish time that the `kind` policy keeps at
@@ -56,7 +57,10 @@ local function keptSince(settingsKey, kind, now)
 end
 
 local function keptCount(indexKey, settingsKey, kind, now)
-  local since = keptSince(settingsKey, kind, now)
+  local since = nil
+  if kind == 'completed' or kind == 'dead' then
+    since = keptSince(settingsKey, kind, now)
+  end
   if since == nil then
     return redis.call('ZCARD', indexKey)
   end

@@ -5,6 +5,11 @@
   serviceable was not on the ring. The only O(ring) step is the LREM of a de-ring from the
   middle of the ring (DESIGN.md §3, "Cost").
 
+  reRing(k, group) puts one group at the ring's tail with a fresh round of its weight and a wake
+  token; reRingAll(k, base, groups, n) does it for groups[1..n] in one RPUSH, one HDEL of their
+  turns, one LPUSH of a token each (at most WAKE_LENGTH) and one LTRIM (enqueueMany's batch;
+  base 'P:{Q}:', whose gturns it names).
+
   k: k.ring (list), k.wake (list), k.stats (hash), plus groupState's keys.
   Events: rpush on ring and lpush/ltrim on wake (re-ring), lrem on ring (de-ring),
   hincrby on stats (saturated changed).
@@ -22,6 +27,22 @@ local function reRing(k, group)
 end
 
 -- The ring and the saturated counter for a change of standing already known on both sides.
+local function reRingAll(k, base, groups, n)
+  if n == 1 then
+    reRing(k, groups[1])
+    return
+  end
+  redis.call('RPUSH', k.ring, unpack(groups, 1, n))
+  -- A fresh round of each one's weight (includes/weights.lua, resetTurns).
+  redis.call('HDEL', turnsKeyOf(base), unpack(groups, 1, n))
+  local tokens = {}
+  for i = 1, math.min(n, WAKE_LENGTH) do
+    tokens[i] = '1'
+  end
+  redis.call('LPUSH', k.wake, unpack(tokens))
+  redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
+end
+
 local function applyStanding(k, group, wasServiceable, wasSaturated, serviceable, saturated)
   if serviceable and not wasServiceable then
     reRing(k, group)
