@@ -97,3 +97,42 @@ export async function dumpTotal(server: Server, dir: string): Promise<number> {
   if (!m) throw new Error('no totals in the callgrind dump');
   return Number(m[1]);
 }
+
+/**
+ * The instructions `server` runs with no client work, per ms: instrumented for `idleMs` (its
+ * cron, the clients' idle sockets), to be taken out of a measured section scaled to its length.
+ */
+export async function idleInstructionsPerMs(
+  server: Server,
+  dir: string,
+  idleMs: number,
+): Promise<number> {
+  await dumpTotal(server, dir); // counters from zero
+  await instrument(server, true);
+  await sleep(idleMs);
+  await instrument(server, false);
+  return (await dumpTotal(server, dir)) / idleMs;
+}
+
+/**
+ * `work`'s wall time (ms) and, when `count` (the server runs under callgrind), the instructions
+ * `server` ran meanwhile (instrumentation on for it alone, counters from zero; null otherwise):
+ * take out {@link idleInstructionsPerMs} × ms for the work's own.
+ */
+export async function instructionsDuring(
+  server: Server,
+  dir: string,
+  work: () => Promise<void>,
+  count = true,
+): Promise<{ instructions: number | null; ms: number }> {
+  if (count) {
+    await dumpTotal(server, dir);
+    await instrument(server, true);
+  }
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  if (!count) return { instructions: null, ms };
+  await instrument(server, false);
+  return { instructions: await dumpTotal(server, dir), ms };
+}

@@ -20,7 +20,7 @@ import { Queue as BullQueue } from 'bullmq';
 import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, fresh, measured } from './redis.js';
 import { table } from './report.js';
-import { pool, progress } from './util.js';
+import { inBatches, orderPayload, pool, progress } from './util.js';
 
 export interface EnqueueOptions {
   /** Jobs enqueued per timed run. */
@@ -59,23 +59,7 @@ export interface EnqueueResult {
   runs: EnqueueRun[];
 }
 
-const payload = (i: number) => ({ orderId: i, customer: `customer-${i % 997}`, total: i * 3 });
-
-/**
- * Jobs 0..o.jobs − 1, made by `make`, sent by `send` in batches of `o.batch` (the last may be
- * shorter), one batch after another.
- */
-async function inBatches<T>(
-  o: EnqueueOptions,
-  make: (i: number) => T,
-  send: (jobs: T[]) => Promise<unknown>,
-): Promise<void> {
-  for (let start = 0; start < o.jobs; start += o.batch) {
-    const jobs: T[] = [];
-    for (let i = start; i < Math.min(o.jobs, start + o.batch); i++) jobs.push(make(i));
-    await send(jobs);
-  }
-}
+const payload = orderPayload;
 
 async function timed(
   redis: BenchRedis,
@@ -120,7 +104,8 @@ async function ringmasterRun(
         return;
       }
       await inBatches(
-        o,
+        o.jobs,
+        o.batch,
         (i) => ({ group: group(i), payload: payload(i) }),
         (jobs) => queue.enqueueMany(jobs),
       );
@@ -147,7 +132,8 @@ async function bullmqRun(
         return;
       }
       await inBatches(
-        o,
+        o.jobs,
+        o.batch,
         (i) => ({ name: 'job', data: payload(i) }),
         (jobs) => queue.addBulk(jobs),
       );

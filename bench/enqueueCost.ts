@@ -26,8 +26,13 @@ import path from 'node:path';
 import { Queue as BullQueue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Ringmaster } from '../src/lanes/index.js';
-import { dumpTotal, instrument, type Server, startServer } from './callgrind.js';
-import { pool, sleep } from './util.js';
+import {
+  idleInstructionsPerMs,
+  instructionsDuring,
+  type Server,
+  startServer,
+} from './callgrind.js';
+import { inBatches, orderPayload, pool, scriptFlags } from './util.js';
 
 interface Options {
   jobs: number;
@@ -41,32 +46,30 @@ interface Options {
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = {
-    jobs: 2_000,
-    groups: 100,
-    batch: 100,
-    concurrency: 16,
-    rounds: 1,
-    idleMs: 2_000,
-    ways: ['enqueue', 'enqueueMany', 'bullmq add', 'bullmq addBulk'],
+  const flags = scriptFlags(argv, {
+    values: ['jobs', 'groups', 'batch', 'concurrency', 'rounds', 'idleMs', 'ways'],
+    switches: [],
+  });
+  const ways = flags.text('ways');
+  return {
+    jobs: flags.whole('jobs', 2_000, 1),
+    groups: flags.whole('groups', 100, 1),
+    batch: flags.whole('batch', 100, 1),
+    concurrency: flags.whole('concurrency', 16, 1),
+    rounds: flags.whole('rounds', 1, 1),
+    idleMs: flags.whole('idleMs', 2_000, 1),
+    ways:
+      ways === undefined
+        ? ['enqueue', 'enqueueMany', 'bullmq add', 'bullmq addBulk']
+        : (ways.split(',') as Way[]),
   };
-  for (const arg of argv) {
-    if (arg.startsWith('--ways=')) {
-      o.ways = arg.slice('--ways='.length).split(',') as Way[];
-      continue;
-    }
-    const m = /^--([a-zA-Z]+)=(\d+)$/.exec(arg);
-    if (!m || !((m[1] as string) in o) || m[1] === 'ways')
-      throw new Error(`unknown argument ${arg}`);
-    (o as unknown as Record<string, number>)[m[1] as string] = Number(m[2]);
-  }
-  return o;
 }
 
 type Way = 'enqueue' | 'enqueueMany' | 'bullmq add' | 'bullmq addBulk';
 
-const payload = (i: number) => ({ orderId: i, customer: `customer-${i % 997}`, total: i * 3 });
+const payload = orderPayload;
 
+/** Redis instructions per job of `work` (`jobs` jobs), the idle baseline taken out. */
 async function measure(
   server: Server,
   dir: string,
@@ -74,14 +77,8 @@ async function measure(
   work: () => Promise<void>,
   jobs: number,
 ): Promise<number> {
-  await dumpTotal(server, dir); // counters from zero
-  await instrument(server, true);
-  const t0 = performance.now();
-  await work();
-  const ms = performance.now() - t0;
-  await instrument(server, false);
-  const counted = await dumpTotal(server, dir);
-  return Math.round((counted - idlePerMs * ms) / jobs);
+  const { instructions, ms } = await instructionsDuring(server, dir, work);
+  return Math.round(((instructions as number) - idlePerMs * ms) / jobs);
 }
 
 async function run(
@@ -95,15 +92,6 @@ async function run(
   await admin.flushall('SYNC');
   const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
   const group = (i: number) => `tenant-${i % o.groups}`;
-  const batches = <T>(make: (i: number) => T): T[][] => {
-    const out: T[][] = [];
-    for (let start = 0; start < o.jobs; start += o.batch) {
-      out.push(
-        Array.from({ length: Math.min(o.batch, o.jobs - start) }, (_, j) => make(start + j)),
-      );
-    }
-    return out;
-  };
   try {
     if (way === 'enqueue' || way === 'enqueueMany') {
       const client = new Redis(connection);
@@ -114,11 +102,13 @@ async function run(
       const work =
         way === 'enqueue'
           ? () => pool(o.jobs, o.concurrency, (i) => queue.enqueue(group(i), payload(i)))
-          : async () => {
-              for (const jobs of batches((i) => ({ group: group(i), payload: payload(i) }))) {
-                await queue.enqueueMany(jobs);
-              }
-            };
+          : () =>
+              inBatches(
+                o.jobs,
+                o.batch,
+                (i) => ({ group: group(i), payload: payload(i) }),
+                (jobs) => queue.enqueueMany(jobs),
+              );
       const perJob = await measure(server, dir, idlePerMs, work, o.jobs);
       client.disconnect();
       return perJob;
@@ -129,11 +119,13 @@ async function run(
     const work =
       way === 'bullmq add'
         ? () => pool(o.jobs, o.concurrency, (i) => queue.add('job', payload(i)))
-        : async () => {
-            for (const jobs of batches((i) => ({ name: 'job', data: payload(i) }))) {
-              await queue.addBulk(jobs);
-            }
-          };
+        : () =>
+            inBatches(
+              o.jobs,
+              o.batch,
+              (i) => ({ name: 'job', data: payload(i) }),
+              (jobs) => queue.addBulk(jobs),
+            );
     const perJob = await measure(server, dir, idlePerMs, work, o.jobs);
     await queue.close();
     return perJob;
@@ -147,10 +139,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'enqueue-cost-'));
   const server = await startServer(false, dir);
   try {
-    await instrument(server, true);
-    await sleep(o.idleMs);
-    await instrument(server, false);
-    const idlePerMs = (await dumpTotal(server, dir)) / o.idleMs;
+    const idlePerMs = await idleInstructionsPerMs(server, dir, o.idleMs);
     const results = new Map<Way, number[]>();
     const order: Way[][] = [
       ['enqueue', 'enqueueMany', 'enqueueMany', 'enqueue'],

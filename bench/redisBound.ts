@@ -32,7 +32,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { dumpTotal, instrument, type Server, startServer } from './callgrind.js';
+import {
+  idleInstructionsPerMs,
+  instructionsDuring,
+  type Server,
+  startServer,
+} from './callgrind.js';
 import { redisCpuUsec } from './redis.js';
 import { scriptFlags, sleep } from './util.js';
 
@@ -221,26 +226,15 @@ async function measured(
   units: number,
   work: () => Promise<void>,
 ): Promise<Measure> {
-  let idlePerSecond = 0;
-  if (!o.plain) {
-    await instrument(server, true);
-    await sleep(o.idleMs);
-    await instrument(server, false);
-    idlePerSecond = (await dumpTotal(server, dir)) / (o.idleMs / 1000);
-  }
+  const idlePerMs = o.plain ? 0 : await idleInstructionsPerMs(server, dir, o.idleMs);
   const cpuBefore = await redisCpuUsec(admin);
-  if (!o.plain) await instrument(server, true);
-  const started = performance.now();
-  await work();
-  const wallMs = performance.now() - started;
-  if (!o.plain) await instrument(server, false);
-  const counted = o.plain ? null : await dumpTotal(server, dir);
+  const { instructions, ms: wallMs } = await instructionsDuring(server, dir, work, !o.plain);
   const cpuAfter = await redisCpuUsec(admin);
   return {
     name,
     units,
     instructionsPerUnit:
-      counted === null ? null : Math.round((counted - idlePerSecond * (wallMs / 1000)) / units),
+      instructions === null ? null : Math.round((instructions - idlePerMs * wallMs) / units),
     redisCpuUsecPerUnit: (cpuAfter - cpuBefore) / units,
     wallMs,
   };

@@ -26,9 +26,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
-import { dumpTotal, instrument, startServer } from './callgrind.js';
+import { idleInstructionsPerMs, instructionsDuring, startServer } from './callgrind.js';
 import { commandStats, isBookkeeping, redisCpuUsec, scriptCalls } from './redis.js';
-import { latch, pool, scriptFlags, sleep } from './util.js';
+import { latch, pool, scriptFlags } from './util.js';
 
 /** What one run measures; every field has a command-line flag of the same name. */
 interface Options {
@@ -109,31 +109,25 @@ async function drainOnce(
     const queue = new Ringmaster(conn).queue('cost');
     await conn.ping();
     // Idle baseline: what the server does with nobody asking (cron, the clients' sockets).
-    let idlePerSecond: number | null = null;
-    if (!o.plain) {
-      await instrument(server, true);
-      await sleep(o.idleMs);
-      await instrument(server, false);
-      idlePerSecond = (await dumpTotal(server, dir)) / (o.idleMs / 1000);
-    }
+    const idlePerMs = o.plain ? null : await idleInstructionsPerMs(server, dir, o.idleMs);
     await admin.config('RESETSTAT');
     const cpuBefore = await redisCpuUsec(admin);
-    if (!o.plain) await instrument(server, true);
-    const started = performance.now();
-    const completed = latch(o.jobs);
-    const worker = new Worker(queue, async () => {}, {
-      concurrency: o.concurrency,
-      reaper: false,
-    });
-    worker.on('completed', () => completed.hit());
-    worker.on('error', (error) => process.stderr.write(`worker error: ${error.message}\n`));
-    await completed.done;
-    const drainMs = performance.now() - started;
-    if (!o.plain) await instrument(server, false);
-    const counted = o.plain ? null : await dumpTotal(server, dir);
+    let worker: Worker | undefined;
+    const { instructions: counted, ms: drainMs } = await instructionsDuring(
+      server,
+      dir,
+      async () => {
+        const completed = latch(o.jobs);
+        worker = new Worker(queue, async () => {}, { concurrency: o.concurrency, reaper: false });
+        worker.on('completed', () => completed.hit());
+        worker.on('error', (error) => process.stderr.write(`worker error: ${error.message}\n`));
+        await completed.done;
+      },
+      !o.plain,
+    );
     const cpuAfter = await redisCpuUsec(admin);
     const calls = await commandStats(admin);
-    await worker.close();
+    await worker?.close();
     // The harness' own reads are not the job's (isBookkeeping); scripts are counted apart.
     let commands = 0;
     const scripts = scriptCalls(calls).calls;
@@ -144,14 +138,14 @@ async function drainOnce(
       byCommand[name] = Number((n / o.jobs).toFixed(3));
     }
     const instructions =
-      counted === null || idlePerSecond === null
+      counted === null || idlePerMs === null
         ? null
-        : Math.round((counted - idlePerSecond * (drainMs / 1000)) / o.jobs);
+        : Math.round((counted - idlePerMs * drainMs) / o.jobs);
     return {
       retention,
       jobs: o.jobs,
       instructionsPerJob: instructions,
-      idleInstructionsPerSecond: idlePerSecond === null ? null : Math.round(idlePerSecond),
+      idleInstructionsPerSecond: idlePerMs === null ? null : Math.round(idlePerMs * 1000),
       commandsPerJob: commands / o.jobs,
       scriptCallsPerJob: scripts / o.jobs,
       redisCpuUsecPerJob: (cpuAfter - cpuBefore) / o.jobs,

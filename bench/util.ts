@@ -146,3 +146,27 @@ export function scriptFlags(
     has: (name) => given[name] === true,
   };
 }
+
+/**
+ * Jobs 0..jobs − 1, made by `make`, sent by `send` in batches of `batch` (the last may be
+ * shorter), one batch after another (bench/enqueue.ts, bench/enqueueCost.ts).
+ */
+export async function inBatches<T>(
+  jobs: number,
+  batch: number,
+  make: (i: number) => T,
+  send: (jobs: T[]) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < jobs; start += batch) {
+    const page: T[] = [];
+    for (let i = start; i < Math.min(jobs, start + batch); i++) page.push(make(i));
+    await send(page);
+  }
+}
+
+/** The enqueue benchmarks' payload of job `i`: ~60 bytes of JSON, as an order might be. */
+export const orderPayload = (i: number) => ({
+  orderId: i,
+  customer: `customer-${i % 997}`,
+  total: i * 3,
+});
