@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EnqueueJobInput, EnqueueJobsDocument } from '../gql/graphql.js';
-import { refusal } from '../support/api.js';
+import { expectRedisUnchanged, refusal } from '../support/api.js';
 import { expirySnapshot, redisNow, uniqueQueueName } from '../support/lanes.js';
 import { useTestServer } from '../support/server.js';
 
@@ -25,16 +25,6 @@ const api = useTestServer({
  * Run `action` and assert the keyspace is byte for byte what it was (expiries as absolute
  * times: the idempotency keys' PTTL counts down). Returns what `action` returned.
  */
-async function expectRedisUnchanged<T>(action: () => Promise<T>): Promise<T> {
-  const r = api.redis.client();
-  const before = await expirySnapshot(r);
-  const result = await action();
-  expect(Object.fromEntries(await expirySnapshot(r)), 'Redis changed').toEqual(
-    Object.fromEntries(before),
-  );
-  return result;
-}
-
 const send = (queue: string, jobs: EnqueueJobInput[], token: string = TOKENS.worker) =>
   api.request(EnqueueJobsDocument, { queue, jobs }, { token });
 
@@ -74,7 +64,11 @@ describe('enqueueJobs', () => {
   it('needs the worker role: a read token is FORBIDDEN and nothing is written', async () => {
     const queue = uniqueQueueName();
     await api.server.engine.queue(queue).enqueue('g', { seed: 1 });
-    const response = await expectRedisUnchanged(() => send(queue, [{ group: 'g' }], TOKENS.read));
+    const response = await expectRedisUnchanged(
+      api.redis.client(),
+      () => send(queue, [{ group: 'g' }], TOKENS.read),
+      expirySnapshot,
+    );
     expect(refusal(response).code).toBe('FORBIDDEN');
     expect(response.body.data?.enqueueJobs ?? null).toBeNull();
   });
@@ -97,7 +91,11 @@ describe('enqueueJobs', () => {
       [Array.from({ length: 1_001 }, () => ok), 'jobs'],
     ];
     for (const [jobs, argument] of cases) {
-      const response = await expectRedisUnchanged(() => send(queue, jobs));
+      const response = await expectRedisUnchanged(
+        api.redis.client(),
+        () => send(queue, jobs),
+        expirySnapshot,
+      );
       expect(refusal(response), argument).toEqual({ code: 'BAD_USER_INPUT', argument });
       expect(response.body.errors?.[0]?.message.startsWith(`${argument}: `)).toBe(true);
     }

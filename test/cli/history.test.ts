@@ -8,7 +8,7 @@ import type { Queue } from '../../src/lanes/index.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { runCli } from './support.js';
+import { runCli, runCliOk } from './support.js';
 
 const TOKEN = 'ops-admin-token-0123456789';
 
@@ -29,10 +29,7 @@ const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 
 /** `ringmaster <args>` as alice, expecting exit 0 and nothing on stderr. */
 async function cli(args: string[]): Promise<string> {
-  const result = await runCli(args, { RINGMASTER_URL: api.endpoint, RINGMASTER_TOKEN: TOKEN });
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return result.stdout;
+  return (await runCliOk(args, { RINGMASTER_URL: api.endpoint, RINGMASTER_TOKEN: TOKEN })).stdout;
 }
 
 /** `n` dead jobs of `group`. */

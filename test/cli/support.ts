@@ -7,7 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = inject('cliBundle');
@@ -73,6 +73,17 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   const child = spawnCli(args, env);
   child.stdin.end();
   return finished(child);
+}
+
+/** {@link runCli}, asserting it succeeded: exit 0 and nothing on stderr. */
+export async function runCliOk(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const result = await runCli(args, env);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result;
 }
 
 /** Resolve once the child's stdout so far satisfies `test` (its text); reject if it exits first. */

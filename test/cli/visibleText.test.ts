@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { useTestServer } from '../support/server.js';
-import { finished, runCli, spawnCli, stdoutUntil } from './support.js';
+import { finished, runCliOk, spawnCli, stdoutUntil } from './support.js';
 
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
@@ -21,10 +21,7 @@ const LS = 'a\u2028b';
 const RAW = /[\u200b\ufeff\u2028]/;
 
 async function cli(args: string[]): Promise<string> {
-  const result = await runCli([...args], { RINGMASTER_URL: api.endpoint });
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return result.stdout;
+  return (await runCliOk([...args], { RINGMASTER_URL: api.endpoint })).stdout;
 }
 
 /** A queue whose groups, dead job's error and history actor hold invisible characters. */

@@ -25,6 +25,7 @@ import {
   type SocketExtra,
   serveGraphqlWs,
 } from '../../src/server/wsServer.js';
+import { waitFor } from '../support/pubsub.js';
 import { framesFor, NEXT_RESULTS, useWsServers } from '../support/wsFrames.js';
 
 const schema = buildSchema('type Query { a: Int } type Subscription { s: Int, fails: Int }');
@@ -188,12 +189,12 @@ describe('pushedOperation', () => {
       }),
     );
     const client = await rawClient(url, 'one');
-    await waitFor(() => streams.length === 1);
+    await waitFor('the first stream', () => streams.length === 1, { intervalMs: 2 });
     const [stream] = streams as [ConflatingStream<number, ExecutionResult>];
     stream.offer(1, false);
     expect(await client.frame(0)).toBe('{"id":"one","type":"next","payload":{"data":{"s":1}}}');
     client.socket.send('{"id":"one","type":"complete"}');
-    await waitFor(() => stream.done);
+    await waitFor('the stream ended', () => stream.done, { intervalMs: 2 });
     stream.offer(2, false);
     // A query after it is answered: the socket is in order and sent nothing for `one` since.
     client.socket.send('{"id":"q","type":"subscribe","payload":{"query":"{ a }"}}');
@@ -215,7 +216,7 @@ describe('pushedOperation', () => {
     );
     const fast = await rawClient(url, 'fast');
     const slow = await rawClient(url, 'slow');
-    await waitFor(() => streams.length === 2);
+    await waitFor('the second stream', () => streams.length === 2, { intervalMs: 2 });
     // The slow reader stops reading: its kernel buffers fill, then the server's socket queues.
     slow.tcp().pause();
     const states = 60;
@@ -226,7 +227,9 @@ describe('pushedOperation', () => {
     }
     expect(fast.states()).toEqual([...Array(states).keys()]);
     slow.tcp().resume();
-    await waitFor(() => slow.states().at(-1) === states - 1);
+    await waitFor("the slow reader's last state", () => slow.states().at(-1) === states - 1, {
+      intervalMs: 2,
+    });
     const got = slow.states();
     // Fewer than offered, in order, ending on the latest.
     expect(got.length).toBeLessThan(states / 2);
@@ -238,13 +241,6 @@ describe('pushedOperation', () => {
 });
 
 /** Polls `check` until it holds (each poll a macrotask apart). */
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 5_000 && !check(); i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  expect(check()).toBe(true);
-}
-
 /** A graphql-transport-ws socket with one subscription `id`; collects the frames after the ack. */
 async function rawClient(url: string, id: string) {
   const socket = new WebSocket(url, 'graphql-transport-ws');

@@ -178,12 +178,17 @@ export function wsOperation(
 
 /**
  * Run `action` and assert the whole keyspace is byte for byte what it was (DUMP + PTTL of every
- * key). Returns what `action` returned.
+ * key; `take` another snapshot, such as lanes.ts' expirySnapshot, where keys expire: a PTTL counts
+ * down between the two). Returns what `action` returned.
  */
-export async function expectRedisUnchanged<T>(redis: Redis, action: () => Promise<T>): Promise<T> {
-  const before = await snapshot(redis);
+export async function expectRedisUnchanged<T>(
+  redis: Redis,
+  action: () => Promise<T>,
+  take: (redis: Redis) => Promise<Map<string, string>> = snapshot,
+): Promise<T> {
+  const before = await take(redis);
   const result = await action();
-  const after = await snapshot(redis);
+  const after = await take(redis);
   expect(Object.fromEntries(after), 'Redis changed').toEqual(Object.fromEntries(before));
   return result;
 }
