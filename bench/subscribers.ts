@@ -61,12 +61,15 @@ interface RingChange {
 }
 
 const subscribers: Subscriber[] = [];
-/** The round in progress: when its mutation was sent and who has seen its change. */
+/**
+ * The round in progress: when its mutation was sent, and each subscriber's first message since
+ * (arrival time and bytes, parsed only once the round is over).
+ */
 let round: {
   sentAt: number;
-  expect: 'added' | 'removed';
-  seen: Set<number>;
-  latencies: number[];
+  arrivedAt: Float64Array;
+  messages: (Buffer | undefined)[];
+  arrived: number;
 } | null = null;
 let roundDone: (() => void) | null = null;
 
@@ -74,14 +77,45 @@ function send(reply: Reply): void {
   process.send?.(reply);
 }
 
-function onEvent(index: number, change: RingChange): void {
-  const at = performance.now();
+/**
+ * A message in a round is timed on arrival and kept unparsed: parsing it here would delay the
+ * arrival of the next (the sockets share this one thread), and this process would measure its
+ * own JSON work on top of the server's delivery.
+ */
+function onRoundMessage(index: number, data: Buffer): void {
   const r = round;
-  if (r === null || change.reason === 'SNAPSHOT' || r.seen.has(index)) return;
-  if (!change[r.expect].includes(setup.group)) return;
-  r.seen.add(index);
-  r.latencies.push(at - r.sentAt);
-  if (r.seen.size === subscribers.length) roundDone?.();
+  if (r === null || r.messages[index] !== undefined) return;
+  r.arrivedAt[index] = performance.now();
+  r.messages[index] = data;
+  if (++r.arrived === subscribers.length) roundDone?.();
+}
+
+/**
+ * The latencies of a round's messages that carry its change (the group `removed` by a pause,
+ * `added` by a resume); a subscriber whose message is anything else counts as missed.
+ */
+function judgeRound(
+  r: NonNullable<typeof round>,
+  expect: 'added' | 'removed',
+  latencies: number[],
+): number {
+  let missed = 0;
+  for (let index = 0; index < r.messages.length; index++) {
+    const data = r.messages[index];
+    const change = data === undefined ? undefined : parseNext(data);
+    if (change === undefined || !change[expect].includes(setup.group)) missed++;
+    else latencies.push((r.arrivedAt[index] ?? Number.NaN) - r.sentAt);
+  }
+  return missed;
+}
+
+function parseNext(data: Buffer): RingChange | undefined {
+  const message = JSON.parse(data.toString()) as {
+    type: string;
+    payload?: { data?: { ringChanged?: RingChange } };
+  };
+  const change = message.payload?.data?.ringChanged;
+  return message.type === 'next' && change?.reason !== 'SNAPSHOT' ? change : undefined;
 }
 
 /**
@@ -89,14 +123,23 @@ function onEvent(index: number, change: RingChange): void {
  * then `next` messages), resolved at its SNAPSHOT. Not graphql-ws' client: its per-message cost
  * (~30 µs: parse, validate, dispatch through its sinks) made the subscriber process, not the
  * server, the bound at a few thousand subscribers on 2 cores; this one JSON-parses each message
- * and nothing else, so the server's work dominates what is measured. Pings are answered by `ws`.
+ * and nothing else, and in a round not even that until the round is over ({@link onRoundMessage}),
+ * so the server's work dominates what is measured. Pings are answered by `ws`.
  */
 function subscribe(index: number): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl, 'graphql-transport-ws', { perMessageDeflate: false });
+    const socket = new WebSocket(wsUrl, 'graphql-transport-ws', {
+      perMessageDeflate: false,
+      // The server's frames are its own JSON; checking their UTF-8 here is this process' work, not its.
+      skipUTF8Validation: true,
+    });
     let first = true;
     socket.on('open', () => socket.send('{"type":"connection_init"}'));
     socket.on('message', (data: Buffer) => {
+      if (!first && round !== null) {
+        onRoundMessage(index, data);
+        return;
+      }
       const message = JSON.parse(data.toString()) as {
         type: string;
         payload?: { data?: { ringChanged?: RingChange } };
@@ -119,9 +162,8 @@ function subscribe(index: number): Promise<Subscriber> {
       if (first) {
         first = false;
         resolve({ dispose: () => socket.close(1000) });
-        return;
       }
-      onEvent(index, change);
+      // A change between rounds (none is made) is not timed.
     });
     socket.on('error', (error) => reject(error));
     socket.on('close', (code) => {
@@ -175,20 +217,21 @@ async function rounds(count: number, gapMs: number): Promise<void> {
       roundDone = resolve;
     });
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, ROUND_TIMEOUT_MS).unref());
-    round = {
+    const r = {
       sentAt: performance.now(),
-      expect: pause ? 'removed' : 'added',
-      seen: new Set(),
-      latencies,
+      arrivedAt: new Float64Array(subscribers.length),
+      messages: new Array<Buffer | undefined>(subscribers.length),
+      arrived: 0,
     };
-    const sentAt = round.sentAt;
+    round = r;
+    const sentAt = r.sentAt;
     const res = await mutate(mutation);
     await res.text();
     if (!res.ok) throw new Error(`mutation failed with HTTP ${res.status}`);
     mutationMs.push(performance.now() - sentAt);
     await Promise.race([finished, timeout]);
-    missed += subscribers.length - round.seen.size;
     round = null;
+    missed += judgeRound(r, pause ? 'removed' : 'added', latencies);
     roundDone = null;
     await new Promise((resolve) => setTimeout(resolve, gapMs));
   }
