@@ -558,11 +558,12 @@ export class Queue {
    * Idempotency keys: a key used before the call answers its job (token left out), as enqueue
    * does; two jobs of the call with the same key and the same request make one job, the second
    * answering the first's; a key used for a different request refuses the call.
-   * @param jobs 0..1,000 jobs (`Limits.maxEnqueueBatch`); an empty list answers [] and sends
-   *   nothing
+   * @param jobs 0..1,000 jobs (`Limits.maxEnqueueBatch`) whose payloads' JSON text totals at
+   *   most 16,777,216 bytes (`Limits.enqueueBatchPayloadBytes`); an empty list answers [] and
+   *   sends nothing
    * @returns the jobs, in input order (PENDING, DELAYED with `runAt`, or a key's job as it is)
-   * @throws RingmasterError BAD_USER_INPUT naming the job: argument `jobs` (not an array, or more
-   *   than 1,000), `jobs[i]` (not an object), `jobs[i].group`, `jobs[i].payload`,
+   * @throws RingmasterError BAD_USER_INPUT naming the job: argument `jobs` (not an array, more
+   *   than 1,000, or payloads over 16,777,216 bytes in all), `jobs[i]` (not an object), `jobs[i].group`, `jobs[i].payload`,
    *   `jobs[i].maxAttempts`, `jobs[i].key`, `jobs[i].keyTtlMs`, `jobs[i].delayMs`,
    *   `jobs[i].runAt`, `jobs[i].backoff` (i from 0) — as {@link enqueue} refuses them;
    *   DATA_OUT_OF_RANGE (see the script). Nothing is written then.
@@ -590,6 +591,13 @@ export class Queue {
       }
     });
     if (args.length === 0) return [];
+    const payloadBytes = args.reduce((sum, job) => sum + Buffer.byteLength(job.payload, 'utf8'), 0);
+    if (payloadBytes > validate.Limits.enqueueBatchPayloadBytes) {
+      throw badInput(
+        'jobs',
+        `payloads total ${payloadBytes} bytes of JSON text, over the ${validate.Limits.enqueueBatchPayloadBytes} bytes one call may send: split the jobs into smaller calls`,
+      );
+    }
     const reply = await this.registered(() => this.laidOut(() => this.commands.enqueueMany(args)));
     if (reply[0] === 2) {
       const [, index, id, first] = reply;

@@ -15,6 +15,11 @@ export const Limits = {
   maxLeaseMs: 86_400_000,
   maxAttempts: 100,
   payloadBytes: 524_288,
+  /**
+   * Payload bytes (JSON text, UTF-8, summed over the jobs) one `Queue.enqueueMany` call may
+   * send: 16 MiB, so a call is one command of bounded size, not 1,000 × 512 KiB = 512 MiB.
+   */
+  enqueueBatchPayloadBytes: 16_777_216,
   maxPageSize: 500,
   /** Groups a `Queue.snapshot` reads by id besides its page. */
   maxPicked: 20,

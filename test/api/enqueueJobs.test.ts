@@ -4,13 +4,22 @@
  * (sent as a variable, as the mutation's description says); the answers come in input order,
  * each as `enqueue` answers it; the worker role is needed (a read token is FORBIDDEN); a bad job
  * is refused with its index in `extensions.argument`, and a refused call changes nothing in
- * Redis (every key's DUMP compared).
+ * Redis (every key's DUMP compared). Payloads over the engine's 16 MiB a call are
+ * BAD_USER_INPUT `jobs` too, checked through the server's GraphQL execution without HTTP,
+ * whose 1 MiB body limit refuses such a call first.
  */
+import { print } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { type EnqueueJobInput, EnqueueJobsDocument } from '../gql/graphql.js';
+import { Limits } from '../../src/lanes/index.js';
+import { MAX_REQUEST_BYTES } from '../../src/server/plugins/limits.js';
+import {
+  type EnqueueJobInput,
+  EnqueueJobsDocument,
+  type EnqueueJobsMutation,
+} from '../gql/graphql.js';
 import { expectRedisUnchanged, refusal } from '../support/api.js';
 import { expirySnapshot, redisNow, uniqueQueueName } from '../support/lanes.js';
-import { useTestServer } from '../support/server.js';
+import { type GraphQLResponse, useTestServer } from '../support/server.js';
 
 const TOKENS = {
   read: 'read-token-0123456789abcdef',
@@ -99,5 +108,40 @@ describe('enqueueJobs', () => {
       expect(refusal(response), argument).toEqual({ code: 'BAD_USER_INPUT', argument });
       expect(response.body.errors?.[0]?.message.startsWith(`${argument}: `)).toBe(true);
     }
+  });
+
+  it('payloads over 16 MiB in all are BAD_USER_INPUT `jobs`, past the body limit only in-process', async () => {
+    // Over HTTP (and a WebSocket) the 1 MiB body limit refuses such a call first, so the
+    // engine's bound is reached here through the server's own GraphQL execution, its plugins
+    // (error masking and codes) included, with no transport.
+    expect(Limits.enqueueBatchPayloadBytes).toBeGreaterThan(MAX_REQUEST_BYTES);
+    const queue = uniqueQueueName();
+    await api.server.engine.queue(queue).enqueue('g', { seed: 1 });
+    const big = 'x'.repeat(Limits.payloadBytes - 2);
+    const count = Limits.enqueueBatchPayloadBytes / Limits.payloadBytes;
+    const jobs = Array.from({ length: count }, () => ({ group: 'g', payload: big }));
+    const { parse, validate, execute, schema } = api.server.yoga.getEnveloped({});
+    const document = parse(print(EnqueueJobsDocument));
+    expect(validate(schema, document)).toEqual([]);
+    const run = async (sent: EnqueueJobInput[]): Promise<GraphQLResponse<EnqueueJobsMutation>> => {
+      const result = await execute({
+        schema,
+        document,
+        variableValues: { queue, jobs: sent },
+        contextValue: { engine: api.server.engine, feed: api.server.feed, role: 'worker' },
+      });
+      // As a transport would send it.
+      return { status: 200, body: JSON.parse(JSON.stringify(result)) };
+    };
+    const response = await expectRedisUnchanged(
+      api.redis.client(),
+      () => run([...jobs, { group: 'g', payload: 1 }]),
+      expirySnapshot,
+    );
+    expect(response.body.data?.enqueueJobs).toBeNull();
+    expect(refusal(response)).toEqual({ code: 'BAD_USER_INPUT', argument: 'jobs' });
+    expect(response.body.errors?.[0]?.message).toMatch(
+      /^jobs: payloads total 16777217 bytes .* split/,
+    );
   });
 });

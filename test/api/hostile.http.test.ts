@@ -23,20 +23,31 @@ describe('the hostile table over HTTP', () => {
     expect(HTTP_CASES.length + WS_CASES.length).toBeGreaterThanOrEqual(60);
   });
 
-  it.each(HTTP_CASES)('$name → $status $code', async ({ sent, status, code, message }) => {
-    const response = await expectRedisUnchanged(hostile.r, () => send(sent, hostile.api.endpoint));
-    expectNoLeak(response.text);
-    expect(response.status, response.text.slice(0, 300)).toBe(status);
-    if (code === null) {
-      // A refusal before GraphQL: no data, never a partial result.
-      expect(response.json?.data).toBeUndefined();
-    } else {
-      expect(codes(response.json)[0], response.text.slice(0, 300)).toBe(code);
-      expect(response.json?.data ?? null, 'nothing was answered').toSatisfy(
-        (data: unknown) => data === null || Object.values(data as object).every((v) => v === null),
+  it.each(HTTP_CASES)(
+    '$name → $status $code',
+    async ({ sent, status, code, message, messages }) => {
+      const response = await expectRedisUnchanged(hostile.r, () =>
+        send(sent, hostile.api.endpoint),
       );
-    }
-    if (message) expect(response.json?.errors?.[0]?.message).toMatch(message);
-    await expectServerUp(hostile.api);
-  });
+      expectNoLeak(response.text);
+      expect(response.status, response.text.slice(0, 300)).toBe(status);
+      if (code === null) {
+        // A refusal before GraphQL: no data, never a partial result.
+        expect(response.json?.data).toBeUndefined();
+      } else {
+        expect(codes(response.json)[0], response.text.slice(0, 300)).toBe(code);
+        expect(response.json?.data ?? null, 'nothing was answered').toSatisfy(
+          (data: unknown) =>
+            data === null || Object.values(data as object).every((v) => v === null),
+        );
+      }
+      if (message) expect(response.json?.errors?.[0]?.message).toMatch(message);
+      if (messages) {
+        expect(response.json?.errors?.map((e) => e.message)).toEqual(
+          messages.map((m) => expect.stringMatching(m)),
+        );
+      }
+      await expectServerUp(hostile.api);
+    },
+  );
 });

@@ -316,6 +316,29 @@ describe('enqueueMany', () => {
     expect(await q.ring()).toEqual(Array.from({ length: 37 }, (_, i) => `g${i}`));
     expect((await q.audit()).findings).toEqual([]);
   });
+
+  it('takes payloads of up to 16 MiB of JSON text a call, counted in UTF-8 bytes, and refuses more (argument `jobs`), sending nothing', async () => {
+    const q = engine.queue();
+    await seed(q);
+    // 32 payloads of 524,288 bytes each (the per-job limit): "é…é" is 2 + 2 × 262,143 bytes.
+    const PER_JOB = 524_288;
+    const count = 16_777_216 / PER_JOB;
+    const big = 'é'.repeat((PER_JOB - 2) / 2);
+    const full = Array.from({ length: count }, (_, i) => ({ group: `g${i % 3}`, payload: big }));
+    const before = await snapshot(q.redis);
+    // One byte more (the payload `1`): 16,777,217 bytes, though under 9 million characters.
+    const over = await refusal(() => q.enqueueMany([...full, { group: 'g0', payload: 1 }]));
+    expect([over.code, over.argument]).toEqual([ErrorCode.BAD_USER_INPUT, 'jobs']);
+    expect(over.message).toBe(
+      'jobs: payloads total 16777217 bytes of JSON text, over the 16777216 bytes one call may send: split the jobs into smaller calls',
+    );
+    expect(await snapshot(q.redis)).toEqual(before);
+    // Exactly the bound (jobs without a payload count nothing) is taken.
+    const answered = await q.enqueueMany([{ group: 'g1' }, ...full]);
+    expect(answered).toHaveLength(count + 1);
+    expect((await q.job(answered[count]?.id as string))?.payload).toBe(big);
+    expect((await q.audit()).findings).toEqual([]);
+  });
 });
 
 describe('enqueueMany is the same enqueues one by one (property)', () => {

@@ -10,12 +10,12 @@
  * (~200 tokens) is exempt from depth and cost: graphql-js's MaxIntrospectionDepthRule stops the
  * `types → fields → type → fields …` cycle instead.
  */
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 /**
@@ -65,14 +65,39 @@ const report = (context: ValidationContext | null, error: GraphQLError): void =>
 };
 const rejection = { propagateOnRejection: false, onReject: [report] };
 
-/** The Yoga plugins enforcing {@link QUERY_LIMITS}. */
+/** The limits judged by validation rules: every one but the tokens (judged by the parser). */
+const LIMIT_RULES = [
+  maxDepthRule({ n: QUERY_LIMITS.depth, flattenFragments: true, ...rejection }),
+  maxAliasesRule({ n: QUERY_LIMITS.aliases, ...rejection }),
+  maxDirectivesRule({ n: QUERY_LIMITS.directives, ...rejection }),
+  costLimitRule({ maxCost: QUERY_LIMITS.cost, flattenFragments: true, ...rejection }),
+] as ValidationRule[];
+
+/**
+ * The Yoga plugins enforcing {@link QUERY_LIMITS}.
+ *
+ * The validation limits are judged after GraphQL's own rules (graphql-js' specifiedRules and
+ * the rules other plugins add), and only on a document those find valid: a document that is not
+ * valid GraphQL is answered with its own errors alone. graphql-armor's rules judge the document
+ * when validation enters an operation, before GraphQL's rules reach the values in it, and the
+ * cost rule multiplies by a `first` written inline whatever it holds: `groups(first:
+ * 99999999999)`, beyond GraphQL's Int, was answered with a cost over the limit (first) instead
+ * of "Int cannot represent non 32-bit signed integer value". A document GraphQL finds valid is
+ * judged by every limit as before; one it refuses is refused anyway, and its validation costs
+ * what it did (the limits refuse without stopping the pass, so GraphQL's rules always ran in
+ * full).
+ */
 export function useQueryLimits(): Plugin[] {
   return [
     // At parse time: a document over the limit is never built (GRAPHQL_PARSE_FAILED).
     maxTokensPlugin({ n: QUERY_LIMITS.tokens }),
-    maxDepthPlugin({ n: QUERY_LIMITS.depth, flattenFragments: true, ...rejection }),
-    maxAliasesPlugin({ n: QUERY_LIMITS.aliases, ...rejection }),
-    maxDirectivesPlugin({ n: QUERY_LIMITS.directives, ...rejection }),
-    costLimitPlugin({ maxCost: QUERY_LIMITS.cost, flattenFragments: true, ...rejection }),
+    {
+      onValidate({ setValidationFn, validateFn }) {
+        setValidationFn((schema, document, rules, ...rest) => {
+          const errors = validateFn(schema, document, rules, ...rest);
+          return errors.length > 0 ? errors : validateFn(schema, document, LIMIT_RULES, ...rest);
+        });
+      },
+    },
   ] as Plugin[];
 }
