@@ -28,7 +28,10 @@ export type Reply =
       type: 'measured';
       /** ms from mutation send to each subscriber's event, all rounds together */
       latencies: number[];
-      /** subscriber-rounds with no event within the round timeout */
+      /**
+       * subscriber-rounds without the round's change within the round timeout (a message that
+       * names the group in the round's list but does not parse as its change counts too)
+       */
       missed: number;
       /** ms from mutation send to its HTTP response, per round */
       mutationMs: number[];
@@ -67,6 +70,8 @@ const subscribers: Subscriber[] = [];
  */
 let round: {
   sentAt: number;
+  /** `"removed":[` (a pause) or `"added":[` (a resume): where the round's change names the group. */
+  listKey: Buffer;
   arrivedAt: Float64Array;
   messages: (Buffer | undefined)[];
   arrived: number;
@@ -83,11 +88,26 @@ function send(reply: Reply): void {
  * own JSON work on top of the server's delivery.
  */
 function onRoundMessage(index: number, data: Buffer): void {
+  const at = performance.now();
   const r = round;
-  if (r === null || r.messages[index] !== undefined) return;
-  r.arrivedAt[index] = performance.now();
+  if (r === null || r.messages[index] !== undefined || !namesGroupIn(data, r.listKey)) return;
+  r.arrivedAt[index] = at;
   r.messages[index] = data;
   if (++r.arrived === subscribers.length) roundDone?.();
+}
+
+const groupJson = Buffer.from(JSON.stringify(setup.group));
+
+/**
+ * Whether `data` names the group in its list after `listKey` — a byte search, not a parse: a
+ * change of an earlier round that came late (its group in the other list) is not this round's,
+ * and does not take this subscriber's place in it. {@link judgeRound} parses what is kept.
+ */
+function namesGroupIn(data: Buffer, listKey: Buffer): boolean {
+  const list = data.indexOf(listKey);
+  if (list < 0) return false;
+  const found = data.indexOf(groupJson, list + listKey.length);
+  return found >= 0 && found < data.indexOf(0x5d /* ] */, list + listKey.length);
 }
 
 /**
@@ -219,6 +239,7 @@ async function rounds(count: number, gapMs: number): Promise<void> {
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, ROUND_TIMEOUT_MS).unref());
     const r = {
       sentAt: performance.now(),
+      listKey: Buffer.from(pause ? '"removed":[' : '"added":['),
       arrivedAt: new Float64Array(subscribers.length),
       messages: new Array<Buffer | undefined>(subscribers.length),
       arrived: 0,

@@ -575,6 +575,9 @@ export class Queue {
     if (jobs.length > validate.Limits.maxEnqueueBatch) {
       throw badInput('jobs', `must hold at most ${validate.Limits.maxEnqueueBatch} jobs`);
     }
+    // Summed as the jobs are read, so a call far over the bound is refused at the job that
+    // crosses it, before the rest is serialised.
+    let payloadBytes = 0;
     const args = jobs.map((job: unknown, i) => {
       const at = `jobs[${i}]`;
       if (job === null || typeof job !== 'object' || Array.isArray(job)) {
@@ -584,20 +587,22 @@ export class Queue {
       if (options != null && (typeof options !== 'object' || Array.isArray(options))) {
         throw badInput(`${at}.options`, 'must be an object');
       }
+      let parsed: EnqueueArgs;
       try {
-        return enqueueArgs(group, payload, (options ?? {}) as EnqueueOptions);
+        parsed = enqueueArgs(group, payload, (options ?? {}) as EnqueueOptions);
       } catch (error) {
         throw inJob(at, error);
       }
+      payloadBytes += Buffer.byteLength(parsed.payload, 'utf8');
+      if (payloadBytes > validate.Limits.enqueueBatchPayloadBytes) {
+        throw badInput(
+          'jobs',
+          `payloads total ${payloadBytes} bytes of JSON text by ${at}, over the ${validate.Limits.enqueueBatchPayloadBytes} bytes one call may send: split the jobs into smaller calls`,
+        );
+      }
+      return parsed;
     });
     if (args.length === 0) return [];
-    const payloadBytes = args.reduce((sum, job) => sum + Buffer.byteLength(job.payload, 'utf8'), 0);
-    if (payloadBytes > validate.Limits.enqueueBatchPayloadBytes) {
-      throw badInput(
-        'jobs',
-        `payloads total ${payloadBytes} bytes of JSON text, over the ${validate.Limits.enqueueBatchPayloadBytes} bytes one call may send: split the jobs into smaller calls`,
-      );
-    }
     const reply = await this.registered(() => this.laidOut(() => this.commands.enqueueMany(args)));
     if (reply[0] === 2) {
       const [, index, id, first] = reply;

@@ -327,10 +327,14 @@ describe('enqueueMany', () => {
     const full = Array.from({ length: count }, (_, i) => ({ group: `g${i % 3}`, payload: big }));
     const before = await snapshot(q.redis);
     // One byte more (the payload `1`): 16,777,217 bytes, though under 9 million characters.
-    const over = await refusal(() => q.enqueueMany([...full, { group: 'g0', payload: 1 }]));
+    // Refused at the job that crosses the bound, in input order like every other check: a bad
+    // job after it is never read.
+    const over = await refusal(() =>
+      q.enqueueMany([...full, { group: 'g0', payload: 1 }, { group: '' }]),
+    );
     expect([over.code, over.argument]).toEqual([ErrorCode.BAD_USER_INPUT, 'jobs']);
     expect(over.message).toBe(
-      'jobs: payloads total 16777217 bytes of JSON text, over the 16777216 bytes one call may send: split the jobs into smaller calls',
+      'jobs: payloads total 16777217 bytes of JSON text by jobs[32], over the 16777216 bytes one call may send: split the jobs into smaller calls',
     );
     expect(await snapshot(q.redis)).toEqual(before);
     // Exactly the bound (jobs without a payload count nothing) is taken.

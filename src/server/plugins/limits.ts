@@ -83,9 +83,9 @@ const LIMIT_RULES = [
  * cost rule multiplies by a `first` written inline whatever it holds: `groups(first:
  * 99999999999)`, beyond GraphQL's Int, was answered with a cost over the limit (first) instead
  * of "Int cannot represent non 32-bit signed integer value". A document GraphQL finds valid is
- * judged by every limit as before; one it refuses is refused anyway, and its validation costs
- * what it did (the limits refuse without stopping the pass, so GraphQL's rules always ran in
- * full).
+ * judged by every limit as before, in a second walk (Yoga's validation cache keeps the outcome
+ * per document); one it refuses is refused anyway, at no more cost than before (the limits
+ * refused without stopping the pass, so GraphQL's rules always ran in full).
  */
 export function useQueryLimits(): Plugin[] {
   return [
