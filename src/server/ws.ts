@@ -23,8 +23,17 @@ import { maskError, UNEXPECTED_ERROR_MESSAGE } from './plugins/errors.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
 import { takeSharedStream } from './plugins/sharedExecution.js';
 import { Utf8WebSocket } from './plugins/utf8.js';
-import { pushedOperation, RawPayload, type SocketExtra, serveGraphqlWs } from './wsServer.js';
+import {
+  goingAway,
+  pushedOperation,
+  RawPayload,
+  type SocketExtra,
+  serveGraphqlWs,
+} from './wsServer.js';
 import type { RingmasterYoga } from './yoga.js';
+
+/** How long a stopping server waits for its WebSockets' closing handshakes (ms): {@link goingAway}. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 type Envelope = ReturnType<RingmasterYoga['getEnveloped']>;
 
@@ -190,7 +199,7 @@ export function attachWebSocket(
   return {
     wss,
     close: async () => {
-      for (const socket of wss.clients) socket.terminate();
+      await goingAway(wss, SHUTDOWN_GRACE_MS);
       await disposable.dispose();
     },
   };

@@ -290,6 +290,35 @@ export function serveGraphqlWs(
   };
 }
 
+/**
+ * Close every socket of `wss` with 1001 ("going away", RFC 6455 §7.4.1), so its client sees
+ * the end of a server it can reconnect to — graphql-ws' client retries as after any restart —
+ * rather than an abnormal closure (1006); then cut the sockets whose peer has not completed the
+ * closing handshake within `graceMs` (ms), so a peer that stopped reading holds a shutdown up
+ * for that long at most, not for `ws`' own 30 s close timeout. Resolves once every socket is
+ * closed or cut.
+ */
+export async function goingAway(wss: WebSocketServer, graceMs: number): Promise<void> {
+  const sockets = [...wss.clients];
+  if (sockets.length === 0) return;
+  const closed = Promise.all(
+    sockets.map((socket) =>
+      socket.readyState === socket.CLOSED
+        ? undefined
+        : new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    ),
+  );
+  for (const socket of sockets) socket.close(1001, 'server shutting down');
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+  });
+  await Promise.race([closed, grace]);
+  clearTimeout(timer);
+  for (const socket of sockets) socket.terminate();
+  await closed;
+}
+
 /** A WebSocket with what {@link tcpOf} reads of `ws`' internals. */
 interface WsInternals {
   /** the TCP socket under the WebSocket (`ws`' own field, set once the upgrade is done) */
