@@ -537,7 +537,10 @@ export class Queue {
    *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
   async enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
-    const job = enqueueArgs(group, payload, options);
+    const [job] = (await this.judgedRunAts(
+      [enqueueArgs(group, payload, options)],
+      () => 'runAt',
+    )) as [EnqueueArgs];
     const [id, fields, outcome] = await this.registered(() =>
       this.laidOut(() => this.commands.enqueue(job)),
     );
@@ -603,7 +606,10 @@ export class Queue {
       return parsed;
     });
     if (args.length === 0) return [];
-    const reply = await this.registered(() => this.laidOut(() => this.commands.enqueueMany(args)));
+    const judged = await this.judgedRunAts(args, (i) => `jobs[${i}].runAt`);
+    const reply = await this.registered(() =>
+      this.laidOut(() => this.commands.enqueueMany(judged)),
+    );
     if (reply[0] === 2) {
       const [, index, id, first] = reply;
       throw this.keyConflict(
@@ -620,6 +626,32 @@ export class Queue {
     const job = decodeJob(this.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /**
+   * Judge the jobs' `runAt`s on the queue's Redis clock before anything is registered or
+   * written (DESIGN.md §3, "Registration"): one read of the clock (`Commands.clock`, the queue's
+   * node) when a job has a runAt, none otherwise. A runAt more than 30 days from that now is
+   * refused (BAD_USER_INPUT `argumentOf(i)`); a runAt at or before it is past for the script too
+   * (its clock reads later), so it is sent as no runAt, which the script treats alike (a runAt
+   * now or past enqueues as without one) and cannot refuse. So the script's own range check
+   * can refuse only a runAt later than now but within a hair of the 30-day edge on a clock that
+   * stepped back between the two reads (DESIGN.md's residual). The fingerprints of idempotency
+   * keys keep the runAt as given.
+   */
+  private async judgedRunAts(
+    jobs: EnqueueArgs[],
+    argumentOf: (i: number) => string,
+  ): Promise<EnqueueArgs[]> {
+    if (jobs.every((job) => job.runAt === undefined)) return jobs;
+    const now = await this.commands.clock();
+    return jobs.map((job, i) => {
+      if (job.runAt === undefined) return job;
+      if (Math.abs(job.runAt - now) > validate.Limits.maxDelayMs) {
+        throw runAtOutOfRange(argumentOf(i), now);
+      }
+      return job.runAt <= now ? { ...job, runAt: undefined } : job;
+    });
   }
 
   /** BAD_USER_INPUT `argument`: an idempotency key used for another request (by `by`). */
@@ -1514,11 +1546,11 @@ export class Queue {
 
   /**
    * Redis' clock now (ms since the epoch, TIME): the clock every deadline is measured on
-   * (timed overrides' `until`, leases, run-at times). One round trip; writes nothing.
+   * (timed overrides' `until`, leases, run-at times), read on the queue's node (on a cluster,
+   * the master of the queue's slot, as `Commands.clock`). One round trip; writes nothing.
    */
-  async clock(): Promise<number> {
-    const [sec, usec] = await this.redis.time();
-    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  clock(): Promise<number> {
+    return this.commands.clock();
   }
 
   private groupFrom(id: string, fields: GroupReply): GroupInfo {
