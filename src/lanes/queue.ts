@@ -581,7 +581,9 @@ export class Queue {
     // Summed as the jobs are read, so a call far over the bound is refused at the job that
     // crosses it, before the rest is serialised.
     let payloadBytes = 0;
-    const args = jobs.map((job: unknown, i) => {
+    // Array.from, not map: map skips a hole ([, job]), which would be sent; here it reads as
+    // undefined, refused as `jobs[i]` like any job that is not an object.
+    const args = Array.from(jobs, (job: unknown, i) => {
       const at = `jobs[${i}]`;
       if (job === null || typeof job !== 'object' || Array.isArray(job)) {
         throw badInput(at, 'must be an object { group, payload?, options? }');
@@ -735,7 +737,7 @@ export class Queue {
     }
     const claim = validate.batchSize('claim', opts.claim ?? opts.tokens?.length ?? 1);
     const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
-    const tokens = opts.tokens?.map((t) => validate.token(t)) ?? [];
+    const tokens = opts.tokens == null ? [] : Array.from(opts.tokens, (t) => validate.token(t));
     if (opts.tokens != null && tokens.length !== claim) {
       throw badInput('tokens', `must hold one token per claim (${claim})`);
     }
@@ -823,9 +825,11 @@ export class Queue {
    *   decimal string (nothing is registered)
    */
   async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of job ids');
     validate.batchSize('ids', ids.length);
     if (ids.length === 0) throw badInput('ids', 'must name at least one job');
-    const jobIds = ids.map((id) => validate.jobId(this.name, id));
+    // Array.from visits a hole (map skips it): undefined, no job id, JOB_NOT_FOUND.
+    const jobIds = Array.from(ids, (id) => validate.jobId(this.name, id));
     return this.commands.watchJobs({ ids: jobIds, ttlMs: validate.durationMs('ttlMs', ttlMs) });
   }
 
@@ -1165,10 +1169,11 @@ export class Queue {
     const listing = ['groups', this.name, prefix] as const;
     const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
     const ids = options.ids ?? [];
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of group ids');
     if (ids.length > validate.Limits.maxPicked) {
       throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
     }
-    const picked = ids.map((id) => validate.groupId(id, 'ids'));
+    const picked = Array.from(ids, (id) => validate.groupId(id, 'ids'));
     // Resume after the cursor; a cursor before the prefix's range starts at the range (as
     // `groups` does; compared as bytes, the order Redis keeps).
     const bytes = (text: string) => Buffer.from(text, 'utf8');

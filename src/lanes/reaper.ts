@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os';
 import { ReplyError } from 'ioredis';
-import { mapError } from './errors.js';
+import { badInput, mapError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import { masterKeyOf, type RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
@@ -103,7 +103,11 @@ export class Reaper {
     if (source instanceof Queue) {
       this.targets = async () => [source];
     } else if (options.queues !== undefined) {
-      const fixed = options.queues.map((name) => source.queue(name));
+      if (!Array.isArray(options.queues)) {
+        throw badInput('queues', 'must be an array of queue names');
+      }
+      // Array.from visits a hole (map skips it): undefined, refused as a queue name.
+      const fixed = Array.from(options.queues, (name) => source.queue(name));
       this.targets = async () => fixed;
     } else {
       this.targets = async () => (await source.queues()).map((name) => source.queue(name));
