@@ -89,10 +89,19 @@ export class Reaper {
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
    * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, an
-   *   invalid name in `queues`, or a hook (`onReaped`, `onError`, `onRecovered`) that is given
-   *   and not a function
+   *   invalid name (or a hole) in `queues` or `queues` not an array, a hook (`onReaped`,
+   *   `onError`, `onRecovered`) that is given and not a function, or options that are not an
+   *   object or hold an unknown name (`options.<name>`)
    */
-  constructor(source: Ringmaster | Queue, options: ReaperOptions = {}) {
+  constructor(source: Ringmaster | Queue, reaperOptions: ReaperOptions = {}) {
+    const options = validate.options('options', reaperOptions, {
+      intervalMs: true,
+      batch: true,
+      queues: true,
+      onReaped: true,
+      onError: true,
+      onRecovered: true,
+    });
     for (const hook of ['onReaped', 'onError', 'onRecovered'] as const) {
       validate.callback(hook, options[hook], true);
     }
