@@ -212,6 +212,9 @@ export type LayoutReply = [
  */
 export type ScriptObserver = (name: string, durationMs: number, ok: boolean) => void;
 
+/** `Commands.clock`'s script: TIME alone (its one key, the slot guard, only routes it). */
+const CLOCK_LUA = "return redis.call('TIME')";
+
 const SCRIPTS = loadScripts();
 /**
  * Scripts whose keys are not one queue's (the registry `P:queues` lives in a slot of its own):
@@ -371,6 +374,17 @@ export class Commands {
   }): Promise<GroupReply> {
     const args = [p.group, p.weight, ...p.history];
     return this.run('setWeight', this.groupKeys(p.group), args) as Promise<GroupReply>;
+  }
+
+  /**
+   * Redis' clock on the queue's node now (ms since the epoch): TIME inside an EVAL that declares
+   * the slot guard, so on a Redis Cluster it is read on the master serving the queue's slot,
+   * whose clock the queue's scripts read (`includes/nowMs.lua`); on one Redis, that Redis'.
+   * One round trip; reads and writes no key (runs at maxmemory too).
+   */
+  async clock(): Promise<number> {
+    const [sec, usec] = (await this.redis.eval(CLOCK_LUA, 1, this.k.guard)) as [string, string];
+    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
   }
 
   /**

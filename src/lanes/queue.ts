@@ -1,6 +1,8 @@
 /**
  * One queue's API: the scripts of DESIGN.md §3 plus the O(1)/O(page) reads of §2 and §4.
- * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis.
+ * Every argument is validated first (DESIGN.md §5), so a rejected call sends nothing to Redis;
+ * every options object refuses a value that is not an object and a name it does not know
+ * (BAD_USER_INPUT `options.<name>`, `validate.options`; §5 "Options objects").
  *
  * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST or
  * DATA_OUT_OF_RANGE (a number stored in Redis that a script cannot hold exactly); with
@@ -95,6 +97,30 @@ export interface QueueOptions {
 }
 
 export { REGISTRATION_REFRESH_MS } from './connectionState.js';
+
+// The names each options object of Queue's API may hold (`validate.options` refuses others).
+const QUEUE_OPTIONS: validate.OptionNames<QueueOptions> = {
+  prefix: true,
+  actor: true,
+  historyMaxLen: true,
+};
+const STEERING: validate.OptionNames<SteeringOptions> = { actor: true };
+const TIMED: validate.OptionNames<TimedSteeringOptions> = { forMs: true, actor: true };
+const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
+  maxAttempts: true,
+  key: true,
+  keyTtlMs: true,
+  delayMs: true,
+  runAt: true,
+  backoff: true,
+};
+const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
+const RETRY: validate.OptionNames<RetryOptions> = { error: true, stack: true, delayMs: true };
+const RETENTION = { completed: true, dead: true } as const;
+const LIMIT = { limit: true } as const;
+const PAGE = { first: true, after: true } as const;
+const SELECT = { ids: true, group: true, all: true } as const;
+
 export { Defaults } from './defaults.js';
 
 /**
@@ -136,7 +162,7 @@ function requestFingerprint(
 function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions): EnqueueArgs {
   const g = validate.groupId(group);
   const text = validate.payload(payload);
-  const opts = options ?? {};
+  const opts = validate.options('options', options, ENQUEUE);
   const maxAttempts = validate.maxAttempts(opts.maxAttempts ?? Defaults.maxAttempts);
   const name = opts.key === undefined ? undefined : validate.idempotencyKey(opts.key);
   if (name === undefined && opts.keyTtlMs !== undefined) {
@@ -270,7 +296,8 @@ export class Queue {
    *   the client moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
    */
   constructor(connection: RedisClient | Connection, name: string, options: QueueOptions = {}) {
-    const prefix = options.prefix ?? Defaults.prefix;
+    const opts = validate.options('options', options, QUEUE_OPTIONS);
+    const prefix = opts.prefix ?? Defaults.prefix;
     this.redis = connection instanceof Connection ? connection.redis : connection;
     assertPlainKeys(this.redis, { prefix });
     this.name = validate.queueName(name);
@@ -278,16 +305,24 @@ export class Queue {
     this.registry = queuesKey(prefix);
     this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
     this.commands = new Commands(this.connection, this.keys);
-    this.actor = options.actor ?? Defaults.actor;
-    this.historyMaxLen = options.historyMaxLen ?? Defaults.historyMaxLen;
+    this.actor = opts.actor ?? Defaults.actor;
+    this.historyMaxLen = opts.historyMaxLen ?? Defaults.historyMaxLen;
   }
 
   /**
    * The history ARGV every steering script takes (`historyArgs` in includes/history.lua):
    * [actor, cap] — the call's actor, else this handle's, and the queue stream's cap (count).
+   * Checks the options object first (`validate.options`, names `known`, refused as `path`), so
+   * a steering call computes it before anything is sent.
+   * @throws RingmasterError BAD_USER_INPUT for options that are not an object or hold an
+   *   unknown name
    */
-  protected historyArgs(options?: SteeringOptions): [actor: string, cap: number] {
-    return [options?.actor ?? this.actor, this.historyMaxLen];
+  protected historyArgs(
+    options?: SteeringOptions,
+    path = 'options',
+    known: validate.OptionNames<SteeringOptions> = STEERING,
+  ): [actor: string, cap: number] {
+    return [validate.options(path, options, known).actor ?? this.actor, this.historyMaxLen];
   }
 
   // ── steering (admin) ─────────────────────────────────────────────────────────────────
@@ -311,8 +346,8 @@ export class Queue {
   ): Promise<GroupInfo> {
     const g = validate.groupId(group);
     const n = validate.limit(limit);
+    const history = this.historyArgs(options, 'options', TIMED);
     const ms = overrides.forMs(options?.forMs);
-    const history = this.historyArgs(options);
     return this.groupFrom(
       g,
       await this.steered(() => this.commands.setLimit({ group: g, limit: n, forMs: ms, history })),
@@ -383,8 +418,8 @@ export class Queue {
    */
   async pause(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
+    const history = this.historyArgs(options, 'options', TIMED);
     const ms = overrides.forMs(options?.forMs);
-    const history = this.historyArgs(options);
     return this.groupFrom(
       g,
       await this.steered(() => this.commands.pause({ group: g, forMs: ms, history })),
@@ -403,8 +438,8 @@ export class Queue {
    */
   async resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
     const g = validate.groupId(group);
+    const history = this.historyArgs(options, 'options', TIMED);
     const ms = overrides.forMs(options?.forMs);
-    const history = this.historyArgs(options);
     return this.groupFrom(
       g,
       await this.steered(() => this.commands.resume({ group: g, forMs: ms, history })),
@@ -422,7 +457,8 @@ export class Queue {
    * @returns 'PAUSED'
    */
   async pauseQueue(options?: SteeringOptions): Promise<QueueState> {
-    await this.steered(() => this.commands.pauseQueue(this.historyArgs(options)));
+    const history = this.historyArgs(options);
+    await this.steered(() => this.commands.pauseQueue(history));
     return 'PAUSED';
   }
 
@@ -434,7 +470,8 @@ export class Queue {
    * @returns 'RUNNING'
    */
   async resumeQueue(options?: SteeringOptions): Promise<QueueState> {
-    await this.steered(() => this.commands.resumeQueue(this.historyArgs(options)));
+    const history = this.historyArgs(options);
+    await this.steered(() => this.commands.resumeQueue(history));
     return 'RUNNING';
   }
 
@@ -461,6 +498,8 @@ export class Queue {
     if (policies === null || typeof policies !== 'object') {
       throw badInput('completed', 'setRetention takes { completed?, dead? }');
     }
+    validate.options('policies', policies, RETENTION);
+    const history = this.historyArgs(options);
     const completed =
       policies.completed === undefined
         ? {}
@@ -475,7 +514,7 @@ export class Queue {
         completedAgeMs: age(completed.ageMs),
         deadCount: count(dead.count),
         deadAgeMs: age(dead.ageMs),
-        history: this.historyArgs(options),
+        history,
       }),
     );
     return retentionReply(reply);
@@ -537,7 +576,10 @@ export class Queue {
    *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
   async enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
-    const job = enqueueArgs(group, payload, options);
+    const [job] = (await this.judgedRunAts(
+      [enqueueArgs(group, payload, options)],
+      () => 'runAt',
+    )) as [EnqueueArgs];
     const [id, fields, outcome] = await this.registered(() =>
       this.laidOut(() => this.commands.enqueue(job)),
     );
@@ -578,18 +620,30 @@ export class Queue {
     // Summed as the jobs are read, so a call far over the bound is refused at the job that
     // crosses it, before the rest is serialised.
     let payloadBytes = 0;
-    const args = jobs.map((job: unknown, i) => {
+    // Array.from, not map: map skips a hole ([, job]), which would be sent; here it reads as
+    // undefined, refused as `jobs[i]` like any job that is not an object.
+    const args = Array.from(jobs, (job: unknown, i) => {
       const at = `jobs[${i}]`;
       if (job === null || typeof job !== 'object' || Array.isArray(job)) {
         throw badInput(at, 'must be an object { group, payload?, options? }');
       }
-      const { group, payload, options } = job as Record<string, unknown>;
-      if (options != null && (typeof options !== 'object' || Array.isArray(options))) {
-        throw badInput(`${at}.options`, 'must be an object');
+      for (const key of Object.keys(job)) {
+        // An enqueue option beside `options` (`{ group, maxAttempts: 1 }`) would be ignored.
+        if (Object.hasOwn(ENQUEUE, key)) {
+          throw badInput(
+            `${at}.${key}`,
+            `is not a field of a job: give it in options (options.${key})`,
+          );
+        }
       }
+      const { group, payload, options } = validate.options(
+        at,
+        job as Record<string, unknown>,
+        ENQUEUE_JOB,
+      );
       let parsed: EnqueueArgs;
       try {
-        parsed = enqueueArgs(group, payload, (options ?? {}) as EnqueueOptions);
+        parsed = enqueueArgs(group, payload, options as EnqueueOptions);
       } catch (error) {
         throw inJob(at, error);
       }
@@ -603,7 +657,10 @@ export class Queue {
       return parsed;
     });
     if (args.length === 0) return [];
-    const reply = await this.registered(() => this.laidOut(() => this.commands.enqueueMany(args)));
+    const judged = await this.judgedRunAts(args, (i) => `jobs[${i}].runAt`);
+    const reply = await this.registered(() =>
+      this.laidOut(() => this.commands.enqueueMany(judged)),
+    );
     if (reply[0] === 2) {
       const [, index, id, first] = reply;
       throw this.keyConflict(
@@ -620,6 +677,32 @@ export class Queue {
     const job = decodeJob(this.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /**
+   * Judge the jobs' `runAt`s on the queue's Redis clock before anything is registered or
+   * written (DESIGN.md §3, "Registration"): one read of the clock (`Commands.clock`, the queue's
+   * node) when a job has a runAt, none otherwise. A runAt more than 30 days from that now is
+   * refused (BAD_USER_INPUT `argumentOf(i)`); a runAt at or before it is past for the script too
+   * (its clock reads later), so it is sent as no runAt, which the script treats alike (a runAt
+   * now or past enqueues as without one) and cannot refuse. So the script's own range check
+   * can refuse only a runAt later than now but within a hair of the 30-day edge on a clock that
+   * stepped back between the two reads (DESIGN.md's residual). The fingerprints of idempotency
+   * keys keep the runAt as given.
+   */
+  private async judgedRunAts(
+    jobs: EnqueueArgs[],
+    argumentOf: (i: number) => string,
+  ): Promise<EnqueueArgs[]> {
+    if (jobs.every((job) => job.runAt === undefined)) return jobs;
+    const now = await this.commands.clock();
+    return jobs.map((job, i) => {
+      if (job.runAt === undefined) return job;
+      if (Math.abs(job.runAt - now) > validate.Limits.maxDelayMs) {
+        throw runAtOutOfRange(argumentOf(i), now);
+      }
+      return job.runAt <= now ? { ...job, runAt: undefined } : job;
+    });
   }
 
   /** BAD_USER_INPUT `argument`: an idempotency key used for another request (by `by`). */
@@ -640,8 +723,9 @@ export class Queue {
   async claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
   ): Promise<Job | null> {
-    const leaseMs = validate.leaseMs(options.leaseMs ?? Defaults.leaseMs);
-    const token = options.token === undefined ? randomUUID() : validate.token(options.token);
+    const opts = validate.options('options', options, { leaseMs: true, token: true });
+    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
+    const token = opts.token === undefined ? randomUUID() : validate.token(opts.token);
     const reply = await this.laidOut(() =>
       this.commands.claim({
         leaseMs,
@@ -697,13 +781,13 @@ export class Queue {
   ): Promise<CompleteAndClaimResult> {
     if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
     validate.batchSize('completions', completions.length);
-    const opts = options ?? {};
+    const opts = validate.options('options', options, { claim: true, leaseMs: true, tokens: true });
     if (opts.tokens != null && !Array.isArray(opts.tokens)) {
       throw badInput('tokens', 'must be an array of lease tokens');
     }
     const claim = validate.batchSize('claim', opts.claim ?? opts.tokens?.length ?? 1);
     const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
-    const tokens = opts.tokens?.map((t) => validate.token(t)) ?? [];
+    const tokens = opts.tokens == null ? [] : Array.from(opts.tokens, (t) => validate.token(t));
     if (opts.tokens != null && tokens.length !== claim) {
       throw badInput('tokens', `must hold one token per claim (${claim})`);
     }
@@ -715,6 +799,7 @@ export class Queue {
       if (c === null || typeof c !== 'object') {
         throw badInput('completions', 'each must be an object { id, token }');
       }
+      validate.options(`completions[${i}]`, c, { id: true, token: true });
       const token = validate.token(c.token);
       try {
         sent.push({ id: validate.jobId(this.name, c.id), token });
@@ -767,9 +852,13 @@ export class Queue {
    */
   async retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
     const t = validate.token(token);
+    if (options !== null && typeof options !== 'object' && typeof options !== 'string') {
+      throw badInput('error', 'must be a string');
+    }
     const opts: RetryOptions =
-      typeof options === 'string' ? { error: options } : (options ?? ({} as RetryOptions));
-    if (typeof opts !== 'object') throw badInput('error', 'must be a string');
+      typeof options === 'string'
+        ? { error: options }
+        : validate.options('options', options, RETRY);
     const error = validate.failureText('error', opts.error, Defaults.errorMessageLength);
     const stack = validate.failureText('stack', opts.stack, Defaults.errorStackLength);
     const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
@@ -791,9 +880,11 @@ export class Queue {
    *   decimal string (nothing is registered)
    */
   async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of job ids');
     validate.batchSize('ids', ids.length);
     if (ids.length === 0) throw badInput('ids', 'must name at least one job');
-    const jobIds = ids.map((id) => validate.jobId(this.name, id));
+    // Array.from visits a hole (map skips it): undefined, no job id, JOB_NOT_FOUND.
+    const jobIds = Array.from(ids, (id) => validate.jobId(this.name, id));
     return this.commands.watchJobs({ ids: jobIds, ttlMs: validate.durationMs('ttlMs', ttlMs) });
   }
 
@@ -824,7 +915,8 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000
    */
   async reap(options: { batch?: number } = {}): Promise<number> {
-    const batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
+    const opts = validate.options('options', options, { batch: true });
+    const batch = validate.reapBatch(opts.batch ?? Defaults.reapBatch);
     let total = 0;
     for (;;) {
       const counts = await this.commands.reap({ batch, r: Math.random() });
@@ -866,7 +958,8 @@ export class Queue {
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {
     const chosen = selection(select, false);
-    const opts = options ?? {};
+    const opts = validate.options('options', options, { resetAttempts: true, limit: true });
+    const history = this.historyArgs(steering, 'steering');
     const resetAttempts = opts.resetAttempts ?? true;
     if (typeof resetAttempts !== 'boolean') throw badInput('resetAttempts', 'must be a boolean');
     const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
@@ -877,7 +970,7 @@ export class Queue {
       resetAttempts,
       limit,
       select: chosen,
-      history: this.historyArgs(steering),
+      history,
     });
     return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
   }
@@ -932,7 +1025,9 @@ export class Queue {
       }
       state = s.toLowerCase() as typeof state;
     }
-    const limit = validate.actionLimit(options?.limit ?? Defaults.actionLimit);
+    const opts = validate.options('options', options, LIMIT);
+    const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
+    const history = this.historyArgs(steering, 'steering');
     if ('ids' in chosen && chosen.ids.length === 0) {
       return { count: 0, remaining: 0, skipped: chosen.malformed };
     }
@@ -940,7 +1035,7 @@ export class Queue {
       state,
       limit,
       select: chosen,
-      history: this.historyArgs(steering),
+      history,
     });
     return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
   }
@@ -974,11 +1069,9 @@ export class Queue {
    *   nothing changed)
    */
   async promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
+    const history = this.historyArgs(options);
     const jobId = validate.jobId(this.name, id);
-    const reply = await this.commands.promoteJob({
-      id: jobId,
-      history: this.historyArgs(options),
-    });
+    const reply = await this.commands.promoteJob({ id: jobId, history });
     if (typeof reply === 'number') {
       throw errorFromStatus(reply, this.name, jobId) ?? jobNotFound(this.name, jobId);
     }
@@ -1043,7 +1136,7 @@ export class Queue {
       after?: string | null | undefined;
     } = {},
   ): Promise<HistoryPage> {
-    const opts = options ?? {};
+    const opts = validate.options('options', options, { group: true, ...PAGE });
     if (opts.group === undefined)
       return readHistory(this.redis, this.keys.history, this.name, opts);
     const group = validate.groupId(opts.group, 'group');
@@ -1073,6 +1166,7 @@ export class Queue {
       prefix?: string | undefined;
     } = {},
   ): Promise<GroupPage> {
+    options = validate.options('options', options, { prefix: true, ...PAGE });
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const bytes = (text: string) => Buffer.from(text, 'utf8');
     const prefixText =
@@ -1127,16 +1221,18 @@ export class Queue {
       ids?: readonly string[] | undefined;
     } = {},
   ): Promise<QueueSnapshot> {
+    options = validate.options('options', options, { prefix: true, ids: true, ...PAGE });
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
     // The same listing as `groups` with this prefix: their cursors go from one to the other.
     const listing = ['groups', this.name, prefix] as const;
     const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
     const ids = options.ids ?? [];
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of group ids');
     if (ids.length > validate.Limits.maxPicked) {
       throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
     }
-    const picked = ids.map((id) => validate.groupId(id, 'ids'));
+    const picked = Array.from(ids, (id) => validate.groupId(id, 'ids'));
     // Resume after the cursor; a cursor before the prefix's range starts at the range (as
     // `groups` does; compared as bytes, the order Redis keeps).
     const bytes = (text: string) => Buffer.from(text, 'utf8');
@@ -1280,7 +1376,8 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (`maxSteps`) for a count out of range
    */
   async metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
-    const maxSteps = options.maxSteps ?? METRICS_HEAD_STEPS;
+    const maxSteps =
+      validate.options('options', options, { maxSteps: true }).maxSteps ?? METRICS_HEAD_STEPS;
     if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 10_000) {
       throw badInput('maxSteps', 'must be an integer from 1 to 10,000');
     }
@@ -1334,7 +1431,11 @@ export class Queue {
     first?: number | undefined;
     after?: string | null | undefined;
   }): Promise<JobPage> {
-    const opts = options ?? ({} as { state?: unknown });
+    const opts = validate.options('options', options, {
+      state: true,
+      group: true,
+      ...PAGE,
+    });
     const state = validate.jobState(opts.state);
     const group = opts.group == null ? null : validate.groupId(opts.group);
     const first = validate.pageSize(opts.first ?? Defaults.pageSize);
@@ -1502,7 +1603,8 @@ export class Queue {
    * @returns how many were reverted, and when the next pending one is due (ms, or null)
    */
   async applyOverrides(options: { batch?: number } = {}): Promise<AppliedOverrides> {
-    const batch = validate.reapBatch(options.batch ?? overrides.APPLY_OVERRIDES_BATCH);
+    const opts = validate.options('options', options, { batch: true });
+    const batch = validate.reapBatch(opts.batch ?? overrides.APPLY_OVERRIDES_BATCH);
     const history = this.historyArgs({ actor: overrides.TIMER_ACTOR });
     let applied = 0;
     for (;;) {
@@ -1514,11 +1616,11 @@ export class Queue {
 
   /**
    * Redis' clock now (ms since the epoch, TIME): the clock every deadline is measured on
-   * (timed overrides' `until`, leases, run-at times). One round trip; writes nothing.
+   * (timed overrides' `until`, leases, run-at times), read on the queue's node (on a cluster,
+   * the master of the queue's slot, as `Commands.clock`). One round trip; writes nothing.
    */
-  async clock(): Promise<number> {
-    const [sec, usec] = await this.redis.time();
-    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  clock(): Promise<number> {
+    return this.commands.clock();
   }
 
   private groupFrom(id: string, fields: GroupReply): GroupInfo {
@@ -1562,7 +1664,13 @@ function selection(
   if (select === null || typeof select !== 'object') {
     throw badInput('ids', `give ids, a group or all${withState ? ' (with a state)' : ''}`);
   }
-  const s = select as { ids?: unknown; group?: unknown; all?: unknown };
+  const s = validate.options(
+    'select',
+    select as { ids?: unknown; group?: unknown; all?: unknown; state?: unknown },
+    // Without a state (requeueDead) `state` is not a name: the cast only widens the list's type.
+    (withState ? { ...SELECT, state: true } : SELECT) as validate.OptionNames<{ state?: unknown }> &
+      typeof SELECT,
+  );
   const given = [s.ids, s.group, s.all].filter((v) => v !== undefined && v !== null).length;
   if (s.all !== undefined && s.all !== null && s.all !== true) {
     throw badInput('all', 'must be true when given');

@@ -5,6 +5,7 @@
  */
 import { badInput } from './errors.js';
 import type { RateLimit } from './types.js';
+import { options } from './validate.js';
 
 /** Bounds of a rate limit (DESIGN.md §5). */
 export const RateLimits = {
@@ -24,7 +25,10 @@ export function rateLimit(value: unknown): RateLimit {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badInput('rateLimit', 'must be an object { max, windowMs }');
   }
-  const { max, windowMs } = value as Record<string, unknown>;
+  const { max, windowMs } = options('rateLimit', value as Record<string, unknown>, {
+    max: true,
+    windowMs: true,
+  });
   return {
     max: integerIn('max', max, 1, RateLimits.maxClaims),
     windowMs: integerIn('windowMs', windowMs, 1, RateLimits.maxWindowMs),

@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os';
 import { ReplyError } from 'ioredis';
-import { mapError } from './errors.js';
+import { badInput, mapError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import { masterKeyOf, type RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
@@ -89,10 +89,19 @@ export class Reaper {
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
    * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, an
-   *   invalid name in `queues`, or a hook (`onReaped`, `onError`, `onRecovered`) that is given
-   *   and not a function
+   *   invalid name (or a hole) in `queues` or `queues` not an array, a hook (`onReaped`,
+   *   `onError`, `onRecovered`) that is given and not a function, or options that are not an
+   *   object or hold an unknown name (`options.<name>`)
    */
-  constructor(source: Ringmaster | Queue, options: ReaperOptions = {}) {
+  constructor(source: Ringmaster | Queue, reaperOptions: ReaperOptions = {}) {
+    const options = validate.options('options', reaperOptions, {
+      intervalMs: true,
+      batch: true,
+      queues: true,
+      onReaped: true,
+      onError: true,
+      onRecovered: true,
+    });
     for (const hook of ['onReaped', 'onError', 'onRecovered'] as const) {
       validate.callback(hook, options[hook], true);
     }
@@ -103,7 +112,11 @@ export class Reaper {
     if (source instanceof Queue) {
       this.targets = async () => [source];
     } else if (options.queues !== undefined) {
-      const fixed = options.queues.map((name) => source.queue(name));
+      if (!Array.isArray(options.queues)) {
+        throw badInput('queues', 'must be an array of queue names');
+      }
+      // Array.from visits a hole (map skips it): undefined, refused as a queue name.
+      const fixed = Array.from(options.queues, (name) => source.queue(name));
       this.targets = async () => fixed;
     } else {
       this.targets = async () => (await source.queues()).map((name) => source.queue(name));

@@ -57,12 +57,20 @@ export class Ringmaster {
    * @param redis the shared (non-blocking) connection every queue handle uses
    * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys (ioredis `keyPrefix`, a
    *   SELECT away from its `db` option): see {@link assertPlainKeys}; or when a callback
-   *   option (`onInvalidQueueName`, `onScript`) is given and is not a function
+   *   option (`onInvalidQueueName`, `onScript`) is given and is not a function, or (argument
+   *   `options` / `options.<name>`) when `options` is not an object or holds an unknown name
    */
   constructor(
     readonly redis: RedisClient,
-    options: RingmasterOptions = {},
+    ringmasterOptions: RingmasterOptions = {},
   ) {
+    const options = validate.options('options', ringmasterOptions, {
+      prefix: true,
+      onInvalidQueueName: true,
+      onScript: true,
+      actor: true,
+      historyMaxLen: true,
+    });
     validate.callback('onInvalidQueueName', options.onInvalidQueueName, true);
     validate.callback('onScript', options.onScript, true);
     this.prefix = options.prefix ?? Defaults.prefix;

@@ -123,6 +123,9 @@ export function runAt(value: unknown): number {
   return value;
 }
 
+/** A backoff policy's fields (`options` refuses any other). */
+const BACKOFF_FIELDS = { type: true, delayMs: true, maxDelayMs: true, jitter: true } as const;
+
 /**
  * A backoff policy (DESIGN.md §3, backoff), refused as argument `backoff` (the message names
  * the field): an object `{ type: 'FIXED' | 'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }` with
@@ -139,12 +142,7 @@ export function backoff(value: unknown): {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badInput('backoff', 'must be an object { type, delayMs, maxDelayMs?, jitter? }');
   }
-  const v = value as Record<string, unknown>;
-  for (const field of Object.keys(v)) {
-    if (!['type', 'delayMs', 'maxDelayMs', 'jitter'].includes(field)) {
-      throw badInput('backoff', `has no field ${JSON.stringify(field.slice(0, 32))}`);
-    }
-  }
+  const v = options('backoff', value as Record<string, unknown>, BACKOFF_FIELDS);
   if (v.type !== 'FIXED' && v.type !== 'EXPONENTIAL') {
     throw badInput('backoff', "type must be 'FIXED' or 'EXPONENTIAL'");
   }
@@ -455,6 +453,80 @@ function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
   return undefined;
 }
 
+/**
+ * The names an options object may hold, each once: `{ forMs: true, actor: true }`. Typed from
+ * the options' interface, so the compiler refuses a list that misses a name or adds one.
+ */
+export type OptionNames<T> = { readonly [K in keyof Required<T>]: true };
+
+/**
+ * An options object of the public engine API (DESIGN.md §5, "Options objects"), checked before
+ * anything is sent: undefined or null is none (`{}`); anything else must be an object (not an
+ * array) whose own enumerable keys are all in `known`. A known key whose value is undefined is
+ * fine (TypeScript's optional properties); the values are each method's to judge.
+ * @param path the argument the refusal names: `options`, `jobs[3]`, `options.backoff`
+ * @returns `value`, or `{}` for none
+ * @throws RingmasterError BAD_USER_INPUT `path` when it is not an object, `path.<key>` for a key
+ *   that is not an option ("is not an option (did you mean delayMs?)" when one known name is
+ *   close: the same but for case, or within a small edit distance, or one starting with it)
+ */
+export function options<T extends object>(
+  path: string,
+  value: T | null | undefined,
+  known: OptionNames<T>,
+): T {
+  if (value === undefined || value === null) return {} as T;
+  const names = Object.keys(known);
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw badInput(path, `must be an object { ${names.map((n) => `${n}?`).join(', ')} }`);
+  }
+  for (const key of Object.keys(value)) {
+    if (Object.hasOwn(known, key)) continue;
+    const close = closestName(key, names);
+    const shown = /^[A-Za-z_$][\w$]*$/.test(key)
+      ? `.${key}`
+      : `[${JSON.stringify(key.slice(0, 64))}]`;
+    throw badInput(
+      `${path}${shown}`,
+      close === undefined
+        ? `is not an option: the options are ${names.join(', ')}`
+        : `is not an option (did you mean ${close}?)`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The one name of `names` close to `key`, or undefined: equal but for case, else the only one
+ * within an edit distance of max(2, ⌊length / 3⌋) (case ignored: `delay` → `delayMs`), else the
+ * only one that starts with it or it starts with (3 characters or more: `batches` → `batch`).
+ */
+function closestName(key: string, names: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  const only = (found: string[]) => (found.length === 1 ? found[0] : undefined);
+  const sameButCase = names.filter((n) => n.toLowerCase() === k);
+  if (sameButCase.length > 0) return only(sameButCase);
+  const within = Math.max(2, Math.floor(k.length / 3));
+  const near = names.filter((n) => editDistance(n.toLowerCase(), k) <= within);
+  if (near.length > 0) return only(near);
+  const prefixed = (a: string, b: string) => b.length >= 3 && a.startsWith(b);
+  return only(names.filter((n) => prefixed(n.toLowerCase(), k) || prefixed(k, n.toLowerCase())));
+}
+
+/** Levenshtein distance of two short strings (option names; O(a·b)). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitute = (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      next.push(Math.min(substitute, (row[j] as number) + 1, (next[j - 1] as number) + 1));
+    }
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
 /** A job id: a decimal string. Anything else cannot name a job, so it is JOB_NOT_FOUND. */
 export function jobId(queue: string, value: unknown): string {
   if (typeof value !== 'string' || !JOB_ID.test(value)) {
@@ -658,12 +730,7 @@ export function retentionChange(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badInput(argument, 'must be an object { count, ageMs }');
   }
-  const given = value as Record<string, unknown>;
-  for (const field of Object.keys(given)) {
-    if (field !== 'count' && field !== 'ageMs') {
-      throw badInput(argument, `has no field ${JSON.stringify(field.slice(0, 64))}`);
-    }
-  }
+  const given = options(argument, value as Record<string, unknown>, { count: true, ageMs: true });
   const integer = (field: string, v: unknown, min: number, max: number): number => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
       throw badInput(argument, `${field} must be an integer from ${min} to ${max}`);

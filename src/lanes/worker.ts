@@ -40,6 +40,17 @@ import * as validate from './validate.js';
  */
 export type Processor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
+/** The names a {@link WorkerOptions} may hold (`validate.options` refuses others). */
+const WORKER_OPTIONS: validate.OptionNames<WorkerOptions> = {
+  concurrency: true,
+  leaseMs: true,
+  extendEveryMs: true,
+  parkTimeoutMs: true,
+  autorun: true,
+  reaper: true,
+};
+
+/** Options of {@link Worker}'s constructor (each refused as `options.<name>` when unknown). */
 export interface WorkerOptions {
   /** Jobs processed at once (count, 1..10,000). Default 1. */
   readonly concurrency?: number;
@@ -193,17 +204,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
    * @param queue the queue to claim from (its connection is used for every script call)
    * @param processor called once per claimed job
    * @throws RingmasterError BAD_USER_INPUT for a processor that is not a function (`processor`),
-   *   out-of-range options, or when the queue's
+   *   out-of-range options, options that are not an object or hold an unknown name
+   *   (`options.<name>`, `options.reaper.<name>`), or when the queue's
    *   connection moves keys (see {@link assertPlainKeys}; its options may have been edited
    *   since the Queue was made, and the blocking connection is a duplicate of it)
    */
   constructor(
     readonly queue: Queue,
     private readonly processor: Processor,
-    options: WorkerOptions = {},
+    workerOptions: WorkerOptions = {},
   ) {
     super();
     validate.callback('processor', processor);
+    const options = validate.options('options', workerOptions, WORKER_OPTIONS);
     // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
     assertPlainKeys(queue.redis);
     const concurrency = validate.concurrency(options.concurrency ?? 1);
@@ -217,7 +230,10 @@ export class Worker extends EventEmitter<WorkerEvents> {
         : validate.durationMs('extendEveryMs', options.extendEveryMs);
     const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
     this.parkTimeoutSec = Math.max(MIN_PARK_SEC, parkTimeoutMs / 1000);
-    const reaping = options.reaper ?? {};
+    const reaping =
+      options.reaper === false
+        ? false
+        : validate.options('options.reaper', options.reaper, { intervalMs: true, batch: true });
     this.reaper =
       reaping === false
         ? null
@@ -269,10 +285,9 @@ export class Worker extends EventEmitter<WorkerEvents> {
   close(options: WorkerCloseOptions = {}): Promise<void> {
     let timeoutMs: number | null;
     try {
+      const opts = validate.options('options', options, { timeoutMs: true });
       timeoutMs =
-        options.timeoutMs === undefined
-          ? null
-          : validate.durationMs('timeoutMs', options.timeoutMs);
+        opts.timeoutMs === undefined ? null : validate.durationMs('timeoutMs', opts.timeoutMs);
     } catch (error) {
       return Promise.reject(error);
     }

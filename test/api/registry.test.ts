@@ -8,7 +8,7 @@
  * captured from the server's own pino logger.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { type ExecutionResult, print } from 'graphql';
+import { type ExecutionResult, parse, print } from 'graphql';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,35 @@ describe('P:queues holding a name that is not a valid queue name', () => {
     expect(warned.map((line) => line.queue).sort()).toEqual([...bad].sort());
     expect(warned.every((line) => line.level === 40)).toBe(true);
     expect(s.logs.filter((line) => line.msg.includes('reaper run failed'))).toEqual([]);
+  });
+});
+
+describe('a refused enqueue registers nothing (DESIGN.md §2 Registration)', () => {
+  it('a runAt out of range, over enqueue and enqueueJobs: BAD_USER_INPUT, the queue not in P:queues nor known', async () => {
+    const s = await serve();
+    const ask = (text: string) =>
+      s.gql(parse(text) as TypedDocumentNode<Record<string, unknown>, Record<string, never>>);
+    const one = await ask(
+      'mutation { enqueue(queue: "refnever9", group: "a", runAt: "2000-01-01T00:00:00Z") { id } }',
+    );
+    expect(one.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'runAt',
+    });
+    const many = await ask(
+      'mutation { enqueueJobs(queue: "refnever10", jobs: [{ group: "a" }, { group: "b", runAt: "2000-01-01T00:00:00Z" }]) { id } }',
+    );
+    expect(many.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'jobs[1].runAt',
+    });
+
+    expect(await r.smembers(`${s.prefix}:queues`)).toEqual([]);
+    expect(await r.keys(`${s.prefix}:*`)).toEqual([]);
+    const known = await ask(
+      '{ a: queue(name: "refnever9") { known } b: queue(name: "refnever10") { known } }',
+    );
+    expect(known.data).toEqual({ a: { known: false }, b: { known: false } });
   });
 });
 

@@ -21,6 +21,28 @@ function engine(prefix: string): Ringmaster {
 }
 
 describe('the engine on a Redis Cluster', () => {
+  it("judges a runAt on the clock of the queue's master before registering: a refused one leaves nothing", async () => {
+    const rm = engine('clock');
+    for (const { port, queue: name } of await queuesOnEveryMaster(handle.cluster)) {
+      const q = rm.queue(name);
+      const master = handle.cluster.node(port);
+      const [sec] = await master.time();
+      const before = await q.clock();
+      expect(Math.abs(before - Number(sec) * 1000)).toBeLessThan(5_000);
+      await expect(q.enqueue('a', null, { runAt: before + 31 * 86_400_000 })).rejects.toMatchObject(
+        {
+          code: 'BAD_USER_INPUT',
+          argument: 'runAt',
+        },
+      );
+      expect(await q.known()).toBe(false);
+      expect(await master.keys(`${q.keys.base}*`)).toEqual([]);
+      const later = await q.enqueue('a', null, { runAt: before + 600_000 });
+      expect(later.state).toBe('DELAYED');
+      expect(await master.zscore(q.keys.delayed, later.id)).toBe(String(before + 600_000));
+    }
+  });
+
   it('runs every script on a queue of every master, each write landing on that master', async () => {
     const rm = engine('scripts');
     const ran = new Set<string>();

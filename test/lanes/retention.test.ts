@@ -355,7 +355,7 @@ describe('setRetention and retention()', () => {
   it.each([
     ['completed not an object', { completed: 5 }, 'completed'],
     ['completed an array', { completed: [] }, 'completed'],
-    ['an unknown field', { completed: { count: 1, max: 2 } }, 'completed'],
+    ['an unknown field', { completed: { count: 1, max: 2 } }, 'completed.max'],
     ['a negative count', { completed: { count: -1 } }, 'completed'],
     ['a count over 1,000,000', { dead: { count: 1_000_001 } }, 'dead'],
     ['a fractional count', { dead: { count: 1.5 } }, 'dead'],
