@@ -35,3 +35,9 @@ export const Defaults = {
   /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
   actionLimit: 1_000,
 } as const;
+
+/**
+ * Who a revert applied at its deadline is recorded as in the history (DESIGN.md §4.8): no
+ * caller may take the name (`validate.actor`, and the server's token names).
+ */
+export const TIMER_ACTOR = 'timer';

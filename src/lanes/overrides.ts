@@ -15,8 +15,7 @@ export type OverrideKind = 'limit' | 'pause';
 /** The kinds, in the order the API lists them. */
 export const OVERRIDE_KINDS: readonly OverrideKind[] = ['limit', 'pause'];
 
-/** Who a revert applied at its deadline is recorded as in the history. */
-export const TIMER_ACTOR = 'timer';
+export { TIMER_ACTOR } from './defaults.js';
 
 /** Due overrides one `applyOverrides-6.lua` call reverts (count): its cost is O(batch · log n). */
 export const APPLY_OVERRIDES_BATCH = 100;

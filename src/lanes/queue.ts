@@ -18,6 +18,7 @@ import {
   Commands,
   type EnqueueArgs,
   type GroupReply,
+  type HistoryArgs,
   type JobReply,
   type RetentionReply,
   type SnapshotReply,
@@ -305,7 +306,8 @@ export class Queue {
     this.registry = queuesKey(prefix);
     this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
     this.commands = new Commands(this.connection, this.keys);
-    this.actor = opts.actor ?? Defaults.actor;
+    this.actor =
+      opts.actor === undefined ? Defaults.actor : validate.actor(opts.actor, 'options.actor');
     this.historyMaxLen = opts.historyMaxLen ?? Defaults.historyMaxLen;
   }
 
@@ -322,7 +324,11 @@ export class Queue {
     path = 'options',
     known: validate.OptionNames<SteeringOptions> = STEERING,
   ): [actor: string, cap: number] {
-    return [validate.options(path, options, known).actor ?? this.actor, this.historyMaxLen];
+    const given = validate.options(path, options, known).actor;
+    return [
+      given == null ? this.actor : validate.actor(given, `${path}.actor`),
+      this.historyMaxLen,
+    ];
   }
 
   // ── steering (admin) ─────────────────────────────────────────────────────────────────
@@ -1605,7 +1611,8 @@ export class Queue {
   async applyOverrides(options: { batch?: number } = {}): Promise<AppliedOverrides> {
     const opts = validate.options('options', options, { batch: true });
     const batch = validate.reapBatch(opts.batch ?? overrides.APPLY_OVERRIDES_BATCH);
-    const history = this.historyArgs({ actor: overrides.TIMER_ACTOR });
+    // The one caller recorded as the timer, which no options may name (validate.actor).
+    const history: HistoryArgs = [overrides.TIMER_ACTOR, this.historyMaxLen];
     let applied = 0;
     for (;;) {
       const [n, next] = await this.commands.applyOverrides({ batch, history });

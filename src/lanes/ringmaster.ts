@@ -77,7 +77,7 @@ export class Ringmaster {
     assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;
     this.handleOptions = {
-      ...(options.actor === undefined ? {} : { actor: options.actor }),
+      ...(options.actor == null ? {} : { actor: validate.actor(options.actor, 'options.actor') }),
       ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
     };
     this.connection = new Connection(redis, options.onScript);

@@ -4,6 +4,7 @@
  * {@link RingmasterError} with code BAD_USER_INPUT (or JOB_NOT_FOUND for a malformed job id).
  */
 import { createHash } from 'node:crypto';
+import { TIMER_ACTOR } from './defaults.js';
 import { badInput, jobNotFound } from './errors.js';
 import type { JobState } from './types.js';
 
@@ -11,6 +12,8 @@ import type { JobState } from './types.js';
 export const Limits = {
   queueNameLength: 128,
   groupIdBytes: 256,
+  /** An actor's UTF-8 bytes (`actor`): a person's or a program's name, not a document. */
+  actorBytes: 128,
   maxLimit: 1_000_000,
   maxLeaseMs: 86_400_000,
   maxAttempts: 100,
@@ -75,11 +78,34 @@ export function queueName(value: unknown): string {
 
 /** A group id: non-empty, at most 256 UTF-8 bytes, no control characters. */
 export function groupId(value: unknown, argument = 'group'): string {
+  return name(value, argument, Limits.groupIdBytes);
+}
+
+/**
+ * Who a steering call is recorded as in the history (DESIGN.md §4.6, `SteeringOptions.actor`
+ * and the handles' `actor` option): a group id's rules within 128 UTF-8 bytes, and not
+ * `timer`, which the history keeps for the timed overrides' reverts (§4.8), so no caller can
+ * be recorded as one.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function actor(value: unknown, argument = 'actor'): string {
+  const given = name(value, argument, Limits.actorBytes);
+  if (given === TIMER_ACTOR) {
+    throw badInput(
+      argument,
+      `must not be '${TIMER_ACTOR}': the history records the timed overrides' reverts by that name`,
+    );
+  }
+  return given;
+}
+
+/** A name of the keyspace or the history: non-empty, at most `maxBytes` UTF-8 bytes, no control characters, well-formed Unicode. */
+function name(value: unknown, argument: string, maxBytes: number): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw badInput(argument, 'must be a non-empty string');
   }
-  if (Buffer.byteLength(value, 'utf8') > Limits.groupIdBytes) {
-    throw badInput(argument, `must be at most ${Limits.groupIdBytes} UTF-8 bytes`);
+  if (Buffer.byteLength(value, 'utf8') > maxBytes) {
+    throw badInput(argument, `must be at most ${maxBytes} UTF-8 bytes`);
   }
   if (CONTROL.test(value)) {
     throw badInput(argument, 'must not contain control characters');

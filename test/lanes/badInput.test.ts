@@ -20,6 +20,7 @@ import {
 import {
   ACTION_IDS,
   ACTION_LIMITS,
+  ACTORS,
   BACKOFFS,
   type BadValue,
   CURSORS,
@@ -122,6 +123,16 @@ const cases: Case[] = [
       (v) => ctx.q.group(any(v)),
     ),
   ]),
+  ...each(ACTORS, 'setLimit actor', (v) => ctx.q.setLimit('a', 1, { actor: any(v) })),
+  ...each(ACTORS, 'pauseQueue actor', (v) => ctx.q.pauseQueue({ actor: any(v) })),
+  ...each(ACTORS, 'cancelOverride actor', (v) =>
+    ctx.q.cancelOverride('a', 'limit', { actor: any(v) }),
+  ),
+  ...each(
+    ACTORS,
+    'Ringmaster actor',
+    async (v) => new Ringmaster(engine.redis(), { actor: any(v) }),
+  ),
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
   ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
   ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
