@@ -485,6 +485,27 @@ describe('exit codes', () => {
     }
   });
 
+  it('5: status with Redis frozen (SIGSTOP): /ready says not ready, the queries time out; exit 5, not 4', async (context) => {
+    if (!redis.redis.canControlProcess) context.skip();
+    const ready = new URL('/ready', api.endpoint);
+    await redis.redis.kill('SIGSTOP');
+    try {
+      // /ready answers 503 within its 1 s PING bound; the queues query waits on Redis until
+      // --timeout runs out.
+      const result = await cli(['status', '--timeout', '4000']);
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).toMatch(
+        /^http:\S+: not ready, redis down, [^\n]+\nqueues: none could be read: no answer from \S+ in 4,000 ms[^\n]*\n$/,
+      );
+      expect(result.stderr).toMatch(
+        /^ringmaster: http:\S+\/ready says the server is not ready \(redis down, [^)]+\)\n$/,
+      );
+    } finally {
+      await redis.redis.kill('SIGCONT');
+      while (!(await fetch(ready)).ok) await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
   describe('5: server errors', () => {
     let fake: Server;
     let answer: { status: number; body: string };

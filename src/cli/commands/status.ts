@@ -1,7 +1,9 @@
 /**
  * `ringmaster status`: the server's readiness (GET /ready: Redis, the live feed's mode) and
  * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2). Not ready: the same
- * report (what /ready said, even when no queue can be read: Redis down), then exit SERVER (5).
+ * report (what /ready said, even when no queue can be read: Redis down, or frozen so that the
+ * queues query gets no answer within --timeout), then exit SERVER (5). Exit UNREACHABLE (4)
+ * only when /ready itself got no answer.
  * A query refused for auth: the readiness line (GET /ready needs no token), then exit AUTH (3).
  */
 import type { Command } from 'commander';
@@ -26,6 +28,15 @@ const HEAD = [
   'completed',
 ];
 
+/**
+ * The exit codes of a failed queue query that a not-ready `/ready` explains: a server error, and
+ * no answer within --timeout (the server answered /ready, so its Redis is what is slow).
+ */
+const EXPLAINED_BY_NOT_READY: ReadonlySet<ExitCode> = new Set([
+  ExitCode.SERVER,
+  ExitCode.UNREACHABLE,
+]);
+
 /** Add `status` to `program`. */
 export function registerStatus(program: Command): void {
   program
@@ -44,9 +55,12 @@ export function registerStatus(program: Command): void {
           return { data: null, error: failure };
         },
       );
-      // Not ready explains a server error; one to fix here (a token, --url) comes first.
+      // Not ready explains a server error, and a query the server then left unanswered within
+      // --timeout (a frozen Redis: /ready answered 503 within its PING bound, the query waits on
+      // Redis): the server answered, so it is the server's state, exit SERVER, not UNREACHABLE.
+      // One to fix here (a token, --url) comes first.
       const last =
-        !ready.ready && (error === null || error.exitCode === ExitCode.SERVER)
+        !ready.ready && (error === null || EXPLAINED_BY_NOT_READY.has(error.exitCode))
           ? notReady(context.connection.url, ready)
           : error;
       if (context.json) printJson({ ready, ...(data ?? { queues: null }) });
