@@ -159,6 +159,42 @@ describe('exit codes', () => {
     expect(await api.server.engine.queue(q).known()).toBe(false);
   });
 
+  it('1: a number with a space around it, or anything but decimal digits; nothing sent', async () => {
+    const q = uniqueQueueName('cli-digits');
+    const digits = /in plain decimal digits \(no space, sign, point, exponent or 0x\)/;
+    for (const [args, message] of [
+      // Positional numbers.
+      [['limit', 'g', ' 3 '], /change limit: must be a whole number 0\.\.1,000,000, not " 3 "/],
+      [['limit', 'g', '3 '], digits],
+      [['limit', 'g', '\t3'], digits],
+      [['limit', 'g', '+3'], digits],
+      [['limit', 'g', '3.0'], digits],
+      [['limit', 'g', '1e3'], digits],
+      [['limit', 'g', '0x10'], digits],
+      [['weight', 'g', ' 2'], /change weight: .*not " 2": in plain decimal digits/],
+      [['rate', 'g', '5 ', '--per', '1s'], /change max: .*not "5 ": in plain decimal digits/],
+      // Option numbers.
+      [['groups', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['dead', '--first', '5 '], /change --first: .*not "5 ": in plain decimal digits/],
+      [['history', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['top', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['groups', '--timeout', ' 100'], /change --timeout: .*not " 100": in plain decimal digits/],
+      // Durations: spaces only between their pieces (1h 30m).
+      [['pause', 'g', '--for', ' 10m'], /no space around it: write "10m", not " 10m"/],
+      [['limit', 'g', '2', '--for', '10m '], /no space around it: write "10m", not "10m "/],
+      [['rate', 'g', '5', '--per', ' 1s'], /no space around it: write "1s", not " 1s"/],
+      [['top', '--interval', '2s '], /no space around it: write "2s", not "2s "/],
+      [['pause', 'g', '--for', '10 m'], /a unit goes right after its number/],
+    ] as const) {
+      const result = await cli([...args, '-q', q]);
+      expectFailure(result, 1, message);
+    }
+    expect(await api.server.engine.queue(q).known()).toBe(false);
+    // Still read: digits alone, and a duration's pieces with a space between.
+    expect((await cli(['pause', 'g', '--for', '1h 30m', '-q', q])).code).toBe(0);
+    expect((await cli(['limit', 'g', '007', '-q', q, '--timeout', '5000'])).code).toBe(0);
+  });
+
   it('2: input the server refuses (BAD_USER_INPUT), nothing changed', async () => {
     const q = uniqueQueueName('cli-bad');
     const result = await cli(['limit', 'x'.repeat(300), '5', '-q', q]);
