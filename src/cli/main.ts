@@ -92,9 +92,39 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** The variables the CLI reads its options from, as `--url`, `--token`, `--queue`. */
+const ENV_OPTIONS = ['RINGMASTER_URL', 'RINGMASTER_TOKEN', 'RINGMASTER_QUEUE'] as const;
+
+/**
+ * Node decodes the process's arguments and environment as UTF-8 lossily: each byte that is not
+ * UTF-8 becomes U+FFFD, so `pause $'\xff\xfe'` and `pause $'\xfe\xff'` would name one group,
+ * "\xef\xbf\xbd\xef\xbf\xbd" (the server refuses non-UTF-8 for that reason: README
+ * "Hardening"). The CLI cannot see the bytes, only the U+FFFD, so an argument (`argv`'s entries,
+ * ids, queue names, option values) or an option's variable ({@link ENV_OPTIONS}) holding one is
+ * refused, a usage error (exit 1) naming it, before anything is sent. A U+FFFD typed on purpose
+ * cannot be told apart and is refused too. Null when there is none.
+ */
+function lossyInput(argv: readonly string[], env: NodeJS.ProcessEnv): CliError | null {
+  const cause =
+    'holds bytes that are not UTF-8 (or a U+FFFD replacement character), which Node reads as U+FFFD, so two different ids would name one; nothing was sent';
+  const index = argv.findIndex((argument) => argument.includes('\uFFFD'));
+  if (index >= 0) {
+    return new CliError(
+      `argument ${index + 1} (${JSON.stringify(argv[index])}) ${cause}: pass the id as UTF-8`,
+      ExitCode.USAGE,
+    );
+  }
+  const name = ENV_OPTIONS.find((variable) => env[variable]?.includes('\uFFFD'));
+  if (name !== undefined) {
+    return new CliError(`${name} ${cause}: set it as UTF-8`, ExitCode.USAGE);
+  }
+  return null;
+}
+
 /**
  * Run the CLI on `argv` (user arguments, without node and the script) and answer the exit
- * code; messages go to stdout and stderr.
+ * code; messages go to stdout and stderr. An argument or option variable with U+FFFD in it is a
+ * usage error ({@link lossyInput}).
  */
 export async function run(argv: string[]): Promise<ExitCode> {
   // `ringmaster groups | head`: a reader that stops early is no failure.
@@ -102,6 +132,11 @@ export async function run(argv: string[]): Promise<ExitCode> {
     if (error.code === 'EPIPE') process.exit(ExitCode.OK);
     throw error;
   });
+  const lossy = lossyInput(argv, process.env);
+  if (lossy !== null) {
+    process.stderr.write(`ringmaster: ${lossy.message}\n`);
+    return lossy.exitCode;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
