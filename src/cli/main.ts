@@ -6,7 +6,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, type ErrorOptions, Option } from 'commander';
 import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
@@ -45,9 +45,82 @@ function packageVersion(): string {
   return (JSON.parse(json) as { version: string }).version;
 }
 
+declare module 'commander' {
+  interface Command {
+    /**
+     * Commander's refusal of an unknown option `flag` (it calls {@link Command.error} with code
+     * `commander.unknownOption`); not in its typings, overridden by {@link RingmasterCommand}
+     * only to learn the flag.
+     */
+    unknownOption(flag: string): never;
+  }
+}
+
+/** `ringmaster` or `ringmaster limit`: how the user runs `command`. */
+function commandLine(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * The commands of `ringmaster`: commander's own usage errors (an unknown command or option, a
+ * missing argument, …) get a hint of what to change, chosen by commander's error code, not by
+ * its text: run `ringmaster [command] --help`; for an unknown option written with one dash
+ * (`limit -g 3`: a dash-led id, or `-g` for `-q`), put ids that start with '-' after `--`, the
+ * options first. A value that does not parse (`commander.invalidArgument`) already says what to
+ * change it to, and gets none.
+ */
+class RingmasterCommand extends Command {
+  /** The unknown option being refused, for {@link RingmasterCommand.error}'s hint. */
+  #unknownFlag: string | null = null;
+
+  override createCommand(name?: string): Command {
+    return new RingmasterCommand(name);
+  }
+
+  override unknownOption(flag: string): never {
+    this.#unknownFlag = flag;
+    return super.unknownOption(flag);
+  }
+
+  override error(message: string, errorOptions?: ErrorOptions): never {
+    const hint = this.#hint(errorOptions?.code);
+    return super.error(
+      hint === '' ? message : `${message.replace(/\.$/, '')}${hint}`,
+      errorOptions,
+    );
+  }
+
+  /** What to do about commander's error `code`, after its message ('' for none). */
+  #hint(code: string | undefined): string {
+    const line = commandLine(this);
+    const help = `run \`${line} --help\` for its usage`;
+    switch (code) {
+      case 'commander.unknownOption': {
+        const flag = this.#unknownFlag ?? '';
+        if (flag.startsWith('-') && !flag.startsWith('--')) {
+          const usage = this.parent === null ? '<command> …' : `${this.name()} -q <queue>`;
+          return `; if ${flag} is an id or a number, put ids that start with '-' after \`--\`, options first (ringmaster ${usage} -- ${flag} …); else ${help}`;
+        }
+        return `; ${help}`;
+      }
+      case 'commander.unknownCommand':
+      case 'commander.missingArgument':
+      case 'commander.excessArguments':
+      case 'commander.optionMissingArgument':
+      case 'commander.missingMandatoryOptionValue':
+      case 'commander.conflictingOption':
+        return `; ${help}`;
+      default:
+        return '';
+    }
+  }
+}
+
 /** The program with every command; `exitOverride` so that `run` owns the exit code. */
 export function buildProgram(): Command {
-  const program = new Command('ringmaster')
+  const program = new RingmasterCommand('ringmaster')
     .description('Steer and watch Ringmaster queues over the GraphQL API.')
     .version(packageVersion(), '-V, --version', 'print the CLI version')
     .addOption(

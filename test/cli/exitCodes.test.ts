@@ -159,6 +159,55 @@ describe('exit codes', () => {
     expect(await api.server.engine.queue(q).known()).toBe(false);
   });
 
+  it("1: commander's own refusals say what to change: the help to run, `--` for a dash-led id", async () => {
+    const q = uniqueQueueName('cli-hints');
+    for (const [args, message] of [
+      [['bogus'], /^ringmaster: unknown command 'bogus'; run `ringmaster --help` for its usage\n$/],
+      [
+        ['gruops'],
+        /^ringmaster: unknown command 'gruops' \(Did you mean groups\?\); run `ringmaster --help` for its usage\n$/,
+      ],
+      [
+        ['cancel', 'g', '-q', q],
+        /^ringmaster: missing required argument 'kind'; run `ringmaster cancel --help` for its usage\n$/,
+      ],
+      [
+        ['limit', '-g', '3', '-q', q],
+        /^ringmaster: unknown option '-g'; if -g is an id or a number, put ids that start with '-' after `--`, options first \(ringmaster limit -q <queue> -- -g …\); else run `ringmaster limit --help` for its usage\n$/,
+      ],
+      [
+        ['groups', '-q', q, '--bogus'],
+        /^ringmaster: unknown option '--bogus'; run `ringmaster groups --help` for its usage\n$/,
+      ],
+      [
+        ['limit', 'g', '3', '4', '-q', q],
+        /^ringmaster: too many arguments for 'limit'\. Expected 2 arguments but got 3; run `ringmaster limit --help` for its usage\n$/,
+      ],
+      [['groups', '-q'], /argument missing; run `ringmaster --help` for its usage\n$/],
+    ] as const) {
+      expectFailure(await cli([...args]), 1, message);
+    }
+    // What the hint says works: the dash-led id after `--`, the options first.
+    const dashed = await cli(['limit', '-q', q, '--', '-g', '3']);
+    expect(dashed.code, dashed.stderr).toBe(0);
+    expect((await api.server.engine.queue(q).group('-g')).limit).toBe(3);
+  });
+
+  it('0: `--for` help says what reverts, and when nothing does (a plain call, DESIGN.md §4.8)', async () => {
+    const help = async (command: string) =>
+      (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(await help('pause')).toContain(
+      '--for <duration> pause for this long, then resume — if the group was running before (before the first pending timed pause or resume); a group that was paused stays paused: nothing reverts, it is a plain pause (',
+    );
+    expect(await help('resume')).toContain(
+      '--for <duration> resume for this long, then pause again — if the group was paused before (before the first pending timed pause or resume); a group that was running stays running: nothing reverts, it is a plain resume (',
+    );
+    expect(await help('limit')).toContain(
+      '--for <duration> set the limit for this long, then go back to the limit from before (from before the first pending timed limit); when that is this limit, nothing reverts: it is a plain limit (',
+    );
+    expect(await help('pause')).not.toContain('on its own');
+  });
+
   it('1: a number with a space around it, or anything but decimal digits; nothing sent', async () => {
     const q = uniqueQueueName('cli-digits');
     const digits = /in plain decimal digits \(no space, sign, point, exponent or 0x\)/;
