@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { type Readiness, readiness, requestPartial } from '../client.js';
 import { contextOf } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, SlowAnswerError } from '../errors.js';
 import { CliStatusDocument, type CliStatusQuery } from '../gql/graphql.js';
 import { printJson, printLine, table } from '../output.js';
 
@@ -29,13 +29,12 @@ const HEAD = [
 ];
 
 /**
- * The exit codes of a failed queue query that a not-ready `/ready` explains: a server error, and
- * no answer within --timeout (the server answered /ready, so its Redis is what is slow).
+ * Whether a not-ready `/ready` explains the queue query's `error`: a server error, or no answer
+ * within --timeout ({@link SlowAnswerError}: the server answered /ready, its Redis is what is
+ * slow). Not a connection that failed or dropped: that stays UNREACHABLE.
  */
-const EXPLAINED_BY_NOT_READY: ReadonlySet<ExitCode> = new Set([
-  ExitCode.SERVER,
-  ExitCode.UNREACHABLE,
-]);
+const explainedByNotReady = (error: CliError): boolean =>
+  error.exitCode === ExitCode.SERVER || error instanceof SlowAnswerError;
 
 /** Add `status` to `program`. */
 export function registerStatus(program: Command): void {
@@ -60,7 +59,7 @@ export function registerStatus(program: Command): void {
       // Redis): the server answered, so it is the server's state, exit SERVER, not UNREACHABLE.
       // One to fix here (a token, --url) comes first.
       const last =
-        !ready.ready && (error === null || EXPLAINED_BY_NOT_READY.has(error.exitCode))
+        !ready.ready && (error === null || explainedByNotReady(error))
           ? notReady(context.connection.url, ready)
           : error;
       if (context.json) printJson({ ready, ...(data ?? { queues: null }) });
