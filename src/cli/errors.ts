@@ -125,12 +125,21 @@ function portOf(url: string): number | null {
 }
 
 /**
+ * A query that reached a listening server but got no answer within `--timeout` ({@link
+ * slowAnswer}): exit UNREACHABLE. `status` tells it apart: after a not-ready `/ready` it is the
+ * server's state (a frozen Redis), exit SERVER.
+ */
+export class SlowAnswerError extends CliError {
+  override readonly name = 'SlowAnswerError';
+}
+
+/**
  * The error for a request that reached a listening server but got no answer within
  * `timeoutMs` (`--timeout`) and changed nothing (a query): the server, or its Redis, is slow —
  * not absent. Exit UNREACHABLE, as any query that got no answer.
  */
-export function slowAnswer(url: string, timeoutMs: number): CliError {
-  return new CliError(
+export function slowAnswer(url: string, timeoutMs: number): SlowAnswerError {
+  return new SlowAnswerError(
     `no answer from ${url} in ${timeoutMs.toLocaleString('en-US')} ms: the server or its Redis may be slow; try a larger --timeout`,
     ExitCode.UNREACHABLE,
   );

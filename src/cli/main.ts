@@ -6,7 +6,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, type ErrorOptions, Option } from 'commander';
 import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
@@ -32,6 +32,7 @@ Exit codes:
      6000, 6667, …), or a query not answered within --timeout (a slow server or Redis);
      nothing changed
   5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
+     (also when its queries then got no answer within --timeout: a frozen Redis)
   6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
      have been applied: run the command the message names to see (a change is sent only to a
      --url that answered HTTP)
@@ -44,9 +45,82 @@ function packageVersion(): string {
   return (JSON.parse(json) as { version: string }).version;
 }
 
+declare module 'commander' {
+  interface Command {
+    /**
+     * Commander's refusal of an unknown option `flag` (it calls {@link Command.error} with code
+     * `commander.unknownOption`); not in its typings, overridden by {@link RingmasterCommand}
+     * only to learn the flag.
+     */
+    unknownOption(flag: string): never;
+  }
+}
+
+/** `ringmaster` or `ringmaster limit`: how the user runs `command`. */
+function commandLine(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * The commands of `ringmaster`: commander's own usage errors (an unknown command or option, a
+ * missing argument, …) get a hint of what to change, chosen by commander's error code, not by
+ * its text: run `ringmaster [command] --help`; for an unknown option written with one dash
+ * (`limit -g 3`: a dash-led id, or `-g` for `-q`), put ids that start with '-' after `--`, the
+ * options first. A value that does not parse (`commander.invalidArgument`) already says what to
+ * change it to, and gets none.
+ */
+class RingmasterCommand extends Command {
+  /** The unknown option being refused, for {@link RingmasterCommand.error}'s hint. */
+  #unknownFlag: string | null = null;
+
+  override createCommand(name?: string): Command {
+    return new RingmasterCommand(name);
+  }
+
+  override unknownOption(flag: string): never {
+    this.#unknownFlag = flag;
+    return super.unknownOption(flag);
+  }
+
+  override error(message: string, errorOptions?: ErrorOptions): never {
+    const hint = this.#hint(errorOptions?.code);
+    return super.error(
+      hint === '' ? message : `${message.replace(/\.$/, '')}${hint}`,
+      errorOptions,
+    );
+  }
+
+  /** What to do about commander's error `code`, after its message ('' for none). */
+  #hint(code: string | undefined): string {
+    const line = commandLine(this);
+    const help = `run \`${line} --help\` for its usage`;
+    switch (code) {
+      case 'commander.unknownOption': {
+        const flag = this.#unknownFlag ?? '';
+        if (flag.startsWith('-') && !flag.startsWith('--')) {
+          const usage = this.parent === null ? '<command> …' : `${this.name()} -q <queue>`;
+          return `; if ${flag} is an id or a number, put ids that start with '-' after \`--\`, options first (ringmaster ${usage} -- ${flag} …); else ${help}`;
+        }
+        return `; ${help}`;
+      }
+      case 'commander.unknownCommand':
+      case 'commander.missingArgument':
+      case 'commander.excessArguments':
+      case 'commander.optionMissingArgument':
+      case 'commander.missingMandatoryOptionValue':
+      case 'commander.conflictingOption':
+        return `; ${help}`;
+      default:
+        return '';
+    }
+  }
+}
+
 /** The program with every command; `exitOverride` so that `run` owns the exit code. */
 export function buildProgram(): Command {
-  const program = new Command('ringmaster')
+  const program = new RingmasterCommand('ringmaster')
     .description('Steer and watch Ringmaster queues over the GraphQL API.')
     .version(packageVersion(), '-V, --version', 'print the CLI version')
     .addOption(
@@ -91,9 +165,39 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** The variables the CLI reads its options from, as `--url`, `--token`, `--queue`. */
+const ENV_OPTIONS = ['RINGMASTER_URL', 'RINGMASTER_TOKEN', 'RINGMASTER_QUEUE'] as const;
+
+/**
+ * Node decodes the process's arguments and environment as UTF-8 lossily: each byte that is not
+ * UTF-8 becomes U+FFFD, so `pause $'\xff\xfe'` and `pause $'\xfe\xff'` would name one group,
+ * "\xef\xbf\xbd\xef\xbf\xbd" (the server refuses non-UTF-8 for that reason: README
+ * "Hardening"). The CLI cannot see the bytes, only the U+FFFD, so an argument (`argv`'s entries,
+ * ids, queue names, option values) or an option's variable ({@link ENV_OPTIONS}) holding one is
+ * refused, a usage error (exit 1) naming it, before anything is sent. A U+FFFD typed on purpose
+ * cannot be told apart and is refused too. Null when there is none.
+ */
+function lossyInput(argv: readonly string[], env: NodeJS.ProcessEnv): CliError | null {
+  const cause =
+    'holds bytes that are not UTF-8 (or a U+FFFD replacement character), which Node reads as U+FFFD, so two different ids would name one; nothing was sent';
+  const index = argv.findIndex((argument) => argument.includes('\uFFFD'));
+  if (index >= 0) {
+    return new CliError(
+      `argument ${index + 1} (${JSON.stringify(argv[index])}) ${cause}: pass the id as UTF-8`,
+      ExitCode.USAGE,
+    );
+  }
+  const name = ENV_OPTIONS.find((variable) => env[variable]?.includes('\uFFFD'));
+  if (name !== undefined) {
+    return new CliError(`${name} ${cause}: set it as UTF-8`, ExitCode.USAGE);
+  }
+  return null;
+}
+
 /**
  * Run the CLI on `argv` (user arguments, without node and the script) and answer the exit
- * code; messages go to stdout and stderr.
+ * code; messages go to stdout and stderr. An argument or option variable with U+FFFD in it is a
+ * usage error ({@link lossyInput}).
  */
 export async function run(argv: string[]): Promise<ExitCode> {
   // `ringmaster groups | head`: a reader that stops early is no failure.
@@ -101,6 +205,11 @@ export async function run(argv: string[]): Promise<ExitCode> {
     if (error.code === 'EPIPE') process.exit(ExitCode.OK);
     throw error;
   });
+  const lossy = lossyInput(argv, process.env);
+  if (lossy !== null) {
+    process.stderr.write(`ringmaster: ${lossy.message}\n`);
+    return lossy.exitCode;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });

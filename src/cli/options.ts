@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import parseDuration from 'parse-duration';
+import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
 import type { Bound } from './bounds.js';
 import { durationText } from './output.js';
 
@@ -16,16 +17,21 @@ const rangeText = ({ min, max }: Bound, show: (n: number) => string): string =>
   `${show(min)}..${show(max)}`;
 
 /**
- * A whole number within `bound` (`<limit>`, `--first`, …); `name` is the argument as the user
- * wrote it, named by the message.
+ * A whole number within `bound` (`<limit>`, `--first`, `--timeout`, …), written in plain decimal
+ * digits only, the server's configuration's one rule ({@link DECIMAL_DIGITS}): ` 3 `, `+3`,
+ * `3.0`, `1e3`, `0x10` are refused, as `PORT=" 3 "` is. `name` is the argument as the user wrote
+ * it, named by the message (a usage error, exit 1): `change limit: must be a whole number
+ * 0..1,000,000, not " 3 ": in plain decimal digits (no space, …)`.
  */
 export function integer(name: string, bound: Bound): (value: string) => number {
   return (value) => {
-    const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    const must = `change ${name}: must be a whole number ${integerRange(bound)}, not "${value}"`;
+    if (!DECIMAL_DIGITS.test(value)) {
+      throw new InvalidArgumentError(`${must}: ${DECIMAL_DIGITS_ONLY}`);
+    }
+    const n = Number(value);
     if (!Number.isSafeInteger(n) || n < bound.min || n > bound.max) {
-      throw new InvalidArgumentError(
-        `change ${name}: must be a whole number ${integerRange(bound)}, not "${value}"`,
-      );
+      throw new InvalidArgumentError(must);
     }
     return n;
   };
@@ -37,8 +43,13 @@ export function integer(name: string, bound: Bound): (value: string) => number {
  * silently become a minute: those are refused instead.
  */
 const UNITS: readonly string[] = ['ms', 's', 'm', 'h', 'd'];
-/** A number and its unit, as often as needed: `10m`, `1h30m`, `1h 30m`, `1.5s`. */
-const DURATION = new RegExp(`^\\s*(?:\\d*\\.?\\d+\\s*(?:${UNITS.join('|')})\\s*)+$`);
+/** A number and its unit. */
+const PIECE = `\\d*\\.?\\d+(?:${UNITS.join('|')})`;
+/**
+ * Pieces, as often as needed, spaces only between them: `10m`, `1h30m`, `1h 30m`, `1.5s`; not
+ * ` 10m`, `10m ` (a space around, refused as around a whole number) nor `10 m`.
+ */
+const DURATION = new RegExp(`^${PIECE}(?:\\s*${PIECE})*$`);
 /** The pieces of a duration as written: numbers (dots included), words, spaces, anything else. */
 const TOKENS = /([\d.]+)|([A-Za-z]+)|(\s+)|([^\d.A-Za-z\s]+)/g;
 /** A number as a duration may have it: `10`, `1.5`, `.5`. */
@@ -52,6 +63,12 @@ const MONTHISH = /^(?:M|mo)/;
  * unit without a number, or a unit not in {@link UNITS} (the month hint only for `M`/`mo`).
  */
 function durationProblem(value: string): string {
+  if (value.trim() !== value && value.trim() !== '') {
+    return `a duration has no space around it: write "${value.trim()}", not "${value}"`;
+  }
+  if (/[\d.]\s+[A-Za-z]/.test(value)) {
+    return `a unit goes right after its number (10m, 1h 30m), not "${value}"`;
+  }
   const tokens = [...value.matchAll(TOKENS)].filter(([, , , space]) => space === undefined);
   if (!tokens.some(([, number]) => number !== undefined)) {
     return `expected a duration such as 90s, 10m, 2h or 1h30m, not "${value}"`;
@@ -82,7 +99,9 @@ function durationProblem(value: string): string {
  * `name` is the option (`--for`). Units: ms, s, m (minutes), h, d, lower case. Refused (usage
  * errors, saying what is wrong, {@link durationProblem}): a number without a unit (`10` would
  * be ms), any other unit or case (`1M`, `1mo`, `1S`, `2w`), anything but numbers, units and
- * spaces (`1h-30m`, `1e3ms`, `1.5.5s`), a fraction of a ms, a value outside `bound`.
+ * spaces between pieces (`1h-30m`, `1e3ms`, `1.5.5s`), a space around the value (` 10m`, as
+ * around a whole number, {@link integer}) or inside a piece (`10 m`), a fraction of a ms, a
+ * value outside `bound`.
  */
 export function duration(name: string, bound: Bound): (value: string) => number {
   return (value) => {

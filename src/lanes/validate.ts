@@ -586,29 +586,69 @@ const NOT_A_CURSOR = 'is not a cursor this server issued';
 /** What to do with a cursor that is well-formed but not this listing's: read it from its start. */
 const START_OVER = 'read this listing from its start, without `after`';
 
+/** One kind of page cursor as {@link pageCursor} reads it: groups', jobs' or history's. */
+interface CursorKind {
+  /** What it pages, as a refusal names it: `groups`, `jobs`, `history`. */
+  readonly name: string;
+  /** The letter of its texts; `legacy`, of its texts from before they carried their listing. */
+  readonly letter: string;
+  readonly legacy: string;
+  /** The longest base64url text of one. */
+  readonly maxChars: number;
+  /** The position `rest` names, or null for one that does not parse. */
+  readonly parse: (rest: string) => unknown;
+}
+
+/**
+ * Every kind of cursor, filled as each codec is made: a cursor of one kind given to a listing of
+ * another (a `groups` cursor to `jobs`) is told apart from garbage by these.
+ */
+const CURSOR_KINDS: CursorKind[] = [];
+
+/**
+ * What a text decoded from a cursor is to `kind`: its listing's tag (null: legacy) and position,
+ * or null when it is none of `kind`'s. `kind.parse` may throw (BAD_USER_INPUT `after`) for a
+ * position it refuses; for another kind than the one asked (`strict` false) that is "none".
+ */
+function readCursor(
+  kind: CursorKind,
+  value: string,
+  text: string,
+  strict: boolean,
+): { tag: string | null; position: unknown } | null {
+  if (value.length > kind.maxChars) return null;
+  const match = new RegExp(`^${kind.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's').exec(text);
+  const legacy = match === null && text.startsWith(`${kind.legacy}:`);
+  const rest = match?.[2] ?? (legacy ? text.slice(kind.legacy.length + 1) : null);
+  if (rest === null) return null;
+  let position: unknown = null;
+  try {
+    position = kind.parse(rest);
+  } catch (error) {
+    if (strict) throw error;
+  }
+  return position === null ? null : { tag: match?.[1] ?? null, position };
+}
+
 /**
  * The codec of one kind of page cursor: base64url of `<letter>:<tag>:<position>`, the tag of the
  * listing that issued it ({@link listingTag}) and the position in it (`rest`, parsed by
  * `parse`, which answers null for one that does not parse). `decode` refuses, with
- * BAD_USER_INPUT (`after`): anything that is not such a cursor; a cursor of the form issued
- * before cursors carried their listing (`<legacy>:<position>`), which cannot say whose it is;
- * and a cursor of another listing (another queue, or of jobs another state or group, of groups
- * another prefix, of history another group) — each message says to start without `after`.
+ * BAD_USER_INPUT (`after`): anything that is not a cursor of any kind ("is not a cursor this
+ * server issued"); a cursor of the form issued before cursors carried their listing
+ * (`<legacy>:<position>`), which cannot say whose it is; a cursor of another listing of this
+ * kind (another queue, or of jobs another state or group, of groups another prefix, of history
+ * another group) or of another kind (a `groups` cursor given to `jobs`) — those messages say to
+ * read the listing from its start, without `after`.
  */
-function pageCursor<T>(spec: {
-  letter: string;
-  legacy: string;
-  maxChars: number;
-  parse: (rest: string) => T | null;
-  other: string;
-}) {
-  const shape = new RegExp(`^[A-Za-z0-9_-]{1,${spec.maxChars}}$`);
-  const issued = new RegExp(`^${spec.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's');
+function pageCursor<T>(spec: CursorKind & { parse: (rest: string) => T | null; other: string }) {
+  CURSOR_KINDS.push(spec);
   /** The cursors of `listing`'s positions: its tag (a SHA-256) worked out once per page. */
   const encoder = (listing: Listing): ((rest: string) => string) => {
     const head = `${spec.letter}:${listingTag(listing)}:`;
     return (rest) => Buffer.from(head + rest, 'utf8').toString('base64url');
   };
+  const longest = (): number => Math.max(...CURSOR_KINDS.map((kind) => kind.maxChars));
   return {
     encoder,
     /** The cursor of the position `rest` in `listing` (one cursor: a page uses `encoder`). */
@@ -617,27 +657,41 @@ function pageCursor<T>(spec: {
     },
     /** The position a cursor of `listing` names; BAD_USER_INPUT (`after`) otherwise. */
     decode(value: unknown, listing: Listing): T {
-      if (typeof value !== 'string' || !shape.test(value)) throw badInput('after', NOT_A_CURSOR);
+      if (
+        typeof value !== 'string' ||
+        !/^[A-Za-z0-9_-]+$/.test(value) ||
+        value.length > longest()
+      ) {
+        throw badInput('after', NOT_A_CURSOR);
+      }
       const text = Buffer.from(value, 'base64url').toString('utf8');
       // Only what encode writes: no padding, no bytes that are not UTF-8, nothing after.
       if (Buffer.from(text, 'utf8').toString('base64url') !== value) {
         throw badInput('after', NOT_A_CURSOR);
       }
-      const match = issued.exec(text);
-      const legacy = match === null && text.startsWith(`${spec.legacy}:`);
-      const rest = match?.[2] ?? (legacy ? text.slice(spec.legacy.length + 1) : null);
-      const position = rest === null ? null : spec.parse(rest);
-      if (position === null) throw badInput('after', NOT_A_CURSOR);
-      if (legacy) {
+      const own = readCursor(spec, value, text, true);
+      const kind =
+        own === null
+          ? CURSOR_KINDS.find((k) => k !== spec && readCursor(k, value, text, false) !== null)
+          : spec;
+      if (kind === undefined) throw badInput('after', NOT_A_CURSOR);
+      const read = own ?? readCursor(kind, value, text, false);
+      if (read?.tag === null) {
         throw badInput(
           'after',
           `is a cursor of an earlier version, which does not say what it pages: ${START_OVER}`,
         );
       }
-      if (match?.[1] !== listingTag(listing)) {
+      if (kind !== spec) {
+        throw badInput(
+          'after',
+          `is a cursor of another listing (of ${kind.name}, not of ${spec.name}): ${START_OVER}`,
+        );
+      }
+      if (own?.tag !== listingTag(listing)) {
         throw badInput('after', `is a cursor of another listing (${spec.other}): ${START_OVER}`);
       }
-      return position;
+      return own.position as T;
     },
   };
 }
@@ -647,6 +701,7 @@ function pageCursor<T>(spec: {
  * `G:<tag>:<group id>` ({@link pageCursor}; before, `g:<group id>`).
  */
 export const cursor = pageCursor<string>({
+  name: 'groups',
   letter: 'G',
   legacy: 'g',
   maxChars: 400,
@@ -708,6 +763,7 @@ export interface JobPosition {
  * index read (as Redis wrote it) and its id. The id is the last part, so it may hold colons.
  */
 export const jobCursor = pageCursor<JobPosition>({
+  name: 'jobs',
   letter: 'J',
   legacy: 'j',
   maxChars: 600,
@@ -736,6 +792,7 @@ function isStreamId(id: string): boolean {
  * ({@link pageCursor}; before, `h:<stream id>`).
  */
 export const historyCursor = pageCursor<string>({
+  name: 'history',
   letter: 'H',
   legacy: 'h',
   maxChars: 96,

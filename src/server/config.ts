@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Role } from '../context.js';
+import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
 import { Defaults, TIMER_ACTOR } from '../lanes/index.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
@@ -17,13 +18,6 @@ const ROLES = ['read', 'worker', 'admin'] as const;
 const MIN_TOKEN_LENGTH = 16;
 
 // Messages are causes only: `loadConfig` puts `NAME=value: ` before each.
-
-/**
- * Numbers are written in plain decimal digits (0-9) and nothing else: JavaScript's `Number`
- * (and zod's `coerce`) read `0x10` as 16, `1e3` as 1000, ` 7 ` as 7 and `+5` as 5, none of
- * which an operator means by accident and the CLI refuses.
- */
-const DECIMAL_DIGITS = /^[0-9]+$/;
 
 interface WholeNumberRule {
   readonly fallback: number;
@@ -52,7 +46,7 @@ const wholeNumber = (rule: WholeNumberRule) =>
         return z.NEVER;
       };
       if (!DECIMAL_DIGITS.test(value)) {
-        return refuse(`${rule.must}, in plain decimal digits (no sign, point, exponent or 0x)`);
+        return refuse(`${rule.must}, ${DECIMAL_DIGITS_ONLY}`);
       }
       const number = Number(value);
       if (number < rule.min) return refuse(rule.belowMin ?? rule.must);

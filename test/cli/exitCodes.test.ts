@@ -159,6 +159,91 @@ describe('exit codes', () => {
     expect(await api.server.engine.queue(q).known()).toBe(false);
   });
 
+  it("1: commander's own refusals say what to change: the help to run, `--` for a dash-led id", async () => {
+    const q = uniqueQueueName('cli-hints');
+    for (const [args, message] of [
+      [['bogus'], /^ringmaster: unknown command 'bogus'; run `ringmaster --help` for its usage\n$/],
+      [
+        ['gruops'],
+        /^ringmaster: unknown command 'gruops' \(Did you mean groups\?\); run `ringmaster --help` for its usage\n$/,
+      ],
+      [
+        ['cancel', 'g', '-q', q],
+        /^ringmaster: missing required argument 'kind'; run `ringmaster cancel --help` for its usage\n$/,
+      ],
+      [
+        ['limit', '-g', '3', '-q', q],
+        /^ringmaster: unknown option '-g'; if -g is an id or a number, put ids that start with '-' after `--`, options first \(ringmaster limit -q <queue> -- -g …\); else run `ringmaster limit --help` for its usage\n$/,
+      ],
+      [
+        ['groups', '-q', q, '--bogus'],
+        /^ringmaster: unknown option '--bogus'; run `ringmaster groups --help` for its usage\n$/,
+      ],
+      [
+        ['limit', 'g', '3', '4', '-q', q],
+        /^ringmaster: too many arguments for 'limit'\. Expected 2 arguments but got 3; run `ringmaster limit --help` for its usage\n$/,
+      ],
+      [['groups', '-q'], /argument missing; run `ringmaster --help` for its usage\n$/],
+    ] as const) {
+      expectFailure(await cli([...args]), 1, message);
+    }
+    // What the hint says works: the dash-led id after `--`, the options first.
+    const dashed = await cli(['limit', '-q', q, '--', '-g', '3']);
+    expect(dashed.code, dashed.stderr).toBe(0);
+    expect((await api.server.engine.queue(q).group('-g')).limit).toBe(3);
+  });
+
+  it('0: `--for` help says what reverts, and when nothing does (a plain call, DESIGN.md §4.8)', async () => {
+    const help = async (command: string) =>
+      (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(await help('pause')).toContain(
+      '--for <duration> pause for this long, then resume — if the group was running before (before the first pending timed pause or resume); a group that was paused stays paused: nothing reverts, it is a plain pause (',
+    );
+    expect(await help('resume')).toContain(
+      '--for <duration> resume for this long, then pause again — if the group was paused before (before the first pending timed pause or resume); a group that was running stays running: nothing reverts, it is a plain resume (',
+    );
+    expect(await help('limit')).toContain(
+      '--for <duration> set the limit for this long, then go back to the limit from before (from before the first pending timed limit); when that is this limit, nothing reverts: it is a plain limit (',
+    );
+    expect(await help('pause')).not.toContain('on its own');
+  });
+
+  it('1: a number with a space around it, or anything but decimal digits; nothing sent', async () => {
+    const q = uniqueQueueName('cli-digits');
+    const digits = /in plain decimal digits \(no space, sign, point, exponent or 0x\)/;
+    for (const [args, message] of [
+      // Positional numbers.
+      [['limit', 'g', ' 3 '], /change limit: must be a whole number 0\.\.1,000,000, not " 3 "/],
+      [['limit', 'g', '3 '], digits],
+      [['limit', 'g', '\t3'], digits],
+      [['limit', 'g', '+3'], digits],
+      [['limit', 'g', '3.0'], digits],
+      [['limit', 'g', '1e3'], digits],
+      [['limit', 'g', '0x10'], digits],
+      [['weight', 'g', ' 2'], /change weight: .*not " 2": in plain decimal digits/],
+      [['rate', 'g', '5 ', '--per', '1s'], /change max: .*not "5 ": in plain decimal digits/],
+      // Option numbers.
+      [['groups', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['dead', '--first', '5 '], /change --first: .*not "5 ": in plain decimal digits/],
+      [['history', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['top', '--first', ' 5'], /change --first: .*not " 5": in plain decimal digits/],
+      [['groups', '--timeout', ' 100'], /change --timeout: .*not " 100": in plain decimal digits/],
+      // Durations: spaces only between their pieces (1h 30m).
+      [['pause', 'g', '--for', ' 10m'], /no space around it: write "10m", not " 10m"/],
+      [['limit', 'g', '2', '--for', '10m '], /no space around it: write "10m", not "10m "/],
+      [['rate', 'g', '5', '--per', ' 1s'], /no space around it: write "1s", not " 1s"/],
+      [['top', '--interval', '2s '], /no space around it: write "2s", not "2s "/],
+      [['pause', 'g', '--for', '10 m'], /a unit goes right after its number/],
+    ] as const) {
+      const result = await cli([...args, '-q', q]);
+      expectFailure(result, 1, message);
+    }
+    expect(await api.server.engine.queue(q).known()).toBe(false);
+    // Still read: digits alone, and a duration's pieces with a space between.
+    expect((await cli(['pause', 'g', '--for', '1h 30m', '-q', q])).code).toBe(0);
+    expect((await cli(['limit', 'g', '007', '-q', q, '--timeout', '5000'])).code).toBe(0);
+  });
+
   it('2: input the server refuses (BAD_USER_INPUT), nothing changed', async () => {
     const q = uniqueQueueName('cli-bad');
     const result = await cli(['limit', 'x'.repeat(300), '5', '-q', q]);
@@ -482,6 +567,27 @@ describe('exit codes', () => {
     } finally {
       await redis.redis.restart();
       await untilReady(true);
+    }
+  });
+
+  it('5: status with Redis frozen (SIGSTOP): /ready says not ready, the queries time out; exit 5, not 4', async (context) => {
+    if (!redis.redis.canControlProcess) context.skip();
+    const ready = new URL('/ready', api.endpoint);
+    await redis.redis.kill('SIGSTOP');
+    try {
+      // /ready answers 503 within its 1 s PING bound; the queues query waits on Redis until
+      // --timeout runs out.
+      const result = await cli(['status', '--timeout', '4000']);
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stdout).toMatch(
+        /^http:\S+: not ready, redis down, [^\n]+\nqueues: none could be read: no answer from \S+ in 4,000 ms[^\n]*\n$/,
+      );
+      expect(result.stderr).toMatch(
+        /^ringmaster: http:\S+\/ready says the server is not ready \(redis down, [^)]+\)\n$/,
+      );
+    } finally {
+      await redis.redis.kill('SIGCONT');
+      while (!(await fetch(ready)).ok) await new Promise((r) => setTimeout(r, 100));
     }
   });
 

@@ -1,14 +1,16 @@
 /**
  * `ringmaster status`: the server's readiness (GET /ready: Redis, the live feed's mode) and
  * every queue with its state and counts (`Query.queues`, DESIGN.md §4.2). Not ready: the same
- * report (what /ready said, even when no queue can be read: Redis down), then exit SERVER (5).
+ * report (what /ready said, even when no queue can be read: Redis down, or frozen so that the
+ * queues query gets no answer within --timeout), then exit SERVER (5). Exit UNREACHABLE (4)
+ * only when /ready itself got no answer.
  * A query refused for auth: the readiness line (GET /ready needs no token), then exit AUTH (3).
  */
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { type Readiness, readiness, requestPartial } from '../client.js';
 import { contextOf } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, SlowAnswerError } from '../errors.js';
 import { CliStatusDocument, type CliStatusQuery } from '../gql/graphql.js';
 import { printJson, printLine, table } from '../output.js';
 
@@ -25,6 +27,14 @@ const HEAD = [
   'dead',
   'completed',
 ];
+
+/**
+ * Whether a not-ready `/ready` explains the queue query's `error`: a server error, or no answer
+ * within --timeout ({@link SlowAnswerError}: the server answered /ready, its Redis is what is
+ * slow). Not a connection that failed or dropped: that stays UNREACHABLE.
+ */
+const explainedByNotReady = (error: CliError): boolean =>
+  error.exitCode === ExitCode.SERVER || error instanceof SlowAnswerError;
 
 /** Add `status` to `program`. */
 export function registerStatus(program: Command): void {
@@ -44,9 +54,12 @@ export function registerStatus(program: Command): void {
           return { data: null, error: failure };
         },
       );
-      // Not ready explains a server error; one to fix here (a token, --url) comes first.
+      // Not ready explains a server error, and a query the server then left unanswered within
+      // --timeout (a frozen Redis: /ready answered 503 within its PING bound, the query waits on
+      // Redis): the server answered, so it is the server's state, exit SERVER, not UNREACHABLE.
+      // One to fix here (a token, --url) comes first.
       const last =
-        !ready.ready && (error === null || error.exitCode === ExitCode.SERVER)
+        !ready.ready && (error === null || explainedByNotReady(error))
           ? notReady(context.connection.url, ready)
           : error;
       if (context.json) printJson({ ready, ...(data ?? { queues: null }) });

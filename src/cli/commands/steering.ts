@@ -68,11 +68,15 @@ export async function steerGroup<T, V>(
   return { context, queue, before, data };
 }
 
-/** `--for <duration>`: a timed override that does `what` (revert, resume, …) at its deadline. */
+/**
+ * `--for <duration>`: a timed override (DESIGN.md §4.8); `what` says what it does at its
+ * deadline and when it is the plain call instead — when the value before it (before the first
+ * pending override of its kind) is the value it sets, so that nothing would revert.
+ */
 const forOption = (what: string): Option =>
   new Option(
     '--for <duration>',
-    `${what} on its own after this long (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
+    `${what} (10m, 30s, 500ms, …; a unit is needed; ${durationRange(Bounds.for)})`,
   ).argParser(duration('--for', Bounds.for));
 
 /** Add the steering commands to `program`. */
@@ -82,7 +86,11 @@ export function registerSteering(program: Command): void {
     .description('set the most jobs of a group that may be active at once (0 parks it)')
     .argument('<group>', 'the group')
     .argument('<limit>', `the limit, ${integerRange(Bounds.limit)}`, integer('limit', Bounds.limit))
-    .addOption(forOption('revert'))
+    .addOption(
+      forOption(
+        'set the limit for this long, then go back to the limit from before (from before the first pending timed limit); when that is this limit, nothing reverts: it is a plain limit',
+      ),
+    )
     .action(async (group: string, limit: number, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
@@ -130,7 +138,11 @@ export function registerSteering(program: Command): void {
     .command('pause')
     .description('stop new turns for a group; its backlog and active jobs are untouched')
     .argument('<group>', 'the group')
-    .addOption(forOption('resume'))
+    .addOption(
+      forOption(
+        'pause for this long, then resume — if the group was running before (before the first pending timed pause or resume); a group that was paused stays paused: nothing reverts, it is a plain pause',
+      ),
+    )
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
@@ -152,7 +164,11 @@ export function registerSteering(program: Command): void {
     .command('resume')
     .description('unpause a group; it re-joins the ring if serviceable')
     .argument('<group>', 'the group')
-    .addOption(forOption('pause again'))
+    .addOption(
+      forOption(
+        'resume for this long, then pause again — if the group was paused before (before the first pending timed pause or resume); a group that was running stays running: nothing reverts, it is a plain resume',
+      ),
+    )
     .action(async (group: string, options: { for?: number }, command: Command) => {
       const forMs = options.for ?? null;
       const { context, queue, before, data } = await steerGroup(
