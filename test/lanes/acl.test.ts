@@ -113,3 +113,26 @@ describe.skipIf(usingExternalRedis())(
     });
   },
 );
+
+describe.skipIf(usingExternalRedis())('a password changed under a running engine', () => {
+  it('gets REDIS_NOT_PERMITTED (WRONGPASS) at the next call after a reconnect, naming what to set', async () => {
+    const admin = redis.client();
+    await admin.call('ACL', 'SETUSER', 'rotated', 'reset', 'on', '>pw', '~*', '&*', '+@all');
+    const url = new URL(redis.url);
+    url.username = 'rotated';
+    url.password = 'pw';
+    const client = new Redis(url.toString(), { maxRetriesPerRequest: 1 });
+    client.on('error', () => {});
+    clients.push(client);
+    const q = new Ringmaster(client, { prefix: PREFIX }).queue(queueName('rotated'));
+    await q.enqueue('g');
+    await admin.call('ACL', 'SETUSER', 'rotated', 'resetpass', '>new-pw');
+    const closed = new Promise((resolve) => client.once('close', resolve));
+    await admin.call('CLIENT', 'KILL', 'USER', 'rotated');
+    await closed;
+    await expect(q.enqueue('g')).rejects.toMatchObject({
+      code: ErrorCode.REDIS_NOT_PERMITTED,
+      message: expect.stringMatching(/^Redis refused this connection's credentials \(WRONGPASS\)/),
+    });
+  });
+});
