@@ -47,6 +47,16 @@ async function serve(redisUrl: string, env: Record<string, string>): Promise<Tes
   return server;
 }
 
+/** A redis-server of the test's own (stopped after it) and an admin connection to it. */
+async function ownRedis(): Promise<{ redis: RedisProcess; admin: Redis }> {
+  const redis = await startRedisServer({});
+  redises.push(redis);
+  const admin = new Redis(redis.url);
+  admin.on('error', () => {});
+  clients.push(admin);
+  return { redis, admin };
+}
+
 async function mustOk<T>(
   promise: Promise<{ status: number; body: { data?: T | null; errors?: unknown } }>,
 ) {
@@ -253,11 +263,7 @@ describe.skipIf(noRedisBinary)('a Redis that refuses CONFIG and publishes no not
 
 describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace channels', () => {
   it('falls back to polling once a SUBSCRIBE is refused, says so in /ready, and still delivers', async () => {
-    const redis = await startRedisServer({});
-    redises.push(redis);
-    const admin = new Redis(redis.url);
-    admin.on('error', () => {});
-    clients.push(admin);
+    const { redis, admin } = await ownRedis();
     // Every command and key, no pub/sub channel (Redis 7's default for a new user, spelled out).
     await admin.call(
       'ACL',
@@ -296,11 +302,7 @@ describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace
 
 describe.skipIf(noRedisBinary)('a Redis whose user loses the scripts while the server runs', () => {
   it('answers REDIS_NOT_PERMITTED naming what to grant, HTTP 500, not "Unexpected error."', async () => {
-    const redis = await startRedisServer({});
-    redises.push(redis);
-    const admin = new Redis(redis.url);
-    admin.on('error', () => {});
-    clients.push(admin);
+    const { redis, admin } = await ownRedis();
     await admin.call('ACL', 'SETUSER', 'app', 'on', '>app-password', '~*', '&*', '+@all');
     const server = await serve(redis.url.replace('redis://', 'redis://app:app-password@'), {});
     const q = queueName('noperm');
