@@ -282,10 +282,12 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
  * (Queue, Ringmaster) turn ioredis errors into codes, whichever command or script failed.
  * Methods that return no promise are left as they are (they send nothing to Redis).
  * @param queueOf names the queue an instance is about (RingmasterError `queue`), if any
+ * @param prefixOf the key prefix an instance uses, named in a REDIS_NOT_PERMITTED's grant
  */
 export function codeRedisFailures<T extends object>(
   cls: { prototype: T },
   queueOf?: (self: T) => string,
+  prefixOf?: (self: T) => string,
 ): void {
   const proto = cls.prototype as Record<string, unknown>;
   for (const name of Object.getOwnPropertyNames(proto)) {
@@ -298,7 +300,7 @@ export function codeRedisFailures<T extends object>(
         const result: unknown = method.apply(this, args);
         if (!(result instanceof Promise)) return result;
         return result.catch((error: unknown) => {
-          const coded = fromRedisError(error);
+          const coded = notPermitted(error, prefixOf?.(this)) ?? fromRedisError(error);
           if (coded === undefined) throw error;
           if (queueOf) coded.queue = queueOf(this);
           throw coded;

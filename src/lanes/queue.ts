@@ -1593,5 +1593,11 @@ function retentionReply([
   };
 }
 
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Queue, (queue) => queue.name);
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
+// REDIS_NOT_PERMITTED (the grant naming this queue's prefix).
+codeRedisFailures(
+  Queue,
+  (queue) => queue.name,
+  // `P:{Q}:` → `P` (a queue name holds no brace).
+  (queue) => queue.keys.base.slice(0, queue.keys.base.lastIndexOf(':{')),
+);

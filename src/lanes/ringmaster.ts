@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ScriptObserver } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
-import { codeRedisFailures, notPermitted } from './errors.js';
+import { codeRedisFailures } from './errors.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue.js';
@@ -144,13 +144,10 @@ export class Ringmaster {
    *   to grant (commands, keys `~<prefix>:*`)
    */
   private async checkAccess(): Promise<void> {
-    try {
-      for (const key of await this.guardKeys()) {
-        await this.redis.eval(ACCESS_PROBE, 1, key);
-        await this.redis.evalsha(ACCESS_PROBE_SHA, 1, key);
-      }
-    } catch (error) {
-      throw notPermitted(error, this.prefix) ?? error;
+    // A refusal is mapped, the prefix named, by the wrapper every method has (below).
+    for (const key of await this.guardKeys()) {
+      await this.redis.eval(ACCESS_PROBE, 1, key);
+      await this.redis.evalsha(ACCESS_PROBE_SHA, 1, key);
     }
   }
 
@@ -202,5 +199,6 @@ export class Ringmaster {
 const ACCESS_PROBE = "redis.call('EXISTS', KEYS[1]) return redis.call('DEL', KEYS[1])";
 const ACCESS_PROBE_SHA = createHash('sha1').update(ACCESS_PROBE).digest('hex');
 
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Ringmaster);
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
+// REDIS_NOT_PERMITTED (the grant naming this engine's prefix).
+codeRedisFailures(Ringmaster, undefined, (engine) => engine.prefix);

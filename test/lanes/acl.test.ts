@@ -76,7 +76,8 @@ describe.skipIf(usingExternalRedis())(
           );
         expect(error, user).toMatchObject({ code: ErrorCode.REDIS_NOT_PERMITTED, queue: q.name });
         expect((error as Error).message, user).toMatch(message);
-        expect((error as Error).message).toContain('+@scripting');
+        expect((error as Error).message).toContain(`+@scripting`);
+        expect((error as Error).message).toContain(`~${PREFIX}:* for its prefix`);
         expect((error as Error).message).not.toContain('\n');
       }
       // A plain command too (the registry's SMEMBERS).
