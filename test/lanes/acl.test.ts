@@ -6,8 +6,10 @@
  * made here with ACL SETUSER on this file's own redis-server.
  */
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, Reaper, Ringmaster } from '../../src/lanes/index.js';
+import { serverReaper } from '../../src/server/reaper.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis, usingExternalRedis } from '../support/redis.js';
 
@@ -111,6 +113,21 @@ describe.skipIf(usingExternalRedis())(
       await reaper.reapOnce();
       await reaper.reapOnce();
       expect(errors).toEqual([[null, ErrorCode.REDIS_NOT_PERMITTED]]);
+    });
+
+    it('has the server’s reaper log it as one line, once, without a stack', async () => {
+      const lines: { level: number; msg: string; err?: unknown }[] = [];
+      const logger = pino(
+        { level: 'info' },
+        { write: (line: string) => lines.push(JSON.parse(line)) },
+      );
+      const reaper = serverReaper(engineAs('other'), 1_000, logger);
+      for (let i = 0; i < 3; i++) await reaper.reapOnce();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.level).toBe(40);
+      expect(lines[0]?.err).toMatch(
+        /^Redis refused a key to this connection's user \(NOPERM\): grant .*~acltest:\* for its prefix\).*\[REDIS_NOT_PERMITTED\]$/,
+      );
     });
   },
 );
