@@ -33,6 +33,12 @@ export const ErrorCode = {
    * still work on it.
    */
   LAYOUT_MISMATCH: 'LAYOUT_MISMATCH',
+  /**
+   * Redis refused the connection's user a command, a key or a channel (an ACL: NOPERM), or its
+   * credentials (NOAUTH, WRONGPASS): a configuration of Redis, not the caller's mistake and not
+   * passing. The message names what was refused and what to grant or set, in one line.
+   */
+  REDIS_NOT_PERMITTED: 'REDIS_NOT_PERMITTED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -142,6 +148,54 @@ const UNAVAILABLE_REPLY =
   /(?:^|: -)(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|MISCONF|MOVED|ASK)\b/;
 /** Redis' maxmemory refusal, `OOM command not allowed when used memory > 'maxmemory'`, either form. */
 const OOM_REPLY = /(?:^|: -)OOM\b/;
+/**
+ * An ACL refusal: `NOPERM this user has no permissions to run the 'evalsha' command` (or to
+ * access one of the keys / channels), and inside a script (Redis 7 after `ERR `, Redis 6.2 after
+ * `@user_script: N: `) `The user executing the script can't run this command or subcommand` /
+ * `can't access at least one of the keys`.
+ */
+const NOPERM_REPLY =
+  /(?:^|: -)NOPERM\b|The user executing the script can't (?:run this command|access at least one of the keys)/;
+/** The credentials refused (`NOAUTH Authentication required.`, `WRONGPASS invalid username-password pair…`). */
+const AUTH_REPLY = /(?:^|: -)(NOAUTH|WRONGPASS)\b/;
+/**
+ * What Ringmaster's Redis user needs (README "Running on a Redis you did not configure"), for
+ * key prefix `prefix` (undefined: not known here, the default `emq` is named).
+ */
+function grants(prefix: string | undefined): string {
+  const keys =
+    prefix === undefined ? '~emq:* for the default KEY_PREFIX' : `~${prefix}:* for its prefix`;
+  return `grant its ACL user Ringmaster's commands (+@all, or at least +@read +@write +@scripting +@pubsub +info) and keys (${keys})`;
+}
+
+/**
+ * REDIS_NOT_PERMITTED in one line for `error` when Redis refused it for an ACL (NOPERM, in a
+ * script too), naming what was refused and what to grant for key prefix `prefix`; undefined for
+ * any other error. `cause` is the ioredis error.
+ */
+export function notPermitted(error: unknown, prefix?: string): RingmasterError | undefined {
+  const original = error instanceof RingmasterError ? error.cause : error;
+  if (!(original instanceof Error) || !NOPERM_REPLY.test(original.message)) return undefined;
+  const coded = new RingmasterError(
+    ErrorCode.REDIS_NOT_PERMITTED,
+    notPermittedLine(original.message, prefix),
+  );
+  coded.cause = original;
+  return coded;
+}
+
+/** REDIS_NOT_PERMITTED's one line for an ACL refusal `message` (NOPERM_REPLY). */
+function notPermittedLine(message: string, prefix: string | undefined): string {
+  const command = /permissions to run the '([^']+)' command/.exec(message)?.[1];
+  const what = command
+    ? `the ${command.toUpperCase()} command`
+    : /channel/.test(message)
+      ? 'a channel'
+      : /keys?\b/.test(message)
+        ? 'a key'
+        : 'a command run by a script';
+  return `Redis refused ${what} to this connection's user (NOPERM): ${grants(prefix)}`;
+}
 /** Socket errors of a connection that failed or dropped (Node's `error.code`). */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -170,7 +224,9 @@ const CLIENT_UNAVAILABLE = [
 ];
 
 /**
- * Classify an error from ioredis (a reply, or the client's own): REDIS_OUT_OF_MEMORY for a
+ * Classify an error from ioredis (a reply, or the client's own): REDIS_NOT_PERMITTED for an ACL
+ * refusal (NOPERM, in a script too) or refused credentials (NOAUTH, WRONGPASS), its message
+ * naming what was refused and what to grant; REDIS_OUT_OF_MEMORY for a
  * maxmemory refusal, REDIS_UNAVAILABLE for a connection refused, closed or given up on
  * (`maxRetriesPerRequest`, the offline queue off), a command timeout, and the replies of
  * {@link UNAVAILABLE_REPLY}. Anything else (a bug, WRONGTYPE, a script error) and errors that
@@ -187,7 +243,18 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
   if (!(error instanceof Error) || error instanceof RingmasterError) return undefined;
   const { message } = error;
   let coded: RingmasterError | undefined;
-  if (OOM_REPLY.test(message)) {
+  const auth = AUTH_REPLY.exec(message)?.[1];
+  if (NOPERM_REPLY.test(message)) {
+    coded = new RingmasterError(
+      ErrorCode.REDIS_NOT_PERMITTED,
+      notPermittedLine(message, undefined),
+    );
+  } else if (auth) {
+    coded = new RingmasterError(
+      ErrorCode.REDIS_NOT_PERMITTED,
+      `Redis refused this connection's credentials (${auth}): set the user and password it is given (the server's REDIS_URL) to an enabled ACL user's`,
+    );
+  } else if (OOM_REPLY.test(message)) {
     coded = new RingmasterError(
       ErrorCode.REDIS_OUT_OF_MEMORY,
       "Redis is out of memory (used memory > 'maxmemory', policy noeviction) and refused the call, which changed nothing: free memory or raise maxmemory, then retry",
@@ -215,10 +282,12 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
  * (Queue, Ringmaster) turn ioredis errors into codes, whichever command or script failed.
  * Methods that return no promise are left as they are (they send nothing to Redis).
  * @param queueOf names the queue an instance is about (RingmasterError `queue`), if any
+ * @param prefixOf the key prefix an instance uses, named in a REDIS_NOT_PERMITTED's grant
  */
 export function codeRedisFailures<T extends object>(
   cls: { prototype: T },
   queueOf?: (self: T) => string,
+  prefixOf?: (self: T) => string,
 ): void {
   const proto = cls.prototype as Record<string, unknown>;
   for (const name of Object.getOwnPropertyNames(proto)) {
@@ -231,7 +300,7 @@ export function codeRedisFailures<T extends object>(
         const result: unknown = method.apply(this, args);
         if (!(result instanceof Promise)) return result;
         return result.catch((error: unknown) => {
-          const coded = fromRedisError(error);
+          const coded = notPermitted(error, prefixOf?.(this)) ?? fromRedisError(error);
           if (coded === undefined) throw error;
           if (queueOf) coded.queue = queueOf(this);
           throw coded;
@@ -248,7 +317,8 @@ export function asError(value: unknown): Error {
 
 /**
  * The one mapping of a failure to what a caller, an event or a log is given: the
- * {@link fromRedisError} RingmasterError (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY, the ioredis error
+ * {@link fromRedisError} RingmasterError (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY,
+ * REDIS_NOT_PERMITTED, the ioredis error
  * its `cause`) where Redis failed, else `value` as it is ({@link asError} for a non-Error). Every
  * path that hands an error on without a `Queue`/`Ringmaster` method between it and ioredis (the
  * Worker's events, the Reaper's hooks, the live feed's logs) goes through it.

@@ -880,7 +880,9 @@ export class Queue {
    * moves later), so every script that changes one's state appends the change to its event
    * list `P:{Q}:job:<id>:events` (DESIGN.md §4.4, `jobChanged`). The live feed calls it when it
    * starts watching a job and every `ttlMs / 3` after; the reaper drops registrations past
-   * their time. Script: `watchJobs-1.lua`. Answers the registrations' end (ms, Redis clock).
+   * their time, and the key expires with its latest registration (its TTL raised to `ttlMs`
+   * when shorter or absent, never lowered). Script: `watchJobs-1.lua`. Answers the
+   * registrations' end (ms, Redis clock).
    * @throws RingmasterError BAD_USER_INPUT when `ids` is empty or holds more than 1,000, or
    *   `ttlMs` is not an integer in 1..86,400,000; JOB_NOT_FOUND for an id that is not a
    *   decimal string (nothing is registered)
@@ -1706,5 +1708,11 @@ function retentionReply([
   };
 }
 
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Queue, (queue) => queue.name);
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
+// REDIS_NOT_PERMITTED (the grant naming this queue's prefix).
+codeRedisFailures(
+  Queue,
+  (queue) => queue.name,
+  // `P:{Q}:` → `P` (a queue name holds no brace).
+  (queue) => queue.keys.base.slice(0, queue.keys.base.lastIndexOf(':{')),
+);

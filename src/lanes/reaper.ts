@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os';
 import { ReplyError } from 'ioredis';
-import { badInput, mapError } from './errors.js';
+import { badInput, ErrorCode, mapError, RingmasterError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import { masterKeyOf, type RedisClient } from './redisConnection.js';
 import type { Ringmaster } from './ringmaster.js';
@@ -57,9 +57,11 @@ export interface ReaperOptions {
   /**
    * Called when reaping `queue` fails (Redis refused it), once per queue and message until it
    * is reaped again; with `queue` null, every time, when a whole pass failed (Redis
-   * unreachable) or the registry could not be read (the pass then reaps the queues it last
-   * read there). Default: none (the next pass tries again either way). A Redis failure comes as
-   * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY (`mapError`), whichever command
+   * unreachable) or the registry could not be read for an outage (the pass then reaps the
+   * queues it last read there), and once per message until it is read again when Redis refused
+   * the read (REDIS_NOT_PERMITTED, a key of the wrong type). Default: none (the next pass tries
+   * again either way). A Redis failure comes as RingmasterError REDIS_UNAVAILABLE,
+   * REDIS_OUT_OF_MEMORY or REDIS_NOT_PERMITTED (`mapError`), whichever command
    * failed (the lock's own pipeline too), the ioredis error as `cause`.
    */
   readonly onError?: (error: Error, queue: string | null) => void;
@@ -83,6 +85,8 @@ export class Reaper {
   private closed = false;
   /** Queues whose last reap Redis refused → its message (reported once per change, not per pass). */
   private readonly failing = new Map<string, string>();
+  /** The message of the registry read's last refusal, reported once until a read succeeds. */
+  private registryRefused: string | null = null;
   /** The queues of the last pass, reaped again when the registry cannot be read. */
   private lastQueues: Queue[] = [];
 
@@ -139,8 +143,15 @@ export class Reaper {
     try {
       queues = await this.targets();
       this.lastQueues = queues;
+      this.registryRefused = null;
     } catch (error) {
-      this.options.onError?.(mapError(error), null);
+      // An outage is reported every pass; a refusal (an ACL, a key of the wrong type), which
+      // every pass meets alike, once per message until the registry is read again.
+      const mapped = mapError(error);
+      const outage =
+        mapped instanceof RingmasterError && mapped.code === ErrorCode.REDIS_UNAVAILABLE;
+      if (outage || this.registryRefused !== mapped.message) this.options.onError?.(mapped, null);
+      this.registryRefused = outage ? null : mapped.message;
       // The registry failed soft: the queues it named last time still need reaping.
       queues = this.lastQueues;
     }

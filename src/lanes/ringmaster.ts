@@ -3,6 +3,7 @@
  * registry. Knows nothing of GraphQL; every entry point (GraphQL, workers, scripts) uses it.
  */
 
+import { createHash } from 'node:crypto';
 import type { ScriptObserver } from './commands.js';
 import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
@@ -10,7 +11,7 @@ import { codeRedisFailures } from './errors.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue.js';
-import { masterClients, type RedisClient } from './redisConnection.js';
+import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redisConnection.js';
 import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */
@@ -96,7 +97,9 @@ export class Ringmaster {
   /**
    * Check that the server can keep Ringmaster's state: Redis 6.2 or newer (the scripts use LPOP
    * with a count, ZMSCORE and SMISMEMBER), and `maxmemory-policy noeviction` (any other policy
-   * lets Redis drop jobs, lanes and the ring at `maxmemory`: {@link checkEviction}). Call once
+   * lets Redis drop jobs, lanes and the ring at `maxmemory`: {@link checkEviction}), and that
+   * this connection's user may run the scripts (EVAL, EVALSHA) on the prefix's keys, reading and
+   * writing (a never-written guard key per master, read and deleted: nothing changes). Call once
    * after connecting; resolves to the version found (on a Redis Cluster, every master is
    * checked and the oldest version is the one reported). The policy can be changed at runtime
    * (CONFIG SET), so a long-running process should call {@link checkEviction} now and then, as
@@ -104,6 +107,8 @@ export class Ringmaster {
    * @throws Error naming the version found when it is older
    * @throws EvictionPolicyError (`policy`) naming the policy and the fix when it is not
    *   `noeviction`
+   * @throws RingmasterError REDIS_NOT_PERMITTED naming what Redis refused (a command, a key)
+   *   and what to grant its ACL user (DESIGN.md §6)
    * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
   async checkServer(): Promise<string> {
@@ -132,9 +137,45 @@ export class Ringmaster {
         `Redis ${oldest?.version ?? 'unknown'}${where} is too old: Ringmaster needs Redis ${MIN_REDIS.join('.')} or newer`,
       );
     }
+    await this.checkAccess();
     const eviction = await this.checkEviction();
     if (!eviction.ok) throw new EvictionPolicyError(eviction.policy);
     return oldest?.version ?? 'unknown';
+  }
+
+  /**
+   * Whether this connection's user may run the scripts on the prefix's keys (DESIGN.md §6): on
+   * every master, a script declaring a guard key under the prefix (never written) that reads
+   * it and deletes it (a write of nothing, so a read-only user is found), sent as EVAL then as
+   * EVALSHA, as ioredis sends the scripts. Changes nothing in Redis.
+   * @throws RingmasterError REDIS_NOT_PERMITTED in one line naming what Redis refused and what
+   *   to grant (commands, keys `~<prefix>:*`)
+   */
+  private async checkAccess(): Promise<void> {
+    // A refusal is mapped, the prefix named, by the wrapper every method has (below).
+    for (const key of await this.guardKeys()) {
+      await this.redis.eval(ACCESS_PROBE, 1, key);
+      await this.redis.evalsha(ACCESS_PROBE_SHA, 1, key);
+    }
+  }
+
+  /** One guard key under the prefix per master (a single Redis: one), each in a slot it serves. */
+  private async guardKeys(): Promise<string[]> {
+    const redis = this.redis;
+    if (!isCluster(redis)) return [`${this.prefix}:{ringmaster}:guard`];
+    await masterClients(redis);
+    const masters = new Set(redis.slots.map((nodes) => nodes?.[0]).filter(Boolean));
+    const keys: string[] = [];
+    const covered = new Set<string>();
+    for (let i = 0; covered.size < masters.size && i < 1_000_000; i++) {
+      const key = `${this.prefix}:{ringmaster-${i}}:guard`;
+      const master = masterKeyOf(redis, key);
+      if (master !== '' && !covered.has(master)) {
+        covered.add(master);
+        keys.push(key);
+      }
+    }
+    return keys;
   }
 
   /**
@@ -162,5 +203,10 @@ export class Ringmaster {
   }
 }
 
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE.
-codeRedisFailures(Ringmaster);
+/** `checkAccess`'s script: reads its guard key and deletes it (never written: a no-op). */
+const ACCESS_PROBE = "redis.call('EXISTS', KEYS[1]) return redis.call('DEL', KEYS[1])";
+const ACCESS_PROBE_SHA = createHash('sha1').update(ACCESS_PROBE).digest('hex');
+
+// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
+// REDIS_NOT_PERMITTED (the grant naming this engine's prefix).
+codeRedisFailures(Ringmaster, undefined, (engine) => engine.prefix);

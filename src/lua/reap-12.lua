@@ -15,7 +15,8 @@
   3. Trim retained completed and dead jobs past their retention (count or age; at most `batch`
      of each, includes/retention.lua), so old entries go without traffic.
   4. Drop up to `batch` job watches past their time from P:{Q}:watched (includes/jobEvents.lua:
-     a live feed that stopped without a word leaves its registrations there).
+     a live feed that stopped without a word leaves its registrations there; the key itself
+     expires with its latest registration, watchJobs-1.lua, in queues the reaper never walks).
 
   Input:
     KEYS[1]  glimit     hash   group -> limit

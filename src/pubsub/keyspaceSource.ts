@@ -339,11 +339,16 @@ export class KeyspaceSource implements FeedSource {
     });
   }
 
-  /** Redis refused SUBSCRIBE (NOPERM): nothing would be pushed, so the owner polls. */
+  /**
+   * Redis refused SUBSCRIBE (NOPERM): nothing would be pushed, so the owner polls. Warned of
+   * once per connection (the first refusal since it came up), whatever the mode was: polling
+   * already (CONFIG refused too, the canary not heard yet) says nothing of the channels.
+   */
   private subscribeRefused(error: Error): void {
+    const first = !this.refused;
     this.refused = true;
     this.resubscribed = false;
-    if (this.currentMode === 'polling') return;
+    if (!first) return;
     this.logger.warn(
       { err: errorLine(error), pollIntervalMs: this.options.pollIntervalMs },
       'SUBSCRIBE is refused by this Redis: grant its user the keyspace channels ' +

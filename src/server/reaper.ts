@@ -20,7 +20,7 @@ export function serverReaper(engine: Ringmaster, intervalMs: number, logger: Log
     onError: (error, queue) => {
       if (queue === null) {
         logger.warn(
-          { err: error },
+          { err: errorLine(error) },
           'reaper run failed, or its read of the queue registry (then the queues last read are reaped); retrying next tick',
         );
       } else logger.warn({ queue, err: errorLine(error) }, 'reaping this queue failed');

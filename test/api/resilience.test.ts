@@ -6,7 +6,8 @@
  * says in `/ready` what its keyspace canary found (notifications where Redis publishes them all
  * the same, polling where it does not), and still delivers ring changes; and the server's subscriber
  * connection killed and kept out while Redis itself answers — `/ready` is 503 until the
- * subscriber is back and subscribed (notifications mode), and stays 200 when polling.
+ * subscriber is back and subscribed (notifications mode), and stays 200 when polling; and a
+ * user whose scripts are taken away under a running server gets REDIS_NOT_PERMITTED.
  */
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,6 +45,16 @@ async function serve(redisUrl: string, env: Record<string, string>): Promise<Tes
   const server = await startTestServer(redisUrl, env);
   servers.push(server);
   return server;
+}
+
+/** A redis-server of the test's own (stopped after it) and an admin connection to it. */
+async function ownRedis(): Promise<{ redis: RedisProcess; admin: Redis }> {
+  const redis = await startRedisServer({});
+  redises.push(redis);
+  const admin = new Redis(redis.url);
+  admin.on('error', () => {});
+  clients.push(admin);
+  return { redis, admin };
 }
 
 async function mustOk<T>(
@@ -252,11 +263,7 @@ describe.skipIf(noRedisBinary)('a Redis that refuses CONFIG and publishes no not
 
 describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace channels', () => {
   it('falls back to polling once a SUBSCRIBE is refused, says so in /ready, and still delivers', async () => {
-    const redis = await startRedisServer({});
-    redises.push(redis);
-    const admin = new Redis(redis.url);
-    admin.on('error', () => {});
-    clients.push(admin);
+    const { redis, admin } = await ownRedis();
     // Every command and key, no pub/sub channel (Redis 7's default for a new user, spelled out).
     await admin.call(
       'ACL',
@@ -290,6 +297,28 @@ describe.skipIf(noRedisBinary)('a Redis whose user may not SUBSCRIBE to keyspace
     await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
     expect(await nextRing(sub)).toMatchObject({ ring: ['a'], reason: 'CHANGE' });
     sub.close();
+  });
+});
+
+describe.skipIf(noRedisBinary)('a Redis whose user loses the scripts while the server runs', () => {
+  it('answers REDIS_NOT_PERMITTED naming what to grant, HTTP 500, not "Unexpected error."', async () => {
+    const { redis, admin } = await ownRedis();
+    await admin.call('ACL', 'SETUSER', 'app', 'on', '>app-password', '~*', '&*', '+@all');
+    const server = await serve(redis.url.replace('redis://', 'redis://app:app-password@'), {});
+    const q = queueName('noperm');
+    await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
+    // An operator takes the scripts away under a running server (checkServer passed at start).
+    await admin.call('ACL', 'SETUSER', 'app', '-eval', '-evalsha', '-script');
+    const { status, body } = await server.request(EnqueueDocument, { queue: q, group: 'a' });
+    expect(status).toBe(500);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          /^Redis refused the EVAL(SHA)? command to this connection's user \(NOPERM\): grant its ACL user .*\+@scripting/,
+        ),
+        extensions: expect.objectContaining({ code: 'REDIS_NOT_PERMITTED', queue: q }),
+      }),
+    ]);
   });
 });
 

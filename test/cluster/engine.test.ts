@@ -240,3 +240,31 @@ describe('the engine on a Redis Cluster', () => {
     }
   });
 });
+
+describe('checkServer on a Redis Cluster', () => {
+  it('finds a master whose user may not run the scripts (ACLs are per node)', async () => {
+    const masters = (await handle.cluster.topology()).filter((n) => n.role === 'master');
+    const rules = ['on', '>acl-pw', '~*', '&*', '+@all'];
+    for (const { port } of handle.cluster.seeds) {
+      await handle.cluster.node(port).call('ACL', 'SETUSER', 'app', 'reset', ...rules);
+    }
+    const as = () =>
+      new Ringmaster(
+        handle.client({
+          ...clusterOptions(handle.cluster.nodeTimeoutMs),
+          redisOptions: { username: 'app', password: 'acl-pw' },
+        }),
+        { prefix: 'aclcheck' },
+      );
+    await expect(as().checkServer()).resolves.toMatch(/^\d/);
+    // The last master only: every master is checked, not one.
+    const last = masters.at(-1)?.port as number;
+    await handle.cluster.node(last).call('ACL', 'SETUSER', 'app', '-eval', '-evalsha');
+    await expect(as().checkServer()).rejects.toMatchObject({
+      code: 'REDIS_NOT_PERMITTED',
+      message: expect.stringMatching(
+        /^Redis refused the EVAL command .*~aclcheck:\* for its prefix/,
+      ),
+    });
+  });
+});

@@ -148,13 +148,38 @@ describe('registrations', () => {
   it('past their time are ignored by the scripts and dropped by the reaper', async () => {
     const q = engine.queue();
     const job = await q.enqueue('g', null);
+    // Another id registered for longer keeps the key (it expires with its latest registration).
+    await q.watchJobs(['999'], 60_000);
     const until = await q.watchJobs([job.id], 1);
     await untilRedisTimePasses(q.redis, until);
     await claimed(q);
     expect(await q.redis.exists(q.keys.jobEvents(job.id))).toBe(0);
-    expect(await q.redis.zcard(q.keys.watched)).toBe(1);
+    expect(await q.redis.zcard(q.keys.watched)).toBe(2);
     await q.reap();
-    expect(await q.redis.zcard(q.keys.watched)).toBe(0);
+    expect(await q.redis.zrange(q.keys.watched, 0, -1)).toEqual(['999']);
+  });
+
+  it('expire with their latest one: the key goes by itself, in a queue never registered', async () => {
+    const q = engine.queue();
+    await q.watchJobs(['5'], 100);
+    const ttl = await q.redis.pttl(q.keys.watched);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(100);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await q.redis.exists(q.keys.watched)).toBe(0);
+  });
+
+  it('never shorten the key’s TTL: a shorter registration leaves a longer one’s', async () => {
+    const q = engine.queue();
+    await q.watchJobs(['5'], 60_000);
+    await q.watchJobs(['6'], 100);
+    expect(await q.redis.pttl(q.keys.watched)).toBeGreaterThan(59_000);
+    // A key without a TTL (written before it had one) gets its latest registration's.
+    await q.redis.persist(q.keys.watched);
+    await q.watchJobs(['7'], 100);
+    expect(await q.redis.pttl(q.keys.watched)).toBeGreaterThan(59_000);
+    await q.watchJobs(['8'], 120_000);
+    expect(await q.redis.pttl(q.keys.watched)).toBeGreaterThan(119_000);
   });
 
   it('refuse bad input with nothing written', async () => {

@@ -6,7 +6,7 @@
  * nobody watched) is sent as read.
  */
 import { describe, expect, it } from 'vitest';
-import type { Job, Queue } from '../../src/lanes/index.js';
+import { type Job, type Queue, queuesKey } from '../../src/lanes/index.js';
 import { queueName, Reader, useFeeds, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -42,13 +42,28 @@ describe('job watch registrations', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(Number(await q.redis.zscore(q.keys.watched, id))).toBeGreaterThan(await redisNow(q));
     await reader.iterator.return(undefined);
-    // Closed: never removed by the feed (another server may watch it), never renewed again.
+    // Closed: never removed by the feed (another server may watch it), never renewed again;
+    // the key's TTL covers its latest registration, so it goes by itself once that has passed.
     const last = Number(await q.redis.zscore(q.keys.watched, id));
+    const ttl = await q.redis.pttl(q.keys.watched);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600);
     await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(Number(await q.redis.zscore(q.keys.watched, id))).toBe(last);
     expect(last).toBeLessThan(await redisNow(q));
-    await q.reap();
-    expect(await q.redis.zcard(q.keys.watched)).toBe(0);
+    expect(await q.redis.exists(q.keys.watched)).toBe(0);
+  });
+
+  it('of an id in a queue that holds nothing leave no key behind once the watch has ended', async () => {
+    const { feed, engine } = await feeds.start({ jobWatchTtlMs: 300 });
+    const q = engine.queue(queueName());
+    const reader = new Reader(feed.jobChanges(q.name, '5'));
+    expect(await reader.next()).toBeNull();
+    await reader.iterator.return(undefined);
+    const ttl = await q.redis.pttl(q.keys.watched);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+    await waitFor('the key to expire', async () => (await q.redis.exists(q.keys.watched)) === 0);
+    expect(await q.redis.smembers(queuesKey(engine.prefix))).not.toContain(q.name);
   });
 });
 

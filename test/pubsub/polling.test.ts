@@ -2,9 +2,11 @@
  * The live feed where CONFIG is refused (a managed Redis; DESIGN.md §6). Where Redis publishes
  * the events all the same, the keyspace canary hears them and the feed runs on notifications;
  * where it does not, the feed says which flags to set, polls the watched queues, and
- * subscriptions still deliver.
+ * subscriptions still deliver; where the user may not SUBSCRIBE to the keyspace channels
+ * either (an ACL), a warning names the channels to grant.
  */
-import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { NEEDED_FLAGS } from '../../src/pubsub/index.js';
 import { findRedisServer } from '../../src/server/redisProcess/index.js';
 import { queueName, Reader, useFeeds, useOwnRedisServer, waitFor } from '../support/pubsub.js';
@@ -75,3 +77,58 @@ describe.skipIf(findRedisServer() === null)('CONFIG refused and no notifications
     expect(feed.stats()).toMatchObject({ listeners: 0, watchedQueues: 0, channels: 0 });
   });
 });
+
+describe.skipIf(findRedisServer() === null)(
+  'CONFIG and the keyspace channels refused (an ACL)',
+  () => {
+    // Redis 7's default for a new user: no channels; and no CONFIG (-@admin), as on a managed Redis.
+    const own = useOwnRedisServer();
+    const feeds = useFeeds(() => {
+      const url = new URL(own.server().url);
+      url.username = 'nochan';
+      url.password = 'nochan-password';
+      const client = new Redis(url.toString());
+      client.on('error', () => {});
+      return client;
+    });
+    beforeAll(async () => {
+      await own
+        .client()
+        .call(
+          'ACL',
+          'SETUSER',
+          'nochan',
+          'on',
+          '>nochan-password',
+          '~*',
+          'resetchannels',
+          '+@all',
+          '-@admin',
+          '-config',
+        );
+    });
+
+    it('warns that SUBSCRIBE is refused, naming the channels to grant, and delivers by polling', async () => {
+      const { feed, engine, lines } = await feeds.start({
+        pollIntervalMs: 50,
+        resyncIntervalMs: 60_000,
+        canaryTimeoutMs: 300,
+      });
+      const name = queueName();
+      const ring = new Reader(feed.ringChanges(name));
+      expect(await ring.next()).toMatchObject({ reason: 'SNAPSHOT' });
+      await waitFor('the SUBSCRIBE warning', () =>
+        lines.some((l) => l.level === 40 && /SUBSCRIBE is refused/.test(String(l.msg))),
+      );
+      const warnings = lines.filter(
+        (l) => l.level === 40 && /SUBSCRIBE is refused/.test(String(l.msg)),
+      );
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.msg).toContain('&__keyspace@*__:* or allchannels');
+      expect(feed.mode).toBe('polling');
+      await engine.queue(name).enqueue('a');
+      expect(await ring.next()).toMatchObject({ ring: ['a'], reason: 'CHANGE' });
+      await ring.iterator.return(undefined);
+    });
+  },
+);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
+import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
 import { operatorEnv, runServerBundle, type ServerOutcome } from '../support/serverRun.js';
 
 /**
@@ -34,6 +34,14 @@ const WRONG = 'hunter2-wrong-password';
 /** A password with an unescaped `@`: the masker once cut at the first one and showed the rest. */
 const AT_SECRET = 'super@secretPW-9x7';
 const TOKEN = 'tok-0123456789abcdef-secret';
+/** The password of the ACL users made for the permission cases. */
+const ACL_PASSWORD = 'acl-user-password-7';
+/** ACL rules of users that lack what Ringmaster needs (README "Running on a Redis you did not configure"). */
+const ACL_USERS: Record<string, string[]> = {
+  noeval: ['~*', '&*', '+@all', '-eval', '-evalsha', '-script'],
+  otherkeys: ['~other:*', '&*', '+@all'],
+  readonly: ['~*', '&*', '+@read', '+@scripting', '+info', '+ping', '+client', '+config'],
+};
 
 let redis: TestRedis;
 let guarded: RedisProcess;
@@ -70,6 +78,12 @@ async function inTurn<T>(run: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   redis = await startTestRedis();
+  if (!usingExternalRedis()) {
+    const admin = redis.client();
+    for (const [user, rules] of Object.entries(ACL_USERS)) {
+      await admin.call('ACL', 'SETUSER', user, 'reset', 'on', `>${ACL_PASSWORD}`, ...rules);
+    }
+  }
   guarded = await startRedisServer({ extraArgs: ['--requirepass', PASSWORD] });
   http = createHttpServer((_req, res) => res.end('<!doctype html><title>not redis</title>'));
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -228,6 +242,27 @@ const CASES: Case[] = [
     code: 2,
     secret: WRONG,
   },
+  ...(
+    [
+      ['that may not run scripts', 'noeval', /the EVAL(SHA)? command/],
+      ['whose keys exclude the prefix', 'otherkeys', /a key/],
+      ['that may only read', 'readonly', /the (EVAL(SHA)?|DEL) command|a command run by a script/],
+    ] as const
+  ).map(
+    ([what, user, refused]): Case => ({
+      name: `REDIS_URL with a user ${what}`,
+      env: () => ({
+        REDIS_URL: redisUrl().replace('redis://', `redis://${user}:${ACL_PASSWORD}@`),
+      }),
+      variable: 'REDIS_URL',
+      cause: new RegExp(
+        `^REDIS_URL=redis://${user}:\\*\\*\\*\\*@127\\.0\\.0\\.1:\\d+: Redis refused ${refused.source} to this connection's user \\(NOPERM\\): grant .*\\(~emq:\\* for its prefix\\)$`,
+      ),
+      code: 3,
+      secret: ACL_PASSWORD,
+      skip: usingExternalRedis(),
+    }),
+  ),
   // ── PORT and HOST ──────────────────────────────────────────────────────────────────────
   {
     name: 'PORT in use',

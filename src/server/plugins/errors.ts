@@ -2,7 +2,8 @@
  * Error masking (DESIGN.md §5): the engine's typed errors keep their message and code; every
  * other error becomes INTERNAL_SERVER_ERROR with no stack, path or Redis text, whatever
  * NODE_ENV says. Redis failures (REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE) keep their code but
- * get a fixed message, and a request that failed for one of them as a whole gets an HTTP
+ * get a fixed message (REDIS_NOT_PERMITTED keeps the engine's one line: what was refused, what
+ * to grant), and a request that failed for one of them as a whole gets an HTTP
  * status ({@link useRedisFailureStatus}).
  */
 import { GraphQLError } from 'graphql';
@@ -25,7 +26,8 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /**
  * HTTP status (and headers) of a request that failed as a whole for a Redis failure: 503 with
- * `Retry-After` while Redis is unavailable, 507 (Insufficient Storage) when it is out of memory.
+ * `Retry-After` while Redis is unavailable, 507 (Insufficient Storage) when it is out of memory,
+ * 500 when it refused this server's user a command or key (REDIS_NOT_PERMITTED: configuration).
  */
 const REDIS_FAILURE_HTTP: Partial<
   Record<ErrorCode, { status: number; headers?: Record<string, string> }>
@@ -35,6 +37,8 @@ const REDIS_FAILURE_HTTP: Partial<
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
   [ErrorCode.REDIS_OUT_OF_MEMORY]: { status: 507 },
+  // Redis refused this server's user (an ACL) or its credentials: the server's configuration.
+  [ErrorCode.REDIS_NOT_PERMITTED]: { status: 500 },
 };
 
 /** What a masked error says (Yoga's `maskedErrors.errorMessage`; `ws.ts` masks with it too). */
@@ -82,7 +86,7 @@ export function maskError() {
 /**
  * Yoga plugin: a request that failed as a whole for a Redis failure — no data, or every root
  * field null — answers with its HTTP status (503 + `Retry-After` for REDIS_UNAVAILABLE, 507 for
- * REDIS_OUT_OF_MEMORY), so proxies and HTTP clients see a server-side, retryable failure rather
+ * REDIS_OUT_OF_MEMORY, 500 for REDIS_NOT_PERMITTED), so proxies and HTTP clients see a server-side, retryable failure rather
  * than a 200 or a bug's 500. A request with some data keeps 200 (GraphQL over HTTP). HTTP only:
  * SSE and WebSocket results carry the code in each error's `extensions.code`.
  */
