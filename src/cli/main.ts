@@ -31,7 +31,7 @@ Exit codes:
   4  unreachable: nothing answered at --url (connection refused, or a port fetch refuses:
      6000, 6667, …), or a query not answered within --timeout (a slow server or Redis);
      nothing changed
-  5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, another HTTP 5xx; status: not ready
+  5  server error: INTERNAL_SERVER_ERROR, Redis unavailable, out of memory or refusing this user, another HTTP 5xx; status: not ready
      (also when its queries then got no answer within --timeout: a frozen Redis)
   6  unconfirmed: a change was sent but no answer came (timeout, dropped connection); it may
      have been applied: run the command the message names to see (a change is sent only to a

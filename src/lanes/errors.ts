@@ -164,9 +164,29 @@ const AUTH_REPLY = /(?:^|: -)(NOAUTH|WRONGPASS)\b/;
  */
 function grants(prefix: string | undefined): string {
   const keys =
-    prefix === undefined ? '~emq:* for the default KEY_PREFIX' : `~${prefix}:* for its prefix`;
-  return `grant its ACL user Ringmaster's commands (+@all, or at least +@read +@write +@scripting +@pubsub +info) and keys (${keys})`;
+    prefix === undefined ? '~<KEY_PREFIX>:*, emq by default' : `~${prefix}:* for its prefix`;
+  return `grant its ACL user Ringmaster's commands (+@all, or at least ${REQUIRED_COMMANDS.join(' ')}; on a Cluster ${CLUSTER_COMMANDS.join(' ')} too) and keys (${keys})`;
 }
+
+/**
+ * The commands a Ringmaster user needs at least (README "Running on a Redis you did not
+ * configure"; test/lanes/acl.test.ts runs an engine as a user with exactly these): the
+ * scripts' reads and writes, TIME (every script reads Redis' clock, `includes/nowMs.lua`),
+ * the Worker's blocking wake, the live feed's SUBSCRIBE, INFO (`checkServer`'s version and
+ * eviction checks) and PING (`/ready`). CONFIG is optional (DESIGN.md §6).
+ */
+export const REQUIRED_COMMANDS = [
+  '+@read',
+  '+@write',
+  '+@scripting',
+  '+@pubsub',
+  '+info',
+  '+time',
+  '+ping',
+] as const;
+
+/** What a user needs besides {@link REQUIRED_COMMANDS} on a Redis Cluster: the slot map. */
+export const CLUSTER_COMMANDS = ['+cluster|slots', '+cluster|info', '+cluster|nodes'] as const;
 
 /**
  * REDIS_NOT_PERMITTED in one line for `error` when Redis refused it for an ACL (NOPERM, in a

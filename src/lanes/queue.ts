@@ -306,8 +306,7 @@ export class Queue {
     this.registry = queuesKey(prefix);
     this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
     this.commands = new Commands(this.connection, this.keys);
-    this.actor =
-      opts.actor === undefined ? Defaults.actor : validate.actor(opts.actor, 'options.actor');
+    this.actor = opts.actor == null ? Defaults.actor : validate.actor(opts.actor, 'options.actor');
     this.historyMaxLen = opts.historyMaxLen ?? Defaults.historyMaxLen;
   }
 

@@ -146,16 +146,21 @@ export class Ringmaster {
   /**
    * Whether this connection's user may run the scripts on the prefix's keys (DESIGN.md §6): on
    * every master, a script declaring a guard key under the prefix (never written) that reads
-   * it and deletes it (a write of nothing, so a read-only user is found), sent as EVAL then as
-   * EVALSHA, as ioredis sends the scripts. Changes nothing in Redis.
+   * it and deletes it (a write of nothing, so a read-only user is found) after reading Redis'
+   * clock (TIME, as every script does), sent as EVALSHA and as EVAL, the two ways ioredis sends
+   * the scripts. Changes nothing in Redis.
    * @throws RingmasterError REDIS_NOT_PERMITTED in one line naming what Redis refused and what
    *   to grant (commands, keys `~<prefix>:*`)
    */
   private async checkAccess(): Promise<void> {
     // A refusal is mapped, the prefix named, by the wrapper every method has (below).
     for (const key of await this.guardKeys()) {
+      // EVALSHA first: Redis checks the ACL before it looks the script up, so NOSCRIPT (a
+      // cache this EVAL's did not reach: a proxy, a failover) already says it is allowed.
+      await this.redis.evalsha(ACCESS_PROBE_SHA, 1, key).catch((error: unknown) => {
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+      });
       await this.redis.eval(ACCESS_PROBE, 1, key);
-      await this.redis.evalsha(ACCESS_PROBE_SHA, 1, key);
     }
   }
 
@@ -203,8 +208,12 @@ export class Ringmaster {
   }
 }
 
-/** `checkAccess`'s script: reads its guard key and deletes it (never written: a no-op). */
-const ACCESS_PROBE = "redis.call('EXISTS', KEYS[1]) return redis.call('DEL', KEYS[1])";
+/**
+ * `checkAccess`'s script: reads Redis' clock as every script does, reads its guard key and
+ * deletes it (never written: a no-op).
+ */
+const ACCESS_PROBE =
+  "redis.call('TIME') redis.call('EXISTS', KEYS[1]) return redis.call('DEL', KEYS[1])";
 const ACCESS_PROBE_SHA = createHash('sha1').update(ACCESS_PROBE).digest('hex');
 
 // Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/

@@ -8,6 +8,7 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUIRED_COMMANDS } from '../../src/lanes/errors.js';
 import { ErrorCode, Reaper, Ringmaster } from '../../src/lanes/index.js';
 import { serverReaper } from '../../src/server/reaper.js';
 import { queueName } from '../support/pubsub.js';
@@ -29,6 +30,8 @@ const USERS = {
   readonly: ['~*', '&*', '+@read', '+@scripting', '+info', '+ping'],
   // Every command but two that the scripts run (a script's own call is refused).
   nohset: ['~*', '&*', '+@all', '-hset', '-hsetnx', '-set'],
+  // Exactly what the grant in the messages and README names, on the prefix's keys.
+  documented: [`~${PREFIX}:*`, '&*', ...REQUIRED_COMMANDS],
 } as const;
 
 function engineAs(user: keyof typeof USERS): Ringmaster {
@@ -102,6 +105,18 @@ describe.skipIf(usingExternalRedis())(
       expect((await redis.client().keys('*')).sort()).toEqual(before);
       expect(await new Ringmaster(redis.client(), { prefix: PREFIX }).checkServer()).toMatch(/^\d/);
       expect((await redis.client().keys('*')).sort()).toEqual(before);
+    });
+
+    it('lets a user with exactly the documented grant pass checkServer() and run jobs', async () => {
+      const engine = engineAs('documented');
+      expect(await engine.checkServer()).toMatch(/^\d/);
+      const q = engine.queue(queueName('granted'));
+      const job = await q.enqueue('g', { n: 1 });
+      const claimed = await q.claim();
+      expect(claimed?.id).toBe(job.id);
+      await q.complete(job.id, claimed?.token as string);
+      expect((await q.job(job.id))?.state).toBe('COMPLETED');
+      expect(await engine.redis.ping()).toBe('PONG');
     });
 
     it('has the reaper report a refused registry once, not every pass', async () => {

@@ -86,8 +86,9 @@ export function maskError() {
 /**
  * Yoga plugin: a request that failed as a whole for a Redis failure — no data, or every root
  * field null — answers with its HTTP status (503 + `Retry-After` for REDIS_UNAVAILABLE, 507 for
- * REDIS_OUT_OF_MEMORY, 500 for REDIS_NOT_PERMITTED), so proxies and HTTP clients see a server-side, retryable failure rather
- * than a 200 or a bug's 500. A request with some data keeps 200 (GraphQL over HTTP). HTTP only:
+ * REDIS_OUT_OF_MEMORY, 500 for REDIS_NOT_PERMITTED), so proxies and HTTP clients see a
+ * server-side failure (retryable for the first two; the third lasts until Redis' ACL changes)
+ * rather than a 200. A request with some data keeps 200 (GraphQL over HTTP). HTTP only:
  * SSE and WebSocket results carry the code in each error's `extensions.code`.
  */
 export function useRedisFailureStatus(): Plugin {
