@@ -84,14 +84,21 @@ describe('the live feed on a Redis Cluster', () => {
 
   /**
    * A master whose replica has run since the cluster started: a replica restarted by an earlier
-   * test is sometimes not elected within 30 s when its new master is killed.
+   * test is sometimes not elected within 30 s when its new master is killed. Waited for: just
+   * after an earlier test's failover the nodes' views of each other are still settling (a
+   * replica read as failing, or not yet under its new master).
    */
   async function steadyMaster(): Promise<number> {
-    const nodes = await handle.cluster.topology();
-    const master = (await masters()).find((m) =>
-      nodes.some((n) => n.masterId === m.id && !n.failing && !restarted.has(n.port)),
+    const master = await waitFor(
+      'a master with a replica that was never restarted',
+      async () => {
+        const nodes = await handle.cluster.topology();
+        return (await masters()).find((m) =>
+          nodes.some((n) => n.masterId === m.id && !n.failing && !restarted.has(n.port)),
+        );
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
     );
-    if (master === undefined) throw new Error('no master with a replica that was never restarted');
     return master.port;
   }
 
