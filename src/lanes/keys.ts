@@ -218,3 +218,13 @@ export function queuesKey(prefix: string): string {
 export function canaryKey(prefix: string, id: string, type: string): string {
   return `${prefix}:canary:{${id}}:${type}`;
 }
+
+/**
+ * `P:probe:{<n>}` — a key `Ringmaster.checkServer` reads and deletes to learn whether its user
+ * may run the scripts on the prefix's keys (never written). `n` picks its slot: one per master
+ * on a Redis Cluster. It cannot collide with a queue's keys (`P:{…`), the registry or the
+ * canary's.
+ */
+export function probeKey(prefix: string, n: number): string {
+  return `${prefix}:probe:{${n}}`;
+}

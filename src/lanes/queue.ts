@@ -276,6 +276,8 @@ export interface PromotedJob extends Job {
 export class Queue {
   /** The queue name (validated). */
   readonly name: string;
+  /** The key prefix `P` its keys are under (DESIGN.md §2; `QueueOptions.prefix`). */
+  readonly prefix: string;
   /** Its keys (DESIGN.md §2). */
   readonly keys: QueueKeys;
   /** The connection shared by all calls (not used for blocking commands). */
@@ -299,6 +301,7 @@ export class Queue {
   constructor(connection: RedisClient | Connection, name: string, options: QueueOptions = {}) {
     const opts = validate.options('options', options, QUEUE_OPTIONS);
     const prefix = opts.prefix ?? Defaults.prefix;
+    this.prefix = prefix;
     this.redis = connection instanceof Connection ? connection.redis : connection;
     assertPlainKeys(this.redis, { prefix });
     this.name = validate.queueName(name);
@@ -1712,6 +1715,5 @@ function retentionReply([
 codeRedisFailures(
   Queue,
   (queue) => queue.name,
-  // `P:{Q}:` → `P` (a queue name holds no brace).
-  (queue) => queue.keys.base.slice(0, queue.keys.base.lastIndexOf(':{')),
+  (queue) => queue.prefix,
 );

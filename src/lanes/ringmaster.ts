@@ -9,7 +9,7 @@ import { assertPlainKeys } from './connection.js';
 import { Connection } from './connectionState.js';
 import { codeRedisFailures } from './errors.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
-import { queuesKey } from './keys.js';
+import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redisConnection.js';
 import * as validate from './validate.js';
@@ -99,7 +99,7 @@ export class Ringmaster {
    * with a count, ZMSCORE and SMISMEMBER), and `maxmemory-policy noeviction` (any other policy
    * lets Redis drop jobs, lanes and the ring at `maxmemory`: {@link checkEviction}), and that
    * this connection's user may run the scripts (EVAL, EVALSHA) on the prefix's keys, reading and
-   * writing (a never-written guard key per master, read and deleted: nothing changes). Call once
+   * writing (a never-written probe key per master, read and deleted: nothing changes). Call once
    * after connecting; resolves to the version found (on a Redis Cluster, every master is
    * checked and the oldest version is the one reported). The policy can be changed at runtime
    * (CONFIG SET), so a long-running process should call {@link checkEviction} now and then, as
@@ -145,7 +145,7 @@ export class Ringmaster {
 
   /**
    * Whether this connection's user may run the scripts on the prefix's keys (DESIGN.md §6): on
-   * every master, a script declaring a guard key under the prefix (never written) that reads
+   * every master, a script declaring a probe key under the prefix (`probeKey`, never written) that reads
    * it and deletes it (a write of nothing, so a read-only user is found) after reading Redis'
    * clock (TIME, as every script does), sent as EVALSHA and as EVAL, the two ways ioredis sends
    * the scripts. Changes nothing in Redis.
@@ -164,16 +164,16 @@ export class Ringmaster {
     }
   }
 
-  /** One guard key under the prefix per master (a single Redis: one), each in a slot it serves. */
+  /** One probe key under the prefix per master (a single Redis: one), each in a slot it serves. */
   private async guardKeys(): Promise<string[]> {
     const redis = this.redis;
-    if (!isCluster(redis)) return [`${this.prefix}:{ringmaster}:guard`];
+    if (!isCluster(redis)) return [probeKey(this.prefix, 0)];
     await masterClients(redis);
     const masters = new Set(redis.slots.map((nodes) => nodes?.[0]).filter(Boolean));
     const keys: string[] = [];
     const covered = new Set<string>();
     for (let i = 0; covered.size < masters.size && i < 1_000_000; i++) {
-      const key = `${this.prefix}:{ringmaster-${i}}:guard`;
+      const key = probeKey(this.prefix, i);
       const master = masterKeyOf(redis, key);
       if (master !== '' && !covered.has(master)) {
         covered.add(master);
@@ -209,7 +209,7 @@ export class Ringmaster {
 }
 
 /**
- * `checkAccess`'s script: reads Redis' clock as every script does, reads its guard key and
+ * `checkAccess`'s script: reads Redis' clock as every script does, reads its probe key and
  * deletes it (never written: a no-op).
  */
 const ACCESS_PROBE =

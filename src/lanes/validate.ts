@@ -605,6 +605,17 @@ interface CursorKind {
  */
 const CURSOR_KINDS: CursorKind[] = [];
 
+/** Each kind's issued form, `<letter>:<8-character tag>:<position>`, made once per kind. */
+const ISSUED = new Map<CursorKind, RegExp>();
+function issuedBy(kind: CursorKind): RegExp {
+  let issued = ISSUED.get(kind);
+  if (issued === undefined) {
+    issued = new RegExp(`^${kind.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's');
+    ISSUED.set(kind, issued);
+  }
+  return issued;
+}
+
 /**
  * What a text decoded from a cursor is to `kind`: its listing's tag (null: legacy) and position,
  * or null when it is none of `kind`'s. `kind.parse` may throw (BAD_USER_INPUT `after`) for a
@@ -617,7 +628,7 @@ function readCursor(
   strict: boolean,
 ): { tag: string | null; position: unknown } | null {
   if (value.length > kind.maxChars) return null;
-  const match = new RegExp(`^${kind.letter}:([A-Za-z0-9_-]{8}):(.*)$`, 's').exec(text);
+  const match = issuedBy(kind).exec(text);
   const legacy = match === null && text.startsWith(`${kind.legacy}:`);
   const rest = match?.[2] ?? (legacy ? text.slice(kind.legacy.length + 1) : null);
   if (rest === null) return null;
@@ -670,13 +681,18 @@ function pageCursor<T>(spec: CursorKind & { parse: (rest: string) => T | null; o
         throw badInput('after', NOT_A_CURSOR);
       }
       const own = readCursor(spec, value, text, true);
-      const kind =
-        own === null
-          ? CURSOR_KINDS.find((k) => k !== spec && readCursor(k, value, text, false) !== null)
-          : spec;
-      if (kind === undefined) throw badInput('after', NOT_A_CURSOR);
-      const read = own ?? readCursor(kind, value, text, false);
-      if (read?.tag === null) {
+      // Else the first other kind that reads it (each read once).
+      let kind: CursorKind = spec;
+      let read = own;
+      for (const other of own === null ? CURSOR_KINDS : []) {
+        read = other === spec ? null : readCursor(other, value, text, false);
+        if (read !== null) {
+          kind = other;
+          break;
+        }
+      }
+      if (read === null) throw badInput('after', NOT_A_CURSOR);
+      if (read.tag === null) {
         throw badInput(
           'after',
           `is a cursor of an earlier version, which does not say what it pages: ${START_OVER}`,
