@@ -1,8 +1,9 @@
 /**
- * Bounds on what subscribers make the server hold (src/server/ws.ts, issue 12 "Unbounded
- * watches"): one WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the
- * server watches at most MAX_WATCHES distinct rings, groups and jobs; a client opens at most
- * MAX_CONNECTIONS_PER_CLIENT sockets (per address with auth off, per token with auth on). Past
+ * Bounds on what subscribers make the server hold (src/server/ws.ts, connectionLimits.ts): one
+ * WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the server watches at
+ * most MAX_WATCHES distinct rings, groups and jobs; a client holds at most
+ * MAX_CONNECTIONS_PER_CLIENT WebSockets and SSE streams together (per address with auth off,
+ * per token with auth on). Past
  * each: LIMIT_EXCEEDED (a socket: close code 1013 with a reason), the rest goes on, and a slot
  * freed is usable again.
  */
