@@ -1,11 +1,10 @@
 /**
  * graphql-ws on the same path as HTTP (`/graphql`), every operation run through Yoga's own
  * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE. The one
- * exception is per event: a shared-execution stream is delivered as it
- * is and its results masked here, once each (DESIGN.md §4.4, "Transports"). A socket whose
- * `connection_init` carries no valid token is closed with 4403; one past
- * MAX_CONNECTIONS_PER_CLIENT (its client's sockets and SSE streams together) with 1013
- * (`connectionLimits.ts`).
+ * exception is per event: a shared-execution stream is delivered as it is and its results
+ * masked here, once each (DESIGN.md §4.4, "Transports"). A socket whose `connection_init`
+ * carries no valid token is closed with 4403; one past MAX_CONNECTIONS_PER_CLIENT (its client's
+ * sockets and SSE streams together) with 1013 (`connectionLimits.ts`).
  */
 import type { Server } from 'node:http';
 import {
