@@ -872,6 +872,24 @@ export class Commands {
   }
 
   /**
+   * `reaperLock-2.lua`: 1 when `id` took the queue's reaper lock for `lockMs` (the queue due by
+   * `intervalMs` since its last pass began), else 0.
+   */
+  reaperLock(p: { id: string; intervalMs: number; lockMs: number }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'reaperLock',
+      [k.reaper, k.reapedAt],
+      [p.id, p.intervalMs, p.lockMs],
+    ) as Promise<0 | 1>;
+  }
+
+  /** `reaperUnlock-1.lua`: 1 when the lock was `id`'s (now released), else 0. */
+  reaperUnlock(p: { id: string }): Promise<0 | 1> {
+    return this.run('reaperUnlock', [this.k.reaper], [p.id]) as Promise<0 | 1>;
+  }
+
+  /**
    * `readCounts-8.lua`: `[groups, onRing, paused, saturated, pending, delayed, active, dead,
    * completed]` of one instant; saturated/pending/delayed as stored (null when missing), dead
    * and completed without the jobs past their retention age.

@@ -259,7 +259,7 @@ export function callback(argument: string, value: unknown, optional = false): vo
 }
 
 /** What a value is, for a refusal's message: `a number`, `null`, `an array`, `an object`, … */
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;

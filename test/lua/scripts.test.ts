@@ -49,6 +49,9 @@ const EXPECTED = [
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',
+  // the reaper's per-queue lock, held for one pass, and its release
+  'reaperLock',
+  'reaperUnlock',
   // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
   'reconcileGroups',
   'reconcileIndexes',
