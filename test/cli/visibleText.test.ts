@@ -138,4 +138,25 @@ describe('long cells', () => {
     };
     expect(json.groups.map((g) => g.id)).toContain(long);
   });
+
+  it('a stored error of 1,024 characters holding control characters is one cut row of dead', async () => {
+    const q = uniqueQueueName('cli-long-error');
+    const e = engineQueue(q);
+    await e.enqueue('g', {}, { maxAttempts: 1 });
+    const job = await e.claim();
+    if (job === null) throw new Error('no job claimed');
+    // What a processor's own text may hold: terminal escapes, a bell, line breaks, a NUL.
+    const error = `\u001b[31mred\u0007\r\nsecond line\ttab\u0000${'y'.repeat(1_100)}`;
+    await e.retry(job.id, job.token as string, error);
+    const dead = await cli(['dead', '-q', q]);
+    // No control character but the line breaks between rows.
+    expect(dead).not.toMatch(/(?!\n)\p{Cc}/u);
+    const row = dead.split('\n').find((line) => line.includes(`│ ${job.id} `)) ?? '';
+    expect(row, dead).toContain('⟨U+001B⟩[31mred⟨U+0007⟩ second line tab⟨U+0000⟩');
+    expect([...row].length, row).toBeLessThanOrEqual(120);
+    const json = JSON.parse(await cli(['dead', '-q', q, '--json'])) as {
+      queue: { jobs: { edges: { node: { lastError: string } }[] } };
+    };
+    expect(json.queue.jobs.edges[0]?.node.lastError).toBe(error.slice(0, 1_024));
+  });
 });
