@@ -1,8 +1,8 @@
 /**
- * Typed, named wrappers over the Lua scripts (STYLE.md 5). Callers pass `{ group, limit }`;
- * the wrapper orders KEYS and ARGV exactly as each script's header lists them, so the
- * TypeScript side can never drift from the script. ioredis `defineCommand` runs them with
- * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
+ * Typed, named wrappers over the Lua scripts. Callers pass `{ group, limit }`; the wrapper
+ * orders KEYS and ARGV exactly as each script's header lists them, so the TypeScript side can
+ * never drift from the script. ioredis `defineCommand` runs them with EVALSHA and falls back to
+ * EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
 import { dataOutOfRange } from './errors.js';
 import type { QueueKeys } from './keys.js';
