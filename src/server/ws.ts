@@ -1,7 +1,7 @@
 /**
  * graphql-ws on the same path as HTTP (`/graphql`), every operation run through Yoga's own
- * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE
- * (STYLE.md 10). The one exception is per event: a shared-execution stream is delivered as it
+ * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE. The one
+ * exception is per event: a shared-execution stream is delivered as it
  * is and its results masked here, once each (DESIGN.md §4, "Transports"). A socket whose
  * `connection_init` carries no valid token is closed with 4403; one past
  * MAX_CONNECTIONS_PER_CLIENT with 1013 (`connectionLimits.ts`).

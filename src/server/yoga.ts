@@ -1,7 +1,7 @@
 /**
  * The Yoga instance: `/graphql` over HTTP and SSE (Yoga's own transport), GraphiQL, `/health`,
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
- * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
+ * (`ws.ts`), so every transport shares one pipeline.
  */
 import {
   createYoga,

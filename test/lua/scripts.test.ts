@@ -1,6 +1,6 @@
 /**
- * Every script in src/lua loads into a real Redis (STYLE.md 7): SCRIPT LOAD compiles it, so a
- * Lua syntax error, or an include that did not inline, fails here rather than on first use.
+ * Every script in src/lua loads into a real Redis: SCRIPT LOAD compiles it, so a Lua syntax
+ * error, or an include that did not inline, fails here rather than on first use.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
