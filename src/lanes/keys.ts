@@ -32,7 +32,8 @@
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
- * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
+ * | `P:{Q}:reaper`           | string | reaper lock: its holder's id while its pass runs         |
+ * | `P:{Q}:reapedAt`         | string | when the last reaper pass began (ms, Redis clock)        |
  * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
  * | `P:{Q}:history`          | stream | steering history of the queue and its groups (capped)    |
  * | `P:{Q}:overrides`        | zset   | timed overrides: `<kind>:<group>` → revert deadline (ms) |
@@ -83,10 +84,15 @@ export interface QueueKeys {
   readonly seq: string;
   readonly stats: string;
   /**
-   * `P:{Q}:reaper` — the reaper lock (`SET NX PX`, `src/lanes/reaper.ts`): one reap of the queue
-   * per interval across every process. Saves work only; no script reads it.
+   * `P:{Q}:reaper` — the reaper lock (`reaperLock-2.lua`, `reaperUnlock-1.lua`): held by one
+   * reaper while its pass of the queue runs. Saves work only; no job script reads it.
    */
   readonly reaper: string;
+  /**
+   * `P:{Q}:reapedAt` — when the last reaper pass of the queue began (ms, Redis clock): a reaper
+   * skips the queue until its own interval has passed since (`reaperLock-2.lua`).
+   */
+  readonly reapedAt: string;
   /**
    * `P:{Q}:guard` — the slot guard: declared as the last key of every queue script and never
    * written, so Redis Cluster never runs a script while the queue's slot is moving (DESIGN.md §3,
@@ -180,6 +186,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     seq: `${base}seq`,
     stats: `${base}stats`,
     reaper: `${base}reaper`,
+    reapedAt: `${base}reapedAt`,
     guard: `${base}guard`,
     history: `${base}history`,
     overrides: `${base}overrides`,

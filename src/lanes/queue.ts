@@ -1626,6 +1626,22 @@ export class Queue {
   }
 
   /**
+   * The {@link Reaper}'s per-queue lock (DESIGN.md §3, "reap"): take it for one pass as
+   * `holder`, when no pass holds it and the last one began `intervalMs` or more ago (Redis
+   * clock). Script: `reaperLock-2.lua`. Saves work only; {@link reap} needs no lock.
+   * @param lockMs how long the lock lives if its holder never releases it (ms)
+   * @returns true when taken: release it with {@link releaseReaping}
+   */
+  async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
+    return (await this.commands.reaperLock({ id: holder, intervalMs, lockMs })) === 1;
+  }
+
+  /** Release the lock {@link lockReaping} gave `holder` (if it is still its). `reaperUnlock-1.lua`. */
+  async releaseReaping(holder: string): Promise<void> {
+    await this.commands.reaperUnlock({ id: holder });
+  }
+
+  /**
    * Redis' clock now (ms since the epoch, TIME): the clock every deadline is measured on
    * (timed overrides' `until`, leases, run-at times), read on the queue's node (on a cluster,
    * the master of the queue's slot, as `Commands.clock`). One round trip; writes nothing.

@@ -1,6 +1,6 @@
 /**
- * `buildServer(config)` → `{ start, stop }` (STYLE.md 12): Redis (embedded when REDIS_URL is
- * unset), the engine, the live feed, the reaper, Yoga on HTTP and graphql-ws on one port.
+ * `buildServer(config)` → `{ start, stop }`: Redis (embedded when REDIS_URL is unset), the
+ * engine, the live feed, the reaper, Yoga on HTTP and graphql-ws on one port.
  * `stop()` really stops: sockets, timers, the subscriber, Redis connections and the embedded
  * redis-server.
  */

@@ -1,8 +1,7 @@
 /**
  * The server's reaper: the engine's {@link Reaper} over every registered queue, every
  * `REAP_INTERVAL_MS`, with what it does logged. Any number of servers and workers may run one
- * at once (see src/lanes/reaper.ts for the per-queue lock that keeps it to one reap per queue
- * per interval).
+ * at once, each at its own interval (DESIGN.md §3, "Many reapers of one queue").
  *
  * One queue cannot stop the others: a name in `P:queues` that is not a valid queue name is
  * skipped (`Ringmaster.queues`), and a queue whose reap Redis refuses (a key of the wrong type,

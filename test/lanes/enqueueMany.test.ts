@@ -50,7 +50,7 @@ async function queueState(q: Queue): Promise<Record<string, unknown>> {
   const base = q.keys.base;
   const out: Record<string, unknown> = {};
   for (const key of (await scanAll(r, `${escapeGlob(base)}*`)).sort()) {
-    if (key === q.keys.reaper) continue;
+    if (key === q.keys.reaper || key === q.keys.reapedAt) continue;
     const name = key.slice(base.length);
     const type = await r.type(key);
     if (type === 'hash') {

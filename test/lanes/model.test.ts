@@ -1,5 +1,5 @@
 /**
- * Property-based test of the lane engine (issue 2; STYLE.md 14): random interleavings of every
+ * Property-based test of the lane engine (issue 2): random interleavings of every
  * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run),
  * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
  * extendLease, completeAndClaim (a batch of 0–4

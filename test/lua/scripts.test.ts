@@ -1,6 +1,6 @@
 /**
- * Every script in src/lua loads into a real Redis (STYLE.md 7): SCRIPT LOAD compiles it, so a
- * Lua syntax error, or an include that did not inline, fails here rather than on first use.
+ * Every script in src/lua loads into a real Redis: SCRIPT LOAD compiles it, so a Lua syntax
+ * error, or an include that did not inline, fails here rather than on first use.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -49,6 +49,9 @@ const EXPECTED = [
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',
+  // the reaper's per-queue lock, held for one pass, and its release
+  'reaperLock',
+  'reaperUnlock',
   // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
   'reconcileGroups',
   'reconcileIndexes',
