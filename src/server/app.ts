@@ -23,6 +23,7 @@ import { LiveFeed } from '../pubsub/index.js';
 import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';
 import { type Config, shown } from './config.js';
+import { ConnectionLimiter } from './connectionLimits.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
@@ -216,10 +217,13 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     loopbackHostsOnly: !auth.enabled,
   });
   const reaper = serverReaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  // One bound per client over WebSockets and SSE streams together.
+  const connections = new ConnectionLimiter(config.maxConnectionsPerClient);
   const yoga = createRingmasterYoga({
     engine,
     feed,
     auth,
+    connections,
     logger,
     introspection: config.introspection,
     browser,
@@ -321,7 +325,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
           resolve();
         });
       });
-      ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
+      ws = attachWebSocket(http, yoga, auth, browser, connections);
       const address = http.address() as AddressInfo;
       // A wildcard bind (0.0.0.0) is advertised as loopback plus the machine's names.
       const advertised = advertise(address.address, address.port);

@@ -484,7 +484,7 @@ export interface Config {
   readonly maxWatches: number;
   /** Safety re-reads and polls per second, all watches together. */
   readonly maxRereadsPerSecond: number;
-  /** Open WebSockets per client address (auth off) or per token (auth on). */
+  /** Open WebSockets and SSE streams together, per client address (auth off) or per token (auth on). */
   readonly maxConnectionsPerClient: number;
   readonly logLevel: string;
   /** A token that may read `GET /metrics` only (needs `authTokens`); null for none. */
