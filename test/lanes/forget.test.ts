@@ -8,7 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Queue, Reaper, RingmasterError } from '../../src/lanes/index.js';
-import { escapeGlob, scanAll, useEngine } from '../support/lanes.js';
+import {
+  escapeGlob,
+  redisNow,
+  scanAll,
+  untilRedisTimePasses,
+  useEngine,
+} from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -150,11 +156,11 @@ describe('forgetting groups', () => {
     }
     await drain(q);
     expect((await q.groups()).totalCount).toBe(1_200);
-    await new Reaper(q, { groupGraceMs: 3_600_000 }).reapOnce();
+    await new Reaper(q, { intervalMs: 1, groupGraceMs: 3_600_000 }).reapOnce();
     expect((await q.groups()).totalCount).toBe(1_200);
-    await q.redis.del(q.keys.reaper);
+    await untilRedisTimePasses(q.redis, (await redisNow(q.redis)) + 1);
     // 1,200 groups: more than one call's batch, so the pass loops.
-    await new Reaper(q, { groupGraceMs: 0 }).reapOnce();
+    await new Reaper(q, { intervalMs: 1, groupGraceMs: 0 }).reapOnce();
     expect((await q.groups()).totalCount).toBe(0);
     expect(await q.redis.exists(q.keys.seen, q.keys.heads, q.keys.groups)).toBe(0);
 
@@ -164,6 +170,24 @@ describe('forgetting groups', () => {
       expect(refused).toMatchObject({ code: ErrorCode.BAD_USER_INPUT });
       expect(() => new Reaper(q, { groupGraceMs: bad as number })).toThrow(RingmasterError);
     }
+  });
+
+  it('audit reports a registered group missing from gseen; repair adds it, and it is forgotten', async () => {
+    const q = engine.queue();
+    await q.setLimit('old', 1);
+    await q.clearLimit('old');
+    // Registered as a version before gseen would have left it.
+    await q.redis.zrem(q.keys.seen, 'old');
+    await q.reap({ groupGraceMs: 0 });
+    expect(await registered(q)).toEqual(['old']);
+    const { findings } = await q.audit();
+    expect(findings).toMatchObject([
+      { kind: 'REGISTRY', subject: 'old', expected: 'in gseen', found: 'not in gseen' },
+    ]);
+    await q.repair();
+    expect((await q.audit()).findings).toEqual([]);
+    await q.reap({ groupGraceMs: 0 });
+    expect(await registered(q)).toEqual([]);
   });
 
   it('heads holds a group exactly while its lane holds a job', async () => {
