@@ -46,10 +46,11 @@
   integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: enqueue-12.lua's, batched (one incrby seq in place of incr, one hset
-  payloads, one zadd groups and one of gseen, one hincrby per stats field, per group one zadd of its lane and of
-  heads or of its delayed index, one zadd delayed; one rpush ring, hdel gturns and lpush/ltrim
-  wake for all the groups re-ringed); per job one hset of its hash and, with a key, hset +
-  pexpire of its idem key. None when refused or every job answers EXISTING.
+  payloads, one zadd groups and one of gseen, one hincrby per stats field, per group one zadd
+  of its lane and of heads or of its delayed index, one zadd delayed; one rpush ring, hdel
+  gturns and lpush/ltrim wake for all the groups re-ringed); per job one hset of its hash
+  and, with a key, hset + pexpire of its idem key. None when refused or every job answers
+  EXISTING.
 ]]
 --- @include "nowMs"
 --- @include "heads"
