@@ -895,6 +895,19 @@ export class Commands {
   }
 
   /**
+   * `forgetGroups-5.lua`: forget at most `batch` groups unseen for `graceMs` that are idle and
+   * unset (DESIGN.md §3, "Forgetting groups"); answers `[forgotten, kept]`.
+   */
+  forgetGroups(p: { graceMs: number; batch: number }): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'forgetGroups',
+      [k.groups, k.seen, k.glimit, k.gactive, k.paused],
+      [k.base, p.graceMs, p.batch],
+    ) as Promise<[number, number]>;
+  }
+
+  /**
    * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.8); answers
    * `[applied, next deadline (ms) or null]`.
    */

@@ -44,6 +44,7 @@
  * | `P:{Q}:gweight`          | hash   | group → weight (turns per round; none = 1)               |
  * | `P:{Q}:gturns`           | hash   | group → turns taken this round (weighted groups)         |
  * | `P:{Q}:heads`            | zset   | group → a lower bound of its lane head's score (metrics) |
+ * | `P:{Q}:gseen`            | zset   | group → when a call last registered it (ms; forgetting)  |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
@@ -121,6 +122,11 @@ export interface QueueKeys {
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
   readonly heads: string;
   /**
+   * `P:{Q}:gseen` — zset: registered group → when a call last registered it (ms, Redis clock);
+   * the reaper forgets a group idle and unset that long ago (DESIGN.md §3, "Forgetting groups").
+   */
+  readonly seen: string;
+  /**
    * `P:{Q}:watched` — zset: job id → until when (ms, Redis clock) a live feed watches it
    * (`jobChanged`, DESIGN.md §4.4; `watchedKeyOf`). Every script that moves a job asks it
    * once per call; the reaper trims members past their time.
@@ -197,6 +203,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     heads: `${base}heads`,
+    seen: `${base}gseen`,
     watched: `${base}watched`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,

@@ -45,6 +45,12 @@ export interface ReaperOptions {
   /** Expired leases taken back per script call (count, 1..10,000). Default 1,000. */
   readonly batch?: number;
   /**
+   * How long a group stays registered after the last call that registered it (ms,
+   * 0..2,592,000,000): once that long unseen, and idle and unset, a pass forgets it (DESIGN.md
+   * §3, "Forgetting groups"). Default 3,600,000 (1 h, `Defaults.groupGraceMs`).
+   */
+  readonly groupGraceMs?: number;
+  /**
    * The queues to reap, by name. Default: every queue registered in `P:queues`
    * ({@link Ringmaster.queues}), read again at each pass. Ignored when the reaper is built on a
    * single {@link Queue}.
@@ -82,6 +88,7 @@ export class Reaper {
   private readonly redis: RedisClient;
   private readonly intervalMs: number;
   private readonly batch: number;
+  private readonly groupGraceMs: number;
   private readonly targets: () => Promise<Queue[]>;
   private readonly options: ReaperOptions;
   private timer: NodeJS.Timeout | null = null;
@@ -98,7 +105,7 @@ export class Reaper {
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
    * @throws RingmasterError BAD_USER_INPUT for a `source` that is neither (`source`: an ioredis
-   *   client, an options object), an out-of-range `intervalMs` or `batch`, an
+   *   client, an options object), an out-of-range `intervalMs`, `batch` or `groupGraceMs`, an
    *   invalid name (or a hole) in `queues` or `queues` not an array, a hook (`onReaped`,
    *   `onError`, `onRecovered`) that is given and not a function, or options that are not an
    *   object or hold an unknown name (`options.<name>`)
@@ -113,6 +120,7 @@ export class Reaper {
     const options = validate.options('options', reaperOptions, {
       intervalMs: true,
       batch: true,
+      groupGraceMs: true,
       queues: true,
       onReaped: true,
       onError: true,
@@ -124,6 +132,7 @@ export class Reaper {
     this.options = options;
     this.intervalMs = validate.durationMs('intervalMs', options.intervalMs ?? 1_000);
     this.batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
+    this.groupGraceMs = validate.groupGraceMs(options.groupGraceMs ?? Defaults.groupGraceMs);
     this.redis = source.redis;
     if (source instanceof Queue) {
       this.targets = async () => [source];
@@ -187,7 +196,7 @@ export class Reaper {
               // Timed overrides due by now revert on this pass too (DESIGN.md §4.8; flat cost),
               // sent with the reap on the same connection: one round trip for both scripts.
               [reaped] = await Promise.all([
-                queue.reap({ batch: this.batch }),
+                queue.reap({ batch: this.batch, groupGraceMs: this.groupGraceMs }),
                 queue.applyOverrides(),
               ]);
             } finally {

@@ -131,6 +131,15 @@ export function keyTtlMs(value: unknown): number {
 }
 
 /**
+ * How long the reaper keeps an idle, unset group registered after the last call that registered
+ * it (`groupGraceMs`, DESIGN.md §3 "Forgetting groups"), in ms: an integer in 0..2,592,000,000
+ * (30 days); 0 forgets such a group at the next pass.
+ */
+export function groupGraceMs(value: unknown): number {
+  return integerIn('groupGraceMs', value, 0, Limits.maxDelayMs);
+}
+
+/**
  * A delay in ms (an enqueue's or a retry's `delayMs`): an integer in 0..2,592,000,000 (30 days);
  * 0 means at once.
  */

@@ -216,7 +216,12 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,
   });
-  const reaper = serverReaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  const reaper = serverReaper(
+    engine,
+    config.reapIntervalMs,
+    logger.child({ component: 'reaper' }),
+    config.groupGraceMs,
+  );
   // One bound per client over WebSockets and SSE streams together.
   const connections = new ConnectionLimiter(config.maxConnectionsPerClient);
   const yoga = createRingmasterYoga({

@@ -9,12 +9,21 @@
  */
 import type { Logger } from 'pino';
 import { errorLine } from '../lanes/errors.js';
-import { Reaper, type Ringmaster } from '../lanes/index.js';
+import { Defaults, Reaper, type Ringmaster } from '../lanes/index.js';
 
-/** A reaper of every queue of `engine`, logging to `logger`; not started. */
-export function serverReaper(engine: Ringmaster, intervalMs: number, logger: Logger): Reaper {
+/**
+ * A reaper of every queue of `engine`, logging to `logger`; not started. `intervalMs` is
+ * `REAP_INTERVAL_MS`, `groupGraceMs` `GROUP_GRACE_MS` (ms).
+ */
+export function serverReaper(
+  engine: Ringmaster,
+  intervalMs: number,
+  logger: Logger,
+  groupGraceMs: number = Defaults.groupGraceMs,
+): Reaper {
   return new Reaper(engine, {
     intervalMs,
+    groupGraceMs,
     onReaped: (queue, reaped) => logger.info({ queue, reaped }, 'expired leases reaped'),
     onError: (error, queue) => {
       if (queue === null) {

@@ -31,6 +31,8 @@ const EXPECTED = [
   // many jobs in one atomic call, each as enqueue (issue 18, the producer's side)
   'enqueueMany',
   'extendLease',
+  // idle, unset groups forgotten after their grace, by the reaper
+  'forgetGroups',
   'pause',
   // the queue's own pause (issue 16): claims stop for every group, the rota untouched
   'pauseQueue',

@@ -50,6 +50,7 @@
     weightKeyOf(base)              'P:{Q}:gweight'              hash   (keys.ts `weight`)
     turnsKeyOf(base)               'P:{Q}:gturns'               hash   (keys.ts `turns`)
     headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
+    seenKeyOf(base)                'P:{Q}:gseen'                zset   (keys.ts `seen`)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -147,4 +148,8 @@ end
 
 local function headsKeyOf(base)
   return base .. 'heads'
+end
+
+local function seenKeyOf(base)
+  return base .. 'gseen'
 end
