@@ -151,13 +151,21 @@ export class StateWatch {
   }
 
   private async ask(entry: Entry): Promise<void> {
-    if (this.runId === null) this.runId = await this.readRunId();
     const known = entry.epoch;
-    const reply = await entry.probe.check({
-      known,
-      fresh: randomBytes(8).toString('hex'),
-      idFloor: entry.highestId > 0 ? entry.highestId : null,
-    });
+    // The check goes out first, in the same turn as the call that touched the queue, so it
+    // lands right behind that call's write; the run_id of the first check rides beside it.
+    const [reply] = await Promise.all([
+      entry.probe.check({
+        known,
+        fresh: randomBytes(8).toString('hex'),
+        idFloor: entry.highestId > 0 ? entry.highestId : null,
+      }),
+      this.runId === null
+        ? this.readRunId().then((id) => {
+            this.runId ??= id;
+          })
+        : null,
+    ]);
     const [epoch, lost, seq, pending, delayed, active, limits, paused] = reply;
     const before = entry.seen;
     entry.epoch = epoch;
