@@ -230,6 +230,8 @@ export interface Readiness {
   redis: string | null;
   subscriber: string | null;
   eviction: string | null;
+  /** Queues whose state Redis lost, as `/ready` lists them (DESIGN.md §6); absent when none. */
+  stateLost?: { queue: string; cause: string; at: string }[];
 }
 
 /**
@@ -253,7 +255,20 @@ export async function readiness(connection: Connection): Promise<Readiness> {
     redis: text('redis'),
     subscriber: text('subscriber'),
     eviction: text('eviction'),
+    ...lostStates(body.stateLost),
   };
+}
+
+/** `/ready`'s `stateLost` list, kept only when it is one (entries of the wrong shape dropped). */
+function lostStates(value: unknown): Pick<Readiness, 'stateLost'> {
+  if (!Array.isArray(value)) return {};
+  const losses = value.flatMap((entry: unknown) => {
+    const { queue, cause, at } = (entry ?? {}) as Record<string, unknown>;
+    return typeof queue === 'string' && typeof cause === 'string' && typeof at === 'string'
+      ? [{ queue, cause, at }]
+      : [];
+  });
+  return losses.length > 0 ? { stateLost: losses } : {};
 }
 
 /** WebSocket close codes the server uses for a refused token (DESIGN.md §6, Auth). */

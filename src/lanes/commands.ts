@@ -230,6 +230,22 @@ export type LayoutReply = [
 ];
 
 /**
+ * `checkEpoch-5.lua`'s reply: the epoch, 1 when it is not the one the engine knew, then `seq`
+ * and the stats totals as stored (null when missing), the groups with a limit and the paused
+ * groups (counts).
+ */
+export type EpochReply = [
+  epoch: string,
+  lost: 0 | 1,
+  seq: string | null,
+  pending: string | null,
+  delayed: string | null,
+  active: string | null,
+  limits: number,
+  paused: number,
+];
+
+/**
  * Told of every script call an engine makes (`RingmasterOptions.onScript`): the script's name
  * (`claim`, `enqueue`, … the file name without `-N.lua`), how long the call took (ms, from
  * sending to the reply, NOSCRIPT retries included) and whether it succeeded (false for any
@@ -432,6 +448,24 @@ export class Commands {
   }
 
   /**
+   * `checkEpoch-5.lua`: the queue's epoch (written as `fresh` when it has none), whether it is
+   * not `known` (then `seq` was raised to `idFloor`), and what the queue holds. See
+   * {@link EpochReply}.
+   */
+  checkEpoch(p: {
+    known: string | null;
+    fresh: string;
+    idFloor: number | null;
+  }): Promise<EpochReply> {
+    const k = this.k;
+    return this.run(
+      'checkEpoch',
+      [k.settings, k.seq, k.stats, k.glimit, k.paused],
+      [p.known ?? '', p.fresh, p.idFloor ?? ''],
+    ) as Promise<EpochReply>;
+  }
+
+  /**
    * `checkLayout-9.lua`: is the queue of job layout `layout` (marking an empty queue that has no
    * mark)? See {@link LayoutReply}.
    */
@@ -450,7 +484,7 @@ export class Commands {
    * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
    * the job's retry policy, or undefined for none.
    */
-  enqueue(p: EnqueueArgs): Promise<EnqueueReply> {
+  enqueue(p: EnqueueArgs, idFloor: number | null): Promise<EnqueueReply> {
     const k = this.k;
     const keys = [
       ...this.groupKeys(p.group),
@@ -459,7 +493,7 @@ export class Commands {
       k.delayed,
       k.groupDelayed(p.group),
     ];
-    const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p)];
+    const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -468,7 +502,7 @@ export class Commands {
    * {@link enqueue} sends it, the key's name in place of its key (the script builds the idem
    * keys, the lanes and the groups' delayed indexes from the base).
    */
-  enqueueMany(jobs: readonly EnqueueArgs[]): Promise<EnqueueManyReply> {
+  enqueueMany(jobs: readonly EnqueueArgs[], idFloor: number | null): Promise<EnqueueManyReply> {
     const k = this.k;
     const keys = [
       k.glimit,
@@ -485,6 +519,7 @@ export class Commands {
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
     }
+    args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
   }
 

@@ -6,6 +6,7 @@
  */
 import { defineScripts, type ScriptObserver } from './commands.js';
 import type { RedisClient } from './redisConnection.js';
+import { type StateLoss, StateWatch } from './stateLoss.js';
 
 /**
  * How long (ms) a queue this connection's SADD registered is taken to be in `P:queues` still,
@@ -43,16 +44,23 @@ export class Connection {
   /** Queue base (`P:{Q}:`) → its job layout was found right, or that check on the wire. */
   private readonly layouts = new Map<string, true | Promise<void>>();
 
+  /** Whether Redis lost the state of a queue this connection used (stateLoss.ts). */
+  readonly state: StateWatch;
+
   /**
    * @param redis a connection shared by all calls (not used for blocking commands)
    * @param onScript told of every script call made through this connection (name, ms, ok):
    *   `RingmasterOptions.onScript`
+   * @param onStateLost told once of each queue whose state Redis lost:
+   *   `RingmasterOptions.onStateLost`
    */
   constructor(
     readonly redis: RedisClient,
     readonly onScript?: ScriptObserver,
+    onStateLost?: (loss: StateLoss) => void,
   ) {
     defineScripts(redis);
+    this.state = new StateWatch(redis, onStateLost);
   }
 
   /**

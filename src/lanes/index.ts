@@ -69,6 +69,7 @@ export {
   type RedisClient,
 } from './redisConnection.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
+export { STATE_CHECK_MS, type StateLoss, type StateSeen } from './stateLoss.js';
 export type {
   BackoffPolicy,
   GroupInfo,

@@ -589,8 +589,9 @@ export class Queue {
       () => 'runAt',
     )) as [EnqueueArgs];
     const [id, fields, outcome] = await this.registered(() =>
-      this.laidOut(() => this.commands.enqueue(job)),
+      this.laidOut(() => this.commands.enqueue(job, this.connection.state.idFloor(this.keys.base))),
     );
+    if (outcome === 0) this.connection.state.noteIds(this.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
     return this.enqueued(id, fields, outcome);
@@ -667,7 +668,9 @@ export class Queue {
     if (args.length === 0) return [];
     const judged = await this.judgedRunAts(args, (i) => `jobs[${i}].runAt`);
     const reply = await this.registered(() =>
-      this.laidOut(() => this.commands.enqueueMany(judged)),
+      this.laidOut(() =>
+        this.commands.enqueueMany(judged, this.connection.state.idFloor(this.keys.base)),
+      ),
     );
     if (reply[0] === 2) {
       const [, index, id, first] = reply;
@@ -677,6 +680,10 @@ export class Queue {
       );
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
+    this.connection.state.noteIds(
+      this.keys.base,
+      reply[1].map(([id]) => id),
+    );
     return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
   }
 
@@ -932,6 +939,7 @@ export class Queue {
     const opts = validate.options('options', options, { batch: true, groupGraceMs: true });
     const batch = validate.reapBatch(opts.batch ?? Defaults.reapBatch);
     const graceMs = validate.groupGraceMs(opts.groupGraceMs ?? Defaults.groupGraceMs);
+    this.watchState();
     let total = 0;
     for (;;) {
       const counts = await this.commands.reap({ batch, r: Math.random() });
@@ -1591,7 +1599,24 @@ export class Queue {
     run: () => Promise<T>,
     register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
   ): Promise<T> {
-    return this.connection.registered(this.registry, this.name, register, run);
+    // Only after a call that succeeded: a refused one has written nothing, the epoch included.
+    return this.connection.registered(this.registry, this.name, register, run).then((result) => {
+      this.watchState();
+      return result;
+    });
+  }
+
+  /**
+   * The queue is written or reaped: its connection remembers its epoch, and asks Redis again
+   * whether it still holds the queue when the last ask is a second old (stateLoss.ts; DESIGN.md
+   * §3, "A Redis that lost a queue's state"). Sends nothing most of the time; never waits.
+   */
+  private watchState(): void {
+    this.connection.state.touch(this.keys.base, () => ({
+      queue: this.name,
+      check: (p) => this.commands.checkEpoch(p),
+      register: () => this.commands.register({ registry: this.registry, queue: this.name }),
+    }));
   }
 
   // ── timed overrides (DESIGN.md §4.8) ─────────────────────────────────────────────────

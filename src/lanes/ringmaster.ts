@@ -12,6 +12,7 @@ import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './e
 import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redisConnection.js';
+import type { StateLoss } from './stateLoss.js';
 import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */
@@ -35,6 +36,13 @@ export interface RingmasterOptions {
    * cheap; what it throws is ignored. Default: none.
    */
   readonly onScript?: ScriptObserver;
+  /**
+   * Called once for each queue this engine used whose state Redis lost (DESIGN.md §3, "A Redis
+   * that lost a queue's state"): the queue, the cause, what its last check found and the one
+   * line to log ({@link StateLoss}). Must be cheap; what it throws is ignored. Default: none
+   * (the loss is still handled: its ids are not minted again).
+   */
+  readonly onStateLost?: (loss: StateLoss) => void;
   /** Every queue handle's `actor` (`QueueOptions.actor`, DESIGN.md §4.6). Default 'engine'. */
   readonly actor?: string;
   /**
@@ -69,11 +77,13 @@ export class Ringmaster {
       prefix: true,
       onInvalidQueueName: true,
       onScript: true,
+      onStateLost: true,
       actor: true,
       historyMaxLen: true,
     });
     validate.callback('onInvalidQueueName', options.onInvalidQueueName, true);
     validate.callback('onScript', options.onScript, true);
+    validate.callback('onStateLost', options.onStateLost, true);
     this.prefix = options.prefix ?? Defaults.prefix;
     assertPlainKeys(redis, { prefix: this.prefix });
     this.onInvalidQueueName = options.onInvalidQueueName;
@@ -81,7 +91,20 @@ export class Ringmaster {
       ...(options.actor == null ? {} : { actor: validate.actor(options.actor, 'options.actor') }),
       ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
     };
-    this.connection = new Connection(redis, options.onScript);
+    this.connection = new Connection(redis, options.onScript, options.onStateLost);
+  }
+
+  /**
+   * Ask Redis now whether it still holds the state of every queue this engine used (one
+   * `checkEpoch-5.lua` call per queue; DESIGN.md §3, "A Redis that lost a queue's state"). A
+   * loss found is reported to `onStateLost`, once. The engine also asks by itself: on every
+   * reconnect, and when a queue is written or reaped a second or more after its last check; a
+   * long-running process that may not use a queue for a while (a server) calls this now and
+   * then. Resolves when every check is answered; a check that fails is skipped (asked again
+   * next time), so it never throws.
+   */
+  checkState(): Promise<void> {
+    return this.connection.state.checkAll();
   }
 
   /**

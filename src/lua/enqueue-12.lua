@@ -45,6 +45,10 @@
     ARGV[10] backoffDelayMs, ARGV[11] backoffMaxDelayMs ('' for no cap), ARGV[12] backoffJitter
                          ('' or '0' for none): stored on the job as they are (validated by the
                          engine; includes/requeueJob.lua applies them)
+    ARGV[13] idFloor     the highest job id the engine has seen handed out in this queue, or
+                         '' for none: a new id is above it even when `seq` was lost (DESIGN.md
+                         §3, "A Redis that lost a queue's state"; includes/enqueueJob.lua,
+                         firstId)
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -64,7 +68,7 @@
   be a decimal job id. Also, for a job that goes to its lane, when the group has a limit and
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: incr seq; hset job; hset payloads (with a payload); hset settings (the queue's first
+  Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
   g:<group>:delayed; zadd groups + gseen; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring). None for outcomes 1, 2 and 3.
@@ -110,15 +114,18 @@ if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
 local delayed = runAt ~= nil and runAt > now
-local seq = firstId(seqKey, 1)
+local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
 local limit, active, wasServiceable, wasSaturated
 if not delayed then
   limit, active, wasServiceable, wasSaturated = judgeLane(k, group, laneKey)
 end
+if raiseTo then
+  redis.call('SET', seqKey, raiseTo)
+end
 redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
-markLayout(base, seq)
+markLayout(base, seq, raiseTo)
 writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12])
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then

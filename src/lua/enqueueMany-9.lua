@@ -34,6 +34,8 @@
       backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none) —
       enqueue-12.lua's ARGV[2..12], the key's name in place of its declared idem key,
       validated by the engine.
+    ARGV[3 + 12 × n] idFloor  the highest job id the engine has seen handed out in this queue,
+      or '' for none: enqueue-12.lua's ARGV[13]
 
   Output:
     { 0, { { id, fields, outcome }, ... } }  every job's reply, in input order, as enqueue-12.lua
@@ -45,12 +47,12 @@
   2^53−1, or a group a job goes to the lane of has a limit and an active count that is not an
   integer within ±(2^53−1) (includes/groupState.lua).
 
-  Events: enqueue-12.lua's, batched (one incrby seq in place of incr, one hset
-  payloads, one zadd groups and one of gseen, one hincrby per stats field, per group one zadd
-  of its lane and of heads or of its delayed index, one zadd delayed; one rpush ring, hdel
-  gturns and lpush/ltrim wake for all the groups re-ringed); per job one hset of its hash
-  and, with a key, hset + pexpire of its idem key. None when refused or every job answers
-  EXISTING.
+  Events: enqueue-12.lua's, batched (one incrby seq in place of incr, after a set seq to the
+  floor when `seq` is below it, one hset payloads, one zadd groups and one of gseen, one hincrby
+  per stats field, per group one zadd of its lane and of heads or of its delayed index, one zadd
+  delayed; one rpush ring, hdel gturns and lpush/ltrim wake for all the groups re-ringed); per
+  job one hset of its hash and, with a key, hset + pexpire of its idem key. None when refused or
+  every job answers EXISTING.
 ]]
 --- @include "nowMs"
 --- @include "heads"
@@ -110,7 +112,10 @@ for i = 1, n do
     end
   end
 end
-local first = #created > 0 and firstId(seqKey, #created) or 0
+local first, raiseTo = 0, nil
+if #created > 0 then
+  first, raiseTo = firstId(seqKey, #created, ARGV[3 + STRIDE * n])
+end
 -- Each group a new job goes to, in the order of its first: its lane and delayed jobs, and,
 -- judged before any write, its standing when a job goes to its lane.
 local groups, order = {}, {}
@@ -142,8 +147,11 @@ end
 
 -- Write.
 if #created > 0 then
+  if raiseTo then
+    redis.call('SET', seqKey, raiseTo)
+  end
   redis.call('INCRBY', seqKey, #created)
-  markLayout(base, first)
+  markLayout(base, first, raiseTo)
   local payloads = {}
   for j = 1, #created do
     local job = created[j]

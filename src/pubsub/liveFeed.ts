@@ -183,6 +183,8 @@ export class LiveFeed {
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
   private readonly rings = new Map<string, Watch<RingRead>>();
+  /** Watched rings whose queue's state the engine found lost, until their next read. */
+  private readonly lostRings = new Set<string>();
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
@@ -335,9 +337,11 @@ export class LiveFeed {
         watch = new Watch<RingRead>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
-          read: () => {
+          read: async () => {
             this.ringReads++;
-            return readRing(handle);
+            const lost = this.lostRings.delete(name);
+            const read = await readRing(handle);
+            return lost ? { ...read, stateLost: true } : read;
           },
           equals: sameRingRead,
           logger: this.logger.child({ queue: name, watch: 'ring' }),
@@ -625,6 +629,16 @@ export class LiveFeed {
     }
     for (const { watch } of this.histories.values()) watches.push(watch as Watch<unknown>);
     return watches;
+  }
+
+  /**
+   * The engine found that Redis lost `queue`'s state (`RingmasterOptions.onStateLost`): every
+   * watch is re-read and sent (a FLUSHALL sends no keyspace event), the queue's ring subscribers
+   * as a RESYNC with `resyncReason` STATE_LOST (DESIGN.md §4.4).
+   */
+  stateLost(queue: string): void {
+    if (this.rings.has(queue)) this.lostRings.add(queue);
+    this.resyncAll();
   }
 
   private resyncAll(): void {

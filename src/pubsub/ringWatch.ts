@@ -3,12 +3,20 @@ import type { QueueKeys, QueueState } from '../lanes/index.js';
 import type { Render } from './conflate.js';
 
 export type RingChangeReason = 'SNAPSHOT' | 'CHANGE' | 'RESYNC';
+/**
+ * Why a RESYNC was sent: MISSED_EVENTS when notifications may have been missed (the feed
+ * reconnected, its canary went unheard, the queue's slot moved); STATE_LOST when Redis lost the
+ * queue's state (DESIGN.md §3, "A Redis that lost a queue's state").
+ */
+export type ResyncReason = 'MISSED_EVENTS' | 'STATE_LOST';
 
 /** One read of a watched ring: the ring and the queue's state, the watch's value. */
 export interface RingRead {
   /** The ring, head first. */
   readonly ring: string[];
   readonly queueState: QueueState;
+  /** The first read after the engine found the queue's state lost: sent as a RESYNC. */
+  readonly stateLost?: true;
 }
 
 /** One `ringChanged` event (DESIGN.md §4 `RingChange`). */
@@ -24,9 +32,11 @@ export interface RingChange {
   queueState: QueueState;
   /**
    * SNAPSHOT first; CHANGE when the ring or the queue's state differs; RESYNC after a reconnect
-   * (sent always).
+   * or a lost state (sent always; why in `resyncReason`).
    */
   reason: RingChangeReason;
+  /** Why, for a RESYNC; absent otherwise. */
+  resyncReason?: ResyncReason;
 }
 
 /** Same groups in the same order (a rotation is a change: the ring is the rota). */
@@ -93,16 +103,17 @@ export function renderRing(queue: string): Render<RingRead, RingChange> {
       byLatest.set(read, diff);
     }
     const before = previous.value.ring;
-    const make = (reason: RingChangeReason): RingChange => ({
+    const make = (reason: RingChangeReason, resyncReason?: ResyncReason): RingChange => ({
       queue,
       ring: [...ring],
       added: minus(ring, before),
       removed: minus(before, ring),
       queueState,
       reason,
+      ...(resyncReason === undefined ? {} : { resyncReason }),
     });
-    if (forced) {
-      diff.resync ??= make('RESYNC');
+    if (forced || read.stateLost) {
+      diff.resync ??= make('RESYNC', read.stateLost ? 'STATE_LOST' : 'MISSED_EVENTS');
       return diff.resync;
     }
     if (diff.change === undefined) {

@@ -7,8 +7,14 @@ import { QueueStateRef } from './queue.js';
 
 const RingChangeReasonRef = builder.enumType('RingChangeReason', {
   description:
-    'SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects.',
+    "SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, or when Redis lost the queue's state (resyncReason says which).",
   values: ['SNAPSHOT', 'CHANGE', 'RESYNC'] as const,
+});
+
+const ResyncReasonRef = builder.enumType('ResyncReason', {
+  description:
+    "Why a RESYNC was sent: MISSED_EVENTS when notifications may have been missed (the feed reconnected, its canary went unheard, the slot moved); STATE_LOST when Redis lost the queue's state (restarted without its data, flushed, failed over to an empty replica): the ring is what Redis holds now.",
+  values: ['MISSED_EVENTS', 'STATE_LOST'] as const,
 });
 
 const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
@@ -24,6 +30,12 @@ const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
       resolve: (c) => c.queueState,
     }),
     reason: t.field({ type: RingChangeReasonRef, resolve: (c) => c.reason }),
+    resyncReason: t.field({
+      type: ResyncReasonRef,
+      nullable: true,
+      description: 'Why, for a RESYNC; null for SNAPSHOT and CHANGE.',
+      resolve: (c) => c.resyncReason ?? null,
+    }),
     known: t.boolean({
       description:
         'Whether the queue is known (`Queue.known`) when the event is sent: an empty SNAPSHOT of a queue never used says false.',

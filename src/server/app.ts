@@ -36,6 +36,7 @@ import { serverReaper } from './reaper.js';
 import { connectTarget, RedisConnectError } from './redisConnect.js';
 import { type RedisProcess, RedisStartError, startRedisServer } from './redisProcess/index.js';
 import { StartupError } from './startupError.js';
+import { StateLossReport } from './stateLoss.js';
 import { coalesceWrites } from './writeCoalescing.js';
 import { attachWebSocket } from './ws.js';
 import { createRingmasterYoga, type RingmasterYoga } from './yoga.js';
@@ -169,9 +170,12 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
   const warnedQueueNames = new Set<string>();
   // GET /metrics (DESIGN.md §4.7): made first, so the engine reports its script calls to it.
   const metrics = new ServerMetrics(logger.child({ component: 'metrics' }));
+  // A queue whose state Redis lost (DESIGN.md §3): logged once, counted, sent to subscribers.
+  const stateLoss = new StateLossReport(metrics, logger.child({ component: 'redis' }));
   const engine = new Ringmaster(redis, {
     prefix: config.keyPrefix,
     onScript: metrics.observeScript,
+    onStateLost: stateLoss.record,
     historyMaxLen: config.historyMaxLen,
     onInvalidQueueName: (name) => {
       if (warnedQueueNames.has(name) || warnedQueueNames.size >= MAX_WARNED_QUEUE_NAMES) return;
@@ -211,6 +215,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     logger: logger.child({ component: 'feed' }),
   });
   metrics.attach({ engine, feed });
+  stateLoss.attach(feed);
   const auth = new Authenticator(config.authTokens, config.authTokenNames);
   const browser = new BrowserPolicy({
     corsOrigins: config.corsOrigins,
@@ -262,6 +267,8 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       // "notifications" only while the canary is heard).
       const subscriberUp = feed.subscribed;
       const ok = redisUp && (subscriberUp || feed.mode === 'polling') && eviction.ok;
+      // A lost state is reported, not a reason to refuse traffic (DESIGN.md §6, "/ready").
+      const lost = stateLoss.losses.length > 0 ? { stateLost: stateLoss.losses } : {};
       // Only what this probe found is shown as current: while Redis does not answer, the policy
       // and whether notifications arrive are not known, and their last answers (which may be
       // stale: the policy may have been changed back before Redis went down) are named so.
@@ -274,6 +281,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
             subscriber: subscriberUp ? 'up' : 'down',
             eviction: 'unknown',
             lastKnown: { notifications: feed.mode, eviction: eviction.policy },
+            ...lost,
           },
         };
       }
@@ -285,6 +293,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
           subscriber: subscriberUp ? 'up' : 'down',
           // A read that failed or timed out this time: not known now either.
           eviction: policyRead ? eviction.policy : 'unknown',
+          ...lost,
         },
       };
     },
@@ -336,6 +345,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       const advertised = advertise(address.address, address.port);
       url = advertised.url;
       reaper.start();
+      stateLoss.start(engine);
       eviction.start();
       if (isFetchBadPort(address.port)) {
         // Served, since curl and other clients reach it; but not a browser or the CLI.
@@ -357,6 +367,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     stop() {
       stopping ??= (async () => {
         await reaper.stop();
+        stateLoss.stop();
         eviction.stop();
         await ws?.close();
         await feed.stop();

@@ -66,6 +66,7 @@ export class ServerMetrics {
   private readonly jobs: Gauge<'queue' | 'state'>;
   private readonly oldestAge: Gauge<'queue'>;
   private readonly counters: Map<(typeof COUNTERS)[number], Counter<'queue'>>;
+  private readonly statesLost: Counter<'queue' | 'cause'>;
   private sources: MetricsSources | null = null;
   private reading: Promise<void> | null = null;
 
@@ -114,6 +115,12 @@ export class ServerMetrics {
       labelNames: ['queue'],
       registers,
     });
+    this.statesLost = new Counter({
+      name: 'ringmaster_redis_state_lost_total',
+      help: "Times this server found that Redis lost a queue's state (restarted without its data, flushed, failed over to an empty replica), by queue and cause (RESTARTED, DELETED, UNKNOWN).",
+      labelNames: ['queue', 'cause'],
+      registers,
+    });
     this.counters = new Map(
       COUNTERS.map((name) => [
         name,
@@ -131,6 +138,11 @@ export class ServerMetrics {
   readonly observeScript: ScriptObserver = (name, durationMs, ok) => {
     this.scriptDuration.observe({ script: name, result: ok ? 'ok' : 'error' }, durationMs / 1000);
   };
+
+  /** Count a queue's lost state (`ringmaster_redis_state_lost_total`; server/stateLoss.ts). */
+  stateLost(queue: string, cause: string): void {
+    this.statesLost.inc({ queue, cause });
+  }
 
   /**
    * Start reading `sources` at each scrape: the queues of `engine`, the gauges of `feed`. Called

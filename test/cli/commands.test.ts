@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { rawState, uniqueQueueName } from '../support/lanes.js';
+import { escapeGlob, rawState, scanAll, uniqueQueueName } from '../support/lanes.js';
 import { useTestServer } from '../support/server.js';
 import { type CliResult, runCli, runCliOk } from './support.js';
 
@@ -113,6 +113,25 @@ describe('status', () => {
       String(counts.completed),
       '',
     ]);
+  });
+});
+
+describe('status after Redis lost a queue', () => {
+  it('names the queue whose state was lost, as /ready lists it, the server still ready', async () => {
+    const q = uniqueQueueName('lost');
+    const e = engineQueue(q);
+    await e.enqueue('g', 1);
+    await api.server.engine.checkState();
+    const client = api.redis.client();
+    await client.del(...(await scanAll(client, `${escapeGlob(e.keys.base)}*`)));
+    await api.server.engine.checkState();
+    const json = await cliJson<{ ready: { ready: boolean; stateLost?: { queue: string }[] } }>([
+      'status',
+    ]);
+    expect(json.ready.ready).toBe(true);
+    expect(json.ready.stateLost).toContainEqual(expect.objectContaining({ queue: q }));
+    const human = (await cli(['status'])).stdout;
+    expect(human).toContain(`state lost: queue ${q} (DELETED, `);
   });
 });
 

@@ -55,6 +55,8 @@ async function queueState(q: Queue): Promise<Record<string, unknown>> {
     const type = await r.type(key);
     if (type === 'hash') {
       const h = await r.hgetall(key);
+      // The queue's epoch is random per queue (its identity), not part of what it holds.
+      if (name === 'settings' && h.epoch !== undefined) h.epoch = 'E';
       out[name] = Object.fromEntries(
         Object.entries(h)
           .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -335,6 +335,8 @@ describe('setRetention and retention()', () => {
       completedCount: '9',
       completedAgeMs: '1000',
       deadAgeMs: 'none',
+      // The queue's identity, written by the engine's first state check (DESIGN.md §3).
+      epoch: expect.any(String),
     });
     expect(await q.known()).toBe(true);
   });

@@ -19,6 +19,8 @@ const EXPECTED = [
   'applyOverrides',
   // a pending timed override dropped, its value kept (issue 17)
   'cancelOverride',
+  // the queue's identity, for noticing a Redis that lost its state
+  'checkEpoch',
   'checkLayout',
   'claim',
   'clearLimit',

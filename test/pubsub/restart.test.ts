@@ -42,6 +42,7 @@ describe('a Redis restarted under live subscriptions', () => {
       removed: [],
       queueState: 'RUNNING',
       reason: 'RESYNC',
+      resyncReason: 'MISSED_EVENTS',
     });
     expect(await group.next()).toMatchObject({ id: 'a', pending: 1, state: 'READY' });
     expect(lines.some((l) => l.msg === 'keyspace subscriber reconnected; resyncing')).toBe(true);
@@ -67,6 +68,7 @@ describe('a Redis restarted under live subscriptions', () => {
       removed: [],
       queueState: 'RUNNING',
       reason: 'RESYNC',
+      resyncReason: 'MISSED_EVENTS',
     });
   });
 });

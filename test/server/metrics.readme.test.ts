@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueQueueName } from '../support/lanes.js';
+import { escapeGlob, scanAll, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -85,6 +85,13 @@ describe('README "Metrics"', () => {
   it('names only metrics the server exports, with the labels they have', async () => {
     // A queue with a job, and a GraphQL operation: every labelled series has a sample.
     await api.server.engine.queue(uniqueQueueName('readme')).enqueue('g', 1);
+    // A queue whose state Redis lost (its keys deleted by hand), for the loss counter's labels.
+    const lost = api.server.engine.queue(uniqueQueueName('readme-lost'));
+    await lost.enqueue('g', 1);
+    await api.server.engine.checkState();
+    const client = redis.client();
+    await client.del(...(await scanAll(client, `${escapeGlob(lost.keys.base)}*`)));
+    await api.server.engine.checkState();
     await fetch(api.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -49,7 +49,7 @@ export type QueueState =
   | 'PAUSED'
   | 'RUNNING';
 
-/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, or when Redis lost the queue's state (resyncReason says which). */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'

@@ -101,6 +101,12 @@ function show(
       `redis ${ready.redis ?? 'unknown'}, feed ${ready.notifications ?? 'unknown'}, ` +
       `eviction ${ready.eviction ?? 'unknown'}`,
   );
+  // A queue whose state Redis lost does not make the server not ready; it is said here.
+  for (const loss of ready.stateLost ?? []) {
+    printLine(
+      pc.red(`state lost: queue ${loss.queue} (${loss.cause}, ${loss.at}): see the server's log`),
+    );
+  }
   if (data === null) {
     printLine(`queues: none could be read${unsaid ? `: ${unsaid.message}` : ' (below)'}`);
     return;

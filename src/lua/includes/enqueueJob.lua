@@ -23,15 +23,22 @@
     runAtOf(runAt, delayMs, now)
                         the job's run-at time (ms, Redis clock) or nil for none, and true when a
                         given runAt is more than MAX_DELAY_MS from now (then refused)
-    firstId(seqKey, n)  the first of n new ids; refuses (DATA_OUT_OF_RANGE) a `seq` that is
+    firstId(seqKey, n, floor)
+                        the first of n new ids, and the value to SET `seq` to before the
+                        call's INCR(BY), or nil: the engine's id floor (the highest id it has
+                        seen handed out, '' for none) when `seq` stands at or below it, so ids
+                        are never minted twice after Redis lost `seq` (DESIGN.md §3, "A Redis
+                        that lost a queue's state"); refuses (DATA_OUT_OF_RANGE) a `seq` that is
                         not an integer from 0 to 2^53 − 1 − n (an id past 2^53−1 is not exact in
-                        Lua nor as a lane score)
+                        Lua nor as a lane score), or a floor above that
     judgeLane(k, group, laneKey)
                         limit, active, serviceable, saturated of a group a job goes to the lane
                         of, before (includes/groupState.lua: refuses an active count it cannot
                         hold exactly)
   Writing:
-    markLayout(base, first)  the queue's layout mark when `first` is its first id
+    markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
+                        the call raised `seq` to the engine's floor (a queue whose state Redis
+                        lost: its first id since)
     writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
              backoffMaxDelayMs, backoffJitter)
                         the job hash in one HSET (state pending, or delayed with its runAt)
@@ -105,7 +112,7 @@ local function runAtOf(givenRunAt, delayMs, now)
   return nil, false
 end
 
-local function firstId(seqKey, n)
+local function firstId(seqKey, n, floor)
   local last = redis.call('GET', seqKey)
   local top = LAST_SEQ + 1 - n
   if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= top) then
@@ -114,7 +121,16 @@ local function firstId(seqKey, n)
       .. ')',
       'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
   end
-  return (last and tonumber(last) or 0) + 1
+  local from = last and tonumber(last) or 0
+  -- One comparison when `seq` is ahead, as it is unless Redis lost it.
+  if floor ~= nil and floor ~= '' and tonumber(floor) > from then
+    if tonumber(floor) > top then
+      refuse(seqKey, nil, floor, 'an id floor from 0 to ' .. string.format('%d', top),
+        'Send new jobs to a new queue.')
+    end
+    return tonumber(floor) + 1, floor
+  end
+  return from + 1, nil
 end
 
 local function judgeLane(k, group, laneKey)
@@ -124,8 +140,8 @@ local function judgeLane(k, group, laneKey)
   return limit, active, serviceable, saturated
 end
 
-local function markLayout(base, first)
-  if first == 1 then
+local function markLayout(base, first, raised)
+  if first == 1 or raised then
     -- The queue's first job: mark its layout, so a reader knows it is not the previous one's
     -- (DESIGN.md §2, "Job layout"; a queue with jobs and no mark is refused by the engine).
     redis.call('HSET', settingsKeyOf(base), 'layout', JOB_LAYOUT)
