@@ -8,6 +8,7 @@ export { Defaults } from './defaults.js';
 export { ErrorCode, RingmasterError } from './errors.js';
 export { EvictionPolicyError } from './eviction.js';
 export type { HistoryEntry } from './history.js';
+export { Limits } from './limits.js';
 export {
   type BackoffPolicyInput,
   type EnqueueOptions,
@@ -30,5 +31,4 @@ export type {
   QueueStats,
   SteeringOptions,
 } from './types.js';
-export { Limits } from './validate.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';
