@@ -136,7 +136,11 @@ function files(dir, skip) {
 }
 
 /** Files outside console/ that the console imports (dependency-free, shared with the CLI). */
-const CONSOLE_SHARED = ['src/cli/historyDetail.ts', 'src/cli/visibleText.ts'];
+const CONSOLE_SHARED = [
+  'src/cli/historyDetail.ts',
+  'src/cli/visibleText.ts',
+  'src/lanes/limits.ts',
+];
 
 /** A digest of the console's inputs: each file's path and content. */
 function consoleInputs() {

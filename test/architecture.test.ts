@@ -36,13 +36,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'src/badPorts.ts': [],
   'src/decimalDigits.ts': [],
   'src/cli/': ['src/badPorts.ts', 'src/decimalDigits.ts'],
-  'src/cli/bounds.ts': [
-    'src/badPorts.ts',
-    'src/decimalDigits.ts',
-    'src/lanes/validate.ts',
-    'src/lanes/rateLimits.ts',
-  ],
-  'console/src/': ['src/cli/historyDetail.ts', 'src/cli/visibleText.ts'],
+  'src/cli/bounds.ts': ['src/badPorts.ts', 'src/decimalDigits.ts', 'src/lanes/limits.ts'],
+  'console/src/': ['src/cli/historyDetail.ts', 'src/cli/visibleText.ts', 'src/lanes/limits.ts'],
   'bench/': ['src/'],
 };
 

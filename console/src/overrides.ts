@@ -3,8 +3,10 @@
  * types and the sentence a pending revert reads as (`components/TimedOverrides.tsx`).
  */
 
+import { Limits } from '../../src/lanes/limits.js';
+
 /** The longest override the API takes (ms): 30 days. */
-const MAX_FOR_MS = 2_592_000_000;
+const MAX_FOR_MS = Limits.maxDelayMs;
 
 const MINUTE = 60_000;
 const UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: MINUTE, s: 1_000 };

@@ -4,8 +4,7 @@
  * out of range is a usage error (exit 1) naming the argument and its true range before anything
  * is sent — never graphql-js' "Int cannot represent …" nor a round trip for BAD_USER_INPUT.
  */
-import { RateLimits } from '../lanes/rateLimits.js';
-import { Limits, MAX_WEIGHT } from '../lanes/validate.js';
+import { isIntegerIn, Limits } from '../lanes/limits.js';
 
 /** An inclusive range of whole numbers; for a duration, of ms. */
 export interface Bound {
@@ -18,11 +17,11 @@ export const Bounds = {
   /** `limit <group> <limit>`: `setLimit(limit)`, 0 parks the group. */
   limit: { min: 0, max: Limits.maxLimit },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */
-  weight: { min: 1, max: MAX_WEIGHT },
+  weight: { min: 1, max: Limits.maxWeight },
   /** `rate <group> <max>`: `setRateLimit(max)`, claims per window. */
-  max: { min: 1, max: RateLimits.maxClaims },
+  max: { min: 1, max: Limits.maxRateClaims },
   /** `rate --per`: `setRateLimit(windowMs)`, ms. */
-  per: { min: 1, max: RateLimits.maxWindowMs },
+  per: { min: 1, max: Limits.maxDelayMs },
   /** `limit --for`, `pause --for`: `forMs`, ms. */
   for: { min: 1, max: Limits.maxDelayMs },
   /** `groups --first`, `dead --first`, `history --first`: a page (`first`). */
@@ -38,3 +37,7 @@ export const Bounds = {
   /** `--timeout`: ms one request may take; the CLI's own bound (an hour). */
   timeout: { min: 1, max: 3_600_000 },
 } as const satisfies Record<string, Bound>;
+
+/** Whether `n` is a whole number within `bound`: the engine's range check. */
+export const withinBound = (n: unknown, bound: Bound): n is number =>
+  isIntegerIn(n, bound.min, bound.max);

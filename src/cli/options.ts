@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from 'commander';
 import parseDuration from 'parse-duration';
 import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
-import type { Bound } from './bounds.js';
+import { type Bound, withinBound } from './bounds.js';
 import { durationText } from './output.js';
 
 /** 1000000 → "1,000,000": ranges as people read them. */
@@ -30,7 +30,7 @@ export function integer(name: string, bound: Bound): (value: string) => number {
       throw new InvalidArgumentError(`${must}: ${DECIMAL_DIGITS_ONLY}`);
     }
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < bound.min || n > bound.max) {
+    if (!withinBound(n, bound)) {
       throw new InvalidArgumentError(must);
     }
     return n;

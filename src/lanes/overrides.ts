@@ -6,8 +6,9 @@
  * them, and the {@link Reaper} applies due overrides every pass.
  */
 import { badInput } from './errors.js';
+import { Limits } from './limits.js';
 import type { SteeringOptions } from './types.js';
-import { Limits } from './validate.js';
+import { integerIn } from './validate.js';
 
 /** The two kinds of timed override: a group's limit and a group's pause. */
 export type OverrideKind = 'limit' | 'pause';
@@ -46,15 +47,7 @@ export interface AppliedOverrides {
  */
 export function forMs(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (
-    typeof value !== 'number' ||
-    !Number.isInteger(value) ||
-    value < 1 ||
-    value > Limits.maxDelayMs
-  ) {
-    throw badInput('forMs', `must be an integer from 1 to ${Limits.maxDelayMs} (ms: 30 days)`);
-  }
-  return value;
+  return integerIn('forMs', value, 1, Limits.maxDelayMs);
 }
 
 /**

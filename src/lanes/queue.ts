@@ -1406,9 +1406,7 @@ export class Queue {
   async metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
     const maxSteps =
       validate.options('options', options, { maxSteps: true }).maxSteps ?? METRICS_HEAD_STEPS;
-    if (!Number.isInteger(maxSteps) || maxSteps < 1 || maxSteps > 10_000) {
-      throw badInput('maxSteps', 'must be an integer from 1 to 10,000');
-    }
+    validate.integerIn('maxSteps', maxSteps, 1, validate.Limits.maxMetricsSteps);
     return decodeMetrics(await this.commands.readMetrics({ maxSteps }));
   }
 

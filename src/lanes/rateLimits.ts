@@ -1,19 +1,12 @@
 /**
- * Per-group rate limits (DESIGN.md §3, "Rate limits"): the bounds and the input check of
- * `Queue.setRateLimit`. The scripts are `setRateLimit-8.lua` and `clearRateLimit-8.lua`; the
+ * Per-group rate limits (DESIGN.md §3, "Rate limits"): the input check of `Queue.setRateLimit`
+ * (its bounds are `Limits.maxRateClaims` and `Limits.maxDelayMs`). The scripts are `setRateLimit-8.lua` and `clearRateLimit-8.lua`; the
  * claim side is `src/lua/includes/rateLimit.lua`.
  */
 import { badInput } from './errors.js';
+import { Limits } from './limits.js';
 import type { RateLimit } from './types.js';
-import { options } from './validate.js';
-
-/** Bounds of a rate limit (DESIGN.md §5). */
-export const RateLimits = {
-  /** The most claims a window may allow (count). */
-  maxClaims: 1_000_000,
-  /** The longest window (ms): 30 days. */
-  maxWindowMs: 2_592_000_000,
-} as const;
+import { integerIn, options } from './validate.js';
 
 /**
  * A rate limit as given to `Queue.setRateLimit`: `{ max, windowMs }` with `max` an integer in
@@ -30,14 +23,7 @@ export function rateLimit(value: unknown): RateLimit {
     windowMs: true,
   });
   return {
-    max: integerIn('max', max, 1, RateLimits.maxClaims),
-    windowMs: integerIn('windowMs', windowMs, 1, RateLimits.maxWindowMs),
+    max: integerIn('max', max, 1, Limits.maxRateClaims),
+    windowMs: integerIn('windowMs', windowMs, 1, Limits.maxDelayMs),
   };
-}
-
-function integerIn(argument: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw badInput(argument, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
 }

@@ -6,59 +6,32 @@
 import { createHash } from 'node:crypto';
 import { TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
+import { isIntegerIn, Limits } from './limits.js';
 import type { JobState } from './types.js';
 
-/** Bounds of DESIGN.md §5, in one place. */
-export const Limits = {
-  queueNameLength: 128,
-  groupIdBytes: 256,
-  /** An actor's UTF-8 bytes (`actor`): a person's or a program's name, not a document. */
-  actorBytes: 128,
-  maxLimit: 1_000_000,
-  maxLeaseMs: 86_400_000,
-  maxAttempts: 100,
-  payloadBytes: 524_288,
-  /**
-   * Payload bytes (JSON text, UTF-8, summed over the jobs) one `Queue.enqueueMany` call may
-   * send: 16 MiB, so a call is one command of bounded size, not 1,000 × 512 KiB = 512 MiB.
-   */
-  enqueueBatchPayloadBytes: 16_777_216,
-  maxPageSize: 500,
-  /** Groups a `Queue.snapshot` reads by id besides its page. */
-  maxPicked: 20,
-  tokenLength: 128,
-  maxReapBatch: 10_000,
-  /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
-  maxBatch: 1_000,
-  /** Jobs one `Queue.enqueueMany` call enqueues (one script; as completeAndClaim's batch). */
-  maxEnqueueBatch: 1_000,
-  /** Jobs one Worker runs at once. */
-  maxConcurrency: 10_000,
-  /** How long an enqueue's idempotency key may be remembered (ms): 30 days. */
-  maxKeyTtlMs: 2_592_000_000,
-  /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
-  maxActionLimit: 1_000,
-  /** Job ids one operator action may name. */
-  maxActionIds: 1_000,
-  /** Completed or dead jobs a queue may retain (count). */
-  maxRetentionCount: 1_000_000,
-  /** The longest a retention policy may keep a job (ms): 365 days. */
-  maxRetentionAgeMs: 31_536_000_000,
-  /**
-   * The longest delay (ms): 30 days — an enqueue's delayMs, how far its runAt may be from the
-   * Redis clock's now, a retry's delayMs, a backoff's delayMs and maxDelayMs.
-   */
-  maxDelayMs: 2_592_000_000,
-} as const;
+// Read here as `validate.Limits` by the engine's modules, as well as from limits.ts.
+export { Limits } from './limits.js';
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
 // C0, DEL and C1 control characters.
 const CONTROL = /\p{Cc}/u;
 const JOB_ID = /^[0-9]{1,20}$/;
 
-function integerIn(argument: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw badInput(argument, `must be an integer from ${min} to ${max}`);
+/**
+ * `value` when it is an integer from `min` to `max` (both included); else BAD_USER_INPUT
+ * (`argument`): "must be an integer from min to max", after `field` when it names a field of
+ * the argument.
+ */
+export function integerIn(
+  argument: string,
+  value: unknown,
+  min: number,
+  max: number,
+  field?: string,
+): number {
+  if (!isIntegerIn(value, min, max)) {
+    const what = field === undefined ? '' : `${field} `;
+    throw badInput(argument, `${what}must be an integer from ${min} to ${max}`);
   }
   return value;
 }
@@ -127,7 +100,7 @@ export function idempotencyKey(value: unknown): string {
 
 /** How long an idempotency key is remembered, in ms: an integer in 1..2,592,000,000 (30 days). */
 export function keyTtlMs(value: unknown): number {
-  return integerIn('keyTtlMs', value, 1, Limits.maxKeyTtlMs);
+  return integerIn('keyTtlMs', value, 1, Limits.maxDelayMs);
 }
 
 /**
@@ -181,12 +154,8 @@ export function backoff(value: unknown): {
   if (v.type !== 'FIXED' && v.type !== 'EXPONENTIAL') {
     throw badInput('backoff', "type must be 'FIXED' or 'EXPONENTIAL'");
   }
-  const field = (name: string, x: unknown, min: number) => {
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > Limits.maxDelayMs) {
-      throw badInput('backoff', `${name} must be an integer from ${min} to ${Limits.maxDelayMs}`);
-    }
-    return x;
-  };
+  const field = (name: string, x: unknown, min: number) =>
+    integerIn('backoff', x, min, Limits.maxDelayMs, name);
   const delay = field('delayMs', v.delayMs, 0);
   const maxDelayMs = v.maxDelayMs == null ? null : field('maxDelayMs', v.maxDelayMs, delay);
   const jitter = v.jitter ?? 0;
@@ -835,12 +804,8 @@ export function retentionChange(
     throw badInput(argument, 'must be an object { count, ageMs }');
   }
   const given = options(argument, value as Record<string, unknown>, { count: true, ageMs: true });
-  const integer = (field: string, v: unknown, min: number, max: number): number => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      throw badInput(argument, `${field} must be an integer from ${min} to ${max}`);
-    }
-    return v;
-  };
+  const integer = (field: string, v: unknown, min: number, max: number): number =>
+    integerIn(argument, v, min, max, field);
   const out: { count?: number; ageMs?: number | null } = {};
   if (given.count !== undefined) {
     out.count = integer('count', given.count, 0, Limits.maxRetentionCount);
@@ -853,10 +818,7 @@ export function retentionChange(
   return out;
 }
 
-/** The most turns per round a group may be given (DESIGN.md §3, "Weights"). */
-export const MAX_WEIGHT = 1_000;
-
 /** A group's weight (turns per round of the ring): an integer in 1..1,000. */
 export function weight(value: unknown): number {
-  return integerIn('weight', value, 1, MAX_WEIGHT);
+  return integerIn('weight', value, 1, Limits.maxWeight);
 }

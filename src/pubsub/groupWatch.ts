@@ -1,5 +1,5 @@
 /** `groupChanged(queue, group)`: one group's state, sent whenever any field of it changes. */
-import type { GroupInfo, QueueKeys } from '../lanes/index.js';
+import type { GroupInfo, QueueKeys } from '../lanes/internal.js';
 import type { Render } from './conflate.js';
 
 /** Every field equal. */

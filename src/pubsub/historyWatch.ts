@@ -14,7 +14,7 @@ import {
   type HistoryEntry,
   type QueueKeys,
   type RedisClient,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 import type { Render } from './conflate.js';
 
 /** Entries a history watch holds (count): the most one event can carry. */

@@ -11,8 +11,8 @@
  * changes no state: a lease extended). A job with no entries (the list expired, or it moved
  * before the watch was registered) is sent as read, as before events existed.
  */
-import type { Job, JobError, Queue, QueueKeys } from '../lanes/index.js';
-import { decodeJob, withoutToken } from '../lanes/index.js';
+import type { Job, JobError, Queue, QueueKeys } from '../lanes/internal.js';
+import { decodeJob, withoutToken } from '../lanes/internal.js';
 import type { Render } from './conflate.js';
 
 /**

@@ -37,7 +37,7 @@ import {
   queueKeys,
   type Ringmaster,
   RingmasterError,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 import { isCluster } from '../lanes/redisConnection.js';
 import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';

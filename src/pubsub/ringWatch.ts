@@ -1,5 +1,5 @@
 /** `ringChanged(queue)`: a queue's ring and state, and each subscriber's events rendered from them. */
-import type { QueueKeys, QueueState } from '../lanes/index.js';
+import type { QueueKeys, QueueState } from '../lanes/internal.js';
 import type { Render } from './conflate.js';
 
 export type RingChangeReason = 'SNAPSHOT' | 'CHANGE' | 'RESYNC';

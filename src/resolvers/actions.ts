@@ -5,7 +5,7 @@
  */
 
 import type { Context } from '../context.js';
-import type { JobActionResult, JobState, Queue, RetentionChange } from '../lanes/index.js';
+import type { JobActionResult, JobState, Queue, RetentionChange } from '../lanes/internal.js';
 import { steering } from './steering.js';
 
 type Maybe<T> = T | null | undefined;

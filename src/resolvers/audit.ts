@@ -1,7 +1,7 @@
 /** Audit and repair (admin): thin calls into the engine (DESIGN.md §3 invariants). */
 
 import type { Context } from '../context.js';
-import type { Queue, ReconcileReport } from '../lanes/index.js';
+import type { Queue, ReconcileReport } from '../lanes/internal.js';
 import { steering } from './steering.js';
 
 /** `Queue.audit`: what violates I1–I3 now; writes nothing. */

@@ -9,8 +9,8 @@ import type {
   JobError,
   PromotedJob,
   Queue,
-} from '../lanes/index.js';
-import { withoutToken } from '../lanes/index.js';
+} from '../lanes/internal.js';
+import { withoutToken } from '../lanes/internal.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 

@@ -11,7 +11,7 @@ import {
   type OverrideKind,
   remainingMs,
   type TimedOverride,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 

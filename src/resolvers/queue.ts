@@ -12,8 +12,8 @@ import type {
   QueueRetention,
   QueueState,
   QueueStats,
-} from '../lanes/index.js';
-import { withoutToken } from '../lanes/index.js';
+} from '../lanes/internal.js';
+import { withoutToken } from '../lanes/internal.js';
 
 /** `Query.queue(name)`: a handle; the engine validates the name (BAD_USER_INPUT). */
 export function queue(ctx: Context, name: string): Queue {

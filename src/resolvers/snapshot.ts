@@ -4,7 +4,7 @@
  */
 
 import type { Context } from '../context.js';
-import type { GroupInfo, Queue, QueueSnapshot } from '../lanes/index.js';
+import type { GroupInfo, Queue, QueueSnapshot } from '../lanes/internal.js';
 import { describeWithRing } from './group.js';
 import { toConnection } from './queue.js';
 

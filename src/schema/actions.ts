@@ -4,7 +4,7 @@
  * `resumeQueue`, `setRetention` (each answers the `Queue` after). Nullable, as every mutation
  * field (src/schema/job.ts says why).
  */
-import { Defaults, type JobActionResult } from '../lanes/index.js';
+import { Defaults, type JobActionResult } from '../lanes/internal.js';
 import * as resolve from '../resolvers/actions.js';
 import { builder } from './builder.js';
 import { JobStateRef } from './job.js';

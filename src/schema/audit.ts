@@ -2,7 +2,7 @@
  * `Queue.audit`, `Mutation.repairQueue` and their report types: finding and fixing
  * leaked permits and a damaged ring. Admin only: both read every group of the queue.
  */
-import type { Finding, ReconcileReport } from '../lanes/index.js';
+import type { Finding, ReconcileReport } from '../lanes/internal.js';
 import * as resolve from '../resolvers/audit.js';
 import { builder } from './builder.js';
 import { QueueRef } from './queue.js';

@@ -4,7 +4,7 @@
  * acted (a token's name, else its role), never a token.
  */
 import type { HistoryEntry } from '../lanes/index.js';
-import { HISTORY_PAGE_SIZE } from '../lanes/index.js';
+import { HISTORY_PAGE_SIZE } from '../lanes/internal.js';
 import type { HistoryBatch } from '../pubsub/index.js';
 import * as resolve from '../resolvers/history.js';
 import { type HistoryConnection, historyAdded } from '../resolvers/history.js';

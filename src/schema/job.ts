@@ -2,7 +2,13 @@
  * `Job`, `JobState`, `JobError`, `Backoff` and the job mutations of the worker role
  * (DESIGN.md §4).
  */
-import { type BackoffPolicy, Defaults, type Job, type JobError, Limits } from '../lanes/index.js';
+import {
+  type BackoffPolicy,
+  Defaults,
+  type Job,
+  type JobError,
+  Limits,
+} from '../lanes/internal.js';
 import * as resolve from '../resolvers/job.js';
 import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';

@@ -3,7 +3,7 @@
  * `Group.pauseOverride` and `cancelOverride` (admin). The timed calls themselves are `setLimit`
  * and `pauseGroup` / `resumeGroup` given `forMs` (src/schema/group.ts). Logic in `src/resolvers/overrides.ts`.
  */
-import type { OverrideKind } from '../lanes/index.js';
+import type { OverrideKind } from '../lanes/internal.js';
 import * as resolve from '../resolvers/overrides.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';

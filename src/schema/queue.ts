@@ -11,7 +11,7 @@ import {
   type QueueRetention,
   type QueueStats,
   type RetentionPolicy,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 import * as resolve from '../resolvers/queue.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';

@@ -3,7 +3,7 @@
  * `Group.rateLimitedUntil`, and the admin mutations `setRateLimit` / `clearRateLimit` (logic in
  * `src/resolvers/rateLimit.ts`).
  */
-import type { RateLimit } from '../lanes/index.js';
+import type { RateLimit } from '../lanes/internal.js';
 import * as resolve from '../resolvers/rateLimit.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';

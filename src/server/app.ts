@@ -18,7 +18,7 @@ import {
   type RedisClient,
   Ringmaster,
   RingmasterError,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 import { LiveFeed } from '../pubsub/index.js';
 import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';

@@ -6,7 +6,7 @@
  * to an evicting policy, naming it and the fix, and an info line when it is `noeviction` again.
  */
 import type { Logger } from 'pino';
-import { type EvictionCheck, evictionMessage, type Ringmaster } from '../lanes/index.js';
+import { type EvictionCheck, evictionMessage, type Ringmaster } from '../lanes/internal.js';
 
 export class EvictionWatch {
   private timer: NodeJS.Timeout | null = null;

@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { errorLine } from '../lanes/errors.js';
-import type { QueueMetrics, Ringmaster, ScriptObserver } from '../lanes/index.js';
+import type { QueueMetrics, Ringmaster, ScriptObserver } from '../lanes/internal.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import type { Authenticator } from './auth.js';
 import { isLoopback } from './loopback.js';

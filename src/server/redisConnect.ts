@@ -20,7 +20,7 @@ import {
   type NodeAddress,
   type RedisClient,
   readNodeTimeout,
-} from '../lanes/index.js';
+} from '../lanes/internal.js';
 
 /** How long the server tries to reach Redis at start before it gives up (ms). */
 const CONNECT_TIMEOUT_MS = 5_000;

@@ -20,7 +20,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
-import { isCluster, type RedisClient } from '../lanes/index.js';
+import { isCluster, type RedisClient } from '../lanes/internal.js';
 
 const coalescing = new WeakSet<Redis>();
 

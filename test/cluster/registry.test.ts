@@ -16,7 +16,7 @@ import {
   REGISTRATION_REFRESH_MS,
   Reaper,
   Ringmaster,
-} from '../../src/lanes/index.js';
+} from '../../src/lanes/internal.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queueOn } from '../support/clusterQueues.js';
 import { untilRedisTimePasses } from '../support/lanes.js';

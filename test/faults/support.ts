@@ -23,7 +23,7 @@ import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
 import { expect, inject } from 'vitest';
 import { WebSocket } from 'ws';
-import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
+import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/internal.js';
 import type { PoisonKind } from '../fixtures/poison.js';
 import { escapeGlob, scanAll } from '../support/lanes.js';
 

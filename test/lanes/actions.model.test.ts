@@ -18,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Job, JobActionResult, Queue } from '../../src/lanes/index.js';
+import type { Job, JobActionResult, Queue } from '../../src/lanes/internal.js';
 import { placeJob } from '../support/jobs.js';
 import { useEngine } from '../support/lanes.js';
 

@@ -6,7 +6,7 @@
  * makes it serviceable re-rings it with a wake (I1), checked on the ring itself.
  */
 import { describe, expect, it } from 'vitest';
-import type { Job, JobActionResult, Queue } from '../../src/lanes/index.js';
+import type { Job, JobActionResult, Queue } from '../../src/lanes/internal.js';
 import { placeJob, placeJobs, placesOf } from '../support/jobs.js';
 import { rawState, snapshot, statsOf, useEngine } from '../support/lanes.js';
 

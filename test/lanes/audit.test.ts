@@ -4,7 +4,7 @@
  * implementation would leave it. After a repair the audit is clean and the queue works.
  */
 import { describe, expect, it } from 'vitest';
-import type { Finding, Queue } from '../../src/lanes/index.js';
+import type { Finding, Queue } from '../../src/lanes/internal.js';
 import { placeJob, placeJobs } from '../support/jobs.js';
 import { rawState, snapshot, untilRedisTimePasses, useEngine } from '../support/lanes.js';
 

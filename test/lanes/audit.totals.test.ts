@@ -6,7 +6,7 @@
  * that never stands still gets TOTALS findings marked unsettled, and its totals are left alone.
  */
 import { describe, expect, it } from 'vitest';
-import { type Finding, Queue } from '../../src/lanes/index.js';
+import { type Finding, Queue } from '../../src/lanes/internal.js';
 import { TOTALS_ATTEMPTS, UNSETTLED, WATCH_CONNECTION_NAME } from '../../src/lanes/reconcile.js';
 import { pollUntil, rawState, useEngine } from '../support/lanes.js';
 

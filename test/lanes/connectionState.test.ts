@@ -5,7 +5,7 @@
  * defined once however many Connections are made on it.
  */
 import { describe, expect, it } from 'vitest';
-import { Connection, Queue, Ringmaster } from '../../src/lanes/index.js';
+import { Connection, Queue, Ringmaster } from '../../src/lanes/internal.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

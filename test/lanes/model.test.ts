@@ -48,7 +48,7 @@ import {
   type PromotedJob,
   Queue,
   RingmasterError,
-} from '../../src/lanes/index.js';
+} from '../../src/lanes/internal.js';
 import { useTestRedis } from '../support/redis.js';
 
 // ── configuration ──────────────────────────────────────────────────────────────────────────

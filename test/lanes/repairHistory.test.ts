@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Commands, type HistoryArgs } from '../../src/lanes/commands.js';
-import { Connection, type HistoryEntry, type Job, type Queue } from '../../src/lanes/index.js';
+import { Connection, type HistoryEntry, type Job, type Queue } from '../../src/lanes/internal.js';
 import { reconcile } from '../../src/lanes/reconcile.js';
 import { useEngine } from '../support/lanes.js';
 

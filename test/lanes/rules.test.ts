@@ -4,7 +4,7 @@
  * wake list's length and the stats counters, not only what the engine answers.
  */
 import { describe, expect, it } from 'vitest';
-import { type Job, Queue, REGISTRATION_REFRESH_MS, Ringmaster } from '../../src/lanes/index.js';
+import { type Job, Queue, REGISTRATION_REFRESH_MS, Ringmaster } from '../../src/lanes/internal.js';
 import { pollUntil, rawState, statsOf, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

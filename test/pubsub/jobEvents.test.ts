@@ -6,7 +6,7 @@
  * nobody watched) is sent as read.
  */
 import { describe, expect, it } from 'vitest';
-import { type Job, type Queue, queuesKey } from '../../src/lanes/index.js';
+import { type Job, type Queue, queuesKey } from '../../src/lanes/internal.js';
 import { queueName, Reader, useFeeds, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 

@@ -5,7 +5,7 @@
  * the cluster cases are test/cluster/server.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { isCluster } from '../../src/lanes/index.js';
+import { isCluster } from '../../src/lanes/internal.js';
 import { buildServer } from '../../src/server/app.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { createLogger } from '../../src/server/logger.js';

@@ -14,7 +14,7 @@
 import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type Queue, queueKeys } from '../../src/lanes/index.js';
+import { type Queue, queueKeys } from '../../src/lanes/internal.js';
 import { CHROMIUM, skipBrowser } from '../support/chromium.js';
 import { shot, useConsoleBrowser, waitText } from '../support/console.js';
 import { queueName, waitFor } from '../support/pubsub.js';

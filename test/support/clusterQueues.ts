@@ -3,7 +3,7 @@
  * name (the `{Q}` hash tag), so a name is picked per master by trying stems until its slot is one
  * that master serves. Lets a test cover every master, or put a queue on the one it will kill.
  */
-import { keySlot } from '../../src/lanes/index.js';
+import { keySlot } from '../../src/lanes/internal.js';
 import type { ClusterNodeInfo, TestCluster } from './cluster.js';
 import { uniqueQueueName } from './lanes.js';
 

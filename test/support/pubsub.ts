@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type Cluster, Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { isCluster, Ringmaster } from '../../src/lanes/index.js';
+import { isCluster, Ringmaster } from '../../src/lanes/internal.js';
 import { LiveFeed, type LiveFeedOptions } from '../../src/pubsub/index.js';
 import {
   type RedisProcess,

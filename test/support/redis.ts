@@ -32,7 +32,7 @@ import getPort from 'get-port';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll } from 'vitest';
-import { clusterOptions, masterClients } from '../../src/lanes/index.js';
+import { clusterOptions, masterClients } from '../../src/lanes/internal.js';
 import {
   type RedisProcess,
   startRedisServer,

@@ -7,6 +7,7 @@
  * once a read after it shows it.
  */
 import { useState } from 'preact/hooks';
+import { Limits } from '../../../src/lanes/limits.js';
 import { useAction } from '../action';
 import { answered, request } from '../api';
 import { type Bounded, untilDone } from '../bulk';
@@ -26,9 +27,9 @@ import { JobTable } from './JobTable';
 
 const PAGE_SIZES = [25, 50, 100] as const;
 /** Jobs per call of a bulk action (the API's most). */
-const BULK_LIMIT = 1_000;
-/** How many jobs a read that confirms a bulk action looks at. */
-const CONFIRM_READ = 500;
+const BULK_LIMIT = Limits.maxActionLimit;
+/** How many jobs a read that confirms a bulk action looks at (the API's largest page). */
+const CONFIRM_READ = Limits.maxPageSize;
 
 type Bulk = { verb: 'retry' | 'delete'; count: number };
 

@@ -5,6 +5,7 @@
  * and the panels re-read the snapshot.
  */
 import { useState } from 'preact/hooks';
+import { Limits } from '../../../src/lanes/limits.js';
 import { ApiError, answered, request } from '../api';
 import { clockMs, duration, n } from '../format';
 import {
@@ -15,8 +16,8 @@ import {
 import { CountInput } from './CountInput';
 
 /** The bounds the server checks (DESIGN.md §5), checked here first to say it in words. */
-const MAX_CLAIMS = 1_000_000;
-const MAX_WINDOW_MS = 2_592_000_000;
+const MAX_CLAIMS = Limits.maxRateClaims;
+const MAX_WINDOW_MS = Limits.maxDelayMs;
 
 export function RateLimitControl(props: {
   queue: string;

@@ -1,0 +1,59 @@
+/**
+ * The bounds of DESIGN.md §5, each stated once, and the one range check every caller uses: the
+ * engine's input checks (`validate.ts`), the CLI's arguments (`src/cli/bounds.ts`) and the
+ * console's forms read them here. Imports nothing, so the console can bundle it. The scripts
+ * keep their own copies of the few they check (src/lua), pinned equal by test/lua.
+ */
+
+/** Bounds of DESIGN.md §5: counts, bytes, and ms for the names ending in `Ms`. */
+export const Limits = {
+  queueNameLength: 128,
+  groupIdBytes: 256,
+  /** An actor's UTF-8 bytes (`actor`): a person's or a program's name, not a document. */
+  actorBytes: 128,
+  maxLimit: 1_000_000,
+  maxLeaseMs: 86_400_000,
+  maxAttempts: 100,
+  payloadBytes: 524_288,
+  /**
+   * Payload bytes (JSON text, UTF-8, summed over the jobs) one `Queue.enqueueMany` call may
+   * send: 16 MiB, so a call is one command of bounded size, not 1,000 × 512 KiB = 512 MiB.
+   */
+  enqueueBatchPayloadBytes: 16_777_216,
+  maxPageSize: 500,
+  /** Groups a `Queue.snapshot` reads by id besides its page. */
+  maxPicked: 20,
+  tokenLength: 128,
+  maxReapBatch: 10_000,
+  /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
+  maxBatch: 1_000,
+  /** Jobs one `Queue.enqueueMany` call enqueues (one script; as completeAndClaim's batch). */
+  maxEnqueueBatch: 1_000,
+  /** Jobs one Worker runs at once. */
+  maxConcurrency: 10_000,
+  /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
+  maxActionLimit: 1_000,
+  /** Job ids one operator action may name. */
+  maxActionIds: 1_000,
+  /** Completed or dead jobs a queue may retain (count). */
+  maxRetentionCount: 1_000_000,
+  /** The longest a retention policy may keep a job (ms): 365 days. */
+  maxRetentionAgeMs: 31_536_000_000,
+  /**
+   * The longest span of time an argument may name (ms): 30 days — an enqueue's delayMs, how far
+   * its runAt may be from the Redis clock's now, a retry's delayMs, a backoff's delayMs and
+   * maxDelayMs, an idempotency key's keyTtlMs, a rate limit's windowMs, a timed call's forMs.
+   */
+  maxDelayMs: 2_592_000_000,
+  /** The most turns per round a group may be given (DESIGN.md §3, "Weights"). */
+  maxWeight: 1_000,
+  /** The most claims a rate limit's window may allow (DESIGN.md §3, "Rate limits"). */
+  maxRateClaims: 1_000_000,
+  /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
+  maxMetricsSteps: 10_000,
+} as const;
+
+/** Whether `value` is an integer from `min` to `max`, both included. */
+export function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
