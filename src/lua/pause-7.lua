@@ -39,6 +39,7 @@
 --- @include "groupReply"
 --- @include "history"
 --- @include "overrides"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -54,7 +55,7 @@ local member = overrideMember('pause', group)
 allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
-redis.call('LREM', k.ring, 0, group)
+logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
 redis.call('ZADD', groupsKey, 0, group)
 local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor,
   before.pauseOverride)

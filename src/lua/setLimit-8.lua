@@ -48,6 +48,7 @@
 --- @include "groupReply"
 --- @include "history"
 --- @include "overrides"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -69,7 +70,7 @@ redis.call('HSET', k.glimit, group, limit)
 redis.call('ZADD', groupsKey, 0, group)
 settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
-  redis.call('LREM', k.ring, 0, group)
+  logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
 end
 local current = parseLimit(before.limit)
 local override, detail = steerOverride(k.base, member, forMs,

@@ -30,10 +30,10 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
+import { errorLine } from '../lanes/errors.js';
 import {
   ErrorCode,
   type GroupInfo,
-  type Queue,
   queueKeys,
   type Ringmaster,
   RingmasterError,
@@ -64,7 +64,8 @@ import {
 } from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
-import { type RingChange, type RingRead, renderRing, ringKeys, sameRingRead } from './ringWatch.js';
+import { RING_WATCH_TTL_MS, RingMirror, type RingVersion } from './ringMirror.js';
+import { type RingChange, type RingNeed, renderRing, ringKeys, WHOLE_RING } from './ringWatch.js';
 import type { FeedMode, FeedSource } from './source.js';
 import { Watch } from './watch.js';
 
@@ -109,6 +110,11 @@ export interface LiveFeedOptions {
    * every third of it while the watch lives). Default {@link JOB_WATCH_TTL_MS}.
    */
   jobWatchTtlMs?: number;
+  /**
+   * How long a ring watch's marker `P:{Q}:ringwatched` lasts without a renewal (ms; renewed
+   * every third of it while any ring is watched). Default {@link RING_WATCH_TTL_MS}.
+   */
+  ringWatchTtlMs?: number;
   logger: Logger;
 }
 
@@ -118,8 +124,10 @@ export interface LiveFeedStats {
   listeners: number;
   /** Queues with a watched ring, group, job or history. */
   watchedQueues: number;
-  /** Ring reads started since the feed was made. */
+  /** Ring reads started since the feed was made (of the log or whole). */
   ringReads: number;
+  /** Of those, reads of the whole ring (LRANGE): a watch's first, a resync, a gap in the log. */
+  ringFullReads: number;
   /** Group reads started since the feed was made. */
   groupReads: number;
   /** Job reads started since the feed was made. */
@@ -157,15 +165,6 @@ function positiveCount(name: string, value: number): number {
   return value;
 }
 
-/**
- * A ring with its queue's state: the ring (LRANGE) and the state (one HGET of `settings`) sent
- * together, so one round trip.
- */
-async function readRing(handle: Queue): Promise<RingRead> {
-  const [ring, queueState] = await Promise.all([handle.ring(), handle.state()]);
-  return { ring, queueState };
-}
-
 export class LiveFeed {
   private readonly engine: Ringmaster;
   private readonly prefix: string;
@@ -182,7 +181,13 @@ export class LiveFeed {
   private watchCount = 0;
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
-  private readonly rings = new Map<string, Watch<RingRead>>();
+  private readonly rings = new Map<string, Watch<RingVersion>>();
+  /** queue → the copy of its watched ring (one per ring watch) */
+  private readonly mirrors = new Map<string, RingMirror>();
+  /** Renews every watched ring's marker (`P:{Q}:ringwatched`) while any is watched. */
+  private markTimer: NodeJS.Timeout | undefined;
+  private readonly ringCounts = { fullReads: 0, logReads: 0 };
+  private readonly ringWatchTtlMs: number;
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
@@ -237,6 +242,7 @@ export class LiveFeed {
       ),
     });
     this.logger = options.logger;
+    this.ringWatchTtlMs = positiveMs('ringWatchTtlMs', options.ringWatchTtlMs ?? RING_WATCH_TTL_MS);
     this.registrations = new JobRegistrations(
       options.engine,
       positiveMs('jobWatchTtlMs', options.jobWatchTtlMs ?? JOB_WATCH_TTL_MS),
@@ -324,32 +330,79 @@ export class LiveFeed {
    *   are open (synchronously; nothing is held)
    * @throws Error when the feed is not started
    */
-  ringChanges(queue: string, signal?: AbortSignal): AsyncGenerator<RingChange> {
+  ringChanges(
+    queue: string,
+    signal?: AbortSignal,
+    need: RingNeed = WHOLE_RING,
+  ): AsyncGenerator<RingChange> {
     const handle = this.engine.queue(queue);
     const source = this.requireStarted();
     const name = handle.name;
-    return this.open(renderRing(name), signal, () => {
+    return this.open(renderRing(name, need), signal, () => {
       let watch = this.rings.get(name);
       if (watch === undefined) {
         this.admitWatch();
-        watch = new Watch<RingRead>({
+        const mirror = new RingMirror(
+          handle.redis,
+          queueKeys(this.prefix, name),
+          this.ringCounts,
+          this.ringWatchTtlMs,
+        );
+        watch = new Watch<RingVersion>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
           read: () => {
             this.ringReads++;
-            return readRing(handle);
+            return mirror.read();
           },
-          equals: sameRingRead,
+          equals: (a, b) => a === b,
+          onResync: () => mirror.invalidate(),
           logger: this.logger.child({ queue: name, watch: 'ring' }),
           onEmpty: () => {
             this.watchClosed();
-            if (this.rings.get(name) === watch) this.rings.delete(name);
+            if (this.rings.get(name) === watch) {
+              this.rings.delete(name);
+              this.mirrors.delete(name);
+              if (this.mirrors.size === 0) this.stopMarking();
+            }
           },
         });
         this.rings.set(name, watch);
+        this.mirrors.set(name, mirror);
+        this.markTimer ??= setInterval(() => this.renewMarks(), this.ringWatchTtlMs / 3).unref();
       }
       return watch;
     });
+  }
+
+  /**
+   * Renew every watched ring's marker; a ring whose marker had lapsed (changes went unlogged)
+   * is read whole, and its subscribers get a RESYNC.
+   */
+  private renewMarks(): void {
+    for (const [name, mirror] of this.mirrors) {
+      mirror.mark().then(
+        (lapsed) => {
+          if (lapsed) {
+            this.logger.info(
+              { queue: name },
+              'ring watch marker had lapsed: reading the ring whole',
+            );
+            this.rings.get(name)?.resync();
+          }
+        },
+        (error: unknown) =>
+          this.logger.warn(
+            { queue: name, err: errorLine(error) },
+            'ring watch marker renewal failed',
+          ),
+      );
+    }
+  }
+
+  private stopMarking(): void {
+    clearInterval(this.markTimer);
+    this.markTimer = undefined;
   }
 
   /**
@@ -509,6 +562,7 @@ export class LiveFeed {
       listeners: this.streams.size,
       watchedQueues: queues.size,
       ringReads: this.ringReads,
+      ringFullReads: this.ringCounts.fullReads,
       groupReads: this.groupReads,
       jobReads: this.jobReads,
       historyReads: this.historyReads,
@@ -525,6 +579,7 @@ export class LiveFeed {
       this.state = 'stopped';
       this.rereads.stop();
       this.registrations.stop();
+      this.stopMarking();
       for (const stream of [...this.streams]) stream.close();
       for (const watch of this.rings.values()) watch.dispose();
       for (const byGroup of this.groups.values())
@@ -533,6 +588,7 @@ export class LiveFeed {
       for (const { watch } of this.histories.values()) watch.dispose();
       this.histories.clear();
       this.rings.clear();
+      this.mirrors.clear();
       this.groups.clear();
       this.jobs.clear();
       await this.source?.stop();

@@ -31,6 +31,7 @@ async function expectChange(
   expect(await reader.next()).toEqual({
     queue: expect.any(String),
     ring,
+    size: ring.length,
     added,
     removed,
     queueState: 'RUNNING',
@@ -82,6 +83,7 @@ describe('ringChanges', () => {
     expect(await reader.next()).toEqual({
       queue: name,
       ring: ['a', 'b'],
+      size: 2,
       added: ['a', 'b'],
       removed: [],
       queueState: 'RUNNING',
@@ -232,6 +234,7 @@ describe('ringChanges', () => {
     expect(await slow.next()).toEqual({
       queue: name,
       ring: groups.slice(1),
+      size: 199,
       added: groups.slice(1),
       removed: [],
       queueState: 'RUNNING',
@@ -254,6 +257,7 @@ describe('ringChanges', () => {
     expect(await reader.next()).toEqual({
       queue: name,
       ring: ['a'],
+      size: 1,
       added: [],
       removed: [],
       queueState: 'PAUSED',

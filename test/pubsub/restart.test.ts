@@ -38,6 +38,7 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await live.next()).toEqual({
       queue: name,
       ring: ['a', 'b'],
+      size: 2,
       added: [],
       removed: [],
       queueState: 'RUNNING',
@@ -54,6 +55,7 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await live.next()).toEqual({
       queue: name,
       ring: ['a', 'b', 'c'],
+      size: 3,
       added: ['c'],
       removed: [],
       queueState: 'RUNNING',
@@ -63,6 +65,7 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await slow.next()).toEqual({
       queue: name,
       ring: ['a', 'b', 'c'],
+      size: 3,
       added: ['c'],
       removed: [],
       queueState: 'RUNNING',

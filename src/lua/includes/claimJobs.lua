@@ -55,6 +55,7 @@
 --- @include "promote"
 --- @include "rateLimit"
 --- @include "weights"
+--- @include "ringLog"
 --- @include "payloads"
 --- @include "jobEvents"
 --- @include "indexedEncoding"
@@ -180,6 +181,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     if not heads then
       break
     end
+    logRingPop(k.ring, #heads)
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
     local back, lanes, i = {}, {}, 1
@@ -298,6 +300,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     back = settleServed(batch, back, lanes)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
+      logRingPush(k.ring, back, #back)
     end
     keepHeads(k.ring, heads, i)
   end

@@ -50,6 +50,8 @@
     weightKeyOf(base)              'P:{Q}:gweight'              hash   (keys.ts `weight`)
     turnsKeyOf(base)               'P:{Q}:gturns'               hash   (keys.ts `turns`)
     headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
+    ringWatchedKeyOf(base)         'P:{Q}:ringwatched'          string (keys.ts `ringWatched`)
+    ringLogKeyOf(base)             'P:{Q}:ringlog'              list   (keys.ts `ringLog`)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -147,4 +149,12 @@ end
 
 local function headsKeyOf(base)
   return base .. 'heads'
+end
+
+local function ringWatchedKeyOf(base)
+  return base .. 'ringwatched'
+end
+
+local function ringLogKeyOf(base)
+  return base .. 'ringlog'
 end
