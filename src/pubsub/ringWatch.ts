@@ -38,6 +38,8 @@ export interface RingChange {
    * (a SNAPSHOT: the ring, its first `RingNeed.snapshotAdded`).
    */
   added: string[];
+  /** How many joined (a SNAPSHOT: the ring's size, whatever of it `added` carries). */
+  addedCount: number;
   /** Groups that left since the last event sent to this subscriber, in the order they left. */
   removed: string[];
   /** RUNNING, or PAUSED while the queue is paused (the ring stands; nothing is claimed). */
@@ -91,6 +93,7 @@ export function renderRing(
     ring: version.prefix(need.ring),
     size: version.size,
     added: version.prefix(need.snapshotAdded),
+    addedCount: version.size,
     removed: [],
     queueState: version.queueState,
     reason,
@@ -120,6 +123,7 @@ export function renderRing(
         ring: version.prefix(need.ring),
         size: version.size,
         added: [...step.added],
+        addedCount: step.added.length,
         removed: [...step.removed],
         queueState: version.queueState,
         reason,

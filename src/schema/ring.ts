@@ -7,16 +7,44 @@ import { QueueStateRef } from './queue.js';
 
 const RingChangeReasonRef = builder.enumType('RingChangeReason', {
   description:
-    'SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects.',
+    'SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects or a whole re-read of the ring.',
   values: ['SNAPSHOT', 'CHANGE', 'RESYNC'] as const,
 });
+
+/** A list's first `first` (all when null or absent; a negative one was refused at subscribe). */
+const head = (list: readonly string[], first: number | null | undefined) =>
+  first === null || first === undefined ? list : list.slice(0, Math.max(0, first));
+
+const FIRST = 'Only the first n (n ≥ 0): an event then costs O(n + what changed) to send.';
 
 const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
   fields: (t) => ({
     queue: t.exposeString('queue'),
-    ring: t.exposeStringList('ring', { description: 'The ring now, head first.' }),
-    added: t.exposeStringList('added', { description: 'Groups new since your last event.' }),
-    removed: t.exposeStringList('removed', { description: 'Groups gone since your last event.' }),
+    ring: t.stringList({
+      description: 'The ring now, head first.',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.ring, args.first),
+    }),
+    size: t.int({ description: 'Groups on the ring now.', resolve: (c) => c.size }),
+    added: t.stringList({
+      description:
+        'Groups that joined since your last event, in the order they joined (a SNAPSHOT: the ring).',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.added, args.first),
+    }),
+    removed: t.stringList({
+      description: 'Groups that left since your last event, in the order they left.',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.removed, args.first),
+    }),
+    addedCount: t.int({
+      description: 'How many groups `added` holds (with no `first`).',
+      resolve: (c) => c.addedCount,
+    }),
+    removedCount: t.int({
+      description: 'How many groups `removed` holds (with no `first`).',
+      resolve: (c) => c.removed.length,
+    }),
     queueState: t.field({
       type: QueueStateRef,
       description:
@@ -38,7 +66,7 @@ builder.subscriptionType({
       type: RingChangeRef,
       authScopes: { read: true },
       args: { queue: t.arg.string({ required: true }) },
-      subscribe: (_root, args, ctx) => ringChanged(ctx, args.queue),
+      subscribe: (_root, args, ctx, info) => ringChanged(ctx, args.queue, info),
       resolve: (change) => change,
     }),
   }),

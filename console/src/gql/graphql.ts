@@ -49,7 +49,7 @@ export type QueueState =
   | 'PAUSED'
   | 'RUNNING';
 
-/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects. */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC after the notification connection reconnects or a whole re-read of the ring. */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'
