@@ -7,7 +7,12 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ringmaster } from '../../src/lanes/index.js';
-import { EnqueueDocument, PauseGroupDocument, RingWindowDocument } from '../gql/graphql.js';
+import {
+  EnqueueDocument,
+  PauseGroupDocument,
+  RingWindowDocument,
+  SnapshotWindowDocument,
+} from '../gql/graphql.js';
 import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
@@ -91,5 +96,41 @@ describe.each(transports)('ringChanged(first) over %s', (_name, transport) => {
     expect(failed.data ?? null).toBeNull();
     expect(failed.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     sub.close();
+  });
+});
+
+describe('snapshot(ringFirst)', () => {
+  it('reads the head of the ring and its size; a READY group past the head says so', async () => {
+    const q = queueName('window');
+    const engine = new Ringmaster(redis.client(), { prefix: 'rw' });
+    await engine
+      .queue(q)
+      .enqueueMany(Array.from({ length: 1_000 }, (_, i) => ({ group: `g${i}` })));
+    const { body } = await server.request(SnapshotWindowDocument, {
+      queue: q,
+      ringFirst: 3,
+      ids: ['g1', 'g500'],
+    });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.queue.snapshot).toEqual({
+      ring: ['g0', 'g1', 'g2'],
+      ringSize: 1_000,
+      counts: { onRing: 1_000 },
+      picked: [
+        { id: 'g1', state: 'READY', reason: 'on the ring at position 2 of 1000' },
+        { id: 'g500', state: 'READY', reason: 'on the ring after position 3 of 1000' },
+      ],
+    });
+    const whole = await server.request(SnapshotWindowDocument, { queue: q, ids: [] });
+    expect(whole.body.data?.queue.snapshot.ring).toHaveLength(1_000);
+    expect(JSON.stringify(body).length).toBeLessThan(1_000);
+  });
+
+  it('refuses a negative ringFirst with BAD_USER_INPUT', async () => {
+    const { body } = await server.request(SnapshotWindowDocument, {
+      queue: queueName('window'),
+      ringFirst: -1,
+    });
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
   });
 });
