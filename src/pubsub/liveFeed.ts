@@ -338,7 +338,7 @@ export class LiveFeed {
     const handle = this.engine.queue(queue);
     const source = this.requireStarted();
     const name = handle.name;
-    return this.open(renderRing(name, need), signal, () => {
+    const stream = this.open(renderRing(name, need), signal, () => {
       let watch = this.rings.get(name);
       if (watch === undefined) {
         this.admitWatch();
@@ -373,6 +373,13 @@ export class LiveFeed {
       }
       return watch;
     });
+    // The head every version keeps for a render in flight (RingMirror.need) counts this one's.
+    const mirror = this.mirrors.get(name);
+    if (mirror !== undefined && stream instanceof FeedStream && !stream.done) {
+      mirror.needs.set(stream, Math.max(need.ring, need.snapshotAdded));
+      stream.release = () => mirror.needs.delete(stream);
+    }
+    return stream;
   }
 
   /**
@@ -717,7 +724,11 @@ class FeedStream<T, E> extends ConflatingStream<T, E> {
     this.close();
   }
 
+  /** Called once when the stream ends (a ring stream's need leaves its ring's copy). */
+  release: (() => void) | undefined = undefined;
+
   protected override ended(): void {
+    this.release?.();
     this.signal?.removeEventListener('abort', this);
     this.streams.delete(this as FeedStream<unknown, unknown>);
     this.watch?.remove(this);

@@ -151,15 +151,30 @@ export class RingVersion {
     return this.list !== undefined;
   }
 
-  /** The list moved on: only what was taken of it is left. */
+  /**
+   * Take the first `n` groups now, while the list still is this version (it is about to
+   * change), so a subscriber that renders this version before it is offered the next one gets
+   * its head.
+   */
+  freeze(n: number): void {
+    if (n > 0) this.prefix(n);
+  }
+
+  /** The list moved on: what was taken of it is what is left. */
   superseded(): void {
     this.list = undefined;
+  }
+
+  /** Two versions on, no render can ask for it: a version kept for its step holds no ring. */
+  dropHead(): void {
+    this.head = [];
+    this.headComplete = true;
   }
 
   /**
    * The first `n` groups of the ring (Infinity: all), head first; taken from the list while
    * this version is current and kept, so later asks of n or fewer are a slice of what was taken.
-   * After the version is superseded, the most it can give is what was taken while it was current.
+   * A superseded version gives what was taken of it (frozen before the list changed).
    */
   prefix(n: number): string[] {
     if (n <= this.head.length || this.headComplete) return this.head.slice(0, n);
@@ -262,6 +277,14 @@ export class RingMirror {
   private latest: RingVersion | undefined;
   private number = 0;
   private needFull = true;
+  /**
+   * What each subscriber needs of the ring's head (groups; Infinity: all). Before the copy
+   * changes, the version it was keeps that much, for a subscriber that renders it in the moment
+   * before the next version is offered to it.
+   */
+  readonly needs = new Map<object, number>();
+  /** The version before the latest: it drops its head when the next one comes. */
+  private beforeLatest: RingVersion | undefined;
   /** The last versions, oldest first, for cutting the chain behind them. */
   private readonly kept: RingVersion[] = [];
   private keptFrom = 0;
@@ -312,6 +335,7 @@ export class RingMirror {
     const queueState = await this.readLog(entries);
     if (queueState === null || this.needFull) return this.readFull();
     if (entries.length === 0 && queueState === latest.queueState) return latest;
+    latest.freeze(this.need());
     // What the head was, for telling a batch that left the ring as it was (below).
     const popped = entries.reduce((n, e) => n + (e.o === 'pop' ? (e.n ?? 0) : 0), 0);
     const headBefore = list.slice(popped);
@@ -453,6 +477,7 @@ export class RingMirror {
     }
     const groups = ring as string[];
     const previous = this.list;
+    this.latest?.freeze(this.need());
     const queueState: QueueState = paused === '1' ? 'PAUSED' : 'RUNNING';
     this.lastSeq = seq;
     const latest = this.latest;
@@ -482,6 +507,13 @@ export class RingMirror {
     return this.advance(queueState, { added, removed }, list);
   }
 
+  /** The most any subscriber needs of the ring's head (0 when none watches). */
+  private need(): number {
+    let most = 0;
+    for (const n of this.needs.values()) if (n > most) most = n;
+    return most;
+  }
+
   private advance(queueState: QueueState, step: RingStep, list: RingList): RingVersion {
     const version = new RingVersion(++this.number, queueState, list.size, step, list);
     const previous = this.latest;
@@ -489,6 +521,8 @@ export class RingMirror {
       previous.superseded();
       previous.next = version;
     }
+    this.beforeLatest?.dropHead();
+    this.beforeLatest = previous;
     this.latest = version;
     this.kept.push(version);
     if (this.kept.length - this.keptFrom > RING_VERSIONS_KEPT) {
