@@ -172,7 +172,7 @@ export type CliRingSubscriptionVariables = Exact<{
 }>;
 
 
-export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
+export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, size: number, queueState: QueueState } };
 
 export type CliProbeQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -750,7 +750,8 @@ export const CliRingDocument = new TypedDocumentString(`
     subscription CliRing($queue: String!) {
   ringChanged(queue: $queue) {
     reason
-    ring
+    ring(first: 200)
+    size
     queueState
   }
 }
