@@ -6,6 +6,8 @@
  * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels; on a
  *   Redis Cluster one per master ({@link ClusterSource}), each channel on the master that owns
  *   its key's slot, moved (with a RESYNC of its watchers) when that owner changes.
+ * - A watched ring is kept as a copy the scripts' ring log updates (`ringMirror.ts`): a change
+ *   costs a read of the log's tail, the whole ring is read at the start and on a resync or gap.
  * - One {@link Watch} per watched ring, group and job, shared by all its subscribers:
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
@@ -324,7 +326,9 @@ export class LiveFeed {
    * or the state differs from the last this subscriber was sent, and a RESYNC after every
    * reconnect. The ring and the queue's `settings` are watched (a pause writes there). A consumer that does
    * not pull holds only the latest ring. `return()` or aborting `signal` ends it at once and
-   * releases its listener and, with the last one, the queue's channel.
+   * releases its listener and, with the last one, the queue's channel. The watch keeps a copy
+   * of the ring from the scripts' log (DESIGN.md §4.4, "The ring log", `RingMirror`); each event
+   * carries the head of the ring `need` says (default: the whole ring, O(ring) per event).
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (synchronously)
    * @throws RingmasterError LIMIT_EXCEEDED when the ring is not watched yet and `maxWatches`
    *   are open (synchronously; nothing is held)
