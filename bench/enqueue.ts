@@ -19,8 +19,7 @@
 import { Queue as BullQueue } from 'bullmq';
 import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, fresh, measured } from './redis.js';
-import { table } from './report.js';
-import { inBatches, orderPayload, pool, progress } from './util.js';
+import { inBatches, orderPayload, pool, progress, table } from './util.js';
 
 export interface EnqueueOptions {
   /** Jobs enqueued per timed run. */

@@ -8,8 +8,8 @@
  */
 import autocannon from 'autocannon';
 import { Ringmaster } from '../src/lanes/index.js';
-import { historyAdded } from './flatCost.js';
 import { type BenchRedis, fresh } from './redis.js';
+import { historyAdded } from './scriptCost.js';
 import { graphql, startServer } from './server.js';
 import { percentile, progress } from './util.js';
 

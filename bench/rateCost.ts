@@ -9,16 +9,15 @@
  */
 import type { Redis } from 'ioredis';
 import { type Queue, Ringmaster } from '../src/lanes/index.js';
+import type { BenchRedis } from './redis.js';
 import {
   done,
-  type FlatCostOptions,
   measureChanges,
   measureClaims,
   newTally,
   type ScriptCost,
   type Tally,
-} from './flatCost.js';
-import type { BenchRedis } from './redis.js';
+} from './scriptCost.js';
 import { pool, progress } from './util.js';
 
 /** Scripts measured beside a queue's rate-limited groups. */
@@ -46,10 +45,11 @@ const rateOf = (n: number) => ({ ...RATE, max: RATE.max - 1 - (Math.floor(n / RI
 const SETUP_BATCH = 10_000;
 const CONCURRENCY = 16;
 
+/** The case, `o.rounds` rounds of `o.calls` calls per window (the flat-cost section's). */
 export async function rateCost(
   redis: BenchRedis,
   conn: Redis,
-  o: FlatCostOptions,
+  o: { readonly rounds: number; readonly calls: number },
   rateLimited: number,
 ): Promise<RateCostResult> {
   progress(`flat cost: ${rateLimited} rate-limited groups beside the claims`);

@@ -10,6 +10,7 @@ import { RATE_SCRIPTS } from './rateCost.js';
 import { type RingScaleResult, renderRingScale, ringScaleRatios } from './ringScale.js';
 import { type StartupResult, spread } from './startup.js';
 import type { ThroughputRow } from './throughput.js';
+import { table } from './util.js';
 
 export interface Meta {
   date: string;
@@ -52,17 +53,6 @@ const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('e
 const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 const times = (n: number) => `${fixed(n, 2)}×`;
 const mib = (bytes: number) => `${fixed(bytes / 1_048_576, 1)} MiB`;
-
-/** A plain-text table: first column left-aligned, the rest right-aligned. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
 
 // ── targets (issues 5, 16, 17 and 18; issue 18's where it raised one) ─────────────────────────────────────────────────────────────────
 

@@ -25,9 +25,8 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, fresh, redisCpuUsec, startBenchRedis } from './redis.js';
-import { table } from './report.js';
 import { graphql, startServer } from './server.js';
-import { now, percentile, progress, sleep } from './util.js';
+import { now, percentile, progress, sleep, table } from './util.js';
 
 export interface RingScaleOptions {
   /** Ring sizes (groups on the ring at the start), the first the comparator. */

@@ -1,6 +1,6 @@
 /**
- * Small helpers shared by the sections: clocks, percentiles, bounded concurrency, progress, and
- * a question to a forked helper process.
+ * Small helpers shared by the sections: clocks, percentiles, bounded concurrency, progress, a
+ * question to a forked helper process, and the plain-text table every section prints.
  */
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -170,3 +170,14 @@ export const orderPayload = (i: number) => ({
   customer: `customer-${i % 997}`,
   total: i * 3,
 });
+
+/** A plain-text table: first column left-aligned, the rest right-aligned. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}

@@ -85,7 +85,8 @@ export const STANDING_MEANS: Record<Standing, string> = {
   rated: 'its rate limit is used up for this window: no turn until the window reopens',
 };
 
-// Invisible characters as markers (`acme⟨ZWSP⟩`): the rule is shared with the CLI.
+// Characters that would make an id look like another, as markers (`acme⟨ZWSP⟩`): the rule is
+// shared with the CLI.
 export { type IdPart, idParts, visibleId } from '../../src/cli/visibleText';
 
 /** 2026-12-01 10:37:41.412 — a job's moments, to the millisecond (this browser's time zone). */

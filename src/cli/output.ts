@@ -8,8 +8,9 @@ import pc from 'picocolors';
 import { visibleId } from './visibleText.js';
 
 /**
- * Text a caller chose (a group id, job id, actor, error) as printed: each invisible character
- * as a marker (`acme⟨ZWSP⟩`), the console's rule (src/cli/visibleText.ts). `--json` prints
+ * Text a caller chose (a group id, job id, actor, error) as printed: each character that would
+ * make it look like another text as a marker (`acme⟨ZWSP⟩`), the console's rule
+ * (src/cli/visibleText.ts). `--json` prints
  * the text as it is.
  */
 export const visible = visibleId;

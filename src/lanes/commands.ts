@@ -1,12 +1,10 @@
 /**
- * Typed, named wrappers over the Lua scripts (STYLE.md 5). Callers pass `{ group, limit }`;
- * the wrapper orders KEYS and ARGV exactly as each script's header lists them, so the
- * TypeScript side can never drift from the script. ioredis `defineCommand` runs them with
- * EVALSHA and falls back to EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
+ * Typed, named wrappers over the Lua scripts. Callers pass `{ group, limit }`; the wrapper
+ * orders KEYS and ARGV exactly as each script's header lists them, so the TypeScript side can
+ * never drift from the script. ioredis `defineCommand` runs them with EVALSHA and falls back to
+ * EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
-import type { Connection } from './connectionState.js';
 import { dataOutOfRange } from './errors.js';
-import type { ClaimedJob, ClaimReply } from './jobs.js';
 import type { QueueKeys } from './keys.js';
 import { loadScripts } from './lua.js';
 import type { RedisClient } from './redisConnection.js';
@@ -56,6 +54,34 @@ export type ReadJobsReply = [
   scores: string[],
   fields: string[][],
 ];
+/**
+ * A claimed job as the claim scripts return it (`includes/claimJobs.lua`), positional, null for
+ * a missing field. Its token, claimedAt and leaseUntil are shared by the whole batch and come
+ * beside it (see {@link ClaimReply}).
+ */
+export type ClaimedJob = [
+  id: string,
+  group: string,
+  attempts: string,
+  maxAttempts: string,
+  enqueuedAt: string | null,
+  payload: string | null,
+  lastError: string | null,
+];
+
+/**
+ * `{ claimedAt, leaseUntil, claimed, nextRunAt }` of a script that claims
+ * (`includes/claimJobs.lua`, claimReply): claimedAt and leaseUntil are ms as text, null when
+ * nothing was claimed; nextRunAt is the earliest run-at time (ms, Redis clock) in the queue's
+ * `delayed` when fewer jobs were claimed than asked on a running queue, else null.
+ */
+export type ClaimReply = [
+  claimedAt: string | null,
+  leaseUntil: string | null,
+  claimed: ClaimedJob[],
+  nextRunAt: number | null,
+];
+
 /**
  * `readJob-4.lua`'s reply: the job hash flat (`payload` appended when it has one) and its error
  * list's entries (JSON text, newest first); both empty when the job is gone.
@@ -253,13 +279,23 @@ export function scriptSource(name: string): string {
   return script.lua;
 }
 
+/**
+ * What {@link Commands} uses of a connection: a client on which {@link defineScripts} ran, and
+ * the observer of its script calls. `Connection` (connectionState.ts) is one; declared here so
+ * that this module, which `Connection` imports, imports nothing back.
+ */
+export interface ScriptConnection {
+  readonly redis: RedisClient;
+  readonly onScript?: ScriptObserver | undefined;
+}
+
 /** The scripts of one queue, bound to one connection (whose scripts `Connection` defined). */
 export class Commands {
   private readonly redis: RedisClient;
   private readonly observer: ScriptObserver | undefined;
 
   constructor(
-    connection: Connection,
+    connection: ScriptConnection,
     private readonly k: QueueKeys,
   ) {
     this.redis = connection.redis;
@@ -862,6 +898,19 @@ export class Commands {
   }
 
   /**
+   * `forgetGroups-5.lua`: forget at most `batch` groups unseen for `graceMs` that are idle and
+   * unset (DESIGN.md §3, "Forgetting groups"); answers `[forgotten, kept]`.
+   */
+  forgetGroups(p: { graceMs: number; batch: number }): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'forgetGroups',
+      [k.groups, k.seen, k.glimit, k.gactive, k.paused],
+      [k.base, p.graceMs, p.batch],
+    ) as Promise<[number, number]>;
+  }
+
+  /**
    * `applyOverrides-6.lua`: revert up to `batch` due timed overrides (DESIGN.md §4.8); answers
    * `[applied, next deadline (ms) or null]`.
    */
@@ -872,6 +921,24 @@ export class Commands {
       [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats],
       [p.batch, ...p.history],
     ) as Promise<[number, number | null]>;
+  }
+
+  /**
+   * `reaperLock-2.lua`: 1 when `id` took the queue's reaper lock for `lockMs` (the queue due by
+   * `intervalMs` since its last pass began), else 0.
+   */
+  reaperLock(p: { id: string; intervalMs: number; lockMs: number }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'reaperLock',
+      [k.reaper, k.reapedAt],
+      [p.id, p.intervalMs, p.lockMs],
+    ) as Promise<0 | 1>;
+  }
+
+  /** `reaperUnlock-1.lua`: 1 when the lock was `id`'s (now released), else 0. */
+  reaperUnlock(p: { id: string }): Promise<0 | 1> {
+    return this.run('reaperUnlock', [this.k.reaper], [p.id]) as Promise<0 | 1>;
   }
 
   /**

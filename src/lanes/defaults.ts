@@ -18,6 +18,14 @@ export const Defaults = {
   pageSize: 50,
   reapBatch: 1_000,
   /**
+   * How long a group stays registered after the last call that registered it (ms): 1 h. Once
+   * that long unseen and idle and unset, the reaper forgets it (DESIGN.md §3, "Forgetting
+   * groups"); `Reaper`'s and `Queue.reap`'s `groupGraceMs` set it.
+   */
+  groupGraceMs: 3_600_000,
+  /** Groups one `forgetGroups-5.lua` call looks at, at most (count). */
+  forgetBatch: 500,
+  /**
    * Retention of completed jobs when a queue has none set (`P:{Q}:settings`): the newest 1,000
    * for at most 1 h. `src/lua/includes/retention.lua` holds the same numbers.
    */

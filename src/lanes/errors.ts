@@ -3,6 +3,8 @@
  * reports the same thing. Scripts answer with small status codes ({@link ScriptStatus}); the
  * engine turns them into these errors in one place.
  */
+import { types } from 'node:util';
+import { Defaults } from './defaults.js';
 
 /** DESIGN.md §5 error codes raised by the engine. */
 export const ErrorCode = {
@@ -260,8 +262,11 @@ const CLIENT_UNAVAILABLE = [
  * its first write, before it changes anything).
  */
 export function fromRedisError(error: unknown): RingmasterError | undefined {
-  if (!(error instanceof Error) || error instanceof RingmasterError) return undefined;
-  const { message } = error;
+  // Guarded (readThrown's reads): mapError may be handed any thrown value, a Proxy's too.
+  if (!isError(error) || attempt(() => error instanceof RingmasterError) !== false)
+    return undefined;
+  const message = attempt(() => (error as Error).message);
+  if (typeof message !== 'string') return undefined;
   let coded: RingmasterError | undefined;
   const auth = AUTH_REPLY.exec(message)?.[1];
   if (NOPERM_REPLY.test(message)) {
@@ -281,7 +286,7 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
     );
   } else {
     const reply = UNAVAILABLE_REPLY.exec(message)?.[1];
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = attempt(() => (error as NodeJS.ErrnoException).code);
     const network = typeof code === 'string' && NETWORK_CODES.has(code);
     if (reply || network || CLIENT_UNAVAILABLE.some((pattern) => pattern.test(message))) {
       coded = new RingmasterError(
@@ -330,9 +335,114 @@ export function codeRedisFailures<T extends object>(
   }
 }
 
-/** `value` as an Error (a thrown non-Error becomes one with its text), for 'error' events. */
+// ── what a thrown value says ───────────────────────────────────────────────────────────────
+
+/** A thrown value made safe to record, send and print ({@link readThrown}). */
+export interface Thrown {
+  /** Its text, at most `Defaults.errorMessageLength` (1,024) characters; never throws to read. */
+  readonly message: string;
+  /** An Error's stack as a string, at most `Defaults.errorStackLength` (8,192); else null. */
+  readonly stack: string | null;
+  /**
+   * The value itself when it is an Error whose `message` and `stack` read as strings (or no
+   * stack); otherwise a new Error of `message`, with `stack` (or none) as its stack and the
+   * value as its `cause`, so a listener reading `message` or `stack` cannot throw.
+   */
+  readonly error: Error;
+}
+
+/**
+ * What any thrown value says, as bounded text (DESIGN.md §4.1, "Worker"): the one reading of a
+ * processor's failure, of an 'error' event's value and of a log line's error. Every read that
+ * runs a caller's code (a getter, `toString`, a Proxy's trap) is guarded, so this never throws:
+ * - a string: itself;
+ * - an Error (of any realm): its `message` if a string, else that message's text, else the
+ *   Error's own text (`String(error)`); its `stack` if a string;
+ * - anything else: `String(value)` (`undefined`, `Symbol(x)`, `10` for 10n, `[object Object]`);
+ * - what none of these turn into a string (`Object.create(null)`, a `toString` that throws or
+ *   answers an object, a Proxy that throws on every trap): `[unprintable <type>]`, the type
+ *   being the Error's constructor's name, else `typeof` (`[unprintable object]`).
+ * Texts are cut as `Queue.retry` cuts them (surrogate pairs kept whole), so what is sent is
+ * what is recorded.
+ */
+export function readThrown(value: unknown): Thrown {
+  if (typeof value === 'string') {
+    const message = cutText(value, Defaults.errorMessageLength);
+    const wrapped = new Error(message);
+    wrapped.stack = `Error: ${message}`;
+    return { message, stack: null, error: wrapped };
+  }
+  const error = isError(value);
+  const ownMessage = error ? read(() => (value as Error).message) : THREW;
+  const rawStack = error ? read(() => (value as Error).stack) : undefined;
+  const text =
+    typeof ownMessage === 'string'
+      ? ownMessage
+      : ((ownMessage === THREW || ownMessage === undefined ? undefined : textOf(ownMessage)) ??
+        textOf(value) ??
+        `[unprintable ${error ? (constructorName(value) ?? 'Error') : typeof value}]`);
+  const message = cutText(text, Defaults.errorMessageLength);
+  const stack = typeof rawStack === 'string' ? cutText(rawStack, Defaults.errorStackLength) : null;
+  const clean =
+    error && typeof ownMessage === 'string' && (rawStack === undefined || stack !== null);
+  if (clean) return { message, stack, error: value as Error };
+  const wrapped = new Error(message, { cause: value });
+  // The worker's own frames say nothing of where the value was thrown.
+  wrapped.stack = stack ?? `Error: ${message}`;
+  return { message, stack, error: wrapped };
+}
+
+/**
+ * `text` cut to `max` characters; a high surrogate whose low half was cut off is dropped too
+ * (it would reach Redis as U+FFFD).
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/** What {@link read} answers for a read that threw. */
+const THREW: unique symbol = Symbol('threw');
+
+/** `get()`, or {@link THREW} if it throws. */
+function read<T>(get: () => T): T | typeof THREW {
+  try {
+    return get();
+  } catch {
+    return THREW;
+  }
+}
+
+/** `get()`, or undefined if it throws. */
+function attempt<T>(get: () => T): T | undefined {
+  const value = read(get);
+  return value === THREW ? undefined : value;
+}
+
+/** An Error of this realm (`instanceof`, which a Proxy's trap may refuse) or another. */
+function isError(value: unknown): boolean {
+  return types.isNativeError(value) || attempt(() => value instanceof Error) === true;
+}
+
+/** `String(value)`, or undefined where it throws (or a `toString` answers no primitive). */
+function textOf(value: unknown): string | undefined {
+  return attempt(() => String(value));
+}
+
+/** The name of `value`'s constructor, when it reads as a non-empty string (cut to 100). */
+function constructorName(value: unknown): string | undefined {
+  const name = attempt(() => (value as { constructor?: { name?: unknown } }).constructor?.name);
+  return typeof name === 'string' && name !== '' ? cutText(name, 100) : undefined;
+}
+
+/**
+ * `value` as an Error, for 'error' events and logs: itself when it reads cleanly, else one
+ * whose message is its text ({@link readThrown}).
+ */
 export function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
+  return readThrown(value).error;
 }
 
 /**
@@ -354,7 +464,7 @@ export function mapError(value: unknown): Error {
  */
 export function errorLine(value: unknown): string {
   const error = mapError(value);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  const cause = isError(error.cause) ? `: ${readThrown(error.cause).message}` : '';
   const code = error instanceof RingmasterError ? ` [${error.code}]` : '';
   return `${error.message}${cause}${code}`;
 }

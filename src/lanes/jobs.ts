@@ -1,5 +1,5 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
-import type { ReadJobsReply } from './commands.js';
+import type { ClaimedJob, ReadJobsReply } from './commands.js';
 import type { BackoffPolicy, Job, JobPage, JobState } from './types.js';
 import { jobCursor, type Listing } from './validate.js';
 
@@ -28,35 +28,8 @@ function parsePayload(text: string | null | undefined): unknown {
 }
 
 /**
- * A claimed job as the claim scripts return it (`includes/claimJobs.lua`), positional, null for
- * a missing field. Its token, claimedAt and leaseUntil are shared by the whole batch and come
- * beside it (see {@link ClaimReply}).
- */
-export type ClaimedJob = [
-  id: string,
-  group: string,
-  attempts: string,
-  maxAttempts: string,
-  enqueuedAt: string | null,
-  payload: string | null,
-  lastError: string | null,
-];
-
-/**
- * `{ claimedAt, leaseUntil, claimed, nextRunAt }` of a script that claims
- * (`includes/claimJobs.lua`, claimReply): claimedAt and leaseUntil are ms as text, null when
- * nothing was claimed; nextRunAt is the earliest run-at time (ms, Redis clock) in the queue's
- * `delayed` when fewer jobs were claimed than asked on a running queue, else null.
- */
-export type ClaimReply = [
-  claimedAt: string | null,
-  leaseUntil: string | null,
-  claimed: ClaimedJob[],
-  nextRunAt: number | null,
-];
-
-/**
- * The jobs of a {@link ClaimReply}, ACTIVE and leased; the i-th was claimed under `tokens[i]`.
+ * The jobs of a claim script's reply (`ClaimReply`, commands.ts), ACTIVE and leased; the i-th
+ * was claimed under `tokens[i]`.
  */
 export function decodeClaims(
   queue: string,

@@ -32,7 +32,8 @@
  * | `P:{Q}:stats`            | hash   | counters and totals                                      |
  * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
  * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
- * | `P:{Q}:reaper`           | string | reaper lock: its holder's id, expiring after an interval |
+ * | `P:{Q}:reaper`           | string | reaper lock: its holder's id while its pass runs         |
+ * | `P:{Q}:reapedAt`         | string | when the last reaper pass began (ms, Redis clock)        |
  * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
  * | `P:{Q}:history`          | stream | steering history of the queue and its groups (capped)    |
  * | `P:{Q}:overrides`        | zset   | timed overrides: `<kind>:<group>` → revert deadline (ms) |
@@ -46,6 +47,7 @@
  * | `P:{Q}:ringwatched`      | string | exists while a live feed watches the ring (expiring)     |
  * | `P:{Q}:ringlog`          | list   | the ring's changes while watched, oldest first, JSON,    |
  * |                          |        | bounded (1,024), expiring                                |
+ * | `P:{Q}:gseen`            | zset   | group → when a call last registered it (ms; forgetting)  |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
  *
@@ -86,10 +88,15 @@ export interface QueueKeys {
   readonly seq: string;
   readonly stats: string;
   /**
-   * `P:{Q}:reaper` — the reaper lock (`SET NX PX`, `src/lanes/reaper.ts`): one reap of the queue
-   * per interval across every process. Saves work only; no script reads it.
+   * `P:{Q}:reaper` — the reaper lock (`reaperLock-2.lua`, `reaperUnlock-1.lua`): held by one
+   * reaper while its pass of the queue runs. Saves work only; no job script reads it.
    */
   readonly reaper: string;
+  /**
+   * `P:{Q}:reapedAt` — when the last reaper pass of the queue began (ms, Redis clock): a reaper
+   * skips the queue until its own interval has passed since (`reaperLock-2.lua`).
+   */
+  readonly reapedAt: string;
   /**
    * `P:{Q}:guard` — the slot guard: declared as the last key of every queue script and never
    * written, so Redis Cluster never runs a script while the queue's slot is moving (DESIGN.md §3,
@@ -127,6 +134,11 @@ export interface QueueKeys {
    * first, JSON (`ringLogKeyOf`, includes/ringLog.lua).
    */
   readonly ringLog: string;
+  /**
+   * `P:{Q}:gseen` — zset: registered group → when a call last registered it (ms, Redis clock);
+   * the reaper forgets a group idle and unset that long ago (DESIGN.md §3, "Forgetting groups").
+   */
+  readonly seen: string;
   /**
    * `P:{Q}:watched` — zset: job id → until when (ms, Redis clock) a live feed watches it
    * (`jobChanged`, DESIGN.md §4.4; `watchedKeyOf`). Every script that moves a job asks it
@@ -193,6 +205,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     seq: `${base}seq`,
     stats: `${base}stats`,
     reaper: `${base}reaper`,
+    reapedAt: `${base}reapedAt`,
     guard: `${base}guard`,
     history: `${base}history`,
     overrides: `${base}overrides`,
@@ -205,6 +218,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     heads: `${base}heads`,
     ringWatched: `${base}ringwatched`,
     ringLog: `${base}ringlog`,
+    seen: `${base}gseen`,
     watched: `${base}watched`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,

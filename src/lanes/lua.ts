@@ -1,6 +1,6 @@
 /**
- * Loads the scripts of `src/lua` (STYLE.md 1): one file per script, named `<name>-<numberOfKeys>.lua`,
- * with shared checks in `includes/` inlined wherever a line reads `--- @include "<name>"`.
+ * Loads the scripts of `src/lua`: one file per script, named `<name>-<numberOfKeys>.lua`, with
+ * shared checks in `includes/` inlined wherever a line reads `--- @include "<name>"`.
  * Each include is inlined once per script, however many includes ask for it, so helpers can
  * include the helpers they depend on.
  */

@@ -921,18 +921,28 @@ export class Queue {
    * applies), due delayed jobs are promoted to their lanes, retained completed and dead
    * jobs past their retention are trimmed, and job watches past their time dropped (§4.4). Returns how many jobs were reaped (expired leases).
    * Each call removes what it counts from where it was (active, delayed, an index), so the
-   * loop ends. Script: `reap-12.lua`.
-   * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000
+   * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
+   * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
+   * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
+   * groups per call, repeated while a call comes back full).
+   * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
+   *   `groupGraceMs` out of its range
    */
-  async reap(options: { batch?: number } = {}): Promise<number> {
-    const opts = validate.options('options', options, { batch: true });
+  async reap(options: { batch?: number; groupGraceMs?: number } = {}): Promise<number> {
+    const opts = validate.options('options', options, { batch: true, groupGraceMs: true });
     const batch = validate.reapBatch(opts.batch ?? Defaults.reapBatch);
+    const graceMs = validate.groupGraceMs(opts.groupGraceMs ?? Defaults.groupGraceMs);
     let total = 0;
     for (;;) {
       const counts = await this.commands.reap({ batch, r: Math.random() });
       total += counts[0];
       const full = Math.max(...counts) >= batch;
-      if (!full) return total;
+      if (!full) break;
+    }
+    const forgetBatch = Defaults.forgetBatch;
+    for (;;) {
+      const [forgotten, kept] = await this.commands.forgetGroups({ graceMs, batch: forgetBatch });
+      if (forgotten + kept < forgetBatch) return total;
     }
   }
 
@@ -1638,6 +1648,22 @@ export class Queue {
       applied += n;
       if (n < batch) return { applied, nextAt: next === null ? null : Number(next) };
     }
+  }
+
+  /**
+   * The {@link Reaper}'s per-queue lock (DESIGN.md §3, "reap"): take it for one pass as
+   * `holder`, when no pass holds it and the last one began `intervalMs` or more ago (Redis
+   * clock). Script: `reaperLock-2.lua`. Saves work only; {@link reap} needs no lock.
+   * @param lockMs how long the lock lives if its holder never releases it (ms)
+   * @returns true when taken: release it with {@link releaseReaping}
+   */
+  async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
+    return (await this.commands.reaperLock({ id: holder, intervalMs, lockMs })) === 1;
+  }
+
+  /** Release the lock {@link lockReaping} gave `holder` (if it is still its). `reaperUnlock-1.lua`. */
+  async releaseReaping(holder: string): Promise<void> {
+    await this.commands.reaperUnlock({ id: holder });
   }
 
   /**

@@ -8,14 +8,12 @@
  * whose deadline has come (`Queue.applyOverrides`, DESIGN.md §4.8), so a revert lands within an
  * interval of its deadline, or on the first pass after a time when nothing ran.
  *
- * Many processes may run it at once. Each reap is one atomic script, so two reapers never take a
- * lease back twice (test/faults/two-servers); what they would share is only wasted work. A short
- * lock per queue saves it: before reaping queue Q a reaper sets `P:{Q}:reaper` to its id with
- * `SET … NX PX intervalMs`, and skips Q when another holds it. So each queue is reaped about once
- * per interval however many workers and servers run, by whichever tick comes first after the
- * lock lapses. The lock is left to expire (never deleted), so "once per interval" holds across
- * processes; it guards no correctness, and a lock key that somehow lost its expiry is given one
- * back at once, so a stray key can delay reaping by one interval at most, never stop it.
+ * Many processes may run it at once, each at its own interval (DESIGN.md §3, "reap", says how
+ * they share a queue): a pass skips a queue whose last pass, by any reaper, began less than its
+ * own interval ago (`P:{Q}:reapedAt`), and one whose lock `P:{Q}:reaper` another reaper holds
+ * for the pass it is running; it releases its own lock when its pass of the queue ends. So a
+ * reaper with a long interval never holds back one with a short one. The lock saves work only
+ * (each reap is one atomic script, test/faults/two-servers).
  *
  * One queue cannot stop the others: a queue whose reap Redis refuses (a key of the wrong type,
  * say) is reported and passed over, and the pass goes on to the next queue. A lost connection
@@ -33,19 +31,25 @@ import { ReplyError } from 'ioredis';
 import { badInput, ErrorCode, mapError, RingmasterError } from './errors.js';
 import { Defaults, Queue } from './queue.js';
 import { masterKeyOf, type RedisClient } from './redisConnection.js';
-import type { Ringmaster } from './ringmaster.js';
+import { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
 
 /** Options of {@link Reaper}. Every field is optional. */
 export interface ReaperOptions {
   /**
    * Time between passes (ms, 1..86,400,000), counted from the end of one to the start of the
-   * next; also how long the per-queue lock lives, so the shortest time between two reaps of a
-   * queue by any process holding this interval. Default 1,000.
+   * next. A pass skips a queue whose last pass (by any reaper) began less than this ago, Redis
+   * clock; a reaper with a shorter interval still reaps it at its own pace. Default 1,000.
    */
   readonly intervalMs?: number;
   /** Expired leases taken back per script call (count, 1..10,000). Default 1,000. */
   readonly batch?: number;
+  /**
+   * How long a group stays registered after the last call that registered it (ms,
+   * 0..2,592,000,000): once that long unseen, and idle and unset, a pass forgets it (DESIGN.md
+   * §3, "Forgetting groups"). Default 3,600,000 (1 h, `Defaults.groupGraceMs`).
+   */
+  readonly groupGraceMs?: number;
   /**
    * The queues to reap, by name. Default: every queue registered in `P:queues`
    * ({@link Ringmaster.queues}), read again at each pass. Ignored when the reaper is built on a
@@ -62,7 +66,7 @@ export interface ReaperOptions {
    * the read (REDIS_NOT_PERMITTED, a key of the wrong type). Default: none (the next pass tries
    * again either way). A Redis failure comes as RingmasterError REDIS_UNAVAILABLE,
    * REDIS_OUT_OF_MEMORY or REDIS_NOT_PERMITTED (`mapError`), whichever command
-   * failed (the lock's own pipeline too), the ioredis error as `cause`.
+   * failed (the lock's own script too), the ioredis error as `cause`.
    */
   readonly onError?: (error: Error, queue: string | null) => void;
   /** Called when a queue whose reap had failed ({@link onError}) is reaped again. */
@@ -71,12 +75,20 @@ export interface ReaperOptions {
 
 let reapers = 0;
 
+/**
+ * How long a queue's lock lives if its holder never releases it (ms): a holder that died mid-pass
+ * holds the queue's other reapers back this long at most. Longer than a pass of any queue but a
+ * huge backlog; a pass that outlives it only overlaps the next one (wasted work, no harm).
+ */
+export const LOCK_MS = 5_000;
+
 export class Reaper {
   /** This reaper's value in the lock keys: `host:pid:n`, for an operator reading `P:{Q}:reaper`. */
   readonly id = `${hostname()}:${process.pid}:${++reapers}`;
   private readonly redis: RedisClient;
   private readonly intervalMs: number;
   private readonly batch: number;
+  private readonly groupGraceMs: number;
   private readonly targets: () => Promise<Queue[]>;
   private readonly options: ReaperOptions;
   private timer: NodeJS.Timeout | null = null;
@@ -92,15 +104,23 @@ export class Reaper {
 
   /**
    * @param source an engine (reap its registered queues, or `options.queues`) or one queue
-   * @throws RingmasterError BAD_USER_INPUT for an out-of-range `intervalMs` or `batch`, an
+   * @throws RingmasterError BAD_USER_INPUT for a `source` that is neither (`source`: an ioredis
+   *   client, an options object), an out-of-range `intervalMs`, `batch` or `groupGraceMs`, an
    *   invalid name (or a hole) in `queues` or `queues` not an array, a hook (`onReaped`,
    *   `onError`, `onRecovered`) that is given and not a function, or options that are not an
    *   object or hold an unknown name (`options.<name>`)
    */
   constructor(source: Ringmaster | Queue, reaperOptions: ReaperOptions = {}) {
+    if (!(source instanceof Ringmaster) && !(source instanceof Queue)) {
+      throw badInput(
+        'source',
+        `must be a Ringmaster or a Queue (new Reaper(engine | queue, options)), not ${validate.kindOf(source)}`,
+      );
+    }
     const options = validate.options('options', reaperOptions, {
       intervalMs: true,
       batch: true,
+      groupGraceMs: true,
       queues: true,
       onReaped: true,
       onError: true,
@@ -112,6 +132,7 @@ export class Reaper {
     this.options = options;
     this.intervalMs = validate.durationMs('intervalMs', options.intervalMs ?? 1_000);
     this.batch = validate.reapBatch(options.batch ?? Defaults.reapBatch);
+    this.groupGraceMs = validate.groupGraceMs(options.groupGraceMs ?? Defaults.groupGraceMs);
     this.redis = source.redis;
     if (source instanceof Queue) {
       this.targets = async () => [source];
@@ -135,7 +156,8 @@ export class Reaper {
   }
 
   /**
-   * One pass now, as a tick runs it: each queue whose lock this reaper takes is reaped. Returns
+   * One pass now, as a tick runs it: each queue due by this reaper's interval whose lock it takes
+   * is reaped. Returns
    * the jobs reaped (count). Failures go to the hooks, never thrown.
    */
   async reapOnce(): Promise<number> {
@@ -169,13 +191,18 @@ export class Reaper {
           if (lost !== null) break;
           let reaped: number;
           try {
-            if (!(await this.lock(queue))) continue;
-            // Timed overrides due by now revert on this pass too (DESIGN.md §4.8; flat cost),
-            // sent with the reap on the same connection: one round trip for both scripts.
-            [reaped] = await Promise.all([
-              queue.reap({ batch: this.batch }),
-              queue.applyOverrides(),
-            ]);
+            if (!(await queue.lockReaping(this.id, this.intervalMs, LOCK_MS))) continue;
+            try {
+              // Timed overrides due by now revert on this pass too (DESIGN.md §4.8; flat cost),
+              // sent with the reap on the same connection: one round trip for both scripts.
+              [reaped] = await Promise.all([
+                queue.reap({ batch: this.batch, groupGraceMs: this.groupGraceMs }),
+                queue.applyOverrides(),
+              ]);
+            } finally {
+              // A release that fails (Redis gone) leaves the lock to expire after LOCK_MS.
+              await queue.releaseReaping(this.id).catch(() => undefined);
+            }
           } catch (error) {
             // Redis refused this queue (WRONGTYPE on one of its keys, say): the others are
             // still reaped. A lost connection fails them all alike: end the pass, the next one
@@ -224,25 +251,6 @@ export class Reaper {
   close(): Promise<void> {
     this.closed = true;
     return this.stop();
-  }
-
-  /**
-   * Take `queue`'s lock for one interval (Redis clock). The PTTL read with it finds a lock key
-   * with no expiry (written by hand, or by something else under that name), which would stop
-   * reaping for good, and gives it one.
-   */
-  private async lock(queue: Queue): Promise<boolean> {
-    const key = queue.keys.reaper;
-    const replies = await this.redis
-      .pipeline()
-      .set(key, this.id, 'PX', this.intervalMs, 'NX')
-      .pttl(key)
-      .exec();
-    const [set, ttl] = replies ?? [];
-    if (set?.[0]) throw set[0];
-    if (set?.[1] === 'OK') return true;
-    if (ttl?.[1] === -1) await this.redis.pexpire(key, this.intervalMs);
-    return false;
   }
 
   private schedule(): void {

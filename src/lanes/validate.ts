@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { TIMER_ACTOR } from './defaults.js';
-import { badInput, jobNotFound } from './errors.js';
+import { badInput, cutText, jobNotFound } from './errors.js';
 import type { JobState } from './types.js';
 
 /** Bounds of DESIGN.md §5, in one place. */
@@ -131,6 +131,15 @@ export function keyTtlMs(value: unknown): number {
 }
 
 /**
+ * How long the reaper keeps an idle, unset group registered after the last call that registered
+ * it (`groupGraceMs`, DESIGN.md §3 "Forgetting groups"), in ms: an integer in 0..2,592,000,000
+ * (30 days); 0 forgets such a group at the next pass.
+ */
+export function groupGraceMs(value: unknown): number {
+  return integerIn('groupGraceMs', value, 0, Limits.maxDelayMs);
+}
+
+/**
  * A delay in ms (an enqueue's or a retry's `delayMs`): an integer in 0..2,592,000,000 (30 days);
  * 0 means at once.
  */
@@ -195,11 +204,7 @@ export function backoff(value: unknown): {
 export function failureText(argument: string, value: unknown, max: number): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw badInput(argument, 'must be a string');
-  if (value.length <= max) return value;
-  const cut = value.slice(0, max);
-  const last = cut.charCodeAt(cut.length - 1);
-  // A high surrogate whose low half was cut off would reach Redis as U+FFFD.
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+  return cutText(value, max);
 }
 
 /** A limit: an integer in 0..1,000,000 (0 parks the group). */
@@ -259,7 +264,7 @@ export function callback(argument: string, value: unknown, optional = false): vo
 }
 
 /** What a value is, for a refusal's message: `a number`, `null`, `an array`, `an object`, … */
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;

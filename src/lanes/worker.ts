@@ -22,7 +22,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertPlainKeys } from './connection.js';
-import { asError, ErrorCode, mapError, RingmasterError } from './errors.js';
+import { ErrorCode, mapError, RingmasterError, readThrown, type Thrown } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
 import { Reaper } from './reaper.js';
@@ -31,10 +31,10 @@ import type { Job } from './types.js';
 import * as validate from './validate.js';
 
 /**
- * Processes one job. Resolve to complete it; throw to retry it (its message becomes the job's
- * lastError, and message and stack an entry of its errors; its backoff policy decides when it
- * runs again). `signal` aborts when the lease is lost (the job was reaped and may run
- * elsewhere): stop work that should not be done twice. The signal is made only for a processor
+ * Processes one job. Resolve to complete it; throw or reject to retry it, with any value (its
+ * text, as `readThrown` reads it, becomes the job's lastError, and text and stack an entry of
+ * its errors; its backoff policy decides when it runs again). `signal` aborts when the lease is
+ * lost (the job was reaped and may run elsewhere): stop work that should not be done twice. The signal is made only for a processor
  * that declares the parameter (`processor.length >= 2`): an AbortController is the dearest
  * thing a worker allocates per job, and one that nobody can read is not worth it.
  */
@@ -98,7 +98,11 @@ export interface WorkerCloseOptions {
 interface WorkerEvents {
   /** A job completed (the job as claimed, with state COMPLETED and finishedAt set). */
   completed: [job: Job];
-  /** The processor threw; the job was retried or is now dead (see job.state). */
+  /**
+   * The processor threw; the job was retried or is now dead (see job.state). `error` is what
+   * it threw when that is an Error that reads cleanly, else an Error of the recorded text with
+   * the thrown value as its `cause` (`readThrown`).
+   */
   failed: [job: Job, error: Error];
   /** A job's lease was lost while it ran; its outcome was not recorded here. */
   leaseLost: [job: Job];
@@ -196,7 +200,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private loop: Promise<void> | null = null;
   private closing: Promise<void> | null = null;
   /** Set at close's deadline: the reason every job still held, or claimed later, is given back. */
-  private givenUp: Error | null = null;
+  private givenUp: Thrown | null = null;
   /** Reaps this worker's queue (null when `reaper: false`). */
   private readonly reaper: Reaper | null;
 
@@ -318,10 +322,12 @@ export class Worker extends EventEmitter<WorkerEvents> {
 
   /** Close's deadline: abort every processor still running and give its job back now. */
   private giveUpRunning(): void {
-    this.givenUp = new Error('the worker closed before the job finished (close timeoutMs)');
+    this.givenUp = readThrown(
+      new Error('the worker closed before the job finished (close timeoutMs)'),
+    );
     for (const [slot, run] of this.running) {
       this.running.delete(slot);
-      run.lease?.abort(this.givenUp);
+      run.lease?.abort(this.givenUp.error);
       this.sendRetry(run.job, this.givenUp);
     }
     this.pump();
@@ -528,14 +534,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
     } catch (error) {
       outcome = Promise.reject(error);
     }
+    // Whatever was thrown is read by readThrown, which never throws: a value String() cannot
+    // convert must not leave the slot unsettled (its permit held, its lease extended forever).
     outcome.then(
       () => this.settle(slot, null),
-      (error: unknown) => this.settle(slot, asError(error)),
+      (error: unknown) => this.settle(slot, readThrown(error)),
     );
   }
 
   /** A processor ended: queue its completion, or send its retry now. */
-  private settle(slot: number, failure: Error | null): void {
+  private settle(slot: number, failure: Thrown | null): void {
     const run = this.running.get(slot);
     // Given up by close's timeout: its job was retried already.
     if (run === undefined) return;
@@ -549,13 +557,13 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 
   /** Retry a job whose processor failed (or was given up); the call holds a slot until answered. */
-  private sendRetry(job: Job, failure: Error): void {
+  private sendRetry(job: Job, failure: Thrown): void {
     const retry = this.queue
-      // The engine cuts both to Defaults.errorMessageLength / errorStackLength.
-      .retry(job.id, job.token as string, { error: failure.message, stack: failure.stack ?? null })
+      // Strings, cut as the engine cuts them (readThrown): never refused as BAD_USER_INPUT.
+      .retry(job.id, job.token as string, { error: failure.message, stack: failure.stack })
       .then(
         (retried) => {
-          this.emit('failed', retried, failure);
+          this.emit('failed', retried, failure.error);
         },
         (error: unknown) => {
           if (isLeaseRefusal(error)) {

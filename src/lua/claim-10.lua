@@ -33,7 +33,7 @@
 
   Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
-  active; hset leases; hset gactive; hincrby stats.
+  active; hset leases; hset gactive; hincrby stats; zrem heads (lanes emptied).
 ]]
 --- @include "claimJobs"
 

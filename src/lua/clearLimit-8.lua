@@ -28,10 +28,12 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: hdel glimit; zadd groups; zrem overrides, hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring);
+  Events: hdel glimit; zadd groups + gseen; zrem overrides, hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring);
   hincrby stats (saturation changed).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
@@ -51,7 +53,7 @@ allowAtMaxmemory(k.glimit)
 local before = readGroup(k, group, laneKey)
 local judged = judgeFields(k, group, before, 'limit', false)
 redis.call('HDEL', k.glimit, group)
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 local detail =
   cancelledDetail(dropOverride(k.base, overrideMember('limit', group), before.limitOverride))

@@ -30,10 +30,12 @@
   History: when the group had a rate, one entry: action clearRateLimit, before
   { rateLimit: { max, windowMs } }, after { rateLimit: null } (no rate: nothing recorded).
 
-  Events: hdel grate and gwindow; zrem ratelimited; zadd groups; rpush ring + lpush/ltrim wake
+  Events: hdel grate and gwindow; zrem ratelimited; zadd groups + gseen; rpush ring + lpush/ltrim wake
   (re-ring); xadd history (a rate removed).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
@@ -57,7 +59,7 @@ judged.after.rate = false
 redis.call('HDEL', rateKeyOf(k.base), group)
 redis.call('HDEL', rateWindowKeyOf(k.base), group)
 redis.call('ZREM', rateLimitedKeyOf(k.base), group)
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 
 -- History: only a rate removed is an entry (a group with none records nothing).

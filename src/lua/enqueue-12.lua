@@ -66,7 +66,7 @@
 
   Events: incr seq; hset job; hset payloads (with a payload); hset settings (the queue's first
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
+  g:<group>:delayed; zadd groups + gseen; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring). None for outcomes 1, 2 and 3.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
@@ -75,6 +75,7 @@
 --- @include "nowMs"
 --- @include "heads"
 --- @include "enqueueJob"
+--- @include "registry"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -123,7 +124,7 @@ storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
 end
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
 if delayed then
   redis.call('ZADD', delayedKey, runAt, id)

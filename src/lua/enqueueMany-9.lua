@@ -46,14 +46,16 @@
   integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: enqueue-12.lua's, batched (one incrby seq in place of incr, one hset
-  payloads, one zadd groups, one hincrby per stats field, per group one zadd of its lane and of
-  heads or of its delayed index, one zadd delayed; one rpush ring, hdel gturns and lpush/ltrim
-  wake for all the groups re-ringed); per job one hset of its hash and, with a key, hset +
-  pexpire of its idem key. None when refused or every job answers EXISTING.
+  payloads, one zadd groups and one of gseen, one hincrby per stats field, per group one zadd
+  of its lane and of heads or of its delayed index, one zadd delayed; one rpush ring, hdel
+  gturns and lpush/ltrim wake for all the groups re-ringed); per job one hset of its hash
+  and, with a key, hset + pexpire of its idem key. None when refused or every job answers
+  EXISTING.
 ]]
 --- @include "nowMs"
 --- @include "heads"
 --- @include "enqueueJob"
+--- @include "registry"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -159,13 +161,11 @@ if #created > 0 then
   if #payloads > 0 then
     redis.call('HSET', payloadsKeyOf(base), unpack(payloads))
   end
-  local registry, delayedAll, reRinged = {}, {}, {}
+  local delayedAll, reRinged = {}, {}
   local pending, delayed = 0, 0
   for i = 1, #order do
     local group = order[i]
     local g = groups[group]
-    registry[#registry + 1] = 0
-    registry[#registry + 1] = group
     if #g.delayed > 0 then
       local members = {}
       for j = 1, #g.delayed do
@@ -195,7 +195,7 @@ if #created > 0 then
       end
     end
   end
-  redis.call('ZADD', groupsKey, unpack(registry))
+  registerGroups(groupsKey, base, order, #order, now)
   redis.call('HINCRBY', k.stats, 'enqueued', #created)
   if delayed > 0 then
     redis.call('ZADD', delayedKey, unpack(delayedAll))

@@ -32,10 +32,12 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: sadd paused; lrem ring (when it was there); zadd groups; zadd/zrem overrides,
+  Events: sadd paused; lrem ring (when it was there); zadd groups + gseen; zadd/zrem overrides,
   hset/hdel goverride; xadd history.
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "groupReply"
 --- @include "history"
 --- @include "overrides"
@@ -56,7 +58,7 @@ allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
 logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor,
   before.pauseOverride)
 local after = readGroup(k, group, laneKey)

@@ -10,9 +10,10 @@
   (ZADD XX); then the first entry is read again. An entry that matches its lane's head is the
   queue-wide minimum (every other entry is ≤ its own head, and ≥ this one), so its job is the
   oldest pending job (the lowest score: FIFO, score = id). Each step removes or raises one stale
-  entry, and an entry goes stale only when a job leaves a lane's head (a claim, a removal), so
-  the steps are amortised O(1) per claim; a backlog of stale entries (many lanes drained between
-  two scrapes) is worked off maxSteps per call, with `settled` 0 until it is.
+  entry, and an entry goes stale only when a claim or a removal raises the head of a lane it
+  leaves non-empty (an emptied lane's entry goes in that script), so the steps are amortised
+  O(1) per claim; a backlog of stale entries (many backlogs claimed from between two scrapes)
+  is worked off maxSteps per call, with `settled` 0 until it is.
 
   Input:
     KEYS[1] ring       list  serviceable groups

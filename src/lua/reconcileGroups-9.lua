@@ -32,7 +32,8 @@
                     that is not an integer within ±(2^53−1) is always one)
                'LIMIT' a limit that is not a non-negative integer within 2^53−1 (audit only: repair never
                        changes it, since it reads as no limit and setLimit overwrites it)
-               'REGISTRY' a group missing from `groups` (seed-written state)
+               'REGISTRY' a group missing from `groups` (seed-written state), or registered
+                          and missing from `gseen` (expected 'in gseen'; repair adds it at now)
     pending    sum of the batch's lane sizes (for the totals recount)
     saturated  how many of the batch's groups are saturated
 
@@ -46,12 +47,14 @@
   was on the ring → 1 or 0).
 
   Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups;
-  zadd heads; xadd history.
+  zadd gseen; zadd heads; xadd history.
 ]]
 --- @include "keys"
 --- @include "settleGroup"
 --- @include "heads"
 --- @include "repairHistory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "ringLog"
 
 local k = {
@@ -104,8 +107,15 @@ for i = FIRST_GROUP, #ARGV do
   if redis.call('ZSCORE', k.groups, group) == false then
     report(group, 'REGISTRY', 'registered', 'unregistered')
     if repair then
-      redis.call('ZADD', k.groups, 0, group)
+      registerGroup(k.groups, base, group, nowMs())
       noteRepair(log, group, 'registered', false, true)
+    end
+  elseif redis.call('ZSCORE', seenKeyOf(base), group) == false then
+    -- Registered before `gseen` existed, or by another writer: never looked at by the reaper's
+    -- forgetGroups until it has an entry (DESIGN.md §3, "Forgetting groups").
+    report(group, 'REGISTRY', 'in gseen', 'not in gseen')
+    if repair then
+      redis.call('ZADD', seenKeyOf(base), nowMs(), group)
     end
   end
 

@@ -62,8 +62,8 @@
   Totals: stats.pending −1 per lane member removed, stats.delayed −1 per `delayed` member
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
-  hincrby stats; lrem ring (de-ring); xadd P:{Q}:history; a watched job's gone
-  (includes/jobEvents.lua).
+  hincrby stats; lrem ring (de-ring); zrem heads (a lane emptied); xadd P:{Q}:history; a
+  watched job's gone (includes/jobEvents.lua).
 ]]
 --- @include "keys"
 --- @include "jobEvents"
@@ -210,6 +210,10 @@ end
 for _, group in ipairs(order) do
   local g = groups[group]
   settleGroup(k, group, g.laneKey, g.serviceable, g.saturated)
+  -- `heads` holds a group exactly while its lane holds a job (DESIGN.md §3, "Oldest pending").
+  if redis.call('EXISTS', g.laneKey) == 0 then
+    redis.call('ZREM', headsKeyOf(base), group)
+  end
 end
 
 local remaining = 0

@@ -35,10 +35,12 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: srem paused; zadd groups; zadd/zrem overrides, hset/hdel goverride; xadd history;
+  Events: srem paused; zadd groups + gseen; zadd/zrem overrides, hset/hdel goverride; xadd history;
   rpush ring + lpush/ltrim wake (re-ring).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
@@ -60,7 +62,7 @@ allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 local judged = judgeFields(k, group, before, 'paused', 0)
 redis.call('SREM', k.paused, group)
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 -- judged.after was read before this write: the reply carries the override now pending.
 local override, detail = steerOverride(k.base, member, forMs, before.paused == 1, false, h.actor,

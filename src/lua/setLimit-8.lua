@@ -40,10 +40,12 @@
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most; see
   includes/allowAtMaxmemory.lua.
 
-  Events: hset glimit; zadd groups; zadd/zrem overrides, hset/hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
+  Events: hset glimit; zadd groups + gseen; zadd/zrem overrides, hset/hdel goverride; xadd history; rpush ring + lpush/ltrim wake (re-ring) or lrem ring
   (de-ring, when it was there); hincrby stats (saturation changed).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "settleGroup"
 --- @include "groupReply"
 --- @include "history"
@@ -67,7 +69,7 @@ allowAtMaxmemory(k.glimit)
 local before = readGroup(k, group, laneKey)
 local judged = judgeFields(k, group, before, 'limit', limit)
 redis.call('HSET', k.glimit, group, limit)
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
   logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))

@@ -35,11 +35,12 @@
   History: when the rate changed, one entry: action setRateLimit, before and after
   { rateLimit: { max, windowMs } or null } (the same rate again records nothing).
 
-  Events: hset grate; hdel gwindow (window over); zadd or zrem ratelimited; zadd groups; rpush
+  Events: hset grate; hdel gwindow (window over); zadd or zrem ratelimited; zadd groups + gseen; rpush
   ring + lpush/ltrim wake (re-ring) or lrem ring (de-ring); xadd history (rate
   changed).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "registry"
 --- @include "nowMs"
 --- @include "settleGroup"
 --- @include "groupReply"
@@ -84,7 +85,7 @@ if limitedUntil then
 else
   redis.call('ZREM', rateLimitedKeyOf(k.base), group)
 end
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 
 -- History: only a change of the rate is an entry (a call that changes nothing records nothing).

@@ -32,12 +32,14 @@
   includes/allowAtMaxmemory.lua.
 
   Events: hset or hdel gweight; hdel gturns (a round ended or weight 1); lpop + rpush ring (a
-  round ended at the head); zadd groups; xadd history (weight changed).
+  round ended at the head); zadd groups + gseen; xadd history (weight changed).
 
   Cost: O(1) (HGETs, an LINDEX 0, at most one LPOP + RPUSH; the history's XADD with an exact
   MAXLEN trims what it passes).
 ]]
 --- @include "allowAtMaxmemory"
+--- @include "nowMs"
+--- @include "registry"
 --- @include "groupReply"
 --- @include "history"
 --- @include "weights"
@@ -78,7 +80,7 @@ end
 if weight == 1 or turns >= weight then
   redis.call('HDEL', turnsKey, group)
 end
-redis.call('ZADD', groupsKey, 0, group)
+registerGroup(groupsKey, k.base, group, nowMs())
 if before ~= weight then
   recordHistory(k.base, h, 'setWeight', group, { weight = before }, { weight = weight }, nil)
 end

@@ -30,8 +30,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { errorLine } from '../lanes/errors.js';
 import { canaryKey } from '../lanes/keys.js';
-import type { KeyWatch } from './keyspaceSource.js';
 import { NEEDED_FLAGS } from './notifyConfig.js';
+import type { KeyWatch } from './source.js';
 
 /** One canary key per notification class a type event proves (see the module table). */
 const PROBES = [

@@ -1,5 +1,5 @@
 /**
- * The keyspace event source (STYLE.md 11): ONE dedicated subscriber connection per feed (on a
+ * The keyspace event source: ONE dedicated subscriber connection per feed (on a
  * Redis Cluster, one of these per master: `ClusterSource`), with reference-counted channels —
  * SUBSCRIBE `__keyspace@<db>__:<key>` on the first watcher of a key, UNSUBSCRIBE on the last.
  * A message is only a hint that a key was touched; watchers re-read.

@@ -1,6 +1,6 @@
 /**
- * The Pothos builder and nothing else (STYLE.md 8): the Context, the scalars and the auth
- * scopes in its generic. Type files add to it; `index.ts` turns it into the schema.
+ * The Pothos builder and nothing else: the Context, the scalars and the auth scopes in its
+ * generic. Type files add to it; `index.ts` turns it into the schema.
  */
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';

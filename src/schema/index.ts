@@ -1,6 +1,6 @@
 /**
- * The schema (DESIGN.md §4). Importing it starts nothing (STYLE.md 9), so `codegen.ts` can
- * print it and tests can build it without a server.
+ * The schema (DESIGN.md §4). Importing it starts nothing, so `codegen.ts` can print it and
+ * tests can build it without a server.
  */
 import { lexicographicSortSchema } from 'graphql';
 import { builder } from './builder.js';

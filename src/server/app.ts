@@ -1,6 +1,6 @@
 /**
- * `buildServer(config)` → `{ start, stop }` (STYLE.md 12): Redis (embedded when REDIS_URL is
- * unset), the engine, the live feed, the reaper, Yoga on HTTP and graphql-ws on one port.
+ * `buildServer(config)` → `{ start, stop }`: Redis (embedded when REDIS_URL is unset), the
+ * engine, the live feed, the reaper, Yoga on HTTP and graphql-ws on one port.
  * `stop()` really stops: sockets, timers, the subscriber, Redis connections and the embedded
  * redis-server.
  */
@@ -23,6 +23,7 @@ import { LiveFeed } from '../pubsub/index.js';
 import { advertise } from './advertise.js';
 import { Authenticator } from './auth.js';
 import { type Config, shown } from './config.js';
+import { ConnectionLimiter } from './connectionLimits.js';
 import { withConsole } from './console.js';
 import { lockDataDir } from './dataDirLock.js';
 import { EvictionWatch } from './evictionWatch.js';
@@ -215,11 +216,19 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     corsOrigins: config.corsOrigins,
     loopbackHostsOnly: !auth.enabled,
   });
-  const reaper = serverReaper(engine, config.reapIntervalMs, logger.child({ component: 'reaper' }));
+  const reaper = serverReaper(
+    engine,
+    config.reapIntervalMs,
+    logger.child({ component: 'reaper' }),
+    config.groupGraceMs,
+  );
+  // One bound per client over WebSockets and SSE streams together.
+  const connections = new ConnectionLimiter(config.maxConnectionsPerClient);
   const yoga = createRingmasterYoga({
     engine,
     feed,
     auth,
+    connections,
     logger,
     introspection: config.introspection,
     browser,
@@ -321,7 +330,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
           resolve();
         });
       });
-      ws = attachWebSocket(http, yoga, auth, browser, config.maxConnectionsPerClient);
+      ws = attachWebSocket(http, yoga, auth, browser, connections);
       const address = http.address() as AddressInfo;
       // A wildcard bind (0.0.0.0) is advertised as loopback plus the machine's names.
       const advertised = advertise(address.address, address.port);

@@ -378,6 +378,13 @@ const fields = z.object({
   INTROSPECTION: boolean(true),
   CORS_ORIGINS: corsOrigins,
   REAP_INTERVAL_MS: ms(1000),
+  // How long the reaper keeps an idle, unset group registered (DESIGN.md §3, "Forgetting groups").
+  GROUP_GRACE_MS: wholeNumber({
+    fallback: Defaults.groupGraceMs,
+    min: 0,
+    max: 2_592_000_000,
+    must: 'must be a whole number of milliseconds from 0 to 2592000000 (30 days)',
+  }),
   RESYNC_INTERVAL_MS: ms(5000),
   POLL_INTERVAL_MS: ms(1000),
   // Bounds on what subscribers may make the server hold (watches, rereads, connections).
@@ -478,13 +485,15 @@ export interface Config {
   /** Origins allowed to call from a browser page of another origin; empty = same-origin only. */
   readonly corsOrigins: readonly string[];
   readonly reapIntervalMs: number;
+  /** How long the reaper keeps an idle, unset group registered after its last call (ms). */
+  readonly groupGraceMs: number;
   readonly resyncIntervalMs: number;
   readonly pollIntervalMs: number;
   /** Distinct rings, groups and jobs watched at once, server-wide; past it LIMIT_EXCEEDED. */
   readonly maxWatches: number;
   /** Safety re-reads and polls per second, all watches together. */
   readonly maxRereadsPerSecond: number;
-  /** Open WebSockets per client address (auth off) or per token (auth on). */
+  /** Open WebSockets and SSE streams together, per client address (auth off) or per token (auth on). */
   readonly maxConnectionsPerClient: number;
   readonly logLevel: string;
   /** A token that may read `GET /metrics` only (needs `authTokens`); null for none. */
@@ -536,6 +545,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: c.INTROSPECTION,
     corsOrigins: c.CORS_ORIGINS,
     reapIntervalMs: c.REAP_INTERVAL_MS,
+    groupGraceMs: c.GROUP_GRACE_MS,
     resyncIntervalMs: c.RESYNC_INTERVAL_MS,
     pollIntervalMs: c.POLL_INTERVAL_MS,
     maxWatches: c.MAX_WATCHES,

@@ -1,6 +1,7 @@
 /**
  * The server entry (`npm start`): read the configuration, build and start the server, stop it
- * cleanly on SIGINT/SIGTERM. The only module that opens sockets on import (STYLE.md 9).
+ * cleanly on SIGINT/SIGTERM. The only module that opens sockets on import: every other can be
+ * imported (by `codegen.ts`, by the tests) without starting anything.
  */
 import { buildServer } from './app.js';
 import { ConfigError, loadConfig } from './config.js';

@@ -1,8 +1,7 @@
 /**
  * The server's reaper: the engine's {@link Reaper} over every registered queue, every
  * `REAP_INTERVAL_MS`, with what it does logged. Any number of servers and workers may run one
- * at once (see src/lanes/reaper.ts for the per-queue lock that keeps it to one reap per queue
- * per interval).
+ * at once, each at its own interval (DESIGN.md §3, "Many reapers of one queue").
  *
  * One queue cannot stop the others: a name in `P:queues` that is not a valid queue name is
  * skipped (`Ringmaster.queues`), and a queue whose reap Redis refuses (a key of the wrong type,
@@ -10,12 +9,21 @@
  */
 import type { Logger } from 'pino';
 import { errorLine } from '../lanes/errors.js';
-import { Reaper, type Ringmaster } from '../lanes/index.js';
+import { Defaults, Reaper, type Ringmaster } from '../lanes/index.js';
 
-/** A reaper of every queue of `engine`, logging to `logger`; not started. */
-export function serverReaper(engine: Ringmaster, intervalMs: number, logger: Logger): Reaper {
+/**
+ * A reaper of every queue of `engine`, logging to `logger`; not started. `intervalMs` is
+ * `REAP_INTERVAL_MS`, `groupGraceMs` `GROUP_GRACE_MS` (ms).
+ */
+export function serverReaper(
+  engine: Ringmaster,
+  intervalMs: number,
+  logger: Logger,
+  groupGraceMs: number = Defaults.groupGraceMs,
+): Reaper {
   return new Reaper(engine, {
     intervalMs,
+    groupGraceMs,
     onReaped: (queue, reaped) => logger.info({ queue, reaped }, 'expired leases reaped'),
     onError: (error, queue) => {
       if (queue === null) {

@@ -1,10 +1,10 @@
 /**
  * graphql-ws on the same path as HTTP (`/graphql`), every operation run through Yoga's own
- * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE
- * (STYLE.md 10). The one exception is per event: a shared-execution stream is delivered as it
- * is and its results masked here, once each (DESIGN.md §4, "Transports"). A socket whose
- * `connection_init` carries no valid token is closed with 4403; one past
- * MAX_CONNECTIONS_PER_CLIENT with 1013 (`connectionLimits.ts`).
+ * pipeline (`getEnveloped`), so auth, limits and error masking match HTTP and SSE. The one
+ * exception is per event: a shared-execution stream is delivered as it is and its results
+ * masked here, once each (DESIGN.md §4.4, "Transports"). A socket whose `connection_init`
+ * carries no valid token is closed with 4403; one past MAX_CONNECTIONS_PER_CLIENT (its client's
+ * sockets and SSE streams together) with 1013 (`connectionLimits.ts`).
  */
 import type { Server } from 'node:http';
 import {
@@ -15,9 +15,14 @@ import {
   getOperationAST,
 } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Authenticator } from './auth.js';
-import { ConnectionLimiter, DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
+import {
+  ConnectionLimiter,
+  clientKey,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  TOO_MANY_CONNECTIONS,
+} from './connectionLimits.js';
 import type { BrowserPolicy } from './plugins/browser.js';
 import { maskError, UNEXPECTED_ERROR_MESSAGE } from './plugins/errors.js';
 import { MAX_REQUEST_BYTES, MAX_SUBSCRIPTIONS_PER_SOCKET } from './plugins/limits.js';
@@ -51,15 +56,16 @@ interface Operation {
 
 /**
  * Attach graphql-ws to `server`; returns the WebSocket server (its `clients` are live sockets).
- * @param maxConnectionsPerClient open sockets per client address (auth off, counted from the
- *   upgrade) or per token (auth on, counted from `connection_init`)
+ * @param connections the server's connections per client (shared with SSE streams): a socket
+ *   counts per client address (auth off, from the upgrade) or per token (auth on, from
+ *   `connection_init`)
  */
 export function attachWebSocket(
   server: Server,
   yoga: RingmasterYoga,
   auth: Authenticator,
   browser: BrowserPolicy,
-  maxConnectionsPerClient: number = DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  connections: ConnectionLimiter = new ConnectionLimiter(DEFAULT_MAX_CONNECTIONS_PER_CLIENT),
 ): { wss: WebSocketServer; close: () => Promise<void> } {
   // maxPayload: the same 1 MiB bound as an HTTP body (DESIGN.md §5), not ws' default 100 MiB.
   // verifyClient: a browser page of another origin is refused (403) before graphql-ws.
@@ -73,12 +79,17 @@ export function attachWebSocket(
     verifyClient: ({ req }, accept) =>
       browser.acceptsUpgrade(req) ? accept(true) : accept(false, 403, 'Forbidden'),
   });
-  const connections = new ConnectionLimiter(maxConnectionsPerClient);
+  /** Whether `socket` is admitted for `key`; closed with 1013 and the reason when not. */
+  const admitted = (key: string, socket: WebSocket): boolean => {
+    if (connections.admit(key, socket)) return true;
+    socket.close(TOO_MANY_CONNECTIONS, connections.reason);
+    return false;
+  };
   if (!auth.enabled) {
     // Every caller is the same admin: a client is its address. Counted from the upgrade, so
     // sockets that never send connection_init count too.
     wss.on('connection', (socket, request) => {
-      connections.admit(`address:${request.socket.remoteAddress ?? 'unknown'}`, socket);
+      admitted(clientKey(null, request.socket.remoteAddress), socket);
     });
   }
   // Each operation's pipeline, socket and id, from its onSubscribe to its execute or subscribe,
@@ -138,7 +149,7 @@ export function attachWebSocket(
         if (auth.roleOf(authorization) === null) return false;
         const token = auth.tokenKey(authorization);
         // Closed here with 1013 and a reason; graphql-ws' own 4403 after it is then a no-op.
-        return token === null || connections.admit(token, ctx.extra.socket);
+        return token === null || admitted(token, ctx.extra.socket);
       },
       // The payload graphql-ws would send, serialized once per result (for the results
       // graphql-ws delivers itself: queries, mutations, streams not shared). Results with

@@ -22,12 +22,30 @@
  *   graphql-ws still owns the operation's start, its `complete` and `error` messages and its
  *   end (the client's `complete`, the socket's close).
  *
+ * - **An operation id is reused only once its earlier operation has wound down.** makeServer
+ *   frees an id at the client's `complete` while the operation's `subscribe` may still be
+ *   running (its hooks await); a `subscribe` that reuses the id then shares makeServer's entry
+ *   with it, and the earlier one, once subscribed, takes the entry and is lost to every later
+ *   `complete` and to the socket's close: its listener and watch were held for ever. Such a
+ *   `subscribe` waits here, the socket paused, until the earlier one's handling is over
+ *   (DESIGN.md §4.4, "Transports").
+ * - **A server-to-client message from the client** (`next`, `error`, `connection_ack`) closes
+ *   the socket with 4400, the protocol's answer to a message it does not allow; makeServer
+ *   throws on them, which would close with 4500.
+ *
  * Everything else — the protocol and its close codes — is makeServer's, unchanged. An internal
  * error never puts its message in a close reason (useServer's `isProd: true`, whatever NODE_ENV
- * says).
+ * says). A message is parsed once, here: makeServer's `parseMessage` takes a parsed message as
+ * it is.
  */
 import type { Duplex } from 'node:stream';
-import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import {
+  CloseCode,
+  type Context,
+  handleProtocols,
+  makeServer,
+  type ServerOptions,
+} from 'graphql-ws';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { PULL, type Pullable, type PullSink } from '../pubsub/conflate.js';
 
@@ -120,6 +138,12 @@ class SocketLink implements SocketExtra {
   initialised = false;
   /** pinged by the last keep-alive sweep and not answered yet */
   awaitingPong = false;
+  /** graphql-ws' context of this socket, from its `connection_init` on: the ids it has in use */
+  context: Context<Record<string, unknown>, SocketExtra> | undefined = undefined;
+  /** each operation's `subscribe` still being handled by graphql-ws, by id */
+  private running: Map<string, Promise<void>> | undefined = undefined;
+  /** messages that arrived while a reused id waits for its earlier operation (socket paused) */
+  private held: unknown[] | undefined = undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -151,9 +175,78 @@ class SocketLink implements SocketExtra {
     this.socket.on('message', onSocketMessage);
   }
 
-  /** A message: to graphql-ws, which settles its promise when the operation ends. */
+  /** A message from the socket: parsed once, then {@link dispatch}ed. */
   received(data: RawData): void {
-    this.handler?.(String(data)).then(undefined, failedMessage.bind(this));
+    const text = String(data);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      // graphql-ws closes the socket with 4400 for it.
+      message = text;
+    }
+    this.dispatch(message);
+  }
+
+  /**
+   * A message to graphql-ws, whose promise settles when the message's handling (for a
+   * `subscribe`, the whole operation) is over; or held, in order, while an earlier operation of
+   * a reused id winds down.
+   */
+  private dispatch(message: unknown): void {
+    if (this.held !== undefined) {
+      this.held.push(message);
+      return;
+    }
+    const { type, id } = (typeof message === 'object' && message !== null ? message : {}) as {
+      type?: unknown;
+      id?: unknown;
+    };
+    if (type === 'next' || type === 'error' || type === 'connection_ack') {
+      this.close(CloseCode.BadRequest, `Unexpected message of type ${type} received`);
+      return;
+    }
+    if (type !== 'subscribe' || typeof id !== 'string') {
+      this.deliver(message);
+      return;
+    }
+    const earlier = this.running?.get(id);
+    if (earlier !== undefined) {
+      // In use still: graphql-ws closes the socket with 4409, as the protocol says.
+      if (this.context !== undefined && id in this.context.subscriptions) {
+        this.deliver(message);
+        return;
+      }
+      // Freed by a `complete` (or by its end) and not yet wound down: wait for it.
+      this.held = [message];
+      this.socket.pause();
+      earlier.then(this.release.bind(this));
+      return;
+    }
+    const handled = this.deliver(message);
+    this.running ??= new Map();
+    const running = this.running;
+    running.set(id, handled);
+    handled.then(() => {
+      if (running.get(id) === handled) running.delete(id);
+    });
+  }
+
+  /** The held messages, in order, once the operation they waited for is over. */
+  private release(): void {
+    const held = this.held;
+    this.held = undefined;
+    // A closed socket's graphql-ws has ended its operations; nothing may start one again.
+    if (held === undefined || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.resume();
+    for (const message of held) this.dispatch(message);
+  }
+
+  /** `message` to graphql-ws (its `parseMessage` takes a parsed message as it is). */
+  private deliver(message: unknown): Promise<void> {
+    const handled = this.handler?.(message as string);
+    if (handled === undefined) return Promise.resolve();
+    return handled.then(undefined, failedMessage.bind(this));
   }
 }
 
@@ -224,7 +317,9 @@ export function serveGraphqlWs(
     connectionInitWaitTimeout: 0,
     // graphql-ws sets connectionInitReceived and calls onConnect in one step.
     onConnect: (ctx) => {
-      (ctx.extra as SocketLink).initialised = true;
+      const link = ctx.extra as SocketLink;
+      link.initialised = true;
+      link.context = ctx;
       return onConnect?.(ctx);
     },
     jsonMessageReplacer: replacer,
@@ -395,7 +490,8 @@ function writeText(
  * `source` at once. Back-pressure is the same as {@link SocketLink.send}'s: a result is pulled
  * again at once while the socket has nothing queued, and only after its last write has left for
  * the kernel when it had, so a slow reader holds up only its own subscriptions, whose streams
- * conflate meanwhile. A result for a socket no longer open is dropped, as `send` drops it.
+ * conflate meanwhile. A result for a socket no longer open ends the subscription: its source is
+ * returned, even if graphql-ws has lost the operation.
  * @param extra the operation's socket (graphql-ws' `ctx.extra`)
  * @param id the operation's id, as the client sent it
  * @param source the results; its pull may call back before returning, at most once per pull
@@ -451,8 +547,10 @@ class PushedOperation<R> implements AsyncGenerator<never, undefined, unknown>, P
   onEvent(result: R): void {
     if (this.finished) return;
     const socket = this.socket;
+    // A closed socket's operation ends here, whether or not graphql-ws still knows it.
     if (socket.readyState !== socket.OPEN) {
-      this.source[PULL](this);
+      this.onEnd();
+      void this.source.return(undefined).catch(() => undefined);
       return;
     }
     let body: Buffer;

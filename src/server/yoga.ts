@@ -1,7 +1,7 @@
 /**
  * The Yoga instance: `/graphql` over HTTP and SSE (Yoga's own transport), GraphiQL, `/health`,
  * `/ready`, error masking and auth. WebSocket operations run through the same instance
- * (`ws.ts`), so every transport shares one pipeline (STYLE.md 10).
+ * (`ws.ts`), so every transport shares one pipeline.
  */
 import {
   createYoga,
@@ -16,6 +16,7 @@ import type { Ringmaster } from '../lanes/index.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import { schema } from '../schema/index.js';
 import type { Authenticator } from './auth.js';
+import type { ConnectionLimiter } from './connectionLimits.js';
 import { useGraphiQLPage } from './graphiql.js';
 import { useBadBodyStatus } from './plugins/badBody.js';
 import type { BrowserPolicy } from './plugins/browser.js';
@@ -24,6 +25,7 @@ import { useNoIntrospection } from './plugins/introspection.js';
 import { MAX_REQUEST_BYTES, useQueryLimits } from './plugins/limits.js';
 import { useOperationRoleCheck } from './plugins/operationRole.js';
 import { useSharedSubscriptionExecution } from './plugins/sharedExecution.js';
+import { useStreamLimit } from './plugins/streamLimit.js';
 import { useSubscriptionRootRule } from './plugins/subscriptionRoot.js';
 import { useEndUnprocessedStreams } from './plugins/unprocessedStreams.js';
 import { useStrictUtf8 } from './plugins/utf8.js';
@@ -44,6 +46,8 @@ export interface YogaDeps {
   readonly browser: BrowserPolicy;
   /** Readiness: Redis answers and notifications are configured (or polling). */
   readonly ready: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /** Connections per client, WebSockets and SSE streams together (`connectionLimits.ts`). */
+  readonly connections: ConnectionLimiter;
   /** Plugins run first, before the browser policy (the operation counter of `GET /metrics`). */
   readonly observers?: readonly Plugin[];
 }
@@ -104,6 +108,8 @@ export function createRingmasterYoga(deps: YogaDeps): RingmasterYoga {
     useEndUnprocessedStreams(),
     // Before anything that replaces execute/subscribe: a refused operation runs nothing.
     useOperationRoleCheck(schema),
+    // An SSE stream past MAX_CONNECTIONS_PER_CLIENT is refused before it subscribes.
+    useStreamLimit(deps.connections, deps.auth),
     // Field auth reads the role, so only subscribers of one role share an event's result.
     useSharedSubscriptionExecution({
       scopeOf: (context) => (context as Context).role,

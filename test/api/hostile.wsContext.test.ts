@@ -12,6 +12,10 @@ import type { Role } from '../../src/context.js';
 import { Ringmaster } from '../../src/lanes/index.js';
 import { LiveFeed } from '../../src/pubsub/index.js';
 import { Authenticator } from '../../src/server/auth.js';
+import {
+  ConnectionLimiter,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+} from '../../src/server/connectionLimits.js';
 import { createLogger } from '../../src/server/logger.js';
 import { BrowserPolicy } from '../../src/server/plugins/browser.js';
 import { attachWebSocket } from '../../src/server/ws.js';
@@ -56,17 +60,19 @@ describe('a WebSocket builds a fresh context for every operation', () => {
     });
     await feed.start();
     const browser = new BrowserPolicy({ corsOrigins: [], loopbackHostsOnly: false });
+    const connections = new ConnectionLimiter(DEFAULT_MAX_CONNECTIONS_PER_CLIENT);
     const yoga = createRingmasterYoga({
       engine,
       feed,
       auth,
+      connections,
       logger,
       introspection: true,
       browser,
       ready: async () => ({ ok: true, detail: {} }),
     });
     const http = createServer(yoga);
-    const ws = attachWebSocket(http, yoga, auth, browser);
+    const ws = attachWebSocket(http, yoga, auth, browser, connections);
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
     stop = async () => {

@@ -1,8 +1,9 @@
 /**
- * Bounds on what subscribers make the server hold (src/server/ws.ts, issue 12 "Unbounded
- * watches"): one WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the
- * server watches at most MAX_WATCHES distinct rings, groups and jobs; a client opens at most
- * MAX_CONNECTIONS_PER_CLIENT sockets (per address with auth off, per token with auth on). Past
+ * Bounds on what subscribers make the server hold (src/server/ws.ts, connectionLimits.ts): one
+ * WebSocket holds at most MAX_SUBSCRIPTIONS_PER_SOCKET open operations; the server watches at
+ * most MAX_WATCHES distinct rings, groups and jobs; a client holds at most
+ * MAX_CONNECTIONS_PER_CLIENT WebSockets and SSE streams together (per address with auth off,
+ * per token with auth on). Past
  * each: LIMIT_EXCEEDED (a socket: close code 1013 with a reason), the rest goes on, and a slot
  * freed is usable again.
  */
@@ -177,6 +178,99 @@ describe('sockets per client (MAX_CONNECTIONS_PER_CLIENT)', () => {
     expect((await open(b)).acked).toBe(true);
     // An unknown token is refused as before (4403), and counts for no one.
     expect(await open('not-a-token-at-all-xx')).toMatchObject({ acked: false, code: 4403 });
+  });
+});
+
+describe('connections per client over every transport: WebSockets and SSE streams together', () => {
+  const sockets: WebSocket[] = [];
+  const streams: { close(): void }[] = [];
+  let limited: TestServer | undefined;
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.terminate();
+    for (const stream of streams.splice(0)) stream.close();
+    await limited?.stop();
+    limited = undefined;
+  });
+  const endpoint = () => (limited as TestServer).endpoint;
+  /** An SSE ring subscription, its first event taken: SNAPSHOT, or the refusal. */
+  const sse = async (queue: string, token?: string) => {
+    const stream = sseSubscribe(endpoint(), RingChangedDocument, { queue }, token ? { token } : {});
+    streams.push(stream);
+    // Generous: many streams open at once on a busy machine.
+    return { stream, first: await stream.events.next(30_000) };
+  };
+  const refusedWith = (first: unknown, max: number) => {
+    expect(JSON.stringify(first)).toContain('LIMIT_EXCEEDED');
+    expect(JSON.stringify(first)).toContain(`at most ${max} (MAX_CONNECTIONS_PER_CLIENT)`);
+  };
+
+  it('auth off: sockets and streams of one address share the bound; a stream closed frees its slot', async () => {
+    limited = await startTestServer(redis.url, { MAX_CONNECTIONS_PER_CLIENT: '3' });
+    const q = queueName('conn');
+    const first = await connect(endpoint());
+    sockets.push(first.socket);
+    expect(first.acked).toBe(true);
+    const a = await sse(q);
+    const b = await sse(q);
+    for (const { first: event } of [a, b]) {
+      expect(dataOf(event).ringChanged).toMatchObject({ reason: 'SNAPSHOT' });
+    }
+    // Three open: one more stream is refused before it subscribes, one more socket closed.
+    refusedWith((await sse(queueName('conn'))).first, 3);
+    const fourth = await connect(endpoint());
+    sockets.push(fourth.socket);
+    expect(fourth).toMatchObject({ acked: false, code: TOO_MANY_CONNECTIONS });
+    expect(limited.server.feed.stats()).toMatchObject({ watches: 1, listeners: 2 });
+
+    a.stream.close();
+    await waitFor(
+      'the closed stream to be let go',
+      () => limited?.server.feed.stats().listeners === 1,
+    );
+    const again = await sse(q);
+    expect(dataOf(again.first).ringChanged).toMatchObject({ reason: 'SNAPSHOT' });
+  });
+
+  it('auth on: one token cannot take every watch; another token still subscribes', async () => {
+    const [a, b] = ['read-token-aaaaaaaaaaaa', 'read-token-bbbbbbbbbbbb'];
+    limited = await startTestServer(redis.url, {
+      MAX_CONNECTIONS_PER_CLIENT: '3',
+      MAX_WATCHES: '4',
+      AUTH_TOKENS: `read:${a},read:${b}`,
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(dataOf((await sse(queueName('take'), a)).first).ringChanged).toMatchObject({
+        reason: 'SNAPSHOT',
+      });
+    }
+    refusedWith((await sse(queueName('take'), a)).first, 3);
+    expect(await connect(endpoint(), a)).toMatchObject({
+      acked: false,
+      code: TOO_MANY_CONNECTIONS,
+    });
+    expect(dataOf((await sse(queueName('other'), b)).first).ringChanged).toMatchObject({
+      reason: 'SNAPSHOT',
+    });
+  });
+
+  it('100 streams opened and closed leave no listener, no watch and no count behind', async () => {
+    limited = await startTestServer(redis.url, { MAX_CONNECTIONS_PER_CLIENT: '100' });
+    const queues = Array.from({ length: 20 }, () => queueName('many'));
+    const opened = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => sse(queues[i % 20] as string)),
+    );
+    for (const { first } of opened) expect(dataOf(first).ringChanged.reason).toBe('SNAPSHOT');
+    expect(limited.server.feed.stats()).toMatchObject({ listeners: 100, watches: 20 });
+    for (const { stream } of opened) stream.close();
+    await waitFor('every stream let go', () => {
+      const stats = limited?.server.feed.stats();
+      return stats?.listeners === 0 && stats.watches === 0;
+    });
+    // Every slot is free again: as many streams as before are admitted.
+    const reopened = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => sse(queues[i % 20] as string)),
+    );
+    for (const { first } of reopened) expect(dataOf(first).ringChanged.reason).toBe('SNAPSHOT');
   });
 });
 

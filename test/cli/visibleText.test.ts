@@ -3,7 +3,9 @@
  * in a group id, job id, actor or error — a zero-width space, a BOM, U+2028 — is written as a
  * marker (`acme⟨ZWSP⟩`), never raw, in every table and line; `--json` keeps the text as it is.
  * A new user's finding: after `enqueue(group: "acme\u200b")`, `ringmaster groups` showed
- * `acme` and a raw ZWSP, which looks exactly like `acme`.
+ * `acme` and a raw ZWSP, which looks exactly like `acme`. And look-alikes the first rule missed:
+ * nonspacing marks that print as nothing (six rows of "acme", one of them PAUSED) and NFC against
+ * NFD "café" (two identical rows).
  */
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
@@ -84,6 +86,40 @@ describe('invisible characters in the CLI', () => {
   });
 });
 
+describe('look-alike ids in the CLI', () => {
+  it('groups draws six "acme"s and NFC and NFD "café" as different rows', async () => {
+    const q = uniqueQueueName('cli-lookalike');
+    const e = engineQueue(q);
+    // Five nonspacing marks that print as nothing, and the plain id; and café composed and not.
+    const acmes = [
+      'acme',
+      ...['\uFE0F', '\u034F', '\u17B5', '\u180B', '\u{E0100}'].map((m) => `acme${m}`),
+    ];
+    const cafes = ['caf\u00E9', 'cafe\u0301'];
+    for (const id of [...acmes, ...cafes]) await e.enqueue(id);
+    await e.pause('acme\u17B5');
+    const table = await cli(['groups', '-q', q]);
+    // The first cell of each row of groups, as printed.
+    const cells = table
+      .split('\n')
+      .map((line) => /^│ (\S+)\s+│/.exec(line)?.[1])
+      .filter((cell): cell is string => cell !== undefined && cell !== 'group');
+    expect(cells.sort()).toEqual(
+      [
+        'acme',
+        'acme⟨U+FE0F⟩',
+        'acme⟨U+034F⟩',
+        'acme⟨U+17B5⟩',
+        'acme⟨U+180B⟩',
+        'acme⟨U+E0100⟩',
+        'caf\u00E9',
+        'cafe⟨U+0301⟩',
+      ].sort(),
+    );
+    expect(table).toMatch(/│ acme⟨U\+17B5⟩\s+│ PAUSED/);
+  });
+});
+
 describe('long cells', () => {
   it('a 256-byte group id is cut with an ellipsis in the table, whole in --json', async () => {
     const q = uniqueQueueName('cli-long');
@@ -101,5 +137,26 @@ describe('long cells', () => {
       groups: { id: string }[];
     };
     expect(json.groups.map((g) => g.id)).toContain(long);
+  });
+
+  it('a stored error of 1,024 characters holding control characters is one cut row of dead', async () => {
+    const q = uniqueQueueName('cli-long-error');
+    const e = engineQueue(q);
+    await e.enqueue('g', {}, { maxAttempts: 1 });
+    const job = await e.claim();
+    if (job === null) throw new Error('no job claimed');
+    // What a processor's own text may hold: terminal escapes, a bell, line breaks, a NUL.
+    const error = `\u001b[31mred\u0007\r\nsecond line\ttab\u0000${'y'.repeat(1_100)}`;
+    await e.retry(job.id, job.token as string, error);
+    const dead = await cli(['dead', '-q', q]);
+    // No control character but the line breaks between rows.
+    expect(dead).not.toMatch(/(?!\n)\p{Cc}/u);
+    const row = dead.split('\n').find((line) => line.includes(`│ ${job.id} `)) ?? '';
+    expect(row, dead).toContain('⟨U+001B⟩[31mred⟨U+0007⟩ second line tab⟨U+0000⟩');
+    expect([...row].length, row).toBeLessThanOrEqual(120);
+    const json = JSON.parse(await cli(['dead', '-q', q, '--json'])) as {
+      queue: { jobs: { edges: { node: { lastError: string } }[] } };
+    };
+    expect(json.queue.jobs.edges[0]?.node.lastError).toBe(error.slice(0, 1_024));
   });
 });

@@ -90,6 +90,13 @@ describe('the engine on a Redis Cluster', () => {
       await untilRedisTimePasses(rm.redis, short?.leaseUntil as number);
       expect(await q.reap()).toBe(1);
       ran.add('reap');
+      // The reaper's lock for one pass, and its release.
+      expect(await q.lockReaping('engine-test', 60_000, 5_000)).toBe(true);
+      expect(await master0.get(q.keys.reaper)).toBe('engine-test');
+      expect(Number(await master0.get(q.keys.reapedAt))).toBeGreaterThan(0);
+      await q.releaseReaping('engine-test');
+      expect(await master0.exists(q.keys.reaper)).toBe(0);
+      ran.add('reaperLock').add('reaperUnlock');
       expect(await q.group('a')).toMatchObject({ limit: 2, active: 0 });
       expect((await q.groups()).groups.map((g) => g.id)).toEqual(['a', 'b']);
       ran.add('readGroups');

@@ -9,13 +9,14 @@
  * (registering a queue the connection has not registered yet included), and their timed forms,
  * cancelOverride and a due revert (issue 17), as do the queue's own
  * pauseQueue, resumeQueue and setRetention, a lease
- * extension and the calls that drain a queue (reap, claim, complete, retry); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
+ * extension and the calls that drain a queue (reap, claim, complete, retry, and a Reaper's pass
+ * with its lock); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
  * failed for it, no Redis text) and changes nothing at all; once memory is available again,
  * enqueue works.
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Job, Ringmaster, RingmasterError } from '../../src/lanes/index.js';
+import { type Job, Reaper, Ringmaster, RingmasterError } from '../../src/lanes/index.js';
 import {
   ClearLimitDocument,
   EnqueueDocument,
@@ -126,6 +127,15 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.job(claimed.id)).toMatchObject({ state: 'COMPLETED' });
     const again = (await queue.claim()) as Job;
     expect((await queue.retry(again.id, again.token as string, 'later')).state).toBe('PENDING');
+    // The engine's Reaper too (a Worker's, the server's): its lock script runs at maxmemory,
+    // where the plain `SET NX` lock it took before was refused (OOM), so no reaper reaped.
+    const lapsedAgain = (await queue.claim({ leaseMs: 1 })) as Job;
+    await untilRedisTimePasses(admin, lapsedAgain.leaseUntil as number);
+    const reaperErrors: Error[] = [];
+    await new Reaper(queue, { intervalMs: 1, onError: (e) => reaperErrors.push(e) }).reapOnce();
+    expect(reaperErrors).toEqual([]);
+    // (Reaped by it, or by the server's reaper first.)
+    expect(await queue.job(lapsedAgain.id)).toMatchObject({ state: 'PENDING' });
 
     // The server's connection has not registered the queue either.
     const steer = [

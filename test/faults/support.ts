@@ -24,6 +24,7 @@ import { type Client, createClient } from 'graphql-ws';
 import { expect, inject } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/index.js';
+import type { PoisonKind } from '../fixtures/poison.js';
 import { escapeGlob, scanAll } from '../support/lanes.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -608,13 +609,14 @@ export async function assertSound(
 
 /**
  * One job of a workload: its group and payload (`ms` of work; `fail`: always throws;
- * `failFirst`: throws on its first attempt only), and the issue-16 options it is enqueued with
+ * `failFirst`: throws on its first attempt only; `poison`: hands that poison pill of
+ * test/fixtures/poison.ts over instead), and the issue-16 options it is enqueued with
  * (a delay, a retry policy), so every fault scenario also covers delayed jobs, backoff waits and
  * their promotion.
  */
 export interface JobSpec {
   group: string;
-  payload: { ms: number; fail?: true; failFirst?: true; n: number };
+  payload: { ms: number; fail?: true; failFirst?: true; poison?: PoisonKind; n: number };
   maxAttempts: number;
   delayMs?: number;
   backoff?: BackoffPolicy;

@@ -90,6 +90,7 @@ describe('audit and repair', () => {
     await q.enqueue('ok');
     await engine.redis().rpush(q.keys.ring, 'p', 's', 'empty');
     await engine.redis().zadd(q.keys.groups, 0, 'empty');
+    await engine.redis().zadd(q.keys.seen, Date.now(), 'empty');
     await auditRepairAudit(q, ['I1 p', 'I1 s', 'I1 empty']);
     expect((await rawState(q)).ring).toEqual(['ok']);
   });
@@ -279,7 +280,8 @@ describe('audit and repair', () => {
         pipeline
           .hset(q.keys.job(id), 'group', `g${i % 10}`, 'state', 'delayed', 'score', id)
           .zadd(q.keys.delayed, at + i, id)
-          .zadd(q.keys.groups, 0, `g${i % 10}`);
+          .zadd(q.keys.groups, 0, `g${i % 10}`)
+          .zadd(q.keys.seen, at, `g${i % 10}`);
       }
       pipeline.hset(q.keys.stats, 'delayed', 1_000);
       await pipeline.exec();

@@ -126,7 +126,7 @@ async function stateOf(q: Queue): Promise<Record<string, unknown>> {
     else if (type === 'set') out[name] = (await r.smembers(key)).sort();
     // `dead` and `completed` and their group indexes are scored by the time a job died or
     // completed: only their members compare between twins
-    else if (type === 'zset' && /(^|:)(dead|completed)$/.test(name)) {
+    else if (type === 'zset' && /(^|:)(dead|completed)$|^gseen$/.test(name)) {
       out[name] = (await r.zrange(key, 0, -1)).sort();
     } else if (type === 'zset') out[name] = await r.zrange(key, 0, -1, 'WITHSCORES');
     else if (type === 'hash') {

@@ -50,7 +50,7 @@ async function queueState(q: Queue): Promise<Record<string, unknown>> {
   const base = q.keys.base;
   const out: Record<string, unknown> = {};
   for (const key of (await scanAll(r, `${escapeGlob(base)}*`)).sort()) {
-    if (key === q.keys.reaper) continue;
+    if (key === q.keys.reaper || key === q.keys.reapedAt) continue;
     const name = key.slice(base.length);
     const type = await r.type(key);
     if (type === 'hash') {
@@ -65,7 +65,8 @@ async function queueState(q: Queue): Promise<Record<string, unknown>> {
       const pairs: string[] = [];
       for (let i = 0; i < flat.length; i += 2)
         pairs.push(`${flat[i]}@${timeless(flat[i + 1] as string)}`);
-      out[name] = pairs;
+      // `gseen` is ordered by when each group was registered: one call stamps one instant.
+      out[name] = name === 'gseen' ? pairs.sort() : pairs;
     } else if (type === 'list') {
       out[name] = await r.lrange(key, 0, -1);
     } else if (type === 'stream') {

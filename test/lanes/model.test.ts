@@ -1,5 +1,5 @@
 /**
- * Property-based test of the lane engine (issue 2; STYLE.md 14): random interleavings of every
+ * Property-based test of the lane engine (issue 2): random interleavings of every
  * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run),
  * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
  * extendLease, completeAndClaim (a batch of 0–4
@@ -659,6 +659,8 @@ interface Snapshot {
   grate: [string, string][];
   gwindow: [string, string][];
   ratelimited: [string, number][];
+  /** The members of `gseen`: every registered group (its scores are times, not modelled). */
+  seen: string[];
   strayKeys: string[];
 }
 
@@ -730,6 +732,8 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     // The oldest-pending index (metrics, issue 17): a lower bound per lane, not modelled here;
     // its invariant is test/lanes/heads.property.test.ts's.
     k.heads,
+    // When each group was last registered (forgetting groups): its members, below.
+    k.seen,
     // The steering history (issue 17): entries, not state; test/lanes/history.test.ts's.
     k.history,
     // The payloads (issue 18): read below, each beside its job's hash.
@@ -763,6 +767,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   m.hgetall(k.rate);
   m.hgetall(k.rateWindow);
   m.zrange(k.rateLimited, 0, -1, 'WITHSCORES');
+  m.zrange(k.seen, 0, -1);
   for (const key of laneKeys) m.zrange(key, 0, -1, 'WITHSCORES');
   for (const key of jobKeys) m.hgetall(key);
   for (const key of delayedKeys) m.zrange(key, 0, -1, 'WITHSCORES');
@@ -781,7 +786,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     if (!jobKeys.includes(k.job(id))) strayKeys.push(`${k.payloads} ${id}`);
   }
   const stats = at<Record<string, string>>(7);
-  const base = 16;
+  const base = 17;
   const scored = (flat: string[]) =>
     pairs(flat).map(([id, score]): [string, number] => [id, Number(score)]);
   const after = (list: unknown[], i: number) =>
@@ -841,6 +846,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     grate: Object.entries(at<Record<string, string>>(13)).sort(byFirst),
     gwindow: Object.entries(at<Record<string, string>>(14)).sort(byFirst),
     ratelimited: scored(at<string[]>(15)).sort(byFirst),
+    seen: at<string[]>(16).sort(),
     lanes: laneKeys
       .map((key, i): [string, [string, number][]] => [
         laneOf.get(key) as string,
@@ -937,6 +943,7 @@ function modelSnapshot(s: MState): Snapshot {
     wake: Math.min(64, s.wakes),
     seq: s.seq,
     groups: [...s.registered].sort(),
+    seen: [...s.registered].sort(),
     queueRegistered: s.registered.size > 0,
     grate: [...s.rates]
       .map(([g, max]): [string, string] => [g, `${max}:${RATE_WINDOW_MS}`])

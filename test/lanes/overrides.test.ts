@@ -298,6 +298,8 @@ async function layoutOf(q: Queue): Promise<Map<string, string | number>> {
   for (const [key, value] of snap) {
     const name = key.replace(q.keys.base, '<base>');
     if (key === q.keys.history) out.set(name, await q.redis.xlen(key));
+    // When each group was registered: its members compare, its times cannot.
+    else if (key === q.keys.seen) out.set(name, (await q.redis.zrange(key, 0, -1)).join(','));
     else if (name.startsWith('<base>job:')) out.set(name, await q.redis.hlen(key));
     else out.set(name, value);
   }

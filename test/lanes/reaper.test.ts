@@ -1,18 +1,14 @@
 /**
  * The engine's `Reaper` (src/lanes/reaper.ts) against a real Redis: which queues it reaps (every
- * registered one, a fixed list, or one queue), its per-queue lock `P:{Q}:reaper` (a queue locked
- * by another reaper is left alone this interval; a lock key that lost its expiry is given one
- * back), the hooks, start/close, and its options' bounds. Leases expire for real on the Redis
- * clock; waits are bounded polls.
+ * registered one, a fixed list, or one queue), how reapers share a queue (`P:{Q}:reapedAt`: a
+ * queue reaped less than a reaper's own interval ago is left alone; the lock `P:{Q}:reaper` lives
+ * for a pass and is released, and one that lost its expiry is given one back), the hooks,
+ * start/close, and its options' bounds, its source's shape too. Leases expire for real on the
+ * Redis clock; waits are bounded polls.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ErrorCode,
-  type Queue,
-  Reaper,
-  type ReaperOptions,
-  Ringmaster,
-} from '../../src/lanes/index.js';
+import { ErrorCode, Queue, Reaper, type ReaperOptions, Ringmaster } from '../../src/lanes/index.js';
+import { LOCK_MS } from '../../src/lanes/reaper.js';
 import { pollUntil, redisNow, uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -41,21 +37,29 @@ describe('Reaper', () => {
     const onReaped = (queue: string, n: number) => reaped.push([queue, n]);
     expect(await new Reaper(rm, { queues: ['a'], onReaped }).reapOnce()).toBe(1);
     expect(await b.counts()).toMatchObject({ active: 1 });
-    // `a` is locked for this interval by the first reaper; `b` is free.
+    // `a` was reaped less than this reaper's interval ago by the first one; `b` was not.
     expect(await new Reaper(rm, { onReaped }).reapOnce()).toBe(1);
     expect(reaped).toEqual([
       ['a', 1],
       ['b', 1],
     ]);
-    expect(await rm.redis.get(a.keys.reaper)).toMatch(/:\d+:\d+$/);
+    // The lock lived for the pass only; the pass's start is kept, on the Redis clock.
+    expect(await rm.redis.exists(a.keys.reaper, b.keys.reaper)).toBe(0);
+    const reapedAt = Number(await rm.redis.get(a.keys.reapedAt));
+    expect(reapedAt).toBeLessThanOrEqual(await redisNow(rm.redis));
+    expect(reapedAt).toBeGreaterThan((await redisNow(rm.redis)) - 5_000);
 
-    // Another reaper this interval leaves a locked queue alone; the script itself does not.
+    // Another reaper this interval leaves a reaped queue alone; the script itself does not.
     await expiredLease(b);
     expect(await new Reaper(b).reapOnce()).toBe(0);
     expect(await b.reap()).toBe(1);
+    // A reaper whose own interval has passed since reaps it, whatever the others' intervals.
+    await expiredLease(b);
+    await untilRedisTimePasses(rm.redis, Number(await rm.redis.get(b.keys.reapedAt)) + 2);
+    expect(await new Reaper(b, { intervalMs: 1 }).reapOnce()).toBe(1);
   });
 
-  it('gives a lock key with no expiry one, so a stray key delays reaping by one interval at most', async () => {
+  it('gives a lock key with no expiry one, so a stray key delays reaping by the lock lifetime at most', async () => {
     const rm = engine();
     const q = rm.queue('stuck');
     await expiredLease(q);
@@ -64,10 +68,45 @@ describe('Reaper', () => {
     expect(await reaper.reapOnce()).toBe(0);
     const ttl = await rm.redis.pttl(q.keys.reaper);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(50);
-    await pollUntil('the stray lock to expire and the queue to be reaped', async () => {
-      return (await reaper.reapOnce()) === 1;
-    });
+    expect(ttl).toBeLessThanOrEqual(LOCK_MS);
+    await pollUntil(
+      'the stray lock to expire and the queue to be reaped',
+      async () => (await reaper.reapOnce()) === 1,
+      LOCK_MS + 5_000,
+    );
+  }, 20_000);
+
+  it('ignores a reapedAt that is not a number or is later than now, so a stray value cannot stop reaping', async () => {
+    const rm = engine();
+    const q = rm.queue('stray-marker');
+    for (const stray of ['not a time', String((await redisNow(rm.redis)) + 3_600_000)]) {
+      await expiredLease(q);
+      await rm.redis.set(q.keys.reapedAt, stray);
+      expect(await new Reaper(q, { intervalMs: 60_000 }).reapOnce(), stray).toBe(1);
+    }
+  });
+
+  it('refuses a source that is not an engine or a queue at construction, in one line', () => {
+    const rm = engine();
+    // An ioredis client, and the object form an older text of DESIGN.md §4.1 showed: each was
+    // taken, and every pass then reaped nothing and reported nothing.
+    for (const source of [
+      rm.redis,
+      { queue: rm.queue('q'), intervalMs: 100 },
+      { engine: rm },
+      undefined,
+      'q',
+    ]) {
+      expect(() => new Reaper(source as unknown as Queue)).toThrow(
+        expect.objectContaining({
+          code: ErrorCode.BAD_USER_INPUT,
+          argument: 'source',
+          message: expect.stringMatching(/^source: must be a Ringmaster or a Queue[^\n]*$/),
+        }),
+      );
+    }
+    // A Queue made on its own (not through an engine) is a source.
+    expect(new Reaper(new Queue(rm.redis, 'alone'))).toBeInstanceOf(Reaper);
   });
 
   it('ticks once started, reports through its hooks, and stops for good on close', async () => {
@@ -81,7 +120,7 @@ describe('Reaper', () => {
     await reaper.close();
     reaper.start(); // closed: does nothing
     await expiredLease(q);
-    // Past the lock of the last tick, and then some: no tick of a closed reaper reaps it.
+    // Past the interval of the last tick, and then some: no tick of a closed reaper reaps it.
     await untilRedisTimePasses(q.redis, (await redisNow(q.redis)) + 100);
     expect(reaped).toEqual([1]);
     expect(await q.counts()).toMatchObject({ active: 1 });

@@ -66,6 +66,7 @@ for i = 1, #ARGV, 3 do
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
     jobEventsKeyOf(base, id), watchedKeyOf(base), ringWatchedKeyOf(base), ringLogKeyOf(base),
+    seenKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group) }
 end
@@ -105,6 +106,7 @@ function tsKeys(c: Case): string[] {
     k.watched,
     k.ringWatched,
     k.ringLog,
+    k.seen,
     // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
     k.job(c.id),
     k.lane(c.group),

@@ -1,6 +1,6 @@
 /**
- * Every script in src/lua loads into a real Redis (STYLE.md 7): SCRIPT LOAD compiles it, so a
- * Lua syntax error, or an include that did not inline, fails here rather than on first use.
+ * Every script in src/lua loads into a real Redis: SCRIPT LOAD compiles it, so a Lua syntax
+ * error, or an include that did not inline, fails here rather than on first use.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,6 +31,8 @@ const EXPECTED = [
   // many jobs in one atomic call, each as enqueue (issue 18, the producer's side)
   'enqueueMany',
   'extendLease',
+  // idle, unset groups forgotten after their grace, by the reaper
+  'forgetGroups',
   'pause',
   // the queue's own pause (issue 16): claims stop for every group, the rota untouched
   'pauseQueue',
@@ -49,6 +51,9 @@ const EXPECTED = [
   // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
   'readSnapshot',
   'reap',
+  // the reaper's per-queue lock, held for one pass, and its release
+  'reaperLock',
+  'reaperUnlock',
   // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
   'reconcileGroups',
   'reconcileIndexes',

@@ -42,6 +42,7 @@ describe('a variable set but blank', () => {
     'METRICS_TOKEN',
     'HISTORY_MAX_LEN',
     'REAP_INTERVAL_MS',
+    'GROUP_GRACE_MS',
     'MAX_WATCHES',
     'INTROSPECTION',
     'LOG_LEVEL',
@@ -58,6 +59,15 @@ describe('a variable set but blank', () => {
       'LOG_LEVEL=loud: must be one of fatal, error, warn, info, debug, trace, silent',
       'PORT="": is set but blank: unset it for the default, or give a value',
     ]);
+  });
+
+  it('GROUP_GRACE_MS: 1 h unset, 0 to 30 days accepted, beyond refused naming it', () => {
+    expect(loadConfig({}).groupGraceMs).toBe(3_600_000);
+    expect(loadConfig({ GROUP_GRACE_MS: '0' }).groupGraceMs).toBe(0);
+    expect(loadConfig({ GROUP_GRACE_MS: '2592000000' }).groupGraceMs).toBe(2_592_000_000);
+    expect(refusal({ GROUP_GRACE_MS: '2592000001' })).toBe(
+      'GROUP_GRACE_MS=2592000001: must be a whole number of milliseconds from 0 to 2592000000 (30 days)',
+    );
   });
 
   it('CORS_ORIGINS: blank allows no other origin, as unset does', () => {

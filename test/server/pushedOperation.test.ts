@@ -238,6 +238,27 @@ describe('pushedOperation', () => {
     fast.socket.close();
     slow.socket.close();
   });
+
+  it('ends itself and returns its source when a result finds its socket closed', async () => {
+    // An operation graphql-ws no longer knows (nothing will return it): only its own socket's
+    // state can end it.
+    const url = await listen(pushedServer(() => new ListStream<ExecutionResult>([])));
+    const socket = new WebSocket(url, 'graphql-transport-ws');
+    await once(socket, 'open');
+    socket.close();
+    await once(socket, 'close');
+    const stream = new ConflatingStream<number, ExecutionResult>((n) => ({ data: { s: n } }));
+    const operation = pushedOperation(
+      { socket, request: { url: undefined, remoteAddress: undefined } },
+      'orphan',
+      stream,
+      (result) => new RawPayload(payloadJson(result)),
+    );
+    const over = operation.next();
+    stream.offer(1, false);
+    await waitFor('the stream ended', () => stream.done, { intervalMs: 2 });
+    expect(await over).toEqual({ value: undefined, done: true });
+  });
 });
 
 /** Polls `check` until it holds (each poll a macrotask apart). */

@@ -183,7 +183,7 @@ describe('startRedisServer', () => {
   });
 
   it('says a cluster node whose bus port (port + 10000) is taken is refused for an address in use', async () => {
-    // test/support/clusterProcess.ts starts a node again on another pair of ports on this answer
+    // bench/clusterProcess.ts starts a node again on another pair of ports on this answer
     const holder = await startRedisServer();
     track(holder);
     if (holder.port < 11_000) return; // no node port 10000 below it

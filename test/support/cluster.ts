@@ -1,6 +1,7 @@
 /**
  * A real Redis Cluster per test file: {@link useTestCluster} starts the 3-master + 3-replica
- * cluster of `./clusterProcess.ts` in `beforeAll` and stops it in `afterAll`.
+ * cluster of `bench/clusterProcess.ts` (the benchmark starts the same one) in `beforeAll` and
+ * stops it in `afterAll`, every node with the harness' keyspace notifications on.
  *
  * ```ts
  * const handle = useTestCluster();
@@ -11,11 +12,17 @@ import type { Cluster, ClusterOptions } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import {
   type StartTestClusterOptions,
-  startTestCluster,
+  startTestCluster as startCluster,
   type TestCluster,
-} from './clusterProcess.js';
+} from '../../bench/clusterProcess.js';
+import { TEST_NOTIFY_FLAGS } from './redis.js';
 
-export * from './clusterProcess.js';
+export * from '../../bench/clusterProcess.js';
+
+/** A test cluster (see the module comment), every node with {@link TEST_NOTIFY_FLAGS}. */
+export function startTestCluster(options: StartTestClusterOptions = {}): Promise<TestCluster> {
+  return startCluster({ notifyKeyspaceEvents: TEST_NOTIFY_FLAGS, ...options });
+}
 
 /** What {@link useTestCluster} returns: a getter that works inside tests and hooks. */
 export interface TestClusterHandle {

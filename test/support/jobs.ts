@@ -29,7 +29,7 @@ export interface PlaceOptions {
 const PLACE = `
 local jobKey, indexKey, groupIndexKey, errorsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local seqKey, statsKey, groupsKey, queuesKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local payloadsKey, settingsKey = KEYS[9], KEYS[10]
+local payloadsKey, settingsKey, seenKey = KEYS[9], KEYS[10], KEYS[11]
 local place, group, at, attempts, maxAttempts, lastError, payload, queue =
   ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local id = redis.call('GET', seqKey)
@@ -49,6 +49,7 @@ redis.call('ZADD', indexKey, at, id)
 redis.call('ZADD', groupIndexKey, at, id)
 redis.call('HINCRBY', statsKey, 'enqueued', 1)
 redis.call('ZADD', groupsKey, 0, group)
+redis.call('ZADD', seenKey, at, group)
 redis.call('SADD', queuesKey, queue)
 return id`;
 
@@ -82,7 +83,7 @@ export async function placeJob(
   // The id is read back from seq inside the script: INCR above reserved it.
   await q.redis.eval(
     PLACE,
-    10,
+    11,
     k.job(id),
     index,
     groupIndex,
@@ -93,6 +94,7 @@ export async function placeJob(
     queuesKey(prefix),
     k.payloads,
     k.settings,
+    k.seen,
     place,
     group,
     at,

@@ -154,14 +154,15 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
-/** `P:{Q}:reaper`, the reaper lock of a queue (src/lanes/keys.ts). */
-const REAPER_LOCK = /:\{[^}]*\}:reaper$/;
+/** `P:{Q}:reaper` and `P:{Q}:reapedAt`, a queue's reaper lock and last pass (src/lanes/keys.ts). */
+const REAPER_LOCK = /:\{[^}]*\}:(?:reaper|reapedAt)$/;
 
 /**
  * The whole keyspace, byte for byte: key → hex of its DUMP plus its PTTL. Two equal snapshots
  * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry). Reaper
- * locks (`P:{Q}:reaper`) are left out: a running reaper (a server's, a Worker's) takes them every
- * interval whatever else happens, and they hold no state, only who reaps next.
+ * locks and last passes (`P:{Q}:reaper`, `P:{Q}:reapedAt`) are left out: a running reaper (a
+ * server's, a Worker's) writes them every interval whatever else happens, and they hold no
+ * state, only who reaps next.
  */
 export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   const keys = (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort();
@@ -182,7 +183,7 @@ export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
 }
 
 /**
- * The whole keyspace (reaper locks aside) as {@link snapshot} takes it, but with each key's absolute expiry
+ * The whole keyspace (reaper keys aside) as {@link snapshot} takes it, but with each key's absolute expiry
  * (PEXPIRETIME, Redis 7) in place of its PTTL, which counts down: idempotency keys expire, and
  * two equal snapshots must still mean nothing was written. (Redis 6.2, under REDIS_URL, has no
  * PEXPIRETIME: there only whether a key expires is compared.)
@@ -206,7 +207,7 @@ export async function expirySnapshot(r: RedisClient): Promise<Map<string, string
 export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> {
   const r = queue.redis;
   const keys = (await scanAll(r, `${escapeGlob(queue.keys.base)}*`))
-    .filter((key) => key !== queue.keys.reaper)
+    .filter((key) => key !== queue.keys.reaper && key !== queue.keys.reapedAt)
     .sort();
   const out = new Map<string, string>();
   for (const key of keys) {

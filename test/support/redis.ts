@@ -1,6 +1,6 @@
 /**
- * Test harness: a real Redis for each test file (STYLE.md item 14), with keyspace notifications
- * on (`notify-keyspace-events KEA`: keyspace and keyevent channels for every event class — generic,
+ * Test harness: a real Redis for each test file, with keyspace notifications on
+ * (`notify-keyspace-events KEA`: keyspace and keyevent channels for every event class — generic,
  * string, list, set, hash, sorted set, expired, evicted, stream…).
  *
  * Where the Redis comes from, first match wins:

@@ -1,6 +1,6 @@
 /**
- * A group id as text, with every invisible character shown as a marker (`⟨ZWSP⟩`), so
- * `acme\u200B` never looks like `acme` (issue 13).
+ * A group id as text, each character the look-alike rule marks shown as a marker (`⟨ZWSP⟩`,
+ * `⟨U+0301⟩` in an id not in NFC), so `acme\u200B` never looks like `acme` (src/cli/visibleText.ts).
  */
 import { idParts } from '../format';
 

@@ -131,13 +131,20 @@ end
   it is one call for the pop instead of a ZCARD per claim; otherwise each lane is asked alone
   (one call more than the ZCARDs). Nothing else writes the lanes between the claims and this.
   Two lists rather than a table per group: no allocation per claim.
+  spent: the groups the pop served that leave the ring at their limit or rate, and their lanes
+  (group, lane, group, lane, …), asked in the same EXISTS. Every served group whose lane is now
+  empty is added to `emptied`: its `heads` entry goes (DESIGN.md §3, "Oldest pending": an entry
+  exactly while the lane holds a job).
 ]]
-local function settleServed(batch, back, lanes)
+local function settleServed(batch, back, lanes, spent, emptied)
   local asked = {}
   for j = 1, #back do
     if lanes[j] then
       asked[#asked + 1] = lanes[j]
     end
+  end
+  for j = 2, #spent, 2 do
+    asked[#asked + 1] = spent[j]
   end
   if #asked == 0 then
     return back
@@ -154,6 +161,12 @@ local function settleServed(batch, back, lanes)
     else
       -- placeServed(g, false): it leaves the ring, its round ends.
       batch.groups[group].turns = 0
+      emptied[#emptied + 1] = group
+    end
+  end
+  for j = 1, #spent, 2 do
+    if present == 0 or (present < #asked and redis.call('EXISTS', spent[j + 1]) == 0) then
+      emptied[#emptied + 1] = spent[j]
     end
   end
   return groups
@@ -173,7 +186,7 @@ end
   includes/jobEvents.lua), the rate counted only for a group with one (countRateClaim).
 ]]
 local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
-  local claimed = {}
+  local claimed, emptied = {}, {}
   local jobPrefix, groupPrefix = jobPrefixOf(base), groupPrefixOf(base)
   local watching
   while #claimed < #tokens do
@@ -184,7 +197,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     logRingPop(k.ring, #heads)
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
-    local back, lanes, i = {}, {}, 1
+    local back, lanes, spent, i = {}, {}, {}, 1
     -- A weighted group keeps the head for its turns (includes/weights.lua), so the claims may
     -- run out before every head popped is served: those go back to the head (keepHeads).
     while i <= #heads and #claimed < #tokens do
@@ -279,9 +292,15 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         if saturated or g.limited then
           -- placeServed(g, false) (includes/weights.lua): off the ring, its round ends.
           g.turns = 0
+          spent[#spent + 1] = group
+          spent[#spent + 1] = laneKey
         elseif g.weight > 1 then
           -- Weights: the head again while its round goes on, else the tail (weights.lua).
-          local place = placeServed(g, redis.call('ZCARD', laneKey) > 0)
+          local stays = redis.call('ZCARD', laneKey) > 0
+          if not stays then
+            emptied[#emptied + 1] = group
+          end
+          local place = placeServed(g, stays)
           if place == 'head' then
             i = i - 1
           elseif place == 'tail' then
@@ -297,7 +316,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
     end
-    back = settleServed(batch, back, lanes)
+    back = settleServed(batch, back, lanes, spent, emptied)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
       logRingPush(k.ring, back, #back)
@@ -305,6 +324,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     keepHeads(k.ring, heads, i)
   end
   flushTurns(base, batch)
+  if #emptied > 0 then
+    redis.call('ZREM', headsKeyOf(base), unpack(emptied))
+  end
   fillPayloads(base, claimed, 6)
   return claimed
 end

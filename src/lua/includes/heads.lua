@@ -4,13 +4,14 @@
   score = id). It lets the metrics script (readMetrics-7.lua) find the queue's oldest pending
   job without looking at every lane.
 
-  The invariant every script keeps: for every group whose lane is not empty, `heads` holds the
-  group at a score ≤ the lane's lowest score. So every write that adds a job to a lane calls
+  The invariant every script keeps: a group is in `heads` exactly while its lane is not empty,
+  at a score ≤ the lane's lowest score. So every write that adds a job to a lane calls
   noteLaneHead with the job's lane score — enqueue, includes/requeueJob.lua (retry, reap),
   includes/promote.lua (claim, completeAndClaim, reap, promoteJob) and requeueDead. `ZADD LT`
   adds a missing group and only ever lowers a present one: one command, O(log groups).
-  Claims, completions and removals never touch it (a job leaving a lane only raises the lane's
-  head, so the bound still holds); the metrics script drops or raises the entries it finds stale.
+  A script that empties a lane drops its entry (claims, includes/claimJobs.lua; removeJobs);
+  a job leaving a lane that keeps others only raises the lane's head, so the bound still holds,
+  and the metrics script raises the entries it finds stale. Completions never touch it.
 
   base: 'P:{Q}:' (headsKeyOf, includes/keys.lua).
 

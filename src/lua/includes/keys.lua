@@ -52,6 +52,7 @@
     headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
     ringWatchedKeyOf(base)         'P:{Q}:ringwatched'          string (keys.ts `ringWatched`)
     ringLogKeyOf(base)             'P:{Q}:ringlog'              list   (keys.ts `ringLog`)
+    seenKeyOf(base)                'P:{Q}:gseen'                zset   (keys.ts `seen`)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -157,4 +158,8 @@ end
 
 local function ringLogKeyOf(base)
   return base .. 'ringlog'
+end
+
+local function seenKeyOf(base)
+  return base .. 'gseen'
 end

@@ -3,7 +3,8 @@
  *
  * Two users share this module: the server, which runs an embedded Redis when `REDIS_URL` is unset
  * (DESIGN.md §6), and the test harness (`test/support/redis.ts`), which gives every test file a
- * fresh Redis it may stop, SIGKILL, freeze and restart for real (STYLE.md items 12 and 14).
+ * fresh Redis it may stop, SIGKILL, freeze and restart for real: failure paths are tested by
+ * failing, never by mocks.
  *
  * What it guarantees:
  * - Redis listens on loopback only (`--bind 127.0.0.1`), on a free port unless one is given.

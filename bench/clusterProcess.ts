@@ -1,12 +1,10 @@
 /**
- * Test harness: a real Redis Cluster for a test file — 3 masters and 3 replicas of the machine's
- * own `redis-server`, on free loopback ports, joined with `redis-cli --cluster create
- * … --cluster-replicas 1 --cluster-yes` (ready in ~2–3 s), with keyspace notifications on every
- * node. The cluster tests need process control (kill a master, move a slot), so they always start
- * a cluster of their own, whatever `REDIS_URL` says.
- *
- * No vitest here, so the benchmark starts the same cluster (`npm run bench -- --cluster`); test
- * files use `useTestCluster` from `./cluster.js`.
+ * A real Redis Cluster of the machine's own `redis-server`: 3 masters and 3 replicas on free
+ * loopback ports, joined with `redis-cli --cluster create … --cluster-replicas 1 --cluster-yes`
+ * (ready in ~2–3 s). The benchmark starts one (`npm run bench -- --cluster`), and so do the
+ * cluster tests, through `useTestCluster` in `test/support/cluster.ts`: they need process control
+ * (kill a master, move a slot), so they always start a cluster of their own, whatever
+ * `REDIS_URL` says. No vitest here, and nothing of `test/`, so both may import it.
  *
  * Slot moves follow the documented resharding procedure (CLUSTER SETSLOT IMPORTING / MIGRATING,
  * MIGRATE of each key, CLUSTER SETSLOT NODE on every master); failover is either graceful
@@ -15,9 +13,8 @@
 import { spawn } from 'node:child_process';
 import getPort from 'get-port';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { type RedisProcess, startRedisServer } from '../../src/server/redisProcess/index.js';
-import { RedisStartError } from '../../src/server/redisProcess/ready.js';
-import { TEST_NOTIFY_FLAGS } from './redis.js';
+import { type RedisProcess, startRedisServer } from '../src/server/redisProcess/index.js';
+import { RedisStartError } from '../src/server/redisProcess/ready.js';
 
 /**
  * `cluster-node-timeout` of the test cluster, in ms: how long a master may be unreachable before
@@ -56,6 +53,8 @@ export interface StartTestClusterOptions {
   masters?: number;
   /** `cluster-node-timeout` in ms. Default {@link TEST_NODE_TIMEOUT_MS}. */
   nodeTimeoutMs?: number;
+  /** `notify-keyspace-events` of every node, as `startRedisServer` takes it. Default: Redis'. */
+  notifyKeyspaceEvents?: string;
 }
 
 /** A running test cluster. After `stop()`, every method but `stop()` throws. */
@@ -237,7 +236,9 @@ export async function startTestCluster(
           // A private directory per node: its nodes.conf (and append-only file) survive a kill,
           // so a restarted node rejoins as itself.
           appendOnly: true,
-          notifyKeyspaceEvents: TEST_NOTIFY_FLAGS,
+          ...(options.notifyKeyspaceEvents === undefined
+            ? {}
+            : { notifyKeyspaceEvents: options.notifyKeyspaceEvents }),
           extraArgs: [
             '--cluster-enabled',
             'yes',
