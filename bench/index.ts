@@ -6,7 +6,7 @@
  *   npm run bench                      the full run (a few minutes on 2 cores)
  *   npm run bench -- --quick           a smoke run with tiny sizes (seconds; what CI runs)
  *   npm run bench -- --only=flat,memory   some sections: throughput, flat, graphql, fanout, memory,
- *                                        startup, latency, enqueue
+ *                                        startup, latency, enqueue, ringscale
  *   npm run bench -- --cluster [--quick]   Ringmaster on a 3 + 3 Redis Cluster beside a single
  *                                        Redis (bench/cluster.ts); alone, not with the sections
  *
@@ -23,6 +23,12 @@ import { type LatencyOptions, latency } from './latency.js';
 import { type MemoryOptions, memory } from './memory.js';
 import { info, startBenchRedis } from './redis.js';
 import { judge, type Results, render, writeResults } from './report.js';
+import {
+  RING_SCALE_FULL,
+  RING_SCALE_QUICK,
+  type RingScaleOptions,
+  ringScale,
+} from './ringScale.js';
 import { type StartupOptions, startup } from './startup.js';
 import { type ThroughputOptions, throughput } from './throughput.js';
 import { now, progress } from './util.js';
@@ -36,6 +42,7 @@ interface Plan {
   startup: StartupOptions;
   latency: LatencyOptions;
   enqueue: EnqueueOptions;
+  ringScale: RingScaleOptions;
 }
 
 const FULL: Plan = {
@@ -80,6 +87,7 @@ const FULL: Plan = {
     idleSamples: 5,
   },
   enqueue: { jobs: 20_000, groups: 1_000, batch: 100, concurrency: 16, rounds: 3 },
+  ringScale: RING_SCALE_FULL,
 };
 
 const QUICK: Plan = {
@@ -124,6 +132,7 @@ const QUICK: Plan = {
     idleSamples: 1,
   },
   enqueue: { jobs: 500, groups: 50, batch: 100, concurrency: 16, rounds: 1 },
+  ringScale: RING_SCALE_QUICK,
 };
 
 const SECTIONS = [
@@ -135,6 +144,7 @@ const SECTIONS = [
   'startup',
   'latency',
   'enqueue',
+  'ringscale',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -193,6 +203,7 @@ async function main(): Promise<void> {
       startup: await timed('startup', () => startup(plan.startup)),
       latency: await timed('latency', () => latency(redis, plan.latency)),
       enqueue: await timed('enqueue', () => enqueueCost(redis, plan.enqueue)),
+      ringScale: await timed('ringscale', () => ringScale(redis, plan.ringScale)),
     };
     const cpus = os.cpus();
     const partial: Omit<Results, 'targets'> = {

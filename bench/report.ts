@@ -7,6 +7,7 @@ import type { GraphqlResult } from './graphql.js';
 import { type LatencyResult, SYSTEMS } from './latency.js';
 import type { MemoryResult } from './memory.js';
 import { RATE_SCRIPTS } from './rateCost.js';
+import { type RingScaleResult, renderRingScale, ringScaleRatios } from './ringScale.js';
 import { type StartupResult, spread } from './startup.js';
 import type { ThroughputRow } from './throughput.js';
 import { table } from './util.js';
@@ -35,6 +36,7 @@ export interface Results {
   startup?: StartupResult;
   latency?: LatencyResult;
   enqueue?: EnqueueResult;
+  ringScale?: RingScaleResult;
   targets: Target[];
 }
 
@@ -184,6 +186,16 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
   }
   if (r.latency) {
     targets.push(...judgeLatency(r.latency));
+  }
+  if (r.ringScale) {
+    const { cpu, p50 } = ringScaleRatios(r.ringScale);
+    const sizes = r.ringScale.options.sizes;
+    targets.push({
+      name: `ring feed: ${int(sizes.at(-1) ?? 0)} groups ÷ ${int(sizes[0] ?? 0)} (server CPU per change / small query p50)`,
+      target: '≤ 2.00× each',
+      measured: `${times(cpu)} / ${times(p50)}`,
+      met: cpu <= 2 && p50 <= 2,
+    });
   }
   return targets;
 }
@@ -567,6 +579,7 @@ export function render(r: Results): string {
   if (r.latency) out.push(...renderLatency(r.latency), '');
 
   if (r.enqueue) out.push(renderEnqueue(r.enqueue), '');
+  if (r.ringScale) out.push(renderRingScale(r.ringScale), '');
 
   if (r.targets.length > 0) {
     out.push(

@@ -255,6 +255,7 @@ export function App() {
                 <>
                   <RingPanel
                     ring={view?.ring ?? null}
+                    size={view?.ringSize ?? 0}
                     joined={state.joined}
                     log={state.log}
                     selected={group}
@@ -264,6 +265,7 @@ export function App() {
                     <GroupsTable
                       page={view?.page ?? null}
                       ring={view?.ring ?? null}
+                      ringSize={view?.ringSize ?? 0}
                       paging={paging}
                       selected={group}
                       onSelect={select}
@@ -275,6 +277,7 @@ export function App() {
                         group={group}
                         state={view?.group ?? null}
                         ring={view?.ring ?? null}
+                        ringSize={view?.ringSize ?? 0}
                         at={view?.at ?? null}
                         admin={role === 'ADMIN'}
                         onClose={() => select(null)}

@@ -121,6 +121,13 @@ const HISTORY_MS = 5 * 60_000;
 const SAMPLE_MS = 1_800;
 /** Joins and leaves kept for the log. */
 const LOG_SIZE = 40;
+/**
+ * Groups of the ring read from its head (`snapshot(ringFirst)`), the chips drawn: past them only
+ * the ring's size is read, so a read costs the same at 100,000 groups as at 100.
+ */
+export const RING_WINDOW = 400;
+/** Ids of the joins and leaves named per ring event (the log names 6 a line, and counts). */
+const NAMED = 6;
 
 /** One read of the counters (Redis clock). */
 export interface Sample {
@@ -142,8 +149,10 @@ export interface View {
   at: number;
   /** When the answer arrived (ms, this browser's clock). */
   receivedAt: number;
-  /** The ring, head first. */
+  /** The ring's first {@link RING_WINDOW} groups, head first. */
   ring: string[];
+  /** The ring's length. */
+  ringSize: number;
   /** The whole queue is paused (`pauseQueue`): nothing is claimed from any group. */
   paused: boolean;
   counts: CountsFragment;
@@ -152,12 +161,15 @@ export interface View {
   group: GroupDetailFragment | null;
 }
 
-/** A join or leave of the ring between two snapshots shown. */
+/** The joins and leaves of the ring between two snapshots shown (as the live feed told them). */
 export interface RingEvent {
   /** The later snapshot's moment (ms, Redis clock). */
   at: number;
+  /** The first few that joined, and how many did. */
   added: string[];
+  addedCount: number;
   removed: string[];
+  removedCount: number;
 }
 
 export interface QueueViewState {
@@ -190,12 +202,6 @@ const emptyState = (): QueueViewState => ({
   samples: [],
 });
 
-/** Members of `a` not in `b`, in `a`'s order. */
-const minus = (a: readonly string[], b: readonly string[]): string[] => {
-  const other = new Set(b);
-  return a.filter((id) => !other.has(id));
-};
-
 /**
  * The chosen queue as one snapshot at a time (issue 13): ring, totals, counters, the groups page
  * and the chosen group are read together by `Queue.snapshot` (one Redis script), so what the
@@ -224,6 +230,8 @@ export function useQueueView(
     let dirty = true;
     let lastStart = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // Joins and leaves the feed told of since the last snapshot: the next one's log line.
+    let told: Omit<RingEvent, 'at'> = { added: [], addedCount: 0, removed: [], removedCount: 0 };
 
     const schedule = () => {
       if (stopped || inFlight) return;
@@ -251,14 +259,18 @@ export function useQueueView(
       dirty = false;
       lastStart = Date.now();
       try {
+        // Told before the read starts: shown with it (a later one goes with the next read).
+        const seen = told;
+        told = { added: [], addedCount: 0, removed: [], removedCount: 0 };
         const data = await request(QueueViewDocument, {
           queue,
           first,
           after,
           prefix: prefix === '' ? null : prefix,
           ids: group ? [group] : [],
+          ringFirst: RING_WINDOW,
         });
-        if (!stopped) setState((prev) => next(prev, queue, group, data));
+        if (!stopped) setState((prev) => next(prev, queue, group, data, seen));
       } catch (error) {
         if (!stopped) setState((prev) => ({ ...prev, error: error as ApiError }));
       } finally {
@@ -268,7 +280,23 @@ export function useQueueView(
     };
 
     const stops = [
-      subscribe(RingPulseDocument, { queue }, kick, () => {}),
+      subscribe(
+        RingPulseDocument,
+        { queue, named: NAMED },
+        ({ ringChanged: e }) => {
+          // A SNAPSHOT or RESYNC lists the ring as added: a hint, not joins.
+          if (e.reason === 'CHANGE') {
+            told = {
+              added: [...told.added, ...e.added].slice(0, NAMED),
+              addedCount: told.addedCount + e.addedCount,
+              removed: [...told.removed, ...e.removed].slice(0, NAMED),
+              removedCount: told.removedCount + e.removedCount,
+            };
+          }
+          kick();
+        },
+        () => {},
+      ),
       ...(group ? [subscribe(GroupPulseDocument, { queue, group }, kick, () => {})] : []),
       onLink((link) => link === 'live' && kick()),
     ];
@@ -305,12 +333,16 @@ export function useQueueView(
   return [state, () => kickRef.current()];
 }
 
-/** The state after a snapshot arrived: the view, the ring's joins and leaves, a chart sample. */
+/**
+ * The state after a snapshot arrived: the view, the ring's joins and leaves the feed told of
+ * since the last one, a chart sample.
+ */
 function next(
   prev: QueueViewState,
   queue: string,
   group: string | null,
   data: QueueViewQuery,
+  told: Omit<RingEvent, 'at'>,
 ): QueueViewState {
   const s = data.queue.snapshot;
   const receivedAt = Date.now();
@@ -323,20 +355,18 @@ function next(
     at,
     receivedAt,
     ring: s.ring,
+    ringSize: s.ringSize,
     paused: s.queueState === 'PAUSED',
     counts: s.counts,
     page: s.groups,
     group: group ? (s.picked[0] ?? null) : null,
   };
-  const before = prev.view?.queue === queue ? prev.view.ring : null;
-  const added = before ? minus(s.ring, before) : [];
-  const removed = before ? minus(before, s.ring) : [];
   const joined = new Map([...prev.joined].filter(([, t]) => receivedAt - t < FLASH_MS));
-  for (const id of added) joined.set(id, receivedAt);
-  for (const id of removed) joined.delete(id);
+  for (const id of told.added) joined.set(id, receivedAt);
+  for (const id of told.removed) joined.delete(id);
   const log =
-    added.length + removed.length > 0
-      ? [{ at, added, removed }, ...prev.log].slice(0, LOG_SIZE)
+    told.addedCount + told.removedCount > 0
+      ? [{ at, ...told }, ...prev.log].slice(0, LOG_SIZE)
       : prev.log;
   const last = prev.samples.at(-1);
   const samples =

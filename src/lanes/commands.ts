@@ -25,6 +25,7 @@ export type SnapshotReply = [
   cards: [groups: number, paused: number, active: number, dead: number, completed: number],
   stats: string[],
   queuePaused: 0 | 1,
+  ringSize: number,
 ];
 /**
  * `setRetention-1.lua`'s reply: the policies in force, defaults filled in; an age null for no
@@ -673,12 +674,14 @@ export class Commands {
 
   /**
    * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
-   * pickedFields, cards, stats, queuePaused]` as its header lists them.
+   * pickedFields, cards, stats, queuePaused, ringSize]` as its header lists them.
    */
   readSnapshot(p: {
     first: number;
     min: string;
     prefix: string;
+    /** the ring's first n groups, or -1 for all */
+    ringFirst: number;
     picked: readonly string[];
   }): Promise<SnapshotReply> {
     const k = this.k;
@@ -696,7 +699,7 @@ export class Commands {
         k.completed,
         k.settings,
       ],
-      [k.base, p.first, p.min, p.prefix, ...p.picked],
+      [k.base, p.first, p.min, p.prefix, p.ringFirst, ...p.picked],
     ) as Promise<SnapshotReply>;
   }
 

@@ -44,6 +44,9 @@
  * | `P:{Q}:gweight`          | hash   | group → weight (turns per round; none = 1)               |
  * | `P:{Q}:gturns`           | hash   | group → turns taken this round (weighted groups)         |
  * | `P:{Q}:heads`            | zset   | group → a lower bound of its lane head's score (metrics) |
+ * | `P:{Q}:ringwatched`      | string | exists while a live feed watches the ring (expiring)     |
+ * | `P:{Q}:ringlog`          | list   | the ring's changes while watched, oldest first, JSON,    |
+ * |                          |        | bounded (1,024), expiring                                |
  * | `P:{Q}:gseen`            | zset   | group → when a call last registered it (ms; forgetting)  |
  * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
  * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
@@ -121,6 +124,16 @@ export interface QueueKeys {
   readonly turns: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
   readonly heads: string;
+  /**
+   * `P:{Q}:ringwatched` — string: exists while a live feed watches the ring (`ringChanged`,
+   * DESIGN.md §4.4 "The ring log"; `ringWatchedKeyOf`); the feed sets it with a TTL and renews it.
+   */
+  readonly ringWatched: string;
+  /**
+   * `P:{Q}:ringlog` — list: while the ring is watched, each change a script makes to it, oldest
+   * first, JSON (`ringLogKeyOf`, includes/ringLog.lua).
+   */
+  readonly ringLog: string;
   /**
    * `P:{Q}:gseen` — zset: registered group → when a call last registered it (ms, Redis clock);
    * the reaper forgets a group idle and unset that long ago (DESIGN.md §3, "Forgetting groups").
@@ -203,6 +216,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     heads: `${base}heads`,
+    ringWatched: `${base}ringwatched`,
+    ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
     lane: (group) => `${base}g:${group}:pending`,

@@ -1233,13 +1233,16 @@ export class Queue {
    * One moment of the queue: the ring, the totals, the counters, a page of groups (as
    * {@link groups} pages them) and the groups named in `ids`, all read by one script
    * (`readSnapshot-10.lua`), so no claim or steering call lands between two of the reads and
-   * every part agrees with every other. O(ring + page + ids). The admin console's
-   * one source for what it shows at a moment.
+   * every part agrees with every other. O(ring + page + ids), O(ringFirst + page + ids) with
+   * `ringFirst`. The admin console's one source for what it shows at a moment.
    * @param options.first page size 1..500 (default 50)
    * @param options.after a cursor from a page (`endCursor`)
    * @param options.prefix only the groups whose id starts with it
    * @param options.ids up to 20 group ids to read besides the page (`picked`, in this order)
-   * @throws RingmasterError BAD_USER_INPUT for a bad `first`, cursor, prefix, id or too many ids
+   * @param options.ringFirst only the ring's first n groups in `ring` (an integer ≥ 0; default:
+   *   the whole ring); `ringSize` is its length either way
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first`, cursor, prefix, id, too many ids or
+   *   a bad `ringFirst`
    */
   async snapshot(
     options: {
@@ -1247,9 +1250,19 @@ export class Queue {
       after?: string | null | undefined;
       prefix?: string | undefined;
       ids?: readonly string[] | undefined;
+      ringFirst?: number | null | undefined;
     } = {},
   ): Promise<QueueSnapshot> {
-    options = validate.options('options', options, { prefix: true, ids: true, ...PAGE });
+    options = validate.options('options', options, {
+      prefix: true,
+      ids: true,
+      ringFirst: true,
+      ...PAGE,
+    });
+    const ringFirst = options.ringFirst ?? -1;
+    if (options.ringFirst != null && !(Number.isSafeInteger(ringFirst) && ringFirst >= 0)) {
+      throw badInput('ringFirst', `must be an integer of 0 or more, got ${String(ringFirst)}`);
+    }
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
     // The same listing as `groups` with this prefix: their cursors go from one to the other.
@@ -1270,11 +1283,12 @@ export class Queue {
         : prefix === null
           ? '-'
           : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused] =
+    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused, size] =
       (await this.commands.readSnapshot({
         first,
         min,
         prefix: prefix ?? '',
+        ringFirst,
         picked,
       })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
@@ -1288,9 +1302,10 @@ export class Queue {
       at: Number(at),
       paused: queuePaused === 1,
       ring,
+      ringSize: size,
       counts: {
         groups,
-        onRing: ring.length,
+        onRing: size,
         paused,
         saturated: parseCount(stats.saturated),
         pending: parseCount(stats.pending),

@@ -265,8 +265,10 @@ export interface QueueSnapshot {
   readonly at: number;
   /** The queue is paused (`Queue.pauseQueue`): nothing is claimed, the ring stands as it is. */
   readonly paused: boolean;
-  /** The ring, head first. */
+  /** The ring, head first (its first `ringFirst` groups when asked so). */
   readonly ring: string[];
+  /** The ring's length. */
+  readonly ringSize: number;
   readonly counts: QueueCounts;
   readonly stats: QueueStats;
   /** The page of groups asked for (as `Queue.groups` pages them). */

@@ -51,6 +51,7 @@
 --- @include "history"
 --- @include "nowMs"
 --- @include "overrides"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -83,9 +84,9 @@ local function revertField(group, laneKey, before, field, value)
     settleJudged(k, group, judged)
   end
   if field == 'paused' and value == 1 then
-    redis.call('LREM', k.ring, 0, group)
+    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
   elseif judged and judged.saturated and not judged.wasServiceable then
-    redis.call('LREM', k.ring, 0, group)
+    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
   end
 end
 

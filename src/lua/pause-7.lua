@@ -41,6 +41,7 @@
 --- @include "groupReply"
 --- @include "history"
 --- @include "overrides"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -56,7 +57,7 @@ local member = overrideMember('pause', group)
 allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
-redis.call('LREM', k.ring, 0, group)
+logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
 registerGroup(groupsKey, k.base, group, nowMs())
 local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor,
   before.pauseOverride)

@@ -3,7 +3,8 @@
   event counters, a page of groups and a few groups asked for by id, all read in one script so
   no claim or steering call can run between two of the reads. An admin console that draws its
   panels from one such read never shows two answers to one question (a group "at limit" in the
-  table and at the head of the ring). Read-only; O(ring + page + picked).
+  table and at the head of the ring). Read-only; O(ring + page + picked), O(ringFirst + page +
+  picked) with a ringFirst (DESIGN.md §4.2, `snapshot`).
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -23,20 +24,23 @@
     ARGV[3] min      ZRANGEBYLEX lower bound ('-', '[prefix' or '(cursor'), built by the caller
     ARGV[4] prefix   '' for every group, else the id prefix: the upper bound is '[' prefix 0xff
                      (no UTF-8 text holds byte 0xff) and the total counts the matches only
-    ARGV[5 ..]       ids of groups to read besides the page (the console's chosen group)
+    ARGV[5] ringFirst  the ring's first n groups only (n ≥ 0), or -1 for the whole ring
+    ARGV[6 ..]       ids of groups to read besides the page (the console's chosen group)
 
-  Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats, queuePaused }
+  Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats, queuePaused,
+            ringSize }
     at            ms, the Redis clock (TIME), the moment of every read below
-    ring          the ring, head first
+    ring          the ring, head first (its first ringFirst groups with one)
     total         registered groups (with a prefix: those matching)
     pageIds       up to first + 1 ids after `min`, in id order
     pageFields    the group fields (includes/groupReply.lua) of each of the first `first` page ids, flat
-    pickedFields  the same, for each id of ARGV[5 ..]
+    pickedFields  the same, for each id of ARGV[6 ..]
     cards         { groups, paused, active, dead, completed } cardinalities; dead and completed
                   leave out jobs past their retention age no trim has reached yet
                   (includes/retentionAge.lua keptCount), as the job reads do
     stats         HGETALL stats, flat (the delayed total among them)
     queuePaused   1 while the queue is paused (pauseQueue), else 0
+    ringSize      the ring's length (LLEN)
 
   Events: none.
 ]]
@@ -57,6 +61,7 @@ local base = ARGV[1]
 local first = tonumber(ARGV[2])
 local min = ARGV[3]
 local prefix = ARGV[4]
+local ringFirst = tonumber(ARGV[5])
 
 local max = '+'
 local total
@@ -79,13 +84,17 @@ local function fieldsOf(ids, from, to)
 end
 
 local at = nowMs()
+local ring = {}
+if ringFirst ~= 0 then
+  ring = redis.call('LRANGE', ringKey, 0, ringFirst < 0 and -1 or ringFirst - 1)
+end
 return {
   at,
-  redis.call('LRANGE', ringKey, 0, -1),
+  ring,
   total,
   pageIds,
   fieldsOf(pageIds, 1, math.min(first, #pageIds)),
-  fieldsOf(ARGV, 5, #ARGV),
+  fieldsOf(ARGV, 6, #ARGV),
   {
     redis.call('ZCARD', groupsKey),
     redis.call('SCARD', k.paused),
@@ -95,4 +104,5 @@ return {
   },
   redis.call('HGETALL', statsKey),
   redis.call('HGET', settingsKey, 'paused') == '1' and 1 or 0,
+  redis.call('LLEN', ringKey),
 }

@@ -55,6 +55,7 @@
 --- @include "repairHistory"
 --- @include "nowMs"
 --- @include "registry"
+--- @include "ringLog"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -147,7 +148,7 @@ for i = FIRST_GROUP, #ARGV do
   if repair then
     local entries = n
     if n > 0 and (n > 1 or not serviceable) then
-      redis.call('LREM', k.ring, 0, group)
+      logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
       n = 0
     end
     if serviceable and n == 0 then

@@ -50,6 +50,7 @@
 --- @include "groupReply"
 --- @include "history"
 --- @include "overrides"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -71,7 +72,7 @@ redis.call('HSET', k.glimit, group, limit)
 registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
-  redis.call('LREM', k.ring, 0, group)
+  logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
 end
 local current = parseLimit(before.limit)
 local override, detail = steerOverride(k.base, member, forMs,

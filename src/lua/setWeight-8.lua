@@ -43,6 +43,7 @@
 --- @include "groupReply"
 --- @include "history"
 --- @include "weights"
+--- @include "ringLog"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -72,6 +73,8 @@ if turns > 0 and turns >= weight then
   if redis.call('LINDEX', k.ring, 0) == group then
     redis.call('LPOP', k.ring)
     redis.call('RPUSH', k.ring, group)
+    logRingPop(k.ring, 1)
+    logRingPush(k.ring, { group }, 1)
   end
 end
 if weight == 1 or turns >= weight then

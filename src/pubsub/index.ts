@@ -13,5 +13,5 @@ export {
   type LiveFeedStats,
 } from './liveFeed.js';
 export { NEEDED_FLAGS } from './notifyConfig.js';
-export type { ResyncReason, RingChange, RingChangeReason } from './ringWatch.js';
+export type { ResyncReason, RingChange, RingChangeReason, RingNeed } from './ringWatch.js';
 export type { FeedMode } from './source.js';

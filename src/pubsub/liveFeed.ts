@@ -6,6 +6,8 @@
  * - One subscriber connection ({@link KeyspaceSource}) with reference-counted channels; on a
  *   Redis Cluster one per master ({@link ClusterSource}), each channel on the master that owns
  *   its key's slot, moved (with a RESYNC of its watchers) when that owner changes.
+ * - A watched ring is kept as a copy the scripts' ring log updates (`ringMirror.ts`): a change
+ *   costs a read of the log's tail, the whole ring is read at the start and on a resync or gap.
  * - One {@link Watch} per watched ring, group and job, shared by all its subscribers:
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
@@ -30,10 +32,10 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { assertPlainKeys } from '../lanes/connection.js';
+import { errorLine } from '../lanes/errors.js';
 import {
   ErrorCode,
   type GroupInfo,
-  type Queue,
   queueKeys,
   type Ringmaster,
   RingmasterError,
@@ -64,7 +66,8 @@ import {
 } from './jobWatch.js';
 import { KeyspaceSource, singleNode } from './keyspaceSource.js';
 import { RereadScheduler } from './rereads.js';
-import { type RingChange, type RingRead, renderRing, ringKeys, sameRingRead } from './ringWatch.js';
+import { RING_WATCH_TTL_MS, RingMirror, type RingVersion } from './ringMirror.js';
+import { type RingChange, type RingNeed, renderRing, ringKeys, WHOLE_RING } from './ringWatch.js';
 import type { FeedMode, FeedSource } from './source.js';
 import { Watch } from './watch.js';
 
@@ -109,6 +112,11 @@ export interface LiveFeedOptions {
    * every third of it while the watch lives). Default {@link JOB_WATCH_TTL_MS}.
    */
   jobWatchTtlMs?: number;
+  /**
+   * How long a ring watch's marker `P:{Q}:ringwatched` lasts without a renewal (ms; renewed
+   * every third of it while any ring is watched). Default {@link RING_WATCH_TTL_MS}.
+   */
+  ringWatchTtlMs?: number;
   logger: Logger;
 }
 
@@ -118,8 +126,10 @@ export interface LiveFeedStats {
   listeners: number;
   /** Queues with a watched ring, group, job or history. */
   watchedQueues: number;
-  /** Ring reads started since the feed was made. */
+  /** Ring reads started since the feed was made (of the log or whole). */
   ringReads: number;
+  /** Of those, reads of the whole ring (LRANGE): a watch's first, a resync, a gap in the log. */
+  ringFullReads: number;
   /** Group reads started since the feed was made. */
   groupReads: number;
   /** Job reads started since the feed was made. */
@@ -157,15 +167,6 @@ function positiveCount(name: string, value: number): number {
   return value;
 }
 
-/**
- * A ring with its queue's state: the ring (LRANGE) and the state (one HGET of `settings`) sent
- * together, so one round trip.
- */
-async function readRing(handle: Queue): Promise<RingRead> {
-  const [ring, queueState] = await Promise.all([handle.ring(), handle.state()]);
-  return { ring, queueState };
-}
-
 export class LiveFeed {
   private readonly engine: Ringmaster;
   private readonly prefix: string;
@@ -182,9 +183,15 @@ export class LiveFeed {
   private watchCount = 0;
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
-  private readonly rings = new Map<string, Watch<RingRead>>();
+  private readonly rings = new Map<string, Watch<RingVersion>>();
   /** Watched rings whose queue's state the engine found lost, until their next read. */
   private readonly lostRings = new Set<string>();
+  /** queue → the copy of its watched ring (one per ring watch) */
+  private readonly mirrors = new Map<string, RingMirror>();
+  /** Renews every watched ring's marker (`P:{Q}:ringwatched`) while any is watched. */
+  private markTimer: NodeJS.Timeout | undefined;
+  private readonly ringCounts = { fullReads: 0, logReads: 0 };
+  private readonly ringWatchTtlMs: number;
   /** queue → group → watch */
   private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
   /** queue → job id → watch */
@@ -239,6 +246,7 @@ export class LiveFeed {
       ),
     });
     this.logger = options.logger;
+    this.ringWatchTtlMs = positiveMs('ringWatchTtlMs', options.ringWatchTtlMs ?? RING_WATCH_TTL_MS);
     this.registrations = new JobRegistrations(
       options.engine,
       positiveMs('jobWatchTtlMs', options.jobWatchTtlMs ?? JOB_WATCH_TTL_MS),
@@ -320,40 +328,97 @@ export class LiveFeed {
    * or the state differs from the last this subscriber was sent, and a RESYNC after every
    * reconnect. The ring and the queue's `settings` are watched (a pause writes there). A consumer that does
    * not pull holds only the latest ring. `return()` or aborting `signal` ends it at once and
-   * releases its listener and, with the last one, the queue's channel.
+   * releases its listener and, with the last one, the queue's channel. The watch keeps a copy
+   * of the ring from the scripts' log (DESIGN.md §4.4, "The ring log", `RingMirror`); each event
+   * carries the head of the ring `need` says (default: the whole ring, O(ring) per event).
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name (synchronously)
    * @throws RingmasterError LIMIT_EXCEEDED when the ring is not watched yet and `maxWatches`
    *   are open (synchronously; nothing is held)
    * @throws Error when the feed is not started
    */
-  ringChanges(queue: string, signal?: AbortSignal): AsyncGenerator<RingChange> {
+  ringChanges(
+    queue: string,
+    signal?: AbortSignal,
+    need: RingNeed = WHOLE_RING,
+  ): AsyncGenerator<RingChange> {
     const handle = this.engine.queue(queue);
     const source = this.requireStarted();
     const name = handle.name;
-    return this.open(renderRing(name), signal, () => {
+    const stream = this.open(renderRing(name, need), signal, () => {
       let watch = this.rings.get(name);
       if (watch === undefined) {
         this.admitWatch();
-        watch = new Watch<RingRead>({
+        const mirror = new RingMirror(
+          handle.redis,
+          queueKeys(this.prefix, name),
+          this.ringCounts,
+          this.ringWatchTtlMs,
+        );
+        watch = new Watch<RingVersion>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
           read: async () => {
             this.ringReads++;
             const lost = this.lostRings.delete(name);
-            const read = await readRing(handle);
-            return lost ? { ...read, stateLost: true } : read;
+            const version = await mirror.read();
+            if (lost) version.stateLost = true;
+            return version;
           },
-          equals: sameRingRead,
+          equals: (a, b) => a === b,
+          onResync: () => mirror.invalidate(),
           logger: this.logger.child({ queue: name, watch: 'ring' }),
           onEmpty: () => {
             this.watchClosed();
-            if (this.rings.get(name) === watch) this.rings.delete(name);
+            if (this.rings.get(name) === watch) {
+              this.rings.delete(name);
+              this.mirrors.delete(name);
+              if (this.mirrors.size === 0) this.stopMarking();
+            }
           },
         });
         this.rings.set(name, watch);
+        this.mirrors.set(name, mirror);
+        this.markTimer ??= setInterval(() => this.renewMarks(), this.ringWatchTtlMs / 3).unref();
       }
       return watch;
     });
+    // The head every version keeps for a render in flight (RingMirror.need) counts this one's.
+    const mirror = this.mirrors.get(name);
+    if (mirror !== undefined && stream instanceof FeedStream && !stream.done) {
+      mirror.needs.set(stream, Math.max(need.ring, need.snapshotAdded));
+      stream.release = () => mirror.needs.delete(stream);
+    }
+    return stream;
+  }
+
+  /**
+   * Renew every watched ring's marker; a ring whose marker had lapsed (changes went unlogged)
+   * is read whole, and its subscribers get a RESYNC.
+   */
+  private renewMarks(): void {
+    for (const [name, mirror] of this.mirrors) {
+      mirror.mark().then(
+        (lapsed) => {
+          if (lapsed) {
+            this.logger.info(
+              { queue: name },
+              'ring watch marker had lapsed: reading the ring whole',
+            );
+            this.rings.get(name)?.resync();
+          }
+        },
+        (error: unknown) =>
+          this.logger.warn(
+            { queue: name, err: errorLine(error) },
+            'ring watch marker renewal failed',
+          ),
+      );
+    }
+  }
+
+  private stopMarking(): void {
+    clearInterval(this.markTimer);
+    this.markTimer = undefined;
   }
 
   /**
@@ -513,6 +578,7 @@ export class LiveFeed {
       listeners: this.streams.size,
       watchedQueues: queues.size,
       ringReads: this.ringReads,
+      ringFullReads: this.ringCounts.fullReads,
       groupReads: this.groupReads,
       jobReads: this.jobReads,
       historyReads: this.historyReads,
@@ -529,6 +595,7 @@ export class LiveFeed {
       this.state = 'stopped';
       this.rereads.stop();
       this.registrations.stop();
+      this.stopMarking();
       for (const stream of [...this.streams]) stream.close();
       for (const watch of this.rings.values()) watch.dispose();
       for (const byGroup of this.groups.values())
@@ -537,6 +604,7 @@ export class LiveFeed {
       for (const { watch } of this.histories.values()) watch.dispose();
       this.histories.clear();
       this.rings.clear();
+      this.mirrors.clear();
       this.groups.clear();
       this.jobs.clear();
       await this.source?.stop();
@@ -675,7 +743,11 @@ class FeedStream<T, E> extends ConflatingStream<T, E> {
     this.close();
   }
 
+  /** Called once when the stream ends (a ring stream's need leaves its ring's copy). */
+  release: (() => void) | undefined = undefined;
+
   protected override ended(): void {
+    this.release?.();
     this.signal?.removeEventListener('abort', this);
     this.streams.delete(this as FeedStream<unknown, unknown>);
     this.watch?.remove(this);

@@ -1,123 +1,156 @@
-/** `ringChanged(queue)`: a queue's ring and state, and each subscriber's events rendered from them. */
+/**
+ * `ringChanged(queue)`: each subscriber's events rendered from the versions of a watched ring
+ * (src/pubsub/ringMirror.ts), at a cost of what changed since the version it was last sent,
+ * plus the head of the ring it asked for (DESIGN.md §4.4).
+ */
 import type { QueueKeys, QueueState } from '../lanes/internal.js';
 import type { Render } from './conflate.js';
+import { type RingVersion, stepsBetween } from './ringMirror.js';
 
 export type RingChangeReason = 'SNAPSHOT' | 'CHANGE' | 'RESYNC';
 /**
  * Why a RESYNC was sent: MISSED_EVENTS when notifications may have been missed (the feed
- * reconnected, its canary went unheard, the queue's slot moved); STATE_LOST when Redis lost the
- * queue's state (DESIGN.md §3, "A Redis that lost a queue's state").
+ * reconnected, its canary went unheard, the queue's slot moved, a subscriber fell too far
+ * behind); STATE_LOST when Redis lost the queue's state (DESIGN.md §3, "A Redis that lost a
+ * queue's state").
  */
 export type ResyncReason = 'MISSED_EVENTS' | 'STATE_LOST';
 
-/** One read of a watched ring: the ring and the queue's state, the watch's value. */
-export interface RingRead {
-  /** The ring, head first. */
-  readonly ring: string[];
-  readonly queueState: QueueState;
-  /** The first read after the engine found the queue's state lost: sent as a RESYNC. */
-  readonly stateLost?: true;
+/**
+ * What of the ring a subscriber's events carry (the GraphQL selection says it; the engine API's
+ * default is the whole ring, {@link WHOLE_RING}).
+ */
+export interface RingNeed {
+  /** Groups of `ring` from the head (Infinity: the whole ring; 0: none). */
+  readonly ring: number;
+  /** Groups of a SNAPSHOT's `added` (the whole ring) from the head (Infinity: all; 0: none). */
+  readonly snapshotAdded: number;
 }
 
-/** One `ringChanged` event (DESIGN.md §4 `RingChange`). */
+/** Every event carries the whole ring. */
+export const WHOLE_RING: RingNeed = {
+  ring: Number.POSITIVE_INFINITY,
+  snapshotAdded: Number.POSITIVE_INFINITY,
+};
+
+/** One `ringChanged` event (DESIGN.md §4.4 `RingChange`). */
 export interface RingChange {
   queue: string;
-  /** The ring, head first. */
+  /** The ring, head first: its first `RingNeed.ring` groups. */
   ring: string[];
-  /** Groups on `ring` that were not on the last ring sent to this subscriber (ring order). */
+  /** Groups on the ring now (count). */
+  size: number;
+  /**
+   * Groups that joined since the last event sent to this subscriber, in the order they joined
+   * (a SNAPSHOT: the ring, its first `RingNeed.snapshotAdded`).
+   */
   added: string[];
-  /** Groups on the last ring sent to this subscriber that are not on `ring` (its order). */
+  /** How many joined (a SNAPSHOT: the ring's size, whatever of it `added` carries). */
+  addedCount: number;
+  /** Groups that left since the last event sent to this subscriber, in the order they left. */
   removed: string[];
   /** RUNNING, or PAUSED while the queue is paused (the ring stands; nothing is claimed). */
   queueState: QueueState;
   /**
    * SNAPSHOT first; CHANGE when the ring or the queue's state differs; RESYNC after a reconnect
-   * or a lost state (sent always; why in `resyncReason`).
+   * or a lost state (sent always), or for a subscriber too far behind to be told what changed;
+   * why in `resyncReason`.
    */
   reason: RingChangeReason;
   /** Why, for a RESYNC; absent otherwise. */
   resyncReason?: ResyncReason;
 }
 
-/** Same groups in the same order (a rotation is a change: the ring is the rota). */
-export function sameRing(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((group, i) => group === b[i]);
-}
-
-/** Same ring and same queue state. */
-export function sameRingRead(a: RingRead, b: RingRead): boolean {
-  return a.queueState === b.queueState && sameRing(a.ring, b.ring);
-}
-
-/** Members of `a` not in `b`, in `a`'s order. */
-function minus(a: readonly string[], b: readonly string[]): string[] {
-  const other = new Set(b);
-  return a.filter((group) => !other.has(group));
-}
-
-/** Ring reads are shared by every subscriber of a queue, so are the events rendered from them. */
-const SNAPSHOTS = new WeakMap<RingRead, RingChange>();
-const DIFFS = new WeakMap<RingRead, WeakMap<RingRead, Diff>>();
+/** Events shared by the subscribers that were sent the same version and need the same. */
+const SNAPSHOTS = new WeakMap<RingVersion, Map<string, RingChange>>();
+const DIFFS = new WeakMap<RingVersion, WeakMap<RingVersion, Map<string, Diff>>>();
 interface Diff {
   change?: RingChange | null;
   resync?: RingChange;
 }
 
+const needKey = (need: RingNeed) => `${need.ring}:${need.snapshotAdded}`;
+
+function cached<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /**
- * A subscriber's next event from the latest read. The first is a SNAPSHOT; `added`/`removed`
- * are always against the last ring sent to this subscriber (the empty ring before the first,
- * so a SNAPSHOT lists the whole ring as added). A read with the same ring and queue state sends
- * nothing unless a resync happened since the last event; a change of the queue's state alone is
- * a CHANGE with nothing added or removed.
+ * A subscriber's next event from the latest version. The first is a SNAPSHOT; `added`/`removed`
+ * are against the last version sent to this subscriber (nothing before the first: a SNAPSHOT
+ * lists the ring as added). A version with the same ring and queue state sends nothing unless a
+ * resync happened since the last event; a change of the queue's state alone is a CHANGE with
+ * nothing added or removed, and so is a rotation (the same groups, moved). A subscriber more than `RING_VERSIONS_KEPT` versions behind gets a RESYNC whose
+ * `added` is the ring and `removed` empty.
  *
- * Subscribers that were sent the same read get the same event object for the next read: it is
- * computed once per (last sent, latest) pair of reads, not once per subscriber, so the fan-out
- * to a thousand subscribers costs one diff (events are never mutated downstream).
+ * Rendered while `version` is the watch's latest (a stream renders the latest value offered to
+ * it), so the head of the ring is taken from the watch's copy then. Subscribers that were sent
+ * the same version and need the same get the same event object: the fan-out to a thousand
+ * subscribers costs one step, not one per subscriber (events are never mutated downstream).
  */
-export function renderRing(queue: string): Render<RingRead, RingChange> {
-  return (read, previous, forced) => {
-    const { ring, queueState } = read;
+export function renderRing(
+  queue: string,
+  need: RingNeed = WHOLE_RING,
+): Render<RingVersion, RingChange> {
+  const key = needKey(need);
+  const whole = (
+    version: RingVersion,
+    reason: RingChangeReason,
+    resyncReason?: ResyncReason,
+  ): RingChange => ({
+    queue,
+    ring: version.prefix(need.ring),
+    size: version.size,
+    added: version.prefix(need.snapshotAdded),
+    addedCount: version.size,
+    removed: [],
+    queueState: version.queueState,
+    reason,
+    ...(resyncReason === undefined ? {} : { resyncReason }),
+  });
+  return (version, previous, forced) => {
     if (previous === undefined) {
-      let snapshot = SNAPSHOTS.get(read);
-      if (!snapshot) {
-        snapshot = {
-          queue,
-          ring: [...ring],
-          added: [...ring],
-          removed: [],
-          queueState,
-          reason: 'SNAPSHOT',
-        };
-        SNAPSHOTS.set(read, snapshot);
+      const byNeed = cached(SNAPSHOTS, version, () => new Map<string, RingChange>());
+      let snapshot = byNeed.get(key);
+      if (snapshot === undefined) {
+        snapshot = whole(version, 'SNAPSHOT');
+        byNeed.set(key, snapshot);
       }
       return snapshot;
     }
-    let byLatest = DIFFS.get(previous.value);
-    if (!byLatest) {
-      byLatest = new WeakMap();
-      DIFFS.set(previous.value, byLatest);
-    }
-    let diff = byLatest.get(read);
-    if (!diff) {
+    const byLatest = cached(DIFFS, previous.value, () => new WeakMap());
+    const byNeed = cached(byLatest, version, () => new Map<string, Diff>());
+    let diff = byNeed.get(key);
+    if (diff === undefined) {
       diff = {};
-      byLatest.set(read, diff);
+      byNeed.set(key, diff);
     }
-    const before = previous.value.ring;
-    const make = (reason: RingChangeReason, resyncReason?: ResyncReason): RingChange => ({
-      queue,
-      ring: [...ring],
-      added: minus(ring, before),
-      removed: minus(before, ring),
-      queueState,
-      reason,
-      ...(resyncReason === undefined ? {} : { resyncReason }),
-    });
-    if (forced || read.stateLost) {
-      diff.resync ??= make('RESYNC', read.stateLost ? 'STATE_LOST' : 'MISSED_EVENTS');
+    const make = (reason: RingChangeReason, resyncReason?: ResyncReason): RingChange => {
+      const step = stepsBetween(previous.value, version);
+      if (step === null) return whole(version, 'RESYNC', resyncReason ?? 'MISSED_EVENTS');
+      return {
+        queue,
+        ring: version.prefix(need.ring),
+        size: version.size,
+        added: [...step.added],
+        addedCount: step.added.length,
+        removed: [...step.removed],
+        queueState: version.queueState,
+        reason,
+        ...(resyncReason === undefined ? {} : { resyncReason }),
+      };
+    };
+    if (forced || version.stateLost) {
+      diff.resync ??= make('RESYNC', version.stateLost ? 'STATE_LOST' : 'MISSED_EVENTS');
       return diff.resync;
     }
     if (diff.change === undefined) {
-      diff.change = sameRingRead(read, previous.value) ? null : make('CHANGE');
+      diff.change = version === previous.value ? null : make('CHANGE');
     }
     return diff.change ?? undefined;
   };

@@ -40,6 +40,8 @@ export interface WatchOptions<T> {
    * ({@link CHANGE_MARGIN_MS}). Default: never.
    */
   readonly changesAt?: (value: T) => number | null;
+  /** Called when a forced re-read is asked for, before it is (a ring's copy reads whole then). */
+  readonly onResync?: () => void;
 }
 
 /**
@@ -108,6 +110,7 @@ export class Watch<T> {
 
   /** Re-read and deliver the result to every listener even if nothing changed. */
   resync(): void {
+    this.options.onResync?.();
     this.reader.request(true);
   }
 

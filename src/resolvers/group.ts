@@ -47,6 +47,8 @@ export interface RingPosition {
   readonly position: number | null;
   readonly length: number;
   readonly queuePaused: boolean;
+  /** Places known from the head (a snapshot's `ringFirst`); the whole ring when absent. */
+  readonly known?: number | undefined;
 }
 
 /**
@@ -162,6 +164,15 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         : 'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued';
     case null: {
       if (g.rateReopenedAt !== null) return reopenedSentence(g);
+      if (
+        ring !== null &&
+        ring.position === null &&
+        ring.known !== undefined &&
+        ring.known < ring.length
+      ) {
+        // Serviceable, past the head the snapshot read (ringFirst): on the ring further on.
+        return `on the ring after position ${ring.known} of ${ring.length}`;
+      }
       if (ring === null || ring.position === null) {
         // Serviceable by I1 but not found on the ring: it changed between the two reads (a
         // claim emptied it, say), or another writer left the ring damaged (Queue.audit).
@@ -178,6 +189,8 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
 
 interface RingIndex {
   readonly length: number;
+  /** Places known from the head (a snapshot's `ringFirst`); the whole ring when absent. */
+  readonly known?: number;
   readonly position: ReadonlyMap<string, number>;
   readonly queuePaused: boolean;
 }
@@ -228,8 +241,9 @@ export function describeWithRing(
   groups: readonly GroupInfo[],
   ring: readonly string[],
   queuePaused: boolean,
+  size: number = ring.length,
 ): void {
-  const index = indexRing(ring, queuePaused);
+  const index = { ...indexRing(ring, queuePaused), length: size, known: ring.length };
   for (const g of groups) ringOfRead.set(g, index);
 }
 
@@ -267,8 +281,9 @@ async function plainReason(
     const queuePaused = read?.queuePaused ?? (await queuePausedOf(ctx, rootValue, g.queue));
     return { sentence: reasonSentence(g, null), queuePaused };
   }
-  const { length, position, queuePaused } = read ?? (await ringIndex(ctx, rootValue, g.queue));
-  const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused };
+  const { length, position, queuePaused, known } =
+    read ?? (await ringIndex(ctx, rootValue, g.queue));
+  const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused, known };
   // On the ring, the sentence itself says the queue is paused ("…, but the queue is paused").
   return { sentence: reasonSentence(g, at), queuePaused: queuePaused && at.position === null };
 }

@@ -3,10 +3,11 @@
  * validates the queue name and group id before it watches anything, so a bad argument fails
  * the subscription at once with BAD_USER_INPUT.
  */
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import { type GroupInfo, type Job, RingmasterError } from '../lanes/index.js';
 import type { RingChange } from '../pubsub/index.js';
+import { ringNeedOf } from './ringNeed.js';
 
 /**
  * Start a subscription; an engine error (bad input) is rethrown as a plain GraphQLError with
@@ -25,9 +26,16 @@ export function subscribe<T>(start: () => AsyncGenerator<T>): AsyncGenerator<T> 
   }
 }
 
-/** `ringChanged(queue)`: SNAPSHOT, then CHANGE/RESYNC. */
-export const ringChanged = (ctx: Context, queue: string): AsyncGenerator<RingChange> =>
-  subscribe(() => ctx.feed.ringChanges(queue));
+/**
+ * `ringChanged(queue)`: SNAPSHOT, then CHANGE/RESYNC, carrying as much of the ring as the
+ * selection asks for (`ringNeedOf`; BAD_USER_INPUT `first` for a negative one).
+ */
+export const ringChanged = (
+  ctx: Context,
+  queue: string,
+  info: GraphQLResolveInfo,
+): AsyncGenerator<RingChange> =>
+  subscribe(() => ctx.feed.ringChanges(queue, undefined, ringNeedOf(info)));
 
 /** `groupChanged(queue, group)`: the group's state now, then on every change. */
 export const groupChanged = (

@@ -19,9 +19,9 @@ export interface SnapshotView extends QueueSnapshot {
 }
 
 /**
- * `Queue.snapshot(first, after, prefix, ids)`. The groups it read say where they stand on the
+ * `Queue.snapshot(first, after, prefix, ids, ringFirst)`. The groups it read say where they stand on the
  * ring of the same read (`Group.reason`), not on a ring read later.
- * @throws RingmasterError BAD_USER_INPUT for a bad page argument or id (Queue.snapshot)
+ * @throws RingmasterError BAD_USER_INPUT for a bad page argument, id or ringFirst (Queue.snapshot)
  */
 export async function snapshot(
   q: Queue,
@@ -30,6 +30,7 @@ export async function snapshot(
     after?: string | null | undefined;
     prefix?: string | null | undefined;
     ids?: readonly string[] | null | undefined;
+    ringFirst?: number | null | undefined;
   },
 ): Promise<SnapshotView> {
   const s = await q.snapshot({
@@ -37,8 +38,9 @@ export async function snapshot(
     after: args.after,
     prefix: args.prefix ?? undefined,
     ids: args.ids ?? undefined,
+    ringFirst: args.ringFirst,
   });
-  describeWithRing([...s.page.groups, ...s.picked], s.ring, s.paused);
+  describeWithRing([...s.page.groups, ...s.picked], s.ring, s.paused, s.ringSize);
   return { ...s, connection: toConnection(s.page) };
 }
 

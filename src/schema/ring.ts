@@ -7,22 +7,50 @@ import { QueueStateRef } from './queue.js';
 
 const RingChangeReasonRef = builder.enumType('RingChangeReason', {
   description:
-    "SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, or when Redis lost the queue's state (resyncReason says which).",
+    "SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, when Redis lost the queue's state, or to a subscriber too far behind to be told what changed (resyncReason says which).",
   values: ['SNAPSHOT', 'CHANGE', 'RESYNC'] as const,
 });
 
 const ResyncReasonRef = builder.enumType('ResyncReason', {
   description:
-    "Why a RESYNC was sent: MISSED_EVENTS when notifications may have been missed (the feed reconnected, its canary went unheard, the slot moved); STATE_LOST when Redis lost the queue's state (restarted without its data, flushed, failed over to an empty replica): the ring is what Redis holds now.",
+    "Why a RESYNC was sent: MISSED_EVENTS when notifications may have been missed (the feed reconnected, its canary went unheard, the slot moved, the subscriber fell too far behind); STATE_LOST when Redis lost the queue's state (restarted without its data, flushed, failed over to an empty replica): the ring is what Redis holds now.",
   values: ['MISSED_EVENTS', 'STATE_LOST'] as const,
 });
+
+/** A list's first `first` (all when null or absent; a negative one was refused at subscribe). */
+const head = (list: readonly string[], first: number | null | undefined) =>
+  first === null || first === undefined ? list : list.slice(0, Math.max(0, first));
+
+const FIRST = 'Only the first n (n ≥ 0): an event then costs O(n + what changed) to send.';
 
 const RingChangeRef = builder.objectRef<RingChange>('RingChange').implement({
   fields: (t) => ({
     queue: t.exposeString('queue'),
-    ring: t.exposeStringList('ring', { description: 'The ring now, head first.' }),
-    added: t.exposeStringList('added', { description: 'Groups new since your last event.' }),
-    removed: t.exposeStringList('removed', { description: 'Groups gone since your last event.' }),
+    ring: t.stringList({
+      description: 'The ring now, head first.',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.ring, args.first),
+    }),
+    size: t.int({ description: 'Groups on the ring now.', resolve: (c) => c.size }),
+    added: t.stringList({
+      description:
+        'Groups that joined since your last event, in the order they joined (a SNAPSHOT: the ring).',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.added, args.first),
+    }),
+    removed: t.stringList({
+      description: 'Groups that left since your last event, in the order they left.',
+      args: { first: t.arg.int({ description: FIRST }) },
+      resolve: (c, args) => head(c.removed, args.first),
+    }),
+    addedCount: t.int({
+      description: 'How many groups `added` holds (with no `first`).',
+      resolve: (c) => c.addedCount,
+    }),
+    removedCount: t.int({
+      description: 'How many groups `removed` holds (with no `first`).',
+      resolve: (c) => c.removed.length,
+    }),
     queueState: t.field({
       type: QueueStateRef,
       description:
@@ -50,7 +78,7 @@ builder.subscriptionType({
       type: RingChangeRef,
       authScopes: { read: true },
       args: { queue: t.arg.string({ required: true }) },
-      subscribe: (_root, args, ctx) => ringChanged(ctx, args.queue),
+      subscribe: (_root, args, ctx, info) => ringChanged(ctx, args.queue, info),
       resolve: (change) => change,
     }),
   }),

@@ -17,14 +17,18 @@ import {
 
 const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot').implement({
   description:
-    'One moment of a queue: every field was read by one Redis script, so they agree (a group on `ring` is READY in `groups` and `picked`; `counts.onRing` is the length of `ring`).',
+    'One moment of a queue: every field was read by one Redis script, so they agree (a group on the ring is READY in `groups` and `picked`; `counts.onRing` and `ringSize` are the length of the ring).',
   fields: (t) => ({
     at: t.field({
       type: 'DateTime',
       description: 'When it was read (the Redis clock).',
       resolve: (s) => new Date(s.at),
     }),
-    ring: t.exposeStringList('ring', { description: 'The ring, head first.' }),
+    ring: t.exposeStringList('ring', {
+      description:
+        'The ring, head first: its first `ringFirst` groups when `snapshot` was given one.',
+    }),
+    ringSize: t.exposeInt('ringSize', { description: 'The length of the ring.' }),
     queueState: t.field({
       type: QueueStateRef,
       description: 'RUNNING, or PAUSED (pauseQueue: the ring stands, nothing is claimed).',
@@ -54,12 +58,16 @@ builder.objectFields(QueueRef, (t) => ({
   snapshot: t.field({
     type: QueueSnapshotRef,
     description:
-      'One moment of the queue read by one script: ring, totals, counters, a page of groups (as `groups` / `groupsWithPrefix` page them) and up to 20 groups by id. O(ring + page).',
+      'One moment of the queue read by one script: ring, totals, counters, a page of groups (as `groups` / `groupsWithPrefix` page them) and up to 20 groups by id. O(ring + page); O(ringFirst + page) with ringFirst.',
     args: {
       first: t.arg.int({ defaultValue: Defaults.pageSize }),
       after: t.arg.string(),
       prefix: t.arg.string({ description: 'Only groups whose id starts with it.' }),
       ids: t.arg.stringList({ description: 'Groups to read besides the page (at most 20).' }),
+      ringFirst: t.arg.int({
+        description:
+          'Only the first n groups of the ring in `ring` (n ≥ 0); `ringSize` is its length either way. Default: the whole ring.',
+      }),
     },
     resolve: (q, args) => resolve.snapshot(q, args),
   }),

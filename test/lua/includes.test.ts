@@ -65,7 +65,8 @@ for i = 1, #ARGV, 3 do
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
     weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), settingsKeyOf(base),
-    jobEventsKeyOf(base, id), watchedKeyOf(base), seenKeyOf(base),
+    jobEventsKeyOf(base, id), watchedKeyOf(base), ringWatchedKeyOf(base), ringLogKeyOf(base),
+    seenKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group) }
 end
@@ -103,6 +104,8 @@ function tsKeys(c: Case): string[] {
     k.settings,
     k.jobEvents(c.id),
     k.watched,
+    k.ringWatched,
+    k.ringLog,
     k.seen,
     // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
     k.job(c.id),

@@ -31,7 +31,9 @@ async function expectChange(
   expect(await reader.next()).toEqual({
     queue: expect.any(String),
     ring,
+    size: ring.length,
     added,
+    addedCount: added.length,
     removed,
     queueState: 'RUNNING',
     reason: 'CHANGE',
@@ -82,7 +84,9 @@ describe('ringChanges', () => {
     expect(await reader.next()).toEqual({
       queue: name,
       ring: ['a', 'b'],
+      size: 2,
       added: ['a', 'b'],
+      addedCount: 2,
       removed: [],
       queueState: 'RUNNING',
       reason: 'SNAPSHOT',
@@ -232,7 +236,9 @@ describe('ringChanges', () => {
     expect(await slow.next()).toEqual({
       queue: name,
       ring: groups.slice(1),
+      size: 199,
       added: groups.slice(1),
+      addedCount: 199,
       removed: [],
       queueState: 'RUNNING',
       reason: 'CHANGE',
@@ -254,7 +260,9 @@ describe('ringChanges', () => {
     expect(await reader.next()).toEqual({
       queue: name,
       ring: ['a'],
+      size: 1,
       added: [],
+      addedCount: 0,
       removed: [],
       queueState: 'PAUSED',
       reason: 'CHANGE',

@@ -38,7 +38,9 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await live.next()).toEqual({
       queue: name,
       ring: ['a', 'b'],
+      size: 2,
       added: [],
+      addedCount: 0,
       removed: [],
       queueState: 'RUNNING',
       reason: 'RESYNC',
@@ -55,7 +57,9 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await live.next()).toEqual({
       queue: name,
       ring: ['a', 'b', 'c'],
+      size: 3,
       added: ['c'],
+      addedCount: 1,
       removed: [],
       queueState: 'RUNNING',
       reason: 'CHANGE',
@@ -64,7 +68,9 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(await slow.next()).toEqual({
       queue: name,
       ring: ['a', 'b', 'c'],
+      size: 3,
       added: ['c'],
+      addedCount: 1,
       removed: [],
       queueState: 'RUNNING',
       reason: 'RESYNC',

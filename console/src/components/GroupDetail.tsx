@@ -42,8 +42,9 @@ export function GroupDetail(props: {
   group: string | null;
   /** The chosen group in the snapshot shown (null before it is read). */
   state: GroupDetailFragment | null;
-  /** The snapshot's ring, head first, and its moment (ms, Redis clock). */
+  /** The snapshot's ring head (its first RING_WINDOW groups), its length, and its moment (ms, Redis clock). */
   ring: string[] | null;
+  ringSize: number;
   at: number | null;
   admin: boolean;
   onClose: () => void;
@@ -55,7 +56,20 @@ export function GroupDetail(props: {
   /** Where its jobs' links come back to. */
   route: Route;
 }) {
-  const { queue, group, state: g, ring, at, admin, onClose, refresh, skew, now, route } = props;
+  const {
+    queue,
+    group,
+    state: g,
+    ring,
+    ringSize,
+    at,
+    admin,
+    onClose,
+    refresh,
+    skew,
+    now,
+    route,
+  } = props;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [limitText, setLimitText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -196,7 +210,11 @@ export function GroupDetail(props: {
             <div>
               <dt>ring</dt>
               <dd data-testid="detail-ring">
-                {position >= 0 ? `#${n(position + 1)} of ${n(ring?.length ?? 0)}` : 'off'}
+                {position >= 0
+                  ? `#${n(position + 1)} of ${n(ringSize)}`
+                  : g?.state === 'READY' && ring !== null && ring.length < ringSize
+                    ? `after #${n(ring.length)} of ${n(ringSize)}`
+                    : 'off'}
               </dd>
             </div>
             <div>

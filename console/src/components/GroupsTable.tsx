@@ -116,13 +116,15 @@ export function usePaging(queue: string | null): Paging {
 export function GroupsTable(props: {
   /** The snapshot's page; null before the first read. */
   page: PageFragment | null;
-  /** The snapshot's ring (the same moment as `page`), head first. */
+  /** The snapshot's ring head (the same moment as `page`; its first RING_WINDOW groups). */
   ring: string[] | null;
+  /** The ring's length in that snapshot. */
+  ringSize: number;
   paging: Paging;
   selected: string | null;
   onSelect: (id: string) => void;
 }) {
-  const { page, ring, paging, selected, onSelect } = props;
+  const { page, ring, ringSize, paging, selected, onSelect } = props;
   const { typed, setTyped, prefix, pageSize, setPageSize, trail, setTrail } = paging;
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: false });
   const search = useRef<HTMLInputElement>(null);
@@ -230,6 +232,10 @@ export function GroupsTable(props: {
                   {place.has(g.id) ? (
                     <span class="ring-place" title="its place on the ring: 1 is next">
                       #{n(place.get(g.id) ?? 0)}
+                    </span>
+                  ) : g.state === 'READY' && ring !== null && ring.length < ringSize ? (
+                    <span class="ring-place" title={`on the ring past the ${n(ring.length)} read`}>
+                      &gt;{n(ring.length)}
                     </span>
                   ) : (
                     ''

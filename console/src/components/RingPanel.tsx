@@ -1,21 +1,19 @@
 /**
- * The ring of the shown snapshot: groups in rota order, the head (next to get a turn) marked; a
- * group that just joined glows for a moment. Groups that left are not drawn in the rota — under
+ * The ring of the shown snapshot: its head in rota order (the first RING_WINDOW groups, the rest
+ * counted), the head (next to get a turn) marked; a group that just joined glows for a moment. Groups that left are not drawn in the rota — under
  * churn their ghosts buried the few live chips (issue 13) — but listed in the log beside it,
  * one line per snapshot that changed the ring.
  */
 import { clockMs, n, visibleId } from '../format';
-import type { RingEvent } from '../hooks';
+import { RING_WINDOW, type RingEvent } from '../hooks';
 import { Id } from './Id';
 
-/** Chips drawn at most; the rest are counted (a ring of 100,000 must not freeze the page). */
-const MAX_CHIPS = 400;
 /** Lines of the log shown, and ids named on one line. */
 const LOG_LINES = 12;
 const IDS_PER_LINE = 6;
 
-function LogIds(props: { ids: string[]; sign: '+' | '−'; cls: string }) {
-  const { ids, sign, cls } = props;
+function LogIds(props: { ids: string[]; count: number; sign: '+' | '−'; cls: string }) {
+  const { ids, count, sign, cls } = props;
   return (
     <>
       {ids.slice(0, IDS_PER_LINE).map((id) => (
@@ -24,10 +22,10 @@ function LogIds(props: { ids: string[]; sign: '+' | '−'; cls: string }) {
           <Id value={id} />
         </span>
       ))}
-      {ids.length > IDS_PER_LINE && (
+      {count > Math.min(ids.length, IDS_PER_LINE) && (
         <span class="muted">
           {sign}
-          {ids.length - IDS_PER_LINE} more
+          {count - Math.min(ids.length, IDS_PER_LINE)} more
         </span>
       )}
     </>
@@ -35,21 +33,23 @@ function LogIds(props: { ids: string[]; sign: '+' | '−'; cls: string }) {
 }
 
 export function RingPanel(props: {
-  /** The ring of the snapshot shown, head first; null before the first read. */
+  /** The ring's head as the snapshot shown read it (its first RING_WINDOW); null before the first read. */
   ring: string[] | null;
+  /** The ring's length in that snapshot. */
+  size: number;
   joined: Map<string, number>;
   log: RingEvent[];
   selected: string | null;
   onSelect: (id: string) => void;
 }) {
-  const { ring, joined, log, selected, onSelect } = props;
-  const hidden = ring ? Math.max(0, ring.length - MAX_CHIPS) : 0;
+  const { ring, size, joined, log, selected, onSelect } = props;
+  const hidden = ring ? Math.max(0, size - Math.min(ring.length, RING_WINDOW)) : 0;
   return (
     <section class="panel ring-panel" aria-label="Ring">
       <div class="panel-head">
         <h2>Ring</h2>
         <span class="muted small" data-testid="ring-size">
-          {ring === null ? 'reading…' : `${n(ring.length)} waiting for a turn, next first`}
+          {ring === null ? 'reading…' : `${n(size)} waiting for a turn, next first`}
         </span>
         <span class="legend small">
           <span class="chip chip-head chip-mini">next</span>
@@ -64,7 +64,7 @@ export function RingPanel(props: {
               limit or rate-limited.
             </li>
           )}
-          {(ring ?? []).slice(0, MAX_CHIPS).map((id, i) => (
+          {(ring ?? []).slice(0, RING_WINDOW).map((id, i) => (
             <li key={id}>
               <button
                 type="button"
@@ -79,7 +79,7 @@ export function RingPanel(props: {
                 data-group={id}
                 data-on-ring="true"
                 data-position={i + 1}
-                title={`${visibleId(id)}: ${i === 0 ? 'next to get a turn' : `turn ${i + 1} of ${ring?.length ?? 0}`}`}
+                title={`${visibleId(id)}: ${i === 0 ? 'next to get a turn' : `turn ${i + 1} of ${size}`}`}
                 onClick={() => onSelect(id)}
               >
                 {i === 0 && <span class="head-mark">▶</span>}
@@ -94,8 +94,8 @@ export function RingPanel(props: {
           {log.slice(0, LOG_LINES).map((e) => (
             <li key={`${e.at}:${e.added.join()}:${e.removed.join()}`}>
               <time>{clockMs(e.at)}</time>
-              <LogIds ids={e.added} sign="+" cls="log-in" />
-              <LogIds ids={e.removed} sign="−" cls="log-out" />
+              <LogIds ids={e.added} count={e.addedCount} sign="+" cls="log-in" />
+              <LogIds ids={e.removed} count={e.removedCount} sign="−" cls="log-out" />
             </li>
           ))}
         </ol>

@@ -49,7 +49,7 @@ export type QueueState =
   | 'PAUSED'
   | 'RUNNING';
 
-/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, or when Redis lost the queue's state (resyncReason says which). */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, when Redis lost the queue's state, or to a subscriber too far behind to be told what changed (resyncReason says which). */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'
@@ -85,17 +85,19 @@ export type QueueViewQueryVariables = Exact<{
   after?: string | null | undefined;
   prefix?: string | null | undefined;
   ids?: Array<string> | string | null | undefined;
+  ringFirst: number;
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
+  named: number;
 }>;
 
 
-export type RingPulseSubscription = { ringChanged: { reason: RingChangeReason } };
+export type RingPulseSubscription = { ringChanged: { reason: RingChangeReason, added: Array<string>, removed: Array<string>, addedCount: number, removedCount: number } };
 
 export type GroupPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -553,14 +555,21 @@ export const QueueListDocument = new TypedDocumentString(`
   completed
 }`) as unknown as TypedDocumentString<QueueListQuery, QueueListQueryVariables>;
 export const QueueViewDocument = new TypedDocumentString(`
-    query QueueView($queue: String!, $first: Int!, $after: String, $prefix: String, $ids: [String!]) {
+    query QueueView($queue: String!, $first: Int!, $after: String, $prefix: String, $ids: [String!], $ringFirst: Int!) {
   queue(name: $queue) {
     name
     known
-    snapshot(first: $first, after: $after, prefix: $prefix, ids: $ids) {
+    snapshot(
+      first: $first
+      after: $after
+      prefix: $prefix
+      ids: $ids
+      ringFirst: $ringFirst
+    ) {
       at
       queueState
       ring
+      ringSize
       counts {
         ...Counts
       }
@@ -640,9 +649,13 @@ fragment GroupRate on Group {
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
 export const RingPulseDocument = new TypedDocumentString(`
-    subscription RingPulse($queue: String!) {
+    subscription RingPulse($queue: String!, $named: Int!) {
   ringChanged(queue: $queue) {
     reason
+    added(first: $named)
+    removed(first: $named)
+    addedCount
+    removedCount
   }
 }
     `) as unknown as TypedDocumentString<RingPulseSubscription, RingPulseSubscriptionVariables>;

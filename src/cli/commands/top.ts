@@ -74,7 +74,7 @@ export function renderTop(
   const busiest = [...q.activeGroups]
     .sort((a, b) => b.active - a.active || b.pending - a.pending || (a.id < b.id ? -1 : 1))
     .slice(0, first);
-  const ringHead = `ring (${ringIds.length}, head first): `;
+  const ringHead = `ring (${ring?.size ?? ringIds.length}, head first): `;
   const lines = [
     `${pc.bold('ringmaster top')} · queue ${pc.bold(queue)} · ${state === 'PAUSED' ? pc.red(state) : pc.green(state)} · ${new Date().toISOString().slice(11, 19)}`,
     `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  saturated ${c.saturated}`,

@@ -37,7 +37,7 @@ export type QueueState =
   | 'PAUSED'
   | 'RUNNING';
 
-/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, or when Redis lost the queue's state (resyncReason says which). */
+/** SNAPSHOT first, then CHANGE (the ring or the queue state differs); RESYNC when the ring is sent again whatever it is: after the notification connection reconnects, when Redis lost the queue's state, or to a subscriber too far behind to be told what changed (resyncReason says which). */
 export type RingChangeReason =
   | 'CHANGE'
   | 'RESYNC'
@@ -172,7 +172,7 @@ export type CliRingSubscriptionVariables = Exact<{
 }>;
 
 
-export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, queueState: QueueState } };
+export type CliRingSubscription = { ringChanged: { reason: RingChangeReason, ring: Array<string>, size: number, queueState: QueueState } };
 
 export type CliProbeQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -750,7 +750,8 @@ export const CliRingDocument = new TypedDocumentString(`
     subscription CliRing($queue: String!) {
   ringChanged(queue: $queue) {
     reason
-    ring
+    ring(first: 200)
+    size
     queueState
   }
 }

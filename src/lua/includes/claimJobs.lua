@@ -55,6 +55,7 @@
 --- @include "promote"
 --- @include "rateLimit"
 --- @include "weights"
+--- @include "ringLog"
 --- @include "payloads"
 --- @include "jobEvents"
 --- @include "indexedEncoding"
@@ -193,6 +194,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     if not heads then
       break
     end
+    logRingPop(k.ring, #heads)
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
     local back, lanes, spent, i = {}, {}, {}, 1
@@ -317,6 +319,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     back = settleServed(batch, back, lanes, spent, emptied)
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
+      logRingPush(k.ring, back, #back)
     end
     keepHeads(k.ring, heads, i)
   end

@@ -50,6 +50,8 @@
     weightKeyOf(base)              'P:{Q}:gweight'              hash   (keys.ts `weight`)
     turnsKeyOf(base)               'P:{Q}:gturns'               hash   (keys.ts `turns`)
     headsKeyOf(base)               'P:{Q}:heads'                zset   (keys.ts `heads`)
+    ringWatchedKeyOf(base)         'P:{Q}:ringwatched'          string (keys.ts `ringWatched`)
+    ringLogKeyOf(base)             'P:{Q}:ringlog'              list   (keys.ts `ringLog`)
     seenKeyOf(base)                'P:{Q}:gseen'                zset   (keys.ts `seen`)
 ]]
 local WAKE_LENGTH = 64
@@ -148,6 +150,14 @@ end
 
 local function headsKeyOf(base)
   return base .. 'heads'
+end
+
+local function ringWatchedKeyOf(base)
+  return base .. 'ringwatched'
+end
+
+local function ringLogKeyOf(base)
+  return base .. 'ringlog'
 end
 
 local function seenKeyOf(base)

@@ -12,15 +12,18 @@
 
   k: k.ring (list), k.wake (list), k.stats (hash), plus groupState's keys.
   Events: rpush on ring and lpush/ltrim on wake (re-ring), lrem on ring (de-ring),
-  hincrby on stats (saturated changed).
+  hincrby on stats (saturated changed); each change of the ring logged while it is watched
+  (includes/ringLog.lua).
 ]]
 --- @include "keys"
 --- @include "groupState"
 --- @include "weights"
+--- @include "ringLog"
 
 -- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
 local function reRing(k, group)
   redis.call('RPUSH', k.ring, group)
+  logRingPush(k.ring, { group }, 1)
   resetTurns(k.ring, group) -- a fresh round of its weight (includes/weights.lua)
   redis.call('LPUSH', k.wake, '1')
   redis.call('LTRIM', k.wake, 0, WAKE_LENGTH - 1)
@@ -33,6 +36,7 @@ local function reRingAll(k, base, groups, n)
     return
   end
   redis.call('RPUSH', k.ring, unpack(groups, 1, n))
+  logRingPush(k.ring, groups, n)
   -- A fresh round of each one's weight (includes/weights.lua, resetTurns).
   redis.call('HDEL', turnsKeyOf(base), unpack(groups, 1, n))
   local tokens = {}
@@ -47,7 +51,7 @@ local function applyStanding(k, group, wasServiceable, wasSaturated, serviceable
   if serviceable and not wasServiceable then
     reRing(k, group)
   elseif wasServiceable and not serviceable then
-    redis.call('LREM', k.ring, 0, group)
+    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
   end
   if saturated ~= wasSaturated then
     redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)

@@ -34,6 +34,7 @@
     resetTurns(ringKey, group)        a group (re-)joins the ring: its count is deleted
 ]]
 --- @include "keys"
+--- @include "ringLog"
 --- @include "safeInteger"
 
 local function parseWeight(raw)
@@ -107,6 +108,7 @@ local function keepHeads(ringKey, heads, from)
   end
   if #rest > 0 then
     redis.call('LPUSH', ringKey, unpack(rest))
+    logRingUnshift(ringKey, { unpack(heads, from) })
   end
 end
 

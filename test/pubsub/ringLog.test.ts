@@ -1,0 +1,166 @@
+/**
+ * The ring feed kept by the ring log (DESIGN.md §4.4, "The ring log"): a change costs the feed
+ * a read of what changed, never of the whole ring; the copy stays exact under every kind of
+ * ring write (claims that pop and push back, weighted heads kept, pauses, limits, weights,
+ * batches); a marker that lapsed and a log that lost entries are noticed and read whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Queue, Worker } from '../../src/lanes/index.js';
+import type { RingChange } from '../../src/pubsub/index.js';
+import { queueName, Reader, useFeeds, waitFor } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+
+const redis = useTestRedis();
+const feeds = useFeeds(() => redis.client());
+
+/** Bytes Redis has sent to its clients so far (INFO stats). */
+async function bytesSent(): Promise<number> {
+  const info = await redis.client().info('stats');
+  return Number(/total_net_output_bytes:(\d+)/.exec(info)?.[1]);
+}
+
+/** Follows a subscription in the background: the latest event, and the ring as added/removed say. */
+function follow(iterator: AsyncGenerator<RingChange>) {
+  const state = {
+    latest: undefined as RingChange | undefined,
+    members: new Set<string>(),
+    events: 0,
+  };
+  void (async () => {
+    for await (const event of iterator) {
+      if (event.reason !== 'CHANGE') state.members = new Set(event.ring);
+      for (const group of event.removed) state.members.delete(group);
+      for (const group of event.added) state.members.add(group);
+      state.latest = event;
+      state.events++;
+    }
+  })();
+  return state;
+}
+
+async function fill(q: Queue, groups: number, prefix = 'g') {
+  for (let i = 0; i < groups; i += 1_000) {
+    const jobs = [];
+    for (let j = i; j < Math.min(groups, i + 1_000); j++) jobs.push({ group: `${prefix}${j}` });
+    await q.enqueueMany(jobs);
+  }
+}
+
+describe('the ring log', () => {
+  it('a change costs Redis what changed, not the ring: 20 changes of a 20,000-group ring send less than one ring', async () => {
+    const { feed, engine } = await feeds.start();
+    const name = queueName();
+    const q = engine.queue(name);
+    await fill(q, 20_000);
+    const ringBytes = (await q.ring()).reduce((n, g) => n + g.length + 3, 0);
+    const reader = new Reader(feed.ringChanges(name, undefined, { ring: 10, snapshotAdded: 0 }));
+    expect(await reader.next()).toMatchObject({ size: 20_000, reason: 'SNAPSHOT' });
+    const before = await bytesSent();
+    for (let i = 0; i < 20; i++) {
+      await q.enqueue(`new${i}`);
+      expect(await reader.next()).toMatchObject({
+        size: 20_001 + i,
+        added: [`new${i}`],
+        removed: [],
+        reason: 'CHANGE',
+      });
+    }
+    const sent = (await bytesSent()) - before;
+    expect(sent).toBeLessThan(ringBytes);
+    expect(feed.stats().ringFullReads).toBe(1);
+  });
+
+  it('keeps the copy exact under claims, weights, pauses, limits and batches (each event’s ring is the ring)', async () => {
+    const { feed, engine } = await feeds.start({ throttleMs: 0 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await fill(q, 12);
+    // Weighted heads: a claim that serves one puts it back at the head (an LPUSH).
+    await q.setWeight('g0', 3);
+    await q.setWeight('g1', 2);
+    const state = follow(feed.ringChanges(name));
+    await waitFor('the snapshot', () => state.latest);
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const group = () => `g${random(14)}`;
+    const ops: Array<() => Promise<unknown>> = [
+      () => q.enqueue(group()),
+      () => q.enqueueMany([{ group: group() }, { group: group() }, { group: `new${random(50)}` }]),
+      async () => {
+        const job = await q.claim();
+        if (job?.token && random(2) === 0) await q.complete(job.id, job.token);
+      },
+      () => q.pause(group()),
+      () => q.resume(group()),
+      () => q.setLimit(group(), random(2)),
+      () => q.clearLimit(group()),
+      () => q.setWeight(group(), 1 + random(3)),
+    ];
+    for (let step = 0; step < 150; step++) {
+      await (ops[random(ops.length)] as () => Promise<unknown>)();
+      if (step % 25 === 24) {
+        // Batches of claims: pops of several heads, weighted heads kept, the rest pushed back.
+        for (let i = 0; i < 12; i++) await q.enqueue(group());
+        const worker = new Worker(q, async () => {}, { concurrency: 6, reaper: false });
+        try {
+          await waitFor('the worker to drain', async () => (await q.ring()).length === 0);
+        } finally {
+          await worker.close();
+        }
+      }
+      const ring = await q.ring();
+      await waitFor(`the feed to follow step ${step}`, () => {
+        const latest = state.latest;
+        return (
+          latest !== undefined &&
+          latest.size === ring.length &&
+          latest.ring.join() === ring.join() &&
+          [...state.members].sort().join() === [...new Set(ring)].sort().join()
+        );
+      });
+    }
+    expect(feed.stats().ringFullReads).toBe(1);
+  });
+
+  it('reads the ring whole when its marker lapsed: changes made meanwhile come as a RESYNC', async () => {
+    const { feed, engine } = await feeds.start({ ringWatchTtlMs: 600 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.enqueue('a');
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: ['a'], reason: 'SNAPSHOT' });
+    // The marker gone (it lapsed: a server that stalled): the scripts stop logging.
+    await redis.client().del(engine.queue(name).keys.ringWatched);
+    await q.enqueue('b');
+    const event = await reader.next();
+    expect(event).toMatchObject({
+      ring: ['a', 'b'],
+      size: 2,
+      added: ['b'],
+      removed: [],
+      reason: 'RESYNC',
+    });
+    expect(feed.stats().ringFullReads).toBe(2);
+  });
+
+  it('reads the ring whole when the log lost entries it had not read (more than it keeps between two reads)', async () => {
+    const { feed, engine } = await feeds.start({ throttleMs: 1_500 });
+    const name = queueName();
+    const q = engine.queue(name);
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: [], reason: 'SNAPSHOT' });
+    // One read now, then none for the throttle window: 1,100 changes, one log entry each.
+    await q.enqueue('first');
+    expect(await reader.next()).toMatchObject({ ring: ['first'] });
+    await Promise.all(Array.from({ length: 1_100 }, (_, i) => q.enqueue(`b${i}`)));
+    const ring = await q.ring();
+    const event = await reader.next();
+    expect(event.size).toBe(1_101);
+    expect(event.ring).toEqual(ring);
+    expect(event.added).toHaveLength(1_100);
+    expect(feed.stats().ringFullReads).toBe(2);
+  });
+});
