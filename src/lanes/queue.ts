@@ -931,7 +931,7 @@ export class Queue {
    * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
    * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
    * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
-   * groups per call, repeated while a call comes back full).
+   * groups per call, repeated while a call comes back full and forgot one).
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
    *   `groupGraceMs` out of its range
    */
@@ -950,7 +950,9 @@ export class Queue {
     const forgetBatch = Defaults.forgetBatch;
     for (;;) {
       const [forgotten, kept] = await this.commands.forgetGroups({ graceMs, batch: forgetBatch });
-      if (forgotten + kept < forgetBatch) return total;
+      // A kept group is judged again one grace later, so with a grace shorter than a call
+      // it is due again at once: go on only while a call forgets something.
+      if (forgotten === 0 || forgotten + kept < forgetBatch) return total;
     }
   }
 

@@ -359,9 +359,14 @@ export class LiveFeed {
           keys: ringKeys(queueKeys(this.prefix, name)),
           read: async () => {
             this.ringReads++;
-            const lost = this.lostRings.delete(name);
-            const version = await mirror.read();
-            if (lost) version.stateLost = true;
+            // Kept until a read succeeds: a read that fails while Redis comes back must not
+            // drop the news.
+            const lost = this.lostRings.has(name);
+            const version = await mirror.read(lost);
+            if (lost) {
+              this.lostRings.delete(name);
+              version.stateLost = true;
+            }
             return version;
           },
           equals: (a, b) => a === b,

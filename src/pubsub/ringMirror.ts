@@ -327,12 +327,18 @@ export class RingMirror {
     return lapsed;
   }
 
-  /** Read what changed (or the whole ring) and answer the latest version. */
-  async read(): Promise<RingVersion> {
+  /**
+   * Read what changed (or the whole ring) and answer the latest version. `fresh`: read the
+   * ring whole and answer a new version even when nothing changed (a version already sent is
+   * never changed afterwards; a lost state is told on a version of its own).
+   */
+  async read(fresh = false): Promise<RingVersion> {
     if (!this.marked) await this.mark();
     const list = this.list;
     const latest = this.latest;
-    if (this.needFull || list === undefined || latest === undefined) return this.readFull();
+    if (fresh || this.needFull || list === undefined || latest === undefined) {
+      return this.readFull(fresh);
+    }
     const entries: LogEntry[] = [];
     const queueState = await this.readLog(entries);
     if (queueState === null || this.needFull) return this.readFull();
@@ -429,6 +435,9 @@ export class RingMirror {
           return null;
         }
       }
+      // A log that is gone while it was being applied was lost with the marker (its TTL is
+      // renewed while the ring is watched): what changed since is unknown.
+      if (last !== null && parsed.length === 0) return null;
       const newer = last === null ? parsed : parsed.filter((e) => BigInt(e.seq) > last);
       const first = newer[0];
       if (first === undefined) {
@@ -453,7 +462,7 @@ export class RingMirror {
     }
   }
 
-  private async readFull(): Promise<RingVersion> {
+  private async readFull(fresh = false): Promise<RingVersion> {
     this.needFull = false;
     this.counts.fullReads++;
     const [[e1, ring] = [null, []], [e2, last] = [null, null], [e3, paused] = [null, null]] =
@@ -484,6 +493,7 @@ export class RingMirror {
     this.lastSeq = seq;
     const latest = this.latest;
     if (
+      !fresh &&
       previous !== undefined &&
       latest !== undefined &&
       latest.queueState === queueState &&

@@ -172,6 +172,21 @@ describe('forgetting groups', () => {
     }
   });
 
+  it('a pass over more held groups than a call judges ends, whatever the grace (0 included)', async () => {
+    const q = engine.queue();
+    // 600 held groups (each with a weight): a call judges 500, keeps them and moves each to
+    // now; with a grace of 0 they are due again at once, so a loop that went on while calls
+    // came back full would never end.
+    for (let i = 0; i < 600; i++) await q.setWeight(`held${i}`, 2);
+    await untilRedisTimePasses(q.redis, (await redisNow(q.redis)) + 1);
+    const reaped = await Promise.race([
+      q.reap({ groupGraceMs: 0 }),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+    ]);
+    expect(reaped).toBe(0);
+    expect((await q.groups()).totalCount).toBe(600);
+  });
+
   it('audit reports a registered group missing from gseen; repair adds it, and it is forgotten', async () => {
     const q = engine.queue();
     await q.setLimit('old', 1);

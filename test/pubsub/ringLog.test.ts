@@ -135,19 +135,18 @@ describe('the ring log', () => {
     // The marker gone (it lapsed: a server that stalled): the scripts stop logging.
     await redis.client().del(engine.queue(name).keys.ringWatched);
     await q.enqueue('b');
-    const event = await reader.next();
-    expect(event).toMatchObject({
-      ring: ['a', 'b'],
-      size: 2,
-      added: ['b'],
-      removed: [],
-      reason: 'RESYNC',
-    });
-    expect(feed.stats().ringFullReads).toBe(2);
+    // One RESYNC with both groups; or, when a renewal of the marker came between the DEL and
+    // the enqueue (it finds the marker gone), a RESYNC of ['a'] and then 'b' as a CHANGE.
+    const events = [await reader.next()];
+    while ((events.at(-1) as RingChange).ring.join() !== 'a,b') events.push(await reader.next());
+    expect(events[0]).toMatchObject({ reason: 'RESYNC' });
+    expect(events.at(-1)).toMatchObject({ ring: ['a', 'b'], size: 2, added: ['b'], removed: [] });
+    expect(feed.stats().ringFullReads).toBeGreaterThanOrEqual(2);
   });
 
   it('reads the ring whole when the log lost entries it had not read (more than it keeps between two reads)', async () => {
-    const { feed, engine } = await feeds.start({ throttleMs: 1_500 });
+    // A throttle long enough for the 1,100 enqueues to land between two reads on a busy machine.
+    const { feed, engine } = await feeds.start({ throttleMs: 4_000 });
     const name = queueName();
     const q = engine.queue(name);
     const reader = new Reader(feed.ringChanges(name));
