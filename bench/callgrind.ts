@@ -1,5 +1,5 @@
 /**
- * A private redis-server for instruction counts (issue 18's Redis measures, docs/PERFORMANCE.md
+ * A private redis-server for instruction counts (the Redis cost measures, docs/PERFORMANCE.md
  * "Hot spots"): under `valgrind --tool=callgrind --instr-atstart=no` unless `plain`, on a free
  * loopback port (never 6379), no persistence. Instrumentation is switched on and off around the
  * part measured ({@link instrument}), and {@link dumpTotal} reads the instructions counted so far.

@@ -1,5 +1,5 @@
 /**
- * Section 10 — the producer's side (issue 18): Redis CPU per job to enqueue N jobs one call per
+ * Section 10 — the producer's side: Redis CPU per job to enqueue N jobs one call per
  * job against in batches of `batch`, for Ringmaster (`Queue.enqueue` against
  * `Queue.enqueueMany`, one `enqueueMany-9.lua` call per batch) and, in the same run on the same
  * Redis, BullMQ (`Queue.add` against `Queue.addBulk`).

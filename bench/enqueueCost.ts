@@ -1,5 +1,5 @@
 /**
- * Redis instructions per job to enqueue (issue 18, the producer's side), under callgrind: the
+ * Redis instructions per job to enqueue (the producer's side), under callgrind: the
  * deterministic companion of `npm run bench -- --only=enqueue` (whose INFO cpu figures a shared
  * machine disturbs). A private redis-server under valgrind (`bench/callgrind.ts`), instrumented
  * only while the timed jobs are sent; for each way, from an empty keyspace and one job sent

@@ -26,8 +26,8 @@ import type { Reply } from './subscribers.js';
 import { askChild, now, percentile, progress, sleep } from './util.js';
 
 export interface FanoutOptions {
-  /** Subscriber counts, ascending (issue 5's 1, 100, 1,000; issue 18's 5,000). */
-  counts: readonly number[];
+  /** Subscriber counts, ascending (1, 100, 1,000 from the first targets; 5,000 from the raised
+  ones). */ counts: readonly number[];
   /** Ring changes measured per count. */
   rounds: number;
   /** Pause between rounds (ms); longer than the feed's 25 ms coalescing window. */

@@ -14,13 +14,13 @@
  * - resume     a paused group with one pending job, which re-rings at the tail;
  * - pause      one of those groups, now on the ring: an LREM, O(ring) by design;
  * - setLimit 0 (reported, not a target) one of the clearLimit groups: parking de-rings, LREM.
- * - setLimit timed  (issue 17) a timed override (forMs 1) of a ring group's limit that does not
+ * - setLimit timed  a timed override (forMs 1) of a ring group's limit that does not
  *                park it: the plain call plus ZADD overrides, HSET goverride;
  * - applyOverrides  one due revert per call (`applyOverrides-6.lua` with batch 1, sent as the
  *                Queue sends it): the revert of one of those, back to the limit before; a
  *                batch of b costs about b of these.
  * Both run in windows of min(batch, size) distinct groups, after setLimit.
- * - readMetrics the queue's numbers for GET /metrics (issue 17), once the round's claims' stale
+ * - readMetrics the queue's numbers for GET /metrics, once the round's claims' stale
  *   entries of the oldest-pending index are mended (an unmeasured read until it is settled:
  *   that mending is amortised over the claims, at most 100 per read), so every size reads an
  *   exact index: cardinalities, stats and one step over `heads`.
@@ -48,7 +48,7 @@ import { pool, progress } from './util.js';
 
 export interface FlatCostOptions {
   /**
-   * Delayed jobs not yet due in the second queue of the delayed-jobs case (issue 16: claim and
+   * Delayed jobs not yet due in the second queue of the delayed-jobs case (claim and
    * enqueue cost with 100,000 delayed jobs beside the same calls with none).
    */
   delayed: number;
@@ -63,7 +63,7 @@ export interface FlatCostOptions {
   /** Batches of each alternating measurement per size and round. */
   batchesPerRound: number;
   /**
-   * Rate-limited groups in the second queue of the rate-limit case (issue 17: claim of a group
+   * Rate-limited groups in the second queue of the rate-limit case (claim of a group
    * with a rate limit and setRateLimit beside 100,000 rate-limited groups and beside none).
    */
   rateLimited?: number;
@@ -78,7 +78,7 @@ export const SCRIPTS = [
   'resume',
   'pause',
   'setLimit 0',
-  // issue 17, timed overrides: a timed setLimit, and one revert applied at its deadline
+  // Timed overrides: a timed setLimit, and one revert applied at its deadline
   'setLimit timed',
   'applyOverrides',
   'cancelOverride',
@@ -300,7 +300,7 @@ async function measureRound(
   }
   await run(o.calls, () => queue.metrics(), false, t('readMetrics'));
 
-  // Issue 17: timed setLimits on distinct ring groups (none parks), then their reverts, one per
+  // Timed setLimits on distinct ring groups (none parks), then their reverts, one per
   // script call, once the Redis clock has passed their deadlines (1 ms).
   const timed = Math.min(o.batch, size);
   await steer(
@@ -374,7 +374,7 @@ function applyOneOverride(conn: Redis, queue: Queue): Promise<unknown> {
 const DELAYED_RING = 10;
 
 /**
- * Issue 16: claim and enqueue beside `o.delayed` delayed jobs not yet due (enqueued with a delay
+ * Claim and enqueue beside `o.delayed` delayed jobs not yet due (enqueued with a delay
  * of a day, in a group of their own) and beside none, on two queues otherwise alike (ten ring groups with
  * a limit they never reach), measured in alternating windows as the ring sizes are. Every claim
  * serves a job (the ring never runs out), so it runs the promotion's look-up and nothing else of

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` — Ringmaster's benchmark (issue 5), every figure measured in this one run on a
+ * `npm run bench` — Ringmaster's benchmark, every figure measured in this one run on a
  * private redis-server and reported beside its comparator. Prints a table on stdout (progress on
  * stderr) and writes bench/results.json.
  *

@@ -1,5 +1,5 @@
 /**
- * Section 9 — latency (issue 18): the time from `enqueue` returning to the processor starting,
+ * Section 9 — latency: the time from `enqueue` returning to the processor starting,
  * for Ringmaster and BullMQ in the same run, on the same Redis.
  *
  * Each system has one worker at concurrency 8 in a process of its own (`latencyWorker.ts`),

@@ -1,5 +1,5 @@
 /**
- * Issue 17, rate limits in the flat-cost section: a claim of a group with a rate limit (each
+ * Rate limits in the flat-cost section: a claim of a group with a rate limit (each
  * claim counts into its window: HMGET `grate`, ZMSCORE `ratelimited`, HMGET and HSET `gwindow`,
  * and the look-up of reopened windows, a ZRANGEBYSCORE … LIMIT on `ratelimited`) and
  * setRateLimit on a ring group (no ring change), on two queues alike but for their rate-limited

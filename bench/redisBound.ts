@@ -1,5 +1,5 @@
 /**
- * How low a job's Redis cost can go in a Lua design of this kind (issue 18's "Redis CPU per job ÷
+ * How low a job's Redis cost can go in a Lua design of this kind (the "Redis CPU per job ÷
  * a floor call ≤ 1.0"): Redis instructions of a floor call (`return 1`, 64 concurrent callers on
  * one connection, as the throughput section's floor) against those of a job through a *minimal*
  * fair claim and completion, measured on the same server build in one run. The minimal script is

@@ -1,5 +1,5 @@
 /**
- * Redis' cost of one job in the Worker's hot path (issue 18, "Redis CPU per job"): a private
+ * Redis' cost of one job in the Worker's hot path ("Redis CPU per job"): a private
  * redis-server, optionally under callgrind, filled with `--jobs` no-op jobs over `--groups`
  * groups, drained by the project's `Worker` at `--concurrency`. Reports, per job:
  *

@@ -54,14 +54,14 @@ const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 const times = (n: number) => `${fixed(n, 2)}×`;
 const mib = (bytes: number) => `${fixed(bytes / 1_048_576, 1)} MiB`;
 
-// ── targets (issues 5, 16, 17 and 18; issue 18's where it raised one) ─────────────────────────────────────────────────────────────────
+// ── targets (the first ones, raised where the Redis cost work raised them) ──────────────────────────
 
 export function judge(r: Omit<Results, 'targets'>): Target[] {
   const targets: Target[] = [];
   const at64 = r.throughput?.find((row) => row.concurrency === 64) ?? r.throughput?.at(-1);
   if (at64) {
     const c = `concurrency ${at64.concurrency}`;
-    // Issue 18: 3× each peer (issue 5 asked 1.5× and 2×), the Worker under the queue's default
+    // Raised: 3× each peer (first 1.5× and 2×), the Worker under the queue's default
     // completed retention; the retention-none rate (what BullMQ's removeOnComplete does) beside.
     const none = `retention none ${times(at64.ringmasterNoRetention.jobsPerSec / at64.bullmq.jobsPerSec)}`;
     targets.push({
@@ -76,8 +76,8 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
       measured: `${times(at64.vsGroupmq)} (retention none ${times(at64.ringmasterNoRetention.jobsPerSec / at64.groupmq.jobsPerSec)})`,
       met: at64.vsGroupmq >= 3,
     });
-    // Issue 18 withdrew issue 5's efficiency (calls × jobs/s ÷ floor calls/s): what a job costs
-    // Redis' one thread, against one empty round trip, is the figure that means something.
+    // The raised targets withdrew the first efficiency (calls × jobs/s ÷ floor calls/s): what a job
+    // costs Redis' one thread, against one empty round trip, is the figure that means something.
     const perFloor = (drain: { redisCpuUsecPerJob: number }) =>
       drain.redisCpuUsecPerJob / at64.floorRedisCpuUsecPerCall;
     targets.push({
@@ -103,7 +103,7 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
     if (delayed) {
       for (const name of DELAYED_SCRIPTS) {
         targets.push({
-          name: `${name} µs/call with ${int(delayed.delayed)} delayed jobs ÷ with none (issue 16)`,
+          name: `${name} µs/call with ${int(delayed.delayed)} delayed jobs ÷ with none`,
           target: '≤ 1.20×',
           measured: times(delayed.ratio[name]),
           met: delayed.ratio[name] <= 1.2,
@@ -114,7 +114,7 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
     if (rated) {
       for (const name of RATE_SCRIPTS) {
         targets.push({
-          name: `${name} µs/call with ${int(rated.rateLimited)} rate-limited groups ÷ with none (issue 17)`,
+          name: `${name} µs/call with ${int(rated.rateLimited)} rate-limited groups ÷ with none`,
           target: '≤ 1.20×',
           measured: times(rated.ratio[name]),
           met: rated.ratio[name] <= 1.2,
@@ -140,7 +140,7 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
     const rows = r.fanout.rows;
     const most = rows.at(-1) as (typeof rows)[number];
     const fewest = rows[0] as (typeof rows)[number];
-    // Issue 18: p99 ≤ 30 ms at 1,000 subscribers, ≤ 100 ms at 5,000.
+    // Raised target: p99 ≤ 30 ms at 1,000 subscribers, ≤ 100 ms at 5,000.
     for (const [count, bound] of [
       [1_000, 30],
       [5_000, 100],
@@ -200,7 +200,7 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
   return targets;
 }
 
-/** Issue 18: p99 (steady) and the worst idle sample, each ≤ BullMQ's in the run and ≤ 5 ms. */
+/** Raised target: p99 (steady) and the worst idle sample, each ≤ BullMQ's in the run and ≤ 5 ms. */
 function judgeLatency(l: LatencyResult): Target[] {
   const rm = l.ringmaster;
   const bull = l.bullmq;
@@ -288,8 +288,8 @@ export function render(r: Results): string {
       '',
       'Ringmaster jobs/s: the Worker under the default completed retention (the newest 1,000 kept for 1 h; what the',
       'targets judge); retention none: the same drain with setRetention({ completed: { count: 0 } }), each completed',
-      "job's hash deleted at once, as every completion did before issue 16 (and as BullMQ's removeOnComplete here).",
-      'efficiency = jobs/s × calls/job ÷ floor calls/s, as issue 5 defines it; the Worker sends one call per batch',
+      "job's hash deleted at once, as every completion did before completed jobs were retained (and as BullMQ's removeOnComplete here).",
+      'efficiency = jobs/s × calls/job ÷ floor calls/s, as the targets define it; the Worker sends one call per batch',
       'of jobs, so calls/job < 1. jobs ÷ floor = jobs/s ÷ floor calls/s: jobs moved per cheapest round trip.',
       '1 call/job: c loops each completing its last job and claiming the next in one completeAndClaim (no Worker).',
       `A floor call cost Redis ${r.throughput.map((row) => `${fixed(row.floorRedisCpuUsecPerCall, 1)} µs (@${row.concurrency})`).join(', ')} of CPU;`,
@@ -363,7 +363,7 @@ export function render(r: Results): string {
     const d = f.delayed;
     if (d) {
       out.push(
-        `Beside delayed jobs (issue 16) — ${DELAYED_SCRIPTS.join(' and ')} on a queue of 10 ring groups with no delayed job and with ${int(d.delayed)} not yet due`,
+        `Beside delayed jobs — ${DELAYED_SCRIPTS.join(' and ')} on a queue of 10 ring groups with no delayed job and with ${int(d.delayed)} not yet due`,
         table(
           [
             'script',
@@ -395,7 +395,7 @@ export function render(r: Results): string {
     const rl = f.rated;
     if (rl) {
       out.push(
-        `Beside rate-limited groups (issue 17) — ${RATE_SCRIPTS.join(' and ')} on a queue of 10 ring groups with a rate limit, with no rate-limited group and with ${int(rl.rateLimited)}`,
+        `Beside rate-limited groups — ${RATE_SCRIPTS.join(' and ')} on a queue of 10 ring groups with a rate limit, with no rate-limited group and with ${int(rl.rateLimited)}`,
         table(
           [
             'script',
@@ -585,7 +585,7 @@ export function render(r: Results): string {
     out.push(
       m.quick
         ? 'Targets — quick run: the sizes are too small for these verdicts to mean anything'
-        : 'Targets (issue 18 where it raised or replaced one of issue 5; issues 16 and 17 for their scripts)',
+        : 'Targets (the raised ones where they replaced a first one; their own for the delayed and rate-limit scripts)',
     );
     out.push(
       table(

@@ -7,15 +7,15 @@
  *   efficiency = jobs/s × client calls per job ÷ floor calls/s (1.0 = every round trip the
  *   engine makes is as cheap as the cheapest possible one);
  * - Ringmaster one call per job: c loops, each completing its previous job and claiming the
- *   next in one `completeAndClaim` round trip (the design issue 5 suggests), beside the Worker,
- *   which sends one call per batch; the two show what the efficiency formula can reach;
+ *   next in one `completeAndClaim` round trip (the design the efficiency target assumes), beside
+ * the Worker,   which sends one call per batch; the two show what the efficiency formula can reach;
  * - BullMQ (plain queue: no groups, so no per-group limit) and GroupMQ (per-group FIFO, one job
  *   per group in flight), draining the same number of no-op jobs with their own Worker.
  * The Worker drains twice: under the queue's default completed retention (completed jobs kept,
  * the newest 1,000 for an hour: what a queue does unless told otherwise, and the figure the
  * targets judge) and with retention none (`setRetention({ completed: { count: 0 } })`: each
- * completed job's hash deleted at once, what every completion did before issue 16, and what
- * BullMQ's `removeOnComplete: true` here does).
+ * completed job's hash deleted at once, what every completion did before completed jobs were
+ * retained, and what BullMQ's `removeOnComplete: true` here does).
  * Calls per job are counted in the client (`countCommands`): Redis 7's commandstats also counts
  * the commands a script runs, so it cannot tell a round trip from a `redis.call`. Beside the
  * rates, each run records the CPU that redis-server and this process spent per job, which a
@@ -316,7 +316,7 @@ async function runFloor(redis: BenchRedis, c: number, ms: number): Promise<Floor
   return { callsPerSec: rate, redisCpuUsecPerCall: redisCpu / calls };
 }
 
-/** Issue 5's efficiency: jobs/s × client calls per job ÷ floor calls/s. */
+/** The efficiency target's measure: jobs/s × client calls per job ÷ floor calls/s. */
 function efficiency(d: Drain, floorCallsPerSec: number): number {
   return (d.jobsPerSec * (d.clientCallsPerJob ?? Number.NaN)) / floorCallsPerSec;
 }

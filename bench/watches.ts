@@ -1,5 +1,5 @@
 /**
- * What many watches cost Redis when nothing changes (issue 12, "Unbounded watches"): a live feed
+ * What many watches cost Redis when nothing changes ("Unbounded watches"): a live feed
  * with `--watches` group subscriptions on distinct queue/group names (100 groups a queue, as 50
  * sockets × 100 subscriptions did), then Redis' own command counts (INFO commandstats) over a
  * quiet window of `--seconds`. Only safety re-reads (or polls), and the canary, run then.

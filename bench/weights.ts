@@ -1,5 +1,5 @@
 /**
- * Weights beside none (issue 17, DESIGN.md §3 "Weights"): the same drain of no-op jobs over
+ * Weights beside none (DESIGN.md §3 "Weights"): the same drain of no-op jobs over
  * 1,000 groups, once with no weights and once with every group weighted (1..4, seeded), side by
  * side in one Redis, alternating so a noisy moment hits both alike. Two drains per mode:
  * - per job: c loops, each one `completeAndClaim` per job (complete the last, claim the next) —

@@ -3,8 +3,8 @@
  * Pause/Resume queue for an admin), totals and throughput, the ring, the groups table and the
  * chosen group's detail with its actions, backlog and jobs in flight. Everything about the
  * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
- * shown, read again whenever the live feed says something moved (issue 13): no two panels ever
- * answer one question differently. Issue 16: the address also picks the queue's Dead or Delayed
+ * shown, read again whenever the live feed says something moved: no two panels ever
+ * answer one question differently. The address also picks the queue's Dead or Delayed
  * view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
  * the job followed live (`jobChanged`).
  */

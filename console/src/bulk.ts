@@ -1,5 +1,5 @@
 /**
- * The loop of the console's bulk actions (issue 16): a bounded operator action (`requeueDeadJobs`,
+ * The loop of the console's bulk actions: a bounded operator action (`requeueDeadJobs`,
  * `removeJobs`: at most `limit` jobs a call) called again until nothing matching is left. No DOM,
  * no network of its own: `test/console/bulk.test.ts` drives it with a fake call.
  */

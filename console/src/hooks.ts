@@ -11,7 +11,7 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** The queue's views besides the ring and groups: its dead and its delayed jobs (issue 16). */
+/** The queue's views besides the ring and groups: its dead and its delayed jobs. */
 export type QueueView = 'dead' | 'delayed';
 
 /**
@@ -203,7 +203,7 @@ const emptyState = (): QueueViewState => ({
 });
 
 /**
- * The chosen queue as one snapshot at a time (issue 13): ring, totals, counters, the groups page
+ * The chosen queue as one snapshot at a time: ring, totals, counters, the groups page
  * and the chosen group are read together by `Queue.snapshot` (one Redis script), so what the
  * panels show at any moment is one state, and its time is shown. The live feed (`ringChanged`,
  * `groupChanged`) only says when to read again — at most every {@link MIN_READ_GAP_MS} — and a

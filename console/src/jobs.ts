@@ -1,5 +1,5 @@
 /**
- * Jobs in the console (issue 16): one job followed live, pages of a job list that follow the
+ * Jobs in the console: one job followed live, pages of a job list that follow the
  * queue's snapshot, and the loop that runs a bounded operator action until nothing is left.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * Timed overrides in words for the console (issue 17, DESIGN.md §4.8): the durations an operator
+ * Timed overrides in words for the console (DESIGN.md §4.8): the durations an operator
  * types and the sentence a pending revert reads as (`components/TimedOverrides.tsx`).
  */
 

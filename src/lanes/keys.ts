@@ -178,9 +178,9 @@ export const WAKE_LENGTH = 64;
 
 /**
  * The job layout these scripts read and write, kept in `P:{Q}:settings` as `layout`
- * (DESIGN.md §2, "Job layout"): 2 since issue 18 (payloads in `P:{Q}:payloads`, no `score` in
- * the job hash). A queue with jobs and no `layout` was written by the layout before (1).
- * `src/lua/includes/keys.lua` holds the same value.
+ * (DESIGN.md §2, "Job layout"): 2 since payloads moved out of the job hashes (payloads in
+ * `P:{Q}:payloads`, no `score` in the job hash). A queue with jobs and no `layout` was written by
+ * the layout before (1). `src/lua/includes/keys.lua` holds the same value.
  */
 export const JOB_LAYOUT = '2';
 

@@ -338,7 +338,7 @@ export class Queue {
   /**
    * Set `group`'s limit to `limit` jobs in flight (0 parks it). De-rings it at once when
    * active >= limit; re-rings it with a wake when the new limit makes it serviceable.
-   * Script: `setLimit-8.lua` (the seed's @glimit). Registers the group and the queue.
+   * Script: `setLimit-8.lua` . Registers the group and the queue.
    * With `options.forMs` it is a timed override (DESIGN.md §4.8): the limit reverts at Redis
    * now + forMs (ms) to the limit before the first pending timed one (null: none); without, a
    * pending limit revert is dropped (the latest plain call wins); a timed call whose revert
@@ -418,7 +418,7 @@ export class Queue {
 
   /**
    * Pause `group`: no job of it is claimed after this returns; its backlog and active jobs
-   * are untouched. Script: `pause-7.lua` (the seed's @gpause). With `options.forMs` (ms, 1..30
+   * are untouched. Script: `pause-7.lua` . With `options.forMs` (ms, 1..30
    * days) a timed pause: at Redis now + forMs the group goes back to whether it was paused
    * before the first pending timed pause (DESIGN.md §4.8); without — or when that is "paused"
    * already, so nothing would revert — the plain pause: a pending pause revert is dropped.
@@ -598,7 +598,7 @@ export class Queue {
   }
 
   /**
-   * Enqueue many jobs in one atomic call (issue 18; BullMQ's `addBulk`, Sidekiq's `push_bulk`):
+   * Enqueue many jobs in one atomic call (BullMQ's `addBulk`, Sidekiq's `push_bulk`):
    * each job `{ group, payload?, options? }` exactly as {@link enqueue} would take and answer
    * it, in input order, with one script call (`enqueueMany-9.lua`) instead of one per job.
    * Every job is validated first, as enqueue validates it, and then judged by the script before
@@ -733,7 +733,7 @@ export class Queue {
    * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
    * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
    * serviceable, or while the queue is paused ({@link pauseQueue}).
-   * Script: `claim-10.lua` (the seed's @gclaim).
+   * Script: `claim-10.lua`.
    */
   async claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
@@ -1587,13 +1587,13 @@ export class Queue {
         `queue ${this.name} has no job layout mark and its totals count no job, yet it holds ` +
           `jobs (${ring} groups on the ring, ${active} active, ${delayed} delayed, ${gactive} ` +
           `groups with active jobs): jobs written ` +
-          `before issue 18 or by another program, ${whatToDo}`,
+          `by an older Ringmaster or by another program, ${whatToDo}`,
       );
     }
     const [pending, delayed, active, completed, dead] = counts;
     throw new RingmasterError(
       ErrorCode.LAYOUT_MISMATCH,
-      `queue ${this.name} holds jobs of the job layout before issue 18 (payloads in the job ` +
+      `queue ${this.name} holds jobs of an older job layout (payloads in the job ` +
         `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
         `${dead} dead), ${whatToDo}`,
     );

@@ -1,16 +1,17 @@
 --[[
   checkLayout — is the queue's job layout the one these scripts write (DESIGN.md §2, "Job
   layout")? The engine asks once per queue and connection, before its first enqueue or claim
-  (src/lanes/connectionState.ts, `laidOut`). Layout 2 (issue 18) keeps each payload in
+  (src/lanes/connectionState.ts, `laidOut`). Layout 2 keeps each payload in
   P:{Q}:payloads; the layout before it (1, no mark) kept it in the job's hash, where a claim
   of these scripts would not look, so such jobs would run with no payload. No silent mix: a
   queue with no mark and no job is taken as this layout and marked; one with jobs is refused
   (the engine's message says what to do), and so is one marked with another layout.
   O(1): the mark, the id counter, the totals in `stats`, the sizes of `completed` and `dead`, and, since the
-  totals can drift or be missing (a hand edit, another writer of the seed's keys), the job
-  places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`, on a queue whose
+  totals can drift or be missing (a hand edit, another writer of the original layout's keys), the
+  job places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`, on a queue whose
   ids a Ringmaster minted (`seq`); a queue without `seq` holds no job a Ringmaster wrote (the
-  seed's keys written by another program have no job hash, so no payload to lose) and passes.
+  original layout's keys written by another program have no job hash, so no payload to lose) and
+  passes.
 
   Input:
     KEYS[1] settings   hash   `layout`: the mark (enqueue also writes it with a queue's first id)
@@ -54,8 +55,8 @@ end
 if found then
   return { 1, found }
 end
--- No id ever minted: no Ringmaster wrote jobs here (another writer of the seed's keys may
--- have: those jobs have no hash and no payload to lose). Passed, not written, asked again.
+-- No id ever minted: no Ringmaster wrote jobs here (another writer of the original layout's keys
+-- may have: those jobs have no hash and no payload to lose). Passed, not written, asked again.
 if redis.call('EXISTS', KEYS[5]) == 0 then
   return { 0, false }
 end

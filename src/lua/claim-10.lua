@@ -1,5 +1,5 @@
 --[[
-  claim — the rota (the seed's @gclaim): lease the first job of the group at the head of the
+  claim — the rota: lease the first job of the group at the head of the
   ring to the caller. See includes/claimJobs.lua for the rules (shared with completeAndClaim).
   First the delayed jobs that are due are promoted to their lanes (up to promoteBatch, earliest
   first; includes/promote.lua), and a paused queue (settings.paused = '1') claims nothing: the

@@ -97,7 +97,7 @@ end
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token from its hash, then one ZMSCORE for every job whose token matched.
 -- The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua call per
--- job costs about what a redis.call does (issue 18, docs/PERFORMANCE.md "Fewer Lua calls per
+-- job costs about what a redis.call does (docs/PERFORMANCE.md "Fewer Lua calls per
 -- job").
 local jobPrefix = jobPrefixOf(base)
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}

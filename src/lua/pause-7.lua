@@ -1,8 +1,8 @@
 --[[
-  pause — the seed's @gpause: mark the group paused and drop it from the ring. Its backlog and
+  pause — mark the group paused and drop it from the ring. Its backlog and
   its active jobs are untouched: pause stops new turns, it cancels and drains nothing.
-  The LREM runs whether or not I1 says the group was on the ring, as the seed's does, so a
-  ring left stale by another writer is healed too; pause is the one O(ring) step by design.
+  The LREM runs whether or not I1 says the group was on the ring, as the original design's does, so
+  a ring left stale by another writer is healed too; pause is the one O(ring) step by design.
 
   Input:
     KEYS[1] glimit   hash   group -> limit

@@ -12,7 +12,7 @@
   index of a state (DELAYED, DEAD, COMPLETED). By ids, a job's place is its hash's `state`; one
   that is ACTIVE, missing, or in another state than asked for is skipped, untouched. From an
   index, every member is removed (a lane member with no hash too: a bare id, as another writer of
-  the seed's design leaves jobs) except an ACTIVE one, skipped, and one whose hash says another
+  the original design leaves jobs) except an ACTIVE one, skipped, and one whose hash says another
   state: that entry is stale, dropped from the index read (not the job), and skipped.
   A completed or dead job past its retention age (DESIGN.md §2, Retention:
   includes/retentionAge.lua, on the Redis clock) is gone, as every read says, though no trim

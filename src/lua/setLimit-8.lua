@@ -1,12 +1,12 @@
 --[[
-  setLimit — the seed's @glimit: write a group's limit, then reconcile the ring.
+  setLimit — write a group's limit, then reconcile the ring.
   If active >= limit the group is de-ringed at once (a limit below the live count parks it
   until enough jobs finish; 0 parks it outright); if the new limit makes a paused-free group
   with pending work serviceable, it is re-ringed with a wake, without waiting for a completion.
-  Like the seed's, the de-ring runs whenever active >= limit, even when I1 says the group was
-  not on the ring, so a ring left stale by another writer is healed (the seed's claim leaves a
-  group with an empty lane on the ring); a later re-ring then cannot duplicate it. That LREM is
-  the O(ring) price of a setLimit that parks a group (DESIGN.md §3, "Cost").
+  As in the original design, the de-ring runs whenever active >= limit, even when I1 says the group
+  was not on the ring, so a ring left stale by another writer is healed (the original design's claim
+  leaves a group with an empty lane on the ring); a later re-ring then cannot duplicate it. That
+  LREM is the O(ring) price of a setLimit that parks a group (DESIGN.md §3, "Cost").
 
   Input:
     KEYS[1] glimit   hash   group -> limit

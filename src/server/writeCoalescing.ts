@@ -1,6 +1,6 @@
 /**
  * The server's command connection writes the commands of one event-loop turn to Redis in one
- * socket write, not one write each (issue 18, docs/PERFORMANCE.md "Hot spots › GraphQL server").
+ * socket write, not one write each (docs/PERFORMANCE.md "Hot spots › GraphQL server").
  *
  * Under load, one turn of the server's loop parses the requests of many HTTP connections, and
  * each sends its script call as soon as it is resolved. One `write()` per command was a syscall

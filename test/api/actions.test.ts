@@ -1,5 +1,5 @@
 /**
- * The operator actions and the queue's steering over HTTP (DESIGN.md §4.3, issue 16):
+ * The operator actions and the queue's steering over HTTP (DESIGN.md §4.3):
  * requeueDeadJobs, removeJobs, purgeGroup (a JobActionResult each), pauseQueue, resumeQueue and
  * setRetention (the Queue after), each checked against what the engine and plain Redis commands
  * read afterwards — lanes, indexes, ring, stats — and against the queue's claims.

@@ -1,5 +1,5 @@
 /**
- * Real GraphQL clients against the real server, configured as their own READMEs show (issue 13):
+ * Real GraphQL clients against the real server, configured as their own READMEs show:
  * urql (@urql/core with its default exchanges, which sends queries as GET), Apollo Client
  * (HttpLink, and GraphQLWsLink over graphql-ws for subscriptions), graphql-request (POST, and
  * GET when asked), graphql-sse's client and graphql-ws' client. Each runs a subscription (where

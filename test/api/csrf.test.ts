@@ -1,5 +1,5 @@
 /**
- * CSRF prevention that lets a stock client in (issue 13): a GET carrying a query needs no
+ * CSRF prevention that lets a stock client in: a GET carrying a query needs no
  * preflight header — urql's default, a browser's address bar, `curl -G` — because a query
  * changes nothing and a page of another site cannot read its answer without CORS. What could
  * change state or hold the server open stays refused from a foreign page: a subscription over

@@ -1,5 +1,5 @@
 /**
- * `enqueueJobs(queue, jobs)` over HTTP (DESIGN.md §4.3; issue 18, the producer's side): a thin
+ * `enqueueJobs(queue, jobs)` over HTTP (DESIGN.md §4.3, the producer's side): a thin
  * resolver over `Queue.enqueueMany`. 1,000 jobs of a normal selection pass the query limits
  * (sent as a variable, as the mutation's description says); the answers come in input order,
  * each as `enqueue` answers it; the worker role is needed (a read token is FORBIDDEN); a bad job

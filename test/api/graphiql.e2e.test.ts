@@ -1,6 +1,6 @@
 /**
  * The GraphiQL that `/graphql` serves, with AUTH_TOKENS set, in Debian's headless Chromium
- * driven by playwright-core (issue 13): a token typed in the Headers tab reaches a subscription
+ * driven by playwright-core: a token typed in the Headers tab reaches a subscription
  * too — GraphiQL sends subscriptions as SSE over POST with the tab's headers, not over a
  * WebSocket whose connection_init cannot carry them — so the ring shows live; and a refused
  * token shows its error in the result pane and ends the operation, with no reconnect loop (no

@@ -16,7 +16,7 @@ it('serves GraphiQL with its code inline, loading nothing from another host', as
   expect(html).not.toContain('unpkg.com');
 });
 
-// Issue 13; test/api/graphiql.e2e.test.ts shows it in a browser. Over graphql-ws GraphiQL sends no
+// test/api/graphiql.e2e.test.ts shows it in a browser. Over graphql-ws GraphiQL sends no
 // Headers-tab token; over GET no CSRF header (a GET subscription without one is refused).
 it('has GraphiQL send subscriptions as SSE over POST, which carries the Headers tab', async () => {
   const response = await fetch(api.endpoint, { headers: { accept: 'text/html' } });

@@ -1,7 +1,7 @@
 /**
  * DESIGN.md §6: `/graphql` follows the GraphQL-over-HTTP specification — graphql-http's own
- * audit suite, run against the real server. Every MUST and SHOULD audit has to pass (issue 13:
- * a body that is not JSON is answered 400 under application/json too), and so does every MAY
+ * audit suite, run against the real server. Every MUST and SHOULD audit has to pass (a
+ * body that is not JSON is answered 400 under application/json too), and so does every MAY
  * audit but those named in {@link MAY_DECLINED} — among them the GET-with-variables cases,
  * which CSRF prevention used to refuse.
  */

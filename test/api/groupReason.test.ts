@@ -1,5 +1,5 @@
 /**
- * `Group.reason` and `Group.blockedBy` for every state (issue 6), and the console's other reads
+ * `Group.reason` and `Group.blockedBy` for every state, and the console's other reads
  * (`Queue.stats`, `Queue.groupsWithPrefix`, `Query.viewer`), through the real server over a real
  * Redis: state is made with the engine, read over HTTP and graphql-ws.
  */

@@ -1,5 +1,5 @@
 /**
- * The steering history through the real server (issue 17; DESIGN.md §4.6, §6): AUTH_TOKENS
+ * The steering history through the real server (DESIGN.md §4.6, §6): AUTH_TOKENS
  * entries with a name (`name=role:token`), the actor each mutation records (the token's name,
  * else its role), `Queue.history` over HTTP for the read role, and `historyAdded` over
  * graphql-ws and SSE: an entry arrives after a mutation.

@@ -152,10 +152,10 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'leases',
         'stats',
         'seq',
-        // The oldest-pending index and the steering history (issue 17).
+        // The oldest-pending index and the steering history.
         'heads',
         'history',
-        // The jobs' payloads, beside their hashes (issue 18's job layout).
+        // The jobs' payloads, beside their hashes (the job layout).
         'payloads',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,

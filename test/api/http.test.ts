@@ -487,7 +487,7 @@ describe('job mutations', () => {
       expect(Number(job.id)).toBeGreaterThan(lastId);
       lastId = Number(job.id);
       const hash = await r.hgetall(engineQueue(q).keys.job(job.id));
-      // Beside the hash, in the queue's payloads (issue 18's job layout).
+      // Beside the hash, in the queue's payloads (the job layout).
       const stored = await r.hget(engineQueue(q).keys.payloads, job.id);
       expect(JSON.parse(stored as string)).toEqual(payload);
       expect(hash).toMatchObject({ group: 'g', state: 'pending', maxAttempts: '3' });

@@ -1,5 +1,5 @@
 /**
- * Issue 16: `jobChanged(queue, id)` emits EVERY state change of its job, in order, with the
+ * `jobChanged(queue, id)` emits EVERY state change of its job, in order, with the
  * fields of that moment (DESIGN.md §4.4), however fast the job moves. Each test subscribes, waits
  * for the first event (the watch is registered then), and then drives the job through several
  * states back to back, with no wait between the steps: a re-read of the hash alone would see

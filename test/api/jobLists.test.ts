@@ -1,5 +1,5 @@
 /**
- * `Queue.jobs` and `Group.jobs` over HTTP (DESIGN.md §4.2, issue 16): a Relay connection of the
+ * `Queue.jobs` and `Group.jobs` over HTTP (DESIGN.md §4.2): a Relay connection of the
  * jobs in one state — PENDING in run order (a group required), DELAYED by run-at time, ACTIVE by
  * lease deadline, DEAD and COMPLETED newest first — paged with opaque cursors, `totalCount`,
  * `hasNextPage` and `endCursor`, checked against the engine's indexes read with plain Redis

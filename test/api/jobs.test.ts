@@ -1,5 +1,5 @@
 /**
- * Job reads over HTTP (DESIGN.md §4.2, issue 16): every field of `Job` — maxAttempts, the times
+ * Job reads over HTTP (DESIGN.md §4.2): every field of `Job` — maxAttempts, the times
  * as DateTimes, lastError, errors, backoff — through `Queue.job(id)` and through the jobs the
  * mutations answer, checked against what the engine and plain Redis commands read; null for a
  * job that is not there, and nothing written by a read.

@@ -1,5 +1,5 @@
 /**
- * Timed overrides through the API (issue 17, DESIGN.md §4.3 and §4.8): `setLimit` and
+ * Timed overrides through the API (DESIGN.md §4.3 and §4.8): `setLimit` and
  * `pauseGroup` with `forMs`, `Group.limitOverride` / `pauseOverride` (`TimedOverride`),
  * `Group.reason`'s clause for a pending revert, `cancelOverride`, and a bad `forMs` refused
  * before anything is written. The server's reaper is held off (a day's interval), so a revert

@@ -1,5 +1,5 @@
 /**
- * Issue 17, per-group rate limits through the API (DESIGN.md §4.2, §4.3): the admin mutations
+ * Per-group rate limits through the API (DESIGN.md §4.2, §4.3): the admin mutations
  * `setRateLimit` / `clearRateLimit`, `Group.rateLimit`, `Group.rateLimitedUntil`, state and
  * blockedBy RATE_LIMITED and the reason's "until when", over a real server and Redis. Roles are
  * in test/api/auth.test.ts, bad input in test/api/badInput.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 5: "a rejected request that did something". A reply that reports a refusal has
+ * "A rejected request that did something": a reply that reports a refusal has
  * changed nothing, and a reply never hides what did happen.
  *
  * - An operation the caller's role does not allow in full is refused (FORBIDDEN, HTTP 403)

@@ -1,5 +1,5 @@
 /**
- * Issue 13, through the real server over a real Redis: `Queue.known` and `RingChange.known` tell
+ * Through the real server over a real Redis: `Queue.known` and `RingChange.known` tell
  * a queue never used from an empty one (and a limit set before the first job makes a queue
  * known); `Queue.snapshot` is one moment of a queue — its ring, totals, counters and groups
  * agree with each other even while workers claim and complete.

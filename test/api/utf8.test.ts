@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 6: text that is not UTF-8 is refused, never decoded with U+FFFD. Raw bytes
+ * Text that is not UTF-8 is refused, never decoded with U+FFFD. Raw bytes
  * `FF FE C3` inside a group id once created group `u\uFFFD\uFFFD\uFFFD`, and two different
  * invalid inputs named one group. Now: HTTP 400 with BAD_USER_INPUT (HTTP and SSE), or the socket
  * closed with 1007 (WebSocket), and Redis unchanged byte for byte — on a JSON body, a GraphQL

@@ -54,7 +54,7 @@ describe('the engine on a Redis Cluster', () => {
       await q.resume('b');
       await q.clearLimit('b');
       ran.add('register').add('setLimit').add('pause').add('resume').add('clearLimit');
-      // Rate limits (issue 17): their keys are built from the base, in the queue's slot.
+      // Rate limits: their keys are built from the base, in the queue's slot.
       await q.setRateLimit('b', { max: 1_000, windowMs: 60_000 });
       await q.clearRateLimit('b');
       ran.add('setRateLimit').add('clearRateLimit');
@@ -62,7 +62,7 @@ describe('the engine on a Redis Cluster', () => {
       await q.enqueue('b', null, { key: 'once' });
       expect((await q.enqueue('b', null, { key: 'once' })).id).toBe('5');
       ran.add('enqueue');
-      // Issue 16's job events: the watched set and the job's event list are built from the base.
+      // The job events: the watched set and the job's event list are built from the base.
       await q.watchJobs(['1'], 60_000);
       ran.add('watchJobs');
       const one = await q.claim({ leaseMs: 60_000 });
@@ -114,7 +114,7 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.hget(q.keys.stats, 'enqueued')).toBe('5');
       expect(await master.get(q.keys.seq)).toBe('5');
       expect(await master.lrange(q.keys.ring, 0, -1)).toEqual(snapshot.ring);
-      // Issue 18's job layout: checkLayout ran before the first enqueue, which marked the queue;
+      // The job layout: checkLayout ran before the first enqueue, which marked the queue;
       // the mark and the payloads hash (built from the base) are on the same master.
       expect(await master.hget(q.keys.settings, 'layout')).toBe(String(JOB_LAYOUT));
       expect(await master.hget(q.keys.payloads, '1')).toBe('{"group":"a"}');
@@ -129,7 +129,7 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.zcard(q.keys.delayed)).toBe(0);
       expect(await master.zrange(q.keys.lane('c'), 0, -1)).toEqual([later.id]);
 
-      // Issue 16's queue settings, operator actions and job reads, each on the queue's master.
+      // The queue settings, operator actions and job reads, each on the queue's master.
       await q.pauseQueue();
       expect(await master.hget(q.keys.settings, 'paused')).toBe('1');
       await q.resumeQueue();
@@ -137,7 +137,7 @@ describe('the engine on a Redis Cluster', () => {
       await q.setRetention({ dead: { count: 5 } });
       expect(await master.hget(q.keys.settings, 'deadCount')).toBe('5');
       ran.add('setRetention');
-      // Weights (issue 17): gweight is built from the base, on the same master.
+      // Weights: gweight is built from the base, on the same master.
       expect((await q.setWeight('a', 3)).weight).toBe(3);
       expect(await master.hget(q.keys.weight, 'a')).toBe('3');
       ran.add('setWeight');
@@ -155,7 +155,7 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('requeueDead');
       expect((await q.audit()).findings).toEqual([]);
       ran.add('reconcileIndexes');
-      // Issue 17: the metrics read, and a repair's history entry, on the queue's master.
+      // The metrics read, and a repair's history entry, on the queue's master.
       expect(await q.metrics()).toMatchObject({ groups: 4, stats: { enqueued: 7 } });
       ran.add('readMetrics');
       await master.hset(q.keys.gactive, 'b', '4');
@@ -179,7 +179,7 @@ describe('the engine on a Redis Cluster', () => {
       expect((await q.applyOverrides()).applied).toBe(1);
       expect(await master.hexists(q.keys.glimit, 'f')).toBe(0);
       ran.add('applyOverrides');
-      // Issue 18 (the producer's side): enqueueMany builds each job's lane, delayed index and
+      // The producer's side: enqueueMany builds each job's lane, delayed index and
       // idempotency key from the base, in the queue's slot: all on the queue's master.
       const many = await q.enqueueMany([
         { group: 'm', payload: { n: 1 } },

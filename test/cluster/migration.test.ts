@@ -99,7 +99,7 @@ describe('a queue whose slot moves', () => {
     if (!toComplete || !toRetry || !toExtend || !batchDone || !dying) throw new Error('setup');
     const expiring = await queue.claim({ leaseMs: 1 });
     expect(expiring).not.toBeNull();
-    // Issue 16's keys: queue settings and delayed jobs (the queue's and their group's index).
+    // The job keys: queue settings and delayed jobs (the queue's and their group's index).
     await queue.setRetention({ completed: { count: 100 } });
     const later = await queue.enqueue('e', {}, { delayMs: 600_000 });
     const unwanted = await queue.enqueue('e', {}, { delayMs: 600_000 });

@@ -1,5 +1,5 @@
 /**
- * The console's bulk-action loop (console/src/bulk.ts, issue 16): a bounded mutation is called
+ * The console's bulk-action loop (console/src/bulk.ts): a bounded mutation is called
  * until nothing matching is left, with the progress after each call; it stops when a call does
  * nothing while some remain, or when the operator stops it.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's words for timed overrides (console/src/overrides.ts, issue 17): the durations an
+ * The console's words for timed overrides (console/src/overrides.ts): the durations an
  * operator types for "pause for" / "set limit for", and the sentence a pending revert reads as
  * in the group panel ("Paused for 12 more minutes, then resumes").
  */

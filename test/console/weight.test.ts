@@ -1,5 +1,5 @@
 /**
- * The console's weight input (console/src/weight.ts, issue 17 weights): 1..1,000 whole turns,
+ * The console's weight input (console/src/weight.ts): 1..1,000 whole turns,
  * refused in words before anything is sent; and how a weight is shown.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Fault kind: Redis at `maxmemory` with the `noeviction` policy (issue 12, item 3) — a memory
+ * Fault kind: Redis at `maxmemory` with the `noeviction` policy — a memory
  * incident. Redis then refuses every command that may add memory ("OOM command not allowed"),
  * and used to refuse `pauseGroup` and `setLimit` (and the registry SADD beside every steering
  * call, even for a name it holds already) exactly when an operator needs to stop a tenant, and a
@@ -7,7 +7,7 @@
  *
  * What must hold, through the engine and GraphQL: pause, resume, setLimit and clearLimit work
  * (registering a queue the connection has not registered yet included), and their timed forms,
- * cancelOverride and a due revert (issue 17), as do the queue's own
+ * cancelOverride and a due revert, as do the queue's own
  * pauseQueue, resumeQueue and setRetention, a lease
  * extension and the calls that drain a queue (reap, claim, complete, retry, and a Reaper's pass
  * with its lock); an enqueue is refused with REDIS_OUT_OF_MEMORY (HTTP 507 when the whole request
@@ -96,12 +96,12 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.resume('a')).toMatchObject({ id: 'a', paused: false });
     expect(await queue.setLimit('a', 5)).toMatchObject({ id: 'a', limit: 5 });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
-    // Rate limits (issue 17): throttling a tenant is what an operator does in an incident too.
+    // Rate limits: throttling a tenant is what an operator does in an incident too.
     expect(await queue.setRateLimit('a', { max: 1, windowMs: 60_000 })).toMatchObject({
       rateLimit: { max: 1, windowMs: 60_000 },
     });
     expect(await queue.clearRateLimit('a')).toMatchObject({ rateLimit: null });
-    // Timed overrides (issue 17): timed calls, a cancel and a due revert write at maxmemory too.
+    // Timed overrides: timed calls, a cancel and a due revert write at maxmemory too.
     expect(await queue.setLimit('a', 1, { forMs: 60_000 })).toMatchObject({ limit: 1 });
     expect((await queue.cancelOverride('a', 'limit')).limitOverride).toBeNull();
     const { pauseOverride } = await queue.pause('a', { forMs: 1 });

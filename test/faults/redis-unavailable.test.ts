@@ -1,5 +1,5 @@
 /**
- * Fault kind: Redis unreachable or not serving (issue 12, item 4). A query used to answer
+ * Fault kind: Redis unreachable or not serving. A query used to answer
  * INTERNAL_SERVER_ERROR "Unexpected error." during an outage: a client could not tell a Redis
  * outage, which it should wait out, from a bug.
  *

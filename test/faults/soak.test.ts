@@ -1,5 +1,5 @@
 /**
- * Load and soak (issue 4): one server process (test/fixtures/server-child.ts — the real
+ * Load and soak: one server process (test/fixtures/server-child.ts — the real
  * `buildServer`, with an IPC channel for its memory and event-loop delay), 500 graphql-ws
  * subscribers of `ringChanged` in another process (test/fixtures/subscribers.ts), and a steady
  * GraphQL load from this one — enqueue, claim/complete, setLimit/pause/resume — for SOAK_MS

@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the fault and load tests (issue 4, test/faults/*.test.ts):
+ * Shared helpers of the fault and load tests (test/faults/*.test.ts):
  *
  * - real child processes run from `test/fixtures` with `node --import tsx` (workers, servers,
  *   subscriber swarms), and the real server entry `src/server/main.ts`, each killed by pid after

@@ -1,6 +1,6 @@
 /**
  * Fault: a worker process SIGKILLed holding every permit of four limited groups, in a deployment
- * of workers alone — no API server, so no server reaper (issue 12, item 9).
+ * of workers alone — no API server, so no server reaper.
  *
  * What must hold: a second, plain `Worker` (default options) takes the dead worker's leases back
  * once they expire, exactly once (stats.reaped = the leases it held), through the reaper every

@@ -1,5 +1,5 @@
 /**
- * Property test of the operator actions among the job traffic (issue 16; the style of
+ * Property test of the operator actions among the job traffic (the style of
  * model.test.ts): random sequences of enqueue (now and delayed), claim, complete, retry (to dead
  * at maxAttempts), promote, delayed, dead and completed jobs placed by the key layout, setLimit/clearLimit/pause/resume, and
  * requeueDead / removeJobs / purgeGroup by ids, by group and for the whole queue with small

@@ -1,5 +1,5 @@
 /**
- * The operator actions (issue 16; DESIGN.md §3 "Operator actions", §4.1): requeueDead,
+ * The operator actions (DESIGN.md §3 "Operator actions", §4.1): requeueDead,
  * removeJobs and purgeGroup, by ids, by group and for the whole queue, paged by `limit`. After
  * every call the counters are exact and `Queue.audit` is clean (I1–I4 and the totals); ACTIVE
  * jobs are never touched; a removal that empties a lane de-rings the group and a requeue that

@@ -1,5 +1,5 @@
 /**
- * Queue.audit finds, and Queue.repair fixes, each kind of damage (issue 4; DESIGN.md §3
+ * Queue.audit finds, and Queue.repair fixes, each kind of damage (DESIGN.md §3
  * I1–I3), created with plain Redis commands the way a crashed writer, a hand edit or another
  * implementation would leave it. After a repair the audit is clean and the queue works.
  */

@@ -175,7 +175,7 @@ const cases: Case[] = [
     ...each([bad], 'extendLease token', (v) => ctx.q.extendLease(ctx.active.id, any(v), 1000)),
   ]),
   ...each(REAP_BATCHES, 'reap batch', (v) => ctx.q.reap({ batch: any(v) })),
-  // Operator actions and job reads (issue 16).
+  // Operator actions and job reads.
   ...ACTION_LIMITS.flatMap((bad) => [
     ...each([bad], 'requeueDead limit', (v) => ctx.q.requeueDead({ all: true }, { limit: any(v) })),
     ...each([bad], 'removeJobs limit', (v) =>

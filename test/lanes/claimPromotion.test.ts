@@ -1,5 +1,5 @@
 /**
- * Issue 16, the claim path's promotion (DESIGN.md §3, claim): claim and completeAndClaim first
+ * The claim path's promotion (DESIGN.md §3, claim): claim and completeAndClaim first
  * promote the delayed jobs that are due (up to `Defaults.promoteBatch`), each back to its lane at
  * its FIFO place, re-ringing its group with a wake; with nothing claimed on a running queue they
  * answer `nextRunAt`, the earliest run-at time left in `delayed`, and a Worker parks no longer

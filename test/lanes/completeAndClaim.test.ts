@@ -752,7 +752,7 @@ type SetupStep =
   /** Lower a busy group's limit to below its active count (so it is over its limit). */
   | { kind: 'squeeze'; pick: number }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: number }
-  /** Weights (issue 17): a weighted group keeps the head for its turns, in a batch too. */
+  /** Weights: a weighted group keeps the head for its turns, in a batch too. */
   | { kind: 'setWeight'; group: number; weight: number };
 
 /** A completion of the batch: a held lease, a retired token, a bogus token, or no job. */

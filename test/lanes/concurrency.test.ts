@@ -1,7 +1,7 @@
 /**
  * The semaphore under contention: claims from many connections at once never put more of a
- * group in flight than its limit (the seed's HINCRBY note: two claims cannot both see a free
- * permit). Every claim is atomic, so this is Redis' guarantee plus the scripts' bookkeeping.
+ * group in flight than its limit (the original design's HINCRBY note: two claims cannot both see a
+ * free permit). Every claim is atomic, so this is Redis' guarantee plus the scripts' bookkeeping.
  */
 import { describe, expect, it } from 'vitest';
 import { type Job, Queue } from '../../src/lanes/index.js';

@@ -1,5 +1,5 @@
 /**
- * A connection whose options move keys (issue 12, fault 1): ioredis' `keyPrefix` prefixes the
+ * A connection whose options move keys: ioredis' `keyPrefix` prefixes the
  * keys a command or a script's KEYS name, not those a script builds from ARGV (the lane a claim
  * picks, a new job's hash), so jobs are stranded. Every entry point that takes a connection —
  * Ringmaster, Queue, Worker (which duplicates it for BLPOP), LiveFeed (which duplicates it for
@@ -49,7 +49,7 @@ async function thrown(action: () => unknown): Promise<unknown> {
   throw new Error('expected a refusal, but the call went through');
 }
 
-/** Issue 12's input on `connection`: a limit, an enqueue and a claim. */
+/** The input on `connection`: a limit, an enqueue and a claim. */
 async function strandAJob(engine: () => Ringmaster, queue: string): Promise<void> {
   const q = engine().queue(queue);
   await q.setLimit('acme', 1);

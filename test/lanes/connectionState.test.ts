@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 3: the engine's per-connection state (scripts defined on the client, the
+ * The engine's per-connection state (scripts defined on the client, the
  * registration cache) belongs to a `Connection` object the engine owns, not to module globals.
  * A `Ringmaster` shares one across every handle `queue()` makes; a client gets its scripts
  * defined once however many Connections are made on it.
@@ -15,7 +15,7 @@ function enqueueCommand(client: unknown): unknown {
   return (client as Record<string, unknown>).ringmaster_enqueue;
 }
 
-describe('per-connection state (issue 14 item 3)', () => {
+describe('per-connection state', () => {
   it('defines the scripts once per client, however many engines and queues use it', async () => {
     const client = engine.client();
     const first = new Ringmaster(client);

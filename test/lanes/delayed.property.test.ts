@@ -1,5 +1,5 @@
 /**
- * Property test of the failure and delay path (issue 16; model-based, like model.test.ts):
+ * Property test of the failure and delay path (model-based, like model.test.ts):
  * random interleavings of delayed enqueues (short delays, a runAt already past), enqueues with
  * backoff policies (FIXED, EXPONENTIAL with a cap and jitter), claims with leases short enough
  * to expire, completions, retries (by the policy, an explicit 0, a short explicit delay),

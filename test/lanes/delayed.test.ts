@@ -1,5 +1,5 @@
 /**
- * Delayed jobs (DESIGN.md §3, enqueue and promotion; issue 16): an enqueue with `delayMs` or
+ * Delayed jobs (DESIGN.md §3, enqueue and promotion): an enqueue with `delayMs` or
  * `runAt` in the future keeps the job in `delayed` and its group's delayed index, not pending,
  * its group off the ring (I1), until a promotion — the reaper's pass, or `Queue.promote` — puts
  * it in its lane at its FIFO place with a re-ring and a wake. Times are read on the Redis clock.

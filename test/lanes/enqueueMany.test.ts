@@ -1,5 +1,5 @@
 /**
- * Issue 18 (the producer's side): `Queue.enqueueMany` enqueues many jobs with one script call
+ * The producer's side: `Queue.enqueueMany` enqueues many jobs with one script call
  * (`enqueueMany-9.lua`), each exactly as `Queue.enqueue` would, in input order; one bad job
  * refuses the whole call and nothing is written. Checked here through the engine's API:
  * - every option per job (delayMs, runAt, backoff, key, keyTtlMs, maxAttempts), the answers in

@@ -1,5 +1,5 @@
 /**
- * A Redis that may evict keys (issue 12, fault 2): under any `maxmemory-policy` but
+ * A Redis that may evict keys: under any `maxmemory-policy` but
  * `noeviction`, Redis drops jobs, lanes, the ring and `seq` at `maxmemory`. The engine reports
  * the policy (`Ringmaster.checkEviction`, from INFO memory, so a Redis that refuses CONFIG is
  * checked too) and `checkServer()` refuses it; the server keeps `/ready` at 503 with the policy

@@ -1,5 +1,5 @@
 /**
- * The failure path of DESIGN.md §3 (issue 16): a failed attempt — a retry, or a lease the reaper
+ * The failure path of DESIGN.md §3: a failed attempt — a retry, or a lease the reaper
  * takes back — is recorded in the job's error list (bounded, newest first) and lastError; with
  * attempts left the job waits its backoff (or an explicit delay) in `delayed`, measured here on
  * the Redis clock with short delays; at maxAttempts it is dead, in `dead` and its group's dead

@@ -1,5 +1,5 @@
 /**
- * The steering history (issue 17; DESIGN.md §4.6) of the actions recorded by the queue-wide and
+ * The steering history (DESIGN.md §4.6) of the actions recorded by the queue-wide and
  * job steering scripts: pauseQueue, resumeQueue, setRetention, requeueDead, removeJobs,
  * purgeGroup, promoteJob and repair. Each call that changes something records one entry (with
  * who asked, before, after and a bounded detail) in the queue's stream and, for a group's

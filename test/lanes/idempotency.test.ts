@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 10: an enqueue may carry an idempotency key. The same key within a queue
+ * An enqueue may carry an idempotency key. The same key within a queue
  * answers the job it made (for keyTtlMs after it, default 24 h) and writes nothing, so a
  * producer can retry safely — and so can ioredis, which resends a call in flight when its
  * connection drops (reproduced here with a proxy that cuts the connection instead of passing
@@ -207,7 +207,7 @@ describe('a call ioredis resends after its reply was lost', () => {
   /** Enqueue on `q` with its reply lost once; returns the job ioredis answered at last. */
   async function enqueueLosingReply(q: Queue, key?: string) {
     await q.setLimit('warm-up', 1); // registers the queue: the next reply is the script's
-    // The job layout (issue 18) is asked until the queue is marked: marked here, and asked
+    // The job layout is asked until the queue is marked: marked here, and asked
     // now, so nothing else goes before the enqueue whose reply is lost.
     await redis.hset(q.keys.settings, 'layout', JOB_LAYOUT);
     await q.checkLayout();

@@ -1,5 +1,5 @@
 /**
- * Issue 16, the events of watched jobs (DESIGN.md §4.4; includes/jobEvents.lua): a job
+ * The events of watched jobs (DESIGN.md §4.4; includes/jobEvents.lua): a job
  * registered in `P:{Q}:watched` (`Queue.watchJobs`) gets an entry in `P:{Q}:job:<id>:events` at
  * every change of its state, with the fields of that moment, bounded and expiring. A job nobody
  * watches costs the scripts that move it one EXISTS per call, never per job: the Redis-side
@@ -250,7 +250,7 @@ describe('cost', () => {
     if (engine.handle.redis.mode === 'external') context.skip();
     const counts = await costs(engine.queue());
     const plusOne = BEFORE.map((c) => ({ ...c, exists: (c.exists ?? 0) + 1 }));
-    // Since issue 18 a claim asks whether the lanes it served are empty with one EXISTS per
+    // A claim asks whether the lanes it served are empty with one EXISTS per
     // pop of the ring (includes/claimJobs.lua, settleServed), not a ZCARD per claim: claim
     // 1 ZCARD -> 1 EXISTS, completeAndClaim's 2 claims 2 ZCARDs -> 1 EXISTS.
     // And a claim in a queue with nothing delayed, no rate, no weight and no watched job asks

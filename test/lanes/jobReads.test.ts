@@ -1,5 +1,5 @@
 /**
- * Queue.jobs (issue 16; DESIGN.md §3 readJobs, §4.1): each state in its order — PENDING a
+ * Queue.jobs (DESIGN.md §3 readJobs, §4.1): each state in its order — PENDING a
  * group's lane in run order, DELAYED by run-at time, ACTIVE by lease deadline, DEAD and COMPLETED
  * newest first —, by group or for the whole queue, with totalCount; cursor paging that visits
  * every job once in order (1,200 jobs, pages of 500) and keeps its place when the cursor's job

@@ -1,5 +1,5 @@
 /**
- * The job layout of issue 18 (DESIGN.md §2, "Job layout"): a job's payload lives in the queue's
+ * The job layout (DESIGN.md §2, "Job layout"): a job's payload lives in the queue's
  * `payloads` hash, not in its own hash (which stays a listpack), the hash holds no `score`, and
  * the queue is marked `layout` 2 in `settings`. A queue written by the layout before (payloads
  * in the job hashes, no mark) is refused for enqueue and claim while it holds jobs, with a
@@ -16,7 +16,7 @@ const engine = useEngine();
 const BIG = { data: 'x'.repeat(89) };
 
 /**
- * A queue as the layout before issue 18 left it, written by hand: job 1 pending in group g
+ * A queue as the older job layout left it, written by hand: job 1 pending in group g
  * (its payload and score in its hash), job 2 dead (kept with its payload), the totals, no mark.
  */
 async function oldLayoutQueue(): Promise<Queue> {
@@ -63,7 +63,7 @@ async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
   return error;
 }
 
-describe('the job layout (issue 18)', () => {
+describe('the job layout', () => {
   it('keeps a payload beside the job hash, which stays a listpack and holds no score', async () => {
     const q = engine.queue();
     const job = await q.enqueue('g', BIG);
@@ -108,7 +108,7 @@ describe('the job layout (issue 18)', () => {
     const before = await queueSnapshot(q);
     const error = await refusal(() => q.enqueue('g', { n: 1 }));
     expect(error.message).toBe(
-      `queue ${q.name} holds jobs of the job layout before issue 18 (payloads in the job hashes: ` +
+      `queue ${q.name} holds jobs of an older job layout (payloads in the job hashes: ` +
         '1 pending, 0 delayed, 0 active, 0 completed, 1 dead), which this version would run ' +
         'without their payloads, so it refuses to enqueue or claim there: let the previous ' +
         'version finish them and remove the completed and dead ones (removeJobs), or send new ' +

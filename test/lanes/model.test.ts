@@ -1,11 +1,11 @@
 /**
- * Property-based test of the lane engine (issue 2): random interleavings of every
+ * Property-based test of the lane engine: random interleavings of every
  * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run),
  * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
  * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
  * to expire), promote (a delayed job, another job, a missing one), setLimit (0, and below the
- * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (issue 17: windows of an
+ * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (windows of an
  * hour, so no window ends within a run and the model stays exact; reopening is covered by
  * test/lanes/rateLimit.test.ts), repair, and
  * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
@@ -201,7 +201,7 @@ interface MState {
   /** Wake tokens pushed (nothing pops them in this test). */
   wakes: number;
   registered: Set<string>;
-  /** Rate limits (issue 17): max claims per RATE_WINDOW_MS; the current windows; the groups
+  /** Rate limits: max claims per RATE_WINDOW_MS; the current windows; the groups
    * at their rate → when their window reopens (ms). */
   rates: Map<string, number>;
   windows: Map<string, { start: number; claims: number }>;
@@ -655,7 +655,7 @@ interface Snapshot {
   seq: number;
   groups: string[];
   queueRegistered: boolean;
-  /** Rate limits (issue 17): `grate`, `gwindow` and `ratelimited` (group → reopening). */
+  /** Rate limits: `grate`, `gwindow` and `ratelimited` (group → reopening). */
   grate: [string, string][];
   gwindow: [string, string][];
   ratelimited: [string, number][];
@@ -729,14 +729,14 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.rate,
     k.rateWindow,
     k.rateLimited,
-    // The oldest-pending index (metrics, issue 17): a lower bound per lane, not modelled here;
+    // The oldest-pending index (metrics): a lower bound per lane, not modelled here;
     // its invariant is test/lanes/heads.property.test.ts's.
     k.heads,
     // When each group was last registered (forgetting groups): its members, below.
     k.seen,
-    // The steering history (issue 17): entries, not state; test/lanes/history.test.ts's.
+    // The steering history: entries, not state; test/lanes/history.test.ts's.
     k.history,
-    // The payloads (issue 18): read below, each beside its job's hash.
+    // The payloads: read below, each beside its job's hash.
     k.payloads,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
@@ -2018,7 +2018,7 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
       ['a stray key', /^stray/, (k, r) => r.set(`${k.base}g:nil:pending`, 'x')],
       ['a payload whose job is gone', /^stray/, (k, r) => r.hset(k.payloads, '77', '{}')],
       [
-        'a payload in its job hash (the layout before issue 18)',
+        'a payload in its job hash (the older job layout)',
         /^layout/,
         (k, r) => r.multi().hset(k.job('2'), 'payload', '{"op":0}').hdel(k.payloads, '2').exec(),
       ],

@@ -1,5 +1,5 @@
 /**
- * Property test of the completed retention and the queue pause (issue 16; DESIGN.md §2
+ * Property test of the completed retention and the queue pause (DESIGN.md §2
  * "Retention", §3 complete / completeAndClaim / pauseQueue), against an exact model.
  *
  * Random sequences of enqueue, claim, complete, completeAndClaim (held leases, repeats within a
@@ -171,7 +171,7 @@ async function check(q: Queue, m: Model): Promise<void> {
   for (const j of m.done) {
     const kept = m.kept.find((k) => k.id === j.id);
     const fields = await r.hmget(q.keys.job(j.id), 'state', 'finishedAt', 'token', 'leaseUntil');
-    // Every job here has a payload, kept beside its hash and deleted with it (issue 18).
+    // Every job here has a payload, kept beside its hash and deleted with it.
     const payload = await r.hexists(q.keys.payloads, j.id);
     if (kept) {
       expect(fields, `job ${j.id} kept`).toEqual(['completed', String(kept.at), null, null]);

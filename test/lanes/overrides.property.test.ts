@@ -1,5 +1,5 @@
 /**
- * Property test of timed overrides (issue 17, DESIGN.md §4.8; like model.test.ts): random
+ * Property test of timed overrides (DESIGN.md §4.8; like model.test.ts): random
  * sequences of plain and timed setLimit / pause / resume, clearLimit, cancelOverride, enqueues,
  * claims, completions, and time passing — against a model of each group's limit, pause and
  * pending reverts. Timed calls are either short (1–10 ms: due by the next tick) or an hour

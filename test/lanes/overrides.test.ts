@@ -1,5 +1,5 @@
 /**
- * Issue 17, timed overrides (DESIGN.md §4.8): `setLimit(…, { forMs })` and `pause(…, { forMs })`
+ * Timed overrides (DESIGN.md §4.8): `setLimit(…, { forMs })` and `pause(…, { forMs })`
  * set their value now and revert on their own at Redis now + forMs — to the value before the
  * first pending override of their kind — when `applyOverrides` (every Reaper pass) finds them
  * due; a later plain call of the same kind drops the pending revert; `cancelOverride` keeps the

@@ -1,5 +1,5 @@
 /**
- * Issue 16, pausing a whole queue (DESIGN.md §3, pauseQueue / resumeQueue): while paused, claim
+ * Pausing a whole queue (DESIGN.md §3, pauseQueue / resumeQueue): while paused, claim
  * and completeAndClaim claim nothing for any group; completions, retries, lease extensions and
  * promotion go on; the ring and every group's state are untouched (I1 unchanged). resumeQueue
  * pushes a wake, so a parked Worker claims at once.

@@ -1,5 +1,5 @@
 /**
- * Property test of rate limits with short windows (issue 17; like delayed.property.test.ts):
+ * Property test of rate limits with short windows (like delayed.property.test.ts):
  * random interleavings of enqueues, claims, completeAndClaim, completions, reaps, limits,
  * pauses and short pauses of the test itself (so windows end and reopen on the Redis clock),
  * over groups with rates of 1–3 claims per 30–120 ms, in steps of 1–3 calls fired at once on

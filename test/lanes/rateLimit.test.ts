@@ -1,5 +1,5 @@
 /**
- * Issue 17, per-group rate limits (DESIGN.md §3 "Rate limits"): at most `max` claims of a group
+ * Per-group rate limits (DESIGN.md §3 "Rate limits"): at most `max` claims of a group
  * per `windowMs` (fixed windows), on top of its concurrency limit. The claim that reaches `max`
  * takes the group off the ring into `ratelimited` until its window reopens; then a claim (or the
  * reaper) puts it back with a wake, and a parked Worker wakes at the reopening by the claim's

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 5, the engine half: a call that registers the queue (enqueue and the steering
+ * Registration first, the engine side: a call that registers the queue (enqueue and the steering
  * calls) answers the registry's SADD before its script is sent, so when that SADD fails the call
  * reports the error having changed nothing. The SADD is made to fail for real: `P:queues` holds a
  * string (WRONGTYPE), as a registry key written by another program, or refused by a cluster node
@@ -19,7 +19,7 @@ function queueWithBrokenRegistry(): { q: Queue; registry: string } {
   return { q, registry: `${prefix}:queues` };
 }
 
-describe('registration comes first (issue 12 item 5)', () => {
+describe('registration comes first', () => {
   it.each([
     ['enqueue', (q: Queue) => q.enqueue('g', { n: 1 })],
     ['setLimit', (q: Queue) => q.setLimit('g', 9)],

@@ -1,5 +1,5 @@
 /**
- * A repair's history (issue 17; DESIGN.md §4.6, action `repair`): each step records what it
+ * A repair's history (DESIGN.md §4.6, action `repair`): each step records what it
  * changed in the same atomic script (the totals: the same MULTI/EXEC) that changes it, one
  * entry per group it changed, so a group's history shows what a repair did to it and a repair
  * that fails part way leaves entries for exactly the steps that ran.

@@ -1,5 +1,5 @@
 /**
- * Issue 16, the completed retention (DESIGN.md §2 "Retention", §3 complete/completeAndClaim):
+ * The completed retention (DESIGN.md §2 "Retention", §3 complete/completeAndClaim):
  * a completed job is kept (its hash, state completed with finishedAt, in `completed` and its
  * group's index) while it is among the newest `count` and younger than `ageMs`; each completion
  * trims at most 2 of the oldest past the policy per job it keeps; count 0 deletes the hash and

@@ -1,5 +1,5 @@
 /**
- * Issue 16, item 3: "A completed job looked up inside its window says COMPLETED; outside it, it
+ * "A completed job looked up inside its window says COMPLETED; outside it, it
  * is gone (null)" — on every read, not only after a trim (DESIGN.md §2 "Retention", §4.1).
  * The reaper never runs here (an engine queue has none) and no completion follows the ones
  * under test, so every job past its age is still in Redis: what hides it is the read — and

@@ -26,7 +26,7 @@ describe('onScript', () => {
     expect(
       heard.filter(([name]) => name !== 'checkEpoch').map(([name, , ok]) => [name, ok]),
     ).toEqual([
-      // The job layout (issue 18), asked before an enqueue until the queue is marked (the first
+      // The job layout, asked before an enqueue until the queue is marked (the first
       // enqueue marks it), then not again on this connection.
       ['checkLayout', true],
       ['enqueue', true],

@@ -1,9 +1,9 @@
 /**
- * A Redis written by another implementation of the seed's design (DESIGN.md §2: "the first six
- * rows are the seed's layout, unchanged"): state written by hand with plain Redis commands —
+ * A Redis written by another implementation of the original design (DESIGN.md §2: "the first six
+ * rows are the original layout, unchanged"): state written by hand with plain Redis commands —
  * glimit, gactive, ring, paused, the g:<group>:pending lanes, no job hashes, none of
  * Ringmaster's own keys — is read correctly, and setLimit / pause / resume act on it exactly as
- * the seed's @glimit and @gpause say. Key names are spelled out here, not taken from the key
+ * the original design's limit and pause say. Key names are spelled out here, not taken from the key
  * producer, so the layout itself is under test.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,12 +16,13 @@ const engine = useEngine();
  * The seed's state, as its scripts leave it:
  * - a: limit 2, 1 active, 2 pending            → on the ring
  * - e: no limit, 3 pending                      → on the ring
- * - z: no limit, 1 active, lane empty           → left on the ring (the seed's claim only
- *                                                 de-rings at the ceiling, not on an empty lane)
+ * - z: no limit, 1 active, lane empty           → left on the ring (the original design's claim
+ * only                                                 de-rings at the ceiling, not on an empty
+ * lane)
  * - b: limit 1, 1 active, 1 pending             → de-ringed at its ceiling
  * - c: limit 0, 1 pending                       → parked
  * - p: paused, 1 pending                        → off the ring
- * Job ids are decimal (DESIGN.md §5); lane scores are the seed's, not the ids.
+ * Job ids are decimal (DESIGN.md §5); lane scores are the original design's, not the ids.
  */
 async function writeSeedState(): Promise<{ q: Queue; base: string }> {
   const name = uniqueQueueName('seed');
@@ -92,9 +93,9 @@ describe('reading a seed-written Redis', () => {
   });
 
   it('groups() and the counters of counts() are Ringmaster additions the seed does not keep', async () => {
-    // The registry (`groups`) and `stats` are not in the seed's layout, so a seed-written
+    // The registry (`groups`) and `stats` are not in the original layout, so a seed-written
     // queue pages no groups until a steering call registers them, and its totals read 0;
-    // what counts() takes from the seed's own keys (ring length, paused) is exact.
+    // what counts() takes from the original layout's own keys (ring length, paused) is exact.
     const { q } = await writeSeedState();
     expect(await q.groups()).toEqual({
       groups: [],
@@ -256,11 +257,11 @@ describe('claiming seed jobs (no job hash)', () => {
       payload: null,
     });
     let s = await rawState(q);
-    expect(s.gactive).toEqual({ a: '2', b: '1', z: '1' }); // on top of the seed's count
+    expect(s.gactive).toEqual({ a: '2', b: '1', z: '1' }); // on top of the count written by hand
     expect(s.ring).toEqual(['e', 'z']); // a reached its ceiling of 2: de-ringed
     expect(s.leases).toEqual({ '101': 'a' });
 
-    // Retried, it goes back with the seed's score, ahead of 102.
+    // Retried, it goes back with the original score, ahead of 102.
     await q.retry('101', a?.token as string, 'again');
     s = await rawState(q);
     expect(s.gactive).toEqual({ a: '1', b: '1', z: '1' });

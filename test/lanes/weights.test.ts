@@ -275,7 +275,7 @@ describe('flat cost', () => {
         await p.exec();
       }
       await q.redis.hincrby(k.stats, 'pending', 4 * n);
-      // The job layout's mark (issue 18), as enqueue writes it with a queue's first job.
+      // The job layout's mark, as enqueue writes it with a queue's first job.
       await q.redis.hset(k.settings, 'layout', JOB_LAYOUT);
       return q;
     };

@@ -1,5 +1,5 @@
 /**
- * The scripts of the operator actions and job reads on their own (issue 16; DESIGN.md §3):
+ * The scripts of the operator actions and job reads on their own (DESIGN.md §3):
  * - readJobs-4.lua pages exactly as a plain sort of (score, member bytes) says, in both orders,
  *   from any cursor — one whose member is there, gone, or at another score — over indexes full
  *   of equal scores (a property test against that reference);

@@ -175,7 +175,7 @@ interface Standing {
   active: number;
   paused: boolean;
   pending: number;
-  /** In `ratelimited` (issue 17): I1's rate clause. */
+  /** In `ratelimited`: I1's rate clause. */
   limited: boolean;
 }
 
@@ -365,7 +365,7 @@ return out`;
   });
 });
 
-describe("safeInteger's fast path and the claim's attempts + 1 (issue 18: fewer Lua calls)", () => {
+describe("safeInteger's fast path and the claim's attempts + 1 (fewer Lua calls)", () => {
   // Texts tonumber reads as a plain number though the grammar refuses them, and the edges of
   // the fast path (below 10^15) and of the exact path (2^53 − 1).
   const TEXTS = [

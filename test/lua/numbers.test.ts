@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 7: numbers that pass through Lua. Lua numbers are doubles, so an integer past
+ * Numbers that pass through Lua. Lua numbers are doubles, so an integer past
  * ±(2^53−1) that a script reads from Redis loses precision, and written back it overwrites what
  * was stored. Each stored number a script converts is either kept exact or refused with
  * DATA_OUT_OF_RANGE before the script's first write (nothing changed, byte for byte); a batch

@@ -15,56 +15,56 @@ import { useEngine } from '../support/lanes.js';
 const engine = useEngine();
 
 const EXPECTED = [
-  // timed overrides reverted at their deadline, by the reaper (issue 17)
+  // timed overrides reverted at their deadline, by the reaper
   'applyOverrides',
-  // a pending timed override dropped, its value kept (issue 17)
+  // a pending timed override dropped, its value kept
   'cancelOverride',
   // the queue's identity, for noticing a Redis that lost its state
   'checkEpoch',
   'checkLayout',
   'claim',
   'clearLimit',
-  // per-group rate limits (issue 17)
+  // per-group rate limits
   'clearRateLimit',
   'complete',
-  // a worker's completions + claims in one round trip (issue 5)
+  // a worker's completions + claims in one round trip
   'completeAndClaim',
   'enqueue',
-  // many jobs in one atomic call, each as enqueue (issue 18, the producer's side)
+  // many jobs in one atomic call, each as enqueue (the producer's side)
   'enqueueMany',
   'extendLease',
   // idle, unset groups forgotten after their grace, by the reaper
   'forgetGroups',
   'pause',
-  // the queue's own pause (issue 16): claims stop for every group, the rota untouched
+  // the queue's own pause: claims stop for every group, the rota untouched
   'pauseQueue',
-  // a delayed job to its lane now, an operator's action (issue 16)
+  // a delayed job to its lane now, an operator's action
   'promoteJob',
-  // a queue's totals of one instant, without jobs past their retention age (issue 16)
+  // a queue's totals of one instant, without jobs past their retention age
   'readCounts',
-  // the state of a page of groups in one round trip (issue 5: reads' client cost)
+  // the state of a page of groups in one round trip (reads' client cost)
   'readGroups',
-  // one job, gone once past its retention age (issue 16: Queue.job)
+  // one job, gone once past its retention age (Queue.job)
   'readJob',
-  // a cursor-paged page of jobs of one state (issue 16: Queue.jobs)
+  // a cursor-paged page of jobs of one state (Queue.jobs)
   'readJobs',
-  // one queue's numbers for GET /metrics, with the oldest pending job (issue 17)
+  // one queue's numbers for GET /metrics, with the oldest pending job
   'readMetrics',
-  // one moment of a queue for Queue.snapshot (issue 13: the console's panels agree)
+  // one moment of a queue for Queue.snapshot (the console's panels agree)
   'readSnapshot',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
   'reaperUnlock',
-  // Queue.audit / Queue.repair (issue 4); I4's paired job indexes (issue 16)
+  // Queue.audit / Queue.repair; I4's paired job indexes
   'reconcileGroups',
   'reconcileIndexes',
   'reconcileLeases',
   // the timed-override keys (I6)
   'reconcileOverrides',
-  // the queue registry's SADD for steering calls, allowed at maxmemory (issue 12)
+  // the queue registry's SADD for steering calls, allowed at maxmemory
   'register',
-  // operator actions (issue 16)
+  // operator actions
   'removeJobs',
   'requeueDead',
   'resume',
@@ -72,11 +72,11 @@ const EXPECTED = [
   'retry',
   'setLimit',
   'setRateLimit',
-  // a queue's retention of completed and dead jobs (issue 16)
+  // a queue's retention of completed and dead jobs
   'setRetention',
-  // a group's turns per round of the ring (issue 17, weights)
+  // a group's turns per round of the ring (weights)
   'setWeight',
-  // the live feed's registrations of the jobs it watches (issue 16: jobChanged is exact)
+  // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
 ];
 

@@ -1,5 +1,5 @@
 /**
- * Keyspace notifications switched off under a live server (issue 12, item 8): another client
+ * Keyspace notifications switched off under a live server: another client
  * runs `CONFIG SET notify-keyspace-events …` and Redis just stops publishing. The feed's canary
  * notices within a round: it re-applies the flags where CONFIG is allowed, or polls where it is
  * refused; every subscriber gets a RESYNC; the feed goes back to notifications once the canary

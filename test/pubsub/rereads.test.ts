@@ -1,5 +1,5 @@
 /**
- * Safety re-reads and polls as watches grow (issue 12, "Unbounded watches"): they are spread
+ * Safety re-reads and polls as watches grow ("Unbounded watches"): they are spread
  * over the period, each watch at its own turn, and capped at `maxRereadsPerSecond` in all, so
  * Redis' cost is bounded however many rings and groups are watched. Counts only (commands
  * Redis ran, re-reads started); no assertion about how fast anything is.

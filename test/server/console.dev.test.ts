@@ -1,6 +1,6 @@
 /**
  * `npm run dev:console` (Vite's dev server over console/) says where the console is: its start
- * output names the URL to open (issue 13: with the build's quiet log level it printed nothing).
+ * output names the URL to open (with the build's quiet log level it used to print nothing).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';

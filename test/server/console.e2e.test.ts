@@ -1,11 +1,11 @@
 /**
- * The admin console end to end (issue 6): Debian's headless Chromium, driven by playwright-core,
+ * The admin console end to end: Debian's headless Chromium, driven by playwright-core,
  * against the real server over a real Redis. It opens the console, sees the ring, pauses a group
  * by clicking and sees it leave the ring and its reason change, resumes it and sees it return,
  * sets a limit below its work in flight and sees "parked", clears it; loses the server and sees
  * "reconnecting…", then the resynced ring once it is back; and, with AUTH_TOKENS set, signs in
  * with a read token (no action buttons) and an admin token. The page must log no error.
- * Issue 13: during a running workload every panel is checked against every other and, with the
+ * During a running workload every panel is checked against every other and, with the
  * workload held still, against Redis; the throughput chart breaks across a server outage; at
  * phone width (414 px) nothing overlaps; words, invisible characters in ids, an unknown queue and
  * a server with no queues are shown plainly.

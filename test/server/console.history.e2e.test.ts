@@ -1,5 +1,5 @@
 /**
- * The console's History panels (issue 17, DESIGN.md §4.6) in headless Chromium against the real
+ * The console's History panels (DESIGN.md §4.6) in headless Chromium against the real
  * server with named tokens: the queue page's panel lists the queue's steering actions newest
  * first with who did them, and a new action appears live (historyAdded); a group's detail shows
  * that group's actions only. The page must log no error.

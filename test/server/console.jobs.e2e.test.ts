@@ -1,5 +1,5 @@
 /**
- * The console's job views end to end (issue 16), in headless Chromium against the real server
+ * The console's job views end to end, in headless Chromium against the real server
  * over a real Redis, checked against what Redis holds: the Dead view retries and deletes one
  * job, and retries all of one group's dead jobs after a confirmation, leaving the others; it
  * retries a page and deletes a page, leaving the other pages; it deletes every dead job of the

@@ -1,5 +1,5 @@
 /**
- * Timed overrides in the console (issue 17, DESIGN.md §4.8), in headless Chromium against the
+ * Timed overrides in the console (DESIGN.md §4.8), in headless Chromium against the
  * real server over a real Redis: an admin pauses a group for 12 minutes from the group panel and
  * sees "Paused for 12 more minutes, then resumes" (and the reason's clause), cancels it (still
  * paused, nothing pending), resumes it for 10 minutes and sees "Resumed for 10 more minutes,

@@ -1,5 +1,5 @@
 /**
- * The console's rate-limit and weight controls (issue 17: RateLimitControl.tsx, GroupWeight.tsx),
+ * The console's rate-limit and weight controls (RateLimitControl.tsx, GroupWeight.tsx),
  * in headless Chromium against the real server over a real Redis: an admin sets a group's rate
  * limit from the group panel and sees it, sees it used up once its claims reach it, clears it;
  * sets a weight and sets it back to 1 (which clears it). Each step is checked in Redis (`grate`,

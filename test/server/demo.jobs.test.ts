@@ -1,5 +1,5 @@
 /**
- * The demo's jobs (issue 16; demo/jobs.ts), run as `npm run demo` runs them — its producer's
+ * The demo's jobs (demo/jobs.ts), run as `npm run demo` runs them — its producer's
  * rounds and two Workers with its processor and options — against a real Redis for a few
  * seconds: jobs that fail once wait their EXPONENTIAL backoff in `delayed` with their error,
  * then complete on their second attempt; jobs that always fail end DEAD after 3 attempts with

@@ -1,6 +1,6 @@
 /**
  * `npm run demo` keeps its Redis between runs: at start it tops the noisy tenant's backlog up
- * to its target rather than adding the target again (issue 13: every restart added 3,000).
+ * to its target rather than adding the target again (every restart used to add 3,000).
  */
 import { describe, expect, it } from 'vitest';
 import { topUp } from '../../demo/topUp.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 13's small server things, through the real server: `/health` answers a small JSON body
+ * Small server things, through the real server: `/health` answers a small JSON body
  * (not an empty one), and a server bound to a wildcard address (`HOST=0.0.0.0`) advertises a
  * URL a client can use — loopback, plus the machine's names — never `http://0.0.0.0:…`.
  */

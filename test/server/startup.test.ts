@@ -1,5 +1,5 @@
 /**
- * Operator mistakes at start (issue 12, item 11): the real server entry (src/server/main.ts
+ * Operator mistakes at start: the real server entry (src/server/main.ts
  * bundled once for the run, test/support/bundles.ts, as `npm start` runs it bundled) with one
  * bad setting each — a REDIS_URL that
  * points nowhere, at the wrong password, at something that is not Redis; a DATA_DIR it cannot

@@ -1,9 +1,9 @@
 /**
  * Delayed jobs written straight to Redis by the key layout (DESIGN.md §2: a job hash with state
  * `delayed` and `runAt`, `P:{Q}:delayed` and the group's delayed index scored by runAt, the
- * `delayed` total; the payload in `payloads`, issue 18's job layout), as a delayed enqueue leaves them, so the claim path's promotion can be
- * tested whatever the enqueue script does. One EVAL per batch of jobs, so a job is never seen
- * half-placed.
+ * `delayed` total; the payload in `payloads`, the job layout), as a delayed enqueue leaves them, so
+ * the claim path's promotion can be tested whatever the enqueue script does. One EVAL per batch of
+ * jobs, so a job is never seen half-placed.
  */
 import type { Queue } from '../../src/lanes/index.js';
 

@@ -1,9 +1,9 @@
 /**
- * Jobs in the places issue 16 added (DESIGN.md §2: DELAYED, DEAD with its group's index,
- * retained COMPLETED), written straight to Redis by the key layout (issue 18's job layout: the
- * payload in `payloads`, no `score`, the queue's `layout` mark), at chosen scores: the tests of
- * the operator actions and reads need many such jobs fast, with times they choose (equal ones
- * too), which the engine's own paths (a delayed enqueue, a retry at maxAttempts, a completion
+ * Jobs in the places of the job states beyond pending and active (DESIGN.md §2: DELAYED, DEAD with
+ * its group's index, retained COMPLETED), written straight to Redis by the key layout (the job
+ * layout: the payload in `payloads`, no `score`, the queue's `layout` mark), at chosen scores: the
+ * tests of the operator actions and reads need many such jobs fast, with times they choose (equal
+ * ones too), which the engine's own paths (a delayed enqueue, a retry at maxAttempts, a completion
  * under retention) cannot give. One EVAL per job, so a job is never seen half-placed; the stats
  * move as the engine's own scripts move them (`enqueued` +1, and the `delayed` total for a
  * delayed job).

@@ -1,5 +1,5 @@
 /**
- * The queue's dead jobs (issue 16), as Sidekiq's and bull-board's Dead tabs show them: newest
+ * The queue's dead jobs, as Sidekiq's and bull-board's Dead tabs show them: newest
  * first, each with its error, filtered by group. An admin retries (back to the front of its
  * group's lane, attempts reset) or deletes one job, the page shown, or every job matching — after
  * a confirmation naming how many. "All matching" runs the bounded mutations (≤ 1,000 jobs a

@@ -1,5 +1,5 @@
 /**
- * The queue's delayed jobs (issue 16): those enqueued with a delay and failed attempts waiting
+ * The queue's delayed jobs: those enqueued with a delay and failed attempts waiting
  * their backoff, next to run first, filtered by group. An admin runs one now (`promoteJob`: back
  * to its group's lane at its FIFO place) or deletes it; done only once a read shows it.
  */

@@ -1,5 +1,5 @@
 /**
- * A group's jobs in its detail (issue 16): its backlog in the order it will run (next first),
+ * A group's jobs in its detail: its backlog in the order it will run (next first),
  * with a preview of each payload, and its jobs in flight with their lease countdown and attempt
  * n of m; each list paged, each job a link to its detail. Read again whenever the snapshot
  * shown moves.

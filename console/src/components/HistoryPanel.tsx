@@ -1,5 +1,5 @@
 /**
- * The steering history (issue 17, DESIGN.md §4.6) of a queue, or of one group: who did what and
+ * The steering history (DESIGN.md §4.6) of a queue, or of one group: who did what and
  * when, newest first, each entry with what it changed (before → after) and a short detail; live
  * through `historyAdded` — its first event says the subscription is live, and the first page is
  * read then, so nothing written in between is missed — and paged back with "Older".

@@ -1,5 +1,5 @@
 /**
- * What an admin can do to one job from its detail (issue 16), by its state: a dead job is
+ * What an admin can do to one job from its detail, by its state: a dead job is
  * retried or deleted, a delayed one run now or deleted, a pending one deleted; an active job is
  * left to its worker. Done only once a read of the job after it shows it.
  */

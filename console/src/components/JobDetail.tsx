@@ -1,5 +1,5 @@
 /**
- * One job (issue 16): its state, attempts and retry policy, its payload as formatted JSON, its
+ * One job: its state, attempts and retry policy, its payload as formatted JSON, its
  * failed attempts with their stacks, and its timeline — enqueued, run at, claimed, lease until,
  * finished. Opened from every job list and by typing an id; it follows the job live until it is
  * in a final state or gone. An admin can act on it where its state allows.

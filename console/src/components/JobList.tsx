@@ -1,5 +1,5 @@
 /**
- * Pieces every job list shares (issue 16): a job's link (to its detail, keeping the view it is
+ * Pieces every job list shares: a job's link (to its detail, keeping the view it is
  * opened from), the pager over cursor pages, and the paging state of one list.
  */
 import { useEffect, useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * The table of the Dead and Delayed views (issue 16): one row per job — its id (to its detail),
+ * The table of the Dead and Delayed views: one row per job — its id (to its detail),
  * its group (filtering the view), when it died or runs, its attempts, a detail cell, and for an
  * admin a primary action and Delete — then the view's pager. The views say what differs.
  */

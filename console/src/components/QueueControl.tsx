@@ -1,5 +1,5 @@
 /**
- * The whole queue's state beside its name (issue 16): running, or paused — claims stop for every
+ * The whole queue's state beside its name: running, or paused — claims stop for every
  * group while the groups' own states stay as they are — and, for an admin, the button that
  * pauses or resumes it. Done only once a snapshot read after it shows it, like a group's actions.
  */

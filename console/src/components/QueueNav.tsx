@@ -1,5 +1,5 @@
 /**
- * The chosen queue's views (issue 16): its ring and groups, its Dead jobs and its Delayed jobs,
+ * The chosen queue's views: its ring and groups, its Dead jobs and its Delayed jobs,
  * each a link (`#queue=…&view=…`), with their counts from the snapshot shown; and a box to open
  * any job by its id.
  */

@@ -1,5 +1,5 @@
 /**
- * A group's rate limit on its detail panel (issue 17, DESIGN.md §3 "Rate limits"): at most
+ * A group's rate limit on its detail panel (DESIGN.md §3 "Rate limits"): at most
  * `max` claims per window, and while the window is used up, when it reopens. An admin sets it
  * (claims per window of so many seconds) or clears it; the mutation's answer is shown at once
  * and the panels re-read the snapshot.

@@ -1,7 +1,7 @@
 /**
  * The ring of the shown snapshot: its head in rota order (the first RING_WINDOW groups, the rest
  * counted), the head (next to get a turn) marked; a group that just joined glows for a moment. Groups that left are not drawn in the rota — under
- * churn their ghosts buried the few live chips (issue 13) — but listed in the log beside it,
+ * churn their ghosts buried the few live chips — but listed in the log beside it,
  * one line per snapshot that changed the ring.
  */
 import { clockMs, n, visibleId } from '../format';

@@ -4,7 +4,7 @@
  * over the time between them (Redis clock). "Given back" is retried + reaped: a failed
  * processor's retry and an expired lease taken back by the reaper are counted apart
  * (DESIGN.md §3). Drawn with uPlot. Where reads are missing (the server was down, the tab
- * hidden) the lines break: a rate over a long silence is not data (issue 13).
+ * hidden) the lines break: a rate over a long silence is not data.
  */
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';

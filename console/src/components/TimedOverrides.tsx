@@ -1,5 +1,5 @@
 /**
- * A group's timed overrides (issue 17, DESIGN.md §4.8), in the group panel: each pending revert
+ * A group's timed overrides (DESIGN.md §4.8), in the group panel: each pending revert
  * in words — "Paused for 12 more minutes, then resumes", "Resumed for 10 more minutes, then paused
  * again", "Limit 2 for 5 more minutes, then 10" — with a Cancel button for an admin (the value
  * stays, nothing reverts it), and for an admin a form to pause or resume the group, or set its

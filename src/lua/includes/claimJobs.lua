@@ -1,11 +1,11 @@
 --[[
-  The rota's claim (the seed's @gclaim), shared by claim and completeAndClaim: take the group at
+  The rota's claim, shared by claim and completeAndClaim: take the group at
   the head of the ring, pop the first job of its lane, lease it under a caller's token, and
   count it active. The served group goes to the tail of the ring while it stays serviceable
   (I1, isServiceable in includes/groupState.lua, asked before the claim; after it, the same
   clauses with the lanes of one pop's served groups read together, settleServed), and stays
-  off it when it reached its limit (the seed's de-ring at the claim point) or its lane is now
-  empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
+  off it when it reached its limit (the original design's de-ring at the claim point) or its lane is
+  now empty: either way it was just popped from the head, so no LREM is needed and the cost is O(1).
   A stale head (paused, saturated or empty, left by another writer) is dropped and the next one
   tried; so is a group whose active count is not an integer within ±(2^53−1)
   (includes/safeInteger.lua): a claim could not count it exactly, and a claim cannot refuse once
@@ -179,7 +179,7 @@ end
   this serves exactly the groups, in the order, that one claim after another would.
 
   The loop runs once per claim, and in Redis' Lua a function call costs about what a
-  redis.call does (~2,500–4,000 instructions: issue 18, docs/PERFORMANCE.md "Fewer Lua calls
+  redis.call does (~2,500–4,000 instructions: docs/PERFORMANCE.md "Fewer Lua calls
   per job"), so the lease of a head is written out here rather than in helpers, and the
   helpers' common answers are taken in place, each naming the helper that holds the rule: the
   lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,

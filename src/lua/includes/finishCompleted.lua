@@ -32,7 +32,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     return
   end
   -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
-  -- (issue 18, docs/PERFORMANCE.md "Redis: fewer Lua calls per job"), so the watch is asked once
+  -- (docs/PERFORMANCE.md "Redis: fewer Lua calls per job"), so the watch is asked once
   -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
   -- includes/keys.lua), the group-by is made once for all (groupBy, includes/retention.lua),
   -- and the loops are numeric (ipairs calls its iterator per step).

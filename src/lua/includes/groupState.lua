@@ -102,7 +102,7 @@ local function isServiceable(k, group, laneKey, limit, active, paused, pending, 
     active = activeOf(k.gactive, group)
   end
   -- isSaturated's clause written out: the claim asks this once per job, and a Lua call costs
-  -- about what a redis.call does (issue 18, docs/PERFORMANCE.md "Redis: fewer Lua calls per job").
+  -- about what a redis.call does (docs/PERFORMANCE.md "Redis: fewer Lua calls per job").
   if limit ~= nil and active >= limit then
     return false, true
   end

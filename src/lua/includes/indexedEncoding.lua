@@ -1,5 +1,5 @@
 --[[
-  A busy worker's hot keys held in Redis' indexed encodings (issue 18, "Redis CPU per job";
+  A busy worker's hot keys held in Redis' indexed encodings ("Redis CPU per job";
   docs/PERFORMANCE.md "Hot spots"). Redis keeps a zset or hash of up to 128 entries
   (zset-/hash-max-listpack-entries) as a listpack: every member added, found or removed is a
   linear scan, and a ZADD into a zset ordered by score walks it to its place. At concurrency

@@ -27,7 +27,7 @@
     anyWatched(base)              whether any job may be watched in this call (the same cached
                                   EXISTS): a loop over a batch asks it once and, when none is,
                                   skips the note* call per job (a Lua call per job costs about
-                                  what a redis.call does: issue 18, docs/PERFORMANCE.md "Fewer
+                                  what a redis.call does: docs/PERFORMANCE.md "Fewer
                                   Lua calls per job")
 
   The entry, compact JSON (cjson): the hash's state, attempts, claimedAt, leaseUntil, runAt,

@@ -28,7 +28,7 @@
                             `JOB_LAYOUT`, DESIGN.md §2 "Job layout")
   The loops that build a key per job (claimJobs, completeAndClaim, finishCompleted) take its
   fixed parts once per call instead, because a Lua function call per job costs about what a
-  redis.call does (issue 18, docs/PERFORMANCE.md "Redis: fewer Lua calls per job"); the same names:
+  redis.call does (docs/PERFORMANCE.md "Redis: fewer Lua calls per job"); the same names:
     jobPrefixOf(base) .. id                        = jobKeyOf(base, id)
     groupPrefixOf(base) .. group .. LANE_SUFFIX    = laneKeyOf(base, group)
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX       = errorsKeyOf(base, id)

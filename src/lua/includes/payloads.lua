@@ -44,7 +44,7 @@ local function fillPayloads(base, claimed, at)
   if #claimed == 0 then
     return
   end
-  -- Numeric loops: ipairs calls its iterator per step, here per claimed job (issue 18,
+  -- Numeric loops: ipairs calls its iterator per step, here per claimed job (see
   -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job").
   local ids = {}
   for i = 1, #claimed do

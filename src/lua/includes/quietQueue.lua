@@ -1,10 +1,11 @@
 --[[
-  The claim's optional reads, skipped for a queue that has none of what they look for (issue 18,
-  "Redis CPU per job"). Each claim call used to ask, whatever the queue held: the due delayed
-  jobs (ZRANGEBYSCORE `delayed`), the reopened rate windows (ZRANGEBYSCORE `ratelimited`), each
-  popped head's rate (HMGET `grate`) and rate-limited flag (ZMSCORE `ratelimited`), its weight
-  (HMGET `gweight`), whether any job is watched (EXISTS `watched`, includes/jobEvents.lua), and,
-  when the ring ran out, the next run-at and reopening (ZRANGE of each).
+  The claim's optional reads, skipped for a queue that has none of what they look for
+  (docs/PERFORMANCE.md, "Redis CPU per job"). Each claim call used to ask, whatever the queue held:
+  the due delayed jobs (ZRANGEBYSCORE `delayed`), the reopened rate windows (ZRANGEBYSCORE
+  `ratelimited`), each popped head's rate (HMGET `grate`) and rate-limited flag (ZMSCORE
+  `ratelimited`), its weight (HMGET `gweight`), whether any job is watched (EXISTS `watched`,
+  includes/jobEvents.lua), and, when the ring ran out, the next run-at and reopening (ZRANGE of
+  each).
 
   Redis deletes a zset or hash when its last member goes, so one EXISTS of those five keys
   answers all of them when it counts 0: nothing delayed, no group rate-limited or with a rate,

@@ -121,7 +121,7 @@ local function trim(base, kind, index, count, ageMs, now, max)
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
-  -- Per victim, no Lua call (a call costs about what a redis.call does: issue 18,
+  -- Per victim, no Lua call (a call costs about what a redis.call does: see
   -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
   -- errorsKeyOf's names, includes/keys.lua), a numeric loop (ipairs calls its iterator per
   -- step); the group-by once for all (groupBy).

@@ -53,7 +53,7 @@ end
 
 local function safeInteger(raw)
   -- The common answers first, without the grammar's two calls (a Lua call costs about what a
-  -- redis.call does, and the claim asks this of every group it reads: issue 18,
+  -- redis.call does, and the claim asks this of every group it reads: see
   -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job"): no text, or the canonical text of a
   -- non-negative integer below 10^15 (its number formats back to it exactly).
   if type(raw) ~= 'string' then

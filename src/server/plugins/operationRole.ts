@@ -15,7 +15,7 @@
  *
  * The walk's verdict for an operation without `@skip`/`@include` is kept per (parsed operation,
  * role): Yoga's parse cache hands the same document to every request of the same text, so a
- * client repeating an operation pays for the walk once (issue 18: it was ~5% of what a
+ * client repeating an operation pays for the walk once (it was ~5% of what a
  * `setLimit` request cost beyond `{ __typename }`).
  */
 import {
