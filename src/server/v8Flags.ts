@@ -7,7 +7,7 @@
  * only the pages its heuristics pick. Without it, the garbage promoted while thousands of
  * WebSockets connect (the upgrades' short-lived objects, not traced one by one) leaves old-space
  * pages partly free once it dies, and resident: 0.9–1.6 KB of RSS per idle subscriber at 5,000
- * in the fan-out benchmark, 0.1–0.2 KB with it (PERFORMANCE.md §5, "fourth round"). Full
+ * in the fan-out benchmark, 0.1–0.2 KB with it (PERFORMANCE.md §5). Full
  * collections are rare next to the young generation's: the A/B showed no server CPU per change
  * at 5,000 nor per GraphQL request above its noise (at 1,000 perhaps 1–3 ms of 35–40; same
  * section). V8 reads the flag at every collection, so setting it at run time takes effect from
