@@ -89,7 +89,15 @@ describe('the engine on a Redis Cluster', () => {
       const short = await q.claim({ leaseMs: 1 });
       await untilRedisTimePasses(rm.redis, short?.leaseUntil as number);
       expect(await q.reap()).toBe(1);
-      ran.add('reap');
+      // reap() also runs forgetGroups-5 (new today): the groups it judges are in gseen, which
+      // register wrote on the queue's master (default 1 h grace: none forgotten here).
+      expect(await master0.zcard(q.keys.seen)).toBeGreaterThan(0);
+      ran.add('reap').add('forgetGroups');
+      // checkEpoch-5 (new today; also sent in the background after writes): asked now, its
+      // epoch is in the queue's settings on that master.
+      await rm.checkState();
+      expect(await master0.hget(q.keys.settings, 'epoch')).toMatch(/^[0-9a-f]{16}$/);
+      ran.add('checkEpoch');
       // The reaper's lock for one pass, and its release.
       expect(await q.lockReaping('engine-test', 60_000, 5_000)).toBe(true);
       expect(await master0.get(q.keys.reaper)).toBe('engine-test');

@@ -24,6 +24,8 @@ redis.call('HSET', ARGV[1] .. 'settings', 'layout', '2')
 redis.call('HINCRBY', KEYS[4], 'delayed', n)
 redis.call('HINCRBY', KEYS[4], 'enqueued', n)
 redis.call('ZADD', KEYS[5], 0, group)
+local t = redis.call('TIME')
+redis.call('ZADD', ARGV[1] .. 'gseen', t[1] * 1000 + math.floor(t[2] / 1000), group)
 return ids`;
 
 /**

@@ -157,20 +157,40 @@ export function escapeGlob(text: string): string {
 /** `P:{Q}:reaper` and `P:{Q}:reapedAt`, a queue's reaper lock and last pass (src/lanes/keys.ts). */
 const REAPER_LOCK = /:\{[^}]*\}:(?:reaper|reapedAt)$/;
 
+/** A queue's settings hash (`P:{Q}:settings`). */
+const isSettings = (key: string) => /:\{[^}]*\}:settings$/.test(key);
+
+/** A settings hash's fields but its `epoch`, sorted, as JSON; null when nothing else is there. */
+async function settingsWithoutEpoch(r: RedisClient, key: string): Promise<string | null> {
+  // A settings key of another type (a test that breaks it on purpose) is compared whole.
+  if ((await r.type(key)) !== 'hash') return (await r.dumpBuffer(key))?.toString('hex') ?? 'nil';
+  const { epoch: _epoch, ...rest } = await r.hgetall(key);
+  const entries = Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0 ? null : JSON.stringify(entries);
+}
+
 /**
  * The whole keyspace, byte for byte: key → hex of its DUMP plus its PTTL. Two equal snapshots
  * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry). Reaper
  * locks and last passes (`P:{Q}:reaper`, `P:{Q}:reapedAt`) are left out: a running reaper (a
  * server's, a Worker's) writes them every interval whatever else happens, and they hold no
- * state, only who reaps next.
+ * state, only who reaps next. A queue's `epoch` field of `settings` is left out too (a settings
+ * hash holding nothing else is no key): the engine's state check writes it once, in the
+ * background, some time after a queue's first write (DESIGN.md §3, "A Redis that lost a queue's
+ * state"), so it may land between two snapshots that bracket a call that wrote nothing.
  */
 export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
   const keys = (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort();
   const out = new Map<string, string>();
+  for (const key of keys.filter(isSettings)) {
+    const settings = await settingsWithoutEpoch(r, key);
+    if (settings !== null) out.set(key, `${settings}|${await r.pttl(key)}`);
+  }
   // Sent together (ioredis writes each at once, on a cluster to each key's node), read in order.
   const CHUNK = 500;
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const chunk = keys.slice(i, i + CHUNK);
+  const others = keys.filter((key) => !isSettings(key));
+  for (let i = 0; i < others.length; i += CHUNK) {
+    const chunk = others.slice(i, i + CHUNK);
     const values = await Promise.all(
       chunk.map((key) => Promise.all([r.dumpBuffer(key), r.pttl(key)])),
     );
@@ -193,6 +213,11 @@ export async function expirySnapshot(r: RedisClient): Promise<Map<string, string
   const expiryOf = (key: string) =>
     r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
   for (const key of (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort()) {
+    if (isSettings(key)) {
+      const settings = await settingsWithoutEpoch(r, key);
+      if (settings !== null) out.set(key, `${settings}|${await expiryOf(key)}`);
+      continue;
+    }
     const [dump, expiry] = await Promise.all([r.dumpBuffer(key), expiryOf(key)]);
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
   }
