@@ -450,19 +450,15 @@ export class Commands {
 
   /**
    * `checkEpoch-5.lua`: the queue's epoch (written as `fresh` when it has none), whether it is
-   * not `known` (then `seq` was raised to `idFloor`), and what the queue holds. See
+   * not `known`, and what the queue holds. See
    * {@link EpochReply}.
    */
-  checkEpoch(p: {
-    known: string | null;
-    fresh: string;
-    idFloor: number | null;
-  }): Promise<EpochReply> {
+  checkEpoch(p: { known: string | null; fresh: string }): Promise<EpochReply> {
     const k = this.k;
     return this.run(
       'checkEpoch',
       [k.settings, k.seq, k.stats, k.glimit, k.paused],
-      [p.known ?? '', p.fresh, p.idFloor ?? ''],
+      [p.known ?? '', p.fresh],
     ) as Promise<EpochReply>;
   }
 

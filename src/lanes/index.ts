@@ -19,7 +19,7 @@ export {
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redisConnection.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
-export { STATE_CHECK_MS, type StateLoss, type StateSeen } from './stateLoss.js';
+export type { StateLoss, StateSeen } from './stateLoss.js';
 export type {
   GroupInfo,
   GroupState,

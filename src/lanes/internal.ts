@@ -19,6 +19,7 @@ export {
   masterClients,
   type NodeAddress,
 } from './redisConnection.js';
+export { STATE_CHECK_MS } from './stateLoss.js';
 export type {
   BackoffPolicy,
   GroupPage,

@@ -1630,7 +1630,6 @@ export class Queue {
     this.connection.state.touch(this.keys.base, () => ({
       queue: this.name,
       check: (p) => this.commands.checkEpoch(p),
-      register: () => this.commands.register({ registry: this.registry, queue: this.name }),
     }));
   }
 

@@ -48,15 +48,10 @@ export interface StateLoss {
   readonly message: string;
 }
 
-/** How a queue is asked: its `checkEpoch` script, and its registration in `P:queues`. */
+/** How a queue is asked: its `checkEpoch` script. */
 export interface StateProbe {
   readonly queue: string;
-  readonly check: (p: {
-    known: string | null;
-    fresh: string;
-    idFloor: number | null;
-  }) => Promise<EpochReply>;
-  readonly register: () => Promise<unknown>;
+  readonly check: (p: { known: string | null; fresh: string }) => Promise<EpochReply>;
 }
 
 interface Entry {
@@ -158,7 +153,6 @@ export class StateWatch {
       entry.probe.check({
         known,
         fresh: randomBytes(8).toString('hex'),
-        idFloor: entry.highestId > 0 ? entry.highestId : null,
       }),
       this.runId === null
         ? this.readRunId().then((id) => {
@@ -187,9 +181,8 @@ export class StateWatch {
         : runId !== this.runId
           ? 'RESTARTED'
           : 'DELETED';
-    this.runId = runId;
-    // Back in the registry, so the reaper and `Ringmaster.queues` find the queue again.
-    await entry.probe.register().catch(() => {});
+    // The new run_id is kept once every queue of this round is checked (afterReconnect), so
+    // each of them is judged against the one before.
     const loss: StateLoss = {
       queue: entry.probe.queue,
       epochBefore: known,

@@ -6,11 +6,9 @@
   the queue's keys went back to nothing since: Redis restarted without its data, was flushed,
   or failed over to a replica that did not have them.
 
-  When it did (the engine remembered an epoch and it is not the one found), `seq` is raised to
-  the engine's id floor, so no new job gets an id the engine has seen handed out before, and a
-  queue without a layout mark is marked (its jobs, if any, were written since, by this
-  version; DESIGN.md §2, "Job layout": a raised `seq` with no mark would read as jobs of the
-  layout before).
+  It writes nothing else: after a loss, ids continue above what the engine saw because each
+  enqueue raises `seq` to the engine's id floor itself (includes/enqueueJob.lua firstId), and a
+  queue whose keys are gone is registered again by its next write, as a new queue is.
 
   Input:
     KEYS[1] settings  hash    the queue's settings; field `epoch`
@@ -21,26 +19,19 @@
 
     ARGV[1] known     the epoch the engine remembered, '' for none (its first check)
     ARGV[2] fresh     the epoch to write when none is found (random, from the engine)
-    ARGV[3] idFloor   the highest job id the engine has seen handed out, '' for none
 
   Output: { epoch, lost, seq, pending, delayed, active, limits, paused }
     epoch    the queue's epoch now (the one found, or `fresh` written)
-    lost     1 when `known` is given and differs from it (then `seq` was raised to the floor
-             if it stood below it), else 0
+    lost     1 when `known` is given and differs from it, else 0
     seq      `seq` after the call (false when missing); pending, delayed, active as stored in
              stats (false when missing); limits (HLEN glimit), paused (SCARD paused)
 
-  Refuses (DATA_OUT_OF_RANGE, nothing written) a `seq` that is not an integer from 0 to
-  2^53−1 when it would raise it.
-
-  Memory: runs at maxmemory (noeviction) when it writes: an epoch and a counter, a few bytes
+  Memory: runs at maxmemory (noeviction) when it writes: an epoch, a few bytes
   (includes/allowAtMaxmemory.lua). A check that finds its epoch writes nothing.
 
-  Events: hset settings (an epoch written, a layout marked); set seq (raised). None otherwise.
+  Events: hset settings (an epoch written). None otherwise.
 ]]
 --- @include "allowAtMaxmemory"
---- @include "keys"
---- @include "safeInteger"
 
 local settingsKey = KEYS[1]
 local seqKey = KEYS[2]
@@ -49,28 +40,10 @@ local glimitKey = KEYS[4]
 local pausedKey = KEYS[5]
 local known = ARGV[1]
 local fresh = ARGV[2]
-local idFloor = ARGV[3]
 
 local epoch = redis.call('HGET', settingsKey, 'epoch')
 local lost = 0
-if known ~= '' and epoch ~= known then
-  lost = 1
-  if idFloor ~= '' then
-    local seq = redis.call('GET', seqKey)
-    if seq and not (isSafeInteger(seq) and tonumber(seq) >= 0) then
-      refuse(seqKey, nil, seq, 'a job id counter from 0 to 2^53−1',
-        'Send new jobs to a new queue.')
-    end
-    if not seq or tonumber(seq) < tonumber(idFloor) then
-      allowAtMaxmemory(settingsKey)
-      redis.call('SET', seqKey, idFloor)
-    end
-  end
-  if not redis.call('HGET', settingsKey, 'layout') then
-    allowAtMaxmemory(settingsKey)
-    redis.call('HSET', settingsKey, 'layout', JOB_LAYOUT)
-  end
-end
+if known ~= '' and epoch ~= known then lost = 1 end
 if not epoch then
   allowAtMaxmemory(settingsKey)
   redis.call('HSET', settingsKey, 'epoch', fresh)

@@ -8,7 +8,7 @@
  * more (a FLUSHALL took it out of `P:queues` too) is still checked.
  */
 import type { Logger } from 'pino';
-import { type Ringmaster, STATE_CHECK_MS, type StateLoss } from '../lanes/index.js';
+import { type Ringmaster, STATE_CHECK_MS, type StateLoss } from '../lanes/internal.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import type { ServerMetrics } from './metrics.js';
 

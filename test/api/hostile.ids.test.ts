@@ -148,6 +148,8 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'paused',
         'wake',
         'groups',
+        // When each group was last registered (forgetting groups).
+        'gseen',
         'active',
         'leases',
         'stats',

@@ -132,6 +132,8 @@ async function stateOf(q: Queue): Promise<Record<string, unknown>> {
     else if (type === 'hash') {
       const h = await r.hgetall(key);
       if (name.startsWith('job:')) jobs[name.slice('job:'.length)] = h;
+      // The queue's epoch is random per queue (its identity), not part of what it holds.
+      if (name === 'settings' && h.epoch !== undefined) h.epoch = 'E';
       out[name] = Object.entries(h).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     } else out[name] = `unexpected type ${type}`;
   }

@@ -46,6 +46,8 @@ const TYPES = [
   'RedisClient',
   'RetryOptions',
   'RingmasterOptions',
+  'StateLoss',
+  'StateSeen',
   'SteeringOptions',
   'WorkerCloseOptions',
   'WorkerOptions',

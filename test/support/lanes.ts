@@ -157,6 +157,14 @@ export function escapeGlob(text: string): string {
 /** `P:{Q}:reaper` and `P:{Q}:reapedAt`, a queue's reaper lock and last pass (src/lanes/keys.ts). */
 const REAPER_LOCK = /:\{[^}]*\}:(?:reaper|reapedAt)$/;
 
+/**
+ * The live feed's ring marker (`P:{Q}:ringwatched`), renewed by a watching server every few
+ * seconds whatever else happens: left out. The ring log's (`P:{Q}:ringlog`) expiry is raised at
+ * each renewal too: its content is compared, not its expiry.
+ */
+const RING_MARKER = /:\{[^}]*\}:ringwatched$/;
+const RING_LOG = /:\{[^}]*\}:ringlog$/;
+
 /** A queue's settings hash (`P:{Q}:settings`). */
 const isSettings = (key: string) => /:\{[^}]*\}:settings$/.test(key);
 
@@ -180,7 +188,9 @@ async function settingsWithoutEpoch(r: RedisClient, key: string): Promise<string
  * state"), so it may land between two snapshots that bracket a call that wrote nothing.
  */
 export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
-  const keys = (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort();
+  const keys = (await scanAll(r))
+    .filter((key) => !REAPER_LOCK.test(key) && !RING_MARKER.test(key))
+    .sort();
   const out = new Map<string, string>();
   for (const key of keys.filter(isSettings)) {
     const settings = await settingsWithoutEpoch(r, key);
@@ -196,7 +206,7 @@ export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
     );
     for (const [j, key] of chunk.entries()) {
       const [dump, pttl] = values[j] as [Buffer | null, number];
-      out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl}`);
+      out.set(key, `${dump?.toString('hex') ?? 'nil'}|${RING_LOG.test(key) ? 'renewed' : pttl}`);
     }
   }
   return out;
@@ -212,13 +222,19 @@ export async function expirySnapshot(r: RedisClient): Promise<Map<string, string
   const out = new Map<string, string>();
   const expiryOf = (key: string) =>
     r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
-  for (const key of (await scanAll(r)).filter((key) => !REAPER_LOCK.test(key)).sort()) {
+  const keys = (await scanAll(r))
+    .filter((key) => !REAPER_LOCK.test(key) && !RING_MARKER.test(key))
+    .sort();
+  for (const key of keys) {
     if (isSettings(key)) {
       const settings = await settingsWithoutEpoch(r, key);
       if (settings !== null) out.set(key, `${settings}|${await expiryOf(key)}`);
       continue;
     }
-    const [dump, expiry] = await Promise.all([r.dumpBuffer(key), expiryOf(key)]);
+    const [dump, expiry] = await Promise.all([
+      r.dumpBuffer(key),
+      RING_LOG.test(key) ? 'renewed' : expiryOf(key),
+    ]);
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
   }
   return out;
@@ -233,9 +249,16 @@ export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> 
   const r = queue.redis;
   const keys = (await scanAll(r, `${escapeGlob(queue.keys.base)}*`))
     .filter((key) => key !== queue.keys.reaper && key !== queue.keys.reapedAt)
+    .filter((key) => !RING_MARKER.test(key))
     .sort();
   const out = new Map<string, string>();
   for (const key of keys) {
+    // As snapshot: the epoch left out (written in the background), a settings of it alone none.
+    if (isSettings(key)) {
+      const settings = await settingsWithoutEpoch(r, key);
+      if (settings !== null) out.set(key, settings);
+      continue;
+    }
     const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
     out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl < 0 ? pttl : 'expires'}`);
   }
