@@ -25,7 +25,7 @@ function watched(): { ring: Ringmaster; losses: StateLoss[] } {
 }
 
 describe('a queue whose state Redis lost', () => {
-  it('is reported once, with what the last check saw; ids continue; the queue is registered again', async () => {
+  it('is reported once, with what the last check saw; ids continue', async () => {
     const { ring, losses } = watched();
     const q = ring.queue(uniqueQueueName('lost'));
     await q.setLimit('acme', 2);
@@ -51,14 +51,14 @@ describe('a queue whose state Redis lost', () => {
     expect(loss?.message).toContain(`queue ${q.name} lost its state in Redis`);
     expect(loss?.message).toContain('3 pending, 0 delayed and 0 active jobs, 1 group limits');
     expect(loss?.message).toContain('new job ids continue after 4');
-    // The check writes nothing but the epoch: unknown until the next write registers it.
+    // The check writes nothing but the epoch: unknown, as Redis holds it (the next write whose
+    // connection has not registered the queue lately puts it back).
     expect(await q.known()).toBe(false);
     expect(await q.job('2')).toBeNull();
     expect((await q.enqueueMany([{ group: 'acme' }, { group: 'acme' }])).map((j) => j.id)).toEqual([
       '5',
       '6',
     ]);
-    expect(await q.known()).toBe(true);
   });
 
   it('a loss found by the check, before any enqueue: the next enqueue raises seq and marks the layout', async () => {
