@@ -3,23 +3,23 @@
  * (DESIGN.md §1–§4.1). `test/lanes/exports.test.ts` pins these names.
  */
 
-export { clusterOptions } from './clusterOptions.js';
 export { Defaults } from './defaults.js';
 export { ErrorCode, RingmasterError } from './errors.js';
-export { EvictionPolicyError } from './eviction.js';
-export type { HistoryEntry } from './history.js';
 export { Limits } from './limits.js';
+export type { HistoryEntry } from './queue/history.js';
 export {
   type BackoffPolicyInput,
   type EnqueueOptions,
   Queue,
   type QueueOptions,
   type RetryOptions,
-} from './queue.js';
+} from './queue/queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
-export type { RedisClient } from './redisConnection.js';
+export type { RedisClient } from './redis/client.js';
+export { clusterOptions } from './redis/clusterOptions.js';
+export { EvictionPolicyError } from './redis/eviction.js';
+export type { StateLoss, StateSeen } from './redis/stateLoss.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
-export type { StateLoss, StateSeen } from './stateLoss.js';
 export type {
   GroupInfo,
   GroupState,

@@ -29,8 +29,8 @@
 import { hostname } from 'node:os';
 import { ReplyError } from 'ioredis';
 import { badInput, ErrorCode, mapError, RingmasterError } from './errors.js';
-import { Defaults, Queue } from './queue.js';
-import { masterKeyOf, type RedisClient } from './redisConnection.js';
+import { Defaults, Queue } from './queue/queue.js';
+import { masterKeyOf, type RedisClient } from './redis/client.js';
 import { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
 

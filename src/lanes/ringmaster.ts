@@ -4,15 +4,15 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { ScriptObserver } from './commands.js';
-import { assertPlainKeys } from './connection.js';
-import { Connection } from './connectionState.js';
 import { codeRedisFailures } from './errors.js';
-import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './eviction.js';
 import { probeKey, queuesKey } from './keys.js';
-import { Defaults, Queue } from './queue.js';
-import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redisConnection.js';
-import type { StateLoss } from './stateLoss.js';
+import { Defaults, Queue } from './queue/queue.js';
+import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redis/client.js';
+import { Connection } from './redis/connection.js';
+import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './redis/eviction.js';
+import { assertPlainKeys } from './redis/plainKeys.js';
+import type { StateLoss } from './redis/stateLoss.js';
+import type { ScriptObserver } from './scripts/commands.js';
 import * as validate from './validate.js';
 
 /** The oldest Redis (major, minor) whose commands the scripts use. */

@@ -21,12 +21,12 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertPlainKeys } from './connection.js';
 import { ErrorCode, mapError, RingmasterError, readThrown, type Thrown } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
-import { type CompleteAndClaimResult, Defaults, type Queue } from './queue.js';
+import { type CompleteAndClaimResult, Defaults, type Queue } from './queue/queue.js';
 import { Reaper } from './reaper.js';
-import { duplicateConnection, type RedisClient } from './redisConnection.js';
+import { duplicateConnection, type RedisClient } from './redis/client.js';
+import { assertPlainKeys } from './redis/plainKeys.js';
 import type { Job } from './types.js';
 import * as validate from './validate.js';
 

@@ -1,7 +1,7 @@
 --[[
   checkLayout — is the queue's job layout the one these scripts write (DESIGN.md §2, "Job
   layout")? The engine asks once per queue and connection, before its first enqueue or claim
-  (src/lanes/connectionState.ts, `laidOut`). Layout 2 keeps each payload in
+  (src/lanes/redis/connection.ts, `laidOut`). Layout 2 keeps each payload in
   P:{Q}:payloads; the layout before it (1, no mark) kept it in the job's hash, where a claim
   of these scripts would not look, so such jobs would run with no payload. No silent mix: a
   queue with no mark and no job is taken as this layout and marked; one with jobs is refused

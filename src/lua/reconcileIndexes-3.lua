@@ -3,7 +3,7 @@
   job in `delayed` is in its group's delayed index at the same score, and the other way round;
   `dead` and `completed` likewise. One bounded step per call (a batch of members read by rank
   from where the last call stopped), so an index of any size never blocks Redis for long; the
-  caller (src/lanes/reconcile.ts) walks each index in steps.
+  caller (src/lanes/queue/reconcile.ts) walks each index in steps.
 
   op 'queue' walks a queue-wide index. Each member needs a job hash naming its group (else:
   finding; repair drops the member), and must be in that group's index at the same score (else:

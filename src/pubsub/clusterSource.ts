@@ -37,7 +37,7 @@ import { ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { errorLine } from '../lanes/errors.js';
 import { canaryKey } from '../lanes/keys.js';
-import { keySlot } from '../lanes/redisConnection.js';
+import { keySlot } from '../lanes/redis/client.js';
 import { randomCanaryId } from './canary.js';
 import {
   type ClusterTopology,

@@ -25,8 +25,8 @@
  */
 import { type Redis, type RedisOptions, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
-import { assertPlainKeys } from '../lanes/connection.js';
 import { errorLine } from '../lanes/errors.js';
+import { assertPlainKeys } from '../lanes/redis/plainKeys.js';
 import { Canary, type CanaryVerdict, randomCanaryId } from './canary.js';
 import {
   applyNotifyConfig,

@@ -31,7 +31,6 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { assertPlainKeys } from '../lanes/connection.js';
 import { errorLine } from '../lanes/errors.js';
 import {
   ErrorCode,
@@ -40,7 +39,8 @@ import {
   type Ringmaster,
   RingmasterError,
 } from '../lanes/internal.js';
-import { isCluster } from '../lanes/redisConnection.js';
+import { isCluster } from '../lanes/redis/client.js';
+import { assertPlainKeys } from '../lanes/redis/plainKeys.js';
 import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';

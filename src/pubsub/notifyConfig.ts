@@ -3,7 +3,7 @@
  * add the flags the feed needs, never remove any. Run at start and after every reconnect, since
  * a restarted or promoted Redis forgets a runtime CONFIG SET.
  */
-import type { RedisClient } from '../lanes/redisConnection.js';
+import type { RedisClient } from '../lanes/redis/client.js';
 
 /**
  * K: keyspace channels; l: lists (the ring); h: hashes (glimit, gactive, a job's hash); s: sets

@@ -7,7 +7,7 @@
 
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
-import { groupBlocks, groupState } from '../lanes/state.js';
+import { groupBlocks, groupState } from '../lanes/queue/state.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
 import { rateLimitedSentence, rateText, reopenedSentence, reopensAt } from './rateLimit.js';
@@ -58,7 +58,7 @@ export interface RingPosition {
 export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
 
 /**
- * `GroupState` (its precedence is `groupState`'s, in `src/lanes/state.ts`) with SATURATED told
+ * `GroupState` (its precedence is `groupState`'s, in `src/lanes/queue/state.ts`) with SATURATED told
  * apart: PARKED when the limit is 0 or below the work in flight (lowered under it), LIMIT when
  * exactly reached. Null when the group is serviceable (READY, invariant I1).
  */

@@ -124,7 +124,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
   // (`/ready` says so within 1 s). The first connection is bounded and explained at start
   // (src/server/redisConnect.ts); ioredis reconnects after that.
   // A Redis Cluster (REDIS_URL at any of its nodes, or REDIS_CLUSTER_NODES) is talked to through
-  // an ioredis Cluster whose redirection budgets outlast a failover (src/lanes/clusterOptions.ts).
+  // an ioredis Cluster whose redirection budgets outlast a failover (src/lanes/redis/clusterOptions.ts).
   let redis: RedisClient;
   try {
     const connected = await connectTarget(

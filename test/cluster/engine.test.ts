@@ -5,9 +5,9 @@
  * audit/repair (a WATCH on the queue's master) on queues of every master.
  */
 import { describe, expect, it } from 'vitest';
-import { scriptNames } from '../../src/lanes/commands.js';
 import { clusterOptions, type Job, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
+import { scriptNames } from '../../src/lanes/scripts/commands.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
 import { pollUntil, untilRedisTimePasses } from '../support/lanes.js';

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptSource } from '../../src/lanes/commands.js';
 import { clusterOptions, Ringmaster } from '../../src/lanes/index.js';
+import { scriptSource } from '../../src/lanes/scripts/commands.js';
 import {
   ClaimDocument,
   ClearLimitDocument,

@@ -14,9 +14,9 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptSource } from '../../src/lanes/commands.js';
 import { Queue, Worker } from '../../src/lanes/index.js';
-import type { RedisClient } from '../../src/lanes/redisConnection.js';
+import type { RedisClient } from '../../src/lanes/redis/client.js';
+import { scriptSource } from '../../src/lanes/scripts/commands.js';
 import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,

@@ -7,7 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Finding, Queue } from '../../src/lanes/internal.js';
-import { TOTALS_ATTEMPTS, UNSETTLED, WATCH_CONNECTION_NAME } from '../../src/lanes/reconcile.js';
+import {
+  TOTALS_ATTEMPTS,
+  UNSETTLED,
+  WATCH_CONNECTION_NAME,
+} from '../../src/lanes/queue/reconcile.js';
 import { pollUntil, rawState, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

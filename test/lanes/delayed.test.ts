@@ -5,9 +5,9 @@
  * it in its lane at its FIFO place with a re-ring and a wake. Times are read on the Redis clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Commands } from '../../src/lanes/commands.js';
-import { Connection } from '../../src/lanes/connectionState.js';
 import { ErrorCode, type Job, Limits, RingmasterError } from '../../src/lanes/index.js';
+import { Connection } from '../../src/lanes/redis/connection.js';
+import { Commands } from '../../src/lanes/scripts/commands.js';
 import {
   queueSnapshot,
   rawState,

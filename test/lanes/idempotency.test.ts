@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, Queue } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
-import type { RedisClient } from '../../src/lanes/redisConnection.js';
+import type { RedisClient } from '../../src/lanes/redis/client.js';
 import { codes, post } from '../support/api.js';
 import { pollUntil, refusal, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -206,7 +206,7 @@ describe('cost', () => {
   ): Promise<Record<string, number>> {
     const admin = engine.client();
     // Left out too: the epoch check (checkEpoch-5.lua) a write sends when the queue's last one
-    // is a second old (src/lanes/stateLoss.ts), so whether it falls in this window depends on
+    // is a second old (src/lanes/redis/stateLoss.ts), so whether it falls in this window depends on
     // timing. One that comes due here is held until the counts are read, then sent.
     const commands = (q as unknown as { commands: { checkEpoch: (p: never) => Promise<unknown> } })
       .commands;

@@ -1851,7 +1851,7 @@ const batchArb = fc
   });
 /**
  * repair is only exact on a quiet queue (its totals are recounted outside any one script, see
- * src/lanes/reconcile.ts), so it runs as a step of its own.
+ * src/lanes/queue/reconcile.ts), so it runs as a step of its own.
  */
 const stepArb = fc.oneof(
   { weight: 20, arbitrary: batchArb },

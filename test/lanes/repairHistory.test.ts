@@ -5,9 +5,9 @@
  * that fails part way leaves entries for exactly the steps that ran.
  */
 import { describe, expect, it } from 'vitest';
-import { Commands, type HistoryArgs } from '../../src/lanes/commands.js';
 import { Connection, type HistoryEntry, type Job, type Queue } from '../../src/lanes/internal.js';
-import { reconcile } from '../../src/lanes/reconcile.js';
+import { reconcile } from '../../src/lanes/queue/reconcile.js';
+import { Commands, type HistoryArgs } from '../../src/lanes/scripts/commands.js';
 import { useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Queue, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
-import { Queue as QueueClass } from '../../src/lanes/queue.js';
+import { Queue as QueueClass } from '../../src/lanes/queue/queue.js';
 import { refusal, snapshot, uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

@@ -20,7 +20,7 @@ import {
   Worker,
   type WorkerOptions,
 } from '../../src/lanes/index.js';
-import type { RedisClient } from '../../src/lanes/redisConnection.js';
+import type { RedisClient } from '../../src/lanes/redis/client.js';
 import { useTestRedis } from '../support/redis.js';
 
 /** Queue names are unique per run, in case REDIS_URL points at a Redis that outlives it. */

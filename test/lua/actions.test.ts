@@ -9,9 +9,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Commands, type ReadJobsReply } from '../../src/lanes/commands.js';
-import { Connection } from '../../src/lanes/connectionState.js';
 import { RingmasterError } from '../../src/lanes/index.js';
+import { Connection } from '../../src/lanes/redis/connection.js';
+import { Commands, type ReadJobsReply } from '../../src/lanes/scripts/commands.js';
 import { placeJob } from '../support/jobs.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 

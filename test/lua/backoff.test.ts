@@ -7,12 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Commands } from '../../src/lanes/commands.js';
-import { Connection } from '../../src/lanes/connectionState.js';
 import { type BackoffPolicyInput, type Job, Limits, type Queue } from '../../src/lanes/index.js';
-import { decodeJob } from '../../src/lanes/jobs.js';
-import { LUA_DIR } from '../../src/lanes/lua.js';
-import { Defaults } from '../../src/lanes/queue.js';
+import { decodeJob } from '../../src/lanes/queue/jobs.js';
+import { Defaults } from '../../src/lanes/queue/queue.js';
+import { Connection } from '../../src/lanes/redis/connection.js';
+import { Commands } from '../../src/lanes/scripts/commands.js';
+import { LUA_DIR } from '../../src/lanes/scripts/lua.js';
 import { redisNow, untilRedisTimePasses, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

@@ -6,18 +6,18 @@
  *   must build the same names, or a script would write a key no read ever finds;
  * - invariant I1: `isServiceable` in `src/lua/includes/groupState.lua`, however a script reaches
  *   it (every field given, read by `groupState`, judged from `readGroup`'s fields by `standing`),
- *   says what `groupState` in `src/lanes/state.ts` says (READY is "on the ring");
+ *   says what `groupState` in `src/lanes/queue/state.ts` says (READY is "on the ring");
  * - a timed override's data: `overrideOf` in `src/lua/includes/overrideData.lua` (applyOverrides'
  *   revert, the audit) reads any stored text as `parseOverride` (the reads) does.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
 import { Defaults } from '../../src/lanes/defaults.js';
 import { JOB_LAYOUT, queueKeys, WAKE_LENGTH } from '../../src/lanes/keys.js';
-import { LUA_DIR, stripComments } from '../../src/lanes/lua.js';
-import { groupState, parseOverride, retentionFrom } from '../../src/lanes/state.js';
+import { groupState, parseOverride, retentionFrom } from '../../src/lanes/queue/state.js';
+import { scriptNames, scriptSource } from '../../src/lanes/scripts/commands.js';
+import { LUA_DIR, stripComments } from '../../src/lanes/scripts/lua.js';
 import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -192,7 +192,7 @@ for (const limit of [null, 0, 1, 2]) {
   }
 }
 
-describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/state.ts', () => {
+describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/queue/state.ts', () => {
   it('for every standing, whether the script gives the fields, reads them, or has readGroup read them', async () => {
     const keys = queueKeys('t', uniqueQueueName());
     const redis = engine.redis();
@@ -309,7 +309,7 @@ return out`;
     ]);
   });
 
-  it('retentionFrom (Lua) and retentionFrom (src/lanes/state.ts) agree on any stored text', async () => {
+  it('retentionFrom (Lua) and retentionFrom (src/lanes/queue/state.ts) agree on any stored text', async () => {
     // Stored by setRetention, by hand or by another writer: every kind of text a field can hold.
     const RAW: (string | null)[] = [
       null,

@@ -8,8 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scriptNames, scriptSource } from '../../src/lanes/commands.js';
-import { dropUnusedFunctions, LUA_DIR, loadScripts, stripComments } from '../../src/lanes/lua.js';
+import { scriptNames, scriptSource } from '../../src/lanes/scripts/commands.js';
+import {
+  dropUnusedFunctions,
+  LUA_DIR,
+  loadScripts,
+  stripComments,
+} from '../../src/lanes/scripts/lua.js';
 import { useEngine } from '../support/lanes.js';
 
 const engine = useEngine();

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { Queue, RingmasterError } from '../../src/lanes/index.js';
-import { masterClients, type RedisClient } from '../../src/lanes/redisConnection.js';
+import { masterClients, type RedisClient } from '../../src/lanes/redis/client.js';
 import { type TestRedisHandle, useTestRedis } from './redis.js';
 
 let queueCounter = 0;

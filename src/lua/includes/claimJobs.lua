@@ -275,7 +275,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         a = #batch.leases
         batch.leases[a + 1] = id
         batch.leases[a + 2] = group
-        -- Positional, as ClaimedJob in src/lanes/jobs.ts reads it; false for a missing field.
+        -- Positional, as ClaimedJob in src/lanes/queue/jobs.ts reads it; false for a missing field.
         -- The payload (6th) is filled in for the whole batch (fillPayloads).
         claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4], false, job[5] }
         if g.rateMax ~= nil then

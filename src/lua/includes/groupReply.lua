@@ -5,7 +5,7 @@
       weight (raw or false), rate ('<max>:<windowMs>' or false),
       rateLimitedUntil (ms as text, or false), limitOverride (JSON or false),
       pauseOverride (JSON or false), rateReopenedAt (ms as text, or false) }
-  (GROUP_FIELD_COUNT of them; src/lanes/state.ts `groupInfo` parses them). The engine derives
+  (GROUP_FIELD_COUNT of them; src/lanes/queue/state.ts `groupInfo` parses them). The engine derives
   onRing and state from these by I1.
   A reply judges the rate against the script's clock (includes/nowMs.lua, DESIGN.md §3 "Rate
   limits"): a group in `ratelimited` whose reopening is in the future answers it as

@@ -6,7 +6,7 @@
   serviceable asks it here:
   the settling scripts through groupState and standing (below), the claim before and after it
   serves a group (claimJobs.lua), a batch of completions when a permit frees a group
-  (releasePermits.lua). (src/lanes/state.ts, `groupState`, derives the same for the engine's
+  (releasePermits.lua). (src/lanes/queue/state.ts, `groupState`, derives the same for the engine's
   reads.)
     isServiceable(k, group, laneKey, limit, active, paused, pending, limited)
       -> serviceable, saturated

@@ -1,6 +1,6 @@
 --[[
   What a timed override's data is (DESIGN.md §4.8, I6): the one rule the reads, the revert and
-  the audit share. Its TypeScript twin is parseOverride in src/lanes/state.ts (the reads);
+  the audit share. Its TypeScript twin is parseOverride in src/lanes/queue/state.ts (the reads);
   test/lua/includes.test.ts checks the two agree on any stored text.
 
     overrideOf(kind, raw)   the `goverride` field `raw` (JSON text, or false/nil for none) of a

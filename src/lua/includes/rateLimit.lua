@@ -9,7 +9,7 @@
   serviceable (I1's rate clause, isServiceable in includes/groupState.lua).
 
     parseRate(raw)      max, windowMs of a stored rate, or nil (missing or not two positive safe
-                        integers: no rate limit, as src/lanes/state.ts parseRate reads it)
+                        integers: no rate limit, as src/lanes/queue/state.ts parseRate reads it)
     parseWindow(raw)    startMs, claims of a stored window, or nil
     rateState(raw)      a stored rate as the history records it: { rateLimit = { max, windowMs } },
                         or { rateLimit = null } for none

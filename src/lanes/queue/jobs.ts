@@ -1,7 +1,7 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
-import type { ClaimedJob, ReadJobsReply } from './commands.js';
-import type { BackoffPolicy, Job, JobPage, JobState } from './types.js';
-import { jobCursor, type Listing } from './validate.js';
+import type { ClaimedJob, ReadJobsReply } from '../scripts/commands.js';
+import type { BackoffPolicy, Job, JobPage, JobState } from '../types.js';
+import { jobCursor, type Listing } from '../validate.js';
 
 const STATES: Record<string, JobState> = {
   pending: 'PENDING',

@@ -5,7 +5,7 @@
  * include the helpers they depend on.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { LUA_DIR } from '../luaDir.js';
 
 /** A script ready for ioredis `defineCommand`. */
 export interface LuaScript {
@@ -16,8 +16,7 @@ export interface LuaScript {
   readonly lua: string;
 }
 
-/** Where the scripts live: `src/lua` from `src/lanes`, `dist/lua` from `dist/lanes`. */
-export const LUA_DIR = fileURLToPath(new URL('../lua/', import.meta.url));
+export { LUA_DIR };
 
 const INCLUDE = /^--- @include "([A-Za-z0-9_-]+)"\s*$/gm;
 const SCRIPT_FILE = /^([A-Za-z]+)-(\d+)\.lua$/;

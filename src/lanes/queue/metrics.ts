@@ -2,9 +2,9 @@
  * One queue's numbers for monitoring (`Queue.metrics`, DESIGN.md §4.7), read by one script
  * (`readMetrics-7.lua`) so they agree, at O(1) in groups and jobs.
  */
-import type { MetricsReply } from './commands.js';
+import type { MetricsReply } from '../scripts/commands.js';
+import type { QueueStats } from '../types.js';
 import { parseCount, statsFrom } from './state.js';
-import type { QueueStats } from './types.js';
 
 /** Stale entries of the oldest-pending index (`P:{Q}:heads`) mended per metrics read, at most. */
 export const METRICS_HEAD_STEPS = 100;

@@ -4,8 +4,8 @@
  * handle it makes; a `Queue` made on a bare client uses that client's ({@link Connection.of}),
  * so handles stay cheap to make per call either way (no registration round trip per call).
  */
-import { defineScripts, type ScriptObserver } from './commands.js';
-import type { RedisClient } from './redisConnection.js';
+import { defineScripts, type ScriptObserver } from '../scripts/commands.js';
+import type { RedisClient } from './client.js';
 import { type StateLoss, StateWatch } from './stateLoss.js';
 
 /**

@@ -4,10 +4,10 @@
  * never drift from the script. ioredis `defineCommand` runs them with EVALSHA and falls back to
  * EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
  */
-import { dataOutOfRange } from './errors.js';
-import type { QueueKeys } from './keys.js';
+import { dataOutOfRange } from '../errors.js';
+import type { QueueKeys } from '../keys.js';
+import type { RedisClient } from '../redis/client.js';
 import { loadScripts } from './lua.js';
-import type { RedisClient } from './redisConnection.js';
 
 type Arg = string | number;
 type ScriptFn = (...args: Arg[]) => Promise<unknown>;
@@ -297,7 +297,7 @@ export function scriptSource(name: string): string {
 
 /**
  * What {@link Commands} uses of a connection: a client on which {@link defineScripts} ran, and
- * the observer of its script calls. `Connection` (connectionState.ts) is one; declared here so
+ * the observer of its script calls. `Connection` (redis/connection.ts) is one; declared here so
  * that this module, which `Connection` imports, imports nothing back.
  */
 export interface ScriptConnection {

@@ -9,8 +9,8 @@
  * id this process handed out is minted again.
  */
 import { randomBytes } from 'node:crypto';
-import type { EpochReply } from './commands.js';
-import { isCluster, type RedisClient } from './redisConnection.js';
+import type { EpochReply } from '../scripts/commands.js';
+import { isCluster, type RedisClient } from './client.js';
 
 /** A queue is checked again when used at least this long (ms) after its last check. */
 export const STATE_CHECK_MS = 1_000;

@@ -7,7 +7,7 @@
  * The policy is read from `INFO memory` (`maxmemory_policy`), not `CONFIG GET`, so the check
  * works on a managed Redis where CONFIG is renamed away or refused.
  */
-import { masterClients, type RedisClient } from './redisConnection.js';
+import { masterClients, type RedisClient } from './client.js';
 
 /** The only `maxmemory-policy` under which Redis never drops a key to make room. */
 export const SAFE_EVICTION_POLICY = 'noeviction';

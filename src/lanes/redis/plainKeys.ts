@@ -11,8 +11,8 @@
  * `duplicate()` opens them on `options.db`. Both are refused before anything is sent.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { Defaults } from './defaults.js';
-import { RingmasterError } from './errors.js';
+import { Defaults } from '../defaults.js';
+import { RingmasterError } from '../errors.js';
 
 /** What the refusal's message should name. */
 export interface PlainKeysOptions {

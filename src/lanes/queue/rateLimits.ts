@@ -3,10 +3,10 @@
  * (its bounds are `Limits.maxRateClaims` and `Limits.maxDelayMs`). The scripts are `setRateLimit-8.lua` and `clearRateLimit-8.lua`; the
  * claim side is `src/lua/includes/rateLimit.lua`.
  */
-import { badInput } from './errors.js';
-import { Limits } from './limits.js';
-import type { RateLimit } from './types.js';
-import { integerIn, options } from './validate.js';
+import { badInput } from '../errors.js';
+import { Limits } from '../limits.js';
+import type { RateLimit } from '../types.js';
+import { integerIn, options } from '../validate.js';
 
 /**
  * A rate limit as given to `Queue.setRateLimit`: `{ max, windowMs }` with `max` an integer in

@@ -3,8 +3,8 @@
  * (includes/history.lua; one stream per queue, none per group), read back newest first a page
  * at a time: the queue's entries, or a group's (the queue's entries of it, filtered here). Knows nothing of GraphQL; the live feed's history watch decodes with it too.
  */
-import type { RedisClient } from './redisConnection.js';
-import * as validate from './validate.js';
+import type { RedisClient } from '../redis/client.js';
+import * as validate from '../validate.js';
 
 /** One history entry (DESIGN.md §4.6). */
 export interface HistoryEntry {

@@ -27,10 +27,11 @@
  * reports a total difference the queue's own traffic made up. (A writer that changes lanes or
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
-import type { Commands, FlatFindings, HistoryArgs, PairedKind } from './commands.js';
-import { assertPlainKeys } from './connection.js';
-import type { QueueKeys } from './keys.js';
-import { connectionForKey, type RedisClient } from './redisConnection.js';
+
+import type { QueueKeys } from '../keys.js';
+import { connectionForKey, type RedisClient } from '../redis/client.js';
+import { assertPlainKeys } from '../redis/plainKeys.js';
+import type { Commands, FlatFindings, HistoryArgs, PairedKind } from '../scripts/commands.js';
 import { parseCount } from './state.js';
 
 /**

@@ -1,5 +1,5 @@
 /** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
-import type { GroupInfo, GroupState, QueueStats, RateLimit, TimedOverride } from './types.js';
+import type { GroupInfo, GroupState, QueueStats, RateLimit, TimedOverride } from '../types.js';
 
 /**
  * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer

@@ -13,6 +13,19 @@
  * say) is passed through from ioredis unchanged.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { Defaults } from '../defaults.js';
+import {
+  badInput,
+  codeRedisFailures,
+  ErrorCode,
+  errorFromStatus,
+  jobNotFound,
+  RingmasterError,
+} from '../errors.js';
+import { JOB_LAYOUT, type QueueKeys, queueKeys, queuesKey } from '../keys.js';
+import type { RedisClient } from '../redis/client.js';
+import { Connection } from '../redis/connection.js';
+import { assertPlainKeys } from '../redis/plainKeys.js';
 import {
   type BackoffArgs,
   Commands,
@@ -22,28 +35,7 @@ import {
   type JobReply,
   type RetentionReply,
   type SnapshotReply,
-} from './commands.js';
-import { assertPlainKeys } from './connection.js';
-import { Connection } from './connectionState.js';
-import { Defaults } from './defaults.js';
-import {
-  badInput,
-  codeRedisFailures,
-  ErrorCode,
-  errorFromStatus,
-  jobNotFound,
-  RingmasterError,
-} from './errors.js';
-import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
-import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
-import { JOB_LAYOUT, type QueueKeys, queueKeys, queuesKey } from './keys.js';
-import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
-import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
-import * as overrides from './overrides.js';
-import { rateLimit } from './rateLimits.js';
-import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
-import type { RedisClient } from './redisConnection.js';
-import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
+} from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
@@ -60,8 +52,16 @@ import type {
   RateLimit,
   RetentionChange,
   SteeringOptions,
-} from './types.js';
-import * as validate from './validate.js';
+} from '../types.js';
+import * as validate from '../validate.js';
+import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
+import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
+import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
+import * as overrides from './overrides.js';
+import { rateLimit } from './rateLimits.js';
+import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
+import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
 
 /** What {@link Queue.completeAndClaim} answers. */
 export interface CompleteAndClaimResult {
@@ -97,7 +97,7 @@ export interface QueueOptions {
   readonly historyMaxLen?: number;
 }
 
-export { REGISTRATION_REFRESH_MS } from './connectionState.js';
+export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 
 // The names each options object of Queue's API may hold (`validate.options` refuses others).
 const QUEUE_OPTIONS: validate.OptionNames<QueueOptions> = {
@@ -122,7 +122,7 @@ const LIMIT = { limit: true } as const;
 const PAGE = { first: true, after: true } as const;
 const SELECT = { ids: true, group: true, all: true } as const;
 
-export { Defaults } from './defaults.js';
+export { Defaults } from '../defaults.js';
 
 /**
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
@@ -1541,7 +1541,7 @@ export class Queue {
   /**
    * Run `run` once the queue's job layout is known to be this version's on this connection
    * ({@link askLayout}, asked before the first enqueue or claim; a marked queue is not asked
-   * again on the connection, an unmarked one is, see connectionState.ts `laidOut`).
+   * again on the connection, an unmarked one is, see redis/connection.ts `laidOut`).
    * @throws RingmasterError LAYOUT_MISMATCH
    */
   private laidOut<T>(run: () => Promise<T>): Promise<T> {

@@ -5,10 +5,10 @@
  * `includes/overrides.lua`; `Queue.setLimit`, `pause`, `cancelOverride` and `applyOverrides` call
  * them, and the {@link Reaper} applies due overrides every pass.
  */
-import { badInput } from './errors.js';
-import { Limits } from './limits.js';
-import type { SteeringOptions } from './types.js';
-import { integerIn } from './validate.js';
+import { badInput } from '../errors.js';
+import { Limits } from '../limits.js';
+import type { SteeringOptions } from '../types.js';
+import { integerIn } from '../validate.js';
 
 /** The two kinds of timed override: a group's limit and a group's pause. */
 export type OverrideKind = 'limit' | 'pause';
@@ -16,7 +16,7 @@ export type OverrideKind = 'limit' | 'pause';
 /** The kinds, in the order the API lists them. */
 export const OVERRIDE_KINDS: readonly OverrideKind[] = ['limit', 'pause'];
 
-export { TIMER_ACTOR } from './defaults.js';
+export { TIMER_ACTOR } from '../defaults.js';
 
 /** Due overrides one `applyOverrides-6.lua` call reverts (count): its cost is O(batch · log n). */
 export const APPLY_OVERRIDES_BATCH = 100;
