@@ -14,13 +14,13 @@ export default defineConfig(({ command }) => ({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    // One small bundle; report its size in the README when it changes.
+    // One small bundle; report its size in docs/console.md when it changes.
     reportCompressedSize: true,
     // A deliberate budget (kB, minified), not Vite's generic nudge toward dynamic import(): the
-    // console is one bundle on purpose, README "Console" gives its size (152 KB minified, 53 KB
+    // console is one bundle on purpose, docs/console.md gives its size (152 KB minified, 53 KB
     // gzipped), and a first `npm start` should not warn about it. Passing 200 KB is the signal
-    // to look again (split uPlot out, or raise this with a README update);
-    // test/cli/readme.test.ts holds the README's figure under this budget.
+    // to look again (split uPlot out, or raise this with a docs/console.md update);
+    // test/cli/readme.test.ts holds that page's figure under this budget.
     chunkSizeWarningLimit: 200,
   },
   server: {

@@ -2,8 +2,8 @@
  * How the body limit (1 MiB, 413 REQUEST_ENTITY_TOO_LARGE) and the payload limit (512 KiB of the
  * payload's JSON text as UTF-8) relate: a maximal payload fits when the body is sent as UTF-8
  * (JSON.stringify's way), but a client that escapes non-ASCII as \uXXXX sends each 2-byte
- * character as 6 bytes, and a payload within 512 KiB can then be refused 413 (README, "Error
- * codes"; DESIGN.md §5).
+ * character as 6 bytes, and a payload within 512 KiB can then be refused 413 (docs/errors.md,
+ * "Body and payload limits"; DESIGN.md §5).
  */
 import { expect, it } from 'vitest';
 import { useTestServer } from '../support/server.js';

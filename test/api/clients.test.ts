@@ -102,7 +102,7 @@ const MODES = [
 const bearer = (token: string | undefined): Record<string, string> =>
   token ? { authorization: `Bearer ${token}` } : {};
 
-/** graphql-ws carries the token in connection_init's payload (README, "Authentication"). */
+/** graphql-ws carries the token in connection_init's payload (docs/server.md, "Authentication"). */
 const wsParams = (token: string | undefined): Record<string, string> =>
   token ? { authorization: token } : {};
 

@@ -168,7 +168,7 @@ describe('unexpected errors are masked with NODE_ENV unset', () => {
     expect(response.text).not.toMatch(/SyntaxError|originalError/);
   });
 
-  it('an operationName that names no operation is 400 OPERATION_RESOLUTION_FAILURE (README, "Error codes")', async () => {
+  it('an operationName that names no operation is 400 OPERATION_RESOLUTION_FAILURE (docs/errors.md, "Error codes")', async () => {
     for (const body of [
       { query: 'query A { __typename } query B { __typename }', operationName: 'C' },
       { query: 'query A { __typename } query B { __typename }' },

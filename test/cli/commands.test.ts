@@ -1,5 +1,5 @@
 /**
- * `ringmaster` commands against a real server (README "CLI"): each command's human and --json
+ * `ringmaster` commands against a real server (docs/cli.md): each command's human and --json
  * output checked against the engine's state, and the steering commands' effect on it.
  */
 import { createServer } from 'node:http';

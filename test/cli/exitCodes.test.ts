@@ -1,5 +1,5 @@
 /**
- * The CLI's exit codes, one per failure kind (README "CLI", `ringmaster --help`), each with
+ * The CLI's exit codes, one per failure kind (docs/cli.md, `ringmaster --help`), each with
  * one line on stderr: 1 usage, 2 refused input, 3 auth, 4 nothing listening, 5 server error,
  * 6 a change sent but unanswered.
  */

@@ -1,5 +1,5 @@
 /**
- * Arguments that are not UTF-8 (README "CLI", "Hardening"): Node decodes argv and the
+ * Arguments that are not UTF-8 (docs/cli.md; docs/server.md "Hardening"): Node decodes argv and the
  * environment lossily, each such byte becoming U+FFFD, so `pause $'\xff\xfe'` and
  * `pause $'\xfe\xff'` would both pause the group "\xef\xbf\xbd\xef\xbf\xbd". The CLI refuses any
  * argument, option value or option variable holding U+FFFD: a usage error, exit 1, one line

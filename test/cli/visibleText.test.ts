@@ -1,5 +1,5 @@
 /**
- * The CLI shows text a caller chose as the console does (README "CLI"): an invisible character
+ * The CLI shows text a caller chose as the console does (docs/cli.md): an invisible character
  * in a group id, job id, actor or error — a zero-width space, a BOM, U+2028 — is written as a
  * marker (`acme⟨ZWSP⟩`), never raw, in every table and line; `--json` keeps the text as it is.
  * A new user's finding: after `enqueue(group: "acme\u200b")`, `ringmaster groups` showed

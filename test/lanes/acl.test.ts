@@ -30,7 +30,7 @@ const USERS = {
   readonly: ['~*', '&*', '+@read', '+@scripting', '+info', '+ping'],
   // Every command but two that the scripts run (a script's own call is refused).
   nohset: ['~*', '&*', '+@all', '-hset', '-hsetnx', '-set'],
-  // Exactly what the grant in the messages and README names, on the prefix's keys.
+  // Exactly what the grant in the messages and docs/redis.md names, on the prefix's keys.
   documented: [`~${PREFIX}:*`, '&*', ...REQUIRED_COMMANDS],
 } as const;
 

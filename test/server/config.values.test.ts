@@ -1,7 +1,7 @@
 /**
  * Values invalid as written, run as an operator runs the server (its bundle, one bad variable
  * each; test/support/serverRun.ts): each must end the start with exit code 2 and one line
- * `ringmaster: NAME=value: cause`, before anything connects (README "Configuration").
+ * `ringmaster: NAME=value: cause`, before anything connects (docs/server.md "Configuration").
  *
  * The fresh-user review found: numeric settings read `0x10` and `1e3` (JavaScript's `Number`),
  * where the CLI refuses them; and REDIS_URL values that ioredis parses its own way — a database

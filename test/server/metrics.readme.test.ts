@@ -1,7 +1,7 @@
 /**
- * README "Metrics" against a real `/metrics` (DESIGN.md §4.7): every metric the section names —
+ * docs/metrics.md against a real `/metrics` (DESIGN.md §4.7): every metric the page names —
  * in its list and in its PromQL — is one the server exports, with the labels the text gives it
- * (`name{a,b}`, `name{state=x|y}`, `name{state="x"}`) and no others that it says it has. A README
+ * (`name{a,b}`, `name{state=x|y}`, `name{state="x"}`) and no others that it says it has. A page
  * that promised `ringmaster_metrics_read_errors_total{queue}` for a metric with no labels sent
  * operators to write queries that match nothing.
  */
@@ -13,13 +13,11 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
-/** The README's "## Metrics" section. */
+/** docs/metrics.md, the metrics' guide. */
 function metricsSection(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n## Metrics\n');
-  const end = readme.indexOf('\n## ', start + 1);
-  expect(start).toBeGreaterThan(0);
-  return readme.slice(start, end);
+  const page = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
+  expect(page.startsWith('# Metrics\n')).toBe(true);
+  return page;
 }
 
 /** A metric as the section names it: its name and the label names it writes after it. */
@@ -29,7 +27,7 @@ interface Named {
 }
 
 /**
- * Every `ringmaster_…` name in `text`: `prefix_{a,b}_suffix` is a brace list of names (the README
+ * Every `ringmaster_…` name in `text`: `prefix_{a,b}_suffix` is a brace list of names (the page
  * writes the counters so); `name{…}` gives labels, `l`, `l=v|w` or `l="v"` separated by commas.
  */
 function namedMetrics(text: string): Named[] {
@@ -69,7 +67,7 @@ function exported(text: string): Map<string, Set<string>> {
   return metrics;
 }
 
-describe('README "Metrics"', () => {
+describe('docs/metrics.md', () => {
   let api: TestServer;
 
   beforeAll(async () => {

@@ -36,7 +36,7 @@ const AT_SECRET = 'super@secretPW-9x7';
 const TOKEN = 'tok-0123456789abcdef-secret';
 /** The password of the ACL users made for the permission cases. */
 const ACL_PASSWORD = 'acl-user-password-7';
-/** ACL rules of users that lack what Ringmaster needs (README "Running on a Redis you did not configure"). */
+/** ACL rules of users that lack what Ringmaster needs (docs/redis.md "Running on a Redis you did not configure"). */
 const ACL_USERS: Record<string, string[]> = {
   noeval: ['~*', '&*', '+@all', '-eval', '-evalsha', '-script'],
   otherkeys: ['~other:*', '&*', '+@all'],
