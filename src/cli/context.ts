@@ -1,5 +1,5 @@
 /**
- * What every command reads from the global options (README "CLI", DESIGN.md §6): the
+ * What every command reads from the global options (docs/cli.md, DESIGN.md §6): the
  * endpoint, token, queue, output mode and timeout, with their environment variables.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * The CLI's exit codes, one per kind of failure (README "CLI", `ringmaster --help`), and the
+ * The CLI's exit codes, one per kind of failure (docs/cli.md, `ringmaster --help`), and the
  * error that carries one. Every failure ends as one line on stderr naming what to change.
  */
 import { BAD_PORTS_SPEC } from '../badPorts.js';

@@ -1,5 +1,5 @@
 /**
- * `ringmaster`, the command line over the GraphQL API (README "CLI", DESIGN.md §4, §7):
+ * `ringmaster`, the command line over the GraphQL API (docs/cli.md, DESIGN.md §4, §7):
  * status, groups, group, limit, unlimit, pause, resume, cancel, weight, rate, unrate, dead,
  * retry-dead, history and top.
  * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
@@ -171,7 +171,7 @@ const ENV_OPTIONS = ['RINGMASTER_URL', 'RINGMASTER_TOKEN', 'RINGMASTER_QUEUE'] a
 /**
  * Node decodes the process's arguments and environment as UTF-8 lossily: each byte that is not
  * UTF-8 becomes U+FFFD, so `pause $'\xff\xfe'` and `pause $'\xfe\xff'` would name one group,
- * "\xef\xbf\xbd\xef\xbf\xbd" (the server refuses non-UTF-8 for that reason: README
+ * "\xef\xbf\xbd\xef\xbf\xbd" (the server refuses non-UTF-8 for that reason: docs/server.md
  * "Hardening"). The CLI cannot see the bytes, only the U+FFFD, so an argument (`argv`'s entries,
  * ids, queue names, option values) or an option's variable ({@link ENV_OPTIONS}) holding one is
  * refused, a usage error (exit 1) naming it, before anything is sent. A U+FFFD typed on purpose

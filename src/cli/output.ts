@@ -127,7 +127,7 @@ export const limitText = (limit: number | null | undefined): string =>
   limit === null || limit === undefined ? 'none' : String(limit);
 
 /**
- * A remaining time as shown (README "CLI"): rounded up, so a revert is never shown as nearer
+ * A remaining time as shown (docs/cli.md): rounded up, so a revert is never shown as nearer
  * than it is — to the second from 10 s (`9m 58s`), to a tenth of a second under 10 s (a
  * `--for 1.5s` shows `1.5s`, not `2s`), exact under 1 s (`250ms`).
  */

@@ -4,7 +4,7 @@
  * (`acme⟨ZWSP⟩`, `cafe⟨U+0301⟩`), so two different ids never print alike (DESIGN.md §6, "CLI",
  * states the rule). One rule for the console (its `Id` component and plain text, through
  * `console/src/format.ts`) and the CLI (`ringmaster groups`, `dead`, `history`, `top`, the
- * steering commands' lines; README "CLI"). Imports nothing, so the console's bundle takes it as
+ * steering commands' lines; docs/cli.md). Imports nothing, so the console's bundle takes it as
  * it is (scripts/build.mjs counts it among the console's inputs).
  */
 

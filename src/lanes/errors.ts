@@ -161,7 +161,7 @@ const NOPERM_REPLY =
 /** The credentials refused (`NOAUTH Authentication required.`, `WRONGPASS invalid username-password pair…`). */
 const AUTH_REPLY = /(?:^|: -)(NOAUTH|WRONGPASS)\b/;
 /**
- * What Ringmaster's Redis user needs (README "Running on a Redis you did not configure"), for
+ * What Ringmaster's Redis user needs (docs/redis.md "Running on a Redis you did not configure"), for
  * key prefix `prefix` (undefined: not known here, the default `emq` is named).
  */
 function grants(prefix: string | undefined): string {
@@ -171,7 +171,7 @@ function grants(prefix: string | undefined): string {
 }
 
 /**
- * The commands a Ringmaster user needs at least (README "Running on a Redis you did not
+ * The commands a Ringmaster user needs at least (docs/redis.md "Running on a Redis you did not
  * configure"; test/lanes/acl.test.ts runs an engine as a user with exactly these): the
  * scripts' reads and writes, TIME (every script reads Redis' clock, `includes/nowMs.lua`),
  * the Worker's blocking wake, the live feed's SUBSCRIBE, INFO (`checkServer`'s version and

@@ -71,7 +71,7 @@ export function registerStatus(program: Command): void {
 /**
  * The error `status` ends with, after its report, when `/ready` says not ready (503: Redis
  * down, the subscriber lost, an eviction policy other than noeviction): exit SERVER, so that a
- * script sees it (README "CLI", exit codes). Names what /ready reported.
+ * script sees it (docs/cli.md, exit codes). Names what /ready reported.
  */
 function notReady(url: string, ready: Readiness): CliError {
   const said = [

@@ -1,5 +1,5 @@
 /**
- * Telling a no-op from a change (README "CLI"): a steering mutation answers the group after,
+ * Telling a no-op from a change (docs/cli.md): a steering mutation answers the group after,
  * which looks the same whether the call changed it or it already was so — and such a call
  * changes nothing in Redis and records no history (DESIGN.md §4.6). So a plain call reads the
  * group first and, when the value asked for is already there (and no timed revert of its kind

@@ -1,7 +1,7 @@
 /**
  * Query limits (DESIGN.md §5, part of hardening the API against hostile clients): every document is bounded before it runs, on
  * every transport (HTTP, SSE and graphql-ws share Yoga's envelop, see `ws.ts`). The numbers live
- * here and only here; the README's "Query limits" section quotes them.
+ * here and only here; docs/server.md ("Hardening", Query limits) quotes them.
  *
  * How they were chosen (test/api/hostile.limits.test.ts checks every real operation against them):
  * the schema has no cycles, so the deepest real selection is five fields (`queue → groups →
