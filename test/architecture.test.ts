@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'src/lanes/': [],
   'src/pubsub/': ['src/lanes/'],
   'src/context.ts': ['src/lanes/', 'src/pubsub/'],
-  'src/resolvers/': ['src/lanes/', 'src/pubsub/', 'src/context.ts'],
+  'src/resolvers/': ['src/lanes/', 'src/pubsub/', 'src/context.ts', 'src/overrideWords.ts'],
   'src/schema/': ['src/lanes/', 'src/pubsub/', 'src/context.ts', 'src/resolvers/'],
   'src/server/': [
     'src/lanes/',
@@ -35,9 +35,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ],
   'src/badPorts.ts': [],
   'src/decimalDigits.ts': [],
-  'src/cli/': ['src/badPorts.ts', 'src/decimalDigits.ts'],
-  'src/cli/bounds.ts': ['src/badPorts.ts', 'src/decimalDigits.ts', 'src/lanes/limits.ts'],
-  'console/src/': ['src/cli/historyDetail.ts', 'src/cli/visibleText.ts', 'src/lanes/limits.ts'],
+  'src/overrideWords.ts': [],
+  'src/cli/': ['src/badPorts.ts', 'src/decimalDigits.ts', 'src/overrideWords.ts'],
+  'src/cli/bounds.ts': [
+    'src/badPorts.ts',
+    'src/decimalDigits.ts',
+    'src/overrideWords.ts',
+    'src/lanes/limits.ts',
+  ],
+  'console/src/': [
+    'src/cli/historyDetail.ts',
+    'src/cli/visibleText.ts',
+    'src/overrideWords.ts',
+    'src/lanes/limits.ts',
+  ],
   'bench/': ['src/'],
 };
 

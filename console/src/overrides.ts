@@ -4,6 +4,9 @@
  */
 
 import { Limits } from '../../src/lanes/limits.js';
+import { overrideClause, revertWhen } from '../../src/overrideWords.js';
+
+export { moreTime } from '../../src/overrideWords.js';
 
 /** The longest override the API takes (ms): 30 days. */
 const MAX_FOR_MS = Limits.maxDelayMs;
@@ -28,27 +31,11 @@ export function parseDuration(text: string): number | null {
 
 const bounded = (ms: number): number | null => (ms >= 1_000 && ms <= MAX_FOR_MS ? ms : null);
 
-/** "12 more minutes": a span (ms), rounded up in the unit that reads best (as Group.reason). */
-export function moreTime(ms: number): string {
-  const steps: [number, string][] = [
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-  ];
-  for (const [size, name] of steps) {
-    if (ms >= 2 * size) {
-      const n = Math.ceil(ms / size);
-      return `${n} more ${name}s`;
-    }
-  }
-  const s = Math.max(1, Math.ceil(ms / 1_000));
-  return `${s} more second${s === 1 ? '' : 's'}`;
-}
-
 /**
- * One pending revert in words, `left` ms before it is due (≤ 0: due, not applied yet). `paused`
- * is whether the group is paused now: a pause-kind revert of a group that is not is a timed
- * resume ("Resumed for 10 more minutes, then paused again").
+ * One pending revert in words (src/overrideWords.ts, as `Group.reason` says it, capitalised),
+ * `left` ms before it is due (≤ 0: due, not applied yet). `paused` is whether the group is
+ * paused now: a pause-kind revert of a group that is not is a timed resume ("Resumed for 10
+ * more minutes, then paused again").
  */
 export function overrideText(
   kind: 'limit' | 'pause',
@@ -57,16 +44,6 @@ export function overrideText(
   revertTo: number | boolean | null,
   paused = true,
 ): string {
-  const when = left > 0 ? `for ${moreTime(left)}` : 'until the next reaper pass (due now)';
-  if (kind === 'pause' && !paused) {
-    return revertTo === true
-      ? `Resumed ${when}, then paused again`
-      : `Resumed ${when}, then still resumed (it was not paused before)`;
-  }
-  if (kind === 'pause') {
-    return revertTo === true
-      ? `Paused ${when}, then still paused (it was paused before)`
-      : `Paused ${when}, then resumes`;
-  }
-  return `Limit ${limit ?? 'none'} ${when}, then ${typeof revertTo === 'number' ? revertTo : 'no limit'}`;
+  const clause = overrideClause(kind, revertTo, { limit, paused }, revertWhen(left));
+  return `${clause.charAt(0).toUpperCase()}${clause.slice(1)}`;
 }

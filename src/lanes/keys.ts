@@ -1,61 +1,13 @@
 /**
- * The one key producer: every Redis key Ringmaster touches is named here (DESIGN.md §2).
- *
- * With prefix `P` (default `emq`) and queue `Q` (braces literal, so a queue's keys share one
- * Redis Cluster slot):
- *
- * | key                      | type   | holds                                                    |
- * |--------------------------|--------|----------------------------------------------------------|
- * | `P:{Q}:glimit`           | hash   | group → limit                                            |
- * | `P:{Q}:gactive`          | hash   | group → active count (field removed at 0)                |
- * | `P:{Q}:ring`             | list   | serviceable groups, rota order, head first               |
- * | `P:{Q}:paused`           | set    | paused groups                                            |
- * | `P:{Q}:wake`             | list   | wake tokens, trimmed to 64                               |
- * | `P:{Q}:g:<group>:pending`| zset   | the group's lane: job id → FIFO score                    |
- * | `P:{Q}:groups`           | zset   | registry of groups, score 0 (lexicographic paging)       |
- * | `P:{Q}:job:<id>`         | hash   | group, attempts, maxAttempts, state, token, …            |
- * | `P:{Q}:payloads`         | hash   | job id → payload (JSON text), beside the job's hash      |
- * | `P:{Q}:active`           | zset   | active job id → lease deadline (ms, Redis clock)         |
- * | `P:{Q}:leases`           | hash   | active job id → its group                                |
- * | `P:{Q}:dead`             | zset   | job id → time it ran out of attempts (ms)                |
- * | `P:{Q}:delayed`          | zset   | delayed job id → when it runs (ms, Redis clock)          |
- * | `P:{Q}:completed`        | zset   | retained completed job id → when it completed (ms)       |
- * | `P:{Q}:g:<group>:delayed`| zset   | the group's delayed jobs: id → when it runs (ms)         |
- * | `P:{Q}:g:<group>:dead`   | zset   | the group's dead jobs: id → when it died (ms)            |
- * | `P:{Q}:g:<group>:completed`| zset | the group's retained completed jobs: id → finished (ms)  |
- * | `P:{Q}:job:<id>:errors`  | list   | the job's failed attempts, newest first, JSON, bounded   |
- * | `P:{Q}:job:<id>:events`  | list   | a watched job's state changes, oldest first, JSON,       |
- * |                          |        | bounded (100), expiring 10 min after the last            |
- * | `P:{Q}:watched`          | zset   | job id → until when a live feed watches it (ms)          |
- * | `P:{Q}:settings`         | hash   | queue-wide settings: paused, retention, job layout       |
- * | `P:{Q}:seq`              | string | job id counter                                           |
- * | `P:{Q}:stats`            | hash   | counters and totals                                      |
- * | `P:{Q}:idem:<key>`       | hash   | an enqueue's idempotency key: id, fingerprint,           |
- * |                          |        | enqueuedAt; expires keyTtlMs (default 24 h) after it     |
- * | `P:{Q}:reaper`           | string | reaper lock: its holder's id while its pass runs         |
- * | `P:{Q}:reapedAt`         | string | when the last reaper pass began (ms, Redis clock)        |
- * | `P:{Q}:guard`            | none   | never written: the slot guard every queue script declares |
- * | `P:{Q}:history`          | stream | steering history of the queue and its groups (capped)    |
- * | `P:{Q}:overrides`        | zset   | timed overrides: `<kind>:<group>` → revert deadline (ms) |
- * | `P:{Q}:goverride`        | hash   | `<kind>:<group>` → the override (JSON)                   |
- * | `P:{Q}:grate`            | hash   | group → rate limit `<max>:<windowMs>`                    |
- * | `P:{Q}:gwindow`          | hash   | group → current rate window `<startMs>:<claims>`         |
- * | `P:{Q}:ratelimited`      | zset   | groups at their rate → when their window reopens (ms)    |
- * | `P:{Q}:gweight`          | hash   | group → weight (turns per round; none = 1)               |
- * | `P:{Q}:gturns`           | hash   | group → turns taken this round (weighted groups)         |
- * | `P:{Q}:heads`            | zset   | group → a lower bound of its lane head's score (metrics) |
- * | `P:{Q}:ringwatched`      | string | exists while a live feed watches the ring (expiring)     |
- * | `P:{Q}:ringlog`          | list   | the ring's changes while watched, oldest first, JSON,    |
- * |                          |        | bounded (1,024), expiring                                |
- * | `P:{Q}:gseen`            | zset   | group → when a call last registered it (ms; forgetting)  |
- * | `P:queues`               | set    | queue names (outside any queue's slot)                   |
- * | `P:canary:{<id>}:<t>`    | any    | the live feed's canary: exists only inside one MULTI     |
+ * The one key producer: every Redis key Ringmaster touches is named here. The map of them —
+ * each key's pattern, type and what it holds — is the table of DESIGN.md §2, and
+ * `test/lanes/keyTable.test.ts` holds this file to it: each key built here is a row there, and
+ * each row a key built here.
  *
  * Scripts that pick a group or mint a job id build the keys named by data themselves from
  * `base` (`P:{Q}:`), which shares the slot, with the builders of `src/lua/includes/keys.lua`
- * (`laneKeyOf`, `jobKeyOf`, `groupDelayedKeyOf`, `groupDeadKeyOf`, `groupCompletedKeyOf`,
- * `errorsKeyOf`, `jobEventsKeyOf`, `watchedKeyOf`, `payloadsKeyOf`, `settingsKeyOf`, `WAKE_LENGTH` and `JOB_LAYOUT`), and build the operations keys (history … heads) from
- * `base` too (`historyKeyOf`, …: see keys.lua for why): change one side, change the other.
+ * (its Lua half, with the same `WAKE_LENGTH` and `JOB_LAYOUT`), and build the operations keys
+ * (history … heads) from `base` too (see keys.lua for why): change one side, change the other.
  * `test/lua/includes.test.ts` checks that the two sides agree.
  */
 export interface QueueKeys {

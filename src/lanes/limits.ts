@@ -1,8 +1,9 @@
 /**
  * The bounds of DESIGN.md §5, each stated once, and the one range check every caller uses: the
  * engine's input checks (`validate.ts`), the CLI's arguments (`src/cli/bounds.ts`) and the
- * console's forms read them here. Imports nothing, so the console can bundle it. The scripts
- * keep their own copies of the few they check (src/lua), pinned equal by test/lua.
+ * console's forms read them here. Imports nothing, so the console can bundle it. The few the
+ * scripts check are written once for them in `src/lua/includes/bounds.lua`, which
+ * test/lua/bounds.test.ts holds equal to these.
  */
 
 /** Bounds of DESIGN.md §5: counts, bytes, and ms for the names ending in `Ms`. */

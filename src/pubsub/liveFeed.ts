@@ -8,7 +8,8 @@
  *   its key's slot, moved (with a RESYNC of its watchers) when that owner changes.
  * - A watched ring is kept as a copy the scripts' ring log updates (`ringMirror.ts`): a change
  *   costs a read of the log's tail, the whole ring is read at the start and on a resync or gap.
- * - One {@link Watch} per watched ring, group and job, shared by all its subscribers:
+ * - One {@link Watch} per watched ring, group, job and history stream, shared by all its
+ *   subscribers (a {@link WatchRegistry} per kind, one count of them all):
  *   notifications are hints that schedule a coalesced re-read (at most one per throttle window),
  *   never the state itself; while watched, a thing is also re-read every `resyncIntervalMs`
  *   (every `pollIntervalMs` when notifications do not arrive and the feed polls), the watches
@@ -70,6 +71,7 @@ import { RING_WATCH_TTL_MS, RingMirror, type RingVersion } from './ringMirror.js
 import { type RingChange, type RingNeed, renderRing, ringKeys, WHOLE_RING } from './ringWatch.js';
 import type { FeedMode, FeedSource } from './source.js';
 import { Watch } from './watch.js';
+import { type WatchBudget, WatchRegistry } from './watchRegistry.js';
 
 export interface LiveFeedOptions {
   /**
@@ -179,11 +181,17 @@ export class LiveFeed {
   private readonly topologyIntervalMs: number;
   private readonly rereads: RereadScheduler;
   private readonly logger: Logger;
-  /** Distinct watches open (the rings', groups' and jobs' maps together). */
+  /** Distinct watches open (the registries' together: rings, groups, jobs, histories). */
   private watchCount = 0;
   /** The limit was reached and logged; logged again only after it was left. */
   private atLimit = false;
-  private readonly rings = new Map<string, Watch<RingVersion>>();
+  /** The count of distinct watches the registries share (`maxWatches`). */
+  private readonly budget: WatchBudget = {
+    admit: () => this.admitWatch(),
+    closed: () => this.watchClosed(),
+  };
+  /** queue → its ring's watch */
+  private readonly rings = new WatchRegistry<Watch<RingVersion>>(this.budget);
   /** Watched rings whose queue's state the engine found lost, until their next read. */
   private readonly lostRings = new Set<string>();
   /** queue → the copy of its watched ring (one per ring watch) */
@@ -192,14 +200,14 @@ export class LiveFeed {
   private markTimer: NodeJS.Timeout | undefined;
   private readonly ringCounts = { fullReads: 0, logReads: 0 };
   private readonly ringWatchTtlMs: number;
-  /** queue → group → watch */
-  private readonly groups = new Map<string, Map<string, Watch<GroupInfo>>>();
-  /** queue → job id → watch */
-  private readonly jobs = new Map<string, Map<string, Watch<JobTimeline>>>();
+  /** [queue, group] → watch */
+  private readonly groups = new WatchRegistry<Watch<GroupInfo>>(this.budget);
+  /** [queue, job id] → watch */
+  private readonly jobs = new WatchRegistry<Watch<JobTimeline>>(this.budget);
   /** The watched jobs' registrations in `P:{Q}:watched` (DESIGN.md §4.4). */
   private readonly registrations: JobRegistrations;
-  /** history stream key → its queue and watch (the queue's stream or a group's; §4.6) */
-  private readonly histories = new Map<string, { queue: string; watch: Watch<HistoryWindow> }>();
+  /** history stream key → its watch (the queue's stream, shared by its groups'; §4.6) */
+  private readonly histories = new WatchRegistry<Watch<HistoryWindow>>(this.budget);
   private readonly streams = new Set<FeedStream<unknown, unknown>>();
   private source: FeedSource | undefined;
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
@@ -344,17 +352,15 @@ export class LiveFeed {
     const handle = this.engine.queue(queue);
     const source = this.requireStarted();
     const name = handle.name;
-    const stream = this.open(renderRing(name, need), signal, () => {
-      let watch = this.rings.get(name);
-      if (watch === undefined) {
-        this.admitWatch();
+    const stream = this.open(renderRing(name, need), signal, () =>
+      this.rings.obtain(name, name, (closed) => {
         const mirror = new RingMirror(
           handle.redis,
           queueKeys(this.prefix, name),
           this.ringCounts,
           this.ringWatchTtlMs,
         );
-        watch = new Watch<RingVersion>({
+        const watch = new Watch<RingVersion>({
           ...this.watchDefaults(source),
           keys: ringKeys(queueKeys(this.prefix, name)),
           read: async () => {
@@ -373,20 +379,17 @@ export class LiveFeed {
           onResync: () => mirror.invalidate(),
           logger: this.logger.child({ queue: name, watch: 'ring' }),
           onEmpty: () => {
-            this.watchClosed();
-            if (this.rings.get(name) === watch) {
-              this.rings.delete(name);
+            if (closed()) {
               this.mirrors.delete(name);
               if (this.mirrors.size === 0) this.stopMarking();
             }
           },
         });
-        this.rings.set(name, watch);
         this.mirrors.set(name, mirror);
         this.markTimer ??= setInterval(() => this.renewMarks(), this.ringWatchTtlMs / 3).unref();
-      }
-      return watch;
-    });
+        return watch;
+      }),
+    );
     // The head every version keeps for a render in flight (RingMirror.need) counts this one's.
     const mirror = this.mirrors.get(name);
     if (mirror !== undefined && stream instanceof FeedStream && !stream.done) {
@@ -438,36 +441,26 @@ export class LiveFeed {
     const id = validate.groupId(group);
     const source = this.requireStarted();
     const name = handle.name;
-    return this.open(renderGroup, signal, () => {
-      const existing = this.groups.get(name)?.get(id);
-      if (existing !== undefined) return existing;
-      this.admitWatch();
-      let byGroup = this.groups.get(name);
-      if (byGroup === undefined) {
-        byGroup = new Map();
-        this.groups.set(name, byGroup);
-      }
-      const watches = byGroup;
-      const watch: Watch<GroupInfo> = new Watch<GroupInfo>({
-        ...this.watchDefaults(source),
-        keys: groupKeys(queueKeys(this.prefix, name), id),
-        read: () => {
-          this.groupReads++;
-          return handle.group(id);
-        },
-        equals: sameGroup,
-        // Its rate window reopens with nothing written: read it again then (DESIGN.md §3).
-        changesAt: (g) => g.rateLimitedUntil,
-        logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
-        onEmpty: () => {
-          this.watchClosed();
-          watches.delete(id);
-          if (watches.size === 0 && this.groups.get(name) === watches) this.groups.delete(name);
-        },
-      });
-      watches.set(id, watch);
-      return watch;
-    });
+    return this.open(renderGroup, signal, () =>
+      this.groups.obtain(
+        JSON.stringify([name, id]),
+        name,
+        (closed) =>
+          new Watch<GroupInfo>({
+            ...this.watchDefaults(source),
+            keys: groupKeys(queueKeys(this.prefix, name), id),
+            read: () => {
+              this.groupReads++;
+              return handle.group(id);
+            },
+            equals: sameGroup,
+            // Its rate window reopens with nothing written: read it again then (DESIGN.md §3).
+            changesAt: (g) => g.rateLimitedUntil,
+            logger: this.logger.child({ queue: name, group: id, watch: 'group' }),
+            onEmpty: closed,
+          }),
+      ),
+    );
   }
 
   /**
@@ -493,37 +486,25 @@ export class LiveFeed {
     const batches = this.open(
       jobRender(),
       signal,
-      () => {
-        const existing = this.jobs.get(name)?.get(jobId);
-        if (existing !== undefined) return existing;
-        this.admitWatch();
-        let byJob = this.jobs.get(name);
-        if (byJob === undefined) {
-          byJob = new Map();
-          this.jobs.set(name, byJob);
-        }
-        const watches = byJob;
-        const registered = this.registrations.hold(name, jobId);
-        const read = jobReader(handle, jobId, () => registered);
-        const watch: Watch<JobTimeline> = new Watch<JobTimeline>({
-          ...this.watchDefaults(source),
-          keys: jobKeys(queueKeys(this.prefix, name), jobId),
-          read: () => {
-            this.jobReads++;
-            return read();
-          },
-          equals: sameTimeline,
-          logger: this.logger.child({ queue: name, job: jobId, watch: 'job' }),
-          onEmpty: () => {
-            this.watchClosed();
-            this.registrations.release(name, jobId);
-            watches.delete(jobId);
-            if (watches.size === 0 && this.jobs.get(name) === watches) this.jobs.delete(name);
-          },
-        });
-        watches.set(jobId, watch);
-        return watch;
-      },
+      () =>
+        this.jobs.obtain(JSON.stringify([name, jobId]), name, (closed) => {
+          const registered = this.registrations.hold(name, jobId);
+          const read = jobReader(handle, jobId, () => registered);
+          return new Watch<JobTimeline>({
+            ...this.watchDefaults(source),
+            keys: jobKeys(queueKeys(this.prefix, name), jobId),
+            read: () => {
+              this.jobReads++;
+              return read();
+            },
+            equals: sameTimeline,
+            logger: this.logger.child({ queue: name, job: jobId, watch: 'job' }),
+            onEmpty: () => {
+              closed();
+              this.registrations.release(name, jobId);
+            },
+          });
+        }),
       endsJob,
     );
     return new FlatStream(batches);
@@ -548,36 +529,30 @@ export class LiveFeed {
     const id = group === undefined ? undefined : validate.groupId(group);
     const source = this.requireStarted();
     const key = historyKey(queueKeys(this.prefix, handle.name));
-    return this.open(historyRender(id), signal, () => {
-      const existing = this.histories.get(key);
-      if (existing !== undefined) return existing.watch;
-      this.admitWatch();
-      const read = historyReader(handle.redis, key);
-      const watch: Watch<HistoryWindow> = new Watch<HistoryWindow>({
-        ...this.watchDefaults(source),
-        keys: [key],
-        read: () => {
-          this.historyReads++;
-          return read();
-        },
-        equals: sameWindow,
-        logger: this.logger.child({ queue: handle.name, watch: 'history' }),
-        onEmpty: () => {
-          this.watchClosed();
-          if (this.histories.get(key)?.watch === watch) this.histories.delete(key);
-        },
-      });
-      this.histories.set(key, { queue: handle.name, watch });
-      return watch;
-    });
+    return this.open(historyRender(id), signal, () =>
+      this.histories.obtain(key, handle.name, (closed) => {
+        const read = historyReader(handle.redis, key);
+        return new Watch<HistoryWindow>({
+          ...this.watchDefaults(source),
+          keys: [key],
+          read: () => {
+            this.historyReads++;
+            return read();
+          },
+          equals: sameWindow,
+          logger: this.logger.child({ queue: handle.name, watch: 'history' }),
+          onEmpty: closed,
+        });
+      }),
+    );
   }
 
   stats(): LiveFeedStats {
     const queues = new Set([
-      ...this.rings.keys(),
-      ...this.groups.keys(),
-      ...this.jobs.keys(),
-      ...[...this.histories.values()].map((h) => h.queue),
+      ...this.rings.queues(),
+      ...this.groups.queues(),
+      ...this.jobs.queues(),
+      ...this.histories.queues(),
     ]);
     return {
       listeners: this.streams.size,
@@ -602,16 +577,11 @@ export class LiveFeed {
       this.registrations.stop();
       this.stopMarking();
       for (const stream of [...this.streams]) stream.close();
-      for (const watch of this.rings.values()) watch.dispose();
-      for (const byGroup of this.groups.values())
-        for (const watch of byGroup.values()) watch.dispose();
-      for (const byJob of this.jobs.values()) for (const watch of byJob.values()) watch.dispose();
-      for (const { watch } of this.histories.values()) watch.dispose();
-      this.histories.clear();
       this.rings.clear();
-      this.mirrors.clear();
       this.groups.clear();
       this.jobs.clear();
+      this.histories.clear();
+      this.mirrors.clear();
       await this.source?.stop();
       this.logger.info('live feed stopped');
     })();
@@ -693,15 +663,12 @@ export class LiveFeed {
   }
 
   private allWatches(): Watch<unknown>[] {
-    const watches: Watch<unknown>[] = [...this.rings.values()] as Watch<unknown>[];
-    for (const byGroup of this.groups.values()) {
-      watches.push(...(byGroup.values() as Iterable<Watch<unknown>>));
-    }
-    for (const byJob of this.jobs.values()) {
-      watches.push(...(byJob.values() as Iterable<Watch<unknown>>));
-    }
-    for (const { watch } of this.histories.values()) watches.push(watch as Watch<unknown>);
-    return watches;
+    return [
+      ...this.rings.watches(),
+      ...this.groups.watches(),
+      ...this.jobs.watches(),
+      ...this.histories.watches(),
+    ] as Watch<unknown>[];
   }
 
   /**
@@ -710,7 +677,7 @@ export class LiveFeed {
    * as a RESYNC with `resyncReason` STATE_LOST (DESIGN.md §4.4).
    */
   stateLost(queue: string): void {
-    if (this.rings.has(queue)) this.lostRings.add(queue);
+    if (this.rings.get(queue) !== undefined) this.lostRings.add(queue);
     this.resyncAll();
   }
 

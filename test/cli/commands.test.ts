@@ -464,7 +464,10 @@ describe('timed overrides', () => {
   it('a timed call that would revert to the value it sets is the plain call: the first line says no revert is pending', async () => {
     const q = await seeded();
     // After a timed pause, resume --for would revert to running, as it is: a plain resume.
-    await cli(['pause', 'a', '-q', q, '--for', '90s']);
+    // The timed pause says what its revert does in Group.reason's words (src/overrideWords.ts).
+    expect((await cli(['pause', 'a', '-q', q, '--for', '90s'])).stdout).toContain(
+      `a in ${q} paused for 1m 30s, then resumes`,
+    );
     const resumed = (await cli(['resume', 'a', '-q', q, '--for', '15m'])).stdout;
     expect(resumed).toMatch(
       new RegExp(`^a in ${q} resumed; no revert is pending: it stays running$`, 'm'),

@@ -36,7 +36,7 @@ describe('overrideText', () => {
       'Limit 0 for 3 more hours, then no limit',
     );
     expect(overrideText('limit', -20, 2, 10)).toBe(
-      'Limit 2 until the next reaper pass (due now), then 10',
+      'Limit 2 until the next reaper pass (its deadline has passed), then 10',
     );
     expect(moreTime(1)).toBe('1 more second');
   });

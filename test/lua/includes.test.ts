@@ -24,6 +24,8 @@ const engine = useEngine();
 const include = (name: string) => readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8');
 const KEYS_LUA = include('keys');
 const GROUP_STATE_LUA = include('groupState');
+/** safeInteger.lua with the bounds it includes (inlined here by hand, as the loader would). */
+const SAFE_INTEGER_LUA = `${include('bounds')}${include('safeInteger')}`;
 
 /**
  * A script's inlined source without comments, and without the text of `except` (an include's
@@ -207,7 +209,7 @@ describe('I1 is isServiceable (includes/groupState.lua), the same as src/lanes/q
     }
     await write.exec();
     // Each standing judged three ways: { serviceable, saturated } as 0|1, each way in turn.
-    const script = `${KEYS_LUA}${include('safeInteger')}${GROUP_STATE_LUA}${include('groupReply')}
+    const script = `${KEYS_LUA}${SAFE_INTEGER_LUA}${GROUP_STATE_LUA}${include('groupReply')}
 local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local function bits(serviceable, saturated)
   return { serviceable and 1 or 0, saturated and 1 or 0 }
@@ -260,7 +262,7 @@ return out`;
     await redis.set(keys.lane('g'), 'not a zset');
     // Built from k.glimit's name (no base in k): read, it would fail with WRONGTYPE too.
     await redis.set(keys.rateLimited, 'not a zset');
-    const script = `${include('safeInteger')}${GROUP_STATE_LUA}
+    const script = `${SAFE_INTEGER_LUA}${GROUP_STATE_LUA}
 local k = { glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local saturated = { isServiceable(k, 'g', KEYS[4], 2, 2) }
 local paused = { isServiceable(k, 'g', KEYS[4], 2, 1, true) }
@@ -294,7 +296,7 @@ describe('no script judges I1 past includes/groupState.lua', () => {
 });
 
 describe('retention.lua and the engine read a policy alike', () => {
-  const RETENTION_LUA = `${KEYS_LUA}${include('safeInteger')}${include('retention')}`;
+  const RETENTION_LUA = `${KEYS_LUA}${SAFE_INTEGER_LUA}${include('retention')}`;
 
   it('RETENTION_DEFAULTS are Defaults.completedRetention and Defaults.deadRetention', async () => {
     const script = `${RETENTION_LUA}
@@ -396,7 +398,7 @@ describe("safeInteger's fast path and the claim's attempts + 1 (fewer Lua calls)
     /^-?\d+$/.test(raw) && Math.abs(Number(raw)) <= Number.MAX_SAFE_INTEGER ? Number(raw) : null;
 
   it('safeInteger answers the grammar, whichever path answers', async () => {
-    const script = `${include('safeInteger')}
+    const script = `${SAFE_INTEGER_LUA}
 local out = {}
 for i = 1, #ARGV do
   local n = safeInteger(ARGV[i])
@@ -429,7 +431,7 @@ return out`;
 });
 
 describe('overrideData.lua and parseOverride read a timed override alike (I6)', () => {
-  const OVERRIDE_LUA = include('overrideData');
+  const OVERRIDE_LUA = `${include('bounds')}${include('overrideData')}`;
 
   it('for any stored text: none, or the same until, setAt, revertTo (as the revert applies it) and actor', async () => {
     const data = (o: Record<string, unknown>) => JSON.stringify({ setAt: 5, actor: 'ann', ...o });

@@ -7,6 +7,7 @@
  */
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { Argument, type Command, Option } from 'commander';
+import { revertOutcome } from '../../overrideWords.js';
 import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { type CliContext, contextOf } from '../context.js';
@@ -109,7 +110,7 @@ export function registerSteering(program: Command): void {
           : forMs === null
             ? `${who} set to ${limit}`
             : timed
-              ? `${who} set to ${limit} for ${durationText(forMs)}, then ${timed.revertToLimit ?? 'no limit'}`
+              ? `${who} set to ${limit} for ${durationText(forMs)}, then ${revertOutcome('limit', timed.revertToLimit ?? null, false)}`
               : `${who} set to ${limit}; no revert is pending: it stays ${limit}`,
       );
     });
@@ -283,5 +284,5 @@ export function timedPauseText(
   if (revertToPaused === after.paused) {
     return `${who} ${verb}; it stays ${now} after ${durationText(forMs)}: the pending revert restores the state before the first timed call still pending, ${now}`;
   }
-  return `${who} ${verb} for ${durationText(forMs)}, then ${revertToPaused ? 'paused again' : 'resumed'}`;
+  return `${who} ${verb} for ${durationText(forMs)}, then ${revertOutcome('pause', revertToPaused, after.paused)}`;
 }

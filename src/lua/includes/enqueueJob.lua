@@ -55,17 +55,13 @@
   (includes/keys.lua).
 ]]
 --- @include "keys"
+--- @include "bounds"
 --- @include "nowMs"
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "settleGroup"
 --- @include "payloads"
 --- @include "retentionAge"
-
--- The last id `seq` may hold: INCR then mints 2^53−1, the last id a double holds exactly.
-local LAST_SEQ = 9007199254740990
--- The furthest a run-at time may be from now (ms): 30 days, as the engine's delayMs bound.
-local MAX_DELAY_MS = 2592000000
 
 local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 
@@ -114,7 +110,8 @@ end
 
 local function firstId(seqKey, n, floor)
   local last = redis.call('GET', seqKey)
-  local top = LAST_SEQ + 1 - n
+  -- The last id these n INCRs mint is at most 2^53−1 (includes/bounds.lua).
+  local top = MAX_SAFE_INTEGER - n
   if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= top) then
     refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', top)
       .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores; this call mints ' .. n

@@ -16,11 +16,10 @@
     overrideJson(o)         the data as setOverride writes it, integers exact (cjson.encode
                             writes 14 significant digits)
 ]]
-
-local OVERRIDE_MAX_SAFE = 9007199254740991
+--- @include "bounds"
 
 local function isOverrideMs(v)
-  return type(v) == 'number' and v >= -OVERRIDE_MAX_SAFE and v <= OVERRIDE_MAX_SAFE
+  return type(v) == 'number' and v >= -MAX_SAFE_INTEGER and v <= MAX_SAFE_INTEGER
     and math.floor(v) == v
 end
 
@@ -36,7 +35,7 @@ local function overrideOf(kind, raw)
   local revertTo
   if kind == 'limit' then
     revertTo = cjson.null
-    if type(r) == 'number' and r >= 0 and r <= OVERRIDE_MAX_SAFE and math.floor(r) == r then
+    if type(r) == 'number' and r >= 0 and r <= MAX_SAFE_INTEGER and math.floor(r) == r then
       revertTo = r
     end
   else

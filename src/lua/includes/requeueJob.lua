@@ -18,7 +18,7 @@
     FIXED        delayMs
     EXPONENTIAL  min(delayMs × 2^(attempts − 1), maxDelayMs), attempts = the attempt that
                  just failed (1 for the first)
-    never more than MAX_DELAY_MS (30 days, the longest delay an enqueue may ask): an
+    never more than MAX_DELAY_MS (includes/bounds.lua, the longest delay an enqueue may ask): an
     EXPONENTIAL policy without maxDelayMs stops growing there; then with jitter j the wait is
     wait × (1 − j × failure.r), r in [0, 1) from the engine; floored to whole ms.
   A policy field that is not what the engine writes (another writer's) counts as no policy.
@@ -47,13 +47,13 @@
   once, its hash fields as they were just before (a flat list), for the caller's reply.
 ]]
 --- @include "keys"
+--- @include "bounds"
 --- @include "safeInteger"
 --- @include "retention"
 --- @include "heads"
 --- @include "jobEvents"
 
 local ERRORS_KEPT = 10
-local MAX_DELAY_MS = 2592000000
 
 -- The wait (ms) a job's stored policy asks after its attempt `attempts` failed; 0 for none.
 local function backoffWait(policy, attempts, r)

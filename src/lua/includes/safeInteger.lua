@@ -24,7 +24,7 @@
                        DATA_OUT_OF_RANGE (src/lanes/errors.ts). A caller must refuse before its
                        first write: Redis does not roll a script back.
 ]]
-local MAX_SAFE_DIGITS = '9007199254740991'
+--- @include "bounds"
 
 -- Sign ('' or '-') and digits without leading zeros of an integer text, or nil.
 local function integerParts(raw)
