@@ -19,13 +19,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Imported on first use, never at start: left to node_modules. */
-const LAZY = ['@graphql-yoga/render-graphiql'];
+export const LAZY = ['@graphql-yoga/render-graphiql'];
 
 /**
  * CommonJS libraries call `require` for Node's built-ins; an ES module bundle has none of its
  * own, so it gets one made for its URL.
  */
-const BANNER =
+export const BANNER =
   "import{createRequire as __rmRequire}from'node:module';const require=__rmRequire(import.meta.url);";
 
 /** Modification time of `file` (ms), 0 when it is not there. */
