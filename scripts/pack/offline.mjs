@@ -1,6 +1,6 @@
 /**
  * Installs into a fresh project from npm's cache alone, for the packed engine's test
- * (test/lanes/package.test.ts) and `npm run weight` (scripts/weight.mjs).
+ * (test/lanes/package.e2e.test.ts) and `npm run weight` (scripts/weight.mjs).
  *
  * `npm ci` fills npm's cache with the tarballs this repository's package-lock.json names, but not
  * with the registry's metadata, so a plain `npm install ioredis` cannot resolve offline. A fresh
@@ -55,7 +55,7 @@ export function lockFor({ rootLock, name, dependencies, local = {} }) {
     const from = queue.shift();
     const entry = from === '' ? packages[''] : source[from];
     for (const dep of needs(entry)) {
-      const found = locate(source, from === '' ? '' : from, dep);
+      const found = locate(source, from, dep);
       if (found === undefined) {
         if (entry.optionalDependencies?.[dep] !== undefined) continue;
         throw new Error(`package-lock.json has no ${dep} (needed by ${from || name})`);

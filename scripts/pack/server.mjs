@@ -9,7 +9,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BANNER } from '../bundle.mjs';
+import { bundleOptions } from '../bundle.mjs';
 import { serverPackage, serverReadme } from './manifests.mjs';
 import { npmPack } from './npmPack.mjs';
 
@@ -39,20 +39,13 @@ export async function stageServer({ root, out, esbuild }) {
     });
   }
   mkdirSync(path.join(out, 'dist', 'cli'), { recursive: true });
-  await esbuild.build({
-    entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
-    outfile: path.join(out, 'dist', 'cli', 'main.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    sourcemap: 'linked',
-    banner: { js: BANNER },
-    logLevel: 'warning',
-    absWorkingDir: root,
-  });
+  await esbuild.build(
+    bundleOptions({
+      root,
+      entry: path.join(root, 'dist', 'cli', 'main.js'),
+      outfile: path.join(out, 'dist', 'cli', 'main.js'),
+    }),
+  );
   const manifest = serverPackage(rootPackage);
   writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(path.join(out, 'README.md'), serverReadme(rootPackage));
