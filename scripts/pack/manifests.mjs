@@ -61,10 +61,12 @@ export function serverPackage(root) {
 export const engineReadme = (root) => `# ${root.name}
 
 Per-tenant (per-group) concurrency control for Redis job queues: the engine of Ringmaster,
-\`Ringmaster\`, \`Queue\`, \`Worker\` and \`Reaper\`, with ioredis 5 as its only dependency.
+\`Ringmaster\`, \`Queue\`, \`Worker\` and \`Reaper\`, over ioredis 5, which installs with it. A
+program that imports ioredis itself, as below, names version 5 (the latest is another major,
+whose \`Redis\` the engine does not take), and npm keeps one copy:
 
 \`\`\`sh
-npm install ${root.name}
+npm install ${root.name} ioredis@5
 \`\`\`
 
 \`\`\`ts
