@@ -45,6 +45,8 @@ function compile(root, out) {
     declaration: true,
     sourceMap: true,
     inlineSources: true,
+    // A name for the sources the maps carry: the path from a staging folder would be
+    // this machine's.
     sourceRoot: 'ringmaster:///src/',
     incremental: false,
   };

@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('the packed engine', () => {
-  it('installs only ioredis and cluster-key-slot with it, without engine warnings', async () => {
+  it('brings only ioredis and cluster-key-slot (and @types/node for the program), without EBADENGINE', async () => {
     expect(npmWarnings).not.toContain('EBADENGINE');
     const installed = JSON.parse(
       await readFile(path.join(app, 'node_modules', '.package-lock.json'), 'utf8'),
