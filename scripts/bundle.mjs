@@ -19,7 +19,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Imported on first use, never at start: left to node_modules. */
-const LAZY = ['@graphql-yoga/render-graphiql'];
+export const LAZY = ['@graphql-yoga/render-graphiql'];
 
 /**
  * CommonJS libraries call `require` for Node's built-ins; an ES module bundle has none of its
@@ -67,18 +67,14 @@ export function bundleUpToDate({ root, dist }) {
 }
 
 /**
- * Bundle `<dist>/server/main.js` into `<dist>/server/bundle.js` when the bundle is missing or
- * not up to date with what it is made of ({@link bundleUpToDate}: tsc's record of its last
- * compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries), and record their
- * digest beside it (`bundle.inputs`). `esbuild` is the package (`await import('esbuild')`).
- * Returns 'bundled' or 'up to date'; throws esbuild's error when the bundle fails.
+ * esbuild's options for one minified ES module of `entry` and all it imports but `external`,
+ * written to `outfile`: the server's bundle, and the CLI's in the server's package
+ * (scripts/pack/server.mjs).
  */
-export async function bundleServer({ root, dist, esbuild, force }) {
-  const out = path.join(dist, 'server', 'bundle.js');
-  if (!force && bundleUpToDate({ root, dist })) return 'up to date';
-  await esbuild.build({
-    entryPoints: [path.join(dist, 'server', 'main.js')],
-    outfile: out,
+export function bundleOptions({ root, entry, outfile, external = [] }) {
+  return {
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -93,11 +89,31 @@ export async function bundleServer({ root, dist, esbuild, force }) {
     minifySyntax: true,
     // Beside the bundle, not loaded unless asked for (`node --enable-source-maps`).
     sourcemap: 'linked',
-    external: LAZY,
     banner: { js: BANNER },
     logLevel: 'warning',
+    external,
     absWorkingDir: root,
-  });
+  };
+}
+
+/**
+ * Bundle `<dist>/server/main.js` into `<dist>/server/bundle.js` when the bundle is missing or
+ * not up to date with what it is made of ({@link bundleUpToDate}: tsc's record of its last
+ * compile, `<dist>/.tsbuildinfo`, and `package-lock.json` for the libraries), and record their
+ * digest beside it (`bundle.inputs`). `esbuild` is the package (`await import('esbuild')`).
+ * Returns 'bundled' or 'up to date'; throws esbuild's error when the bundle fails.
+ */
+export async function bundleServer({ root, dist, esbuild, force }) {
+  const out = path.join(dist, 'server', 'bundle.js');
+  if (!force && bundleUpToDate({ root, dist })) return 'up to date';
+  await esbuild.build(
+    bundleOptions({
+      root,
+      entry: path.join(dist, 'server', 'main.js'),
+      outfile: out,
+      external: LAZY,
+    }),
+  );
   writeFileSync(stampOf(dist), `${inputsDigest(inputsOf({ root, dist }))}\n`);
   return 'bundled';
 }

@@ -8,10 +8,13 @@
  * `import`, `export … from` and `import('…')` and skips comments and strings.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain ES module script without declarations
+import { enginePackage } from '../scripts/pack/manifests.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -70,17 +73,17 @@ function resolve(from: string, specifier: string): string | undefined {
   );
 }
 
+/** What `file` imports, as written: every `import`, `export … from` and `import('…')`. */
+const specifiersOf = (file: string): string[] =>
+  ts
+    .preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true)
+    .importedFiles.map(({ fileName }) => fileName);
+
 /** Each file's relative imports, resolved to files (packages and `node:` left out). */
 function importsOf(files: readonly string[]): Map<string, string[]> {
   return new Map(
     files.map((file) => {
-      const { importedFiles } = ts.preProcessFile(
-        readFileSync(join(ROOT, file), 'utf8'),
-        true,
-        true,
-      );
-      const targets = importedFiles
-        .map(({ fileName }) => fileName)
+      const targets = specifiersOf(file)
         .filter((specifier) => specifier.startsWith('.'))
         .map((specifier) => resolve(file, specifier) ?? `${specifier} (not found)`);
       return [file, targets];
@@ -114,6 +117,13 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found;
 }
 
+/** The package a bare specifier names: `a` of `a/b`, `@s/a` of `@s/a/b`. */
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
 const graph = importsOf([...sources('src'), ...sources('bench', false), ...sources('console/src')]);
 
 describe('docs/ARCHITECTURE.md', () => {
@@ -143,5 +153,18 @@ describe('docs/ARCHITECTURE.md', () => {
   it('no module of src/ or bench/ imports itself again through others', () => {
     const ours = new Map([...graph].filter(([file]) => !file.startsWith('console/')));
     expect(cycles(ours).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it('src/lanes imports only Node built-ins and the dependencies of the engine package', () => {
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const listed = Object.keys(enginePackage(root).dependencies);
+    const wrong = sources('src/lanes').flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier))
+        .filter((specifier) => !listed.includes(packageOf(specifier)))
+        .map((specifier) => `${file} -> ${specifier}`),
+    );
+    expect(wrong).toEqual([]);
+    expect(listed).toContain('ioredis');
   });
 });
