@@ -29,6 +29,7 @@ import { duplicateConnection, type RedisClient } from './redis/client.js';
 import { closeConnection, type RedisConnection } from './redis/connectionOption.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { Job } from './types.js';
+import { unknownQueueLine } from './unknownQueue.js';
 import * as validate from './validate.js';
 import { openQueue, type WorkerOptions, workerArguments } from './workerArguments.js';
 
@@ -79,6 +80,13 @@ interface WorkerEvents {
    * on the wake list and its reaper (`mapError`).
    */
   error: [error: Error];
+  /**
+   * Once per start ({@link Worker.run}), when its queue is not known (not in `P:queues`:
+   * nothing was ever enqueued to it or steered in it): the one line naming the queue, the
+   * prefix and the queues that prefix knows (DESIGN.md §4.1). Unheard, the line goes to
+   * `process.emitWarning` instead (stderr); either way the worker goes on waiting for jobs.
+   */
+  warning: [message: string];
 }
 
 const BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 5_000];
@@ -271,8 +279,18 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
       this.reaper?.start();
       this.pump();
+      void this.warnIfUnknown();
     }
     return this.loop;
+  }
+
+  /** Say once that the queue is not known (the `warning` event); a failed check says nothing. */
+  private async warnIfUnknown(): Promise<void> {
+    // A Redis that cannot answer now is reported by the claims, as `error`.
+    const line = await unknownQueueLine(this.queue).catch(() => null);
+    if (line === null || this.closed.signal.aborted) return;
+    if (this.listenerCount('warning') > 0) this.emit('warning', line);
+    else process.emitWarning(line, { code: 'RINGMASTER_UNKNOWN_QUEUE' });
   }
 
   /**
