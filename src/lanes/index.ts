@@ -17,6 +17,7 @@ export {
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
 export { clusterOptions } from './redis/clusterOptions.js';
+export type { RedisConnection } from './redis/connectionOption.js';
 export { EvictionPolicyError } from './redis/eviction.js';
 export type { StateLoss, StateSeen } from './redis/stateLoss.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';

@@ -9,6 +9,7 @@ import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue/queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redis/client.js';
 import { Connection } from './redis/connection.js';
+import { closeConnection, openConnection, type RedisConnection } from './redis/connectionOption.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './redis/eviction.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { StateLoss } from './redis/stateLoss.js';
@@ -52,9 +53,17 @@ export interface RingmasterOptions {
   readonly historyMaxLen?: number;
 }
 
+/** The right call, ending every refusal of the connection. */
+const RINGMASTER_EXAMPLE = 'new Ringmaster(new Redis(url), { prefix })';
+
 export class Ringmaster {
   /** Key prefix `P`. */
   readonly prefix: string;
+  /** The shared connection every queue handle uses. */
+  readonly redis: RedisClient;
+  /** This engine opened `redis` (from a URL or options) and {@link close} closes it. */
+  private readonly owned: boolean;
+  private closing: Promise<void> | undefined;
 
   private readonly onInvalidQueueName: ((name: string) => void) | undefined;
   /** What every queue handle is made with besides the prefix (history actor and cap). */
@@ -63,16 +72,19 @@ export class Ringmaster {
   private readonly connection: Connection;
 
   /**
-   * @param redis the shared (non-blocking) connection every queue handle uses
-   * @throws RingmasterError BAD_USER_INPUT when `redis` moves keys (ioredis `keyPrefix`, a
-   *   SELECT away from its `db` option): see {@link assertPlainKeys}; or when a callback
+   * @param connection the shared (non-blocking) connection every queue handle uses: an ioredis
+   *   `Redis` or `Cluster` (the caller's to close), or a `redis://`/`rediss://` URL or ioredis
+   *   options naming the server, from which the engine opens a `Redis` it owns and
+   *   {@link close} closes (DESIGN.md §4.1, "Connections")
+   * @throws RingmasterError BAD_USER_INPUT, one line ending with the right call (argument
+   *   `redis`), for a connection of any other kind (a number, null, another object, a URL of
+   *   another scheme, options naming no server), or one that moves keys (ioredis `keyPrefix`,
+   *   a SELECT away from its `db` option): see {@link assertPlainKeys}; or when a callback
    *   option (`onInvalidQueueName`, `onScript`) is given and is not a function, or (argument
-   *   `options` / `options.<name>`) when `options` is not an object or holds an unknown name
+   *   `options` / `options.<name>`) when `options` is not an object or holds an unknown name.
+   *   Nothing is opened then.
    */
-  constructor(
-    readonly redis: RedisClient,
-    ringmasterOptions: RingmasterOptions = {},
-  ) {
+  constructor(connection: RedisConnection, ringmasterOptions: RingmasterOptions = {}) {
     const options = validate.options('options', ringmasterOptions, {
       prefix: true,
       onInvalidQueueName: true,
@@ -85,13 +97,27 @@ export class Ringmaster {
     validate.callback('onScript', options.onScript, true);
     validate.callback('onStateLost', options.onStateLost, true);
     this.prefix = options.prefix ?? Defaults.prefix;
-    assertPlainKeys(redis, { prefix: this.prefix });
-    this.onInvalidQueueName = options.onInvalidQueueName;
     this.handleOptions = {
       ...(options.actor == null ? {} : { actor: validate.actor(options.actor, 'options.actor') }),
       ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
     };
-    this.connection = new Connection(redis, options.onScript, options.onStateLost);
+    const opened = openConnection(connection, 'redis', RINGMASTER_EXAMPLE, this.prefix);
+    this.redis = opened.redis;
+    this.owned = opened.owned;
+    if (!opened.owned) assertPlainKeys(this.redis, { prefix: this.prefix });
+    this.onInvalidQueueName = options.onInvalidQueueName;
+    this.connection = new Connection(this.redis, options.onScript, options.onStateLost);
+  }
+
+  /**
+   * Close the connection this engine opened from a URL or options (QUIT once the replies of
+   * the calls sent before arrive; DESIGN.md §4.1, "Connections"); an engine given a client
+   * closes nothing. Its queue handles share the connection: close them no further. Resolves
+   * once closed; never throws.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.owned ? closeConnection(this.redis) : Promise.resolve();
+    return this.closing;
   }
 
   /**

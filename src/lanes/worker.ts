@@ -26,9 +26,12 @@ import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue/queue.js';
 import { Reaper } from './reaper.js';
 import { duplicateConnection, type RedisClient } from './redis/client.js';
+import { closeConnection, type RedisConnection } from './redis/connectionOption.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { Job } from './types.js';
+import { unknownQueueLine } from './unknownQueue.js';
 import * as validate from './validate.js';
+import { openQueue, type WorkerOptions, workerArguments } from './workerArguments.js';
 
 /**
  * Processes one job. Resolve to complete it; throw or reject to retry it, with any value (its
@@ -40,45 +43,7 @@ import * as validate from './validate.js';
  */
 export type Processor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
-/** The names a {@link WorkerOptions} may hold (`validate.options` refuses others). */
-const WORKER_OPTIONS: validate.OptionNames<WorkerOptions> = {
-  concurrency: true,
-  leaseMs: true,
-  extendEveryMs: true,
-  parkTimeoutMs: true,
-  autorun: true,
-  reaper: true,
-};
-
-/** Options of {@link Worker}'s constructor (each refused as `options.<name>` when unknown). */
-export interface WorkerOptions {
-  /** Jobs processed at once (count, 1..10,000). Default 1. */
-  readonly concurrency?: number;
-  /** Lease per claim (ms). Default 30,000. */
-  readonly leaseMs?: number;
-  /**
-   * How often a running job's lease is extended (ms, 1..86,400,000). Default leaseMs / 3. At
-   * leaseMs or more, leases lapse while jobs run: the reaper takes them back.
-   */
-  readonly extendEveryMs?: number;
-  /**
-   * Longest park on the wake list before claiming again anyway (ms), so a lost wake token
-   * (trimmed, or pushed before a restart) costs at most this much latency. A park also ends
-   * when the earliest delayed job falls due (or a rate window reopens), so a delayed job waits
-   * no longer for a parked worker than for its run-at time. 1..86,400,000; default 5,000.
-   */
-  readonly parkTimeoutMs?: number;
-  /** Start claiming at once. Default true; else call {@link Worker.run}. */
-  readonly autorun?: boolean;
-  /**
-   * Reaping of this worker's queue (src/lanes/reaper.ts): expired leases — of workers that
-   * crashed, hung or lost Redis — are retried with their permits released. `intervalMs` (ms,
-   * 1..86,400,000, default 1,000) and `batch` (count, 1..10,000, default 1,000) as in
-   * {@link ReaperOptions}. Default on; `false` turns it off, for a deployment whose API server
-   * (or a {@link Reaper} of its own) reaps. Runs from {@link Worker.run} until {@link Worker.close}.
-   */
-  readonly reaper?: false | { readonly intervalMs?: number; readonly batch?: number };
-}
+export type { WorkerOptions } from './workerArguments.js';
 
 /** Options of {@link Worker.close}. */
 export interface WorkerCloseOptions {
@@ -115,6 +80,13 @@ interface WorkerEvents {
    * on the wake list and its reaper (`mapError`).
    */
   error: [error: Error];
+  /**
+   * Once per start ({@link Worker.run}), when its queue is not known (not in `P:queues`:
+   * nothing was ever enqueued to it or steered in it): the one line naming the queue, the
+   * prefix and the queues that prefix knows (DESIGN.md §4.1). Unheard, the line goes to
+   * `process.emitWarning` instead (stderr); either way the worker goes on waiting for jobs.
+   */
+  warning: [message: string];
 }
 
 const BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 5_000];
@@ -148,6 +120,10 @@ interface Running {
 }
 
 export class Worker extends EventEmitter<WorkerEvents> {
+  /** The queue it claims from (given, or opened on a name and `connection`). */
+  readonly queue: Queue;
+  /** The connection it opened from a URL or options, closed by {@link close}; else null. */
+  private readonly owned: RedisClient | null;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly extendEveryMs: number;
@@ -205,24 +181,41 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly reaper: Reaper | null;
 
   /**
-   * @param queue the queue to claim from (its connection is used for every script call)
+   * Two shapes (DESIGN.md §4.1, "Connections"):
+   * - `new Worker(name, processor, { connection, prefix?, concurrency?, … })`, BullMQ's order:
+   *   the worker opens the queue on `connection` (an ioredis client, the caller's to close; or
+   *   a `redis://`/`rediss://` URL or ioredis options, from which it opens a `Redis` that
+   *   {@link close} closes);
+   * - `new Worker(queue, processor, { concurrency?, … })`: the queue's connection is used for
+   *   every script call, and left open by {@link close}.
    * @param processor called once per claimed job
-   * @throws RingmasterError BAD_USER_INPUT for a processor that is not a function (`processor`),
-   *   out-of-range options, options that are not an object or hold an unknown name
-   *   (`options.<name>`, `options.reaper.<name>`), or when the queue's
+   * @throws RingmasterError BAD_USER_INPUT for another shape (one line ending with the right
+   *   call: a first argument that is neither a name nor a `Queue`, `connection` missing or of
+   *   the wrong kind, `connection` or `prefix` given with a `Queue`), a processor that is not a
+   *   function (`processor`), out-of-range options, options that are not an object or hold an
+   *   unknown name (`options.<name>`, `options.reaper.<name>`), or when the queue's
    *   connection moves keys (see {@link assertPlainKeys}; its options may have been edited
    *   since the Queue was made, and the blocking connection is a duplicate of it)
    */
   constructor(
-    readonly queue: Queue,
+    name: string,
+    processor: Processor,
+    options: WorkerOptions & { readonly connection: RedisConnection },
+  );
+  constructor(
+    queue: Queue,
+    processor: Processor,
+    options?: Omit<WorkerOptions, 'connection' | 'prefix'>,
+  );
+  constructor(
+    first: Queue | string,
     private readonly processor: Processor,
     workerOptions: WorkerOptions = {},
   ) {
     super();
+    const args = workerArguments(first, workerOptions);
     validate.callback('processor', processor);
-    const options = validate.options('options', workerOptions, WORKER_OPTIONS);
-    // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
-    assertPlainKeys(queue.redis);
+    const options = args.options;
     const concurrency = validate.concurrency(options.concurrency ?? 1);
     this.concurrency = concurrency;
     this.wantsSignal = processor.length >= 2;
@@ -238,18 +231,29 @@ export class Worker extends EventEmitter<WorkerEvents> {
       options.reaper === false
         ? false
         : validate.options('options.reaper', options.reaper, { intervalMs: true, batch: true });
-    this.reaper =
-      reaping === false
-        ? null
-        : new Reaper(queue, {
-            ...reaping,
-            onReaped: (_queue, count) => this.emit('reaped', count),
-            // Once closing, nobody may be listening; the next reaper anywhere tries again.
-            // Mapped by the reaper already (mapError).
-            onError: (error) => {
-              if (!this.closed.signal.aborted) this.emit('error', error);
-            },
-          });
+    const { queue, owned } = openQueue(args);
+    this.queue = queue;
+    this.owned = owned;
+    // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
+    assertPlainKeys(queue.redis);
+    try {
+      this.reaper =
+        reaping === false
+          ? null
+          : new Reaper(queue, {
+              ...reaping,
+              onReaped: (_queue, count) => this.emit('reaped', count),
+              // Once closing, nobody may be listening; the next reaper anywhere tries again.
+              // Mapped by the reaper already (mapError).
+              onError: (error) => {
+                if (!this.closed.signal.aborted) this.emit('error', error);
+              },
+            });
+    } catch (error) {
+      // Refused (the reaper's options): drop the connection opened for it, never used.
+      owned?.disconnect();
+      throw error;
+    }
     // Its own connection for BLPOP (it blocks the connection), never auto-pipelined.
     this.blocking = duplicateConnection(queue.redis, { enableAutoPipelining: false });
     // Without a listener an 'error' event would crash the process; errors surface through
@@ -275,13 +279,25 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
       this.reaper?.start();
       this.pump();
+      void this.warnIfUnknown();
     }
     return this.loop;
   }
 
+  /** Say once that the queue is not known (the `warning` event); a failed check says nothing. */
+  private async warnIfUnknown(): Promise<void> {
+    // A Redis that cannot answer now is reported by the claims, as `error`.
+    const line = await unknownQueueLine(this.queue).catch(() => null);
+    if (line === null || this.closed.signal.aborted) return;
+    if (this.listenerCount('warning') > 0) this.emit('warning', line);
+    else process.emitWarning(line, { code: 'RINGMASTER_UNKNOWN_QUEUE' });
+  }
+
   /**
    * Stop claiming, let the jobs in flight finish (each completed or retried as usual), then
-   * close the worker's blocking connection. The queue's own connection is left open. With
+   * close the worker's blocking connection. The queue's own connection is left open, unless
+   * the worker opened it from a URL or options (`new Worker(name, processor, { connection })`):
+   * then it is closed last (QUIT; with `timeoutMs`, sent without waiting for its answer). With
    * `timeoutMs`, processors still running after it are given up (see
    * {@link WorkerCloseOptions}); the first call's options apply to every later call.
    * @throws RingmasterError BAD_USER_INPUT (as a rejection) for a bad `timeoutMs`
@@ -303,7 +319,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
       const drained = Promise.all([this.loop ?? this.drained.resolve(), reaperClosed]).then(
         () => undefined,
       );
-      if (timeoutMs === null) return drained;
+      if (timeoutMs === null) {
+        await drained;
+        if (this.owned) await closeConnection(this.owned);
+        return;
+      }
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
@@ -316,6 +336,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
       } finally {
         clearTimeout(timer);
       }
+      // After the retries sent at the deadline (QUIT follows them), but not waited for.
+      if (this.owned) void closeConnection(this.owned);
     })();
     return this.closing;
   }

@@ -44,6 +44,7 @@ const TYPES = [
   'QueueStats',
   'ReaperOptions',
   'RedisClient',
+  'RedisConnection',
   'RetryOptions',
   'RingmasterOptions',
   'StateLoss',

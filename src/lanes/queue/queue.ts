@@ -24,8 +24,8 @@ import {
 } from '../errors.js';
 import { JOB_LAYOUT, type QueueKeys, queueKeys, queuesKey } from '../keys.js';
 import type { RedisClient } from '../redis/client.js';
-import { Connection } from '../redis/connection.js';
-import { assertPlainKeys } from '../redis/plainKeys.js';
+import type { Connection } from '../redis/connection.js';
+import { closeConnection, type RedisConnection } from '../redis/connectionOption.js';
 import {
   type BackoffArgs,
   Commands,
@@ -59,6 +59,7 @@ import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
 import * as overrides from './overrides.js';
+import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { rateLimit } from './rateLimits.js';
 import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
@@ -81,30 +82,10 @@ export interface CompleteAndClaimResult {
   readonly nextRunAt: number | null;
 }
 
-/** Engine-wide settings a queue needs. */
-export interface QueueOptions {
-  /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
-  readonly prefix?: string;
-  /**
-   * Who this handle's steering calls are recorded as in the history when a call names no
-   * `actor` of its own (DESIGN.md §4.6). Default `Defaults.actor` ('engine').
-   */
-  readonly actor?: string;
-  /**
-   * The most entries the queue's history stream keeps (count; 0 records none). Every steering
-   * call passes it to its script, which trims the stream to it. Default `Defaults.historyMaxLen`.
-   */
-  readonly historyMaxLen?: number;
-}
-
 export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
+export type { QueueOptions } from './queueArguments.js';
 
 // The names each options object of Queue's API may hold (`validate.options` refuses others).
-const QUEUE_OPTIONS: validate.OptionNames<QueueOptions> = {
-  prefix: true,
-  actor: true,
-  historyMaxLen: true,
-};
 const STEERING: validate.OptionNames<SteeringOptions> = { actor: true };
 const TIMED: validate.OptionNames<TimedSteeringOptions> = { forMs: true, actor: true };
 const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
@@ -283,6 +264,9 @@ export class Queue {
   /** The connection shared by all calls (not used for blocking commands). */
   readonly redis: RedisClient;
   private readonly connection: Connection;
+  /** This handle opened `redis` (from a URL or options) and {@link close} closes it. */
+  private readonly owned: boolean;
+  private closing: Promise<void> | undefined;
   private readonly commands: Commands;
   private readonly registry: string;
   /** Who steering calls are recorded as when they name no actor (history, DESIGN.md §4.6). */
@@ -291,26 +275,52 @@ export class Queue {
   readonly historyMaxLen: number;
 
   /**
-   * @param connection a connection shared by all calls (not used for blocking commands): an
+   * Two shapes (DESIGN.md §4.1, "Connections"):
+   * - `new Queue(name, { connection, prefix?, actor?, historyMaxLen? })`, BullMQ's order:
+   *   `connection` an ioredis client (the caller's to close), or a `redis://`/`rediss://` URL
+   *   or ioredis options naming the server, from which the queue opens a `Redis` it owns and
+   *   {@link close} closes;
+   * - `new Queue(connection, name, { prefix?, actor?, historyMaxLen? })`: `connection` an
    *   ioredis client, or the engine's {@link Connection} on one (as `Ringmaster.queue` passes),
    *   whose registration cache the handles made on it share (a bare client's is
    *   `Connection.of(client)`, the same for every handle on it).
-   * @throws RingmasterError BAD_USER_INPUT when `name` is not a valid queue name, or when
-   *   the client moves keys (ioredis `keyPrefix`, …: see {@link assertPlainKeys})
+   *
+   * The connection is shared by all calls (not used for blocking commands).
+   * @throws RingmasterError BAD_USER_INPUT, one line ending with the right call, for any other
+   *   shape (a first argument that is neither a name nor a client, options missing or not an
+   *   object, `connection` missing or not a connection, a URL of another scheme), when `name`
+   *   is not a valid queue name, or when the client moves keys (ioredis `keyPrefix`, …: see
+   *   `assertPlainKeys`); nothing is opened then
    */
-  constructor(connection: RedisClient | Connection, name: string, options: QueueOptions = {}) {
-    const opts = validate.options('options', options, QUEUE_OPTIONS);
-    const prefix = opts.prefix ?? Defaults.prefix;
-    this.prefix = prefix;
-    this.redis = connection instanceof Connection ? connection.redis : connection;
-    assertPlainKeys(this.redis, { prefix });
-    this.name = validate.queueName(name);
-    this.keys = queueKeys(prefix, this.name);
-    this.registry = queuesKey(prefix);
-    this.connection = connection instanceof Connection ? connection : Connection.of(this.redis);
+  constructor(name: string, options: QueueOptions & { readonly connection: RedisConnection });
+  constructor(
+    connection: RedisClient | Connection,
+    name: string,
+    options?: Omit<QueueOptions, 'connection'>,
+  );
+  constructor(first: string | RedisClient | Connection, second: unknown, third?: unknown) {
+    const args = queueArguments(first, second, third);
+    this.name = args.name;
+    this.prefix = args.prefix;
+    this.connection = args.connection;
+    this.redis = args.connection.redis;
+    this.owned = args.owned;
+    this.keys = queueKeys(this.prefix, this.name);
+    this.registry = queuesKey(this.prefix);
     this.commands = new Commands(this.connection, this.keys);
-    this.actor = opts.actor == null ? Defaults.actor : validate.actor(opts.actor, 'options.actor');
-    this.historyMaxLen = opts.historyMaxLen ?? Defaults.historyMaxLen;
+    this.actor = args.actor;
+    this.historyMaxLen = args.historyMaxLen;
+  }
+
+  /**
+   * Close the connection this handle opened from a URL or options (QUIT once the replies of
+   * the calls sent before arrive; DESIGN.md §4.1, "Connections"). A handle given a client
+   * (or made by `Ringmaster.queue`) closes nothing: the client is its owner's. Calls after it
+   * fail as ioredis fails them on a closed connection. Resolves once closed; never throws.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.owned ? closeConnection(this.redis) : Promise.resolve();
+    return this.closing;
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The one place that knows a Redis Cluster from a single Redis: what the engine accepts (a
- * {@link RedisClient}, ioredis `Redis` or `Cluster`), and every extra connection it opens from
- * the one it is given — the Worker's blocking connection, audit/repair's WATCH connection, the
+ * {@link RedisClient}, ioredis `Redis` or `Cluster`), the `Redis` it opens from a URL or
+ * options ({@link openClient}), and every extra connection it opens from the one it is given — the Worker's blocking connection, audit/repair's WATCH connection, the
  * live feed's subscribers — made correctly for both kinds.
  *
  * Why a helper: the two clients duplicate differently. `Redis.duplicate(options)` takes the
@@ -61,6 +61,21 @@ export function databaseOf(redis: RedisClient): number {
 /** The hash slot (0..16383) of `key`, as Redis Cluster computes it (CRC16 of its hash tag). */
 export function keySlot(key: string): number {
   return calculateSlot(key);
+}
+
+/**
+ * A `Redis` of the engine's own, from a URL or ioredis options (`connectionOption.ts` has
+ * checked which): lazy (it connects on its first command, so a refused handle opened nothing),
+ * with an 'error' listener (commands report a lost connection; without one ioredis prints each
+ * reconnect failure). The caller owns it and closes it.
+ */
+export function openClient(source: string | RedisOptions): Redis {
+  const redis =
+    typeof source === 'string'
+      ? new Redis(source, { lazyConnect: true })
+      : new Redis({ ...source, lazyConnect: true });
+  redis.on('error', () => {});
+  return redis;
 }
 
 /** The options of a plain `Redis` for one node of `cluster`: its `redisOptions`, then `overrides`. */
