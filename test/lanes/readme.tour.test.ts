@@ -49,8 +49,8 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'ringmaster-tour-'));
   queueName = uniqueQueueName('tour');
   const program = tourProgram(readFileSync(path.join(root, 'README.md'), 'utf8'));
-  const named = program.replaceAll("engine.queue('emails')", `engine.queue('${queueName}')`);
-  expect(named, "the tour names its queue engine.queue('emails')").not.toBe(program);
+  const named = program.replaceAll("'emails'", `'${queueName}'`);
+  expect(named, "the tour names its queue 'emails'").not.toBe(program);
   writeFileSync(path.join(dir, 'tour.ts'), named);
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(
