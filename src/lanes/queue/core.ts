@@ -14,51 +14,31 @@ import * as validate from '../validate.js';
 import { askLayout } from './layout.js';
 
 /** The names a steering call's options may hold (`validate.options` refuses others). */
-export const STEERING: validate.OptionNames<SteeringOptions> = { actor: true };
+const STEERING: validate.OptionNames<SteeringOptions> = { actor: true };
 
-/** What a {@link QueueCore} is made of: the `Queue` constructor's validated fields. */
-export interface QueueCoreFields {
-  /** The queue name (validated). */
-  readonly name: string;
-  /** The key prefix `P` (DESIGN.md §2). */
-  readonly prefix: string;
-  /** The queue's keys (DESIGN.md §2). */
-  readonly keys: QueueKeys;
+export class QueueCore {
   /** The connection shared by all calls (not used for blocking commands). */
   readonly redis: RedisClient;
-  /** The engine's state of that connection: registrations, layouts, the state-loss watch. */
-  readonly connection: Connection;
-  /** The typed script wrappers on the queue's keys. */
-  readonly commands: Commands;
-  /** The registry key `P:queues`. */
-  readonly registry: string;
-  /** Who steering calls are recorded as when they name no actor (DESIGN.md §4.6). */
-  readonly actor: string;
-  /** The queue history stream's cap (count). */
-  readonly historyMaxLen: number;
-}
 
-export class QueueCore implements QueueCoreFields {
-  readonly name: string;
-  readonly prefix: string;
-  readonly keys: QueueKeys;
-  readonly redis: RedisClient;
-  readonly connection: Connection;
-  readonly commands: Commands;
-  readonly registry: string;
-  readonly actor: string;
-  readonly historyMaxLen: number;
-
-  constructor(fields: QueueCoreFields) {
-    this.name = fields.name;
-    this.prefix = fields.prefix;
-    this.keys = fields.keys;
-    this.redis = fields.redis;
-    this.connection = fields.connection;
-    this.commands = fields.commands;
-    this.registry = fields.registry;
-    this.actor = fields.actor;
-    this.historyMaxLen = fields.historyMaxLen;
+  constructor(
+    /** The queue name (validated). */
+    readonly name: string,
+    /** The key prefix `P` (DESIGN.md §2). */
+    readonly prefix: string,
+    /** The queue's keys (DESIGN.md §2). */
+    readonly keys: QueueKeys,
+    /** The registry key `P:queues`. */
+    readonly registry: string,
+    /** The engine's state of the connection: registrations, layouts, the state-loss watch. */
+    readonly connection: Connection,
+    /** The typed script wrappers on the queue's keys. */
+    readonly commands: Commands,
+    /** Who steering calls are recorded as when they name no actor (DESIGN.md §4.6). */
+    readonly actor: string,
+    /** The queue history stream's cap (count). */
+    readonly historyMaxLen: number,
+  ) {
+    this.redis = connection.redis;
   }
 
   /**

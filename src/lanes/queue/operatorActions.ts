@@ -21,6 +21,12 @@ export interface PromotedJob extends Job {
 const LIMIT = { limit: true } as const;
 const SELECT = { ids: true, group: true, all: true } as const;
 
+/** What {@link Queue.removeJobs} selects. */
+export type RemoveSelection =
+  | { ids: readonly string[]; state?: JobState | undefined }
+  | { group: string; state: JobState }
+  | { all: true; state: JobState };
+
 export class OperatorActions {
   constructor(private readonly core: QueueCore) {}
 
@@ -48,10 +54,7 @@ export class OperatorActions {
   }
 
   async removeJobs(
-    select:
-      | { ids: readonly string[]; state?: JobState | undefined }
-      | { group: string; state: JobState }
-      | { all: true; state: JobState },
+    select: RemoveSelection,
     options: { limit?: number | undefined } = {},
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {

@@ -49,16 +49,20 @@ import type {
 import * as validate from '../validate.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
-import type { QueueMetrics } from './metrics.js';
-import { METRICS_HEAD_STEPS } from './metrics.js';
-import { OperatorActions, type PromotedJob } from './operatorActions.js';
+import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
 import { type EnqueueOptions, Producing } from './producing.js';
-import { Reads } from './reads.js';
+import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
 import { type ReconcileReport, UNSETTLED } from './reconcile.js';
 import { Steering } from './steering.js';
 import { Upkeep } from './upkeep.js';
-import { type CompleteAndClaimResult, type RetryOptions, Working } from './working.js';
+import {
+  type CompleteAndClaimOptions,
+  type CompleteAndClaimResult,
+  type RetryOptions,
+  Working,
+} from './working.js';
 
 export type { PromotedJob } from './operatorActions.js';
 export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
@@ -136,17 +140,16 @@ export class Queue {
     this.commands = new Commands(this.connection, this.keys);
     this.actor = opts.actor == null ? Defaults.actor : validate.actor(opts.actor, 'options.actor');
     this.historyMaxLen = opts.historyMaxLen ?? Defaults.historyMaxLen;
-    const core = new QueueCore({
-      name: this.name,
+    const core = new QueueCore(
+      this.name,
       prefix,
-      keys: this.keys,
-      redis: this.redis,
-      connection: this.connection,
-      commands: this.commands,
-      registry: this.registry,
-      actor: this.actor,
-      historyMaxLen: this.historyMaxLen,
-    });
+      this.keys,
+      this.registry,
+      this.connection,
+      this.commands,
+      this.actor,
+      this.historyMaxLen,
+    );
     this.steering = new Steering(core);
     this.producing = new Producing(core);
     this.working = new Working(core);
@@ -450,11 +453,7 @@ export class Queue {
    */
   completeAndClaim(
     completions: readonly { id: string; token: string }[],
-    options: {
-      claim?: number | undefined;
-      leaseMs?: number | undefined;
-      tokens?: readonly string[] | undefined;
-    } = {},
+    options: CompleteAndClaimOptions = {},
   ): Promise<CompleteAndClaimResult> {
     return this.call(() => this.working.completeAndClaim(completions, options));
   }
@@ -566,10 +565,7 @@ export class Queue {
    *   script)
    */
   removeJobs(
-    select:
-      | { ids: readonly string[]; state?: JobState | undefined }
-      | { group: string; state: JobState }
-      | { all: true; state: JobState },
+    select: RemoveSelection,
     options: { limit?: number | undefined } = {},
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {
@@ -656,13 +652,7 @@ export class Queue {
    * @param options.after a cursor from a page (`endCursor`): the entries older than it
    * @throws RingmasterError BAD_USER_INPUT for a bad group id, `first` or cursor
    */
-  history(
-    options: {
-      group?: string | undefined;
-      first?: number | undefined;
-      after?: string | null | undefined;
-    } = {},
-  ): Promise<HistoryPage> {
+  history(options: HistoryOptions = {}): Promise<HistoryPage> {
     return this.call(() => this.reads.history(options));
   }
 
@@ -680,13 +670,7 @@ export class Queue {
    * @param options.prefix a group id prefix (validated as a group id)
    * @throws RingmasterError BAD_USER_INPUT for a bad `first`, prefix or cursor
    */
-  groups(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-    } = {},
-  ): Promise<GroupPage> {
+  groups(options: GroupsOptions = {}): Promise<GroupPage> {
     return this.call(() => this.reads.groups(options));
   }
 
@@ -705,15 +689,7 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT for a bad `first`, cursor, prefix, id, too many ids or
    *   a bad `ringFirst`
    */
-  snapshot(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-      ids?: readonly string[] | undefined;
-      ringFirst?: number | null | undefined;
-    } = {},
-  ): Promise<QueueSnapshot> {
+  snapshot(options: SnapshotOptions = {}): Promise<QueueSnapshot> {
     return this.call(() => this.reads.snapshot(options));
   }
 

@@ -48,16 +48,33 @@ function decodeErrors(entries: readonly string[]): JobError[] {
   return errors;
 }
 
+/** The options of {@link Queue.history}. */
+export interface HistoryOptions {
+  group?: string | undefined;
+  first?: number | undefined;
+  after?: string | null | undefined;
+}
+
+/** The options of {@link Queue.groups}. */
+export interface GroupsOptions {
+  first?: number | undefined;
+  after?: string | null | undefined;
+  prefix?: string | undefined;
+}
+
+/** The options of {@link Queue.snapshot}. */
+export interface SnapshotOptions {
+  first?: number | undefined;
+  after?: string | null | undefined;
+  prefix?: string | undefined;
+  ids?: readonly string[] | undefined;
+  ringFirst?: number | null | undefined;
+}
+
 export class Reads {
   constructor(private readonly core: QueueCore) {}
 
-  async history(
-    options: {
-      group?: string | undefined;
-      first?: number | undefined;
-      after?: string | null | undefined;
-    } = {},
-  ): Promise<HistoryPage> {
+  async history(options: HistoryOptions = {}): Promise<HistoryPage> {
     const opts = validate.options('options', options, { group: true, ...PAGE });
     if (opts.group === undefined)
       return readHistory(this.core.redis, this.core.keys.history, this.core.name, opts);
@@ -71,13 +88,7 @@ export class Reads {
     return info as GroupInfo;
   }
 
-  async groups(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-    } = {},
-  ): Promise<GroupPage> {
+  async groups(options: GroupsOptions = {}): Promise<GroupPage> {
     options = validate.options('options', options, { prefix: true, ...PAGE });
     const first = validate.pageSize(options.first ?? Defaults.pageSize);
     const bytes = (text: string) => Buffer.from(text, 'utf8');
@@ -113,15 +124,7 @@ export class Reads {
     };
   }
 
-  async snapshot(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-      ids?: readonly string[] | undefined;
-      ringFirst?: number | null | undefined;
-    } = {},
-  ): Promise<QueueSnapshot> {
+  async snapshot(options: SnapshotOptions = {}): Promise<QueueSnapshot> {
     options = validate.options('options', options, {
       prefix: true,
       ids: true,

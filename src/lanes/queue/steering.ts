@@ -4,7 +4,6 @@
  * arguments, registers the queue and runs one steering script, which records its history entry
  * (DESIGN.md §4.6). The contracts are on `Queue`'s methods (queue.ts), which delegate here.
  */
-
 import { badInput } from '../errors.js';
 import type { GroupReply, HistoryArgs, RetentionReply } from '../scripts/commands.js';
 import type {

@@ -46,6 +46,13 @@ export interface RetryOptions {
 // The names a retry's options may hold (`validate.options` refuses others).
 const RETRY: validate.OptionNames<RetryOptions> = { error: true, stack: true, delayMs: true };
 
+/** The options of {@link Queue.completeAndClaim}. */
+export interface CompleteAndClaimOptions {
+  claim?: number | undefined;
+  leaseMs?: number | undefined;
+  tokens?: readonly string[] | undefined;
+}
+
 export class Working {
   constructor(private readonly core: QueueCore) {}
 
@@ -74,11 +81,7 @@ export class Working {
 
   async completeAndClaim(
     completions: readonly { id: string; token: string }[],
-    options: {
-      claim?: number | undefined;
-      leaseMs?: number | undefined;
-      tokens?: readonly string[] | undefined;
-    } = {},
+    options: CompleteAndClaimOptions = {},
   ): Promise<CompleteAndClaimResult> {
     if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
     validate.batchSize('completions', completions.length);
