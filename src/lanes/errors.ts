@@ -63,7 +63,8 @@ export class RingmasterError extends Error {
   /**
    * The queue a Redis failure (REDIS_UNAVAILABLE, REDIS_OUT_OF_MEMORY) of a `Queue` call was
    * about, so a reader of many queues can say which one could not be read (on a Redis Cluster,
-   * the others may live on masters that answer). Set by {@link codeRedisFailures}.
+   * the others may live on masters that answer). Set by the `call` every `Queue` method goes
+   * through (queue.ts).
    */
   queue?: string;
 
@@ -302,37 +303,18 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
 }
 
 /**
- * Make every method of `cls` reject with {@link fromRedisError}'s RingmasterError where Redis
- * failed, and with the original error otherwise: the one place the engine's public classes
- * (Queue, Ringmaster) turn ioredis errors into codes, whichever command or script failed.
- * Methods that return no promise are left as they are (they send nothing to Redis).
- * @param queueOf names the queue an instance is about (RingmasterError `queue`), if any
- * @param prefixOf the key prefix an instance uses, named in a REDIS_NOT_PERMITTED's grant
+ * What a call of the engine's public classes (`Queue`, `Ringmaster`) rejects with when it
+ * failed with `error`, whichever command or script failed: the `call` each of their methods
+ * goes through passes every rejection here. An ACL refusal becomes REDIS_NOT_PERMITTED with
+ * the grant naming key prefix `prefix` ({@link notPermitted}), a Redis failure its code
+ * ({@link fromRedisError}), either with `queue` set when given; anything else is `error`
+ * itself, unchanged.
  */
-export function codeRedisFailures<T extends object>(
-  cls: { prototype: T },
-  queueOf?: (self: T) => string,
-  prefixOf?: (self: T) => string,
-): void {
-  const proto = cls.prototype as Record<string, unknown>;
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
-    const method = descriptor?.value;
-    if (name === 'constructor' || typeof method !== 'function') continue;
-    Object.defineProperty(proto, name, {
-      ...descriptor,
-      value: function codedRedisFailures(this: T, ...args: unknown[]): unknown {
-        const result: unknown = method.apply(this, args);
-        if (!(result instanceof Promise)) return result;
-        return result.catch((error: unknown) => {
-          const coded = notPermitted(error, prefixOf?.(this)) ?? fromRedisError(error);
-          if (coded === undefined) throw error;
-          if (queueOf) coded.queue = queueOf(this);
-          throw coded;
-        });
-      },
-    });
-  }
+export function codedRedisFailure(error: unknown, prefix: string, queue?: string): unknown {
+  const coded = notPermitted(error, prefix) ?? fromRedisError(error);
+  if (coded === undefined) return error;
+  if (queue !== undefined) coded.queue = queue;
+  return coded;
 }
 
 // ── what a thrown value says ───────────────────────────────────────────────────────────────

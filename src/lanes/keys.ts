@@ -185,7 +185,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
 
 /**
  * `P:queues` — the set of queue names, written outside the queue scripts (another slot), before
- * them: see `Queue.registered`.
+ * them: see `QueueCore.registered` (queue/core.ts).
  */
 export function queuesKey(prefix: string): string {
   return `${prefix}:queues`;

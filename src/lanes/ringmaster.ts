@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { codeRedisFailures } from './errors.js';
+import { codedRedisFailure } from './errors.js';
 import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue/queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redis/client.js';
@@ -130,7 +130,7 @@ export class Ringmaster {
    * next time), so it never throws.
    */
   checkState(): Promise<void> {
-    return this.connection.state.checkAll();
+    return this.call(() => this.connection.state.checkAll());
   }
 
   /**
@@ -160,7 +160,12 @@ export class Ringmaster {
    *   and what to grant its ACL user (DESIGN.md §6)
    * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
-  async checkServer(): Promise<string> {
+  checkServer(): Promise<string> {
+    return this.call(() => this.serverChecked());
+  }
+
+  /** {@link checkServer}'s checks, in its order. */
+  private async serverChecked(): Promise<string> {
     const masters = await masterClients(this.redis);
     const found = await Promise.all(
       masters.map(async (node) => {
@@ -202,7 +207,7 @@ export class Ringmaster {
    *   to grant (commands, keys `~<prefix>:*`)
    */
   private async checkAccess(): Promise<void> {
-    // A refusal is mapped, the prefix named, by the wrapper every method has (below).
+    // A refusal is mapped, the prefix named, by the `call` checkServer goes through.
     for (const key of await this.guardKeys()) {
       // EVALSHA first: Redis checks the ACL before it looks the script up, so NOSCRIPT (a
       // cache this EVAL's did not reach: a proxy, a failover) already says it is allowed.
@@ -238,7 +243,7 @@ export class Ringmaster {
    * One round trip; throws nothing of its own (a lost connection rejects as ioredis does).
    */
   checkEviction(): Promise<EvictionCheck> {
-    return readEvictionPolicy(this.redis);
+    return this.call(() => readEvictionPolicy(this.redis));
   }
 
   /**
@@ -247,13 +252,27 @@ export class Ringmaster {
    * reported to `onInvalidQueueName`, so every name returned can be passed to {@link queue}.
    * @throws RingmasterError REDIS_UNAVAILABLE when Redis cannot be reached
    */
-  async queues(): Promise<string[]> {
-    const names: string[] = [];
-    for (const name of await this.redis.smembers(queuesKey(this.prefix))) {
-      if (validate.isQueueName(name)) names.push(name);
-      else this.onInvalidQueueName?.(name);
-    }
-    return names.sort();
+  queues(): Promise<string[]> {
+    return this.call(async () => {
+      const names: string[] = [];
+      for (const name of await this.redis.smembers(queuesKey(this.prefix))) {
+        if (validate.isQueueName(name)) names.push(name);
+        else this.onInvalidQueueName?.(name);
+      }
+      return names.sort();
+    });
+  }
+
+  /**
+   * The one way every method that reaches Redis goes: runs `run` (what it throws synchronously
+   * is thrown as it is) and rejects with `codedRedisFailure`'s error: a Redis failure coded
+   * (REDIS_NOT_PERMITTED naming this engine's prefix, REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE),
+   * any other error unchanged.
+   */
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return run().catch((error: unknown) => {
+      throw codedRedisFailure(error, this.prefix);
+    });
   }
 }
 
@@ -264,7 +283,3 @@ export class Ringmaster {
 const ACCESS_PROBE =
   "redis.call('TIME') redis.call('EXISTS', KEYS[1]) return redis.call('DEL', KEYS[1])";
 const ACCESS_PROBE_SHA = createHash('sha1').update(ACCESS_PROBE).digest('hex');
-
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
-// REDIS_NOT_PERMITTED (the grant naming this engine's prefix).
-codeRedisFailures(Ringmaster, undefined, (engine) => engine.prefix);

@@ -4,44 +4,36 @@
  * every options object refuses a value that is not an object and a name it does not know
  * (BAD_USER_INPUT `options.<name>`, `validate.options`; §5 "Options objects").
  *
- * Errors: {@link RingmasterError} with BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST or
+ * Errors: `RingmasterError` with BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST or
  * DATA_OUT_OF_RANGE (a number stored in Redis that a script cannot hold exactly); with
  * REDIS_OUT_OF_MEMORY when Redis, at maxmemory, refused a call that may add memory (enqueue;
- * the steering calls, claims, completions, retries and lease extensions still run), and with
- * REDIS_UNAVAILABLE when Redis cannot be reached or cannot serve now (`fromRedisError`, applied
- * to every method below). Any other Redis error (WRONGTYPE on a key written by another writer,
- * say) is passed through from ioredis unchanged.
+ * the steering calls, claims, completions, retries and lease extensions still run), with
+ * REDIS_UNAVAILABLE when Redis cannot be reached or cannot serve now, and with
+ * REDIS_NOT_PERMITTED, naming this queue's prefix in the grant, when its ACL refuses: every
+ * method below goes through `call`, which maps them (`codedRedisFailure`) and names the queue
+ * (`RingmasterError.queue`). Any other Redis error (WRONGTYPE on a key written
+ * by another writer, say) is passed through from ioredis unchanged.
+ *
+ * This file is the API: each method's contract, and a one-line delegation to the part that
+ * does it, all sharing one {@link QueueCore} (`core.ts`: the names, keys, connection, scripts,
+ * actor and history cap, and the history ARGV, registration and job-layout helpers):
+ * `steering.ts` (limits, rate limits, pauses, timed overrides, the queue's pause, retention,
+ * weights), `producing.ts` (enqueue, enqueueMany), `working.ts` (claim, complete,
+ * completeAndClaim, retry, lease extension, job watches), `operatorActions.ts` (requeueDead,
+ * removeJobs, purgeGroup, promote, audit, repair), `reads.ts` (every read) and `upkeep.ts`
+ * (reap, the reaper's lock, the clock, the layout check).
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { Defaults } from '../defaults.js';
-import {
-  badInput,
-  codeRedisFailures,
-  ErrorCode,
-  errorFromStatus,
-  jobNotFound,
-  RingmasterError,
-} from '../errors.js';
-import { JOB_LAYOUT, type QueueKeys, queueKeys, queuesKey } from '../keys.js';
+import { codedRedisFailure } from '../errors.js';
+import { type QueueKeys, queueKeys, queuesKey } from '../keys.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Connection } from '../redis/connection.js';
 import { closeConnection, type RedisConnection } from '../redis/connectionOption.js';
-import {
-  type BackoffArgs,
-  Commands,
-  type EnqueueArgs,
-  type GroupReply,
-  type HistoryArgs,
-  type JobReply,
-  type RetentionReply,
-  type SnapshotReply,
-} from '../scripts/commands.js';
+import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
   Job,
   JobActionResult,
-  JobError,
   JobPage,
   JobState,
   QueueCounts,
@@ -53,206 +45,30 @@ import type {
   RetentionChange,
   SteeringOptions,
 } from '../types.js';
-import * as validate from '../validate.js';
-import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
-import { decodeClaims, decodeJob, decodeJobPage } from './jobs.js';
-import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { QueueCore } from './core.js';
+import type { HistoryPage } from './history.js';
+import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
-import * as overrides from './overrides.js';
+import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
-import { rateLimit } from './rateLimits.js';
-import { type ReconcileReport, reconcile, UNSETTLED } from './reconcile.js';
-import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
-
-/** What {@link Queue.completeAndClaim} answers. */
-export interface CompleteAndClaimResult {
-  /** Per completion, in order: null when it completed, else why not (JOB_NOT_FOUND, LEASE_LOST). */
-  readonly refused: (RingmasterError | null)[];
-  /** When the completions were recorded (ms since the epoch, Redis clock). */
-  readonly finishedAt: number;
-  /** The jobs claimed, leased, in rota order. */
-  readonly claimed: Job[];
-  /**
-   * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
-   * delayed job or reopening of a rate window (DESIGN.md §3 "Rate limits"; ms since the epoch,
-   * Redis clock; compare it with `finishedAt`, the same
-   * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
-   * is paused, or every claim was served).
-   */
-  readonly nextRunAt: number | null;
-}
-
-export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
-export type { QueueOptions } from './queueArguments.js';
-
-// The names each options object of Queue's API may hold (`validate.options` refuses others).
-const STEERING: validate.OptionNames<SteeringOptions> = { actor: true };
-const TIMED: validate.OptionNames<TimedSteeringOptions> = { forMs: true, actor: true };
-const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
-  maxAttempts: true,
-  key: true,
-  keyTtlMs: true,
-  delayMs: true,
-  runAt: true,
-  backoff: true,
-};
-const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
-const RETRY: validate.OptionNames<RetryOptions> = { error: true, stack: true, delayMs: true };
-const RETENTION = { completed: true, dead: true } as const;
-const LIMIT = { limit: true } as const;
-const PAGE = { first: true, after: true } as const;
-const SELECT = { ids: true, group: true, all: true } as const;
+import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
+import { type ReconcileReport, UNSETTLED } from './reconcile.js';
+import { Steering } from './steering.js';
+import { Upkeep } from './upkeep.js';
+import {
+  type CompleteAndClaimOptions,
+  type CompleteAndClaimResult,
+  type RetryOptions,
+  Working,
+} from './working.js';
 
 export { Defaults } from '../defaults.js';
-
-/**
- * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
- * payload JSON text (newline-separated: a group id holds no control characters, and JSON text
- * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
- * either, hex. A request with neither hashes as before they existed, so keys recorded then
- * still match.
- */
-function requestFingerprint(
-  group: string,
-  maxAttempts: number,
-  payload: string,
-  timing: {
-    delayMs?: number | undefined;
-    runAt?: number | undefined;
-    backoff?: BackoffArgs | undefined;
-  },
-): string {
-  let text = `${group}\n${maxAttempts}\n${payload}`;
-  const { delayMs, runAt, backoff } = timing;
-  if (delayMs !== undefined || runAt !== undefined || backoff !== undefined) {
-    const delay =
-      delayMs !== undefined ? `delayMs ${delayMs}` : runAt !== undefined ? `runAt ${runAt}` : '';
-    const policy = backoff
-      ? `${backoff.type} ${backoff.delayMs} ${backoff.maxDelayMs ?? ''} ${backoff.jitter}`
-      : '';
-    text += `\n${delay}\n${policy}`;
-  }
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * One enqueue's arguments, validated as DESIGN.md §5 says (BAD_USER_INPUT naming the option):
- * the group, the payload as JSON text, maxAttempts (default 3), the key with its ttl and the
- * request's fingerprint, one of delayMs and runAt, the backoff policy with its defaults.
- * Used by `Queue.enqueue` and, per job, by `Queue.enqueueMany`.
- */
-function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions): EnqueueArgs {
-  const g = validate.groupId(group);
-  const text = validate.payload(payload);
-  const opts = validate.options('options', options, ENQUEUE);
-  const maxAttempts = validate.maxAttempts(opts.maxAttempts ?? Defaults.maxAttempts);
-  const name = opts.key === undefined ? undefined : validate.idempotencyKey(opts.key);
-  if (name === undefined && opts.keyTtlMs !== undefined) {
-    throw badInput('keyTtlMs', 'applies only to an enqueue with a key');
-  }
-  const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
-  const runAt = opts.runAt == null ? undefined : validate.runAt(opts.runAt);
-  if (delayMs !== undefined && runAt !== undefined) {
-    throw badInput('runAt', 'cannot be given with delayMs: give one of them');
-  }
-  const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
-  const key =
-    name === undefined
-      ? undefined
-      : {
-          name,
-          ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
-          fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
-        };
-  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff };
-}
-
-/**
- * A refusal of one job of a batch, named by its place: BAD_USER_INPUT `group` of job 3 becomes
- * `jobs[3].group` (message `jobs[3].group: …`); any other error is passed on unchanged.
- */
-function inJob(at: string, error: unknown): unknown {
-  if (!(error instanceof RingmasterError) || error.code !== ErrorCode.BAD_USER_INPUT) return error;
-  const argument = error.argument ?? '';
-  const message = error.message.startsWith(`${argument}: `)
-    ? error.message.slice(argument.length + 2)
-    : error.message;
-  return badInput(argument === '' ? at : `${at}.${argument}`, message);
-}
-
-/** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
-function runAtOutOfRange(argument: string, now: string | number | undefined): RingmasterError {
-  return badInput(
-    argument,
-    // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
-    `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${now} ms since the epoch by the queue's clock`,
-  );
-}
-
-/** A failed attempt's entries as `retry-12.lua` and `reap-12.lua` push them (JSON text). */
-function decodeErrors(entries: readonly string[]): JobError[] {
-  const errors: JobError[] = [];
-  for (const entry of entries) {
-    try {
-      const e = JSON.parse(entry) as Record<string, unknown>;
-      errors.push({
-        attempt: typeof e.attempt === 'number' ? e.attempt : 0,
-        at: typeof e.at === 'number' ? e.at : 0,
-        message: typeof e.message === 'string' ? e.message : '',
-        stack: typeof e.stack === 'string' ? e.stack : null,
-      });
-    } catch {
-      // Another writer's entry that is not JSON: not one of ours, skipped.
-    }
-  }
-  return errors;
-}
-
-/** What {@link Queue.retry} takes besides the job and its token. */
-export interface RetryOptions {
-  /** Why it failed (kept as lastError and in the job's errors; cut to 1,024 characters). */
-  readonly error?: string | null | undefined;
-  /** The failure's stack (kept in the job's errors; cut to 8,192 characters). */
-  readonly stack?: string | null | undefined;
-  /**
-   * Wait this long (ms, 0..2,592,000,000) before the job runs again, overriding its backoff
-   * policy; 0 = at once. Default: the policy (none: at once).
-   */
-  readonly delayMs?: number | undefined;
-}
-
-/** Options of {@link Queue.enqueue}. */
-export interface EnqueueOptions {
-  /** Claims before the job is dead, 1..100 (default 3). */
-  readonly maxAttempts?: number | undefined;
-  /** Idempotency key: 1–256 UTF-8 bytes, no control characters. */
-  readonly key?: string | undefined;
-  /** How long the key is remembered (ms, 1..2,592,000,000; default 86,400,000); only with `key`. */
-  readonly keyTtlMs?: number | undefined;
-  /** Run no sooner than this many ms from now (Redis clock), 0..2,592,000,000. */
-  readonly delayMs?: number | undefined;
-  /** Run no sooner than this time (ms since the epoch, Redis clock), within 30 days of now. */
-  readonly runAt?: number | undefined;
-  /** How long a failed attempt waits before the job runs again (DESIGN.md §3, backoff). */
-  readonly backoff?: BackoffPolicyInput | undefined;
-}
-
-/** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
-export interface BackoffPolicyInput {
-  readonly type: 'FIXED' | 'EXPONENTIAL';
-  /** ms, 0..2,592,000,000. */
-  readonly delayMs: number;
-  /** ms, delayMs..2,592,000,000, or null/absent for no cap (30 days at most). */
-  readonly maxDelayMs?: number | null | undefined;
-  /** 0..1 (default 0): the wait is cut by up to this fraction, at random. */
-  readonly jitter?: number | undefined;
-}
-
-/** {@link Queue.promote}'s answer: the job after the call, and whether it was moved. */
-export interface PromotedJob extends Job {
-  /** True when it was delayed and is now pending; false when it was not delayed (unchanged). */
-  readonly promoted: boolean;
-}
+export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
+export type { PromotedJob } from './operatorActions.js';
+export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
+export type { QueueOptions } from './queueArguments.js';
+export type { CompleteAndClaimResult, RetryOptions } from './working.js';
 
 export class Queue {
   /** The queue name (validated). */
@@ -273,6 +89,13 @@ export class Queue {
   readonly actor: string;
   /** The queue history stream's cap (count). */
   readonly historyMaxLen: number;
+  // The parts that do the work, by role, sharing one QueueCore (made in the constructor).
+  private readonly steering: Steering;
+  private readonly producing: Producing;
+  private readonly working: Working;
+  private readonly actions: OperatorActions;
+  private readonly reads: Reads;
+  private readonly upkeep: Upkeep;
 
   /**
    * Two shapes (DESIGN.md §4.1, "Connections"):
@@ -310,6 +133,22 @@ export class Queue {
     this.commands = new Commands(this.connection, this.keys);
     this.actor = args.actor;
     this.historyMaxLen = args.historyMaxLen;
+    const core = new QueueCore(
+      this.name,
+      this.prefix,
+      this.keys,
+      this.registry,
+      this.connection,
+      this.commands,
+      this.actor,
+      this.historyMaxLen,
+    );
+    this.steering = new Steering(core);
+    this.producing = new Producing(core);
+    this.working = new Working(core);
+    this.actions = new OperatorActions(core);
+    this.reads = new Reads(core);
+    this.upkeep = new Upkeep(core);
   }
 
   /**
@@ -324,26 +163,18 @@ export class Queue {
   }
 
   /**
-   * The history ARGV every steering script takes (`historyArgs` in includes/history.lua):
-   * [actor, cap] — the call's actor, else this handle's, and the queue stream's cap (count).
-   * Checks the options object first (`validate.options`, names `known`, refused as `path`), so
-   * a steering call computes it before anything is sent.
-   * @throws RingmasterError BAD_USER_INPUT for options that are not an object or hold an
-   *   unknown name
+   * The one way every method below reaches Redis: runs `run` (what it throws synchronously is
+   * thrown as it is) and rejects with `codedRedisFailure`'s error: a Redis failure coded
+   * (REDIS_NOT_PERMITTED naming this queue's prefix, REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE)
+   * with `queue` set to this queue's name; any other error unchanged.
    */
-  protected historyArgs(
-    options?: SteeringOptions,
-    path = 'options',
-    known: validate.OptionNames<SteeringOptions> = STEERING,
-  ): [actor: string, cap: number] {
-    const given = validate.options(path, options, known).actor;
-    return [
-      given == null ? this.actor : validate.actor(given, `${path}.actor`),
-      this.historyMaxLen,
-    ];
+  private call<T>(run: () => Promise<T>): Promise<T> {
+    return run().catch((error: unknown) => {
+      throw codedRedisFailure(error, this.prefix, this.name);
+    });
   }
 
-  // ── steering (admin) ─────────────────────────────────────────────────────────────────
+  // ── steering (admin) ──────────────────────────────────────────────────────────────────────
 
   /**
    * Set `group`'s limit to `limit` jobs in flight (0 parks it). De-rings it at once when
@@ -357,32 +188,16 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (argument `group`, `limit` or `forMs`: 1..30 days);
    *   DATA_OUT_OF_RANGE (the group's active count); nothing is written then
    */
-  async setLimit(
-    group: string,
-    limit: number,
-    options: TimedSteeringOptions = {},
-  ): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const n = validate.limit(limit);
-    const history = this.historyArgs(options, 'options', TIMED);
-    const ms = overrides.forMs(options?.forMs);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.setLimit({ group: g, limit: n, forMs: ms, history })),
-    );
+  setLimit(group: string, limit: number, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
+    return this.call(() => this.steering.setLimit(group, limit, options));
   }
 
   /**
    * Remove `group`'s limit; re-ring it if that makes it serviceable. Drops a pending timed limit
    * revert (DESIGN.md §4.8). Script: `clearLimit-8.lua`.
    */
-  async clearLimit(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const history = this.historyArgs(options);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.clearLimit({ group: g, history })),
-    );
+  clearLimit(group: string, options: SteeringOptions = {}): Promise<GroupInfo> {
+    return this.call(() => this.steering.clearLimit(group, options));
   }
 
   /**
@@ -397,18 +212,8 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (`group`, `rateLimit`, `max`, `windowMs`) before
    *   anything is sent; DATA_OUT_OF_RANGE (nothing written) for an active count it cannot read
    */
-  async setRateLimit(
-    group: string,
-    limit: RateLimit,
-    options?: SteeringOptions,
-  ): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const { max, windowMs } = rateLimit(limit);
-    const history = this.historyArgs(options);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.setRateLimit({ group: g, max, windowMs, history })),
-    );
+  setRateLimit(group: string, limit: RateLimit, options?: SteeringOptions): Promise<GroupInfo> {
+    return this.call(() => this.steering.setRateLimit(group, limit, options));
   }
 
   /**
@@ -417,13 +222,8 @@ export class Queue {
    * Script: `clearRateLimit-8.lua` (runs at maxmemory).
    * @throws RingmasterError BAD_USER_INPUT (`group`) before anything is sent
    */
-  async clearRateLimit(group: string, options?: SteeringOptions): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const history = this.historyArgs(options);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.clearRateLimit({ group: g, history })),
-    );
+  clearRateLimit(group: string, options?: SteeringOptions): Promise<GroupInfo> {
+    return this.call(() => this.steering.clearRateLimit(group, options));
   }
 
   /**
@@ -434,14 +234,8 @@ export class Queue {
    * already, so nothing would revert — the plain pause: a pending pause revert is dropped.
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
-  async pause(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const history = this.historyArgs(options, 'options', TIMED);
-    const ms = overrides.forMs(options?.forMs);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.pause({ group: g, forMs: ms, history })),
-    );
+  pause(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
+    return this.call(() => this.steering.pause(group, options));
   }
 
   /**
@@ -454,14 +248,35 @@ export class Queue {
    * pause) — the plain resume: a pending pause revert is dropped.
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `forMs`)
    */
-  async resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const history = this.historyArgs(options, 'options', TIMED);
-    const ms = overrides.forMs(options?.forMs);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.resume({ group: g, forMs: ms, history })),
-    );
+  resume(group: string, options: TimedSteeringOptions = {}): Promise<GroupInfo> {
+    return this.call(() => this.steering.resume(group, options));
+  }
+
+  /**
+   * Drop `group`'s pending timed override of `kind` ('limit' or 'pause'): the value it set
+   * stays and nothing reverts it. Recorded in the history when one was pending; otherwise
+   * nothing is written. Script: `cancelOverride-4.lua`.
+   * @returns the group after the call
+   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `kind`)
+   */
+  cancelOverride(
+    group: string,
+    kind: OverrideKind,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    return this.call(() => this.steering.cancelOverride(group, kind, options));
+  }
+
+  /**
+   * Revert every timed override whose deadline (Redis clock) has come, each as the plain call
+   * it stands for (setLimit, clearLimit, pause, resume), recorded in the history as action
+   * `revert` by actor 'timer'. Script: `applyOverrides-6.lua`, at most `batch` per call (O(batch
+   * · log n)), called again while a call comes back full. The {@link Reaper} runs it every pass.
+   * @param options.batch overrides per script call (count, 1..10,000; default 100)
+   * @returns how many were reverted, and when the next pending one is due (ms, or null)
+   */
+  applyOverrides(options: { batch?: number } = {}): Promise<AppliedOverrides> {
+    return this.call(() => this.steering.applyOverrides(options));
   }
 
   /**
@@ -474,10 +289,8 @@ export class Queue {
    * @param options.actor who asks (history); default this handle's `actor`
    * @returns 'PAUSED'
    */
-  async pauseQueue(options?: SteeringOptions): Promise<QueueState> {
-    const history = this.historyArgs(options);
-    await this.steered(() => this.commands.pauseQueue(history));
-    return 'PAUSED';
+  pauseQueue(options?: SteeringOptions): Promise<QueueState> {
+    return this.call(() => this.steering.pauseQueue(options));
   }
 
   /**
@@ -487,10 +300,8 @@ export class Queue {
    * @param options.actor who asks (history); default this handle's `actor`
    * @returns 'RUNNING'
    */
-  async resumeQueue(options?: SteeringOptions): Promise<QueueState> {
-    const history = this.historyArgs(options);
-    await this.steered(() => this.commands.resumeQueue(history));
-    return 'RUNNING';
+  resumeQueue(options?: SteeringOptions): Promise<QueueState> {
+    return this.call(() => this.steering.resumeQueue(options));
   }
 
   /**
@@ -509,33 +320,11 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (argument `completed` or `dead`) for a policy that is
    *   not an object or a count or age out of range; nothing is written (nor recorded) then
    */
-  async setRetention(
+  setRetention(
     policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
     options?: SteeringOptions,
   ): Promise<QueueRetention> {
-    if (policies === null || typeof policies !== 'object') {
-      throw badInput('completed', 'setRetention takes { completed?, dead? }');
-    }
-    validate.options('policies', policies, RETENTION);
-    const history = this.historyArgs(options);
-    const completed =
-      policies.completed === undefined
-        ? {}
-        : validate.retentionChange('completed', policies.completed);
-    const dead = policies.dead === undefined ? {} : validate.retentionChange('dead', policies.dead);
-    const count = (n: number | undefined) => (n === undefined ? '' : String(n));
-    const age = (ms: number | null | undefined) =>
-      ms === undefined ? '' : ms === null ? 'none' : String(ms);
-    const reply = await this.steered(() =>
-      this.commands.setRetention({
-        completedCount: count(completed.count),
-        completedAgeMs: age(completed.ageMs),
-        deadCount: count(dead.count),
-        deadAgeMs: age(dead.ageMs),
-        history,
-      }),
-    );
-    return retentionReply(reply);
+    return this.call(() => this.steering.setRetention(policies, options));
   }
 
   /**
@@ -547,17 +336,11 @@ export class Queue {
    * @param weight turns per round, an integer 1..1,000
    * @throws RingmasterError BAD_USER_INPUT (argument `group` or `weight`); nothing is sent then
    */
-  async setWeight(group: string, weight: number, options?: SteeringOptions): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const w = validate.weight(weight);
-    const history = this.historyArgs(options);
-    return this.groupFrom(
-      g,
-      await this.steered(() => this.commands.setWeight({ group: g, weight: w, history })),
-    );
+  setWeight(group: string, weight: number, options?: SteeringOptions): Promise<GroupInfo> {
+    return this.call(() => this.steering.setWeight(group, weight, options));
   }
 
-  // ── jobs (worker) ────────────────────────────────────────────────────────────────────
+  // ── producing ─────────────────────────────────────────────────────────────────────────────
 
   /**
    * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
@@ -593,18 +376,8 @@ export class Queue {
    *   the key was used within its window for a different request — another group, payload (as
    *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
-  async enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
-    const [job] = (await this.judgedRunAts(
-      [enqueueArgs(group, payload, options)],
-      () => 'runAt',
-    )) as [EnqueueArgs];
-    const [id, fields, outcome] = await this.registered(() =>
-      this.laidOut(() => this.commands.enqueue(job, this.connection.state.idFloor(this.keys.base))),
-    );
-    if (outcome === 0) this.connection.state.noteIds(this.keys.base, [id]);
-    if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
-    if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
-    return this.enqueued(id, fields, outcome);
+  enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
+    return this.call(() => this.producing.enqueue(group, payload, options));
   }
 
   /**
@@ -629,114 +402,13 @@ export class Queue {
    *   `jobs[i].runAt`, `jobs[i].backoff` (i from 0) — as {@link enqueue} refuses them;
    *   DATA_OUT_OF_RANGE (see the script). Nothing is written then.
    */
-  async enqueueMany(
+  enqueueMany(
     jobs: readonly { group: string; payload?: unknown; options?: EnqueueOptions | undefined }[],
   ): Promise<Job[]> {
-    if (!Array.isArray(jobs)) throw badInput('jobs', 'must be an array of jobs');
-    if (jobs.length > validate.Limits.maxEnqueueBatch) {
-      throw badInput('jobs', `must hold at most ${validate.Limits.maxEnqueueBatch} jobs`);
-    }
-    // Summed as the jobs are read, so a call far over the bound is refused at the job that
-    // crosses it, before the rest is serialised.
-    let payloadBytes = 0;
-    // Array.from, not map: map skips a hole ([, job]), which would be sent; here it reads as
-    // undefined, refused as `jobs[i]` like any job that is not an object.
-    const args = Array.from(jobs, (job: unknown, i) => {
-      const at = `jobs[${i}]`;
-      if (job === null || typeof job !== 'object' || Array.isArray(job)) {
-        throw badInput(at, 'must be an object { group, payload?, options? }');
-      }
-      for (const key of Object.keys(job)) {
-        // An enqueue option beside `options` (`{ group, maxAttempts: 1 }`) would be ignored.
-        if (Object.hasOwn(ENQUEUE, key)) {
-          throw badInput(
-            `${at}.${key}`,
-            `is not a field of a job: give it in options (options.${key})`,
-          );
-        }
-      }
-      const { group, payload, options } = validate.options(
-        at,
-        job as Record<string, unknown>,
-        ENQUEUE_JOB,
-      );
-      let parsed: EnqueueArgs;
-      try {
-        parsed = enqueueArgs(group, payload, options as EnqueueOptions);
-      } catch (error) {
-        throw inJob(at, error);
-      }
-      payloadBytes += Buffer.byteLength(parsed.payload, 'utf8');
-      if (payloadBytes > validate.Limits.enqueueBatchPayloadBytes) {
-        throw badInput(
-          'jobs',
-          `payloads total ${payloadBytes} bytes of JSON text by ${at}, over the ${validate.Limits.enqueueBatchPayloadBytes} bytes one call may send: split the jobs into smaller calls`,
-        );
-      }
-      return parsed;
-    });
-    if (args.length === 0) return [];
-    const judged = await this.judgedRunAts(args, (i) => `jobs[${i}].runAt`);
-    const reply = await this.registered(() =>
-      this.laidOut(() =>
-        this.commands.enqueueMany(judged, this.connection.state.idFloor(this.keys.base)),
-      ),
-    );
-    if (reply[0] === 2) {
-      const [, index, id, first] = reply;
-      throw this.keyConflict(
-        `jobs[${index - 1}].key`,
-        id === null ? `jobs[${(first ?? 1) - 1}] of this call` : `job ${id}`,
-      );
-    }
-    if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
-    this.connection.state.noteIds(
-      this.keys.base,
-      reply[1].map(([id]) => id),
-    );
-    return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
+    return this.call(() => this.producing.enqueueMany(jobs));
   }
 
-  /** An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job). */
-  private enqueued(id: string, fields: string[], outcome: number): Job {
-    const job = decodeJob(this.name, id, fields);
-    // A duplicate of a job being run: its lease token is its worker's, not the producer's.
-    return outcome === 1 ? { ...job, token: null } : job;
-  }
-
-  /**
-   * Judge the jobs' `runAt`s on the queue's Redis clock before anything is registered or
-   * written (DESIGN.md §3, "Registration"): one read of the clock (`Commands.clock`, the queue's
-   * node) when a job has a runAt, none otherwise. A runAt more than 30 days from that now is
-   * refused (BAD_USER_INPUT `argumentOf(i)`); a runAt at or before it is past for the script too
-   * (its clock reads later), so it is sent as no runAt, which the script treats alike (a runAt
-   * now or past enqueues as without one) and cannot refuse. So the script's own range check
-   * can refuse only a runAt later than now but within a hair of the 30-day edge on a clock that
-   * stepped back between the two reads (DESIGN.md's residual). The fingerprints of idempotency
-   * keys keep the runAt as given.
-   */
-  private async judgedRunAts(
-    jobs: EnqueueArgs[],
-    argumentOf: (i: number) => string,
-  ): Promise<EnqueueArgs[]> {
-    if (jobs.every((job) => job.runAt === undefined)) return jobs;
-    const now = await this.commands.clock();
-    return jobs.map((job, i) => {
-      if (job.runAt === undefined) return job;
-      if (Math.abs(job.runAt - now) > validate.Limits.maxDelayMs) {
-        throw runAtOutOfRange(argumentOf(i), now);
-      }
-      return job.runAt <= now ? { ...job, runAt: undefined } : job;
-    });
-  }
-
-  /** BAD_USER_INPUT `argument`: an idempotency key used for another request (by `by`). */
-  private keyConflict(argument: string, by: string): RingmasterError {
-    return badInput(
-      argument,
-      `was used for ${by} of queue ${this.name} with a different group, payload, maxAttempts, delay or backoff; use a new key for a new job`,
-    );
-  }
+  // ── working (worker) ──────────────────────────────────────────────────────────────────────
 
   /**
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
@@ -745,21 +417,10 @@ export class Queue {
    * serviceable, or while the queue is paused ({@link pauseQueue}).
    * Script: `claim-10.lua`.
    */
-  async claim(
+  claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
   ): Promise<Job | null> {
-    const opts = validate.options('options', options, { leaseMs: true, token: true });
-    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
-    const token = opts.token === undefined ? randomUUID() : validate.token(opts.token);
-    const reply = await this.laidOut(() =>
-      this.commands.claim({
-        leaseMs,
-        token,
-        defaultMaxAttempts: Defaults.maxAttempts,
-        promoteBatch: Defaults.promoteBatch,
-      }),
-    );
-    return decodeClaims(this.name, reply, [token])[0] ?? null;
+    return this.call(() => this.working.claim(options));
   }
 
   /**
@@ -770,10 +431,8 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (a malformed token, checked before the id),
    *   JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
    */
-  async complete(id: string, token: string): Promise<Job> {
-    const t = validate.token(token);
-    const jobId = validate.jobId(this.name, id);
-    return this.jobFrom(jobId, await this.commands.complete({ id: jobId, token: t }));
+  complete(id: string, token: string): Promise<Job> {
+    return this.call(() => this.working.complete(id, token));
   }
 
   /**
@@ -796,65 +455,11 @@ export class Queue {
    *   `claim` when the ring ran out); `nextRunAt`: see {@link CompleteAndClaimResult}
    * @throws RingmasterError BAD_USER_INPUT for a bad token, count or leaseMs (nothing is done)
    */
-  async completeAndClaim(
+  completeAndClaim(
     completions: readonly { id: string; token: string }[],
-    options: {
-      claim?: number | undefined;
-      leaseMs?: number | undefined;
-      tokens?: readonly string[] | undefined;
-    } = {},
+    options: CompleteAndClaimOptions = {},
   ): Promise<CompleteAndClaimResult> {
-    if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
-    validate.batchSize('completions', completions.length);
-    const opts = validate.options('options', options, { claim: true, leaseMs: true, tokens: true });
-    if (opts.tokens != null && !Array.isArray(opts.tokens)) {
-      throw badInput('tokens', 'must be an array of lease tokens');
-    }
-    const claim = validate.batchSize('claim', opts.claim ?? opts.tokens?.length ?? 1);
-    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
-    const tokens = opts.tokens == null ? [] : Array.from(opts.tokens, (t) => validate.token(t));
-    if (opts.tokens != null && tokens.length !== claim) {
-      throw badInput('tokens', `must hold one token per claim (${claim})`);
-    }
-    while (tokens.length < claim) tokens.push(randomUUID());
-    const refused: (RingmasterError | null)[] = [];
-    const sent: { id: string; token: string }[] = [];
-    const sentAt: number[] = [];
-    for (const [i, c] of completions.entries()) {
-      if (c === null || typeof c !== 'object') {
-        throw badInput('completions', 'each must be an object { id, token }');
-      }
-      validate.options(`completions[${i}]`, c, { id: true, token: true });
-      const token = validate.token(c.token);
-      try {
-        sent.push({ id: validate.jobId(this.name, c.id), token });
-        sentAt.push(i);
-        refused.push(null);
-      } catch (error) {
-        refused.push(error as RingmasterError);
-      }
-    }
-    const send = () =>
-      this.commands.completeAndClaim({
-        completions: sent,
-        claimTokens: tokens,
-        leaseMs,
-        defaultMaxAttempts: Defaults.maxAttempts,
-        promoteBatch: Defaults.promoteBatch,
-      });
-    // Completions alone read no payload (complete is not refused either): only a claim asks.
-    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
-      claim > 0 ? await this.laidOut(send) : await send();
-    statuses.forEach((status, j) => {
-      const c = sent[j] as { id: string };
-      refused[sentAt[j] as number] = errorFromStatus(status, this.name, c.id) ?? null;
-    });
-    return {
-      refused,
-      finishedAt,
-      claimed: decodeClaims(this.name, [claimedAt, leaseUntil, claimed], tokens),
-      nextRunAt: nextRunAt ?? null,
-    };
+    return this.call(() => this.working.completeAndClaim(completions, options));
   }
 
   /**
@@ -875,23 +480,8 @@ export class Queue {
    *   0..2,592,000,000; `error` or `stack` not a string), JOB_NOT_FOUND, LEASE_LOST,
    *   DATA_OUT_OF_RANGE
    */
-  async retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
-    const t = validate.token(token);
-    if (options !== null && typeof options !== 'object' && typeof options !== 'string') {
-      throw badInput('error', 'must be a string');
-    }
-    const opts: RetryOptions =
-      typeof options === 'string'
-        ? { error: options }
-        : validate.options('options', options, RETRY);
-    const error = validate.failureText('error', opts.error, Defaults.errorMessageLength);
-    const stack = validate.failureText('stack', opts.stack, Defaults.errorStackLength);
-    const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
-    const jobId = validate.jobId(this.name, id);
-    return this.jobFrom(
-      jobId,
-      await this.commands.retry({ id: jobId, token: t, error, stack, delayMs, r: Math.random() }),
-    );
+  retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
+    return this.call(() => this.working.retry(id, token, options));
   }
 
   /**
@@ -906,13 +496,8 @@ export class Queue {
    *   `ttlMs` is not an integer in 1..86,400,000; JOB_NOT_FOUND for an id that is not a
    *   decimal string (nothing is registered)
    */
-  async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
-    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of job ids');
-    validate.batchSize('ids', ids.length);
-    if (ids.length === 0) throw badInput('ids', 'must name at least one job');
-    // Array.from visits a hole (map skips it): undefined, no job id, JOB_NOT_FOUND.
-    const jobIds = Array.from(ids, (id) => validate.jobId(this.name, id));
-    return this.commands.watchJobs({ ids: jobIds, ttlMs: validate.durationMs('ttlMs', ttlMs) });
+  watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
+    return this.call(() => this.working.watchJobs(ids, ttlMs));
   }
 
   /**
@@ -920,53 +505,11 @@ export class Queue {
    * Script: `extendLease-2.lua`.
    * @throws RingmasterError BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST
    */
-  async extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
-    // Malformed input first (BAD_USER_INPUT), then whether the id can name a job at all.
-    const t = validate.token(token);
-    const ms = validate.leaseMs(leaseMs);
-    const jobId = validate.jobId(this.name, id);
-    return this.jobFrom(
-      jobId,
-      await this.commands.extendLease({ id: jobId, token: t, leaseMs: ms }),
-    );
+  extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
+    return this.call(() => this.working.extendLease(id, token, leaseMs));
   }
 
-  /**
-   * The queue's housekeeping, in batches of `batch` (default 1,000) per script call, repeated
-   * while any batch came back full: every job whose lease has passed is retried as
-   * {@link retry} would (permit released exactly once; error 'lease expired'; its backoff
-   * applies), due delayed jobs are promoted to their lanes, retained completed and dead
-   * jobs past their retention are trimmed, and job watches past their time dropped (§4.4). Returns how many jobs were reaped (expired leases).
-   * Each call removes what it counts from where it was (active, delayed, an index), so the
-   * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
-   * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
-   * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
-   * groups per call, repeated while a call comes back full and forgot one).
-   * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
-   *   `groupGraceMs` out of its range
-   */
-  async reap(options: { batch?: number; groupGraceMs?: number } = {}): Promise<number> {
-    const opts = validate.options('options', options, { batch: true, groupGraceMs: true });
-    const batch = validate.reapBatch(opts.batch ?? Defaults.reapBatch);
-    const graceMs = validate.groupGraceMs(opts.groupGraceMs ?? Defaults.groupGraceMs);
-    this.watchState();
-    let total = 0;
-    for (;;) {
-      const counts = await this.commands.reap({ batch, r: Math.random() });
-      total += counts[0];
-      const full = Math.max(...counts) >= batch;
-      if (!full) break;
-    }
-    const forgetBatch = Defaults.forgetBatch;
-    for (;;) {
-      const [forgotten, kept] = await this.commands.forgetGroups({ graceMs, batch: forgetBatch });
-      // A kept group is judged again one grace later, so with a grace shorter than a call
-      // it is due again at once: go on only while a call forgets something.
-      if (forgotten === 0 || forgotten + kept < forgetBatch) return total;
-    }
-  }
-
-  // ── operator actions (admin) ─────────────────────────────────────────────────────────
+  // ── operator actions (admin) ──────────────────────────────────────────────────────────────
 
   /**
    * Put dead jobs back to work (DESIGN.md §3 and §4.1, "Operator actions"; script
@@ -992,27 +535,12 @@ export class Queue {
    *   `resetAttempts`): ids empty, over 1,000 or not an array, ids with a group or all, none of
    *   them, a bad group id or limit; DATA_OUT_OF_RANGE (see the script)
    */
-  async requeueDead(
+  requeueDead(
     select: { ids: readonly string[] } | { group: string } | { all: true },
     options: { resetAttempts?: boolean | undefined; limit?: number | undefined } = {},
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {
-    const chosen = selection(select, false);
-    const opts = validate.options('options', options, { resetAttempts: true, limit: true });
-    const history = this.historyArgs(steering, 'steering');
-    const resetAttempts = opts.resetAttempts ?? true;
-    if (typeof resetAttempts !== 'boolean') throw badInput('resetAttempts', 'must be a boolean');
-    const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
-    if ('ids' in chosen && chosen.ids.length === 0) {
-      return { count: 0, remaining: 0, skipped: chosen.malformed };
-    }
-    const [count, remaining, skipped] = await this.commands.requeueDead({
-      resetAttempts,
-      limit,
-      select: chosen,
-      history,
-    });
-    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+    return this.call(() => this.actions.requeueDead(select, options, steering));
   }
 
   /**
@@ -1040,44 +568,12 @@ export class Queue {
    *   state, ACTIVE, no state for a group or all, PENDING for all; DATA_OUT_OF_RANGE (see the
    *   script)
    */
-  async removeJobs(
-    select:
-      | { ids: readonly string[]; state?: JobState | undefined }
-      | { group: string; state: JobState }
-      | { all: true; state: JobState },
+  removeJobs(
+    select: RemoveSelection,
     options: { limit?: number | undefined } = {},
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {
-    const chosen = selection(select, true);
-    const raw = (select as { state?: unknown }).state;
-    let state: 'pending' | 'delayed' | 'dead' | 'completed' | '' = '';
-    if (raw === undefined && !('ids' in chosen)) {
-      throw badInput(
-        'state',
-        'is required with a group or all: PENDING, DELAYED, DEAD or COMPLETED',
-      );
-    }
-    if (raw !== undefined || !('ids' in chosen)) {
-      const s = validate.jobState(raw);
-      if (s === 'ACTIVE') throw badInput('state', 'ACTIVE jobs cannot be removed');
-      if (s === 'PENDING' && 'all' in chosen) {
-        throw badInput('state', 'PENDING jobs are removed by group (a lane is a group’s)');
-      }
-      state = s.toLowerCase() as typeof state;
-    }
-    const opts = validate.options('options', options, LIMIT);
-    const limit = validate.actionLimit(opts.limit ?? Defaults.actionLimit);
-    const history = this.historyArgs(steering, 'steering');
-    if ('ids' in chosen && chosen.ids.length === 0) {
-      return { count: 0, remaining: 0, skipped: chosen.malformed };
-    }
-    const [count, remaining, skipped] = await this.commands.removeJobs({
-      state,
-      limit,
-      select: chosen,
-      history,
-    });
-    return { count, remaining, skipped: skipped + ('ids' in chosen ? chosen.malformed : 0) };
+    return this.call(() => this.actions.removeJobs(select, options, steering));
   }
 
   /**
@@ -1092,7 +588,7 @@ export class Queue {
     options: { limit?: number | undefined } = {},
     steering?: SteeringOptions,
   ): Promise<JobActionResult> {
-    return this.removeJobs({ group, state: 'PENDING' }, options, steering);
+    return this.call(() => this.actions.purgeGroup(group, options, steering));
   }
 
   /**
@@ -1108,18 +604,9 @@ export class Queue {
    *   a decimal string), DATA_OUT_OF_RANGE (its group's active count cannot be counted exactly;
    *   nothing changed)
    */
-  async promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
-    const history = this.historyArgs(options);
-    const jobId = validate.jobId(this.name, id);
-    const reply = await this.commands.promoteJob({ id: jobId, history });
-    if (typeof reply === 'number') {
-      throw errorFromStatus(reply, this.name, jobId) ?? jobNotFound(this.name, jobId);
-    }
-    const [replyId, fields, promoted] = reply;
-    return { ...decodeJob(this.name, replyId, fields), promoted: promoted === 1 };
+  promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
+    return this.call(() => this.actions.promote(id, options));
   }
-
-  // ── audit and repair ─────────────────────────────────────────────────────────────────
 
   /**
    * Check invariants I1–I3 over every group of the queue and report each difference: active
@@ -1131,7 +618,7 @@ export class Queue {
    * `unsettled` ({@link UNSETTLED}): not checked.
    */
   audit(): Promise<ReconcileReport> {
-    return reconcile(this.redis, this.keys, this.commands, 'audit');
+    return this.call(() => this.actions.audit());
   }
 
   /**
@@ -1152,10 +639,10 @@ export class Queue {
    * @param options.actor who asks (history); default this handle's `actor`
    */
   repair(options?: SteeringOptions): Promise<ReconcileReport> {
-    return reconcile(this.redis, this.keys, this.commands, 'repair', this.historyArgs(options));
+    return this.call(() => this.actions.repair(options));
   }
 
-  // ── reads (O(1) or O(page); they register nothing) ──────────────────────────────────
+  // ── reads (O(1) or O(page); they register nothing) ────────────────────────────────────────
 
   /**
    * The steering history (DESIGN.md §4.6), newest first: the queue's entries, O(log n + page)
@@ -1169,25 +656,13 @@ export class Queue {
    * @param options.after a cursor from a page (`endCursor`): the entries older than it
    * @throws RingmasterError BAD_USER_INPUT for a bad group id, `first` or cursor
    */
-  async history(
-    options: {
-      group?: string | undefined;
-      first?: number | undefined;
-      after?: string | null | undefined;
-    } = {},
-  ): Promise<HistoryPage> {
-    const opts = validate.options('options', options, { group: true, ...PAGE });
-    if (opts.group === undefined)
-      return readHistory(this.redis, this.keys.history, this.name, opts);
-    const group = validate.groupId(opts.group, 'group');
-    return readGroupHistory(this.redis, this.keys.history, this.name, group, opts);
+  history(options: HistoryOptions = {}): Promise<HistoryPage> {
+    return this.call(() => this.reads.history(options));
   }
 
   /** One group; an unknown id reads as empty (limit null, zeros). */
-  async group(id: string): Promise<GroupInfo> {
-    const g = validate.groupId(id, 'id');
-    const [info] = await this.readGroups([g]);
-    return info as GroupInfo;
+  group(id: string): Promise<GroupInfo> {
+    return this.call(() => this.reads.group(id));
   }
 
   /**
@@ -1199,46 +674,8 @@ export class Queue {
    * @param options.prefix a group id prefix (validated as a group id)
    * @throws RingmasterError BAD_USER_INPUT for a bad `first`, prefix or cursor
    */
-  async groups(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-    } = {},
-  ): Promise<GroupPage> {
-    options = validate.options('options', options, { prefix: true, ...PAGE });
-    const first = validate.pageSize(options.first ?? Defaults.pageSize);
-    const bytes = (text: string) => Buffer.from(text, 'utf8');
-    const prefixText =
-      options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
-    const listing = ['groups', this.name, prefixText] as const;
-    const after =
-      options.after == null ? null : bytes(validate.cursor.decode(options.after, listing));
-    const prefix = prefixText === null ? null : bytes(prefixText);
-    const lowest = prefix === null ? bytes('-') : Buffer.concat([bytes('['), prefix]);
-    const highest =
-      prefix === null ? bytes('+') : Buffer.concat([bytes('['), prefix, Buffer.from([0xff])]);
-    // Resume after the cursor; a cursor before the prefix's range starts at the range.
-    const min =
-      after !== null && (prefix === null || Buffer.compare(after, prefix) >= 0)
-        ? Buffer.concat([bytes('('), after])
-        : lowest;
-    const [ids, totalCount] = await Promise.all([
-      this.redis.zrangebylex(this.keys.groups, min, highest, 'LIMIT', 0, first + 1),
-      prefix === null
-        ? this.redis.zcard(this.keys.groups)
-        : this.redis.zlexcount(this.keys.groups, lowest, highest),
-    ]);
-    const pageIds = ids.slice(0, first);
-    const groups = await this.readGroups(pageIds);
-    const cursors = pageIds.map(validate.cursor.encoder(listing));
-    return {
-      groups,
-      cursors,
-      hasNextPage: ids.length > first,
-      endCursor: cursors.at(-1) ?? null,
-      totalCount,
-    };
+  groups(options: GroupsOptions = {}): Promise<GroupPage> {
+    return this.call(() => this.reads.groups(options));
   }
 
   /**
@@ -1256,86 +693,8 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT for a bad `first`, cursor, prefix, id, too many ids or
    *   a bad `ringFirst`
    */
-  async snapshot(
-    options: {
-      first?: number | undefined;
-      after?: string | null | undefined;
-      prefix?: string | undefined;
-      ids?: readonly string[] | undefined;
-      ringFirst?: number | null | undefined;
-    } = {},
-  ): Promise<QueueSnapshot> {
-    options = validate.options('options', options, {
-      prefix: true,
-      ids: true,
-      ringFirst: true,
-      ...PAGE,
-    });
-    const ringFirst = options.ringFirst ?? -1;
-    if (options.ringFirst != null && !(Number.isSafeInteger(ringFirst) && ringFirst >= 0)) {
-      throw badInput('ringFirst', `must be an integer of 0 or more, got ${String(ringFirst)}`);
-    }
-    const first = validate.pageSize(options.first ?? Defaults.pageSize);
-    const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
-    // The same listing as `groups` with this prefix: their cursors go from one to the other.
-    const listing = ['groups', this.name, prefix] as const;
-    const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
-    const ids = options.ids ?? [];
-    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of group ids');
-    if (ids.length > validate.Limits.maxPicked) {
-      throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
-    }
-    const picked = Array.from(ids, (id) => validate.groupId(id, 'ids'));
-    // Resume after the cursor; a cursor before the prefix's range starts at the range (as
-    // `groups` does; compared as bytes, the order Redis keeps).
-    const bytes = (text: string) => Buffer.from(text, 'utf8');
-    const min =
-      after !== null && (prefix === null || Buffer.compare(bytes(after), bytes(prefix)) >= 0)
-        ? `(${after}`
-        : prefix === null
-          ? '-'
-          : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused, size] =
-      (await this.commands.readSnapshot({
-        first,
-        min,
-        prefix: prefix ?? '',
-        ringFirst,
-        picked,
-      })) as SnapshotReply;
-    const pageIds = ids1.slice(0, first);
-    const cursors = pageIds.map(validate.cursor.encoder(listing));
-    const stats: Record<string, string> = {};
-    for (let i = 0; i + 1 < flatStats.length; i += 2) {
-      stats[flatStats[i] as string] = flatStats[i + 1] as string;
-    }
-    const [groups, paused, active, dead, completed] = cards;
-    return {
-      at: Number(at),
-      paused: queuePaused === 1,
-      ring,
-      ringSize: size,
-      counts: {
-        groups,
-        onRing: size,
-        paused,
-        saturated: parseCount(stats.saturated),
-        pending: parseCount(stats.pending),
-        delayed: parseCount(stats.delayed),
-        active,
-        dead,
-        completed,
-      },
-      stats: statsFrom(stats),
-      page: {
-        groups: this.groupsFrom(pageIds, pageFields),
-        cursors,
-        hasNextPage: ids1.length > first,
-        endCursor: cursors.at(-1) ?? null,
-        totalCount: total,
-      },
-      picked: this.groupsFrom(picked, pickedFields),
-    };
+  snapshot(options: SnapshotOptions = {}): Promise<QueueSnapshot> {
+    return this.call(() => this.reads.snapshot(options));
   }
 
   /**
@@ -1343,27 +702,23 @@ export class Queue {
    * steered in it (a limit set before the first job counts). False for a name never used,
    * whose reads are all zeros like an empty queue's. O(1).
    */
-  async known(): Promise<boolean> {
-    return (await this.redis.sismember(this.registry, this.name)) === 1;
+  known(): Promise<boolean> {
+    return this.call(() => this.reads.known());
   }
 
   /** The ring, head first. O(ring). */
   ring(): Promise<string[]> {
-    return this.redis.lrange(this.keys.ring, 0, -1);
+    return this.call(() => this.reads.ring());
   }
 
   /** Paused group ids, sorted. O(paused). */
-  async paused(): Promise<string[]> {
-    return (await this.redis.smembers(this.keys.paused)).sort();
+  paused(): Promise<string[]> {
+    return this.call(() => this.reads.paused());
   }
 
   /** Groups with active > 0, sorted by id. O(groups with active work). */
-  async activeGroups(): Promise<GroupInfo[]> {
-    const all = await this.redis.hgetall(this.keys.gactive);
-    const ids = Object.keys(all)
-      .filter((id) => parseCount(all[id]) > 0)
-      .sort();
-    return this.readGroups(ids);
+  activeGroups(): Promise<GroupInfo[]> {
+    return this.call(() => this.reads.activeGroups());
   }
 
   /**
@@ -1373,28 +728,16 @@ export class Queue {
    * past their age that no trim has reached yet, as {@link job} and {@link jobs} do (DESIGN.md §2,
    * "Retention").
    */
-  async counts(): Promise<QueueCounts> {
-    const [groups, onRing, paused, saturated, pending, delayed, active, dead, completed] =
-      await this.commands.readCounts();
-    return {
-      groups: Number(groups),
-      onRing: Number(onRing),
-      paused: Number(paused),
-      saturated: parseCount(saturated),
-      pending: parseCount(pending),
-      delayed: parseCount(delayed),
-      active: Number(active),
-      dead: Number(dead),
-      completed: Number(completed),
-    };
+  counts(): Promise<QueueCounts> {
+    return this.call(() => this.reads.counts());
   }
 
   /**
    * RUNNING, or PAUSED between {@link pauseQueue} and {@link resumeQueue} (`paused` in
    * `P:{Q}:settings`). O(1); registers nothing.
    */
-  async state(): Promise<QueueState> {
-    return (await this.redis.hget(this.keys.settings, 'paused')) === '1' ? 'PAUSED' : 'RUNNING';
+  state(): Promise<QueueState> {
+    return this.call(() => this.reads.state());
   }
 
   /**
@@ -1402,23 +745,13 @@ export class Queue {
    * (`Defaults.completedRetention`, `Defaults.deadRetention`) where none is set; read as the
    * scripts read it. O(1); registers nothing.
    */
-  async retention(): Promise<QueueRetention> {
-    const [completedCount, completedAgeMs, deadCount, deadAgeMs] = await this.redis.hmget(
-      this.keys.settings,
-      'completedCount',
-      'completedAgeMs',
-      'deadCount',
-      'deadAgeMs',
-    );
-    return {
-      completed: retentionFrom(Defaults.completedRetention, completedCount, completedAgeMs),
-      dead: retentionFrom(Defaults.deadRetention, deadCount, deadAgeMs),
-    };
+  retention(): Promise<QueueRetention> {
+    return this.call(() => this.reads.retention());
   }
 
   /** Event counters since the queue was created. O(1). */
-  async stats(): Promise<QueueStats> {
-    return statsFrom(await this.redis.hgetall(this.keys.stats));
+  stats(): Promise<QueueStats> {
+    return this.call(() => this.reads.stats());
   }
 
   /**
@@ -1430,11 +763,8 @@ export class Queue {
    * Registers nothing.
    * @throws RingmasterError BAD_USER_INPUT (`maxSteps`) for a count out of range
    */
-  async metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
-    const maxSteps =
-      validate.options('options', options, { maxSteps: true }).maxSteps ?? METRICS_HEAD_STEPS;
-    validate.integerIn('maxSteps', maxSteps, 1, validate.Limits.maxMetricsSteps);
-    return decodeMetrics(await this.commands.readMetrics({ maxSteps }));
+  metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
+    return this.call(() => this.reads.metrics(options));
   }
 
   /**
@@ -1445,16 +775,8 @@ export class Queue {
    * "Retention"). O(1) plus the bounded error list, in one read-only script (`readJob-4.lua`),
    * which runs at maxmemory too.
    */
-  async job(id: string): Promise<Job | null> {
-    let jobId: string;
-    try {
-      jobId = validate.jobId(this.name, id);
-    } catch {
-      return null;
-    }
-    const [fields, entries] = await this.commands.readJob({ id: jobId });
-    if (fields.length === 0) return null;
-    return { ...decodeJob(this.name, jobId, fields), errors: decodeErrors(entries) };
+  job(id: string): Promise<Job | null> {
+    return this.call(() => this.reads.job(id));
   }
 
   /**
@@ -1478,84 +800,33 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (argument `state`, `group`, `first` or `after`): an
    *   unknown state, PENDING without a group, a bad group id, page size or cursor
    */
-  async jobs(options: {
+  jobs(options: {
     state: JobState;
     group?: string | undefined;
     first?: number | undefined;
     after?: string | null | undefined;
   }): Promise<JobPage> {
-    const opts = validate.options('options', options, {
-      state: true,
-      group: true,
-      ...PAGE,
-    });
-    const state = validate.jobState(opts.state);
-    const group = opts.group == null ? null : validate.groupId(opts.group);
-    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
-    const listing = ['jobs', this.name, state, group] as const;
-    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after, listing);
-    const k = this.keys;
-    let index: string;
-    let order: 'asc' | 'desc' = 'asc';
-    let filter = '';
-    let kind: '' | 'completed' | 'dead' = '';
-    switch (state) {
-      case 'PENDING':
-        if (group === null) throw badInput('group', 'is required for PENDING jobs (a lane)');
-        index = k.lane(group);
-        break;
-      case 'DELAYED':
-        index = group === null ? k.delayed : k.groupDelayed(group);
-        break;
-      case 'ACTIVE':
-        index = k.active;
-        filter = group ?? '';
-        break;
-      case 'DEAD':
-        index = group === null ? k.dead : k.groupDead(group);
-        order = 'desc';
-        kind = 'dead';
-        break;
-      case 'COMPLETED':
-        index = group === null ? k.completed : k.groupCompleted(group);
-        order = 'desc';
-        kind = 'completed';
-        break;
-    }
-    const reply = await this.commands.readJobs({
-      index,
-      order,
-      first,
-      afterScore: after?.score ?? '',
-      afterId: after?.id ?? '',
-      group: filter,
-      kind,
-    });
-    return decodeJobPage(this.name, listing, reply);
+    return this.call(() => this.reads.jobs(options));
   }
 
-  // ── internals ────────────────────────────────────────────────────────────────────────
+  // ── upkeep ────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * {@link registered} for a steering script: the registry's SADD goes through `register-1.lua`,
-   * which Redis runs at maxmemory as it runs the steering scripts, so registering never fails a
-   * pause or setLimit during a memory incident (Redis refuses a plain SADD there even for a name
-   * the set holds already).
+   * The queue's housekeeping, in batches of `batch` (default 1,000) per script call, repeated
+   * while any batch came back full: every job whose lease has passed is retried as
+   * {@link retry} would (permit released exactly once; error 'lease expired'; its backoff
+   * applies), due delayed jobs are promoted to their lanes, retained completed and dead
+   * jobs past their retention are trimmed, and job watches past their time dropped (§4.4). Returns how many jobs were reaped (expired leases).
+   * Each call removes what it counts from where it was (active, delayed, an index), so the
+   * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
+   * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
+   * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
+   * groups per call, repeated while a call comes back full and forgot one).
+   * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
+   *   `groupGraceMs` out of its range
    */
-  private steered<T>(run: () => Promise<T>): Promise<T> {
-    return this.registered(run, () =>
-      this.commands.register({ registry: this.registry, queue: this.name }),
-    );
-  }
-
-  /**
-   * Run `run` once the queue's job layout is known to be this version's on this connection
-   * ({@link askLayout}, asked before the first enqueue or claim; a marked queue is not asked
-   * again on the connection, an unmarked one is, see redis/connection.ts `laidOut`).
-   * @throws RingmasterError LAYOUT_MISMATCH
-   */
-  private laidOut<T>(run: () => Promise<T>): Promise<T> {
-    return this.connection.laidOut(this.keys.base, () => this.askLayout(), run);
+  reap(options: { batch?: number; groupGraceMs?: number } = {}): Promise<number> {
+    return this.call(() => this.upkeep.reap(options));
   }
 
   /**
@@ -1565,123 +836,8 @@ export class Queue {
    * rather than at the first enqueue or claim. Writes nothing but the mark of an empty queue.
    * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
    */
-  async checkLayout(): Promise<void> {
-    await this.laidOut(async () => undefined);
-  }
-
-  /**
-   * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
-   * per queue and connection by {@link laidOut}, before the first enqueue or claim. An empty
-   * queue without a mark is marked as this layout (`checkLayout-9.lua`). Answers whether the
-   * queue is marked (a queue that never minted an id is not, and is asked again next time).
-   * @throws RingmasterError LAYOUT_MISMATCH, in one line saying what to do
-   */
-  private async askLayout(): Promise<boolean> {
-    const [status, found, ...counts] = await this.commands.checkLayout({ layout: JOB_LAYOUT });
-    if (status === 0) return found === JOB_LAYOUT;
-    if (status === 1) {
-      throw new RingmasterError(
-        ErrorCode.LAYOUT_MISMATCH,
-        `queue ${this.name} is marked with job layout ${found} (${this.keys.settings} layout), not ` +
-          `this version's ${JOB_LAYOUT}: run the version of Ringmaster that wrote it, or use another queue`,
-      );
-    }
-    const whatToDo =
-      'which this version would run without their payloads, so it refuses to enqueue or claim ' +
-      'there: let the previous version finish them and remove the completed and dead ones ' +
-      '(removeJobs), or send new jobs to a new queue';
-    if (status === 3) {
-      const [ring, active, delayed, gactive] = counts;
-      throw new RingmasterError(
-        ErrorCode.LAYOUT_MISMATCH,
-        `queue ${this.name} has no job layout mark and its totals count no job, yet it holds ` +
-          `jobs (${ring} groups on the ring, ${active} active, ${delayed} delayed, ${gactive} ` +
-          `groups with active jobs): jobs written ` +
-          `by an older Ringmaster or by another program, ${whatToDo}`,
-      );
-    }
-    const [pending, delayed, active, completed, dead] = counts;
-    throw new RingmasterError(
-      ErrorCode.LAYOUT_MISMATCH,
-      `queue ${this.name} holds jobs of an older job layout (payloads in the job ` +
-        `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
-        `${dead} dead), ${whatToDo}`,
-    );
-  }
-
-  /**
-   * Register the queue in `P:queues`, then run the registering script `run`: the SADD is
-   * answered before the script is sent, so a call whose SADD fails (a registry key of the
-   * wrong type, an ACL that may not write it, a cluster node answering MOVED for it: `P:queues`
-   * is outside the queue's slot, so it cannot be inside the script) reports that error having
-   * changed nothing, and a call that reports success is in the registry the reaper and
-   * `Ringmaster.queues` read. Once answered, the SADD is not sent again for this queue on this
-   * connection for {@link REGISTRATION_REFRESH_MS}: the registry only ever needs the name once,
-   * so the wait costs one round trip per queue per connection every 5 s, not one per call.
-   * Calls made while a SADD is on the wire wait for that one rather than sending their own.
-   */
-  private registered<T>(
-    run: () => Promise<T>,
-    register: () => Promise<unknown> = () => this.redis.sadd(this.registry, this.name),
-  ): Promise<T> {
-    // Only after a call that succeeded: a refused one has written nothing, the epoch included.
-    return this.connection.registered(this.registry, this.name, register, run).then((result) => {
-      this.watchState();
-      return result;
-    });
-  }
-
-  /**
-   * The queue is written or reaped: its connection remembers its epoch, and asks Redis again
-   * whether it still holds the queue when the last ask is a second old (stateLoss.ts; DESIGN.md
-   * §3, "A Redis that lost a queue's state"). Sends nothing most of the time; never waits.
-   */
-  private watchState(): void {
-    this.connection.state.touch(this.keys.base, () => ({
-      queue: this.name,
-      check: (p) => this.commands.checkEpoch(p),
-    }));
-  }
-
-  // ── timed overrides (DESIGN.md §4.8) ─────────────────────────────────────────────────
-
-  /**
-   * Drop `group`'s pending timed override of `kind` ('limit' or 'pause'): the value it set
-   * stays and nothing reverts it. Recorded in the history when one was pending; otherwise
-   * nothing is written. Script: `cancelOverride-4.lua`.
-   * @returns the group after the call
-   * @throws RingmasterError BAD_USER_INPUT (argument `group` or `kind`)
-   */
-  async cancelOverride(
-    group: string,
-    kind: OverrideKind,
-    options: SteeringOptions = {},
-  ): Promise<GroupInfo> {
-    const g = validate.groupId(group);
-    const k = overrides.overrideKind(kind);
-    const history = this.historyArgs(options);
-    return this.groupFrom(g, await this.commands.cancelOverride({ group: g, kind: k, history }));
-  }
-
-  /**
-   * Revert every timed override whose deadline (Redis clock) has come, each as the plain call
-   * it stands for (setLimit, clearLimit, pause, resume), recorded in the history as action
-   * `revert` by actor 'timer'. Script: `applyOverrides-6.lua`, at most `batch` per call (O(batch
-   * · log n)), called again while a call comes back full. The {@link Reaper} runs it every pass.
-   * @param options.batch overrides per script call (count, 1..10,000; default 100)
-   * @returns how many were reverted, and when the next pending one is due (ms, or null)
-   */
-  async applyOverrides(options: { batch?: number } = {}): Promise<AppliedOverrides> {
-    const opts = validate.options('options', options, { batch: true });
-    const batch = validate.reapBatch(opts.batch ?? overrides.APPLY_OVERRIDES_BATCH);
-    // The one caller recorded as the timer, which no options may name (validate.actor).
-    const history: HistoryArgs = [overrides.TIMER_ACTOR, this.historyMaxLen];
-    let applied = 0;
-    for (;;) {
-      const [n, next] = await this.commands.applyOverrides({ batch, history });
-      applied += n;
-      if (n < batch) return { applied, nextAt: next === null ? null : Number(next) };
-    }
+  checkLayout(): Promise<void> {
+    return this.call(() => this.upkeep.checkLayout());
   }
 
   /**
@@ -1691,13 +847,13 @@ export class Queue {
    * @param lockMs how long the lock lives if its holder never releases it (ms)
    * @returns true when taken: release it with {@link releaseReaping}
    */
-  async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
-    return (await this.commands.reaperLock({ id: holder, intervalMs, lockMs })) === 1;
+  lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
+    return this.call(() => this.upkeep.lockReaping(holder, intervalMs, lockMs));
   }
 
   /** Release the lock {@link lockReaping} gave `holder` (if it is still its). `reaperUnlock-1.lua`. */
-  async releaseReaping(holder: string): Promise<void> {
-    await this.commands.reaperUnlock({ id: holder });
+  releaseReaping(holder: string): Promise<void> {
+    return this.call(() => this.upkeep.releaseReaping(holder));
   }
 
   /**
@@ -1706,89 +862,6 @@ export class Queue {
    * the master of the queue's slot, as `Commands.clock`). One round trip; writes nothing.
    */
   clock(): Promise<number> {
-    return this.commands.clock();
-  }
-
-  private groupFrom(id: string, fields: GroupReply): GroupInfo {
-    return groupInfo(this.name, id, fields);
-  }
-
-  private jobFrom(id: string, reply: JobReply | number): Job {
-    if (typeof reply === 'number') {
-      throw errorFromStatus(reply, this.name, id) ?? jobNotFound(this.name, id);
-    }
-    return decodeJob(this.name, reply[0], reply[1]);
-  }
-
-  /**
-   * Read several groups in one MULTI: 4 O(1) commands each, applied atomically so no script
-   * can run between them and a group is never read half before and half after a change.
-   */
-  private async readGroups(ids: string[]): Promise<GroupInfo[]> {
-    if (ids.length === 0) return [];
-    // One script, not a MULTI of four commands a group: a fraction of the client's work.
-    return this.groupsFrom(ids, await this.commands.readGroups({ groups: ids }));
-  }
-
-  /** Groups from a script's flat fields, GROUP_FIELD_COUNT per id (includes/groupReply.lua). */
-  private groupsFrom(ids: readonly string[], flat: (string | number | null)[]): GroupInfo[] {
-    return ids.map((id, i) =>
-      groupInfo(this.name, id, flat.slice(i * GROUP_FIELD_COUNT, (i + 1) * GROUP_FIELD_COUNT)),
-    );
+    return this.call(() => this.upkeep.clock());
   }
 }
-
-/**
- * An operator action's selection, validated: ids (well-formed ones, and how many were not),
- * a group, or all. Exactly one must be given (`withState`: removeJobs, whose selection also
- * carries a state, checked by the caller).
- */
-function selection(
-  select: unknown,
-  withState: boolean,
-): { ids: string[]; malformed: number } | { group: string } | { all: true } {
-  if (select === null || typeof select !== 'object') {
-    throw badInput('ids', `give ids, a group or all${withState ? ' (with a state)' : ''}`);
-  }
-  const s = validate.options(
-    'select',
-    select as { ids?: unknown; group?: unknown; all?: unknown; state?: unknown },
-    // Without a state (requeueDead) `state` is not a name: the cast only widens the list's type.
-    (withState ? { ...SELECT, state: true } : SELECT) as validate.OptionNames<{ state?: unknown }> &
-      typeof SELECT,
-  );
-  const given = [s.ids, s.group, s.all].filter((v) => v !== undefined && v !== null).length;
-  if (s.all !== undefined && s.all !== null && s.all !== true) {
-    throw badInput('all', 'must be true when given');
-  }
-  if (given !== 1) {
-    throw badInput(
-      s.ids !== undefined && s.ids !== null ? 'ids' : 'group',
-      given === 0 ? 'give ids, a group or all' : 'give one of ids, a group or all, not several',
-    );
-  }
-  if (s.ids !== undefined && s.ids !== null) return validate.actionIds(s.ids);
-  if (s.group !== undefined && s.group !== null) return { group: validate.groupId(s.group) };
-  return { all: true };
-}
-
-/** {@link QueueRetention} from `setRetention-1.lua`'s reply. */
-function retentionReply([
-  completedCount,
-  completedAgeMs,
-  deadCount,
-  deadAgeMs,
-]: RetentionReply): QueueRetention {
-  return {
-    completed: { count: Number(completedCount), ageMs: completedAgeMs ?? null },
-    dead: { count: Number(deadCount), ageMs: deadAgeMs ?? null },
-  };
-}
-
-// Every method: a Redis failure rejects as RingmasterError REDIS_OUT_OF_MEMORY/REDIS_UNAVAILABLE/
-// REDIS_NOT_PERMITTED (the grant naming this queue's prefix).
-codeRedisFailures(
-  Queue,
-  (queue) => queue.name,
-  (queue) => queue.prefix,
-);

@@ -345,7 +345,7 @@ function recordTotals(
  * (`connectionForKey`; a slot that moves during the recount fails the EXEC, writing nothing).
  *
  * @param mode 'audit' writes nothing; 'repair' fixes what audit would report.
- * @param history [actor, cap] of the history entries a repair records (`Queue.historyArgs`);
+ * @param history [actor, cap] of the history entries a repair records (`QueueCore.historyArgs`);
  *   an audit records nothing, whatever it is given.
  * @returns groupsChecked: the groups examined (count, from the first pass); findings: the
  *   batches' findings, then one TOTALS finding per `stats` total (pending, saturated, active,

@@ -99,7 +99,7 @@ export type ReconcileIndexesReply = [
   tallies: string[],
   delta: number,
 ];
-/** The history ARGV a steering script takes last: [actor, cap] (`Queue.historyArgs`). */
+/** The history ARGV a steering script takes last: [actor, cap] (`QueueCore.historyArgs`). */
 export type HistoryArgs = readonly [actor: string, cap: number];
 /** The kinds of job with a queue-wide and a per-group index (I4). */
 export type PairedKind = 'delayed' | 'dead' | 'completed';
@@ -371,7 +371,7 @@ export class Commands {
 
   /**
    * `setLimit-8.lua`; `forMs` (ms) makes it a timed override, undefined a plain call; `history`
-   * the `[actor, cap]` of `Queue.historyArgs`.
+   * the `[actor, cap]` of `QueueCore.historyArgs`.
    */
   setLimit(p: {
     group: string;
@@ -419,7 +419,7 @@ export class Commands {
     ]) as Promise<GroupReply>;
   }
 
-  /** `setWeight-8.lua`: `history` is the steering history's [actor, cap] (`Queue.historyArgs`). */
+  /** `setWeight-8.lua`: `history` is the steering history's [actor, cap] (`QueueCore.historyArgs`). */
   setWeight(p: {
     group: string;
     weight: number;
@@ -574,7 +574,7 @@ export class Commands {
 
   /**
    * `pauseQueue-1.lua`: 1 when the queue was running (now paused), else 0. `history`: the
-   * history ARGV (`Queue.historyArgs`: actor, cap), as for every steering script below.
+   * history ARGV (`QueueCore.historyArgs`: actor, cap), as for every steering script below.
    */
   pauseQueue(history: HistoryArgs): Promise<number> {
     return this.run('pauseQueue', [this.k.settings], [...history]) as Promise<number>;

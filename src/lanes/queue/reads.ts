@@ -1,0 +1,352 @@
+/**
+ * `Queue`'s reads, O(1) or O(page), registering nothing: history, groups, the snapshot, the
+ * ring, counts, state, retention, stats, metrics and jobs (DESIGN.md §2 and §4). The contracts
+ * are on `Queue`'s methods (queue.ts), which delegate here.
+ */
+import { Defaults } from '../defaults.js';
+import { badInput } from '../errors.js';
+import type { SnapshotReply } from '../scripts/commands.js';
+import type {
+  GroupInfo,
+  GroupPage,
+  Job,
+  JobError,
+  JobPage,
+  JobState,
+  QueueCounts,
+  QueueRetention,
+  QueueSnapshot,
+  QueueState,
+  QueueStats,
+} from '../types.js';
+import * as validate from '../validate.js';
+import type { QueueCore } from './core.js';
+import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
+import { decodeJob, decodeJobPage } from './jobs.js';
+import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
+
+// The names a page's options may hold besides their own (`validate.options` refuses others).
+const PAGE = { first: true, after: true } as const;
+
+/** A failed attempt's entries as `retry-12.lua` and `reap-12.lua` push them (JSON text). */
+function decodeErrors(entries: readonly string[]): JobError[] {
+  const errors: JobError[] = [];
+  for (const entry of entries) {
+    try {
+      const e = JSON.parse(entry) as Record<string, unknown>;
+      errors.push({
+        attempt: typeof e.attempt === 'number' ? e.attempt : 0,
+        at: typeof e.at === 'number' ? e.at : 0,
+        message: typeof e.message === 'string' ? e.message : '',
+        stack: typeof e.stack === 'string' ? e.stack : null,
+      });
+    } catch {
+      // Another writer's entry that is not JSON: not one of ours, skipped.
+    }
+  }
+  return errors;
+}
+
+/** The options of {@link Queue.history}. */
+export interface HistoryOptions {
+  group?: string | undefined;
+  first?: number | undefined;
+  after?: string | null | undefined;
+}
+
+/** The options of {@link Queue.groups}. */
+export interface GroupsOptions {
+  first?: number | undefined;
+  after?: string | null | undefined;
+  prefix?: string | undefined;
+}
+
+/** The options of {@link Queue.snapshot}. */
+export interface SnapshotOptions {
+  first?: number | undefined;
+  after?: string | null | undefined;
+  prefix?: string | undefined;
+  ids?: readonly string[] | undefined;
+  ringFirst?: number | null | undefined;
+}
+
+export class Reads {
+  constructor(private readonly core: QueueCore) {}
+
+  async history(options: HistoryOptions = {}): Promise<HistoryPage> {
+    const opts = validate.options('options', options, { group: true, ...PAGE });
+    if (opts.group === undefined)
+      return readHistory(this.core.redis, this.core.keys.history, this.core.name, opts);
+    const group = validate.groupId(opts.group, 'group');
+    return readGroupHistory(this.core.redis, this.core.keys.history, this.core.name, group, opts);
+  }
+
+  async group(id: string): Promise<GroupInfo> {
+    const g = validate.groupId(id, 'id');
+    const [info] = await this.readGroups([g]);
+    return info as GroupInfo;
+  }
+
+  async groups(options: GroupsOptions = {}): Promise<GroupPage> {
+    options = validate.options('options', options, { prefix: true, ...PAGE });
+    const first = validate.pageSize(options.first ?? Defaults.pageSize);
+    const bytes = (text: string) => Buffer.from(text, 'utf8');
+    const prefixText =
+      options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    const listing = ['groups', this.core.name, prefixText] as const;
+    const after =
+      options.after == null ? null : bytes(validate.cursor.decode(options.after, listing));
+    const prefix = prefixText === null ? null : bytes(prefixText);
+    const lowest = prefix === null ? bytes('-') : Buffer.concat([bytes('['), prefix]);
+    const highest =
+      prefix === null ? bytes('+') : Buffer.concat([bytes('['), prefix, Buffer.from([0xff])]);
+    // Resume after the cursor; a cursor before the prefix's range starts at the range.
+    const min =
+      after !== null && (prefix === null || Buffer.compare(after, prefix) >= 0)
+        ? Buffer.concat([bytes('('), after])
+        : lowest;
+    const [ids, totalCount] = await Promise.all([
+      this.core.redis.zrangebylex(this.core.keys.groups, min, highest, 'LIMIT', 0, first + 1),
+      prefix === null
+        ? this.core.redis.zcard(this.core.keys.groups)
+        : this.core.redis.zlexcount(this.core.keys.groups, lowest, highest),
+    ]);
+    const pageIds = ids.slice(0, first);
+    const groups = await this.readGroups(pageIds);
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
+    return {
+      groups,
+      cursors,
+      hasNextPage: ids.length > first,
+      endCursor: cursors.at(-1) ?? null,
+      totalCount,
+    };
+  }
+
+  async snapshot(options: SnapshotOptions = {}): Promise<QueueSnapshot> {
+    options = validate.options('options', options, {
+      prefix: true,
+      ids: true,
+      ringFirst: true,
+      ...PAGE,
+    });
+    const ringFirst = options.ringFirst ?? -1;
+    if (options.ringFirst != null && !(Number.isSafeInteger(ringFirst) && ringFirst >= 0)) {
+      throw badInput('ringFirst', `must be an integer of 0 or more, got ${String(ringFirst)}`);
+    }
+    const first = validate.pageSize(options.first ?? Defaults.pageSize);
+    const prefix = options.prefix === undefined ? null : validate.groupId(options.prefix, 'prefix');
+    // The same listing as `groups` with this prefix: their cursors go from one to the other.
+    const listing = ['groups', this.core.name, prefix] as const;
+    const after = options.after == null ? null : validate.cursor.decode(options.after, listing);
+    const ids = options.ids ?? [];
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of group ids');
+    if (ids.length > validate.Limits.maxPicked) {
+      throw badInput('ids', `may name at most ${validate.Limits.maxPicked} groups`);
+    }
+    const picked = Array.from(ids, (id) => validate.groupId(id, 'ids'));
+    // Resume after the cursor; a cursor before the prefix's range starts at the range (as
+    // `groups` does; compared as bytes, the order Redis keeps).
+    const bytes = (text: string) => Buffer.from(text, 'utf8');
+    const min =
+      after !== null && (prefix === null || Buffer.compare(bytes(after), bytes(prefix)) >= 0)
+        ? `(${after}`
+        : prefix === null
+          ? '-'
+          : `[${prefix}`;
+    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused, size] =
+      (await this.core.commands.readSnapshot({
+        first,
+        min,
+        prefix: prefix ?? '',
+        ringFirst,
+        picked,
+      })) as SnapshotReply;
+    const pageIds = ids1.slice(0, first);
+    const cursors = pageIds.map(validate.cursor.encoder(listing));
+    const stats: Record<string, string> = {};
+    for (let i = 0; i + 1 < flatStats.length; i += 2) {
+      stats[flatStats[i] as string] = flatStats[i + 1] as string;
+    }
+    const [groups, paused, active, dead, completed] = cards;
+    return {
+      at: Number(at),
+      paused: queuePaused === 1,
+      ring,
+      ringSize: size,
+      counts: {
+        groups,
+        onRing: size,
+        paused,
+        saturated: parseCount(stats.saturated),
+        pending: parseCount(stats.pending),
+        delayed: parseCount(stats.delayed),
+        active,
+        dead,
+        completed,
+      },
+      stats: statsFrom(stats),
+      page: {
+        groups: this.groupsFrom(pageIds, pageFields),
+        cursors,
+        hasNextPage: ids1.length > first,
+        endCursor: cursors.at(-1) ?? null,
+        totalCount: total,
+      },
+      picked: this.groupsFrom(picked, pickedFields),
+    };
+  }
+
+  async known(): Promise<boolean> {
+    return (await this.core.redis.sismember(this.core.registry, this.core.name)) === 1;
+  }
+
+  ring(): Promise<string[]> {
+    return this.core.redis.lrange(this.core.keys.ring, 0, -1);
+  }
+
+  async paused(): Promise<string[]> {
+    return (await this.core.redis.smembers(this.core.keys.paused)).sort();
+  }
+
+  async activeGroups(): Promise<GroupInfo[]> {
+    const all = await this.core.redis.hgetall(this.core.keys.gactive);
+    const ids = Object.keys(all)
+      .filter((id) => parseCount(all[id]) > 0)
+      .sort();
+    return this.readGroups(ids);
+  }
+
+  async counts(): Promise<QueueCounts> {
+    const [groups, onRing, paused, saturated, pending, delayed, active, dead, completed] =
+      await this.core.commands.readCounts();
+    return {
+      groups: Number(groups),
+      onRing: Number(onRing),
+      paused: Number(paused),
+      saturated: parseCount(saturated),
+      pending: parseCount(pending),
+      delayed: parseCount(delayed),
+      active: Number(active),
+      dead: Number(dead),
+      completed: Number(completed),
+    };
+  }
+
+  async state(): Promise<QueueState> {
+    return (await this.core.redis.hget(this.core.keys.settings, 'paused')) === '1'
+      ? 'PAUSED'
+      : 'RUNNING';
+  }
+
+  async retention(): Promise<QueueRetention> {
+    const [completedCount, completedAgeMs, deadCount, deadAgeMs] = await this.core.redis.hmget(
+      this.core.keys.settings,
+      'completedCount',
+      'completedAgeMs',
+      'deadCount',
+      'deadAgeMs',
+    );
+    return {
+      completed: retentionFrom(Defaults.completedRetention, completedCount, completedAgeMs),
+      dead: retentionFrom(Defaults.deadRetention, deadCount, deadAgeMs),
+    };
+  }
+
+  async stats(): Promise<QueueStats> {
+    return statsFrom(await this.core.redis.hgetall(this.core.keys.stats));
+  }
+
+  async metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
+    const maxSteps =
+      validate.options('options', options, { maxSteps: true }).maxSteps ?? METRICS_HEAD_STEPS;
+    validate.integerIn('maxSteps', maxSteps, 1, validate.Limits.maxMetricsSteps);
+    return decodeMetrics(await this.core.commands.readMetrics({ maxSteps }));
+  }
+
+  async job(id: string): Promise<Job | null> {
+    let jobId: string;
+    try {
+      jobId = validate.jobId(this.core.name, id);
+    } catch {
+      return null;
+    }
+    const [fields, entries] = await this.core.commands.readJob({ id: jobId });
+    if (fields.length === 0) return null;
+    return { ...decodeJob(this.core.name, jobId, fields), errors: decodeErrors(entries) };
+  }
+
+  async jobs(options: {
+    state: JobState;
+    group?: string | undefined;
+    first?: number | undefined;
+    after?: string | null | undefined;
+  }): Promise<JobPage> {
+    const opts = validate.options('options', options, {
+      state: true,
+      group: true,
+      ...PAGE,
+    });
+    const state = validate.jobState(opts.state);
+    const group = opts.group == null ? null : validate.groupId(opts.group);
+    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
+    const listing = ['jobs', this.core.name, state, group] as const;
+    const after = opts.after == null ? null : validate.jobCursor.decode(opts.after, listing);
+    const k = this.core.keys;
+    let index: string;
+    let order: 'asc' | 'desc' = 'asc';
+    let filter = '';
+    let kind: '' | 'completed' | 'dead' = '';
+    switch (state) {
+      case 'PENDING':
+        if (group === null) throw badInput('group', 'is required for PENDING jobs (a lane)');
+        index = k.lane(group);
+        break;
+      case 'DELAYED':
+        index = group === null ? k.delayed : k.groupDelayed(group);
+        break;
+      case 'ACTIVE':
+        index = k.active;
+        filter = group ?? '';
+        break;
+      case 'DEAD':
+        index = group === null ? k.dead : k.groupDead(group);
+        order = 'desc';
+        kind = 'dead';
+        break;
+      case 'COMPLETED':
+        index = group === null ? k.completed : k.groupCompleted(group);
+        order = 'desc';
+        kind = 'completed';
+        break;
+    }
+    const reply = await this.core.commands.readJobs({
+      index,
+      order,
+      first,
+      afterScore: after?.score ?? '',
+      afterId: after?.id ?? '',
+      group: filter,
+      kind,
+    });
+    return decodeJobPage(this.core.name, listing, reply);
+  }
+
+  /**
+   * Read several groups in one MULTI: 4 O(1) commands each, applied atomically so no script
+   * can run between them and a group is never read half before and half after a change.
+   */
+  private async readGroups(ids: string[]): Promise<GroupInfo[]> {
+    if (ids.length === 0) return [];
+    // One script, not a MULTI of four commands a group: a fraction of the client's work.
+    return this.groupsFrom(ids, await this.core.commands.readGroups({ groups: ids }));
+  }
+
+  /** Groups from a script's flat fields, GROUP_FIELD_COUNT per id (includes/groupReply.lua). */
+  private groupsFrom(ids: readonly string[], flat: (string | number | null)[]): GroupInfo[] {
+    return ids.map((id, i) =>
+      groupInfo(this.core.name, id, flat.slice(i * GROUP_FIELD_COUNT, (i + 1) * GROUP_FIELD_COUNT)),
+    );
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `Queue`'s upkeep: the reap (expired leases, due delayed jobs, retention trims, job watches,
+ * then forgotten groups), the reaper's per-queue lock, the Redis clock and the job-layout check
+ * at start. The contracts are on `Queue`'s methods (queue.ts), which delegate here.
+ */
+import { Defaults } from '../defaults.js';
+import * as validate from '../validate.js';
+import type { QueueCore } from './core.js';
+
+export class Upkeep {
+  constructor(private readonly core: QueueCore) {}
+
+  async reap(options: { batch?: number; groupGraceMs?: number } = {}): Promise<number> {
+    const opts = validate.options('options', options, { batch: true, groupGraceMs: true });
+    const batch = validate.reapBatch(opts.batch ?? Defaults.reapBatch);
+    const graceMs = validate.groupGraceMs(opts.groupGraceMs ?? Defaults.groupGraceMs);
+    this.core.watchState();
+    let total = 0;
+    for (;;) {
+      const counts = await this.core.commands.reap({ batch, r: Math.random() });
+      total += counts[0];
+      const full = Math.max(...counts) >= batch;
+      if (!full) break;
+    }
+    const forgetBatch = Defaults.forgetBatch;
+    for (;;) {
+      const [forgotten, kept] = await this.core.commands.forgetGroups({
+        graceMs,
+        batch: forgetBatch,
+      });
+      // A kept group is judged again one grace later, so with a grace shorter than a call
+      // it is due again at once: go on only while a call forgets something.
+      if (forgotten === 0 || forgotten + kept < forgetBatch) return total;
+    }
+  }
+
+  async checkLayout(): Promise<void> {
+    await this.core.laidOut(async () => undefined);
+  }
+
+  async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
+    return (await this.core.commands.reaperLock({ id: holder, intervalMs, lockMs })) === 1;
+  }
+
+  async releaseReaping(holder: string): Promise<void> {
+    await this.core.commands.reaperUnlock({ id: holder });
+  }
+
+  clock(): Promise<number> {
+    return this.core.commands.clock();
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * `Queue`'s working calls, the workers' hot path: claim, complete, completeAndClaim, retry,
+ * lease extension and job watches (DESIGN.md §3 and §4.4). The contracts are on `Queue`'s
+ * methods (queue.ts), which delegate here.
+ */
+import { randomUUID } from 'node:crypto';
+import { Defaults } from '../defaults.js';
+import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from '../errors.js';
+import type { JobReply } from '../scripts/commands.js';
+import type { Job } from '../types.js';
+import * as validate from '../validate.js';
+import type { QueueCore } from './core.js';
+import { decodeClaims, decodeJob } from './jobs.js';
+
+/** What {@link Queue.completeAndClaim} answers. */
+export interface CompleteAndClaimResult {
+  /** Per completion, in order: null when it completed, else why not (JOB_NOT_FOUND, LEASE_LOST). */
+  readonly refused: (RingmasterError | null)[];
+  /** When the completions were recorded (ms since the epoch, Redis clock). */
+  readonly finishedAt: number;
+  /** The jobs claimed, leased, in rota order. */
+  readonly claimed: Job[];
+  /**
+   * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
+   * delayed job or reopening of a rate window (DESIGN.md §3 "Rate limits"; ms since the epoch,
+   * Redis clock; compare it with `finishedAt`, the same
+   * clock), so a worker waits no longer than until then; else null (no delayed job, the queue
+   * is paused, or every claim was served).
+   */
+  readonly nextRunAt: number | null;
+}
+
+/** What {@link Queue.retry} takes besides the job and its token. */
+export interface RetryOptions {
+  /** Why it failed (kept as lastError and in the job's errors; cut to 1,024 characters). */
+  readonly error?: string | null | undefined;
+  /** The failure's stack (kept in the job's errors; cut to 8,192 characters). */
+  readonly stack?: string | null | undefined;
+  /**
+   * Wait this long (ms, 0..2,592,000,000) before the job runs again, overriding its backoff
+   * policy; 0 = at once. Default: the policy (none: at once).
+   */
+  readonly delayMs?: number | undefined;
+}
+
+// The names a retry's options may hold (`validate.options` refuses others).
+const RETRY: validate.OptionNames<RetryOptions> = { error: true, stack: true, delayMs: true };
+
+/** The options of {@link Queue.completeAndClaim}. */
+export interface CompleteAndClaimOptions {
+  claim?: number | undefined;
+  leaseMs?: number | undefined;
+  tokens?: readonly string[] | undefined;
+}
+
+export class Working {
+  constructor(private readonly core: QueueCore) {}
+
+  async claim(
+    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
+  ): Promise<Job | null> {
+    const opts = validate.options('options', options, { leaseMs: true, token: true });
+    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
+    const token = opts.token === undefined ? randomUUID() : validate.token(opts.token);
+    const reply = await this.core.laidOut(() =>
+      this.core.commands.claim({
+        leaseMs,
+        token,
+        defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
+      }),
+    );
+    return decodeClaims(this.core.name, reply, [token])[0] ?? null;
+  }
+
+  async complete(id: string, token: string): Promise<Job> {
+    const t = validate.token(token);
+    const jobId = validate.jobId(this.core.name, id);
+    return this.jobFrom(jobId, await this.core.commands.complete({ id: jobId, token: t }));
+  }
+
+  async completeAndClaim(
+    completions: readonly { id: string; token: string }[],
+    options: CompleteAndClaimOptions = {},
+  ): Promise<CompleteAndClaimResult> {
+    if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
+    validate.batchSize('completions', completions.length);
+    const opts = validate.options('options', options, { claim: true, leaseMs: true, tokens: true });
+    if (opts.tokens != null && !Array.isArray(opts.tokens)) {
+      throw badInput('tokens', 'must be an array of lease tokens');
+    }
+    const claim = validate.batchSize('claim', opts.claim ?? opts.tokens?.length ?? 1);
+    const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
+    const tokens = opts.tokens == null ? [] : Array.from(opts.tokens, (t) => validate.token(t));
+    if (opts.tokens != null && tokens.length !== claim) {
+      throw badInput('tokens', `must hold one token per claim (${claim})`);
+    }
+    while (tokens.length < claim) tokens.push(randomUUID());
+    const refused: (RingmasterError | null)[] = [];
+    const sent: { id: string; token: string }[] = [];
+    const sentAt: number[] = [];
+    for (const [i, c] of completions.entries()) {
+      if (c === null || typeof c !== 'object') {
+        throw badInput('completions', 'each must be an object { id, token }');
+      }
+      validate.options(`completions[${i}]`, c, { id: true, token: true });
+      const token = validate.token(c.token);
+      try {
+        sent.push({ id: validate.jobId(this.core.name, c.id), token });
+        sentAt.push(i);
+        refused.push(null);
+      } catch (error) {
+        refused.push(error as RingmasterError);
+      }
+    }
+    const send = () =>
+      this.core.commands.completeAndClaim({
+        completions: sent,
+        claimTokens: tokens,
+        leaseMs,
+        defaultMaxAttempts: Defaults.maxAttempts,
+        promoteBatch: Defaults.promoteBatch,
+      });
+    // Completions alone read no payload (complete is not refused either): only a claim asks.
+    const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
+      claim > 0 ? await this.core.laidOut(send) : await send();
+    statuses.forEach((status, j) => {
+      const c = sent[j] as { id: string };
+      refused[sentAt[j] as number] = errorFromStatus(status, this.core.name, c.id) ?? null;
+    });
+    return {
+      refused,
+      finishedAt,
+      claimed: decodeClaims(this.core.name, [claimedAt, leaseUntil, claimed], tokens),
+      nextRunAt: nextRunAt ?? null,
+    };
+  }
+
+  async retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
+    const t = validate.token(token);
+    if (options !== null && typeof options !== 'object' && typeof options !== 'string') {
+      throw badInput('error', 'must be a string');
+    }
+    const opts: RetryOptions =
+      typeof options === 'string'
+        ? { error: options }
+        : validate.options('options', options, RETRY);
+    const error = validate.failureText('error', opts.error, Defaults.errorMessageLength);
+    const stack = validate.failureText('stack', opts.stack, Defaults.errorStackLength);
+    const delayMs = opts.delayMs == null ? undefined : validate.delayMs(opts.delayMs);
+    const jobId = validate.jobId(this.core.name, id);
+    return this.jobFrom(
+      jobId,
+      await this.core.commands.retry({
+        id: jobId,
+        token: t,
+        error,
+        stack,
+        delayMs,
+        r: Math.random(),
+      }),
+    );
+  }
+
+  async extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
+    // Malformed input first (BAD_USER_INPUT), then whether the id can name a job at all.
+    const t = validate.token(token);
+    const ms = validate.leaseMs(leaseMs);
+    const jobId = validate.jobId(this.core.name, id);
+    return this.jobFrom(
+      jobId,
+      await this.core.commands.extendLease({ id: jobId, token: t, leaseMs: ms }),
+    );
+  }
+
+  async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of job ids');
+    validate.batchSize('ids', ids.length);
+    if (ids.length === 0) throw badInput('ids', 'must name at least one job');
+    // Array.from visits a hole (map skips it): undefined, no job id, JOB_NOT_FOUND.
+    const jobIds = Array.from(ids, (id) => validate.jobId(this.core.name, id));
+    return this.core.commands.watchJobs({
+      ids: jobIds,
+      ttlMs: validate.durationMs('ttlMs', ttlMs),
+    });
+  }
+
+  private jobFrom(id: string, reply: JobReply | number): Job {
+    if (typeof reply === 'number') {
+      throw errorFromStatus(reply, this.core.name, id) ?? jobNotFound(this.core.name, id);
+    }
+    return decodeJob(this.core.name, reply[0], reply[1]);
+  }
+}
