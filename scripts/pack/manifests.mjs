@@ -71,13 +71,14 @@ npm install ${root.name} ioredis@5
 
 \`\`\`ts
 import { Redis } from 'ioredis';
-import { Ringmaster, Worker } from '${root.name}';
+import { Queue, Worker } from '${root.name}';
 
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://localhost:6379');
-const queue = new Ringmaster(redis).queue('orders');
+const connection = new Redis(process.env.REDIS_URL ?? 'redis://localhost:6379');
+connection.on('error', (err) => console.error('redis:', err.message)); // it reconnects by itself
+const queue = new Queue('orders', { connection });
 await queue.setLimit('acme', 5); // at most 5 of acme's jobs run at once
 await queue.enqueue('acme', { orderId: 42 });
-new Worker(queue, async (job) => console.log(job.payload), { concurrency: 16 });
+new Worker('orders', async (job) => console.log(job.payload), { connection, concurrency: 16 });
 \`\`\`
 
 The API is the contract of \`docs/DESIGN.md\` §4.1 in the project's repository; its README says

@@ -1,16 +1,17 @@
 /**
- * The README's five-minute tour is a program that works. Its TypeScript blocks (between
- * "## A five-minute tour" and the next "## " heading), joined in order, are one program: written
- * to a temporary folder with a tsconfig that extends this repository's (strict) and maps the
- * package name `ringmaster` to `src/lanes/index.ts` through `paths`, typechecked by this
+ * The README's five-minute tour and docs/library.md's worker program are programs that work.
+ * The tour's TypeScript blocks (between "## A five-minute tour" and the next "## " heading),
+ * joined in order, are one program; library.md's first TypeScript block is another. Each is
+ * written to a temporary folder with a tsconfig that extends this repository's (strict) and maps
+ * the package name `ringmaster` to `src/lanes/index.ts` through `paths`, typechecked by this
  * checkout's `tsc`, then run by `tsx` (which reads the same `paths`) against the test file's
  * real redis-server.
  *
- * What the test changes in the example: `REDIS_URL` in its environment is the test Redis' URL
- * (the example reads it), and the queue name `'emails'` becomes a fresh one
- * (`uniqueQueueName`), so the tour never meets another test's keys on a shared Redis. The
- * folder gets a `node_modules` symlink to this checkout's, so `ioredis` resolves as it would in
- * a user's project. The outputs the tour's comments promise are checked in its stdout.
+ * What the test changes in the examples: `REDIS_URL` in their environment is the test Redis'
+ * URL (they read it), and each one's queue name (`'emails'`, `'orders'`) becomes a fresh one
+ * (`uniqueQueueName`), so they never meet another test's keys on a shared Redis. The folder
+ * gets a `node_modules` symlink to this checkout's, so `ioredis` resolves as it would in a
+ * user's project. The outputs the examples' comments promise are checked in their stdout.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -42,16 +43,32 @@ function tourProgram(readme: string): string {
   return [...section.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1]).join('\n');
 }
 
+/** docs/library.md's first TypeScript block: its worker program. */
+function libraryProgram(page: string): string {
+  const block = /^```ts\n([\s\S]*?)^```/m.exec(page)?.[1];
+  if (block === undefined) throw new Error('docs/library.md has no TypeScript block');
+  return block;
+}
+
+/** Each example: its file in the folder, its program, and the queue name it uses. */
+const examples = [
+  { file: 'tour.ts', source: 'README.md', read: tourProgram, queue: 'emails' },
+  { file: 'library.ts', source: 'docs/library.md', read: libraryProgram, queue: 'orders' },
+] as const;
+
+const program = (example: (typeof examples)[number]): string =>
+  example.read(readFileSync(path.join(root, example.source), 'utf8'));
+
 let dir: string;
-let queueName: string;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'ringmaster-tour-'));
-  queueName = uniqueQueueName('tour');
-  const program = tourProgram(readFileSync(path.join(root, 'README.md'), 'utf8'));
-  const named = program.replaceAll("'emails'", `'${queueName}'`);
-  expect(named, "the tour names its queue 'emails'").not.toBe(program);
-  writeFileSync(path.join(dir, 'tour.ts'), named);
+  for (const example of examples) {
+    const text = program(example);
+    const named = text.replaceAll(`'${example.queue}'`, `'${uniqueQueueName('tour')}'`);
+    expect(named, `${example.source} names its queue '${example.queue}'`).not.toBe(text);
+    writeFileSync(path.join(dir, example.file), named);
+  }
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(
     path.join(dir, 'tsconfig.json'),
@@ -62,7 +79,7 @@ beforeAll(() => {
         rootDir: '/',
         paths: { ringmaster: [path.join(root, 'src/lanes/index.ts')] },
       },
-      files: ['tour.ts'],
+      files: examples.map((example) => example.file),
       include: [],
     }),
   );
@@ -73,31 +90,36 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Run one example's file with tsx against the test Redis. */
+function runExample(file: string): Promise<{ stdout: string; stderr: string }> {
+  const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+  return run(process.execPath, [tsx, file], {
+    cwd: dir,
+    env: { ...process.env, REDIS_URL: redis.url },
+    timeout: 60_000,
+  });
+}
+
+it('the examples typecheck strictly against the engine', async () => {
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  const result = await run(process.execPath, [tsc, '-p', dir], { cwd: dir }).catch(
+    (error: { stdout?: string; stderr?: string }) => error,
+  );
+  expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
+}, 120_000);
+
 describe("the README's five-minute tour", () => {
   it('has TypeScript to run, importing the package by its name', () => {
-    const program = tourProgram(readFileSync(path.join(root, 'README.md'), 'utf8'));
-    expect(program).toMatch(/from 'ringmaster'/);
-    expect(program).toMatch(/new Worker\(/);
+    const text = program(examples[0]);
+    expect(text).toMatch(/from 'ringmaster'/);
+    expect(text).toMatch(/new Worker\(/);
     for (const read of ['queue.job(', 'queue.counts(', 'queue.jobs(']) {
-      expect(program).toContain(read);
+      expect(text).toContain(read);
     }
   });
 
-  it('typechecks strictly against the engine', async () => {
-    const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', dir], { cwd: dir }).catch(
-      (error: { stdout?: string; stderr?: string }) => error,
-    );
-    expect(`${result.stdout ?? ''}${result.stderr ?? ''}`).toBe('');
-  }, 120_000);
-
   it('runs against a real Redis and prints what its comments say', async () => {
-    const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-    const { stdout, stderr } = await run(process.execPath, [tsx, 'tour.ts'], {
-      cwd: dir,
-      env: { ...process.env, REDIS_URL: redis.url },
-      timeout: 60_000,
-    });
+    const { stdout, stderr } = await runExample('tour.ts');
     expect(stderr).toBe('');
     for (let n = 1; n <= 5; n++) expect(stdout).toContain(`sent to user${n}@acme.test (attempt 1)`);
     expect(stdout).toMatch(/: smtp timeout sending to ops@globex\.test; now DELAYED\n/);
@@ -106,5 +128,20 @@ describe("the README's five-minute tour", () => {
     expect(stdout).toContain('COMPLETED 2 smtp timeout sending to ops@globex.test\n');
     expect(stdout).toContain("6 [ 'globex', 'acme', 'acme' ] true\n");
     expect(stdout).toMatch(/completed: 6\s*}/);
+  }, 90_000);
+});
+
+describe("docs/library.md's worker program", () => {
+  it('makes its queue and worker in the documented shapes, importing the package by its name', () => {
+    const text = program(examples[1]);
+    expect(text).toMatch(/from 'ringmaster'/);
+    expect(text).toContain("new Queue('orders', { connection })");
+    expect(text).toMatch(/new Worker\(\s*'orders',/);
+  });
+
+  it('runs against a real Redis: its job done, no warning, and it ends', async () => {
+    const { stdout, stderr } = await runExample('library.ts');
+    expect(stderr).toBe('');
+    expect(stdout).toBe('order 42 of acme: done\n');
   }, 90_000);
 });
