@@ -301,4 +301,17 @@ describe('a wrong shape', () => {
     );
     expect(await clientCount()).toBe(before);
   });
+
+  it.each([
+    ['new Queue(name, { connection })', (c: Redis) => new Queue('orders', { connection: c })],
+    ['new Queue(connection, name)', (c: Redis) => new Queue(c, 'orders')],
+    [
+      'new Worker(name, fn, { connection })',
+      (c: Redis) => new Worker('orders', async () => undefined, { connection: c }),
+    ],
+  ])('of a given client with a keyPrefix is refused by %s', (_shape, make) => {
+    const client = redis.client({ keyPrefix: 'app:', lazyConnect: true });
+    given.push(client);
+    expect(() => make(client)).toThrow(/keyPrefix "app:"/);
+  });
 });

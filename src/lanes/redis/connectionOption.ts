@@ -80,7 +80,10 @@ export function openConnection(
   example: string,
   prefix: string,
 ): OpenedConnection {
-  if (isRedisClient(value)) return { redis: value, owned: false };
+  if (isRedisClient(value)) {
+    assertPlainKeys(value, { prefix });
+    return { redis: value, owned: false };
+  }
   const refuse = (what: string) => badInput(argument, `${what}: ${example}`);
   const kinds = 'an ioredis Redis or Cluster, a redis:// or rediss:// URL, or ioredis options';
   let redis: RedisClient;
