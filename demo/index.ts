@@ -15,7 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from '../src/lanes/index.js';
-import { createLogger } from '../src/server/logger.js';
+import { loggerOf } from '../src/server/logger.js';
 import { configOrExit, lastWords, startOrRefuse } from '../src/server/startOrRefuse.js';
 import { processor, produceRound, random, WORKER_OPTIONS } from './jobs.js';
 import { topUp } from './topUp.js';
@@ -29,7 +29,7 @@ const PAUSED = 'tenant-07';
 
 // A start refused (the port taken, Redis unreachable) ends in one line, as `npm start`'s does.
 const config = configOrExit({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
-const logger = createLogger(config.logLevel);
+const logger = loggerOf(config);
 const server = await startOrRefuse(config, logger).catch(lastWords);
 const queue = server.engine.queue(QUEUE);
 

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { RingmasterServer } from './app.js';
-import { createLogger } from './logger.js';
+import { loggerOf } from './logger.js';
 import { configOrExit, lastWords, startOrRefuse } from './startOrRefuse.js';
 import { applyV8Flags } from './v8Flags.js';
 
@@ -42,7 +42,7 @@ function stopOnSignals(server: RingmasterServer, logger: Logger): void {
 
 async function main(): Promise<void> {
   const config = configOrExit();
-  const logger = createLogger(config.logLevel);
+  const logger = loggerOf(config);
   await startOrRefuse(config, logger, (server) => stopOnSignals(server, logger));
 }
 
