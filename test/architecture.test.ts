@@ -37,7 +37,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'src/decimalDigits.ts': [],
   'src/cli/': ['src/badPorts.ts', 'src/decimalDigits.ts'],
   'src/cli/bounds.ts': ['src/badPorts.ts', 'src/decimalDigits.ts', 'src/lanes/limits.ts'],
-  'console/src/': ['src/cli/historyDetail.ts', 'src/cli/visibleText.ts', 'src/lanes/limits.ts'],
+  'console/src/': [
+    'src/cli/groupStanding.ts',
+    'src/cli/historyDetail.ts',
+    'src/cli/visibleText.ts',
+    'src/lanes/limits.ts',
+  ],
   'bench/': ['src/'],
 };
 

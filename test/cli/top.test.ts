@@ -39,10 +39,10 @@ describe('top', () => {
     const { child, done } = startTop(q, [], '100ms');
     const first = await stdoutUntil(child, (text) => text.includes('ring (1, head first): beta'));
     expect(first).toContain(`queue ${q} · RUNNING`);
-    expect(first).toMatch(/^groups 2 {2}on ring 1 {2}paused 0 {2}saturated 1$/m);
+    expect(first).toMatch(/^groups 2 {2}on ring 1 {2}paused 0 {2}limit reached 1$/m);
     expect(first).toMatch(/^jobs {3}pending 2 {2}delayed 0 {2}active 1 {2}dead 0$/m);
     expect(first).toMatch(/busiest groups \(1 of 1 with jobs in flight\)/);
-    expect(first).toMatch(/│ alpha\s+│ SATURATED\s+│ 1\s+│ 1\s+│ 1\s+│ no\s+│/);
+    expect(first).toMatch(/│ alpha\s+│ at limit\s+│ 1\s+│ 1\s+│ 1\s+│ no\s+│/);
 
     // A change of the ring is in the next interval's frame.
     await e.enqueue('gamma');

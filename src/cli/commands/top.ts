@@ -79,7 +79,7 @@ export function renderTop(
   const ringHead = `ring (${ring?.size ?? ringIds.length}, head first): `;
   const lines = [
     `${pc.bold('ringmaster top')} · queue ${pc.bold(queue)} · ${state === 'PAUSED' ? pc.red(state) : pc.green(state)} · ${new Date().toISOString().slice(11, 19)}`,
-    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  saturated ${c.saturated}`,
+    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  limit reached ${c.saturated}`,
     `jobs   pending ${c.pending}  delayed ${c.delayed}  active ${c.active}  dead ${c.dead}`,
     pc.dim(
       `since  enqueued ${s.enqueued}  claimed ${s.claimed}  completed ${s.completed}  retried ${s.retried}  reaped ${s.reaped}`,
