@@ -6,7 +6,7 @@
  *    others (limits 1–5, some unlimited) keep flowing;
  *  - two workers of concurrency 12 with job durations from 20 ms to 600 ms, some failing;
  *  - `tenant-07` paused for 10 s and resumed, every 25 s;
- *  - issue 16, so every view of the console has something to show: failing jobs carry a retry
+ *  - so that every view of the console has something to show: failing jobs carry a retry
  *    policy (exponential backoff from 500 ms, capped at 10 s, 3 attempts) — some fail for good
  *    and end in the Dead view with their errors and stacks, some fail once and then succeed
  *    after their backoff (seen in the Delayed view meanwhile); and scheduled jobs are enqueued
@@ -15,9 +15,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from '../src/lanes/index.js';
-import { buildServer } from '../src/server/app.js';
-import { loadConfig } from '../src/server/config.js';
-import { createLogger } from '../src/server/logger.js';
+import { loggerOf } from '../src/server/logger.js';
+import { configOrExit, lastWords, startOrRefuse } from '../src/server/startOrRefuse.js';
 import { processor, produceRound, random, WORKER_OPTIONS } from './jobs.js';
 import { topUp } from './topUp.js';
 
@@ -28,10 +27,10 @@ const NOISY = 'noisy-tenant';
 const NOISY_BACKLOG = 3_000;
 const PAUSED = 'tenant-07';
 
-const config = loadConfig({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
-const logger = createLogger(config.logLevel);
-const server = await buildServer(config, logger);
-await server.start();
+// A start refused (the port taken, Redis unreachable) ends in one line, as `npm start`'s does.
+const config = configOrExit({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
+const logger = loggerOf(config);
+const server = await startOrRefuse(config, logger).catch(lastWords);
 const queue = server.engine.queue(QUEUE);
 
 // Limits: the noisy tenant is capped; the rest get 1–5, every fifth unlimited.

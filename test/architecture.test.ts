@@ -47,6 +47,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'src/lanes/limits.ts',
   ],
   'console/src/': [
+    'src/cli/groupStanding.ts',
     'src/cli/historyDetail.ts',
     'src/cli/visibleText.ts',
     'src/overrideWords.ts',

@@ -1,5 +1,4 @@
 /** Number and time formatting, and the colours of group states. */
-import type { GroupRowFragment, GroupState } from './gql/graphql';
 
 const integer = new Intl.NumberFormat('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -23,67 +22,13 @@ export const clockMs = (ms: number): string => {
   return `${clock(ms)}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 };
 
-/**
- * What the console calls a group's standing, in the words of queue dashboards (bull-board,
- * Sidekiq, Oban): the API's state, with SATURATED split into "at limit" and "parked" (limit 0,
- * or below the work in flight), and IDLE — nothing waiting — into "busy" (jobs in flight) and
- * "empty" (nothing at all), so a group that is working is never called idle.
- */
-export type Standing =
-  | 'ready'
-  | 'rejoining'
-  | 'limit'
-  | 'parked'
-  | 'paused'
-  | 'busy'
-  | 'empty'
-  | 'rated';
-
-/**
- * A group's standing. READY off the ring is a group whose rate window reopened and that no claim
- * has put back yet (DESIGN.md §3 "Rate limits"): "re-joining", so "ready" stays exactly "on the
- * ring drawn beside it".
- */
-export function standing(
-  g: Pick<GroupRowFragment, 'state' | 'limit' | 'active' | 'onRing'>,
-): Standing {
-  switch (g.state as GroupState) {
-    case 'READY':
-      return g.onRing ? 'ready' : 'rejoining';
-    case 'PAUSED':
-      return 'paused';
-    case 'SATURATED':
-      return g.limit !== null && (g.limit === 0 || g.active > g.limit) ? 'parked' : 'limit';
-    case 'IDLE':
-      return g.active > 0 ? 'busy' : 'empty';
-    case 'RATE_LIMITED':
-      return 'rated';
-  }
-}
-
-export const STANDING_LABEL: Record<Standing, string> = {
-  ready: 'ready',
-  rejoining: 're-joining',
-  limit: 'at limit',
-  parked: 'parked',
-  paused: 'paused',
-  busy: 'busy',
-  empty: 'empty',
-  rated: 'rate-limited',
-};
-
-/** What each standing means, for a tooltip. */
-export const STANDING_MEANS: Record<Standing, string> = {
-  ready: 'on the ring, waiting for its turn',
-  rejoining:
-    'its rate window has reopened: off the ring until the next claim puts it back (and may serve it at once)',
-  limit: 'as many jobs in flight as its limit allows: no turn until one finishes',
-  parked: 'limit 0, or lowered below the jobs in flight: no turn until several finish',
-  paused: 'paused by an operator: no turn until resumed',
-  busy: 'jobs in flight, nothing waiting: no turn needed',
-  empty: 'nothing waiting and nothing in flight',
-  rated: 'its rate limit is used up for this window: no turn until the window reopens',
-};
+// A group's state in the words every surface uses: the rule is shared with the CLI.
+export {
+  STANDING_LABEL,
+  STANDING_MEANS,
+  type Standing,
+  standing,
+} from '../../src/cli/groupStanding';
 
 // Characters that would make an id look like another, as markers (`acme⟨ZWSP⟩`): the rule is
 // shared with the CLI.

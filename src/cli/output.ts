@@ -5,6 +5,7 @@
  */
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { STANDING_LABEL, type StandingOf, standing } from './groupStanding.js';
 import { visibleId } from './visibleText.js';
 
 /**
@@ -35,6 +36,18 @@ export function noteUnknownQueue(queue: string, known: boolean): void {
   if (known) return;
   process.stderr.write(
     `ringmaster: queue ${JSON.stringify(queue)} is not known to this Redis (no job or setting was ever written to it): check --queue / RINGMASTER_QUEUE\n`,
+  );
+}
+
+/**
+ * After a steering call, tell one that named a group the queue had never seen (`Group.known`
+ * false in its answer, as before the call) — a mistyped id, now registered — as
+ * {@link noteUnknownQueue} tells a queue: one line on stderr, the exit code unchanged.
+ */
+export function noteUnknownGroup(queue: string, group: string, known: boolean): void {
+  if (known) return;
+  process.stderr.write(
+    `ringmaster: group ${JSON.stringify(group)} was not known in queue ${JSON.stringify(queue)} (no job or setting was ever written to it; the call registered it): check the group id\n`,
   );
 }
 
@@ -107,18 +120,25 @@ export function fields(pairs: [string, string | number][]): string {
   return pairs.map(([key, value]) => `${pc.dim(key.padEnd(width))}  ${value}`).join('\n');
 }
 
-/** A group state, coloured by how it stands: READY green, SATURATED yellow, PAUSED red. */
-export function stateText(state: string): string {
-  switch (state) {
-    case 'READY':
-      return pc.green(state);
-    case 'SATURATED':
-    case 'RATE_LIMITED':
-      return pc.yellow(state);
-    case 'PAUSED':
-      return pc.red(state);
+/**
+ * A group's state in the words every surface uses ({@link standing}: `at limit`, `busy`, …),
+ * coloured by how it stands: ready green, at its limit or rate yellow, parked or paused red.
+ */
+export function standingText(group: StandingOf): string {
+  const s = standing(group);
+  const label = STANDING_LABEL[s];
+  switch (s) {
+    case 'ready':
+      return pc.green(label);
+    case 'limit':
+    case 'rated':
+    case 'rejoining':
+      return pc.yellow(label);
+    case 'parked':
+    case 'paused':
+      return pc.red(label);
     default:
-      return pc.dim(state);
+      return pc.dim(label);
   }
 }
 
@@ -175,7 +195,7 @@ export function groupTable(
     ['group', 'state', 'limit', 'active', 'pending', 'on ring'],
     groups.map((g) => [
       visible(g.id),
-      stateText(g.state),
+      standingText(g),
       limitText(g.limit),
       g.active,
       g.pending,

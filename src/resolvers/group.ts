@@ -8,6 +8,7 @@
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
 import { groupBlocks, groupState } from '../lanes/queue/state.js';
+import { steered } from './known.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
 import { rateLimitedSentence, rateText, reopenedSentence, reopensAt } from './rateLimit.js';
@@ -22,22 +23,22 @@ export const setLimit = (
   ctx: Context,
   a: GroupArgs & { limit: number; forMs?: number | null | undefined },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).setLimit(a.group, a.limit, { ...steering(ctx), forMs: a.forMs });
+  steered(ctx, a, (q) => q.setLimit(a.group, a.limit, { ...steering(ctx), forMs: a.forMs }));
 
 export const clearLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).clearLimit(a.group, steering(ctx));
+  steered(ctx, a, (q) => q.clearLimit(a.group, steering(ctx)));
 
 export const pauseGroup = (
   ctx: Context,
   a: GroupArgs & { forMs?: number | null | undefined },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).pause(a.group, { ...steering(ctx), forMs: a.forMs });
+  steered(ctx, a, (q) => q.pause(a.group, { ...steering(ctx), forMs: a.forMs }));
 
 export const resumeGroup = (
   ctx: Context,
   a: GroupArgs & { forMs?: number | null | undefined },
 ): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).resume(a.group, { ...steering(ctx), forMs: a.forMs });
+  steered(ctx, a, (q) => q.resume(a.group, { ...steering(ctx), forMs: a.forMs }));
 
 /**
  * A group's place on the ring: 1-based `position` (null when not on it) of `length`, and

@@ -5,6 +5,7 @@
  */
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
+import { steered } from './known.js';
 import { steering } from './steering.js';
 
 interface GroupArgs {
@@ -17,13 +18,13 @@ export const setRateLimit = (
   ctx: Context,
   a: GroupArgs & { max: number; windowMs: number },
 ): Promise<GroupInfo> =>
-  ctx.engine
-    .queue(a.queue)
-    .setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, steering(ctx));
+  steered(ctx, a, (q) =>
+    q.setRateLimit(a.group, { max: a.max, windowMs: a.windowMs }, steering(ctx)),
+  );
 
 /** `clearRateLimit(queue, group)`: the group has no rate limit after. */
 export const clearRateLimit = (ctx: Context, a: GroupArgs): Promise<GroupInfo> =>
-  ctx.engine.queue(a.queue).clearRateLimit(a.group, steering(ctx));
+  steered(ctx, a, (q) => q.clearRateLimit(a.group, steering(ctx)));
 
 /** A window's length in the largest whole unit: 1 h, 90 s, 1500 ms. */
 function span(ms: number): string {

@@ -3,6 +3,7 @@
  */
 import type { Context } from '../context.js';
 import type { GroupInfo } from '../lanes/index.js';
+import { steered } from './known.js';
 import { steering } from './steering.js';
 
 /**
@@ -13,4 +14,4 @@ import { steering } from './steering.js';
 export const setWeight = (
   ctx: Context,
   a: { queue: string; group: string; weight: number },
-): Promise<GroupInfo> => ctx.engine.queue(a.queue).setWeight(a.group, a.weight, steering(ctx));
+): Promise<GroupInfo> => steered(ctx, a, (q) => q.setWeight(a.group, a.weight, steering(ctx)));

@@ -5,6 +5,7 @@
  */
 import type { GroupInfo } from '../lanes/index.js';
 import * as resolve from '../resolvers/group.js';
+import { groupKnown } from '../resolvers/known.js';
 import { groupChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
 
@@ -31,6 +32,11 @@ export const GroupRef = builder.objectRef<GroupInfo>('Group').implement({
         'Serviceable: not paused, below its limit, not rate-limited, with pending work (invariant I1). False too for a group whose rate window has reopened but that no claim has put back on the ring yet (state READY, `blockedBy` null: the next claim re-rings it).',
     }),
     state: t.field({ type: GroupStateRef, resolve: (g) => g.state }),
+    known: t.boolean({
+      description:
+        'Whether the queue has seen the group: it has or had jobs, or was steered, and was not forgotten since (in the group registry). In the answer of a steering mutation (which registers the group), whether it was known before the call: false says the call named a group the queue had never seen (a mistyped id?).',
+      resolve: (g, _args, ctx) => groupKnown(ctx, g),
+    }),
   }),
 });
 

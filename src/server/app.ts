@@ -80,6 +80,7 @@ export interface RingmasterServer {
 export async function buildServer(config: Config, logger: Logger): Promise<RingmasterServer> {
   // ioredis' own console warnings (a password Redis does not need) go to the log while it runs.
   const restoreWarnings = routeIoredisWarnings(logger);
+  warnLookalikes(config, logger);
   let server: RingmasterServer;
   try {
     server = await build(config, logger);
@@ -100,6 +101,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
     releaseDataDir = lockDataDir(config.dataDir);
     try {
       embedded = await startRedisServer({
+        ...(config.embeddedRedisPort !== undefined && { port: config.embeddedRedisPort }),
         dataDir: config.dataDir,
         appendOnly: true,
         // Its lines carry component 'redis-server' themselves (a child logger would repeat the key).
@@ -107,7 +109,7 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
       });
     } catch (error) {
       releaseDataDir();
-      throw error instanceof RedisStartError ? embeddedStartError(error, config.dataDir) : error;
+      throw error instanceof RedisStartError ? embeddedStartError(error, config) : error;
     }
     redisUrl = embedded.url;
     logger.info({ url: redisUrl, dataDir: config.dataDir }, 'embedded redis-server started');
@@ -399,7 +401,16 @@ function shownRedis(config: Config): string | undefined {
 }
 
 /** The embedded redis-server did not start: its exit and the line of its output that says why. */
-function embeddedStartError(error: RedisStartError, dataDir: string): StartupError {
+function embeddedStartError(error: RedisStartError, config: Config): StartupError {
+  const port = config.embeddedRedisPort;
+  // A port of the operator's choosing that another process holds is that setting's mistake.
+  if (port !== undefined && error.output.some((line) => /address already in use/i.test(line))) {
+    return new StartupError(
+      'EMBEDDED_REDIS_PORT',
+      String(port),
+      `another process already listens on 127.0.0.1:${port}: stop it, choose another EMBEDDED_REDIS_PORT, or unset it for a free port`,
+    );
+  }
   // The first line is "redis-server (pid N) exited with code 1 before it was ready on HOST:PORT."
   const what = (error.message.split('\n')[0] ?? '').replace(/ \(pid \d+\)/, '').replace(/\.$/, '');
   // Redis logs `pid:role date time <level> text`; its last warning (`#`) says why it stopped.
@@ -407,9 +418,22 @@ function embeddedStartError(error: RedisStartError, dataDir: string): StartupErr
   const reason = warning?.slice(warning.indexOf(' # ') + 3) ?? error.output.at(-1);
   return new StartupError(
     'DATA_DIR',
-    dataDir,
+    config.dataDir,
     `the embedded ${what}${reason ? `: ${reason}` : ''} (or set REDIS_URL to use a Redis of your own)`,
   );
+}
+
+/**
+ * One warning per variable set that looks like Ringmaster's but is not (DESIGN.md §6,
+ * "Look-alike variables"): its name and the one meant, never its value (it may be a secret).
+ */
+function warnLookalikes(config: Config, logger: Logger): void {
+  for (const { variable, meant } of config.lookalikes) {
+    logger.warn(
+      { variable, meant },
+      `${variable} is set, but Ringmaster reads no such variable: did you mean ${meant}?`,
+    );
+  }
 }
 
 /** Why HOST:PORT could not be listened on, as the setting to change. */

@@ -9,10 +9,21 @@ import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
 import { Defaults, TIMER_ACTOR } from '../lanes/internal.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
+import { type Lookalike, lookalikes } from './lookalikes.js';
 import { isLoopback } from './loopback.js';
 import { maskUrl, setting } from './startupError.js';
 
 const ROLES = ['read', 'worker', 'admin'] as const;
+
+/**
+ * The CLI's variables (DESIGN.md §6, "CLI"): read by `ringmaster`, not by the server, but set
+ * beside the server's in many a shell, so never taken for a misspelling.
+ */
+const CLIENT_VARIABLES: readonly string[] = [
+  'RINGMASTER_URL',
+  'RINGMASTER_TOKEN',
+  'RINGMASTER_QUEUE',
+];
 
 /** Tokens shorter than this are refused (characters). */
 const MIN_TOKEN_LENGTH = 16;
@@ -409,6 +420,15 @@ const fields = z.object({
       error: 'must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).default('json'),
+  // The embedded Redis' port; unset (0 here): a free one at each start. Never 0 as given:
+  // redis-server reads --port 0 as "no TCP at all".
+  EMBEDDED_REDIS_PORT: wholeNumber({
+    fallback: 0,
+    min: 1,
+    max: 65_535,
+    must: 'must be a port number (1 to 65535)',
+  }),
 });
 
 /**
@@ -451,6 +471,16 @@ const schema = fields
       message:
         'is also a token of AUTH_TOKENS: it would open everything that entry opens, not only /metrics; give /metrics a token of its own',
       path: ['METRICS_TOKEN'],
+    },
+  )
+  .refine(
+    (c) =>
+      c.EMBEDDED_REDIS_PORT === 0 ||
+      (c.REDIS_URL === undefined && c.REDIS_CLUSTER_NODES === undefined),
+    {
+      message:
+        'is set with REDIS_URL or REDIS_CLUSTER_NODES: the embedded Redis runs only when neither is set; unset one',
+      path: ['EMBEDDED_REDIS_PORT'],
     },
   )
   .refine((c) => c.REDIS_URL === undefined || c.REDIS_CLUSTER_NODES === undefined, {
@@ -496,6 +526,15 @@ export interface Config {
   /** Open WebSockets and SSE streams together, per client address (auth off) or per token (auth on). */
   readonly maxConnectionsPerClient: number;
   readonly logLevel: string;
+  /** `json` (one object a line, the default) or `pretty` (a readable line, for development). */
+  readonly logFormat: 'json' | 'pretty';
+  /** The embedded Redis' loopback port; undefined: a free one at each start. */
+  readonly embeddedRedisPort: number | undefined;
+  /**
+   * Variables set that look like the server's or the CLI's but are not (a near miss, or an
+   * unknown `RINGMASTER_*`), each with the one meant: logged once each at start.
+   */
+  readonly lookalikes: readonly Lookalike[];
   /** A token that may read `GET /metrics` only (needs `authTokens`); null for none. */
   readonly metricsToken: string | null;
 }
@@ -552,6 +591,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxRereadsPerSecond: c.MAX_REREADS_PER_SECOND,
     maxConnectionsPerClient: c.MAX_CONNECTIONS_PER_CLIENT,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
+    embeddedRedisPort: c.EMBEDDED_REDIS_PORT === 0 ? undefined : c.EMBEDDED_REDIS_PORT,
+    lookalikes: lookalikes(Object.keys(env), [...Object.keys(fields.shape), ...CLIENT_VARIABLES]),
     metricsToken: c.METRICS_TOKEN ?? null,
   };
 }

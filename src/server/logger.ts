@@ -1,5 +1,7 @@
 /** The process logger (pino); components take child loggers (`logger.child({ component })`). */
 import { type DestinationStream, type Logger, pino } from 'pino';
+import type { Config } from './config.js';
+import { prettyDestination } from './prettyLog.js';
 import { maskUrl } from './startupError.js';
 
 /**
@@ -19,4 +21,12 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
   };
   return destination === undefined ? pino(options) : pino(options, destination);
+}
+
+/** The process's logger as configured: `LOG_LEVEL`, and `LOG_FORMAT` (JSON, or pretty lines). */
+export function loggerOf(config: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  return createLogger(
+    config.logLevel,
+    config.logFormat === 'pretty' ? prettyDestination(process.stdout) : undefined,
+  );
 }

@@ -77,9 +77,15 @@ describe('a queue never used (Queue.known false)', () => {
     expect((await cli(['groups', '-q', used])).stdout).toContain(`of 3 groups in ${used}`);
     expect((await cliJson(['groups', '-q', used])).known).toBe(true);
     await cli(['group', 'nobody', '-q', used]);
-    // Steering an unknown queue is legitimate (it creates it): no such line.
+    // Steering an unknown queue is legitimate (it creates it): no such line, only the note
+    // that the group was never seen (the queue's first group is none it saw).
     const fresh = uniqueQueueName('fresh');
-    await cli(['limit', 'g', '2', '-q', fresh]);
+    const steered = await runCli(['limit', 'g', '2', '-q', fresh], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(steered.code).toBe(0);
+    expect(steered.stderr).not.toContain('is not known to this Redis');
+    expect(steered.stderr).toMatch(/^ringmaster: group "g" was not known in queue /);
     await cli(['groups', '-q', fresh]);
   });
 });
@@ -156,8 +162,8 @@ describe('groups and group', () => {
       pending: 0,
     });
     const human = (await cli(['groups'], { RINGMASTER_QUEUE: q })).stdout;
-    expect(human).toMatch(/│ a\s+│ READY\s+│ none\s+│ 0\s+│ 2\s+│ yes\s+│/);
-    expect(human).toMatch(/│ b\s+│ SATURATED\s+│ 1\s+│ 1\s+│ 0\s+│ no\s+│/);
+    expect(human).toMatch(/│ a\s+│ ready\s+│ none\s+│ 0\s+│ 2\s+│ yes\s+│/);
+    expect(human).toMatch(/│ b\s+│ at limit\s+│ 1\s+│ 1\s+│ 0\s+│ no\s+│/);
     expect(human).toContain('3 of 3 groups in');
   });
 
@@ -228,7 +234,7 @@ describe('groups and group', () => {
     });
     const human = (await cli(['group', 'c', '-q', q])).stdout;
     expect(human).toMatch(/^group\s+c$/m);
-    expect(human).toMatch(/^state\s+PAUSED$/m);
+    expect(human).toMatch(/^state\s+paused$/m);
     expect(human).toMatch(/^paused\s+yes$/m);
     expect(human).toMatch(/^weight\s+1$/m);
     expect(human).toMatch(/^blocked by\s+PAUSED$/m);
@@ -298,6 +304,27 @@ describe('steering that changes nothing', () => {
   });
 });
 
+describe('steering a group the queue never saw', () => {
+  it('notes on stderr that the group was not known, exit 0; a second call, known, says nothing', async () => {
+    const q = await seeded();
+    const first = await runCli(['pause', 'nobody-typo', '-q', q], { RINGMASTER_URL: api.endpoint });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^nobody-typo in \S+ paused$/m);
+    expect(first.stderr).toBe(
+      `ringmaster: group "nobody-typo" was not known in queue "${q}" (no job or setting was ever written to it; the call registered it): check the group id\n`,
+    );
+    // Registered by that call: known to the next one.
+    await cli(['resume', 'nobody-typo', '-q', q]);
+    // A group with jobs is known; --json carries known instead of the note.
+    await cli(['limit', 'a', '3', '-q', q]);
+    const json = await runCli(['limit', 'fresh', '2', '-q', q, '--json'], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout)).toMatchObject({ setLimit: { id: 'fresh', known: false } });
+  });
+});
+
 describe('rate limits', () => {
   it('groups --state RATE_LIMITED finds a group at its rate; group shows the rate and until when', async () => {
     const q = await seeded();
@@ -317,7 +344,7 @@ describe('rate limits', () => {
     ]);
     expect(json.groups.map((g) => g.id)).toEqual(['r']);
     const human = (await cli(['group', 'r', '-q', q])).stdout;
-    expect(human).toMatch(/^state\s+RATE_LIMITED$/m);
+    expect(human).toMatch(/^state\s+rate-limited$/m);
     expect(human).toMatch(/^rate limit\s+1 claim per 1h$/m);
     expect(human).toMatch(/^rate-limited until\s+\S+Z$/m);
     expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(/^rate limit\s+none$/m);
@@ -333,7 +360,7 @@ describe('rate limits', () => {
     const [sec] = await e.redis.time();
     await e.redis.zadd(e.keys.rateLimited, (Number(sec) - 86_400) * 1000, 'r');
     const human = (await cli(['group', 'r', '-q', q])).stdout;
-    expect(human).toMatch(/^state\s+READY$/m);
+    expect(human).toMatch(/^state\s+re-joining$/m);
     expect(human).not.toMatch(/^rate-limited until/m);
     expect(human).toMatch(/^on ring\s+no$/m);
     expect(human).toMatch(

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
+import { RingChangedDocument } from '../gql/graphql.js';
 import { uniqueQueueName } from '../support/lanes.js';
+import { sseSubscribe } from '../support/live.js';
 import { startTestServer, useTestServer } from '../support/server.js';
 import { finished, SCRIPT, spawnCli, spawnCliInTerminal, stdoutUntil } from './support.js';
 
@@ -13,9 +15,12 @@ const { redis } = api;
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 
-/** `top` on `q` with a long interval, so that only ring events redraw it. */
-function startTop(q: string, extra: string[] = []) {
-  const child = spawnCli(['top', '-q', q, '--interval', '1h', ...extra], {
+/**
+ * `top` on `q`, stdout a pipe. The interval is long unless given, so nothing but the first frame
+ * (drawn once the ring's snapshot came) is written while the test runs.
+ */
+function startTop(q: string, extra: string[] = [], interval = '1h') {
+  const child = spawnCli(['top', '-q', q, '--interval', interval, ...extra], {
     RINGMASTER_URL: api.endpoint,
   });
   const done = finished(child);
@@ -23,7 +28,7 @@ function startTop(q: string, extra: string[] = []) {
 }
 
 describe('top', () => {
-  it('draws the ring and the busiest groups, redraws on a ring change, and quits on q', async () => {
+  it('draws the ring and the busiest groups, redraws each interval, and quits on q', async () => {
     const q = uniqueQueueName('cli-top');
     const e = engineQueue(q);
     await e.enqueue('alpha');
@@ -31,15 +36,15 @@ describe('top', () => {
     await e.setLimit('alpha', 1);
     await e.claim();
     await e.enqueue('beta');
-    const { child, done } = startTop(q);
+    const { child, done } = startTop(q, [], '100ms');
     const first = await stdoutUntil(child, (text) => text.includes('ring (1, head first): beta'));
     expect(first).toContain(`queue ${q} · RUNNING`);
-    expect(first).toMatch(/^groups 2 {2}on ring 1 {2}paused 0 {2}saturated 1$/m);
+    expect(first).toMatch(/^groups 2 {2}on ring 1 {2}paused 0 {2}limit reached 1$/m);
     expect(first).toMatch(/^jobs {3}pending 2 {2}delayed 0 {2}active 1 {2}dead 0$/m);
     expect(first).toMatch(/busiest groups \(1 of 1 with jobs in flight\)/);
-    expect(first).toMatch(/│ alpha\s+│ SATURATED\s+│ 1\s+│ 1\s+│ 1\s+│ no\s+│/);
+    expect(first).toMatch(/│ alpha\s+│ at limit\s+│ 1\s+│ 1\s+│ 1\s+│ no\s+│/);
 
-    // A change of the ring arrives over the subscription and is drawn in place.
+    // A change of the ring is in the next interval's frame.
     await e.enqueue('gamma');
     const next = await stdoutUntil(child, (text) =>
       text.includes('ring (2, head first): beta → gamma'),
@@ -57,6 +62,27 @@ describe('top', () => {
     const result = await done;
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
+  });
+
+  it('writes to a pipe at most one frame per --interval, however often the ring changes', async () => {
+    const q = uniqueQueueName('cli-top');
+    const e = engineQueue(q);
+    await e.enqueue('first');
+    const { child, done } = startTop(q, ['--json']);
+    await stdoutUntil(child, (out) => /"reason":"SNAPSHOT".*\n/.test(out));
+    // The ring events the CLI is sent too: a second subscriber sees them arrive.
+    const watcher = sseSubscribe(api.endpoint, RingChangedDocument, { queue: q });
+    await watcher.events.next();
+    for (let i = 0; i < 20; i++) await e.enqueue(`g${i}`);
+    await watcher.events.until('g19 on the ring', () =>
+      watcher.events.items.some((event) => event.data?.ringChanged.ring.includes('g19')),
+    );
+    watcher.close();
+    child.stdin.write('q');
+    const result = await done;
+    expect(result.code).toBe(0);
+    // One interval (1h) has not passed: the snapshot's frame is the only one.
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it.skipIf(SCRIPT === null)(
@@ -120,8 +146,9 @@ describe('top', () => {
     const result = await done;
     expect(result.code).toBe(4);
     // The socket closes (or the next read is refused): either names the URL and what to do.
+    // Off a terminal no ring event asks for a read, so the close is what it meets first.
     expect(result.stderr).toMatch(
-      /^ringmaster: (the subscription to|cannot reach) http:\/\/127\.0\.0\.1:\d+\/graphql \((?!\[object)[^)]+\)[^\n]*\n$/,
+      /^ringmaster: (the subscription to http:\/\/127\.0\.0\.1:\d+\/graphql closed|cannot reach http:\/\/127\.0\.0\.1:\d+\/graphql) \((?!\[object)[^)]+\)[^\n]*\n$/,
     );
   });
 

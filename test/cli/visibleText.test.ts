@@ -116,7 +116,7 @@ describe('look-alike ids in the CLI', () => {
         'cafe⟨U+0301⟩',
       ].sort(),
     );
-    expect(table).toMatch(/│ acme⟨U\+17B5⟩\s+│ PAUSED/);
+    expect(table).toMatch(/│ acme⟨U\+17B5⟩\s+│ paused/);
   });
 });
 

@@ -49,12 +49,19 @@ describe.skipIf(skip)(
         await page.getByRole('button', { name: 'Pause queue' }).click();
         await waitText(panel, /pauseQueue by alice.*paused: false → true.*setRetention/s);
         await shot(page, 'history-02-live');
+        // The queue's head counts the queue's entries: the stream's three.
+        await waitText(panel.locator('.panel-head'), /every steering action of the queue · 3 kept/);
+        // The COMPLETED tile says its count is the jobs the retention keeps.
+        const completed = page.locator('.kpi', { has: page.locator('[data-kpi="completed"]') });
+        expect(await completed.locator('dt').textContent()).toBe('completed (kept)');
 
         // A group's detail: its own history only.
         await page.goto(`${server.server.url}/#queue=${queue}&group=globex`);
         const detail = page.getByTestId('detail').getByTestId('history');
         await waitText(detail, /purgeGroup by cleanup-bot/);
         expect(await detail.textContent()).not.toMatch(/setRetention|pauseQueue/);
+        // Its head counts its own entries (one), not the queue's three.
+        await waitText(detail.locator('.panel-head'), /this group’s · 1 kept/);
         await shot(page, 'history-03-group');
         expect(errors).toEqual([]);
       } finally {

@@ -88,7 +88,8 @@ beforeAll(async () => {
   http = createHttpServer((_req, res) => res.end('<!doctype html><title>not redis</title>'));
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   httpPort = (http.address() as { port: number }).port;
-  busy = createNetServer();
+  // Read to the end what connects (the embedded Redis' start probe), so that close() can finish.
+  busy = createNetServer((socket) => socket.resume());
   busyPort = await getPort({ host: '127.0.0.1', exclude: [4000, 6379] });
   await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
   closedPort = await getPort({ host: '127.0.0.1', exclude: [4000, 6379, busyPort] });
@@ -349,6 +350,28 @@ const CASES: Case[] = [
     secret: TOKEN,
   },
   // ── DATA_DIR and the embedded redis-server ─────────────────────────────────────────────
+  {
+    name: 'EMBEDDED_REDIS_PORT another process listens on',
+    env: () => ({ DATA_DIR: inScratch('embedded-busy'), EMBEDDED_REDIS_PORT: String(busyPort) }),
+    variable: 'EMBEDDED_REDIS_PORT',
+    cause:
+      /^EMBEDDED_REDIS_PORT=\d+: another process already listens on 127\.0\.0\.1:\d+: .*unset it for a free port$/,
+    code: 3,
+  },
+  {
+    name: 'EMBEDDED_REDIS_PORT 0 (redis-server would listen on no TCP port)',
+    env: () => ({ EMBEDDED_REDIS_PORT: '0' }),
+    variable: 'EMBEDDED_REDIS_PORT',
+    cause: /^EMBEDDED_REDIS_PORT=0: must be a port number \(1 to 65535\)$/,
+    code: 2,
+  },
+  {
+    name: 'EMBEDDED_REDIS_PORT beside REDIS_URL (no embedded Redis to give it to)',
+    env: () => ({ REDIS_URL: redisUrl(), EMBEDDED_REDIS_PORT: '7000' }),
+    variable: 'EMBEDDED_REDIS_PORT',
+    cause: /^EMBEDDED_REDIS_PORT=7000: is set with REDIS_URL or REDIS_CLUSTER_NODES/,
+    code: 2,
+  },
   {
     name: 'DATA_DIR at a file',
     env: () => ({ DATA_DIR: inScratch('a-file') }),

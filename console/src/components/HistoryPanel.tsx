@@ -44,6 +44,21 @@ export function changeText(before: Json, after: Json): string {
   return keys.map((k) => `${k}: ${shown(b[k])} → ${shown(a[k])}`).join(', ');
 }
 
+/**
+ * The head's count: the queue's entries kept (the stream's length); for a group, its own
+ * entries — the queue's count would head one entry with "4 kept" — as read so far, with a "+"
+ * while older pages may hold more of them (counting them all would read the whole stream).
+ */
+function keptText(
+  group: string | null,
+  total: number | null,
+  entries: HistoryItemFragment[] | null,
+  more: string | null,
+): string {
+  if (group === null) return total === null ? '' : ` · ${total} kept`;
+  return entries === null ? '' : ` · ${entries.length}${more === null ? '' : '+'} kept`;
+}
+
 export function HistoryPanel(props: { queue: string; group: string | null }) {
   const { queue, group } = props;
   const [entries, setEntries] = useState<HistoryItemFragment[] | null>(null);
@@ -117,7 +132,7 @@ export function HistoryPanel(props: { queue: string; group: string | null }) {
         <h2>History</h2>
         <span class="muted small">
           {group === null ? 'every steering action of the queue' : 'this group’s'}
-          {total !== null && ` · ${total} kept`}
+          {keptText(group, total, entries, more)}
         </span>
       </div>
       {error && <p class="outcome outcome-error pad">{error}</p>}

@@ -47,7 +47,7 @@ export function Kpis(props: { counts: CountsFragment | null; samples: Sample[] }
         ],
         [
           'completed',
-          'completed',
+          'completed (kept)',
           n(counts.completed),
           undefined,
           'completed jobs kept by the retention policy (not every job ever completed)',

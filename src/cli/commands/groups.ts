@@ -23,7 +23,7 @@ import {
   noteUnknownQueue,
   printJson,
   printLine,
-  stateText,
+  standingText,
   visible,
 } from '../output.js';
 
@@ -35,7 +35,7 @@ export function groupFields(group: CliGroupFragment): string {
   return fields([
     ['group', visible(group.id)],
     ['queue', group.queue],
-    ['state', stateText(group.state)],
+    ['state', standingText(group)],
     ['limit', limitText(group.limit)],
     ['weight', group.weight],
     [

@@ -22,7 +22,15 @@ import {
   CliSetLimitDocument,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { durationText, limitText, printJson, printLine, shellCommand, visible } from '../output.js';
+import {
+  durationText,
+  limitText,
+  noteUnknownGroup,
+  printJson,
+  printLine,
+  shellCommand,
+  visible,
+} from '../output.js';
 import { groupFields } from './groups.js';
 import { already, groupBefore } from './unchanged.js';
 
@@ -30,7 +38,10 @@ import { already, groupBefore } from './unchanged.js';
 export const groupCheck = (queue: string, group: string): string =>
   shellCommand(['ringmaster', 'group', group, '-q', queue]);
 
-/** Print a mutation's answer: the data as JSON, or what was done and the group after. */
+/**
+ * Print a mutation's answer: the data as JSON, or what was done and the group after, and a note
+ * on stderr when the call named a group the queue had never seen (`--json` carries `known`).
+ */
 export function report(
   context: CliContext,
   data: Record<string, CliGroupFragment | null | undefined>,
@@ -44,6 +55,7 @@ export function report(
   if (!group) throw new CliError('the server answered no group', ExitCode.SERVER);
   printLine(done);
   printLine(groupFields(group));
+  noteUnknownGroup(group.queue, group.id, group.known);
 }
 
 /**

@@ -2,8 +2,10 @@
  * `ringmaster top`: a live view of one queue — its ring (from the `ringChanged` subscription
  * over graphql-ws, DESIGN.md §4.4), counts, counters and busiest groups (`Queue.activeGroups`,
  * most active first) — redrawn in place (log-update) on every ring event and every
- * `--interval`; when stdout is not a terminal, each frame written after the last instead. `q`
- * or Ctrl-C quits (exit 0). With `--json`, one JSON line per redraw.
+ * `--interval`. When stdout is not a terminal (`top | tee top.log`), each frame is written after
+ * the last instead, and at most one per `--interval` (the first once the ring's snapshot has
+ * come, then one each interval with the latest ring and counts), so a busy ring cannot flood a
+ * file. `q` or Ctrl-C quits (exit 0). With `--json`, one JSON line per frame, bounded alike.
  */
 import { type Command, Option } from 'commander';
 import pc from 'picocolors';
@@ -77,7 +79,7 @@ export function renderTop(
   const ringHead = `ring (${ring?.size ?? ringIds.length}, head first): `;
   const lines = [
     `${pc.bold('ringmaster top')} · queue ${pc.bold(queue)} · ${state === 'PAUSED' ? pc.red(state) : pc.green(state)} · ${new Date().toISOString().slice(11, 19)}`,
-    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  saturated ${c.saturated}`,
+    `groups ${c.groups}  on ring ${c.onRing}  paused ${c.paused}  limit reached ${c.saturated}`,
     `jobs   pending ${c.pending}  delayed ${c.delayed}  active ${c.active}  dead ${c.dead}`,
     pc.dim(
       `since  enqueued ${s.enqueued}  claimed ${s.claimed}  completed ${s.completed}  retried ${s.retried}  reaped ${s.reaped}`,
@@ -157,19 +159,22 @@ async function top(
   const log = await frames();
   const stdin = process.stdin;
   const raw = stdin.isTTY === true;
+  // A terminal is redrawn in place on every ring event; a pipe or file gets a frame per interval.
+  const live = process.stdout.isTTY === true;
 
   await new Promise<void>((resolve, reject) => {
     let ring: Ring | null = null;
     let stopped = false;
     let reading = false;
     let again = false;
+    let firstAsked = false;
 
     const draw = () => {
       if (stopped) return;
       if (json) process.stdout.write(`${JSON.stringify({ ring, queue: data.queue })}\n`);
       else {
         const width = process.stdout.columns || 80;
-        log(renderTop(queue, ring, data, options.first, width, process.stdout.isTTY === true));
+        log(renderTop(queue, ring, data, options.first, width, live));
       }
     };
     /** Read the queue again and redraw; reads never overlap (one more after, if asked). */
@@ -196,7 +201,10 @@ async function top(
       if (text.includes('q') || text.includes('Q') || text.includes('\u0003')) finish();
     };
     const onSignal = () => finish();
-    const timer = setInterval(() => void refresh(), options.interval);
+    const timer = setInterval(() => {
+      firstAsked = true;
+      void refresh();
+    }, options.interval);
 
     const unsubscribe = client.subscribe<CliRingSubscription>(
       { query: String(CliRingDocument), variables: { queue } },
@@ -208,7 +216,12 @@ async function top(
           }
           if (!result.data) return;
           ring = result.data.ringChanged;
-          void refresh();
+          // Off a terminal a ring event draws only the first frame; then the interval does.
+          if (live) void refresh();
+          else if (!firstAsked) {
+            firstAsked = true;
+            void refresh();
+          }
         },
         error: (error) => finish(subscriptionError(connection, error)),
         complete: () =>
@@ -239,6 +252,7 @@ async function top(
     if (raw) stdin.setRawMode(true);
     stdin.on('data', onKey);
     stdin.resume();
-    draw();
+    // Off a terminal the first frame waits for the ring's snapshot (or the first interval).
+    if (live) draw();
   });
 }

@@ -43,7 +43,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -59,7 +59,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -67,7 +67,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -77,7 +77,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -85,7 +85,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -94,7 +94,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -103,7 +103,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetWeightMutationVariables = Exact<{
   queue: string;
@@ -112,7 +112,7 @@ export type CliSetWeightMutationVariables = Exact<{
 }>;
 
 
-export type CliSetWeightMutation = { setWeight: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetRateLimitMutationVariables = Exact<{
   queue: string;
@@ -122,7 +122,7 @@ export type CliSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -130,7 +130,7 @@ export type CliClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliCancelOverrideMutationVariables = Exact<{
   queue: string;
@@ -139,7 +139,7 @@ export type CliCancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -165,7 +165,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -211,6 +211,7 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -295,6 +296,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -334,6 +336,7 @@ export const CliGroupDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -370,6 +373,7 @@ export const CliSetLimitDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -406,6 +410,7 @@ export const CliClearLimitDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -442,6 +447,7 @@ export const CliPauseDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -478,6 +484,7 @@ export const CliResumeDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -514,6 +521,7 @@ export const CliSetWeightDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -550,6 +558,7 @@ export const CliSetRateLimitDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -586,6 +595,7 @@ export const CliClearRateLimitDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -622,6 +632,7 @@ export const CliCancelOverrideDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending
@@ -708,6 +719,7 @@ export const CliTopDocument = new TypedDocumentString(`
     fragment CliGroup on Group {
   id
   queue
+  known
   limit
   active
   pending

@@ -1,0 +1,74 @@
+/**
+ * The words every surface uses for a group's state (DESIGN.md §4.2, "Words for a group's
+ * state"): the CLI's tables, `group` and `top`, and the console's badges, one file both take
+ * (it imports nothing). They are the API's `GroupState` in the words of queue dashboards
+ * (bull-board, Sidekiq, Oban), with SATURATED split into "at limit" and "parked" (limit 0, or
+ * below the work in flight), IDLE — nothing waiting — into "busy" (jobs in flight) and "empty"
+ * (nothing at all), so a group that is working is never called idle, and READY off the ring
+ * called "re-joining". The enum's values stay as they are: they are API.
+ */
+
+/** A group's standing: its state as these words tell it. */
+export type Standing =
+  | 'ready'
+  | 'rejoining'
+  | 'limit'
+  | 'parked'
+  | 'paused'
+  | 'busy'
+  | 'empty'
+  | 'rated';
+
+/** What a standing is judged from: a group as the API answers it. */
+export interface StandingOf {
+  readonly state: string;
+  readonly limit?: number | null | undefined;
+  readonly active: number;
+  readonly onRing: boolean;
+}
+
+/**
+ * A group's standing. READY off the ring is a group whose rate window reopened and that no claim
+ * has put back yet (DESIGN.md §3 "Rate limits"): "re-joining", so "ready" stays exactly "on the
+ * ring drawn beside it".
+ */
+export function standing(g: StandingOf): Standing {
+  switch (g.state) {
+    case 'READY':
+      return g.onRing ? 'ready' : 'rejoining';
+    case 'PAUSED':
+      return 'paused';
+    case 'SATURATED':
+      return g.limit !== null && g.limit !== undefined && (g.limit === 0 || g.active > g.limit)
+        ? 'parked'
+        : 'limit';
+    case 'RATE_LIMITED':
+      return 'rated';
+    default:
+      return g.active > 0 ? 'busy' : 'empty';
+  }
+}
+
+export const STANDING_LABEL: Record<Standing, string> = {
+  ready: 'ready',
+  rejoining: 're-joining',
+  limit: 'at limit',
+  parked: 'parked',
+  paused: 'paused',
+  busy: 'busy',
+  empty: 'empty',
+  rated: 'rate-limited',
+};
+
+/** What each standing means, for a tooltip. */
+export const STANDING_MEANS: Record<Standing, string> = {
+  ready: 'on the ring, waiting for its turn',
+  rejoining:
+    'its rate window has reopened: off the ring until the next claim puts it back (and may serve it at once)',
+  limit: 'as many jobs in flight as its limit allows: no turn until one finishes',
+  parked: 'limit 0, or lowered below the jobs in flight: no turn until several finish',
+  paused: 'paused by an operator: no turn until resumed',
+  busy: 'jobs in flight, nothing waiting: no turn needed',
+  empty: 'nothing waiting and nothing in flight',
+  rated: 'its rate limit is used up for this window: no turn until the window reopens',
+};
