@@ -16,11 +16,11 @@ import { cacheExchange, fetchExchange, Client as UrqlClient } from '@urql/core';
 import { GraphQLClient } from 'graphql-request';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { queueName, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type TestServer, useTestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
@@ -109,13 +109,7 @@ const wsParams = (token: string | undefined): Record<string, string> =>
 const wsUrl = (api: TestServer): string => api.endpoint.replace(/^http/, 'ws');
 
 describe.each(MODES)('with $mode', ({ env, token }) => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, env);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer(env, { redis });
 
   it('urql with its default exchanges: queries go as GET, mutations as POST, subscriptions as SSE', async () => {
     // Watches the requests urql makes, to prove that the queries here really went as GET.
@@ -279,13 +273,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
 });
 
 describe('with AUTH_TOKENS set, a client without the token is told so', () => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, { AUTH_TOKENS: `admin:${TOKEN}` });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer({ AUTH_TOKENS: `admin:${TOKEN}` }, { redis });
 
   it('urql: a query (GET) and a mutation answer UNAUTHENTICATED', async () => {
     const client = new UrqlClient({ url: api.endpoint, exchanges: [cacheExchange, fetchExchange] });

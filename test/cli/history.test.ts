@@ -3,26 +3,17 @@
  * or a group's, with who did it (the token's name over the API, the engine's actor otherwise)
  * and the state before and after.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 import { runCli, runCliOk } from './support.js';
 
 const TOKEN = 'ops-admin-token-0123456789';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, {
-    REAP_INTERVAL_MS: '86400000',
-    AUTH_TOKENS: `alice=admin:${TOKEN}`,
-  });
-});
-afterAll(async () => {
-  await api?.stop();
+const api = useTestServer({
+  REAP_INTERVAL_MS: '86400000',
+  AUTH_TOKENS: `alice=admin:${TOKEN}`,
 });
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
