@@ -60,16 +60,11 @@ import {
   wsOperation,
 } from '../support/api.js';
 import { dropQueueKeys, uniqueQueueName } from '../support/lanes.js';
-import { useTestServer } from '../support/server.js';
-
-const TOKENS = {
-  read: 'read-token-0123456789abcdef',
-  worker: 'worker-token-0123456789abcdef',
-  admin: 'admin-token-0123456789abcdef',
-} as const;
-const AUTH_TOKENS = Object.entries(TOKENS)
-  .map(([role, token]) => `${role}:${token}`)
-  .join(',');
+import {
+  ROLE_AUTH_TOKENS as AUTH_TOKENS,
+  ROLE_TOKENS as TOKENS,
+  useTestServer,
+} from '../support/server.js';
 
 type Role = keyof typeof TOKENS;
 const RANK: Record<Role, number> = { read: 1, worker: 2, admin: 3 };

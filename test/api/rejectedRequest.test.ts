@@ -24,17 +24,12 @@ import {
   wsOperation,
 } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestServer } from '../support/server.js';
+import {
+  ROLE_AUTH_TOKENS as AUTH_TOKENS,
+  ROLE_TOKENS as TOKENS,
+  useTestServer,
+} from '../support/server.js';
 
-const TOKENS = {
-  read: 'read-token-0123456789abcdef',
-  worker: 'worker-token-0123456789abcdef',
-  admin: 'admin-token-0123456789abcdef',
-} as const;
-
-const AUTH_TOKENS = Object.entries(TOKENS)
-  .map(([role, token]) => `${role}:${token}`)
-  .join(',');
 const api = useTestServer({ AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 

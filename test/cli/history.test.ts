@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { uniqueQueueName } from '../support/lanes.js';
+import { deadJobs, uniqueQueueName } from '../support/lanes.js';
 import { useTestServer } from '../support/server.js';
 import { runCli, runCliOk } from './support.js';
 
@@ -23,17 +23,6 @@ async function cli(args: string[]): Promise<string> {
   return (await runCliOk(args, { RINGMASTER_URL: api.endpoint, RINGMASTER_TOKEN: TOKEN })).stdout;
 }
 
-/** `n` dead jobs of `group`. */
-async function deadJobs(q: string, group: string, n: number): Promise<void> {
-  const e = engineQueue(q);
-  for (let i = 0; i < n; i++) {
-    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
-    const job = await e.claim();
-    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
-    await e.retry(id, job.token as string, 'boom');
-  }
-}
-
 interface HistoryData {
   queue: {
     history: {
@@ -49,7 +38,7 @@ interface HistoryData {
 describe('history', () => {
   it('lists the steering actions newest first, with who, what and before → after', async () => {
     const q = uniqueQueueName('cli-history');
-    await deadJobs(q, 'x', 2);
+    await deadJobs(engineQueue(q), 'x', 2);
     await cli(['retry-dead', '-q', q, '--group', 'x']);
     await engineQueue(q).pauseQueue();
 
@@ -100,8 +89,8 @@ describe('history', () => {
 
   it('--group reads that group’s history; --first bounds the page', async () => {
     const q = uniqueQueueName('cli-history');
-    await deadJobs(q, 'x', 1);
-    await deadJobs(q, 'y', 1);
+    await deadJobs(engineQueue(q), 'x', 1);
+    await deadJobs(engineQueue(q), 'y', 1);
     await cli(['retry-dead', '-q', q, '--group', 'x']);
     await cli(['retry-dead', '-q', q, '--group', 'y']);
     const ofX = JSON.parse(

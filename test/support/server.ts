@@ -47,6 +47,18 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** A token for each role, for a server with auth on (AUTH_TOKENS, DESIGN.md §6). */
+export const ROLE_TOKENS = {
+  read: 'read-token-0123456789abcdef',
+  worker: 'worker-token-0123456789abcdef',
+  admin: 'admin-token-0123456789abcdef',
+} as const;
+
+/** The AUTH_TOKENS value that gives each role its {@link ROLE_TOKENS} token. */
+export const ROLE_AUTH_TOKENS = Object.entries(ROLE_TOKENS)
+  .map(([role, token]) => `${role}:${token}`)
+  .join(',');
+
 /** The data of a successful response; fails the test unless it is HTTP 200 with no errors. */
 export function ok<T>(response: GraphQLResponse<T>): T {
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
