@@ -50,6 +50,33 @@ interface Calls {
   ): () => void;
 }
 
+/** A sink for each result's data or errors: what graphql-ws and graphql-sse both subscribe with. */
+interface Sink {
+  next(result: { data?: Data | null | undefined; errors?: readonly unknown[] | undefined }): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/** {@link Calls.subscribe} over a graphql-ws or a graphql-sse client (the same `subscribe`). */
+const subscribeWith =
+  (client: {
+    subscribe(payload: { query: string; variables: Variables }, sink: Sink): () => void;
+  }) =>
+  (
+    query: string,
+    variables: Variables,
+    onData: (data: Data) => void,
+    onError: (error: unknown) => void,
+  ): (() => void) =>
+    client.subscribe(
+      { query, variables },
+      {
+        next: (result) => (result.errors ? onError(result.errors) : onData(result.data ?? {})),
+        error: onError,
+        complete: () => undefined,
+      },
+    );
+
 /**
  * The scenario every client runs: a queue that already has `first` on its ring; subscribe to
  * the ring (a SNAPSHOT arrives), enqueue for `acme` (a mutation), see `acme` join the ring on
@@ -221,16 +248,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
       await exercise(api, {
         mutate: once,
         query: once,
-        subscribe: (query, variables, onData, onError) =>
-          client.subscribe<Data>(
-            { query, variables },
-            {
-              next: (result) =>
-                result.errors ? onError(result.errors) : onData(result.data ?? {}),
-              error: onError,
-              complete: () => undefined,
-            },
-          ),
+        subscribe: subscribeWith(client),
       });
     } finally {
       client.dispose();
@@ -255,16 +273,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
       await exercise(api, {
         mutate: once,
         query: once,
-        subscribe: (query, variables, onData, onError) =>
-          client.subscribe<Data>(
-            { query, variables },
-            {
-              next: (result) =>
-                result.errors ? onError(result.errors) : onData(result.data ?? {}),
-              error: onError,
-              complete: () => undefined,
-            },
-          ),
+        subscribe: subscribeWith(client),
       });
     } finally {
       await client.dispose();
