@@ -156,13 +156,8 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     const sub = subscribe(server, { queue: q, id });
     expect(await next(sub)).toMatchObject({ state: 'PENDING' });
     const token = await claim(q);
-    await server.ok(RetryWithErrorDocument, {
-      queue: q,
-      id,
-      token,
-      error: 'later',
-      delayMs: 60_000,
-    });
+    const later = { error: 'later', delayMs: 60_000 };
+    await server.ok(RetryWithErrorDocument, { queue: q, id, token, ...later });
     await server.ok(PromoteJobDocument, { queue: q, id });
     const again = await claim(q);
     await server.ok(CompleteDocument, { queue: q, id, token: again });

@@ -32,7 +32,7 @@ const LEASE_MS = 800;
 describe('a worker process SIGKILLed mid-job', () => {
   // The server's reaper is the only one running here: the workers' own are off
   // (worker-kill-no-server.test.ts has the workers reap without a server).
-  const { redis, server } = useScenario({ server: { REAP_INTERVAL_MS: '100' } });
+  const { redis } = useScenario({ server: { REAP_INTERVAL_MS: '100' } });
 
   it('gets its jobs and permits back through the reaper, exactly once', async () => {
     const conn = redis.client();
