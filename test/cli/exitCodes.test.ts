@@ -14,20 +14,11 @@ import {
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestServer } from '../support/server.js';
+import { READY, useTestServer } from '../support/server.js';
 import { type CliResult, runCli } from './support.js';
 
 const ADMIN = 'admin-token-0123456789';
 const READ = 'read-token-0123456789ab';
-
-/** What the fake servers' /ready answers. */
-const READY = {
-  ready: true,
-  redis: 'up',
-  notifications: 'notifications',
-  subscriber: 'up',
-  eviction: 'noeviction',
-};
 
 const api = useTestServer({
   REAP_INTERVAL_MS: '86400000',

@@ -59,6 +59,15 @@ export const ROLE_AUTH_TOKENS = Object.entries(ROLE_TOKENS)
   .map(([role, token]) => `${role}:${token}`)
   .join(',');
 
+/** What `GET /ready` answers for a ready server on a Redis that notifies (DESIGN.md §6). */
+export const READY = {
+  ready: true,
+  redis: 'up',
+  notifications: 'notifications',
+  subscriber: 'up',
+  eviction: 'noeviction',
+} as const;
+
 /** The data of a successful response; fails the test unless it is HTTP 200 with no errors. */
 export function ok<T>(response: GraphQLResponse<T>): T {
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
