@@ -10,7 +10,7 @@ import { RATE_SCRIPTS } from './rateCost.js';
 import { type RingScaleResult, renderRingScale, ringScaleRatios } from './ringScale.js';
 import { type StartupResult, spread } from './startup.js';
 import type { ThroughputRow } from './throughput.js';
-import { table } from './util.js';
+import { fixed, int, table } from './util.js';
 
 export interface Meta {
   date: string;
@@ -49,8 +49,6 @@ export interface Target {
 
 // ── formatting ────────────────────────────────────────────────────────────────────────
 
-const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 const times = (n: number) => `${fixed(n, 2)}×`;
 const mib = (bytes: number) => `${fixed(bytes / 1_048_576, 1)} MiB`;
 

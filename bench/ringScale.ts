@@ -26,7 +26,7 @@ import WebSocket from 'ws';
 import { Ringmaster } from '../src/lanes/index.js';
 import { type BenchRedis, fresh, redisCpuUsec, startBenchRedis } from './redis.js';
 import { graphql, startServer } from './server.js';
-import { now, percentile, progress, sleep, table } from './util.js';
+import { fixed, int, now, percentile, progress, sleep, table } from './util.js';
 
 export interface RingScaleOptions {
   /** Ring sizes (groups on the ring at the start), the first the comparator. */
@@ -227,7 +227,6 @@ export function ringScaleRatios(r: RingScaleResult): { cpu: number; p50: number 
 
 export function renderRingScale(r: RingScaleResult): string {
   const o = r.options;
-  const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   return [
     `11. The ring feed at scale — a console tab (pulse + snapshot reads) and ${o.ringSubscribers} ring(first: 20) subscribers, one claim + complete and one enqueue every ${o.tickMs} ms for ${o.seconds} s`,
     table(
@@ -244,15 +243,15 @@ export function renderRingScale(r: RingScaleResult): string {
         'snapshot reads',
       ],
       r.rows.map((row) => [
-        row.groups.toLocaleString('en-US'),
+        int(row.groups),
         String(row.changes),
-        f(row.claimsPerSec, 1),
-        f(row.serverCpuMsPerChange),
-        f(row.redisCpuMsPerChange, 3),
-        f(row.smallQueryP50Ms),
-        f(row.smallQueryP99Ms),
-        f(row.ringSubscriberBytesPerEvent, 0),
-        f(row.pulseBytesPerEvent, 0),
+        fixed(row.claimsPerSec, 1),
+        fixed(row.serverCpuMsPerChange, 2),
+        fixed(row.redisCpuMsPerChange, 3),
+        fixed(row.smallQueryP50Ms, 2),
+        fixed(row.smallQueryP99Ms, 2),
+        fixed(row.ringSubscriberBytesPerEvent, 0),
+        fixed(row.pulseBytesPerEvent, 0),
         String(row.snapshotReads),
       ]),
     ),

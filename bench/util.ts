@@ -171,6 +171,12 @@ export const orderPayload = (i: number) => ({
   total: i * 3,
 });
 
+/** A table cell: `n` rounded, with thousands separators; '–' when it is not a number. */
+export const int = (n: number) =>
+  Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+/** A table cell: `n` with `d` decimals; '–' when it is not a number. */
+export const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+
 /** A plain-text table: first column left-aligned, the rest right-aligned. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

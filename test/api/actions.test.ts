@@ -5,7 +5,7 @@
  * read afterwards — lanes, indexes, ring, stats — and against the queue's claims.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   ClaimDocument,
@@ -21,49 +21,22 @@ import {
   SetRetentionDocument,
 } from '../gql/graphql.js';
 import { expectRedisUnchanged, refusal } from '../support/api.js';
-import { rawState, uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import type { GraphQLResponse } from '../support/server.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { deadJobs, rawState, uniqueQueueName } from '../support/lanes.js';
+import { ok, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+beforeAll(() => {
+  r = api.redis.client();
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-function ok<T>(response: GraphQLResponse<T>): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data as T;
-}
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
-
-/** `n` jobs of `group` that died (maxAttempts 1, failed once), in order of death. */
-async function deadJobs(q: string, group: string, n: number): Promise<string[]> {
-  const e = engineQueue(q);
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
-    const job = await e.claim();
-    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
-    await e.retry(id, job.token as string, `died ${i}`);
-    ids.push(id);
-  }
-  return ids;
-}
 
 describe('requeueDeadJobs', () => {
   it('by ids: dead jobs back to the front of their lanes, attempts reset, errors kept; others skipped', async () => {
     const q = uniqueQueueName('requeue');
-    const [first, second] = await deadJobs(q, 'g', 2);
+    const [first, second] = await deadJobs(engineQueue(q), 'g', 2);
     const pending = (await engineQueue(q).enqueue('g')).id;
     const result = ok(
       await api.request(RequeueDeadJobsDocument, {
@@ -91,8 +64,8 @@ describe('requeueDeadJobs', () => {
 
   it('by group or all, at most limit per call, remaining counting down; resetAttempts false keeps them', async () => {
     const q = uniqueQueueName('requeue');
-    const a = await deadJobs(q, 'a', 3);
-    const b = await deadJobs(q, 'b', 2);
+    const a = await deadJobs(engineQueue(q), 'a', 3);
+    const b = await deadJobs(engineQueue(q), 'b', 2);
     const byGroup = ok(
       await api.request(RequeueDeadJobsDocument, { queue: q, group: 'a', limit: 2 }),
     ).requeueDeadJobs;
@@ -111,7 +84,7 @@ describe('requeueDeadJobs', () => {
 
   it('none or several of ids, group and all, or a bad limit: BAD_USER_INPUT, writing nothing', async () => {
     const q = uniqueQueueName('requeue');
-    const [id] = await deadJobs(q, 'g', 1);
+    const [id] = await deadJobs(engineQueue(q), 'g', 1);
     await expectRedisUnchanged(r, async () => {
       const cases: [Omit<RequeueDeadJobsMutationVariables, 'queue'>, string][] = [
         [{}, 'group'],
@@ -138,7 +111,7 @@ describe('removeJobs and purgeGroup', () => {
   it('removeJobs by ids: deletes what is not running, skips ACTIVE and missing ids', async () => {
     const q = uniqueQueueName('remove');
     const e = engineQueue(q);
-    const [dead] = await deadJobs(q, 'd', 1);
+    const [dead] = await deadJobs(engineQueue(q), 'd', 1);
     const active = (await e.enqueue('g')).id;
     await e.claim({ leaseMs: 60_000 });
     const pending = (await e.enqueue('g')).id;
@@ -164,7 +137,7 @@ describe('removeJobs and purgeGroup', () => {
   it('removeJobs by group and state: its DELAYED, DEAD or COMPLETED jobs; ids with a state only those in it', async () => {
     const q = uniqueQueueName('remove');
     const e = engineQueue(q);
-    await deadJobs(q, 'g', 2);
+    await deadJobs(engineQueue(q), 'g', 2);
     const done = (await e.enqueue('g')).id;
     const job = await e.claim();
     await e.complete(done, job?.token as string);
@@ -196,8 +169,8 @@ describe('removeJobs and purgeGroup', () => {
   it('removeJobs all: the queue’s jobs in one state, every group’s, limit per call', async () => {
     const q = uniqueQueueName('remove');
     const e = engineQueue(q);
-    await deadJobs(q, 'a', 2);
-    await deadJobs(q, 'b', 1);
+    await deadJobs(engineQueue(q), 'a', 2);
+    await deadJobs(engineQueue(q), 'b', 1);
     const delayed = (await e.enqueue('c', null, { delayMs: 60_000 })).id;
     const remove = async (limit: number) =>
       ok(await api.request(RemoveJobsDocument, { queue: q, all: true, state: 'DEAD', limit }))

@@ -8,7 +8,7 @@
  */
 import { print } from 'graphql';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Job } from '../../src/lanes/index.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import {
@@ -60,17 +60,11 @@ import {
   wsOperation,
 } from '../support/api.js';
 import { dropQueueKeys, uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-
-const TOKENS = {
-  read: 'read-token-0123456789abcdef',
-  worker: 'worker-token-0123456789abcdef',
-  admin: 'admin-token-0123456789abcdef',
-} as const;
-const AUTH_TOKENS = Object.entries(TOKENS)
-  .map(([role, token]) => `${role}:${token}`)
-  .join(',');
+import {
+  ROLE_AUTH_TOKENS as AUTH_TOKENS,
+  ROLE_TOKENS as TOKENS,
+  useTestServer,
+} from '../support/server.js';
 
 type Role = keyof typeof TOKENS;
 const RANK: Record<Role, number> = { read: 1, worker: 2, admin: 3 };
@@ -85,13 +79,11 @@ const tokenOf = (caller: Caller): string | undefined =>
       ? `${TOKENS.admin}-but-not-quite`
       : TOKENS[caller];
 
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
 beforeAll(async () => {
-  api = await startTestServer(redis.url, { AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+  r = api.redis.client();
   // Each test's queue is dropped when it ends (a snapshot of thousands of leftover keys per
   // refused call cost most of this file's time); this queue stays, with a key of every kind a
   // queue has, so a refused call's stray write to some other queue still shows in the snapshot.
@@ -104,9 +96,6 @@ beforeAll(async () => {
   await bystander.enqueue('done', null);
   const done = await bystander.claim();
   await bystander.complete(done?.id as string, done?.token as string);
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 /** An operation of DESIGN.md §4, the least role it needs, and how to make it succeed. */

@@ -16,11 +16,11 @@ import { cacheExchange, fetchExchange, Client as UrqlClient } from '@urql/core';
 import { GraphQLClient } from 'graphql-request';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { queueName, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type TestServer, useTestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
@@ -49,6 +49,33 @@ interface Calls {
     onError: (error: unknown) => void,
   ): () => void;
 }
+
+/** A sink for each result's data or errors: what graphql-ws and graphql-sse both subscribe with. */
+interface Sink {
+  next(result: { data?: Data | null | undefined; errors?: readonly unknown[] | undefined }): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/** {@link Calls.subscribe} over a graphql-ws or a graphql-sse client (the same `subscribe`). */
+const subscribeWith =
+  (client: {
+    subscribe(payload: { query: string; variables: Variables }, sink: Sink): () => void;
+  }) =>
+  (
+    query: string,
+    variables: Variables,
+    onData: (data: Data) => void,
+    onError: (error: unknown) => void,
+  ): (() => void) =>
+    client.subscribe(
+      { query, variables },
+      {
+        next: (result) => (result.errors ? onError(result.errors) : onData(result.data ?? {})),
+        error: onError,
+        complete: () => undefined,
+      },
+    );
 
 /**
  * The scenario every client runs: a queue that already has `first` on its ring; subscribe to
@@ -109,13 +136,7 @@ const wsParams = (token: string | undefined): Record<string, string> =>
 const wsUrl = (api: TestServer): string => api.endpoint.replace(/^http/, 'ws');
 
 describe.each(MODES)('with $mode', ({ env, token }) => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, env);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer(env, { redis });
 
   it('urql with its default exchanges: queries go as GET, mutations as POST, subscriptions as SSE', async () => {
     // Watches the requests urql makes, to prove that the queries here really went as GET.
@@ -227,16 +248,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
       await exercise(api, {
         mutate: once,
         query: once,
-        subscribe: (query, variables, onData, onError) =>
-          client.subscribe<Data>(
-            { query, variables },
-            {
-              next: (result) =>
-                result.errors ? onError(result.errors) : onData(result.data ?? {}),
-              error: onError,
-              complete: () => undefined,
-            },
-          ),
+        subscribe: subscribeWith(client),
       });
     } finally {
       client.dispose();
@@ -261,16 +273,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
       await exercise(api, {
         mutate: once,
         query: once,
-        subscribe: (query, variables, onData, onError) =>
-          client.subscribe<Data>(
-            { query, variables },
-            {
-              next: (result) =>
-                result.errors ? onError(result.errors) : onData(result.data ?? {}),
-              error: onError,
-              complete: () => undefined,
-            },
-          ),
+        subscribe: subscribeWith(client),
       });
     } finally {
       await client.dispose();
@@ -279,13 +282,7 @@ describe.each(MODES)('with $mode', ({ env, token }) => {
 });
 
 describe('with AUTH_TOKENS set, a client without the token is told so', () => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, { AUTH_TOKENS: `admin:${TOKEN}` });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer({ AUTH_TOKENS: `admin:${TOKEN}` }, { redis });
 
   it('urql: a query (GET) and a mutation answer UNAUTHENTICATED', async () => {
     const client = new UrqlClient({ url: api.endpoint, exchanges: [cacheExchange, fetchExchange] });

@@ -3,7 +3,7 @@
  * (`Queue.stats`, `Queue.groupsWithPrefix`, `Query.viewer`), through the real server over a real
  * Redis: state is made with the engine, read over HTTP and graphql-ws.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   GroupReasonChangedDocument,
@@ -21,21 +21,11 @@ import {
 } from '../gql/graphql.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, useTestServer } from '../support/server.js';
 
 type GroupView = GroupReasonQuery['queue']['group'];
 
-const redis = useTestRedis();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(redis.url);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 /** A fresh queue on the server's own engine, to make state with. */
 const engineQueue = (): Queue => server.server.engine.queue(queueName('reason'));
@@ -424,7 +414,7 @@ describe('Query.viewer', () => {
   it("names the token's role with AUTH_TOKENS set", async () => {
     const reader = 'r'.repeat(24);
     const admin = 'a'.repeat(24);
-    const authed = await startTestServer(redis.url, {
+    const authed = await startTestServer(server.redis.url, {
       AUTH_TOKENS: `read:${reader},admin:${admin}`,
     });
     try {

@@ -4,8 +4,7 @@
  * else its role), `Queue.history` over HTTP for the read role, and `historyAdded` over
  * graphql-ws and SSE: an entry arrives after a mutation.
  */
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { steering } from '../../src/resolvers/steering.js';
 import { Authenticator } from '../../src/server/auth.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
@@ -21,8 +20,7 @@ import {
 } from '../gql/graphql.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, useTestServer } from '../support/server.js';
 
 const TOKENS = {
   alice: 'alice-admin-token-0123456789',
@@ -31,31 +29,15 @@ const TOKENS = {
 } as const;
 const AUTH_TOKENS = `alice=admin:${TOKENS.alice}, admin:${TOKENS.admin},reader=read:${TOKENS.reader}`;
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, {
-    AUTH_TOKENS,
-    RESYNC_INTERVAL_MS: '60000',
-    REAP_INTERVAL_MS: '86400000',
-  });
+const api = useTestServer({
+  AUTH_TOKENS,
+  RESYNC_INTERVAL_MS: '60000',
+  REAP_INTERVAL_MS: '86400000',
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-/** An operation over HTTP as `token` that must succeed; its data. */
-async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V, token: string) {
-  const { status, body } = await api.request(document, variables, { token });
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(status).toBe(200);
-  return body.data as T;
-}
 
 async function historyOf(queue: string, token: string = TOKENS.reader, group?: string) {
-  return (await ok(QueueHistoryDocument, { queue, ...(group ? { group } : {}) }, token)).queue
-    .history;
+  return (await api.ok(QueueHistoryDocument, { queue, ...(group ? { group } : {}) }, { token }))
+    .queue.history;
 }
 
 type Batch = HistoryAddedSubscription['historyAdded'];
@@ -146,9 +128,9 @@ describe('AUTH_TOKENS names', () => {
 describe('over the API', () => {
   it("each mutation records the caller's name (or role); the read role reads the history", async () => {
     const queue = uniqueQueueName('hist');
-    await ok(PauseQueueDocument, { queue }, TOKENS.alice);
-    await ok(ResumeQueueDocument, { queue }, TOKENS.admin);
-    await ok(SetRetentionDocument, { queue, completed: { count: 7 } }, TOKENS.alice);
+    await api.ok(PauseQueueDocument, { queue }, { token: TOKENS.alice });
+    await api.ok(ResumeQueueDocument, { queue }, { token: TOKENS.admin });
+    await api.ok(SetRetentionDocument, { queue, completed: { count: 7 } }, { token: TOKENS.alice });
     const page = await historyOf(queue);
     expect(page.totalCount).toBe(3);
     expect(page.edges.map((e) => [e.node.action, e.node.actor, e.node.group])).toEqual([
@@ -159,10 +141,10 @@ describe('over the API', () => {
     const [latest] = page.edges;
     expect(latest?.node.after).toMatchObject({ completed: { count: 7 } });
     expect(new Date(latest?.node.at as string).getTime()).toBeGreaterThan(Date.now() - 60_000);
-    const next = await ok(
+    const next = await api.ok(
       QueueHistoryDocument,
       { queue, first: 2, after: page.edges[0]?.cursor },
-      TOKENS.reader,
+      { token: TOKENS.reader },
     );
     expect(next.queue.history.edges.map((e) => e.node.action)).toEqual([
       'resumeQueue',
@@ -172,12 +154,16 @@ describe('over the API', () => {
   });
 
   it('viewer says who the history records the caller as', async () => {
-    expect((await ok(ViewerActorDocument, {}, TOKENS.alice)).viewer).toEqual({
+    expect((await api.ok(ViewerActorDocument, {}, { token: TOKENS.alice })).viewer).toEqual({
       role: 'ADMIN',
       actor: 'alice',
     });
-    expect((await ok(ViewerActorDocument, {}, TOKENS.admin)).viewer.actor).toBe('admin');
-    expect((await ok(ViewerActorDocument, {}, TOKENS.reader)).viewer.actor).toBe('reader');
+    expect((await api.ok(ViewerActorDocument, {}, { token: TOKENS.admin })).viewer.actor).toBe(
+      'admin',
+    );
+    expect((await api.ok(ViewerActorDocument, {}, { token: TOKENS.reader })).viewer.actor).toBe(
+      'reader',
+    );
   });
 
   it('a refused mutation (FORBIDDEN, bad input) records nothing', async () => {
@@ -209,7 +195,7 @@ describe('over the API', () => {
 
 describe('a server with auth off and HISTORY_MAX_LEN=2', () => {
   it("records every caller as 'admin' and keeps 2 entries per queue", async () => {
-    const open = await startTestServer(redis.url, { HISTORY_MAX_LEN: '2' });
+    const open = await startTestServer(api.redis.url, { HISTORY_MAX_LEN: '2' });
     try {
       const queue = uniqueQueueName('hist');
       expect(open.server.engine.queue(queue).historyMaxLen).toBe(2);
@@ -234,7 +220,7 @@ describe('historyAdded', () => {
     const queue = uniqueQueueName('hist');
     const sub = wsSubscribe(api.ws({ token: TOKENS.reader }), HistoryAddedDocument, { queue });
     expect(await nextBatch(sub)).toEqual({ entries: [], gap: false });
-    await ok(PauseQueueDocument, { queue }, TOKENS.alice);
+    await api.ok(PauseQueueDocument, { queue }, { token: TOKENS.alice });
     const batch = await nextBatch(sub);
     expect(batch.gap).toBe(false);
     expect(batch.entries).toHaveLength(1);
@@ -260,8 +246,8 @@ describe('historyAdded', () => {
       group: 'g',
     });
     expect((await nextBatch(sub)).entries).toEqual([]);
-    await ok(PurgeGroupDocument, { queue, group: 'other' }, TOKENS.admin);
-    await ok(PurgeGroupDocument, { queue, group: 'g' }, TOKENS.admin);
+    await api.ok(PurgeGroupDocument, { queue, group: 'other' }, { token: TOKENS.admin });
+    await api.ok(PurgeGroupDocument, { queue, group: 'g' }, { token: TOKENS.admin });
     const batch = await nextBatch(sub);
     expect(batch.entries.map((e) => [e.action, e.group, e.actor])).toEqual([
       ['purgeGroup', 'g', 'admin'],
@@ -282,7 +268,7 @@ describe('historyAdded', () => {
       { token: TOKENS.reader },
     );
     expect((await nextBatch(sub)).entries).toEqual([]);
-    await ok(PauseQueueDocument, { queue }, TOKENS.alice);
+    await api.ok(PauseQueueDocument, { queue }, { token: TOKENS.alice });
     const batch = await nextBatch(sub);
     expect(batch.entries.map((e) => e.action)).toEqual(['pauseQueue']);
     sub.close();

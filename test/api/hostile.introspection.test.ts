@@ -4,22 +4,16 @@
  * ordinary operations still work.
  */
 import { getIntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUEUE } from '../fixtures/hostile/documents.js';
 import { codes, post, wsOperation } from '../support/api.js';
 import { useSeededServer } from '../support/seededServer.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const hostile = useSeededServer(QUEUE);
 
 describe('INTROSPECTION=false', () => {
-  let closed: TestServer;
-  beforeAll(async () => {
-    closed = await startTestServer(hostile.redis.url, { INTROSPECTION: 'false' });
-  });
-  afterAll(async () => {
-    await closed?.stop();
-  });
+  const closed = useTestServer({ INTROSPECTION: 'false' }, { redis: hostile.redis });
 
   const QUERIES = [
     ['__schema', '{ __schema { queryType { name } } }'],

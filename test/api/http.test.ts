@@ -5,7 +5,7 @@
  * never only against what the API itself says.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   ClaimDocument,
@@ -25,29 +25,15 @@ import {
 } from '../gql/graphql.js';
 import { expectNoLeak, expectRedisUnchanged, post } from '../support/api.js';
 import { rawState, redisNow, snapshot, statsOf, uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import type { GraphQLResponse } from '../support/server.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type GraphQLResponse, ok, startTestServer, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
+// The reaper stays out of the way: leases here are long, and no test waits for one to expire.
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
-beforeAll(async () => {
-  // The reaper stays out of the way: leases here are long, and no test waits for one to expire.
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+beforeAll(() => {
+  r = api.redis.client();
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-/** The data of a successful response (HTTP 200, no errors). */
-function ok<T>(response: GraphQLResponse<T>): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data as T;
-}
 
 /** The single error code of a refused call, after checking the body leaks nothing. */
 function errorCode<T>(response: GraphQLResponse<T>): string | undefined {
@@ -101,7 +87,7 @@ async function claimSome(queue: string, leaseMs = 3_600_000): Promise<JobFieldsF
 describe('queries', () => {
   it('queues: every registered queue, sorted by name; reads register nothing', async () => {
     // A server of its own under another prefix, so the list holds exactly this test's queues.
-    const own = await startTestServer(redis.url, {
+    const own = await startTestServer(api.redis.url, {
       KEY_PREFIX: 'queues-test',
       REAP_INTERVAL_MS: '86400000',
     });

@@ -7,8 +7,7 @@
  * (`P:{Q}:job:<id>:events`) gives every state it passed through. Over graphql-ws and SSE; two
  * servers watching one job both see all of it.
  */
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   CompleteDocument,
@@ -23,8 +22,7 @@ import {
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer, useTestServer } from '../support/server.js';
 
 type JobEvent = JobChangedSubscription['jobChanged'];
 type Subscribe = (
@@ -32,35 +30,27 @@ type Subscribe = (
   variables: { queue: string; id: string },
 ) => LiveSubscription<JobChangedSubscription>;
 
-const redis = useTestRedis();
-let server: TestServer;
-let other: TestServer | undefined;
-
-beforeEach(async () => {
-  server = await startTestServer(redis.url, {
+const server = useTestServer(
+  {
     RESYNC_INTERVAL_MS: '60000',
     REAP_INTERVAL_MS: '86400000',
-  });
-});
+  },
+  { perTest: true },
+);
+let other: TestServer | undefined;
+
 afterEach(async () => {
   await other?.stop();
   other = undefined;
-  await server.stop();
 });
 
-async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<T> {
-  const { status, body } = await server.request(document, variables);
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(status).toBe(200);
-  return body.data as T;
-}
-
 async function enqueue(queue: string, maxAttempts = 3): Promise<string> {
-  return (await ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue?.id as string;
+  return (await server.ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue
+    ?.id as string;
 }
 
 async function claim(queue: string): Promise<string> {
-  const job = (await ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
+  const job = (await server.ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
   if (!job?.token) throw new Error('nothing claimed');
   return job.token;
 }
@@ -97,7 +87,7 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     const sub = subscribe(server, { queue: q, id });
     expect(await next(sub)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
     const token = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token });
+    await server.ok(CompleteDocument, { queue: q, id, token });
     const events = await rest(sub);
     expect(events.map((e) => e?.state)).toEqual(['ACTIVE', 'COMPLETED']);
     expect(events[0]).toMatchObject({ attempts: 1, token: null, finishedAt: null });
@@ -108,13 +98,13 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
 
   it('completed retention 0, claim → complete back to back: PENDING, ACTIVE, COMPLETED (not null)', async () => {
     const q = queueName('exact');
-    await ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
+    await server.ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
     const id = await enqueue(q);
     const sub = subscribe(server, { queue: q, id });
     // From the first event on, every change: the watch is registered before it is sent.
     expect(await next(sub)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
     const token = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token });
+    await server.ok(CompleteDocument, { queue: q, id, token });
     const events = await rest(sub);
     expect(events.map((e) => e?.state)).toEqual(['ACTIVE', 'COMPLETED']);
     expect(events[1]).toMatchObject({ id, group: 'g', attempts: 1, token: null, leaseUntil: null });
@@ -128,7 +118,7 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     // No wait for the first event: the claim may land before the watch is registered, so what
     // is guaranteed is a tail of the job's life (DESIGN.md §4.4), never a state out of order.
     const token = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token });
+    await server.ok(CompleteDocument, { queue: q, id, token });
     const states = (await rest(sub)).map((e) => e?.state);
     const life = ['PENDING', 'ACTIVE', 'COMPLETED'];
     expect(states.at(-1)).toBe('COMPLETED');
@@ -141,9 +131,9 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     const sub = subscribe(server, { queue: q, id });
     expect(await next(sub)).toMatchObject({ state: 'PENDING', attempts: 0 });
     const first = await claim(q);
-    await ok(RetryWithErrorDocument, { queue: q, id, token: first, error: 'boom' });
+    await server.ok(RetryWithErrorDocument, { queue: q, id, token: first, error: 'boom' });
     const second = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token: second });
+    await server.ok(CompleteDocument, { queue: q, id, token: second });
     const events = await rest(sub);
     expect(events.map((e) => [e?.state, e?.attempts, e?.lastError])).toEqual([
       ['ACTIVE', 1, null],
@@ -166,10 +156,11 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     const sub = subscribe(server, { queue: q, id });
     expect(await next(sub)).toMatchObject({ state: 'PENDING' });
     const token = await claim(q);
-    await ok(RetryWithErrorDocument, { queue: q, id, token, error: 'later', delayMs: 60_000 });
-    await ok(PromoteJobDocument, { queue: q, id });
+    const later = { error: 'later', delayMs: 60_000 };
+    await server.ok(RetryWithErrorDocument, { queue: q, id, token, ...later });
+    await server.ok(PromoteJobDocument, { queue: q, id });
     const again = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token: again });
+    await server.ok(CompleteDocument, { queue: q, id, token: again });
     const events = await rest(sub);
     expect(events.map((e) => e?.state)).toEqual([
       'ACTIVE',
@@ -188,8 +179,10 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
     const sub = subscribe(server, { queue: q, id });
     expect(await next(sub)).toMatchObject({ state: 'PENDING' });
     const token = await claim(q);
-    await ok(RetryDocument, { queue: q, id, token });
-    expect((await ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(1);
+    await server.ok(RetryDocument, { queue: q, id, token });
+    expect((await server.ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(
+      1,
+    );
     const events = await rest(sub);
     expect(events.map((e) => e?.state ?? null)).toEqual(['ACTIVE', 'PENDING', null]);
   });
@@ -197,7 +190,7 @@ describe.each(transports)('jobChanged is exact over %s', (_name, subscribe) => {
 
 describe('jobChanged is exact for every watcher', () => {
   it('two subscribers on two servers both see every state', async () => {
-    other = await startTestServer(redis.url, {
+    other = await startTestServer(server.redis.url, {
       RESYNC_INTERVAL_MS: '60000',
       REAP_INTERVAL_MS: '86400000',
     });
@@ -208,9 +201,9 @@ describe('jobChanged is exact for every watcher', () => {
     expect(await next(one)).toMatchObject({ state: 'PENDING' });
     expect(await next(two)).toMatchObject({ state: 'PENDING' });
     const first = await claim(q);
-    await ok(RetryDocument, { queue: q, id, token: first });
+    await server.ok(RetryDocument, { queue: q, id, token: first });
     const second = await claim(q);
-    await ok(CompleteDocument, { queue: q, id, token: second });
+    await server.ok(CompleteDocument, { queue: q, id, token: second });
     const expected = ['ACTIVE', 'PENDING', 'ACTIVE', 'COMPLETED'];
     expect((await rest(one)).map((e) => e?.state)).toEqual(expected);
     expect((await rest(two)).map((e) => e?.state)).toEqual(expected);

@@ -6,8 +6,7 @@
  * JOB_NOT_FOUND. Every event here is driven by keyspace notifications (the safety re-read is a
  * minute away); test/pubsub/jobFeed.test.ts heals a lost one.
  */
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   CompleteDocument,
@@ -26,30 +25,17 @@ import {
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 type JobEvent = JobChangedSubscription['jobChanged'];
 
-const redis = useTestRedis();
-let server: TestServer;
-
-beforeEach(async () => {
-  server = await startTestServer(redis.url, {
+const server = useTestServer(
+  {
     RESYNC_INTERVAL_MS: '60000',
     REAP_INTERVAL_MS: '86400000',
-  });
-});
-afterEach(async () => {
-  await server.stop();
-});
-
-async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<T> {
-  const { status, body } = await server.request(document, variables);
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(status).toBe(200);
-  return body.data as T;
-}
+  },
+  { perTest: true },
+);
 
 /** The next event; checked equal to the job as `Queue.job` reads it now. */
 async function nextJob(
@@ -58,17 +44,17 @@ async function nextJob(
   id: string,
 ): Promise<JobEvent> {
   const event = dataOf(await sub.events.next()).jobChanged;
-  expect((await ok(JobByIdDocument, { queue, id })).queue.job ?? null).toEqual(event);
+  expect((await server.ok(JobByIdDocument, { queue, id })).queue.job ?? null).toEqual(event);
   return event;
 }
 
 async function enqueue(queue: string, maxAttempts = 3): Promise<string> {
-  const job = (await ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue;
+  const job = (await server.ok(EnqueueDocument, { queue, group: 'g', maxAttempts })).enqueue;
   return job?.id as string;
 }
 
 async function claim(queue: string) {
-  const job = (await ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
+  const job = (await server.ok(ClaimDocument, { queue, leaseMs: 60_000 })).claim;
   if (!job?.token) throw new Error('nothing claimed');
   return { id: job.id, token: job.token };
 }
@@ -88,7 +74,7 @@ describe('jobChanged over graphql-ws', () => {
     expect(await nextJob(sub, q, id)).toMatchObject({ id, state: 'PENDING', attempts: 0 });
     const { token } = await claim(q);
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE', attempts: 1, token: null });
-    await ok(CompleteDocument, { queue: q, id, token });
+    await server.ok(CompleteDocument, { queue: q, id, token });
     const done = await nextJob(sub, q, id);
     expect(done).toMatchObject({ state: 'COMPLETED', token: null, leaseUntil: null });
     expect(done?.finishedAt).toEqual(expect.any(String));
@@ -103,7 +89,7 @@ describe('jobChanged over graphql-ws', () => {
     expect(await nextJob(sub, q, id)).toMatchObject({ id, queue: q, group: 'g', state: 'PENDING' });
     const { token } = await claim(q);
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE', attempts: 1, token: null });
-    await ok(RetryDocument, { queue: q, id, token });
+    await server.ok(RetryDocument, { queue: q, id, token });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD', attempts: 1, token: null });
     await expectCompleted(sub);
     expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
@@ -111,16 +97,23 @@ describe('jobChanged over graphql-ws', () => {
 
   it('a delayed job: DELAYED with its runAt, PENDING once promoted; a retry with a delay: DELAYED again', async () => {
     const q = queueName('job');
-    const id = (await ok(EnqueueDelayedDocument, { queue: q, group: 'g', delayMs: 3_600_000 }))
-      .enqueue?.id as string;
+    const id = (
+      await server.ok(EnqueueDelayedDocument, { queue: q, group: 'g', delayMs: 3_600_000 })
+    ).enqueue?.id as string;
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     const delayed = await nextJob(sub, q, id);
     expect(delayed).toMatchObject({ state: 'DELAYED', runAt: expect.any(String) });
-    await ok(PromoteJobDocument, { queue: q, id });
+    await server.ok(PromoteJobDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING', runAt: null });
     const { token } = await claim(q);
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
-    await ok(RetryWithErrorDocument, { queue: q, id, token, error: 'later', delayMs: 60_000 });
+    await server.ok(RetryWithErrorDocument, {
+      queue: q,
+      id,
+      token,
+      error: 'later',
+      delayMs: 60_000,
+    });
     const again = await nextJob(sub, q, id);
     expect(again).toMatchObject({ state: 'DELAYED', lastError: 'later', attempts: 1 });
     expect(again?.errors.map((e) => e.message)).toEqual(['later']);
@@ -129,13 +122,13 @@ describe('jobChanged over graphql-ws', () => {
 
   it('a job completed without retention: PENDING, ACTIVE, COMPLETED (not null), then it completes', async () => {
     const q = queueName('job');
-    await ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
+    await server.ok(SetRetentionDocument, { queue: q, completed: { count: 0 } });
     const id = await enqueue(q);
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
     const { token } = await claim(q);
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
-    await ok(CompleteDocument, { queue: q, id, token });
+    await server.ok(CompleteDocument, { queue: q, id, token });
     // The truth is that it completed; the hash is gone (Queue.job reads null), so the event
     // carries the fields the watch read before with the completion's.
     expect(dataOf(await sub.events.next()).jobChanged).toMatchObject({
@@ -147,7 +140,7 @@ describe('jobChanged over graphql-ws', () => {
       leaseUntil: null,
       finishedAt: expect.any(String),
     });
-    expect((await ok(JobByIdDocument, { queue: q, id })).queue.job).toBeNull();
+    expect((await server.ok(JobByIdDocument, { queue: q, id })).queue.job).toBeNull();
     await expectCompleted(sub);
   });
 
@@ -156,7 +149,9 @@ describe('jobChanged over graphql-ws', () => {
     const id = await enqueue(q);
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
-    expect((await ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(1);
+    expect((await server.ok(RemoveJobsDocument, { queue: q, ids: [id] })).removeJobs?.count).toBe(
+      1,
+    );
     expect(await nextJob(sub, q, id)).toBeNull();
     await expectCompleted(sub);
   });
@@ -166,7 +161,7 @@ describe('jobChanged over graphql-ws', () => {
     const id = await enqueue(q);
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
-    await ok(PurgeGroupDocument, { queue: q, group: 'g' });
+    await server.ok(PurgeGroupDocument, { queue: q, group: 'g' });
     expect(await nextJob(sub, q, id)).toBeNull();
     await expectCompleted(sub);
   });
@@ -175,14 +170,14 @@ describe('jobChanged over graphql-ws', () => {
     const q = queueName('job');
     const id = await enqueue(q, 1);
     const { token } = await claim(q);
-    await ok(RetryDocument, { queue: q, id, token });
+    await server.ok(RetryDocument, { queue: q, id, token });
     const dead = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(dead, q, id)).toMatchObject({ state: 'DEAD' });
     await expectCompleted(dead);
     const again = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(again, q, id)).toMatchObject({ state: 'DEAD' });
     await expectCompleted(again);
-    await ok(RequeueDeadJobsDocument, { queue: q, ids: [id] });
+    await server.ok(RequeueDeadJobsDocument, { queue: q, ids: [id] });
     const requeued = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id });
     expect(await nextJob(requeued, q, id)).toMatchObject({ state: 'PENDING', attempts: 0 });
     requeued.close();
@@ -211,7 +206,7 @@ describe('jobChanged over SSE', () => {
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'PENDING' });
     const { token } = await claim(q);
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'ACTIVE' });
-    await ok(RetryDocument, { queue: q, id, token });
+    await server.ok(RetryDocument, { queue: q, id, token });
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD' });
     await expectCompleted(sub);
   });

@@ -7,7 +7,7 @@
  * `Queue.stats`, `Queue.state` and `Queue.retention`'s new fields.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   GroupJobsDocument,
@@ -18,27 +18,14 @@ import {
 } from '../gql/graphql.js';
 import { codes, expectNoLeak, post } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import type { GraphQLResponse } from '../support/server.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type GraphQLResponse, ok, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+beforeAll(() => {
+  r = api.redis.client();
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-function ok<T>(response: GraphQLResponse<T>): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data as T;
-}
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 

@@ -27,7 +27,7 @@ import {
   untilRedisTimePasses,
 } from '../support/lanes.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
-import { startTestServer, useTestServer } from '../support/server.js';
+import { ok, startTestServer, useTestServer } from '../support/server.js';
 
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 const { redis } = api;
@@ -36,17 +36,8 @@ const engineQueue = (): Queue => api.server.engine.queue(uniqueQueueName('overri
 const MINUTE = 60_000;
 
 /** The data of a call that must succeed. */
-async function ok<T>(
-  response: Promise<{ status: number; body: { data?: T | null; errors?: unknown } }>,
-): Promise<T> {
-  const { status, body } = await response;
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(status).toBe(200);
-  return body.data as T;
-}
-
 async function read(q: Queue, group: string): Promise<GroupOverrideFieldsFragment> {
-  return (await ok(api.request(GroupOverridesDocument, { queue: q.name, group }))).queue.group;
+  return ok(await api.request(GroupOverridesDocument, { queue: q.name, group })).queue.group;
 }
 
 describe('setLimit with forMs', () => {
@@ -54,8 +45,13 @@ describe('setLimit with forMs', () => {
     const q = engineQueue();
     await q.setLimit('g', 10);
     await q.enqueue('g', 1);
-    const data = await ok(
-      api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 2, forMs: 5 * MINUTE }),
+    const data = ok(
+      await api.request(SetLimitForDocument, {
+        queue: q.name,
+        group: 'g',
+        limit: 2,
+        forMs: 5 * MINUTE,
+      }),
     );
     const g = data.setLimit as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ limit: 2, onRing: true, pauseOverride: null });
@@ -83,8 +79,8 @@ describe('setLimit with forMs', () => {
   it('a plain setLimit through the API drops the pending revert', async () => {
     const q = engineQueue();
     await q.setLimit('g', 1, { forMs: MINUTE });
-    const data = await ok(
-      api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 4 }),
+    const data = ok(
+      await api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 4 }),
     );
     expect(data.setLimit).toMatchObject({ limit: 4, limitOverride: null });
     expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
@@ -95,8 +91,8 @@ describe('pauseGroup with forMs', () => {
   it('pauses, shows when it resumes, and the reason says "paused for 12 more minutes, then resumes"', async () => {
     const q = engineQueue();
     await q.enqueue('g', 1);
-    const data = await ok(
-      api.request(PauseGroupForDocument, { queue: q.name, group: 'g', forMs: 12 * MINUTE }),
+    const data = ok(
+      await api.request(PauseGroupForDocument, { queue: q.name, group: 'g', forMs: 12 * MINUTE }),
     );
     const g = data.pauseGroup as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ paused: true, state: 'PAUSED', limitOverride: null });
@@ -163,8 +159,8 @@ describe('resumeGroup with forMs', () => {
     const q = engineQueue();
     await q.enqueue('g', 1);
     await q.pause('g');
-    const data = await ok(
-      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 12 * MINUTE }),
+    const data = ok(
+      await api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 12 * MINUTE }),
     );
     const g = data.resumeGroup as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ paused: false, state: 'READY', onRing: true, limitOverride: null });
@@ -172,8 +168,8 @@ describe('resumeGroup with forMs', () => {
     expect(g.reason).toMatch(/^on the ring .*; resumed for 12 more minutes, then paused again$/);
     expect((await read(q, 'g')).pauseOverride?.until).toBe(g.pauseOverride?.until);
     // cancelOverride PAUSE cancels it: resumed for good.
-    const cancelled = await ok(
-      api.request(CancelOverrideDocument, { queue: q.name, group: 'g', kind: 'PAUSE' }),
+    const cancelled = ok(
+      await api.request(CancelOverrideDocument, { queue: q.name, group: 'g', kind: 'PAUSE' }),
     );
     expect(cancelled.cancelOverride).toMatchObject({ paused: false, pauseOverride: null });
     expect(await q.redis.zcard(q.keys.overrides)).toBe(0);
@@ -197,14 +193,14 @@ describe('resumeGroup with forMs', () => {
 describe('a timed call that would revert to the value it sets (§4.8)', () => {
   /** The queue's history through the API: its entries' actions and details, newest first. */
   async function historyOf(q: Queue): Promise<{ action: string; detail: unknown }[]> {
-    const data = await ok(api.request(QueueHistoryDocument, { queue: q.name, first: 50 }));
+    const data = ok(await api.request(QueueHistoryDocument, { queue: q.name, first: 50 }));
     return data.queue.history.edges.map((e) => ({ action: e.node.action, detail: e.node.detail }));
   }
 
   it('resumeGroup forMs of a group that is not paused: no override in the reply, nothing recorded', async () => {
     const q = engineQueue();
-    const data = await ok(
-      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g9', forMs: 5_000 }),
+    const data = ok(
+      await api.request(ResumeGroupForDocument, { queue: q.name, group: 'g9', forMs: 5_000 }),
     );
     const g = data.resumeGroup as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ paused: false, pauseOverride: null, limitOverride: null });
@@ -218,12 +214,12 @@ describe('a timed call that would revert to the value it sets (§4.8)', () => {
     const q = engineQueue();
     await q.pause('g');
     await q.setLimit('g', 4);
-    const paused = await ok(
-      api.request(PauseGroupForDocument, { queue: q.name, group: 'g', forMs: 5_000 }),
+    const paused = ok(
+      await api.request(PauseGroupForDocument, { queue: q.name, group: 'g', forMs: 5_000 }),
     );
     expect(paused.pauseGroup).toMatchObject({ paused: true, pauseOverride: null });
-    const limited = await ok(
-      api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 4, forMs: 5_000 }),
+    const limited = ok(
+      await api.request(SetLimitForDocument, { queue: q.name, group: 'g', limit: 4, forMs: 5_000 }),
     );
     expect(limited.setLimit).toMatchObject({ limit: 4, limitOverride: null });
     expect((await historyOf(q)).map((e) => e.action)).toEqual(['setLimit', 'pause']);
@@ -233,8 +229,8 @@ describe('a timed call that would revert to the value it sets (§4.8)', () => {
     const q = engineQueue();
     await q.enqueue('g', 1);
     await q.pause('g', { forMs: 60 * MINUTE });
-    const data = await ok(
-      api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 15 * MINUTE }),
+    const data = ok(
+      await api.request(ResumeGroupForDocument, { queue: q.name, group: 'g', forMs: 15 * MINUTE }),
     );
     const g = data.resumeGroup as GroupOverrideFieldsFragment;
     expect(g).toMatchObject({ paused: false, onRing: true, pauseOverride: null });
@@ -249,8 +245,8 @@ describe('cancelOverride', () => {
     const q = engineQueue();
     await q.pause('g', { forMs: MINUTE });
     await q.setLimit('g', 3, { forMs: MINUTE });
-    const data = await ok(
-      api.request(CancelOverrideDocument, { queue: q.name, group: 'g', kind: 'PAUSE' }),
+    const data = ok(
+      await api.request(CancelOverrideDocument, { queue: q.name, group: 'g', kind: 'PAUSE' }),
     );
     expect(data.cancelOverride).toMatchObject({ paused: true, pauseOverride: null, limit: 3 });
     expect(data.cancelOverride?.limitOverride).toMatchObject({ kind: 'LIMIT' });

@@ -4,7 +4,7 @@
  * blockedBy RATE_LIMITED and the reason's "until when", over a real server and Redis. Roles are
  * in test/api/auth.test.ts, bad input in test/api/badInput.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job, Queue } from '../../src/lanes/index.js';
 import { rateLimitedSentence } from '../../src/resolvers/rateLimit.js';
 import {
@@ -22,25 +22,15 @@ import {
 import { NO_OPERATIONS, redisNow } from '../support/lanes.js';
 import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const HOUR = 3_600_000;
-const redis = useTestRedis();
-let server: TestServer;
-
-beforeAll(async () => {
-  // No reaper pass during the tests: it would promote a group whose window reopened, which the
-  // tests of such a group read before any claim or reap has (REAP_INTERVAL_MS a day).
-  // Safety re-reads a minute apart: a group's reopening must reach groupChanged by itself.
-  server = await startTestServer(redis.url, {
-    REAP_INTERVAL_MS: '86400000',
-    RESYNC_INTERVAL_MS: '60000',
-  });
-});
-
-afterAll(async () => {
-  await server?.stop();
+// No reaper pass during the tests: it would promote a group whose window reopened, which the
+// tests of such a group read before any claim or reap has (REAP_INTERVAL_MS a day).
+// Safety re-reads a minute apart: a group's reopening must reach groupChanged by itself.
+const server = useTestServer({
+  REAP_INTERVAL_MS: '86400000',
+  RESYNC_INTERVAL_MS: '60000',
 });
 
 const engineQueue = (): Queue => server.server.engine.queue(queueName('rate'));

@@ -12,7 +12,7 @@
  */
 import { GraphQLNonNull } from 'graphql';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.js';
 import {
   codes,
@@ -24,28 +24,17 @@ import {
   wsOperation,
 } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import {
+  ROLE_AUTH_TOKENS as AUTH_TOKENS,
+  ROLE_TOKENS as TOKENS,
+  useTestServer,
+} from '../support/server.js';
 
-const TOKENS = {
-  read: 'read-token-0123456789abcdef',
-  worker: 'worker-token-0123456789abcdef',
-  admin: 'admin-token-0123456789abcdef',
-} as const;
-
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
-beforeAll(async () => {
-  const AUTH_TOKENS = Object.entries(TOKENS)
-    .map(([role, token]) => `${role}:${token}`)
-    .join(',');
-  api = await startTestServer(redis.url, { AUTH_TOKENS, REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
-});
-afterAll(async () => {
-  await api?.stop();
+beforeAll(() => {
+  r = api.redis.client();
 });
 
 type Transport = 'http' | 'sse' | 'ws';

@@ -4,8 +4,7 @@
  * is sent the head it asked for and what changed, whatever the ring's size; a negative `first`
  * is BAD_USER_INPUT at subscribe.
  */
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Ringmaster } from '../../src/lanes/index.js';
 import {
   EnqueueDocument,
@@ -15,25 +14,9 @@ import {
 } from '../gql/graphql.js';
 import { dataOf, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let server: TestServer;
-
-beforeEach(async () => {
-  server = await startTestServer(redis.url, { RESYNC_INTERVAL_MS: '60000', KEY_PREFIX: 'rw' });
-});
-
-afterEach(async () => {
-  await server.stop();
-});
-
-/** A mutation over HTTP that must succeed. */
-async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<void> {
-  const { body } = await server.request(document, variables);
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-}
+const server = useTestServer({ RESYNC_INTERVAL_MS: '60000', KEY_PREFIX: 'rw' }, { perTest: true });
 
 const transports = [
   [
@@ -51,7 +34,7 @@ describe.each(transports)('ringChanged(first) over %s', (_name, transport) => {
   it('sends the head asked for, the size and what changed of a 5,000-group ring', async () => {
     const open = transport();
     const q = queueName('window');
-    const engine = new Ringmaster(redis.client(), { prefix: 'rw' });
+    const engine = new Ringmaster(server.redis.client(), { prefix: 'rw' });
     const jobs = Array.from({ length: 1_000 }, (_, i) => ({ group: `g${i}` }));
     for (let i = 0; i < 5; i++) {
       await engine.queue(q).enqueueMany(jobs.map((j) => ({ group: `${i}-${j.group}` })));
@@ -69,7 +52,7 @@ describe.each(transports)('ringChanged(first) over %s', (_name, transport) => {
     });
     expect(JSON.stringify(snapshot).length).toBeLessThan(300);
 
-    await ok(EnqueueDocument, { queue: q, group: 'late' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'late' });
     const change = dataOf(await sub.events.next()).ringChanged;
     expect(change).toEqual({
       reason: 'CHANGE',
@@ -80,7 +63,7 @@ describe.each(transports)('ringChanged(first) over %s', (_name, transport) => {
       addedCount: 1,
       removedCount: 0,
     });
-    await ok(PauseGroupDocument, { queue: q, group: '0-g1' });
+    await server.ok(PauseGroupDocument, { queue: q, group: '0-g1' });
     expect(dataOf(await sub.events.next()).ringChanged).toMatchObject({
       size: 5_000,
       ring: ['0-g0', '0-g2', '0-g3'],
@@ -102,7 +85,7 @@ describe.each(transports)('ringChanged(first) over %s', (_name, transport) => {
 describe('snapshot(ringFirst)', () => {
   it('reads the head of the ring and its size; a READY group past the head says so', async () => {
     const q = queueName('window');
-    const engine = new Ringmaster(redis.client(), { prefix: 'rw' });
+    const engine = new Ringmaster(server.redis.client(), { prefix: 'rw' });
     await engine
       .queue(q)
       .enqueueMany(Array.from({ length: 1_000 }, (_, i) => ({ group: `g${i}` })));

@@ -5,7 +5,7 @@
  * agree with each other even while workers claim and complete.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Queue, Worker } from '../../src/lanes/index.js';
 import {
   QueueKnownDocument,
@@ -17,21 +17,11 @@ import {
 } from '../gql/graphql.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 type Snapshot = QueueSnapshotQuery['queue']['snapshot'];
 
-const redis = useTestRedis();
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(redis.url);
-});
-
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 const engineQueue = (stem = 'snap'): Queue => server.server.engine.queue(queueName(stem));
 

@@ -8,7 +8,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { parse } from 'graphql';
 import type { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import {
   ClaimDocument,
@@ -35,37 +35,22 @@ import {
   wsSubscribe,
 } from '../support/live.js';
 import { channelsOf, queueName, waitFor } from '../support/pubsub.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 type RingEvent = RingChangedSubscription['ringChanged'];
 type GroupEvent = GroupChangedSubscription['groupChanged'];
 
-const redis = useTestRedis();
-let server: TestServer;
+// The safety re-read is a minute away: every event below is driven by keyspace notifications.
+const server = useTestServer({ RESYNC_INTERVAL_MS: '60000' }, { perTest: true });
 let admin: Redis;
 
-beforeEach(async () => {
-  // The safety re-read is a minute away: every event below is driven by keyspace notifications.
-  server = await startTestServer(redis.url, { RESYNC_INTERVAL_MS: '60000' });
-  admin = redis.client();
+beforeEach(() => {
+  admin = server.redis.client();
 });
-
-afterEach(async () => {
-  await server.stop();
-});
-
-/** A mutation or query over HTTP that must succeed; its data. */
-async function ok<T, V>(document: TypedDocumentNode<T, V>, variables: V): Promise<T> {
-  const { status, body } = await server.request(document, variables);
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(status).toBe(200);
-  return body.data as T;
-}
 
 /** The ring as `queue { ring }` reads it over HTTP. */
 async function ringOverHttp(queue: string): Promise<string[]> {
-  return (await ok(QueueOverviewDocument, { name: queue })).queue.ring;
+  return (await server.ok(QueueOverviewDocument, { name: queue })).queue.ring;
 }
 
 async function nextRing(sub: LiveSubscription<RingChangedSubscription>): Promise<RingEvent> {
@@ -103,16 +88,16 @@ describe.each(transports)('ringChanged over %s', (_name, transport) => {
   it('sends a SNAPSHOT, then a CHANGE with the right added/removed for every mutation that moves the ring', async () => {
     const open = transport();
     const q = queueName('ring');
-    await ok(EnqueueDocument, { queue: q, group: 'a' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'a' });
     const sub = open(RingChangedDocument, { queue: q });
     await expectRing(sub, q, { ring: ['a'], added: ['a'], removed: [], reason: 'SNAPSHOT' });
 
-    await ok(EnqueueDocument, { queue: q, group: 'b' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'b' });
     await expectRing(sub, q, { ring: ['a', 'b'], added: ['b'], removed: [], reason: 'CHANGE' });
 
     // A limit that changes nothing sends nothing: the next event is the next real change.
-    await ok(SetLimitDocument, { queue: q, group: 'b', limit: 5 });
-    await ok(EnqueueDocument, { queue: q, group: 'c' });
+    await server.ok(SetLimitDocument, { queue: q, group: 'b', limit: 5 });
+    await server.ok(EnqueueDocument, { queue: q, group: 'c' });
     await expectRing(sub, q, {
       ring: ['a', 'b', 'c'],
       added: ['c'],
@@ -121,15 +106,15 @@ describe.each(transports)('ringChanged over %s', (_name, transport) => {
     });
 
     // claim serves the head, whose lane is then empty: it leaves the ring.
-    const job = (await ok(ClaimDocument, { queue: q })).claim;
+    const job = (await server.ok(ClaimDocument, { queue: q })).claim;
     expect(job).toMatchObject({ group: 'a', state: 'ACTIVE' });
     await expectRing(sub, q, { ring: ['b', 'c'], added: [], removed: ['a'], reason: 'CHANGE' });
 
     // a at its limit with work waiting: still off the ring, so still nothing to send...
-    await ok(SetLimitDocument, { queue: q, group: 'a', limit: 1 });
-    await ok(EnqueueDocument, { queue: q, group: 'a' });
+    await server.ok(SetLimitDocument, { queue: q, group: 'a', limit: 1 });
+    await server.ok(EnqueueDocument, { queue: q, group: 'a' });
     // ...until complete frees the permit.
-    await ok(CompleteDocument, { queue: q, id: job?.id ?? '', token: job?.token ?? '' });
+    await server.ok(CompleteDocument, { queue: q, id: job?.id ?? '', token: job?.token ?? '' });
     await expectRing(sub, q, {
       ring: ['b', 'c', 'a'],
       added: ['a'],
@@ -137,9 +122,9 @@ describe.each(transports)('ringChanged over %s', (_name, transport) => {
       reason: 'CHANGE',
     });
 
-    await ok(SetLimitDocument, { queue: q, group: 'b', limit: 0 });
+    await server.ok(SetLimitDocument, { queue: q, group: 'b', limit: 0 });
     await expectRing(sub, q, { ring: ['c', 'a'], added: [], removed: ['b'], reason: 'CHANGE' });
-    await ok(SetLimitDocument, { queue: q, group: 'b', limit: 2 });
+    await server.ok(SetLimitDocument, { queue: q, group: 'b', limit: 2 });
     await expectRing(sub, q, {
       ring: ['c', 'a', 'b'],
       added: ['b'],
@@ -147,12 +132,12 @@ describe.each(transports)('ringChanged over %s', (_name, transport) => {
       reason: 'CHANGE',
     });
 
-    await ok(PauseGroupDocument, { queue: q, group: 'c' });
+    await server.ok(PauseGroupDocument, { queue: q, group: 'c' });
     await expectRing(sub, q, { ring: ['a', 'b'], added: [], removed: ['c'], reason: 'CHANGE' });
     // Pausing again and resuming a group that is not paused change nothing.
-    await ok(PauseGroupDocument, { queue: q, group: 'c' });
-    await ok(ResumeGroupDocument, { queue: q, group: 'a' });
-    await ok(ResumeGroupDocument, { queue: q, group: 'c' });
+    await server.ok(PauseGroupDocument, { queue: q, group: 'c' });
+    await server.ok(ResumeGroupDocument, { queue: q, group: 'a' });
+    await server.ok(ResumeGroupDocument, { queue: q, group: 'c' });
     await expectRing(sub, q, {
       ring: ['a', 'b', 'c'],
       added: ['c'],
@@ -166,22 +151,22 @@ describe.each(transports)('ringChanged over %s', (_name, transport) => {
   it('sends nothing when the ring is written but comes out the same', async () => {
     const open = transport();
     const q = queueName('same');
-    await ok(EnqueueDocument, { queue: q, group: 'solo' });
-    await ok(EnqueueDocument, { queue: q, group: 'solo' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'solo' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'solo' });
     const sub = open(RingChangedDocument, { queue: q });
     await expectRing(sub, q, { ring: ['solo'], added: ['solo'], removed: [], reason: 'SNAPSHOT' });
 
     // The only group, with work left, is popped from the head and pushed back to the tail: the
     // ring key is notified and re-read, and the ring is the same.
     const reads = server.server.feed.stats().ringReads;
-    expect((await ok(ClaimDocument, { queue: q })).claim?.group).toBe('solo');
+    expect((await server.ok(ClaimDocument, { queue: q })).claim?.group).toBe('solo');
     await waitFor(
       'the re-read after the claim',
       () => server.server.feed.stats().ringReads > reads,
     );
     expect(await ringOverHttp(q)).toEqual(['solo']);
 
-    await ok(EnqueueDocument, { queue: q, group: 'next' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'next' });
     await expectRing(sub, q, {
       ring: ['solo', 'next'],
       added: ['next'],
@@ -269,13 +254,15 @@ describe('a burst of 10,000 ring changes', () => {
 describe('groupChanged over graphql-ws', () => {
   it("sends the group's state first, then whenever a field of it changes", async () => {
     const q = queueName('group');
-    await ok(EnqueueDocument, { queue: q, group: 'g' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'g' });
     const sub = wsSubscribe(server.ws(), GroupChangedDocument, { queue: q, group: 'g' });
     const expectGroup = async (fields: Partial<GroupEvent>) => {
       const event = await nextGroup(sub);
       expect(event).toMatchObject({ id: 'g', queue: q, ...fields });
       // The event is the group as a query reads it.
-      expect((await ok(GroupByIdDocument, { queue: q, id: 'g' })).queue.group).toEqual(event);
+      expect((await server.ok(GroupByIdDocument, { queue: q, id: 'g' })).queue.group).toEqual(
+        event,
+      );
     };
     await expectGroup({
       limit: null,
@@ -286,24 +273,24 @@ describe('groupChanged over graphql-ws', () => {
       state: 'READY',
     });
 
-    await ok(SetLimitDocument, { queue: q, group: 'g', limit: 1 });
+    await server.ok(SetLimitDocument, { queue: q, group: 'g', limit: 1 });
     await expectGroup({ limit: 1, state: 'READY' });
 
     // Another group's limit is written to the same hash: g is re-read, unchanged, not sent.
     const reads = server.server.feed.stats().groupReads;
-    await ok(SetLimitDocument, { queue: q, group: 'h', limit: 3 });
+    await server.ok(SetLimitDocument, { queue: q, group: 'h', limit: 3 });
     await waitFor('the re-read of g', () => server.server.feed.stats().groupReads > reads);
 
-    const job = (await ok(ClaimDocument, { queue: q })).claim;
+    const job = (await server.ok(ClaimDocument, { queue: q })).claim;
     expect(job?.group).toBe('g');
     await expectGroup({ active: 1, pending: 0, onRing: false, state: 'SATURATED' });
-    await ok(PauseGroupDocument, { queue: q, group: 'g' });
+    await server.ok(PauseGroupDocument, { queue: q, group: 'g' });
     await expectGroup({ paused: true, state: 'PAUSED' });
-    await ok(ResumeGroupDocument, { queue: q, group: 'g' });
+    await server.ok(ResumeGroupDocument, { queue: q, group: 'g' });
     await expectGroup({ paused: false, state: 'SATURATED' });
-    await ok(CompleteDocument, { queue: q, id: job?.id ?? '', token: job?.token ?? '' });
+    await server.ok(CompleteDocument, { queue: q, id: job?.id ?? '', token: job?.token ?? '' });
     await expectGroup({ active: 0, pending: 0, onRing: false, state: 'IDLE' });
-    await ok(EnqueueDocument, { queue: q, group: 'g' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'g' });
     await expectGroup({ active: 0, pending: 1, onRing: true, state: 'READY' });
     expect(sub.events.untaken).toBe(0);
     sub.close();
@@ -313,7 +300,7 @@ describe('groupChanged over graphql-ws', () => {
 describe('ringChanged and the queue state over graphql-ws', () => {
   it('pauseQueue and resumeQueue are CHANGEs of queueState with the ring standing', async () => {
     const q = queueName('state');
-    await ok(EnqueueDocument, { queue: q, group: 'a' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'a' });
     const sub = wsSubscribe(server.ws(), RingStateDocument, { queue: q });
     const next = async () => dataOf(await sub.events.next()).ringChanged;
     expect(await next()).toEqual({
@@ -323,7 +310,7 @@ describe('ringChanged and the queue state over graphql-ws', () => {
       queueState: 'RUNNING',
       reason: 'SNAPSHOT',
     });
-    await ok(PauseQueueDocument, { queue: q });
+    await server.ok(PauseQueueDocument, { queue: q });
     expect(await next()).toEqual({
       ring: ['a'],
       added: [],
@@ -332,9 +319,9 @@ describe('ringChanged and the queue state over graphql-ws', () => {
       reason: 'CHANGE',
     });
     // While paused the ring still moves with the groups; each event says PAUSED.
-    await ok(EnqueueDocument, { queue: q, group: 'b' });
+    await server.ok(EnqueueDocument, { queue: q, group: 'b' });
     expect(await next()).toMatchObject({ ring: ['a', 'b'], added: ['b'], queueState: 'PAUSED' });
-    await ok(ResumeQueueDocument, { queue: q });
+    await server.ok(ResumeQueueDocument, { queue: q });
     expect(await next()).toEqual({
       ring: ['a', 'b'],
       added: [],
@@ -370,9 +357,9 @@ describe('several subscriptions on one socket', () => {
     });
 
     // A change to one reaches only its own subscription.
-    await ok(EnqueueDocument, { queue: q2, group: 'x' });
+    await server.ok(EnqueueDocument, { queue: q2, group: 'x' });
     expect(await nextGroup(group)).toMatchObject({ pending: 1, state: 'READY' });
-    await ok(EnqueueDocument, { queue: q1, group: 'a' });
+    await server.ok(EnqueueDocument, { queue: q1, group: 'a' });
     expect(await nextRing(ring)).toMatchObject({ ring: ['a'], added: ['a'], reason: 'CHANGE' });
     expect(group.events.untaken).toBe(0);
 
@@ -397,20 +384,20 @@ describe('several subscriptions on one socket', () => {
 
     expect(ring.events.completed).toBe(false);
     expect(group.events.completed).toBe(false);
-    await ok(EnqueueDocument, { queue: q1, group: 'b' });
+    await server.ok(EnqueueDocument, { queue: q1, group: 'b' });
     expect(await nextRing(ring)).toMatchObject({
       ring: ['a', 'b'],
       added: ['b'],
       reason: 'CHANGE',
     });
-    await ok(PauseGroupDocument, { queue: q2, group: 'x' });
+    await server.ok(PauseGroupDocument, { queue: q2, group: 'x' });
     expect(await nextGroup(group)).toMatchObject({ paused: true, state: 'PAUSED' });
 
     // Completing one leaves the other running.
     expect(server.server.feed.stats().listeners).toBe(2);
     ring.close();
     await waitFor('one listener', () => server.server.feed.stats().listeners === 1);
-    await ok(ResumeGroupDocument, { queue: q2, group: 'x' });
+    await server.ok(ResumeGroupDocument, { queue: q2, group: 'x' });
     expect(await nextGroup(group)).toMatchObject({ paused: false, state: 'READY' });
     expect(server.server.sockets).toBe(1);
     expect(connects).toBe(1);

@@ -9,25 +9,19 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { codes, expectNoLeak, expectRedisUnchanged, type RawResponse } from '../support/api.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 const QUEUE = 'utf8';
 
 beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+  r = api.redis.client();
   // State to compare against: a group, a job, the registry, `seq`.
   await api.server.engine.queue(QUEUE).enqueue('seeded');
-});
-afterAll(async () => {
-  await api?.stop();
 });
 
 /** Byte sequences that are not UTF-8, each inside a group id. */

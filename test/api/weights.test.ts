@@ -4,7 +4,7 @@
  * nothing written.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   GroupWeightChangedDocument,
@@ -14,27 +14,14 @@ import {
 import { expectNoLeak, expectRedisUnchanged } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
 import { dataOf, wsSubscribe } from '../support/live.js';
-import { useTestRedis } from '../support/redis.js';
-import type { GraphQLResponse } from '../support/server.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { ok, useTestServer } from '../support/server.js';
 
-const redis = useTestRedis();
-let api: TestServer;
+const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 let r: Redis;
 
-beforeAll(async () => {
-  api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '86400000' });
-  r = redis.client();
+beforeAll(() => {
+  r = api.redis.client();
 });
-afterAll(async () => {
-  await api?.stop();
-});
-
-function ok<T>(response: GraphQLResponse<T>): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data as T;
-}
 
 describe('setWeight', () => {
   it('sets the weight, answers the group, and the claims follow it', async () => {

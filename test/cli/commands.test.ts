@@ -6,12 +6,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { escapeGlob, rawState, scanAll, uniqueQueueName } from '../support/lanes.js';
+import { deadJobs, escapeGlob, rawState, scanAll, uniqueQueueName } from '../support/lanes.js';
 import { useTestServer } from '../support/server.js';
 import { type CliResult, runCli, runCliOk } from './support.js';
 
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 
+/** A dead job's error text: `boom <i>`. */
+const boom = (i: number) => `boom ${i}`;
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 
 /** `ringmaster <args>` against the test server (RINGMASTER_URL), expecting exit 0. */
@@ -35,20 +37,6 @@ async function seeded(): Promise<string> {
   await e.enqueue('c', { n: 4 });
   await e.pause('c');
   return q;
-}
-
-/** `n` jobs of `group` that died (maxAttempts 1, failed once). */
-async function deadJobs(q: string, group: string, n: number): Promise<string[]> {
-  const e = engineQueue(q);
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
-    const job = await e.claim();
-    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
-    await e.retry(id, job.token as string, `boom ${i}`);
-    ids.push(id);
-  }
-  return ids;
 }
 
 /** The line on stderr after a read of a queue never used. */
@@ -695,8 +683,8 @@ describe('timed overrides', () => {
 describe('dead and retry-dead', () => {
   it('dead lists the dead jobs newest first, the queue’s or a group’s', async () => {
     const q = uniqueQueueName('cli-dead');
-    const x = await deadJobs(q, 'x', 2);
-    const y = await deadJobs(q, 'y', 1);
+    const x = await deadJobs(engineQueue(q), 'x', 2, boom);
+    const y = await deadJobs(engineQueue(q), 'y', 1, boom);
     const all = await cliJson<{
       queue: { jobs: { totalCount: number; edges: { node: { id: string; lastError: string } }[] } };
     }>(['dead', '-q', q]);
@@ -723,8 +711,8 @@ describe('dead and retry-dead', () => {
 
   it('retry-dead --group requeues that group’s, --all the rest, past one call of 1,000', async () => {
     const q = uniqueQueueName('cli-retry');
-    const x = await deadJobs(q, 'x', 2);
-    await deadJobs(q, 'y', 1);
+    const x = await deadJobs(engineQueue(q), 'x', 2, boom);
+    await deadJobs(engineQueue(q), 'y', 1, boom);
     const e = engineQueue(q);
     const byGroup = await cli(['retry-dead', '-q', q, '--group', 'x']);
     expect(byGroup.stdout).toContain(`requeued 2 dead jobs of x in ${q} (0 remaining, 0 skipped)`);

@@ -14,33 +14,15 @@ import {
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { READY, useTestServer } from '../support/server.js';
 import { type CliResult, runCli } from './support.js';
 
 const ADMIN = 'admin-token-0123456789';
 const READ = 'read-token-0123456789ab';
 
-/** What the fake servers' /ready answers. */
-const READY = {
-  ready: true,
-  redis: 'up',
-  notifications: 'notifications',
-  subscriber: 'up',
-  eviction: 'noeviction',
-};
-
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, {
-    REAP_INTERVAL_MS: '86400000',
-    AUTH_TOKENS: `admin:${ADMIN},read:${READ}`,
-  });
-});
-afterAll(async () => {
-  await api?.stop();
+const api = useTestServer({
+  REAP_INTERVAL_MS: '86400000',
+  AUTH_TOKENS: `admin:${ADMIN},read:${READ}`,
 });
 
 /** `ringmaster <args>` against the auth-on server with `token` (none when null). */
@@ -329,7 +311,7 @@ describe('exit codes', () => {
     };
     const closes = await listen((socket) => socket.destroy());
     const notHttp = await listen((socket) => socket.end("-ERR unknown command 'POST'\r\n"));
-    const redisPort = new URL(redis.url).port;
+    const redisPort = new URL(api.redis.url).port;
     try {
       const at = (server: NetServer | string) =>
         `http://127.0.0.1:${typeof server === 'string' ? server : (server.address() as AddressInfo).port}/`;
@@ -542,12 +524,12 @@ describe('exit codes', () => {
   });
 
   it('5: status with Redis down prints what /ready said, then ends with it', async (context) => {
-    if (!redis.redis.canControlProcess) context.skip();
+    if (!api.redis.redis.canControlProcess) context.skip();
     const ready = new URL('/ready', api.endpoint);
     const untilReady = async (want: boolean) => {
       while ((await fetch(ready)).ok !== want) await new Promise((r) => setTimeout(r, 100));
     };
-    await redis.redis.kill('SIGKILL');
+    await api.redis.redis.kill('SIGKILL');
     try {
       await untilReady(false);
       const result = await cli(['status']);
@@ -565,15 +547,15 @@ describe('exit codes', () => {
         queues: null,
       });
     } finally {
-      await redis.redis.restart();
+      await api.redis.redis.restart();
       await untilReady(true);
     }
   });
 
   it('5: status with Redis frozen (SIGSTOP): /ready says not ready, the queries time out; exit 5, not 4', async (context) => {
-    if (!redis.redis.canControlProcess) context.skip();
+    if (!api.redis.redis.canControlProcess) context.skip();
     const ready = new URL('/ready', api.endpoint);
-    await redis.redis.kill('SIGSTOP');
+    await api.redis.redis.kill('SIGSTOP');
     try {
       // /ready answers 503 within its 1 s PING bound; the queues query waits on Redis until
       // --timeout runs out.
@@ -588,7 +570,7 @@ describe('exit codes', () => {
         /^ringmaster: http:\S+\/ready says the server is not ready \(redis down, [^)]+\)\n$/,
       );
     } finally {
-      await redis.redis.kill('SIGCONT');
+      await api.redis.redis.kill('SIGCONT');
       while (!(await fetch(ready)).ok) await new Promise((r) => setTimeout(r, 100));
     }
   });

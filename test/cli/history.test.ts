@@ -3,26 +3,17 @@
  * or a group's, with who did it (the token's name over the API, the engine's actor otherwise)
  * and the state before and after.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { uniqueQueueName } from '../support/lanes.js';
-import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { deadJobs, uniqueQueueName } from '../support/lanes.js';
+import { useTestServer } from '../support/server.js';
 import { runCli, runCliOk } from './support.js';
 
 const TOKEN = 'ops-admin-token-0123456789';
 
-const redis = useTestRedis();
-let api: TestServer;
-
-beforeAll(async () => {
-  api = await startTestServer(redis.url, {
-    REAP_INTERVAL_MS: '86400000',
-    AUTH_TOKENS: `alice=admin:${TOKEN}`,
-  });
-});
-afterAll(async () => {
-  await api?.stop();
+const api = useTestServer({
+  REAP_INTERVAL_MS: '86400000',
+  AUTH_TOKENS: `alice=admin:${TOKEN}`,
 });
 
 const engineQueue = (name: string): Queue => api.server.engine.queue(name);
@@ -30,17 +21,6 @@ const engineQueue = (name: string): Queue => api.server.engine.queue(name);
 /** `ringmaster <args>` as alice, expecting exit 0 and nothing on stderr. */
 async function cli(args: string[]): Promise<string> {
   return (await runCliOk(args, { RINGMASTER_URL: api.endpoint, RINGMASTER_TOKEN: TOKEN })).stdout;
-}
-
-/** `n` dead jobs of `group`. */
-async function deadJobs(q: string, group: string, n: number): Promise<void> {
-  const e = engineQueue(q);
-  for (let i = 0; i < n; i++) {
-    const { id } = await e.enqueue(group, { i }, { maxAttempts: 1 });
-    const job = await e.claim();
-    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
-    await e.retry(id, job.token as string, 'boom');
-  }
 }
 
 interface HistoryData {
@@ -58,7 +38,7 @@ interface HistoryData {
 describe('history', () => {
   it('lists the steering actions newest first, with who, what and before → after', async () => {
     const q = uniqueQueueName('cli-history');
-    await deadJobs(q, 'x', 2);
+    await deadJobs(engineQueue(q), 'x', 2);
     await cli(['retry-dead', '-q', q, '--group', 'x']);
     await engineQueue(q).pauseQueue();
 
@@ -109,8 +89,8 @@ describe('history', () => {
 
   it('--group reads that group’s history; --first bounds the page', async () => {
     const q = uniqueQueueName('cli-history');
-    await deadJobs(q, 'x', 1);
-    await deadJobs(q, 'y', 1);
+    await deadJobs(engineQueue(q), 'x', 1);
+    await deadJobs(engineQueue(q), 'y', 1);
     await cli(['retry-dead', '-q', q, '--group', 'x']);
     await cli(['retry-dead', '-q', q, '--group', 'y']);
     const ofX = JSON.parse(

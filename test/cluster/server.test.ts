@@ -28,16 +28,9 @@ import { post } from '../support/api.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
 import { pollUntil, redisNow, untilRedisTimePasses } from '../support/lanes.js';
-import { type GraphQLResponse, startTestServer, type TestServer } from '../support/server.js';
+import { ok, startTestServer, type TestServer } from '../support/server.js';
 
 const handle = useTestCluster();
-
-/** The data of an answer that must have succeeded (HTTP 200, no error). */
-function ok<T>(response: GraphQLResponse<T>): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.body.data as T;
-}
 
 /** Every operation of the API on `queue` through `api`; fails on any error. */
 async function exercise(api: TestServer, queue: string): Promise<void> {

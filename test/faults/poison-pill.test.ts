@@ -12,13 +12,11 @@
  * nothing is reaped); every other job completes; the workers close on request and exit 0; and
  * I1–I5 hold with nothing lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import { POISONS, type Poison, type PoisonKind } from '../fixtures/poison.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   type JobSpec,
@@ -27,6 +25,7 @@ import {
   report,
   startWorkers,
   until,
+  useScenario,
   workload,
 } from './support.js';
 
@@ -36,16 +35,7 @@ const GROUPS = ['alpha', 'bravo', 'charlie', 'delta'];
 const LEASE_MS = 60_000;
 
 describe('poison pills among ordinary jobs, workers with Node defaults', () => {
-  let redis: TestRedis;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await redis?.stop();
-  });
+  const { redis } = useScenario();
 
   it('fail as readable text, free their permits, and no worker dies or reports an error', async () => {
     const conn = redis.client();

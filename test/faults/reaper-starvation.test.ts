@@ -9,12 +9,11 @@
  * retook it as it lapsed. The long reaper still skips the queue meanwhile (the server reaped
  * it less than an hour ago), and the lease is reaped exactly once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, Reaper } from '../../src/lanes/index.js';
 import { redisNow } from '../support/lanes.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { report, until } from './support.js';
+import { report, until, useScenario } from './support.js';
 
 const HOUR_MS = 3_600_000;
 const SERVER_INTERVAL_MS = 100;
@@ -22,18 +21,13 @@ const SERVER_INTERVAL_MS = 100;
 const BOUND_MS = 5_000;
 
 describe('a reaper with a long interval beside the server reaper', () => {
-  let redis: TestRedis;
+  const { redis } = useScenario();
   let server: TestServer | undefined;
   let long: Reaper | undefined;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
 
   afterAll(async () => {
     await long?.close();
     await server?.stop();
-    await redis?.stop();
   });
 
   it('takes a lease back and applies a due override at the server pace, not the long one', async () => {

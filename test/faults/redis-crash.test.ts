@@ -8,15 +8,13 @@
  * ended completed or dead exactly once in Redis — at-least-once means a job whose lease ran out
  * during the outage runs again, but its stale run can never complete it a second time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import { RingChangedDocument } from '../gql/graphql.js';
 import { wsSubscribe } from '../support/live.js';
-import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { usingExternalRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   hold,
@@ -25,6 +23,7 @@ import {
   report,
   startWorkers,
   until,
+  useScenario,
   workload,
 } from './support.js';
 
@@ -35,21 +34,12 @@ const LEASE_MS = 1_000;
 const OUTAGE_MS = 1_500;
 
 describe.skipIf(usingExternalRedis())('Redis SIGKILLed and restarted mid-workload', () => {
-  let redis: TestRedis;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    redis = await startTestRedis({ appendOnly: true });
-    server = await startTestServer(redis.url, {
+  const { redis, server } = useScenario({
+    redis: { appendOnly: true },
+    server: {
       REAP_INTERVAL_MS: '200',
       RESYNC_INTERVAL_MS: '1000',
-    });
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await server?.stop();
-    await redis?.stop();
+    },
   });
 
   it('finishes the workload after the restart, resyncs the subscription and loses nothing', async () => {

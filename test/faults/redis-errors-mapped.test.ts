@@ -13,13 +13,14 @@
  * its reaper — name the code of every Redis failure they log, and its reason once.
  */
 import { stdSerializers } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Reaper, Ringmaster, RingmasterError, Worker } from '../../src/lanes/index.js';
 import { LiveFeed } from '../../src/pubsub/index.js';
 import { serverReaper } from '../../src/server/reaper.js';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
 import { captureLogger, Reader } from '../support/pubsub.js';
-import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
+import { usingExternalRedis } from '../support/redis.js';
+import { useScenario } from './support.js';
 
 /** Each error is coded, carries its cause, and says the cause's message once. */
 function expectMapped(errors: readonly unknown[]): void {
@@ -40,15 +41,7 @@ function expectMapped(errors: readonly unknown[]): void {
 }
 
 describe.skipIf(usingExternalRedis())('Redis killed under a busy Worker and a Reaper', () => {
-  let redis: TestRedis;
-
-  beforeAll(async () => {
-    redis = await startTestRedis({ appendOnly: true });
-  });
-
-  afterAll(async () => {
-    await redis?.stop();
-  });
+  const { redis } = useScenario({ redis: { appendOnly: true } });
 
   it('every error event and reaper report is a RingmasterError with a code, its cause said once', async () => {
     const name = uniqueQueueName('mapped');

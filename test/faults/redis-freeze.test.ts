@@ -14,10 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import { EnqueueDocument, QueueOverviewDocument, RingChangedDocument } from '../gql/graphql.js';
 import { wsSubscribe } from '../support/live.js';
-import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
+import { usingExternalRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   Ledger,
@@ -28,6 +27,7 @@ import {
   startServerProcess,
   startWorkers,
   until,
+  useScenario,
   workload,
   wsClient,
 } from './support.js';
@@ -49,11 +49,10 @@ async function probe(url: string, timeoutMs: number) {
 }
 
 describe.skipIf(usingExternalRedis())('Redis frozen by SIGSTOP, then continued', () => {
-  let redis: TestRedis;
+  const { redis } = useScenario();
   let server: ServerProcess;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
     server = await startServerProcess(redis.url, {
       REAP_INTERVAL_MS: '200',
       RESYNC_INTERVAL_MS: '1000',
@@ -63,8 +62,6 @@ describe.skipIf(usingExternalRedis())('Redis frozen by SIGSTOP, then continued',
   afterAll(async () => {
     // Never leave Redis stopped: its own stop() continues it, but a failed test may be mid-freeze.
     await redis?.kill('SIGCONT').catch(() => undefined);
-    await cleanup();
-    await redis?.stop();
   });
 
   it('keeps the server up, answers held calls after SIGCONT and loses nothing', async () => {

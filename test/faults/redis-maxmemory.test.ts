@@ -15,7 +15,7 @@
  * enqueue works.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Job, Reaper, Ringmaster, RingmasterError } from '../../src/lanes/index.js';
 import {
   ClearLimitDocument,
@@ -26,8 +26,8 @@ import {
 } from '../gql/graphql.js';
 import { expectNoLeak, expectRedisUnchanged } from '../support/api.js';
 import { uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
-import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { usingExternalRedis } from '../support/redis.js';
+import { useScenario } from './support.js';
 
 /** Size of each filler value written to reach maxmemory (bytes). */
 const FILLER_BYTES = 64 * 1024;
@@ -61,19 +61,11 @@ async function reachMaxmemory(admin: Redis): Promise<void> {
 }
 
 describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () => {
-  let redis: TestRedis;
-  let server: TestServer;
+  const { redis, server } = useScenario({ server: {} });
   let admin: Redis;
 
-  beforeAll(async () => {
-    redis = await startTestRedis();
+  beforeAll(() => {
     admin = redis.client();
-    server = await startTestServer(redis.url);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await redis?.stop();
   });
 
   it('steers and extends leases, refuses enqueue with REDIS_OUT_OF_MEMORY and changes nothing', async () => {

@@ -23,7 +23,7 @@ import { EnqueueDocument } from '../gql/graphql.js';
 import { expectNoLeak, post, wsOperation } from '../support/api.js';
 import { pollUntil, snapshot, uniqueQueueName } from '../support/lanes.js';
 import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useScenario } from './support.js';
 
 const OVERVIEW = `query ($name: String!) { queue(name: $name) { name ring counts { pending } } }`;
 
@@ -42,18 +42,7 @@ function expectUnavailable(error: unknown): void {
 }
 
 describe.skipIf(usingExternalRedis())('Redis stopped, then restarted', () => {
-  let redis: TestRedis;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    redis = await startTestRedis({ appendOnly: true });
-    server = await startTestServer(redis.url);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await redis?.stop();
-  });
+  const { redis, server } = useScenario({ redis: { appendOnly: true }, server: {} });
 
   it('answers REDIS_UNAVAILABLE (HTTP 503) on every transport and the engine, then recovers', async () => {
     const name = uniqueQueueName('down');

@@ -8,7 +8,7 @@
  * prove the fallback really ran (EVALSHA refused with NOSCRIPT, then EVAL); I1–I5 hold and every
  * job completed exactly once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/lanes/index.js';
 import {
   EnqueueDocument,
@@ -16,16 +16,15 @@ import {
   ResumeGroupDocument,
   SetLimitDocument,
 } from '../gql/graphql.js';
-import { startTestRedis, type TestRedis, usingExternalRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { usingExternalRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   drained,
   Ledger,
   produce,
   report,
   until,
+  useScenario,
   workload,
 } from './support.js';
 
@@ -47,19 +46,7 @@ function commandStat(info: string, name: string) {
 
 // External Redis: CONFIG RESETSTAT and SCRIPT FLUSH would disturb other users of it.
 describe.skipIf(usingExternalRedis())('SCRIPT FLUSH under load', () => {
-  let redis: TestRedis;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    server = await startTestServer(redis.url, { REAP_INTERVAL_MS: '50' });
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await server?.stop();
-    await redis?.stop();
-  });
+  const { redis, server } = useScenario({ server: { REAP_INTERVAL_MS: '50' } });
 
   it('reloads the scripts without a single failed call', async () => {
     const admin = redis.client();

@@ -17,7 +17,7 @@
  * drains (its failing jobs through their backoff waits in `delayed`, promoted by the new
  * server's reaper and the worker's claims) with I1–I5 holding and nothing lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import {
   ClaimDocument,
@@ -33,10 +33,8 @@ import {
 } from '../gql/graphql.js';
 import { expirySnapshot } from '../support/lanes.js';
 import { wsSubscribe } from '../support/live.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   Ledger,
@@ -47,6 +45,7 @@ import {
   startServerProcess,
   startWorkers,
   until,
+  useScenario,
   workload,
   wsClient,
 } from './support.js';
@@ -56,16 +55,7 @@ const GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5'];
 const DELAYED_ACROSS = 6;
 
 describe('the API server SIGKILLed and restarted', () => {
-  let redis: TestRedis;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await redis?.stop();
-  });
+  const { redis } = useScenario();
 
   it('finds its state intact and serves subscriptions again', async () => {
     const name = `serverkill-${Date.now()}`;

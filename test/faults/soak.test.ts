@@ -20,7 +20,7 @@
  *   every 12 s and drops a socket that has not answered by the next one), freeing what it held.
  */
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Queue, Worker } from '../../src/lanes/index.js';
 import {
@@ -31,11 +31,9 @@ import {
   ResumeGroupDocument,
   SetLimitDocument,
 } from '../gql/graphql.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
   type Child,
-  cleanup,
   drained,
   forkFixture,
   hold,
@@ -44,6 +42,7 @@ import {
   post,
   report,
   until,
+  useScenario,
   type Wire,
 } from './support.js';
 
@@ -278,16 +277,7 @@ async function slowSubscriberPhase(
 }
 
 describe('soak: 500 subscribers under steady load', () => {
-  let redis: TestRedis;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await redis?.stop();
-  });
+  const { redis } = useScenario();
 
   it(`stays correct and flat for ${SOAK_MS / 1000} s`, { timeout: SOAK_MS + 150_000 }, async () => {
     const admin = redis.client();

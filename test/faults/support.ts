@@ -9,7 +9,8 @@
  * - {@link assertSound}, the check every scenario ends with: invariants I1–I3 by `Queue.audit`,
  *   I4 by reading every job id ever issued, the stats identities, and the ledger against Redis:
  *   every job ended completed or dead exactly once, and none is lost;
- * - bounded polls, GraphQL over HTTP and graphql-ws against a server in another process.
+ * - bounded polls, GraphQL over HTTP and graphql-ws against a server in another process;
+ * - {@link useScenario}, a scenario's Redis and in-process server, and its teardown.
  *
  * Nothing here mocks Redis. Scenarios print their figures as one `[faults] <name> {json}` line
  * (and append it to the file named by `FAULTS_REPORT`, when set) for docs/RELIABILITY.md.
@@ -21,11 +22,13 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import getPort from 'get-port';
 import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BackoffPolicy, Finding, Job, Queue, Worker } from '../../src/lanes/internal.js';
 import type { PoisonKind } from '../fixtures/poison.js';
 import { escapeGlob, scanAll } from '../support/lanes.js';
+import { type StartTestRedisOptions, startTestRedis, type TestRedis } from '../support/redis.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -327,6 +330,47 @@ export async function cleanup(): Promise<void> {
   await Promise.all([...clients].map((client) => client.dispose()));
   clients.clear();
   await killChildren();
+}
+
+/** `get()`'s value, read at each use: a hook's result, named before the hook has run. */
+function late<T extends object>(get: () => T): T {
+  return new Proxy({} as T, {
+    get(_target, name) {
+      const target = get();
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * A scenario's Redis (`startTestRedis(redis)`) and, with `server` (its environment), an
+ * in-process API server over it, for the enclosing `describe`: started in `beforeAll`; in
+ * `afterAll` (after the describe's own), {@link cleanup}, then the server and the Redis are
+ * stopped. Both answers may be named at once and used inside tests and hooks.
+ */
+export function useScenario(
+  options: { redis?: StartTestRedisOptions; server?: Record<string, string> } = {},
+): { redis: TestRedis; server: TestServer } {
+  let redis: TestRedis | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    redis = await startTestRedis(options.redis);
+    if (options.server) server = await startTestServer(redis.url, options.server);
+  });
+  afterAll(async () => {
+    await cleanup();
+    await server?.stop();
+    await redis?.stop();
+  });
+  const running = <T>(what: string, value: T | undefined): T => {
+    if (value === undefined) throw new Error(`useScenario: no ${what} running here`);
+    return value;
+  };
+  return {
+    redis: late(() => running('Redis', redis)),
+    server: late(() => running('server', server)),
+  };
 }
 
 // ── the ledger and the final check ───────────────────────────────────────────────────────

@@ -11,14 +11,12 @@
  * really waited in `delayed` and the servers' reapers promoted every one (no worker or claim
  * runs meanwhile); both reapers really took part; I1–I5 hold and nothing is lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import { EnqueueDocument, RingChangedDocument, SetLimitDocument } from '../gql/graphql.js';
 import { wsSubscribe } from '../support/live.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   Ledger,
@@ -28,6 +26,7 @@ import {
   startServerProcess,
   startWorkers,
   until,
+  useScenario,
   wsClient,
 } from './support.js';
 
@@ -48,22 +47,16 @@ function reapedBy(server: ServerProcess, queue: string): number {
 }
 
 describe('two API server processes on one Redis', () => {
-  let redis: TestRedis;
+  const { redis } = useScenario();
   let a: ServerProcess;
   let b: ServerProcess;
 
   beforeAll(async () => {
-    redis = await startTestRedis();
     const env = { REAP_INTERVAL_MS: '25', RESYNC_INTERVAL_MS: '1000' };
     [a, b] = await Promise.all([
       startServerProcess(redis.url, env),
       startServerProcess(redis.url, env),
     ]);
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await redis?.stop();
   });
 
   it("serve subscriptions that see each other's changes", async () => {

@@ -13,14 +13,12 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/lanes/index.js';
 import type { RedisClient } from '../../src/lanes/redis/client.js';
 import { scriptSource } from '../../src/lanes/scripts/commands.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
 import {
   assertSound,
-  cleanup,
   drained,
   hold,
   Ledger,
@@ -28,6 +26,7 @@ import {
   report,
   startWorkers,
   until,
+  useScenario,
   workload,
 } from './support.js';
 
@@ -41,17 +40,11 @@ async function redisMs(redis: RedisClient): Promise<number> {
 }
 
 describe('workers alone, no API server', () => {
-  let redis: TestRedis;
+  const { redis } = useScenario();
   const workers: Worker[] = [];
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
 
   afterAll(async () => {
     await Promise.all(workers.splice(0).map((w) => w.close({ timeoutMs: 5_000 })));
-    await cleanup();
-    await redis?.stop();
   });
 
   it('a worker SIGKILLed holding leases: a plain Worker gets the permits back and finishes the jobs', async () => {

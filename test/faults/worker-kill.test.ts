@@ -9,13 +9,10 @@
  * group ever holds more permits than its limit; gactive returns to empty (no leak) and I1–I5
  * hold with nothing lost.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
-import { startTestRedis, type TestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 import {
   assertSound,
-  cleanup,
   closeWorkers,
   drained,
   Ledger,
@@ -23,6 +20,7 @@ import {
   report,
   startWorkers,
   until,
+  useScenario,
   workload,
 } from './support.js';
 
@@ -32,21 +30,9 @@ const GROUPS = ['alpha', 'bravo', 'charlie', 'delta'];
 const LEASE_MS = 800;
 
 describe('a worker process SIGKILLed mid-job', () => {
-  let redis: TestRedis;
-  let server: TestServer;
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    // The server's reaper is the only one running here: the workers' own are off
-    // (worker-kill-no-server.test.ts has the workers reap without a server).
-    server = await startTestServer(redis.url, { REAP_INTERVAL_MS: '100' });
-  });
-
-  afterAll(async () => {
-    await cleanup();
-    await server?.stop();
-    await redis?.stop();
-  });
+  // The server's reaper is the only one running here: the workers' own are off
+  // (worker-kill-no-server.test.ts has the workers reap without a server).
+  const { redis } = useScenario({ server: { REAP_INTERVAL_MS: '100' } });
 
   it('gets its jobs and permits back through the reaper, exactly once', async () => {
     const conn = redis.client();

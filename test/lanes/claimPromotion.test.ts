@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Defaults, type Job, type Queue, Worker } from '../../src/lanes/index.js';
+import { commandCountDuring } from '../support/commandStats.js';
 import { putDelayed } from '../support/delayed.js';
 import { rawState, redisNow, statsOf, useEngine } from '../support/lanes.js';
 
@@ -183,20 +184,7 @@ describe('flat cost', () => {
     // A shared server (REDIS_URL) counts other files' commands too.
     if (engine.handle.redis.mode === 'external') context.skip();
     const admin = engine.client();
-    const commandsOf = async (call: () => Promise<unknown>): Promise<number> => {
-      await admin.config('RESETSTAT');
-      await call();
-      const stats = (await admin.info('commandstats')).split('\n');
-      let total = 0;
-      for (const line of stats) {
-        const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
-        // Leave out the reads of this measurement and the script call itself.
-        if (m && !['info', 'config', 'evalsha', 'eval'].includes(m[1] as string)) {
-          total += Number(m[2]);
-        }
-      }
-      return total;
-    };
+    const commandsOf = (call: () => Promise<unknown>) => commandCountDuring(admin, call);
     const build = async (delayed: number) => {
       const q = engine.queue();
       for (let i = 0; i < 4; i++) await q.enqueue('g', i);

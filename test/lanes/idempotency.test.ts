@@ -14,7 +14,7 @@ import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import type { RedisClient } from '../../src/lanes/redis/client.js';
 import { codes, post } from '../support/api.js';
 import { pollUntil, refusal, scanAll, uniqueQueueName, useEngine } from '../support/lanes.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const engine = useEngine();
 
@@ -230,13 +230,7 @@ describe('a call ioredis resends after its reply was lost', () => {
 });
 
 describe('over GraphQL', () => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(engine.handle.url);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer({}, { redis: engine.handle });
 
   it('enqueue(key:) answers the same job twice, and a key reused for another payload is BAD_USER_INPUT', async () => {
     const q = engine.queue();

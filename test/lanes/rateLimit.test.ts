@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Job, type Queue, RingmasterError, Worker } from '../../src/lanes/index.js';
+import { commandCountDuring } from '../support/commandStats.js';
 import {
   queueSnapshot,
   rawState,
@@ -357,19 +358,7 @@ describe('flat cost', () => {
   it('with 100,000 rate-limited groups, a claim runs as many Redis commands as with none', async (context) => {
     if (engine.handle.redis.mode === 'external') context.skip();
     const admin = engine.client();
-    const commandsOf = async (call: () => Promise<unknown>): Promise<number> => {
-      await admin.config('RESETSTAT');
-      await call();
-      const stats = (await admin.info('commandstats')).split('\n');
-      let total = 0;
-      for (const line of stats) {
-        const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
-        if (m && !['info', 'config', 'evalsha', 'eval'].includes(m[1] as string)) {
-          total += Number(m[2]);
-        }
-      }
-      return total;
-    };
+    const commandsOf = (call: () => Promise<unknown>) => commandCountDuring(admin, call);
     const build = async (limited: number) => {
       const q = engine.queue();
       await q.setRateLimit('g', { max: 1_000, windowMs: HOUR });

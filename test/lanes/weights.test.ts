@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Job, type Queue } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
+import { commandsDuring } from '../support/commandStats.js';
 import { queueSnapshot, rawState, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
@@ -248,18 +249,7 @@ describe('flat cost', () => {
   it('a claim runs as many Redis commands with 100,000 weighted groups as with 10', async (context) => {
     if (engine.handle.redis.mode === 'external') context.skip();
     const admin = engine.client();
-    const commandsOf = async (call: () => Promise<unknown>): Promise<Record<string, number>> => {
-      await admin.config('RESETSTAT');
-      await call();
-      const out: Record<string, number> = {};
-      for (const line of (await admin.info('commandstats')).split('\n')) {
-        const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
-        if (m && !['info', 'config', 'evalsha', 'eval'].includes(m[1] as string)) {
-          out[m[1] as string] = Number(m[2]);
-        }
-      }
-      return out;
-    };
+    const commandsOf = (call: () => Promise<unknown>) => commandsDuring(admin, call);
     // `n` groups of weight 3 with 4 jobs each on the ring, written by the key layout (seed-style
     // lane entries without hashes, as claim serves them).
     const build = async (n: number) => {

@@ -6,11 +6,11 @@
  * that cannot refuse (claim, reap, completeAndClaim's completions) leaves that item alone.
  * Every value below is written the way a hand edit or another writer would.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Job, type Queue, RingmasterError, Worker } from '../../src/lanes/index.js';
 import { codes, expectNoLeak, post } from '../support/api.js';
 import { snapshot, untilRedisTimePasses, useEngine } from '../support/lanes.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const engine = useEngine();
 
@@ -259,13 +259,7 @@ describe('a limit past 2^53−1', () => {
 });
 
 describe('over GraphQL', () => {
-  let api: TestServer;
-  beforeAll(async () => {
-    api = await startTestServer(engine.handle.url);
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer({}, { redis: engine.handle });
 
   it('a refused call answers DATA_OUT_OF_RANGE with its message, not a masked internal error', async () => {
     const q = engine.queue();

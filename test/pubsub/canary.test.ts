@@ -14,7 +14,7 @@ import { RingChangedDocument, type RingChangedSubscription } from '../gql/graphq
 import { dataOf, type LiveSubscription, wsSubscribe } from '../support/live.js';
 import { queueName, Reader, useFeeds, useOwnRedisServer, waitFor } from '../support/pubsub.js';
 import { useTestRedis, usingExternalRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { READY, startTestServer, type TestServer } from '../support/server.js';
 
 /** Canary rounds close together, safety re-reads and polls far away unless a test wants them. */
 const FAST_CANARY = { canaryIntervalMs: 100, canaryTimeoutMs: 500, resyncIntervalMs: 60_000 };
@@ -168,13 +168,7 @@ describe.skipIf(findRedisServer() === null)(
         });
         expect(await ready()).toEqual({
           status: 200,
-          body: {
-            ready: true,
-            redis: 'up',
-            notifications: 'notifications',
-            subscriber: 'up',
-            eviction: 'noeviction',
-          },
+          body: READY,
         });
         const q = queueName('ready');
         const sub: LiveSubscription<RingChangedSubscription> = wsSubscribe(
@@ -192,13 +186,7 @@ describe.skipIf(findRedisServer() === null)(
         // Polling is a working mode: ready, and the subscription was resynced.
         expect(await ready()).toEqual({
           status: 200,
-          body: {
-            ready: true,
-            redis: 'up',
-            notifications: 'polling',
-            subscriber: 'up',
-            eviction: 'noeviction',
-          },
+          body: { ...READY, notifications: 'polling' },
         });
         expect(dataOf(await sub.events.next()).ringChanged).toMatchObject({ reason: 'RESYNC' });
 

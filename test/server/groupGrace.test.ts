@@ -3,22 +3,15 @@
  * a group that holds nothing leaves the groups page at the next pass; a group with a limit on
  * it stays.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
 describe('GROUP_GRACE_MS', () => {
-  let api: TestServer;
-
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, { REAP_INTERVAL_MS: '20', GROUP_GRACE_MS: '0' });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const api = useTestServer({ REAP_INTERVAL_MS: '20', GROUP_GRACE_MS: '0' }, { redis });
 
   it('0: the server reaper forgets an idle, unset group at its next pass', async () => {
     const q = api.server.engine.queue(uniqueQueueName('grace'));

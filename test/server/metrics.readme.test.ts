@@ -6,10 +6,10 @@
  * operators to write queries that match nothing.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { escapeGlob, scanAll, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { useTestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
@@ -68,17 +68,13 @@ function exported(text: string): Map<string, Set<string>> {
 }
 
 describe('docs/metrics.md', () => {
-  let api: TestServer;
-
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, {
+  const api = useTestServer(
+    {
       REAP_INTERVAL_MS: '86400000',
       RESYNC_INTERVAL_MS: '86400000',
-    });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+    },
+    { redis },
+  );
 
   it('names only metrics the server exports, with the labels they have', async () => {
     // A queue with a job, and a GraphQL operation: every labelled series has a sample.

@@ -6,7 +6,7 @@
  */
 import { print } from 'graphql';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Ringmaster } from '../../src/lanes/index.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { ServerMetrics } from '../../src/server/metrics.js';
@@ -14,7 +14,7 @@ import { MAX_OPERATION_NAMES } from '../../src/server/plugins/operationMetrics.j
 import { RingChangedDocument } from '../gql/graphql.js';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { type TestServer, useTestServer } from '../support/server.js';
 
 const redis = useTestRedis();
 
@@ -71,19 +71,18 @@ async function gql(api: TestServer, query: string, variables: Record<string, unk
 }
 
 describe('GET /metrics without AUTH_TOKENS', () => {
-  let api: TestServer;
-  let r: Redis;
-
-  beforeAll(async () => {
-    // Quiet: no reaper pass and no safety re-read during the test (they would add commands).
-    api = await startTestServer(redis.url, {
+  // Quiet: no reaper pass and no safety re-read during the test (they would add commands).
+  const api = useTestServer(
+    {
       REAP_INTERVAL_MS: '86400000',
       RESYNC_INTERVAL_MS: '86400000',
-    });
+    },
+    { redis },
+  );
+  let r: Redis;
+
+  beforeAll(() => {
     r = redis.client();
-  });
-  afterAll(async () => {
-    await api?.stop();
   });
 
   it('answers Prometheus text with every per-queue value equal to the engine after a workload', async () => {
@@ -352,18 +351,14 @@ describe('GET /metrics with AUTH_TOKENS', () => {
   const READ = 'read-token-0123456789';
   const ADMIN = 'admin-token-0123456789';
   const METRICS = 'metrics-token-0123456789';
-  let api: TestServer;
-
-  beforeAll(async () => {
-    api = await startTestServer(redis.url, {
+  const api = useTestServer(
+    {
       AUTH_TOKENS: `read:${READ},admin:${ADMIN}`,
       METRICS_TOKEN: METRICS,
       REAP_INTERVAL_MS: '86400000',
-    });
-  });
-  afterAll(async () => {
-    await api?.stop();
-  });
+    },
+    { redis },
+  );
 
   it('is 401 without a token or with a wrong one', async () => {
     const none = await scrape(api);

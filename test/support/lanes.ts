@@ -177,67 +177,70 @@ async function settingsWithoutEpoch(r: RedisClient, key: string): Promise<string
   return entries.length === 0 ? null : JSON.stringify(entries);
 }
 
+/** How a snapshot writes a key's expiry. */
+type ExpiryOf = (key: string) => Promise<string | number>;
+
 /**
- * The whole keyspace, byte for byte: key → hex of its DUMP plus its PTTL. Two equal snapshots
- * mean nothing was written (DUMP serialises the value; PTTL catches a changed expiry). Reaper
- * locks and last passes (`P:{Q}:reaper`, `P:{Q}:reapedAt`) are left out: a running reaper (a
- * server's, a Worker's) writes them every interval whatever else happens, and they hold no
- * state, only who reaps next. A queue's `epoch` field of `settings` is left out too (a settings
- * hash holding nothing else is no key): the engine's state check writes it once, in the
- * background, some time after a queue's first write (DESIGN.md §3, "A Redis that lost a queue's
- * state"), so it may land between two snapshots that bracket a call that wrote nothing.
+ * `keys` as the snapshots below take them: key → its value (hex of its DUMP) `|` its expiry
+ * (`expiryOf`). Reaper locks and last passes (`P:{Q}:reaper`, `P:{Q}:reapedAt`) are left out:
+ * a running reaper (a server's, a Worker's) writes them every interval whatever else happens,
+ * and they hold no state, only who reaps next. So is the ring marker, and the ring log's expiry
+ * (see RING_MARKER). A queue's `epoch` field of `settings` is left out too (a settings hash
+ * holding nothing else is no key): the engine's state check writes it once, in the background,
+ * some time after a queue's first write (DESIGN.md §3, "A Redis that lost a queue's state"), so
+ * it may land between two snapshots that bracket a call that wrote nothing.
  */
-export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
-  const keys = (await scanAll(r))
-    .filter((key) => !REAPER_LOCK.test(key) && !RING_MARKER.test(key))
-    .sort();
+async function takeSnapshot(
+  r: RedisClient,
+  keys: string[],
+  expiryOf: ExpiryOf,
+): Promise<Map<string, string>> {
+  const kept = keys.filter((key) => !REAPER_LOCK.test(key) && !RING_MARKER.test(key)).sort();
+  const entryOf = async (key: string): Promise<string | null> => {
+    const [value, expiry] = await Promise.all([
+      isSettings(key)
+        ? settingsWithoutEpoch(r, key)
+        : r.dumpBuffer(key).then((dump) => dump?.toString('hex') ?? 'nil'),
+      RING_LOG.test(key) ? 'renewed' : expiryOf(key),
+    ]);
+    return value === null ? null : `${value}|${expiry}`;
+  };
   const out = new Map<string, string>();
-  for (const key of keys.filter(isSettings)) {
-    const settings = await settingsWithoutEpoch(r, key);
-    if (settings !== null) out.set(key, `${settings}|${await r.pttl(key)}`);
-  }
   // Sent together (ioredis writes each at once, on a cluster to each key's node), read in order.
   const CHUNK = 500;
-  const others = keys.filter((key) => !isSettings(key));
-  for (let i = 0; i < others.length; i += CHUNK) {
-    const chunk = others.slice(i, i + CHUNK);
-    const values = await Promise.all(
-      chunk.map((key) => Promise.all([r.dumpBuffer(key), r.pttl(key)])),
-    );
+  for (let i = 0; i < kept.length; i += CHUNK) {
+    const chunk = kept.slice(i, i + CHUNK);
+    const entries = await Promise.all(chunk.map(entryOf));
     for (const [j, key] of chunk.entries()) {
-      const [dump, pttl] = values[j] as [Buffer | null, number];
-      out.set(key, `${dump?.toString('hex') ?? 'nil'}|${RING_LOG.test(key) ? 'renewed' : pttl}`);
+      const entry = entries[j];
+      if (entry !== null && entry !== undefined) out.set(key, entry);
     }
   }
   return out;
 }
 
 /**
- * The whole keyspace (reaper keys aside) as {@link snapshot} takes it, but with each key's absolute expiry
+ * The whole keyspace, byte for byte (as {@link takeSnapshot} leaves keys out): key → hex of its
+ * DUMP plus its PTTL. Two equal snapshots mean nothing was written (DUMP serialises the value;
+ * PTTL catches a changed expiry).
+ */
+export async function snapshot(r: RedisClient): Promise<Map<string, string>> {
+  return takeSnapshot(r, await scanAll(r), (key) => r.pttl(key));
+}
+
+/**
+ * The whole keyspace as {@link snapshot} takes it, but with each key's absolute expiry
  * (PEXPIRETIME, Redis 7) in place of its PTTL, which counts down: idempotency keys expire, and
  * two equal snapshots must still mean nothing was written. (Redis 6.2, under REDIS_URL, has no
  * PEXPIRETIME: there only whether a key expires is compared.)
  */
 export async function expirySnapshot(r: RedisClient): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const expiryOf = (key: string) =>
-    r.call('PEXPIRETIME', key).catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never'));
-  const keys = (await scanAll(r))
-    .filter((key) => !REAPER_LOCK.test(key) && !RING_MARKER.test(key))
-    .sort();
-  for (const key of keys) {
-    if (isSettings(key)) {
-      const settings = await settingsWithoutEpoch(r, key);
-      if (settings !== null) out.set(key, `${settings}|${await expiryOf(key)}`);
-      continue;
-    }
-    const [dump, expiry] = await Promise.all([
-      r.dumpBuffer(key),
-      RING_LOG.test(key) ? 'renewed' : expiryOf(key),
-    ]);
-    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${expiry}`);
-  }
-  return out;
+  return takeSnapshot(r, await scanAll(r), (key) =>
+    r
+      .call('PEXPIRETIME', key)
+      .then(String)
+      .catch(async () => ((await r.pttl(key)) > 0 ? 'expires' : 'never')),
+  );
 }
 
 /**
@@ -247,22 +250,11 @@ export async function expirySnapshot(r: RedisClient): Promise<Map<string, string
  */
 export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> {
   const r = queue.redis;
-  const keys = (await scanAll(r, `${escapeGlob(queue.keys.base)}*`))
-    .filter((key) => key !== queue.keys.reaper && key !== queue.keys.reapedAt)
-    .filter((key) => !RING_MARKER.test(key))
-    .sort();
-  const out = new Map<string, string>();
-  for (const key of keys) {
-    // As snapshot: the epoch left out (written in the background), a settings of it alone none.
-    if (isSettings(key)) {
-      const settings = await settingsWithoutEpoch(r, key);
-      if (settings !== null) out.set(key, settings);
-      continue;
-    }
-    const [dump, pttl] = await Promise.all([r.dumpBuffer(key), r.pttl(key)]);
-    out.set(key, `${dump?.toString('hex') ?? 'nil'}|${pttl < 0 ? pttl : 'expires'}`);
-  }
-  return out;
+  const keys = await scanAll(r, `${escapeGlob(queue.keys.base)}*`);
+  return takeSnapshot(r, keys, async (key) => {
+    const pttl = await r.pttl(key);
+    return pttl < 0 ? pttl : 'expires';
+  });
 }
 
 /**
@@ -274,6 +266,28 @@ export async function queueSnapshot(queue: Queue): Promise<Map<string, string>> 
 export async function dropQueueKeys(queue: Queue): Promise<void> {
   const keys = await scanAll(queue.redis, `${escapeGlob(queue.keys.base)}*`);
   if (keys.length > 0) await queue.redis.unlink(...keys);
+}
+
+/**
+ * `n` jobs of `group` that died the engine's way (enqueued with maxAttempts 1, claimed, failed
+ * once with `error(i)` as its text, `died <i>` by default), in order of death; their ids. Throws when a claim takes
+ * another job than the one just enqueued.
+ */
+export async function deadJobs(
+  queue: Queue,
+  group: string,
+  n: number,
+  error: (i: number) => string = (i) => `died ${i}`,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { id } = await queue.enqueue(group, { i }, { maxAttempts: 1 });
+    const job = await queue.claim();
+    if (job?.id !== id) throw new Error(`claimed ${job?.id}, expected ${id}`);
+    await queue.retry(id, job.token as string, error(i));
+    ids.push(id);
+  }
+  return ids;
 }
 
 /** Redis' clock in ms (TIME), the clock leases are measured on. */

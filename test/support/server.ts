@@ -1,13 +1,14 @@
 /**
  * Test harness for the real server: `buildServer` on a free port over a test Redis, with typed
- * clients for each transport — HTTP (`request`), graphql-ws (`ws`) and SSE (`sse`).
+ * clients for each transport — HTTP (`request`, and `ok` for a call that must succeed),
+ * graphql-ws (`ws`) and SSE (`sse`) — and `useTestServer`, a test file's server and Redis.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type ExecutionResult, print } from 'graphql';
 import { type Client, createClient } from 'graphql-ws';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildServer, type RingmasterServer } from '../../src/server/app.js';
 import { loadConfig } from '../../src/server/config.js';
@@ -29,6 +30,12 @@ export interface TestServer {
     variables?: V,
     options?: { token?: string },
   ): Promise<GraphQLResponse<T>>;
+  /** `request`, then its data: fails the test unless the answer is a success ({@link ok}). */
+  ok<T, V>(
+    document: TypedDocumentNode<T, V>,
+    variables?: V,
+    options?: { token?: string },
+  ): Promise<T>;
   /** A graphql-ws client (closed by `stop()`); `token` goes in connectionParams.authorization. */
   ws(options?: { token?: string; retryAttempts?: number }): Client;
   /** Subscribe over SSE (Yoga's transport); iterate the results, `return()` to abort. */
@@ -38,6 +45,34 @@ export interface TestServer {
     options?: { token?: string },
   ): AsyncGenerator<ExecutionResult<T>>;
   stop(): Promise<void>;
+}
+
+/** A token for each role, for a server with auth on (AUTH_TOKENS, DESIGN.md §6). */
+export const ROLE_TOKENS = {
+  read: 'read-token-0123456789abcdef',
+  worker: 'worker-token-0123456789abcdef',
+  admin: 'admin-token-0123456789abcdef',
+} as const;
+
+/** The AUTH_TOKENS value that gives each role its {@link ROLE_TOKENS} token. */
+export const ROLE_AUTH_TOKENS = Object.entries(ROLE_TOKENS)
+  .map(([role, token]) => `${role}:${token}`)
+  .join(',');
+
+/** What `GET /ready` answers for a ready server on a Redis that notifies (DESIGN.md §6). */
+export const READY = {
+  ready: true,
+  redis: 'up',
+  notifications: 'notifications',
+  subscriber: 'up',
+  eviction: 'noeviction',
+} as const;
+
+/** The data of a successful response; fails the test unless it is HTTP 200 with no errors. */
+export function ok<T>(response: GraphQLResponse<T>): T {
+  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+  expect(response.status).toBe(200);
+  return response.body.data as T;
 }
 
 /**
@@ -58,21 +93,24 @@ export async function startTestServer(
   const headers = (token?: string): Record<string, string> =>
     token ? { authorization: `Bearer ${token}` } : {};
 
+  const request: TestServer['request'] = async (document, variables, options = {}) => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...headers(options.token),
+      },
+      body: JSON.stringify({ query: print(document), variables }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
   return {
     server,
     endpoint,
-    async request(document, variables, options = {}) {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/graphql-response+json',
-          ...headers(options.token),
-        },
-        body: JSON.stringify({ query: print(document), variables }),
-      });
-      return { status: response.status, body: await response.json() };
-    },
+    request,
+    ok: async (document, variables, options) => ok(await request(document, variables, options)),
     ws(options = {}) {
       const client = createClient({
         url: endpoint.replace(/^http/, 'ws'),
@@ -118,9 +156,12 @@ export async function startTestServer(
 }
 
 /**
- * A test file's server over a test Redis of its own (`useTestRedis`): both started in
- * `beforeAll`, stopped in `afterAll` (the server first). The answer is the server as a
- * {@link TestServer} once started (its fields throw before), and `redis`, the Redis handle.
+ * A test file's (or a `describe`'s) server over a test Redis of its own (`useTestRedis`, started
+ * in `beforeAll` and stopped in `afterAll`), or over `redis` when given (one the file already
+ * has). The server is started in `beforeAll` and stopped in `afterAll` (before the Redis), or
+ * with `perTest` started afresh in `beforeEach` and stopped in `afterEach`. The answer is the
+ * server as a {@link TestServer} once started (its fields throw before), and `redis`, the Redis
+ * handle.
  * ```ts
  * const api = useTestServer({ AUTH_TOKENS });   // at the top of the file
  * it('…', async () => { await api.request(QueuesDocument); });
@@ -128,17 +169,20 @@ export async function startTestServer(
  */
 export function useTestServer(
   env: Record<string, string> = {},
+  options: { perTest?: boolean; redis?: TestRedisHandle } = {},
 ): TestServer & { readonly redis: TestRedisHandle } {
-  const redis = useTestRedis();
+  const redis = options.redis ?? useTestRedis();
   let started: TestServer | undefined;
-  beforeAll(async () => {
+  const [before, after] = options.perTest ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
     started = await startTestServer(redis.url, env);
   });
-  afterAll(async () => {
+  after(async () => {
     await started?.stop();
+    started = undefined;
   });
   const current = (): TestServer => {
-    if (started === undefined) throw new Error('useTestServer: the server starts in beforeAll');
+    if (started === undefined) throw new Error('useTestServer: the server is not running here');
     return started;
   };
   return {
@@ -150,6 +194,7 @@ export function useTestServer(
       return current().endpoint;
     },
     request: (document, variables, options) => current().request(document, variables, options),
+    ok: (document, variables, options) => current().ok(document, variables, options),
     ws: (options) => current().ws(options),
     sse: (document, variables, options) => current().sse(document, variables, options),
     stop: () => current().stop(),
