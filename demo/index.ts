@@ -29,7 +29,7 @@ const PAUSED = 'tenant-07';
 
 // A start refused (the port taken, Redis unreachable) ends in one line, as `npm start`'s does.
 const config = configOrExit({ DATA_DIR: '.data/demo', LOG_LEVEL: 'warn', ...process.env });
-const logger = loggerOf(config);
+const logger = await loggerOf(config);
 const server = await startOrRefuse(config, logger).catch(lastWords);
 const queue = server.engine.queue(QUEUE);
 

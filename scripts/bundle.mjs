@@ -11,6 +11,8 @@
  * What the bundle leaves outside, loaded from node_modules at run time:
  * - `@graphql-yoga/render-graphiql`, GraphiQL's page, imported on the first GraphiQL request
  *   (src/server/graphiql.ts): bundling it would put its ~30 MiB string back in every server.
+ * - `pino-pretty`, imported at start only with `LOG_FORMAT=pretty` (src/server/logger.ts): a
+ *   JSON server neither loads nor carries it.
  * It sits in dist/server/ beside main.js, so the paths the server derives from its own URL
  * (`../lua/`, `../../console/dist/`) are the same from either file.
  */
@@ -19,7 +21,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Imported on first use, never at start: left to node_modules. */
-export const LAZY = ['@graphql-yoga/render-graphiql'];
+export const LAZY = ['@graphql-yoga/render-graphiql', 'pino-pretty'];
 
 /**
  * CommonJS libraries call `require` for Node's built-ins; an ES module bundle has none of its

@@ -52,7 +52,7 @@ export function serverPackage(root) {
     description: `${root.description}: the server, its console and the ringmaster CLI`,
     bin: { ...root.bin, [SERVER_NAME]: 'bin/ringmaster-server.mjs' },
     files: ['bin', 'dist', 'console/dist', 'schema.graphql'],
-    // What its bundles leave out (scripts/bundle.mjs): GraphiQL's page, imported on first use.
+    // What its bundles leave out (scripts/bundle.mjs): GraphiQL's page, pino-pretty.
     dependencies: ranges(root, LAZY),
   };
 }

@@ -4,7 +4,8 @@
  * dist/server/bundle.js (the engine, the live feed, the schema and their libraries in one file),
  * the scripts in dist/lua beside it, the console's console/dist, the CLI bundled the same way into
  * dist/cli/main.js (what bin/ringmaster.mjs runs), both bins and schema.graphql. What the bundles
- * leave outside (GraphiQL's page, imported on first use) is its package's only dependency.
+ * leave outside (GraphiQL's page, pino-pretty: `LAZY`, imported on first use) are its package's
+ * dependencies.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

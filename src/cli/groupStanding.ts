@@ -72,3 +72,33 @@ export const STANDING_MEANS: Record<Standing, string> = {
   empty: 'nothing waiting and nothing in flight',
   rated: 'its rate limit is used up for this window: no turn until the window reopens',
 };
+
+/** Text as words are compared: any case, `-`, `_` and spaces alike (`at-limit`, `AT_LIMIT`). */
+export const wordKey = (text: string): string => text.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** The standing a person names with its word (`at limit`, `at-limit`, `Rejoining`), if any. */
+export function standingNamed(text: string): Standing | undefined {
+  const key = wordKey(text);
+  return (Object.keys(STANDING_LABEL) as Standing[]).find(
+    (s) => wordKey(STANDING_LABEL[s]) === key,
+  );
+}
+
+/**
+ * What the API's `blockedBy` (DESIGN.md §4.2) says, as a standing: IDLE is busy or empty as the
+ * group's jobs in flight say.
+ */
+export function blockerStanding(blockedBy: string, active: number): Standing {
+  switch (blockedBy) {
+    case 'PAUSED':
+      return 'paused';
+    case 'LIMIT':
+      return 'limit';
+    case 'PARKED':
+      return 'parked';
+    case 'RATE_LIMITED':
+      return 'rated';
+    default:
+      return active > 0 ? 'busy' : 'empty';
+  }
+}

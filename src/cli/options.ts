@@ -7,6 +7,13 @@ import { InvalidArgumentError } from 'commander';
 import parseDuration from 'parse-duration';
 import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
 import { type Bound, withinBound } from './bounds.js';
+import {
+  STANDING_LABEL,
+  type StandingOf,
+  standing,
+  standingNamed,
+  wordKey,
+} from './groupStanding.js';
 import { durationText } from './output.js';
 
 /** 1000000 → "1,000,000": ranges as people read them. */
@@ -128,19 +135,39 @@ export const integerRange = (bound: Bound): string => rangeText(bound, grouped);
 export const durationRange = (bound: Bound): string => rangeText(bound, durationText);
 
 /**
- * The group states `groups --state` filters by (`Group.state`, DESIGN.md §4.2; RATE_LIMITED
- * is the rate limit's).
+ * The group states of the API (`Group.state`, DESIGN.md §4.2; RATE_LIMITED is the rate
+ * limit's), which `groups --state` takes beside the words the tables show.
  */
 export const GROUP_STATES = ['READY', 'SATURATED', 'PAUSED', 'IDLE', 'RATE_LIMITED'] as const;
-export type GroupStateName = (typeof GROUP_STATES)[number];
 
-/** A group state, any case → upper case. */
-export function groupState(value: string): GroupStateName {
-  const state = value.toUpperCase() as GroupStateName;
-  if (!GROUP_STATES.includes(state)) {
-    throw new InvalidArgumentError(`expected one of ${GROUP_STATES.join(', ')}, not "${value}"`);
+/** The words the tables show, in the order `--state`'s help gives them. */
+export const STATE_WORDS: readonly string[] = Object.values(STANDING_LABEL);
+
+/** What `groups --state` keeps (DESIGN.md §6, "CLI"): one of the API's states, or one word. */
+export interface StateFilter {
+  /** As the output names it: the API's value (`SATURATED`) or the word (`at limit`). */
+  readonly name: string;
+  readonly keeps: (group: StandingOf) => boolean;
+}
+
+/**
+ * `--state`'s value: a word the tables show (`at limit`, `at-limit`, any case) or a state of the
+ * API (any case). READY as the API spells it is the API's (ready and re-joining); `ready`, the
+ * word, only the groups on the ring.
+ */
+export function groupState(value: string): StateFilter {
+  const exact = GROUP_STATES.find((s) => s === value);
+  const word = exact === undefined ? standingNamed(value) : undefined;
+  if (word !== undefined) {
+    return { name: STANDING_LABEL[word], keeps: (group) => standing(group) === word };
   }
-  return state;
+  const state = exact ?? GROUP_STATES.find((s) => wordKey(s) === wordKey(value));
+  if (state === undefined) {
+    throw new InvalidArgumentError(
+      `expected a state as tables show it (${STATE_WORDS.join(', ')}) or as the API names it (${GROUP_STATES.join(', ')}), not "${value}"`,
+    );
+  }
+  return { name: state, keeps: (group) => group.state === state };
 }
 
 /** A GraphQL endpoint: an http(s) URL. */

@@ -42,7 +42,7 @@ function stopOnSignals(server: RingmasterServer, logger: Logger): void {
 
 async function main(): Promise<void> {
   const config = configOrExit();
-  const logger = loggerOf(config);
+  const logger = await loggerOf(config);
   await startOrRefuse(config, logger, (server) => stopOnSignals(server, logger));
 }
 

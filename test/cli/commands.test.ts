@@ -157,20 +157,34 @@ describe('groups and group', () => {
 
   it('--state keeps the groups in that state, reading pages until --first match', async () => {
     const q = await seeded();
-    for (const [state, ids] of [
-      ['PAUSED', ['c']],
-      ['ready', ['a']],
-      ['IDLE', []],
+    // The API's states in any case, and the words the tables show, as written or hyphenated.
+    for (const [state, ids, name] of [
+      ['PAUSED', ['c'], 'PAUSED'],
+      ['ready', ['a'], 'ready'],
+      ['IDLE', [], 'IDLE'],
+      ['saturated', ['b'], 'SATURATED'],
+      ['at limit', ['b'], 'at limit'],
+      ['AT-LIMIT', ['b'], 'at limit'],
+      ['Paused', ['c'], 'paused'],
+      ['parked', [], 'parked'],
+      ['busy', [], 'busy'],
     ] as const) {
-      const json = await cliJson<{ groups: { id: string }[] }>([
+      const json = await cliJson<{ groups: { id: string }[]; state: string }>([
         'groups',
         '-q',
         q,
         '--state',
         state,
       ]);
-      expect(json.groups.map((g) => g.id)).toEqual(ids);
+      expect({ state, ids: json.groups.map((g) => g.id), name: json.state }).toEqual({
+        state,
+        ids,
+        name,
+      });
     }
+    expect((await cli(['groups', '-q', q, '--state', 'at-limit'])).stdout).toContain(
+      `1 at limit of 3 groups in ${q}`,
+    );
     // 600 groups: past one page of 500; the READY ones are g0 and g599.
     const many = uniqueQueueName('cli-many');
     const e = engineQueue(many);
@@ -225,8 +239,10 @@ describe('groups and group', () => {
     expect(human).toMatch(/^state\s+paused$/m);
     expect(human).toMatch(/^paused\s+yes$/m);
     expect(human).toMatch(/^weight\s+1$/m);
-    expect(human).toMatch(/^blocked by\s+PAUSED$/m);
+    expect(human).toMatch(/^blocked by\s+paused$/m);
     expect(human).toMatch(/^reason\s+\S/m);
+    // What blocks a group in the words its state is shown in, not the API's LIMIT.
+    expect((await cli(['group', 'b', '-q', q])).stdout).toMatch(/^blocked by\s+at limit$/m);
   });
 });
 

@@ -99,7 +99,11 @@ describe('exit codes', () => {
       1,
       /change --interval: must be 100ms\.\.1h, not "30d"/,
     );
-    expectFailure(await cli(['groups', '-q', q, '--state', 'BUSY']), 1, /READY, SATURATED/);
+    expectFailure(
+      await cli(['groups', '-q', q, '--state', 'sleeping']),
+      1,
+      /as tables show it \(ready, re-joining, at limit, .*\) or as the API names it \(READY, SATURATED, .*\), not "sleeping"/,
+    );
     expectFailure(
       await cli(['groups', '-q', q, '--first', '0']),
       1,

@@ -1,7 +1,8 @@
 /**
  * The server bundle `npm start` runs (scripts/bundle.mjs, DESIGN.md §6) on a small dist/ of its
- * own: the modules main.js imports end up inside it, GraphiQL's page stays a dynamic import left
- * to node_modules (bundled, its ~30 MiB string would be in every server's memory), and it is
+ * own: the modules main.js imports end up inside it, GraphiQL's page and pino-pretty stay dynamic
+ * imports left to node_modules (bundled, GraphiQL's ~30 MiB string would be in every server's
+ * memory; pino-pretty is for LOG_FORMAT=pretty alone), and it is
  * remade when tsc compiled something (dist/.tsbuildinfo changed) and not otherwise — not when
  * tsc only rewrote that record as it was.
  * test/server/build.e2e.test.ts runs the real one, GraphiQL's first request included.
@@ -12,7 +13,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script without declarations
-import { bundleServer } from '../../scripts/bundle.mjs';
+import { bundleServer, LAZY } from '../../scripts/bundle.mjs';
 
 let root: string;
 let dist: string;
@@ -31,6 +32,7 @@ beforeAll(async () => {
       "import { answer } from './answer.js';",
       'console.log(answer);',
       "export const page = () => import('@graphql-yoga/render-graphiql');",
+      "export const pretty = () => import('pino-pretty');",
       '',
     ].join('\n'),
   );
@@ -45,12 +47,13 @@ afterAll(async () => {
 });
 
 describe('scripts/bundle.mjs', () => {
-  it('bundles what main.js imports and leaves GraphiQL to node_modules, imported on first use', async () => {
+  it('bundles what main.js imports and leaves GraphiQL and pino-pretty to node_modules, imported on first use', async () => {
     expect(await run()).toBe('bundled');
     const text = await bundled();
     expect(text).toContain('bundled-module-marker');
     expect(text).not.toMatch(/from\s*["']\.\/answer\.js["']/);
-    expect(text).toContain('import("@graphql-yoga/render-graphiql")');
+    expect(LAZY).toEqual(['@graphql-yoga/render-graphiql', 'pino-pretty']);
+    for (const name of LAZY) expect(text).toContain(`import("${name}")`);
   });
 
   it('is remade when tsc compiled something since, and only then', async () => {

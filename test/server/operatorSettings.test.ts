@@ -73,15 +73,16 @@ describe('start-up settings', () => {
     });
     const lines = outcome.stdout.split('\n').filter((line) => line !== '');
     expect(lines.length).toBeGreaterThan(2);
-    for (const line of lines) expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} (INFO |WARN ) /);
+    // pino-pretty's lines: `[HH:MM:ss.l] LEVEL: [component] message {fields}`.
+    for (const line of lines) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] (INFO|WARN): /);
     expect(outcome.stdout).toMatch(
       new RegExp(
-        `^\\S+ INFO  embedded redis-server started url=redis://127\\.0\\.0\\.1:${port} `,
+        `^\\S+ INFO: embedded redis-server started \\{"url":"redis://127\\.0\\.0\\.1:${port}"`,
         'm',
       ),
     );
     expect(outcome.stdout).toMatch(
-      /^\S+ INFO {2}ringmaster listening url=http:\/\/127\.0\.0\.1:\d+\/graphql /m,
+      /^\S+ INFO: ringmaster listening \{"url":"http:\/\/127\.0\.0\.1:\d+\/graphql"/m,
     );
   }, 90_000);
 });

@@ -17,6 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+// @ts-expect-error: a plain ES module script without declarations
+import { LAZY } from '../../scripts/bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -45,7 +47,7 @@ async function bundle(entry: string, external: string[] = []): Promise<string> {
     format: 'esm',
     target: 'node20',
     banner: { js: BANNER },
-    // As scripts/bundle.mjs: GraphiQL's page is imported on its first request, from node_modules.
+    // As scripts/bundle.mjs: what is imported on first use is left to node_modules.
     external,
     logLevel: 'warning',
     absWorkingDir: ROOT,
@@ -56,7 +58,7 @@ async function bundle(entry: string, external: string[] = []): Promise<string> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const [cli, server] = await Promise.all([
     bundle('src/cli/main.ts'),
-    bundle('src/server/main.ts', ['@graphql-yoga/render-graphiql']),
+    bundle('src/server/main.ts', LAZY),
   ]);
   project.provide('cliBundle', cli);
   project.provide('serverBundle', server);

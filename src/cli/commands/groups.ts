@@ -13,7 +13,15 @@ import {
   CliGroupsDocument,
   type CliGroupsQuery,
 } from '../gql/graphql.js';
-import { type GroupStateName, groupState, integer, integerRange } from '../options.js';
+import { blockerStanding, STANDING_LABEL } from '../groupStanding.js';
+import {
+  GROUP_STATES,
+  groupState,
+  integer,
+  integerRange,
+  STATE_WORDS,
+  type StateFilter,
+} from '../options.js';
 import {
   countdown,
   durationText,
@@ -52,7 +60,10 @@ export function groupFields(group: CliGroupFragment): string {
     ['paused', group.paused ? 'yes' : 'no'],
     ...overrideRows(group),
     ['on ring', group.onRing ? 'yes' : 'no'],
-    ['blocked by', group.blockedBy ?? '-'],
+    [
+      'blocked by',
+      group.blockedBy ? STANDING_LABEL[blockerStanding(group.blockedBy, group.active)] : '-',
+    ],
     ['reason', group.reason],
   ]);
 }
@@ -90,7 +101,7 @@ export function pauseRevertLabel(paused: boolean, revertToPaused: boolean): [str
 }
 
 interface GroupsOptions {
-  state?: GroupStateName;
+  state?: StateFilter;
   first: number;
 }
 
@@ -103,7 +114,7 @@ export function registerGroups(program: Command): void {
     )
     .option(
       '--state <state>',
-      'READY, SATURATED, PAUSED, IDLE or RATE_LIMITED (any case)',
+      `a state as the tables say it (${STATE_WORDS.join(', ')}) or as the API names it (${GROUP_STATES.join(', ')}: READY is ready and re-joining, SATURATED at limit and parked, IDLE busy and empty); any case, - or space alike`,
       groupState,
     )
     .option(
@@ -131,7 +142,7 @@ export function registerGroups(program: Command): void {
         totalCount = page.totalCount;
         known = data.queue.known;
         for (const { node } of page.edges) {
-          if (options.state === undefined || node.state === options.state) found.push(node);
+          if (options.state === undefined || options.state.keeps(node)) found.push(node);
         }
         more = page.pageInfo.hasNextPage;
         after = page.pageInfo.endCursor ?? null;
@@ -139,17 +150,17 @@ export function registerGroups(program: Command): void {
       }
       const groups = found.slice(0, options.first);
       if (context.json) {
-        printJson({ queue, known, totalCount, state: options.state ?? null, groups });
+        printJson({ queue, known, totalCount, state: options.state?.name ?? null, groups });
         return;
       }
       noteUnknownQueue(queue, known);
       if (groups.length === 0) {
-        const which = options.state === undefined ? '' : ` ${options.state}`;
+        const which = options.state === undefined ? '' : ` ${options.state.name}`;
         printLine(`no${which} groups in ${queue} (${totalCount} registered)`);
         return;
       }
       printLine(groupTable(groups));
-      const of = options.state === undefined ? '' : ` ${options.state}`;
+      const of = options.state === undefined ? '' : ` ${options.state.name}`;
       printLine(`${groups.length}${of} of ${totalCount} groups in ${queue}`);
     });
 
