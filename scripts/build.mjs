@@ -137,9 +137,11 @@ function files(dir, skip) {
 
 /** Files outside console/ that the console imports (dependency-free, shared with the CLI). */
 const CONSOLE_SHARED = [
+  'src/cli/groupStanding.ts',
   'src/cli/historyDetail.ts',
   'src/cli/visibleText.ts',
   'src/lanes/limits.ts',
+  'src/overrideWords.ts',
 ];
 
 /** A digest of the console's inputs: each file's path and content. */

@@ -27,6 +27,7 @@ import {
 import { post } from '../support/api.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
+import { monitorCommands } from '../support/commandStats.js';
 import { pollUntil, redisNow, untilRedisTimePasses } from '../support/lanes.js';
 import { ok, startTestServer, type TestServer } from '../support/server.js';
 
@@ -157,8 +158,7 @@ describe('the server on a Redis Cluster', () => {
 async function reapCalls(port: number): Promise<{ times: number[]; stop: () => Promise<void> }> {
   const reapSha = createHash('sha1').update(scriptSource('reap')).digest('hex');
   const times: number[] = [];
-  const monitor = await handle.cluster.node(port).monitor();
-  monitor.on('monitor', (time: string, args: string[]) => {
+  const monitor = await monitorCommands(handle.cluster.node(port), (time, args) => {
     const [command, first] = args.map(String);
     const lower = command?.toLowerCase();
     if (
@@ -168,7 +168,7 @@ async function reapCalls(port: number): Promise<{ times: number[]; stop: () => P
       times.push(Number(time) * 1000);
     }
   });
-  return { times, stop: async () => void (await monitor.disconnect()) };
+  return { times, stop: monitor.stop };
 }
 
 describe('N servers on one cluster', () => {

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/lanes/index.js';
 import type { RedisClient } from '../../src/lanes/redis/client.js';
 import { scriptSource } from '../../src/lanes/scripts/commands.js';
+import { monitorCommands } from '../support/commandStats.js';
 import {
   assertSound,
   drained,
@@ -128,8 +129,7 @@ describe('workers alone, no API server', () => {
     // Every reap call of this queue and every try at its lock, as Redis saw them.
     const reaps: number[] = [];
     const lockTries = new Set<string>();
-    const monitor = await redis.client().monitor();
-    monitor.on('monitor', (time: string, args: string[], source: string) => {
+    const monitor = await monitorCommands(redis.client(), (time, args, source) => {
       const [command, first, , firstKey] = args.map(String);
       const lower = command?.toLowerCase();
       const isReap =
@@ -155,7 +155,7 @@ describe('workers alone, no API server', () => {
     await hold(20 * INTERVAL_MS);
     const to = await redisMs(base.redis);
     await Promise.all(four.map((w) => w.close()));
-    await monitor.disconnect();
+    await monitor.stop();
 
     const inWindow = reaps.filter((t) => t >= from && t <= to);
     // A reaper skips the queue while its last pass, by anyone, began less than INTERVAL_MS ago

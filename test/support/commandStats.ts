@@ -35,3 +35,24 @@ export async function commandCountDuring(
   const counts = await commandsDuring(admin, call);
   return Object.values(counts).reduce((sum, n) => sum + n, 0);
 }
+
+/**
+ * Every command Redis runs from now on, as MONITOR reports it (`onCommand(time in s, args,
+ * source)`), on a connection of its own made from `client`, until `stop()`. Stopping drops
+ * the lines still on the wire: ioredis reports each one that arrives after it left monitoring
+ * mode as a "Command queue state error" on the connection, which is noise here, not a failure.
+ */
+export async function monitorCommands(
+  client: Redis,
+  onCommand: (time: string, args: string[], source: string) => void,
+): Promise<{ stop: () => Promise<void> }> {
+  const monitor = await client.monitor();
+  monitor.on('monitor', onCommand);
+  return {
+    stop: async () => {
+      monitor.removeAllListeners('monitor');
+      monitor.on('error', () => {});
+      await monitor.disconnect();
+    },
+  };
+}
