@@ -792,10 +792,12 @@ export class Commands {
   }
 
   /**
-   * `reconcileIndexes-3.lua` op 'payloads', one step: HSCAN `batch` fields of `payloads` from
-   * `cursor`; the findings (a payload whose job has no hash) and the next cursor ('0': done).
+   * `reconcileIndexes-3.lua` op 'payloads' (or 'results'), one step: HSCAN `batch` fields of
+   * `payloads` (`results`) from `cursor`; the findings (a payload or result whose job has no
+   * hash) and the next cursor ('0': done).
    */
   reconcilePayloads(p: {
+    hash: 'payloads' | 'results';
     mode: 'audit' | 'repair';
     cursor: string;
     batch: number;
@@ -804,7 +806,7 @@ export class Commands {
     return this.run('reconcileIndexes', this.pairedKeys(), [
       this.k.base,
       p.mode,
-      'payloads',
+      p.hash,
       p.cursor,
       p.batch,
       ...p.history,
