@@ -95,6 +95,19 @@ export function badInput(argument: string, message: string): RingmasterError {
   return new RingmasterError(ErrorCode.BAD_USER_INPUT, `${argument}: ${message}`, argument);
 }
 
+/**
+ * A refusal of one item of a batch, named by its place: BAD_USER_INPUT `group` of job 3 becomes
+ * `jobs[3].group` (message `jobs[3].group: …`); any other error is passed on unchanged.
+ */
+export function inBatch(at: string, error: unknown): unknown {
+  if (!(error instanceof RingmasterError) || error.code !== ErrorCode.BAD_USER_INPUT) return error;
+  const argument = error.argument ?? '';
+  const message = error.message.startsWith(`${argument}: `)
+    ? error.message.slice(argument.length + 2)
+    : error.message;
+  return badInput(argument === '' ? at : `${at}.${argument}`, message);
+}
+
 /** JOB_NOT_FOUND for job `id` of queue `queue`. */
 export function jobNotFound(queue: string, id: string): RingmasterError {
   return new RingmasterError(ErrorCode.JOB_NOT_FOUND, `job ${id} not found in queue ${queue}`);

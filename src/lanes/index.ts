@@ -9,6 +9,8 @@ export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
 export {
   type BackoffPolicyInput,
+  type CompleteOptions,
+  type Completion,
   type EnqueueOptions,
   Queue,
   type QueueOptions,

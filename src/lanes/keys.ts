@@ -33,6 +33,11 @@ export interface QueueKeys {
    */
   readonly payloads: string;
   /**
+   * `P:{Q}:results` — hash: job id → its processor's result (JSON text), for each completed job
+   * kept by the retention that has one (`resultsKeyOf`; DESIGN.md §2, "Job layout").
+   */
+  readonly results: string;
+  /**
    * `P:{Q}:settings` — hash: `paused` ('1' while the queue is paused), retention policies,
    * `layout` (the job layout, {@link JOB_LAYOUT}).
    */
@@ -153,6 +158,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     delayed: `${base}delayed`,
     completed: `${base}completed`,
     payloads: `${base}payloads`,
+    results: `${base}results`,
     settings: `${base}settings`,
     seq: `${base}seq`,
     stats: `${base}stats`,

@@ -137,9 +137,10 @@ export class Ringmaster {
    * A handle on queue `name`. Cheap, and touches nothing in Redis, so it is made per call
    * rather than cached (a cache keyed by caller-chosen names would grow without bound); the
    * per-connection state (defined scripts, registrations) is this engine's, shared by all.
+   * `Payload` and `Result` type its jobs (see {@link Queue}).
    * @throws RingmasterError BAD_USER_INPUT for an invalid queue name
    */
-  queue(name: string): Queue {
+  queue<Payload = unknown, Result = unknown>(name: string): Queue<Payload, Result> {
     return new Queue(this.connection, name, { prefix: this.prefix, ...this.handleOptions });
   }
 

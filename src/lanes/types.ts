@@ -77,14 +77,23 @@ export type QueueState = 'RUNNING' | 'PAUSED';
  */
 export type GroupState = 'PAUSED' | 'SATURATED' | 'RATE_LIMITED' | 'READY' | 'IDLE';
 
-/** One job, as stored in `P:{Q}:job:<id>`. */
-export interface Job {
+/**
+ * One job, as stored in `P:{Q}:job:<id>`. `Payload` and `Result` type what it carries: the
+ * engine stores JSON and checks no shape, so they are what its producers and processor agree on
+ * (`Queue<Payload, Result>`, `Worker<Payload, Result>`; DESIGN.md §4.1).
+ */
+export interface Job<Payload = unknown, Result = unknown> {
   /** Decimal string from `P:{Q}:seq` (another writer's ids may be any string). */
   readonly id: string;
   readonly queue: string;
   readonly group: string;
   /** The JSON value enqueued, or null for none. */
-  readonly payload: unknown;
+  readonly payload: Payload;
+  /**
+   * What its processor returned (JSON), kept while the completed job is (DESIGN.md §2, "Job
+   * layout"); null for none, and on a job that is not COMPLETED.
+   */
+  readonly result: Result | null;
   readonly state: JobState;
   /** Claims so far (count). */
   readonly attempts: number;
@@ -222,8 +231,8 @@ export interface QueueStats {
  * PENDING by run order, DELAYED by run-at time, ACTIVE by lease deadline, DEAD and COMPLETED
  * newest first.
  */
-export interface JobPage {
-  readonly jobs: Job[];
+export interface JobPage<Payload = unknown, Result = unknown> {
+  readonly jobs: Job<Payload, Result>[];
   /** Opaque cursor per job, same order as `jobs` (the job's index score and id). */
   readonly cursors: string[];
   readonly hasNextPage: boolean;

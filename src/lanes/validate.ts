@@ -263,6 +263,9 @@ export function token(value: unknown): string {
   return value;
 }
 
+/** What a JSON value checked by {@link payload} is called in its refusals. */
+type JsonArgument = 'payload' | 'result';
+
 /**
  * A payload: a JSON value that its JSON text gives back as it was given (DESIGN.md §5,
  * "Payloads"); undefined and null mean none. Returns its JSON text, or '' for none. Refused
@@ -276,28 +279,37 @@ export function token(value: unknown): string {
  * `toJSON` (a Date) is taken as what that answers, as JSON.stringify does; -0 is stored as 0.
  * Text over 524,288 UTF-8 bytes is refused.
  */
-export function payload(value: unknown): string {
+export function payload(value: unknown, argument: JsonArgument = 'payload'): string {
   if (value === undefined || value === null) return '';
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (error) {
     // Valid JSON can still be too deep for the serializer's stack (thousands of levels).
-    if (error instanceof RangeError) throw badInput('payload', 'is nested too deeply');
+    if (error instanceof RangeError) throw badInput(argument, 'is nested too deeply');
     // A bigint or a cycle: say where.
-    throw badInput('payload', unfaithfulJson(value, true) ?? 'must be a JSON value');
+    throw badInput(argument, unfaithfulJson(value, true, argument) ?? 'must be a JSON value');
   }
   if (text === undefined) {
-    throw badInput('payload', unfaithfulJson(value, false) ?? 'must be a JSON value');
+    throw badInput(argument, unfaithfulJson(value, false, argument) ?? 'must be a JSON value');
   }
   if (Buffer.byteLength(text, 'utf8') > Limits.payloadBytes) {
-    throw badInput('payload', `JSON text must be at most ${Limits.payloadBytes} bytes`);
+    throw badInput(argument, `JSON text must be at most ${Limits.payloadBytes} bytes`);
   }
   if (!plainlyFaithful(value)) {
-    const problem = unfaithfulJson(value, false);
-    if (problem !== undefined) throw badInput('payload', problem);
+    const problem = unfaithfulJson(value, false, argument);
+    if (problem !== undefined) throw badInput(argument, problem);
   }
   return text;
+}
+
+/**
+ * A processor's result (DESIGN.md §5, "Payloads"): by a payload's rules and bound, refused as
+ * BAD_USER_INPUT `result` (`result.n is NaN, …`). Returns its JSON text, '' for none (undefined
+ * or null: nothing is stored).
+ */
+export function result(value: unknown): string {
+  return payload(value, 'result');
 }
 
 /**
@@ -356,8 +368,8 @@ const LOSSY: readonly (abstract new (...args: never[]) => object)[] = [
   Promise,
   ArrayBuffer,
 ];
-const WHAT_A_PAYLOAD_HOLDS =
-  'a payload holds strings, finite numbers, booleans, null, and arrays and plain objects of them';
+const holds = (argument: JsonArgument) =>
+  `a ${argument} holds strings, finite numbers, booleans, null, and arrays and plain objects of them`;
 
 /** A value met while walking a payload: where it is (its parent and its key in it). */
 interface Step {
@@ -366,10 +378,10 @@ interface Step {
   readonly parent: Step | null;
 }
 
-function pathOf(step: Step): string {
+function pathOf(step: Step, root: JsonArgument): string {
   const keys: (string | number)[] = [];
   for (let s: Step | null = step; s !== null && s.key !== null; s = s.parent) keys.push(s.key);
-  let path = 'payload';
+  let path: string = root;
   for (const key of keys.reverse()) {
     if (typeof key === 'number') path += `[${key}]`;
     else if (IDENTIFIER.test(key)) path += `.${key}`;
@@ -386,7 +398,11 @@ function pathOf(step: Step): string {
  * inside itself (only when the serializer refused, so a cycle is possible; a walk of a value it
  * wrote cannot loop).
  */
-function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
+function unfaithfulJson(
+  root: unknown,
+  cycles: boolean,
+  argument: JsonArgument,
+): string | undefined {
   const stack: Step[] = [{ value: root, key: null, parent: null }];
   for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
     let value = step.value;
@@ -404,18 +420,18 @@ function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
         continue;
       case 'number':
         if (Number.isFinite(value)) continue;
-        return `${pathOf(step)} is ${value}, which JSON stores as null: ${WHAT_A_PAYLOAD_HOLDS}`;
+        return `${pathOf(step, argument)} is ${value}, which JSON stores as null: ${holds(argument)}`;
       case 'bigint':
-        return `${pathOf(step)} is a bigint, which JSON cannot hold: send it as a string`;
+        return `${pathOf(step, argument)} is a bigint, which JSON cannot hold: send it as a string`;
       case 'undefined':
         // A property that is undefined reads back absent, which is undefined: accepted.
         if (!inArray) continue;
-        return `${pathOf(step)} is undefined, which JSON stores as null: ${WHAT_A_PAYLOAD_HOLDS}`;
+        return `${pathOf(step, argument)} is undefined, which JSON stores as null: ${holds(argument)}`;
       case 'function':
       case 'symbol': {
         const becomes =
           step.parent === null ? 'cannot write' : inArray ? 'stores as null' : 'leaves out';
-        return `${pathOf(step)} is a ${typeof value}, which JSON ${becomes}: ${WHAT_A_PAYLOAD_HOLDS}`;
+        return `${pathOf(step, argument)} is a ${typeof value}, which JSON ${becomes}: ${holds(argument)}`;
       }
     }
     if (value === null) continue;
@@ -424,12 +440,12 @@ function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
       LOSSY.find((kind) => object instanceof kind)?.name ??
       (ArrayBuffer.isView(object) ? object.constructor.name : undefined);
     if (lossy !== undefined) {
-      return `${pathOf(step)} is a ${lossy}, which JSON does not keep (it writes an object of its own fields): ${WHAT_A_PAYLOAD_HOLDS}`;
+      return `${pathOf(step, argument)} is a ${lossy}, which JSON does not keep (it writes an object of its own fields): ${holds(argument)}`;
     }
     if (cycles) {
       for (let s = step.parent; s !== null; s = s.parent) {
         if (s.value === step.value)
-          return `${pathOf(step)} is inside itself (a cycle), which JSON cannot hold`;
+          return `${pathOf(step, argument)} is inside itself (a cycle), which JSON cannot hold`;
       }
     }
     if (Array.isArray(object)) {
@@ -442,7 +458,7 @@ function unfaithfulJson(root: unknown, cycles: boolean): string | undefined {
         Object.prototype.propertyIsEnumerable.call(object, key),
       )
     ) {
-      return `${pathOf(step)} has a symbol key, which JSON leaves out: ${WHAT_A_PAYLOAD_HOLDS}`;
+      return `${pathOf(step, argument)} has a symbol key, which JSON leaves out: ${holds(argument)}`;
     }
     const keys = Object.keys(object);
     for (let i = keys.length - 1; i >= 0; i--) {

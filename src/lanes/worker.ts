@@ -34,14 +34,20 @@ import * as validate from './validate.js';
 import { openQueue, type WorkerOptions, workerArguments } from './workerArguments.js';
 
 /**
- * Processes one job. Resolve to complete it; throw or reject to retry it, with any value (its
+ * Processes one job. Resolve to complete it, with its result: a JSON value by a payload's rules
+ * (DESIGN.md §5), kept with the completed job (`Job.result`; undefined keeps none); a result
+ * those rules refuse fails the attempt as a throw would, its lastError the refusal (`result: …`).
+ * Throw or reject to retry it, with any value (its
  * text, as `readThrown` reads it, becomes the job's lastError, and text and stack an entry of
  * its errors; its backoff policy decides when it runs again). `signal` aborts when the lease is
  * lost (the job was reaped and may run elsewhere): stop work that should not be done twice. The signal is made only for a processor
  * that declares the parameter (`processor.length >= 2`): an AbortController is the dearest
  * thing a worker allocates per job, and one that nobody can read is not worth it.
  */
-export type Processor = (job: Job, signal: AbortSignal) => Promise<unknown>;
+export type Processor<Payload = unknown, Result = unknown> = (
+  job: Job<Payload, Result>,
+  signal: AbortSignal,
+) => Result | Promise<Result>;
 
 export type { WorkerOptions } from './workerArguments.js';
 
@@ -60,17 +66,20 @@ export interface WorkerCloseOptions {
   readonly timeoutMs?: number;
 }
 
-interface WorkerEvents {
-  /** A job completed (the job as claimed, with state COMPLETED and finishedAt set). */
-  completed: [job: Job];
+interface WorkerEvents<Payload, Result> {
+  /**
+   * A job completed (the job as claimed, with state COMPLETED, finishedAt and its result set;
+   * `result` is what the processor returned whether or not the retention keeps it).
+   */
+  completed: [job: Job<Payload, Result>];
   /**
    * The processor threw; the job was retried or is now dead (see job.state). `error` is what
    * it threw when that is an Error that reads cleanly, else an Error of the recorded text with
    * the thrown value as its `cause` (`readThrown`).
    */
-  failed: [job: Job, error: Error];
+  failed: [job: Job<Payload, Result>, error: Error];
   /** A job's lease was lost while it ran; its outcome was not recorded here. */
-  leaseLost: [job: Job];
+  leaseLost: [job: Job<Payload, Result>];
   /** This worker's reaper took back `count` jobs whose lease had expired. */
   reaped: [count: number];
   /**
@@ -110,7 +119,7 @@ function deferred(): { promise: Promise<void>; resolve(): void } {
 
 /** A job whose processor is running, and its lease's upkeep. */
 interface Running {
-  readonly job: Job;
+  readonly job: Job<unknown, unknown>;
   /** Aborted when the lease is lost (the processor's `signal`); null if it takes none. */
   readonly lease: AbortController | null;
   /** The lease was lost (an extension was refused): extend it no more. */
@@ -119,9 +128,17 @@ interface Running {
   extendedAt: number;
 }
 
-export class Worker extends EventEmitter<WorkerEvents> {
+/** A job whose processor resolved, and what it returned (checked: `validate.result`). */
+interface Finished {
+  readonly job: Job;
+  readonly result: unknown;
+}
+
+export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
+  WorkerEvents<Payload, Result>
+> {
   /** The queue it claims from (given, or opened on a name and `connection`). */
-  readonly queue: Queue;
+  readonly queue: Queue<Payload, Result>;
   /** The connection it opened from a URL or options, closed by {@link close}; else null. */
   private readonly owned: RedisClient | null;
   private readonly concurrency: number;
@@ -136,7 +153,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private readonly running = new Map<number, Running>();
   private nextSlot = 0;
   /** Jobs whose processor resolved, waiting for the next `completeAndClaim` (each holds a slot). */
-  private finished: Job[] = [];
+  private finished: Finished[] = [];
   /** Retries on their way to Redis (each holds a slot until answered). */
   private readonly retrying = new Set<Promise<void>>();
   /** False once a claim found the ring empty; true again after a wake or the park timeout. */
@@ -179,6 +196,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
   private givenUp: Thrown | null = null;
   /** Reaps this worker's queue (null when `reaper: false`). */
   private readonly reaper: Reaper | null;
+  /** Called once per claimed job (typed for its queue by the constructor). */
+  private readonly processor: Processor;
 
   /**
    * Two shapes (DESIGN.md §4.1, "Connections"):
@@ -199,17 +218,17 @@ export class Worker extends EventEmitter<WorkerEvents> {
    */
   constructor(
     name: string,
-    processor: Processor,
+    processor: Processor<Payload, Result>,
     options: WorkerOptions & { readonly connection: RedisConnection },
   );
   constructor(
-    queue: Queue,
-    processor: Processor,
+    queue: Queue<Payload, Result>,
+    processor: Processor<Payload, Result>,
     options?: Omit<WorkerOptions, 'connection' | 'prefix'>,
   );
   constructor(
-    first: Queue | string,
-    private readonly processor: Processor,
+    first: Queue<Payload, Result> | string,
+    processor: Processor<Payload, Result>,
     workerOptions: WorkerOptions = {},
   ) {
     super();
@@ -232,7 +251,8 @@ export class Worker extends EventEmitter<WorkerEvents> {
         ? false
         : validate.options('options.reaper', options.reaper, { intervalMs: true, batch: true });
     const { queue, owned } = openQueue(args);
-    this.queue = queue;
+    this.queue = queue as Queue<Payload, Result>;
+    this.processor = processor as Processor;
     this.owned = owned;
     // Before the duplicate below: it copies the options (keyPrefix) and opens on `options.db`.
     assertPlainKeys(queue.redis);
@@ -401,12 +421,16 @@ export class Worker extends EventEmitter<WorkerEvents> {
     }
   }
 
-  private send(done: Job[], claim: number): void {
+  private send(done: Finished[], claim: number): void {
     this.inFlight += 1;
     this.claiming += claim;
     const parks = this.parks;
-    const completions = done.map((job) => ({ id: job.id, token: job.token as string }));
-    this.queue
+    const completions = done.map(({ job, result }) => ({
+      id: job.id,
+      token: job.token as string,
+      result,
+    }));
+    (this.queue as Queue)
       .completeAndClaim(completions, { claim, leaseMs: this.leaseMs })
       .then(
         (result) => {
@@ -436,7 +460,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
    */
   private settleCall(
     claim: number,
-    done: readonly Job[],
+    done: readonly Finished[],
     result: CompleteAndClaimResult,
     current: boolean,
   ): void {
@@ -464,7 +488,7 @@ export class Worker extends EventEmitter<WorkerEvents> {
   }
 
   /** Redis refused or is unreachable: keep the completions and try again after a backoff. */
-  private retryLater(done: readonly Job[]): void {
+  private retryLater(done: readonly Finished[]): void {
     this.finished.unshift(...done);
     const delay = BACKOFF_MS[Math.min(this.failures++, BACKOFF_MS.length - 1)] as number;
     this.backoff = sleep(delay, undefined, { signal: this.closed.signal })
@@ -475,18 +499,19 @@ export class Worker extends EventEmitter<WorkerEvents> {
       });
   }
 
-  private report(done: readonly Job[], result: CompleteAndClaimResult): void {
+  private report(done: readonly Finished[], result: CompleteAndClaimResult): void {
     result.refused.forEach((refusal, i) => {
-      const job = done[i] as Job;
+      const { job, result: returned } = done[i] as Finished;
       if (refusal) {
         // A number Redis holds that the script cannot count (DATA_OUT_OF_RANGE): the lease is
         // still held and nothing changed; the operator must repair the queue.
-        if (isLeaseRefusal(refusal)) this.emit('leaseLost', job);
+        if (isLeaseRefusal(refusal)) this.emit('leaseLost', job as Job<Payload, Result>);
         else this.emit('error', refusal);
         return;
       }
       this.emit('completed', {
-        ...job,
+        ...(job as Job<Payload, Result>),
+        result: (returned ?? null) as Result | null,
         state: 'COMPLETED',
         token: null,
         leaseUntil: null,
@@ -559,19 +584,28 @@ export class Worker extends EventEmitter<WorkerEvents> {
     // Whatever was thrown is read by readThrown, which never throws: a value String() cannot
     // convert must not leave the slot unsettled (its permit held, its lease extended forever).
     outcome.then(
-      () => this.settle(slot, null),
+      (returned) => this.settle(slot, null, returned),
       (error: unknown) => this.settle(slot, readThrown(error)),
     );
   }
 
-  /** A processor ended: queue its completion, or send its retry now. */
-  private settle(slot: number, failure: Thrown | null): void {
+  /**
+   * A processor ended: queue its completion with what it `returned`, or send its retry now —
+   * also when what it returned is no result (`validate.result` refuses it: DESIGN.md §5).
+   */
+  private settle(slot: number, failure: Thrown | null, returned?: unknown): void {
     const run = this.running.get(slot);
     // Given up by close's timeout: its job was retried already.
     if (run === undefined) return;
     this.running.delete(slot);
     if (!failure) {
-      this.finished.push(run.job);
+      try {
+        validate.result(returned);
+      } catch (refusal) {
+        this.sendRetry(run.job, readThrown(refusal));
+        return;
+      }
+      this.finished.push({ job: run.job, result: returned });
       this.pump();
       return;
     }
@@ -585,11 +619,11 @@ export class Worker extends EventEmitter<WorkerEvents> {
       .retry(job.id, job.token as string, { error: failure.message, stack: failure.stack })
       .then(
         (retried) => {
-          this.emit('failed', retried, failure.error);
+          this.emit('failed', retried as Job<Payload, Result>, failure.error);
         },
         (error: unknown) => {
           if (isLeaseRefusal(error)) {
-            this.emit('leaseLost', job);
+            this.emit('leaseLost', job as Job<Payload, Result>);
           } else {
             // Redis unreachable: the lease will expire and the reaper gives the job back.
             this.emit('error', mapError(error));

@@ -27,15 +27,18 @@
                    all share the queue's slot
     ARGV[2] id
     ARGV[3] token
+    ARGV[4] result  its JSON text ('' for none; checked by the engine, DESIGN.md §5), kept in
+                    P:{Q}:results with the job only when the retention keeps it (§2, "Job
+                    layout"; includes/finishCompleted.lua)
 
-  Output: { id, field1, value1, ... } (the job as it was, state 'completed', finishedAt; the
-          same whether it is kept or not),
+  Output: { id, field1, value1, ... } (the job as it was, state 'completed', finishedAt, and
+          'result' when one was kept; else the same whether it is kept or not),
           or -1 (JOB_NOT_FOUND), -2 (LEASE_LOST)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
   within ±(2^53−1) (includes/groupState.lua).
 
   Events: zrem active; hdel leases; hincrby/hdel gactive; hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring); kept: hset/hdel job, zadd completed and g:<group>:completed, and
+  lpush/ltrim wake (re-ring); kept: hset/hdel job, hset results (with a result), zadd completed and g:<group>:completed, and
   for each trimmed job zrem completed and its group's index, del job and errors; count 0: del
   job and errors.
 ]]
@@ -46,4 +49,4 @@ local k = {
   active = KEYS[6], leases = KEYS[7], stats = KEYS[8], settings = KEYS[10],
   completed = KEYS[11],
 }
-return completeJob(k, KEYS[9], ARGV[1], ARGV[2], ARGV[3])
+return completeJob(k, KEYS[9], ARGV[1], ARGV[2], ARGV[3], ARGV[4] or '')

@@ -43,8 +43,9 @@
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
     ARGV[4] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
     ARGV[5] n                   number of completions (0..1,000, checked by the engine)
-    ARGV[6 .. 5 + 2n]           id, token of each job to complete
-    ARGV[6 + 2n ..]             one lease token per job to claim (0..1,000)
+    ARGV[6 .. 5 + 3n]           id, token, result of each job to complete (result: its JSON
+                                text, '' for none; kept as complete-11.lua keeps it)
+    ARGV[6 + 3n ..]             one lease token per job to claim (0..1,000)
 
   Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt }
     finishedAt  ms (Redis clock) when the completions were recorded
@@ -62,8 +63,8 @@
                 `delayed` (ms), else false: a worker parks no longer than until then
 
   Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; rpush ring +
-  lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, zadd
-  completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
+  lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, hset
+  results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
   one long member that converts `active`, `leases`, `gactive`, `glimit`:
   includes/indexedEncoding.lua).
@@ -90,7 +91,7 @@ local batch = newClaimBatch(tonumber(ARGV[2]))
 -- A call that claims asks first whether the queue has any delayed job, rate, weight or watched
 -- job (includes/quietQueue.lua): one EXISTS that, when it counts none, spares the claims'
 -- optional reads and the completions' watch check.
-if #ARGV > 5 + 2 * n then
+if #ARGV > 5 + 3 * n then
   batch.quiet = probeQuiet(base, k.delayed)
 end
 
@@ -102,7 +103,7 @@ end
 local jobPrefix = jobPrefixOf(base)
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  local id, token = ARGV[3 + 3 * i], ARGV[4 + 3 * i]
   if tokenOf[id] == nil then
     keyOf[id] = jobPrefix .. id
     tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
@@ -123,7 +124,7 @@ end
 local DATA_OUT_OF_RANGE = -3
 local statuses, done, doneAt, completed = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
+  local id, token = ARGV[3 + 3 * i], ARGV[4 + 3 * i]
   if completed[id] then
     -- As a second complete would find it: kept (not active), or gone.
     statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
@@ -155,7 +156,8 @@ if #done > 0 then
   -- Every limit and count is read before the first write, so a completion whose group's count
   -- cannot be counted exactly is refused alone, with nothing of it written.
   local counts = readPermits(k, groups)
-  local released, releasedKeys, releasedGroups, order, positions = {}, {}, {}, {}, {}
+  local released, releasedKeys, releasedGroups, releasedResults, order, positions =
+    {}, {}, {}, {}, {}, {}
   for j = 1, #done do
     local id = done[j]
     local group = groupOf[j]
@@ -165,6 +167,7 @@ if #done > 0 then
       released[#released + 1] = id
       releasedKeys[#releasedKeys + 1] = keyOf[id]
       releasedGroups[#released] = group
+      releasedResults[#released] = ARGV[5 + 3 * doneAt[j]]
       if group then
         if positions[group] == nil then
           order[#order + 1] = group
@@ -181,12 +184,12 @@ if #done > 0 then
     batch.completed = #released
     releasePermits(k, base, order, positions, counts)
     finishCompleted(k, base, released, releasedKeys, releasedGroups, nowMs(), keepCount,
-      keepAgeMs)
+      keepAgeMs, releasedResults)
   end
 end
 
 local tokens = {}
-for t = 6 + 2 * n, #ARGV do
+for t = 6 + 3 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],

@@ -1,5 +1,6 @@
 --[[
-  readJob — one job as Queue.job reads it (DESIGN.md §4.1): its hash, payload and error list, or
+  readJob — one job as Queue.job reads it (DESIGN.md §4.1): its hash, payload, result (of a
+  completed job that has one, from P:{Q}:results beside `payloads`) and error list, or
   nothing when it is gone. Read-only, O(1) plus the job's error list (bounded,
   Defaults.errorsKept).
 
@@ -20,7 +21,8 @@
 
   Output: { fields, errors }
     fields  the job hash, flat { field, value, ... }, its payload appended as 'payload' when it
-            has one; {} when there is no hash or the job is past its retention age
+            has one, its result as 'result' when the hash says hasResult (includes/payloads.lua);
+            {} when there is no hash or the job is past its retention age
     errors  the error list's entries ({} when gone, or when the key is not a list: another
             writer's key reads as no errors rather than failing the read)
 
@@ -28,6 +30,7 @@
 ]]
 --- @include "nowMs"
 --- @include "retentionAge"
+--- @include "payloads"
 
 local jobKey = KEYS[1]
 local payloadsKey = KEYS[2]
@@ -44,6 +47,7 @@ if payload then
   fields[#fields + 1] = 'payload'
   fields[#fields + 1] = payload
 end
+withResult(baseOf(payloadsKey, 'payloads'), id, fields)
 local errors = {}
 if redis.call('TYPE', errorsKey).ok == 'list' then
   errors = redis.call('LRANGE', errorsKey, 0, -1)

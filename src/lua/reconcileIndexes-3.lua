@@ -28,8 +28,9 @@
                  ARGV[6] batch size
     op 'group':  ARGV[4] kind, ARGV[5] group, ARGV[6] start rank, ARGV[7] batch size
     op 'cards':  ARGV[4..] groups
-    op 'payloads': ARGV[4] HSCAN cursor of P:{Q}:payloads ('0' to start), ARGV[5] COUNT
-    ops 'queue', 'group' and 'payloads', last: actor (who asks), cap (the queue history's cap;
+    op 'payloads' ('results'): ARGV[4] HSCAN cursor of P:{Q}:payloads (P:{Q}:results; '0' to
+                 start), ARGV[5] COUNT
+    ops 'queue', 'group', 'payloads' and 'results', last: actor (who asks), cap (the queue history's cap;
                  0 records nothing) — includes/history.lua
 
   Output:
@@ -42,14 +43,15 @@
                 (done in 'repair' mode, what repair would do in 'audit' mode): the change of
                 ZCARD `delayed` the delayed total's recount must expect
     op 'cards': flat { delayed, dead, completed } sizes per group, in the order given
-    op 'payloads': { findings, cursor ('0' when the hash was read to its end), {}, 0 }: each
-      payload whose job has no hash (a leak, I4; repair deletes it)
+    op 'payloads' ('results'): { findings, cursor ('0' when the hash was read to its end), {},
+      0 }: each payload (result) whose job has no hash (a leak, I4; repair deletes it)
 
   History (repair only, includes/repairHistory.lua): one entry 'repair' per group whose indexes
   it changed (the job's group; '' for a member or payload whose job has no hash), step
-  'indexes' or 'payloads', before/after `{ ["job <id>"] = found / expected }`.
+  'indexes', 'payloads' or 'results', before/after `{ ["job <id>"] = found / expected }`.
 
-  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads;
+  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads
+  and results;
   xadd history.
 ]]
 --- @include "keys"
@@ -73,7 +75,7 @@ if op == 'cards' then
 end
 
 local h = historyArgs(ARGV[#ARGV - 1], ARGV[#ARGV])
-local log = repairLog(op == 'payloads' and 'payloads' or 'indexes')
+local log = repairLog((op == 'payloads' or op == 'results') and op or 'indexes')
 local findings = {}
 -- group: whose index the repair changes ('' when the job has no hash to name one).
 local function report(id, expected, found, group)
@@ -86,18 +88,20 @@ local function report(id, expected, found, group)
   findings[#findings + 1] = found
 end
 
-if op == 'payloads' then
-  -- A payload is kept exactly while its job's hash exists (DESIGN.md §2, "Job layout"): one
-  -- whose job is gone is a leak (no reader can reach it); repair deletes it. HSCAN's cursor
-  -- survives the deletions (a field deleted is not seen again, every other is seen).
-  local scan = redis.call('HSCAN', payloadsKeyOf(base), ARGV[4], 'COUNT', ARGV[5])
+if op == 'payloads' or op == 'results' then
+  -- A payload (a result) is kept exactly while its job's hash exists (DESIGN.md §2, "Job
+  -- layout"): one whose job is gone is a leak (no reader can reach it); repair deletes it.
+  -- HSCAN's cursor survives the deletions (a field deleted is not seen again, every other is).
+  local hashKey = op == 'payloads' and payloadsKeyOf(base) or resultsKeyOf(base)
+  local what = op == 'payloads' and 'payload' or 'result'
+  local scan = redis.call('HSCAN', hashKey, ARGV[4], 'COUNT', ARGV[5])
   local fields = scan[2]
   for i = 1, #fields, 2 do
     local id = fields[i]
     if redis.call('EXISTS', jobKeyOf(base, id)) == 0 then
-      report(id, 'no payload (the job has no hash)', 'a payload in payloads', '')
+      report(id, 'no ' .. what .. ' (the job has no hash)', 'a ' .. what .. ' in ' .. op, '')
       if repair then
-        redis.call('HDEL', payloadsKeyOf(base), id)
+        redis.call('HDEL', hashKey, id)
       end
     end
   end

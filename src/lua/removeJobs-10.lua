@@ -3,7 +3,8 @@
   actions"): PENDING (a lane), DELAYED, DEAD or retained COMPLETED. Each job leaves every index
   it is in (its lane; or `delayed` and its group's delayed index; or `dead` and its group's; or
   `completed` and its group's) and its hash and error list are deleted (includes/retention.lua
-  `forget`). A group whose lane this empties leaves the ring (I1, settleGroup). ACTIVE jobs are
+  `forget`), and a completed job's result with them (one HDEL of P:{Q}:results for the call).
+  A group whose lane this empties leaves the ring (I1, settleGroup). ACTIVE jobs are
   never touched. purgeGroup is this script on a group's PENDING. At most `limit` jobs per call;
   the caller loops on `remaining`.
 
@@ -62,6 +63,7 @@
   Totals: stats.pending −1 per lane member removed, stats.delayed −1 per `delayed` member
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
+  hdel payloads and results;
   hincrby stats; lrem ring (de-ring); zrem heads (a lane emptied); xadd P:{Q}:history; a
   watched job's gone (includes/jobEvents.lua).
 ]]
@@ -178,7 +180,7 @@ for _, id in ipairs(stale) do
   redis.call('ZREM', sourceIndex, id)
 end
 
-local pending, delayed = 0, 0
+local pending, delayed, resulted = 0, 0, {}
 for _, job in ipairs(remove) do
   if job.place == 'pending' then
     pending = pending + redis.call('ZREM', groups[job.group].laneKey, job.id)
@@ -196,8 +198,12 @@ for _, job in ipairs(remove) do
     end
   end
   forget(base, job.id)
+  if job.place == 'completed' then
+    resulted[#resulted + 1] = job.id
+  end
   noteJobGone(base, job.id)
 end
+dropResults(base, resulted)
 if pending > 0 then
   redis.call('HINCRBY', k.stats, 'pending', -pending)
 end

@@ -103,6 +103,8 @@ function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
   const moment = decodeJob(known.queue, known.id, fields);
   return {
     ...known,
+    // A result belongs to the COMPLETED job, read with `known` once it completed.
+    result: moment.state === 'COMPLETED' ? known.result : null,
     state: moment.state,
     attempts: moment.attempts,
     token: null,

@@ -93,8 +93,9 @@ export const claim = (
   a: { queue: string; leaseMs?: number | null | undefined },
 ): Promise<Job | null> => ctx.engine.queue(a.queue).claim({ leaseMs: a.leaseMs ?? undefined });
 
-export const complete = (ctx: Context, a: JobArgs): Promise<Job> =>
-  ctx.engine.queue(a.queue).complete(a.id, a.token);
+/** `complete`: a null or absent result is none. */
+export const complete = (ctx: Context, a: JobArgs & { result?: unknown }): Promise<Job> =>
+  ctx.engine.queue(a.queue).complete(a.id, a.token, { result: a.result ?? undefined });
 
 /** `retry`: the failed attempt recorded (`error`, `stack`), the job back after its wait. */
 export const retry = (

@@ -100,6 +100,13 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     queue: t.exposeString('queue'),
     group: t.exposeString('group'),
     payload: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.payload }),
+    result: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        "What its processor returned (complete's result), kept while the completed job is; null for none and on a job that is not COMPLETED.",
+      resolve: (j) => j.result,
+    }),
     state: t.field({ type: JobStateRef, resolve: (j) => j.state }),
     attempts: t.exposeInt('attempts', { description: 'Claims so far.' }),
     token: t.exposeString('token', {
@@ -230,6 +237,11 @@ builder.mutationFields((t) => ({
       queue: t.arg.string({ required: true }),
       id: t.arg.id({ required: true }),
       token: t.arg.string({ required: true }),
+      result: t.arg({
+        type: 'JSON',
+        description:
+          "Its processor's result, kept with the completed job while the retention keeps it (Job.result): a JSON value of at most 524,288 bytes of JSON text; null for none.",
+      }),
     },
     resolve: (_root, args, ctx) => resolve.complete(ctx, { ...args, id: String(args.id) }),
   }),

@@ -200,9 +200,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.complete',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $id: ID!, $token: String!) { complete(queue: $queue, id: $id, token: $token) { id state } }',
+      'mutation($queue: String!, $id: ID!, $token: String!, $result: JSON) { complete(queue: $queue, id: $id, token: $token, result: $result) { id state } }',
     valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token }),
-    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS },
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS, result: PAYLOADS },
   },
   {
     name: 'Mutation.retry',

@@ -2,20 +2,23 @@
  * Job reads over HTTP (DESIGN.md §4.2): every field of `Job` — maxAttempts, the times
  * as DateTimes, lastError, errors, backoff — through `Queue.job(id)` and through the jobs the
  * mutations answer, checked against what the engine and plain Redis commands read; null for a
- * job that is not there, and nothing written by a read.
+ * job that is not there, and nothing written by a read. And a job's result: `complete`'s
+ * `result` kept with the completed job, `Job.result` reading it, a bad one refused.
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
   ClaimDetailDocument,
+  CompleteWithResultDocument,
   EnqueueDelayedDocument,
   JobByIdDocument,
   type JobDetailFragment,
+  JobResultDocument,
   PromoteJobDocument,
   RetryWithErrorDocument,
 } from '../gql/graphql.js';
-import { codes, expectRedisUnchanged, refusal } from '../support/api.js';
+import { codes, expectRedisUnchanged, post, refusal } from '../support/api.js';
 import { redisNow, uniqueQueueName } from '../support/lanes.js';
 import { ok, useTestServer } from '../support/server.js';
 
@@ -362,5 +365,48 @@ describe('promoteJob', () => {
       expect(codes(missing.body as never)).toEqual(['JOB_NOT_FOUND']);
       expect(missing.body.data).toEqual({ promoteJob: null });
     });
+  });
+});
+
+// A job's result (DESIGN.md §4.3 `complete`'s `result`, §4.2 `Job.result`).
+async function active(q: string): Promise<{ id: string; token: string }> {
+  await engineQueue(q).enqueue('g', { n: 1 });
+  const job = await engineQueue(q).claim({ leaseMs: 60_000 });
+  if (job === null) throw new Error('nothing claimed');
+  return { id: job.id, token: job.token as string };
+}
+
+describe('complete(result) and Job.result', () => {
+  it('keeps the result with the completed job and reads it back', async () => {
+    const q = uniqueQueueName('res');
+    const { id, token } = await active(q);
+    const result = { total: 42, lines: ['a', 'b'] };
+    const done = ok(await api.request(CompleteWithResultDocument, { queue: q, id, token, result }));
+    expect(done.complete).toEqual({ id, state: 'COMPLETED', result });
+    const read = ok(await api.request(JobResultDocument, { queue: q, id }));
+    expect(read.queue.job).toEqual({ id, state: 'COMPLETED', result });
+  });
+
+  it('without a result, or null, Job.result is null', async () => {
+    const q = uniqueQueueName('res');
+    const a = await active(q);
+    const b = await active(q);
+    ok(await api.request(CompleteWithResultDocument, { queue: q, ...a }));
+    ok(await api.request(CompleteWithResultDocument, { queue: q, ...b, result: null }));
+    for (const { id } of [a, b]) {
+      const read = ok(await api.request(JobResultDocument, { queue: q, id }));
+      expect(read.queue.job?.result).toBeNull();
+    }
+  });
+
+  it('a result past a double is refused, BAD_USER_INPUT result, writing nothing', async () => {
+    const q = uniqueQueueName('res');
+    const { id, token } = await active(q);
+    const body = `{"query":"mutation($q: String!, $id: ID!, $t: String!, $r: JSON) { complete(queue: $q, id: $id, token: $t, result: $r) { id } }","variables":{"q":"${q}","id":"${id}","t":"${token}","r":{"n":1e400}}}`;
+    const response = await expectRedisUnchanged(r, () => post(api.endpoint, body));
+    expect(codes(response.json)).toEqual(['BAD_USER_INPUT']);
+    const error = response.json?.errors?.[0];
+    expect(error?.extensions?.argument).toBe('result');
+    expect(error?.message).toMatch(/^result: result\.n is Infinity/);
   });
 });

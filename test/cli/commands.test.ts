@@ -696,6 +696,30 @@ describe('timed overrides', () => {
   });
 });
 
+describe('job', () => {
+  it('shows a job with its payload and, completed, its result; --json the same data', async () => {
+    const q = uniqueQueueName('cli-job');
+    const e = engineQueue(q);
+    const { id } = await e.enqueue('acme', { order: 7 });
+    const claimed = await e.claim();
+    await e.complete(id, claimed?.token as string, { result: { receipt: 'r-7' } });
+    const human = (await cli(['job', id, '-q', q])).stdout;
+    expect(human).toContain(`job ${id} of acme in ${q}: COMPLETED`);
+    expect(human).toContain('payload:\n{\n  "order": 7\n}');
+    expect(human).toContain('result:\n{\n  "receipt": "r-7"\n}');
+    const json = await cliJson<{ queue: { job: { result: unknown; payload: unknown } } }>([
+      'job',
+      id,
+      '-q',
+      q,
+    ]);
+    expect(json.queue.job).toMatchObject({ payload: { order: 7 }, result: { receipt: 'r-7' } });
+    const pending = await e.enqueue('acme', { order: 8 });
+    expect((await cli(['job', pending.id, '-q', q])).stdout).toContain('result: -');
+    expect((await cli(['job', '999999', '-q', q])).stdout).toContain(`no job 999999 in ${q}`);
+  });
+});
+
 describe('dead and retry-dead', () => {
   it('dead lists the dead jobs newest first, the queue’s or a group’s', async () => {
     const q = uniqueQueueName('cli-dead');

@@ -112,6 +112,22 @@ describe('audit and repair', () => {
     expect(await engine.redis().hgetall(q.keys.payloads)).toEqual({ [kept.id]: '{"keep":true}' });
   });
 
+  it('I4: a result whose job is gone is deleted; that of a kept completed job stays', async () => {
+    const q = engine.queue();
+    await q.enqueue('a');
+    const job = await q.claim();
+    await q.complete(job?.id as string, job?.token as string, { result: { kept: 1 } });
+    await engine.redis().hset(q.keys.results, '999', '{"left":1}');
+    const findings = await auditRepairAudit(q, ['I4 999']);
+    expect(findings[0]).toMatchObject({
+      expected: 'no result (the job has no hash)',
+      found: 'a result in results',
+    });
+    expect(await engine.redis().hgetall(q.keys.results)).toEqual({
+      [job?.id as string]: '{"kept":1}',
+    });
+  });
+
   it('I2: a group on the ring twice is left there once', async () => {
     const q = engine.queue();
     await q.enqueue('a');

@@ -153,6 +153,12 @@ const cases: Case[] = [
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
   ...each(PAYLOADS, 'enqueue payload', (v) => ctx.q.enqueue('a', v)),
+  ...each(PAYLOADS, 'complete result', (v) =>
+    ctx.q.complete(ctx.active.id, ctx.active.token as string, { result: v }),
+  ),
+  ...each(PAYLOADS, 'completeAndClaim result', (v) =>
+    ctx.q.completeAndClaim([{ id: ctx.active.id, token: ctx.active.token as string, result: v }]),
+  ),
   ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
   ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
   ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),

@@ -29,6 +29,8 @@ const VALUES = [
 /** The types: what a caller passes (options, the connection) and the records it gets back. */
 const TYPES = [
   'BackoffPolicyInput',
+  'CompleteOptions',
+  'Completion',
   'EnqueueOptions',
   'GroupInfo',
   'GroupState',

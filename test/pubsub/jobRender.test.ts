@@ -12,6 +12,7 @@ const known: Job = {
   queue: 'q',
   group: 'g',
   payload: { n: 1 },
+  result: null,
   state: 'PENDING',
   attempts: 0,
   maxAttempts: 3,

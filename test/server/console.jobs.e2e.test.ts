@@ -398,6 +398,31 @@ describe.skipIf(skip)(
       }
     }, 60_000);
 
+    it("shows a completed job's result beside its payload", async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('result');
+      try {
+        const q = server.server.engine.queue(queue);
+        const job = await q.enqueue('acme', { order: 7 });
+        const claimed = await q.claim({ leaseMs: 60_000 });
+        await q.complete(job.id, claimed?.token ?? '', { result: { receipt: 'r-7', total: 99 } });
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await page.getByLabel('Job id').fill(job.id);
+        await page.getByRole('button', { name: 'Open job' }).click();
+        const detail = page.getByTestId('job');
+        await waitText(detail.locator('.panel-head [data-job-state]'), /completed/);
+        await waitText(page.getByTestId('job-payload'), /"order": 7/);
+        await waitText(page.getByTestId('job-result'), /"receipt": "r-7",\s*"total": 99/);
+        await shot(page, 'j02-job-result');
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
     it('the Delayed view runs a delayed job now: it is pending in its lane', async () => {
       const server = await startTestServer(redis.url);
       const { page, errors } = await browser.openPage();

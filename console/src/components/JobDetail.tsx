@@ -1,5 +1,6 @@
 /**
- * One job: its state, attempts and retry policy, its payload as formatted JSON, its
+ * One job: its state, attempts and retry policy, its payload (and, completed, its result) as
+ * formatted JSON, its
  * failed attempts with their stacks, and its timeline — enqueued, run at, claimed, lease until,
  * finished. Opened from every job list and by typing an id; it follows the job live until it is
  * in a final state or gone. An admin can act on it where its state allows.
@@ -199,6 +200,14 @@ export function JobDetail(props: {
             <pre class="code" data-testid="job-payload">
               {prettyJson(j.payload)}
             </pre>
+            {j.state === 'COMPLETED' && (
+              <>
+                <h3 class="sub">Result</h3>
+                <pre class="code" data-testid="job-result">
+                  {prettyJson(j.result)}
+                </pre>
+              </>
+            )}
           </div>
         </div>
         <p class="muted small pad" data-testid="job-follow">

@@ -1,4 +1,5 @@
 /**
+ * `ringmaster job <id>` (one job: its state, payload and result, `Queue.job`),
  * `ringmaster dead` (a queue's or a group's dead jobs, newest first: `Queue.jobs(DEAD)`) and
  * `ringmaster retry-dead` (requeue them: `requeueDeadJobs`, called again while jobs remain),
  * DESIGN.md §4.2, §4.3.
@@ -8,15 +9,55 @@ import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import { CliDeadDocument, CliRetryDeadDocument } from '../gql/graphql.js';
+import { CliDeadDocument, CliJobDocument, CliRetryDeadDocument } from '../gql/graphql.js';
 import { integer, integerRange } from '../options.js';
 import { noteUnknownQueue, printJson, printLine, shellCommand, table, visible } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
 
-/** Add `dead` and `retry-dead` to `program`. */
+/** A job's JSON (payload or result) as indented lines under its label; `-` for none. */
+function jsonLines(label: string, value: unknown): string {
+  if (value === null || value === undefined) return `${label}: -`;
+  // Each line marked on its own past its indent: JSON escapes control characters, so the
+  // breaks and the leading spaces are its own.
+  const lines = JSON.stringify(value, null, 2)
+    .split('\n')
+    .map((line) => {
+      const indent = /^ */.exec(line)?.[0] ?? '';
+      return indent + visible(line.slice(indent.length));
+    });
+  return `${label}:\n${lines.join('\n')}`;
+}
+
+/** Add `job`, `dead` and `retry-dead` to `program`. */
 export function registerJobs(program: Command): void {
+  program
+    .command('job <id>')
+    .description('one job: its state, attempts, payload and (completed) result')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(context.connection, CliJobDocument, { queue, id });
+      if (context.json) {
+        printJson(data);
+        return;
+      }
+      noteUnknownQueue(queue, data.queue.known);
+      const job = data.queue.job;
+      if (!job) {
+        printLine(`no job ${visible(id)} in ${queue}`);
+        return;
+      }
+      printLine(`job ${visible(job.id)} of ${visible(job.group)} in ${queue}: ${job.state}`);
+      printLine(`attempts: ${job.attempts}/${job.maxAttempts}`);
+      printLine(`enqueued: ${String(job.enqueuedAt ?? '-')}`);
+      printLine(`finished: ${String(job.finishedAt ?? '-')}`);
+      if (job.lastError) printLine(`last error: ${visible(job.lastError)}`);
+      printLine(jsonLines('payload', job.payload));
+      printLine(jsonLines('result', job.result));
+    });
+
   program
     .command('dead')
     .description("a queue's dead jobs (or a group's), newest first")

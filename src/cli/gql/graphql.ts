@@ -25,6 +25,13 @@ export type GroupState =
   | 'READY'
   | 'SATURATED';
 
+export type JobState =
+  | 'ACTIVE'
+  | 'COMPLETED'
+  | 'DEAD'
+  | 'DELAYED'
+  | 'PENDING';
+
 /** What a timed override changed: the group’s limit or its pause. */
 export type OverrideKind =
   /** A timed setLimit. */
@@ -178,6 +185,14 @@ export type CliProbeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type CliProbeQuery = { __typename: 'Query' };
+
+export type CliJobQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown } | null } };
 
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
@@ -773,6 +788,25 @@ export const CliProbeDocument = new TypedDocumentString(`
   __typename
 }
     `) as unknown as TypedDocumentString<CliProbeQuery, CliProbeQueryVariables>;
+export const CliJobDocument = new TypedDocumentString(`
+    query CliJob($queue: String!, $id: ID!) {
+  queue(name: $queue) {
+    known
+    job(id: $id) {
+      id
+      group
+      state
+      attempts
+      maxAttempts
+      enqueuedAt
+      finishedAt
+      lastError
+      payload
+      result
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliJobQuery, CliJobQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

@@ -17,7 +17,10 @@ function int(value: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A stored payload: its JSON value, its raw text if it is not JSON (another writer's), or null. */
+/**
+ * A stored payload or result: its JSON value, its raw text if it is not JSON (another
+ * writer's), or null.
+ */
 function parsePayload(text: string | null | undefined): unknown {
   if (text === undefined || text === null) return null;
   try {
@@ -48,6 +51,7 @@ export function decodeClaims(
     queue,
     group,
     payload: parsePayload(payload),
+    result: null,
     state: 'ACTIVE',
     attempts: Number(attempts),
     maxAttempts: int(maxAttempts) ?? 1,
@@ -76,8 +80,9 @@ function decodeBackoff(h: Record<string, string>): BackoffPolicy | null {
 }
 
 /**
- * A job from its hash fields (a flat `[field, value, …]` list or an HGETALL object).
- * A payload that is not valid JSON (written by another writer) is returned as its raw text.
+ * A job from its hash fields (a flat `[field, value, …]` list or an HGETALL object), with
+ * `payload` and `result` as the scripts append them (includes/payloads.lua). A payload or
+ * result that is not valid JSON (written by another writer) is returned as its raw text.
  */
 export function decodeJob(
   queue: string,
@@ -96,6 +101,7 @@ export function decodeJob(
     queue,
     group: h.group ?? '',
     payload,
+    result: parsePayload(h.result),
     state: STATES[h.state ?? ''] ?? 'PENDING',
     attempts: int(h.attempts) ?? 0,
     maxAttempts: int(h.maxAttempts) ?? 1,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Defaults } from '../defaults.js';
-import { badInput, ErrorCode, RingmasterError } from '../errors.js';
+import { badInput, inBatch, type RingmasterError } from '../errors.js';
 import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
@@ -113,19 +113,6 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
   return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff };
 }
 
-/**
- * A refusal of one job of a batch, named by its place: BAD_USER_INPUT `group` of job 3 becomes
- * `jobs[3].group` (message `jobs[3].group: …`); any other error is passed on unchanged.
- */
-function inJob(at: string, error: unknown): unknown {
-  if (!(error instanceof RingmasterError) || error.code !== ErrorCode.BAD_USER_INPUT) return error;
-  const argument = error.argument ?? '';
-  const message = error.message.startsWith(`${argument}: `)
-    ? error.message.slice(argument.length + 2)
-    : error.message;
-  return badInput(argument === '' ? at : `${at}.${argument}`, message);
-}
-
 /** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
 function runAtOutOfRange(argument: string, now: string | number | undefined): RingmasterError {
   return badInput(
@@ -189,7 +176,7 @@ export class Producing {
       try {
         parsed = enqueueArgs(group, payload, options as EnqueueOptions);
       } catch (error) {
-        throw inJob(at, error);
+        throw inBatch(at, error);
       }
       payloadBytes += Buffer.byteLength(parsed.payload, 'utf8');
       if (payloadBytes > validate.Limits.enqueueBatchPayloadBytes) {

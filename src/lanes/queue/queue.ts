@@ -59,6 +59,8 @@ import { Upkeep } from './upkeep.js';
 import {
   type CompleteAndClaimOptions,
   type CompleteAndClaimResult,
+  type CompleteOptions,
+  type Completion,
   type RetryOptions,
   Working,
 } from './working.js';
@@ -68,9 +70,19 @@ export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 export type { PromotedJob } from './operatorActions.js';
 export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
-export type { CompleteAndClaimResult, RetryOptions } from './working.js';
+export type {
+  CompleteAndClaimResult,
+  CompleteOptions,
+  Completion,
+  RetryOptions,
+} from './working.js';
 
-export class Queue {
+/**
+ * `Payload` types what {@link enqueue} takes and `Result` what a processor returns
+ * ({@link complete}'s `result`); every job it answers is a `Job<Payload, Result>`. Neither is
+ * checked at run time beyond JSON's rules (DESIGN.md §4.1, "Typed jobs").
+ */
+export class Queue<Payload = unknown, Result = unknown> {
   /** The queue name (validated). */
   readonly name: string;
   /** The key prefix `P` its keys are under (DESIGN.md §2; `QueueOptions.prefix`). */
@@ -376,8 +388,14 @@ export class Queue {
    *   the key was used within its window for a different request — another group, payload (as
    *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
    */
-  enqueue(group: string, payload?: unknown, options: EnqueueOptions = {}): Promise<Job> {
-    return this.call(() => this.producing.enqueue(group, payload, options));
+  enqueue(
+    group: string,
+    payload?: Payload,
+    options: EnqueueOptions = {},
+  ): Promise<Job<Payload, Result>> {
+    return this.call(() => this.producing.enqueue(group, payload, options)) as Promise<
+      Job<Payload, Result>
+    >;
   }
 
   /**
@@ -403,9 +421,9 @@ export class Queue {
    *   DATA_OUT_OF_RANGE (see the script). Nothing is written then.
    */
   enqueueMany(
-    jobs: readonly { group: string; payload?: unknown; options?: EnqueueOptions | undefined }[],
-  ): Promise<Job[]> {
-    return this.call(() => this.producing.enqueueMany(jobs));
+    jobs: readonly { group: string; payload?: Payload; options?: EnqueueOptions | undefined }[],
+  ): Promise<Job<Payload, Result>[]> {
+    return this.call(() => this.producing.enqueueMany(jobs)) as Promise<Job<Payload, Result>[]>;
   }
 
   // ── working (worker) ──────────────────────────────────────────────────────────────────────
@@ -419,8 +437,8 @@ export class Queue {
    */
   claim(
     options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<Job | null> {
-    return this.call(() => this.working.claim(options));
+  ): Promise<Job<Payload, Result> | null> {
+    return this.call(() => this.working.claim(options)) as Promise<Job<Payload, Result> | null>;
   }
 
   /**
@@ -431,8 +449,14 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT (a malformed token, checked before the id),
    *   JOB_NOT_FOUND, LEASE_LOST (stale or wrong token, not active)
    */
-  complete(id: string, token: string): Promise<Job> {
-    return this.call(() => this.working.complete(id, token));
+  complete(
+    id: string,
+    token: string,
+    options: CompleteOptions<Result> = {},
+  ): Promise<Job<Payload, Result>> {
+    return this.call(() => this.working.complete(id, token, options)) as Promise<
+      Job<Payload, Result>
+    >;
   }
 
   /**
@@ -456,10 +480,12 @@ export class Queue {
    * @throws RingmasterError BAD_USER_INPUT for a bad token, count or leaseMs (nothing is done)
    */
   completeAndClaim(
-    completions: readonly { id: string; token: string }[],
+    completions: readonly Completion<Result>[],
     options: CompleteAndClaimOptions = {},
-  ): Promise<CompleteAndClaimResult> {
-    return this.call(() => this.working.completeAndClaim(completions, options));
+  ): Promise<CompleteAndClaimResult<Payload, Result>> {
+    return this.call(() => this.working.completeAndClaim(completions, options)) as Promise<
+      CompleteAndClaimResult<Payload, Result>
+    >;
   }
 
   /**
@@ -480,8 +506,12 @@ export class Queue {
    *   0..2,592,000,000; `error` or `stack` not a string), JOB_NOT_FOUND, LEASE_LOST,
    *   DATA_OUT_OF_RANGE
    */
-  retry(id: string, token: string, options: RetryOptions | string = {}): Promise<Job> {
-    return this.call(() => this.working.retry(id, token, options));
+  retry(
+    id: string,
+    token: string,
+    options: RetryOptions | string = {},
+  ): Promise<Job<Payload, Result>> {
+    return this.call(() => this.working.retry(id, token, options)) as Promise<Job<Payload, Result>>;
   }
 
   /**
@@ -505,8 +535,10 @@ export class Queue {
    * Script: `extendLease-2.lua`.
    * @throws RingmasterError BAD_USER_INPUT, JOB_NOT_FOUND, LEASE_LOST
    */
-  extendLease(id: string, token: string, leaseMs: number): Promise<Job> {
-    return this.call(() => this.working.extendLease(id, token, leaseMs));
+  extendLease(id: string, token: string, leaseMs: number): Promise<Job<Payload, Result>> {
+    return this.call(() => this.working.extendLease(id, token, leaseMs)) as Promise<
+      Job<Payload, Result>
+    >;
   }
 
   // ── operator actions (admin) ──────────────────────────────────────────────────────────────
@@ -775,8 +807,8 @@ export class Queue {
    * "Retention"). O(1) plus the bounded error list, in one read-only script (`readJob-4.lua`),
    * which runs at maxmemory too.
    */
-  job(id: string): Promise<Job | null> {
-    return this.call(() => this.reads.job(id));
+  job(id: string): Promise<Job<Payload, Result> | null> {
+    return this.call(() => this.reads.job(id)) as Promise<Job<Payload, Result> | null>;
   }
 
   /**
@@ -805,8 +837,8 @@ export class Queue {
     group?: string | undefined;
     first?: number | undefined;
     after?: string | null | undefined;
-  }): Promise<JobPage> {
-    return this.call(() => this.reads.jobs(options));
+  }): Promise<JobPage<Payload, Result>> {
+    return this.call(() => this.reads.jobs(options)) as Promise<JobPage<Payload, Result>>;
   }
 
   // ── upkeep ────────────────────────────────────────────────────────────────────────────────

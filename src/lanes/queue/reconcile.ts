@@ -161,8 +161,8 @@ const PAIRED_KINDS: readonly PairedKind[] = ['delayed', 'dead', 'completed'];
  * in their group's index; then the size of every group's three indexes read in batches of groups,
  * and only an index larger than its tally (it holds a member the queue's does not pair with it)
  * walked. So the cost is O(delayed + dead + completed + groups) script work in small steps, and
- * a group's index is walked only when it holds a stray. Then `payloads` in HSCAN steps: a payload
- * whose job has no hash is an I4 finding (repair deletes it). Each step is atomic; the walk is not:
+ * a group's index is walked only when it holds a stray. Then `payloads` and `results` in HSCAN
+ * steps: a payload or result whose job has no hash is an I4 finding (repair deletes it). Each step is atomic; the walk is not:
  * traffic during it may make an index walked for nothing, never a false finding. Returns the
  * findings and how much the walk changed (repair) or would change (audit) the size of `delayed`.
  */
@@ -208,14 +208,16 @@ async function reconcilePaired(
       }
     }
   }
-  // A payload whose job is gone (DESIGN.md §2, "Job layout"), in HSCAN steps: each step checks
-  // its fields' hashes atomically, and a job's hash and payload are written and deleted in one
-  // script, so traffic meanwhile makes no false finding.
-  findings.push(
-    ...(await scanFindings((cursor) =>
-      commands.reconcilePayloads({ mode, cursor, batch: RECONCILE_BATCH, history }),
-    )),
-  );
+  // A payload or result whose job is gone (DESIGN.md §2, "Job layout"), in HSCAN steps: each
+  // step checks its fields' hashes atomically, and a job's hash and its payload and result are
+  // written and deleted in one script, so traffic meanwhile makes no false finding.
+  for (const hash of ['payloads', 'results'] as const) {
+    findings.push(
+      ...(await scanFindings((cursor) =>
+        commands.reconcilePayloads({ hash, mode, cursor, batch: RECONCILE_BATCH, history }),
+      )),
+    );
+  }
   return { findings, delayedDelta };
 }
 

@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Defaults } from '../defaults.js';
-import { badInput, errorFromStatus, jobNotFound, type RingmasterError } from '../errors.js';
+import {
+  badInput,
+  errorFromStatus,
+  inBatch,
+  jobNotFound,
+  type RingmasterError,
+} from '../errors.js';
 import type { JobReply } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
@@ -13,13 +19,13 @@ import type { QueueCore } from './core.js';
 import { decodeClaims, decodeJob } from './jobs.js';
 
 /** What {@link Queue.completeAndClaim} answers. */
-export interface CompleteAndClaimResult {
+export interface CompleteAndClaimResult<Payload = unknown, Result = unknown> {
   /** Per completion, in order: null when it completed, else why not (JOB_NOT_FOUND, LEASE_LOST). */
   readonly refused: (RingmasterError | null)[];
   /** When the completions were recorded (ms since the epoch, Redis clock). */
   readonly finishedAt: number;
   /** The jobs claimed, leased, in rota order. */
-  readonly claimed: Job[];
+  readonly claimed: Job<Payload, Result>[];
   /**
    * When fewer jobs were claimed than asked on a running queue: the earliest run-at time of a
    * delayed job or reopening of a rate window (DESIGN.md §3 "Rate limits"; ms since the epoch,
@@ -45,6 +51,26 @@ export interface RetryOptions {
 
 // The names a retry's options may hold (`validate.options` refuses others).
 const RETRY: validate.OptionNames<RetryOptions> = { error: true, stack: true, delayMs: true };
+
+/** What {@link Queue.complete} takes besides the job and its token. */
+export interface CompleteOptions<Result = unknown> {
+  /**
+   * What the job's processor returned: a JSON value by a payload's rules (DESIGN.md §5), kept
+   * with the completed job while its retention keeps it; undefined or null for none.
+   */
+  readonly result?: Result | undefined;
+}
+
+// The names a completion's options may hold.
+const COMPLETE: validate.OptionNames<CompleteOptions> = { result: true };
+
+/** One completion of {@link Queue.completeAndClaim}: a job, its lease token and its result. */
+export interface Completion<Result = unknown> {
+  readonly id: string;
+  readonly token: string;
+  /** As {@link CompleteOptions.result}. */
+  readonly result?: Result | undefined;
+}
 
 /** The options of {@link Queue.completeAndClaim}. */
 export interface CompleteAndClaimOptions {
@@ -73,14 +99,16 @@ export class Working {
     return decodeClaims(this.core.name, reply, [token])[0] ?? null;
   }
 
-  async complete(id: string, token: string): Promise<Job> {
+  async complete(id: string, token: string, options: CompleteOptions = {}): Promise<Job> {
     const t = validate.token(token);
+    const opts = validate.options('options', options, COMPLETE);
+    const result = validate.result(opts.result);
     const jobId = validate.jobId(this.core.name, id);
-    return this.jobFrom(jobId, await this.core.commands.complete({ id: jobId, token: t }));
+    return this.jobFrom(jobId, await this.core.commands.complete({ id: jobId, token: t, result }));
   }
 
   async completeAndClaim(
-    completions: readonly { id: string; token: string }[],
+    completions: readonly Completion[],
     options: CompleteAndClaimOptions = {},
   ): Promise<CompleteAndClaimResult> {
     if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
@@ -97,16 +125,22 @@ export class Working {
     }
     while (tokens.length < claim) tokens.push(randomUUID());
     const refused: (RingmasterError | null)[] = [];
-    const sent: { id: string; token: string }[] = [];
+    const sent: { id: string; token: string; result: string }[] = [];
     const sentAt: number[] = [];
     for (const [i, c] of completions.entries()) {
       if (c === null || typeof c !== 'object') {
-        throw badInput('completions', 'each must be an object { id, token }');
+        throw badInput('completions', 'each must be an object { id, token, result? }');
       }
-      validate.options(`completions[${i}]`, c, { id: true, token: true });
+      validate.options(`completions[${i}]`, c, { id: true, token: true, result: true });
       const token = validate.token(c.token);
+      let result: string;
       try {
-        sent.push({ id: validate.jobId(this.core.name, c.id), token });
+        result = validate.result(c.result);
+      } catch (error) {
+        throw inBatch(`completions[${i}]`, error);
+      }
+      try {
+        sent.push({ id: validate.jobId(this.core.name, c.id), token, result });
         sentAt.push(i);
         refused.push(null);
       } catch (error) {

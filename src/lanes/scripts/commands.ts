@@ -536,20 +536,25 @@ export class Commands {
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
-  /** `complete-11.lua`; a negative number is a status code (see errors.ts). */
-  complete(p: { id: string; token: string }): Promise<JobReply | number> {
+  /**
+   * `complete-11.lua`; `result` is its JSON text, '' for none. A negative number is a status
+   * code (see errors.ts).
+   */
+  complete(p: { id: string; token: string; result: string }): Promise<JobReply | number> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.stats, k.job(p.id), k.settings, k.completed];
-    return this.run('complete', keys, [k.base, p.id, p.token]) as Promise<JobReply | number>;
+    const args = [k.base, p.id, p.token, p.result];
+    return this.run('complete', keys, args) as Promise<JobReply | number>;
   }
 
   /**
-   * `completeAndClaim-11.lua`: complete each `{ id, token }` in order, then (promoting up to
+   * `completeAndClaim-11.lua`: complete each `{ id, token, result }` in order (`result` its
+   * JSON text, '' for none), then (promoting up to
    * `promoteBatch` due delayed jobs first) claim one job per token in `claimTokens` unless the
    * queue is paused, in one round trip.
    */
   completeAndClaim(p: {
-    completions: readonly { id: string; token: string }[];
+    completions: readonly { id: string; token: string; result: string }[];
     claimTokens: readonly string[];
     leaseMs: number;
     defaultMaxAttempts: number;
@@ -563,7 +568,7 @@ export class Commands {
       p.promoteBatch,
       p.completions.length,
     ];
-    for (const c of p.completions) args.push(c.id, c.token);
+    for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
     return this.run(
       'completeAndClaim',
@@ -787,10 +792,12 @@ export class Commands {
   }
 
   /**
-   * `reconcileIndexes-3.lua` op 'payloads', one step: HSCAN `batch` fields of `payloads` from
-   * `cursor`; the findings (a payload whose job has no hash) and the next cursor ('0': done).
+   * `reconcileIndexes-3.lua` op 'payloads' (or 'results'), one step: HSCAN `batch` fields of
+   * `payloads` (`results`) from `cursor`; the findings (a payload or result whose job has no
+   * hash) and the next cursor ('0': done).
    */
   reconcilePayloads(p: {
+    hash: 'payloads' | 'results';
     mode: 'audit' | 'repair';
     cursor: string;
     batch: number;
@@ -799,7 +806,7 @@ export class Commands {
     return this.run('reconcileIndexes', this.pairedKeys(), [
       this.k.base,
       p.mode,
-      'payloads',
+      p.hash,
       p.cursor,
       p.batch,
       ...p.history,

@@ -12,8 +12,9 @@
   k: glimit, gactive, ring, paused, wake, active, leases, stats, settings, completed.
   jobKey: the job's hash.
   base: 'P:{Q}:' (the lane of the job's group is built from it, includes/keys.lua).
-  Returns { id, job fields as they were, state 'completed', finishedAt }, or a checkLease
-  status code. The reply is the same whether the job is kept or not.
+  result: the result's JSON text, '' for none (kept only with the job: finishCompleted).
+  Returns { id, job fields as they were, state 'completed', finishedAt, and 'result' when it
+  was kept }, or a checkLease status code.
   Refuses (DATA_OUT_OF_RANGE) before its first write when the group's active count is not an
   integer within ±(2^53−1) (includes/groupState.lua, checkedActive).
 ]]
@@ -24,7 +25,7 @@
 --- @include "finishCompleted"
 --- @include "payloads"
 
-local function completeJob(k, jobKey, base, id, token)
+local function completeJob(k, jobKey, base, id, token, result)
   local denied = checkLease(k.active, jobKey, id, token, k.settings)
   if denied then
     return denied
@@ -39,7 +40,7 @@ local function completeJob(k, jobKey, base, id, token)
   local fields = jobFields(base, id)
   local count, ageMs = retentionOf(k.settings, 'completed')
   local now = nowMs()
-  finishCompleted(k, base, { id }, { jobKey }, { group }, now, count, ageMs)
+  finishCompleted(k, base, { id }, { jobKey }, { group }, now, count, ageMs, { result })
   local job = {}
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -52,6 +53,10 @@ local function completeJob(k, jobKey, base, id, token)
   job[#job + 1] = 'completed'
   job[#job + 1] = 'finishedAt'
   job[#job + 1] = now
+  if count > 0 and result ~= '' then
+    job[#job + 1] = 'result'
+    job[#job + 1] = result
+  end
   redis.call('HINCRBY', k.stats, 'completed', 1)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
   return { id, job }

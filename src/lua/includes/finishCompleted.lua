@@ -11,23 +11,28 @@
     trimmed per job kept, so the sets converge on the policy whatever it was before, at a
     cost bounded per job.
 
-    finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
+    finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs, results)
       ids, jobKeys  the completed jobs and their hashes (same order); groups[i] the group of
                     ids[i], or nil when none is known (then it joins `completed` only)
+      results       results[i] the JSON text of ids[i]'s result, '' (or nil) for none; kept
+                    only with the job (one HSET of P:{Q}:results for the batch, and hasResult
+                    in the job's hash: includes/payloads.lua), never written with count 0
       now           ms (Redis clock): the finishedAt stamped, and the age trim's reference
       count, ageMs  the policy (retentionOf / retentionFrom; ageMs nil: no age bound)
 
   k: k.completed (zset id -> finishedAt). base: 'P:{Q}:' (error lists and group indexes are
   built from it, includes/keys.lua).
-  Events: del job + errors, hdel payloads (count 0); else hset/hdel job, zadd completed and
+  Events: del job + errors, hdel payloads (count 0); else hset/hdel job, hset results (with a
+  result), zadd completed and
   g:<group>:completed, and trim's zrem/del. A watched job's event (includes/jobEvents.lua):
   COMPLETED, with count 0 too (noteJobForgotten: it completed, though its hash is deleted).
 ]]
 --- @include "keys"
 --- @include "retention"
 --- @include "jobEvents"
+--- @include "payloads"
 
-local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
+local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs, results)
   if #ids == 0 then
     return
   end
@@ -54,10 +59,17 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     return
   end
   local at = string.format('%d', now)
-  local members = {}
+  local members, kept = {}, {}
   for i = 1, #ids do
     local id = ids[i]
-    redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
+    local result = results and results[i]
+    if result and result ~= '' then
+      redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at, 'hasResult', '1')
+      kept[#kept + 1] = id
+      kept[#kept + 1] = result
+    else
+      redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
+    end
     redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
     if watching then
       noteJobEvent(base, id)
@@ -65,6 +77,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs)
     members[#members + 1] = at
     members[#members + 1] = id
   end
+  storeResults(base, kept)
   redis.call('ZADD', k.completed, unpack(members))
   local byGroup, order = groupBy(ids, groups, at)
   for _, group in ipairs(order) do

@@ -19,6 +19,7 @@
                                       moves a job asks it, and the job it asks about is built
     payloadsKeyOf(base)               `payloads`: built, not declared, because it goes wherever a
                                       job hash goes, and the job hash is built (includes/payloads.lua)
+    resultsKeyOf(base)                `results`: built, not declared, for the same reason
     settingsKeyOf(base)               `settings`, for the layout mark enqueue writes when it mints
                                       the queue's first id
     idemKeyOf(base, key)              `idem`: enqueue-12.lua is passed its one in KEYS,
@@ -91,6 +92,10 @@ end
 
 local function payloadsKeyOf(base)
   return base .. 'payloads'
+end
+
+local function resultsKeyOf(base)
+  return base .. 'results'
 end
 
 local function settingsKeyOf(base)

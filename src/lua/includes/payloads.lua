@@ -13,6 +13,15 @@
                                      ({} when the job has no hash)
     fillPayloads(base, claimed, at)  claimed[i][at] = the payload of claimed[i][1] (or false),
                                      one HMGET for all
+
+  A completed job's result (DESIGN.md §2, "Job layout") lives beside it the same way, in
+  `P:{Q}:results` (job id -> JSON text), written only for a job the completed retention keeps
+  (includes/finishCompleted.lua). Its hash then holds `hasResult` '1', so a reader or a trim
+  asks `results` only for a job that has one: a job without a result costs no command more.
+    storeResults(base, pairs)        one HSET of { id, result, ... } (none when empty)
+    dropResults(base, ids)           one HDEL for a batch of ids
+    withResult(base, id, fields)     fields (a job hash, flat) with 'result' appended when it
+                                     says hasResult
 ]]
 --- @include "keys"
 
@@ -28,6 +37,32 @@ local function dropPayloads(base, ids)
   end
 end
 
+local function storeResults(base, pairs)
+  if #pairs > 0 then
+    redis.call('HSET', resultsKeyOf(base), unpack(pairs))
+  end
+end
+
+local function dropResults(base, ids)
+  if #ids > 0 then
+    redis.call('HDEL', resultsKeyOf(base), unpack(ids))
+  end
+end
+
+local function withResult(base, id, fields)
+  for i = 1, #fields, 2 do
+    if fields[i] == 'hasResult' then
+      local result = redis.call('HGET', resultsKeyOf(base), id)
+      if result then
+        fields[#fields + 1] = 'result'
+        fields[#fields + 1] = result
+      end
+      break
+    end
+  end
+  return fields
+end
+
 local function jobFields(base, id)
   local fields = redis.call('HGETALL', jobKeyOf(base, id))
   if #fields > 0 then
@@ -36,6 +71,7 @@ local function jobFields(base, id)
       fields[#fields + 1] = 'payload'
       fields[#fields + 1] = payload
     end
+    withResult(base, id, fields)
   end
   return fields
 end

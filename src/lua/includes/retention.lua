@@ -12,7 +12,8 @@
   oldest that fell out of the policy (so the set converges on its bound however the policy
   changed), and the reaper trims by age in bounded batches when no job finishes. Each trimmed
   job's hash and error list are deleted and it leaves its group's index too: one DEL, one HDEL
-  of payloads and one ZREM per group index for all the victims of a call, not per victim.
+  of payloads (and one of results, when a victim has one) and one ZREM per group index for all
+  the victims of a call, not per victim.
 
     retentionOf(settingsKey, kind)          count, ageMs (nil for no age bound) of 'completed'
                                             or 'dead'
@@ -120,16 +121,21 @@ local function trim(base, kind, index, count, ageMs, now, max)
     return 0
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
-  -- all (one ZREM per group index, one DEL, one HDEL of payloads), not once per victim.
+  -- all (one ZREM per group index, one DEL, one HDEL of payloads, one of results when a victim
+  -- has one: its hash says hasResult), not once per victim.
   -- Per victim, no Lua call (a call costs about what a redis.call does: see
   -- docs/PERFORMANCE.md "Redis: fewer Lua calls per job"): the keys from a prefix (jobKeyOf's and
   -- errorsKeyOf's names, includes/keys.lua), a numeric loop (ipairs calls its iterator per
   -- step); the group-by once for all (groupBy).
-  local doomed, victimGroups = {}, {}
+  local doomed, victimGroups, resulted = {}, {}, {}
   local jobPrefix = jobPrefixOf(base)
   for v = 1, #victims do
     local jobKey = jobPrefix .. victims[v]
-    victimGroups[v] = redis.call('HGET', jobKey, 'group')
+    local read = redis.call('HMGET', jobKey, 'group', 'hasResult')
+    victimGroups[v] = read[1]
+    if read[2] then
+      resulted[#resulted + 1] = victims[v]
+    end
     doomed[#doomed + 1] = jobKey
     doomed[#doomed + 1] = jobKey .. ERRORS_SUFFIX
   end
@@ -139,6 +145,7 @@ local function trim(base, kind, index, count, ageMs, now, max)
   end
   redis.call('DEL', unpack(doomed))
   dropPayloads(base, victims)
+  dropResults(base, resulted)
   redis.call('ZREM', index, unpack(victims))
   return #victims
 end
