@@ -340,7 +340,10 @@ export interface Thrown {
  * - a string: itself;
  * - an Error (of any realm): its `message` if a string, else that message's text, else the
  *   Error's own text (`String(error)`); its `stack` if a string;
- * - anything else: `String(value)` (`undefined`, `Symbol(x)`, `10` for 10n, `[object Object]`);
+ * - a plain object (`{ weird: true }`, whose `String` is `[object Object]`): its JSON
+ *   (`{"weird":true}`); where that throws (a cycle, a getter or `toJSON` that throws, a bigint),
+ *   `[object Object]`;
+ * - anything else: `String(value)` (`undefined`, `Symbol(x)`, `10` for 10n);
  * - what none of these turn into a string (`Object.create(null)`, a `toString` that throws or
  *   answers an object, a Proxy that throws on every trap): `[unprintable <type>]`, the type
  *   being the Error's constructor's name, else `typeof` (`[unprintable object]`).
@@ -361,7 +364,7 @@ export function readThrown(value: unknown): Thrown {
     typeof ownMessage === 'string'
       ? ownMessage
       : ((ownMessage === THREW || ownMessage === undefined ? undefined : textOf(ownMessage)) ??
-        textOf(value) ??
+        objectText(value) ??
         `[unprintable ${error ? (constructorName(value) ?? 'Error') : typeof value}]`);
   const message = cutText(text, Defaults.errorMessageLength);
   const stack = typeof rawStack === 'string' ? cutText(rawStack, Defaults.errorStackLength) : null;
@@ -411,6 +414,18 @@ function isError(value: unknown): boolean {
 /** `String(value)`, or undefined where it throws (or a `toString` answers no primitive). */
 function textOf(value: unknown): string | undefined {
   return attempt(() => String(value));
+}
+
+/**
+ * `String(value)`, but a plain object's JSON in place of `[object Object]` (kept when the JSON
+ * throws); undefined where `String` throws.
+ */
+function objectText(value: unknown): string | undefined {
+  const text = textOf(value);
+  if (text !== '[object Object]') return text;
+  if (attempt(() => Object.getPrototypeOf(value)) !== Object.prototype) return text;
+  const json = attempt(() => JSON.stringify(value));
+  return typeof json === 'string' ? json : text;
 }
 
 /** The name of `value`'s constructor, when it reads as a non-empty string (cut to 100). */
