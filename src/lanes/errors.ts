@@ -261,8 +261,10 @@ const CLIENT_UNAVAILABLE = [
  * A REDIS_UNAVAILABLE call whose connection dropped while it was in flight may have been
  * applied; a REDIS_OUT_OF_MEMORY call changed nothing (Redis refuses a command, or a script at
  * its first write, before it changes anything).
+ * @param where put after "Redis is unavailable": where the connection points and why it failed
+ *   (` at host:port (connection refused)`, `unavailableWhere` of `redis/unavailable.ts`)
  */
-export function fromRedisError(error: unknown): RingmasterError | undefined {
+export function fromRedisError(error: unknown, where = ''): RingmasterError | undefined {
   // Guarded (readThrown's reads): mapError may be handed any thrown value, a Proxy's too.
   if (!isError(error) || attempt(() => error instanceof RingmasterError) !== false)
     return undefined;
@@ -294,7 +296,7 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
         ErrorCode.REDIS_UNAVAILABLE,
         // The reason is the cause's message, not repeated here: loggers and Node's inspect print
         // a cause after the message (pino: `message: cause`), and errorLine does too.
-        'Redis is unavailable: retry later',
+        `Redis is unavailable${where}: retry later`,
       );
     }
   }
@@ -307,11 +309,16 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
  * failed with `error`, whichever command or script failed: the `call` each of their methods
  * goes through passes every rejection here. An ACL refusal becomes REDIS_NOT_PERMITTED with
  * the grant naming key prefix `prefix` ({@link notPermitted}), a Redis failure its code
- * ({@link fromRedisError}), either with `queue` set when given; anything else is `error`
- * itself, unchanged.
+ * ({@link fromRedisError}, REDIS_UNAVAILABLE saying what `where` answers), either with `queue`
+ * set when given; anything else is `error` itself, unchanged.
  */
-export function codedRedisFailure(error: unknown, prefix: string, queue?: string): unknown {
-  const coded = notPermitted(error, prefix) ?? fromRedisError(error);
+export function codedRedisFailure(
+  error: unknown,
+  prefix: string,
+  queue?: string,
+  where?: (error: unknown) => string,
+): unknown {
+  const coded = notPermitted(error, prefix) ?? fromRedisError(error, where?.(error));
   if (coded === undefined) return error;
   if (queue !== undefined) coded.queue = queue;
   return coded;

@@ -6,6 +6,7 @@
  * nothing.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -313,5 +314,33 @@ describe('a wrong shape', () => {
     const client = redis.client({ keyPrefix: 'app:', lazyConnect: true });
     given.push(client);
     expect(() => make(client)).toThrow(/keyPrefix "app:"/);
+  });
+});
+
+/** A port nothing listens on: one the system gave out and that was closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a Redis it cannot reach', () => {
+  it('REDIS_UNAVAILABLE says where (never the password) and why', async () => {
+    const port = await closedPort();
+    const name = uniqueQueueName();
+    const connection = { host: '127.0.0.1', port, password: 'secret', maxRetriesPerRequest: 0 };
+    const queue = new Queue(name, { connection });
+    try {
+      const error = (await queue.counts().catch((e: unknown) => e)) as RingmasterError;
+      expect(error.code).toBe(ErrorCode.REDIS_UNAVAILABLE);
+      expect(error.queue).toBe(name);
+      expect(error.message).toBe(
+        `Redis is unavailable at 127.0.0.1:${port} (connection refused): retry later`,
+      );
+    } finally {
+      await queue.close();
+    }
   });
 });
