@@ -75,7 +75,11 @@ export function openClient(source: string | RedisOptions): Redis {
     typeof source === 'string'
       ? new Redis(source, { lazyConnect: true })
       : new Redis({ ...source, lazyConnect: true });
-  redis.on('error', (error: Error) => noteConnectionError(redis, error));
+  redis.on('error', (error: Error) => {
+    noteConnectionError(redis, error);
+    // ioredis reports a failed SELECT of its db here and goes on in database 0: end it instead.
+    if (/DB index is out of range/i.test(error.message)) redis.disconnect();
+  });
   redis.on('ready', () => forgetConnectionError(redis));
   return redis;
 }

@@ -35,12 +35,19 @@ const CAUSES: Readonly<Record<string, string>> = {
 /**
  * ` at host:port (connection refused)`: `redis`'s address (its socket path; none for a Cluster;
  * never its credentials) and the cause of `error` or of its last connection error, when known
- * (`ECONNREFUSED` → "connection refused", another code as itself); '' when neither is known.
+ * (`ECONNREFUSED` → "connection refused", another code as itself; a database the server lacks);
+ * '' when neither is known.
  */
 export function unavailableWhere(redis: Client, error: unknown): string {
   const address = redis.isCluster ? undefined : addressOf(redis.options as RedisOptions);
-  const code = codeOf(error) ?? codeOf(lastErrors.get(redis));
-  const cause = code === undefined ? undefined : (CAUSES[code] ?? code);
+  const last = lastErrors.get(redis);
+  const code = codeOf(error) ?? codeOf(last);
+  const cause =
+    code !== undefined
+      ? (CAUSES[code] ?? code)
+      : last !== undefined && /DB index is out of range/i.test(last.message)
+        ? `database ${(redis.options as RedisOptions).db} does not exist on this Redis`
+        : undefined;
   return `${address === undefined ? '' : ` at ${address}`}${cause === undefined ? '' : ` (${cause})`}`;
 }
 
