@@ -4,18 +4,9 @@
  * named on stderr, once, with the one meant; the command runs and exits as it would without it.
  * Before, `RINGMASTER_ULR=…` queried the default server in silence.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { closedPort } from '../support/closedPort.js';
 import { finished, spawnCli } from './support.js';
-
-/** A port nothing listens on: one the system gave out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const warning = (variable: string, meant: string): string =>
   `ringmaster: ${variable} is set, but ringmaster reads no such variable: did you mean ${meant}?\n`;

@@ -6,7 +6,6 @@
  * nothing.
  */
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -18,6 +17,7 @@ import {
   RingmasterError,
   Worker,
 } from '../../src/lanes/index.js';
+import { closedPort } from '../support/closedPort.js';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -352,15 +352,6 @@ describe('a wrong shape', () => {
     expect(() => make(client)).toThrow(/keyPrefix "app:"/);
   });
 });
-
-/** A port nothing listens on: one the system gave out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('a Redis it cannot reach', () => {
   it('REDIS_UNAVAILABLE says where (never the password) and why', async () => {
