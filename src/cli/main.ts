@@ -7,6 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, type ErrorOptions, Option } from 'commander';
+import { lookalikes } from '../lookalikes.js';
 import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
@@ -168,6 +169,23 @@ export function buildProgram(): Command {
 /** The variables the CLI reads its options from, as `--url`, `--token`, `--queue`. */
 const ENV_OPTIONS = ['RINGMASTER_URL', 'RINGMASTER_TOKEN', 'RINGMASTER_QUEUE'] as const;
 
+/** Variables of the CLI's that are not options: set by the tests and the package's bin. */
+const INTERNAL = ['RINGMASTER_CLI_ENTRY', 'RINGMASTER_CLI_FROM'];
+
+/**
+ * One stderr line for each variable set that looks like one of {@link ENV_OPTIONS} but is none
+ * (an unknown `RINGMASTER_*`, a near miss: DESIGN.md §6, "Look-alike variables"), naming the one
+ * meant: a misspelt `RINGMASTER_ULR` would otherwise send to the default server in silence.
+ */
+function warnLookalikes(env: NodeJS.ProcessEnv): void {
+  const names = Object.keys(env).filter((name) => !INTERNAL.includes(name));
+  for (const { variable, meant } of lookalikes(names, ENV_OPTIONS)) {
+    process.stderr.write(
+      `ringmaster: ${variable} is set, but ringmaster reads no such variable: did you mean ${meant}?\n`,
+    );
+  }
+}
+
 /**
  * Node decodes the process's arguments and environment as UTF-8 lossily: each byte that is not
  * UTF-8 becomes U+FFFD, so `pause $'\xff\xfe'` and `pause $'\xfe\xff'` would name one group,
@@ -205,6 +223,7 @@ export async function run(argv: string[]): Promise<ExitCode> {
     if (error.code === 'EPIPE') process.exit(ExitCode.OK);
     throw error;
   });
+  warnLookalikes(process.env);
   const lossy = lossyInput(argv, process.env);
   if (lossy !== null) {
     process.stderr.write(`ringmaster: ${lossy.message}\n`);

@@ -274,8 +274,10 @@ const CLIENT_UNAVAILABLE = [
  * A REDIS_UNAVAILABLE call whose connection dropped while it was in flight may have been
  * applied; a REDIS_OUT_OF_MEMORY call changed nothing (Redis refuses a command, or a script at
  * its first write, before it changes anything).
+ * @param where put after "Redis is unavailable": where the connection points and why it failed
+ *   (` at host:port (connection refused)`, `unavailableWhere` of `redis/unavailable.ts`)
  */
-export function fromRedisError(error: unknown): RingmasterError | undefined {
+export function fromRedisError(error: unknown, where = ''): RingmasterError | undefined {
   // Guarded (readThrown's reads): mapError may be handed any thrown value, a Proxy's too.
   if (!isError(error) || attempt(() => error instanceof RingmasterError) !== false)
     return undefined;
@@ -307,7 +309,7 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
         ErrorCode.REDIS_UNAVAILABLE,
         // The reason is the cause's message, not repeated here: loggers and Node's inspect print
         // a cause after the message (pino: `message: cause`), and errorLine does too.
-        'Redis is unavailable: retry later',
+        `Redis is unavailable${where}: retry later`,
       );
     }
   }
@@ -320,11 +322,16 @@ export function fromRedisError(error: unknown): RingmasterError | undefined {
  * failed with `error`, whichever command or script failed: the `call` each of their methods
  * goes through passes every rejection here. An ACL refusal becomes REDIS_NOT_PERMITTED with
  * the grant naming key prefix `prefix` ({@link notPermitted}), a Redis failure its code
- * ({@link fromRedisError}), either with `queue` set when given; anything else is `error`
- * itself, unchanged.
+ * ({@link fromRedisError}, REDIS_UNAVAILABLE saying what `where` answers), either with `queue`
+ * set when given; anything else is `error` itself, unchanged.
  */
-export function codedRedisFailure(error: unknown, prefix: string, queue?: string): unknown {
-  const coded = notPermitted(error, prefix) ?? fromRedisError(error);
+export function codedRedisFailure(
+  error: unknown,
+  prefix: string,
+  queue?: string,
+  where?: (error: unknown) => string,
+): unknown {
+  const coded = notPermitted(error, prefix) ?? fromRedisError(error, where?.(error));
   if (coded === undefined) return error;
   if (queue !== undefined) coded.queue = queue;
   return coded;
@@ -353,7 +360,10 @@ export interface Thrown {
  * - a string: itself;
  * - an Error (of any realm): its `message` if a string, else that message's text, else the
  *   Error's own text (`String(error)`); its `stack` if a string;
- * - anything else: `String(value)` (`undefined`, `Symbol(x)`, `10` for 10n, `[object Object]`);
+ * - a plain object (`{ weird: true }`, whose `String` is `[object Object]`): its JSON
+ *   (`{"weird":true}`); where that throws (a cycle, a getter or `toJSON` that throws, a bigint),
+ *   `[object Object]`;
+ * - anything else: `String(value)` (`undefined`, `Symbol(x)`, `10` for 10n);
  * - what none of these turn into a string (`Object.create(null)`, a `toString` that throws or
  *   answers an object, a Proxy that throws on every trap): `[unprintable <type>]`, the type
  *   being the Error's constructor's name, else `typeof` (`[unprintable object]`).
@@ -374,7 +384,7 @@ export function readThrown(value: unknown): Thrown {
     typeof ownMessage === 'string'
       ? ownMessage
       : ((ownMessage === THREW || ownMessage === undefined ? undefined : textOf(ownMessage)) ??
-        textOf(value) ??
+        objectText(value) ??
         `[unprintable ${error ? (constructorName(value) ?? 'Error') : typeof value}]`);
   const message = cutText(text, Defaults.errorMessageLength);
   const stack = typeof rawStack === 'string' ? cutText(rawStack, Defaults.errorStackLength) : null;
@@ -424,6 +434,18 @@ function isError(value: unknown): boolean {
 /** `String(value)`, or undefined where it throws (or a `toString` answers no primitive). */
 function textOf(value: unknown): string | undefined {
   return attempt(() => String(value));
+}
+
+/**
+ * `String(value)`, but a plain object's JSON in place of `[object Object]` (kept when the JSON
+ * throws); undefined where `String` throws.
+ */
+function objectText(value: unknown): string | undefined {
+  const text = textOf(value);
+  if (text !== '[object Object]') return text;
+  if (attempt(() => Object.getPrototypeOf(value)) !== Object.prototype) return text;
+  const json = attempt(() => JSON.stringify(value));
+  return typeof json === 'string' ? json : text;
 }
 
 /** The name of `value`'s constructor, when it reads as a non-empty string (cut to 100). */

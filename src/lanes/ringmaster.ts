@@ -13,6 +13,7 @@ import { closeConnection, openConnection, type RedisConnection } from './redis/c
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './redis/eviction.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { StateLoss } from './redis/stateLoss.js';
+import { unavailableWhere } from './redis/unavailable.js';
 import type { ScriptObserver } from './scripts/commands.js';
 import * as validate from './validate.js';
 
@@ -272,7 +273,9 @@ export class Ringmaster {
    */
   private call<T>(run: () => Promise<T>): Promise<T> {
     return run().catch((error: unknown) => {
-      throw codedRedisFailure(error, this.prefix);
+      throw codedRedisFailure(error, this.prefix, undefined, (cause) =>
+        unavailableWhere(this.redis, cause),
+      );
     });
   }
 }

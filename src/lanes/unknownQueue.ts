@@ -13,7 +13,9 @@ const SHOWN = 5;
 /**
  * Null when `queue` is in its prefix's registry (`P:queues`, {@link Queue.known}); else the
  * line naming the queue, the prefix and how many queues that prefix knows, with a few of them.
- * One SISMEMBER, then (when unknown) SCARD and SRANDMEMBER: never a scan of the registry.
+ * One SISMEMBER, then (when unknown) SCARD, SRANDMEMBER and one more SISMEMBER, so a queue
+ * registered meanwhile (a job enqueued as the worker starts) is not called unknown: never a scan
+ * of the registry.
  * @throws what the queue's connection throws (Redis unreachable)
  */
 export async function unknownQueueLine(queue: Queue): Promise<string | null> {
@@ -24,6 +26,8 @@ export async function unknownQueueLine(queue: Queue): Promise<string | null> {
     queue.redis.srandmember(registry, SHOWN),
   ]);
   const names = sample.filter(isQueueName).sort();
+  // A job enqueued meanwhile registers the queue: the listing or a second look shows it then.
+  if (names.includes(queue.name) || (await queue.known())) return null;
   const known =
     count === 0
       ? 'no queue is known under that prefix'

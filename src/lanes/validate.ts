@@ -481,6 +481,8 @@ export type OptionNames<T> = { readonly [K in keyof Required<T>]: true };
  * array) whose own enumerable keys are all in `known`. A known key whose value is undefined is
  * fine (TypeScript's optional properties); the values are each method's to judge.
  * @param path the argument the refusal names: `options`, `jobs[3]`, `options.backoff`
+ * @param taken names the caller took out of `value` before (`connection`): not in it, but
+ *   listed and suggested as options
  * @returns `value`, or `{}` for none
  * @throws RingmasterError BAD_USER_INPUT `path` when it is not an object, `path.<key>` for a key
  *   that is not an option ("is not an option (did you mean delayMs?)" when one known name is
@@ -490,9 +492,10 @@ export function options<T extends object>(
   path: string,
   value: T | null | undefined,
   known: OptionNames<T>,
+  taken: readonly string[] = [],
 ): T {
   if (value === undefined || value === null) return {} as T;
-  const names = Object.keys(known);
+  const names = [...taken, ...Object.keys(known)];
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw badInput(path, `must be an object { ${names.map((n) => `${n}?`).join(', ')} }`);
   }

@@ -106,10 +106,11 @@ export function workerArguments(first: unknown, given: unknown): WorkerArguments
     );
   }
   const { connection, prefix, ...rest } = given as WorkerOptions;
+  // Names checked first, so a misspelt connection is named as such, not as missing.
+  const options = validate.options('options', rest, WORKER_OPTIONS, ['connection', 'prefix']);
   if (connection === undefined) {
     throw badInput('options.connection', `is required after a queue name: ${WORKER_EXAMPLE}`);
   }
-  const options = validate.options('options', rest, WORKER_OPTIONS);
   return {
     options: { ...options, ...(prefix === undefined ? {} : { prefix }) },
     queue: { name: first, connection },

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import type { Role } from '../context.js';
 import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
 import { Defaults, TIMER_ACTOR } from '../lanes/internal.js';
+import { type Lookalike, lookalikes } from '../lookalikes.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
-import { type Lookalike, lookalikes } from './lookalikes.js';
 import { isLoopback } from './loopback.js';
 import { maskUrl, setting } from './startupError.js';
 

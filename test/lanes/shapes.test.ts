@@ -17,6 +17,7 @@ import {
   RingmasterError,
   Worker,
 } from '../../src/lanes/index.js';
+import { closedPort } from '../support/closedPort.js';
 import { pollUntil, uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -48,6 +49,12 @@ function serverOptions(): { host: string; port: number; db?: number } {
   const url = new URL(redis.url);
   const db = url.pathname.slice(1);
   return { host: url.hostname, port: Number(url.port), ...(db === '' ? {} : { db: Number(db) }) };
+}
+
+/** The test's Redis as a URL without a database: `redis://host:port`. */
+function serverAddress(): string {
+  const { host, port } = serverOptions();
+  return `redis://${host}:${port}`;
 }
 
 /** The kinds of connection the engine opens itself, on the test's Redis. */
@@ -194,6 +201,36 @@ describe('a wrong shape', () => {
       'not http://…',
     ],
     [
+      'Queue: a database in the URL that is no number',
+      () => new Queue('orders', { connection: `${serverAddress()}/abc` }),
+      'options.connection',
+      'the database (db) must be a whole number',
+    ],
+    [
+      'Queue: a database option that is no number',
+      () => new Queue('orders', { connection: { ...serverOptions(), db: 'x' as never } }),
+      'options.connection',
+      'the database (db) must be a whole number',
+    ],
+    [
+      'Queue: a port that is no number',
+      () => new Queue('orders', { connection: { host: 'localhost', port: 'abc' as never } }),
+      'options.connection',
+      'the port must be a whole number from 1 to 65535',
+    ],
+    [
+      'Worker: a port out of range',
+      () => new Worker('orders', fn, { connection: { host: 'localhost', port: 70_000 } }),
+      'options.connection',
+      'the port must be a whole number from 1 to 65535',
+    ],
+    [
+      'Queue: a URL with no host',
+      () => new Queue('orders', { connection: 'redis://:secret@:6390' }),
+      'options.connection',
+      'has no host',
+    ],
+    [
       'Queue: a string that is no URL',
       () => new Queue('orders', { connection: 'localhost:6379' }),
       'options.connection',
@@ -313,5 +350,39 @@ describe('a wrong shape', () => {
     const client = redis.client({ keyPrefix: 'app:', lazyConnect: true });
     given.push(client);
     expect(() => make(client)).toThrow(/keyPrefix "app:"/);
+  });
+});
+
+describe('a Redis it cannot reach', () => {
+  it('REDIS_UNAVAILABLE says where (never the password) and why', async () => {
+    const port = await closedPort();
+    const name = uniqueQueueName();
+    const connection = { host: '127.0.0.1', port, password: 'secret', maxRetriesPerRequest: 0 };
+    const queue = new Queue(name, { connection });
+    try {
+      const error = (await queue.counts().catch((e: unknown) => e)) as RingmasterError;
+      expect(error.code).toBe(ErrorCode.REDIS_UNAVAILABLE);
+      expect(error.queue).toBe(name);
+      expect(error.message).toBe(
+        `Redis is unavailable at 127.0.0.1:${port} (connection refused): retry later`,
+      );
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a database the server lacks fails the calls naming it, and nothing lands in database 0', async () => {
+    const zero = redis.client({ db: 0 });
+    given.push(zero);
+    const name = uniqueQueueName();
+    const queue = new Queue(name, { connection: `${serverAddress()}/99` });
+    try {
+      const error = (await queue.enqueue('g').catch((e: unknown) => e)) as RingmasterError;
+      expect(error.code).toBe(ErrorCode.REDIS_UNAVAILABLE);
+      expect(error.message).toContain('(database 99 does not exist on this Redis)');
+      expect(await zero.keys(`*${name}*`)).toEqual([]);
+    } finally {
+      await queue.close();
+    }
   });
 });

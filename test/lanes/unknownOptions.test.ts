@@ -184,6 +184,18 @@ const CASES: Case[] = [
     SUGGESTS('prefix'),
   ],
   [
+    'Queue by name, connection misspelt',
+    (q) => new QueueClass(q.name, any({ conection: q.redis })),
+    'options.conection',
+    SUGGESTS('connection'),
+  ],
+  [
+    'Worker by name, connection misspelt',
+    (q) => new Worker(q.name, noop, any({ conection: q.redis, autorun: false })),
+    'options.conection',
+    SUGGESTS('connection'),
+  ],
+  [
     'Ringmaster',
     (q) => new Ringmaster(q.redis, any({ onscript: noop })),
     'options.onscript',
@@ -240,6 +252,16 @@ describe('options objects refuse unknown names and non-objects', () => {
     const q = new Ringmaster(engine.client()).queue(uniqueQueueName('opts'));
     const error = await refusal(() => q.setLimit('a', 1, any({ zzzzzz: 1 })));
     expect(error.message).toBe('options.zzzzzz: is not an option: the options are forMs, actor');
+  });
+
+  it("a Queue's options list the connection among them", async () => {
+    const q = new Ringmaster(engine.client()).queue(uniqueQueueName('opts'));
+    const error = await refusal(
+      async () => new QueueClass(q.name, any({ connection: q.redis, zzzzzz: 1 })),
+    );
+    expect(error.message).toBe(
+      'options.zzzzzz: is not an option: the options are connection, prefix, actor, historyMaxLen',
+    );
   });
 
   it('undefined values of known names, and null options, are fine', async () => {

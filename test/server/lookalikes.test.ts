@@ -4,7 +4,7 @@
  * lines are test/server/operatorSettings.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { editDistance, lookalikes } from '../../src/server/lookalikes.js';
+import { editDistance, lookalikes } from '../../src/lookalikes.js';
 
 const KNOWN = ['PORT', 'HOST', 'REDIS_URL', 'AUTH_TOKENS', 'RINGMASTER_URL'];
 

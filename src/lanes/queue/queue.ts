@@ -28,6 +28,7 @@ import { type QueueKeys, queueKeys, queuesKey } from '../keys.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Connection } from '../redis/connection.js';
 import { closeConnection, type RedisConnection } from '../redis/connectionOption.js';
+import { unavailableWhere } from '../redis/unavailable.js';
 import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
@@ -182,7 +183,9 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   private call<T>(run: () => Promise<T>): Promise<T> {
     return run().catch((error: unknown) => {
-      throw codedRedisFailure(error, this.prefix, this.name);
+      throw codedRedisFailure(error, this.prefix, this.name, (cause) =>
+        unavailableWhere(this.redis, cause),
+      );
     });
   }
 

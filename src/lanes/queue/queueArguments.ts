@@ -78,7 +78,7 @@ export function queueArguments(first: unknown, second: unknown, third: unknown):
       );
     }
     const { connection, ...rest } = second as QueueOptions;
-    const options = validate.options('options', rest, QUEUE_OPTIONS);
+    const options = validate.options('options', rest, QUEUE_OPTIONS, ['connection']);
     if (connection === undefined) {
       throw badInput('options.connection', `is required: ${QUEUE_EXAMPLE}`);
     }

@@ -15,6 +15,7 @@
  */
 import calculateSlot from 'cluster-key-slot';
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { forgetConnectionError, noteConnectionError } from './unavailable.js';
 
 /** What the engine runs on: one Redis, or a Redis Cluster (every queue's keys share a slot). */
 export type RedisClient = Redis | Cluster;
@@ -67,14 +68,19 @@ export function keySlot(key: string): number {
  * A `Redis` of the engine's own, from a URL or ioredis options (`connectionOption.ts` has
  * checked which): lazy (it connects on its first command, so a refused handle opened nothing),
  * with an 'error' listener (commands report a lost connection; without one ioredis prints each
- * reconnect failure). The caller owns it and closes it.
+ * reconnect failure) that keeps the last error for a REDIS_UNAVAILABLE message (`unavailable.ts`). The caller owns it and closes it.
  */
 export function openClient(source: string | RedisOptions): Redis {
   const redis =
     typeof source === 'string'
       ? new Redis(source, { lazyConnect: true })
       : new Redis({ ...source, lazyConnect: true });
-  redis.on('error', () => {});
+  redis.on('error', (error: Error) => {
+    noteConnectionError(redis, error);
+    // ioredis reports a failed SELECT of its db here and goes on in database 0: end it instead.
+    if (/DB index is out of range/i.test(error.message)) redis.disconnect();
+  });
+  redis.on('ready', () => forgetConnectionError(redis));
   return redis;
 }
 

@@ -72,7 +72,9 @@ function schemeOf(text: string): string {
  * @param prefix Ringmaster's key prefix, for the `keyPrefix` refusal's suggestion
  * @throws RingmasterError BAD_USER_INPUT (`argument`) for anything else: a string that is not a
  *   `redis://` or `rediss://` URL, options naming no server, another kind of object, a number,
- *   null, undefined; or options whose `keyPrefix` or `db` moves keys ({@link assertPlainKeys})
+ *   null, undefined; a URL with no host; a database (`db`, a URL's path) that is not a whole
+ *   number 0 or more, a port not 1..65535; or options whose `keyPrefix` or `db` moves keys
+ *   ({@link assertPlainKeys})
  */
 export function openConnection(
   value: unknown,
@@ -96,6 +98,11 @@ export function openConnection(
           : `must be a redis:// or rediss:// URL, not ${scheme}//…`,
       );
     }
+    if (/^rediss?:\/\/(?:[^@/?#]*@)?(?:[:/?#]|$)/i.test(value)) {
+      throw refuse(
+        `has no host: the host is missing after ${scheme}//, as in redis://localhost:6379`,
+      );
+    }
     if (!URL.canParse(value)) throw refuse('is not a valid redis:// URL');
     redis = openClient(value);
   } else if (isPlainObject(value)) {
@@ -109,12 +116,32 @@ export function openConnection(
     throw refuse(`must be ${kinds} { host, port }, not ${described(value)}`);
   }
   try {
+    assertAddress(redis, refuse);
     assertPlainKeys(redis, { prefix });
   } catch (error) {
     redis.disconnect();
     throw error;
   }
   return { redis, owned: true };
+}
+
+/**
+ * The port and database of a client just opened from a URL or options, as ioredis read them (a
+ * string is parsed, `'abc'` being NaN): a database a non-negative integer, and a port (unless a
+ * socket path or sentinels say where) an integer 1..65535. Else ioredis would run `SELECT NaN`,
+ * or Node throw ERR_SOCKET_BAD_PORT, only at the first command.
+ */
+function assertAddress(redis: RedisClient, refuse: (what: string) => Error): void {
+  const { db, port, path, sentinels } = redis.options as RedisOptions;
+  if (db !== undefined && !(Number.isSafeInteger(db) && db >= 0)) {
+    throw refuse(
+      'the database (db) must be a whole number, 0 or more, as redis://host:6379/0 says',
+    );
+  }
+  const byPort = !path && !(Array.isArray(sentinels) && sentinels.length > 0);
+  if (byPort && port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65_535)) {
+    throw refuse('the port must be a whole number from 1 to 65535');
+  }
 }
 
 /**

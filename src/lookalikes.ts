@@ -1,7 +1,8 @@
 /**
  * Variables that look like Ringmaster's but are not (DESIGN.md §6, "Look-alike variables"): a
  * mistyped name is otherwise ignored in silence (`REDIS_ULR` started an embedded Redis the
- * workers never saw, `AUTH_TOKEN` left auth off). Pure: `config.ts` gives it the names.
+ * workers never saw, `AUTH_TOKEN` left auth off). Pure, a leaf both the server (`config.ts`)
+ * and the CLI (`src/cli/main.ts`) import: each gives it the names it reads.
  */
 
 /** A variable set that is not one Ringmaster reads, and the one it most likely meant. */
