@@ -21,13 +21,15 @@ const SHOWN = 5;
 export async function unknownQueueLine(queue: Queue): Promise<string | null> {
   if (await queue.known()) return null;
   const registry = queuesKey(queue.prefix);
-  const [count, sample] = await Promise.all([
+  // A job enqueued meanwhile registers the queue: the listing or a second look, sent after it
+  // on the same connection (so in the same round trip), shows it then.
+  const [count, sample, knownNow] = await Promise.all([
     queue.redis.scard(registry),
     queue.redis.srandmember(registry, SHOWN),
+    queue.known(),
   ]);
   const names = sample.filter(isQueueName).sort();
-  // A job enqueued meanwhile registers the queue: the listing or a second look shows it then.
-  if (names.includes(queue.name) || (await queue.known())) return null;
+  if (knownNow || names.includes(queue.name)) return null;
   const known =
     count === 0
       ? 'no queue is known under that prefix'
