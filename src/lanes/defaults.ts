@@ -34,6 +34,8 @@ export const Defaults = {
   deadRetention: { count: 10_000, ageMs: 604_800_000 },
   /** Failed attempts kept per job (`P:{Q}:job:<id>:errors`), newest first. */
   errorsKept: 10,
+  /** Lines kept per job log (`P:{Q}:job:<id>:logs`), the newest; older ones are dropped. */
+  logsKept: 1_000,
   /** The longest error message kept (characters). */
   errorMessageLength: 1_024,
   /** The longest error stack kept (characters). */

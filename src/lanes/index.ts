@@ -3,6 +3,7 @@
  * (DESIGN.md §1–§4.1). `test/lanes/exports.test.ts` pins these names.
  */
 
+export type { ActiveJob } from './activeJob.js';
 export { Defaults } from './defaults.js';
 export { ErrorCode, RingmasterError } from './errors.js';
 export { Limits } from './limits.js';
@@ -29,6 +30,7 @@ export type {
   Job,
   JobError,
   JobPage,
+  JobProgress,
   JobState,
   QueueCounts,
   QueueState,

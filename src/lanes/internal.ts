@@ -24,6 +24,8 @@ export type {
   BackoffPolicy,
   GroupPage,
   JobActionResult,
+  JobLog,
+  JobLogPage,
   QueueRetention,
   QueueSnapshot,
   RateLimit,

@@ -114,6 +114,8 @@ export interface QueueKeys {
   groupCompleted(group: string): string;
   /** `P:{Q}:job:<id>:errors` (`errorsKeyOf`): deleted with the job's hash. */
   errors(id: string): string;
+  /** `P:{Q}:job:<id>:logs` (`logsKeyOf`): the job's log lines, deleted with the job's hash. */
+  logs(id: string): string;
   /**
    * `P:{Q}:job:<id>:events` (`jobEventsKeyOf`): a watched job's state changes, one JSON entry
    * each, oldest first (includes/jobEvents.lua). Not deleted with the job's hash: its last
@@ -184,6 +186,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     groupDead: (group) => `${base}g:${group}:dead`,
     groupCompleted: (group) => `${base}g:${group}:completed`,
     errors: (id) => `${base}job:${id}:errors`,
+    logs: (id) => `${base}job:${id}:logs`,
     jobEvents: (id) => `${base}job:${id}:events`,
     idem: (key) => `${base}idem:${key}`,
   };

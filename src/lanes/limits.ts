@@ -17,6 +17,13 @@ export const Limits = {
   maxAttempts: 100,
   payloadBytes: 524_288,
   /**
+   * A job's progress as JSON text (UTF-8 bytes): it lives in the job's hash and in each of a
+   * watched job's events, so it is held far below a payload.
+   */
+  progressBytes: 16_384,
+  /** One line of a job's log (UTF-8 bytes). */
+  logLineBytes: 8_192,
+  /**
    * Payload bytes (JSON text, UTF-8, summed over the jobs) one `Queue.enqueueMany` call may
    * send: 16 MiB, so a call is one command of bounded size, not 1,000 × 512 KiB = 512 MiB.
    */

@@ -94,6 +94,11 @@ export interface Job<Payload = unknown, Result = unknown> {
    * layout"); null for none, and on a job that is not COMPLETED.
    */
   readonly result: Result | null;
+  /**
+   * What its processor last reported (`updateJobProgress`: a number 0–100 or an object; DESIGN.md
+   * §3, "Progress and logs"), kept across retries and with the job; null before any.
+   */
+  readonly progress: JobProgress | null;
   readonly state: JobState;
   /** Claims so far (count). */
   readonly attempts: number;
@@ -121,6 +126,27 @@ export interface Job<Payload = unknown, Result = unknown> {
    * only; undefined on jobs from lists and from the job scripts.
    */
   readonly errors?: readonly JobError[];
+}
+
+/** A job's progress: a number from 0 to 100, or a JSON object (DESIGN.md §3, "Progress and logs"). */
+export type JobProgress = number | { readonly [key: string]: unknown };
+
+/** One line of a job's log (DESIGN.md §3, "Progress and logs"). */
+export interface JobLog {
+  /** When it was added (ms since the epoch, Redis clock). */
+  readonly at: number;
+  readonly line: string;
+}
+
+/** A page of a job's log, oldest first (`Queue.jobLogs`). */
+export interface JobLogPage {
+  readonly logs: JobLog[];
+  /** One opaque cursor per line: pass one as `after` for the lines after it. */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /** Lines the log keeps now (count, at most `Defaults.logsKept`). */
+  readonly totalCount: number;
 }
 
 /** One group's state (DESIGN.md §4 `Group`). */

@@ -264,7 +264,7 @@ export function token(value: unknown): string {
 }
 
 /** What a JSON value checked by {@link payload} is called in its refusals. */
-type JsonArgument = 'payload' | 'result';
+type JsonArgument = 'payload' | 'result' | 'progress';
 
 /**
  * A payload: a JSON value that its JSON text gives back as it was given (DESIGN.md §5,
@@ -277,9 +277,13 @@ type JsonArgument = 'payload' | 'result';
  * ArrayBuffer or typed array (`{}`, or an object for an array) — and what it cannot write: a
  * bigint, a cycle, nesting too deep for the serializer (some 4,000 levels). An object with
  * `toJSON` (a Date) is taken as what that answers, as JSON.stringify does; -0 is stored as 0.
- * Text over 524,288 UTF-8 bytes is refused.
+ * Text over `maxBytes` UTF-8 bytes (a payload's 524,288) is refused.
  */
-export function payload(value: unknown, argument: JsonArgument = 'payload'): string {
+export function payload(
+  value: unknown,
+  argument: JsonArgument = 'payload',
+  maxBytes: number = Limits.payloadBytes,
+): string {
   if (value === undefined || value === null) return '';
   let text: string | undefined;
   try {
@@ -293,8 +297,8 @@ export function payload(value: unknown, argument: JsonArgument = 'payload'): str
   if (text === undefined) {
     throw badInput(argument, unfaithfulJson(value, false, argument) ?? 'must be a JSON value');
   }
-  if (Buffer.byteLength(text, 'utf8') > Limits.payloadBytes) {
-    throw badInput(argument, `JSON text must be at most ${Limits.payloadBytes} bytes`);
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) {
+    throw badInput(argument, `JSON text must be at most ${maxBytes} bytes`);
   }
   if (!plainlyFaithful(value)) {
     const problem = unfaithfulJson(value, false, argument);
@@ -310,6 +314,41 @@ export function payload(value: unknown, argument: JsonArgument = 'payload'): str
  */
 export function result(value: unknown): string {
   return payload(value, 'result');
+}
+
+const PROGRESS = 'must be a number from 0 to 100, or a JSON object';
+
+/**
+ * A job's progress (DESIGN.md §3, "Progress and logs"): a number from 0 to 100, or an object by
+ * a payload's rules (`progress.items[2] is NaN, …`) whose JSON text is at most
+ * `Limits.progressBytes`. Returns its JSON text. BAD_USER_INPUT `progress` otherwise — null and
+ * undefined too: progress is reported, never cleared.
+ */
+export function progress(value: unknown): string {
+  if (typeof value === 'number') {
+    if (!(value >= 0 && value <= 100)) throw badInput('progress', PROGRESS);
+    return JSON.stringify(value);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badInput('progress', PROGRESS);
+  }
+  const text = payload(value, 'progress', Limits.progressBytes);
+  // An object whose toJSON answers something else (a Date answers a string).
+  if (!text.startsWith('{')) throw badInput('progress', PROGRESS);
+  return text;
+}
+
+/**
+ * A line of a job's log (DESIGN.md §3, "Progress and logs"): a string of at most
+ * `Limits.logLineBytes` UTF-8 bytes; BAD_USER_INPUT `line` otherwise (a longer line is refused,
+ * not cut: a log that hides the end of what was written would mislead).
+ */
+export function logLine(value: unknown): string {
+  if (typeof value !== 'string') throw badInput('line', 'must be a string');
+  if (Buffer.byteLength(value, 'utf8') > Limits.logLineBytes) {
+    throw badInput('line', `must be at most ${Limits.logLineBytes} UTF-8 bytes`);
+  }
+  return value;
 }
 
 /**
@@ -558,12 +597,14 @@ export function jobId(queue: string, value: unknown): string {
  * What a page cursor pages: its kind, the queue, and the parameters that choose the listing —
  * `['groups', queue, prefix | null]` (`Queue.groups`, `groupsWithPrefix`, `snapshot`'s page: the
  * same listing for the same prefix), `['jobs', queue, state, group | null]` (`Queue.jobs`,
- * `Group.jobs`), `['history', queue, group | null]` (`Queue.history`). DESIGN.md §4.1.
+ * `Group.jobs`), `['history', queue, group | null]` (`Queue.history`), `['logs', queue, job id]`
+ * (`Queue.jobLogs`). DESIGN.md §4.1.
  */
 export type Listing =
   | readonly ['groups', string, string | null]
   | readonly ['jobs', string, JobState, string | null]
-  | readonly ['history', string, string | null];
+  | readonly ['history', string, string | null]
+  | readonly ['logs', string, string];
 
 /**
  * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
@@ -807,6 +848,20 @@ export const historyCursor = pageCursor<string>({
   maxChars: 96,
   parse: (rest) => (isStreamId(rest) ? rest : null),
   other: 'another queue, or another group',
+});
+
+/**
+ * Opaque cursors of a job's log (`Queue.jobLogs`, `Job.logs`): base64url of `L:<tag>:<seq>`,
+ * the seq of the last line read (addJobLog-2.lua): a page goes on after it while older lines
+ * are dropped.
+ */
+export const logsCursor = pageCursor<number>({
+  name: 'logs',
+  letter: 'L',
+  legacy: 'l',
+  maxChars: 40,
+  parse: (rest) => (/^(0|[1-9][0-9]{0,14})$/.test(rest) ? Number(rest) : null),
+  other: 'another job',
 });
 
 /**

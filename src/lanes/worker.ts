@@ -21,6 +21,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type ActiveJob, RunningJob } from './activeJob.js';
 import { ErrorCode, mapError, RingmasterError, readThrown, type Thrown } from './errors.js';
 import { WAKE_LENGTH } from './keys.js';
 import { type CompleteAndClaimResult, Defaults, type Queue } from './queue/queue.js';
@@ -28,7 +29,7 @@ import { Reaper } from './reaper.js';
 import { duplicateConnection, type RedisClient } from './redis/client.js';
 import { closeConnection, type RedisConnection } from './redis/connectionOption.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
-import type { Job } from './types.js';
+import type { Job, JobProgress } from './types.js';
 import { unknownQueueLine } from './unknownQueue.js';
 import * as validate from './validate.js';
 import { openQueue, type WorkerOptions, workerArguments } from './workerArguments.js';
@@ -40,12 +41,14 @@ import { openQueue, type WorkerOptions, workerArguments } from './workerArgument
  * Throw or reject to retry it, with any value (its
  * text, as `readThrown` reads it, becomes the job's lastError, and text and stack an entry of
  * its errors; its backoff policy decides when it runs again). `signal` aborts when the lease is
- * lost (the job was reaped and may run elsewhere): stop work that should not be done twice. The signal is made only for a processor
+ * lost (the job was reaped and may run elsewhere): stop work that should not be done twice.
+ * While it runs, `job.updateProgress(progress)` and `job.log(line)` report on it
+ * ({@link ActiveJob}). The signal is made only for a processor
  * that declares the parameter (`processor.length >= 2`): an AbortController is the dearest
  * thing a worker allocates per job, and one that nobody can read is not worth it.
  */
 export type Processor<Payload = unknown, Result = unknown> = (
-  job: Job<Payload, Result>,
+  job: ActiveJob<Payload, Result>,
   signal: AbortSignal,
 ) => Result | Promise<Result>;
 
@@ -78,6 +81,8 @@ interface WorkerEvents<Payload, Result> {
    * the thrown value as its `cause` (`readThrown`).
    */
   failed: [job: Job<Payload, Result>, error: Error];
+  /** A running job's processor reported its progress (`job.updateProgress`), now kept. */
+  progress: [job: ActiveJob<Payload, Result>, progress: JobProgress];
   /** A job's lease was lost while it ran; its outcome was not recorded here. */
   leaseLost: [job: Job<Payload, Result>];
   /** This worker's reaper took back `count` jobs whose lease had expired. */
@@ -198,6 +203,10 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
   private readonly reaper: Reaper | null;
   /** Called once per claimed job (typed for its queue by the constructor). */
   private readonly processor: Processor;
+  /** Each running job's kept progress report, heard as the `progress` event. */
+  private readonly progressHeard = (job: RunningJob): void => {
+    this.emit('progress', job as ActiveJob<Payload, Result>, job.progress as JobProgress);
+  };
 
   /**
    * Two shapes (DESIGN.md §4.1, "Connections"):
@@ -562,12 +571,13 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
   }
 
   /** Run the processor of a claimed job in a slot of its own. */
-  private start(job: Job): void {
+  private start(claimed: Job): void {
     // Claimed by a call still on the wire at close's deadline: given back without running.
     if (this.givenUp) {
-      this.sendRetry(job, this.givenUp);
+      this.sendRetry(claimed, this.givenUp);
       return;
     }
+    const job = new RunningJob(claimed, this.queue as Queue, this.progressHeard);
     const slot = this.nextSlot++;
     const lease = this.wantsSignal ? new AbortController() : null;
     const run: Running = { job, lease, lost: false, extendedAt: Date.now() };

@@ -1,7 +1,7 @@
 /**
  * `jobChanged(queue, id)`: one job, sent at every change of its state (each one, in order, with
- * the fields of that moment) and whenever its attempts, lease, run-at time or last error
- * change, until it reaches a final state (COMPLETED, DEAD) or is gone (DESIGN.md §4.4).
+ * the fields of that moment) and whenever its attempts, lease, run-at time, last error or
+ * progress change, until it reaches a final state (COMPLETED, DEAD) or is gone (DESIGN.md §4.4).
  *
  * A watched job is registered in `P:{Q}:watched` ({@link JobRegistrations}), so every script
  * that changes its state appends an entry to `P:{Q}:job:<id>:events` (`includes/jobEvents.lua`)
@@ -56,8 +56,9 @@ function sameMoment(a: WatchedJob, b: WatchedJob): boolean {
 
 /**
  * Equal for a watcher: the same job at the same moment ({@link sameMoment}) with the same lease
- * (token and deadline) and last error. What a job's life changes; payload, group and maxAttempts
- * never change, and `errors` grows only with `lastError` (each failed attempt sets both).
+ * (token and deadline), last error and progress. What a job's life changes; payload, group and
+ * maxAttempts never change, and `errors` grows only with `lastError` (each failed attempt sets
+ * both).
  */
 export function sameJob(a: WatchedJob, b: WatchedJob): boolean {
   if (a === null || b === null) return a === b;
@@ -66,8 +67,15 @@ export function sameJob(a: WatchedJob, b: WatchedJob): boolean {
     sameMoment(a, b) &&
     a.token === b.token &&
     a.leaseUntil === b.leaseUntil &&
-    a.lastError === b.lastError
+    a.lastError === b.lastError &&
+    sameProgress(a.progress, b.progress)
   );
+}
+
+/** Progress compared as the JSON it is stored as (an object read twice is two objects). */
+function sameProgress(a: Job['progress'], b: Job['progress']): boolean {
+  if (a === b) return true;
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
@@ -113,6 +121,7 @@ function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
     claimedAt: moment.claimedAt,
     finishedAt: moment.finishedAt,
     lastError: moment.lastError,
+    progress: moment.progress,
     ...(known.errors === undefined
       ? {}
       : { errors: known.errors.filter((e) => recordedBy(e, moment, at)) }),

@@ -7,6 +7,9 @@ import type {
   EnqueueOptions,
   Job,
   JobError,
+  JobLog,
+  JobLogPage,
+  JobProgress,
   PromotedJob,
   Queue,
 } from '../lanes/internal.js';
@@ -121,6 +124,54 @@ export const promoteJob = (ctx: Context, a: { queue: string; id: string }): Prom
 
 export const extendLease = (ctx: Context, a: JobArgs & { leaseMs: number }): Promise<Job> =>
   ctx.engine.queue(a.queue).extendLease(a.id, a.token, a.leaseMs);
+
+/** `updateJobProgress`: the job with its progress (the engine judges the JSON, §5). */
+export const updateJobProgress = (
+  ctx: Context,
+  a: JobArgs & { progress?: unknown },
+): Promise<Job> =>
+  ctx.engine.queue(a.queue).updateJobProgress(a.id, a.token, a.progress as JobProgress);
+
+/** `addJobLog`: the line as kept, with its time. */
+export const addJobLog = (ctx: Context, a: JobArgs & { line: string }): Promise<JobLog> =>
+  ctx.engine.queue(a.queue).addJobLog(a.id, a.token, a.line);
+
+/** A page of a job's log as a Relay connection. */
+export interface JobLogConnection {
+  readonly edges: { cursor: string; node: JobLog }[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  readonly totalCount: number;
+}
+
+const NO_LOGS: JobLogPage = {
+  logs: [],
+  cursors: [],
+  hasNextPage: false,
+  endCursor: null,
+  totalCount: 0,
+};
+
+/**
+ * `Job.logs(first, after)`: its log, oldest first. A job gone since it was read has none.
+ * @throws RingmasterError BAD_USER_INPUT (`first`, `after`)
+ */
+export async function logs(
+  ctx: Context,
+  j: Job,
+  a: { first?: number | null | undefined; after?: string | null | undefined },
+): Promise<JobLogConnection> {
+  const page =
+    (await ctx.engine
+      .queue(j.queue)
+      .jobLogs(j.id, { first: a.first ?? undefined, after: a.after })) ?? NO_LOGS;
+  return {
+    edges: page.logs.map((node, i) => ({ cursor: page.cursors[i] as string, node })),
+    hasNextPage: page.hasNextPage,
+    endCursor: page.endCursor,
+    totalCount: page.totalCount,
+  };
+}
 
 /**
  * `Queue.job(id)`: the job with its errors and backoff, or null when there is no such job

@@ -9,7 +9,8 @@ import type { HistoryBatch } from '../pubsub/index.js';
 import * as resolve from '../resolvers/history.js';
 import { type HistoryConnection, historyAdded } from '../resolvers/history.js';
 import { builder } from './builder.js';
-import { PageInfoRef, QueueRef } from './queue.js';
+import { PageInfoRef } from './pageInfo.js';
+import { QueueRef } from './queue.js';
 
 export const HistoryEntryRef = builder.objectRef<HistoryEntry>('HistoryEntry').implement({
   description:

@@ -7,11 +7,13 @@ import {
   Defaults,
   type Job,
   type JobError,
+  type JobLog,
   Limits,
 } from '../lanes/internal.js';
 import * as resolve from '../resolvers/job.js';
 import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
+import { PageInfoRef } from './pageInfo.js';
 
 export const JobStateRef = builder.enumType('JobState', {
   values: ['PENDING', 'DELAYED', 'ACTIVE', 'COMPLETED', 'DEAD'] as const,
@@ -64,6 +66,41 @@ export const JobErrorRef = builder.objectRef<JobError>('JobError').implement({
   }),
 });
 
+export const JobLogRef = builder.objectRef<JobLog>('JobLog').implement({
+  description: `One line of a job's log (\`addJobLog\`); the newest ${Defaults.logsKept.toLocaleString('en-US')} are kept.`,
+  fields: (t) => ({
+    at: t.field({
+      type: 'DateTime',
+      description: 'When it was added (Redis clock).',
+      resolve: (l) => new Date(l.at),
+    }),
+    line: t.exposeString('line'),
+  }),
+});
+
+const JobLogEdgeRef = builder.objectRef<{ cursor: string; node: JobLog }>('JobLogEdge').implement({
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', {
+      description: "Opaque; pass as `after` for the lines after it (this job's log only).",
+    }),
+    node: t.field({ type: JobLogRef, resolve: (e) => e.node }),
+  }),
+});
+
+const JobLogConnectionRef = builder
+  .objectRef<resolve.JobLogConnection>('JobLogConnection')
+  .implement({
+    description:
+      "A page of a job's log, oldest first. A cursor stays good while older lines are dropped: the next page goes on after its line.",
+    fields: (t) => ({
+      edges: t.field({ type: [JobLogEdgeRef], resolve: (c) => c.edges }),
+      pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
+      totalCount: t.exposeInt('totalCount', {
+        description: `Lines the log keeps now (at most ${Defaults.logsKept.toLocaleString('en-US')}).`,
+      }),
+    }),
+  });
+
 const BackoffInputRef = builder.inputType('BackoffInput', {
   description:
     'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
@@ -106,6 +143,22 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description:
         "What its processor returned (complete's result), kept while the completed job is; null for none and on a job that is not COMPLETED.",
       resolve: (j) => j.result,
+    }),
+    progress: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        'What its processor last reported (`updateJobProgress`): a number 0–100 or an object; kept across retries and with the job; null before any.',
+      resolve: (j) => j.progress,
+    }),
+    logs: t.field({
+      type: JobLogConnectionRef,
+      description: `Its log, oldest first, a page at a time (the newest ${Defaults.logsKept.toLocaleString('en-US')} lines kept; deleted with the job).`,
+      args: {
+        first: t.arg.int({ defaultValue: Defaults.pageSize }),
+        after: t.arg.string(),
+      },
+      resolve: (j, args, ctx) => resolve.logs(ctx, j, args),
     }),
     state: t.field({ type: JobStateRef, resolve: (j) => j.state }),
     attempts: t.exposeInt('attempts', { description: 'Claims so far.' }),
@@ -282,6 +335,33 @@ builder.mutationFields((t) => ({
       leaseMs: t.arg.int({ required: true }),
     },
     resolve: (_root, args, ctx) => resolve.extendLease(ctx, { ...args, id: String(args.id) }),
+  }),
+  updateJobProgress: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { worker: true },
+    description:
+      "Report an active job's progress, as the holder of its lease: a number 0–100 or a JSON object (at most ${Limits.progressBytes.toLocaleString('en-US')} bytes of JSON text), kept until the next report, across retries and with the job; a watched job's `jobChanged` carries it.",
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      token: t.arg.string({ required: true }),
+      progress: t.arg({ type: 'JSON', required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.updateJobProgress(ctx, { ...args, id: String(args.id) }),
+  }),
+  addJobLog: t.field({
+    type: JobLogRef,
+    nullable: true,
+    authScopes: { worker: true },
+    description: `Add a line (at most ${Limits.logLineBytes.toLocaleString('en-US')} UTF-8 bytes) to an active job's log, as the holder of its lease; the newest ${Defaults.logsKept.toLocaleString('en-US')} are kept, and the log goes with the job.`,
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      token: t.arg.string({ required: true }),
+      line: t.arg.string({ required: true }),
+    },
+    resolve: (_root, args, ctx) => resolve.addJobLog(ctx, { ...args, id: String(args.id) }),
   }),
   promoteJob: t.field({
     type: JobRef,

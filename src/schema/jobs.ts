@@ -8,7 +8,8 @@ import { type JobConnection, jobs } from '../resolvers/queue.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
 import { JobRef, JobStateRef } from './job.js';
-import { PageInfoRef, QueueRef } from './queue.js';
+import { PageInfoRef } from './pageInfo.js';
+import { QueueRef } from './queue.js';
 
 const JobEdgeRef = builder.objectRef<{ cursor: string; node: Job }>('JobEdge').implement({
   fields: (t) => ({

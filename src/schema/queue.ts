@@ -15,6 +15,7 @@ import {
 import * as resolve from '../resolvers/queue.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
+import { PageInfoRef } from './pageInfo.js';
 
 interface GroupConnectionShape {
   edges: { cursor: string; node: GroupInfo }[];
@@ -22,15 +23,6 @@ interface GroupConnectionShape {
   endCursor: string | null;
   totalCount: number;
 }
-
-export const PageInfoRef = builder
-  .objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo')
-  .implement({
-    fields: (t) => ({
-      hasNextPage: t.exposeBoolean('hasNextPage'),
-      endCursor: t.exposeString('endCursor', { nullable: true }),
-    }),
-  });
 
 const GroupEdgeRef = builder.objectRef<{ cursor: string; node: GroupInfo }>('GroupEdge').implement({
   fields: (t) => ({

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Job } from '../../src/lanes/index.js';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import {
+  AddJobLogDocument,
   CancelOverrideDocument,
   ClaimDocument,
   ClearLimitDocument,
@@ -48,6 +49,7 @@ import {
   SetRateLimitDocument,
   SetRetentionDocument,
   SetWeightDocument,
+  UpdateJobProgressDocument,
 } from '../gql/graphql.js';
 import {
   codes,
@@ -231,6 +233,30 @@ const OPERATIONS: Operation[] = [
       return {
         query: print(ExtendLeaseDocument),
         variables: { queue, id: job.id, token: job.token, leaseMs: 7_200_000 },
+      };
+    },
+  },
+  {
+    field: 'updateJobProgress',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      return {
+        query: print(UpdateJobProgressDocument),
+        variables: { queue, id: job.id, token: job.token, progress: 50 },
+      };
+    },
+  },
+  {
+    field: 'addJobLog',
+    kind: 'mutation',
+    role: 'worker',
+    prepare: async (queue) => {
+      const job = await activeJob(queue);
+      return {
+        query: print(AddJobLogDocument),
+        variables: { queue, id: job.id, token: job.token, line: 'x' },
       };
     },
   },

@@ -30,11 +30,13 @@ import {
   LIMITS,
   LITERAL_MUTATIONS,
   LITERAL_QUERIES,
+  LOG_LINES,
   MAX_ATTEMPTS,
   NULL,
   OVERRIDE_KIND_NAMES,
   OVERSIZED,
   PAYLOADS,
+  PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
   RATE_MAXES,
@@ -252,6 +254,27 @@ const FIELDS: Field[] = [
       token: TOKENS,
       leaseMs: [...LEASES, NULL],
     },
+  },
+  {
+    name: 'Mutation.updateJobProgress',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!, $progress: JSON!) { updateJobProgress(queue: $queue, id: $id, token: $token, progress: $progress) { id } }',
+    valid: () => ({
+      queue: QUEUE,
+      id: seeded.active.id,
+      token: seeded.active.token,
+      progress: 5,
+    }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS, progress: PROGRESSES },
+  },
+  {
+    name: 'Mutation.addJobLog',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $token: String!, $line: String!) { addJobLog(queue: $queue, id: $id, token: $token, line: $line) { at } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id, token: seeded.active.token, line: 'x' }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, token: TOKENS, line: LOG_LINES },
   },
   {
     name: 'Queue.jobs',

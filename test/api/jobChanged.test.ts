@@ -15,6 +15,7 @@ import {
   JobByIdDocument,
   JobChangedDocument,
   type JobChangedSubscription,
+  JobProgressChangedDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
   RemoveJobsDocument,
@@ -22,6 +23,7 @@ import {
   RetryDocument,
   RetryWithErrorDocument,
   SetRetentionDocument,
+  UpdateJobProgressDocument,
 } from '../gql/graphql.js';
 import { dataOf, type LiveSubscription, sseSubscribe, wsSubscribe } from '../support/live.js';
 import { queueName } from '../support/pubsub.js';
@@ -93,6 +95,22 @@ describe('jobChanged over graphql-ws', () => {
     expect(await nextJob(sub, q, id)).toMatchObject({ state: 'DEAD', attempts: 1, token: null });
     await expectCompleted(sub);
     expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+  });
+
+  it('each progress report is an event with it, in order; COMPLETED keeps the last', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q);
+    const { token } = await claim(q);
+    const sub = wsSubscribe(server.ws(), JobProgressChangedDocument, { queue: q, id });
+    const next = async () => dataOf(await sub.events.next()).jobChanged;
+    expect(await next()).toEqual({ id, state: 'ACTIVE', progress: null });
+    await server.ok(UpdateJobProgressDocument, { queue: q, id, token, progress: 30 });
+    await server.ok(UpdateJobProgressDocument, { queue: q, id, token, progress: { stage: 'b' } });
+    expect(await next()).toEqual({ id, state: 'ACTIVE', progress: 30 });
+    expect(await next()).toEqual({ id, state: 'ACTIVE', progress: { stage: 'b' } });
+    await server.ok(CompleteDocument, { queue: q, id, token });
+    expect(await next()).toEqual({ id, state: 'COMPLETED', progress: { stage: 'b' } });
+    await sub.events.until('the subscription to complete', () => sub.events.completed, 3_000);
   });
 
   it('a delayed job: DELAYED with its runAt, PENDING once promoted; a retry with a delay: DELAYED again', async () => {

@@ -9,14 +9,17 @@ import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
 import {
+  AddJobLogDocument,
   ClaimDetailDocument,
   CompleteWithResultDocument,
   EnqueueDelayedDocument,
   JobByIdDocument,
   type JobDetailFragment,
+  JobProgressAndLogsDocument,
   JobResultDocument,
   PromoteJobDocument,
   RetryWithErrorDocument,
+  UpdateJobProgressDocument,
 } from '../gql/graphql.js';
 import { codes, expectRedisUnchanged, post, refusal } from '../support/api.js';
 import { redisNow, uniqueQueueName } from '../support/lanes.js';
@@ -408,5 +411,54 @@ describe('complete(result) and Job.result', () => {
     const error = response.json?.errors?.[0];
     expect(error?.extensions?.argument).toBe('result');
     expect(error?.message).toMatch(/^result: result\.n is Infinity/);
+  });
+});
+
+// A job's progress and log (DESIGN.md §3 "Progress and logs", §4.2 `Job.progress`, `Job.logs`).
+describe('updateJobProgress, addJobLog, Job.progress and Job.logs', () => {
+  it('reports under the lease and reads back: progress, then the log oldest first, paged', async () => {
+    const q = uniqueQueueName('prog');
+    const { id, token } = await active(q);
+    const reported = ok(
+      await api.request(UpdateJobProgressDocument, { queue: q, id, token, progress: { done: 2 } }),
+    );
+    expect(reported.updateJobProgress).toEqual({ id, state: 'ACTIVE', progress: { done: 2 } });
+    const before = await redisNow(r);
+    const lines = ['one', 'two', 'three'];
+    for (const line of lines) {
+      const added = ok(await api.request(AddJobLogDocument, { queue: q, id, token, line }));
+      expect(added.addJobLog?.line).toBe(line);
+      expect(ms(added.addJobLog?.at)).toBeGreaterThanOrEqual(before);
+    }
+    const first = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id, first: 2 }));
+    const job = first.queue.job;
+    expect(job?.progress).toEqual({ done: 2 });
+    expect(job?.logs.edges.map((e) => e.node.line)).toEqual(['one', 'two']);
+    expect(job?.logs.totalCount).toBe(3);
+    expect(job?.logs.pageInfo.hasNextPage).toBe(true);
+    const after = job?.logs.pageInfo.endCursor;
+    const next = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id, after }));
+    expect(next.queue.job?.logs.edges.map((e) => e.node.line)).toEqual(['three']);
+    expect(next.queue.job?.logs.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it('a wrong token is LEASE_LOST, writing nothing; a cursor of another job is BAD_USER_INPUT after', async () => {
+    const q = uniqueQueueName('prog');
+    const a = await active(q);
+    const b = await active(q);
+    ok(await api.request(AddJobLogDocument, { queue: q, ...b, line: 'x' }));
+    const stale = { queue: q, id: a.id, token: 'not-the-token' };
+    const progress = await expectRedisUnchanged(r, () =>
+      api.request(UpdateJobProgressDocument, { ...stale, progress: 5 }),
+    );
+    expect(refusal(progress).code).toBe('LEASE_LOST');
+    const log = await expectRedisUnchanged(r, () =>
+      api.request(AddJobLogDocument, { ...stale, line: 'x' }),
+    );
+    expect(refusal(log).code).toBe('LEASE_LOST');
+    const foreign = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id: b.id }));
+    const after = foreign.queue.job?.logs.pageInfo.endCursor;
+    const response = await api.request(JobProgressAndLogsDocument, { queue: q, id: a.id, after });
+    expect(refusal(response)).toEqual({ code: 'BAD_USER_INPUT', argument: 'after' });
   });
 });

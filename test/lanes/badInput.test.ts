@@ -34,10 +34,12 @@ import {
   JOB_STATES,
   LEASES,
   LIMITS,
+  LOG_LINES,
   MAX_ATTEMPTS,
   NULL,
   OVERRIDE_KINDS,
   PAYLOADS,
+  PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
   REAP_BATCHES,
@@ -159,6 +161,12 @@ const cases: Case[] = [
   ...each(PAYLOADS, 'completeAndClaim result', (v) =>
     ctx.q.completeAndClaim([{ id: ctx.active.id, token: ctx.active.token as string, result: v }]),
   ),
+  ...each(PROGRESSES, 'updateJobProgress progress', (v) =>
+    ctx.q.updateJobProgress(ctx.active.id, ctx.active.token as string, any(v)),
+  ),
+  ...each(LOG_LINES, 'addJobLog line', (v) =>
+    ctx.q.addJobLog(ctx.active.id, ctx.active.token as string, any(v)),
+  ),
   ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
   ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
   ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),
@@ -179,6 +187,10 @@ const cases: Case[] = [
     ...each([bad], 'complete token', (v) => ctx.q.complete(ctx.active.id, any(v))),
     ...each([bad], 'retry token', (v) => ctx.q.retry(ctx.active.id, any(v))),
     ...each([bad], 'extendLease token', (v) => ctx.q.extendLease(ctx.active.id, any(v), 1000)),
+    ...each([bad], 'updateJobProgress token', (v) =>
+      ctx.q.updateJobProgress(ctx.active.id, any(v), 5),
+    ),
+    ...each([bad], 'addJobLog token', (v) => ctx.q.addJobLog(ctx.active.id, any(v), 'x')),
   ]),
   ...each(REAP_BATCHES, 'reap batch', (v) => ctx.q.reap({ batch: any(v) })),
   // Operator actions and job reads.
@@ -246,6 +258,10 @@ const cases: Case[] = [
   ...JOB_IDS.flatMap((bad) => [
     ...each([bad], 'complete id', (v) => ctx.q.complete(any(v), ctx.active.token as string)),
     ...each([bad], 'retry id', (v) => ctx.q.retry(any(v), ctx.active.token as string)),
+    ...each([bad], 'updateJobProgress id', (v) =>
+      ctx.q.updateJobProgress(any(v), ctx.active.token as string, 5),
+    ),
+    ...each([bad], 'addJobLog id', (v) => ctx.q.addJobLog(any(v), ctx.active.token as string, 'x')),
     ...each([bad], 'extendLease id', (v) =>
       ctx.q.extendLease(any(v), ctx.active.token as string, 1000),
     ),

@@ -28,6 +28,7 @@ const VALUES = [
 
 /** The types: what a caller passes (options, the connection) and the records it gets back. */
 const TYPES = [
+  'ActiveJob',
   'BackoffPolicyInput',
   'CompleteOptions',
   'Completion',
@@ -38,6 +39,7 @@ const TYPES = [
   'Job',
   'JobError',
   'JobPage',
+  'JobProgress',
   'JobState',
   'Processor',
   'QueueCounts',

@@ -70,7 +70,8 @@ for i = 1, #ARGV, 3 do
     jobEventsKeyOf(base, id), watchedKeyOf(base), ringWatchedKeyOf(base), ringLogKeyOf(base),
     seenKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
-    jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group) }
+    jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group), logsKeyOf(base, id),
+    jobPrefixOf(base) .. id .. LOGS_SUFFIX }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -116,6 +117,8 @@ function tsKeys(c: Case): string[] {
     k.errors(c.id),
     // An idempotency key, of any text (the group's stands in).
     k.idem(c.group),
+    k.logs(c.id),
+    k.logs(c.id),
   ];
 }
 
@@ -161,7 +164,7 @@ describe('no script builds a key past includes/keys.lua', () => {
   // What building a lane or job key by hand looks like: the literals of the layout, or a
   // concatenation onto the base.
   const BY_HAND =
-    /'g:'|':pending'|':delayed'|':dead'|':completed'|':errors'|':events'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
+    /'g:'|':pending'|':delayed'|':dead'|':completed'|':errors'|':logs'|':events'|'job:'|"g:"|"job:"|\bbase\s*\.\./;
 
   it.each([...scriptNames])('%s', (name) => {
     expect(codeOf(name, KEYS_LUA)).not.toMatch(BY_HAND);

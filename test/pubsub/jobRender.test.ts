@@ -13,6 +13,7 @@ const known: Job = {
   group: 'g',
   payload: { n: 1 },
   result: null,
+  progress: null,
   state: 'PENDING',
   attempts: 0,
   maxAttempts: 3,
@@ -72,6 +73,23 @@ describe('jobRender', () => {
     // Nothing new: nothing sent; forced (a resync): the hash again.
     expect(render(extended, undefined, false)).toBeUndefined();
     expect(states(render(extended, undefined, true))).toEqual(['ACTIVE:2']);
+  });
+
+  it("each progress report of one attempt is its own event, with that moment's progress", () => {
+    const render = jobRender();
+    render(timeline(active(1), [entry(10, ACTIVE1)]), undefined, false);
+    const reports = [
+      entry(10, ACTIVE1),
+      entry(11, { ...ACTIVE1, progress: '40' }),
+      entry(12, { ...ACTIVE1, progress: '{"stage":"b"}' }),
+    ];
+    const hash = { ...active(1), progress: { stage: 'b' } };
+    const sent = render(timeline(hash, reports), undefined, false);
+    expect(sent?.map((e) => e?.progress)).toEqual([40, { stage: 'b' }]);
+    // Read again, unchanged: nothing (an object equal to the last sent is the same progress).
+    expect(render(timeline({ ...hash, progress: { stage: 'b' } }, reports), undefined, false)).toBe(
+      undefined,
+    );
   });
 
   it('stops at the first final event', () => {

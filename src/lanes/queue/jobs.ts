@@ -1,6 +1,6 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
 import type { ClaimedJob, ReadJobsReply } from '../scripts/commands.js';
-import type { BackoffPolicy, Job, JobPage, JobState } from '../types.js';
+import type { BackoffPolicy, Job, JobLog, JobPage, JobProgress, JobState } from '../types.js';
 import { jobCursor, type Listing } from '../validate.js';
 
 const STATES: Record<string, JobState> = {
@@ -31,6 +31,21 @@ function parsePayload(text: string | null | undefined): unknown {
 }
 
 /**
+ * The lines of a log page as `readJobLogs-3.lua` answers them (`<seq>:<at>:<line>`), each with
+ * its seq; an entry that is not one (another writer's) reads as its whole text, at 0.
+ */
+export function decodeLogs(entries: readonly string[]): { seq: number; log: JobLog }[] {
+  return entries.map((entry) => {
+    const match = /^([0-9]+):([0-9]+):/.exec(entry);
+    if (match === null) return { seq: 0, log: { at: 0, line: entry } };
+    return {
+      seq: Number(match[1]),
+      log: { at: Number(match[2]), line: entry.slice(match[0].length) },
+    };
+  });
+}
+
+/**
  * The jobs of a claim script's reply (`ClaimReply`, commands.ts), ACTIVE and leased; the i-th
  * was claimed under `tokens[i]`.
  */
@@ -46,23 +61,26 @@ export function decodeClaims(
 ): Job[] {
   const at = Number(claimedAt);
   const until = Number(leaseUntil);
-  return claimed.map(([id, group, attempts, maxAttempts, enqueuedAt, payload, lastError], i) => ({
-    id,
-    queue,
-    group,
-    payload: parsePayload(payload),
-    result: null,
-    state: 'ACTIVE',
-    attempts: Number(attempts),
-    maxAttempts: int(maxAttempts) ?? 1,
-    token: tokens[i] as string,
-    leaseUntil: until,
-    enqueuedAt: int(enqueuedAt ?? undefined),
-    runAt: null,
-    claimedAt: at,
-    finishedAt: null,
-    lastError: lastError ?? null,
-  }));
+  return claimed.map(
+    ([id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, progress], i) => ({
+      id,
+      queue,
+      group,
+      payload: parsePayload(payload),
+      result: null,
+      progress: parsePayload(progress) as JobProgress | null,
+      state: 'ACTIVE',
+      attempts: Number(attempts),
+      maxAttempts: int(maxAttempts) ?? 1,
+      token: tokens[i] as string,
+      leaseUntil: until,
+      enqueuedAt: int(enqueuedAt ?? undefined),
+      runAt: null,
+      claimedAt: at,
+      finishedAt: null,
+      lastError: lastError ?? null,
+    }),
+  );
 }
 
 /**
@@ -102,6 +120,7 @@ export function decodeJob(
     group: h.group ?? '',
     payload,
     result: parsePayload(h.result),
+    progress: parsePayload(h.progress) as JobProgress | null,
     state: STATES[h.state ?? ''] ?? 'PENDING',
     attempts: int(h.attempts) ?? 0,
     maxAttempts: int(h.maxAttempts) ?? 1,

@@ -35,7 +35,10 @@ import type {
   GroupPage,
   Job,
   JobActionResult,
+  JobLog,
+  JobLogPage,
   JobPage,
+  JobProgress,
   JobState,
   QueueCounts,
   QueueRetention,
@@ -544,6 +547,37 @@ export class Queue<Payload = unknown, Result = unknown> {
     >;
   }
 
+  /**
+   * Report active job `id`'s progress (DESIGN.md §3, "Progress and logs"): a number from 0 to
+   * 100 or a JSON object (at most `Limits.progressBytes` of JSON text), kept in the job's hash
+   * until the next report, across retries, and deleted with the job; a watched job's
+   * `jobChanged` carries it. Returns the job with it. Script: `updateJobProgress-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT (a malformed token; `progress` not a number in
+   *   0..100 or an object by a payload's rules, or too long), JOB_NOT_FOUND, LEASE_LOST
+   */
+  updateJobProgress(
+    id: string,
+    token: string,
+    progress: JobProgress,
+  ): Promise<Job<Payload, Result>> {
+    return this.call(() => this.working.updateJobProgress(id, token, progress)) as Promise<
+      Job<Payload, Result>
+    >;
+  }
+
+  /**
+   * Append `line` (at most `Limits.logLineBytes` UTF-8 bytes) to active job `id`'s log
+   * (DESIGN.md §3, "Progress and logs"): the newest `Defaults.logsKept` lines are kept, the
+   * oldest dropped, and the log is deleted with the job. Read it with {@link jobLogs}.
+   * Script: `addJobLog-2.lua`.
+   * @returns the line as kept, with its time (ms, Redis clock)
+   * @throws RingmasterError BAD_USER_INPUT (a malformed token; `line` not a string, or too
+   *   long), JOB_NOT_FOUND, LEASE_LOST
+   */
+  addJobLog(id: string, token: string, line: string): Promise<JobLog> {
+    return this.call(() => this.working.addJobLog(id, token, line));
+  }
+
   // ── operator actions (admin) ──────────────────────────────────────────────────────────────
 
   /**
@@ -812,6 +846,21 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   job(id: string): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.reads.job(id)) as Promise<Job<Payload, Result> | null>;
+  }
+
+  /**
+   * A page of job `id`'s log, oldest first (DESIGN.md §3, "Progress and logs"), or null when
+   * there is no such job (gone as {@link job} reads it). A cursor stays good while older lines
+   * are dropped. O(page), one read-only script (`readJobLogs-3.lua`).
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page of this job's log (`cursors`, `endCursor`)
+   * @throws RingmasterError BAD_USER_INPUT (`first`, `after`)
+   */
+  jobLogs(
+    id: string,
+    options: { first?: number | undefined; after?: string | null | undefined } = {},
+  ): Promise<JobLogPage | null> {
+    return this.call(() => this.reads.jobLogs(id, options));
   }
 
   /**

@@ -11,6 +11,7 @@ import type {
   GroupPage,
   Job,
   JobError,
+  JobLogPage,
   JobPage,
   JobState,
   QueueCounts,
@@ -22,7 +23,7 @@ import type {
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
-import { decodeJob, decodeJobPage } from './jobs.js';
+import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
 
@@ -275,6 +276,38 @@ export class Reads {
     const [fields, entries] = await this.core.commands.readJob({ id: jobId });
     if (fields.length === 0) return null;
     return { ...decodeJob(this.core.name, jobId, fields), errors: decodeErrors(entries) };
+  }
+
+  async jobLogs(
+    id: string,
+    options: { first?: number | undefined; after?: string | null | undefined },
+  ): Promise<JobLogPage | null> {
+    const opts = validate.options('options', options, PAGE);
+    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
+    let jobId: string;
+    try {
+      jobId = validate.jobId(this.core.name, id);
+    } catch {
+      return null;
+    }
+    const listing = ['logs', this.core.name, jobId] as const;
+    const after = opts.after == null ? 0 : validate.logsCursor.decode(opts.after, listing);
+    const [exists, totalCount, entries] = await this.core.commands.readJobLogs({
+      id: jobId,
+      after,
+      count: first + 1,
+    });
+    if (exists === 0) return null;
+    const lines = decodeLogs(entries.slice(0, first));
+    const encode = validate.logsCursor.encoder(listing);
+    const cursors = lines.map((l) => encode(String(l.seq)));
+    return {
+      logs: lines.map((l) => l.log),
+      cursors,
+      hasNextPage: entries.length > first,
+      endCursor: cursors.at(-1) ?? null,
+      totalCount,
+    };
   }
 
   async jobs(options: {

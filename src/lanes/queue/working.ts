@@ -13,7 +13,7 @@ import {
   type RingmasterError,
 } from '../errors.js';
 import type { JobReply } from '../scripts/commands.js';
-import type { Job } from '../types.js';
+import type { Job, JobLog } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { decodeClaims, decodeJob } from './jobs.js';
@@ -205,6 +205,32 @@ export class Working {
       jobId,
       await this.core.commands.extendLease({ id: jobId, token: t, leaseMs: ms }),
     );
+  }
+
+  async updateJobProgress(id: string, token: string, progress: unknown): Promise<Job> {
+    const t = validate.token(token);
+    const text = validate.progress(progress);
+    const jobId = validate.jobId(this.core.name, id);
+    return this.jobFrom(
+      jobId,
+      await this.core.commands.updateJobProgress({ id: jobId, token: t, progress: text }),
+    );
+  }
+
+  async addJobLog(id: string, token: string, line: string): Promise<JobLog> {
+    const t = validate.token(token);
+    const text = validate.logLine(line);
+    const jobId = validate.jobId(this.core.name, id);
+    const reply = await this.core.commands.addJobLog({
+      id: jobId,
+      token: t,
+      line: text,
+      kept: Defaults.logsKept,
+    });
+    if (typeof reply === 'number') {
+      throw errorFromStatus(reply, this.core.name, jobId) ?? jobNotFound(this.core.name, jobId);
+    }
+    return { at: Number(reply[1]), line: text };
   }
 
   async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {

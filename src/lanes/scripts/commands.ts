@@ -67,6 +67,7 @@ export type ClaimedJob = [
   enqueuedAt: string | null,
   payload: string | null,
   lastError: string | null,
+  progress: string | null,
 ];
 
 /**
@@ -642,6 +643,55 @@ export class Commands {
       [k.active, k.job(p.id)],
       [p.id, p.token, p.leaseMs, k.base],
     ) as Promise<JobReply | number>;
+  }
+
+  /** `updateJobProgress-2.lua`; a negative number is a status code (see errors.ts). */
+  updateJobProgress(p: {
+    id: string;
+    token: string;
+    progress: string;
+  }): Promise<JobReply | number> {
+    const k = this.k;
+    return this.run(
+      'updateJobProgress',
+      [k.active, k.job(p.id)],
+      [p.id, p.token, p.progress, k.base],
+    ) as Promise<JobReply | number>;
+  }
+
+  /**
+   * `addJobLog-2.lua`: `[seq, at, count]` of the line added (count: the lines kept), or a
+   * negative status code (see errors.ts).
+   */
+  addJobLog(p: {
+    id: string;
+    token: string;
+    line: string;
+    kept: number;
+  }): Promise<[seq: string, at: string, count: number] | number> {
+    const k = this.k;
+    return this.run(
+      'addJobLog',
+      [k.active, k.job(p.id)],
+      [p.id, p.token, p.line, p.kept, k.base],
+    ) as Promise<[string, string, number] | number>;
+  }
+
+  /**
+   * `readJobLogs-3.lua`: `[exists, total, entries]`, up to `count` entries after seq `after`
+   * (0: from the first).
+   */
+  readJobLogs(p: {
+    id: string;
+    after: number;
+    count: number;
+  }): Promise<[exists: number, total: number, entries: string[]]> {
+    const k = this.k;
+    return this.run(
+      'readJobLogs',
+      [k.job(p.id), k.logs(p.id), k.settings],
+      [p.after === 0 ? '' : p.after, p.count],
+    ) as Promise<[number, number, string[]]>;
   }
 
   /**

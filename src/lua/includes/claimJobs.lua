@@ -26,7 +26,7 @@
   k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
   are built from it, includes/keys.lua). claimJobs returns the jobs claimed (none when no group
   is serviceable), the i-th under the i-th token, each positional (a missing field is false):
-    { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError }
+    { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, progress }
   the payloads read in one HMGET of P:{Q}:payloads for the whole call (includes/payloads.lua).
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
@@ -224,7 +224,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError')
+          'lastError', 'progress')
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
@@ -277,7 +277,8 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         batch.leases[a + 2] = group
         -- Positional, as ClaimedJob in src/lanes/queue/jobs.ts reads it; false for a missing field.
         -- The payload (6th) is filled in for the whole batch (fillPayloads).
-        claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4], false, job[5] }
+        claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4] or false, false,
+          job[5] or false, job[6] or false }
         if g.rateMax ~= nil then
           countRateClaim(base, batch, group, g)
         end

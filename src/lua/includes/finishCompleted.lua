@@ -2,7 +2,7 @@
   What becomes of jobs just completed (complete, completeAndClaim), by the queue's completed
   retention (includes/retention.lua), which the caller reads once per call (DESIGN.md §2,
   "Retention"):
-  - count 0: forgotten, the fastest path: each job's hash and error list are deleted, in one
+  - count 0: forgotten, the fastest path: each job's hash, error list and log are deleted, in one
     DEL for the whole batch, and its payload in one HDEL of P:{Q}:payloads. Jobs retained under an earlier policy are left to the reaper's
     trim (it trims completed by count and age every pass), so this path reads nothing more.
   - else: kept. Each hash says state 'completed' and finishedAt (its token and leaseUntil
@@ -22,7 +22,7 @@
 
   k: k.completed (zset id -> finishedAt). base: 'P:{Q}:' (error lists and group indexes are
   built from it, includes/keys.lua).
-  Events: del job + errors, hdel payloads (count 0); else hset/hdel job, hset results (with a
+  Events: del job + errors + logs, hdel payloads (count 0); else hset/hdel job, hset results (with a
   result), zadd completed and
   g:<group>:completed, and trim's zrem/del. A watched job's event (includes/jobEvents.lua):
   COMPLETED, with count 0 too (noteJobForgotten: it completed, though its hash is deleted).
@@ -50,6 +50,7 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs,
       local id = ids[i]
       doomed[#doomed + 1] = jobKeys[i]
       doomed[#doomed + 1] = jobPrefix .. id .. ERRORS_SUFFIX
+      doomed[#doomed + 1] = jobPrefix .. id .. LOGS_SUFFIX
       if watching then
         noteJobForgotten(base, id, at)
       end

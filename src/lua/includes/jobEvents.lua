@@ -31,13 +31,13 @@
                                   Lua calls per job")
 
   The entry, compact JSON (cjson): the hash's state, attempts, claimedAt, leaseUntil, runAt,
-  finishedAt and lastError as the hash holds them (a missing field is left out), or gone; at,
-  the script's time (ms, Redis clock: the `at` of a failure it records, so a reader tells the
-  job's errors of that moment); and seq, decimal text, the entry's place in the job's history.
-  seq is the last entry's plus one, so a reader sees a gap (entries trimmed before it read
-  them) as a jump; a list that is empty (new, or expired: EVENTS_TTL_MS after its last entry)
-  starts at now × 1000 (ms from the Redis clock), past every seq the job had before (short of
-  a million entries a second), so a reader never takes a new entry for one it has read. Text,
+  finishedAt, lastError and progress (its JSON text) as the hash holds them (a missing field is
+  left out), or gone; at, the script's time (ms, Redis clock: the `at` of a failure it records, so
+  a reader tells the job's errors of that moment); and seq, decimal text, the entry's place in the
+  job's history. seq is the last entry's plus one, so a reader sees a gap (entries trimmed before
+  it read them) as a jump; a list that is empty (new, or expired: EVENTS_TTL_MS after its last
+  entry) starts at now × 1000 (ms from the Redis clock), past every seq the job had before (short
+  of a million entries a second), so a reader never takes a new entry for one it has read. Text,
   because cjson writes numbers with 14 significant digits and a seq has 16.
 
   Bounded: the list keeps the newest EVENTS_KEPT entries (LTRIM) and expires EVENTS_TTL_MS after
@@ -53,7 +53,7 @@
 local EVENTS_KEPT = 100
 local EVENTS_TTL_MS = 600000
 local EVENT_FIELDS = { 'state', 'attempts', 'claimedAt', 'leaseUntil', 'runAt', 'finishedAt',
-  'lastError' }
+  'lastError', 'progress' }
 
 -- For this script call: nil before the first question, false when no job of the queue is
 -- watched, else job id -> whether it is watched (asked once per id).

@@ -14,6 +14,7 @@
     groupDeadKeyOf(base, group)       `groupDead`
     groupCompletedKeyOf(base, group)  `groupCompleted`
     errorsKeyOf(base, id)             `errors`
+    logsKeyOf(base, id)               `logs`
     jobEventsKeyOf(base, id)          `jobEvents` (includes/jobEvents.lua)
     watchedKeyOf(base)                `watched`: built, not declared, because every script that
                                       moves a job asks it, and the job it asks about is built
@@ -33,6 +34,7 @@
     jobPrefixOf(base) .. id                        = jobKeyOf(base, id)
     groupPrefixOf(base) .. group .. LANE_SUFFIX    = laneKeyOf(base, group)
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX       = errorsKeyOf(base, id)
+    jobPrefixOf(base) .. id .. LOGS_SUFFIX         = logsKeyOf(base, id)
 
   The operations keys (DESIGN.md §2, "Operations"): every steering script and every group read
   touches some of them, so they are built from base rather than declared in KEYS, as BullMQ's
@@ -49,6 +51,7 @@ local JOB_LAYOUT = '2'
 
 local LANE_SUFFIX = ':pending'
 local ERRORS_SUFFIX = ':errors'
+local LOGS_SUFFIX = ':logs'
 
 local function jobPrefixOf(base)
   return base .. 'job:'
@@ -80,6 +83,10 @@ end
 
 local function errorsKeyOf(base, id)
   return base .. 'job:' .. id .. ':errors'
+end
+
+local function logsKeyOf(base, id)
+  return base .. 'job:' .. id .. LOGS_SUFFIX
 end
 
 local function jobEventsKeyOf(base, id)

@@ -11,7 +11,7 @@
   Trimming is incremental and flat-cost: each job retained trims at most TRIM_PER_ADD of the
   oldest that fell out of the policy (so the set converges on its bound however the policy
   changed), and the reaper trims by age in bounded batches when no job finishes. Each trimmed
-  job's hash and error list are deleted and it leaves its group's index too: one DEL, one HDEL
+  job's hash, error list and log are deleted and it leaves its group's index too: one DEL, one HDEL
   of payloads (and one of results, when a victim has one) and one ZREM per group index for all
   the victims of a call, not per victim.
 
@@ -24,7 +24,7 @@
     trim(base, kind, index, count, ageMs, now, max)
                                             delete up to `max` jobs past the policy, oldest
                                             first; returns how many
-    forget(base, id)                        delete a job's hash, error list and payload
+    forget(base, id)                        delete a job's hash, error list, log and payload
     groupBy(ids, groups, score)             ids[i] by its group groups[i] (nil: none), for one
                                             write per group: byGroup (group -> its ids, each
                                             after `score` when given: ZADD's pairs) and order
@@ -68,7 +68,7 @@ local function retentionOf(settingsKey, kind)
 end
 
 local function forget(base, id)
-  redis.call('DEL', jobKeyOf(base, id), errorsKeyOf(base, id))
+  redis.call('DEL', jobKeyOf(base, id), errorsKeyOf(base, id), logsKeyOf(base, id))
   dropPayloads(base, { id })
 end
 
@@ -138,6 +138,7 @@ local function trim(base, kind, index, count, ageMs, now, max)
     end
     doomed[#doomed + 1] = jobKey
     doomed[#doomed + 1] = jobKey .. ERRORS_SUFFIX
+    doomed[#doomed + 1] = jobKey .. LOGS_SUFFIX
   end
   local byGroup, order = groupBy(victims, victimGroups, nil)
   for _, group in ipairs(order) do
