@@ -20,6 +20,8 @@ import { useEngine } from '../support/lanes.js';
 const engine = useEngine();
 
 const EXPECTED = [
+  // a line of a running job's log, under its lease
+  'addJobLog',
   // timed overrides reverted at their deadline, by the reaper
   'applyOverrides',
   // a pending timed override dropped, its value kept
@@ -51,6 +53,8 @@ const EXPECTED = [
   'readGroups',
   // one job, gone once past its retention age (Queue.job)
   'readJob',
+  // a page of a job's log, oldest first (Queue.jobLogs)
+  'readJobLogs',
   // a cursor-paged page of jobs of one state (Queue.jobs)
   'readJobs',
   // one queue's numbers for GET /metrics, with the oldest pending job
@@ -81,6 +85,8 @@ const EXPECTED = [
   'setRetention',
   // a group's turns per round of the ring (weights)
   'setWeight',
+  // a running job's progress, under its lease
+  'updateJobProgress',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
 ];
