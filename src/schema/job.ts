@@ -340,8 +340,7 @@ builder.mutationFields((t) => ({
     type: JobRef,
     nullable: true,
     authScopes: { worker: true },
-    description:
-      "Report an active job's progress, as the holder of its lease: a number 0–100 or a JSON object (at most ${Limits.progressBytes.toLocaleString('en-US')} bytes of JSON text), kept until the next report, across retries and with the job; a watched job's `jobChanged` carries it.",
+    description: `Report an active job's progress, as the holder of its lease: a number 0–100 or a JSON object (at most ${Limits.progressBytes.toLocaleString('en-US')} bytes of JSON text), kept until the next report, across retries and with the job; a watched job's \`jobChanged\` carries it.`,
     args: {
       queue: t.arg.string({ required: true }),
       id: t.arg.id({ required: true }),

@@ -707,6 +707,8 @@ describe('job', () => {
     expect(human).toContain(`job ${id} of acme in ${q}: COMPLETED`);
     expect(human).toContain('payload:\n{\n  "order": 7\n}');
     expect(human).toContain('result:\n{\n  "receipt": "r-7"\n}');
+    expect(human).toContain('progress: -\n');
+    expect(human).toMatch(/\nlog: -\n$/);
     const json = await cliJson<{ queue: { job: { result: unknown; payload: unknown } } }>([
       'job',
       id,
@@ -717,6 +719,54 @@ describe('job', () => {
     const pending = await e.enqueue('acme', { order: 8 });
     expect((await cli(['job', pending.id, '-q', q])).stdout).toContain('result: -');
     expect((await cli(['job', '999999', '-q', q])).stdout).toContain(`no job 999999 in ${q}`);
+  });
+
+  it("shows a job's progress and its log's newest 20 lines of all kept; --log the whole log, past a page of 500", async () => {
+    const q = uniqueQueueName('cli-joblog');
+    const e = engineQueue(q);
+    const { id } = await e.enqueue('acme', { order: 9 });
+    const token = (await e.claim())?.token as string;
+    await e.updateJobProgress(id, token, 40);
+    const lines = 505;
+    for (let i = 1; i <= lines; i += 1) {
+      await e.addJobLog(id, token, i === lines ? 'last\u001b[2J' : `step ${i}`);
+    }
+    const line = (text: string) => new RegExp(`\n  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  ${text}\n`);
+
+    const human = (await cli(['job', id, '-q', q])).stdout;
+    expect(human).toContain(`job ${id} of acme in ${q}: ACTIVE`);
+    expect(human).toContain('progress: 40%\n');
+    expect(human).toContain('log (20 of 505 kept, oldest first):\n');
+    expect(human).toMatch(line('step 486'));
+    expect(human).not.toContain('step 485\n');
+    // A worker's control character is drawn as a marker, never sent to the terminal.
+    expect(human).toMatch(line('last⟨U\\+001B⟩\\[2J'));
+    expect(human.endsWith(`\nmore: ringmaster job ${id} -q ${q} --log\n`)).toBe(true);
+
+    const whole = (await cli(['job', id, '-q', q, '--log'])).stdout;
+    expect(whole).toContain('log (505 of 505 kept, oldest first):\n');
+    expect(whole).toMatch(line('step 1'));
+    expect(whole.indexOf('  step 500\n')).toBeLessThan(whole.indexOf('  step 501\n'));
+    expect(whole).not.toContain('more:');
+
+    await e.updateJobProgress(id, token, { stage: 'ship', parcels: 3 });
+    const json = await cliJson<{
+      queue: {
+        job: {
+          progress: unknown;
+          logs: { totalCount: number; edges: { node: { line: string } }[] };
+        };
+      };
+    }>(['job', id, '-q', q]);
+    expect(json.queue.job.progress).toEqual({ stage: 'ship', parcels: 3 });
+    expect(json.queue.job.logs.totalCount).toBe(lines);
+    expect(json.queue.job.logs.edges.map((edge) => edge.node.line).slice(0, 2)).toEqual([
+      'step 486',
+      'step 487',
+    ]);
+    expect((await cli(['job', id, '-q', q])).stdout).toContain(
+      'progress:\n{\n  "stage": "ship",\n  "parcels": 3\n}',
+    );
   });
 });
 

@@ -4,7 +4,8 @@
  * job, and retries all of one group's dead jobs after a confirmation, leaving the others; it
  * retries a page and deletes a page, leaving the other pages; it deletes every dead job of the
  * queue in bounded removeJobs(all) calls; a job
- * opened by typing its id shows its error and stack; the Delayed view's "run now" makes a
+ * opened by typing its id shows its error and stack; a running job's progress and log follow
+ * live, the log paged 50 lines at a time, and its result shows once completed; the Delayed view's "run now" makes a
  * delayed job pending; an admin pauses and resumes the whole queue (`P:{Q}:settings`), and a
  * read token sees the state but no buttons. A group's detail lists its backlog and active jobs.
  * The page must log no error. Screenshots go to test-results/console/ (names j01…).
@@ -398,7 +399,7 @@ describe.skipIf(skip)(
       }
     }, 60_000);
 
-    it("shows a completed job's result beside its payload", async () => {
+    it("follows a running job's progress and log, pages the log, and shows the result once completed", async () => {
       const server = await startTestServer(redis.url);
       const { page, errors } = await browser.openPage();
       const queue = queueName('result');
@@ -406,15 +407,40 @@ describe.skipIf(skip)(
         const q = server.server.engine.queue(queue);
         const job = await q.enqueue('acme', { order: 7 });
         const claimed = await q.claim({ leaseMs: 60_000 });
-        await q.complete(job.id, claimed?.token ?? '', { result: { receipt: 'r-7', total: 99 } });
+        const token = claimed?.token ?? '';
+        for (let i = 1; i <= 52; i += 1) await q.addJobLog(job.id, token, `step ${i} done`);
 
         await page.goto(`${server.server.url}/#queue=${queue}`);
         await page.getByLabel('Job id').fill(job.id);
         await page.getByRole('button', { name: 'Open job' }).click();
         const detail = page.getByTestId('job');
+        await waitText(detail.locator('.panel-head [data-job-state]'), /active/);
+        // The first page of 50, oldest first with their times; "more" reads the rest.
+        await waitText(page.getByTestId('job-log-count'), /50 shown · 52 kept/);
+        const firstPage = await waitText(page.getByTestId('job-log'), /step 1 done.*step 50 done/);
+        expect(firstPage).not.toContain('step 51');
+        expect(firstPage).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}step 1 done/);
+        await page.getByRole('button', { name: 'More lines' }).click();
+        await waitText(page.getByTestId('job-log'), /step 50 done.*step 52 done$/);
+        await waitText(page.getByTestId('job-log-count'), /52 shown · 52 kept/);
+
+        // Live: each report shows as it is made, a number as a bar, an object as JSON; a line
+        // added since shows under the others.
+        await q.updateJobProgress(job.id, token, 40);
+        await waitText(page.getByTestId('job-progress'), /^40 %$/);
+        expect(await page.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('40');
+        await q.addJobLog(job.id, token, 'packing');
+        await q.updateJobProgress(job.id, token, { stage: 'ship', parcels: 3 });
+        await waitText(page.getByTestId('job-progress'), /"stage": "ship",\s*"parcels": 3/);
+        await waitText(page.getByTestId('job-log'), /step 52 done.*packing$/);
+        await shot(page, 'j02-job-progress-log');
+
+        await q.complete(job.id, token, { result: { receipt: 'r-7', total: 99 } });
         await waitText(detail.locator('.panel-head [data-job-state]'), /completed/);
         await waitText(page.getByTestId('job-payload'), /"order": 7/);
         await waitText(page.getByTestId('job-result'), /"receipt": "r-7",\s*"total": 99/);
+        await waitText(page.getByTestId('job-progress'), /"stage": "ship"/);
+        await waitText(page.getByTestId('job-log-count'), /53 shown · 53 kept/);
         await shot(page, 'j02-job-result');
         expect(errors).toEqual([]);
       } finally {

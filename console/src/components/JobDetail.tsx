@@ -1,6 +1,6 @@
 /**
  * One job: its state, attempts and retry policy, its payload (and, completed, its result) as
- * formatted JSON, its
+ * formatted JSON, its processor's last progress and its log, its
  * failed attempts with their stacks, and its timeline — enqueued, run at, claimed, lease until,
  * finished. Opened from every job list and by typing an id; it follows the job live until it is
  * in a final state or gone. An admin can act on it where its state allows.
@@ -13,6 +13,7 @@ import { routeHref } from '../hooks';
 import { FINAL_STATES, useJob } from '../jobs';
 import { Id } from './Id';
 import { JobActions, JobOutcome } from './JobActions';
+import { JobLog, JobProgress } from './JobLog';
 
 /** A job's state in words and colour. */
 export function JobStateBadge(props: { state: string }) {
@@ -208,6 +209,8 @@ export function JobDetail(props: {
                 </pre>
               </>
             )}
+            <JobProgress progress={j.progress} />
+            <JobLog queue={queue} id={id} changed={j} active={j.state === 'ACTIVE'} />
           </div>
         </div>
         <p class="muted small pad" data-testid="job-follow">

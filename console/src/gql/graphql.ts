@@ -140,7 +140,7 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -148,7 +148,17 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+
+export type JobLogsQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type JobLogsQuery = { queue: { job: { id: string, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type JobFollowSubscriptionVariables = Exact<{
   queue: string;
@@ -156,7 +166,7 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null };
 
@@ -444,6 +454,7 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   group
   payload
   result
+  progress
   state
   attempts
   maxAttempts
@@ -841,6 +852,7 @@ export const JobByIdDocument = new TypedDocumentString(`
   group
   payload
   result
+  progress
   state
   attempts
   maxAttempts
@@ -863,6 +875,29 @@ export const JobByIdDocument = new TypedDocumentString(`
     jitter
   }
 }`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
+export const JobLogsDocument = new TypedDocumentString(`
+    query JobLogs($queue: String!, $id: ID!, $first: Int!, $after: String) {
+  queue(name: $queue) {
+    job(id: $id) {
+      id
+      logs(first: $first, after: $after) {
+        edges {
+          cursor
+          node {
+            at
+            line
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        totalCount
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<JobLogsQuery, JobLogsQueryVariables>;
 export const JobFollowDocument = new TypedDocumentString(`
     subscription JobFollow($queue: String!, $id: ID!) {
   jobChanged(queue: $queue, id: $id) {
@@ -875,6 +910,7 @@ export const JobFollowDocument = new TypedDocumentString(`
   group
   payload
   result
+  progress
   state
   attempts
   maxAttempts

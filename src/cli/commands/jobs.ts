@@ -1,5 +1,6 @@
 /**
- * `ringmaster job <id>` (one job: its state, payload and result, `Queue.job`),
+ * `ringmaster job <id>` (one job: its state, payload, result, progress and the end of its log,
+ * or with `--log` the whole log: `Queue.job`, `Job.logs`, DESIGN.md §3 "Progress and logs"),
  * `ringmaster dead` (a queue's or a group's dead jobs, newest first: `Queue.jobs(DEAD)`) and
  * `ringmaster retry-dead` (requeue them: `requeueDeadJobs`, called again while jobs remain),
  * DESIGN.md §4.2, §4.3.
@@ -9,12 +10,57 @@ import { Bounds } from '../bounds.js';
 import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
-import { CliDeadDocument, CliJobDocument, CliRetryDeadDocument } from '../gql/graphql.js';
+import {
+  CliDeadDocument,
+  CliJobDocument,
+  type CliJobLogPageFragment,
+  CliJobLogsDocument,
+  CliRetryDeadDocument,
+} from '../gql/graphql.js';
 import { integer, integerRange } from '../options.js';
 import { noteUnknownQueue, printJson, printLine, shellCommand, table, visible } from '../output.js';
 
 /** The longest error message shown in a table cell (characters). */
 const ERROR_WIDTH = 60;
+
+/** The log lines `job` prints without `--log`: the newest. */
+const LOG_TAIL = 20;
+/** Lines a read of the log asks for: the server's largest page. */
+const LOG_PAGE = Bounds.first.max;
+const count = new Intl.NumberFormat('en-US');
+
+type LogEdge = CliJobLogPageFragment['edges'][number];
+
+/**
+ * Job `id`'s whole log from its first page: the pages after it are read until the last (at most
+ * 1,000 lines are kept), oldest first. The total is the last page's; a job gone meanwhile ends
+ * it with what was read.
+ */
+async function wholeLog(
+  context: ReturnType<typeof contextOf>,
+  queue: string,
+  id: string,
+  first: CliJobLogPageFragment,
+): Promise<{ edges: LogEdge[]; totalCount: number }> {
+  const edges = [...first.edges];
+  let page = first;
+  while (page.pageInfo.hasNextPage && page.pageInfo.endCursor) {
+    const data = await request(context.connection, CliJobLogsDocument, {
+      queue,
+      id,
+      first: LOG_PAGE,
+      after: page.pageInfo.endCursor,
+    });
+    if (!data.queue.job) break;
+    page = data.queue.job.logs;
+    edges.push(...page.edges);
+  }
+  return { edges, totalCount: page.totalCount };
+}
+
+/** A progress report: a number as a percentage, an object as indented JSON, `-` for none. */
+const progressText = (progress: unknown): string =>
+  typeof progress === 'number' ? `progress: ${progress}%` : jsonLines('progress', progress);
 
 /** A job's JSON (payload or result) as indented lines under its label; `-` for none. */
 function jsonLines(label: string, value: unknown): string {
@@ -34,18 +80,37 @@ function jsonLines(label: string, value: unknown): string {
 export function registerJobs(program: Command): void {
   program
     .command('job <id>')
-    .description('one job: its state, attempts, payload and (completed) result')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .description(
+      `one job: its state, attempts, payload, (completed) result, progress and its log's newest ${LOG_TAIL} lines`,
+    )
+    .option('--log', 'the whole log, oldest first (the newest 1,000 lines are kept)')
+    .action(async (id: string, options: { log?: boolean }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliJobDocument, { queue, id });
+      const data = await request(context.connection, CliJobDocument, {
+        queue,
+        id,
+        logs: LOG_PAGE,
+      });
+      const job = data.queue.job;
+      // The newest lines are the log's end: read it all (a cursor pages forward only).
+      const log = job ? await wholeLog(context, queue, id, job.logs) : null;
+      const shown = log ? (options.log ? log.edges : log.edges.slice(-LOG_TAIL)) : [];
       if (context.json) {
-        printJson(data);
+        printJson(
+          job && log
+            ? {
+                queue: {
+                  ...data.queue,
+                  job: { ...job, logs: { totalCount: log.totalCount, edges: shown } },
+                },
+              }
+            : data,
+        );
         return;
       }
       noteUnknownQueue(queue, data.queue.known);
-      const job = data.queue.job;
-      if (!job) {
+      if (!job || !log) {
         printLine(`no job ${visible(id)} in ${queue}`);
         return;
       }
@@ -54,8 +119,21 @@ export function registerJobs(program: Command): void {
       printLine(`enqueued: ${String(job.enqueuedAt ?? '-')}`);
       printLine(`finished: ${String(job.finishedAt ?? '-')}`);
       if (job.lastError) printLine(`last error: ${visible(job.lastError)}`);
+      printLine(progressText(job.progress));
       printLine(jsonLines('payload', job.payload));
       printLine(jsonLines('result', job.result));
+      if (shown.length === 0) {
+        printLine('log: -');
+        return;
+      }
+      printLine(
+        `log (${count.format(shown.length)} of ${count.format(log.totalCount)} kept, oldest first):`,
+      );
+      // A line is a worker's text: marked as an error is, so a control cannot drive the terminal.
+      for (const { node } of shown) printLine(`  ${node.at}  ${visible(node.line)}`);
+      if (shown.length < log.edges.length) {
+        printLine(`more: ${shellCommand(['ringmaster', 'job', id, '-q', queue, '--log'])}`);
+      }
     });
 
   program

@@ -189,10 +189,23 @@ export type CliProbeQuery = { __typename: 'Query' };
 export type CliJobQueryVariables = Exact<{
   queue: string;
   id: string | number;
+  logs: number;
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+
+export type CliJobLogsQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+  first: number;
+  after: string;
+}>;
+
+
+export type CliJobLogsQuery = { queue: { job: { logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+
+export type CliJobLogPageFragment = { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
 
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
@@ -268,6 +281,22 @@ export const CliCountsFragmentDoc = new TypedDocumentString(`
   completed
 }
     `, {"fragmentName":"CliCounts"}) as unknown as TypedDocumentString<CliCountsFragment, unknown>;
+export const CliJobLogPageFragmentDoc = new TypedDocumentString(`
+    fragment CliJobLogPage on JobLogConnection {
+  edges {
+    cursor
+    node {
+      at
+      line
+    }
+  }
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  totalCount
+}
+    `, {"fragmentName":"CliJobLogPage"}) as unknown as TypedDocumentString<CliJobLogPageFragment, unknown>;
 export const CliStatusDocument = new TypedDocumentString(`
     query CliStatus {
   queues {
@@ -789,7 +818,7 @@ export const CliProbeDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CliProbeQuery, CliProbeQueryVariables>;
 export const CliJobDocument = new TypedDocumentString(`
-    query CliJob($queue: String!, $id: ID!) {
+    query CliJob($queue: String!, $id: ID!, $logs: Int!) {
   queue(name: $queue) {
     known
     job(id: $id) {
@@ -803,10 +832,51 @@ export const CliJobDocument = new TypedDocumentString(`
       lastError
       payload
       result
+      progress
+      logs(first: $logs) {
+        ...CliJobLogPage
+      }
     }
   }
 }
-    `) as unknown as TypedDocumentString<CliJobQuery, CliJobQueryVariables>;
+    fragment CliJobLogPage on JobLogConnection {
+  edges {
+    cursor
+    node {
+      at
+      line
+    }
+  }
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  totalCount
+}`) as unknown as TypedDocumentString<CliJobQuery, CliJobQueryVariables>;
+export const CliJobLogsDocument = new TypedDocumentString(`
+    query CliJobLogs($queue: String!, $id: ID!, $first: Int!, $after: String!) {
+  queue(name: $queue) {
+    job(id: $id) {
+      logs(first: $first, after: $after) {
+        ...CliJobLogPage
+      }
+    }
+  }
+}
+    fragment CliJobLogPage on JobLogConnection {
+  edges {
+    cursor
+    node {
+      at
+      line
+    }
+  }
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  totalCount
+}`) as unknown as TypedDocumentString<CliJobLogsQuery, CliJobLogsQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
