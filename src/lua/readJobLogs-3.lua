@@ -15,6 +15,7 @@
 
     ARGV[1] after     a seq: the page starts after it; '' for the first page
     ARGV[2] count     entries to answer at most (the page and one more, to tell a next page)
+    ARGV[3] tail      '1': the newest `count` entries instead (`after` is '')
 
   Output: { exists, total, entries }: exists 1 or 0 (then total 0, entries {}); total the
   lines kept; entries the page's, as stored. A key that is not a list (another writer's) reads
@@ -35,6 +36,10 @@ if redis.call('TYPE', logsKey).ok ~= 'list' then
   return { 1, 0, {} }
 end
 local total = redis.call('LLEN', logsKey)
+local count = tonumber(ARGV[2])
+if ARGV[3] == '1' then
+  return { 1, total, redis.call('LRANGE', logsKey, -count, -1) }
+end
 local start = 0
 if ARGV[1] ~= '' then
   local first = tonumber(string.match(redis.call('LINDEX', logsKey, 0) or '', '^(%d+):'))
@@ -42,5 +47,4 @@ if ARGV[1] ~= '' then
     start = math.max(0, tonumber(ARGV[1]) - first + 1)
   end
 end
-local count = tonumber(ARGV[2])
 return { 1, total, redis.call('LRANGE', logsKey, start, start + count - 1) }

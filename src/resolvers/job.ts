@@ -153,18 +153,24 @@ const NO_LOGS: JobLogPage = {
 };
 
 /**
- * `Job.logs(first, after)`: its log, oldest first. A job gone since it was read has none.
- * @throws RingmasterError BAD_USER_INPUT (`first`, `after`)
+ * `Job.logs(first, after, last)`: its log, oldest first (`last`: its newest lines; `first`'s
+ * default is not sent with it). A job gone since it was read has none.
+ * @throws RingmasterError BAD_USER_INPUT (`first`, `after`, `last`)
  */
 export async function logs(
   ctx: Context,
   j: Job,
-  a: { first?: number | null | undefined; after?: string | null | undefined },
+  a: {
+    first?: number | null | undefined;
+    after?: string | null | undefined;
+    last?: number | null | undefined;
+  },
 ): Promise<JobLogConnection> {
-  const page =
-    (await ctx.engine
-      .queue(j.queue)
-      .jobLogs(j.id, { first: a.first ?? undefined, after: a.after })) ?? NO_LOGS;
+  const options =
+    a.last == null
+      ? { first: a.first ?? undefined, after: a.after }
+      : { last: a.last, after: a.after };
+  const page = (await ctx.engine.queue(j.queue).jobLogs(j.id, options)) ?? NO_LOGS;
   return {
     edges: page.logs.map((node, i) => ({ cursor: page.cursors[i] as string, node })),
     hasNextPage: page.hasNextPage,

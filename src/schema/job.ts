@@ -157,6 +157,10 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       args: {
         first: t.arg.int({ defaultValue: Defaults.pageSize }),
         after: t.arg.string(),
+        last: t.arg.int({
+          description:
+            'The newest `last` lines instead (1..500, still oldest first; not with `after`): the end of the log in one read.',
+        }),
       },
       resolve: (j, args, ctx) => resolve.logs(ctx, j, args),
     }),

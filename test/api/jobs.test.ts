@@ -440,6 +440,8 @@ describe('updateJobProgress, addJobLog, Job.progress and Job.logs', () => {
     const next = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id, after }));
     expect(next.queue.job?.logs.edges.map((e) => e.node.line)).toEqual(['three']);
     expect(next.queue.job?.logs.pageInfo.hasNextPage).toBe(false);
+    const end = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id, last: 2 }));
+    expect(end.queue.job?.logs.edges.map((e) => e.node.line)).toEqual(['two', 'three']);
   });
 
   it('a wrong token is LEASE_LOST, writing nothing; a cursor of another job is BAD_USER_INPUT after', async () => {

@@ -144,6 +144,28 @@ describe('the log', () => {
     expect(tail?.hasNextPage).toBe(false);
   });
 
+  it('last: the newest lines, oldest first, and a cursor on to the lines added after them', async () => {
+    const q = queue();
+    const job = await claimed(q);
+    for (const line of ['a', 'b', 'c', 'd']) await q.addJobLog(job.id, job.token, line);
+    const end = await q.jobLogs(job.id, { last: 2 });
+    expect(end?.logs.map((l) => l.line)).toEqual(['c', 'd']);
+    expect([end?.totalCount, end?.hasNextPage]).toEqual([4, false]);
+    await q.addJobLog(job.id, job.token, 'e');
+    const after = await q.jobLogs(job.id, { after: end?.endCursor ?? null });
+    expect(after?.logs.map((l) => l.line)).toEqual(['e']);
+    expect((await q.jobLogs(job.id, { last: 10 }))?.logs).toHaveLength(5);
+    for (const options of [
+      { last: 0 },
+      { last: 501 },
+      { last: 2, first: 2 },
+      { last: 2, after: end?.endCursor },
+    ]) {
+      const error = await refusal(() => q.jobLogs(job.id, options));
+      expect([error.code, error.argument]).toEqual([ErrorCode.BAD_USER_INPUT, 'last']);
+    }
+  });
+
   it('refuses a line that is not a string or too long, and a cursor not of this log', async () => {
     const q = queue();
     const job = await claimed(q);

@@ -87,15 +87,18 @@ export function registerJobs(program: Command): void {
     .action(async (id: string, options: { log?: boolean }, command: Command) => {
       const context = contextOf(command);
       const queue = context.queue();
-      const data = await request(context.connection, CliJobDocument, {
-        queue,
-        id,
-        logs: LOG_PAGE,
-      });
+      const data = await request(
+        context.connection,
+        CliJobDocument,
+        options.log ? { queue, id, first: LOG_PAGE } : { queue, id, last: LOG_TAIL },
+      );
       const job = data.queue.job;
-      // The newest lines are the log's end: read it all (a cursor pages forward only).
-      const log = job ? await wholeLog(context, queue, id, job.logs) : null;
-      const shown = log ? (options.log ? log.edges : log.edges.slice(-LOG_TAIL)) : [];
+      const log = job
+        ? options.log
+          ? await wholeLog(context, queue, id, job.logs)
+          : { edges: job.logs.edges, totalCount: job.logs.totalCount }
+        : null;
+      const shown = log ? log.edges : [];
       if (context.json) {
         printJson(
           job && log
@@ -131,7 +134,7 @@ export function registerJobs(program: Command): void {
       );
       // A line is a worker's text: marked as an error is, so a control cannot drive the terminal.
       for (const { node } of shown) printLine(`  ${node.at}  ${visible(node.line)}`);
-      if (shown.length < log.edges.length) {
+      if (shown.length < log.totalCount) {
         printLine(`more: ${shellCommand(['ringmaster', 'job', id, '-q', queue, '--log'])}`);
       }
     });

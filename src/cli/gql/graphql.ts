@@ -189,7 +189,8 @@ export type CliProbeQuery = { __typename: 'Query' };
 export type CliJobQueryVariables = Exact<{
   queue: string;
   id: string | number;
-  logs: number;
+  first?: number | null | undefined;
+  last?: number | null | undefined;
 }>;
 
 
@@ -818,7 +819,7 @@ export const CliProbeDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CliProbeQuery, CliProbeQueryVariables>;
 export const CliJobDocument = new TypedDocumentString(`
-    query CliJob($queue: String!, $id: ID!, $logs: Int!) {
+    query CliJob($queue: String!, $id: ID!, $first: Int, $last: Int) {
   queue(name: $queue) {
     known
     job(id: $id) {
@@ -833,7 +834,7 @@ export const CliJobDocument = new TypedDocumentString(`
       payload
       result
       progress
-      logs(first: $logs) {
+      logs(first: $first, last: $last) {
         ...CliJobLogPage
       }
     }

@@ -854,11 +854,17 @@ export class Queue<Payload = unknown, Result = unknown> {
    * are dropped. O(page), one read-only script (`readJobLogs-3.lua`).
    * @param options.first page size 1..500 (default 50)
    * @param options.after a cursor from a page of this job's log (`cursors`, `endCursor`)
-   * @throws RingmasterError BAD_USER_INPUT (`first`, `after`)
+   * @param options.last the newest `last` lines instead (1..500, oldest first; not with `first`
+   *   or `after`); its `endCursor` pages on to the lines added after them
+   * @throws RingmasterError BAD_USER_INPUT (`first`, `after`, `last`)
    */
   jobLogs(
     id: string,
-    options: { first?: number | undefined; after?: string | null | undefined } = {},
+    options: {
+      first?: number | undefined;
+      after?: string | null | undefined;
+      last?: number | undefined;
+    } = {},
   ): Promise<JobLogPage | null> {
     return this.call(() => this.reads.jobLogs(id, options));
   }

@@ -5,6 +5,7 @@
  */
 import { Defaults } from '../defaults.js';
 import { badInput } from '../errors.js';
+import { Limits } from '../limits.js';
 import type { SnapshotReply } from '../scripts/commands.js';
 import type {
   GroupInfo,
@@ -280,10 +281,20 @@ export class Reads {
 
   async jobLogs(
     id: string,
-    options: { first?: number | undefined; after?: string | null | undefined },
+    options: {
+      first?: number | undefined;
+      after?: string | null | undefined;
+      last?: number | undefined;
+    },
   ): Promise<JobLogPage | null> {
-    const opts = validate.options('options', options, PAGE);
-    const first = validate.pageSize(opts.first ?? Defaults.pageSize);
+    const opts = validate.options('options', options, { ...PAGE, last: true });
+    const tail = opts.last != null;
+    if (tail && (opts.first != null || opts.after != null)) {
+      throw badInput('last', 'is not given with first or after (it reads the newest lines)');
+    }
+    const first = tail
+      ? validate.integerIn('last', opts.last, 1, Limits.maxPageSize)
+      : validate.pageSize(opts.first ?? Defaults.pageSize);
     let jobId: string;
     try {
       jobId = validate.jobId(this.core.name, id);
@@ -295,7 +306,8 @@ export class Reads {
     const [exists, totalCount, entries] = await this.core.commands.readJobLogs({
       id: jobId,
       after,
-      count: first + 1,
+      count: tail ? first : first + 1,
+      tail,
     });
     if (exists === 0) return null;
     const lines = decodeLogs(entries.slice(0, first));

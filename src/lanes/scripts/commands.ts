@@ -679,18 +679,19 @@ export class Commands {
 
   /**
    * `readJobLogs-3.lua`: `[exists, total, entries]`, up to `count` entries after seq `after`
-   * (0: from the first).
+   * (0: from the first), or with `tail` the newest `count`.
    */
   readJobLogs(p: {
     id: string;
     after: number;
     count: number;
+    tail: boolean;
   }): Promise<[exists: number, total: number, entries: string[]]> {
     const k = this.k;
     return this.run(
       'readJobLogs',
       [k.job(p.id), k.logs(p.id), k.settings],
-      [p.after === 0 ? '' : p.after, p.count],
+      [p.after === 0 ? '' : p.after, p.count, p.tail ? '1' : '0'],
     ) as Promise<[number, number, string[]]>;
   }
 
