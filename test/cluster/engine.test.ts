@@ -69,15 +69,27 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('claim');
       await q.extendLease(one?.id as string, one?.token as string, 60_000);
       ran.add('extendLease');
+      // A job's progress and log: the log key is built from the base, on the queue's master.
+      await q.updateJobProgress(one?.id as string, one?.token as string, 50);
+      ran.add('updateJobProgress');
+      await q.addJobLog(one?.id as string, one?.token as string, 'half way');
+      ran.add('addJobLog');
+      expect((await q.jobLogs(one?.id as string))?.logs.map((l) => l.line)).toEqual(['half way']);
+      ran.add('readJobLogs');
       await q.complete(one?.id as string, one?.token as string);
       ran.add('complete');
       expect(one?.id).toBe('1');
       const master0 = handle.cluster.node(port);
       expect(await master0.zscore(q.keys.watched, '1')).not.toBeNull();
       const events = await master0.lrange(q.keys.jobEvents('1'), 0, -1);
+      // Claimed, its progress reported (the same state, with progress), completed.
       expect(events.map((e) => (JSON.parse(e) as { state: string }).state)).toEqual([
         'active',
+        'active',
         'completed',
+      ]);
+      expect(await master0.lrange(q.keys.logs('1'), 0, -1)).toEqual([
+        expect.stringMatching(/^1:\d+:half way$/),
       ]);
       const { claimed } = await q.completeAndClaim([], { claim: 2, leaseMs: 60_000 });
       ran.add('completeAndClaim');
