@@ -15,16 +15,33 @@
   is written only for a group with a rate (`grate`), the others only by other scripts (enqueue,
   retry, setRateLimit, setWeight, watchJobs), which never run inside this one.
 
+  The same EXISTS asks the ring log's question too (`ringwatched`, includes/ringLog.lua), which
+  every claim call asked on its own at its first change of the ring: 0 answers both. Counting
+  exactly 1, one EXISTS of `ringwatched` tells whether the one is the watch (a quiet queue whose
+  ring a feed watches) or a feature (not quiet); that EXISTS is the ring log's own question, so
+  the call asks no more than before. Counting 2 or more, the queue is not quiet and the ring
+  log asks its question when the ring first changes, as before.
+
     probeQuiet(base, delayedKey)   true when the queue has none of the five keys; then no job
                                    is watched for the rest of the call (includes/jobEvents.lua
-                                   is told, so it does not ask again)
+                                   is told, so it does not ask again), and whether the ring is
+                                   watched is known (includes/ringLog.lua is told)
 ]]
 --- @include "keys"
 --- @include "jobEvents"
+--- @include "ringLog"
 
 local function probeQuiet(base, delayedKey)
+  local watchedRing = ringWatchedKeyOf(base)
   local present = redis.call('EXISTS', delayedKey, rateLimitedKeyOf(base), rateKeyOf(base),
-    weightKeyOf(base), watchedKeyOf(base))
+    weightKeyOf(base), watchedKeyOf(base), watchedRing)
+  if present == 1 then
+    local ringWatched = redis.call('EXISTS', watchedRing) == 1
+    knownRingWatched(ringWatched)
+    present = ringWatched and 0 or 1
+  elseif present == 0 then
+    knownRingWatched(false)
+  end
   if present == 0 then
     noneWatched()
     return true
