@@ -86,6 +86,17 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
       met: perFloor(at64.ringmaster) <= 1,
     });
   }
+  const many = r.throughput?.manyWorkers;
+  if (many) {
+    // The many-small-workers shape: each job one call, so a call's fixed cost is the job's.
+    const w = `${many.workers} Workers × 1`;
+    targets.push({
+      name: `Redis CPU per job, ${w}, ÷ BullMQ's (jobs/s ÷ BullMQ's)`,
+      target: '≤ 1.00',
+      measured: `${fixed(many.ringmaster.redisCpuUsecPerJob / many.bullmq.redisCpuUsecPerJob, 2)} (${times(many.vsBullmq)})`,
+      met: many.ringmaster.redisCpuUsecPerJob <= many.bullmq.redisCpuUsecPerJob,
+    });
+  }
   if (r.flatCost) {
     const last = int(r.flatCost.sizes.at(-1) as number);
     const first = int(r.flatCost.sizes[0] as number);
