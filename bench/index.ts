@@ -54,6 +54,7 @@ const FULL: Plan = {
     floorMs: 2_000,
     warmupJobs: 2_000,
     repeats: 3,
+    manyWorkers: 8,
   },
   flat: {
     sizes: [10, 10_000, 100_000],
@@ -99,6 +100,7 @@ const QUICK: Plan = {
     floorMs: 200,
     warmupJobs: 0,
     repeats: 1,
+    manyWorkers: 8,
   },
   flat: {
     sizes: [10, 1_000],

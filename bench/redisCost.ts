@@ -17,6 +17,8 @@
  *   npx tsx bench/redisCost.ts                                  # callgrind, both retentions
  *   npx tsx bench/redisCost.ts --plain --jobs=30000              # no valgrind: commands and CPU µs
  *   npx tsx bench/redisCost.ts --retention=none --runs=2 --groups=1000 --limit=2
+ *   npx tsx bench/redisCost.ts --jobs=2000 --concurrency=1 --delayed=1   # a call's fixed cost, in a
+ *                                                      queue that is not quiet (a job delayed 1 h)
  *
  * Output: one line per run on stdout, JSON with `--json`. Never touches 127.0.0.1:6379: the
  * server listens on a free port picked by get-port. DESIGN.md is not involved (a measurement).
@@ -36,6 +38,8 @@ interface Options {
   groups: number;
   limit: number;
   concurrency: number;
+  /** Jobs delayed an hour (never due in the drain) beside the drained ones, in their own group. */
+  delayed: number;
   retention: 'none' | 'default';
   runs: number;
   /** Without valgrind: no instruction count, but Redis CPU µs per job from INFO. */
@@ -62,7 +66,7 @@ interface Result {
 
 function parseOptions(argv: readonly string[]): Options & { retentions: Options['retention'][] } {
   const flags = scriptFlags(argv, {
-    values: ['jobs', 'groups', 'limit', 'concurrency', 'retention', 'runs', 'idle-ms'],
+    values: ['jobs', 'groups', 'limit', 'concurrency', 'delayed', 'retention', 'runs', 'idle-ms'],
     switches: ['plain', 'json', 'keep'],
   });
   const retention = flags.text('retention');
@@ -74,6 +78,7 @@ function parseOptions(argv: readonly string[]): Options & { retentions: Options[
     groups: flags.whole('groups', 100, 0),
     limit: flags.whole('limit', 2, 0),
     concurrency: flags.whole('concurrency', 64, 0),
+    delayed: flags.whole('delayed', 0, 0),
     retention: retention ?? 'none',
     retentions: retention === undefined ? ['none', 'default'] : [retention],
     runs: flags.whole('runs', 1, 0),
@@ -91,6 +96,7 @@ async function fill(port: number, o: Options, retention: Options['retention']): 
     if (retention === 'none') await queue.setRetention({ completed: { count: 0 } });
     await pool(o.groups, 50, (g) => queue.setLimit(`g${g}`, o.limit));
     await pool(o.jobs, 50, (i) => queue.enqueue(`g${i % o.groups}`, { i }));
+    await pool(o.delayed, 50, (i) => queue.enqueue('later', { i }, { delayMs: 3_600_000 }));
   } finally {
     setup.disconnect();
   }
@@ -171,7 +177,8 @@ async function main(): Promise<void> {
         if (!o.json) {
           const ins = result.instructionsPerJob;
           process.stdout.write(
-            `retention ${retention.padEnd(7)} jobs ${o.jobs} groups ${o.groups} limit ${o.limit} c ${o.concurrency}: ` +
+            `retention ${retention.padEnd(7)} jobs ${o.jobs} groups ${o.groups} limit ${o.limit} c ${o.concurrency}` +
+              `${o.delayed > 0 ? ` delayed ${o.delayed}` : ''}: ` +
               `${ins === null ? '' : `instructions/job ${ins.toLocaleString('en-US')}  `}` +
               `commands/job ${result.commandsPerJob.toFixed(2)}  scripts/job ${result.scriptCallsPerJob.toFixed(3)}  ` +
               `${o.plain ? `Redis CPU µs/job ${result.redisCpuUsecPerJob.toFixed(1)}  ` : ''}` +

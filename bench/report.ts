@@ -9,7 +9,7 @@ import type { MemoryResult } from './memory.js';
 import { RATE_SCRIPTS } from './rateCost.js';
 import { type RingScaleResult, renderRingScale, ringScaleRatios } from './ringScale.js';
 import { type StartupResult, spread } from './startup.js';
-import type { ThroughputRow } from './throughput.js';
+import type { Drain, ThroughputResult } from './throughput.js';
 import { fixed, int, table } from './util.js';
 
 export interface Meta {
@@ -28,7 +28,7 @@ export interface Meta {
 
 export interface Results {
   meta: Meta;
-  throughput?: ThroughputRow[];
+  throughput?: ThroughputResult;
   flatCost?: FlatCostResult;
   graphql?: GraphqlResult;
   fanout?: FanoutResult;
@@ -56,7 +56,8 @@ const mib = (bytes: number) => `${fixed(bytes / 1_048_576, 1)} MiB`;
 
 export function judge(r: Omit<Results, 'targets'>): Target[] {
   const targets: Target[] = [];
-  const at64 = r.throughput?.find((row) => row.concurrency === 64) ?? r.throughput?.at(-1);
+  const rows = r.throughput?.rows;
+  const at64 = rows?.find((row) => row.concurrency === 64) ?? rows?.at(-1);
   if (at64) {
     const c = `concurrency ${at64.concurrency}`;
     // Raised: 3× each peer (first 1.5× and 2×), the Worker under the queue's default
@@ -83,6 +84,17 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
       target: '≤ 1.00',
       measured: `${fixed(perFloor(at64.ringmaster), 2)} (${fixed(perFloor(at64.ringmasterNoRetention), 2)})`,
       met: perFloor(at64.ringmaster) <= 1,
+    });
+  }
+  const many = r.throughput?.manyWorkers;
+  if (many) {
+    // The many-small-workers shape: each job one call, so a call's fixed cost is the job's.
+    const w = `${many.workers} Workers × 1`;
+    targets.push({
+      name: `Redis CPU per job, ${w}, ÷ BullMQ's (jobs/s ÷ BullMQ's)`,
+      target: '≤ 1.00',
+      measured: `${fixed(many.ringmaster.redisCpuUsecPerJob / many.bullmq.redisCpuUsecPerJob, 2)} (${times(many.vsBullmq)})`,
+      met: many.ringmaster.redisCpuUsecPerJob <= many.bullmq.redisCpuUsecPerJob,
     });
   }
   if (r.flatCost) {
@@ -245,6 +257,7 @@ export function render(r: Results): string {
   );
 
   if (r.throughput) {
+    const { rows, manyWorkers: many } = r.throughput;
     out.push(
       '1. Throughput — no-op jobs over 1,000 groups (Ringmaster: limit 2 each), pre-filled, drained by one worker',
     );
@@ -266,22 +279,40 @@ export function render(r: Results): string {
           'GroupMQ jobs/s',
           '× GroupMQ',
         ],
-        r.throughput.map((row) => [
-          String(row.concurrency),
-          int(row.ringmaster.jobsPerSec),
-          int(row.ringmasterNoRetention.jobsPerSec),
-          fixed(row.ringmasterNoRetention.jobsPerSec / row.ringmaster.jobsPerSec, 2),
-          fixed(row.ringmaster.clientCallsPerJob ?? Number.NaN, 2),
-          int(row.floorCallsPerSec),
-          fixed(row.efficiency, 2),
-          fixed(row.ringmaster.jobsPerSec / row.floorCallsPerSec, 2),
-          int(row.perJobCalls.jobsPerSec),
-          fixed(row.perJobEfficiency, 2),
-          int(row.bullmq.jobsPerSec),
-          times(row.vsBullmq),
-          int(row.groupmq.jobsPerSec),
-          times(row.vsGroupmq),
-        ]),
+        [
+          ...rows.map((row) => [
+            String(row.concurrency),
+            int(row.ringmaster.jobsPerSec),
+            int(row.ringmasterNoRetention.jobsPerSec),
+            fixed(row.ringmasterNoRetention.jobsPerSec / row.ringmaster.jobsPerSec, 2),
+            fixed(row.ringmaster.clientCallsPerJob ?? Number.NaN, 2),
+            int(row.floorCallsPerSec),
+            fixed(row.efficiency, 2),
+            fixed(row.ringmaster.jobsPerSec / row.floorCallsPerSec, 2),
+            int(row.perJobCalls.jobsPerSec),
+            fixed(row.perJobEfficiency, 2),
+            int(row.bullmq.jobsPerSec),
+            times(row.vsBullmq),
+            int(row.groupmq.jobsPerSec),
+            times(row.vsGroupmq),
+          ]),
+          [
+            `${many.workers} workers × 1`,
+            int(many.ringmaster.jobsPerSec),
+            '–',
+            '–',
+            fixed(many.ringmaster.clientCallsPerJob ?? Number.NaN, 2),
+            '–',
+            '–',
+            '–',
+            '–',
+            '–',
+            int(many.bullmq.jobsPerSec),
+            times(many.vsBullmq),
+            int(many.groupmq.jobsPerSec),
+            times(many.vsGroupmq),
+          ],
+        ],
       ),
       '',
       'Ringmaster jobs/s: the Worker under the default completed retention (the newest 1,000 kept for 1 h; what the',
@@ -290,7 +321,9 @@ export function render(r: Results): string {
       'efficiency = jobs/s × calls/job ÷ floor calls/s, as the targets define it; the Worker sends one call per batch',
       'of jobs, so calls/job < 1. jobs ÷ floor = jobs/s ÷ floor calls/s: jobs moved per cheapest round trip.',
       '1 call/job: c loops each completing its last job and claiming the next in one completeAndClaim (no Worker).',
-      `A floor call cost Redis ${r.throughput.map((row) => `${fixed(row.floorRedisCpuUsecPerCall, 1)} µs (@${row.concurrency})`).join(', ')} of CPU;`,
+      `${many.workers} workers × 1: ${many.workers} Workers of concurrency 1 per system, each on its own connection (as many`,
+      'single-job processes would be), draining the same jobs as at concurrency 8.',
+      `A floor call cost Redis ${rows.map((row) => `${fixed(row.floorRedisCpuUsecPerCall, 1)} µs (@${row.concurrency})`).join(', ')} of CPU;`,
       'where Redis is the ceiling, efficiency ≈ that ÷ the Redis CPU of one of our calls (see below).',
       '',
       'Cost per job (same runs): scripts = EVALSHA/EVAL per job; Redis cmds = every command Redis ran, inside scripts too;',
@@ -298,24 +331,25 @@ export function render(r: Results): string {
       "the share of Redis' one thread the run used (1.00: Redis was the ceiling).",
     );
     const perJob: string[][] = [];
-    for (const row of r.throughput) {
-      for (const [name, d] of [
-        ['Ringmaster Worker', row.ringmaster],
-        ['Ringmaster Worker, retention none', row.ringmasterNoRetention],
-        ['Ringmaster 1 call/job', row.perJobCalls],
-        ['BullMQ', row.bullmq],
-        ['GroupMQ', row.groupmq],
-      ] as const) {
-        perJob.push([
-          `${name} @${row.concurrency}`,
-          fixed(d.scriptsPerJob, 2),
-          fixed(d.redisCommandsPerJob, 1),
-          fixed(d.redisCpuUsecPerJob, 1),
-          fixed(d.clientCpuUsecPerJob, 1),
-          fixed((d.redisCpuUsecPerJob * d.jobsPerSec) / 1e6, 2),
-        ]);
-      }
+    const cost = (label: string, d: Drain) =>
+      perJob.push([
+        label,
+        fixed(d.scriptsPerJob, 2),
+        fixed(d.redisCommandsPerJob, 1),
+        fixed(d.redisCpuUsecPerJob, 1),
+        fixed(d.clientCpuUsecPerJob, 1),
+        fixed((d.redisCpuUsecPerJob * d.jobsPerSec) / 1e6, 2),
+      ]);
+    for (const row of rows) {
+      cost(`Ringmaster Worker @${row.concurrency}`, row.ringmaster);
+      cost(`Ringmaster Worker, retention none @${row.concurrency}`, row.ringmasterNoRetention);
+      cost(`Ringmaster 1 call/job @${row.concurrency}`, row.perJobCalls);
+      cost(`BullMQ @${row.concurrency}`, row.bullmq);
+      cost(`GroupMQ @${row.concurrency}`, row.groupmq);
     }
+    cost(`Ringmaster Workers ${many.workers} × 1`, many.ringmaster);
+    cost(`BullMQ Workers ${many.workers} × 1`, many.bullmq);
+    cost(`GroupMQ Workers ${many.workers} × 1`, many.groupmq);
     out.push(
       table(
         [

@@ -16,6 +16,9 @@
  * targets judge) and with retention none (`setRetention({ completed: { count: 0 } })`: each
  * completed job's hash deleted at once, what every completion did before completed jobs were
  * retained, and what BullMQ's `removeOnComplete: true` here does).
+ * Beside the concurrencies, the many-small-workers shape: `manyWorkers` Workers of concurrency 1,
+ * each with its own connection (what as many single-job processes would have), for Ringmaster
+ * (default retention), BullMQ and GroupMQ, draining the same jobs as at concurrency 8.
  * Calls per job are counted in the client (`countCommands`): Redis 7's commandstats also counts
  * the commands a script runs, so it cannot tell a round trip from a `redis.call`. Beside the
  * rates, each run records the CPU that redis-server and this process spent per job, which a
@@ -50,6 +53,8 @@ export interface ThroughputOptions {
   warmupJobs: number;
   /** Runs of each system at each concurrency, interleaved; the best (fastest) is kept. */
   repeats: number;
+  /** Workers of concurrency 1, each on its own connection, in the many-small-workers shape. */
+  manyWorkers: number;
 }
 
 /** One system's drain at one concurrency. */
@@ -89,6 +94,22 @@ export interface ThroughputRow {
   groupmq: Drain;
   vsBullmq: number;
   vsGroupmq: number;
+}
+
+/** The many-small-workers shape: `workers` Workers of concurrency 1 per system. */
+export interface ManyWorkersRow {
+  workers: number;
+  ringmaster: Drain;
+  bullmq: Drain;
+  groupmq: Drain;
+  vsBullmq: number;
+  vsGroupmq: number;
+}
+
+/** The section's figures: one row per concurrency, and the many-small-workers shape. */
+export interface ThroughputResult {
+  rows: ThroughputRow[];
+  manyWorkers: ManyWorkersRow;
 }
 
 const QUEUE = 'bench-throughput';
@@ -138,55 +159,67 @@ async function fillRingmaster(
 type RingmasterQueue = ReturnType<Ringmaster['queue']>;
 
 /**
- * Fill a fresh queue with `jobs` jobs, then time `drive` draining it; `drive` may return what
- * to stop once the drain is timed. Fails unless every job was completed.
+ * Fill a fresh queue with `jobs` jobs, then time `drive` draining it through `connections`
+ * queue handles, each on its own connection; `drive` may return what to stop once the drain is
+ * timed. Fails unless every job was completed.
  */
 async function drainRingmaster(
   redis: BenchRedis,
   o: ThroughputOptions,
   jobs: number,
-  drive: (queue: RingmasterQueue) => Promise<(() => Promise<void>) | undefined>,
+  drive: (queues: RingmasterQueue[]) => Promise<(() => Promise<void>) | undefined>,
   retention: Retention = 'default',
+  connections = 1,
 ): Promise<Drain> {
   await fresh(redis.admin);
   await fillRingmaster(redis, o, jobs, retention);
-  const conn = redis.connect();
-  await conn.ping();
-  const counter = countCommands(conn);
-  const queue = new Ringmaster(conn).queue(QUEUE);
-  counter.reset();
+  const conns = Array.from({ length: connections }, () => redis.connect());
+  await Promise.all(conns.map((conn) => conn.ping()));
+  const counters = conns.map((conn) => countCommands(conn));
+  const queues = conns.map((conn) => new Ringmaster(conn).queue(QUEUE));
+  for (const counter of counters) counter.reset();
   let stop: (() => Promise<void>) | undefined;
   const m = await measured(redis, jobs, async () => {
-    stop = await drive(queue);
+    stop = await drive(queues);
   });
-  const calls = counter.count;
+  const calls = counters.reduce((sum, counter) => sum + counter.count, 0);
   await stop?.();
-  await checkDrained(queue, jobs);
-  conn.disconnect();
+  await checkDrained(queues[0] as RingmasterQueue, jobs);
+  for (const conn of conns) conn.disconnect();
   return drain(jobs, m, calls);
 }
 
-/** The project's Worker at concurrency c, draining `jobs` pre-filled jobs. */
+/**
+ * The project's Worker at concurrency c, draining `jobs` pre-filled jobs; with `workers` > 1,
+ * that many Workers of concurrency c, each on its own connection.
+ */
 function runRingmaster(
   redis: BenchRedis,
   o: ThroughputOptions,
   c: number,
   jobs: number,
   retention: Retention = 'default',
+  workers = 1,
 ): Promise<Drain> {
   return drainRingmaster(
     redis,
     o,
     jobs,
-    async (queue) => {
+    async (queues) => {
       const completed = latch(jobs);
-      const worker = new Worker(queue, async () => {}, { concurrency: c });
-      worker.on('completed', () => completed.hit());
-      worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
+      const started = queues.map((queue) => {
+        const worker = new Worker(queue, async () => {}, { concurrency: c });
+        worker.on('completed', () => completed.hit());
+        worker.on('error', (error) => progress(`ringmaster worker error: ${error.message}`));
+        return worker;
+      });
       await withTimeout(completed.done, 'the Ringmaster drain');
-      return () => worker.close();
+      return async () => {
+        await Promise.all(started.map((worker) => worker.close()));
+      };
     },
     retention,
+    workers,
   );
 }
 
@@ -200,7 +233,8 @@ function runRingmasterPerJob(
   c: number,
   jobs: number,
 ): Promise<Drain> {
-  return drainRingmaster(redis, o, jobs, async (queue) => {
+  return drainRingmaster(redis, o, jobs, async ([queue]) => {
+    if (queue === undefined) throw new Error('no queue to drain');
     const loop = async () => {
       let previous: { id: string; token: string }[] = [];
       for (;;) {
@@ -229,8 +263,11 @@ function connectionOptions(redis: BenchRedis) {
   return { host: '127.0.0.1', port: redis.process.port, maxRetriesPerRequest: null };
 }
 
-/** BullMQ, plain queue: the same jobs (data and count), its Worker at concurrency c. */
-async function runBullmq(redis: BenchRedis, c: number, jobs: number): Promise<Drain> {
+/**
+ * BullMQ, plain queue: the same jobs (data and count), its Worker at concurrency c (`workers`
+ * of them, each with its own connections).
+ */
+async function runBullmq(redis: BenchRedis, c: number, jobs: number, workers = 1): Promise<Drain> {
   await fresh(redis.admin);
   const connection = connectionOptions(redis);
   const queue = new BullQueue(QUEUE, { connection });
@@ -242,47 +279,60 @@ async function runBullmq(redis: BenchRedis, c: number, jobs: number): Promise<Dr
     }
     await queue.addBulk(batch);
   }
-  const worker = new BullWorker(QUEUE, async () => {}, {
-    connection,
-    concurrency: c,
-    autorun: false,
+  const started = Array.from({ length: workers }, () => {
+    const worker = new BullWorker(QUEUE, async () => {}, {
+      connection,
+      concurrency: c,
+      autorun: false,
+    });
+    worker.on('error', (error) => progress(`bullmq worker error: ${error.message}`));
+    return worker;
   });
-  worker.on('error', (error) => progress(`bullmq worker error: ${error.message}`));
-  await worker.waitUntilReady();
+  await Promise.all(started.map((worker) => worker.waitUntilReady()));
   const completed = latch(jobs);
-  worker.on('completed', () => completed.hit());
+  for (const worker of started) worker.on('completed', () => completed.hit());
   const m = await measured(redis, jobs, async () => {
-    void worker.run();
+    for (const worker of started) void worker.run();
     await withTimeout(completed.done, 'the BullMQ drain');
   });
-  await worker.close();
+  await Promise.all(started.map((worker) => worker.close()));
   await queue.close();
   return drain(jobs, m);
 }
 
-/** GroupMQ: the same jobs over the same groups, its Worker at concurrency c. */
+/**
+ * GroupMQ: the same jobs over the same groups, its Worker at concurrency c (`workers` of them,
+ * each with its own queue handle and connection).
+ */
 async function runGroupmq(
   redis: BenchRedis,
   o: ThroughputOptions,
   c: number,
   jobs: number,
+  workers = 1,
 ): Promise<Drain> {
   await fresh(redis.admin);
-  const conn: Redis = redis.connect();
-  const queue = new GroupQueue({ redis: conn, namespace: QUEUE, jobTimeoutMs: 30_000 });
+  const conns: Redis[] = Array.from({ length: workers }, () => redis.connect());
+  const queues = conns.map(
+    (conn) => new GroupQueue({ redis: conn, namespace: QUEUE, jobTimeoutMs: 30_000 }),
+  );
+  const queue = queues[0] as GroupQueue;
   await pool(jobs, FILL_BATCH, (i) => queue.add({ groupId: groupOf(i, o.groups), data: { i } }));
   const completed = latch(jobs);
-  let worker: GroupWorker | undefined;
+  const started: GroupWorker[] = [];
   const m = await measured(redis, jobs, async () => {
-    worker = new GroupWorker({ queue, handler: async () => {}, concurrency: c });
-    worker.on('completed', () => completed.hit());
-    worker.on('error', (error) => progress(`groupmq worker error: ${String(error)}`));
-    void worker.run();
+    for (const each of queues) {
+      const worker = new GroupWorker({ queue: each, handler: async () => {}, concurrency: c });
+      worker.on('completed', () => completed.hit());
+      worker.on('error', (error) => progress(`groupmq worker error: ${String(error)}`));
+      void worker.run();
+      started.push(worker);
+    }
     await withTimeout(completed.done, 'the GroupMQ drain');
   });
-  await worker?.close(0);
-  await queue.close();
-  conn.disconnect();
+  await Promise.all(started.map((worker) => worker.close(0)));
+  await Promise.all(queues.map((each) => each.close()));
+  for (const conn of conns) conn.disconnect();
   return drain(jobs, m);
 }
 
@@ -339,7 +389,7 @@ async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 export async function throughput(
   redis: BenchRedis,
   o: ThroughputOptions,
-): Promise<ThroughputRow[]> {
+): Promise<ThroughputResult> {
   if (o.warmupJobs > 0) {
     progress(`throughput: warm-up (${o.warmupJobs} jobs per system)`);
     await runFloor(redis, 8, Math.min(500, o.floorMs));
@@ -360,8 +410,6 @@ export async function throughput(
       bullmq: null as Drain | null,
       groupmq: null as Drain | null,
     };
-    const keep = (current: Drain | null, next: Drain) =>
-      current === null || next.jobsPerSec > current.jobsPerSec ? next : current;
     for (let r = 1; r <= o.repeats; r++) {
       progress(`throughput: concurrency ${c}, ${jobs} jobs, run ${r} of ${o.repeats}`);
       await fresh(redis.admin);
@@ -404,5 +452,36 @@ export async function throughput(
         `one call per job ${r.perJobCalls.jobsPerSec.toFixed(0)}/s (efficiency ${r.perJobEfficiency.toFixed(2)})`,
     );
   }
-  return rows;
+  return { rows, manyWorkers: await runManyWorkers(redis, o) };
+}
+
+const keep = (current: Drain | null, next: Drain) =>
+  current === null || next.jobsPerSec > current.jobsPerSec ? next : current;
+
+/** The many-small-workers shape, each system in turn, `repeats` times, the best of each kept. */
+async function runManyWorkers(redis: BenchRedis, o: ThroughputOptions): Promise<ManyWorkersRow> {
+  const w = o.manyWorkers;
+  const jobs = o.jobs(w);
+  let ringmaster: Drain | null = null;
+  let bullmq: Drain | null = null;
+  let groupmq: Drain | null = null;
+  for (let r = 1; r <= o.repeats; r++) {
+    progress(`throughput: ${w} workers of concurrency 1, ${jobs} jobs, run ${r} of ${o.repeats}`);
+    ringmaster = keep(ringmaster, await runRingmaster(redis, o, 1, jobs, 'default', w));
+    bullmq = keep(bullmq, await runBullmq(redis, 1, jobs, w));
+    groupmq = keep(groupmq, await runGroupmq(redis, o, 1, jobs, w));
+  }
+  const row = {
+    workers: w,
+    ringmaster: ringmaster as Drain,
+    bullmq: bullmq as Drain,
+    groupmq: groupmq as Drain,
+    vsBullmq: (ringmaster as Drain).jobsPerSec / (bullmq as Drain).jobsPerSec,
+    vsGroupmq: (ringmaster as Drain).jobsPerSec / (groupmq as Drain).jobsPerSec,
+  };
+  progress(
+    `  ${w} × 1: ringmaster ${row.ringmaster.jobsPerSec.toFixed(0)}/s, ` +
+      `bullmq ${row.bullmq.jobsPerSec.toFixed(0)}/s, groupmq ${row.groupmq.jobsPerSec.toFixed(0)}/s`,
+  );
+  return row;
 }

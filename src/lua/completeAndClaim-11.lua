@@ -90,9 +90,9 @@ local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3]
 local batch = newClaimBatch(tonumber(ARGV[2]))
 -- A call that claims asks first whether the queue has any delayed job, rate, weight or watched
 -- job (includes/quietQueue.lua): one EXISTS that, when it counts none, spares the claims'
--- optional reads and the completions' watch check.
+-- optional reads and the completions' watch check (else a second says which to read).
 if #ARGV > 5 + 3 * n then
-  batch.quiet = probeQuiet(base, k.delayed)
+  batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(base, k.delayed)
 end
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's

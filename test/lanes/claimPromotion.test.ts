@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Defaults, type Job, type Queue, Worker } from '../../src/lanes/index.js';
-import { commandCountDuring } from '../support/commandStats.js';
+import { commandCountDuring, commandsDuring } from '../support/commandStats.js';
 import { putDelayed } from '../support/delayed.js';
 import { rawState, redisNow, statsOf, useEngine } from '../support/lanes.js';
 
@@ -210,6 +210,37 @@ describe('flat cost', () => {
     expect(withOne[0]).toBeGreaterThan(0);
     admin.disconnect();
   }, 60_000);
+});
+
+describe('the optional reads: each feature is read only while the queue has its keys', () => {
+  it('with a job delayed for later and nothing else, a claim reads the due jobs, none of the rate keys, and asks the weights and watches only once there is a weight', async (context) => {
+    // A shared server (REDIS_URL) counts other files' commands too.
+    if (engine.handle.redis.mode === 'external') context.skip();
+    const admin = engine.client();
+    const q = engine.queue();
+    for (let i = 0; i < 6; i++) await q.enqueue('g', i);
+    await q.enqueue('h', 'later', { delayMs: 3_600_000 });
+    await q.claim(); // scripts loaded
+    const delayedOnly = await commandsDuring(admin, () => q.claim());
+    // The probe's EXISTS, the one that tells which of its keys are there
+    // (includes/quietQueue.lua) and the served lane's (includes/claimJobs.lua, settleServed);
+    // the due jobs' ZRANGEBYSCORE; no `ratelimited` (ZMSCORE, ZRANGEBYSCORE), no `grate`, no
+    // `gweight`, no `watched`.
+    expect(delayedOnly.exists).toBe(3);
+    expect(delayedOnly.zrangebyscore).toBe(1);
+    expect(delayedOnly.zmscore).toBeUndefined();
+    await q.setWeight('g', 2);
+    const weighted = await commandsDuring(admin, () => q.claim());
+    // A weight too: the weights are read (HMGET `gweight`, and the turns of the weighted one)
+    // and whether a job is watched is asked (EXISTS `watched`); a weighted group's lane is
+    // asked with a ZCARD instead of the EXISTS; the rate keys still are not read.
+    expect(weighted.exists).toBe(3);
+    expect(weighted.zcard).toBe(1);
+    expect(weighted.hmget).toBe((delayedOnly.hmget as number) + 2);
+    expect(weighted.zmscore).toBeUndefined();
+    expect((await q.audit()).findings).toEqual([]);
+    admin.disconnect();
+  });
 });
 
 describe('the Worker parks no longer than until the next delayed job is due', () => {

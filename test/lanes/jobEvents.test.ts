@@ -279,14 +279,15 @@ describe('cost', () => {
     const quiet = { zrangebyscore: -2, hmget: -2, zmscore: -1 };
     // Each call that changes the ring (claim and completeAndClaim pop it, retry re-rings its
     // group) asks once whether a feed watches it: the ring log's EXISTS of P:{Q}:ringwatched
-    // (includes/ringLog.lua), one per call. A claim that empties lanes drops their `heads`
-    // entries in one ZREM (includes/claimJobs.lua; DESIGN.md §3, "Oldest pending").
+    // (includes/ringLog.lua), one per call; the claims ask it in their probe's EXISTS, which
+    // answers both when it counts 0. A claim that empties lanes drops their `heads` entries in
+    // one ZREM (includes/claimJobs.lua; DESIGN.md §3, "Oldest pending").
     const ringLog = { exists: 1 };
     const emptied = { zrem: 1 };
     const cuts: Record<string, number>[] = [
-      { zcard: -1, exists: 1 + ringLog.exists, ...quiet, ...emptied },
+      { zcard: -1, exists: 1, ...quiet, ...emptied },
       {},
-      { zcard: -2, exists: 1 + ringLog.exists, ...quiet, ...emptied },
+      { zcard: -2, exists: 1, ...quiet, ...emptied },
       { ...ringLog },
     ];
     const expected = plusOne.map((c, i) => {
@@ -298,7 +299,7 @@ describe('cost', () => {
       return out;
     });
     expect(counts).toEqual(expected);
-    expect(counts.map(total)).toEqual([20, 26, 41, 35]);
+    expect(counts.map(total)).toEqual([19, 26, 40, 35]);
   });
 
   it('another job of the queue watched: a ZSCORE more per job moved, nothing written for them', async (context) => {

@@ -274,6 +274,22 @@ describe('age bound', () => {
     for (const j of old) expect(await gone(q, j.id, j.group)).toBe(true);
   });
 
+  it('past the count and past the age in one call: the count’s victims, then the aged ones after them', async () => {
+    const q = engine.queue();
+    await q.setRetention({ completed: { count: 2, ageMs: 50 } });
+    const old = await claimedJobs(q, 2);
+    for (const j of old) await q.complete(j.id, j.token as string);
+    const last = Number(await q.redis.zscore(q.keys.completed, (old[1] as Job).id));
+    await untilRedisTimePasses(q.redis, last + 50);
+    const [fresh] = await claimedJobs(q, 1);
+    // Three kept, count 2: the oldest goes by the count; the next is past the age too, so it
+    // goes by the age in the same call (at most 2 per job kept).
+    await q.complete((fresh as Job).id, (fresh as Job).token as string);
+    expect(await retained(q)).toEqual([(fresh as Job).id]);
+    for (const j of old) expect(await gone(q, j.id, j.group)).toBe(true);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
   it('ageMs null keeps by count alone, stored as none', async () => {
     const q = engine.queue();
     const policy = await q.setRetention({ completed: { count: 5, ageMs: null } });

@@ -70,6 +70,22 @@ describe('the ring log', () => {
     expect(feed.stats().ringFullReads).toBe(1);
   });
 
+  it('logs the claims of a quiet queue, which ask whether the ring is watched in their probe of the optional keys', async () => {
+    // Nothing delayed, no rate, weight or watched job: the claim's one EXISTS of the optional
+    // keys (includes/quietQueue.lua) counts the marker alone, and the claims are logged.
+    const { feed, engine } = await feeds.start({ throttleMs: 0 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.enqueueMany([{ group: 'a' }, { group: 'a' }, { group: 'b' }, { group: 'c' }]);
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: ['a', 'b', 'c'], reason: 'SNAPSHOT' });
+    await q.claim(); // a keeps a job: to the tail
+    expect(await reader.next()).toMatchObject({ ring: ['b', 'c', 'a'], reason: 'CHANGE' });
+    await q.completeAndClaim([], { claim: 1 }); // b's lane emptied: it leaves
+    expect(await reader.next()).toMatchObject({ ring: ['c', 'a'], reason: 'CHANGE' });
+    expect(feed.stats().ringFullReads).toBe(1);
+  });
+
   it('keeps the copy exact under claims, weights, pauses, limits and batches (each event’s ring is the ring)', async () => {
     const { feed, engine } = await feeds.start({ throttleMs: 0 });
     const name = queueName();

@@ -112,8 +112,8 @@ local function readStates(k, batch, heads)
       claimed = 0,
     }
   end
-  -- No rate anywhere in a quiet queue (includes/quietQueue.lua): nothing more to read.
-  if batch.quiet then
+  -- No rate key in the queue (includes/quietQueue.lua): nothing more to read.
+  if not batch.readsRates then
     for i = 1, #unseen do
       batch.groups[unseen[i]].limited = false
     end
@@ -371,21 +371,26 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   if #tokens == 0 then
     return {}, false
   end
-  if batch.quiet == nil then
-    batch.quiet = probeQuiet(base, k.delayed)
+  if batch.readsDelayed == nil then
+    batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(base, k.delayed)
   end
-  if not batch.quiet then
+  local delayed, rates = batch.readsDelayed, batch.readsRates
+  if delayed or rates then
     -- As text: Redis formats a Lua number argument far more slowly (see claimJobs).
     local now = string.format('%d', nowMs())
-    promoteDue(k, base, now, promoteBatch)
-    promoteReopened(k, base, now, promoteBatch)
+    if delayed then
+      promoteDue(k, base, now, promoteBatch)
+    end
+    if rates then
+      promoteReopened(k, base, now, promoteBatch)
+    end
   end
   if queuePaused then
     return {}, false
   end
   local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
-  if #claimed < #tokens and not batch.quiet then
-    return claimed, earliestAt(nextRunAt(k), nextReopen(k))
+  if #claimed < #tokens and (delayed or rates) then
+    return claimed, earliestAt(delayed and nextRunAt(k), rates and nextReopen(k))
   end
   return claimed, false
 end

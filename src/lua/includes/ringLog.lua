@@ -3,12 +3,15 @@
   ring (P:{Q}:ringwatched exists, a marker the feed sets and renews), every script that changes
   P:{Q}:ring appends what it did to P:{Q}:ringlog, so the feed applies the change to its copy of
   the ring instead of reading the whole ring again. Nobody watching costs one EXISTS per script
-  call that changes the ring, never per job or per change.
+  call that changes the ring, never per job or per change (a claim call asks it in its quiet-queue
+  probe's EXISTS, includes/quietQueue.lua).
 
     logRingPush(ringKey, groups, n)   RPUSH of groups[1..n] (the tail)
     logRingUnshift(ringKey, groups)   LPUSH: groups as they now stand at the head, head first
     logRingPop(ringKey, n)            LPOP of n groups (the head)
     logRingRemove(ringKey, group, n)  LREM 0 group that removed n (n 0: nothing logged)
+    knownRingWatched(watched)         the caller asked the marker already (includes/quietQueue.lua
+                                      folds it into its probe): no EXISTS asked again this call
 
   An entry is compact JSON: seq (decimal text, see below), o (the op: 'push', 'unshift', 'pop',
   'rem'), g (the groups: push, unshift; the group: rem) or n (how many: pop). seq is the last
@@ -37,6 +40,12 @@ local function ringLogged(ringKey)
     ringLogSeq = redis.call('EXISTS', ringWatchedKeyOf(baseOf(ringKey, 'ring'))) == 1 and 0
   end
   return ringLogSeq ~= false
+end
+
+local function knownRingWatched(watched)
+  if ringLogSeq == nil then
+    ringLogSeq = watched and 0
+  end
 end
 
 local function appendRingLog(ringKey, entry)

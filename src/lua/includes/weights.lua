@@ -57,8 +57,8 @@ local function readWeights(base, batch, heads)
       unseen[#unseen + 1] = group
     end
   end
-  -- A quiet queue (includes/quietQueue.lua) has no `gweight`: every weight is 1.
-  if #unseen == 0 or batch.quiet then
+  -- A queue whose probe found no `gweight` (includes/quietQueue.lua): every weight is 1.
+  if #unseen == 0 or not batch.readsWeights then
     return
   end
   local weights = redis.call('HMGET', weightKeyOf(base), unpack(unseen))
