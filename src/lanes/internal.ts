@@ -19,6 +19,7 @@ export { Connection } from './redis/connection.js';
 export { type EvictionCheck, evictionMessage } from './redis/eviction.js';
 export { assertPlainKeys } from './redis/plainKeys.js';
 export { STATE_CHECK_MS } from './redis/stateLoss.js';
+export { socketCause } from './redis/unavailable.js';
 export type { ScriptObserver } from './scripts/commands.js';
 export type {
   BackoffPolicy,

@@ -20,6 +20,7 @@ import {
   type NodeAddress,
   type RedisClient,
   readNodeTimeout,
+  socketCause,
 } from '../lanes/internal.js';
 
 /** How long the server tries to reach Redis at start before it gives up (ms). */
@@ -259,20 +260,7 @@ function addressOf(url: string): NodeAddress {
 
 /** Network trouble that may pass (Redis still starting, DNS not yet up); the rest will not. */
 function retryable(error: Error): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return (
-    code !== undefined &&
-    [
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'ENOTFOUND',
-      'EAI_AGAIN',
-      'ETIMEDOUT',
-      'EHOSTUNREACH',
-      'ENETUNREACH',
-      'EPIPE',
-    ].includes(code)
-  );
+  return socketCause((error as NodeJS.ErrnoException).code) !== undefined;
 }
 
 /**
@@ -328,14 +316,9 @@ function explain(
     }
     return `Redis refused the connection: ${message}`;
   }
+  const cause = socketCause(code);
   if (code === 'ECONNREFUSED') {
-    return `nothing accepts connections there (connection refused; ${waited})`;
-  }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return `host name not found (${code}; ${waited})`;
-  }
-  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
-    return `host not reachable (${code}; ${waited})`;
+    return `nothing accepts connections there (${cause}; ${waited})`;
   }
   if (code === 'ECONNRESET' || code === 'EPIPE') {
     return (
@@ -343,6 +326,7 @@ function explain(
       (tls ? '' : ': a TLS port? Then use rediss://')
     );
   }
+  if (cause !== undefined) return `${cause} (${code}; ${waited})`;
   if (tls && (code?.startsWith('ERR_SSL') || code === 'EPROTO' || /SSL|TLS/.test(message))) {
     return `TLS handshake failed (${message}): a plain Redis port needs redis://, not rediss://`;
   }

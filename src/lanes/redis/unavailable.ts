@@ -20,7 +20,10 @@ export function forgetConnectionError(redis: Client): void {
   lastErrors.delete(redis);
 }
 
-/** The words for a socket error's code, as a person says them. */
+/**
+ * The words for a socket error's code, as a person says them: the network failures that may
+ * pass (Redis still starting, DNS not yet up), which the server waits out at start.
+ */
 const CAUSES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
@@ -31,6 +34,11 @@ const CAUSES: Readonly<Record<string, string>> = {
   ENOTFOUND: 'host name not found',
   EAI_AGAIN: 'host name not found',
 };
+
+/** The words for socket error code `code` (`ECONNREFUSED` → "connection refused"), or undefined. */
+export function socketCause(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : CAUSES[code];
+}
 
 /**
  * ` at host:port (connection refused)`: `redis`'s address (its socket path; none for a Cluster;
