@@ -5,6 +5,7 @@
  */
 import { types } from 'node:util';
 import { Defaults } from './defaults.js';
+import { socketCause } from './redis/unavailable.js';
 
 /** DESIGN.md §5 error codes raised by the engine. */
 export const ErrorCode = {
@@ -232,18 +233,7 @@ function notPermittedLine(message: string, prefix: string | undefined): string {
         : 'a command run by a script';
   return `Redis refused ${what} to this connection's user (NOPERM): ${grants(prefix)}`;
 }
-/** Socket errors of a connection that failed or dropped (Node's `error.code`). */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
+
 /** ioredis' own messages for a command it could not deliver or got no answer to. */
 const CLIENT_UNAVAILABLE = [
   /^Connection is closed\.$/,
@@ -303,7 +293,7 @@ export function fromRedisError(error: unknown, where = ''): RingmasterError | un
   } else {
     const reply = UNAVAILABLE_REPLY.exec(message)?.[1];
     const code = attempt(() => (error as NodeJS.ErrnoException).code);
-    const network = typeof code === 'string' && NETWORK_CODES.has(code);
+    const network = typeof code === 'string' && socketCause(code) !== undefined;
     if (reply || network || CLIENT_UNAVAILABLE.some((pattern) => pattern.test(message))) {
       coded = new RingmasterError(
         ErrorCode.REDIS_UNAVAILABLE,
@@ -468,10 +458,11 @@ export function asError(value: unknown): Error {
  * REDIS_NOT_PERMITTED, the ioredis error
  * its `cause`) where Redis failed, else `value` as it is ({@link asError} for a non-Error). Every
  * path that hands an error on without a `Queue`/`Ringmaster` method between it and ioredis (the
- * Worker's events, the Reaper's hooks, the live feed's logs) goes through it.
+ * Worker's events, the Reaper's hooks, the live feed's logs) goes through it. `where`: the
+ * failing connection's address and cause, as REDIS_UNAVAILABLE names them (`unavailableWhere`).
  */
-export function mapError(value: unknown): Error {
-  return fromRedisError(value) ?? asError(value);
+export function mapError(value: unknown, where = ''): Error {
+  return fromRedisError(value, where) ?? asError(value);
 }
 
 /**

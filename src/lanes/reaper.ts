@@ -31,6 +31,7 @@ import { ReplyError } from 'ioredis';
 import { badInput, ErrorCode, mapError, RingmasterError } from './errors.js';
 import { Defaults, Queue } from './queue/queue.js';
 import { masterKeyOf, type RedisClient } from './redis/client.js';
+import { unavailableWhere } from './redis/unavailable.js';
 import { Ringmaster } from './ringmaster.js';
 import * as validate from './validate.js';
 
@@ -169,7 +170,7 @@ export class Reaper {
     } catch (error) {
       // An outage is reported every pass; a refusal (an ACL, a key of the wrong type), which
       // every pass meets alike, once per message until the registry is read again.
-      const mapped = mapError(error);
+      const mapped = mapError(error, unavailableWhere(this.redis, error));
       const outage =
         mapped instanceof RingmasterError && mapped.code === ErrorCode.REDIS_UNAVAILABLE;
       if (outage || this.registryRefused !== mapped.message) this.options.onError?.(mapped, null);
@@ -209,7 +210,7 @@ export class Reaper {
             // retries. (A Cluster stays 'ready' while one master fails over: that master's
             // queues are reported one by one, and the other masters' are reaped.)
             if (!(error instanceof ReplyError) && this.redis.status !== 'ready') {
-              lost ??= mapError(error);
+              lost ??= mapError(error, unavailableWhere(this.redis, error));
               break;
             }
             const message = error instanceof Error ? error.message : String(error);

@@ -29,6 +29,7 @@ import { Reaper } from './reaper.js';
 import { duplicateConnection, type RedisClient } from './redis/client.js';
 import { closeConnection, type RedisConnection } from './redis/connectionOption.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
+import { unavailableWhere } from './redis/unavailable.js';
 import type { Job, JobProgress } from './types.js';
 import { unknownQueueLine } from './unknownQueue.js';
 import * as validate from './validate.js';
@@ -550,7 +551,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         // Its node turned replica (a failover, CLUSTER FAILOVER or REPLICAOF): Redis ends the
         // blocked pop with UNBLOCKED. Nothing was taken; claim again, now on the new master.
         if (error instanceof Error && error.message.startsWith('UNBLOCKED')) return;
-        this.emit('error', mapError(error));
+        this.emit('error', mapError(error, unavailableWhere(this.blocking, error)));
         await sleep(BACKOFF_MS[0], undefined, { signal: this.closed.signal }).catch(() => {});
       } finally {
         this.parking = false;

@@ -17,6 +17,7 @@ import {
   type Job,
   type Processor,
   Queue,
+  RingmasterError,
   Worker,
   type WorkerOptions,
 } from '../../src/lanes/index.js';
@@ -970,6 +971,30 @@ describe('Worker when Redis goes away', () => {
       expect(errors).toEqual([]);
     } finally {
       await w.close();
+    }
+  }, 40_000);
+
+  it("says where and why in 'error' when its park fails: REDIS_UNAVAILABLE at the address", async ({
+    skip,
+  }) => {
+    if (!redis.redis.canControlProcess) skip();
+    // No retries: a command in flight when the connection drops fails at once.
+    const client = redis.client({ connectionName: 'rm-park', maxRetriesPerRequest: 0 });
+    const q = new Queue(client, `park-${RUN}`);
+    const w = new Worker(q, async () => null, { parkTimeoutMs: 60_000, reaper: false });
+    const failed = deferred<Error>();
+    w.on('error', (error) => failed.resolve(error));
+    try {
+      await parked(redis.client(), 'rm-park');
+      await redis.redis.kill('SIGKILL');
+      const error = await within(15_000, "the Worker's error", failed.promise);
+      expect(error).toBeInstanceOf(RingmasterError);
+      expect((error as RingmasterError).code).toBe(ErrorCode.REDIS_UNAVAILABLE);
+      const { port } = client.options;
+      expect(error.message).toMatch(new RegExp(`^Redis is unavailable at [^ ]+:${port}\\b`));
+    } finally {
+      await w.close();
+      await redis.redis.restart();
     }
   }, 40_000);
 });

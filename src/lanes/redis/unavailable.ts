@@ -21,12 +21,14 @@ export function forgetConnectionError(redis: Client): void {
 }
 
 /**
- * The words for a socket error's code, as a person says them: the network failures that may
- * pass (Redis still starting, DNS not yet up), which the server waits out at start.
+ * The words for a socket error's code, as a person says them: the network failures, which are
+ * REDIS_UNAVAILABLE (errors.ts) and which the server waits out at start (they may pass: Redis
+ * still starting, DNS not yet up).
  */
 const CAUSES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
+  ECONNABORTED: 'connection aborted',
   EPIPE: 'connection reset',
   ETIMEDOUT: 'connection timed out',
   EHOSTUNREACH: 'host not reachable',
