@@ -340,13 +340,17 @@ export function progress(value: unknown): string {
 
 /**
  * A line of a job's log (DESIGN.md §3, "Progress and logs"): a string of at most
- * `Limits.logLineBytes` UTF-8 bytes; BAD_USER_INPUT `line` otherwise (a longer line is refused,
- * not cut: a log that hides the end of what was written would mislead).
+ * `Limits.logLineBytes` UTF-8 bytes, well-formed Unicode; BAD_USER_INPUT `line` otherwise. Refused,
+ * not altered: a longer line cut would hide its end, and a lone surrogate would be kept as U+FFFD
+ * while the answer said the line as given.
  */
 export function logLine(value: unknown): string {
   if (typeof value !== 'string') throw badInput('line', 'must be a string');
   if (Buffer.byteLength(value, 'utf8') > Limits.logLineBytes) {
     throw badInput('line', `must be at most ${Limits.logLineBytes} UTF-8 bytes`);
+  }
+  if (!value.isWellFormed()) {
+    throw badInput('line', 'must be well-formed Unicode (no lone surrogates)');
   }
   return value;
 }

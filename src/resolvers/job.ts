@@ -153,8 +153,8 @@ const NO_LOGS: JobLogPage = {
 };
 
 /**
- * `Job.logs(first, after, last)`: its log, oldest first (`last`: its newest lines; `first`'s
- * default is not sent with it). A job gone since it was read has none.
+ * `Job.logs(first, after, last)`: its log, oldest first (`last`: its newest lines; the engine
+ * gives `first` its default and refuses it beside `last`). A job gone since it was read has none.
  * @throws RingmasterError BAD_USER_INPUT (`first`, `after`, `last`)
  */
 export async function logs(
@@ -166,11 +166,12 @@ export async function logs(
     last?: number | null | undefined;
   },
 ): Promise<JobLogConnection> {
-  const options =
-    a.last == null
-      ? { first: a.first ?? undefined, after: a.after }
-      : { last: a.last, after: a.after };
-  const page = (await ctx.engine.queue(j.queue).jobLogs(j.id, options)) ?? NO_LOGS;
+  const page =
+    (await ctx.engine.queue(j.queue).jobLogs(j.id, {
+      first: a.first ?? undefined,
+      after: a.after,
+      last: a.last ?? undefined,
+    })) ?? NO_LOGS;
   return {
     edges: page.logs.map((node, i) => ({ cursor: page.cursors[i] as string, node })),
     hasNextPage: page.hasNextPage,

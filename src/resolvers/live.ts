@@ -7,6 +7,7 @@ import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../context.js';
 import { type GroupInfo, type Job, RingmasterError } from '../lanes/index.js';
 import type { RingChange } from '../pubsub/index.js';
+import { checkLogsArguments } from './logsArguments.js';
 import { ringNeedOf } from './ringNeed.js';
 
 /**
@@ -46,8 +47,26 @@ export const groupChanged = (
 
 /**
  * `jobChanged(queue, id)`: the job now, then each state it goes through, in order, with the
- * fields of that moment, and every change of its lease, run-at time or last error; ends after
- * COMPLETED, DEAD, or null (gone). DESIGN.md §4.4, "Job events".
+ * fields of that moment, and every change of its lease, run-at time, last error or progress;
+ * ends after COMPLETED, DEAD, or null (gone). DESIGN.md §4.4, "Job events". A selection whose
+ * `logs` arguments the engine refuses is refused here, once ({@link checkLogsArguments}).
  */
-export const jobChanged = (ctx: Context, queue: string, id: string): AsyncGenerator<Job | null> =>
-  subscribe(() => ctx.feed.jobChanges(queue, id));
+export async function jobChanged(
+  ctx: Context,
+  queue: string,
+  id: string,
+  info: GraphQLResolveInfo,
+): Promise<AsyncGenerator<Job | null>> {
+  try {
+    await checkLogsArguments(info, ctx.engine.queue(queue), id);
+  } catch (error) {
+    if (error instanceof RingmasterError && LOGS_ARGUMENTS.has(String(error.argument))) {
+      throw new GraphQLError(error.message, { extensions: error.extensions });
+    }
+    // Anything else (a bad queue name, Redis away) is the feed's to answer, as before.
+  }
+  return subscribe(() => ctx.feed.jobChanges(queue, id));
+}
+
+/** The arguments of `Job.logs`, whose refusal refuses the subscription ({@link jobChanged}). */
+const LOGS_ARGUMENTS = new Set(['first', 'after', 'last']);

@@ -155,11 +155,13 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       type: JobLogConnectionRef,
       description: `Its log, oldest first, a page at a time (the newest ${Defaults.logsKept.toLocaleString('en-US')} lines kept; deleted with the job).`,
       args: {
-        first: t.arg.int({ defaultValue: Defaults.pageSize }),
+        first: t.arg.int({
+          description: `Lines per page, 1..500 (default ${Defaults.pageSize}); not with \`last\`.`,
+        }),
         after: t.arg.string(),
         last: t.arg.int({
           description:
-            'The newest `last` lines instead (1..500, still oldest first; not with `after`): the end of the log in one read.',
+            'The newest `last` lines instead (1..500, still oldest first; not with `first` or `after`): the end of the log in one read.',
         }),
       },
       resolve: (j, args, ctx) => resolve.logs(ctx, j, args),
@@ -169,7 +171,7 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     token: t.exposeString('token', {
       nullable: true,
       description:
-        'The lease token while ACTIVE, in the answers of claim and extendLease (the worker that holds the lease); null in every read (Queue.job, Queue.jobs, Group.jobs, jobChanged).',
+        'The lease token while ACTIVE, in the answers of claim, extendLease and updateJobProgress (the worker that holds the lease); null in every read (Queue.job, Queue.jobs, Group.jobs, jobChanged).',
     }),
     leaseUntil: t.field({
       type: 'DateTime',
@@ -386,7 +388,7 @@ builder.subscriptionFields((t) => ({
     description:
       'The job as it is now, then every state it goes through, in order, each with the fields of that moment (however short: a job claimed and completed at once still shows ACTIVE, then COMPLETED), and whenever its lease, run-at time or last error changes. Completes after the job is COMPLETED or DEAD (COMPLETED also when the queue keeps no completed job and its hash is deleted at once), or after null: the job is gone (trimmed, removed, or past its retention age) or never was. Every change from the first event on is sent: wait for it before acting on the job. An id that is not a decimal string is JOB_NOT_FOUND.',
     args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
-    subscribe: (_root, args, ctx) => jobChanged(ctx, args.queue, String(args.id)),
+    subscribe: (_root, args, ctx, info) => jobChanged(ctx, args.queue, String(args.id), info),
     resolve: (job) => job,
   }),
 }));

@@ -15,6 +15,7 @@ import {
   JobByIdDocument,
   JobChangedDocument,
   type JobChangedSubscription,
+  JobLogsChangedDocument,
   JobProgressChangedDocument,
   PromoteJobDocument,
   PurgeGroupDocument,
@@ -206,6 +207,22 @@ describe('jobChanged over graphql-ws', () => {
     const sub = wsSubscribe(server.ws(), JobChangedDocument, { queue: q, id: '987654321' });
     expect(dataOf(await sub.events.next()).jobChanged).toBeNull();
     await expectCompleted(sub);
+  });
+
+  it('a bad logs argument in the selection refuses the subscription once, nothing watched', async () => {
+    const q = queueName('job');
+    const id = await enqueue(q);
+    for (const variables of [{ last: 0 }, { first: 2, last: 2 }, { first: 501 }]) {
+      const sub = wsSubscribe(server.ws(), JobLogsChangedDocument, { queue: q, id, ...variables });
+      const result = await sub.events.next();
+      expect(result.data ?? null).toBeNull();
+      expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+      await sub.events.until('the subscription to end', () => sub.events.completed, 3_000);
+    }
+    expect(server.server.feed.stats()).toMatchObject({ listeners: 0, watches: 0 });
+    // A good one is served as before.
+    const sub = wsSubscribe(server.ws(), JobLogsChangedDocument, { queue: q, id, last: 5 });
+    expect(dataOf(await sub.events.next()).jobChanged).toEqual({ id, logs: { totalCount: 0 } });
   });
 
   it('an id that is not a decimal string is JOB_NOT_FOUND, nothing watched', async () => {

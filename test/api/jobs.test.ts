@@ -442,6 +442,9 @@ describe('updateJobProgress, addJobLog, Job.progress and Job.logs', () => {
     expect(next.queue.job?.logs.pageInfo.hasNextPage).toBe(false);
     const end = ok(await api.request(JobProgressAndLogsDocument, { queue: q, id, last: 2 }));
     expect(end.queue.job?.logs.edges.map((e) => e.node.line)).toEqual(['two', 'three']);
+    // `first` beside `last` is refused, as the engine refuses it, not ignored.
+    const both = await api.request(JobProgressAndLogsDocument, { queue: q, id, first: 7, last: 1 });
+    expect(refusal(both)).toEqual({ code: 'BAD_USER_INPUT', argument: 'last' });
   });
 
   it('a wrong token is LEASE_LOST, writing nothing; a cursor of another job is BAD_USER_INPUT after', async () => {
