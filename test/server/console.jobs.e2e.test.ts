@@ -429,10 +429,12 @@ describe.skipIf(skip)(
         await q.updateJobProgress(job.id, token, 40);
         await waitText(page.getByTestId('job-progress'), /^40 %$/);
         expect(await page.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('40');
-        await q.addJobLog(job.id, token, 'packing');
+        // A worker's text with a right-to-left override: drawn as a marker, never reversing the
+        // line on screen.
+        await q.addJobLog(job.id, token, 'packing \u202Eok');
         await q.updateJobProgress(job.id, token, { stage: 'ship', parcels: 3 });
         await waitText(page.getByTestId('job-progress'), /"stage": "ship",\s*"parcels": 3/);
-        await waitText(page.getByTestId('job-log'), /step 52 done.*packing$/);
+        await waitText(page.getByTestId('job-log'), /step 52 done.*packing U\+202Eok$/);
         await shot(page, 'j02-job-progress-log');
 
         await q.complete(job.id, token, { result: { receipt: 'r-7', total: 99 } });

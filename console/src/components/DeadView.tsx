@@ -6,6 +6,7 @@
  * call) until nothing matching is left, showing the progress; every action is called done only
  * once a read after it shows it.
  */
+
 import { useState } from 'preact/hooks';
 import { Limits } from '../../../src/lanes/limits.js';
 import { useAction } from '../action';
@@ -22,6 +23,7 @@ import {
 import type { Route } from '../hooks';
 import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
+import { Id } from './Id';
 import { rangeText, useJobPaging } from './JobList';
 import { JobTable } from './JobTable';
 
@@ -325,7 +327,9 @@ export function DeadView(props: {
             : { text: ago(died, redisNow), title: dateTimeMs(died) };
         }}
         detailHeader="Error"
-        detail={(j) => <span class="error-text">{j.lastError ?? '–'}</span>}
+        detail={(j) => (
+          <span class="error-text">{j.lastError === null ? '–' : <Id value={j.lastError} />}</span>
+        )}
         detailTitle={(j) => j.lastError ?? ''}
         primary={{ label: 'Retry', aria: (id) => `Retry job ${id}`, run: retryOne }}
         onDelete={deleteOne}

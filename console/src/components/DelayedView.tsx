@@ -3,6 +3,7 @@
  * their backoff, next to run first, filtered by group. An admin runs one now (`promoteJob`: back
  * to its group's lane at its FIFO place) or deletes it; done only once a read shows it.
  */
+
 import { useAction } from '../action';
 import { answered, request } from '../api';
 import { ago, dateTimeMs, ms, preview, relative, visibleId } from '../format';
@@ -16,6 +17,7 @@ import {
 import type { Route } from '../hooks';
 import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
+import { Id } from './Id';
 import { rangeText, useJobPaging } from './JobList';
 import { JobTable } from './JobTable';
 
@@ -139,7 +141,7 @@ export function DelayedView(props: {
         detail={(j) =>
           j.lastError ? (
             <span class="error-text" title={j.lastError}>
-              {j.lastError}
+              <Id value={j.lastError} />
             </span>
           ) : (
             <code class="muted">{preview(j.payload, 60)}</code>

@@ -150,7 +150,7 @@ export function JobDetail(props: {
                 <div class="wide">
                   <dt>last error</dt>
                   <dd class="error-text" data-testid="job-last-error">
-                    {j.lastError}
+                    <Id value={j.lastError} />
                   </dd>
                 </div>
               )}
@@ -182,7 +182,9 @@ export function JobDetail(props: {
                       <b>attempt {n(e.attempt)}</b>
                       <time class="mono muted small">{dateTimeMs(ms(e.at) ?? 0)}</time>
                     </div>
-                    <div class="error-text">{e.message}</div>
+                    <div class="error-text">
+                      <Id value={e.message} />
+                    </div>
                     {e.stack ? (
                       <details open={i === 0}>
                         <summary>stack</summary>

@@ -3,10 +3,12 @@
  * progress — a bar with the percentage when it is a number, else the object as JSON — and its
  * log, oldest first with each line's time, 50 lines a page with "more" to page on.
  */
+
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, request } from '../api';
 import { dateTimeMs, ms, n, prettyJson } from '../format';
 import { JobLogsDocument } from '../gql/graphql';
+import { Id } from './Id';
 
 /** Lines read a page. */
 const PAGE = 50;
@@ -146,7 +148,9 @@ export function JobLog(props: { queue: string; id: string; changed: unknown; act
           {log.lines.map((l) => (
             <li key={l.cursor}>
               <time class="muted">{dateTimeMs(l.at)}</time>
-              <span class="job-log-line">{l.line}</span>
+              <span class="job-log-line">
+                <Id value={l.line} />
+              </span>
             </li>
           ))}
         </ol>
