@@ -148,7 +148,10 @@ describe('the API server SIGKILLed and restarted', () => {
     // itself is left out: the reconnecting subscription may renew it on the new server as soon
     // as it listens, which is the feed's own write, not the start's.
     const watched = queue.keys.ringWatched;
-    const withoutMarker = (m: Map<string, string>) => (m.delete(watched), m);
+    const withoutMarker = (m: Map<string, string>) => {
+      m.delete(watched);
+      return m;
+    };
     const before = withoutMarker(await expirySnapshot(queue.redis));
     const second = await startServerProcess(redis.url, env, first.port);
     const restartMs = Date.now() - killedAt;
