@@ -4,6 +4,7 @@
  * Each include is inlined once per script, however many includes ask for it, so helpers can
  * include the helpers they depend on.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { LUA_DIR } from '../luaDir.js';
 
@@ -127,4 +128,90 @@ export function loadScripts(dir: string = LUA_DIR): LuaScript[] {
         stripComments(inline(readFileSync(`${dir}${file}`, 'utf8'), dir, new Set())),
       ),
     }));
+}
+
+/** How a script may run at maxmemory or on a replica, as a Redis Function flag (DESIGN.md §3). */
+export type FunctionFlag = 'allow-oom' | 'no-writes' | 'none';
+
+/** A line that starts no statement of its own: it closes or continues the one above. */
+const CONTINUATION = /^(end\b|else\b|elseif\b|until\b|[})\]])/;
+/** A top-level `local a, b = …` (or `local a`) line: its names and what follows `=`. */
+const TOP_LOCAL =
+  /^local ((?:[A-Za-z_][A-Za-z0-9_]*)(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:=(.*))?$/;
+
+/**
+ * A script's text as a factory returning its function body: Redis runs a script's whole text on
+ * every EVALSHA, making each top-level `local function` a closure again; a library's factory
+ * makes them once, at FUNCTION LOAD. The top-level functions (up to the last one) stay in the
+ * factory; every other top-level statement runs in the returned function, in its order, so each
+ * call starts from the state an EVALSHA would: a top-level `local x = …` is declared in the
+ * factory (its functions see it) and assigned at each call, a bare `local x` set to nil. KEYS
+ * and ARGV are the factory's locals, set first. Throws if a top-level local is declared twice
+ * before the last function (one shared declaration would change which one a function sees).
+ */
+export function functionFactory(lua: string): string {
+  const lines = lua.replace(/\n$/, '').split('\n');
+  let last = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (!TOP_FUNCTION.test(lines[i] as string)) continue;
+    let end = i + 1;
+    while (end < lines.length && lines[end] !== 'end') end++;
+    last = end;
+    i = end;
+  }
+  const factory: string[] = ['local KEYS, ARGV'];
+  const call: string[] = ['KEYS, ARGV = keys, args'];
+  const declared = new Set<string>();
+  for (let i = 0; i <= last; i++) {
+    const line = lines[i] as string;
+    if (TOP_FUNCTION.test(line)) {
+      let end = i + 1;
+      while (lines[end] !== 'end') end++;
+      factory.push(...lines.slice(i, end + 1));
+      i = end;
+      continue;
+    }
+    const local = /^\S/.test(line) && !CONTINUATION.test(line) ? TOP_LOCAL.exec(line) : null;
+    if (local === null) {
+      call.push(line);
+      continue;
+    }
+    const names = local[1] as string;
+    for (const name of names.split(/\s*,\s*/)) {
+      if (declared.has(name)) throw new Error(`top-level local ${name} is declared twice`);
+      declared.add(name);
+    }
+    factory.push(`local ${names}`);
+    call.push(`${names} = ${local[2] === undefined ? 'nil' : local[2].trim()}`);
+  }
+  call.push(...lines.slice(last + 1));
+  return `${factory.join('\n')}\nreturn function(keys, args)\n${call.join('\n')}\nend`;
+}
+
+/**
+ * Every script as one Redis Function library (Redis ≥ 7.0, FUNCTION LOAD): the library and
+ * each function are named after a hash of the text, `ringmaster_<hash>` and
+ * `ringmaster_<hash>_<script>`, so two versions of the engine never replace each other's.
+ * `flags` gives each script's flag (DESIGN.md §3, "How scripts run").
+ */
+export function functionLibrary(
+  scripts: readonly LuaScript[],
+  flags: (name: string) => FunctionFlag,
+): { name: string; functionPrefix: string; code: string } {
+  const parts = scripts.map((script) => {
+    const flag = flags(script.name);
+    return {
+      name: script.name,
+      flags: flag === 'none' ? '' : `'${flag}'`,
+      factory: functionFactory(script.lua),
+    };
+  });
+  const hash = createHash('sha1').update(JSON.stringify(parts)).digest('hex').slice(0, 12);
+  const name = `ringmaster_${hash}`;
+  const functionPrefix = `${name}_`;
+  const body = parts.map(
+    (p) =>
+      `redis.register_function{function_name='${functionPrefix}${p.name}', flags={${p.flags}}, callback=(function()\n${p.factory}\nend)()}`,
+  );
+  return { name, functionPrefix, code: `#!lua name=${name}\n${body.join('\n')}\n` };
 }
