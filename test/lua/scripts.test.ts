@@ -320,15 +320,12 @@ describe('the function library (Redis 7.0 and newer)', () => {
     await r.call('FUNCTION', 'DELETE', library.name);
   });
 
-  it('refuses a script whose top-level local is declared twice before its last function', () => {
-    const lua = [
-      'local x = 1',
-      'local function f() return x end',
-      'local x = 2',
-      'local function g() return x end',
-      'return f() + g()',
-    ].join('\n');
-    expect(() => functionFactory(lua)).toThrow(/x is declared twice/);
+  it('refuses a top-level local declared twice before the last function, and a one-line function', () => {
+    const fn = (name: string) => [`local function ${name}()`, '  return x', 'end'];
+    const lua = ['local x = 1', ...fn('f'), 'local x = 2', ...fn('g'), 'return f() + g()'];
+    expect(() => functionFactory(lua.join('\n'))).toThrow(/x is declared twice/);
+    // A function on one line has no `end` line of its own: refused, not guessed at.
+    expect(() => functionFactory('local function f() return 1 end\nreturn f()')).toThrow(/`end`/);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Typed, named wrappers over the Lua scripts. Callers pass `{ group, limit }`; the wrapper
  * orders KEYS and ARGV exactly as each script's header lists them, so the TypeScript side can
- * never drift from the script. ioredis `defineCommand` runs them with EVALSHA and falls back to
- * EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
+ * never drift from the script. They run as the functions of one library (FCALL), or by EVALSHA
+ * where Redis or its user has no FCALL (DESIGN.md §3, "How scripts run").
  */
 import { dataOutOfRange } from '../errors.js';
 import type { QueueKeys } from '../keys.js';
@@ -393,9 +393,10 @@ export class Commands {
   }
 
   /**
-   * Run a script. ioredis answers NOSCRIPT with one EVAL fallback; a SCRIPT FLUSH storm can
-   * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
-   * script did not run, so a retry cannot apply it twice). A script that refused a stored
+   * Run a script: FCALL, the library loaded and the call sent again on "Function not found";
+   * by EVALSHA (ioredis' one EVAL fallback on NOSCRIPT) once the connection has no FCALL. A flush
+   * storm can refuse the retry once more, so a refused call is tried up to 5 times (a refused
+   * call did not run, so a retry cannot apply it twice). A script that refused a stored
    * number (`includes/safeInteger.lua`) is reported as RingmasterError DATA_OUT_OF_RANGE.
    * A queue script gets the slot guard (`QueueKeys.guard`) as its last key, after its own.
    */

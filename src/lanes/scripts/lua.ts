@@ -147,17 +147,22 @@ const TOP_LOCAL =
  * call starts from the state an EVALSHA would: a top-level `local x = …` is declared in the
  * factory (its functions see it) and assigned at each call, a bare `local x` set to nil. KEYS
  * and ARGV are the factory's locals, set first. Throws if a top-level local is declared twice
- * before the last function (one shared declaration would change which one a function sees).
+ * before the last function (one shared declaration would change which one a function sees), or
+ * a top-level function has no `end` line of its own (as `dropUnusedFunctions` lays them out).
  */
 export function functionFactory(lua: string): string {
   const lines = lua.replace(/\n$/, '').split('\n');
+  /** The line of the `end` closing the top-level function that starts at `start`. */
+  const endOf = (start: number): number => {
+    const end = lines.indexOf('end', start + 1);
+    if (end === -1) throw new Error(`top-level function at line ${start + 1} has no \`end\` line`);
+    return end;
+  };
   let last = -1;
   for (let i = 0; i < lines.length; i++) {
     if (!TOP_FUNCTION.test(lines[i] as string)) continue;
-    let end = i + 1;
-    while (end < lines.length && lines[end] !== 'end') end++;
-    last = end;
-    i = end;
+    last = endOf(i);
+    i = last;
   }
   const factory: string[] = ['local KEYS, ARGV'];
   const call: string[] = ['KEYS, ARGV = keys, args'];
@@ -165,8 +170,7 @@ export function functionFactory(lua: string): string {
   for (let i = 0; i <= last; i++) {
     const line = lines[i] as string;
     if (TOP_FUNCTION.test(line)) {
-      let end = i + 1;
-      while (lines[end] !== 'end') end++;
+      const end = endOf(i);
       factory.push(...lines.slice(i, end + 1));
       i = end;
       continue;
