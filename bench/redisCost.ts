@@ -29,7 +29,13 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
 import { idleInstructionsPerMs, instructionsDuring, startServer } from './callgrind.js';
-import { commandStats, isBookkeeping, redisCpuUsec, scriptCalls } from './redis.js';
+import {
+  commandStats,
+  isBookkeeping,
+  redisCpuUsec,
+  SCRIPT_COMMANDS,
+  scriptCalls,
+} from './redis.js';
 import { latch, pool, scriptFlags } from './util.js';
 
 /** What one run measures; every field has a command-line flag of the same name. */
@@ -139,7 +145,7 @@ async function drainOnce(
     const scripts = scriptCalls(calls).calls;
     const byCommand: Record<string, number> = {};
     for (const [name, { calls: n }] of calls) {
-      if (isBookkeeping(name) || name === 'evalsha' || name === 'eval') continue;
+      if (isBookkeeping(name) || SCRIPT_COMMANDS.includes(name)) continue;
       commands += n;
       byCommand[name] = Number((n / o.jobs).toFixed(3));
     }
