@@ -1,12 +1,15 @@
 /**
  * How the engine runs its scripts (DESIGN.md §3, "How scripts run"): on Redis 7.0 and newer as
  * the functions of one library, loaded when Redis answers "Function not found" (a fresh Redis,
- * a FUNCTION FLUSH, a restart) and the call sent again; by EVALSHA for a user that may not FCALL.
+ * a FUNCTION FLUSH, a restart) and the call sent again; by EVALSHA for a user that may not FCALL
+ * and on a Redis without Functions.
  */
 import { describe, expect, it } from 'vitest';
+import { Queue } from '../../src/lanes/index.js';
 import { LIBRARY } from '../../src/lanes/scripts/commands.js';
-import { useEngine } from '../support/lanes.js';
-import { usingExternalRedis } from '../support/redis.js';
+import { scriptCallsIn } from '../support/commandStats.js';
+import { uniqueQueueName, useEngine } from '../support/lanes.js';
+import { useTestRedis, usingExternalRedis } from '../support/redis.js';
 
 const engine = useEngine();
 
@@ -77,5 +80,22 @@ describe.skipIf(usingExternalRedis())('the scripts as a Redis Function library',
     // One FCALL refused (NOPERM), then none: the connection runs EVALSHA from then on.
     expect(await stat('fcall')).toEqual({ calls: 0, failed: 1 });
     expect((await stat('evalsha')).calls).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe.skipIf(usingExternalRedis())('on a Redis without Functions (as 6.2 is)', () => {
+  const bare = useTestRedis({ withoutCommands: ['FCALL', 'FUNCTION'] });
+
+  it('runs every call by EVALSHA after the one FCALL Redis did not know', async () => {
+    const admin = bare.client();
+    const queue = new Queue(bare.client(), uniqueQueueName());
+    await queue.enqueue('g', { n: 1 });
+    const job = await queue.claim();
+    expect(job?.id).toBe('1');
+    expect(await queue.counts()).toMatchObject({ pending: 0, active: 1 });
+    const info = await admin.info('commandstats');
+    expect(info).not.toMatch(/cmdstat_fcall/);
+    // EVAL on a script's first use on the connection, EVALSHA after (ioredis).
+    expect(scriptCallsIn(info)).toBeGreaterThanOrEqual(4);
   });
 });
