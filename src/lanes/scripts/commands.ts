@@ -322,22 +322,26 @@ const NO_FUNCTIONS = /^ERR unknown command|^NOPERM/;
 
 /**
  * Load the library (FUNCTION LOAD REPLACE: the same text again changes nothing) on `redis`, on
- * every master of a Cluster; calls made while one load is on the wire share it.
+ * every master of a Cluster; calls made while one load is on the wire share it. A master that
+ * fails to load it for another reason (down, busy) does not fail the load: the call sent again
+ * meets that failure itself, or "Function not found" and another load.
  */
 export function loadLibrary(redis: RedisClient): Promise<void> {
   const mode = modeOf(redis);
   if (mode.loading !== undefined) return mode.loading;
   const loading = masterClients(redis)
     .then((nodes) =>
-      Promise.all(nodes.map((node) => node.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY.code))),
+      Promise.allSettled(
+        nodes.map((node) => node.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY.code)),
+      ),
     )
-    .then(
-      () => undefined,
-      (error: unknown) => {
-        if (error instanceof Error && NO_FUNCTIONS.test(error.message)) mode.eval = true;
-        else throw error;
-      },
-    )
+    .then((loads) => {
+      const refused = (load: PromiseSettledResult<unknown>) =>
+        load.status === 'rejected' &&
+        load.reason instanceof Error &&
+        NO_FUNCTIONS.test(load.reason.message);
+      if (loads.some(refused)) mode.eval = true;
+    })
     .finally(() => {
       if (mode.loading === loading) delete mode.loading;
     });
