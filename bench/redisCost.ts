@@ -7,9 +7,9 @@
  *   idle baseline (the same server instrumented for `--idle-ms` with no client work, scaled to
  *   the drain's length). Deterministic to ~0.1% for a given tree, batch size and machine, so it
  *   is the before/after measure on a shared machine where wall-clock CPU is noise.
- * - Redis commands: every command Redis ran (INFO commandstats, EVALSHA/EVAL excluded, the
+ * - Redis commands: every command Redis ran (INFO commandstats, FCALL/EVALSHA/EVAL excluded, the
  *   harness' own INFO excluded) ÷ jobs, and the same split by command.
- * - script calls: EVALSHA + EVAL ÷ jobs (the Worker's batch size is its inverse).
+ * - script calls: FCALL + EVALSHA + EVAL ÷ jobs (the Worker's batch size is its inverse).
  *
  * The callgrind run counts instructions only while the drain runs (`--instr-atstart=no`, then
  * `callgrind_control -i on/off`), so the fill and start-up are not in the figure.
