@@ -289,32 +289,43 @@ describe('the function library (Redis 7.0 and newer)', () => {
     expect(functionFlag('setLimit')).toBe('allow-oom');
   });
 
-  it('starts every call from the state an EVAL would: top-level locals set again, statements run in order', async () => {
+  it('starts every call from the state an EVAL would: top-level locals set again but constants, statements in order', async () => {
     const lua = [
       'local memo',
       'local count = 0',
+      // A constant (made once at load), and an UPPER_SNAKE local that is not one (assigned).
+      'local STEP = {',
+      '  by = 10,',
+      '}',
+      'local TOTAL = 0',
       'local function bump()',
       '  count = count + 1',
-      '  memo = (memo or 0) + 10',
+      '  memo = (memo or 0) + STEP.by',
+      '  TOTAL = TOTAL + 1',
       '  return count',
       'end',
       "if ARGV[1] == 'early' then return 'early' end",
       'local function read()',
-      '  return { count, memo, KEYS[1], ARGV[1] }',
+      '  return { count, memo, TOTAL, KEYS[1], ARGV[1] }',
       'end',
       'bump()',
       'return read()',
       '',
     ].join('\n');
+    const factory = functionFactory(lua);
+    const [once, each] = factory.split('return function(keys, args)') as [string, string];
+    expect(once).toContain('local STEP = {\n  by = 10,\n}\n');
+    expect(each).not.toContain('STEP =');
+    expect(each).toContain('TOTAL = 0');
     const library = functionLibrary([{ name: 'toy', numberOfKeys: 1, lua }], () => 'none');
     const r = engine.redis();
     await r.call('FUNCTION', 'LOAD', 'REPLACE', library.code);
     const toy = `${library.functionPrefix}toy`;
     for (const arg of ['a', 'b']) {
-      expect(await r.call('FCALL', toy, 1, 'k', arg)).toEqual([1, 10, 'k', arg]);
+      expect(await r.call('FCALL', toy, 1, 'k', arg)).toEqual([1, 10, 1, 'k', arg]);
     }
     expect(await r.call('FCALL', toy, 1, 'k', 'early')).toBe('early');
-    expect(await r.eval(lua, 1, 'k', 'a')).toEqual([1, 10, 'k', 'a']);
+    expect(await r.eval(lua, 1, 'k', 'a')).toEqual([1, 10, 1, 'k', 'a']);
     // A library of other text is another library, with other function names.
     expect(library.name).not.toBe(LIBRARY.name);
     await r.call('FUNCTION', 'DELETE', library.name);

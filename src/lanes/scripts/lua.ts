@@ -145,7 +145,8 @@ const TOP_LOCAL =
  * makes them once, at FUNCTION LOAD. The top-level functions (up to the last one) stay in the
  * factory; every other top-level statement runs in the returned function, in its order, so each
  * call starts from the state an EVALSHA would: a top-level `local x = …` is declared in the
- * factory (its functions see it) and assigned at each call, a bare `local x` set to nil. KEYS
+ * factory (its functions see it) and assigned at each call, a bare `local x` set to nil; a
+ * constant (`isConstant`) is made once in the factory, with the functions. KEYS
  * and ARGV are the factory's locals, set first. Throws if a top-level local is declared twice
  * before the last function (one shared declaration would change which one a function sees), or
  * a top-level function has no `end` line of its own (as `dropUnusedFunctions` lays them out).
@@ -185,11 +186,40 @@ export function functionFactory(lua: string): string {
       if (declared.has(name)) throw new Error(`top-level local ${name} is declared twice`);
       declared.add(name);
     }
+    let end = i;
+    while (end < last && /^(\s|end\b|[})\]])/.test(lines[end + 1] as string)) end++;
+    const statement = lines.slice(i, end + 1);
+    if (isConstant(names, statement, lines)) {
+      factory.push(...statement);
+      i = end;
+      continue;
+    }
     factory.push(`local ${names}`);
     call.push(`${names} = ${local[2] === undefined ? 'nil' : local[2].trim()}`);
   }
   call.push(...lines.slice(last + 1));
   return `${factory.join('\n')}\nreturn function(keys, args)\n${call.join('\n')}\nend`;
+}
+
+/** A name the includes write for a constant: UPPER_SNAKE. */
+const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * Whether the top-level `local names = …` `statement` of `lines` is a constant made once at
+ * load: every name UPPER_SNAKE, its value read from no key, argument or call (no `KEYS`, `ARGV`,
+ * `(`), and no other line assigning to one of them or to a field of one.
+ */
+function isConstant(names: string, statement: string[], lines: string[]): boolean {
+  const list = names.split(/\s*,\s*/);
+  if (!list.every((name) => CONSTANT_NAME.test(name))) return false;
+  const text = statement.join('\n');
+  if (!text.includes('=') || /\bKEYS\b|\bARGV\b|\(/.test(text)) return false;
+  return list.every((name) => {
+    const assigned = new RegExp(
+      `(^|[^\\w.])${name}\\s*(\\[[^\\]]*\\]|\\.[A-Za-z_]\\w*)*\\s*=(?!=)`,
+    );
+    return lines.filter((line) => assigned.test(line)).length === 1;
+  });
 }
 
 /**
