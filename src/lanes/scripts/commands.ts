@@ -250,9 +250,9 @@ export type EpochReply = [
 /**
  * Told of every script call an engine makes (`RingmasterOptions.onScript`): the script's name
  * (`claim`, `enqueue`, … the file name without `-N.lua`), how long the call took (ms, from
- * sending to the reply, NOSCRIPT retries included) and whether it succeeded (false for any
- * error, a refused status code answered as a reply being a success). Must not throw; an
- * exception it throws is ignored.
+ * sending to the reply, NOSCRIPT retries and a library load included) and whether it
+ * succeeded (false for any error, a refused status code answered as a reply being a success).
+ * Must not throw; an exception it throws is ignored.
  */
 export type ScriptObserver = (name: string, durationMs: number, ok: boolean) => void;
 
