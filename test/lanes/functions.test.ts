@@ -4,11 +4,13 @@
  * a FUNCTION FLUSH, a restart) and the call sent again; by EVALSHA for a user that may not FCALL
  * and on a Redis without Functions.
  */
-import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Queue } from '../../src/lanes/index.js';
 import { LIBRARY } from '../../src/lanes/scripts/commands.js';
+import { findRedisServer, startRedisServer } from '../../src/server/redisProcess/index.js';
 import { scriptCallsIn } from '../support/commandStats.js';
-import { uniqueQueueName, useEngine } from '../support/lanes.js';
+import { pollUntil, uniqueQueueName, useEngine } from '../support/lanes.js';
 import { useTestRedis, usingExternalRedis } from '../support/redis.js';
 
 const engine = useEngine();
@@ -99,3 +101,40 @@ describe.skipIf(usingExternalRedis())('on a Redis without Functions (as 6.2 is)'
     expect(scriptCallsIn(info)).toBeGreaterThanOrEqual(4);
   });
 });
+
+describe.skipIf(usingExternalRedis() || findRedisServer() === null)(
+  'on a read-only replica without the library',
+  () => {
+    let replica: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+    afterAll(async () => {
+      await replica?.stop();
+    });
+
+    it('runs a read by EVALSHA (a replica refuses FUNCTION LOAD), and the call succeeds', async () => {
+      const primary = engine.handle.client();
+      const queue = new Queue(primary, uniqueQueueName());
+      await queue.enqueue('g', null);
+      // The primary's FUNCTION FLUSH reaches the replica: it holds the queue, not the library.
+      await primary.call('FUNCTION', 'FLUSH');
+      const { hostname, port } = new URL(engine.handle.url);
+      replica = await startRedisServer({ extraArgs: ['--replicaof', hostname, port] });
+      const client = new Redis(replica.url);
+      client.on('error', () => {});
+      try {
+        const onReplica = new Queue(client, queue.name);
+        await pollUntil('the replica to hold the job', async () => {
+          const [role, , , state] = (await client.role()) as [string, string, number, string];
+          return (
+            role === 'slave' &&
+            state === 'connected' &&
+            (await client.exists(queue.keys.ring)) === 1
+          );
+        });
+        expect(await client.call('FUNCTION', 'LIST')).toEqual([]);
+        expect(await onReplica.counts()).toMatchObject({ pending: 1 });
+      } finally {
+        client.disconnect();
+      }
+    });
+  },
+);

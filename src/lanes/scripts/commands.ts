@@ -306,7 +306,7 @@ export const LIBRARY = functionLibrary(SCRIPTS, functionFlag);
  * it has no FCALL or that this user may not run it or load the library (Redis 6.2, an ACL
  * without them), then by EVALSHA for good; `loading` is the FUNCTION LOAD on the wire.
  */
-const clientModes = new WeakMap<RedisClient, { eval: boolean; loading?: Promise<void> }>();
+const clientModes = new WeakMap<RedisClient, { eval: boolean; loading?: Promise<boolean> }>();
 
 function modeOf(redis: RedisClient) {
   let mode = clientModes.get(redis);
@@ -322,11 +322,11 @@ const NO_FUNCTIONS = /^ERR unknown command|^NOPERM/;
 
 /**
  * Load the library (FUNCTION LOAD REPLACE: the same text again changes nothing) on `redis`, on
- * every master of a Cluster; calls made while one load is on the wire share it. A master that
- * fails to load it for another reason (down, busy) does not fail the load: the call sent again
- * meets that failure itself, or "Function not found" and another load.
+ * every master of a Cluster; calls made while one load is on the wire share it. Resolves to
+ * whether every node loaded it: one that refused (a read-only replica, a node down or busy)
+ * fails no call, which then runs by EVALSHA (see `send`).
  */
-export function loadLibrary(redis: RedisClient): Promise<void> {
+export function loadLibrary(redis: RedisClient): Promise<boolean> {
   const mode = modeOf(redis);
   if (mode.loading !== undefined) return mode.loading;
   const loading = masterClients(redis)
@@ -341,6 +341,7 @@ export function loadLibrary(redis: RedisClient): Promise<void> {
         load.reason instanceof Error &&
         NO_FUNCTIONS.test(load.reason.message);
       if (loads.some(refused)) mode.eval = true;
+      return loads.every((load) => load.status === 'fulfilled');
     })
     .finally(() => {
       if (mode.loading === loading) delete mode.loading;
@@ -428,9 +429,11 @@ export class Commands {
     if (!fn) throw new Error(`script ${name} is not defined`);
     const declared = UNGUARDED.has(name) ? keys : [...keys, this.k.guard];
     const mode = modeOf(this.redis);
+    // This call by EVALSHA: the library could not be loaded where it was missing.
+    let byEval = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (mode.eval) return await fn.call(this.redis, ...declared, ...args);
+        if (mode.eval || byEval) return await fn.call(this.redis, ...declared, ...args);
         const fcall = `${LIBRARY.functionPrefix}${name}`;
         return await this.redis.call('FCALL', fcall, declared.length, ...declared, ...args);
       } catch (error) {
@@ -442,7 +445,7 @@ export class Commands {
         }
         const missing = message.startsWith('NOSCRIPT') || message === 'ERR Function not found';
         if (!missing || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;
-        if (!mode.eval) await loadLibrary(this.redis);
+        if (!(mode.eval || byEval)) byEval = !(await loadLibrary(this.redis));
       }
     }
   }
