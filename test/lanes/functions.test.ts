@@ -122,19 +122,23 @@ describe.skipIf(usingExternalRedis() || findRedisServer() === null)(
       client.on('error', () => {});
       try {
         const onReplica = new Queue(client, queue.name);
-        await pollUntil('the replica to hold the job', async () => {
-          const [role, , , state] = (await client.role()) as [string, string, number, string];
-          return (
-            role === 'slave' &&
-            state === 'connected' &&
-            (await client.exists(queue.keys.ring)) === 1
-          );
-        });
+        await pollUntil(
+          'the replica to hold the job',
+          async () => {
+            const [role, , , state] = (await client.role()) as [string, string, number, string];
+            return (
+              role === 'slave' &&
+              state === 'connected' &&
+              (await client.exists(queue.keys.ring)) === 1
+            );
+          },
+          20_000,
+        );
         expect(await client.call('FUNCTION', 'LIST')).toEqual([]);
         expect(await onReplica.counts()).toMatchObject({ pending: 1 });
       } finally {
         client.disconnect();
       }
-    });
+    }, 30_000);
   },
 );
