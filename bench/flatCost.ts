@@ -40,6 +40,7 @@ import {
   measureChanges,
   measureClaims,
   newTally,
+  observeScripts,
   type Registers,
   type ScriptCost,
   type Tally,
@@ -219,7 +220,7 @@ async function build(
       await setup.setLimit(`r${i}`, RING_LIMIT);
       await setup.enqueue(`r${i}`, { i });
     });
-    const queue = new Ringmaster(conn).queue(name);
+    const queue = new Ringmaster(conn, { onScript: observeScripts }).queue(name);
     // Asked once per connection before its first enqueue or claim: not in a measured window.
     await queue.checkLayout();
     const length = await conn.llen(queue.keys.ring);
@@ -404,7 +405,7 @@ async function delayedCost(
         const count = await setupConn.zcard(setup.keys.delayed);
         if (count !== o.delayed) throw new Error(`flat cost: ${count} delayed, not ${o.delayed}`);
       }
-      queues[which] = new Ringmaster(conn).queue(name);
+      queues[which] = new Ringmaster(conn, { onScript: observeScripts }).queue(name);
       await queues[which].checkLayout();
     }
   } finally {
