@@ -385,12 +385,18 @@ export async function startTestCluster(
   };
   await awaitReplicasLinked();
 
-  const liveReplicaOf = async (masterPort: number) => {
-    const nodes = await topology();
-    const master = nodes.find((n) => n.port === masterPort);
-    const replica = nodes.find((n) => n.masterId === master?.id && !n.failing);
-    if (!master || !replica) throw new Error(`TestCluster: no live replica of ${masterPort}`);
-    return { master, replica };
+  // A replica a busy machine kept from answering a ping within the node timeout is flagged
+  // (`fail?`) until its next pong: waited for, as an operator would before a failover.
+  const liveReplicaOf = async (masterPort: number, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const nodes = await topology();
+      const master = nodes.find((n) => n.port === masterPort);
+      const replica = nodes.find((n) => n.masterId === master?.id && !n.failing);
+      if (master && replica) return { master, replica };
+      if (Date.now() > deadline) throw new Error(`TestCluster: no live replica of ${masterPort}`);
+      await sleep(100);
+    }
   };
 
   const beginSlotMove = async (slot: number, toPort: number): Promise<SlotMove> => {
