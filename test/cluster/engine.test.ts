@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterOptions, type Job, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
-import { LIBRARY, scriptNames } from '../../src/lanes/scripts/commands.js';
+import { scriptNames } from '../../src/lanes/scripts/commands.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
 import { pollUntil, untilRedisTimePasses } from '../support/lanes.js';
@@ -216,21 +216,6 @@ describe('the engine on a Redis Cluster', () => {
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);
-  });
-
-  it('loads the library on every master, and again on a master that lost it (FUNCTION FLUSH)', async () => {
-    const rm = engine('library');
-    const queues = await queuesOnEveryMaster(handle.cluster);
-    for (const { queue } of queues) await rm.queue(queue).enqueue('g', null);
-    const libraries = async (port: number) =>
-      ((await handle.cluster.node(port).call('FUNCTION', 'LIST')) as unknown[][]).map((l) => l[1]);
-    for (const { port } of queues) expect(await libraries(port)).toEqual([LIBRARY.name]);
-    // One master loses it (a restart, a failover to a node without it): its next call loads it.
-    const lost = queues.at(-1) as (typeof queues)[number];
-    await handle.cluster.node(lost.port).call('FUNCTION', 'FLUSH');
-    expect(await libraries(lost.port)).toEqual([]);
-    expect((await rm.queue(lost.queue).enqueue('g', null)).id).toBe('2');
-    expect(await libraries(lost.port)).toEqual([LIBRARY.name]);
   });
 
   it('a Worker per master processes every job; the Reaper reaps every master; audit and repair work', async () => {
