@@ -34,3 +34,4 @@ export type {
   RetentionPolicy,
   TimedOverride,
 } from './types.js';
+export { jobId, logsCursor, logsPage } from './validate.js';

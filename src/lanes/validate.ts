@@ -4,7 +4,7 @@
  * {@link RingmasterError} with code BAD_USER_INPUT (or JOB_NOT_FOUND for a malformed job id).
  */
 import { createHash } from 'node:crypto';
-import { TIMER_ACTOR } from './defaults.js';
+import { Defaults, TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
 import { isIntegerIn, Limits } from './limits.js';
 import type { JobState } from './types.js';
@@ -853,6 +853,25 @@ export const historyCursor = pageCursor<string>({
   parse: (rest) => (isStreamId(rest) ? rest : null),
   other: 'another queue, or another group',
 });
+
+/**
+ * What a page of a job's log asks (`Queue.jobLogs`, `Job.logs`; DESIGN.md §3, "Progress and
+ * logs"): `size` lines from the start or after `after` (`first`, default `Defaults.pageSize`), or
+ * with `last` the newest `size` (`tail`). BAD_USER_INPUT (`options.<name>`, `first`, `last`)
+ * otherwise; `after` is decoded by {@link logsCursor} against the job's listing.
+ */
+export function logsPage(value: unknown): { size: number; tail: boolean; after: string | null } {
+  const opts = options('options', value as object, { first: true, after: true, last: true });
+  const o = opts as { first?: unknown; after?: unknown; last?: unknown };
+  const tail = o.last != null;
+  if (tail && (o.first != null || o.after != null)) {
+    throw badInput('last', 'is not given with first or after (it reads the newest lines)');
+  }
+  const size = tail
+    ? integerIn('last', o.last, 1, Limits.maxPageSize)
+    : pageSize(o.first ?? Defaults.pageSize);
+  return { size, tail, after: o.after == null ? null : (o.after as string) };
+}
 
 /**
  * Opaque cursors of a job's log (`Queue.jobLogs`, `Job.logs`): base64url of `L:<tag>:<seq>`,

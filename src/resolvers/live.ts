@@ -51,22 +51,13 @@ export const groupChanged = (
  * ends after COMPLETED, DEAD, or null (gone). DESIGN.md §4.4, "Job events". A selection whose
  * `logs` arguments the engine refuses is refused here, once ({@link checkLogsArguments}).
  */
-export async function jobChanged(
+export const jobChanged = (
   ctx: Context,
   queue: string,
   id: string,
   info: GraphQLResolveInfo,
-): Promise<AsyncGenerator<Job | null>> {
-  try {
-    await checkLogsArguments(info, ctx.engine.queue(queue), id);
-  } catch (error) {
-    if (error instanceof RingmasterError && LOGS_ARGUMENTS.has(String(error.argument))) {
-      throw new GraphQLError(error.message, { extensions: error.extensions });
-    }
-    // Anything else (a bad queue name, Redis away) is the feed's to answer, as before.
-  }
-  return subscribe(() => ctx.feed.jobChanges(queue, id));
-}
-
-/** The arguments of `Job.logs`, whose refusal refuses the subscription ({@link jobChanged}). */
-const LOGS_ARGUMENTS = new Set(['first', 'after', 'last']);
+): AsyncGenerator<Job | null> =>
+  subscribe(() => {
+    checkLogsArguments(info, queue, id);
+    return ctx.feed.jobChanges(queue, id);
+  });

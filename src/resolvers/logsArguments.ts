@@ -11,18 +11,14 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import type { Queue } from '../lanes/index.js';
+import { jobId, logsCursor, logsPage } from '../lanes/internal.js';
 
 /**
- * Each `logs(…)` of the selection (aliases, fragments), read as `Job.logs` would be: the
- * engine's checks run on each (its read of the log, O(page), answers nothing here).
+ * Each `logs(…)` of the selection (aliases, fragments), checked by the engine's own rules for
+ * `Job.logs` (`logsPage`, and `after` against this job's listing); nothing is read.
  * @throws RingmasterError BAD_USER_INPUT (`first`, `after`, `last`) as `Job.logs` would
  */
-export async function checkLogsArguments(
-  info: GraphQLResolveInfo,
-  queue: Queue,
-  id: string,
-): Promise<void> {
+export function checkLogsArguments(info: GraphQLResolveInfo, queue: string, id: string): void {
   const job = info.schema.getType('Job') as GraphQLObjectType;
   const logs = job.getFields().logs;
   if (logs === undefined) return;
@@ -44,10 +40,12 @@ export async function checkLogsArguments(
   };
   for (const node of info.fieldNodes) walk(node.selectionSet);
   for (const a of asked) {
-    await queue.jobLogs(id, {
-      first: (a.first as number | null | undefined) ?? undefined,
-      after: a.after as string | null | undefined,
-      last: (a.last as number | null | undefined) ?? undefined,
-    });
+    const { after } = logsPage({ first: a.first, after: a.after, last: a.last });
+    // An id that names no job is the feed's to refuse (JOB_NOT_FOUND), not this check's.
+    let job: string | null = null;
+    try {
+      job = jobId(queue, id);
+    } catch {}
+    if (after !== null && job !== null) logsCursor.decode(after, ['logs', queue, job]);
   }
 }

@@ -5,7 +5,6 @@
  */
 import { Defaults } from '../defaults.js';
 import { badInput } from '../errors.js';
-import { Limits } from '../limits.js';
 import type { SnapshotReply } from '../scripts/commands.js';
 import type {
   GroupInfo,
@@ -287,14 +286,7 @@ export class Reads {
       last?: number | undefined;
     },
   ): Promise<JobLogPage | null> {
-    const opts = validate.options('options', options, { ...PAGE, last: true });
-    const tail = opts.last != null;
-    if (tail && (opts.first != null || opts.after != null)) {
-      throw badInput('last', 'is not given with first or after (it reads the newest lines)');
-    }
-    const first = tail
-      ? validate.integerIn('last', opts.last, 1, Limits.maxPageSize)
-      : validate.pageSize(opts.first ?? Defaults.pageSize);
+    const { size: first, tail, after: cursor } = validate.logsPage(options);
     let jobId: string;
     try {
       jobId = validate.jobId(this.core.name, id);
@@ -302,7 +294,7 @@ export class Reads {
       return null;
     }
     const listing = ['logs', this.core.name, jobId] as const;
-    const after = opts.after == null ? 0 : validate.logsCursor.decode(opts.after, listing);
+    const after = cursor === null ? 0 : validate.logsCursor.decode(cursor, listing);
     const [exists, totalCount, entries] = await this.core.commands.readJobLogs({
       id: jobId,
       after,

@@ -227,10 +227,7 @@ export class Working {
       line: text,
       kept: Defaults.logsKept,
     });
-    if (typeof reply === 'number') {
-      throw errorFromStatus(reply, this.core.name, jobId) ?? jobNotFound(this.core.name, jobId);
-    }
-    return { at: Number(reply[1]), line: text };
+    return { at: Number(this.answered(jobId, reply)[1]), line: text };
   }
 
   async watchJobs(ids: readonly string[], ttlMs: number): Promise<number> {
@@ -246,9 +243,15 @@ export class Working {
   }
 
   private jobFrom(id: string, reply: JobReply | number): Job {
+    const [jobId, fields] = this.answered(id, reply);
+    return decodeJob(this.core.name, jobId, fields);
+  }
+
+  /** A lease-checked script's reply, or the refusal its status code stands for (errors.ts). */
+  private answered<T>(id: string, reply: T | number): T {
     if (typeof reply === 'number') {
       throw errorFromStatus(reply, this.core.name, id) ?? jobNotFound(this.core.name, id);
     }
-    return decodeJob(this.core.name, reply[0], reply[1]);
+    return reply;
   }
 }
