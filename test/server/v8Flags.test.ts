@@ -76,8 +76,9 @@ it('--compact-on-every-full-gc leaves the old space dense after a forced full GC
        process.stderr.write('FREE ' + fragmentedFree() + '\\n');`,
     ]);
   const [without, withFlags] = await Promise.all([run([]), run(SERVER_V8_FLAGS)]);
-  // Measured on Node 20: ~4.8 MiB free without, ~0.4 MiB with.
-  expect(without).toBeGreaterThan(3 * 2 ** 20);
+  // Measured on Node 20: 1.7–4.8 MiB free without (it varies with the machine's load), ~0.4 MiB
+  // with. The floor only proves the fragment was made; the flags' effect is the ratio below.
+  expect(without).toBeGreaterThan(2 ** 20);
   expect(withFlags).toBeLessThan(without / 4);
 });
 
