@@ -80,7 +80,10 @@ const EXPECTED = [
   'resumeQueue',
   'retry',
   'setLimit',
+  // the queue's cap (set, timed, cleared) and a group's reserve of it
+  'setQueueLimit',
   'setRateLimit',
+  'setReserve',
   // a queue's retention of completed and dead jobs
   'setRetention',
   // a group's turns per round of the ring (weights)
