@@ -159,6 +159,29 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, group: 'c', weight: 2 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, weight: [...WEIGHTS, NULL] },
   },
+  {
+    name: 'Mutation.setQueueLimit',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $limit: Int!, $forMs: SafeInt) { setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) { name limit } }',
+    valid: () => ({ queue: QUEUE, limit: 50, forMs: 60_000 }),
+    bad: { queue: QUEUE_NAMES, limit: [...LIMITS, NULL], forMs: FOR_MS },
+  },
+  {
+    name: 'Mutation.clearQueueLimit',
+    kind: 'mutation',
+    document: 'mutation($queue: String!) { clearQueueLimit(queue: $queue) { name limit } }',
+    valid: () => ({ queue: QUEUE }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Mutation.setReserve',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $reserve: Int!) { setReserve(queue: $queue, group: $group, reserve: $reserve) { id reserve } }',
+    valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
+  },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
       name: `Mutation.${name}`,
