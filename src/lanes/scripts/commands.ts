@@ -223,6 +223,7 @@ export type MetricsReply = [
   oldest: [id: string, score: string, enqueuedAt: string | null] | null,
   settled: 0 | 1,
   steps: number,
+  cap: [limit: string | null, reserved: string | null],
 ];
 
 /**
