@@ -226,3 +226,28 @@ describe('reserves', () => {
     expect(last).toMatchObject({ group: 'a', before: { reserve: 2 }, after: { reserve: 0 } });
   });
 });
+
+describe('audit and repair of the reserves (I8)', () => {
+  it('finds a stored sum that drifted, and a repair rewrites it', async () => {
+    const q = engine.queue();
+    await q.setQueueLimit(4);
+    await q.setReserve('a', 2);
+    await q.setReserve('b', 1);
+    expect((await q.audit()).findings).toEqual([]);
+    await q.redis.hset(q.keys.settings, 'reserved', '7');
+    const drift = { kind: 'RESERVE', subject: 'reserved', expected: '3', found: '7' };
+    expect((await q.audit()).findings).toEqual([drift]);
+    expect((await q.repair()).findings).toEqual([drift]);
+    expect((await q.cap()).reserved).toBe(3);
+    expect((await q.audit()).findings).toEqual([]);
+    // A sum past the cap, by another writer: reported, not repaired.
+    await q.redis.hset(q.keys.reserve, 'c', '5');
+    expect((await q.repair()).findings).toEqual([
+      { kind: 'RESERVE', subject: 'reserved', expected: '8', found: '3' },
+      { kind: 'RESERVE', subject: 'cap', expected: 'at most 4', found: '8' },
+    ]);
+    expect((await q.audit()).findings).toEqual([
+      { kind: 'RESERVE', subject: 'cap', expected: 'at most 4', found: '8' },
+    ]);
+  });
+});

@@ -71,6 +71,8 @@ const EXPECTED = [
   'reconcileLeases',
   // the timed-override keys (I6)
   'reconcileOverrides',
+  // the stored sum of the reserves (I8)
+  'reconcileReserves',
   // the queue registry's SADD for steering calls, allowed at maxmemory
   'register',
   // operator actions

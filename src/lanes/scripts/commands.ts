@@ -931,6 +931,19 @@ export class Commands {
   }
 
   /**
+   * `reconcileReserves-1.lua`, one atomic step: the stored sum of the reserves against
+   * `greserve` (and the cap), in `mode`; the findings (kind RESERVE, subject `reserved` or `cap`).
+   */
+  reconcileReserves(p: {
+    mode: 'audit' | 'repair';
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings]> {
+    return this.run('reconcileReserves', [this.k.settings], [p.mode, ...p.history]) as Promise<
+      [FlatFindings]
+    >;
+  }
+
+  /**
    * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
    * (`group` undefined) or of a group's from rank `start`, in `mode`.
    */
