@@ -16,6 +16,10 @@ export interface Bound {
 export const Bounds = {
   /** `limit <group> <limit>`: `setLimit(limit)`, 0 parks the group. */
   limit: { min: 0, max: Limits.maxLimit },
+  /** `queue-limit <limit>`: `setQueueLimit(limit)`, the queue's cap (a limit's range). */
+  queueLimit: { min: 0, max: Limits.maxLimit },
+  /** `reserve <group> <reserve>`: `setReserve(reserve)`, 0 clears it (a limit's range). */
+  reserve: { min: 0, max: Limits.maxLimit },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */
   weight: { min: 1, max: Limits.maxWeight },
   /** `rate <group> <max>`: `setRateLimit(max)`, claims per window. */
