@@ -120,6 +120,15 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
         });
       }
     }
+    const capped = r.flatCost.capped;
+    if (capped) {
+      targets.push({
+        name: `claim µs/call under a queue cap with reserves (every claim scarce) ÷ with no cap`,
+        target: '≤ 1.20×',
+        measured: times(capped.ratio),
+        met: capped.ratio <= 1.2,
+      });
+    }
     const rated = r.flatCost.rated;
     if (rated) {
       for (const name of RATE_SCRIPTS) {
@@ -452,6 +461,27 @@ export function render(r: Results): string {
               fixed(c.many.redisCallsPerCall, 1),
             ];
           }),
+        ),
+        '',
+      );
+    }
+    const cap = f.capped;
+    if (cap) {
+      const c = cap.costs;
+      out.push(
+        `Under a queue cap — claims on ${cap.groups} ring groups, with no cap and with a cap equal to the sum of their reserves (every claim scarce, served to an owed group)`,
+        table(
+          ['script', 'µs, no cap', 'µs, capped', 'ratio', 'redis.call/call, no cap', 'capped'],
+          [
+            [
+              'claim',
+              fixed(c.none.usecPerCall, 1),
+              fixed(c.capped.usecPerCall, 1),
+              times(cap.ratio),
+              fixed(c.none.redisCallsPerCall, 1),
+              fixed(c.capped.redisCallsPerCall, 1),
+            ],
+          ],
         ),
         '',
       );

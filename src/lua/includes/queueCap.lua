@@ -45,9 +45,10 @@ local function heldBack(k, gate)
   end
 end
 
--- The groups owed a permit now, in `greserve`'s order; the hash and the groups' standing are
--- read once per script (the batch keeps the counts the claims change).
-local function owedGroups(k, base, batch)
+-- The first `most` groups owed a permit now, in `greserve`'s order (a claim serves no more in
+-- a round); the hash and the groups' standing are read once per script (the batch keeps the
+-- counts the claims change).
+local function owedGroups(k, base, batch, most)
   if batch.reserves == nil then
     batch.reserves = redis.call('HGETALL', reserveKeyOf(base))
     local groups = {}
@@ -60,6 +61,9 @@ local function owedGroups(k, base, batch)
   end
   local owed, r = {}, batch.reserves
   for i = 1, #r, 2 do
+    if #owed == most then
+      break
+    end
     local group = r[i]
     local g = batch.groups[group]
     local reserve = parseLimit(r[i + 1]) or 0
@@ -79,11 +83,11 @@ end
 local function claimOwed(k, base, batch, tokens, take, defaultMaxAttempts)
   local claimed = {}
   while #claimed < take do
-    local owed = owedGroups(k, base, batch)
+    local owed = owedGroups(k, base, batch, take - #claimed)
     if #owed == 0 then
       break
     end
-    local n = math.min(#owed, take - #claimed)
+    local n = #owed
     for j = 1, n do
       logRingRemove(k.ring, owed[j], redis.call('LREM', k.ring, 0, owed[j]))
     end
