@@ -10,12 +10,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   ClearQueueLimitDocument,
+  GroupReserveChangedDocument,
   QueueCapDocument,
   SetQueueLimitDocument,
   SetReserveDocument,
 } from '../gql/graphql.js';
 import { expectRedisUnchanged, refusal } from '../support/api.js';
 import { uniqueQueueName } from '../support/lanes.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
 import { ok, useTestServer } from '../support/server.js';
 
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
@@ -94,5 +96,19 @@ describe('setQueueLimit, clearQueueLimit, setReserve', () => {
       api.request(SetQueueLimitDocument, { queue, limit: 1 }),
     );
     expect(refusal(response)).toEqual({ code: 'BAD_USER_INPUT', argument: 'limit' });
+  });
+});
+
+describe('groupChanged', () => {
+  it('sends the group again when its reserve changes', async () => {
+    const queue = uniqueQueueName('cap-live');
+    const e = api.server.engine.queue(queue);
+    await e.enqueue('g');
+    const sub = wsSubscribe(api.ws(), GroupReserveChangedDocument, { queue, group: 'g' });
+    const next = async () => dataOf(await sub.events.next()).groupChanged;
+    expect(await next()).toEqual({ id: 'g', reserve: 0 });
+    await e.setReserve('g', 2);
+    expect(await next()).toEqual({ id: 'g', reserve: 2 });
+    sub.close();
   });
 });
