@@ -1,10 +1,11 @@
 /**
- * The queue's cap in the flat-cost section: a claim on a queue with no cap against one on a
- * queue whose cap is the sum of its groups' reserves, so every claim of a window is a scarce one
- * (DESIGN.md §3, "The queue's cap and reserves"): the claim reads the cap with `paused` (one
- * HMGET either way), counts what is in flight (ZCARD `active`), reads `greserve` and its groups'
- * standing, and serves the first owed group from the ring's head (LREM + LPUSH). Two queues alike
- * but for the cap, measured in alternating windows as the rate-limit case is (bench/rateCost.ts).
+ * The queue's cap in the flat-cost section (DESIGN.md §3, "The queue's cap and reserves"): a
+ * claim on a queue with no cap against two capped ones with reserves. `plenty`: a cap four times
+ * a window's claims, a reserve of 1 per group, so permits are never scarce and the claim pays the
+ * cap's read with `paused` (one HMGET either way) and a ZCARD of `active`. `scarce`: the cap is
+ * the sum of the reserves, so every claim of a window is scarce: it also reads `greserve` and its
+ * groups' standing and serves the first owed group from the ring's head (LREM + LPUSH). Three
+ * queues alike but for the cap, measured in turn as the rate-limit case is (bench/rateCost.ts).
  */
 import type { Redis } from 'ioredis';
 import { type Queue, Ringmaster } from '../src/lanes/index.js';
@@ -15,11 +16,13 @@ import { pool, progress } from './util.js';
 export interface CapCostResult {
   /** Ring groups, each with a reserve of calls ÷ groups. */
   groups: number;
-  /** The claim's cost on the queue with no cap and on the capped one. */
-  costs: { none: ScriptCost; capped: ScriptCost };
-  /** µs per claim capped ÷ with no cap. */
-  ratio: number;
+  /** The claim's cost on the queue with no cap and on the capped ones. */
+  costs: Record<Which, ScriptCost>;
+  /** µs per claim under each cap ÷ with no cap. */
+  ratio: { plenty: number; scarce: number };
 }
+
+type Which = 'none' | 'plenty' | 'scarce';
 
 const QUEUE = 'bench-flat-capped';
 const RING = 10;
@@ -33,23 +36,32 @@ export async function capCost(
 ): Promise<CapCostResult> {
   progress('flat cost: claims under a queue cap with reserves');
   const reserve = Math.max(1, Math.floor(o.calls / RING));
-  const queues = {} as Record<'none' | 'capped', Queue>;
-  for (const which of ['none', 'capped'] as const) {
+  const queues = {} as Record<Which, Queue>;
+  for (const which of ['none', 'plenty', 'scarce'] as const) {
     const queue = new Ringmaster(conn).queue(`${QUEUE}-${which}`);
-    if (which === 'capped') {
+    if (which === 'scarce') {
       // The cap is the reserves' sum: every claim of a window (at most calls in flight) is
       // scarce, and each finds an owed group.
       await queue.setQueueLimit(reserve * RING);
       for (let i = 0; i < RING; i++) await queue.setReserve(`r${i}`, reserve);
     }
+    if (which === 'plenty') {
+      await queue.setQueueLimit(4 * reserve * RING);
+      for (let i = 0; i < RING; i++) await queue.setReserve(`r${i}`, 1);
+    }
     await queue.checkLayout();
     queues[which] = queue;
   }
-  const tallies: Record<'none' | 'capped', Tally> = { none: newTally(), capped: newTally() };
+  const tallies: Record<Which, Tally> = {
+    none: newTally(),
+    plenty: newTally(),
+    scarce: newTally(),
+  };
   const calls = reserve * RING;
   for (let round = 0; round <= o.rounds; round++) {
-    const order = round % 2 === 0 ? (['none', 'capped'] as const) : (['capped', 'none'] as const);
-    for (const which of order) {
+    const all = ['none', 'plenty', 'scarce'] as const;
+    for (let w = 0; w < all.length; w++) {
+      const which = all[(w + round) % all.length] as Which;
       const queue = queues[which];
       // Not measured: the jobs the claims take, as many per group as its reserve.
       await pool(calls, CONCURRENCY, (i) => queue.enqueue(`r${i % RING}`, { i }));
@@ -63,6 +75,11 @@ export async function capCost(
       );
     }
   }
-  const costs = { none: done(tallies.none), capped: done(tallies.capped) };
-  return { groups: RING, costs, ratio: costs.capped.usecPerCall / costs.none.usecPerCall };
+  const costs = {
+    none: done(tallies.none),
+    plenty: done(tallies.plenty),
+    scarce: done(tallies.scarce),
+  };
+  const over = (c: ScriptCost) => c.usecPerCall / costs.none.usecPerCall;
+  return { groups: RING, costs, ratio: { plenty: over(costs.plenty), scarce: over(costs.scarce) } };
 }

@@ -122,12 +122,17 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
     }
     const capped = r.flatCost.capped;
     if (capped) {
-      targets.push({
-        name: `claim µs/call under a queue cap with reserves (every claim scarce) ÷ with no cap`,
-        target: '≤ 1.20×',
-        measured: times(capped.ratio),
-        met: capped.ratio <= 1.2,
-      });
+      for (const [which, words] of [
+        ['plenty', 'permits to spare'],
+        ['scarce', 'every claim scarce'],
+      ] as const) {
+        targets.push({
+          name: `claim µs/call under a queue cap with reserves (${words}) ÷ with no cap`,
+          target: '≤ 1.20×',
+          measured: times(capped.ratio[which]),
+          met: capped.ratio[which] <= 1.2,
+        });
+      }
     }
     const rated = r.flatCost.rated;
     if (rated) {
@@ -469,19 +474,15 @@ export function render(r: Results): string {
     if (cap) {
       const c = cap.costs;
       out.push(
-        `Under a queue cap — claims on ${cap.groups} ring groups, with no cap and with a cap equal to the sum of their reserves (every claim scarce, served to an owed group)`,
+        `Under a queue cap — claims on ${cap.groups} ring groups with no cap; with a cap and reserves that leave permits to spare; and with a cap equal to the sum of their reserves (every claim scarce, served to an owed group)`,
         table(
-          ['script', 'µs, no cap', 'µs, capped', 'ratio', 'redis.call/call, no cap', 'capped'],
-          [
-            [
-              'claim',
-              fixed(c.none.usecPerCall, 1),
-              fixed(c.capped.usecPerCall, 1),
-              times(cap.ratio),
-              fixed(c.none.redisCallsPerCall, 1),
-              fixed(c.capped.redisCallsPerCall, 1),
-            ],
-          ],
+          ['case', 'µs/claim', 'ratio', 'redis.call/claim'],
+          (['none', 'plenty', 'scarce'] as const).map((which) => [
+            which === 'none' ? 'no cap' : which === 'plenty' ? 'permits to spare' : 'scarce',
+            fixed(c[which].usecPerCall, 1),
+            which === 'none' ? '1.00×' : times(cap.ratio[which]),
+            fixed(c[which].redisCallsPerCall, 1),
+          ]),
         ),
         '',
       );
