@@ -397,6 +397,10 @@ describe('the queue cap: queue-limit, reserve', () => {
       `cap of ${q} set to 3 for 10m, then back (1 in flight, reserves 2)\n`,
     );
     expect((await e.cap()).override?.revertTo).toBe(5);
+    expect((await cli(['queue-limit', '--clear', '-q', q])).stdout).toBe(
+      `cap of ${q} removed (1 in flight, reserves 2)\n`,
+    );
+    await e.setQueueLimit(4);
     const json = await cliJson<{ clearQueueLimit: { limit: null } }>([
       'queue-limit',
       'none',

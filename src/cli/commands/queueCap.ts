@@ -1,6 +1,7 @@
 /**
  * The queue's cap and the groups' reserves (admin, DESIGN.md §3 "The queue's cap and
- * reserves"): `queue-limit <n>` (`--for 10m`: a timed cap, DESIGN.md §4.8), `queue-limit none`,
+ * reserves"): `queue-limit <n>` (`--for 10m`: a timed cap, DESIGN.md §4.8), `queue-limit none`
+ * (or `--clear`),
  * and `reserve <group> <n>` (0 clears it), which prints the group after as the steering commands
  * do. A change that got no answer may have been applied: exit UNCONFIRMED, naming the check.
  */
@@ -19,9 +20,12 @@ import { duration, durationRange, integer, integerRange } from '../options.js';
 import { durationText, printJson, printLine, shellCommand, visible } from '../output.js';
 import { report, steerGroup } from './steering.js';
 
-/** `<limit>`: a whole number in the cap's range, or `none` to clear the cap. */
+/** Words that clear the cap in place of a number. */
+const NO_CAP = new Set(['none', 'clear', 'off']);
+
+/** `[limit]`: a whole number in the cap's range, or `none` (`clear`, `off`) to clear the cap. */
 const capArgument = (value: string): number | null => {
-  if (value === 'none') return null;
+  if (NO_CAP.has(value.toLowerCase())) return null;
   try {
     return integer('limit', Bounds.queueLimit)(value);
   } catch (error) {
@@ -40,44 +44,58 @@ export function registerQueueCap(program: Command): void {
     .description(
       'cap the whole queue at this many jobs in flight (none removes the cap); nothing in flight is taken back',
     )
-    .argument('<limit>', `the cap, ${integerRange(Bounds.queueLimit)}, or none`, capArgument)
+    .argument('[limit]', `the cap, ${integerRange(Bounds.queueLimit)}, or none`, capArgument)
+    .option('--clear', 'remove the cap (as `queue-limit none`)')
     .addOption(
       new Option(
         '--for <duration>',
         `set the cap for this long, then go back to the cap from before (10m, 30s, …; a unit is needed; ${durationRange(Bounds.for)})`,
       ).argParser(duration('--for', Bounds.for)),
     )
-    .action(async (limit: number | null, options: { for?: number }, command: Command) => {
-      const context = contextOf(command);
-      const queue = context.queue();
-      const check = shellCommand(['ringmaster', 'status']);
-      if (limit === null && options.for !== undefined) {
-        throw new CliError('change --for: a cap of none cannot be timed', ExitCode.USAGE);
-      }
-      const data =
-        limit === null
-          ? await request(context.connection, CliClearQueueLimitDocument, { queue }, check)
-          : await request(
-              context.connection,
-              CliSetQueueLimitDocument,
-              { queue, limit, forMs: options.for ?? null },
-              check,
-            );
-      if (context.json) {
-        printJson(data);
-        return;
-      }
-      const cap = 'setQueueLimit' in data ? data.setQueueLimit : data.clearQueueLimit;
-      if (!cap) return;
-      printLine(
-        capLine(
+    .action(
+      async (
+        given: number | null | undefined,
+        options: { for?: number; clear?: boolean },
+        command: Command,
+      ) => {
+        if (given === undefined && !options.clear) {
+          throw new CliError('queue-limit needs a cap, or none (or --clear)', ExitCode.USAGE);
+        }
+        if (options.clear && given !== undefined && given !== null) {
+          throw new CliError('queue-limit: a cap and --clear together', ExitCode.USAGE);
+        }
+        const limit = options.clear ? null : (given as number | null);
+        const context = contextOf(command);
+        const queue = context.queue();
+        const check = shellCommand(['ringmaster', 'status']);
+        if (limit === null && options.for !== undefined) {
+          throw new CliError('change --for: a cap of none cannot be timed', ExitCode.USAGE);
+        }
+        const data =
           limit === null
-            ? `cap of ${queue} removed`
-            : `cap of ${queue} set to ${limit}${options.for === undefined ? '' : ` for ${durationText(options.for)}, then back`}`,
-          cap,
-        ),
-      );
-    });
+            ? await request(context.connection, CliClearQueueLimitDocument, { queue }, check)
+            : await request(
+                context.connection,
+                CliSetQueueLimitDocument,
+                { queue, limit, forMs: options.for ?? null },
+                check,
+              );
+        if (context.json) {
+          printJson(data);
+          return;
+        }
+        const cap = 'setQueueLimit' in data ? data.setQueueLimit : data.clearQueueLimit;
+        if (!cap) return;
+        printLine(
+          capLine(
+            limit === null
+              ? `cap of ${queue} removed`
+              : `cap of ${queue} set to ${limit}${options.for === undefined ? '' : ` for ${durationText(options.for)}, then back`}`,
+            cap,
+          ),
+        );
+      },
+    );
 
   program
     .command('reserve')
