@@ -68,8 +68,9 @@
   results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
   one long member that converts `active`, `leases`, `gactive`, `glimit`:
-  includes/indexedEncoding.lua); hdel settings capped + lpush/ltrim wake (a claim held back by
-  the queue's cap, woken by the completions), hset settings capped (held back again).
+  includes/indexedEncoding.lua); hset settings capped (a claim held back by the queue's cap);
+  hdel settings capped + lpush/ltrim wake (a claim held back earlier, woken by the completions
+  when the call's claims left a permit free).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -191,11 +192,6 @@ if #done > 0 then
     releasePermits(k, base, order, positions, counts)
     finishCompleted(k, base, released, releasedKeys, releasedGroups, nowMs(), keepCount,
       keepAgeMs, releasedResults)
-    -- A claim the cap held back is woken (includes/capWake.lua); the claims below start afresh.
-    wakeCapped(k, settings[6])
-    if gate then
-      gate.capped = false
-    end
   end
 end
 
@@ -206,6 +202,17 @@ end
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
   settings[1] == '1', gate)
 flushClaims(k, batch)
+
+-- ── hook: the queue's cap (includes/capWake.lua) ──
+-- Leases ended here wake a claim the cap held back, unless this call's own claims took every
+-- permit left (a worker woken then would find none: the flag stays for the next lease to end).
+if batch.completed > 0 then
+  if gate == nil then
+    wakeCapped(k, settings[6])
+  elseif gate.capped and gate.limit > redis.call('ZCARD', k.active) then
+    wakeCapped(k, '1')
+  end
+end
 
 local reply = claimReply(batch, claimed, nextAt)
 return { nowMs(), statuses, reply[1], reply[2], reply[3], reply[4] }

@@ -251,3 +251,25 @@ describe('audit and repair of the reserves (I8)', () => {
     ]);
   });
 });
+
+describe('completeAndClaim under a cap', () => {
+  it('wakes a held-back claim only when its own claims leave a permit free', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 5 });
+    await q.setQueueLimit(1);
+    const one = (await q.claim({ leaseMs: 60_000 })) as Job;
+    await q.redis.del(q.keys.wake);
+    expect(await q.claim()).toBeNull();
+    // Its own claim takes the permit its completion freed: no one is woken, the flag stays.
+    const batch = await q.completeAndClaim([{ id: one.id, token: one.token as string }], {
+      claim: 1,
+    });
+    const [two] = batch.claimed as [Job];
+    expect(await q.redis.llen(q.keys.wake)).toBe(0);
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBe('1');
+    // A completion that leaves the permit free wakes the held-back claim.
+    await q.completeAndClaim([{ id: two.id, token: two.token as string }], { claim: 0 });
+    expect(await q.redis.llen(q.keys.wake)).toBe(1);
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBeNull();
+  });
+});
