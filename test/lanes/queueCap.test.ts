@@ -273,3 +273,17 @@ describe('completeAndClaim under a cap', () => {
     expect(await q.redis.hget(q.keys.settings, 'capped')).toBeNull();
   });
 });
+
+describe('which owed group first', () => {
+  it('the group furthest below its reserve gets the next scarce permit', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 4, z: 4 });
+    await q.setQueueLimit(4);
+    await q.setReserve('z', 2);
+    await q.setReserve('a', 2);
+    const groups: string[] = [];
+    for (let i = 0; i < 4; i++) groups.push(((await q.claim()) as Job).group);
+    // a and z take turns: each claim goes to the one with fewer of its reserve in flight.
+    expect(groups).toEqual(['a', 'z', 'a', 'z']);
+  });
+});

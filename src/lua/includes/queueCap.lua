@@ -19,7 +19,8 @@
 
   Scarce: after this claim fewer permits would be free than the reserves sum to (free − taken <
   reserved). Only then are the owed groups computed: each group of `greserve` below its reserve
-  (held at its own limit) and serviceable (I1, isServiceable). They are moved to the ring's head
+  (held at its own limit) and serviceable (I1, isServiceable), the furthest below its reserve
+  first (fewest in flight for its reserve, then by id). They are moved to the ring's head
   (LREM + LPUSH: O(ring) per owed group, docs/PERFORMANCE.md) and served one job each per round,
   until none is owed or the permits run out; then the ring as it stands gets the rest. A reserve
   of a group with nothing pending is owed to no one, so its permit goes to the ring (lent out)
@@ -45,9 +46,10 @@ local function heldBack(k, gate)
   end
 end
 
--- The first `most` groups owed a permit now, in `greserve`'s order (a claim serves no more in
--- a round); the hash and the groups' standing are read once per script (the batch keeps the
--- counts the claims change).
+-- The first `most` groups owed a permit now (a claim serves no more in a round), the furthest
+-- below its reserve first: fewest in flight for its reserve (held at its limit), then by id. The
+-- hash and the groups' standing are read once per script (the batch keeps the counts the claims
+-- change); only the candidates taken are asked whether their lane holds a job.
 local function owedGroups(k, base, batch, most)
   if batch.reserves == nil then
     batch.reserves = redis.call('HGETALL', reserveKeyOf(base))
@@ -59,19 +61,31 @@ local function owedGroups(k, base, batch, most)
       readStates(k, batch, groups)
     end
   end
-  local owed, r = {}, batch.reserves
+  local candidates, r = {}, batch.reserves
   for i = 1, #r, 2 do
-    if #owed == most then
-      break
-    end
-    local group = r[i]
-    local g = batch.groups[group]
+    local g = batch.groups[r[i]]
     local reserve = parseLimit(r[i + 1]) or 0
     if g.limit ~= nil and g.limit < reserve then
       reserve = g.limit
     end
-    if g.active ~= nil and g.active < reserve
-      and isServiceable(k, group, laneKeyOf(base, group), g.limit, g.active, g.paused, nil,
+    if g.active ~= nil and g.active < reserve then
+      candidates[#candidates + 1] = { group = r[i], share = g.active / reserve }
+    end
+  end
+  table.sort(candidates, function(a, b)
+    if a.share ~= b.share then
+      return a.share < b.share
+    end
+    return a.group < b.group
+  end)
+  local owed = {}
+  for c = 1, #candidates do
+    if #owed == most then
+      break
+    end
+    local group = candidates[c].group
+    local g = batch.groups[group]
+    if isServiceable(k, group, laneKeyOf(base, group), g.limit, g.active, g.paused, nil,
         g.limited) then
       owed[#owed + 1] = group
     end
