@@ -287,3 +287,15 @@ describe('which owed group first', () => {
     expect(groups).toEqual(['a', 'z', 'a', 'z']);
   });
 });
+
+describe('forgetting groups', () => {
+  it('keeps a group that holds a reserve, and forgets it once cleared', async () => {
+    const q = engine.queue();
+    await q.setReserve('held', 1);
+    await q.reap({ groupGraceMs: 0 });
+    expect((await q.groups()).groups.map((g) => g.id)).toEqual(['held']);
+    await q.setReserve('held', 0);
+    await q.reap({ groupGraceMs: 0 });
+    expect((await q.groups()).totalCount).toBe(0);
+  });
+});
