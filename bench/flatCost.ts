@@ -32,6 +32,7 @@
  */
 import type { Redis } from 'ioredis';
 import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
+import { type CapCostResult, capCost } from './capCost.js';
 import { type RateCostResult, rateCost } from './rateCost.js';
 import { type BenchRedis, fresh } from './redis.js';
 import {
@@ -117,6 +118,8 @@ export interface FlatCostResult {
   delayed?: DelayedCostResult;
   /** The rate-limit case (bench/rateCost.ts). */
   rated?: RateCostResult;
+  /** The queue-cap case (bench/capCost.ts). */
+  capped?: CapCostResult;
 }
 
 /** Scripts measured beside a queue's delayed jobs. */
@@ -180,6 +183,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
     }
     const delayed = await delayedCost(redis, conn, o);
     const rated = o.rateLimited ? await rateCost(redis, conn, o, o.rateLimited) : undefined;
+    const capped = await capCost(redis, conn, o);
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -188,7 +192,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio, delayed, ...(rated ? { rated } : {}) };
+    return { sizes: [...o.sizes], costs, ratio, delayed, capped, ...(rated ? { rated } : {}) };
   } finally {
     conn.disconnect();
   }

@@ -120,6 +120,20 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
         });
       }
     }
+    const capped = r.flatCost.capped;
+    if (capped) {
+      for (const [which, words] of [
+        ['plenty', 'permits to spare'],
+        ['scarce', 'every claim scarce'],
+      ] as const) {
+        targets.push({
+          name: `claim µs/call under a queue cap with reserves (${words}) ÷ with no cap`,
+          target: '≤ 1.20×',
+          measured: times(capped.ratio[which]),
+          met: capped.ratio[which] <= 1.2,
+        });
+      }
+    }
     const rated = r.flatCost.rated;
     if (rated) {
       for (const name of RATE_SCRIPTS) {
@@ -452,6 +466,23 @@ export function render(r: Results): string {
               fixed(c.many.redisCallsPerCall, 1),
             ];
           }),
+        ),
+        '',
+      );
+    }
+    const cap = f.capped;
+    if (cap) {
+      const c = cap.costs;
+      out.push(
+        `Under a queue cap — claims on ${cap.groups} ring groups with no cap; with a cap and reserves that leave permits to spare; and with a cap equal to the sum of their reserves (every claim scarce, served to an owed group)`,
+        table(
+          ['case', 'µs/claim', 'ratio', 'redis.call/claim'],
+          (['none', 'plenty', 'scarce'] as const).map((which) => [
+            which === 'none' ? 'no cap' : which === 'plenty' ? 'permits to spare' : 'scarce',
+            fixed(c[which].usecPerCall, 1),
+            which === 'none' ? '1.00×' : times(cap.ratio[which]),
+            fixed(c[which].redisCallsPerCall, 1),
+          ]),
         ),
         '',
       );

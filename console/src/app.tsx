@@ -31,6 +31,7 @@ import { HistoryPanel } from './components/HistoryPanel';
 import { Id } from './components/Id';
 import { JobDetail } from './components/JobDetail';
 import { Kpis } from './components/Kpis';
+import { QueueCap } from './components/QueueCap';
 import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { QueueNav } from './components/QueueNav';
@@ -172,6 +173,12 @@ export function App() {
                 <QueueControl
                   queue={queue}
                   paused={view ? view.paused : null}
+                  at={view?.at ?? null}
+                  admin={role === 'ADMIN'}
+                  refresh={refresh}
+                />
+                <QueueCap
+                  queue={queue}
                   at={view?.at ?? null}
                   admin={role === 'ADMIN'}
                   refresh={refresh}

@@ -12,6 +12,7 @@ import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerQueueCap } from './commands/queueCap.js';
 import { registerShares } from './commands/shares.js';
 import { registerStatus } from './commands/status.js';
 import { registerSteering } from './commands/steering.js';
@@ -157,6 +158,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerGroups(program);
   registerSteering(program);
+  registerQueueCap(program);
   registerShares(program);
   registerJobs(program);
   registerHistory(program);

@@ -32,6 +32,7 @@ export type {
   JobPage,
   JobProgress,
   JobState,
+  QueueCap,
   QueueCounts,
   QueueState,
   QueueStats,

@@ -39,7 +39,8 @@ export interface QueueKeys {
   readonly results: string;
   /**
    * `P:{Q}:settings` — hash: `paused` ('1' while the queue is paused), retention policies,
-   * `layout` (the job layout, {@link JOB_LAYOUT}).
+   * `layout` (the job layout, {@link JOB_LAYOUT}), the queue's cap: `limit`, `reserved` (the sum
+   * of the groups' reserves) and `capped` ('1' once a claim was held back by the cap).
    */
   readonly settings: string;
   readonly seq: string;
@@ -79,6 +80,11 @@ export interface QueueKeys {
   readonly weight: string;
   /** `P:{Q}:gturns` — hash: group → turns it has taken in this round (weighted groups). */
   readonly turns: string;
+  /**
+   * `P:{Q}:greserve` — hash: group → its reserve, the permits of the queue's cap it is owed
+   * first (`reserveKeyOf`; DESIGN.md §3, "The queue's cap and reserves").
+   */
+  readonly reserve: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
   readonly heads: string;
   /**
@@ -175,6 +181,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     rateLimited: `${base}ratelimited`,
     weight: `${base}gweight`,
     turns: `${base}gturns`,
+    reserve: `${base}greserve`,
     heads: `${base}heads`,
     ringWatched: `${base}ringwatched`,
     ringLog: `${base}ringlog`,

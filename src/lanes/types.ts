@@ -183,6 +183,23 @@ export interface GroupInfo {
   readonly limitOverride: TimedOverride | null;
   /** A timed pause's pending revert, or null. */
   readonly pauseOverride: TimedOverride | null;
+  /**
+   * Permits of the queue's cap it is owed first while they are scarce (count, 0 for none;
+   * `setReserve`). DESIGN.md §3, "The queue's cap and reserves".
+   */
+  readonly reserve: number;
+}
+
+/** The queue's cap as it stands (DESIGN.md §3, "The queue's cap and reserves"). */
+export interface QueueCap {
+  /** The most jobs of the queue in flight at once (count), or null for no cap. */
+  readonly limit: number | null;
+  /** Jobs of the queue in flight now (count: ZCARD `active`). */
+  readonly active: number;
+  /** The sum of the groups' reserves (count). */
+  readonly reserved: number;
+  /** The cap's pending timed revert (`setQueueLimit` with `forMs`), or null. DESIGN.md §4.8. */
+  readonly override: TimedOverride | null;
 }
 
 /** A group's rate limit (DESIGN.md §3, rate limits). */

@@ -181,6 +181,14 @@ export function limit(value: unknown): number {
   return integerIn('limit', value, 0, Limits.maxLimit);
 }
 
+/**
+ * A group's reserve: an integer in 0..Limits.maxLimit, the bound of a limit (DESIGN.md §3, "The
+ * queue's cap and reserves"); 0 clears it.
+ */
+export function reserve(value: unknown): number {
+  return integerIn('reserve', value, 0, Limits.maxLimit);
+}
+
 /** A lease length in ms: an integer in 1..86,400,000. */
 export function leaseMs(value: unknown): number {
   return integerIn('leaseMs', value, 1, Limits.maxLeaseMs);

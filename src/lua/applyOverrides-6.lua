@@ -8,6 +8,11 @@
     limit, revertTo null       clearLimit(group): HDEL glimit; re-ring with a wake if serviceable
     pause, revertTo false      resume(group): SREM paused; re-ring with a wake if serviceable
     pause, revertTo true       pause(group): SADD paused; LREM ring
+    queueLimit (member 'queueLimit:', no group)
+                               setQueueLimit(revertTo), or its clear for null: HSET/HDEL
+                               settings limit; a raised or cleared cap wakes a claim it held
+                               back (HDEL settings capped, LPUSH/LTRIM wake); history
+                               before/after { limit }
   through includes/settleGroup.lua, so the ring, the wake and the saturated counter follow I1.
   Each revert drops its override (ZREM overrides, HDEL goverride) and records one history entry:
   action 'revert', actor ARGV[2] (the engine's 'timer'), before/after { limit, paused, active,
@@ -29,7 +34,7 @@
     KEYS[5] wake     list   wake tokens
     KEYS[6] stats    hash   counters (saturated)
     Built from base (KEYS[1] less 'glimit', includes/keys.lua): overrides, goverride, each
-    group's lane, history.
+    group's lane, history, settings (the queue's cap).
 
     ARGV[1] batch    the most overrides applied by this call (count, validated by the engine)
     ARGV[2] actor    recorded as the revert's actor ('timer')
@@ -52,6 +57,7 @@
 --- @include "nowMs"
 --- @include "overrides"
 --- @include "ringLog"
+--- @include "capWake"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -90,11 +96,38 @@ local function revertField(group, laneKey, before, field, value)
   end
 end
 
+-- The queue's cap back to revertTo (a number, or cjson.null: none), as setQueueLimit-3.lua
+-- would set it: a raised or cleared cap wakes a claim it held back (includes/capWake.lua).
+local function revertQueueLimit(o)
+  local c = { settings = settingsKeyOf(k.base), wake = k.wake }
+  local stored = redis.call('HMGET', c.settings, 'limit', 'capped')
+  local before = parseLimit(stored[1])
+  local after = o.revertTo ~= cjson.null and o.revertTo or nil
+  if after ~= nil then
+    redis.call('HSET', c.settings, 'limit', string.format('%d', after))
+  else
+    redis.call('HDEL', c.settings, 'limit')
+  end
+  if after == nil or (before ~= nil and after > before) then
+    wakeCapped(c, stored[2])
+  end
+  recordHistory(k.base, h, 'revert', '', { limit = before == nil and cjson.null or before },
+    { limit = o.revertTo }, {
+      kind = 'queueLimit', ['until'] = o['until'], revertTo = o.revertTo,
+      setAt = o.setAt, setBy = o.actor,
+    })
+end
+
 local function revert(member)
   local o = readOverride(k.base, member)
   redis.call('ZREM', overridesKey, member)
   redis.call('HDEL', overrideDataKeyOf(k.base), member)
   local kind, group = string.match(member, '^(%a+):(.*)$')
+  -- ── hook: the queue's cap (DESIGN.md §4.8, kind queueLimit, member 'queueLimit:') ──
+  if o ~= nil and kind == 'queueLimit' and group == '' then
+    revertQueueLimit(o)
+    return
+  end
   if o == nil or (kind ~= 'limit' and kind ~= 'pause') or group == nil or group == '' then
     return
   end

@@ -3,7 +3,10 @@
   ring to the caller. See includes/claimJobs.lua for the rules (shared with completeAndClaim).
   First the delayed jobs that are due are promoted to their lanes (up to promoteBatch, earliest
   first; includes/promote.lua), and a paused queue (settings.paused = '1') claims nothing: the
-  ring and the groups' states are left as they are, so resumeQueue finds them unchanged.
+  ring and the groups' states are left as they are, so resumeQueue finds them unchanged. Under
+  the queue's cap (settings.limit) it claims nothing while cap − in flight ≤ 0, and serves a
+  group owed its reserve first (includes/queueCap.lua, DESIGN.md §3 "The queue's cap and
+  reserves").
 
   Input:
     KEYS[1] glimit    hash   group -> limit
@@ -15,7 +18,8 @@
     KEYS[7] leases    hash   active job id -> group
     KEYS[8] stats     hash   counters
     KEYS[9] delayed   zset   delayed job id -> runAt (ms)
-    KEYS[10] settings hash   queue settings: paused
+    KEYS[10] settings hash   queue settings: paused; the cap (limit, reserved, capped: a claim
+                             the cap holds back sets capped, includes/queueCap.lua)
 
     ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
                                 the job key P:{Q}:job:<id> are built from it (the group is
@@ -33,17 +37,19 @@
 
   Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
-  active; hset leases; hset gactive; hincrby stats; zrem heads (lanes emptied).
+  active; hset leases; hset gactive; hincrby stats; zrem heads (lanes emptied); hset settings
+  capped (held back by the cap); lrem + lpush ring (an owed reserve served first).
 ]]
 --- @include "claimJobs"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
-  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9],
+  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], settings = KEYS[10],
 }
-local queuePaused = redis.call('HGET', KEYS[10], 'paused') == '1'
+-- The queue's gate and cap: one read (includes/queueCap.lua).
+local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped')
 local batch = newClaimBatch(tonumber(ARGV[2]))
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
-  queuePaused)
+  gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
 flushClaims(k, batch)
 return claimReply(batch, claimed, nextAt)

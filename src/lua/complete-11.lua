@@ -18,7 +18,8 @@
     KEYS[8] stats    hash   counters
     KEYS[9] job      hash   the job
     KEYS[10] settings  hash  queue settings: the completed retention (completedCount,
-                             completedAgeMs; includes/retention.lua)
+                             completedAgeMs; includes/retention.lua) and `capped`
+                             (includes/capWake.lua)
     KEYS[11] completed zset  retained completed job id -> finishedAt (ms)
 
     ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group (read from
@@ -40,7 +41,8 @@
   Events: zrem active; hdel leases; hincrby/hdel gactive; hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); kept: hset/hdel job, hset results (with a result), zadd completed and g:<group>:completed, and
   for each trimmed job zrem completed and its group's index, del job and errors; count 0: del
-  job and errors.
+  job and errors; hdel settings capped + lpush/ltrim wake when a claim was held back by the
+  queue's cap (includes/capWake.lua).
 ]]
 --- @include "completeJob"
 

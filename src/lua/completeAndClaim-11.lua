@@ -32,7 +32,8 @@
     KEYS[7] leases   hash   active job id -> group
     KEYS[8] stats    hash   counters
     KEYS[9] delayed   zset  delayed job id -> runAt (ms)
-    KEYS[10] settings hash  queue settings: paused, the completed retention
+    KEYS[10] settings hash  queue settings: paused, the completed retention, the cap (limit,
+                            reserved, capped: includes/queueCap.lua, includes/capWake.lua)
     KEYS[11] completed zset retained completed job id -> finishedAt (ms)
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
@@ -67,7 +68,9 @@
   results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
   one long member that converts `active`, `leases`, `gactive`, `glimit`:
-  includes/indexedEncoding.lua).
+  includes/indexedEncoding.lua); hset settings capped (a claim held back by the queue's cap);
+  hdel settings capped + lpush/ltrim wake (a claim held back earlier, woken by the completions
+  when the call's claims left a permit free).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -76,15 +79,19 @@
 --- @include "releasePermits"
 --- @include "finishCompleted"
 --- @include "claimJobs"
+--- @include "capWake"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
   active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], completed = KEYS[11],
+  settings = KEYS[10],
 }
 local base = ARGV[1]
 local n = tonumber(ARGV[5])
--- The queue's gate and completed retention: one read for the call.
-local settings = redis.call('HMGET', KEYS[10], 'paused', 'completedCount', 'completedAgeMs')
+-- The queue's gate, completed retention and cap (includes/queueCap.lua): one read for the call.
+local settings = redis.call('HMGET', k.settings, 'paused', 'completedCount', 'completedAgeMs',
+  'limit', 'reserved', 'capped')
+local gate = capOf(settings[4], settings[5], settings[6])
 local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]))
@@ -193,8 +200,19 @@ for t = 6 + 3 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
-  settings[1] == '1')
+  settings[1] == '1', gate)
 flushClaims(k, batch)
+
+-- ── hook: the queue's cap (includes/capWake.lua) ──
+-- Leases ended here wake a claim the cap held back, unless this call's own claims took every
+-- permit left (a worker woken then would find none: the flag stays for the next lease to end).
+if batch.completed > 0 then
+  if gate == nil then
+    wakeCapped(k, settings[6])
+  elseif gate.capped and gate.limit > redis.call('ZCARD', k.active) then
+    wakeCapped(k, '1')
+  end
+end
 
 local reply = claimReply(batch, claimed, nextAt)
 return { nowMs(), statuses, reply[1], reply[2], reply[3], reply[4] }

@@ -29,7 +29,7 @@
     ARGV[2] maxSteps   stale entries of `heads` mended at most per call (1..10,000)
 
   Output: { at, ring, groups, paused, rateLimited, active, dead, completed, stats, oldest,
-            settled, steps }
+            settled, steps, cap }
     at           ms, the Redis clock (TIME)
     ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD; dead
                  and completed leave out jobs past their retention age that no trim has
@@ -43,6 +43,8 @@
     settled      1 when `oldest` is the queue's oldest pending job (or there is none), 0 when
                  maxSteps ran out first (`oldest` is then false)
     steps        stale entries mended by this call
+    cap          { limit, reserved } of `settings` as stored (false for none): the queue's cap
+                 and the sum of the reserves (DESIGN.md §3, "The queue's cap and reserves")
 
   Writes only `heads` (ZREM, ZADD XX), only when it is stale; the first such write is a PERSIST
   (includes/allowAtMaxmemory.lua), so a scrape works at maxmemory.
@@ -91,6 +93,7 @@ while true do
 end
 
 local now = nowMs()
+local cap = redis.call('HMGET', settingsKeyOf(base), 'limit', 'reserved')
 return {
   now,
   redis.call('LLEN', KEYS[1]),
@@ -104,4 +107,5 @@ return {
   oldest,
   settled,
   steps,
+  cap,
 }

@@ -7,7 +7,8 @@
      its lane, or into `delayed` for its backoff, or dead at maxAttempts), counting it in
      stats.reaped. The group comes from `leases`, so a permit is released even when the job
      hash was deleted by hand. The jitter of the i-th job reaped (0-based) uses
-     r_i = frac(r + i × 0.6180339887): one random number per call, spread evenly.
+     r_i = frac(r + i × 0.6180339887): one random number per call, spread evenly. A call
+     that reaped any wakes a claim the queue's cap held back (includes/capWake.lua).
   2. Promote up to `batch` delayed jobs whose run-at time has come (includes/promote.lua), so
      they reach their lanes even when no worker claims.
   2b. Up to `batch` groups whose rate window reopened leave `ratelimited` and are re-ringed
@@ -46,7 +47,8 @@
   Events: as retry, for each job reaped; hincrby stats reaped; as promotion for each job
   promoted; zrem ratelimited, hdel gwindow, rpush ring + lpush/ltrim wake for each group
   reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed;
-  zrem watched; a watched job's events (includes/jobEvents.lua).
+  zrem watched; a watched job's events (includes/jobEvents.lua); hdel settings capped +
+  lpush/ltrim wake (includes/capWake.lua).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -57,6 +59,7 @@
 --- @include "retention"
 --- @include "rateLimit"
 --- @include "jobEvents"
+--- @include "capWake"
 
 local GOLDEN = 0.6180339887
 
@@ -97,7 +100,11 @@ end
 local promoted = promoteDue(k, base, now, batch)
 local reopened = promoteReopened(k, base, string.format('%d', now), batch)
 
-local completedCount, completedAgeMs = retentionOf(k.settings, 'completed')
+local completedCount, completedAgeMs, capped = retentionOf(k.settings, 'completed')
+if reaped > 0 then
+  -- A claim the queue's cap held back is woken (includes/capWake.lua).
+  wakeCapped(k, capped)
+end
 local trimmedCompleted = trim(base, 'completed', k.completed, completedCount, completedAgeMs,
   now, batch)
 local deadCount, deadAgeMs = retentionOf(k.settings, 'dead')

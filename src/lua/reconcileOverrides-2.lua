@@ -5,7 +5,8 @@
   '<kind>:<group>' of `overrides` at its `until`, and the data, the same field of `goverride`,
   JSON { until, revertTo, setAt, actor }. Reads show the data (includes/groupReply.lua); only the
   deadline makes applyOverrides revert it. So, for every member (the invariant, I6):
-    - it names a kind and a group: '<limit|pause>:<group id>', the group not empty;
+    - it names a kind and a group: '<limit|pause>:<group id>', the group not empty, or is the
+      queue's cap, 'queueLimit:' (no group);
     - its data is an override by the rule the reads and applyOverrides share
       (includes/overrideData.lua, overrideOf): a JSON object with `until` and `setAt`
       integers (ms); its `revertTo` as written is what the revert applies (a limit: a
@@ -80,6 +81,10 @@ end
 -- kind, group of a member, or nil when it names none.
 local function parseMember(member)
   local kind, group = string.match(member, '^(%a+):(.*)$')
+  if kind == 'queueLimit' and group == '' then
+    -- The queue's cap (DESIGN.md §4.8): the one member of no group.
+    return kind, group
+  end
   if (kind ~= 'limit' and kind ~= 'pause') or group == nil or group == '' then
     return nil
   end

@@ -41,13 +41,16 @@
 
   Events: zrem active; hdel leases; hincrby/hdel gactive; lpush + ltrim errors; hset job; then
   zadd lane + heads, or zadd delayed + g:<group>:delayed, or zadd dead + g:<group>:dead (and the trim
-  of dead: zrem, del job + errors); hincrby stats; rpush ring + lpush/ltrim wake (re-ring).
+  of dead: zrem, del job + errors); hincrby stats; rpush ring + lpush/ltrim wake (re-ring);
+  hdel settings capped + lpush/ltrim wake when a claim was held back by the queue's cap
+  (includes/capWake.lua).
 ]]
 --- @include "nowMs"
 --- @include "settleGroup"
 --- @include "checkLease"
 --- @include "releaseJob"
 --- @include "requeueJob"
+--- @include "capWake"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -79,4 +82,6 @@ if outcome ~= 'dead' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
 settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+-- A claim the queue's cap held back is woken (includes/capWake.lua): one HGET more per retry.
+wakeCapped(k, redis.call('HGET', k.settings, 'capped'))
 return { id, forgotten or jobFields(base, id) }

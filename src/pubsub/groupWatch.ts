@@ -14,6 +14,7 @@ export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
     a.onRing === b.onRing &&
     a.state === b.state &&
     a.weight === b.weight &&
+    a.reserve === b.reserve &&
     a.rateLimit?.max === b.rateLimit?.max &&
     a.rateLimit?.windowMs === b.rateLimit?.windowMs &&
     a.rateLimitedUntil === b.rateLimitedUntil &&
@@ -31,7 +32,7 @@ export const renderGroup: Render<GroupInfo, GroupInfo> = (group, previous, force
 
 /**
  * The keys a group's fields are read from: `glimit`, `gactive`, `paused`, and the operations
- * hashes (weight, rate, ratelimited, goverride) (queue-wide: they notify per key, not per field,
+ * hashes (weight, rate, ratelimited, goverride, greserve) (queue-wide: they notify per key, not per field,
  * so an event on them re-reads every watched group of the queue, each coalesced) and the
  * group's own lane.
  */
@@ -44,6 +45,7 @@ export function groupKeys(k: QueueKeys, group: string): string[] {
     k.rate,
     k.rateLimited,
     k.overrideData,
+    k.reserve,
     k.lane(group),
   ];
 }

@@ -11,6 +11,7 @@ import { groupBlocks, groupState } from '../lanes/queue/state.js';
 import { steered } from './known.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
+import { atCap, capOf, capSentence } from './queueCap.js';
 import { rateLimitedSentence, rateText, reopenedSentence, reopensAt } from './rateLimit.js';
 import { steering } from './steering.js';
 
@@ -285,6 +286,15 @@ async function plainReason(
   const { length, position, queuePaused, known } =
     read ?? (await ringIndex(ctx, rootValue, g.queue));
   const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused, known };
+  if (!queuePaused) {
+    // The queue's cap, a gate in front of the ring like its pause (DESIGN.md §4.2).
+    const cap = await capOf(ctx, ctx.engine.queue(g.queue), rootValue);
+    if (atCap(cap)) {
+      const place =
+        at.position === null ? null : `on the ring at position ${at.position} of ${length}`;
+      return { sentence: capSentence(g, cap, place), queuePaused };
+    }
+  }
   // On the ring, the sentence itself says the queue is paused ("…, but the queue is paused").
   return { sentence: reasonSentence(g, at), queuePaused: queuePaused && at.position === null };
 }

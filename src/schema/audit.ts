@@ -24,6 +24,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
       description:
         'A timed override whose two keys disagree (data without a deadline: shown, never reverted; a deadline without data, or at another time than its `until`) or whose data does not decode (invariant I6); the subject is `<kind>:<group>`.',
     },
+    RESERVE: {
+      description:
+        'The stored sum of the reserves (subject `reserved`) disagrees with the groups’ reserves, or that sum is above the queue’s cap (subject `cap`; not repaired: lower a reserve).',
+    },
     TOTALS: {
       description:
         'A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written.',
@@ -36,7 +40,7 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
     kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
     subject: t.exposeString('subject', {
       description:
-        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause) for OVERRIDE.',
+        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause; `queueLimit:` for the queue’s cap) for OVERRIDE; `reserved` or `cap` for RESERVE.',
     }),
     expected: t.exposeString('expected'),
     found: t.exposeString('found'),

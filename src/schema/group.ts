@@ -136,7 +136,7 @@ builder.objectFields(GroupRef, (t) => ({
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state.',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state; a group on the ring of a queue at its cap (setQueueLimit) waits for a permit, and is told whether its reserve gets it the next one.',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

@@ -18,6 +18,7 @@ import './rateLimit.js';
 import './overrides.js';
 import './weights.js';
 import './history.js';
+import './queueCap.js';
 
 builder.mutationType({});
 

@@ -65,6 +65,8 @@ export class ServerMetrics {
   private readonly ring: Gauge<'queue'>;
   private readonly jobs: Gauge<'queue' | 'state'>;
   private readonly oldestAge: Gauge<'queue'>;
+  private readonly cap: Gauge<'queue'>;
+  private readonly reserved: Gauge<'queue'>;
   private readonly counters: Map<(typeof COUNTERS)[number], Counter<'queue'>>;
   private readonly statesLost: Counter<'queue' | 'cause'>;
   private sources: MetricsSources | null = null;
@@ -112,6 +114,18 @@ export class ServerMetrics {
     this.oldestAge = new Gauge({
       name: 'ringmaster_oldest_pending_age_seconds',
       help: 'Age of the oldest pending job of a queue (s since it was enqueued, Redis clock); 0 with none pending.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.cap = new Gauge({
+      name: 'ringmaster_queue_limit',
+      help: 'The queue’s cap: the most jobs of the queue in flight at once (setQueueLimit); absent for a queue with no cap. Jobs in flight: ringmaster_jobs{state="active"}.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.reserved = new Gauge({
+      name: 'ringmaster_queue_reserved',
+      help: 'The sum of the groups’ reserves of the queue’s cap (setReserve); absent while it is 0 and there is no cap.',
       labelNames: ['queue'],
       registers,
     });
@@ -229,7 +243,15 @@ export class ServerMetrics {
       );
     }
     // All at once, after every read: a render never sees half of one scrape and half of another.
-    for (const metric of [this.groups, this.ring, this.jobs, this.oldestAge]) metric.reset();
+    for (const metric of [
+      this.groups,
+      this.ring,
+      this.jobs,
+      this.oldestAge,
+      this.cap,
+      this.reserved,
+    ])
+      metric.reset();
     for (const counter of this.counters.values()) counter.reset();
     for (const [queue, m] of read) this.record(queue, m);
   }
@@ -252,6 +274,8 @@ export class ServerMetrics {
       completed: m.completed,
     };
     for (const [state, value] of Object.entries(jobs)) this.jobs.set({ queue, state }, value);
+    if (m.limit !== null) this.cap.set({ queue }, m.limit);
+    if (m.limit !== null || m.reserved > 0) this.reserved.set({ queue }, m.reserved);
     for (const [name, counter] of this.counters) counter.inc({ queue }, m.stats[name]);
     // Unknown this time (stale index entries left to mend, or a job hash without enqueuedAt):
     // left out rather than reported wrong.

@@ -22,6 +22,7 @@ import {
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
+  FOR_MS_INT,
   GROUP_IDS,
   JOB_CURSORS,
   JOB_IDS,
@@ -158,6 +159,29 @@ const FIELDS: Field[] = [
       'mutation($queue: String!, $group: String!, $weight: Int!) { setWeight(queue: $queue, group: $group, weight: $weight) { id weight } }',
     valid: () => ({ queue: QUEUE, group: 'c', weight: 2 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, weight: [...WEIGHTS, NULL] },
+  },
+  {
+    name: 'Mutation.setQueueLimit',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $limit: Int!, $forMs: Int) { setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) { name limit } }',
+    valid: () => ({ queue: QUEUE, limit: 50, forMs: 60_000 }),
+    bad: { queue: QUEUE_NAMES, limit: [...LIMITS, NULL], forMs: FOR_MS_INT },
+  },
+  {
+    name: 'Mutation.clearQueueLimit',
+    kind: 'mutation',
+    document: 'mutation($queue: String!) { clearQueueLimit(queue: $queue) { name limit } }',
+    valid: () => ({ queue: QUEUE }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Mutation.setReserve',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $reserve: Int!) { setReserve(queue: $queue, group: $group, reserve: $reserve) { id reserve } }',
+    valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({

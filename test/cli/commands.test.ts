@@ -381,6 +381,57 @@ describe('rate limits', () => {
   });
 });
 
+describe('the queue cap: queue-limit, reserve', () => {
+  it('queue-limit sets, times and removes the cap; reserve sets a group reserve', async () => {
+    const q = await seeded();
+    const e = engineQueue(q);
+    expect((await cli(['queue-limit', '5', '-q', q])).stdout).toBe(
+      `cap of ${q} set to 5 (1 in flight)\n`,
+    );
+    expect((await e.cap()).limit).toBe(5);
+    const reserved = await cli(['reserve', 'a', '2', '-q', q]);
+    expect(reserved.stdout).toContain(`reserve of a in ${q} set to 2`);
+    expect(reserved.stdout).toMatch(/^reserve\s+2$/m);
+    expect((await e.group('a')).reserve).toBe(2);
+    expect((await cli(['queue-limit', '3', '-q', q, '--for', '10m'])).stdout).toBe(
+      `cap of ${q} set to 3 for 10m, then back (1 in flight, reserves 2)\n`,
+    );
+    expect((await e.cap()).override?.revertTo).toBe(5);
+    expect((await cli(['queue-limit', '--clear', '-q', q])).stdout).toBe(
+      `cap of ${q} removed (1 in flight, reserves 2)\n`,
+    );
+    await e.setQueueLimit(4);
+    const json = await cliJson<{ clearQueueLimit: { limit: null } }>([
+      'queue-limit',
+      'none',
+      '-q',
+      q,
+    ]);
+    expect(json.clearQueueLimit.limit).toBeNull();
+    expect(await e.cap()).toMatchObject({ limit: null, override: null });
+  });
+
+  it('refuses a cap out of range, a timed none and a reserve past the cap; nothing changed', async () => {
+    const q = await seeded();
+    const env = { RINGMASTER_URL: api.endpoint };
+    const big = await runCli(['queue-limit', '1000001', '-q', q], env);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(
+      /change limit: must be a whole number 0\.\.1,000,000, not "1000001"/,
+    );
+    const timedNone = await runCli(['queue-limit', 'none', '--for', '1m', '-q', q], env);
+    expect(timedNone.code).toBe(1);
+    const long = await runCli(['queue-limit', '5', '--for', '25d', '-q', q], env);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/--for/);
+    await engineQueue(q).setQueueLimit(1);
+    const past = await runCli(['reserve', 'a', '2', '-q', q], env);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toMatch(/reserve/);
+    expect(await engineQueue(q).cap()).toMatchObject({ limit: 1, reserved: 0 });
+  });
+});
+
 describe('shares: weight, rate, unrate', () => {
   it('weight sets the turns per round; rate --per sets a rate limit; unrate removes it', async () => {
     const q = await seeded();

@@ -126,7 +126,11 @@ describe('the engine on a Redis Cluster', () => {
       ran.add('readCounts');
       expect(snapshot.stats).toMatchObject({ enqueued: 5, completed: 2, retried: 1, reaped: 1 });
       expect(await q.audit()).toEqual({ groupsChecked: 2, findings: [] });
-      ran.add('reconcileLeases').add('reconcileGroups').add('reconcileOverrides');
+      ran
+        .add('reconcileLeases')
+        .add('reconcileGroups')
+        .add('reconcileOverrides')
+        .add('reconcileReserves');
       expect(await q.known()).toBe(true);
 
       // What the engine reported is stored on the queue's own master, read there directly.
@@ -212,6 +216,25 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.zscore(q.keys.groupDelayed('m2'), m2.id)).toBe(String(m2.runAt));
       expect(await master.hget(q.keys.idem('bulk-key'), 'id')).toBe(m3.id);
       expect(await master.lrange(q.keys.ring, 0, -1)).toContain('m');
+      expect((await q.audit()).findings).toEqual([]);
+      // The queue's cap and a reserve (greserve built from the base, the cap in settings), a
+      // timed cap's revert and a claim that serves the owed reserve first: on the queue's master.
+      const inFlight = (await q.cap()).active;
+      await q.setQueueLimit(inFlight + 1);
+      expect(await master.hget(q.keys.settings, 'limit')).toBe(String(inFlight + 1));
+      ran.add('setQueueLimit');
+      expect((await q.setReserve('m2', 1)).reserve).toBe(1);
+      expect(await master.hget(q.keys.reserve, 'm2')).toBe('1');
+      ran.add('setReserve');
+      expect((await q.promote(m2.id)).promoted).toBe(true);
+      expect((await q.claim({ leaseMs: 60_000 }))?.group).toBe('m2');
+      expect(await q.claim()).toBeNull();
+      expect(await master.hget(q.keys.settings, 'capped')).toBe('1');
+      const capTimed = await q.setQueueLimit(inFlight + 5, { forMs: 1 });
+      await untilRedisTimePasses(rm.redis, capTimed.override?.until as number);
+      expect((await q.applyOverrides()).applied).toBe(1);
+      expect(await master.hget(q.keys.settings, 'limit')).toBe(String(inFlight + 1));
+      await q.clearQueueLimit();
       expect((await q.audit()).findings).toEqual([]);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());

@@ -102,6 +102,11 @@ describe.skipIf(usingExternalRedis())('Redis at maxmemory with noeviction', () =
     expect(await queue.group('a')).toMatchObject({ paused: false, pauseOverride: null });
     expect(await queue.clearLimit('a')).toMatchObject({ id: 'a', limit: null });
     expect(await queue.setWeight('a', 3)).toMatchObject({ id: 'a', weight: 3 });
+    // The queue's cap and a reserve: capping the whole queue is an incident's move too.
+    expect(await queue.setQueueLimit(50)).toMatchObject({ limit: 50 });
+    expect(await queue.setReserve('a', 2)).toMatchObject({ id: 'a', reserve: 2 });
+    expect(await queue.setReserve('a', 0)).toMatchObject({ id: 'a', reserve: 0 });
+    expect(await queue.clearQueueLimit()).toMatchObject({ limit: null });
     // The whole queue too, and its retention (shrinking it is what an operator does here).
     expect(await queue.pauseQueue()).toBe('PAUSED');
     expect(await queue.claim()).toBeNull();

@@ -42,6 +42,7 @@ const TYPES = [
   'JobProgress',
   'JobState',
   'Processor',
+  'QueueCap',
   'QueueCounts',
   'QueueOptions',
   'QueueState',

@@ -71,6 +71,8 @@ const EXPECTED = [
   'reconcileLeases',
   // the timed-override keys (I6)
   'reconcileOverrides',
+  // the stored sum of the reserves (I8)
+  'reconcileReserves',
   // the queue registry's SADD for steering calls, allowed at maxmemory
   'register',
   // operator actions
@@ -80,7 +82,10 @@ const EXPECTED = [
   'resumeQueue',
   'retry',
   'setLimit',
+  // the queue's cap (set, timed, cleared) and a group's reserve of it
+  'setQueueLimit',
   'setRateLimit',
+  'setReserve',
   // a queue's retention of completed and dead jobs
   'setRetention',
   // a group's turns per round of the ring (weights)

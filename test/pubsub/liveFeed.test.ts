@@ -406,10 +406,10 @@ describe('release', () => {
     await aborted.next();
     await group.next();
     await group2.next();
-    // ring, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride (shared by
-    // g and h); g's and h's lanes
-    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 11 });
-    expect(await channelsOf(admin, name)).toHaveLength(11);
+    // ring, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride, greserve
+    // (shared by g and h); g's and h's lanes
+    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 12 });
+    expect(await channelsOf(admin, name)).toHaveLength(12);
 
     // Each is waiting for an event that will not come: ending it must not wait for one.
     returned.pull();
@@ -421,7 +421,7 @@ describe('release', () => {
     controller.abort();
     expect(await aborted.result()).toEqual({ done: true, value: undefined });
     expect(await group2.result()).toEqual({ done: true, value: undefined });
-    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 8 });
+    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 9 });
     await expect(group.iterator.throw(new Error('client went away'))).rejects.toThrow(/went away/);
     expect(await group.result()).toEqual({ done: true, value: undefined });
 

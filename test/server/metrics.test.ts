@@ -155,6 +155,26 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     expect(m.has(key('ringmaster_jobs_completed_total', { queue: name }))).toBe(false);
   });
 
+  it('reports the queue cap and the sum of its reserves while a cap is set', async () => {
+    const name = uniqueQueueName('metrics');
+    const q = api.server.engine.queue(name);
+    await q.enqueue('a', null);
+    let m = await samples(api);
+    expect(m.has(key('ringmaster_queue_limit', { queue: name }))).toBe(false);
+    expect(m.has(key('ringmaster_queue_reserved', { queue: name }))).toBe(false);
+    await q.setQueueLimit(7);
+    await q.setReserve('a', 3);
+    await q.claim();
+    m = await samples(api);
+    expect(m.get(key('ringmaster_queue_limit', { queue: name }))).toBe(7);
+    expect(m.get(key('ringmaster_queue_reserved', { queue: name }))).toBe(3);
+    expect(m.get(key('ringmaster_jobs', { queue: name, state: 'active' }))).toBe(1);
+    await q.clearQueueLimit();
+    m = await samples(api);
+    expect(m.has(key('ringmaster_queue_limit', { queue: name }))).toBe(false);
+    expect(m.get(key('ringmaster_queue_reserved', { queue: name }))).toBe(3);
+  });
+
   it('leaves out a queue it cannot read, counts the failure, and answers the rest', async () => {
     const bad = uniqueQueueName('metrics');
     const good = uniqueQueueName('metrics');

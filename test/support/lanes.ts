@@ -24,6 +24,7 @@ export const NO_OPERATIONS = {
   rateReopenedAt: null,
   limitOverride: null,
   pauseOverride: null,
+  reserve: 0,
 } as const;
 
 /** A fresh, valid queue name, unique across test files and runs. */

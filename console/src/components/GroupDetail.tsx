@@ -17,6 +17,7 @@ import {
 import type { Route } from '../hooks';
 import { CountInput } from './CountInput';
 import { GroupJobs } from './GroupJobs';
+import { GroupReserve } from './GroupReserve';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
 import { HistoryPanel } from './HistoryPanel';
@@ -264,6 +265,13 @@ export function GroupDetail(props: {
               </button>
             </div>
           )}
+          <GroupReserve
+            queue={queue}
+            group={group}
+            reserve={g.reserve}
+            admin={admin}
+            refresh={refresh}
+          />
           <RateLimitControl queue={queue} group={group} state={g} admin={admin} refresh={refresh} />
           {outcome && (
             <p class={`outcome outcome-${outcome.kind} pad`} role="status" data-testid="outcome">

@@ -63,7 +63,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -89,7 +89,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -114,7 +114,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -122,7 +122,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -130,7 +130,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -138,7 +138,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
@@ -289,6 +289,45 @@ export type CancelOverrideMutationVariables = Exact<{
 
 export type CancelOverrideMutation = { cancelOverride: { id: string, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
+export type QueueCapReadQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueCapReadQuery = { queue: { limit: number | null, active: number, reserved: number } };
+
+export type SetQueueCapMutationVariables = Exact<{
+  queue: string;
+  limit: number;
+}>;
+
+
+export type SetQueueCapMutation = { setQueueLimit: { limit: number | null } | null };
+
+export type ClearQueueCapMutationVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type ClearQueueCapMutation = { clearQueueLimit: { limit: number | null } | null };
+
+export type SetGroupReserveMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  reserve: number;
+}>;
+
+
+export type SetGroupReserveMutation = { setReserve: { id: string, reserve: number } | null };
+
+export type GroupReserveQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupReserveQuery = { queue: { group: { id: string, reserve: number } } };
+
 export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null };
 
 export type ConsoleSetRateLimitMutationVariables = Exact<{
@@ -299,7 +338,7 @@ export type ConsoleSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -307,7 +346,7 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type SetWeightMutationVariables = Exact<{
   queue: string;
@@ -384,6 +423,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
     fragment GroupRow on Group {
   id
@@ -618,6 +658,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment Counts on QueueCounts {
   groups
@@ -700,6 +741,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -740,6 +782,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -780,6 +823,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -820,6 +864,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -1154,6 +1199,47 @@ export const CancelOverrideDocument = new TypedDocumentString(`
     revertToPaused
   }
 }`) as unknown as TypedDocumentString<CancelOverrideMutation, CancelOverrideMutationVariables>;
+export const QueueCapReadDocument = new TypedDocumentString(`
+    query QueueCapRead($queue: String!) {
+  queue(name: $queue) {
+    limit
+    active
+    reserved
+  }
+}
+    `) as unknown as TypedDocumentString<QueueCapReadQuery, QueueCapReadQueryVariables>;
+export const SetQueueCapDocument = new TypedDocumentString(`
+    mutation SetQueueCap($queue: String!, $limit: Int!) {
+  setQueueLimit(queue: $queue, limit: $limit) {
+    limit
+  }
+}
+    `) as unknown as TypedDocumentString<SetQueueCapMutation, SetQueueCapMutationVariables>;
+export const ClearQueueCapDocument = new TypedDocumentString(`
+    mutation ClearQueueCap($queue: String!) {
+  clearQueueLimit(queue: $queue) {
+    limit
+  }
+}
+    `) as unknown as TypedDocumentString<ClearQueueCapMutation, ClearQueueCapMutationVariables>;
+export const SetGroupReserveDocument = new TypedDocumentString(`
+    mutation SetGroupReserve($queue: String!, $group: String!, $reserve: Int!) {
+  setReserve(queue: $queue, group: $group, reserve: $reserve) {
+    id
+    reserve
+  }
+}
+    `) as unknown as TypedDocumentString<SetGroupReserveMutation, SetGroupReserveMutationVariables>;
+export const GroupReserveDocument = new TypedDocumentString(`
+    query GroupReserve($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    group(id: $group) {
+      id
+      reserve
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupReserveQuery, GroupReserveQueryVariables>;
 export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
     mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
   setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
@@ -1176,6 +1262,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -1216,6 +1303,7 @@ fragment GroupDetail on Group {
   ...GroupRate
   ...GroupOverrideState
   weight
+  reserve
 }
 fragment GroupOverrideState on Group {
   limitOverride {

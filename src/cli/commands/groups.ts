@@ -45,6 +45,7 @@ export function groupFields(group: CliGroupFragment): string {
     ['queue', group.queue],
     ['state', standingText(group)],
     ['limit', limitText(group.limit)],
+    ...(group.reserve > 0 ? [['reserve', group.reserve] as [string, number]] : []),
     ['weight', group.weight],
     [
       'rate limit',

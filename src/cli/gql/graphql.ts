@@ -50,7 +50,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -66,7 +66,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -74,7 +74,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -84,7 +84,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -92,7 +92,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -101,7 +101,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -110,7 +110,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetWeightMutationVariables = Exact<{
   queue: string;
@@ -119,7 +119,7 @@ export type CliSetWeightMutationVariables = Exact<{
 }>;
 
 
-export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetRateLimitMutationVariables = Exact<{
   queue: string;
@@ -129,7 +129,7 @@ export type CliSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -137,7 +137,34 @@ export type CliClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliSetReserveMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  reserve: number;
+}>;
+
+
+export type CliSetReserveMutation = { setReserve: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliQueueCapFragment = { name: string, limit: number | null, active: number, reserved: number };
+
+export type CliSetQueueLimitMutationVariables = Exact<{
+  queue: string;
+  limit: number;
+  forMs?: number | null | undefined;
+}>;
+
+
+export type CliSetQueueLimitMutation = { setQueueLimit: { name: string, limit: number | null, active: number, reserved: number } | null };
+
+export type CliClearQueueLimitMutationVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliClearQueueLimitMutation = { clearQueueLimit: { name: string, limit: number | null, active: number, reserved: number } | null };
 
 export type CliCancelOverrideMutationVariables = Exact<{
   queue: string;
@@ -146,7 +173,7 @@ export type CliCancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -172,7 +199,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -255,6 +282,7 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -282,6 +310,14 @@ export const CliCountsFragmentDoc = new TypedDocumentString(`
   completed
 }
     `, {"fragmentName":"CliCounts"}) as unknown as TypedDocumentString<CliCountsFragment, unknown>;
+export const CliQueueCapFragmentDoc = new TypedDocumentString(`
+    fragment CliQueueCap on Queue {
+  name
+  limit
+  active
+  reserved
+}
+    `, {"fragmentName":"CliQueueCap"}) as unknown as TypedDocumentString<CliQueueCapFragment, unknown>;
 export const CliJobLogPageFragmentDoc = new TypedDocumentString(`
     fragment CliJobLogPage on JobLogConnection {
   edges {
@@ -356,6 +392,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -396,6 +433,7 @@ export const CliGroupDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -433,6 +471,7 @@ export const CliSetLimitDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -470,6 +509,7 @@ export const CliClearLimitDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -507,6 +547,7 @@ export const CliPauseDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -544,6 +585,7 @@ export const CliResumeDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -581,6 +623,7 @@ export const CliSetWeightDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -618,6 +661,7 @@ export const CliSetRateLimitDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -655,6 +699,7 @@ export const CliClearRateLimitDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -668,6 +713,68 @@ export const CliClearRateLimitDocument = new TypedDocumentString(`
     actor
   }
 }`) as unknown as TypedDocumentString<CliClearRateLimitMutation, CliClearRateLimitMutationVariables>;
+export const CliSetReserveDocument = new TypedDocumentString(`
+    mutation CliSetReserve($queue: String!, $group: String!, $reserve: Int!) {
+  setReserve(queue: $queue, group: $group, reserve: $reserve) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  known
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+  }
+  rateLimitedUntil
+  reserve
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliSetReserveMutation, CliSetReserveMutationVariables>;
+export const CliSetQueueLimitDocument = new TypedDocumentString(`
+    mutation CliSetQueueLimit($queue: String!, $limit: Int!, $forMs: Int) {
+  setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) {
+    ...CliQueueCap
+  }
+}
+    fragment CliQueueCap on Queue {
+  name
+  limit
+  active
+  reserved
+}`) as unknown as TypedDocumentString<CliSetQueueLimitMutation, CliSetQueueLimitMutationVariables>;
+export const CliClearQueueLimitDocument = new TypedDocumentString(`
+    mutation CliClearQueueLimit($queue: String!) {
+  clearQueueLimit(queue: $queue) {
+    ...CliQueueCap
+  }
+}
+    fragment CliQueueCap on Queue {
+  name
+  limit
+  active
+  reserved
+}`) as unknown as TypedDocumentString<CliClearQueueLimitMutation, CliClearQueueLimitMutationVariables>;
 export const CliCancelOverrideDocument = new TypedDocumentString(`
     mutation CliCancelOverride($queue: String!, $group: String!, $kind: OverrideKind!) {
   cancelOverride(queue: $queue, group: $group, kind: $kind) {
@@ -692,6 +799,7 @@ export const CliCancelOverrideDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs
@@ -779,6 +887,7 @@ export const CliTopDocument = new TypedDocumentString(`
     windowMs
   }
   rateLimitedUntil
+  reserve
   limitOverride {
     until
     remainingMs

@@ -4,7 +4,7 @@
  */
 import type { MetricsReply } from '../scripts/commands.js';
 import type { QueueStats } from '../types.js';
-import { parseCount, statsFrom } from './state.js';
+import { parseCount, parseLimit, statsFrom } from './state.js';
 
 /** Stale entries of the oldest-pending index (`P:{Q}:heads`) mended per metrics read, at most. */
 export const METRICS_HEAD_STEPS = 100;
@@ -59,6 +59,10 @@ export interface QueueMetrics {
   readonly settled: boolean;
   /** Stale entries of the oldest-pending index this read mended (count). */
   readonly mended: number;
+  /** The queue's cap (jobs in flight), or null for none (DESIGN.md §3, "The queue's cap"). */
+  readonly limit: number | null;
+  /** The sum of the groups' reserves (count). */
+  readonly reserved: number;
 }
 
 /** {@link QueueMetrics} from `readMetrics-7.lua`'s reply. */
@@ -97,5 +101,7 @@ export function decodeMetrics(reply: MetricsReply): QueueMetrics {
     oldestPending,
     settled: settled === 1,
     mended: Number(reply[11]),
+    limit: parseLimit(reply[12]?.[0]),
+    reserved: parseLimit(reply[12]?.[1]) ?? 0,
   };
 }

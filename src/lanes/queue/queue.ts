@@ -40,6 +40,7 @@ import type {
   JobPage,
   JobProgress,
   JobState,
+  QueueCap,
   QueueCounts,
   QueueRetention,
   QueueSnapshot,
@@ -320,6 +321,51 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   resumeQueue(options?: SteeringOptions): Promise<QueueState> {
     return this.call(() => this.steering.resumeQueue(options));
+  }
+
+  /**
+   * Cap the whole queue at `limit` jobs in flight at once (DESIGN.md §3, "The queue's cap and
+   * reserves"): a claim takes at most the cap less the jobs in flight (0 holds every claim
+   * back). Nothing in flight is taken back: a cap lowered below the work in flight holds claims
+   * back until enough leases end; a lease ending under the cap wakes a worker the cap held back.
+   * The ring and the groups are not touched (I1 unchanged). With `options.forMs` (ms, 1..30
+   * days) a timed override of kind queueLimit (DESIGN.md §4.8): it reverts at Redis now + forMs
+   * to the cap before the first pending one (null: none); without, a pending revert is dropped.
+   * Registers the queue; recorded in the history as `setQueueLimit` (§4.6). Script:
+   * `setQueueLimit-3.lua` (runs at maxmemory).
+   * @param limit a count, 0..1,000,000 (a group limit's range, `Limits.maxLimit`); at least the sum of the
+   *   groups' reserves
+   * @returns the cap as it stands after the call
+   * @throws RingmasterError BAD_USER_INPUT (`limit`: out of range, or below the sum of the
+   *   reserves; `forMs`) with nothing written
+   */
+  setQueueLimit(limit: number, options: TimedSteeringOptions = {}): Promise<QueueCap> {
+    return this.call(() => this.steering.setQueueLimit(limit, options));
+  }
+
+  /**
+   * Remove the queue's cap (the reserves stay, and count again under the next cap); wakes a
+   * worker the cap held back and drops a pending timed cap (DESIGN.md §4.8). Registers the
+   * queue; recorded in the history as `clearQueueLimit`. Script: `setQueueLimit-3.lua`.
+   * @returns the cap as it stands after the call (limit null)
+   */
+  clearQueueLimit(options: SteeringOptions = {}): Promise<QueueCap> {
+    return this.call(() => this.steering.clearQueueLimit(options));
+  }
+
+  /**
+   * Reserve `reserve` permits of the queue's cap for `group` (0 clears it; DESIGN.md §3, "The
+   * queue's cap and reserves"): while permits are scarce, a group with pending work and fewer
+   * than its reserve in flight gets the next one before any group at or above its own. A reserve
+   * of a group with nothing pending is lent to the others. Registers the group and the queue;
+   * recorded in the history as `setReserve`. Script: `setReserve-9.lua` (runs at maxmemory).
+   * @param reserve a count, 0..1,000,000 (`Limits.maxLimit`); not above the group's limit, and the sum of the
+   *   reserves not above the queue's cap (nor the cap a pending timed one reverts to)
+   * @returns the group after the call
+   * @throws RingmasterError BAD_USER_INPUT (`group`, `reserve`) with nothing written
+   */
+  setReserve(group: string, reserve: number, options: SteeringOptions = {}): Promise<GroupInfo> {
+    return this.call(() => this.steering.setReserve(group, reserve, options));
   }
 
   /**
@@ -799,6 +845,15 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   counts(): Promise<QueueCounts> {
     return this.call(() => this.reads.counts());
+  }
+
+  /**
+   * The queue's cap (`setQueueLimit`; null for none), the jobs in flight, the sum of the
+   * reserves and a pending timed cap, read in one MULTI (DESIGN.md §3, "The queue's cap and
+   * reserves"). O(1); registers nothing.
+   */
+  cap(): Promise<QueueCap> {
+    return this.call(() => this.reads.cap());
   }
 
   /**

@@ -14,6 +14,7 @@ import type {
   JobLogPage,
   JobPage,
   JobState,
+  QueueCap,
   QueueCounts,
   QueueRetention,
   QueueSnapshot,
@@ -25,7 +26,14 @@ import type { QueueCore } from './core.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
-import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
+import {
+  GROUP_FIELD_COUNT,
+  groupInfo,
+  parseCount,
+  queueCap,
+  retentionFrom,
+  statsFrom,
+} from './state.js';
 
 // The names a page's options may hold besides their own (`validate.options` refuses others).
 const PAGE = { first: true, after: true } as const;
@@ -233,6 +241,21 @@ export class Reads {
       dead: Number(dead),
       completed: Number(completed),
     };
+  }
+
+  async cap(): Promise<QueueCap> {
+    const k = this.core.keys;
+    const replies = await this.core.redis
+      .multi()
+      .hmget(k.settings, 'limit', 'reserved')
+      .zcard(k.active)
+      .hget(k.overrideData, 'queueLimit:')
+      .exec();
+    const [[limit, reserved], active, override] = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    }) as [[string | null, string | null], number, string | null];
+    return queueCap(limit, active, reserved, override);
   }
 
   async state(): Promise<QueueState> {

@@ -38,7 +38,8 @@ import { parseCount } from './state.js';
  * What a finding is about (see `reconcileGroups-9.lua`; I4, a delayed, dead or retained
  * completed job missing from its group's index or from the queue's, `reconcileIndexes-3.lua`;
  * OVERRIDE, a timed override's two keys disagreeing or its data not decoding, I6,
- * `reconcileOverrides-2.lua`).
+ * `reconcileOverrides-2.lua`; RESERVE, the stored sum of the reserves against `greserve` and
+ * the cap, I8, `reconcileReserves-1.lua`).
  */
 export type FindingKind =
   | 'I1'
@@ -49,14 +50,15 @@ export type FindingKind =
   | 'REGISTRY'
   | 'LEASE'
   | 'TOTALS'
-  | 'OVERRIDE';
+  | 'OVERRIDE'
+  | 'RESERVE';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
   /**
-   * A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE, I4), a `stats` field (TOTALS) or
-   * an override's member `<kind>:<group>` (OVERRIDE).
+   * A group id (I1, I2, I3, LIMIT, REGISTRY), a job id (LEASE, I4), a `stats` field (TOTALS),
+   * an override's member `<kind>:<group>` (OVERRIDE), or `reserved` / `cap` (RESERVE).
    */
   readonly subject: string;
   /** What the invariants require (for TOTALS, the recount). */
@@ -274,6 +276,8 @@ async function recount(
     findings.push(...paired.findings);
     delayedDelta = paired.delayedDelta;
     findings.push(...(await reconcileOverrides(commands, mode, history)));
+    const [reserves] = await commands.reconcileReserves({ mode, history });
+    findings.push(...decode(reserves));
   }
   let pending = 0;
   let saturated = 0;

@@ -1,5 +1,12 @@
 /** Pure derivations from a group's stored fields: invariant I1 and DESIGN.md §4's state. */
-import type { GroupInfo, GroupState, QueueStats, RateLimit, TimedOverride } from '../types.js';
+import type {
+  GroupInfo,
+  GroupState,
+  QueueCap,
+  QueueStats,
+  RateLimit,
+  TimedOverride,
+} from '../types.js';
 
 /**
  * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer
@@ -21,14 +28,14 @@ export function parseCount(raw: string | number | null | undefined): number {
 /**
  * A group's stored fields as `includes/groupReply.lua` answers them, in order:
  * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>`), rateLimitedUntil,
- * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt; a missing one is null. The script
+ * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt, reserve; a missing one is null. The script
  * judged the rate on the Redis clock: rateLimitedUntil only while the reopening is ahead,
  * rateReopenedAt once it has come and the group still waits in `ratelimited` for a claim.
  */
 export type GroupFields = readonly (string | number | null)[];
 
 /** How many fields `includes/groupReply.lua` answers per group (its GROUP_FIELD_COUNT). */
-export const GROUP_FIELD_COUNT = 10;
+export const GROUP_FIELD_COUNT = 11;
 
 /**
  * Build a {@link GroupInfo} from its raw fields, deriving `state` and `onRing` (I1: READY and
@@ -46,6 +53,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     limitOver,
     pauseOver,
     reopened,
+    rawReserve,
   ] = fields;
   const limit = parseLimit(rawLimit == null ? null : String(rawLimit));
   const active = parseCount(rawActive);
@@ -76,6 +84,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     rateReopenedAt,
     limitOverride: parseOverride('limit', limitOver),
     pauseOverride: parseOverride('pause', pauseOver),
+    reserve: parseLimit(rawReserve == null ? null : String(rawReserve)) ?? 0,
   };
 }
 
@@ -105,7 +114,7 @@ export function parseRate(raw: string | number | null | undefined): RateLimit | 
  * for a pause `true`, anything else `false` (resume). `actor`: a string, anything else ''.
  */
 export function parseOverride(
-  kind: 'limit' | 'pause',
+  kind: 'limit' | 'pause' | 'queueLimit',
   raw: string | number | null | undefined,
 ): TimedOverride | null {
   if (typeof raw !== 'string') return null;
@@ -121,7 +130,7 @@ export function parseOverride(
   return {
     until: until as number,
     revertTo:
-      kind === 'limit'
+      kind !== 'pause'
         ? Number.isSafeInteger(revertTo) && (revertTo as number) >= 0
           ? (revertTo as number)
           : null
@@ -198,5 +207,24 @@ export function statsFrom(s: Record<string, string | undefined>): QueueStats {
     dead: parseCount(s.dead),
     removed: parseCount(s.removed),
     requeued: parseCount(s.requeued),
+  };
+}
+
+/**
+ * The queue's cap from its stored fields (`settings.limit`, `settings.reserved`, `goverride`
+ * `queueLimit:`) and ZCARD `active`, read as the claim reads them (DESIGN.md §3, "The queue's cap
+ * and reserves"): a limit that is not a non-negative safe integer is no cap.
+ */
+export function queueCap(
+  limit: string | null | undefined,
+  active: number | string | null | undefined,
+  reserved: number | string | null | undefined,
+  override: string | null | undefined,
+): QueueCap {
+  return {
+    limit: parseLimit(limit),
+    active: parseCount(active),
+    reserved: parseLimit(reserved == null ? null : String(reserved)) ?? 0,
+    override: parseOverride('queueLimit', override),
   };
 }

@@ -5,9 +5,15 @@
  * (DESIGN.md §4.6). The contracts are on `Queue`'s methods (queue.ts), which delegate here.
  */
 import { badInput } from '../errors.js';
-import type { GroupReply, HistoryArgs, RetentionReply } from '../scripts/commands.js';
+import type {
+  GroupReply,
+  HistoryArgs,
+  QueueLimitReply,
+  RetentionReply,
+} from '../scripts/commands.js';
 import type {
   GroupInfo,
+  QueueCap,
   QueueRetention,
   QueueState,
   RateLimit,
@@ -19,7 +25,7 @@ import type { QueueCore } from './core.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
 import * as overrides from './overrides.js';
 import { rateLimit } from './rateLimits.js';
-import { groupInfo } from './state.js';
+import { groupInfo, queueCap } from './state.js';
 
 // The names each options object may hold (`validate.options` refuses others).
 const TIMED: validate.OptionNames<TimedSteeringOptions> = { forMs: true, actor: true };
@@ -111,6 +117,52 @@ export class Steering {
     return 'RUNNING';
   }
 
+  async setQueueLimit(limit: number, options: TimedSteeringOptions = {}): Promise<QueueCap> {
+    const n = validate.limit(limit);
+    const history = this.core.historyArgs(options, 'options', TIMED);
+    const ms = overrides.forMs(options?.forMs);
+    const reply = await this.core.steered(() =>
+      this.core.commands.setQueueLimit({ limit: n, forMs: ms, history }),
+    );
+    if (reply[0] === -1) {
+      throw badInput(
+        'limit',
+        `must be at least the sum of the groups' reserves (${reply[3]}): lower a reserve first`,
+      );
+    }
+    return this.capFrom(reply);
+  }
+
+  async clearQueueLimit(options: SteeringOptions = {}): Promise<QueueCap> {
+    const history = this.core.historyArgs(options);
+    return this.capFrom(
+      await this.core.steered(() => this.core.commands.setQueueLimit({ limit: null, history })),
+    );
+  }
+
+  async setReserve(
+    group: string,
+    reserve: number,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const n = validate.reserve(reserve);
+    const history = this.core.historyArgs(options);
+    const [status, fields] = await this.core.steered(() =>
+      this.core.commands.setReserve({ group: g, reserve: n, history }),
+    );
+    if (status === -1) {
+      throw badInput('reserve', `must not be above the group's limit (${String(fields[0])})`);
+    }
+    if (status === -2) {
+      throw badInput(
+        'reserve',
+        "the sum of the groups' reserves would pass the queue's cap (or the cap a timed one reverts to)",
+      );
+    }
+    return this.groupFrom(g, fields);
+  }
+
   async setRetention(
     policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
     options?: SteeringOptions,
@@ -175,6 +227,11 @@ export class Steering {
       applied += n;
       if (n < batch) return { applied, nextAt: next === null ? null : Number(next) };
     }
+  }
+
+  /** {@link QueueCap} from `setQueueLimit-3.lua`'s reply. */
+  private capFrom([, limit, active, reserved, override]: QueueLimitReply): QueueCap {
+    return queueCap(limit, active, reserved, override);
   }
 
   private groupFrom(id: string, fields: GroupReply): GroupInfo {

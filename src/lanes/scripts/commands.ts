@@ -37,6 +37,17 @@ export type RetentionReply = [
   deadCount: number,
   deadAgeMs: number | null,
 ];
+/**
+ * `setQueueLimit-3.lua`'s reply: status (1, or -1 refused), the cap (text, null for none), the
+ * jobs in flight, the sum of the reserves and the pending timed cap (JSON, null for none).
+ */
+export type QueueLimitReply = [
+  status: number,
+  limit: string | null,
+  inFlight: number,
+  reserved: number | string | null,
+  override?: string | null,
+];
 /** `{ subject, kind, expected, found, … }` flat, as the reconcile scripts report findings. */
 export type FlatFindings = string[];
 /** `reconcileGroups-9.lua`'s reply. */
@@ -212,6 +223,7 @@ export type MetricsReply = [
   oldest: [id: string, score: string, enqueuedAt: string | null] | null,
   settled: 0 | 1,
   steps: number,
+  cap: [limit: string | null, reserved: string | null],
 ];
 
 /**
@@ -586,6 +598,39 @@ export class Commands {
     return this.run('pauseQueue', [this.k.settings], [...history]) as Promise<number>;
   }
 
+  /**
+   * `setQueueLimit-3.lua`: the queue's cap set (`limit` a count) or cleared (null); `forMs` (ms)
+   * makes a set timed (DESIGN.md §4.8). Answers the status (1, or -1: below the sum of the
+   * reserves, nothing written) and the cap as it stands after.
+   */
+  setQueueLimit(p: {
+    limit: number | null;
+    forMs?: number | undefined;
+    history: HistoryArgs;
+  }): Promise<QueueLimitReply> {
+    const k = this.k;
+    return this.run(
+      'setQueueLimit',
+      [k.settings, k.wake, k.active],
+      [p.limit ?? '', p.forMs ?? '', ...p.history],
+    ) as Promise<QueueLimitReply>;
+  }
+
+  /**
+   * `setReserve-9.lua`: `group`'s reserve (a count, 0 clears it). Answers the status (1; -1
+   * above the group's limit, -2 the sum past the cap: nothing written) and the group's fields.
+   */
+  setReserve(p: {
+    group: string;
+    reserve: number;
+    history: HistoryArgs;
+  }): Promise<[status: number, fields: GroupReply]> {
+    const args = [p.group, p.reserve, ...p.history];
+    return this.run('setReserve', [...this.groupKeys(p.group), this.k.settings], args) as Promise<
+      [number, GroupReply]
+    >;
+  }
+
   /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
   resumeQueue(history: HistoryArgs): Promise<number> {
     return this.run('resumeQueue', [this.k.settings, this.k.wake], [...history]) as Promise<number>;
@@ -883,6 +928,19 @@ export class Commands {
       [k.overrides, k.overrideData],
       [k.base, p.mode, p.op, p.cursor, p.batch, ...p.history],
     ) as Promise<[FlatFindings, string]>;
+  }
+
+  /**
+   * `reconcileReserves-1.lua`, one atomic step: the stored sum of the reserves against
+   * `greserve` (and the cap), in `mode`; the findings (kind RESERVE, subject `reserved` or `cap`).
+   */
+  reconcileReserves(p: {
+    mode: 'audit' | 'repair';
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings]> {
+    return this.run('reconcileReserves', [this.k.settings], [p.mode, ...p.history]) as Promise<
+      [FlatFindings]
+    >;
   }
 
   /**

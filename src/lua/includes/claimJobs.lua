@@ -32,7 +32,8 @@
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
   The claim scripts call claimDue, not claimJobs: the queue's gate and delayed jobs first
-  (DESIGN.md §3, claim). It promotes up to `promoteBatch` delayed jobs that are due
+  (DESIGN.md §3, claim), and the queue's cap (includes/queueCap.lua: at most cap − in flight
+  claims, the reserves' owed permits first; `gate` nil for a queue with no cap). It promotes up to `promoteBatch` delayed jobs that are due
   (includes/promote.lua: each back to its lane at its FIFO place, its group re-ringed with a
   wake when that makes it serviceable), whether or not the queue is paused; then, unless the
   queue is paused (settings.paused, read by the caller), claims. When the claims ran out
@@ -365,9 +366,14 @@ local function flushClaims(k, batch)
   end
 end
 
+-- ── hook: the queue's cap and reserves (includes/queueCap.lua; uses claimJobs, readStates) ──
+--- @include "queueCap"
+
 -- Promote what is due, then claim unless the queue is paused (see the header): returns the
--- jobs claimed and nextRunAt (ms or false). promoteBatch is ARGV text, passed on as is.
-local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch, queuePaused)
+-- jobs claimed and nextRunAt (ms or false). promoteBatch is ARGV text, passed on as is. gate:
+-- the queue's cap (queueCap.lua capOf), nil for none.
+local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch, queuePaused,
+  gate)
   if #tokens == 0 then
     return {}, false
   end
@@ -388,7 +394,13 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   if queuePaused then
     return {}, false
   end
-  local claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
+  local claimed
+  -- ── hook: the queue's cap (includes/queueCap.lua) ──
+  if gate then
+    claimed = claimUnderCap(k, base, batch, tokens, defaultMaxAttempts, gate)
+  else
+    claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
+  end
   if #claimed < #tokens and (delayed or rates) then
     return claimed, earliestAt(delayed and nextRunAt(k), rates and nextReopen(k))
   end

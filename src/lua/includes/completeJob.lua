@@ -10,6 +10,7 @@
   batch what this reads and writes once per job (completeAndClaim-11.lua has the figures).
 
   k: glimit, gactive, ring, paused, wake, active, leases, stats, settings, completed.
+  A claim the queue's cap held back is woken (includes/capWake.lua).
   jobKey: the job's hash.
   base: 'P:{Q}:' (the lane of the job's group is built from it, includes/keys.lua).
   result: the result's JSON text, '' for none (kept only with the job: finishCompleted).
@@ -24,6 +25,7 @@
 --- @include "releaseJob"
 --- @include "finishCompleted"
 --- @include "payloads"
+--- @include "capWake"
 
 local function completeJob(k, jobKey, base, id, token, result)
   local denied = checkLease(k.active, jobKey, id, token, k.settings)
@@ -38,7 +40,7 @@ local function completeJob(k, jobKey, base, id, token, result)
   -- The reply is the hash as it ends: read once, then patched here (the hash is deleted, or
   -- rewritten by finishCompleted below, the same way).
   local fields = jobFields(base, id)
-  local count, ageMs = retentionOf(k.settings, 'completed')
+  local count, ageMs, capped = retentionOf(k.settings, 'completed')
   local now = nowMs()
   finishCompleted(k, base, { id }, { jobKey }, { group }, now, count, ageMs, { result })
   local job = {}
@@ -59,5 +61,6 @@ local function completeJob(k, jobKey, base, id, token, result)
   end
   redis.call('HINCRBY', k.stats, 'completed', 1)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+  wakeCapped(k, capped)
   return { id, job }
 end

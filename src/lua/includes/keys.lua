@@ -44,7 +44,8 @@
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen` (each of base alone)
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve` (each of
+    base alone)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -163,4 +164,8 @@ end
 
 local function seenKeyOf(base)
   return base .. 'gseen'
+end
+
+local function reserveKeyOf(base)
+  return base .. 'greserve'
 end

@@ -4,7 +4,8 @@
   test/lua/includes.test.ts checks the two agree on any stored text.
 
     overrideOf(kind, raw)   the `goverride` field `raw` (JSON text, or false/nil for none) of a
-                            `kind` ('limit' or 'pause') override, as a table { until, revertTo,
+                            `kind` ('limit', 'pause', or 'queueLimit': the queue's cap, read
+                            as a limit) override, as a table { until, revertTo,
                             setAt, actor }, or nil when it is none: it does not decode to a JSON
                             object whose `until` and `setAt` are integers (ms) within
                             ±(2^53−1). revertTo is read as the revert applies it: for a limit a
@@ -33,7 +34,7 @@ local function overrideOf(kind, raw)
   end
   local r = o.revertTo
   local revertTo
-  if kind == 'limit' then
+  if kind == 'limit' or kind == 'queueLimit' then
     revertTo = cjson.null
     if type(r) == 'number' and r >= 0 and r <= MAX_SAFE_INTEGER and math.floor(r) == r then
       revertTo = r

@@ -16,7 +16,8 @@
   the victims of a call, not per victim.
 
     retentionOf(settingsKey, kind)          count, ageMs (nil for no age bound) of 'completed'
-                                            or 'dead'
+                                            or 'dead', and the queue's `capped` flag as read
+                                            (includes/capWake.lua)
     retentionFrom(kind, rawCount, rawAgeMs) the same from the two fields already read (a script
                                             that reads other settings in the same HMGET)
     retain(index, groupIndex, id, at)       add a finished job to the queue's and its group's
@@ -62,9 +63,12 @@ local function retentionFrom(kind, rawCount, rawAgeMs)
   return count, ageMs
 end
 
+-- count, ageMs of `kind`, and the queue's `capped` flag as read (false for none), which the
+-- scripts ending a lease need in the same read (includes/capWake.lua).
 local function retentionOf(settingsKey, kind)
-  local raw = redis.call('HMGET', settingsKey, kind .. 'Count', kind .. 'AgeMs')
-  return retentionFrom(kind, raw[1], raw[2])
+  local raw = redis.call('HMGET', settingsKey, kind .. 'Count', kind .. 'AgeMs', 'capped')
+  local count, ageMs = retentionFrom(kind, raw[1], raw[2])
+  return count, ageMs, raw[3]
 end
 
 local function forget(base, id)

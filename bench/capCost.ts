@@ -1,0 +1,85 @@
+/**
+ * The queue's cap in the flat-cost section (DESIGN.md §3, "The queue's cap and reserves"): a
+ * claim on a queue with no cap against two capped ones with reserves. `plenty`: a cap four times
+ * a window's claims, a reserve of 1 per group, so permits are never scarce and the claim pays the
+ * cap's read with `paused` (one HMGET either way) and a ZCARD of `active`. `scarce`: the cap is
+ * the sum of the reserves, so every claim of a window is scarce: it also reads `greserve` and its
+ * groups' standing and serves the first owed group from the ring's head (LREM + LPUSH). Three
+ * queues alike but for the cap, measured in turn as the rate-limit case is (bench/rateCost.ts).
+ */
+import type { Redis } from 'ioredis';
+import { type Queue, Ringmaster } from '../src/lanes/index.js';
+import type { BenchRedis } from './redis.js';
+import { done, measureClaims, newTally, type ScriptCost, type Tally } from './scriptCost.js';
+import { pool, progress } from './util.js';
+
+export interface CapCostResult {
+  /** Ring groups, each with a reserve of calls ÷ groups. */
+  groups: number;
+  /** The claim's cost on the queue with no cap and on the capped ones. */
+  costs: Record<Which, ScriptCost>;
+  /** µs per claim under each cap ÷ with no cap. */
+  ratio: { plenty: number; scarce: number };
+}
+
+type Which = 'none' | 'plenty' | 'scarce';
+
+const QUEUE = 'bench-flat-capped';
+const RING = 10;
+const CONCURRENCY = 16;
+
+/** The case, `o.rounds` rounds of `o.calls` claims per window (the flat-cost section's). */
+export async function capCost(
+  redis: BenchRedis,
+  conn: Redis,
+  o: { readonly rounds: number; readonly calls: number },
+): Promise<CapCostResult> {
+  progress('flat cost: claims under a queue cap with reserves');
+  const reserve = Math.max(1, Math.floor(o.calls / RING));
+  const queues = {} as Record<Which, Queue>;
+  for (const which of ['none', 'plenty', 'scarce'] as const) {
+    const queue = new Ringmaster(conn).queue(`${QUEUE}-${which}`);
+    if (which === 'scarce') {
+      // The cap is the reserves' sum: every claim of a window (at most calls in flight) is
+      // scarce, and each finds an owed group.
+      await queue.setQueueLimit(reserve * RING);
+      for (let i = 0; i < RING; i++) await queue.setReserve(`r${i}`, reserve);
+    }
+    if (which === 'plenty') {
+      await queue.setQueueLimit(4 * reserve * RING);
+      for (let i = 0; i < RING; i++) await queue.setReserve(`r${i}`, 1);
+    }
+    await queue.checkLayout();
+    queues[which] = queue;
+  }
+  const tallies: Record<Which, Tally> = {
+    none: newTally(),
+    plenty: newTally(),
+    scarce: newTally(),
+  };
+  const calls = reserve * RING;
+  for (let round = 0; round <= o.rounds; round++) {
+    const all = ['none', 'plenty', 'scarce'] as const;
+    for (let w = 0; w < all.length; w++) {
+      const which = all[(w + round) % all.length] as Which;
+      const queue = queues[which];
+      // Not measured: the jobs the claims take, as many per group as its reserve.
+      await pool(calls, CONCURRENCY, (i) => queue.enqueue(`r${i % RING}`, { i }));
+      await measureClaims(
+        redis.admin,
+        conn,
+        queue,
+        calls,
+        round > 0 ? tallies[which] : newTally(),
+        `(${which})`,
+      );
+    }
+  }
+  const costs = {
+    none: done(tallies.none),
+    plenty: done(tallies.plenty),
+    scarce: done(tallies.scarce),
+  };
+  const over = (c: ScriptCost) => c.usecPerCall / costs.none.usecPerCall;
+  return { groups: RING, costs, ratio: { plenty: over(costs.plenty), scarce: over(costs.scarce) } };
+}

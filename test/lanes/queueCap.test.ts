@@ -1,0 +1,301 @@
+/**
+ * The queue's cap and the groups' reserves (DESIGN.md §3, "The queue's cap and reserves"; I7–I9):
+ * a claim never takes the queue over its cap; a cap lowered below the work in flight takes
+ * nothing back and holds claims until it drains; a lease ending under the cap wakes a worker the
+ * cap held back; a timed cap reverts (§4.8); reserves are served first while permits are scarce,
+ * lent while their group has nothing pending, and bounded by the cap and the group's limit.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Job, type Queue, Worker } from '../../src/lanes/index.js';
+import { pollUntil, reapAtLeast, untilRedisTimePasses, useEngine } from '../support/lanes.js';
+
+const engine = useEngine();
+
+async function fill(q: Queue, groups: Record<string, number>): Promise<void> {
+  for (const [group, n] of Object.entries(groups)) {
+    for (let i = 0; i < n; i++) await q.enqueue(group, i);
+  }
+}
+
+const inFlight = async (q: Queue): Promise<number> => (await q.cap()).active;
+
+describe('the queue cap', () => {
+  it('a claim never takes the queue over its cap; completeAndClaim takes at most what is free', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 3, b: 3, c: 3 });
+    expect(await q.setQueueLimit(2)).toEqual({ limit: 2, active: 0, reserved: 0, override: null });
+    const first = (await q.claim()) as Job;
+    expect(await q.claim()).not.toBeNull();
+    expect(await q.claim()).toBeNull();
+    expect(await inFlight(q)).toBe(2);
+    // The groups stay on the ring: the cap is a gate in front of it (I1 unchanged).
+    expect((await q.ring()).length).toBe(3);
+    const batch = await q.completeAndClaim([{ id: first.id, token: first.token as string }], {
+      claim: 5,
+    });
+    expect(batch.claimed).toHaveLength(1);
+    expect(await inFlight(q)).toBe(2);
+    expect((await q.audit()).findings).toEqual([]);
+    // Cleared: the next claims take what the ring holds.
+    expect((await q.clearQueueLimit()).limit).toBeNull();
+    expect((await q.completeAndClaim([], { claim: 10 })).claimed).toHaveLength(6);
+  });
+
+  it('a cap lowered below the work in flight takes nothing back and holds claims until it drains', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 5, b: 5 });
+    const held = (await q.completeAndClaim([], { claim: 4 })).claimed;
+    expect(held).toHaveLength(4);
+    await q.setQueueLimit(2);
+    expect(await inFlight(q)).toBe(4);
+    expect(await q.claim()).toBeNull();
+    for (const job of held.slice(0, 2)) await q.complete(job.id, job.token as string);
+    expect(await q.claim()).toBeNull();
+    await q.complete(held[2]?.id as string, held[2]?.token as string);
+    expect(await q.claim()).not.toBeNull();
+    expect(await q.claim()).toBeNull();
+    expect(await inFlight(q)).toBe(2);
+  });
+
+  it('a claim held back marks the queue, and the next lease to end (complete, retry, reap) wakes a worker', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 5 });
+    await q.setQueueLimit(1);
+    const one = (await q.claim({ leaseMs: 60_000 })) as Job;
+    await q.redis.del(q.keys.wake);
+    expect(await q.claim()).toBeNull();
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBe('1');
+    await q.complete(one.id, one.token as string);
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBeNull();
+    expect(await q.redis.llen(q.keys.wake)).toBe(1);
+
+    const two = (await q.claim()) as Job;
+    expect(await q.claim()).toBeNull();
+    await q.retry(two.id, two.token as string, 'again');
+    expect(await q.redis.llen(q.keys.wake)).toBe(2);
+
+    const three = (await q.claim({ leaseMs: 1 })) as Job;
+    expect(await q.claim()).toBeNull();
+    await untilRedisTimePasses(q.redis, Date.now() + 5);
+    await reapAtLeast(q, 1);
+    expect(three.group).toBe('a');
+    expect(await q.redis.llen(q.keys.wake)).toBe(3);
+    // Nothing held back: a lease ending pushes nothing.
+    const four = (await q.claim()) as Job;
+    await q.complete(four.id, four.token as string);
+    expect(await q.redis.llen(q.keys.wake)).toBe(3);
+  });
+
+  it('a worker parked by the cap runs as soon as another lease ends', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 2 });
+    await q.setQueueLimit(1);
+    const mine = (await q.claim({ leaseMs: 60_000 })) as Job;
+    // The enqueue's wake token gone, so only a wake pushed from here on can end its park.
+    await q.redis.del(q.keys.wake);
+    const ran: string[] = [];
+    const worker = new Worker(q, async (job) => void ran.push(job.id), {
+      parkTimeoutMs: 60_000,
+      reaper: false,
+    });
+    try {
+      await pollUntil('the worker held back by the cap, parked', async () => {
+        const clients = String(await q.redis.client('LIST'));
+        return (
+          (await q.redis.hget(q.keys.settings, 'capped')) === '1' && clients.includes('cmd=blpop')
+        );
+      });
+      expect(ran).toEqual([]);
+      await q.complete(mine.id, mine.token as string);
+      await pollUntil('the parked worker woken', async () => ran.length === 1, 10_000);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a timed cap reverts to the cap before it, recorded in the history', async () => {
+    const q = engine.queue();
+    await q.setQueueLimit(5);
+    const timed = await q.setQueueLimit(1, { forMs: 1 });
+    expect(timed).toMatchObject({ limit: 1, override: { revertTo: 5 } });
+    expect((await q.cap()).override?.revertTo).toBe(5);
+    await untilRedisTimePasses(q.redis, timed.override?.until as number);
+    expect((await q.applyOverrides()).applied).toBe(1);
+    expect(await q.cap()).toMatchObject({ limit: 5, override: null });
+    const actions = (await q.history()).entries.map((e) => [e.action, e.group, e.after]);
+    expect(actions).toEqual([
+      ['revert', '', { limit: 5 }],
+      ['setQueueLimit', '', { limit: 1 }],
+      ['setQueueLimit', '', { limit: 5 }],
+    ]);
+    expect((await q.audit()).findings).toEqual([]);
+    // A plain clear drops a pending one.
+    await q.setQueueLimit(2, { forMs: 60_000 });
+    expect(await q.clearQueueLimit()).toMatchObject({ limit: null, override: null });
+  });
+
+  it('refuses a bad cap with nothing written', async () => {
+    const q = engine.queue();
+    await expect(q.setQueueLimit(-1)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'limit',
+    });
+    await expect(q.setQueueLimit(1, { forMs: 0 })).rejects.toMatchObject({ argument: 'forMs' });
+    expect(await q.redis.exists(q.keys.settings)).toBe(0);
+  });
+});
+
+describe('reserves', () => {
+  it('a group owed its reserve gets the next scarce permit before the ring order', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 3, c: 3, d: 3, a: 3 });
+    await q.setQueueLimit(2);
+    expect((await q.setReserve('a', 1)).reserve).toBe(1);
+    expect((await q.claim())?.group).toBe('b');
+    // Scarce: the last permit is owed to a, though c is next on the ring.
+    expect((await q.claim())?.group).toBe('a');
+    expect(await q.claim()).toBeNull();
+    const [b] = await q.jobs({ state: 'ACTIVE', group: 'b' }).then((p) => p.jobs);
+    await q.complete(b?.id as string, b?.token as string);
+    // a holds its reserve: the ring goes on.
+    expect((await q.claim())?.group).toBe('c');
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('a reserve of a group with nothing pending is lent, and comes back with the next completion', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 5 });
+    await q.setQueueLimit(3);
+    await q.setReserve('a', 2);
+    const taken = (await q.completeAndClaim([], { claim: 5 })).claimed;
+    expect(taken.map((j) => j.group)).toEqual(['b', 'b', 'b']);
+    await fill(q, { a: 2 });
+    const [x, y] = taken as [Job, Job];
+    const next = await q.completeAndClaim([{ id: x.id, token: x.token as string }], { claim: 1 });
+    expect(next.claimed.map((j) => j.group)).toEqual(['a']);
+    const after = await q.completeAndClaim([{ id: y.id, token: y.token as string }], { claim: 1 });
+    expect(after.claimed.map((j) => j.group)).toEqual(['a']);
+  });
+
+  it('a batch serves every owed group first, one each per round, then the ring', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 9, a: 3, z: 3 });
+    await q.setQueueLimit(6);
+    await q.setReserve('a', 2);
+    await q.setReserve('z', 2);
+    const groups = (await q.completeAndClaim([], { claim: 10 })).claimed.map((j) => j.group);
+    expect(groups).toHaveLength(6);
+    expect(groups.slice(0, 4).sort()).toEqual(['a', 'a', 'z', 'z']);
+    expect(await inFlight(q)).toBe(6);
+  });
+
+  it('a group limit lowered below its reserve is taken, and the reserve is held at it', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 5, a: 5 });
+    await q.setQueueLimit(3);
+    await q.setReserve('a', 2);
+    await q.setLimit('a', 1);
+    const groups = (await q.completeAndClaim([], { claim: 3 })).claimed.map((j) => j.group);
+    expect(groups.filter((g) => g === 'a')).toHaveLength(1);
+    expect(groups).toHaveLength(3);
+  });
+
+  it('refuses a reserve above the group limit, or a sum past the cap (or its revert), and a cap below the sum', async () => {
+    const q = engine.queue();
+    await q.setLimit('a', 2);
+    await expect(q.setReserve('a', 3)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'reserve',
+    });
+    await q.setQueueLimit(3);
+    await q.setReserve('a', 2);
+    await expect(q.setReserve('b', 2)).rejects.toMatchObject({ argument: 'reserve' });
+    await expect(q.setQueueLimit(1)).rejects.toMatchObject({ argument: 'limit' });
+    await q.setQueueLimit(10, { forMs: 60_000 });
+    await expect(q.setReserve('b', 2)).rejects.toMatchObject({ argument: 'reserve' });
+    expect(await q.cap()).toMatchObject({ limit: 10, reserved: 2 });
+    expect((await q.group('b')).reserve).toBe(0);
+    // Cleared: no bound until the next cap, which must cover them.
+    await q.clearQueueLimit();
+    expect((await q.setReserve('b', 5)).reserve).toBe(5);
+    await expect(q.setQueueLimit(6)).rejects.toMatchObject({ argument: 'limit' });
+    expect((await q.setReserve('a', 0)).reserve).toBe(0);
+    expect(await q.setQueueLimit(6)).toMatchObject({ limit: 6, reserved: 5 });
+    await expect(q.setReserve('a', -1)).rejects.toMatchObject({ argument: 'reserve' });
+    const last = (await q.history()).entries.find((e) => e.action === 'setReserve');
+    expect(last).toMatchObject({ group: 'a', before: { reserve: 2 }, after: { reserve: 0 } });
+  });
+});
+
+describe('audit and repair of the reserves (I8)', () => {
+  it('finds a stored sum that drifted, and a repair rewrites it', async () => {
+    const q = engine.queue();
+    await q.setQueueLimit(4);
+    await q.setReserve('a', 2);
+    await q.setReserve('b', 1);
+    expect((await q.audit()).findings).toEqual([]);
+    await q.redis.hset(q.keys.settings, 'reserved', '7');
+    const drift = { kind: 'RESERVE', subject: 'reserved', expected: '3', found: '7' };
+    expect((await q.audit()).findings).toEqual([drift]);
+    expect((await q.repair()).findings).toEqual([drift]);
+    expect((await q.cap()).reserved).toBe(3);
+    expect((await q.audit()).findings).toEqual([]);
+    // A sum past the cap, by another writer: reported, not repaired.
+    await q.redis.hset(q.keys.reserve, 'c', '5');
+    expect((await q.repair()).findings).toEqual([
+      { kind: 'RESERVE', subject: 'reserved', expected: '8', found: '3' },
+      { kind: 'RESERVE', subject: 'cap', expected: 'at most 4', found: '8' },
+    ]);
+    expect((await q.audit()).findings).toEqual([
+      { kind: 'RESERVE', subject: 'cap', expected: 'at most 4', found: '8' },
+    ]);
+  });
+});
+
+describe('completeAndClaim under a cap', () => {
+  it('wakes a held-back claim only when its own claims leave a permit free', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 5 });
+    await q.setQueueLimit(1);
+    const one = (await q.claim({ leaseMs: 60_000 })) as Job;
+    await q.redis.del(q.keys.wake);
+    expect(await q.claim()).toBeNull();
+    // Its own claim takes the permit its completion freed: no one is woken, the flag stays.
+    const batch = await q.completeAndClaim([{ id: one.id, token: one.token as string }], {
+      claim: 1,
+    });
+    const [two] = batch.claimed as [Job];
+    expect(await q.redis.llen(q.keys.wake)).toBe(0);
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBe('1');
+    // A completion that leaves the permit free wakes the held-back claim.
+    await q.completeAndClaim([{ id: two.id, token: two.token as string }], { claim: 0 });
+    expect(await q.redis.llen(q.keys.wake)).toBe(1);
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBeNull();
+  });
+});
+
+describe('which owed group first', () => {
+  it('the group furthest below its reserve gets the next scarce permit', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 4, z: 4 });
+    await q.setQueueLimit(4);
+    await q.setReserve('z', 2);
+    await q.setReserve('a', 2);
+    const groups: string[] = [];
+    for (let i = 0; i < 4; i++) groups.push(((await q.claim()) as Job).group);
+    // a and z take turns: each claim goes to the one with fewer of its reserve in flight.
+    expect(groups).toEqual(['a', 'z', 'a', 'z']);
+  });
+});
+
+describe('forgetting groups', () => {
+  it('keeps a group that holds a reserve, and forgets it once cleared', async () => {
+    const q = engine.queue();
+    await q.setReserve('held', 1);
+    await q.reap({ groupGraceMs: 0 });
+    expect((await q.groups()).groups.map((g) => g.id)).toEqual(['held']);
+    await q.setReserve('held', 0);
+    await q.reap({ groupGraceMs: 0 });
+    expect((await q.groups()).totalCount).toBe(0);
+  });
+});
