@@ -18,8 +18,6 @@ export const Bounds = {
   limit: { min: 0, max: Limits.maxLimit },
   /** `queue-limit <limit>`: `setQueueLimit(limit)`, the queue's cap (a limit's range). */
   queueLimit: { min: 0, max: Limits.maxLimit },
-  /** `queue-limit --for`: `setQueueLimit(forMs)`, ms, an `Int` in the API (2^31 − 1 at most). */
-  queueLimitFor: { min: 1, max: 2_147_483_647 },
   /** `reserve <group> <reserve>`: `setReserve(reserve)`, 0 clears it (a limit's range). */
   reserve: { min: 0, max: Limits.maxLimit },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */

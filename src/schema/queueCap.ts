@@ -34,7 +34,7 @@ builder.objectFields(GroupRef, (t) => ({
 }));
 
 const FOR_MS =
-  'A timed cap (ms, from 1; an Int, so at most 2,147,483,647 ≈ 24.8 days over GraphQL, the engine taking up to 30 days): reverts at the deadline (Redis clock) to the cap before the first pending timed one; left out, a plain call that also drops a pending revert.';
+  'A timed cap (ms, 1..2,592,000,000 = 30 days): reverts at the deadline (Redis clock) to the cap before the first pending timed one; left out, a plain call that also drops a pending revert.';
 
 // Nullable, as every mutation field (src/schema/job.ts says why).
 builder.mutationFields((t) => ({
@@ -47,7 +47,7 @@ builder.mutationFields((t) => ({
     args: {
       queue: t.arg.string({ required: true }),
       limit: t.arg.int({ required: true }),
-      forMs: t.arg.int({ description: FOR_MS }),
+      forMs: t.arg({ type: 'SafeInt', description: FOR_MS }),
     },
     resolve: (_root, args, ctx) => resolve.setQueueLimit(ctx, args),
   }),

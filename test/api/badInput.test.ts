@@ -22,7 +22,6 @@ import {
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
-  FOR_MS_INT,
   GROUP_IDS,
   JOB_CURSORS,
   JOB_IDS,
@@ -164,9 +163,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.setQueueLimit',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $limit: Int!, $forMs: Int) { setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) { name limit } }',
+      'mutation($queue: String!, $limit: Int!, $forMs: SafeInt) { setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) { name limit } }',
     valid: () => ({ queue: QUEUE, limit: 50, forMs: 60_000 }),
-    bad: { queue: QUEUE_NAMES, limit: [...LIMITS, NULL], forMs: FOR_MS_INT },
+    bad: { queue: QUEUE_NAMES, limit: [...LIMITS, NULL], forMs: FOR_MS },
   },
   {
     name: 'Mutation.clearQueueLimit',

@@ -49,8 +49,8 @@ export function registerQueueCap(program: Command): void {
     .addOption(
       new Option(
         '--for <duration>',
-        `set the cap for this long, then go back to the cap from before (10m, 30s, …; a unit is needed; ${durationRange(Bounds.queueLimitFor)})`,
-      ).argParser(duration('--for', Bounds.queueLimitFor)),
+        `set the cap for this long, then go back to the cap from before (10m, 30s, …; a unit is needed; ${durationRange(Bounds.for)})`,
+      ).argParser(duration('--for', Bounds.for)),
     )
     .action(
       async (

@@ -752,7 +752,7 @@ export const CliSetReserveDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<CliSetReserveMutation, CliSetReserveMutationVariables>;
 export const CliSetQueueLimitDocument = new TypedDocumentString(`
-    mutation CliSetQueueLimit($queue: String!, $limit: Int!, $forMs: Int) {
+    mutation CliSetQueueLimit($queue: String!, $limit: Int!, $forMs: SafeInt) {
   setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) {
     ...CliQueueCap
   }
