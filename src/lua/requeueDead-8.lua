@@ -161,7 +161,7 @@ for _, job in ipairs(requeue) do
   if mode == 'group' then
     redis.call('ZREM', sourceIndex, job.id)
   end
-  local laneScore = laneScoreOf(job.score, job.id)
+  local laneScore = storedScoreOf(job.score, job.id)
   added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
   noteLaneHead(base, job.group, laneScore)
   redis.call('HSET', job.key, 'state', 'pending')

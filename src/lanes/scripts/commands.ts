@@ -135,11 +135,14 @@ export interface EnqueueArgs {
   readonly delayMs?: number | undefined;
   readonly runAt?: number | undefined;
   readonly backoff?: BackoffArgs | undefined;
+  /** 1..9, or undefined for the default 5 (sent as '': nothing written for it). */
+  readonly priority?: number | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
- * `enqueue-12.lua` (ARGV[5..12]) and `enqueueMany-9.lua` (each job's last 8) take them: keyTtlMs,
- * fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter; '' for each one absent.
+ * `enqueue-12.lua` (ARGV[5..13]) and `enqueueMany-9.lua` (each job's last 9) take them: keyTtlMs,
+ * fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter, priority; '' for each
+ * one absent.
  */
 function jobTailArgs(p: EnqueueArgs): Arg[] {
   const b = p.backoff;
@@ -152,6 +155,7 @@ function jobTailArgs(p: EnqueueArgs): Arg[] {
     b?.delayMs ?? '',
     b?.maxDelayMs ?? '',
     b ? String(b.jitter) : '',
+    p.priority ?? '',
   ];
 }
 /**
@@ -159,6 +163,11 @@ function jobTailArgs(p: EnqueueArgs): Arg[] {
  * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
 export type PromoteReply = [id: string, fields: string[], promoted: 0 | 1] | number;
+/**
+ * `changeJobPriority-1.lua`'s reply: the job after the call and whether its priority was changed
+ * (1) or it was left as it was (0, nothing written); or a negative status code (JOB_NOT_FOUND).
+ */
+export type ChangePriorityReply = [id: string, fields: string[], changed: 0 | 1] | number;
 /**
  * `reap-12.lua`'s reply: counts of jobs reaped, promoted, trimmed (completed, dead), groups
  * reopened, and job watches dropped past their time.
@@ -633,6 +642,20 @@ export class Commands {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats, k.delayed, k.job(p.id)];
     return this.run('promoteJob', keys, [k.base, p.id, ...p.history]) as Promise<PromoteReply>;
+  }
+
+  /** `changeJobPriority-1.lua`: a pending or delayed job's new priority, 1..9 (see the script). */
+  changeJobPriority(p: {
+    id: string;
+    priority: number;
+    history: HistoryArgs;
+  }): Promise<ChangePriorityReply> {
+    const k = this.k;
+    return this.run(
+      'changeJobPriority',
+      [k.job(p.id)],
+      [k.base, p.id, p.priority, ...p.history],
+    ) as Promise<ChangePriorityReply>;
   }
 
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */

@@ -10,7 +10,18 @@
     laneScoreOf(id, priority)   the lane score of job `id` (a number) at `priority` (a number)
     levelOf(score)    the priority a lane score stands at (1–9): 5 + floor(score / 10^15),
                       held within 1–9 for a score another writer chose
+    orderOf(score)    the enqueue order a lane score stands for: the score less its level's
+                      shift, so the id for a job Ringmaster enqueued, whatever its priority
+                      (the oldest pending job is the lowest order, includes/heads.lua)
+    storedScoreOf(raw, id)  the lane score a job goes back to (retry, reap, promotion,
+                      requeueDead): its hash's `score` (raw) when that is a finite number, else
+                      its id, else 0 — never NaN or an infinity, which ZADD refuses after the
+                      script wrote; a job of the default priority has no `score`: its id
+    levelStartOf(level)  the lowest lane score of `level` (its shift): a level's jobs are the
+                      scores from it to the next level's start
 ]]
+--- @include "safeInteger"
+
 local PRIORITY_STEP = 1e15
 local MAX_JOB_ID = 1e15 - 1
 local DEFAULT_PRIORITY = 5
@@ -27,4 +38,16 @@ local function levelOf(score)
     return 9
   end
   return level
+end
+
+local function orderOf(score)
+  return tonumber(score) - (levelOf(score) - DEFAULT_PRIORITY) * PRIORITY_STEP
+end
+
+local function levelStartOf(level)
+  return (level - DEFAULT_PRIORITY) * PRIORITY_STEP
+end
+
+local function storedScoreOf(raw, id)
+  return finiteScore(raw) or finiteScore(id) or 0
 end

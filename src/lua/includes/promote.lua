@@ -35,6 +35,7 @@
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "heads"
+--- @include "priority"
 --- @include "jobEvents"
 
 local function promoteJob(k, base, id, unjudged)
@@ -60,9 +61,8 @@ local function promoteJob(k, base, id, unjudged)
   if active ~= nil then
     wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
   end
-  -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints);
-  -- never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
-  local score = finiteScore(job[2]) or finiteScore(id) or 0
+  -- The job's place: its score as stored (its priority's), else its id (exact, as seq mints).
+  local score = storedScoreOf(job[2], id)
   redis.call('ZREM', k.delayed, id)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
   redis.call('ZADD', laneKey, score, id)

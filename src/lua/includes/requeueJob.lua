@@ -1,6 +1,6 @@
 --[[
   After a released lease (retry, reap): record the failed attempt, then put the job back —
-  at the front of its own lane with its original FIFO score, or into `delayed` until its
+  at the front of its own lane with its original score (its place by priority, then FIFO), or into `delayed` until its
   backoff has passed, or bury it in `dead` once its attempts reach maxAttempts
   (DESIGN.md §3, retry and backoff).
   A job whose hash is gone (deleted by hand) goes back to its lane as a bare id, as a job
@@ -33,9 +33,10 @@
 
   Exact whatever the fields hold (includes/safeInteger.lua): attempts and maxAttempts are
   compared as decimal text, never as doubles (an attempts that is not an integer counts as 0; a
-  maxAttempts that is not one means no limit, as before). The score is the one the hash holds,
-  or the id (finiteScore: NaN or an infinity falls back to the id, then 0, rather than making
-  ZADD fail after the release was written).
+  maxAttempts that is not one means no limit, as before). The score is the one the hash holds
+  (its priority's, DESIGN.md §3 "Priorities"), or the id (includes/priority.lua storedScoreOf:
+  NaN or an infinity falls back to the id, then 0, rather than making ZADD fail after the
+  release was written).
 
   k: k.dead, k.delayed (zsets), k.stats, k.settings (hashes); k.deadRetention is filled in.
   base: 'P:{Q}:' (the group's delayed and dead indexes and the error list are built from it,
@@ -51,6 +52,7 @@
 --- @include "safeInteger"
 --- @include "retention"
 --- @include "heads"
+--- @include "priority"
 --- @include "jobEvents"
 
 local ERRORS_KEPT = 10
@@ -104,7 +106,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     'backoffDelayMs', 'backoffMaxDelayMs', 'backoffJitter')
   local attempts = isInteger(job[1]) and job[1] or '0'
   local maxAttempts = isInteger(job[2]) and job[2] or nil
-  local score = finiteScore(job[3]) or finiteScore(id) or 0
+  local score = storedScoreOf(job[3], id)
   local exists = redis.call('EXISTS', jobKey) == 1
   if exists then
     redis.call('HDEL', jobKey, 'token', 'leaseUntil')
