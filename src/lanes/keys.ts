@@ -79,7 +79,7 @@ export interface QueueKeys {
   readonly weight: string;
   /** `P:{Q}:gturns` — hash: group → turns it has taken in this round (weighted groups). */
   readonly turns: string;
-  /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
+  /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
    * `P:{Q}:ringwatched` — string: exists while a live feed watches the ring (`ringChanged`,
