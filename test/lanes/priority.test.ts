@@ -267,4 +267,15 @@ describe('the oldest pending job, with priorities', () => {
     expect(m.oldestPending?.id).toBe(old.id);
     expect(m.oldestPending?.score).toBe(Number(old.id) + 4 * 10 ** 15);
   });
+
+  it('repair indexes a lane by its oldest job, not its head', async () => {
+    const q = engine.queue();
+    const old = await q.enqueue('g', 'old', { priority: 9 });
+    await q.enqueue('g', 'new', { priority: 1 });
+    // A lane no Ringmaster write indexed (another writer's, or from before the index).
+    await q.redis.del(q.keys.heads);
+    await q.repair();
+    expect(await q.redis.zrange(q.keys.heads, 0, -1, 'WITHSCORES')).toEqual(['g', old.id]);
+    expect((await q.metrics()).oldestPending?.id).toBe(old.id);
+  });
 });
