@@ -1,7 +1,8 @@
 --[[
   requeueDead — an operator puts dead jobs back to work (DESIGN.md §3, "Operator actions"):
-  each goes back to its own group's lane at its original FIFO place (its hash's `score`: it runs
-  before the jobs enqueued after it), state pending, its attempts reset to 0 unless told to keep
+  each goes back to its own group's lane at its original place (its hash's `score`, else its
+  id, includes/priority.lua storedScoreOf: by its priority, then before the jobs enqueued after
+  it), state pending, its attempts reset to 0 unless told to keep
   them, its lastError and error history kept, finishedAt gone. Each group whose lane this makes
   serviceable is re-ringed with a wake (I1, settleAfterGain). At most `limit` jobs per call, so a
   call is short; the caller loops on `remaining`.
@@ -67,6 +68,7 @@
 --- @include "settleGroup"
 --- @include "jobPlaces"
 --- @include "heads"
+--- @include "priority"
 --- @include "nowMs"
 --- @include "retentionAge"
 

@@ -382,7 +382,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Run a DELAYED job now: it goes to its lane at its FIFO place (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job (or it is COMPLETED or DEAD past its retention’s age: gone, as `Queue.job` reads it).',
+      'Run a DELAYED job now: it goes to its lane at its place, by priority then FIFO (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job (or it is COMPLETED or DEAD past its retention’s age: gone, as `Queue.job` reads it).',
     args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) =>
       resolve.promoteJob(ctx, { queue: args.queue, id: String(args.id) }),

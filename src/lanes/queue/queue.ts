@@ -588,7 +588,7 @@ export class Queue<Payload = unknown, Result = unknown> {
   /**
    * Put dead jobs back to work (DESIGN.md §3 and §4.1, "Operator actions"; script
    * `requeueDead-8.lua`, one atomic call): each returns to its own group's lane at its original
-   * FIFO place (it runs before the jobs enqueued after it), state PENDING, attempts reset to 0
+   * place (by its priority, then before the jobs enqueued after it), state PENDING, attempts reset to 0
    * unless `resetAttempts` is false (kept, a job that had used them all gets one more attempt),
    * lastError and error history kept. A group this makes serviceable is re-ringed with a wake.
    * Counted in `stats.requeued`; `stats.pending` grows by the jobs added.
@@ -666,9 +666,9 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
-   * Promote delayed job `id` now (admin): it goes to its group's lane at its FIFO place, as if
-   * its run-at time had come, and its group is re-ringed with a wake if that makes it
-   * serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
+   * Promote delayed job `id` now (admin): it goes to its group's lane at its place (by its
+   * priority, then FIFO), as if its run-at time had come, and its group is re-ringed with a
+   * wake if that makes it serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
    * false. Script: `promoteJob-8.lua`. Recorded in the history as `promoteJob` (DESIGN.md
    * §4.6; not when the job is not found or the call is refused).
    * @param options.actor who asks (history); default this handle's `actor`

@@ -1,8 +1,8 @@
 --[[
   After a released lease (retry, reap): record the failed attempt, then put the job back —
-  at the front of its own lane with its original score (its place by priority, then FIFO), or into `delayed` until its
-  backoff has passed, or bury it in `dead` once its attempts reach maxAttempts
-  (DESIGN.md §3, retry and backoff).
+  at the front of its own lane with its original score (its place by priority, then FIFO), or
+  into `delayed` until its backoff has passed, or bury it in `dead` once its attempts reach
+  maxAttempts (DESIGN.md §3, retry and backoff).
   A job whose hash is gone (deleted by hand) goes back to its lane as a bare id, as a job
   written by another implementation of the seed would be: it has no policy, no error list.
 
