@@ -21,9 +21,11 @@
   base: 'P:{Q}:' (headsKeyOf, includes/keys.lua).
 
     noteLaneHead(base, group, score, order)
-                        a job went to group's lane (or moved in it) at lane score `score`;
-                        `order` its enqueue order when the caller knows it (enqueue: the id it
-                        minted), else orderOf(score)
+                        a job went to group's lane (or moved in it) at lane score `score` (for
+                        a batch, the lowest it added); `order` its enqueue order when the caller
+                        knows it (enqueue: the id it minted), else orderOf(score). A job moved
+                        to a later priority (changeJobPriority) may have raised the lane's head:
+                        whatever needs the head itself reads it (ZRANGE 0 0)
     laneOldest(laneKey) the lane's oldest job: member, score (as Redis writes it) and order, or
                         nil for an empty lane. The lowest order is the first job of one of the
                         lane's levels (within a level, score order is enqueue order): one ZRANGE
