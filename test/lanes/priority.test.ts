@@ -89,6 +89,20 @@ describe('the lane runs by priority, FIFO within one', () => {
     ]);
   });
 
+  it('a lane pages in run order, one job a page, across priorities', async () => {
+    const q = engine.queue();
+    const { a, b, c, d } = await mixed(q);
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await q.jobs({ state: 'PENDING', group: 'g', first: 1, after });
+      seen.push(...page.jobs.map((j) => j.id));
+      if (!page.hasNextPage || page.endCursor === null) break;
+      after = page.endCursor;
+    }
+    expect(seen).toEqual([c.id, a.id, d.id, b.id]);
+  });
+
   it('an idempotency key tells priorities apart; 5 is the default request', async () => {
     const q = engine.queue();
     const first = await q.enqueue('g', 'x', { key: 'k' });
