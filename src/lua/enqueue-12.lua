@@ -47,12 +47,13 @@
     ARGV[10] backoffDelayMs, ARGV[11] backoffMaxDelayMs ('' for no cap), ARGV[12] backoffJitter
                          ('' or '0' for none): stored on the job as they are (validated by the
                          engine; includes/requeueJob.lua applies them)
-    ARGV[13] priority    1..9 (validated by the engine), or '' for the default 5: the job's
-                         place in its lane (DESIGN.md §3, "Priorities"; includes/priority.lua)
-    ARGV[14] idFloor     the highest job id the engine has seen handed out in this queue, or
+    ARGV[13] idFloor     the highest job id the engine has seen handed out in this queue, or
                          '' for none: a new id is above it even when `seq` was lost (DESIGN.md
                          §3, "A Redis that lost a queue's state"; includes/enqueueJob.lua,
                          firstId)
+    ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
+                         less for the common job): its place in its lane (DESIGN.md §3,
+                         "Priorities"; includes/priority.lua)
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -118,7 +119,7 @@ if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
 local delayed = runAt ~= nil and runAt > now
-local seq, raiseTo = firstId(seqKey, 1, ARGV[14])
+local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
 local limit, active, wasServiceable, wasSaturated
 if not delayed then
@@ -130,8 +131,8 @@ end
 redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
-writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12],
-  ARGV[13])
+local score = writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10],
+  ARGV[11], ARGV[12], ARGV[14] or '')
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
@@ -143,10 +144,6 @@ if delayed then
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
-  local score = seq
-  if ARGV[13] ~= '' then
-    score = laneScoreOf(seq, tonumber(ARGV[13]))
-  end
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, score, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)

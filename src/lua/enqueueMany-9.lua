@@ -27,15 +27,17 @@
 
     ARGV[1] base   'P:{Q}:'
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
-    then 13 per job, the i-th job's from ARGV[3 + 13 × (i − 1)]:
+    then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 13 when a job of the call has
+    a priority, else 12 (the priority left out: the common call is sent none; the script reads s
+    from #ARGV):
       group, payload ('' none), maxAttempts, key ('' none: the idempotency key's name, 1–256
       bytes), keyTtlMs ('' without a key), fingerprint ('' without a key), delayMs ('' none),
       runAt ('' none; never with delayMs), backoff ('FIXED' | 'EXPONENTIAL' | '' none),
-      backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none), priority
-      (1..9, '' for the default 5) — enqueue-12.lua's ARGV[2..13], the key's name in place of
-      its declared idem key, validated by the engine.
-    ARGV[3 + 13 × n] idFloor  the highest job id the engine has seen handed out in this queue,
-      or '' for none: enqueue-12.lua's ARGV[14]
+      backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none), and with
+      s = 13 priority (1..9, '' for the default 5) — enqueue-12.lua's ARGV[2..12] and ARGV[14],
+      the key's name in place of its declared idem key, validated by the engine.
+    ARGV[3 + s × n] idFloor  the highest job id the engine has seen handed out in this queue,
+      or '' for none: enqueue-12.lua's ARGV[13]
 
   Output:
     { 0, { { id, fields, outcome }, ... } }  every job's reply, in input order, as enqueue-12.lua
@@ -68,7 +70,9 @@ local seqKey = KEYS[8]
 local delayedKey = KEYS[9]
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
-local STRIDE = 13
+-- 13 arguments a job with priorities in the call, else 12 (the header's s).
+local STRIDE = (#ARGV - 3) / n
+local WITH_PRIORITY = STRIDE == 13
 
 -- Judge every job, writing nothing. jobs[i] = { a (its first ARGV index less one), outcome,
 -- runAt, delayed, id (a key's job: the id it answers; a new job: its own), seen (a key used
@@ -156,8 +160,13 @@ if #created > 0 then
   for j = 1, #created do
     local job = created[j]
     local a = job.a
-    writeJob(base, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt, job.delayed, ARGV[a + 9],
-      ARGV[a + 10], ARGV[a + 11], ARGV[a + 12], ARGV[a + 13])
+    local score = writeJob(base, job.seq, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt,
+      job.delayed, ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12],
+      WITH_PRIORITY and ARGV[a + 13] or '')
+    -- Kept only when it is not the id: a field more would grow every job's table.
+    if score ~= job.seq then
+      job.score = score
+    end
     if ARGV[a + 2] ~= '' then
       payloads[#payloads + 1] = job.id
       payloads[#payloads + 1] = ARGV[a + 2]
@@ -192,11 +201,7 @@ if #created > 0 then
       local top = math.huge
       for j = 1, #lane do
         local job = lane[j]
-        local score = job.seq
-        local priority = ARGV[job.a + 13]
-        if priority ~= '' then
-          score = laneScoreOf(score, tonumber(priority))
-        end
+        local score = job.score or job.seq
         if score < top then
           top = score
         end

@@ -5,13 +5,13 @@
   dozen fields, and at most maxSteps steps over the oldest-pending index (below).
 
   The oldest pending job (includes/heads.lua): `P:{Q}:heads` holds every group with pending
-  work at a value ≤ the enqueue order of its lane's oldest job. Its first entry is checked
-  against that group's real oldest job (laneOldest: two reads for a lane of one priority, one
-  more per further priority it holds, ten at most): an empty lane is dropped (ZREM), an oldest
-  job of a higher order raises the entry to it (ZADD XX); then the first entry is read again.
-  An entry that matches its lane's oldest is the queue-wide minimum (every other entry is ≤ its
-  own lane's, and ≥ this one), so its job is the oldest pending job (the lowest order: the
-  lowest id, whatever its priority). Each step removes or raises one stale entry, and an entry
+  work at a value ≤ the id of its lane's oldest job. Its first entry is checked against that
+  group's real oldest job (laneOldest: two reads for a lane of one priority, one more per
+  further priority it holds, ten at most): an empty lane is dropped (ZREM), an oldest job of a
+  higher id raises the entry to it (ZADD XX); then the first entry is read again. An entry
+  that matches its lane's oldest is the queue-wide minimum (every other entry is ≤ its own
+  lane's, and ≥ this one), so its job is the oldest pending job (the lowest id, whatever its
+  priority). Each step removes or raises one stale entry, and an entry
   goes stale only when a claim or a removal takes the oldest job of a lane it leaves non-empty
   (an emptied lane's entry goes in that script), so the steps are amortised O(1) per claim; a
   backlog of stale entries (many backlogs claimed from between two scrapes) is worked off

@@ -103,6 +103,27 @@ describe('the lane runs by priority, FIFO within one', () => {
     expect(seen).toEqual([c.id, a.id, d.id, b.id]);
   });
 
+  it('every priority scores its job id + (priority − 5) × 10^15 (includes/priority.lua), one by one and in a batch', async () => {
+    const q = engine.queue();
+    const levels = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+    const one = await Promise.all(levels.map((priority) => q.enqueue('a', null, { priority })));
+    const many = await q.enqueueMany(
+      levels.map((priority) => ({ group: 'b', options: { priority } })),
+    );
+    for (const [group, jobs] of [
+      ['a', one],
+      ['b', many],
+    ] as const) {
+      for (const job of jobs) {
+        const score = Number(job.id) + ((job.priority as number) - 5) * 10 ** 15;
+        expect(await q.redis.zscore(q.keys.lane(group), job.id)).toBe(String(score));
+        expect(await q.redis.hget(q.keys.job(job.id), 'score')).toBe(
+          job.priority === 5 ? null : String(score),
+        );
+      }
+    }
+  });
+
   it('an idempotency key tells priorities apart; 5 is the default request', async () => {
     const q = engine.queue();
     const first = await q.enqueue('g', 'x', { key: 'k' });

@@ -140,9 +140,9 @@ export interface EnqueueArgs {
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
- * `enqueue-12.lua` (ARGV[5..13]) and `enqueueMany-9.lua` (each job's last 9) take them: keyTtlMs,
- * fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter, priority; '' for each
- * one absent.
+ * `enqueue-12.lua` (ARGV[5..12]) and `enqueueMany-9.lua` (each job's 8 before its priority)
+ * take them: keyTtlMs, fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter;
+ * '' for each one absent.
  */
 function jobTailArgs(p: EnqueueArgs): Arg[] {
   const b = p.backoff;
@@ -155,7 +155,6 @@ function jobTailArgs(p: EnqueueArgs): Arg[] {
     b?.delayMs ?? '',
     b?.maxDelayMs ?? '',
     b ? String(b.jitter) : '',
-    p.priority ?? '',
   ];
 }
 /**
@@ -501,6 +500,8 @@ export class Commands {
       k.groupDelayed(p.group),
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
+    // A priority only when not the default: the common job is sent one argument less.
+    if (p.priority !== undefined) args.push(p.priority);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -523,8 +524,12 @@ export class Commands {
       k.delayed,
     ];
     const args: Arg[] = [k.base, jobs.length];
+    // Each job's priority only when one of the call has one: the common call is sent none (the
+    // script tells the two apart by the count of its arguments).
+    const priorities = jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
+      if (priorities) args.push(p.priority ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;

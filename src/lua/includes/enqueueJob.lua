@@ -40,13 +40,13 @@
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
                         lost: its first id since)
-    writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-             backoffMaxDelayMs, backoffJitter, priority)
+    writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
+             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
                         the job hash in one HSET (state pending, or delayed with its runAt);
-                        priority '' for the default (nothing written for it), else 1–9: the hash
-                        holds it and its lane score (DESIGN.md §3, "Priorities"); the scripts
-                        score its lane entry alike, inline (a function call per job costs
-                        about what a redis.call does)
+                        returns its lane score: `seq` (its id as a number) for priority '', the
+                        default (nothing written for it), else, for 1–9, laneScoreOf(seq,
+                        priority) computed in place (includes/priority.lua says why), which the
+                        hash holds with the priority (DESIGN.md §3, "Priorities")
     rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
     settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
                         after jobs went to the lane of a group: true when it is to be re-ringed
@@ -151,15 +151,15 @@ local function markLayout(base, first, raised)
   end
 end
 
-local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-    backoffMaxDelayMs, backoffJitter, priority)
+local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
+    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
   local jobKey = jobKeyOf(base, id)
   -- No `score` for the default priority: its score is its id (retry, promotion and requeue
   -- fall back to it).
   if backoff == '' and not delayed and priority == '' then
     redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
       'maxAttempts', maxAttempts, 'enqueuedAt', now)
-    return
+    return seq
   end
   local fields = { 'group', group, 'state', delayed and 'delayed' or 'pending', 'attempts', 0,
     'maxAttempts', maxAttempts, 'enqueuedAt', now }
@@ -181,13 +181,18 @@ local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backo
     fields[#fields + 1] = 'runAt'
     fields[#fields + 1] = string.format('%d', runAt)
   end
+  local score = seq
   if priority ~= '' then
+    -- laneScoreOf(seq, priority) in place, its DEFAULT_PRIORITY and PRIORITY_STEP as literals
+    -- (includes/priority.lua): a closure, or an upvalue, more costs every enqueue (measured).
+    score = seq + (tonumber(priority) - 5) * 1e15
     fields[#fields + 1] = 'priority'
     fields[#fields + 1] = priority
     fields[#fields + 1] = 'score'
-    fields[#fields + 1] = string.format('%d', laneScoreOf(tonumber(id), tonumber(priority)))
+    fields[#fields + 1] = string.format('%d', score)
   end
   redis.call('HSET', jobKey, unpack(fields))
+  return score
 end
 
 local function rememberKey(idemKey, id, fingerprint, now, keyTtlMs)

@@ -10,7 +10,6 @@
     indexesOf(k, base, kind, group)
                                  the queue-wide and the group's index of kind 'delayed', 'dead'
                                  or 'completed' (group nil: the group's is nil)
-  (A job's place in its lane is includes/priority.lua's storedScoreOf.)
 ]]
 --- @include "keys"
 

@@ -13,15 +13,15 @@
     orderOf(score)    the enqueue order a lane score stands for: the score less its level's
                       shift, so the id for a job Ringmaster enqueued, whatever its priority
                       (the oldest pending job is the lowest order, includes/heads.lua)
-    storedScoreOf(raw, id)  the lane score a job goes back to (retry, reap, promotion,
-                      requeueDead): its hash's `score` (raw) when that is a finite number, else
-                      its id, else 0 — never NaN or an infinity, which ZADD refuses after the
-                      script wrote; a job of the default priority has no `score`: its id
     levelStartOf(level)  the lowest lane score of `level` (its shift): a level's jobs are the
                       scores from it to the next level's start
+  A job goes back to its lane (retry, reap, promotion, requeueDead) at its hash's `score`, else
+  its id: the score enqueue gave it, so those paths need none of these. enqueue's writeJob
+  (includes/enqueueJob.lua) computes laneScoreOf in place, with 5 and 10^15 as literals: each
+  function a script names is a closure made on every call (~1,000 Redis instructions), and each
+  upvalue it reads ~500 more (measured), which a default-priority enqueue is not to pay
+  (docs/PERFORMANCE.md 13); test/lanes/priority.test.ts holds its scores to this rule.
 ]]
---- @include "safeInteger"
-
 local PRIORITY_STEP = 1e15
 local MAX_JOB_ID = 1e15 - 1
 local DEFAULT_PRIORITY = 5
@@ -46,8 +46,4 @@ end
 
 local function levelStartOf(level)
   return (level - DEFAULT_PRIORITY) * PRIORITY_STEP
-end
-
-local function storedScoreOf(raw, id)
-  return finiteScore(raw) or finiteScore(id) or 0
 end

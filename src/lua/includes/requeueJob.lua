@@ -34,9 +34,8 @@
   Exact whatever the fields hold (includes/safeInteger.lua): attempts and maxAttempts are
   compared as decimal text, never as doubles (an attempts that is not an integer counts as 0; a
   maxAttempts that is not one means no limit, as before). The score is the one the hash holds
-  (its priority's, DESIGN.md §3 "Priorities"), or the id (includes/priority.lua storedScoreOf:
-  NaN or an infinity falls back to the id, then 0, rather than making ZADD fail after the
-  release was written).
+  (its priority's, DESIGN.md §3 "Priorities"), or the id (finiteScore: NaN or an infinity falls
+  back to the id, then 0, rather than making ZADD fail after the release was written).
 
   k: k.dead, k.delayed (zsets), k.stats, k.settings (hashes); k.deadRetention is filled in.
   base: 'P:{Q}:' (the group's delayed and dead indexes and the error list are built from it,
@@ -52,7 +51,6 @@
 --- @include "safeInteger"
 --- @include "retention"
 --- @include "heads"
---- @include "priority"
 --- @include "jobEvents"
 
 local ERRORS_KEPT = 10
@@ -106,7 +104,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     'backoffDelayMs', 'backoffMaxDelayMs', 'backoffJitter')
   local attempts = isInteger(job[1]) and job[1] or '0'
   local maxAttempts = isInteger(job[2]) and job[2] or nil
-  local score = storedScoreOf(job[3], id)
+  local score = finiteScore(job[3]) or finiteScore(id) or 0
   local exists = redis.call('EXISTS', jobKey) == 1
   if exists then
     redis.call('HDEL', jobKey, 'token', 'leaseUntil')
@@ -145,7 +143,8 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     return 'delayed'
   end
   redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, score)
+  -- Its id as a number: the score itself when it is the id (includes/heads.lua).
+  noteLaneHead(base, group, score, job[3] and finiteScore(id) or score)
   if exists then
     redis.call('HSET', jobKey, 'state', 'pending')
     noteJobEvent(base, id)
