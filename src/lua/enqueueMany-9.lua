@@ -164,7 +164,7 @@ if #created > 0 then
       job.delayed, ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12],
       WITH_PRIORITY and ARGV[a + 13] or '')
     -- Kept only when it is not the id: a field more would grow every job's table.
-    if score ~= job.seq then
+    if WITH_PRIORITY and score ~= job.seq then
       job.score = score
     end
     if ARGV[a + 2] ~= '' then
@@ -198,12 +198,16 @@ if #created > 0 then
     local lane = g.lane
     if #lane > 0 then
       local members = {}
-      local top = math.huge
+      -- Its lowest score (the first job's in a call without priorities: each scored by its id).
+      local top = lane[1].score or lane[1].seq
       for j = 1, #lane do
         local job = lane[j]
-        local score = job.score or job.seq
-        if score < top then
-          top = score
+        local score = job.seq
+        if WITH_PRIORITY then
+          score = job.score or score
+          if score < top then
+            top = score
+          end
         end
         members[#members + 1] = score
         members[#members + 1] = job.id
