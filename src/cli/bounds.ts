@@ -28,6 +28,8 @@ export const Bounds = {
   per: { min: 1, max: Limits.maxDelayMs },
   /** `limit --for`, `pause --for`: `forMs`, ms. */
   for: { min: 1, max: Limits.maxDelayMs },
+  /** `priority <id> <priority>`: `changeJobPriority(priority)`, 1 runs first. */
+  priority: { min: Limits.minPriority, max: Limits.maxPriority },
   /** `groups --first`, `dead --first`, `history --first`: a page (`first`). */
   first: { min: 1, max: Limits.maxPageSize },
   /** `top --first`: busiest groups drawn; the CLI's own bound (a screenful). */

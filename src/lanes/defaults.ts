@@ -15,6 +15,12 @@ export const Defaults = {
   keyTtlMs: 86_400_000,
   leaseMs: 30_000,
   maxAttempts: 3,
+  /**
+   * A job's priority when its enqueue names none (1..9, DESIGN.md §3 "Priorities"); its lane
+   * score is its id, and its hash holds no `priority` (`DEFAULT_PRIORITY` of
+   * `src/lua/includes/priority.lua`).
+   */
+  priority: 5,
   pageSize: 50,
   reapBatch: 1_000,
   /**

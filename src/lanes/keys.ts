@@ -85,7 +85,7 @@ export interface QueueKeys {
    * first (`reserveKeyOf`; DESIGN.md §3, "The queue's cap and reserves").
    */
   readonly reserve: string;
-  /** `P:{Q}:heads` — zset: group → a lower bound of its lane head's score (oldest pending). */
+  /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
    * `P:{Q}:ringwatched` — string: exists while a live feed watches the ring (`ringChanged`,

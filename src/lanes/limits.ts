@@ -15,6 +15,13 @@ export const Limits = {
   maxLimit: 1_000_000,
   maxLeaseMs: 86_400_000,
   maxAttempts: 100,
+  /**
+   * A job's priority runs from 1 (runs first in its group's lane) to 9 (last); the default is
+   * `Defaults.priority` (DESIGN.md §3, "Priorities"). `src/lua/includes/priority.lua` scores
+   * the lane by it.
+   */
+  minPriority: 1,
+  maxPriority: 9,
   payloadBytes: 524_288,
   /**
    * A job's progress as JSON text (UTF-8 bytes): it lives in the job's hash and in each of a

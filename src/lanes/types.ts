@@ -122,6 +122,11 @@ export interface Job<Payload = unknown, Result = unknown> {
    */
   readonly backoff?: BackoffPolicy | null;
   /**
+   * Its place in its group's lane, 1 (runs first) to 9 (last), 5 by default (DESIGN.md §3,
+   * "Priorities"); undefined where it was not read (the claim scripts do not return it).
+   */
+  readonly priority?: number;
+  /**
    * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
    * only; undefined on jobs from lists and from the job scripts.
    */

@@ -199,6 +199,11 @@ export function maxAttempts(value: unknown): number {
   return integerIn('maxAttempts', value, 1, Limits.maxAttempts);
 }
 
+/** A job's priority (DESIGN.md §3, "Priorities"): an integer in 1..9, 1 runs first. */
+export function priority(value: unknown, argument = 'priority'): number {
+  return integerIn(argument, value, Limits.minPriority, Limits.maxPriority);
+}
+
 /** A page size: an integer in 1..500. */
 export function pageSize(value: unknown): number {
   return integerIn('first', value, 1, Limits.maxPageSize);

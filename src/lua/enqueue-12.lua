@@ -4,7 +4,9 @@
   with a run-at time in the future (a delay) goes to `delayed` and its group's delayed index
   instead, state 'delayed': not pending, no re-ring (I1: a group whose only work is delayed is
   not serviceable), its group registered all the same; promotion (includes/promote.lua) moves
-  it to its lane, at its FIFO place (score = id), once due.
+  it to its lane, at its place (its priority's score, includes/priority.lua), once due. A job
+  goes into its lane by priority, then FIFO: its lane score is its id shifted by its priority
+  (DESIGN.md §3, "Priorities"); a job of the default priority is scored by its id.
 
   With an idempotency key (a retried enqueue makes no second job) the key is looked up before anything is written:
   a key already used within its window answers the job it made and writes nothing (a producer
@@ -49,6 +51,9 @@
                          '' for none: a new id is above it even when `seq` was lost (DESIGN.md
                          §3, "A Redis that lost a queue's state"; includes/enqueueJob.lua,
                          firstId)
+    ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
+                         less for the common job): its place in its lane (DESIGN.md §3,
+                         "Priorities"; includes/priority.lua)
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -64,8 +69,8 @@
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
-  2^53−2: the new id would not be exact in Lua, nor as its lane score (a double); nor would it
-  be a decimal job id. Also, for a job that goes to its lane, when the group has a limit and
+  10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
+  MAX_JOB_ID). Also, for a job that goes to its lane, when the group has a limit and
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
@@ -126,7 +131,8 @@ end
 redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
-writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12])
+local score = writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10],
+  ARGV[11], ARGV[12], ARGV[14] or '')
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
@@ -138,8 +144,8 @@ if delayed then
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
-  redis.call('ZADD', laneKey, seq, id)
-  noteLaneHead(base, group, seq)
+  redis.call('ZADD', laneKey, score, id)
+  noteLaneHead(base, group, score, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     reRing(k, group)

@@ -27,14 +27,16 @@
 
     ARGV[1] base   'P:{Q}:'
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
-    then 12 per job, the i-th job's from ARGV[3 + 12 × (i − 1)]:
+    then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 13 when a job of the call has
+    a priority, else 12 (the priority left out: the common call is sent none; the script reads s
+    from #ARGV):
       group, payload ('' none), maxAttempts, key ('' none: the idempotency key's name, 1–256
       bytes), keyTtlMs ('' without a key), fingerprint ('' without a key), delayMs ('' none),
       runAt ('' none; never with delayMs), backoff ('FIXED' | 'EXPONENTIAL' | '' none),
-      backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none) —
-      enqueue-12.lua's ARGV[2..12], the key's name in place of its declared idem key,
-      validated by the engine.
-    ARGV[3 + 12 × n] idFloor  the highest job id the engine has seen handed out in this queue,
+      backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none), and with
+      s = 13 priority (1..9, '' for the default 5) — enqueue-12.lua's ARGV[2..12] and ARGV[14],
+      the key's name in place of its declared idem key, validated by the engine.
+    ARGV[3 + s × n] idFloor  the highest job id the engine has seen handed out in this queue,
       or '' for none: enqueue-12.lua's ARGV[13]
 
   Output:
@@ -44,7 +46,7 @@
         before the call, or (id false) by job `first` of this call; nothing written
     { 3, i, now }  job i's runAt is more than 30 days from now (ms, Redis clock); nothing written
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` cannot mint the call's new ids within
-  2^53−1, or a group a job goes to the lane of has a limit and an active count that is not an
+  10^15−1 (includes/priority.lua MAX_JOB_ID), or a group a job goes to the lane of has a limit and an active count that is not an
   integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: enqueue-12.lua's, batched (one incrby seq in place of incr, after a set seq to the
@@ -68,7 +70,9 @@ local seqKey = KEYS[8]
 local delayedKey = KEYS[9]
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
-local STRIDE = 12
+-- 13 arguments a job with priorities in the call, else 12 (the header's s).
+local STRIDE = (#ARGV - 3) / n
+local WITH_PRIORITY = STRIDE == 13
 
 -- Judge every job, writing nothing. jobs[i] = { a (its first ARGV index less one), outcome,
 -- runAt, delayed, id (a key's job: the id it answers; a new job: its own), seen (a key used
@@ -156,8 +160,13 @@ if #created > 0 then
   for j = 1, #created do
     local job = created[j]
     local a = job.a
-    writeJob(base, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt, job.delayed, ARGV[a + 9],
-      ARGV[a + 10], ARGV[a + 11], ARGV[a + 12])
+    local score = writeJob(base, job.seq, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt,
+      job.delayed, ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12],
+      WITH_PRIORITY and ARGV[a + 13] or '')
+    -- Kept only when it is not the id: a field more would grow every job's table.
+    if WITH_PRIORITY and score ~= job.seq then
+      job.score = score
+    end
     if ARGV[a + 2] ~= '' then
       payloads[#payloads + 1] = job.id
       payloads[#payloads + 1] = ARGV[a + 2]
@@ -189,13 +198,24 @@ if #created > 0 then
     local lane = g.lane
     if #lane > 0 then
       local members = {}
+      -- Its lowest score (the first job's in a call without priorities: each scored by its id).
+      local top = lane[1].score or lane[1].seq
       for j = 1, #lane do
-        members[#members + 1] = lane[j].seq
-        members[#members + 1] = lane[j].id
+        local job = lane[j]
+        local score = job.seq
+        if WITH_PRIORITY then
+          score = job.score or score
+          if score < top then
+            top = score
+          end
+        end
+        members[#members + 1] = score
+        members[#members + 1] = job.id
       end
       redis.call('ZADD', g.laneKey, unpack(members))
-      -- The lane's new head bound: its first job's score.
-      noteLaneHead(base, group, lane[1].seq)
+      -- The lane's oldest new job is its first (the lowest id); its most urgent, the lowest
+      -- score, is noted with it (includes/heads.lua).
+      noteLaneHead(base, group, top, lane[1].seq)
       pending = pending + #lane
       if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
           #lane) then

@@ -40,11 +40,7 @@
 ]]
 --- @include "promote"
 --- @include "history"
---- @include "payloads"
---- @include "nowMs"
---- @include "retentionAge"
-
-local JOB_NOT_FOUND = -1
+--- @include "operatedJob"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -64,20 +60,12 @@ local function stateOf()
   return stateFrom(job[1], job[2])
 end
 
-local job = redis.call('HMGET', jobKey, 'group', 'state', 'runAt', 'finishedAt')
+local job, answer = operatedJob(base, jobKey, id, 'runAt')
+if answer then
+  return answer
+end
 local group = job[1]
--- Past its retention age a finished job is gone (as to every read), with a group or without.
-if finishedPast(settingsKeyOf(base), job[2], job[4], nowMs()) then
-  return JOB_NOT_FOUND
-end
-if not group then
-  if redis.call('EXISTS', jobKey) == 0 then
-    return JOB_NOT_FOUND
-  end
-  -- A hash without a group (another writer's) has no lane to go to: left as it is.
-  return { id, jobFields(base, id), 0 }
-end
-local before = stateFrom(job[2], job[3])
+local before = stateFrom(job[2], job[4])
 local promoted = 0
 if redis.call('ZSCORE', k.delayed, id) then
   -- promoteJob leaves a job whose group's count it cannot read where it is; an operator's

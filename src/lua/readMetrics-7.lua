@@ -5,15 +5,17 @@
   dozen fields, and at most maxSteps steps over the oldest-pending index (below).
 
   The oldest pending job (includes/heads.lua): `P:{Q}:heads` holds every group with pending
-  work at a score ≤ its lane's head. Its first entry is checked against that group's real lane
-  head: an empty lane is dropped (ZREM), a head scored higher raises the entry to the real score
-  (ZADD XX); then the first entry is read again. An entry that matches its lane's head is the
-  queue-wide minimum (every other entry is ≤ its own head, and ≥ this one), so its job is the
-  oldest pending job (the lowest score: FIFO, score = id). Each step removes or raises one stale
-  entry, and an entry goes stale only when a claim or a removal raises the head of a lane it
-  leaves non-empty (an emptied lane's entry goes in that script), so the steps are amortised
-  O(1) per claim; a backlog of stale entries (many backlogs claimed from between two scrapes)
-  is worked off maxSteps per call, with `settled` 0 until it is.
+  work at a value ≤ the id of its lane's oldest job. Its first entry is checked against that
+  group's real oldest job (laneOldest: two reads for a lane of one priority, one more per
+  further priority it holds, ten at most): an empty lane is dropped (ZREM), an oldest job of a
+  higher id raises the entry to it (ZADD XX); then the first entry is read again. An entry
+  that matches its lane's oldest is the queue-wide minimum (every other entry is ≤ its own
+  lane's, and ≥ this one), so its job is the oldest pending job (the lowest id, whatever its
+  priority). Each step removes or raises one stale entry, and an entry
+  goes stale only when a claim or a removal takes the oldest job of a lane it leaves non-empty
+  (an emptied lane's entry goes in that script), so the steps are amortised O(1) per claim; a
+  backlog of stale entries (many backlogs claimed from between two scrapes) is worked off
+  maxSteps per call, with `settled` 0 until it is.
 
   Input:
     KEYS[1] ring       list  serviceable groups
@@ -38,8 +40,9 @@
                  `ratelimited` (now +inf): a window reopened and not yet promoted by a claim is
                  no longer rate-limited, as the group reads say, includes/groupReply.lua)
     stats        HGETALL stats, flat
-    oldest       { id, score, enqueuedAt } of the oldest pending job (enqueuedAt false when its
-                 hash has none: a bare id of another writer), or false for none known
+    oldest       { id, score, enqueuedAt } of the oldest pending job (score: its lane score;
+                 enqueuedAt false when its hash has none: a bare id of another writer), or
+                 false for none known
     settled      1 when `oldest` is the queue's oldest pending job (or there is none), 0 when
                  maxSteps ran out first (`oldest` is then false)
     steps        stale entries mended by this call
@@ -51,6 +54,7 @@
   Events: zrem/zadd heads when an entry was stale; none otherwise.
 ]]
 --- @include "keys"
+--- @include "heads"
 --- @include "nowMs"
 --- @include "retentionAge"
 --- @include "allowAtMaxmemory"
@@ -69,10 +73,9 @@ while true do
     break
   end
   local group, bound = first[1], tonumber(first[2])
-  local head = redis.call('ZRANGE', laneKeyOf(base, group), 0, 0, 'WITHSCORES')
-  local score = head[2] and tonumber(head[2])
-  if score ~= nil and score == bound then
-    oldest = { head[1], head[2], redis.call('HGET', jobKeyOf(base, head[1]), 'enqueuedAt') }
+  local id, score, order = laneOldest(laneKeyOf(base, group))
+  if order ~= nil and order == bound then
+    oldest = { id, score, redis.call('HGET', jobKeyOf(base, id), 'enqueuedAt') }
     settled = 1
     break
   end
@@ -83,12 +86,12 @@ while true do
     allowAtMaxmemory(KEYS[2])
   end
   steps = steps + 1
-  if score == nil then
+  if order == nil then
     redis.call('ZREM', headsKey, group)
   else
-    -- Higher (a claimed or removed head), or lower (a lane written by a writer that keeps no
-    -- `heads`): either way the entry now holds the real head, and is read again first.
-    redis.call('ZADD', headsKey, 'XX', head[2], group)
+    -- Higher (a claimed or removed oldest job), or lower (a lane written by a writer that keeps
+    -- no `heads`): either way the entry now holds the lane's oldest, and is read again first.
+    redis.call('ZADD', headsKey, 'XX', order, group)
   end
 end
 

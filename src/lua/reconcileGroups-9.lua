@@ -37,8 +37,8 @@
     pending    sum of the batch's lane sizes (for the totals recount)
     saturated  how many of the batch's groups are saturated
 
-  Repair also notes each non-empty lane's head in `heads` (ZADD LT, includes/heads.lua): the
-  oldest-pending index of a lane no Ringmaster write has added to yet. Not a finding: the index
+  Repair also notes each non-empty lane's oldest job in `heads` (ZADD LT, includes/heads.lua:
+  laneOldest, noteLaneHead): the oldest-pending index of a lane no Ringmaster write has added to yet. Not a finding: the index
   is a lower bound the metrics script mends, never state a caller reads.
 
   History (repair only, includes/repairHistory.lua): one entry 'repair' per group it changed,
@@ -163,10 +163,10 @@ for i = FIRST_GROUP, #ARGV do
   pending = pending + redis.call('ZCARD', laneKey)
   if repair then
     -- The oldest-pending index (includes/heads.lua): a lane another writer filled (or one
-    -- written before the index existed) is indexed here; an entry already ≤ its head stays.
-    local head = redis.call('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
-    if head[2] then
-      noteLaneHead(base, group, head[2])
+    -- written before the index existed) is indexed here; an entry already ≤ its oldest stays.
+    local _, score, order = laneOldest(laneKey)
+    if score then
+      noteLaneHead(base, group, score, order)
     end
   end
   if saturated then

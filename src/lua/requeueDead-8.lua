@@ -1,7 +1,7 @@
 --[[
   requeueDead — an operator puts dead jobs back to work (DESIGN.md §3, "Operator actions"):
-  each goes back to its own group's lane at its original FIFO place (its hash's `score`: it runs
-  before the jobs enqueued after it), state pending, its attempts reset to 0 unless told to keep
+  each goes back to its own group's lane at its original place (its hash's `score`, else its
+  id: by its priority, then before the jobs enqueued after it), state pending, its attempts reset to 0 unless told to keep
   them, its lastError and error history kept, finishedAt gone. Each group whose lane this makes
   serviceable is re-ringed with a wake (I1, settleAfterGain). At most `limit` jobs per call, so a
   call is short; the caller loops on `remaining`.
@@ -161,9 +161,11 @@ for _, job in ipairs(requeue) do
   if mode == 'group' then
     redis.call('ZREM', sourceIndex, job.id)
   end
-  local laneScore = laneScoreOf(job.score, job.id)
+  -- Never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
+  local laneScore = finiteScore(job.score) or finiteScore(job.id) or 0
   added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
-  noteLaneHead(base, job.group, laneScore)
+  -- Its id as a number: the score itself when it is the id (includes/heads.lua).
+  noteLaneHead(base, job.group, laneScore, job.score and finiteScore(job.id) or laneScore)
   redis.call('HSET', job.key, 'state', 'pending')
   redis.call('HDEL', job.key, 'finishedAt', 'token', 'leaseUntil', 'runAt')
   if resetAttempts then

@@ -13,7 +13,7 @@ import type {
   PromotedJob,
   Queue,
 } from '../lanes/internal.js';
-import { withoutToken } from '../lanes/internal.js';
+import { Defaults, withoutToken } from '../lanes/internal.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
@@ -54,6 +54,7 @@ export interface EnqueueJobArg {
   delayMs?: number | null | undefined;
   runAt?: Date | null | undefined;
   backoff?: BackoffArg | null | undefined;
+  priority?: number | null | undefined;
 }
 
 /**
@@ -67,6 +68,7 @@ function enqueueOptionsOf(j: EnqueueJobArg): EnqueueOptions {
     delayMs: j.delayMs ?? undefined,
     runAt: j.runAt == null ? undefined : j.runAt.getTime(),
     backoff: backoffOf(j.backoff),
+    priority: j.priority ?? undefined,
   };
 }
 
@@ -121,6 +123,16 @@ export const retry = (
  */
 export const promoteJob = (ctx: Context, a: { queue: string; id: string }): Promise<PromotedJob> =>
   ctx.engine.queue(a.queue).promote(a.id, steering(ctx));
+
+/**
+ * `changeJobPriority` (admin): a PENDING or DELAYED job's new priority; any other job is
+ * answered unchanged.
+ * @throws RingmasterError BAD_USER_INPUT `priority`, JOB_NOT_FOUND when there is no such job
+ */
+export const changeJobPriority = (
+  ctx: Context,
+  a: { queue: string; id: string; priority: number },
+): Promise<Job> => ctx.engine.queue(a.queue).changeJobPriority(a.id, a.priority, steering(ctx));
 
 export const extendLease = (ctx: Context, a: JobArgs & { leaseMs: number }): Promise<Job> =>
   ctx.engine.queue(a.queue).extendLease(a.id, a.token, a.leaseMs);
@@ -231,4 +243,13 @@ export async function backoff(
 ): Promise<BackoffPolicy | null> {
   if (j.backoff !== undefined) return j.backoff;
   return (await reread(ctx, j, rootValue))?.backoff ?? null;
+}
+
+/**
+ * `Job.priority`: 1..9. Taken from the job when it was read with it; else (a job from a claim
+ * script) read by id; the default for a job gone by then.
+ */
+export async function priority(ctx: Context, j: Job, rootValue: unknown): Promise<number> {
+  if (j.priority !== undefined) return j.priority;
+  return (await reread(ctx, j, rootValue))?.priority ?? Defaults.priority;
 }

@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Dead jobs back to the front of their lanes (their original FIFO place), PENDING: those listed in `ids`, or a group’s, or (`all: true`) the queue’s, oldest-dead first. Give exactly one of ids, group, all. Their lastError and errors are kept. A dead job past the dead retention’s age is gone, as `Queue.job` reads it: skipped, and left out of `remaining`.',
+      'Dead jobs back to the front of their lanes (their original place: by priority, then FIFO), PENDING: those listed in `ids`, or a group’s, or (`all: true`) the queue’s, oldest-dead first. Give exactly one of ids, group, all. Their lastError and errors are kept. A dead job past the dead retention’s age is gone, as `Queue.job` reads it: skipped, and left out of `remaining`.',
     args: {
       queue: t.arg.string({ required: true }),
       ids: t.arg.idList({ description: '1..1,000 job ids; one that is not dead is skipped.' }),

@@ -26,7 +26,7 @@ export const HistoryEntryRef = builder.objectRef<HistoryEntry>('HistoryEntry').i
     }),
     action: t.exposeString('action', {
       description:
-        'setLimit, clearLimit, pause, resume, pauseQueue, resumeQueue, setRetention, requeueDead, removeJobs, purgeGroup, promoteJob, repair, and the actions of rates, weights and timed overrides (DESIGN.md §4.6).',
+        'setLimit, clearLimit, pause, resume, pauseQueue, resumeQueue, setRetention, requeueDead, removeJobs, purgeGroup, promoteJob, changeJobPriority, repair, and the actions of rates, weights and timed overrides (DESIGN.md §4.6).',
     }),
     group: t.exposeString('group', { description: 'The group acted on; "" for the whole queue.' }),
     actor: t.exposeString('actor', {

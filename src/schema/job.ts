@@ -121,6 +121,9 @@ const BackoffInputRef = builder.inputType('BackoffInput', {
   }),
 });
 
+/** An enqueue's `priority`, as each enqueue takes it. */
+const PRIORITY = `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), default ${Defaults.priority}; FIFO within a priority.`;
+
 /** A time field of a job: ms (Redis clock) in the engine, `DateTime` here. */
 const time = (description: string, pick: (j: Job) => number | null) =>
   ({
@@ -203,6 +206,10 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description: 'Its retry policy; null = a failed attempt returns to its lane at once.',
       resolve: (j, _args, ctx, info) => resolve.backoff(ctx, j, info.rootValue),
     }),
+    priority: t.int({
+      description: `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), ${Defaults.priority} by default; FIFO within a priority. Kept through retries, delays and requeues; \`changeJobPriority\` changes it while PENDING or DELAYED.`,
+      resolve: (j, _args, ctx, info) => resolve.priority(ctx, j, info.rootValue),
+    }),
   }),
 });
 
@@ -226,6 +233,7 @@ const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
       description: "As `enqueue`'s: within 30 days of now (Redis clock). Not with `delayMs`.",
     }),
     backoff: t.field({ type: BackoffInputRef }),
+    priority: t.int({ description: PRIORITY }),
   }),
 });
 
@@ -262,6 +270,7 @@ builder.mutationFields((t) => ({
         type: BackoffInputRef,
         description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
+      priority: t.arg.int({ description: PRIORITY }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),
@@ -373,10 +382,27 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Run a DELAYED job now: it goes to its lane at its FIFO place (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job (or it is COMPLETED or DEAD past its retention’s age: gone, as `Queue.job` reads it).',
+      'Run a DELAYED job now: it goes to its lane at its place, by priority then FIFO (its group re-joins the ring if that makes it serviceable). A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job (or it is COMPLETED or DEAD past its retention’s age: gone, as `Queue.job` reads it).',
     args: { queue: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) =>
       resolve.promoteJob(ctx, { queue: args.queue, id: String(args.id) }),
+  }),
+  changeJobPriority: t.field({
+    type: JobRef,
+    nullable: true,
+    authScopes: { admin: true },
+    description: `Give a PENDING or DELAYED job a new priority, ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last): a PENDING job moves to its new place in its lane at once (FIFO within the priority), a DELAYED job keeps it for when it runs. A job in any other state is answered unchanged; JOB_NOT_FOUND when there is no such job (or it is COMPLETED or DEAD past its retention’s age); BAD_USER_INPUT \`priority\` out of range.`,
+    args: {
+      queue: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      priority: t.arg.int({ required: true }),
+    },
+    resolve: (_root, args, ctx) =>
+      resolve.changeJobPriority(ctx, {
+        queue: args.queue,
+        id: String(args.id),
+        priority: args.priority,
+      }),
   }),
 }));
 

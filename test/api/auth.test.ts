@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../../src/server/config.js';
 import {
   AddJobLogDocument,
   CancelOverrideDocument,
+  ChangeJobPriorityDocument,
   ClaimDocument,
   ClearLimitDocument,
   ClearRateLimitDocument,
@@ -267,6 +268,15 @@ const OPERATIONS: Operation[] = [
     prepare: async (queue) => {
       const { id } = await engine().queue(queue).enqueue('g', null, { delayMs: 3_600_000 });
       return { query: print(PromoteJobDocument), variables: { queue, id } };
+    },
+  },
+  {
+    field: 'changeJobPriority',
+    kind: 'mutation',
+    role: 'admin',
+    prepare: async (queue) => {
+      const { id } = await engine().queue(queue).enqueue('g', null);
+      return { query: print(ChangeJobPriorityDocument), variables: { queue, id, priority: 1 } };
     },
   },
   {

@@ -36,6 +36,7 @@ import {
   OVERRIDE_KIND_NAMES,
   OVERSIZED,
   PAYLOADS,
+  PRIORITIES,
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
@@ -195,13 +196,14 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff) { id } }',
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority) { id } }',
     valid: () => ({
       queue: QUEUE,
       group: 'c',
       payload: { ok: true },
       maxAttempts: 2,
       backoff: { type: 'EXPONENTIAL', delayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
+      priority: 2,
     }),
     bad: {
       queue: QUEUE_NAMES,
@@ -211,7 +213,16 @@ const FIELDS: Field[] = [
       delayMs: DELAYS,
       runAt: RUN_AT_TEXTS,
       backoff: BACKOFFS,
+      priority: PRIORITIES,
     },
+  },
+  {
+    name: 'Mutation.changeJobPriority',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $priority: Int!) { changeJobPriority(queue: $queue, id: $id, priority: $priority) { id priority } }',
+    valid: () => ({ queue: QUEUE, id: seeded.active.id, priority: 3 }),
+    bad: { queue: QUEUE_NAMES, id: JOB_IDS, priority: [...PRIORITIES, NULL] },
   },
   {
     name: 'Mutation.claim',

@@ -818,6 +818,48 @@ describe('job', () => {
   });
 });
 
+describe('priority', () => {
+  it('moves a pending job to its new place, shows it in `job`; out of range is a usage error, nothing sent', async () => {
+    const q = uniqueQueueName('cli-prio');
+    const e = engineQueue(q);
+    const a = await e.enqueue('acme', { n: 1 });
+    const b = await e.enqueue('acme', { n: 2 }, { priority: 7 });
+    expect((await cli(['job', b.id, '-q', q])).stdout).toContain('\npriority: 7\n');
+    expect((await cli(['priority', b.id, '1', '-q', q])).stdout).toBe(
+      `job ${b.id} of acme in ${q}: priority 1 (PENDING)\n`,
+    );
+    expect(await e.redis.zrange(e.keys.lane('acme'), 0, -1)).toEqual([b.id, a.id]);
+    expect((await cli(['job', b.id, '-q', q])).stdout).toContain('\npriority: 1\n');
+    const json = await cliJson<{ changeJobPriority: { priority: number } }>([
+      'priority',
+      a.id,
+      '3',
+      '-q',
+      q,
+    ]);
+    expect(json.changeJobPriority.priority).toBe(3);
+
+    const active = await e.claim();
+    expect(active?.id).toBe(b.id);
+    expect((await cli(['priority', b.id, '9', '-q', q])).stdout).toBe(
+      `job ${b.id} of acme in ${q} is ACTIVE: its priority stays 1 (only a PENDING or DELAYED job's changes)\n`,
+    );
+    for (const bad of ['0', '10', '2.5']) {
+      const refused = await runCli(['priority', b.id, bad, '-q', q], {
+        RINGMASTER_URL: api.endpoint,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('priority: must be a whole number 1..9');
+    }
+    const missing = await runCli(['priority', '999999', '1', '-q', q], {
+      RINGMASTER_URL: api.endpoint,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('JOB_NOT_FOUND');
+    expect((await e.job(b.id))?.priority).toBe(1);
+  });
+});
+
 describe('dead and retry-dead', () => {
   it('dead lists the dead jobs newest first, the queue’s or a group’s', async () => {
     const q = uniqueQueueName('cli-dead');

@@ -39,6 +39,7 @@ import {
   NULL,
   OVERRIDE_KINDS,
   PAYLOADS,
+  PRIORITIES,
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
@@ -159,6 +160,10 @@ const cases: Case[] = [
   ...each(MAX_ATTEMPTS, 'enqueue maxAttempts', (v) =>
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
+  ...each(PRIORITIES, 'enqueue priority', (v) => ctx.q.enqueue('a', null, { priority: any(v) })),
+  ...each(PRIORITIES, 'changeJobPriority priority', (v) =>
+    ctx.q.changeJobPriority(ctx.active.id, any(v)),
+  ),
   ...each(PAYLOADS, 'enqueue payload', (v) => ctx.q.enqueue('a', v)),
   ...each(PAYLOADS, 'complete result', (v) =>
     ctx.q.complete(ctx.active.id, ctx.active.token as string, { result: v }),
@@ -270,6 +275,7 @@ const cases: Case[] = [
     ...each([bad], 'extendLease id', (v) =>
       ctx.q.extendLease(any(v), ctx.active.token as string, 1000),
     ),
+    ...each([bad], 'changeJobPriority id', (v) => ctx.q.changeJobPriority(any(v), 1)),
   ]),
 ];
 

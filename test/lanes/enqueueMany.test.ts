@@ -286,14 +286,14 @@ describe('enqueueMany', () => {
     expect(await snapshot(q.redis)).toEqual(garbage);
     await q.redis.hset(q.keys.gactive, 'full', '1');
 
-    // The id counter: room for two more ids (2^53−2 and 2^53−1), not for three.
-    await q.redis.set(q.keys.seq, String(2 ** 53 - 3));
+    // The id counter: room for two more ids (10^15−2 and 10^15−1, MAX_JOB_ID), not for three.
+    await q.redis.set(q.keys.seq, String(10 ** 15 - 3));
     const full = await snapshot(q.redis);
     const seq = await refusal(() => q.enqueueMany([ok, ok, ok]));
     expect(seq.code).toBe(ErrorCode.DATA_OUT_OF_RANGE);
     expect(await snapshot(q.redis)).toEqual(full);
     const last = await q.enqueueMany([ok, ok]);
-    expect(last.map((j) => j.id)).toEqual([String(2 ** 53 - 2), String(2 ** 53 - 1)]);
+    expect(last.map((j) => j.id)).toEqual([String(10 ** 15 - 2), String(10 ** 15 - 1)]);
   });
 
   it('takes up to 1,000 jobs a call, and refuses more (argument `jobs`), sending nothing', async () => {

@@ -6,12 +6,14 @@
  * Property: after any interleaving of enqueues (at once, delayed a few ms, delayed long then
  * promoted by id), claims (leases long, or 1 ms so the reaper takes them back), completions,
  * completeAndClaim, retries (back to the lane at once, or dead at the last attempt), reaps,
- * requeues of dead jobs, removals of pending jobs, pauses and limits:
+ * requeues of dead jobs, removals of pending jobs, pauses and limits, each job enqueued at a
+ * random priority and some given a new one (changeJobPriority):
  * - the index invariant holds: a group is in `heads` exactly when its lane is not empty, at a
- *   score ≤ its lane's lowest score (checked from the raw keys before the metrics read mends
+ *   value ≤ its lane's lowest job id (checked from the raw keys before the metrics read mends
  *   anything);
- * - `metrics()` answers, settled, the job with the lowest lane score over all lanes (none when
- *   every lane is empty), with its `enqueuedAt` and an age of `at − enqueuedAt`;
+ * - `metrics()` answers, settled, the job with the lowest id over all lanes — the oldest,
+ *   whatever the priorities of the jobs ahead of it in its lane — (none when every lane is
+ *   empty), with its lane score, its `enqueuedAt` and an age of `at − enqueuedAt`;
  * - after that read, every entry of `heads` left at the front is exact (the read mended it).
  *
  * Replay: FC_SEED=<seed> FC_PATH=<path> npx vitest run test/lanes/heads.property.test.ts
@@ -27,7 +29,14 @@ const RUNS = process.env.FC_NUM_RUNS ? Number(process.env.FC_NUM_RUNS) : 60;
 const REPLAYING = process.env.FC_SEED !== undefined;
 
 type Call =
-  | { kind: 'enqueue'; group: number; maxAttempts: number; delay: 'none' | 'short' | 'long' }
+  | {
+      kind: 'enqueue';
+      group: number;
+      maxAttempts: number;
+      delay: 'none' | 'short' | 'long';
+      priority: number;
+    }
+  | { kind: 'changePriority'; pick: number; priority: number }
   | { kind: 'claim'; short: boolean }
   | { kind: 'complete' | 'retry'; pick: number }
   | { kind: 'completeAndClaim'; pick: number; claims: number }
@@ -41,6 +50,8 @@ type Call =
 
 const group = fc.integer({ min: 0, max: GROUPS.length - 1 });
 const pick = fc.nat(1_000);
+// Half the jobs at the default priority, the rest anywhere from 1 to 9 (DESIGN.md §3 "Priorities").
+const priority = fc.oneof(fc.constant(5), fc.integer({ min: 1, max: 9 }));
 const callArb: fc.Arbitrary<Call> = fc.oneof(
   {
     weight: 8,
@@ -49,7 +60,12 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
       group,
       maxAttempts: fc.integer({ min: 1, max: 2 }),
       delay: fc.constantFrom('none' as const, 'none' as const, 'short' as const, 'long' as const),
+      priority,
     }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('changePriority' as const), pick, priority }),
   },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('claim' as const), short: fc.boolean() }) },
   {
@@ -104,8 +120,14 @@ async function apply(q: Queue, call: Call, t: Tracker): Promise<void> {
         const job = await q.enqueue(GROUPS[call.group] as string, null, {
           maxAttempts: call.maxAttempts,
           ...(delayMs === undefined ? {} : { delayMs }),
+          priority: call.priority,
         });
         t.ids.push(job.id);
+        return;
+      }
+      case 'changePriority': {
+        const id = t.ids[call.pick % Math.max(1, t.ids.length)];
+        if (id !== undefined) await q.changeJobPriority(id, call.priority);
         return;
       }
       case 'claim': {
@@ -167,10 +189,13 @@ async function apply(q: Queue, call: Call, t: Tracker): Promise<void> {
   }
 }
 
-/** Each group's lane head `[id, score]` (undefined for an empty lane), and `heads`, raw. */
+/**
+ * Each group's oldest pending job `{ id, score }` — the lowest id in its lane, whatever its
+ * priority (undefined for an empty lane) — and `heads`, raw.
+ */
 async function rawHeads(redis: Redis, q: Queue) {
   const m = redis.multi();
-  for (const g of GROUPS) m.zrange(q.keys.lane(g), 0, 0, 'WITHSCORES');
+  for (const g of GROUPS) m.zrange(q.keys.lane(g), 0, -1, 'WITHSCORES');
   m.zrange(q.keys.heads, 0, -1, 'WITHSCORES');
   const replies = ((await m.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
@@ -179,7 +204,11 @@ async function rawHeads(redis: Redis, q: Queue) {
   const lanes = new Map<string, { id: string; score: number }>();
   GROUPS.forEach((g, i) => {
     const r = replies[i] as string[];
-    if (r.length > 0) lanes.set(g, { id: r[0] as string, score: Number(r[1]) });
+    for (let j = 0; j < r.length; j += 2) {
+      const id = r[j] as string;
+      const oldest = lanes.get(g);
+      if (!oldest || Number(id) < Number(oldest.id)) lanes.set(g, { id, score: Number(r[j + 1]) });
+    }
   });
   const flat = replies[GROUPS.length] as string[];
   const heads = new Map<string, number>();
@@ -192,14 +221,15 @@ async function check(redis: Redis, q: Queue): Promise<void> {
   for (const [g, head] of lanes) {
     const bound = heads.get(g);
     if (bound === undefined) throw new Error(`heads: group ${g} has pending work but no entry`);
-    if (bound > head.score)
-      throw new Error(`heads: ${g} at ${bound} > its lane head ${head.score}`);
+    if (bound > Number(head.id))
+      throw new Error(`heads: ${g} at ${bound} > its lane's oldest id ${head.id}`);
   }
   for (const g of heads.keys()) {
     if (!lanes.has(g)) throw new Error(`heads: group ${g} has an entry but an empty lane`);
   }
   let oldest: { id: string; score: number } | undefined;
-  for (const head of lanes.values()) if (!oldest || head.score < oldest.score) oldest = head;
+  for (const head of lanes.values())
+    if (!oldest || Number(head.id) < Number(oldest.id)) oldest = head;
 
   const m = await q.metrics();
   expect(m.settled).toBe(true);
@@ -214,10 +244,7 @@ async function check(redis: Redis, q: Queue): Promise<void> {
   expect(m.oldestPending?.ageMs).toBe(Math.max(0, m.at - enqueuedAt));
   // The read mended the front of the index: its first entry is exact now.
   const after = await redis.zrange(q.keys.heads, 0, 0, 'WITHSCORES');
-  expect(after).toEqual([
-    [...lanes].find(([, h]) => h.id === oldest.id)?.[0],
-    String(oldest.score),
-  ]);
+  expect(after).toEqual([[...lanes].find(([, h]) => h.id === oldest.id)?.[0], oldest.id]);
 }
 
 describe('oldest pending job: heads index vs brute force', () => {

@@ -1,6 +1,7 @@
 /**
  * Property-based test of the lane engine: random interleavings of every
- * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run),
+ * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run;
+ * at a random priority, so a lane runs by (priority, id)),
  * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
  * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
@@ -91,7 +92,7 @@ type Delay = 'none' | 'past' | 'long';
 type RetryDelay = 'policy' | 'zero' | 'long';
 
 type Intent =
-  | { kind: 'enqueue'; group: number; maxAttempts: number; delay: Delay }
+  | { kind: 'enqueue'; group: number; maxAttempts: number; delay: Delay; priority: number }
   | { kind: 'claim'; lease: number }
   | {
       kind: 'complete' | 'retry' | 'extendLease';
@@ -126,6 +127,8 @@ type Op =
       group: string;
       maxAttempts: number;
       payload: { op: number };
+      /** 1..9 (DESIGN.md §3, "Priorities"); absent: the default, 5. */
+      priority?: number;
       /** runAt: ms since the epoch (a minute before the step); delayMs: LONG_DELAY_MS. */
       timing?: { runAt: number } | { delayMs: number };
     }
@@ -173,7 +176,10 @@ type ErrorEntry = [attempt: number, message: string, stack: string | null];
 interface MJob {
   id: string;
   group: string;
+  /** Its lane score: its id shifted by its priority (includes/priority.lua). */
   score: number;
+  /** 1..9; the hash holds it unless it is 5. */
+  priority: number;
   attempts: number;
   maxAttempts: number;
   state: JobPlace;
@@ -385,10 +391,13 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       s.seq += 1;
       const id = String(s.seq);
       const delayMs = op.timing && 'delayMs' in op.timing ? op.timing.delayMs : 0;
+      const priority = op.priority ?? 5;
       const job: MJob = {
         id,
         group: g,
-        score: s.seq,
+        // The lane runs by (priority, id): id + (priority − 5) × 10^15.
+        score: s.seq + (priority - 5) * 10 ** 15,
+        priority,
         attempts: 0,
         maxAttempts: op.maxAttempts,
         state: delayMs > 0 ? 'delayed' : 'pending',
@@ -414,6 +423,7 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
           attempts: 0,
           maxAttempts: op.maxAttempts,
           runAt: job.runAt,
+          priority,
         },
       };
     }
@@ -674,6 +684,7 @@ const JOB_FIELDS = [
   'lastError',
   'payload',
   'runAt',
+  'priority',
 ] as const;
 const STAT_FIELDS = [
   'enqueued',
@@ -927,6 +938,7 @@ function modelSnapshot(s: MState): Snapshot {
         if (j.leaseUntil !== null) h.leaseUntil = String(j.leaseUntil);
         if (j.lastError !== null) h.lastError = j.lastError;
         if (j.runAt !== null) h.runAt = String(j.runAt);
+        if (j.priority !== 5) h.priority = String(j.priority);
         h.payload = j.payload;
         const fields: Record<string, string> = {};
         for (const f of JOB_FIELDS) if (h[f] !== undefined) fields[f] = h[f];
@@ -1342,6 +1354,7 @@ function toOutcome(op: Op, value: unknown): Outcome {
           attempts: job.attempts,
           maxAttempts: job.maxAttempts,
           runAt: job.runAt,
+          priority: job.priority,
         },
       };
     case 'promote':
@@ -1375,6 +1388,7 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
       case 'enqueue':
         value = await q.enqueue(op.group, op.payload, {
           maxAttempts: op.maxAttempts,
+          priority: op.priority,
           ...op.timing,
         });
         break;
@@ -1451,6 +1465,7 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
         group: GROUPS[intent.group] as string,
         maxAttempts: intent.maxAttempts,
         payload: { op: real.payloads++ },
+        priority: intent.priority,
       };
       // A runAt a minute past (by this machine's clock, which is the Redis server's) runs at once.
       if (intent.delay === 'past') op.timing = { runAt: Date.now() - 60_000 };
@@ -1571,7 +1586,7 @@ function pickLease(
 function describeIntent(i: Intent): string {
   switch (i.kind) {
     case 'enqueue':
-      return `enqueue(${GROUPS[i.group]}, max ${i.maxAttempts}${i.delay === 'none' ? '' : `, ${i.delay}`})`;
+      return `enqueue(${GROUPS[i.group]}, max ${i.maxAttempts}${i.delay === 'none' ? '' : `, ${i.delay}`}${i.priority === 5 ? '' : `, priority ${i.priority}`})`;
     case 'promote':
       return `promote(${i.which} #${i.pick})`;
     case 'claim':
@@ -1773,6 +1788,8 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
       group: groupArb,
       maxAttempts: fc.integer({ min: 1, max: 3 }),
       delay: fc.constantFrom<Delay>('none', 'none', 'none', 'past', 'long'),
+      // Half at the default, the rest anywhere in 1..9: the lane runs by (priority, id).
+      priority: fc.oneof(fc.constant(5), fc.integer({ min: 1, max: 9 })),
     }),
   },
   {

@@ -38,25 +38,40 @@ async function expectRefused(q: Queue, call: () => Promise<unknown>, message: Re
 }
 
 describe('the job id counter (seq)', () => {
-  it('mints ids up to 2^53−1 exactly, lane score included, then refuses with nothing written', async () => {
+  it('mints ids up to 10^15−1 (MAX_JOB_ID) exactly, lane scores of every priority included, then refuses with nothing written', async () => {
     const q = engine.queue();
-    await q.redis.set(q.keys.seq, '9007199254740990');
-    const last = await q.enqueue('g');
-    expect(last.id).toBe('9007199254740991');
-    expect(await q.redis.zscore(q.keys.lane('g'), last.id)).toBe('9007199254740991');
-    // The job's FIFO score is its id: its hash holds none (DESIGN.md §2, "Job layout").
-    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBeNull();
+    await q.redis.set(q.keys.seq, '999999999999997');
+    const urgent = await q.enqueue('g', null, { priority: 1 });
+    const last = await q.enqueue('g', null, { priority: 9 });
+    expect([urgent.id, last.id]).toEqual(['999999999999998', '999999999999999']);
+    // id ∓ 4 × 10^15 (includes/priority.lua), exact as lane scores and in the hash.
+    expect(await q.redis.zrange(q.keys.lane('g'), 0, -1, 'WITHSCORES')).toEqual([
+      urgent.id,
+      '-3000000000000002',
+      last.id,
+      '4999999999999999',
+    ]);
+    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBe('4999999999999999');
 
     await expectRefused(
       q,
       () => q.enqueue('g'),
-      new RegExp(`${q.keys.seq} holds '9007199254740991'`),
+      new RegExp(`${q.keys.seq} holds '999999999999999'.*10\\^15`),
     );
   });
 
-  it('a claim writes no score for a job at its id, even at 2^53−1, but keeps a lane score that is not its id', async () => {
+  it('a default job at 10^15−1 is scored by its id, its hash without a score', async () => {
     const q = engine.queue();
-    await q.redis.set(q.keys.seq, '9007199254740990');
+    await q.redis.set(q.keys.seq, '999999999999998');
+    const last = await q.enqueue('g');
+    expect(await q.redis.zscore(q.keys.lane('g'), last.id)).toBe('999999999999999');
+    // The job's FIFO score is its id: its hash holds none (DESIGN.md §2, "Job layout").
+    expect(await q.redis.hget(q.keys.job(last.id), 'score')).toBeNull();
+  });
+
+  it('a claim writes no score for a job at its id, even at 10^15−1, but keeps a lane score that is not its id', async () => {
+    const q = engine.queue();
+    await q.redis.set(q.keys.seq, '999999999999998');
     const last = await q.enqueue('g');
     // Another writer's lane entry, scored ahead of its id, with a hash of its own.
     await q.redis.hset(q.keys.job('7'), 'group', 'g', 'state', 'pending', 'maxAttempts', '1');

@@ -27,6 +27,8 @@ const EXPECTED = [
   // a pending timed override dropped, its value kept
   'cancelOverride',
   // the queue's identity, for noticing a Redis that lost its state
+  // a pending or delayed job's new priority, an operator's action
+  'changeJobPriority',
   'checkEpoch',
   'checkLayout',
   'claim',

@@ -8,6 +8,8 @@
  * live, the log paged 50 lines at a time, and its result shows once completed; the Delayed view's "run now" makes a
  * delayed job pending; an admin pauses and resumes the whole queue (`P:{Q}:settings`), and a
  * read token sees the state but no buttons. A group's detail lists its backlog and active jobs.
+ * Each job's priority shows in the backlog, the Delayed view and its detail, where an admin
+ * changes a pending job's.
  * The page must log no error. Screenshots go to test-results/console/ (names j01…).
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
@@ -59,6 +61,18 @@ async function waitRows(page: Page, list: string, expected: string[]): Promise<v
     `${list} rows ${JSON.stringify(expected)}`,
     async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
     { timeoutMs: 10_000, intervalMs: 50 },
+  );
+}
+
+/** Wait until a group's backlog lists exactly `expected`, in that order. */
+async function waitBacklog(page: Page, what: string, expected: string[]): Promise<void> {
+  const rows = page.getByTestId('backlog').locator('li[data-job-row]');
+  await waitFor(
+    what,
+    async () =>
+      JSON.stringify(
+        await rows.evaluateAll((li) => li.map((x) => x.getAttribute('data-job-row'))),
+      ) === JSON.stringify(expected),
   );
 }
 
@@ -503,15 +517,7 @@ describe.skipIf(skip)(
 
         await page.goto(`${server.server.url}/#queue=${queue}&group=acme`);
         const backlog = page.getByTestId('backlog');
-        await waitFor(
-          'ten backlog rows, next to run first',
-          async () =>
-            JSON.stringify(
-              await backlog
-                .locator('li[data-job-row]')
-                .evaluateAll((li) => li.map((x) => x.getAttribute('data-job-row'))),
-            ) === JSON.stringify(ids.slice(2, 12)),
-        );
+        await waitBacklog(page, 'ten backlog rows, next to run first', ids.slice(2, 12));
         await waitText(backlog.locator('li').first(), /\{"invoice":2\}/);
         await waitText(page.getByTestId('backlog-range'), /1–10 of 12/);
         await waitText(page.getByTestId('active-jobs'), /lease 1 min \d+ s left.*attempt 1 of 3/);
@@ -540,6 +546,55 @@ describe.skipIf(skip)(
         expect(new URL(page.url()).hash).toBe(`#queue=${queue}&group=acme`);
         expect(errors).toEqual([]);
       } finally {
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it("shows each job's priority in the backlog, the Delayed view and its detail, and gives a pending job a new one from its detail, as Redis shows", async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('prio');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const a = await q.enqueue('acme', { n: 1 });
+        const b = await q.enqueue('acme', { n: 2 }, { priority: 9 });
+        const c = await q.enqueue('acme', { n: 3 }, { priority: 2 });
+        const later = await q.enqueue('acme', { n: 4 }, { priority: 1, delayMs: 3_600_000 });
+
+        // The backlog in run order, each row with its priority.
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme`);
+        const backlog = page.getByTestId('backlog');
+        await waitBacklog(page, 'the backlog by priority, then oldest first', [c.id, a.id, b.id]);
+        await waitText(backlog.locator(`li[data-job-row="${c.id}"] [data-priority]`), /p2/);
+        await waitText(backlog.locator(`li[data-job-row="${b.id}"] [data-priority]`), /p9/);
+
+        // The Delayed view has a priority column.
+        await page.goto(`${server.server.url}/#queue=${queue}&view=delayed`);
+        await waitRows(page, 'delayed-jobs', [later.id]);
+        await waitText(
+          page.locator(`tr[data-job-row="${later.id}"] td[data-priority]`),
+          /1 \(runs first\)/,
+        );
+
+        // The detail shows it; an admin sets b to 1: it runs first now.
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${b.id}`);
+        await waitText(page.getByTestId('job-priority'), /9 \(runs last\)/);
+        await page.getByTestId('job-actions').getByLabel('Priority').selectOption('1');
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Set priority' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Priority 1 set — confirmed: Redis shows it at priority 1/,
+        );
+        await waitText(page.getByTestId('job-priority'), /1 \(runs first\)/);
+        expect(await direct.zrange(k.lane('acme'), 0, -1)).toEqual([b.id, c.id, a.id]);
+        expect(await direct.hget(k.job(b.id), 'priority')).toBe('1');
+        await shot(page, 'j15-priority');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
         await page.close();
         await server.stop();
       }

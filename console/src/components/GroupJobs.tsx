@@ -1,6 +1,6 @@
 /**
- * A group's jobs in its detail: its backlog in the order it will run (next first),
- * with a preview of each payload, and its jobs in flight with their lease countdown and attempt
+ * A group's jobs in its detail: its backlog in the order it will run (next first: by priority,
+ * then oldest first), with each one's priority and a preview of its payload, and its jobs in flight with their lease countdown and attempt
  * n of m; each list paged, each job a link to its detail. Read again whenever the snapshot
  * shown moves.
  */
@@ -77,6 +77,13 @@ export function GroupJobs(props: {
         {backlog.page?.edges.map(({ node: j }) => (
           <li key={j.id} data-job-row={j.id}>
             <JobLink id={j.id} from={route} />
+            <span
+              class="muted small"
+              data-priority={j.priority}
+              title="priority: 1 runs first, 9 last"
+            >
+              p{j.priority}
+            </span>
             <code class="payload-preview" title={preview(j.payload, 2_000)}>
               {preview(j.payload, 60)}
             </code>

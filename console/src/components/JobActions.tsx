@@ -1,17 +1,21 @@
 /**
  * What an admin can do to one job from its detail, by its state: a dead job is
- * retried or deleted, a delayed one run now or deleted, a pending one deleted; an active job is
- * left to its worker. Done only once a read of the job after it shows it.
+ * retried or deleted, a delayed one run now or deleted, a pending one deleted; a pending or
+ * delayed one given a new priority (DESIGN.md §3, "Priorities"); an active job is left to its
+ * worker. Done only once a read of the job after it shows it.
  */
+import { useState } from 'preact/hooks';
 import type { Action } from '../action';
 import { answered, request } from '../api';
 import {
+  ChangeJobPriorityDocument,
   type JobFullFragment,
   PromoteJobDocument,
   RemoveJobsDocument,
   RequeueDeadDocument,
 } from '../gql/graphql';
 import { readJob } from '../jobs';
+import { PRIORITIES, priorityText } from '../priority';
 
 export function JobActions(props: {
   queue: string;
@@ -22,6 +26,7 @@ export function JobActions(props: {
 }) {
   const { queue, job, action, onDone } = props;
   const { id, state } = job;
+  const [priority, setPriority] = useState(job.priority);
 
   /** Confirmed when a read shows the job out of `from` (or gone, when `gone` is allowed). */
   const leaves = (from: string, gone: string | null) => async (): Promise<string | null> => {
@@ -77,6 +82,27 @@ export function JobActions(props: {
       onDone,
     );
 
+  const reprioritise = () =>
+    action.run(
+      `Setting priority ${priority}`,
+      async () => {
+        const j = answered(
+          (await request(ChangeJobPriorityDocument, { queue, id, priority })).changeJobPriority,
+          'changeJobPriority',
+        );
+        if (j.priority !== priority) {
+          throw new Error(`it is ${j.state.toLowerCase()} now: its priority stays ${j.priority}`);
+        }
+        return `Priority ${priority} set`;
+      },
+      async () => {
+        const j = await readJob(queue, id);
+        if (j === null) return 'it already ran and is gone.';
+        return j.priority === priority ? `Redis shows it at priority ${priority}.` : null;
+      },
+      onDone,
+    );
+
   const buttons: [label: string, tone: string, run: () => Promise<void>][] =
     state === 'DEAD'
       ? [
@@ -105,6 +131,33 @@ export function JobActions(props: {
           {label}
         </button>
       ))}
+      {(state === 'PENDING' || state === 'DELAYED') && (
+        <span class="priority-control">
+          <label class="muted small">
+            Priority{' '}
+            <select
+              aria-label="Priority"
+              value={String(priority)}
+              disabled={action.busy}
+              onChange={(e) => setPriority(Number((e.target as HTMLSelectElement).value))}
+            >
+              {PRIORITIES.map((p) => (
+                <option key={p} value={String(p)}>
+                  {priorityText(p)}
+                </option>
+              ))}
+            </select>
+          </label>{' '}
+          <button
+            type="button"
+            class="btn"
+            disabled={action.busy || priority === job.priority}
+            onClick={() => void reprioritise()}
+          >
+            Set priority
+          </button>
+        </span>
+      )}
     </div>
   );
 }

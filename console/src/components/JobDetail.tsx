@@ -1,5 +1,5 @@
 /**
- * One job: its state, attempts and retry policy, its payload (and, completed, its result) as
+ * One job: its state, priority, attempts and retry policy, its payload (and, completed, its result) as
  * formatted JSON, its processor's last progress and its log, its
  * failed attempts with their stacks, and its timeline — enqueued, run at, claimed, lease until,
  * finished. Opened from every job list and by typing an id; it follows the job live until it is
@@ -11,6 +11,7 @@ import { ago, dateTimeMs, duration, ms, n, prettyJson, relative, visibleId } fro
 import type { JobFullFragment } from '../gql/graphql';
 import { routeHref } from '../hooks';
 import { FINAL_STATES, useJob } from '../jobs';
+import { priorityText } from '../priority';
 import { Id } from './Id';
 import { JobActions, JobOutcome } from './JobActions';
 import { JobLog, JobProgress } from './JobLog';
@@ -134,6 +135,12 @@ export function JobDetail(props: {
                   <a href={routeHref({ queue, group: j.group })}>
                     <Id value={j.group} />
                   </a>
+                </dd>
+              </div>
+              <div>
+                <dt>priority</dt>
+                <dd data-testid="job-priority" title="1 runs first, 9 last, 5 by default">
+                  {priorityText(j.priority)}
                 </dd>
               </div>
               <div>

@@ -1,12 +1,13 @@
 /**
  * The table of the Dead and Delayed views: one row per job — its id (to its detail),
- * its group (filtering the view), when it died or runs, its attempts, a detail cell, and for an
+ * its group (filtering the view), when it died or runs, its attempts, its priority, a detail cell, and for an
  * admin a primary action and Delete — then the view's pager. The views say what differs.
  */
 import type { ComponentChildren } from 'preact';
 import { visibleId } from '../format';
 import type { JobPageFragment, JobRowFragment } from '../gql/graphql';
 import { type Route, routeHref } from '../hooks';
+import { priorityText } from '../priority';
 import { Id } from './Id';
 import { attemptsText } from './JobDetail';
 import { JobLink, type JobPaging, Pager } from './JobList';
@@ -51,6 +52,7 @@ export function JobTable(props: {
               <th scope="col">Group</th>
               <th scope="col">{props.whenHeader}</th>
               <th scope="col">Attempts</th>
+              <th scope="col">Priority</th>
               <th scope="col">{props.detailHeader}</th>
               {admin && (
                 <th scope="col" class="num">
@@ -74,6 +76,7 @@ export function JobTable(props: {
                   </td>
                   <td title={when.title}>{when.text}</td>
                   <td>{attemptsText(j)}</td>
+                  <td data-priority={j.priority}>{priorityText(j.priority)}</td>
                   <td class="err-cell" title={props.detailTitle?.(j)}>
                     {props.detail(j)}
                   </td>
@@ -106,7 +109,7 @@ export function JobTable(props: {
             })}
             {page && rows.length === 0 && (
               <tr>
-                <td colSpan={admin ? 6 : 5} class="muted pad">
+                <td colSpan={admin ? 7 : 6} class="muted pad">
                   {props.empty}
                 </td>
               </tr>

@@ -140,7 +140,7 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -148,7 +148,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type JobLogsQueryVariables = Exact<{
   queue: string;
@@ -166,11 +166,11 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null };
+export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -181,7 +181,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -214,7 +214,16 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
+
+export type ChangeJobPriorityMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+  priority: number;
+}>;
+
+
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -496,6 +505,7 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   result
   progress
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -524,6 +534,7 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   group
   payload
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -552,6 +563,7 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
   group
   payload
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -899,6 +911,7 @@ export const JobByIdDocument = new TypedDocumentString(`
   result
   progress
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -957,6 +970,7 @@ export const JobFollowDocument = new TypedDocumentString(`
   result
   progress
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -991,6 +1005,7 @@ export const QueueJobsDocument = new TypedDocumentString(`
   group
   payload
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -1058,6 +1073,7 @@ export const PromoteJobDocument = new TypedDocumentString(`
   group
   payload
   state
+  priority
   attempts
   maxAttempts
   leaseUntil
@@ -1066,6 +1082,26 @@ export const PromoteJobDocument = new TypedDocumentString(`
   finishedAt
   lastError
 }`) as unknown as TypedDocumentString<PromoteJobMutation, PromoteJobMutationVariables>;
+export const ChangeJobPriorityDocument = new TypedDocumentString(`
+    mutation ChangeJobPriority($queue: String!, $id: ID!, $priority: Int!) {
+  changeJobPriority(queue: $queue, id: $id, priority: $priority) {
+    ...JobRow
+  }
+}
+    fragment JobRow on Job {
+  id
+  group
+  payload
+  state
+  priority
+  attempts
+  maxAttempts
+  leaseUntil
+  enqueuedAt
+  runAt
+  finishedAt
+  lastError
+}`) as unknown as TypedDocumentString<ChangeJobPriorityMutation, ChangeJobPriorityMutationVariables>;
 export const PauseQueueDocument = new TypedDocumentString(`
     mutation PauseQueue($queue: String!) {
   pauseQueue(queue: $queue) {

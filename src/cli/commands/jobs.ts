@@ -1,6 +1,8 @@
 /**
- * `ringmaster job <id>` (one job: its state, payload, result, progress and the end of its log,
- * or with `--log` the whole log: `Queue.job`, `Job.logs`, DESIGN.md §3 "Progress and logs"),
+ * `ringmaster job <id>` (one job: its state, priority, payload, result, progress and the end of
+ * its log, or with `--log` the whole log: `Queue.job`, `Job.logs`, DESIGN.md §3 "Progress and
+ * logs"), `ringmaster priority <id> <priority>` (a pending or delayed job's new priority:
+ * `changeJobPriority`, DESIGN.md §3 "Priorities"),
  * `ringmaster dead` (a queue's or a group's dead jobs, newest first: `Queue.jobs(DEAD)`) and
  * `ringmaster retry-dead` (requeue them: `requeueDeadJobs`, called again while jobs remain),
  * DESIGN.md §4.2, §4.3.
@@ -11,6 +13,7 @@ import { request } from '../client.js';
 import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import {
+  CliChangeJobPriorityDocument,
   CliDeadDocument,
   CliJobDocument,
   type CliJobLogPageFragment,
@@ -76,7 +79,7 @@ function jsonLines(label: string, value: unknown): string {
   return `${label}:\n${lines.join('\n')}`;
 }
 
-/** Add `job`, `dead` and `retry-dead` to `program`. */
+/** Add `job`, `priority`, `dead` and `retry-dead` to `program`. */
 export function registerJobs(program: Command): void {
   program
     .command('job <id>')
@@ -118,6 +121,7 @@ export function registerJobs(program: Command): void {
         return;
       }
       printLine(`job ${visible(job.id)} of ${visible(job.group)} in ${queue}: ${job.state}`);
+      printLine(`priority: ${job.priority}`);
       printLine(`attempts: ${job.attempts}/${job.maxAttempts}`);
       printLine(`enqueued: ${String(job.enqueuedAt ?? '-')}`);
       printLine(`finished: ${String(job.finishedAt ?? '-')}`);
@@ -137,6 +141,40 @@ export function registerJobs(program: Command): void {
       if (shown.length < log.totalCount) {
         printLine(`more: ${shellCommand(['ringmaster', 'job', id, '-q', queue, '--log'])}`);
       }
+    });
+
+  program
+    .command('priority')
+    .description(
+      'give a pending or delayed job a new priority: a pending job moves to its new place in its lane at once; a job in another state is left as it is',
+    )
+    .argument('<id>', 'the job')
+    .argument(
+      '<priority>',
+      `${integerRange(Bounds.priority)}, 1 runs first (the default is 5)`,
+      integer('priority', Bounds.priority),
+    )
+    .action(async (id: string, priority: number, _options, command: Command) => {
+      const context = contextOf(command);
+      const queue = context.queue();
+      const data = await request(
+        context.connection,
+        CliChangeJobPriorityDocument,
+        { queue, id, priority },
+        shellCommand(['ringmaster', 'job', id, '-q', queue]),
+      );
+      if (context.json) {
+        printJson(data);
+        return;
+      }
+      const job = data.changeJobPriority;
+      if (!job) throw new CliError('the server answered no job', ExitCode.SERVER);
+      const where = `job ${visible(job.id)} of ${visible(job.group)} in ${queue}`;
+      printLine(
+        job.priority === priority
+          ? `${where}: priority ${priority} (${job.state})`
+          : `${where} is ${job.state}: its priority stays ${job.priority} (only a PENDING or DELAYED job's changes)`,
+      );
     });
 
   program

@@ -194,6 +194,15 @@ export type CliRetryDeadMutationVariables = Exact<{
 
 export type CliRetryDeadMutation = { requeueDeadJobs: { count: number, remaining: number, skipped: number } | null };
 
+export type CliChangeJobPriorityMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+  priority: number;
+}>;
+
+
+export type CliChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, state: JobState, priority: number } | null };
+
 export type CliTopQueryVariables = Exact<{
   queue: string;
 }>;
@@ -221,7 +230,7 @@ export type CliJobQueryVariables = Exact<{
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogsQueryVariables = Exact<{
   queue: string;
@@ -846,6 +855,16 @@ export const CliRetryDeadDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliRetryDeadMutation, CliRetryDeadMutationVariables>;
+export const CliChangeJobPriorityDocument = new TypedDocumentString(`
+    mutation CliChangeJobPriority($queue: String!, $id: ID!, $priority: Int!) {
+  changeJobPriority(queue: $queue, id: $id, priority: $priority) {
+    id
+    group
+    state
+    priority
+  }
+}
+    `) as unknown as TypedDocumentString<CliChangeJobPriorityMutation, CliChangeJobPriorityMutationVariables>;
 export const CliTopDocument = new TypedDocumentString(`
     query CliTop($queue: String!) {
   queue(name: $queue) {
@@ -935,6 +954,7 @@ export const CliJobDocument = new TypedDocumentString(`
       id
       group
       state
+      priority
       attempts
       maxAttempts
       enqueuedAt

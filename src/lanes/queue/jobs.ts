@@ -1,4 +1,6 @@
 /** Decoding of job hashes (`P:{Q}:job:<id>`) into {@link Job}s, and of pages of them. */
+import { Defaults } from '../defaults.js';
+import { isIntegerIn, Limits } from '../limits.js';
 import type { ClaimedJob, ReadJobsReply } from '../scripts/commands.js';
 import type { BackoffPolicy, Job, JobLog, JobPage, JobProgress, JobState } from '../types.js';
 import { jobCursor, type Listing } from '../validate.js';
@@ -132,7 +134,19 @@ export function decodeJob(
     finishedAt: int(h.finishedAt),
     lastError: h.lastError ?? null,
     backoff: decodeBackoff(h),
+    priority: decodePriority(h.priority),
   };
+}
+
+/**
+ * A job hash's `priority`: 1..9 as stored, or the default (5) when the hash holds none, or a
+ * value that is not one of them (another writer's; the scripts read it alike).
+ */
+function decodePriority(raw: string | undefined): number {
+  const p = int(raw);
+  return p !== null && isIntegerIn(p, Limits.minPriority, Limits.maxPriority)
+    ? p
+    : Defaults.priority;
 }
 
 /**

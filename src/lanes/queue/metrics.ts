@@ -9,10 +9,10 @@ import { parseCount, parseLimit, statsFrom } from './state.js';
 /** Stale entries of the oldest-pending index (`P:{Q}:heads`) mended per metrics read, at most. */
 export const METRICS_HEAD_STEPS = 100;
 
-/** The oldest pending job of a queue (the lowest lane score: FIFO, score = id). */
+/** The oldest pending job of a queue: the lowest id, whatever its priority (DESIGN.md §3). */
 export interface OldestPending {
   readonly id: string;
-  /** Its lane score (its id for a job Ringmaster enqueued). */
+  /** Its lane score (its id shifted by its priority for a job Ringmaster enqueued). */
   readonly score: number;
   /** When it was enqueued (ms since the epoch, Redis clock), or null when its hash has none. */
   readonly enqueuedAt: number | null;

@@ -1,6 +1,7 @@
 /**
  * `Queue`'s operator actions (admin; DESIGN.md §3 and §4.1, "Operator actions"): requeue dead
- * jobs, remove jobs, purge a group's backlog, promote a delayed job, and audit and repair
+ * jobs, remove jobs, purge a group's backlog, promote a delayed job, change a job's priority,
+ * and audit and repair
  * (`reconcile.ts`). The contracts are on `Queue`'s methods (queue.ts), which delegate here.
  */
 import { Defaults } from '../defaults.js';
@@ -107,6 +108,17 @@ export class OperatorActions {
     }
     const [replyId, fields, promoted] = reply;
     return { ...decodeJob(this.core.name, replyId, fields), promoted: promoted === 1 };
+  }
+
+  async changeJobPriority(id: string, priority: number, options?: SteeringOptions): Promise<Job> {
+    const history = this.core.historyArgs(options);
+    const p = validate.priority(priority);
+    const jobId = validate.jobId(this.core.name, id);
+    const reply = await this.core.commands.changeJobPriority({ id: jobId, priority: p, history });
+    if (typeof reply === 'number') {
+      throw errorFromStatus(reply, this.core.name, jobId) ?? jobNotFound(this.core.name, jobId);
+    }
+    return decodeJob(this.core.name, reply[0], reply[1]);
   }
 
   audit(): Promise<ReconcileReport> {

@@ -27,6 +27,11 @@ export interface EnqueueOptions {
   readonly runAt?: number | undefined;
   /** How long a failed attempt waits before the job runs again (DESIGN.md §3, backoff). */
   readonly backoff?: BackoffPolicyInput | undefined;
+  /**
+   * Its place in its group's lane: 1 (runs first) to 9 (runs last), default 5; FIFO within a
+   * priority (DESIGN.md §3, "Priorities").
+   */
+  readonly priority?: number | undefined;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -48,6 +53,7 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   delayMs: true,
   runAt: true,
   backoff: true,
+  priority: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -55,8 +61,9 @@ const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
  * payload JSON text (newline-separated: a group id holds no control characters, and JSON text
  * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
- * either, hex. A request with neither hashes as before they existed, so keys recorded then
- * still match.
+ * either or a priority other than the default, then that priority, hex. A request with none of
+ * them hashes as before they existed, so keys recorded then still match (a priority of 5 is
+ * the default's request).
  */
 function requestFingerprint(
   group: string,
@@ -66,17 +73,24 @@ function requestFingerprint(
     delayMs?: number | undefined;
     runAt?: number | undefined;
     backoff?: BackoffArgs | undefined;
+    priority?: number | undefined;
   },
 ): string {
   let text = `${group}\n${maxAttempts}\n${payload}`;
-  const { delayMs, runAt, backoff } = timing;
-  if (delayMs !== undefined || runAt !== undefined || backoff !== undefined) {
+  const { delayMs, runAt, backoff, priority } = timing;
+  if (
+    delayMs !== undefined ||
+    runAt !== undefined ||
+    backoff !== undefined ||
+    priority !== undefined
+  ) {
     const delay =
       delayMs !== undefined ? `delayMs ${delayMs}` : runAt !== undefined ? `runAt ${runAt}` : '';
     const policy = backoff
       ? `${backoff.type} ${backoff.delayMs} ${backoff.maxDelayMs ?? ''} ${backoff.jitter}`
       : '';
     text += `\n${delay}\n${policy}`;
+    if (priority !== undefined) text += `\npriority ${priority}`;
   }
   return createHash('sha256').update(text).digest('hex');
 }
@@ -84,7 +98,8 @@ function requestFingerprint(
 /**
  * One enqueue's arguments, validated as DESIGN.md §5 says (BAD_USER_INPUT naming the option):
  * the group, the payload as JSON text, maxAttempts (default 3), the key with its ttl and the
- * request's fingerprint, one of delayMs and runAt, the backoff policy with its defaults.
+ * request's fingerprint, one of delayMs and runAt, the backoff policy with its defaults, the
+ * priority (1..9; the default 5 as none).
  * Used by `Queue.enqueue` and, per job, by `Queue.enqueueMany`.
  */
 function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions): EnqueueArgs {
@@ -102,15 +117,23 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
     throw badInput('runAt', 'cannot be given with delayMs: give one of them');
   }
   const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
+  // The default is sent as none: its job is written as before priorities (DESIGN.md §3).
+  const given = opts.priority == null ? Defaults.priority : validate.priority(opts.priority);
+  const priority = given === Defaults.priority ? undefined : given;
   const key =
     name === undefined
       ? undefined
       : {
           name,
           ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
-          fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
+          fingerprint: requestFingerprint(g, maxAttempts, text, {
+            delayMs,
+            runAt,
+            backoff,
+            priority,
+          }),
         };
-  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff };
+  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority };
 }
 
 /** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
@@ -249,7 +272,7 @@ export class Producing {
   private keyConflict(argument: string, by: string): RingmasterError {
     return badInput(
       argument,
-      `was used for ${by} of queue ${this.core.name} with a different group, payload, maxAttempts, delay or backoff; use a new key for a new job`,
+      `was used for ${by} of queue ${this.core.name} with a different group, payload, maxAttempts, delay, backoff or priority; use a new key for a new job`,
     );
   }
 }

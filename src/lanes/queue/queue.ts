@@ -407,13 +407,15 @@ export class Queue<Payload = unknown, Result = unknown> {
   // ── producing ─────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Add a job to the tail of `group`'s lane. `payload` is any JSON value (≤ 524,288 bytes
-   * as JSON text). Script: `enqueue-12.lua`.
+   * Add a job to `group`'s lane, after every job of its priority and before the jobs of later
+   * priorities (DESIGN.md §3, "Priorities"; at its tail with the default priority). `payload`
+   * is any JSON value (≤ 524,288 bytes as JSON text). Script: `enqueue-12.lua`.
    *
    * With `delayMs` or `runAt` in the future (Redis clock) the job is DELAYED instead: kept in
    * `P:{Q}:delayed` and its group's delayed index with its `runAt`, not pending, its group not
    * re-ringed (a group whose only work is delayed is not serviceable); once due, promotion (a
-   * claim, the reaper, or {@link promote}) puts it in its lane at its FIFO place (its id).
+   * claim, the reaper, or {@link promote}) puts it in its lane at its place (its priority,
+   * then its id).
    * A `runAt` now or past (or `delayMs` 0) enqueues as without one.
    *
    * Without `key`, delivery of the call is at least once: a call retried after its reply was
@@ -435,10 +437,12 @@ export class Queue<Payload = unknown, Result = unknown> {
    *   2,592,000,000 ms — 30 days — of the Redis clock's now); not with `delayMs`
    * @param options.backoff the job's retry policy (DESIGN.md §3, backoff): `{ type: 'FIXED' |
    *   'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }`, stored on the job
+   * @param options.priority its place in its group's lane, an integer from 1 (runs first) to 9
+   *   (runs last), default 5; FIFO within a priority (DESIGN.md §3, "Priorities")
    * @throws RingmasterError BAD_USER_INPUT for bad input (argument `runAt` also for a runAt
    *   more than 30 days from now, and for delayMs and runAt together), or (argument `key`) when
    *   the key was used within its window for a different request — another group, payload (as
-   *   JSON text), maxAttempts, delay or backoff; DATA_OUT_OF_RANGE (see the script)
+   *   JSON text), maxAttempts, delay, backoff or priority; DATA_OUT_OF_RANGE (see the script)
    */
   enqueue(
     group: string,
@@ -469,7 +473,8 @@ export class Queue<Payload = unknown, Result = unknown> {
    * @throws RingmasterError BAD_USER_INPUT naming the job: argument `jobs` (not an array, more
    *   than 1,000, or payloads over 16,777,216 bytes in all), `jobs[i]` (not an object), `jobs[i].group`, `jobs[i].payload`,
    *   `jobs[i].maxAttempts`, `jobs[i].key`, `jobs[i].keyTtlMs`, `jobs[i].delayMs`,
-   *   `jobs[i].runAt`, `jobs[i].backoff` (i from 0) — as {@link enqueue} refuses them;
+   *   `jobs[i].runAt`, `jobs[i].backoff`, `jobs[i].priority` (i from 0) — as {@link enqueue}
+   *   refuses them;
    *   DATA_OUT_OF_RANGE (see the script). Nothing is written then.
    */
   enqueueMany(
@@ -629,7 +634,7 @@ export class Queue<Payload = unknown, Result = unknown> {
   /**
    * Put dead jobs back to work (DESIGN.md §3 and §4.1, "Operator actions"; script
    * `requeueDead-8.lua`, one atomic call): each returns to its own group's lane at its original
-   * FIFO place (it runs before the jobs enqueued after it), state PENDING, attempts reset to 0
+   * place (by its priority, then before the jobs enqueued after it), state PENDING, attempts reset to 0
    * unless `resetAttempts` is false (kept, a job that had used them all gets one more attempt),
    * lastError and error history kept. A group this makes serviceable is re-ringed with a wake.
    * Counted in `stats.requeued`; `stats.pending` grows by the jobs added.
@@ -707,9 +712,9 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
-   * Promote delayed job `id` now (admin): it goes to its group's lane at its FIFO place, as if
-   * its run-at time had come, and its group is re-ringed with a wake if that makes it
-   * serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
+   * Promote delayed job `id` now (admin): it goes to its group's lane at its place (by its
+   * priority, then FIFO), as if its run-at time had come, and its group is re-ringed with a
+   * wake if that makes it serviceable. A job that exists but is not DELAYED is returned unchanged, with `promoted`
    * false. Script: `promoteJob-8.lua`. Recorded in the history as `promoteJob` (DESIGN.md
    * §4.6; not when the job is not found or the call is refused).
    * @param options.actor who asks (history); default this handle's `actor`
@@ -721,6 +726,24 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   promote(id: string, options?: SteeringOptions): Promise<PromotedJob> {
     return this.call(() => this.actions.promote(id, options));
+  }
+
+  /**
+   * Give job `id` a new priority (admin; DESIGN.md §3, "Priorities"): a PENDING job moves to
+   * its new place in its group's lane at once (by priority, then FIFO by id); a DELAYED job
+   * keeps it for when it is promoted. A job in any other state (ACTIVE, COMPLETED, DEAD), or
+   * already at that priority, is returned unchanged, as {@link promote} returns a job that is
+   * not DELAYED. Script: `changeJobPriority-1.lua`. Recorded in the history as
+   * `changeJobPriority` (DESIGN.md §4.6) when it changed the job.
+   * @param priority an integer from 1 (runs first) to 9 (runs last)
+   * @param options.actor who asks (history); default this handle's `actor`
+   * @returns the job after the call
+   * @throws RingmasterError BAD_USER_INPUT (argument `priority`: not an integer from 1 to 9;
+   *   nothing written), JOB_NOT_FOUND (no such job, a completed or dead job past its retention
+   *   age, or an id that is not a decimal string)
+   */
+  changeJobPriority(id: string, priority: number, options?: SteeringOptions): Promise<Job> {
+    return this.call(() => this.actions.changeJobPriority(id, priority, options));
   }
 
   /**

@@ -146,11 +146,14 @@ export interface EnqueueArgs {
   readonly delayMs?: number | undefined;
   readonly runAt?: number | undefined;
   readonly backoff?: BackoffArgs | undefined;
+  /** 1..9, or undefined for the default 5 (sent as '': nothing written for it). */
+  readonly priority?: number | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
- * `enqueue-12.lua` (ARGV[5..12]) and `enqueueMany-9.lua` (each job's last 8) take them: keyTtlMs,
- * fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter; '' for each one absent.
+ * `enqueue-12.lua` (ARGV[5..12]) and `enqueueMany-9.lua` (each job's 8 before its priority)
+ * take them: keyTtlMs, fingerprint, delayMs, runAt, backoff type, delayMs, maxDelayMs, jitter;
+ * '' for each one absent.
  */
 function jobTailArgs(p: EnqueueArgs): Arg[] {
   const b = p.backoff;
@@ -170,6 +173,11 @@ function jobTailArgs(p: EnqueueArgs): Arg[] {
  * delayed (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
 export type PromoteReply = [id: string, fields: string[], promoted: 0 | 1] | number;
+/**
+ * `changeJobPriority-1.lua`'s reply: the job after the call and whether its priority was changed
+ * (1) or it was left as it was (0, nothing written); or a negative status code (JOB_NOT_FOUND).
+ */
+export type ChangePriorityReply = [id: string, fields: string[], changed: 0 | 1] | number;
 /**
  * `reap-12.lua`'s reply: counts of jobs reaped, promoted, trimmed (completed, dead), groups
  * reopened, and job watches dropped past their time.
@@ -504,6 +512,8 @@ export class Commands {
       k.groupDelayed(p.group),
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
+    // A priority only when not the default: the common job is sent one argument less.
+    if (p.priority !== undefined) args.push(p.priority);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -526,8 +536,12 @@ export class Commands {
       k.delayed,
     ];
     const args: Arg[] = [k.base, jobs.length];
+    // Each job's priority only when one of the call has one: the common call is sent none (the
+    // script tells the two apart by the count of its arguments).
+    const priorities = jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
+      if (priorities) args.push(p.priority ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
@@ -678,6 +692,20 @@ export class Commands {
     const k = this.k;
     const keys = [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.stats, k.delayed, k.job(p.id)];
     return this.run('promoteJob', keys, [k.base, p.id, ...p.history]) as Promise<PromoteReply>;
+  }
+
+  /** `changeJobPriority-1.lua`: a pending or delayed job's new priority, 1..9 (see the script). */
+  changeJobPriority(p: {
+    id: string;
+    priority: number;
+    history: HistoryArgs;
+  }): Promise<ChangePriorityReply> {
+    const k = this.k;
+    return this.run(
+      'changeJobPriority',
+      [k.job(p.id)],
+      [k.base, p.id, p.priority, ...p.history],
+    ) as Promise<ChangePriorityReply>;
   }
 
   /** `extendLease-2.lua`; a negative number is a status code (see errors.ts). */

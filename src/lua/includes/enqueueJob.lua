@@ -29,8 +29,9 @@
                         seen handed out, '' for none) when `seq` stands at or below it, so ids
                         are never minted twice after Redis lost `seq` (DESIGN.md §3, "A Redis
                         that lost a queue's state"); refuses (DATA_OUT_OF_RANGE) a `seq` that is
-                        not an integer from 0 to 2^53 − 1 − n (an id past 2^53−1 is not exact in
-                        Lua nor as a lane score), or a floor above that
+                        not an integer from 0 to MAX_JOB_ID − n (10^15 − 1, includes/priority.lua:
+                        a higher id would overlap the lane scores of the next priority), or a
+                        floor above that
     judgeLane(k, group, laneKey)
                         limit, active, serviceable, saturated of a group a job goes to the lane
                         of, before (includes/groupState.lua: refuses an active count it cannot
@@ -39,9 +40,13 @@
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
                         lost: its first id since)
-    writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-             backoffMaxDelayMs, backoffJitter)
-                        the job hash in one HSET (state pending, or delayed with its runAt)
+    writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
+             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
+                        the job hash in one HSET (state pending, or delayed with its runAt);
+                        returns its lane score: `seq` (its id as a number) for priority '', the
+                        default (nothing written for it), else, for 1–9, laneScoreOf(seq,
+                        priority) computed in place (includes/priority.lua says why), which the
+                        hash holds with the priority (DESIGN.md §3, "Priorities")
     rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
     settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
                         after jobs went to the lane of a group: true when it is to be re-ringed
@@ -62,6 +67,7 @@
 --- @include "settleGroup"
 --- @include "payloads"
 --- @include "retentionAge"
+--- @include "priority"
 
 local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 
@@ -110,12 +116,12 @@ end
 
 local function firstId(seqKey, n, floor)
   local last = redis.call('GET', seqKey)
-  -- The last id these n INCRs mint is at most 2^53−1 (includes/bounds.lua).
-  local top = MAX_SAFE_INTEGER - n
+  -- The last id these n INCRs mint is at most MAX_JOB_ID (includes/priority.lua).
+  local top = MAX_JOB_ID - n
   if last and not (isSafeInteger(last) and tonumber(last) >= 0 and tonumber(last) <= top) then
     refuse(seqKey, nil, last, 'a job id counter from 0 to ' .. string.format('%d', top)
-      .. ' (ids past 2^53−1 are not exact in Lua nor as lane scores; this call mints ' .. n
-      .. ')',
+      .. ' (ids stop at 10^15−1, below the lane scores of the next priority; this call mints '
+      .. n .. ')',
       'Send new jobs to a new queue; lower the counter only if no job id above its new value is in use.')
   end
   local from = last and tonumber(last) or 0
@@ -145,14 +151,15 @@ local function markLayout(base, first, raised)
   end
 end
 
-local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-    backoffMaxDelayMs, backoffJitter)
+local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
+    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
   local jobKey = jobKeyOf(base, id)
-  -- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
-  if backoff == '' and not delayed then
+  -- No `score` for the default priority: its score is its id (retry, promotion and requeue
+  -- fall back to it).
+  if backoff == '' and not delayed and priority == '' then
     redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
       'maxAttempts', maxAttempts, 'enqueuedAt', now)
-    return
+    return seq
   end
   local fields = { 'group', group, 'state', delayed and 'delayed' or 'pending', 'attempts', 0,
     'maxAttempts', maxAttempts, 'enqueuedAt', now }
@@ -174,7 +181,18 @@ local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backo
     fields[#fields + 1] = 'runAt'
     fields[#fields + 1] = string.format('%d', runAt)
   end
+  local score = seq
+  if priority ~= '' then
+    -- laneScoreOf(seq, priority) in place, its DEFAULT_PRIORITY and PRIORITY_STEP as literals
+    -- (includes/priority.lua): a closure, or an upvalue, more costs every enqueue (measured).
+    score = seq + (tonumber(priority) - 5) * 1e15
+    fields[#fields + 1] = 'priority'
+    fields[#fields + 1] = priority
+    fields[#fields + 1] = 'score'
+    fields[#fields + 1] = string.format('%d', score)
+  end
   redis.call('HSET', jobKey, unpack(fields))
+  return score
 end
 
 local function rememberKey(idemKey, id, fingerprint, now, keyTtlMs)

@@ -10,9 +10,6 @@
     indexesOf(k, base, kind, group)
                                  the queue-wide and the group's index of kind 'delayed', 'dead'
                                  or 'completed' (group nil: the group's is nil)
-    laneScoreOf(raw, id)         a job's FIFO place in its lane: its hash's `score` when that is
-                                 a finite number, else its id, else 0 (as includes/requeueJob.lua
-                                 and includes/promote.lua place a job)
 ]]
 --- @include "keys"
 
@@ -35,16 +32,4 @@ local function indexesOf(k, base, kind, group)
     groupIndex = groupCompletedKeyOf(base, group)
   end
   return k.completed, groupIndex
-end
-
-local function finiteOrNil(text)
-  local n = tonumber(text)
-  if n == nil or n ~= n or n == math.huge or n == -math.huge then
-    return nil
-  end
-  return n
-end
-
-local function laneScoreOf(raw, id)
-  return finiteOrNil(raw) or finiteOrNil(id) or 0
 end

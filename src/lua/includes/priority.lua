@@ -10,6 +10,17 @@
     laneScoreOf(id, priority)   the lane score of job `id` (a number) at `priority` (a number)
     levelOf(score)    the priority a lane score stands at (1–9): 5 + floor(score / 10^15),
                       held within 1–9 for a score another writer chose
+    orderOf(score)    the enqueue order a lane score stands for: the score less its level's
+                      shift, so the id for a job Ringmaster enqueued, whatever its priority
+                      (the oldest pending job is the lowest order, includes/heads.lua)
+    levelStartOf(level)  the lowest lane score of `level` (its shift): a level's jobs are the
+                      scores from it to the next level's start
+  A job goes back to its lane (retry, reap, promotion, requeueDead) at its hash's `score`, else
+  its id: the score enqueue gave it, so those paths need none of these. enqueue's writeJob
+  (includes/enqueueJob.lua) computes laneScoreOf in place, with 5 and 10^15 as literals: each
+  function a script names is a closure made on every call (~1,000 Redis instructions), and each
+  upvalue it reads ~500 more (measured), which a default-priority enqueue is not to pay
+  (docs/PERFORMANCE.md 13); test/lanes/priority.test.ts holds its scores to this rule.
 ]]
 local PRIORITY_STEP = 1e15
 local MAX_JOB_ID = 1e15 - 1
@@ -27,4 +38,12 @@ local function levelOf(score)
     return 9
   end
   return level
+end
+
+local function orderOf(score)
+  return tonumber(score) - (levelOf(score) - DEFAULT_PRIORITY) * PRIORITY_STEP
+end
+
+local function levelStartOf(level)
+  return (level - DEFAULT_PRIORITY) * PRIORITY_STEP
 end

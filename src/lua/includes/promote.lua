@@ -60,13 +60,14 @@ local function promoteJob(k, base, id, unjudged)
   if active ~= nil then
     wasServiceable, wasSaturated = isServiceable(k, group, laneKey, limit, active)
   end
-  -- The job's FIFO place: its score as stored, else its id (exact below 2^53, as seq mints);
+  -- The job's place: its score as stored (its priority's), else its id (exact, as seq mints);
   -- never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
   local score = finiteScore(job[2]) or finiteScore(id) or 0
   redis.call('ZREM', k.delayed, id)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
   redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, score)
+  -- Its id as a number: the score itself when it is the id (includes/heads.lua).
+  noteLaneHead(base, group, score, job[2] and finiteScore(id) or score)
   redis.call('HSET', jobKey, 'state', 'pending')
   redis.call('HDEL', jobKey, 'runAt')
   noteJobEvent(base, id)

@@ -1,8 +1,8 @@
 --[[
   After a released lease (retry, reap): record the failed attempt, then put the job back —
-  at the front of its own lane with its original FIFO score, or into `delayed` until its
-  backoff has passed, or bury it in `dead` once its attempts reach maxAttempts
-  (DESIGN.md §3, retry and backoff).
+  at the front of its own lane with its original score (its place by priority, then FIFO), or
+  into `delayed` until its backoff has passed, or bury it in `dead` once its attempts reach
+  maxAttempts (DESIGN.md §3, retry and backoff).
   A job whose hash is gone (deleted by hand) goes back to its lane as a bare id, as a job
   written by another implementation of the seed would be: it has no policy, no error list.
 
@@ -33,9 +33,9 @@
 
   Exact whatever the fields hold (includes/safeInteger.lua): attempts and maxAttempts are
   compared as decimal text, never as doubles (an attempts that is not an integer counts as 0; a
-  maxAttempts that is not one means no limit, as before). The score is the one the hash holds,
-  or the id (finiteScore: NaN or an infinity falls back to the id, then 0, rather than making
-  ZADD fail after the release was written).
+  maxAttempts that is not one means no limit, as before). The score is the one the hash holds
+  (its priority's, DESIGN.md §3 "Priorities"), or the id (finiteScore: NaN or an infinity falls
+  back to the id, then 0, rather than making ZADD fail after the release was written).
 
   k: k.dead, k.delayed (zsets), k.stats, k.settings (hashes); k.deadRetention is filled in.
   base: 'P:{Q}:' (the group's delayed and dead indexes and the error list are built from it,
@@ -143,7 +143,8 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     return 'delayed'
   end
   redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, score)
+  -- Its id as a number: the score itself when it is the id (includes/heads.lua).
+  noteLaneHead(base, group, score, job[3] and finiteScore(id) or score)
   if exists then
     redis.call('HSET', jobKey, 'state', 'pending')
     noteJobEvent(base, id)
