@@ -15,6 +15,8 @@ export const Defaults = {
   keyTtlMs: 86_400_000,
   leaseMs: 30_000,
   maxAttempts: 3,
+  /** A job's priority when its enqueue names none (DESIGN.md §3, "Priorities"; 1 is first). */
+  priority: 5,
   pageSize: 50,
   reapBatch: 1_000,
   /**

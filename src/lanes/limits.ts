@@ -53,6 +53,8 @@ export const Limits = {
    * maxDelayMs, an idempotency key's keyTtlMs, a rate limit's windowMs, a timed call's forMs.
    */
   maxDelayMs: 2_592_000_000,
+  /** A job's priority runs from 1 (first) to this (last) (DESIGN.md §3, "Priorities"). */
+  maxPriority: 9,
   /** The most turns per round a group may be given (DESIGN.md §3, "Weights"). */
   maxWeight: 1_000,
   /** The most claims a rate limit's window may allow (DESIGN.md §3, "Rate limits"). */

@@ -191,6 +191,11 @@ export function maxAttempts(value: unknown): number {
   return integerIn('maxAttempts', value, 1, Limits.maxAttempts);
 }
 
+/** A job's priority: an integer in 1..9, 1 first (DESIGN.md §3, "Priorities"). */
+export function priority(value: unknown): number {
+  return integerIn('priority', value, 1, Limits.maxPriority);
+}
+
 /** A page size: an integer in 1..500. */
 export function pageSize(value: unknown): number {
   return integerIn('first', value, 1, Limits.maxPageSize);

@@ -49,6 +49,10 @@
                          '' for none: a new id is above it even when `seq` was lost (DESIGN.md
                          §3, "A Redis that lost a queue's state"; includes/enqueueJob.lua,
                          firstId)
+    ARGV[14] priority    1 (first) … 9 (last), '' for the default 5 (validated by the
+                         engine): the lane score (includes/priority.lua, laneScoreOf), kept in
+                         the hash with `priority` when not the default, and the level the group
+                         stands at while the job is its lane's head (DESIGN.md §3, "Levels")
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -116,9 +120,10 @@ end
 local delayed = runAt ~= nil and runAt > now
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
-local limit, active, wasServiceable, wasSaturated
+local priority = ARGV[14] ~= '' and tonumber(ARGV[14]) or DEFAULT_PRIORITY
+local limit, active, wasServiceable, wasSaturated, headScore
 if not delayed then
-  limit, active, wasServiceable, wasSaturated = judgeLane(k, group, laneKey)
+  limit, active, wasServiceable, wasSaturated, headScore = judgeLane(k, group, laneKey)
 end
 if raiseTo then
   redis.call('SET', seqKey, raiseTo)
@@ -126,7 +131,11 @@ end
 redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
-writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12])
+writeJob(base, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10], ARGV[11], ARGV[12],
+  priority)
+if priority ~= DEFAULT_PRIORITY then
+  markPrioritized(base)
+end
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
@@ -138,11 +147,16 @@ if delayed then
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
-  redis.call('ZADD', laneKey, seq, id)
-  noteLaneHead(base, group, seq)
+  local score = laneScoreOf(seq, priority)
+  redis.call('ZADD', laneKey, score, id)
+  noteLaneHead(base, group, score)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
-    reRing(k, group)
+    -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).
+    reRing(k, group, priority)
+  elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
+    -- A more urgent head: the group moves to the tail of its level (DESIGN.md §3, "Levels").
+    moveLevel(k, base, group, levelOf(headScore), levelOf(score))
   end
 end
 return createdReply(base, id, payload)

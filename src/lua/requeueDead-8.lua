@@ -161,7 +161,7 @@ for _, job in ipairs(requeue) do
   if mode == 'group' then
     redis.call('ZREM', sourceIndex, job.id)
   end
-  local laneScore = laneScoreOf(job.score, job.id)
+  local laneScore = storedLaneScore(job.score, job.id)
   added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
   noteLaneHead(base, job.group, laneScore)
   redis.call('HSET', job.key, 'state', 'pending')
@@ -179,7 +179,7 @@ if #requeue > 0 then
 end
 for _, group in ipairs(order) do
   local g = groups[group]
-  settleAfterGain(k, group, g.laneKey, g.serviceable, g.saturated)
+  settleAfterGain(k, group, g.laneKey, g.serviceable, g.saturated, true)
 end
 
 local remaining = 0

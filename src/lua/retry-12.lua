@@ -78,5 +78,5 @@ local outcome, forgotten = requeueJob(k, base, jobKey, id, group, laneKey, nowMs
 if outcome ~= 'dead' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
-settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, true)
 return { id, forgotten or jobFields(base, id) }

@@ -39,6 +39,7 @@ import {
   NULL,
   OVERRIDE_KINDS,
   PAYLOADS,
+  PRIORITIES,
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
@@ -154,6 +155,7 @@ const cases: Case[] = [
   ...each(MAX_ATTEMPTS, 'enqueue maxAttempts', (v) =>
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
+  ...each(PRIORITIES, 'enqueue priority', (v) => ctx.q.enqueue('a', null, { priority: any(v) })),
   ...each(PAYLOADS, 'enqueue payload', (v) => ctx.q.enqueue('a', v)),
   ...each(PAYLOADS, 'complete result', (v) =>
     ctx.q.complete(ctx.active.id, ctx.active.token as string, { result: v }),

@@ -27,6 +27,12 @@ export interface EnqueueOptions {
   readonly runAt?: number | undefined;
   /** How long a failed attempt waits before the job runs again (DESIGN.md §3, backoff). */
   readonly backoff?: BackoffPolicyInput | undefined;
+  /**
+   * 1 (first) … 9 (last), default 5: the job's place in its group's lane, and the level its group
+   * stands at on the rota while it is the lane's head (DESIGN.md §3, "Priorities", "Levels").
+   * `Queue.enqueue` only; `Queue.enqueueMany` refuses it.
+   */
+  readonly priority?: number | undefined;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -48,6 +54,7 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   delayMs: true,
   runAt: true,
   backoff: true,
+  priority: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -55,8 +62,8 @@ const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
  * What an idempotency key's record compares: a SHA-256 of the request's group, maxAttempts and
  * payload JSON text (newline-separated: a group id holds no control characters, and JSON text
  * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
- * either, hex. A request with neither hashes as before they existed, so keys recorded then
- * still match.
+ * either, and its priority when not the default, hex. A request with none of them hashes as
+ * before they existed, so keys recorded then still match.
  */
 function requestFingerprint(
   group: string,
@@ -66,10 +73,11 @@ function requestFingerprint(
     delayMs?: number | undefined;
     runAt?: number | undefined;
     backoff?: BackoffArgs | undefined;
+    priority?: number | undefined;
   },
 ): string {
   let text = `${group}\n${maxAttempts}\n${payload}`;
-  const { delayMs, runAt, backoff } = timing;
+  const { delayMs, runAt, backoff, priority } = timing;
   if (delayMs !== undefined || runAt !== undefined || backoff !== undefined) {
     const delay =
       delayMs !== undefined ? `delayMs ${delayMs}` : runAt !== undefined ? `runAt ${runAt}` : '';
@@ -78,6 +86,8 @@ function requestFingerprint(
       : '';
     text += `\n${delay}\n${policy}`;
   }
+  // Only a priority other than the default is hashed, so keys recorded before still match.
+  if (priority !== undefined && priority !== Defaults.priority) text += `\npriority ${priority}`;
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -102,15 +112,21 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
     throw badInput('runAt', 'cannot be given with delayMs: give one of them');
   }
   const backoff = opts.backoff == null ? undefined : validate.backoff(opts.backoff);
+  const priority = opts.priority == null ? undefined : validate.priority(opts.priority);
   const key =
     name === undefined
       ? undefined
       : {
           name,
           ttlMs: validate.keyTtlMs(opts.keyTtlMs ?? Defaults.keyTtlMs),
-          fingerprint: requestFingerprint(g, maxAttempts, text, { delayMs, runAt, backoff }),
+          fingerprint: requestFingerprint(g, maxAttempts, text, {
+            delayMs,
+            runAt,
+            backoff,
+            priority,
+          }),
         };
-  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff };
+  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority };
 }
 
 /** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
@@ -175,6 +191,9 @@ export class Producing {
       let parsed: EnqueueArgs;
       try {
         parsed = enqueueArgs(group, payload, options as EnqueueOptions);
+        if (parsed.priority !== undefined) {
+          throw badInput('priority', 'is taken by enqueue only: enqueue a prioritized job alone');
+        }
       } catch (error) {
         throw inBatch(at, error);
       }

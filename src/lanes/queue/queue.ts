@@ -775,7 +775,10 @@ export class Queue<Payload = unknown, Result = unknown> {
     return this.call(() => this.reads.known());
   }
 
-  /** The ring, head first. O(ring). */
+  /**
+   * The rota in the order claims take it (DESIGN.md §3, "Levels"): the groups of levels 1–4,
+   * the ring (level 5), then levels 6–9, each level's head first. O(groups on the rota).
+   */
   ring(): Promise<string[]> {
     return this.call(() => this.reads.ring());
   }

@@ -24,6 +24,7 @@ import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
+import { rotaOrder } from './levels.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
 
@@ -203,8 +204,17 @@ export class Reads {
     return (await this.core.redis.sismember(this.core.registry, this.core.name)) === 1;
   }
 
-  ring(): Promise<string[]> {
-    return this.core.redis.lrange(this.core.keys.ring, 0, -1);
+  async ring(): Promise<string[]> {
+    const k = this.core.keys;
+    // One MULTI, so the two rotas are read at one instant.
+    const replies = await this.core.redis
+      .multi()
+      .zrange(k.levels, 0, -1, 'WITHSCORES')
+      .lrange(k.ring, 0, -1)
+      .exec();
+    const levels = (replies?.[0]?.[1] ?? []) as string[];
+    const ring = (replies?.[1]?.[1] ?? []) as string[];
+    return rotaOrder(levels, ring);
   }
 
   async paused(): Promise<string[]> {

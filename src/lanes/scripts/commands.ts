@@ -135,6 +135,8 @@ export interface EnqueueArgs {
   readonly delayMs?: number | undefined;
   readonly runAt?: number | undefined;
   readonly backoff?: BackoffArgs | undefined;
+  /** 1..9 (validated); undefined for the default, 5. `enqueue` only. */
+  readonly priority?: number | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
@@ -480,7 +482,7 @@ export class Commands {
    * `enqueue-12.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
    * long it is remembered (ms) and the request's fingerprint, or undefined for none. At most
    * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
-   * the job's retry policy, or undefined for none.
+   * the job's retry policy, or undefined for none; `priority` 1..9, undefined for the default.
    */
   enqueue(p: EnqueueArgs, idFloor: number | null): Promise<EnqueueReply> {
     const k = this.k;
@@ -491,7 +493,15 @@ export class Commands {
       k.delayed,
       k.groupDelayed(p.group),
     ];
-    const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
+    const args = [
+      k.base,
+      p.group,
+      p.payload,
+      p.maxAttempts,
+      ...jobTailArgs(p),
+      idFloor ?? '',
+      p.priority ?? '',
+    ];
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 

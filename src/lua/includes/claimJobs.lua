@@ -60,6 +60,7 @@
 --- @include "jobEvents"
 --- @include "indexedEncoding"
 --- @include "quietQueue"
+--- @include "levels"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -189,12 +190,22 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local claimed, emptied = {}, {}
   local jobPrefix, groupPrefix = jobPrefixOf(base), groupPrefixOf(base)
   local watching
+  -- Levels (includes/levels.lua): a queue that may hold heads off the default level pops the
+  -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
+  local leveled = isLeveled(base)
   while #claimed < #tokens do
-    local heads = redis.call('LPOP', k.ring, #tokens - #claimed)
+    local heads, from, scores
+    if leveled then
+      heads, from, scores = popLevelHeads(k, base, #tokens - #claimed)
+    else
+      heads = redis.call('LPOP', k.ring, #tokens - #claimed)
+      if heads then
+        logRingPop(k.ring, #heads)
+      end
+    end
     if not heads then
       break
     end
-    logRingPop(k.ring, #heads)
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
     local back, lanes, spent, i = {}, {}, {}, 1
@@ -297,11 +308,23 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           spent[#spent + 1] = laneKey
         elseif g.weight > 1 then
           -- Weights: the head again while its round goes on, else the tail (weights.lua).
-          local stays = redis.call('ZCARD', laneKey) > 0
+          -- With levels, the head again only while its new head stays at the level popped.
+          local stays, moved
+          if leveled then
+            local level = headLevel(laneKey)
+            stays = level ~= nil
+            moved = stays and level ~= from
+          else
+            stays = redis.call('ZCARD', laneKey) > 0
+          end
           if not stays then
             emptied[#emptied + 1] = group
           end
           local place = placeServed(g, stays)
+          if moved then
+            g.turns = 0
+            place = 'tail'
+          end
           if place == 'head' then
             i = i - 1
           elseif place == 'tail' then
@@ -317,12 +340,22 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
     end
-    back = settleServed(batch, back, lanes, spent, emptied)
+    if leveled then
+      -- Each served group's new head says its level (includes/levels.lua).
+      settleServed(batch, {}, {}, spent, emptied)
+      back = placeLeveled(base, batch, back, emptied)
+    else
+      back = settleServed(batch, back, lanes, spent, emptied)
+    end
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
       logRingPush(k.ring, back, #back)
     end
-    keepHeads(k.ring, heads, i)
+    if scores then
+      keepLevelHeads(base, heads, scores, i)
+    else
+      keepHeads(k.ring, heads, i)
+    end
   end
   flushTurns(base, batch)
   if #emptied > 0 then

@@ -34,14 +34,17 @@
     judgeLane(k, group, laneKey)
                         limit, active, serviceable, saturated of a group a job goes to the lane
                         of, before (includes/groupState.lua: refuses an active count it cannot
-                        hold exactly)
+                        hold exactly), and its lane head's score (nil for an empty lane), whose
+                        level says which rota a serviceable group is on (includes/levels.lua)
   Writing:
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
                         lost: its first id since)
     writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-             backoffMaxDelayMs, backoffJitter)
-                        the job hash in one HSET (state pending, or delayed with its runAt)
+             backoffMaxDelayMs, backoffJitter, priority)
+                        the job hash in one HSET (state pending, or delayed with its runAt),
+                        and a priority (1–9, nil for the default) other than 5 with its lane
+                        score (`priority`, `score`; includes/priority.lua) in one more
     rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
     settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
                         after jobs went to the lane of a group: true when it is to be re-ringed
@@ -60,6 +63,8 @@
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "settleGroup"
+--- @include "priority"
+--- @include "levels"
 --- @include "payloads"
 --- @include "retentionAge"
 
@@ -133,8 +138,11 @@ end
 local function judgeLane(k, group, laneKey)
   local limit = limitOf(k.glimit, group)
   local active = limit and activeOf(k.gactive, group)
-  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active)
-  return limit, active, serviceable, saturated
+  -- The lane's head rather than its count: whether it holds a job, and its level (levels.lua).
+  local head = redis.call('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
+  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active, nil,
+    head[1] and 1 or 0)
+  return limit, active, serviceable, saturated, head[2]
 end
 
 local function markLayout(base, first, raised)
@@ -146,9 +154,14 @@ local function markLayout(base, first, raised)
 end
 
 local function writeJob(base, id, group, maxAttempts, now, runAt, delayed, backoff, backoffDelayMs,
-    backoffMaxDelayMs, backoffJitter)
+    backoffMaxDelayMs, backoffJitter, priority)
   local jobKey = jobKeyOf(base, id)
-  -- No `score`: a job's FIFO score is its id (retry, promotion and requeue fall back to it).
+  -- No `score` for the default priority: a job's FIFO score is its id (retry, promotion and
+  -- requeue fall back to it); another priority's is kept, with it (includes/priority.lua).
+  if priority ~= nil and priority ~= DEFAULT_PRIORITY then
+    redis.call('HSET', jobKey, 'priority', priority, 'score',
+      string.format('%d', laneScoreOf(id, priority)))
+  end
   if backoff == '' and not delayed then
     redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
       'maxAttempts', maxAttempts, 'enqueuedAt', now)

@@ -10,7 +10,7 @@
     indexesOf(k, base, kind, group)
                                  the queue-wide and the group's index of kind 'delayed', 'dead'
                                  or 'completed' (group nil: the group's is nil)
-    laneScoreOf(raw, id)         a job's FIFO place in its lane: its hash's `score` when that is
+    storedLaneScore(raw, id)     a job's FIFO place in its lane: its hash's `score` when that is
                                  a finite number, else its id, else 0 (as includes/requeueJob.lua
                                  and includes/promote.lua place a job)
 ]]
@@ -45,6 +45,6 @@ local function finiteOrNil(text)
   return n
 end
 
-local function laneScoreOf(raw, id)
+local function storedLaneScore(raw, id)
   return finiteOrNil(raw) or finiteOrNil(id) or 0
 end

@@ -44,7 +44,8 @@
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen` (each of base alone)
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, levelsKeyOf `levels`,
+    prioritizedKeyOf `prioritized` (each of base alone)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -163,4 +164,12 @@ end
 
 local function seenKeyOf(base)
   return base .. 'gseen'
+end
+
+local function levelsKeyOf(base)
+  return base .. 'levels'
+end
+
+local function prioritizedKeyOf(base)
+  return base .. 'prioritized'
 end

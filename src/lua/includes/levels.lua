@@ -1,0 +1,200 @@
+--[[
+  Levels on the rota (DESIGN.md §3, "Levels"): a serviceable group stands at the level of its
+  lane's head (includes/priority.lua, levelOf), and a claim serves the most urgent level that
+  has a group, each level in its own fair rota. The ring `P:{Q}:ring` is the rota of level 5,
+  the default, exactly as before; the groups of the other levels wait in one zset,
+  `P:{Q}:levels`, group → level × LEVEL_SPAN + turn, so its first member is the most urgent
+  level's next group, a level's rota is a score range, and the tail of level L is one past its
+  last turn. Invariant I1 with levels: a serviceable group is on exactly one of `ring` (its head
+  at level 5) and `levels` (any other level, at that level).
+
+  Whether a queue needs any of this is one marker, `P:{Q}:prioritized`, written by an enqueue
+  of a priority other than 5 and never cleared: without it every head is at level 5, so no
+  level is read and the ring alone is the rota, at no cost. Its EXISTS is asked once per
+  script call (a claim asks it inside includes/quietQueue.lua's probe: knownLeveled).
+
+  Cost: a claim with levels reads the first member of `levels` per pop of heads and each
+  served group's new head (ZRANGE 0 0) instead of the batched EXISTS of its lane: O(log groups)
+  per claim, never O(groups); a level's tail is one ZREVRANGEBYSCORE … LIMIT 0 1, once per
+  level per call. A group moved off the ring between levels pays the de-ring's LREM, O(ring).
+
+    LEVEL_SPAN                       10^13: a level's turns stay below it
+    knownLeveled(on)                 the caller asked the marker already (this call)
+    isLeveled(base)                  whether the queue may hold heads off level 5 (the marker)
+    markPrioritized(base)            an enqueue of a priority other than 5: write the marker
+    headLevel(laneKey)               the level of the lane's head, nil for an empty lane
+    enterRota(k, base, group, level) the group to the tail of its level's rota
+    leaveRota(k, group)              the group off the rota, whichever it is on
+    moveLevel(k, base, group, from, to)   a group on the rota at level `from` to the tail of
+                                     level `to`, with a fresh round of its weight
+    relevel(k, group, laneKey)       a group on the rota whose lane's head may have changed:
+                                     moved to the tail of its head's level when that changed
+    popLevelHeads(k, base, n)        up to n heads of the most urgent level, taken off their
+                                     rota: heads, their level, their `levels` scores (nil for
+                                     the ring); nil when no group is on a rota
+    keepLevelHeads(base, heads, scores, from)   heads[from..] popped from `levels` and not
+                                     served: back at their places
+    placeLeveled(base, batch, back, emptied)   the groups a pop served that stay serviceable
+                                     but for their lanes: each to the tail of its new head's
+                                     level; answers those of level 5 (the ring's tail, for the
+                                     caller's RPUSH); one whose lane is empty leaves the rota,
+                                     its round ended, and is added to `emptied`
+  k: k.ring (and what includes/ringLog.lua needs). base: 'P:{Q}:'.
+]]
+--- @include "keys"
+--- @include "priority"
+--- @include "ringLog"
+
+local LEVEL_SPAN = 1e13
+
+-- For this script call: nil before the first question, else whether the marker exists.
+local leveledQueue
+-- For this script call: level → the next tail turn found, kept as this call writes `levels`.
+local levelTails
+
+local function knownLeveled(on)
+  if leveledQueue == nil then
+    leveledQueue = on
+  end
+end
+
+local function isLeveled(base)
+  if leveledQueue == nil then
+    leveledQueue = redis.call('EXISTS', prioritizedKeyOf(base)) == 1
+  end
+  return leveledQueue
+end
+
+local function markPrioritized(base)
+  if not isLeveled(base) then
+    redis.call('SET', prioritizedKeyOf(base), '1')
+    leveledQueue = true
+  end
+end
+
+local function headLevel(laneKey)
+  local head = redis.call('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
+  if head[2] == nil then
+    return nil
+  end
+  return levelOf(head[2])
+end
+
+-- The score of the tail of `level` in `levels`: one past its last turn.
+local function levelTail(levelsKey, level)
+  levelTails = levelTails or {}
+  local tail = levelTails[level]
+  if tail == nil then
+    local last = redis.call('ZREVRANGEBYSCORE', levelsKey,
+      '(' .. string.format('%d', (level + 1) * LEVEL_SPAN), string.format('%d', level * LEVEL_SPAN),
+      'WITHSCORES', 'LIMIT', 0, 1)
+    tail = last[2] and tonumber(last[2]) + 1 or level * LEVEL_SPAN
+  end
+  levelTails[level] = tail + 1
+  return string.format('%d', tail)
+end
+
+local function enterRota(k, base, group, level)
+  if level == DEFAULT_PRIORITY then
+    redis.call('RPUSH', k.ring, group)
+    logRingPush(k.ring, { group }, 1)
+  else
+    local levelsKey = levelsKeyOf(base)
+    redis.call('ZADD', levelsKey, levelTail(levelsKey, level), group)
+  end
+end
+
+local function leaveRota(k, group)
+  local base = baseOf(k.ring, 'ring')
+  if isLeveled(base) and redis.call('ZREM', levelsKeyOf(base), group) == 1 then
+    return
+  end
+  logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+end
+
+local function moveLevel(k, base, group, from, to)
+  if from == DEFAULT_PRIORITY then
+    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+  else
+    redis.call('ZREM', levelsKeyOf(base), group)
+  end
+  enterRota(k, base, group, to)
+  -- A new place in a new rota: a fresh round of its weight (includes/weights.lua).
+  redis.call('HDEL', turnsKeyOf(base), group)
+end
+
+local function relevel(k, group, laneKey)
+  local base = baseOf(k.ring, 'ring')
+  if not isLeveled(base) then
+    return
+  end
+  local level = headLevel(laneKey)
+  if level == nil then
+    return
+  end
+  local levelsKey = levelsKeyOf(base)
+  local at = redis.call('ZSCORE', levelsKey, group)
+  local current = at and math.floor(tonumber(at) / LEVEL_SPAN) or DEFAULT_PRIORITY
+  if level ~= current then
+    moveLevel(k, base, group, current, level)
+  end
+end
+
+-- The first `levels` member's level, or nil when it is empty.
+local function firstLevel(levelsKey)
+  local first = redis.call('ZRANGE', levelsKey, 0, 0, 'WITHSCORES')
+  return first[2] and math.floor(tonumber(first[2]) / LEVEL_SPAN)
+end
+
+local function popLevelHeads(k, base, n)
+  local levelsKey = levelsKeyOf(base)
+  local level = firstLevel(levelsKey)
+  if level == nil or level > DEFAULT_PRIORITY then
+    local heads = redis.call('LPOP', k.ring, n)
+    if heads then
+      logRingPop(k.ring, #heads)
+      return heads, DEFAULT_PRIORITY, nil
+    end
+    if level == nil then
+      return nil
+    end
+  end
+  local found = redis.call('ZRANGEBYSCORE', levelsKey, string.format('%d', level * LEVEL_SPAN),
+    '(' .. string.format('%d', (level + 1) * LEVEL_SPAN), 'WITHSCORES', 'LIMIT', 0, n)
+  local heads, scores = {}, {}
+  for i = 1, #found, 2 do
+    heads[#heads + 1] = found[i]
+    scores[#scores + 1] = found[i + 1]
+  end
+  redis.call('ZREM', levelsKey, unpack(heads))
+  return heads, level, scores
+end
+
+local function keepLevelHeads(base, heads, scores, from)
+  local back = {}
+  for i = from, #heads do
+    back[#back + 1] = scores[i]
+    back[#back + 1] = heads[i]
+  end
+  if #back > 0 then
+    redis.call('ZADD', levelsKeyOf(base), unpack(back))
+  end
+end
+
+local function placeLeveled(base, batch, back, emptied)
+  local ring = {}
+  for j = 1, #back do
+    local group = back[j]
+    local level = headLevel(laneKeyOf(base, group))
+    if level == nil then
+      batch.groups[group].turns = 0
+      emptied[#emptied + 1] = group
+    elseif level == DEFAULT_PRIORITY then
+      ring[#ring + 1] = group
+    else
+      local levelsKey = levelsKeyOf(base)
+      redis.call('ZADD', levelsKey, levelTail(levelsKey, level), group)
+    end
+  end
+  return ring
+end
