@@ -35,6 +35,7 @@ export type {
   QueueCounts,
   QueueState,
   QueueStats,
+  RotaEntry,
   SteeringOptions,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -23,7 +23,9 @@
     KEYS[9] delayed  zset   every delayed job of the queue: id -> runAt (ms)
   Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
   (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
-  idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited.
+  idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited,
+  and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
+  levels (includes/levels.lua).
 
     ARGV[1] base   'P:{Q}:'
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
@@ -200,6 +202,10 @@ if #created > 0 then
       if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
           #lane) then
         reRinged[#reRinged + 1] = group
+      elseif g.wasServiceable then
+        -- Its jobs, of the default level, may be more urgent than its head (includes/levels.lua:
+        -- read only in a queue with levels, the marker asked once per call).
+        relevel(k, group, g.laneKey)
       end
     end
   end

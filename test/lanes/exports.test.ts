@@ -51,6 +51,7 @@ const TYPES = [
   'RedisConnection',
   'RetryOptions',
   'RingmasterOptions',
+  'RotaEntry',
   'StateLoss',
   'StateSeen',
   'SteeringOptions',

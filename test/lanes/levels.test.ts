@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/lanes/index.js';
-import { useEngine } from '../support/lanes.js';
+import { pollUntil, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -106,5 +106,121 @@ describe('levels', () => {
     for (const g of ['a', 'b']) await q.enqueue(g, 0);
     await claims(q, 1);
     expect(await q.redis.exists(q.keys.levels, q.keys.prioritized)).toBe(0);
+  });
+
+  it('keeps a prioritized job priority and score in its hash, a default job hash as before', async () => {
+    const q = engine.queue();
+    const plain = await q.enqueue('a', 0);
+    const urgent = await q.enqueue('a', 1, { priority: 1 });
+    expect(await q.redis.hmget(q.keys.job(plain.id), 'priority', 'score')).toEqual([null, null]);
+    expect(await q.redis.hmget(q.keys.job(urgent.id), 'priority', 'score')).toEqual([
+      '1',
+      String(Number(urgent.id) - 4e15),
+    ]);
+    expect(await q.redis.zscore(q.keys.lane('a'), urgent.id)).toBe(
+      String(Number(urgent.id) - 4e15),
+    );
+    expect((await q.claim())?.id).toBe(urgent.id);
+  });
+
+  it('enqueueMany refuses priority, writing nothing, and re-levels a group its jobs make more urgent', async () => {
+    const q = engine.queue();
+    await expect(
+      q.enqueueMany([{ group: 'a', payload: 0, options: { priority: 2 } }]),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(await q.redis.exists(q.keys.lane('a'))).toBe(0);
+    await q.enqueue('a', 0, { priority: 7 });
+    await q.enqueue('b', 0);
+    expect(await q.ring()).toEqual(['b', 'a']);
+    await q.enqueueMany([{ group: 'a', payload: 1 }]);
+    expect(await levelsOf(q)).toEqual({ a: 5, b: 5 });
+    expect(await q.ring()).toEqual(['b', 'a']);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('a retry puts its job back at its priority, and the group back at that level', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0, { priority: 2 });
+    await q.enqueue('a', 1);
+    await q.enqueue('b', 0);
+    const job = await q.claim();
+    expect(job?.group).toBe('a');
+    expect(await q.ring()).toEqual(['b', 'a']);
+    await q.retry(job?.id as string, job?.token as string, 'again');
+    expect(await levelsOf(q)).toEqual({ a: 2, b: 5 });
+    expect(await q.ring()).toEqual(['a', 'b']);
+    expect((await q.claim())?.id).toBe(job?.id);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('a reaped job goes back at its priority, and its group to that level', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0, { priority: 3 });
+    await q.enqueue('a', 1, { priority: 6 });
+    const job = await q.claim({ leaseMs: 1 });
+    expect(await levelsOf(q)).toEqual({ a: 6 });
+    await pollUntil('the lease is reaped', async () => (await q.reap()) === 1);
+    expect(await levelsOf(q)).toEqual({ a: 3 });
+    expect((await q.claim())?.id).toBe(job?.id);
+  });
+
+  it('promotion, requeueDead, removal and purge re-level the group', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0);
+    await q.enqueue('b', 0);
+    const later = await q.enqueue('a', 1, { priority: 1, delayMs: 3_600_000 });
+    await q.promote(later.id);
+    expect(await levelsOf(q)).toEqual({ a: 1, b: 5 });
+    // removal of the urgent head: back to the ring's tail
+    await q.removeJobs({ ids: [later.id] });
+    expect(await q.ring()).toEqual(['b', 'a']);
+    expect(await levelsOf(q)).toEqual({ a: 5, b: 5 });
+    // a dead job requeued at its priority moves its group again
+    const doomed = await q.enqueue('d', 0, { priority: 4, maxAttempts: 1 });
+    const claimed = await q.claim();
+    expect(claimed?.id).toBe(doomed.id);
+    await q.retry(doomed.id, claimed?.token as string, 'no');
+    await q.enqueue('d', 1, { priority: 8 });
+    expect(await levelsOf(q)).toMatchObject({ d: 8 });
+    await q.requeueDead({ ids: [doomed.id] });
+    expect(await levelsOf(q)).toMatchObject({ d: 4 });
+    expect(await q.ring()).toEqual(['d', 'b', 'a']);
+    // a purge takes it off its level's rota
+    await q.purgeGroup('d');
+    expect(await levelsOf(q)).toEqual({ a: 5, b: 5 });
+    expect(await q.redis.exists(q.keys.levels)).toBe(0);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('pause, a parking limit and their undoing take a group off its level and back', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0, { priority: 3 });
+    await q.enqueue('b', 0, { priority: 3 });
+    await q.pause('a');
+    expect(await levelsOf(q)).toEqual({ b: 3 });
+    await q.resume('a');
+    expect(await q.ring()).toEqual(['b', 'a']);
+    await q.setLimit('b', 0);
+    expect(await levelsOf(q)).toEqual({ a: 3 });
+    await q.clearLimit('b');
+    expect(await q.ring()).toEqual(['a', 'b']);
+    expect(await levelsOf(q)).toEqual({ a: 3, b: 3 });
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('a weighted group keeps the head for its turns within its level, and leaves when its head changes level', async () => {
+    const q = engine.queue();
+    await q.setWeight('w', 3);
+    for (let i = 0; i < 2; i++) await q.enqueue('w', i, { priority: 2 });
+    for (let i = 0; i < 4; i++) await q.enqueue('w', `d${i}`);
+    for (let i = 0; i < 3; i++) await q.enqueue('b', i, { priority: 2 });
+    await q.enqueue('c', 0);
+    // w's round at level 2 ends after 2 turns: its head is then of level 5, the ring's tail.
+    expect(await claims(q, 2)).toEqual(['w', 'w']);
+    expect(await q.ring()).toEqual(['b', 'c', 'w']);
+    expect(await q.redis.hget(q.keys.turns, 'w')).toBeNull();
+    expect(await claims(q, 3)).toEqual(['b', 'b', 'b']);
+    // level 5 now: c, then w for its full round of 3.
+    expect(await claims(q, 5)).toEqual(['c', 'w', 'w', 'w', 'w']);
   });
 });

@@ -6,6 +6,7 @@
  * 6–9.
  */
 import { Defaults } from '../defaults.js';
+import type { RotaEntry } from '../types.js';
 
 /** A level's turns stay below this; `levels` scores are level × LEVEL_SPAN + turn. */
 export const LEVEL_SPAN = 1e13;
@@ -13,12 +14,6 @@ export const LEVEL_SPAN = 1e13;
 /** The level a `levels` score stands for (1–9). */
 export function levelOfTurn(score: string | number): number {
   return Math.floor(Number(score) / LEVEL_SPAN);
-}
-
-/** One group on the rota and the level it stands at. */
-export interface RotaEntry {
-  readonly group: string;
-  readonly level: number;
 }
 
 /**
@@ -33,9 +28,4 @@ export function rotaEntries(levels: readonly string[], ring: readonly string[]):
     (level < Defaults.priority ? before : after).push({ group: levels[i] as string, level });
   }
   return [...before, ...ring.map((group) => ({ group, level: Defaults.priority })), ...after];
-}
-
-/** The rota's groups in claim order (see {@link rotaEntries}). */
-export function rotaOrder(levels: readonly string[], ring: readonly string[]): string[] {
-  return rotaEntries(levels, ring).map((entry) => entry.group);
 }

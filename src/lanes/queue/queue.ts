@@ -47,6 +47,7 @@ import type {
   QueueStats,
   RateLimit,
   RetentionChange,
+  RotaEntry,
   SteeringOptions,
 } from '../types.js';
 import { QueueCore } from './core.js';
@@ -781,6 +782,14 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   ring(): Promise<string[]> {
     return this.call(() => this.reads.ring());
+  }
+
+  /**
+   * The rota in claim order, as {@link ring}, each group with its level: its lane head's
+   * priority, 1–9, 5 on the ring (DESIGN.md §3, "Levels"). O(groups on the rota).
+   */
+  rota(): Promise<RotaEntry[]> {
+    return this.call(() => this.reads.rota());
   }
 
   /** Paused group ids, sorted. O(paused). */

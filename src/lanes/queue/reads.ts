@@ -19,12 +19,13 @@ import type {
   QueueSnapshot,
   QueueState,
   QueueStats,
+  RotaEntry,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
-import { rotaOrder } from './levels.js';
+import { rotaEntries } from './levels.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { GROUP_FIELD_COUNT, groupInfo, parseCount, retentionFrom, statsFrom } from './state.js';
 
@@ -157,14 +158,25 @@ export class Reads {
         : prefix === null
           ? '-'
           : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused, size] =
-      (await this.core.commands.readSnapshot({
-        first,
-        min,
-        prefix: prefix ?? '',
-        ringFirst,
-        picked,
-      })) as SnapshotReply;
+    const [
+      at,
+      ring,
+      total,
+      ids1,
+      pageFields,
+      pickedFields,
+      cards,
+      flatStats,
+      queuePaused,
+      size,
+      ringLevels,
+    ] = (await this.core.commands.readSnapshot({
+      first,
+      min,
+      prefix: prefix ?? '',
+      ringFirst,
+      picked,
+    })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
     const cursors = pageIds.map(validate.cursor.encoder(listing));
     const stats: Record<string, string> = {};
@@ -176,6 +188,7 @@ export class Reads {
       at: Number(at),
       paused: queuePaused === 1,
       ring,
+      ringLevels,
       ringSize: size,
       counts: {
         groups,
@@ -205,6 +218,10 @@ export class Reads {
   }
 
   async ring(): Promise<string[]> {
+    return (await this.rota()).map((entry) => entry.group);
+  }
+
+  async rota(): Promise<RotaEntry[]> {
     const k = this.core.keys;
     // One MULTI, so the two rotas are read at one instant.
     const replies = await this.core.redis
@@ -214,7 +231,7 @@ export class Reads {
       .exec();
     const levels = (replies?.[0]?.[1] ?? []) as string[];
     const ring = (replies?.[1]?.[1] ?? []) as string[];
-    return rotaOrder(levels, ring);
+    return rotaEntries(levels, ring);
   }
 
   async paused(): Promise<string[]> {

@@ -26,6 +26,7 @@ export type SnapshotReply = [
   stats: string[],
   queuePaused: 0 | 1,
   ringSize: number,
+  ringLevels: number[],
 ];
 /**
  * `setRetention-1.lua`'s reply: the policies in force, defaults filled in; an age null for no
@@ -736,7 +737,7 @@ export class Commands {
 
   /**
    * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
-   * pickedFields, cards, stats, queuePaused, ringSize]` as its header lists them.
+   * pickedFields, cards, stats, queuePaused, ringSize, ringLevels]` as its header lists them.
    */
   readSnapshot(p: {
     first: number;

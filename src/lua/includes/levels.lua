@@ -39,6 +39,9 @@
                                      level; answers those of level 5 (the ring's tail, for the
                                      caller's RPUSH); one whose lane is empty leaves the rota,
                                      its round ended, and is added to `emptied`
+    readRota(ringKey, base, n)       the rota's first n groups in claim order (n < 0: all;
+                                     n > 0), levels 1–4, the ring, levels 6–9, for the readers,
+                                     and the level of each (two lists)
   k: k.ring (and what includes/ringLog.lua needs). base: 'P:{Q}:'.
 ]]
 --- @include "keys"
@@ -197,4 +200,34 @@ local function placeLeveled(base, batch, back, emptied)
     end
   end
   return ring
+end
+
+-- Append a ZRANGE … WITHSCORES reply's groups to `groups` and their levels to `levels`.
+local function appendScored(groups, levels, scored)
+  for i = 1, #scored, 2 do
+    groups[#groups + 1] = scored[i]
+    levels[#levels + 1] = math.floor(tonumber(scored[i + 1]) / LEVEL_SPAN)
+  end
+end
+
+local function readRota(ringKey, base, n)
+  local levelsKey = levelsKeyOf(base)
+  local mid = string.format('%d', DEFAULT_PRIORITY * LEVEL_SPAN)
+  local groups, levels = {}, {}
+  appendScored(groups, levels,
+    redis.call('ZRANGEBYSCORE', levelsKey, '-inf', '(' .. mid, 'WITHSCORES', 'LIMIT', 0, n))
+  local left = n < 0 and -1 or n - #groups
+  if left ~= 0 then
+    local ring = redis.call('LRANGE', ringKey, 0, left < 0 and -1 or left - 1)
+    for i = 1, #ring do
+      groups[#groups + 1] = ring[i]
+      levels[#levels + 1] = DEFAULT_PRIORITY
+    end
+    left = n < 0 and -1 or n - #groups
+  end
+  if left ~= 0 then
+    appendScored(groups, levels,
+      redis.call('ZRANGEBYSCORE', levelsKey, mid, '+inf', 'WITHSCORES', 'LIMIT', 0, left))
+  end
+  return groups, levels
 end

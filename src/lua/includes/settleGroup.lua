@@ -27,12 +27,16 @@
 
 -- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
 local function reRing(k, group, level)
-  local base = baseOf(k.ring, 'ring')
-  if level == nil and isLeveled(base) then
-    level = headLevel(laneKeyOf(base, group)) or DEFAULT_PRIORITY
+  -- A queue known to have no levels (leveledQueue false, includes/levels.lua) makes no call
+  -- more than before: a re-ring follows most completions of a group at its limit.
+  if level == nil and leveledQueue ~= false then
+    local base = baseOf(k.ring, 'ring')
+    if isLeveled(base) then
+      level = headLevel(laneKeyOf(base, group)) or DEFAULT_PRIORITY
+    end
   end
-  if level ~= nil then
-    enterRota(k, base, group, level)
+  if level ~= nil and level ~= DEFAULT_PRIORITY then
+    enterRota(k, baseOf(k.ring, 'ring'), group, level)
   else
     redis.call('RPUSH', k.ring, group)
     logRingPush(k.ring, { group }, 1)
