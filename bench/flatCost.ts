@@ -32,6 +32,7 @@
  */
 import type { Redis } from 'ioredis';
 import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
+import { type LevelCostResult, levelCost } from './levelCost.js';
 import { type RateCostResult, rateCost } from './rateCost.js';
 import { type BenchRedis, fresh } from './redis.js';
 import {
@@ -68,6 +69,8 @@ export interface FlatCostOptions {
    * with a rate limit and setRateLimit beside 100,000 rate-limited groups and beside none).
    */
   rateLimited?: number;
+  /** Groups at each level of the levels case (bench/levelCost.ts); none: not run. */
+  perLevel?: number;
 }
 
 export const SCRIPTS = [
@@ -117,6 +120,8 @@ export interface FlatCostResult {
   delayed?: DelayedCostResult;
   /** The rate-limit case (bench/rateCost.ts). */
   rated?: RateCostResult;
+  /** The levels case (bench/levelCost.ts). */
+  levels?: LevelCostResult;
 }
 
 /** Scripts measured beside a queue's delayed jobs. */
@@ -180,6 +185,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
     }
     const delayed = await delayedCost(redis, conn, o);
     const rated = o.rateLimited ? await rateCost(redis, conn, o, o.rateLimited) : undefined;
+    const levels = o.perLevel ? await levelCost(redis, conn, o, o.perLevel) : undefined;
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -188,7 +194,14 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio, delayed, ...(rated ? { rated } : {}) };
+    return {
+      sizes: [...o.sizes],
+      costs,
+      ratio,
+      delayed,
+      ...(rated ? { rated } : {}),
+      ...(levels ? { levels } : {}),
+    };
   } finally {
     conn.disconnect();
   }

@@ -84,9 +84,9 @@ local function revertField(group, laneKey, before, field, value)
     settleJudged(k, group, judged)
   end
   if field == 'paused' and value == 1 then
-    leaveRota(k, group)
+    levels().leaveRota(k, group)
   elseif judged and judged.saturated and not judged.wasServiceable then
-    leaveRota(k, group)
+    levels().leaveRota(k, group)
   end
 end
 

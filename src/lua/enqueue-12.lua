@@ -156,7 +156,7 @@ else
     reRing(k, group, priority)
   elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
     -- A more urgent head: the group moves to the tail of its level (DESIGN.md §3, "Levels").
-    moveLevel(k, base, group, levelOf(headScore), levelOf(score))
+    levels().moveLevel(k, base, group, levelOf(headScore), levelOf(score))
   end
 end
 return createdReply(base, id, payload)

@@ -205,7 +205,7 @@ if #created > 0 then
       elseif g.wasServiceable then
         -- Its jobs, of the default level, may be more urgent than its head (includes/levels.lua:
         -- read only in a queue with levels, the marker asked once per call).
-        relevel(k, group, g.laneKey)
+        levels().relevel(k, group, g.laneKey)
       end
     end
   end

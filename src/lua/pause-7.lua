@@ -58,7 +58,7 @@ local member = overrideMember('pause', group)
 allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
-leaveRota(k, group)
+levels().leaveRota(k, group)
 registerGroup(groupsKey, k.base, group, nowMs())
 local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor,
   before.pauseOverride)

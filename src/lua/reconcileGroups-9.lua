@@ -157,7 +157,7 @@ for i = FIRST_GROUP, #ARGV do
     report(group, 'I2', 1, n)
   end
   -- Which rota, at which level (includes/levels.lua): expected from the lane's head.
-  local level = serviceable and (headLevel(laneKey) or DEFAULT_PRIORITY)
+  local level = serviceable and (levels().headLevel(laneKey) or DEFAULT_PRIORITY)
   local at = redis.call('ZSCORE', levelsKey, group)
   local atLevel = at and math.floor(tonumber(at) / LEVEL_SPAN)
   local expected = placeWords(level)

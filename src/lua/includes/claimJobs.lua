@@ -192,11 +192,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local watching
   -- Levels (includes/levels.lua): a queue that may hold heads off the default level pops the
   -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
-  local leveled = isLeveled(base)
+  -- Asked by claimDue's probe before (includes/quietQueue.lua), read in place (levels.lua).
+  local leveled = leveledQueue
   while #claimed < #tokens do
     local heads, from, scores
     if leveled then
-      heads, from, scores = popLevelHeads(k, base, #tokens - #claimed)
+      heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
     else
       heads = redis.call('LPOP', k.ring, #tokens - #claimed)
       if heads then
@@ -311,7 +312,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           -- With levels, the head again only while its new head stays at the level popped.
           local stays, moved
           if leveled then
-            local level = headLevel(laneKey)
+            local level = levels().headLevel(laneKey)
             stays = level ~= nil
             moved = stays and level ~= from
           else
@@ -343,7 +344,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
     if leveled then
       -- Each served group's new head says its level (includes/levels.lua).
       settleServed(batch, {}, {}, spent, emptied)
-      back = placeLeveled(base, batch, back, emptied)
+      back = levels().placeLeveled(base, batch, back, emptied)
     else
       back = settleServed(batch, back, lanes, spent, emptied)
     end
@@ -352,7 +353,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       logRingPush(k.ring, back, #back)
     end
     if scores then
-      keepLevelHeads(base, heads, scores, i)
+      levels().keepLevelHeads(base, heads, scores, i)
     else
       keepHeads(k.ring, heads, i)
     end

@@ -35,7 +35,7 @@
                                    includes/jobEvents.lua is told (it does not ask again), and
                                    whether the ring is watched is known (includes/ringLog.lua is
                                    told), and whether the queue has levels (includes/levels.lua,
-                                   knownLeveled)
+                                   leveledQueue, set in place)
 ]]
 --- @include "keys"
 --- @include "jobEvents"
@@ -49,7 +49,7 @@ local function probeQuiet(base, delayedKey)
     weightKeyOf(base), watchedKeyOf(base), watchedRing, prioritized)
   if present == 0 then
     knownRingWatched(false)
-    knownLeveled(false)
+    leveledQueue = false
     noneWatched()
     return false, false, false
   end
@@ -63,7 +63,7 @@ local function probeQuiet(base, delayedKey)
   local ring = math.floor((sum % 6) / 3)
   local rates = sum % 3
   knownRingWatched(ring == 1)
-  knownLeveled(leveled == 1)
+  leveledQueue = leveled == 1
   local rest = present - delayed - rates - ring - leveled
   if rest == 0 then
     noneWatched()

@@ -31,12 +31,12 @@ local function reRing(k, group, level)
   -- more than before: a re-ring follows most completions of a group at its limit.
   if level == nil and leveledQueue ~= false then
     local base = baseOf(k.ring, 'ring')
-    if isLeveled(base) then
-      level = headLevel(laneKeyOf(base, group)) or DEFAULT_PRIORITY
+    if levels().isLeveled(base) then
+      level = levels().headLevel(laneKeyOf(base, group)) or DEFAULT_PRIORITY
     end
   end
   if level ~= nil and level ~= DEFAULT_PRIORITY then
-    enterRota(k, baseOf(k.ring, 'ring'), group, level)
+    levels().enterRota(k, baseOf(k.ring, 'ring'), group, level)
   else
     redis.call('RPUSH', k.ring, group)
     logRingPush(k.ring, { group }, 1)
@@ -68,10 +68,10 @@ local function applyStanding(k, group, wasServiceable, wasSaturated, serviceable
   if serviceable and not wasServiceable then
     reRing(k, group)
   elseif wasServiceable and not serviceable then
-    leaveRota(k, group)
+    levels().leaveRota(k, group)
   elseif serviceable then
     -- Its lane may have changed (a removal, a purge): its head's level says its rota.
-    relevel(k, group, laneKeyOf(baseOf(k.ring, 'ring'), group))
+    levels().relevel(k, group, laneKeyOf(baseOf(k.ring, 'ring'), group))
   end
   if saturated ~= wasSaturated then
     redis.call('HINCRBY', k.stats, 'saturated', saturated and 1 or -1)
@@ -120,7 +120,7 @@ end
 local function settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, added)
   if not wasServiceable then
     settleGroup(k, group, laneKey, wasServiceable, wasSaturated)
-  elseif added then
-    relevel(k, group, laneKey)
+  elseif added and leveledQueue ~= false then
+    levels().relevel(k, group, laneKey)
   end
 end
