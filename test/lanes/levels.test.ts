@@ -223,4 +223,61 @@ describe('levels', () => {
     // level 5 now: c, then w for its full round of 3.
     expect(await claims(q, 5)).toEqual(['c', 'w', 'w', 'w', 'w']);
   });
+
+  it('audit finds a group on the wrong rota or on both, and repair puts it at its level', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0);
+    await q.enqueue('x', 0, { priority: 2 });
+    // By hand: x on the ring instead of level 2, a on level 3 as well as on the ring.
+    await q.redis.zrem(q.keys.levels, 'x');
+    await q.redis.rpush(q.keys.ring, 'x');
+    await q.redis.zadd(q.keys.levels, 3e13 + 1, 'a');
+    expect((await q.audit()).findings).toEqual([
+      { subject: 'a', kind: 'I1', expected: 'on the ring', found: 'on the ring and on level 3' },
+      { subject: 'x', kind: 'I1', expected: 'on level 2', found: 'on the ring' },
+    ]);
+    await q.repair();
+    expect(await q.rota()).toEqual([
+      { group: 'x', level: 2 },
+      { group: 'a', level: 5 },
+    ]);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('repair marks a queue whose lane another writer gave a head off the default level', async () => {
+    const q = engine.queue();
+    await q.enqueue('b', 0);
+    await q.enqueue('c', 0);
+    // Another writer's job of priority 2 at the head of b's lane, with no marker written.
+    await q.redis.zadd(q.keys.lane('b'), -3e15 + 900, '900');
+    expect(await q.redis.exists(q.keys.prioritized)).toBe(0);
+    // (and the pending total, which that writer did not count)
+    expect((await q.audit()).findings).toContainEqual({
+      subject: 'b',
+      kind: 'I1',
+      expected: 'on level 2',
+      found: 'on the ring',
+    });
+    await q.repair();
+    expect(await q.redis.exists(q.keys.prioritized)).toBe(1);
+    expect(await q.rota()).toEqual([
+      { group: 'b', level: 2 },
+      { group: 'c', level: 5 },
+    ]);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('a batch whose claims run out mid-level puts the unserved heads back ahead of the served', async () => {
+    const q = engine.queue();
+    await q.setWeight('a', 3);
+    for (let i = 0; i < 4; i++) await q.enqueue('a', i, { priority: 2 });
+    await q.enqueue('b', 0, { priority: 2 });
+    const batch = await q.completeAndClaim([], { claim: 3 });
+    expect(batch.claimed.map((j) => j.group)).toEqual(['a', 'a', 'a']);
+    // b was popped with a and not reached: it keeps its place, a goes behind it.
+    expect(await q.rota()).toEqual([
+      { group: 'b', level: 2 },
+      { group: 'a', level: 2 },
+    ]);
+  });
 });

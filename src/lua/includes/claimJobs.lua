@@ -342,8 +342,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- takes one more group.
     end
     if leveled then
-      -- Each served group's new head says its level (includes/levels.lua).
+      -- Each served group's new head says its level (includes/levels.lua); the heads not served
+      -- go back to `levels` first, so a tail found there is behind them.
       settleServed(batch, {}, {}, spent, emptied)
+      if scores then
+        levels().keepLevelHeads(base, heads, scores, i)
+      end
       back = levels().placeLeveled(base, batch, back, emptied)
     else
       back = settleServed(batch, back, lanes, spent, emptied)
@@ -352,9 +356,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       redis.call('RPUSH', k.ring, unpack(back))
       logRingPush(k.ring, back, #back)
     end
-    if scores then
-      levels().keepLevelHeads(base, heads, scores, i)
-    else
+    if not scores then
       keepHeads(k.ring, heads, i)
     end
   end

@@ -27,11 +27,19 @@
 
 -- Put a group that just became serviceable at the tail of the ring, and wake a parked worker.
 local function reRing(k, group, level)
-  -- A queue known to have no levels (leveledQueue false, includes/levels.lua) makes no call
-  -- more than before: a re-ring follows most completions of a group at its limit.
+  -- Its level is its lane head's (includes/levels.lua), read only in a queue with levels. A
+  -- re-ring follows most completions of a group at its limit, so a queue known to have none
+  -- (leveledQueue false) makes no call more than before, and one not asked yet asks in one
+  -- EXISTS with the ring log's question, which a re-ring asks anyway (includes/ringLog.lua).
   if level == nil and leveledQueue ~= false then
     local base = baseOf(k.ring, 'ring')
-    if levels().isLeveled(base) then
+    if leveledQueue == nil then
+      local marker = prioritizedKeyOf(base)
+      local present = redis.call('EXISTS', ringWatchedKeyOf(base), marker, marker)
+      knownRingWatched(present % 2 == 1)
+      leveledQueue = present >= 2
+    end
+    if leveledQueue then
       level = levels().headLevel(laneKeyOf(base, group)) or DEFAULT_PRIORITY
     end
   end
