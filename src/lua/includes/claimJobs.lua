@@ -14,6 +14,10 @@
   and Queue.repair rewrites the count and re-rings the group.
   Weights (includes/weights.lua): a group of weight w > 1 goes back to the head instead, for w
   turns in a row, then to the tail; its round ends when it leaves the ring.
+  Levels (includes/levels.lua; DESIGN.md §3, "Levels"): in a queue with levels the heads are
+  popped from the most urgent level's rota (`levels`, or the ring for level 5), and a served
+  group goes to the tail of its new head's level; a weighted one keeps the head only while its
+  new head stays at the level popped. A queue without levels runs exactly the ring's code.
   A job's attempts is counted up exactly whatever its size (as decimal text past 2^53−1); one
   that is not an integer counts as 0, as before.
 
