@@ -174,6 +174,7 @@ for i = FIRST_GROUP, #ARGV do
     end
     if at and atLevel ~= level then
       redis.call('ZREM', levelsKey, group)
+      logLevelsChanged(k.ring)
       at = nil
     end
     if n > 0 and (n > 1 or level ~= DEFAULT_PRIORITY) then

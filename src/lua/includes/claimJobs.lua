@@ -350,9 +350,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- go back to `levels` first, so a tail found there is behind them.
       settleServed(batch, {}, {}, spent, emptied)
       if scores then
-        levels().keepLevelHeads(base, heads, scores, i)
+        levels().keepLevelHeads(k, base, heads, scores, i)
       end
-      back = levels().placeLeveled(base, batch, back, emptied)
+      back = levels().placeLeveled(k, base, batch, back, emptied)
     else
       back = settleServed(batch, back, lanes, spent, emptied)
     end

@@ -38,9 +38,9 @@
     popLevelHeads(k, base, n)        up to n heads of the most urgent level, taken off their
                                      rota: heads, their level, their `levels` scores (nil for
                                      the ring); nil when no group is on a rota
-    keepLevelHeads(base, heads, scores, from)   heads[from..] popped from `levels` and not
+    keepLevelHeads(k, base, heads, scores, from)   heads[from..] popped from `levels` and not
                                      served: back at their places
-    placeLeveled(base, batch, back, emptied)   the groups a pop served that stay serviceable
+    placeLeveled(k, base, batch, back, emptied)   the groups a pop served that stay serviceable
                                      but for their lanes: each to the tail of its new head's
                                      level; answers those of level 5 (the ring's tail, for the
                                      caller's RPUSH); one whose lane is empty leaves the rota,
@@ -50,6 +50,8 @@
     readRota(ringKey, base, n)       the rota's first n groups in claim order (n < 0: all;
                                      n > 0), levels 1–4, the ring, levels 6–9, for the readers,
                                      and the level of each (two lists)
+  Every change of `levels` is told to the ring's feed while it watches (includes/ringLog.lua,
+  logLevelsChanged: one entry per call, after which the feed reads the rota whole).
   k: k.ring (and what includes/ringLog.lua needs). base: 'P:{Q}:'.
 ]]
 --- @include "keys"
@@ -103,12 +105,14 @@ local function levels()
     else
       local levelsKey = levelsKeyOf(base)
       redis.call('ZADD', levelsKey, L.levelTail(levelsKey, level), group)
+      logLevelsChanged(k.ring)
     end
   end
 
   function L.leaveRota(k, group)
     local base = baseOf(k.ring, 'ring')
     if L.isLeveled(base) and redis.call('ZREM', levelsKeyOf(base), group) == 1 then
+      logLevelsChanged(k.ring)
       return
     end
     logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
@@ -119,6 +123,7 @@ local function levels()
       logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
     else
       redis.call('ZREM', levelsKeyOf(base), group)
+      logLevelsChanged(k.ring)
     end
     L.enterRota(k, base, group, to)
     -- A new place in a new rota: a fresh round of its weight (includes/weights.lua).
@@ -163,10 +168,11 @@ local function levels()
       scores[#scores + 1] = found[i + 1]
     end
     redis.call('ZREM', levelsKey, unpack(heads))
+    logLevelsChanged(k.ring)
     return heads, level, scores
   end
 
-  function L.keepLevelHeads(base, heads, scores, from)
+  function L.keepLevelHeads(k, base, heads, scores, from)
     local back = {}
     for i = from, #heads do
       back[#back + 1] = scores[i]
@@ -174,10 +180,11 @@ local function levels()
     end
     if #back > 0 then
       redis.call('ZADD', levelsKeyOf(base), unpack(back))
+      logLevelsChanged(k.ring)
     end
   end
 
-  function L.placeLeveled(base, batch, back, emptied)
+  function L.placeLeveled(k, base, batch, back, emptied)
     local ring = {}
     local levelsKey = levelsKeyOf(base)
     for j = 1, #back do
@@ -190,6 +197,7 @@ local function levels()
         ring[#ring + 1] = group
       else
         redis.call('ZADD', levelsKey, L.levelTail(levelsKey, level), group)
+        logLevelsChanged(k.ring)
       end
     end
     return ring
