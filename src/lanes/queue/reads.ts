@@ -229,9 +229,11 @@ export class Reads {
       .zrange(k.levels, 0, -1, 'WITHSCORES')
       .lrange(k.ring, 0, -1)
       .exec();
-    const levels = (replies?.[0]?.[1] ?? []) as string[];
-    const ring = (replies?.[1]?.[1] ?? []) as string[];
-    return rotaEntries(levels, ring);
+    const [[e1, levels] = [null, []], [e2, ring] = [null, []]] = replies ?? [];
+    // A reply of a MULTI is an error in place, not a rejection (a key of the wrong type).
+    const error = e1 ?? e2;
+    if (error) throw error;
+    return rotaEntries(levels as string[], ring as string[]);
   }
 
   async paused(): Promise<string[]> {
