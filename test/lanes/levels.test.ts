@@ -280,4 +280,16 @@ describe('levels', () => {
       { group: 'a', level: 2 },
     ]);
   });
+
+  it('setWeight ending the round of a level head sends it to its level tail', async () => {
+    const q = engine.queue();
+    await q.setWeight('w', 3);
+    for (let i = 0; i < 3; i++) await q.enqueue('w', i, { priority: 2 });
+    await q.enqueue('b', 0, { priority: 2 });
+    expect(await claims(q, 1)).toEqual(['w']);
+    expect(await q.ring()).toEqual(['w', 'b']);
+    await q.setWeight('w', 1);
+    expect(await q.ring()).toEqual(['b', 'w']);
+    expect(await claims(q, 2)).toEqual(['b', 'w']);
+  });
 });

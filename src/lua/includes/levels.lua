@@ -33,6 +33,8 @@
     leaveRota(k, group)              the group off the rota, whichever it is on
     moveLevel(k, base, group, from, to)   a group on the rota at level `from` to the tail of
                                      level `to`, with a fresh round of its weight
+    headToTail(k, base, group)       a group at the head of its level in `levels` to that
+                                     level's tail (setWeight ending its round)
     relevel(k, group, laneKey)       a group on the rota whose lane's head may have changed:
                                      moved to the tail of its head's level when that changed
     popLevelHeads(k, base, n)        up to n heads of the most urgent level, taken off their
@@ -128,6 +130,21 @@ local function levels()
     L.enterRota(k, base, group, to)
     -- A new place in a new rota: a fresh round of its weight (includes/weights.lua).
     redis.call('HDEL', turnsKeyOf(base), group)
+  end
+
+  function L.headToTail(k, base, group)
+    local levelsKey = levelsKeyOf(base)
+    local at = redis.call('ZSCORE', levelsKey, group)
+    if not at then
+      return
+    end
+    local level = math.floor(tonumber(at) / LEVEL_SPAN)
+    local first = redis.call('ZRANGEBYSCORE', levelsKey, string.format('%d', level * LEVEL_SPAN),
+      '(' .. string.format('%d', (level + 1) * LEVEL_SPAN), 'LIMIT', 0, 1)
+    if first[1] == group then
+      redis.call('ZADD', levelsKey, L.levelTail(levelsKey, level), group)
+      logLevelsChanged(k.ring)
+    end
   end
 
   function L.relevel(k, group, laneKey)
