@@ -33,6 +33,7 @@
 import type { Redis } from 'ioredis';
 import { type Job, type Queue, Ringmaster } from '../src/lanes/index.js';
 import { type CapCostResult, capCost } from './capCost.js';
+import { type LevelCostResult, levelCost } from './levelCost.js';
 import { type RateCostResult, rateCost } from './rateCost.js';
 import { type BenchRedis, fresh } from './redis.js';
 import {
@@ -69,6 +70,8 @@ export interface FlatCostOptions {
    * with a rate limit and setRateLimit beside 100,000 rate-limited groups and beside none).
    */
   rateLimited?: number;
+  /** Groups at each level of the levels case (bench/levelCost.ts); none: not run. */
+  perLevel?: number;
 }
 
 export const SCRIPTS = [
@@ -120,6 +123,8 @@ export interface FlatCostResult {
   rated?: RateCostResult;
   /** The queue-cap case (bench/capCost.ts). */
   capped?: CapCostResult;
+  /** The levels case (bench/levelCost.ts). */
+  levels?: LevelCostResult;
 }
 
 /** Scripts measured beside a queue's delayed jobs. */
@@ -184,6 +189,7 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
     const delayed = await delayedCost(redis, conn, o);
     const rated = o.rateLimited ? await rateCost(redis, conn, o, o.rateLimited) : undefined;
     const capped = await capCost(redis, conn, o);
+    const levels = o.perLevel ? await levelCost(redis, conn, o, o.perLevel) : undefined;
     const first = o.sizes[0] as number;
     const last = o.sizes.at(-1) as number;
     const ratio = Object.fromEntries(
@@ -192,7 +198,15 @@ export async function flatCost(redis: BenchRedis, o: FlatCostOptions): Promise<F
         (costs[s][last] as ScriptCost).usecPerCall / (costs[s][first] as ScriptCost).usecPerCall,
       ]),
     ) as Record<ScriptName, number>;
-    return { sizes: [...o.sizes], costs, ratio, delayed, capped, ...(rated ? { rated } : {}) };
+    return {
+      sizes: [...o.sizes],
+      costs,
+      ratio,
+      delayed,
+      capped,
+      ...(rated ? { rated } : {}),
+      ...(levels ? { levels } : {}),
+    };
   } finally {
     conn.disconnect();
   }

@@ -64,6 +64,7 @@ const FULL: Plan = {
     batchesPerRound: 1,
     delayed: 100_000,
     rateLimited: 100_000,
+    perLevel: 10_000,
   },
   graphql: { connections: 50, seconds: 10, slices: 5, warmupSeconds: 1 },
   fanout: {
@@ -110,6 +111,7 @@ const QUICK: Plan = {
     batchesPerRound: 1,
     delayed: 2_000,
     rateLimited: 2_000,
+    perLevel: 200,
   },
   graphql: { connections: 50, seconds: 2, slices: 1, warmupSeconds: 0 },
   fanout: {

@@ -5,6 +5,7 @@ import type { FanoutResult, IdleReading } from './fanout.js';
 import { DELAYED_SCRIPTS, FLAT_TARGETS, type FlatCostResult, SCRIPTS } from './flatCost.js';
 import type { GraphqlResult } from './graphql.js';
 import { type LatencyResult, SYSTEMS } from './latency.js';
+import { LEVEL_CASES } from './levelCost.js';
 import type { MemoryResult } from './memory.js';
 import { RATE_SCRIPTS } from './rateCost.js';
 import { type RingScaleResult, renderRingScale, ringScaleRatios } from './ringScale.js';
@@ -133,6 +134,15 @@ export function judge(r: Omit<Results, 'targets'>): Target[] {
           met: capped.ratio[which] <= 1.2,
         });
       }
+    }
+    const lv = r.flatCost.levels;
+    if (lv) {
+      targets.push({
+        name: 'claim µs/call with 9 levels in use ÷ with 1 (DESIGN.md §3 "Levels")',
+        target: '≤ 1.20×',
+        measured: times(lv.ratio),
+        met: lv.ratio <= 1.2,
+      });
     }
     const rated = r.flatCost.rated;
     if (rated) {
@@ -435,6 +445,26 @@ export function render(r: Results): string {
             ];
           }),
         ),
+        '',
+      );
+    }
+    const lv = f.levels;
+    if (lv) {
+      out.push(
+        `Levels — a claim serving level 1, with ${int(lv.perLevel)} groups at each level in use: 1 level, 9 levels; and a queue without priorities (the ring) for scale`,
+        table(
+          ['queue', 'µs/claim', 'calls/s', 'redis.call/call'],
+          LEVEL_CASES.map((which) => {
+            const c = lv.costs[which];
+            return [
+              which,
+              fixed(c.usecPerCall, 1),
+              int(c.callsPerSec),
+              fixed(c.redisCallsPerCall, 1),
+            ];
+          }),
+        ),
+        `9 levels ÷ 1: ${times(lv.ratio)}; 1 level ÷ the ring: ${times(lv.ringRatio)}`,
         '',
       );
     }

@@ -98,6 +98,9 @@ export function blockerStanding(blockedBy: string, active: number): Standing {
       return 'parked';
     case 'RATE_LIMITED':
       return 'rated';
+    case 'LEVEL':
+      // On the ring, behind a more urgent level: ready, its turn waits for that level.
+      return 'ready';
     default:
       return active > 0 ? 'busy' : 'empty';
   }

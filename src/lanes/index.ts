@@ -36,6 +36,7 @@ export type {
   QueueCounts,
   QueueState,
   QueueStats,
+  RotaEntry,
   SteeringOptions,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -4,6 +4,7 @@ export * from './index.js';
 export { type QueueKeys, queueKeys, queuesKey } from './keys.js';
 export { decodeHistory, HISTORY_PAGE_SIZE } from './queue/history.js';
 export { decodeJob, withoutToken } from './queue/jobs.js';
+export { rotaEntries } from './queue/levels.js';
 export type { QueueMetrics } from './queue/metrics.js';
 export { type OverrideKind, remainingMs, TIMER_ACTOR } from './queue/overrides.js';
 export { type PromotedJob, REGISTRATION_REFRESH_MS } from './queue/queue.js';

@@ -88,6 +88,16 @@ export interface QueueKeys {
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
+   * `P:{Q}:levels` — zset: the rota of the groups whose lane head is not of the default priority,
+   * group → level × 10^13 + turn (DESIGN.md §3, "Levels"; `levelsKeyOf`, includes/levels.lua).
+   */
+  readonly levels: string;
+  /**
+   * `P:{Q}:prioritized` — string: exists once the queue has held a job of a priority other than
+   * the default, so claims read lane heads' levels (DESIGN.md §3, "Levels"; `prioritizedKeyOf`).
+   */
+  readonly prioritized: string;
+  /**
    * `P:{Q}:ringwatched` — string: exists while a live feed watches the ring (`ringChanged`,
    * DESIGN.md §4.4 "The ring log"; `ringWatchedKeyOf`); the feed sets it with a TTL and renews it.
    */
@@ -183,6 +193,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     turns: `${base}gturns`,
     reserve: `${base}greserve`,
     heads: `${base}heads`,
+    levels: `${base}levels`,
+    prioritized: `${base}prioritized`,
     ringWatched: `${base}ringwatched`,
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,

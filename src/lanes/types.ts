@@ -322,9 +322,14 @@ export interface QueueSnapshot {
   readonly at: number;
   /** The queue is paused (`Queue.pauseQueue`): nothing is claimed, the ring stands as it is. */
   readonly paused: boolean;
-  /** The ring, head first (its first `ringFirst` groups when asked so). */
+  /**
+   * The rota in claim order, head first (its first `ringFirst` groups when asked so): the groups
+   * of levels 1–4, the ring, those of levels 6–9 (DESIGN.md §3, "Levels").
+   */
   readonly ring: string[];
-  /** The ring's length. */
+  /** The level of each group of `ring`, 1–9 (5 on the ring itself). */
+  readonly ringLevels: number[];
+  /** The rota's length. */
   readonly ringSize: number;
   readonly counts: QueueCounts;
   readonly stats: QueueStats;
@@ -341,4 +346,13 @@ export interface SteeringOptions {
    * queue handle's `actor` option.
    */
   readonly actor?: string;
+}
+
+/**
+ * One group on the rota and the level it stands at: its lane head's priority, 1 (first) … 9
+ * (DESIGN.md §3, "Levels"); 5, the default, for a group on the ring.
+ */
+export interface RotaEntry {
+  readonly group: string;
+  readonly level: number;
 }

@@ -90,9 +90,9 @@ local function revertField(group, laneKey, before, field, value)
     settleJudged(k, group, judged)
   end
   if field == 'paused' and value == 1 then
-    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+    levels().leaveRota(k, group)
   elseif judged and judged.saturated and not judged.wasServiceable then
-    logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+    levels().leaveRota(k, group)
   end
 end
 

@@ -53,7 +53,8 @@
                          firstId)
     ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
                          less for the common job): its place in its lane (DESIGN.md §3,
-                         "Priorities"; includes/priority.lua)
+                         "Priorities"; includes/priority.lua), and the level its group stands at
+                         while the job is its lane's head (DESIGN.md §3, "Levels")
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -121,9 +122,10 @@ end
 local delayed = runAt ~= nil and runAt > now
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
-local limit, active, wasServiceable, wasSaturated
+local priority = ARGV[14] ~= '' and tonumber(ARGV[14]) or DEFAULT_PRIORITY
+local limit, active, wasServiceable, wasSaturated, headScore
 if not delayed then
-  limit, active, wasServiceable, wasSaturated = judgeLane(k, group, laneKey)
+  limit, active, wasServiceable, wasSaturated, headScore = judgeLane(k, group, laneKey)
 end
 if raiseTo then
   redis.call('SET', seqKey, raiseTo)
@@ -133,6 +135,9 @@ local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
 local score = writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10],
   ARGV[11], ARGV[12], ARGV[14] or '')
+if priority ~= DEFAULT_PRIORITY then
+  markPrioritized(base)
+end
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
@@ -148,7 +153,11 @@ else
   noteLaneHead(base, group, score, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
-    reRing(k, group)
+    -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).
+    reRing(k, group, priority)
+  elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
+    -- A more urgent head: the group moves to the tail of its level (DESIGN.md §3, "Levels").
+    levels().moveLevel(k, base, group, levelOf(headScore), levelOf(score))
   end
 end
 return createdReply(base, id, payload)

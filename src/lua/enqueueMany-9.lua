@@ -23,7 +23,9 @@
     KEYS[9] delayed  zset   every delayed job of the queue: id -> runAt (ms)
   Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
   (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
-  idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited.
+  idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited,
+  and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
+  levels (includes/levels.lua).
 
     ARGV[1] base   'P:{Q}:'
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
@@ -157,6 +159,8 @@ if #created > 0 then
   redis.call('INCRBY', seqKey, #created)
   markLayout(base, first, raiseTo)
   local payloads = {}
+  -- Whether a job of the call is off the default priority: the queue then has levels.
+  local offDefault = false
   for j = 1, #created do
     local job = created[j]
     local a = job.a
@@ -166,6 +170,7 @@ if #created > 0 then
     -- Kept only when it is not the id: a field more would grow every job's table.
     if WITH_PRIORITY and score ~= job.seq then
       job.score = score
+      offDefault = true
     end
     if ARGV[a + 2] ~= '' then
       payloads[#payloads + 1] = job.id
@@ -177,6 +182,10 @@ if #created > 0 then
   end
   if #payloads > 0 then
     redis.call('HSET', payloadsKeyOf(base), unpack(payloads))
+  end
+  if offDefault then
+    -- Before any group is (re-)ringed: each then goes to its head's level (includes/levels.lua).
+    markPrioritized(base)
   end
   local delayedAll, reRinged = {}, {}
   local pending, delayed = 0, 0
@@ -220,6 +229,10 @@ if #created > 0 then
       if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
           #lane) then
         reRinged[#reRinged + 1] = group
+      elseif g.wasServiceable then
+        -- Its jobs, of the default level, may be more urgent than its head (includes/levels.lua:
+        -- read only in a queue with levels, the marker asked once per call).
+        levels().relevel(k, group, g.laneKey)
       end
     end
   end
@@ -233,7 +246,15 @@ if #created > 0 then
     redis.call('HINCRBY', k.stats, 'pending', pending)
   end
   if #reRinged > 0 then
-    reRingAll(k, base, reRinged, #reRinged)
+    if offDefault then
+      -- Each at the level of its new head, read by reRing (includes/settleGroup.lua).
+      for i = 1, #reRinged do
+        reRing(k, reRinged[i])
+      end
+    else
+      -- Their lanes were empty and every job of the call is of the default level: the ring.
+      reRingAll(k, base, reRinged, #reRinged)
+    end
   end
 end
 

@@ -42,6 +42,7 @@
 --- @include "history"
 --- @include "overrides"
 --- @include "ringLog"
+--- @include "levels"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -57,7 +58,7 @@ local member = overrideMember('pause', group)
 allowAtMaxmemory(k.paused)
 local before = readGroup(k, group, laneKey)
 redis.call('SADD', k.paused, group)
-logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+levels().leaveRota(k, group)
 registerGroup(groupsKey, k.base, group, nowMs())
 local _, detail = steerOverride(k.base, member, forMs, before.paused == 1, true, h.actor,
   before.pauseOverride)

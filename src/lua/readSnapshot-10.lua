@@ -28,9 +28,11 @@
     ARGV[6 ..]       ids of groups to read besides the page (the console's chosen group)
 
   Output: { at, ring, total, pageIds, pageFields, pickedFields, cards, stats, queuePaused,
-            ringSize }
+            ringSize, ringLevels }
     at            ms, the Redis clock (TIME), the moment of every read below
-    ring          the ring, head first (its first ringFirst groups with one)
+    ring          the rota in claim order, head first (its first ringFirst groups with one):
+                  `levels`' groups of levels 1–4, the ring, those of levels 6–9 (DESIGN.md §3,
+                  "Levels"; built key P:{Q}:levels, includes/levels.lua)
     total         registered groups (with a prefix: those matching)
     pageIds       up to first + 1 ids after `min`, in id order
     pageFields    the group fields (includes/groupReply.lua) of each of the first `first` page ids, flat
@@ -40,7 +42,8 @@
                   (includes/retentionAge.lua keptCount), as the job reads do
     stats         HGETALL stats, flat (the delayed total among them)
     queuePaused   1 while the queue is paused (pauseQueue), else 0
-    ringSize      the ring's length (LLEN)
+    ringSize      the rota's length (LLEN of the ring + ZCARD of `levels`)
+    ringLevels    the level of each group of `ring` (1–9; 5 for the ring's)
 
   Events: none.
 ]]
@@ -48,6 +51,7 @@
 --- @include "groupReply"
 --- @include "nowMs"
 --- @include "retentionAge"
+--- @include "levels"
 
 local k = { base = ARGV[1], glimit = KEYS[1], gactive = KEYS[2], paused = KEYS[3] }
 local ringKey = KEYS[4]
@@ -84,9 +88,10 @@ local function fieldsOf(ids, from, to)
 end
 
 local at = nowMs()
-local ring = {}
+local ring, ringLevels = {}, {}
 if ringFirst ~= 0 then
-  ring = redis.call('LRANGE', ringKey, 0, ringFirst < 0 and -1 or ringFirst - 1)
+  -- The rota in claim order (includes/levels.lua): levels 1–4, the ring, levels 6–9.
+  ring, ringLevels = readRota(ringKey, base, ringFirst)
 end
 return {
   at,
@@ -104,5 +109,6 @@ return {
   },
   redis.call('HGETALL', statsKey),
   redis.call('HGET', settingsKey, 'paused') == '1' and 1 or 0,
-  redis.call('LLEN', ringKey),
+  redis.call('LLEN', ringKey) + redis.call('ZCARD', levelsKeyOf(base)),
+  ringLevels,
 }

@@ -90,7 +90,7 @@ for _, id in ipairs(expired) do
       local spread = r + reaped * GOLDEN
       local failure = { message = 'lease expired', r = spread - math.floor(spread) }
       requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
-      settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+      settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, true)
     end
     redis.call('HINCRBY', k.stats, 'reaped', 1)
     reaped = reaped + 1

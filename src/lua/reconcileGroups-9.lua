@@ -1,6 +1,7 @@
 --[[
   reconcileGroups — Queue.audit / Queue.repair for one bounded batch of groups: re-derive each
-  group's active count from the live leases (I3) and its ring membership from I1 (I1, I2), and
+  group's active count from the live leases (I3) and its rota membership and level from I1
+  (I1, I2; `levels`, includes/levels.lua), and
   report (audit) or fix (repair) every difference. Run after reconcileLeases, so `leases` and
   `active` agree. Each call costs O(active jobs + ring + batch), plus an LREM per group that
   must leave the ring; the caller keeps batches small so Redis is never blocked for long.
@@ -26,7 +27,9 @@
 
   Output: { findings, pending, saturated }
     findings   flat { group, kind, expected, found, ... }; kinds:
-               'I1' ring membership (expected/found: 'on the ring' / 'off the ring')
+               'I1' rota membership (expected/found: 'on the ring', 'off the ring', or, in a
+                    queue with levels, 'on level <L>' for a group in `levels` and 'on the ring
+                    and on level <L>' for one on both; DESIGN.md §3, "Levels")
                'I2' duplicates (expected '1', found the count)
                'I3' active count (expected live leases, found the stored field; a field
                     that is not an integer within ±(2^53−1) is always one)
@@ -44,9 +47,10 @@
   History (repair only, includes/repairHistory.lua): one entry 'repair' per group it changed,
   step 'groups', before/after `{ registered, active, ringEntries }` (the fields it changed:
   registered false → true; the stored active count → the live leases; how many times the group
-  was on the ring → 1 or 0).
+  was on a rota, the ring or `levels` → 1 or 0).
 
-  Events (repair only): hset/hdel gactive; rpush/lrem ring; lpush/ltrim wake; zadd groups;
+  Events (repair only): hset/hdel gactive; rpush/lrem ring; zadd/zrem levels; set prioritized;
+  lpush/ltrim wake; zadd groups;
   zadd gseen; zadd heads; xadd history.
 ]]
 --- @include "keys"
@@ -56,6 +60,7 @@
 --- @include "nowMs"
 --- @include "registry"
 --- @include "ringLog"
+--- @include "levels"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -93,6 +98,17 @@ for _, group in ipairs(redis.call('LRANGE', k.ring, 0, -1)) do
   if onRing[group] ~= nil then
     onRing[group] = onRing[group] + 1
   end
+end
+
+local levelsKey = levelsKeyOf(base)
+-- Where a group stands, in words: 'off the ring' (false), 'on the ring' (level 5), 'on level L'.
+local function placeWords(level)
+  if not level then
+    return 'off the ring'
+  elseif level == DEFAULT_PRIORITY then
+    return 'on the ring'
+  end
+  return 'on level ' .. level
 end
 
 local pending, saturatedCount = 0, 0
@@ -140,18 +156,32 @@ for i = FIRST_GROUP, #ARGV do
   if n > 1 then
     report(group, 'I2', 1, n)
   end
-  if serviceable and n == 0 then
-    report(group, 'I1', 'on the ring', 'off the ring')
-  elseif not serviceable and n > 0 then
-    report(group, 'I1', 'off the ring', 'on the ring')
+  -- Which rota, at which level (includes/levels.lua): expected from the lane's head.
+  local level = serviceable and (levels().headLevel(laneKey) or DEFAULT_PRIORITY)
+  local at = redis.call('ZSCORE', levelsKey, group)
+  local atLevel = at and math.floor(tonumber(at) / LEVEL_SPAN)
+  local expected = placeWords(level)
+  local found = n > 0 and atLevel and ('on the ring and ' .. placeWords(atLevel))
+    or placeWords(n > 0 and DEFAULT_PRIORITY or atLevel)
+  if expected ~= found then
+    report(group, 'I1', expected, found)
   end
   if repair then
-    local entries = n
-    if n > 0 and (n > 1 or not serviceable) then
+    local entries = n + (at and 1 or 0)
+    if level and level ~= DEFAULT_PRIORITY then
+      -- A head off the default level that no enqueue marked (another writer's lane).
+      markPrioritized(base)
+    end
+    if at and atLevel ~= level then
+      redis.call('ZREM', levelsKey, group)
+      logLevelsChanged(k.ring)
+      at = nil
+    end
+    if n > 0 and (n > 1 or level ~= DEFAULT_PRIORITY) then
       logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
       n = 0
     end
-    if serviceable and n == 0 then
+    if serviceable and n == 0 and not at then
       settleGroup(k, group, laneKey, false, saturated)
     end
     local after = serviceable and 1 or 0

@@ -181,7 +181,7 @@ if #requeue > 0 then
 end
 for _, group in ipairs(order) do
   local g = groups[group]
-  settleAfterGain(k, group, g.laneKey, g.serviceable, g.saturated)
+  settleAfterGain(k, group, g.laneKey, g.serviceable, g.saturated, true)
 end
 
 local remaining = 0

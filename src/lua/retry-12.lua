@@ -81,7 +81,7 @@ local outcome, forgotten = requeueJob(k, base, jobKey, id, group, laneKey, nowMs
 if outcome ~= 'dead' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
-settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, true)
 -- A claim the queue's cap held back is woken (includes/capWake.lua): one HGET more per retry.
 wakeCapped(k, redis.call('HGET', k.settings, 'capped'))
 return { id, forgotten or jobFields(base, id) }

@@ -72,7 +72,7 @@ redis.call('HSET', k.glimit, group, limit)
 registerGroup(groupsKey, k.base, group, nowMs())
 settleJudged(k, group, judged)
 if judged.saturated and not judged.wasServiceable then
-  logRingRemove(k.ring, group, redis.call('LREM', k.ring, 0, group))
+  levels().leaveRota(k, group)
 end
 local current = parseLimit(before.limit)
 local override, detail = steerOverride(k.base, member, forMs,

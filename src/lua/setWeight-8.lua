@@ -19,7 +19,8 @@
     KEYS[6] lane     zset   the group's pending jobs (read for the reply)
     KEYS[7] groups   zset   group registry
     KEYS[8] stats    hash   counters (unchanged)
-    Built from the base (includes/keys.lua): gweight, gturns, history.
+    Built from the base (includes/keys.lua): gweight, gturns, history; prioritized and
+    levels (includes/levels.lua), for a group at the head of another level's rota.
 
     ARGV[1] group
     ARGV[2] weight   an integer 1..1,000 (validated by the engine)
@@ -44,6 +45,7 @@
 --- @include "history"
 --- @include "weights"
 --- @include "ringLog"
+--- @include "levels"
 
 local k = {
   base = baseOf(KEYS[1], 'glimit'),
@@ -75,6 +77,9 @@ if turns > 0 and turns >= weight then
     redis.call('RPUSH', k.ring, group)
     logRingPop(k.ring, 1)
     logRingPush(k.ring, { group }, 1)
+  elseif levels().isLeveled(k.base) then
+    -- The head of its level's rota, the same (DESIGN.md §3, "Levels").
+    levels().headToTail(k, k.base, group)
   end
 end
 if weight == 1 or turns >= weight then

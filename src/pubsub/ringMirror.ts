@@ -7,7 +7,12 @@
  * whenever the log shows a gap (an entry's seq not the last one's plus one, the log trimmed or
  * expired past what was read).
  */
-import type { QueueKeys, QueueState, RedisClient } from '../lanes/internal.js';
+import {
+  type QueueKeys,
+  type QueueState,
+  type RedisClient,
+  rotaEntries,
+} from '../lanes/internal.js';
 
 /** How long the marker `P:{Q}:ringwatched` lasts without a renewal (ms); renewed every third. */
 export const RING_WATCH_TTL_MS = 30_000;
@@ -280,6 +285,12 @@ export class RingMirror {
   private number = 0;
   private needFull = true;
   /**
+   * Whether the last whole read found groups of other levels than the ring's (`levels`,
+   * DESIGN.md §3 "Levels"): the log's entries say what the ring did, not where it stands among
+   * them, so while there are any every change is read whole (O(rota)).
+   */
+  private leveled = false;
+  /**
    * What each subscriber needs of the ring's head (groups; Infinity: all). Before the copy
    * changes, the version it was keeps that much, for a subscriber that renders it in the moment
    * before the next version is offered to it.
@@ -342,6 +353,7 @@ export class RingMirror {
     const entries: LogEntry[] = [];
     const queueState = await this.readLog(entries);
     if (queueState === null || this.needFull) return this.readFull();
+    if (this.leveled && entries.length > 0) return this.readFull();
     if (entries.length === 0 && queueState === latest.queueState) return latest;
     latest.freeze(this.need());
     // What the head was, for telling a batch that left the ring as it was (below).
@@ -465,14 +477,20 @@ export class RingMirror {
   private async readFull(fresh = false): Promise<RingVersion> {
     this.needFull = false;
     this.counts.fullReads++;
-    const [[e1, ring] = [null, []], [e2, last] = [null, null], [e3, paused] = [null, null]] =
+    const [
+      [e1, ring] = [null, []],
+      [e2, last] = [null, null],
+      [e3, paused] = [null, null],
+      [e4, levels] = [null, []],
+    ] =
       (await this.redis
         .multi()
         .lrange(this.keys.ring, 0, -1)
         .lindex(this.keys.ringLog, -1)
         .hget(this.keys.settings, 'paused')
+        .zrange(this.keys.levels, 0, -1, 'WITHSCORES')
         .exec()) ?? [];
-    const error = e1 ?? e2 ?? e3;
+    const error = e1 ?? e2 ?? e3 ?? e4;
     if (error) {
       this.needFull = true;
       throw error;
@@ -486,7 +504,12 @@ export class RingMirror {
         seq = -1n;
       }
     }
-    const groups = ring as string[];
+    // The rota in claim order: levels 1–4, the ring, levels 6–9 (DESIGN.md §3, "Levels").
+    const scored = levels as string[];
+    this.leveled = scored.length > 0;
+    const groups = this.leveled
+      ? rotaEntries(scored, ring as string[]).map((entry) => entry.group)
+      : (ring as string[]);
     const previous = this.list;
     this.latest?.freeze(this.need());
     const queueState: QueueState = paused === '1' ? 'PAUSED' : 'RUNNING';

@@ -157,9 +157,10 @@ export function renderRing(
 }
 
 /**
- * The keys whose events may change a ring event: the ring, and the queue's settings (its pause;
- * a change of retention there is read and found equal, sending nothing).
+ * The keys whose events may change a ring event: the ring, the rota of the other levels
+ * (`levels`, DESIGN.md §3 "Levels"), and the queue's settings (its pause; a change of retention
+ * there is read and found equal, sending nothing).
  */
 export function ringKeys(keys: QueueKeys): string[] {
-  return [keys.ring, keys.settings];
+  return [keys.ring, keys.levels, keys.settings];
 }

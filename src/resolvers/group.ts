@@ -6,7 +6,7 @@
  */
 
 import type { Context } from '../context.js';
-import type { GroupInfo } from '../lanes/index.js';
+import type { GroupInfo, RotaEntry } from '../lanes/index.js';
 import { groupBlocks, groupState } from '../lanes/queue/state.js';
 import { steered } from './known.js';
 import { withOverrides } from './overrides.js';
@@ -51,20 +51,33 @@ export interface RingPosition {
   readonly queuePaused: boolean;
   /** Places known from the head (a snapshot's `ringFirst`); the whole ring when absent. */
   readonly known?: number | undefined;
+  /** Its level, and the most urgent level on the rota, when a more urgent one holds it back. */
+  readonly heldBack?: HeldBack | null | undefined;
+}
+
+/** A group on the rota whose level waits behind a more urgent one (DESIGN.md §3, "Levels"). */
+export interface HeldBack {
+  readonly level: number;
+  readonly first: number;
 }
 
 /**
- * What keeps a group off the ring; null when it is on it (serviceable), or serviceable and
- * waiting for the next claim to put it back after its rate window reopened (`rateReopenedAt`).
+ * What keeps a group from its turn: off the ring ({@link OwnBlocker}), or LEVEL, on it behind a
+ * more urgent level (DESIGN.md §3, "Levels"); null when it is on it and nothing holds it back,
+ * or serviceable and waiting for the next claim to put it back after its rate window reopened
+ * (`rateReopenedAt`).
  */
-export type BlockedBy = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
+export type BlockedBy = OwnBlocker | 'LEVEL';
+
+/** What of a group's own state keeps it off the ring (the rota's levels aside). */
+export type OwnBlocker = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
 
 /**
  * `GroupState` (its precedence is `groupState`'s, in `src/lanes/queue/state.ts`) with SATURATED told
  * apart: PARKED when the limit is 0 or below the work in flight (lowered under it), LIMIT when
  * exactly reached. Null when the group is serviceable (READY, invariant I1).
  */
-export function blockedBy(g: GroupInfo): BlockedBy | null {
+export function blockedBy(g: GroupInfo): OwnBlocker | null {
   switch (groupState(g)) {
     case 'PAUSED':
       return 'PAUSED';
@@ -181,6 +194,10 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         return 'ready to run, but not on the ring at this moment (its state changed while it was read)';
       }
       const place = `on the ring at position ${ring.position} of ${ring.length}`;
+      if (ring.heldBack) {
+        const { level, first } = ring.heldBack;
+        return `${place}, at priority level ${level}: a more urgent level (${first}) is served first while it has a group ready`;
+      }
       if (ring.queuePaused) {
         return `${place}, but the queue is paused: nothing is claimed until it is resumed`;
       }
@@ -195,6 +212,10 @@ interface RingIndex {
   readonly known?: number;
   readonly position: ReadonlyMap<string, number>;
   readonly queuePaused: boolean;
+  /** Each group's level on the rota (none read: a snapshot's ring, whose levels it has not). */
+  readonly level: ReadonlyMap<string, number>;
+  /** The most urgent level on the rota (its head's), null when empty or not read. */
+  readonly firstLevel: number | null;
 }
 
 /**
@@ -218,17 +239,56 @@ function queuePausedOf(ctx: Context, rootValue: unknown, queueName: string): Pro
 function ringIndex(ctx: Context, rootValue: unknown, queueName: string): Promise<RingIndex> {
   return oncePerExecution(ctx, rootValue, `ring\u0000${queueName}`, () =>
     Promise.all([
-      ctx.engine.queue(queueName).ring(),
+      ctx.engine.queue(queueName).rota(),
       queuePausedOf(ctx, rootValue, queueName),
-    ]).then(([ring, queuePaused]) => indexRing(ring, queuePaused)),
+    ]).then(([rota, queuePaused]) =>
+      indexRing(
+        rota.map((entry) => entry.group),
+        queuePaused,
+        rota,
+      ),
+    ),
   );
 }
 
-/** A ring's positions (1-based); the first occurrence counts (the one claim would serve first). */
-function indexRing(ring: readonly string[], queuePaused: boolean): RingIndex {
+/**
+ * A ring's positions (1-based); the first occurrence counts (the one claim would serve first).
+ * `rota`: the same groups with their levels (DESIGN.md §3, "Levels"), when they were read.
+ */
+function indexRing(
+  ring: readonly string[],
+  queuePaused: boolean,
+  rota: readonly RotaEntry[] = [],
+): RingIndex {
   const position = new Map<string, number>();
   for (const [i, g] of ring.entries()) if (!position.has(g)) position.set(g, i + 1);
-  return { length: ring.length, position, queuePaused };
+  const level = new Map<string, number>();
+  for (const entry of rota) if (!level.has(entry.group)) level.set(entry.group, entry.level);
+  return { length: ring.length, position, queuePaused, level, firstLevel: rota[0]?.level ?? null };
+}
+
+/** Whether a more urgent level on the rota holds the group back (null: it does not). */
+function heldBackIn(index: RingIndex, group: string): HeldBack | null {
+  const level = index.level.get(group);
+  const first = index.firstLevel;
+  return level !== undefined && first !== null && first < level ? { level, first } : null;
+}
+
+/**
+ * `Group.blockedBy`: {@link blockedBy}, and LEVEL for a group on the rota behind a more urgent
+ * level (DESIGN.md §3, "Levels"): that reads the rota once per queue per execution (O(rota)),
+ * only for a group on it.
+ * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
+ */
+export async function blockedByOf(
+  ctx: Context,
+  g: GroupInfo,
+  rootValue: unknown,
+): Promise<BlockedBy | null> {
+  const own = blockedBy(g);
+  if (own !== null || !g.onRing) return own;
+  const index = ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
+  return heldBackIn(index, g.id) === null ? null : 'LEVEL';
 }
 
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
@@ -244,8 +304,10 @@ export function describeWithRing(
   ring: readonly string[],
   queuePaused: boolean,
   size: number = ring.length,
+  levels: readonly number[] = [],
 ): void {
-  const index = { ...indexRing(ring, queuePaused), length: size, known: ring.length };
+  const rota = levels.map((level, i) => ({ group: ring[i] as string, level }));
+  const index = { ...indexRing(ring, queuePaused, rota), length: size, known: ring.length };
   for (const g of groups) ringOfRead.set(g, index);
 }
 
@@ -283,9 +345,15 @@ async function plainReason(
     const queuePaused = read?.queuePaused ?? (await queuePausedOf(ctx, rootValue, g.queue));
     return { sentence: reasonSentence(g, null), queuePaused };
   }
-  const { length, position, queuePaused, known } =
-    read ?? (await ringIndex(ctx, rootValue, g.queue));
-  const at: RingPosition = { position: position.get(g.id) ?? null, length, queuePaused, known };
+  const index = read ?? (await ringIndex(ctx, rootValue, g.queue));
+  const { length, position, queuePaused, known } = index;
+  const at: RingPosition = {
+    position: position.get(g.id) ?? null,
+    length,
+    queuePaused,
+    known,
+    heldBack: heldBackIn(index, g.id),
+  };
   if (!queuePaused) {
     // The queue's cap, a gate in front of the ring like its pause (DESIGN.md §4.2).
     const cap = await capOf(ctx, ctx.engine.queue(g.queue), rootValue);

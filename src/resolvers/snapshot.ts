@@ -40,7 +40,7 @@ export async function snapshot(
     ids: args.ids ?? undefined,
     ringFirst: args.ringFirst,
   });
-  describeWithRing([...s.page.groups, ...s.picked], s.ring, s.paused, s.ringSize);
+  describeWithRing([...s.page.groups, ...s.picked], s.ring, s.paused, s.ringSize, s.ringLevels);
   return { ...s, connection: toConnection(s.page) };
 }
 

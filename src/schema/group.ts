@@ -107,7 +107,7 @@ builder.subscriptionFields((t) => ({
 
 const BlockedByRef = builder.enumType('BlockedBy', {
   description:
-    'What keeps a group off the ring (null when it is on it, or when its rate window has reopened and the next claim puts it back).',
+    'What keeps a group from its turn: off the ring, or on it behind a more urgent level (LEVEL); null when it is on the ring and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back.',
   values: {
     PAUSED: { description: 'Paused by an operator.' },
     LIMIT: { description: 'Exactly at its limit: the next completion puts it back.' },
@@ -123,6 +123,10 @@ const BlockedByRef = builder.enumType('BlockedBy', {
       description:
         'No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing.',
     },
+    LEVEL: {
+      description:
+        'On the ring, but a more urgent level has a group ready: the head of its lane is of a later priority, and a claim serves the most urgent level first (strictly; `reason` names both levels).',
+    },
   } as const,
 });
 
@@ -131,12 +135,12 @@ builder.objectFields(GroupRef, (t) => ({
     type: BlockedByRef,
     nullable: true,
     description:
-      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); null when it is on the ring, or off it only until the next claim puts it back (its rate window reopened; `reason` says so).',
-    resolve: (g) => resolve.blockedBy(g),
+      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); LEVEL when it is on the ring behind a more urgent level (which reads the ring once per queue, O(ring)); null when it is on the ring and nothing holds it back, or off it only until the next claim puts it back (its rate window reopened; `reason` says so).',
+    resolve: (g, _args, ctx, info) => resolve.blockedByOf(ctx, g, info.rootValue),
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring). While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state; a group on the ring of a queue at its cap (setQueueLimit) waits for a permit, and is told whether its reserve gets it the next one.',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring), and, when a more urgent level holds it back, its level and that one. While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state; a group on the ring of a queue at its cap (setQueueLimit) waits for a permit, and is told whether its reserve gets it the next one.',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

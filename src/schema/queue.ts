@@ -77,7 +77,11 @@ export const QueueRef = builder.objectRef<Queue>('Queue').implement({
   description: 'A named set of groups sharing one ring.',
   fields: (t) => ({
     name: t.exposeString('name'),
-    ring: t.stringList({ description: 'Serviceable groups, head first.', resolve: resolve.ring }),
+    ring: t.stringList({
+      description:
+        'Serviceable groups, head first, in the order claims take them: with priorities, the groups of levels 1–4, the ring of level 5, then those of levels 6–9 (DESIGN.md §3, Levels).',
+      resolve: resolve.ring,
+    }),
     group: t.field({
       type: GroupRef,
       description: 'One group; an unknown id reads as empty (limit null, zeros).',

@@ -26,7 +26,7 @@ const QueueSnapshotRef = builder.objectRef<resolve.SnapshotView>('QueueSnapshot'
     }),
     ring: t.exposeStringList('ring', {
       description:
-        'The ring, head first: its first `ringFirst` groups when `snapshot` was given one.',
+        'The ring, head first, in the order claims take it: with priorities, the groups of levels 1–4, the ring of level 5, then those of levels 6–9 (DESIGN.md §3, Levels); its first `ringFirst` groups when `snapshot` was given one.',
     }),
     ringSize: t.exposeInt('ringSize', { description: 'The length of the ring.' }),
     queueState: t.field({

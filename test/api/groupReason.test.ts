@@ -1,5 +1,6 @@
 /**
- * `Group.reason` and `Group.blockedBy` for every state, and the console's other reads
+ * `Group.reason` and `Group.blockedBy` for every state (levels too: LEVEL, DESIGN.md §3
+ * "Levels"), and the console's other reads
  * (`Queue.stats`, `Queue.groupsWithPrefix`, `Query.viewer`), through the real server over a real
  * Redis: state is made with the engine, read over HTTP and graphql-ws.
  */
@@ -427,5 +428,59 @@ describe('Query.viewer', () => {
     } finally {
       await authed.stop();
     }
+  });
+});
+
+// Levels (DESIGN.md §3, "Levels"): LEVEL and the reason naming both levels, for a group on the
+// rota behind a more urgent level; the rota in claim order in `Queue.ring` and a snapshot.
+describe('levels over GraphQL', () => {
+  it('a group behind a more urgent level is blocked by LEVEL, and its reason names both', async () => {
+    const q = engineQueue();
+    await q.enqueue('a', 0);
+    await q.enqueue('x', 0, { priority: 2 });
+    await q.enqueue('z', 0, { priority: 8 });
+    const x = await read(q, 'x');
+    const a = await read(q, 'a');
+    const z = await read(q, 'z');
+    expect(x.ring).toEqual(['x', 'a', 'z']);
+    expect(x).toMatchObject({ state: 'READY', onRing: true, blockedBy: null });
+    expect(x.reason).toBe('on the ring at position 1 of 3: next to be served');
+    expect(a).toMatchObject({ state: 'READY', onRing: true, blockedBy: 'LEVEL' });
+    expect(a.reason).toBe(
+      'on the ring at position 2 of 3, at priority level 5: a more urgent level (2) is served first while it has a group ready',
+    );
+    expect(z.blockedBy).toBe('LEVEL');
+    expect(z.reason).toBe(
+      'on the ring at position 3 of 3, at priority level 8: a more urgent level (2) is served first while it has a group ready',
+    );
+    // x served and empty: a is the most urgent now, z still behind it.
+    expect((await q.claim())?.group).toBe('x');
+    expect(await read(q, 'a')).toMatchObject({
+      blockedBy: null,
+      reason: 'on the ring at position 1 of 2: next to be served',
+    });
+    expect((await read(q, 'z')).reason).toContain('a more urgent level (5)');
+  });
+
+  it('a snapshot shows the rota in claim order, and its groups say the same', async () => {
+    const q = engineQueue();
+    await q.enqueue('a', 0);
+    await q.enqueue('z', 0, { priority: 9 });
+    await q.enqueue('x', 0, { priority: 1 });
+    const { body } = await server.request(QueueSnapshotDocument, {
+      queue: q.name,
+      first: 10,
+      ids: ['z'],
+    });
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    const snapshot = body.data?.queue.snapshot;
+    expect(snapshot?.ring).toEqual(['x', 'a', 'z']);
+    expect(snapshot?.counts.onRing).toBe(3);
+    const byId = new Map(snapshot?.groups.edges.map((e) => [e.node.id, e.node]));
+    expect(byId.get('x')).toMatchObject({ blockedBy: null });
+    expect(byId.get('a')).toMatchObject({ blockedBy: 'LEVEL' });
+    expect(snapshot?.picked[0]?.reason).toBe(
+      'on the ring at position 3 of 3, at priority level 9: a more urgent level (1) is served first while it has a group ready',
+    );
   });
 });

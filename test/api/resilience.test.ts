@@ -170,7 +170,8 @@ describe.skipIf(noRedisBinary)('Redis restarted under a live graphql-ws subscrip
         closes: 0,
         sockets: 1,
       });
-      expect(server.server.feed.stats()).toMatchObject({ listeners: 1, channels: 2 });
+      // ring, levels, settings
+      expect(server.server.feed.stats()).toMatchObject({ listeners: 1, channels: 3 });
       expect(await probe(server, '/ready')).toMatchObject({
         status: 200,
         body: { ready: true, notifications: 'notifications' },

@@ -431,13 +431,13 @@ describe('a client that goes away', () => {
     const group = wsSubscribe(client, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    // ring and settings, and for the group: glimit, gactive, paused, gweight, grate, ratelimited,
-    // goverride, greserve, its lane.
+    // ring, levels and settings, and for the group: glimit, gactive, paused, gweight, grate,
+    // ratelimited, goverride, greserve, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
-      channels: 11,
-      redisChannels: 11,
+      channels: 12,
+      redisChannels: 12,
       sockets: 1,
     });
 
@@ -457,7 +457,7 @@ describe('a client that goes away', () => {
     const group = sseSubscribe(server.endpoint, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 11, redisChannels: 11 });
+    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 12, redisChannels: 12 });
 
     // Each request is waiting on the server for its next event when it is aborted.
     ring.close();

@@ -241,6 +241,30 @@ describe('the engine on a Redis Cluster', () => {
     expect(await rm.queues()).toHaveLength(3);
   });
 
+  it("serves levels on a queue of every master, the levels' keys on that master", async () => {
+    const rm = engine('levels');
+    for (const { port, queue: name } of await queuesOnEveryMaster(handle.cluster)) {
+      const q = rm.queue(name);
+      const master = handle.cluster.node(port);
+      await q.enqueue('a', 0);
+      await q.enqueue('x', 0, { priority: 2 });
+      await q.enqueue('x', 1);
+      await q.enqueue('z', 0, { priority: 8 });
+      expect(await q.rota()).toEqual([
+        { group: 'x', level: 2 },
+        { group: 'a', level: 5 },
+        { group: 'z', level: 8 },
+      ]);
+      expect(await master.exists(q.keys.prioritized)).toBe(1);
+      expect(await master.zrange(q.keys.levels, 0, -1)).toEqual(['x', 'z']);
+      const claimed = await q.completeAndClaim([], { claim: 3 });
+      expect(claimed.claimed.map((j) => j.group)).toEqual(['x', 'a', 'x']);
+      expect(await master.zrange(q.keys.levels, 0, -1)).toEqual(['z']);
+      expect((await q.snapshot()).ring).toEqual(['z']);
+      expect((await q.audit()).findings).toEqual([]);
+    }
+  });
+
   it('a Worker per master processes every job; the Reaper reaps every master; audit and repair work', async () => {
     const rm = engine('workers');
     const queues = await queuesOnEveryMaster(handle.cluster, 'w');

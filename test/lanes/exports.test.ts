@@ -52,6 +52,7 @@ const TYPES = [
   'RedisConnection',
   'RetryOptions',
   'RingmasterOptions',
+  'RotaEntry',
   'StateLoss',
   'StateSeen',
   'SteeringOptions',

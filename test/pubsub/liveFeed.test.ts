@@ -166,9 +166,10 @@ describe('ringChanges', () => {
       listeners: 5,
       watchedQueues: 1,
       ringReads: 1,
-      channels: 2,
+      channels: 3,
     });
     expect((await channelsOf(redis.client(), name)).sort()).toEqual([
+      `__keyspace@0__:pst:{${name}}:levels`,
       `__keyspace@0__:pst:{${name}}:ring`,
       `__keyspace@0__:pst:{${name}}:settings`,
     ]);
@@ -406,10 +407,11 @@ describe('release', () => {
     await aborted.next();
     await group.next();
     await group2.next();
-    // ring, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride, greserve
+    // ring, levels, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride,
+    // greserve
     // (shared by g and h); g's and h's lanes
-    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 12 });
-    expect(await channelsOf(admin, name)).toHaveLength(12);
+    expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 13 });
+    expect(await channelsOf(admin, name)).toHaveLength(13);
 
     // Each is waiting for an event that will not come: ending it must not wait for one.
     returned.pull();

@@ -70,6 +70,31 @@ describe('the ring log', () => {
     expect(feed.stats().ringFullReads).toBe(1);
   });
 
+  it('with levels, the ring feed shows the rota in claim order, each move read whole', async () => {
+    const { feed, engine } = await feeds.start({ throttleMs: 0 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.enqueue('a', 0);
+    await q.enqueue('b', 0);
+    const state = follow(feed.ringChanges(name));
+    await waitFor('the snapshot', async () => state.latest?.reason === 'SNAPSHOT');
+    expect(state.latest?.ring).toEqual(['a', 'b']);
+    // A group of level 2 goes ahead of the ring, one of level 8 behind it.
+    await q.enqueue('x', 0, { priority: 2 });
+    await q.enqueue('z', 0, { priority: 8 });
+    await waitFor('the levels in the feed', async () => state.latest?.ring.join() === 'x,a,b,z');
+    expect([...state.members].sort()).toEqual(['a', 'b', 'x', 'z']);
+    // Claims: x leaves (empty), then the ring rotates with z behind it.
+    expect((await q.claim())?.group).toBe('x');
+    expect((await q.claim())?.group).toBe('a');
+    await waitFor('the claims in the feed', async () => state.latest?.ring.join() === 'b,z');
+    expect(await q.ring()).toEqual(['b', 'z']);
+    expect([...state.members].sort()).toEqual(['b', 'z']);
+    // A change of the ring alone still lands ahead of level 8.
+    await q.enqueue('c', 0);
+    await waitFor('the push in the feed', async () => state.latest?.ring.join() === 'b,c,z');
+  });
+
   it('logs the claims of a quiet queue, which ask whether the ring is watched in their probe of the optional keys', async () => {
     // Nothing delayed, no rate, weight or watched job: the claim's one EXISTS of the optional
     // keys (includes/quietQueue.lua) counts the marker alone, and the claims are logged.

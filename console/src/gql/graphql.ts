@@ -9,10 +9,12 @@ export type BackoffType =
   | 'EXPONENTIAL'
   | 'FIXED';
 
-/** What keeps a group off the ring (null when it is on it, or when its rate window has reopened and the next claim puts it back). */
+/** What keeps a group from its turn: off the ring, or on it behind a more urgent level (LEVEL); null when it is on the ring and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back. */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'
+  /** On the ring, but a more urgent level has a group ready: the head of its lane is of a later priority, and a claim serves the most urgent level first (strictly; `reason` names both levels). */
+  | 'LEVEL'
   /** Exactly at its limit: the next completion puts it back. */
   | 'LIMIT'
   /** Its limit is 0, or was lowered below the work in flight (active > limit): several jobs must finish, or the limit be raised, first. */

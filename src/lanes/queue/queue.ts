@@ -48,6 +48,7 @@ import type {
   QueueStats,
   RateLimit,
   RetentionChange,
+  RotaEntry,
   SteeringOptions,
 } from '../types.js';
 import { QueueCore } from './core.js';
@@ -733,7 +734,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * its new place in its group's lane at once (by priority, then FIFO by id); a DELAYED job
    * keeps it for when it is promoted. A job in any other state (ACTIVE, COMPLETED, DEAD), or
    * already at that priority, is returned unchanged, as {@link promote} returns a job that is
-   * not DELAYED. Script: `changeJobPriority-1.lua`. Recorded in the history as
+   * not DELAYED. Script: `changeJobPriority-5.lua`. Recorded in the history as
    * `changeJobPriority` (DESIGN.md §4.6) when it changed the job.
    * @param priority an integer from 1 (runs first) to 9 (runs last)
    * @param options.actor who asks (history); default this handle's `actor`
@@ -844,9 +845,20 @@ export class Queue<Payload = unknown, Result = unknown> {
     return this.call(() => this.reads.known());
   }
 
-  /** The ring, head first. O(ring). */
+  /**
+   * The rota in the order claims take it (DESIGN.md §3, "Levels"): the groups of levels 1–4,
+   * the ring (level 5), then levels 6–9, each level's head first. O(groups on the rota).
+   */
   ring(): Promise<string[]> {
     return this.call(() => this.reads.ring());
+  }
+
+  /**
+   * The rota in claim order, as {@link ring}, each group with its level: its lane head's
+   * priority, 1–9, 5 on the ring (DESIGN.md §3, "Levels"). O(groups on the rota).
+   */
+  rota(): Promise<RotaEntry[]> {
+    return this.call(() => this.reads.rota());
   }
 
   /** Paused group ids, sorted. O(paused). */

@@ -20,11 +20,13 @@ import type {
   QueueSnapshot,
   QueueState,
   QueueStats,
+  RotaEntry,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
+import { rotaEntries } from './levels.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import {
   GROUP_FIELD_COUNT,
@@ -164,14 +166,25 @@ export class Reads {
         : prefix === null
           ? '-'
           : `[${prefix}`;
-    const [at, ring, total, ids1, pageFields, pickedFields, cards, flatStats, queuePaused, size] =
-      (await this.core.commands.readSnapshot({
-        first,
-        min,
-        prefix: prefix ?? '',
-        ringFirst,
-        picked,
-      })) as SnapshotReply;
+    const [
+      at,
+      ring,
+      total,
+      ids1,
+      pageFields,
+      pickedFields,
+      cards,
+      flatStats,
+      queuePaused,
+      size,
+      ringLevels,
+    ] = (await this.core.commands.readSnapshot({
+      first,
+      min,
+      prefix: prefix ?? '',
+      ringFirst,
+      picked,
+    })) as SnapshotReply;
     const pageIds = ids1.slice(0, first);
     const cursors = pageIds.map(validate.cursor.encoder(listing));
     const stats: Record<string, string> = {};
@@ -183,6 +196,7 @@ export class Reads {
       at: Number(at),
       paused: queuePaused === 1,
       ring,
+      ringLevels,
       ringSize: size,
       counts: {
         groups,
@@ -211,8 +225,23 @@ export class Reads {
     return (await this.core.redis.sismember(this.core.registry, this.core.name)) === 1;
   }
 
-  ring(): Promise<string[]> {
-    return this.core.redis.lrange(this.core.keys.ring, 0, -1);
+  async ring(): Promise<string[]> {
+    return (await this.rota()).map((entry) => entry.group);
+  }
+
+  async rota(): Promise<RotaEntry[]> {
+    const k = this.core.keys;
+    // One MULTI, so the two rotas are read at one instant.
+    const replies = await this.core.redis
+      .multi()
+      .zrange(k.levels, 0, -1, 'WITHSCORES')
+      .lrange(k.ring, 0, -1)
+      .exec();
+    const [[e1, levels] = [null, []], [e2, ring] = [null, []]] = replies ?? [];
+    // A reply of a MULTI is an error in place, not a rejection (a key of the wrong type).
+    const error = e1 ?? e2;
+    if (error) throw error;
+    return rotaEntries(levels as string[], ring as string[]);
   }
 
   async paused(): Promise<string[]> {

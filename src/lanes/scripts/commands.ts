@@ -26,6 +26,7 @@ export type SnapshotReply = [
   stats: string[],
   queuePaused: 0 | 1,
   ringSize: number,
+  ringLevels: number[],
 ];
 /**
  * `setRetention-1.lua`'s reply: the policies in force, defaults filled in; an age null for no
@@ -174,7 +175,7 @@ function jobTailArgs(p: EnqueueArgs): Arg[] {
  */
 export type PromoteReply = [id: string, fields: string[], promoted: 0 | 1] | number;
 /**
- * `changeJobPriority-1.lua`'s reply: the job after the call and whether its priority was changed
+ * `changeJobPriority-5.lua`'s reply: the job after the call and whether its priority was changed
  * (1) or it was left as it was (0, nothing written); or a negative status code (JOB_NOT_FOUND).
  */
 export type ChangePriorityReply = [id: string, fields: string[], changed: 0 | 1] | number;
@@ -500,7 +501,7 @@ export class Commands {
    * `enqueue-12.lua`; `payload` is JSON text or '' for none. `key`: an idempotency key with how
    * long it is remembered (ms) and the request's fingerprint, or undefined for none. At most
    * one of `delayMs` (ms from now) and `runAt` (ms since the epoch, Redis clock); `backoff`
-   * the job's retry policy, or undefined for none.
+   * the job's retry policy, or undefined for none; `priority` 1..9, undefined for the default.
    */
   enqueue(p: EnqueueArgs, idFloor: number | null): Promise<EnqueueReply> {
     const k = this.k;
@@ -694,7 +695,7 @@ export class Commands {
     return this.run('promoteJob', keys, [k.base, p.id, ...p.history]) as Promise<PromoteReply>;
   }
 
-  /** `changeJobPriority-1.lua`: a pending or delayed job's new priority, 1..9 (see the script). */
+  /** `changeJobPriority-5.lua`: a pending or delayed job's new priority, 1..9 (see the script). */
   changeJobPriority(p: {
     id: string;
     priority: number;
@@ -703,7 +704,7 @@ export class Commands {
     const k = this.k;
     return this.run(
       'changeJobPriority',
-      [k.job(p.id)],
+      [k.job(p.id), k.glimit, k.gactive, k.ring, k.paused],
       [k.base, p.id, p.priority, ...p.history],
     ) as Promise<ChangePriorityReply>;
   }
@@ -799,7 +800,7 @@ export class Commands {
 
   /**
    * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
-   * pickedFields, cards, stats, queuePaused, ringSize]` as its header lists them.
+   * pickedFields, cards, stats, queuePaused, ringSize, ringLevels]` as its header lists them.
    */
   readSnapshot(p: {
     first: number;

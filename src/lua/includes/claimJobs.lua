@@ -14,6 +14,10 @@
   and Queue.repair rewrites the count and re-rings the group.
   Weights (includes/weights.lua): a group of weight w > 1 goes back to the head instead, for w
   turns in a row, then to the tail; its round ends when it leaves the ring.
+  Levels (includes/levels.lua; DESIGN.md §3, "Levels"): in a queue with levels the heads are
+  popped from the most urgent level's rota (`levels`, or the ring for level 5), and a served
+  group goes to the tail of its new head's level; a weighted one keeps the head only while its
+  new head stays at the level popped. A queue without levels runs exactly the ring's code.
   A job's attempts is counted up exactly whatever its size (as decimal text past 2^53−1); one
   that is not an integer counts as 0, as before.
 
@@ -61,6 +65,7 @@
 --- @include "jobEvents"
 --- @include "indexedEncoding"
 --- @include "quietQueue"
+--- @include "levels"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -190,12 +195,23 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local claimed, emptied = {}, {}
   local jobPrefix, groupPrefix = jobPrefixOf(base), groupPrefixOf(base)
   local watching
+  -- Levels (includes/levels.lua): a queue that may hold heads off the default level pops the
+  -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
+  -- Asked by claimDue's probe before (includes/quietQueue.lua), read in place (levels.lua).
+  local leveled = leveledQueue
   while #claimed < #tokens do
-    local heads = redis.call('LPOP', k.ring, #tokens - #claimed)
+    local heads, from, scores
+    if leveled then
+      heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
+    else
+      heads = redis.call('LPOP', k.ring, #tokens - #claimed)
+      if heads then
+        logRingPop(k.ring, #heads)
+      end
+    end
     if not heads then
       break
     end
-    logRingPop(k.ring, #heads)
     readStates(k, batch, heads)
     readWeights(base, batch, heads)
     local back, lanes, spent, i = {}, {}, {}, 1
@@ -298,11 +314,23 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           spent[#spent + 1] = laneKey
         elseif g.weight > 1 then
           -- Weights: the head again while its round goes on, else the tail (weights.lua).
-          local stays = redis.call('ZCARD', laneKey) > 0
+          -- With levels, the head again only while its new head stays at the level popped.
+          local stays, moved
+          if leveled then
+            local level = levels().headLevel(laneKey)
+            stays = level ~= nil
+            moved = stays and level ~= from
+          else
+            stays = redis.call('ZCARD', laneKey) > 0
+          end
           if not stays then
             emptied[#emptied + 1] = group
           end
           local place = placeServed(g, stays)
+          if moved then
+            g.turns = 0
+            place = 'tail'
+          end
           if place == 'head' then
             i = i - 1
           elseif place == 'tail' then
@@ -318,12 +346,24 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
     end
-    back = settleServed(batch, back, lanes, spent, emptied)
+    if leveled then
+      -- Each served group's new head says its level (includes/levels.lua); the heads not served
+      -- go back to `levels` first, so a tail found there is behind them.
+      settleServed(batch, {}, {}, spent, emptied)
+      if scores then
+        levels().keepLevelHeads(k, base, heads, scores, i)
+      end
+      back = levels().placeLeveled(k, base, batch, back, emptied)
+    else
+      back = settleServed(batch, back, lanes, spent, emptied)
+    end
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
       logRingPush(k.ring, back, #back)
     end
-    keepHeads(k.ring, heads, i)
+    if not scores then
+      keepHeads(k.ring, heads, i)
+    end
   end
   flushTurns(base, batch)
   if #emptied > 0 then

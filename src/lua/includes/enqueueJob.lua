@@ -35,7 +35,8 @@
     judgeLane(k, group, laneKey)
                         limit, active, serviceable, saturated of a group a job goes to the lane
                         of, before (includes/groupState.lua: refuses an active count it cannot
-                        hold exactly)
+                        hold exactly), and its lane head's score (nil for an empty lane), whose
+                        level says which rota a serviceable group is on (includes/levels.lua)
   Writing:
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
@@ -65,9 +66,10 @@
 --- @include "safeInteger"
 --- @include "groupState"
 --- @include "settleGroup"
+--- @include "priority"
+--- @include "levels"
 --- @include "payloads"
 --- @include "retentionAge"
---- @include "priority"
 
 local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 
@@ -139,8 +141,11 @@ end
 local function judgeLane(k, group, laneKey)
   local limit = limitOf(k.glimit, group)
   local active = limit and activeOf(k.gactive, group)
-  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active)
-  return limit, active, serviceable, saturated
+  -- The lane's head rather than its count: whether it holds a job, and its level (levels.lua).
+  local head = redis.call('ZRANGE', laneKey, 0, 0, 'WITHSCORES')
+  local serviceable, saturated = isServiceable(k, group, laneKey, limit, active, nil,
+    head[1] and 1 or 0)
+  return limit, active, serviceable, saturated, head[2]
 end
 
 local function markLayout(base, first, raised)

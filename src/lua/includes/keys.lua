@@ -44,8 +44,8 @@
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve` (each of
-    base alone)
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
+    `levels`, prioritizedKeyOf `prioritized` (each of base alone)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -168,4 +168,12 @@ end
 
 local function reserveKeyOf(base)
   return base .. 'greserve'
+end
+
+local function levelsKeyOf(base)
+  return base .. 'levels'
+end
+
+local function prioritizedKeyOf(base)
+  return base .. 'prioritized'
 end

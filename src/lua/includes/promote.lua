@@ -74,7 +74,7 @@ local function promoteJob(k, base, id, unjudged)
   redis.call('HINCRBY', k.stats, 'delayed', -1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if active ~= nil then
-    settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
+    settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, true)
   end
   return true
 end

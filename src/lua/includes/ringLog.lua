@@ -10,11 +10,13 @@
     logRingUnshift(ringKey, groups)   LPUSH: groups as they now stand at the head, head first
     logRingPop(ringKey, n)            LPOP of n groups (the head)
     logRingRemove(ringKey, group, n)  LREM 0 group that removed n (n 0: nothing logged)
+    logLevelsChanged(ringKey)         `levels` changed (includes/levels.lua): one entry 'levels'
+                                      per call, which tells the feed to read the rota whole
     knownRingWatched(watched)         the caller asked the marker already (includes/quietQueue.lua
                                       folds it into its probe): no EXISTS asked again this call
 
   An entry is compact JSON: seq (decimal text, see below), o (the op: 'push', 'unshift', 'pop',
-  'rem'), g (the groups: push, unshift; the group: rem) or n (how many: pop). seq is the last
+  'rem', 'levels'), g (the groups: push, unshift; the group: rem) or n (how many: pop). seq is the last
   entry's plus one, so a reader sees entries trimmed before it read them as a jump; a log that
   is empty (new, or expired) starts at now × 1000 (ms, Redis clock), past every seq it had
   before, as includes/jobEvents.lua's event lists do. Text, because cjson writes numbers with
@@ -34,6 +36,9 @@ local RING_LOG_TTL_MS = 60000
 -- For this script call: nil before the first question, false when the ring is not watched,
 -- else the seq of the last entry written (0 before the first).
 local ringLogSeq
+
+-- For this script call: whether a 'levels' entry was appended (one is enough, see above).
+local levelsLogged
 
 local function ringLogged(ringKey)
   if ringLogSeq == nil then
@@ -84,5 +89,12 @@ end
 local function logRingRemove(ringKey, group, n)
   if n > 0 and ringLogged(ringKey) then
     appendRingLog(ringKey, { o = 'rem', g = group })
+  end
+end
+
+local function logLevelsChanged(ringKey)
+  if not levelsLogged and ringLogged(ringKey) then
+    levelsLogged = true
+    appendRingLog(ringKey, { o = 'levels' })
   end
 end
