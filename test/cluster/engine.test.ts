@@ -235,6 +235,15 @@ describe('the engine on a Redis Cluster', () => {
       expect((await q.applyOverrides()).applied).toBe(1);
       expect(await master.hget(q.keys.settings, 'limit')).toBe(String(inFlight + 1));
       await q.clearQueueLimit();
+      // A new priority for a pending job: its lane score and its group's level (the `levels`
+      // zset and the `prioritized` marker it writes) land on the same master.
+      const urgent = await q.enqueue('p', null);
+      expect((await q.changeJobPriority(urgent.id, 1)).priority).toBe(1);
+      expect(await master.zscore(q.keys.lane('p'), urgent.id)).toBe(
+        String(Number(urgent.id) - 4e15),
+      );
+      expect(await master.exists(q.keys.prioritized)).toBe(1);
+      ran.add('changeJobPriority');
       expect((await q.audit()).findings).toEqual([]);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());

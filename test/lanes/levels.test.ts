@@ -123,18 +123,48 @@ describe('levels', () => {
     expect((await q.claim())?.id).toBe(urgent.id);
   });
 
-  it('enqueueMany refuses priority, writing nothing, and re-levels a group its jobs make more urgent', async () => {
+  it('enqueueMany rings each emptied lane at its head level and moves a group its jobs make more urgent', async () => {
     const q = engine.queue();
-    await expect(
-      q.enqueueMany([{ group: 'a', payload: 0, options: { priority: 2 } }]),
-    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    expect(await q.redis.exists(q.keys.lane('a'))).toBe(0);
     await q.enqueue('a', 0, { priority: 7 });
     await q.enqueue('b', 0);
     expect(await q.ring()).toEqual(['b', 'a']);
-    await q.enqueueMany([{ group: 'a', payload: 1 }]);
-    expect(await levelsOf(q)).toEqual({ a: 5, b: 5 });
+    await q.enqueueMany([
+      { group: 'c', payload: 0, options: { priority: 2 } },
+      { group: 'd', payload: 0 },
+      { group: 'e', payload: 0, options: { priority: 8 } },
+      { group: 'b', payload: 1, options: { priority: 9 } },
+    ]);
+    expect(await levelsOf(q)).toEqual({ a: 7, b: 5, c: 2, d: 5, e: 8 });
+    expect(await q.ring()).toEqual(['c', 'b', 'd', 'a', 'e']);
+    // A default job moves a level-7 group to the ring; an urgent one moves a ring group up.
+    await q.enqueueMany([
+      { group: 'a', payload: 1 },
+      { group: 'd', payload: 1, options: { priority: 1 } },
+    ]);
+    expect(await levelsOf(q)).toEqual({ a: 5, b: 5, c: 2, d: 1, e: 8 });
+    expect(await q.ring()).toEqual(['d', 'c', 'b', 'a', 'e']);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+
+  it('changeJobPriority moves a serviceable group with its lane head, and leaves one off the rota off it', async () => {
+    const q = engine.queue();
+    const a = await q.enqueue('a', 0);
+    await q.enqueue('b', 0);
+    expect(await q.ring()).toEqual(['a', 'b']);
+    await q.changeJobPriority(a.id, 2);
+    expect(await levelsOf(q)).toEqual({ a: 2, b: 5 });
+    expect(await q.ring()).toEqual(['a', 'b']);
+    await q.changeJobPriority(a.id, 9);
+    expect(await levelsOf(q)).toEqual({ a: 9, b: 5 });
     expect(await q.ring()).toEqual(['b', 'a']);
+    // A paused group is on no rota: a new head's level puts it on none.
+    const c = await q.enqueue('c', 0);
+    await q.pause('c');
+    await q.changeJobPriority(c.id, 1);
+    expect(await levelsOf(q)).toEqual({ a: 9, b: 5 });
+    await q.resume('c');
+    expect(await levelsOf(q)).toEqual({ a: 9, b: 5, c: 1 });
+    expect(await claims(q, 3)).toEqual(['c', 'b', 'a']);
     expect((await q.audit()).findings).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Property-based test of the lane engine: random interleavings of every
  * operation — enqueue (at once, with a runAt already past, or delayed for longer than a run;
- * at a random priority, so a lane runs by (priority, id)),
+ * at a random priority, so a lane runs by (priority, id) and its group stands at its head's
+ * level on the rota: DESIGN.md §3 "Levels"),
  * claim, complete, retry (with no delay, an explicit 0 or a delay longer than a run),
  * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
@@ -197,7 +198,9 @@ interface MJob {
 
 interface MState {
   seq: number;
+  /** The rota of level 5 (`ring`); the other levels' rotas, in turn order (`levels`). */
   ring: string[];
+  levels: Map<number, string[]>;
   paused: Set<string>;
   limits: Map<string, number>;
   active: Map<string, number>;
@@ -232,6 +235,7 @@ function emptyState(): MState {
   return {
     seq: 0,
     ring: [],
+    levels: new Map(),
     paused: new Set(),
     limits: new Map(),
     active: new Map(),
@@ -250,6 +254,7 @@ function cloneState(s: MState): MState {
   return {
     seq: s.seq,
     ring: [...s.ring],
+    levels: new Map([...s.levels].map(([level, rota]) => [level, [...rota]])),
     paused: new Set(s.paused),
     limits: new Map(s.limits),
     active: new Map(s.active),
@@ -281,14 +286,70 @@ function serviceable(s: MState, g: string): boolean {
   return pendingOf(s, g) > 0;
 }
 
-/** Re-ring (with a wake) on the transition to serviceable; de-ring on the way out. */
+/** The level a lane head's score stands at (includes/priority.lua, levelOf). */
+const levelOfScore = (score: number): number =>
+  Math.min(9, Math.max(1, 5 + Math.floor(score / 10 ** 15)));
+
+/** The level of g's lane head (5 for an empty lane). */
+function headLevel(s: MState, g: string): number {
+  const head = s.lanes.get(g)?.[0];
+  return head === undefined ? 5 : levelOfScore(s.jobs.get(head)?.score ?? 0);
+}
+
+/** The rota of a level: the ring for 5. */
+function rotaOf(s: MState, level: number): string[] {
+  if (level === 5) return s.ring;
+  const rota = s.levels.get(level) ?? [];
+  s.levels.set(level, rota);
+  return rota;
+}
+
+/** To the tail of its head's level. */
+function enterRota(s: MState, g: string): void {
+  rotaOf(s, headLevel(s, g)).push(g);
+}
+
+/** Off whichever rota holds it. */
+function leaveRota(s: MState, g: string): void {
+  s.ring = s.ring.filter((x) => x !== g);
+  for (const [level, rota] of s.levels)
+    s.levels.set(
+      level,
+      rota.filter((x) => x !== g),
+    );
+}
+
+/** The level whose rota holds g, or null. */
+function rotaLevel(s: MState, g: string): number | null {
+  if (s.ring.includes(g)) return 5;
+  for (const [level, rota] of s.levels) if (rota.includes(g)) return level;
+  return null;
+}
+
+/** The next group a claim serves, off its rota: the most urgent level's first. */
+function popRota(s: MState): string | undefined {
+  for (let level = 1; level <= 9; level++) {
+    const rota = rotaOf(s, level);
+    if (rota.length > 0) return rota.shift();
+  }
+  return undefined;
+}
+
+/**
+ * Re-ring (with a wake) on the transition to serviceable, at its head's level; de-ring on the
+ * way out; a group that stays serviceable moves to the tail of its head's level when the write
+ * changed that level (DESIGN.md §3, "Levels").
+ */
 function settle(s: MState, g: string, was: boolean): void {
   const now = serviceable(s, g);
   if (now && !was) {
-    s.ring.push(g);
+    enterRota(s, g);
     s.wakes += 1;
   } else if (was && !now) {
-    s.ring = s.ring.filter((x) => x !== g);
+    leaveRota(s, g);
+  } else if (now && rotaLevel(s, g) !== headLevel(s, g)) {
+    leaveRota(s, g);
+    enterRota(s, g);
   }
 }
 
@@ -429,7 +490,7 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
     }
     case 'claim': {
       for (;;) {
-        const g = s.ring.shift();
+        const g = popRota(s);
         if (g === undefined) return { ok: null };
         if (!serviceable(s, g)) continue; // a stale head is dropped (never happens in the model)
         const job = laneShift(s, g) as MJob;
@@ -451,7 +512,7 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
           s.windows.set(g, w);
           if (w.claims >= max) s.limited.set(g, w.start + RATE_WINDOW_MS);
         }
-        if (serviceable(s, g)) s.ring.push(g);
+        if (serviceable(s, g)) enterRota(s, g);
         return { ok: claimReply(job) };
       }
     }
@@ -605,7 +666,7 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
     }
     case 'pause': {
       s.paused.add(op.group);
-      s.ring = s.ring.filter((x) => x !== op.group);
+      leaveRota(s, op.group);
       s.registered.add(op.group);
       return groupOutcome(s, op.group);
     }
@@ -749,6 +810,10 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.history,
     // The payloads: read below, each beside its job's hash.
     k.payloads,
+    // The rotas of the levels off 5: read below, with the ring, as one rota.
+    k.levels,
+    // The marker of a queue with levels: no state of its own (DESIGN.md §3, "Levels").
+    k.prioritized,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
@@ -785,6 +850,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   for (const key of deadKeys) m.zrange(key, 0, -1);
   for (const key of errorKeys) m.lrange(key, 0, -1);
   m.hgetall(k.payloads);
+  m.zrange(k.levels, 0, -1, 'WITHSCORES');
   const replies = ((await m.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
@@ -792,7 +858,10 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   const at = <T>(i: number): T => replies[i] as T;
   // A job's payload is kept beside its hash (DESIGN.md §2, "Job layout"): read as its field, and
   // one whose job has no hash is a leak, reported as a stray key.
-  const payloads = replies[replies.length - 1] as Record<string, string>;
+  const payloads = replies[replies.length - 2] as Record<string, string>;
+  const leveled = pairs(replies[replies.length - 1] as string[]).map(
+    ([g, score]): [string, number] => [g, Math.floor(Number(score) / 1e13)],
+  );
   for (const id of Object.keys(payloads)) {
     if (!jobKeys.includes(k.job(id))) strayKeys.push(`${k.payloads} ${id}`);
   }
@@ -840,7 +909,11 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
       ])
       .filter(([id]) => jobKeys.includes(`${k.base}job:${id}`))
       .sort(byFirst),
-    ring: at<string[]>(0),
+    ring: rotaEntries(
+      at<string[]>(0),
+      leveled.filter(([, level]) => level < 5),
+      leveled.filter(([, level]) => level > 5),
+    ),
     paused: at<string[]>(1).sort(),
     glimit: Object.entries(at<Record<string, string>>(2)).sort(byFirst),
     gactive: Object.entries(at<Record<string, string>>(3)).sort(byFirst),
@@ -880,6 +953,19 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   };
 }
 
+/**
+ * The whole rota in claim order (levels 1–4, the ring, levels 6–9), a group off level 5 as
+ * `<group>@<level>`.
+ */
+function rotaEntries(
+  ring: string[],
+  before: [string, number][],
+  after: [string, number][],
+): string[] {
+  const entry = ([g, level]: [string, number]) => `${g}@${level}`;
+  return [...before.map(entry), ...ring, ...after.map(entry)];
+}
+
 /** The model in the same canonical form. */
 function modelSnapshot(s: MState): Snapshot {
   const jobs = [...s.jobs.values()];
@@ -887,7 +973,11 @@ function modelSnapshot(s: MState): Snapshot {
   let saturated = 0;
   for (const [g, limit] of s.limits) if (activeOf(s, g) >= limit) saturated += 1;
   return {
-    ring: [...s.ring],
+    ring: rotaEntries(
+      s.ring,
+      [1, 2, 3, 4].flatMap((l) => (s.levels.get(l) ?? []).map((g): [string, number] => [g, l])),
+      [6, 7, 8, 9].flatMap((l) => (s.levels.get(l) ?? []).map((g): [string, number] => [g, l])),
+    ),
     paused: [...s.paused].sort(),
     glimit: [...s.limits].map(([g, n]): [string, string] => [g, String(n)]).sort(byFirst),
     gactive: [...s.active].map(([g, n]): [string, string] => [g, String(n)]).sort(byFirst),
@@ -1067,7 +1157,7 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
   const gactive = new Map(snap.gactive);
   const lanes = new Map(snap.lanes);
   const paused = new Set(snap.paused);
-  const ring = new Set(snap.ring);
+  const ring = new Set(snap.ring.map((entry) => entry.split('@')[0] as string));
   const rateLimited = new Set(snap.ratelimited.map(([g]) => g));
   const fail = (msg: string): never => {
     throw new Error(`${msg}\nsnapshot: ${canonical(snap)}`);
@@ -1094,8 +1184,18 @@ function checkInvariants(snap: Snapshot, tracker: Tracker): void {
     }
   }
 
+  // I1 with levels: a group on the rota stands at its lane head's level (DESIGN.md §3).
+  for (const entry of snap.ring) {
+    const [g, at] = entry.split('@') as [string, string | undefined];
+    const head = lanes.get(g)?.[0];
+    const level = head ? Math.min(9, Math.max(1, 5 + Math.floor(head[1] / 1e15))) : null;
+    if (head && level !== Number(at ?? 5)) {
+      fail(`I1: ${g} is on the rota at level ${at ?? 5} but its lane head stands at ${level}`);
+    }
+  }
+
   // I1, for every group that exists anywhere
-  const all = new Set([...GROUPS, ...snap.ring, ...paused, ...limit.keys(), ...gactive.keys()]);
+  const all = new Set([...GROUPS, ...ring, ...paused, ...limit.keys(), ...gactive.keys()]);
   for (const g of all) {
     const lim = parseLimit(limit.get(g));
     const active = Number(gactive.get(g) ?? 0);
