@@ -17,7 +17,8 @@ export type Standing =
   | 'paused'
   | 'busy'
   | 'empty'
-  | 'rated';
+  | 'rated'
+  | 'behind';
 
 /** What a standing is judged from: a group as the API answers it. */
 export interface StandingOf {
@@ -25,6 +26,8 @@ export interface StandingOf {
   readonly limit?: number | null | undefined;
   readonly active: number;
   readonly onRing: boolean;
+  /** `blockedBy`, when read: LEVEL sets a group on the rota behind a more urgent level apart. */
+  readonly blockedBy?: string | null | undefined;
 }
 
 /**
@@ -35,7 +38,8 @@ export interface StandingOf {
 export function standing(g: StandingOf): Standing {
   switch (g.state) {
     case 'READY':
-      return g.onRing ? 'ready' : 'rejoining';
+      if (!g.onRing) return 'rejoining';
+      return g.blockedBy === 'LEVEL' ? 'behind' : 'ready';
     case 'PAUSED':
       return 'paused';
     case 'SATURATED':
@@ -58,6 +62,7 @@ export const STANDING_LABEL: Record<Standing, string> = {
   busy: 'busy',
   empty: 'empty',
   rated: 'rate-limited',
+  behind: 'behind a level',
 };
 
 /** What each standing means, for a tooltip. */
@@ -71,6 +76,8 @@ export const STANDING_MEANS: Record<Standing, string> = {
   busy: 'jobs in flight, nothing waiting: no turn needed',
   empty: 'nothing waiting and nothing in flight',
   rated: 'its rate limit is used up for this window: no turn until the window reopens',
+  behind:
+    'on the rota, but a more urgent priority level has a group ready: no turn until that level has none',
 };
 
 /** Text as words are compared: any case, `-`, `_` and spaces alike (`at-limit`, `AT_LIMIT`). */
@@ -99,8 +106,8 @@ export function blockerStanding(blockedBy: string, active: number): Standing {
     case 'RATE_LIMITED':
       return 'rated';
     case 'LEVEL':
-      // On the ring, behind a more urgent level: ready, its turn waits for that level.
-      return 'ready';
+      // On the rota, behind a more urgent level (DESIGN.md §3, "Levels").
+      return 'behind';
     default:
       return active > 0 ? 'busy' : 'empty';
   }
