@@ -2,7 +2,8 @@
  * Priorities over HTTP (DESIGN.md §3 "Priorities", §4.2, §4.3): `enqueue(priority)` and
  * `EnqueueJobInput.priority`, `Job.priority` on every job (a claimed one read again by id), and
  * `changeJobPriority` (admin): a pending job moved at once, other states answered unchanged,
- * JOB_NOT_FOUND and BAD_USER_INPUT `priority` with nothing written.
+ * JOB_NOT_FOUND and BAD_USER_INPUT `priority` with nothing written; across groups (§3
+ * "Levels"), claims served by level, strictly, and a group behind a more urgent level told so.
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import {
   ClaimPriorityDocument,
   EnqueueJobsWithPriorityDocument,
   EnqueueWithPriorityDocument,
+  GroupLevelsDocument,
   PendingPrioritiesDocument,
 } from '../gql/graphql.js';
 import { codes, expectRedisUnchanged } from '../support/api.js';
@@ -113,5 +115,37 @@ describe('changeJobPriority', () => {
       expect(codes(bad.body as never)).toEqual(['BAD_USER_INPUT']);
       expect(bad.body.errors?.[0]?.extensions?.argument).toBe('priority');
     });
+  });
+});
+
+describe('priority across groups', () => {
+  it('serves the most urgent level first, each level in its rota, and says who waits behind', async () => {
+    const queue = uniqueQueueName('levels');
+    ok(
+      await api.request(EnqueueJobsWithPriorityDocument, {
+        queue,
+        jobs: [
+          { group: 'low', priority: 9 },
+          { group: 'a' },
+          { group: 'b' },
+          { group: 'urgent', priority: 1 },
+          { group: 'urgent', priority: 1 },
+          { group: 'a' },
+        ],
+      }),
+    );
+    const before = ok(await api.request(GroupLevelsDocument, { queue })).queue;
+    expect(before.ring).toEqual(['urgent', 'a', 'b', 'low']);
+    const groups = new Map(before.groups.edges.map((e) => [e.node.id, e.node]));
+    expect(groups.get('urgent')?.blockedBy).toBeNull();
+    expect(groups.get('a')?.blockedBy).toBe('LEVEL');
+    expect(groups.get('low')?.blockedBy).toBe('LEVEL');
+    expect(groups.get('a')?.reason).toMatch(/level 5.*more urgent level \(1\)/);
+
+    const served: (string | undefined)[] = [];
+    for (let i = 0; i < 7; i++) {
+      served.push(ok(await api.request(ClaimPriorityDocument, { queue })).claim?.group);
+    }
+    expect(served).toEqual(['urgent', 'urgent', 'a', 'b', 'a', 'low', undefined]);
   });
 });
