@@ -1,17 +1,28 @@
 /**
  * The queue's cap and the groups' reserves (DESIGN.md §3, "The queue's cap and reserves"): thin
- * calls into the engine, and `Queue.limit` / `active` / `reserved`, read once per queue per
+ * calls into the engine, and `Queue.limit` / `active` / `reserved` / `limitOverride`, read once per queue per
  * execution (one MULTI, O(1)).
  */
 import type { Context } from '../context.js';
 import type { GroupInfo, Queue, QueueCap } from '../lanes/internal.js';
 import { steered } from './known.js';
+import type { OverrideOf } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
 /** The queue's cap, read once per queue per execution ({@link oncePerExecution}). */
 export const capOf = (ctx: Context, q: Queue, rootValue: unknown): Promise<QueueCap> =>
   oncePerExecution(ctx, rootValue, `cap\u0000${q.name}`, () => q.cap());
+
+/** `Queue.limitOverride`: the cap's pending timed revert (DESIGN.md §4.8), or null. */
+export async function capOverride(
+  ctx: Context,
+  q: Queue,
+  rootValue: unknown,
+): Promise<OverrideOf | null> {
+  const { override } = await capOf(ctx, q, rootValue);
+  return override === null ? null : { kind: 'limit', queue: q.name, override };
+}
 
 /**
  * `Mutation.setQueueLimit` (admin): the queue after.

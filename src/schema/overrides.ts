@@ -19,7 +19,7 @@ export const OverrideKindRef = builder.enumType('OverrideKind', {
   } as const,
 });
 
-const TimedOverrideRef = builder.objectRef<resolve.OverrideOf>('TimedOverride').implement({
+export const TimedOverrideRef = builder.objectRef<resolve.OverrideOf>('TimedOverride').implement({
   description:
     'A pending revert of a timed setLimit, pauseGroup or resumeGroup: at `until` (Redis clock) the value goes back to what it was before the first pending override of its kind, unless a plain call of the same kind, or cancelOverride, drops it first. Applied by the reaper (within a reap interval of `until`, or at the next start after a time with no server or worker running).',
   fields: (t) => ({

@@ -1,12 +1,13 @@
 /**
  * The queue's cap and the groups' reserves (DESIGN.md §3, "The queue's cap and reserves"):
- * `Queue.limit`, `Queue.active`, `Queue.reserved`, `Group.reserve`, and the mutations
+ * `Queue.limit`, `Queue.active`, `Queue.reserved`, `Queue.limitOverride`, `Group.reserve`, and the mutations
  * `setQueueLimit`, `clearQueueLimit` and `setReserve` (admin). Logic in
  * `src/resolvers/queueCap.ts`.
  */
 import * as resolve from '../resolvers/queueCap.js';
 import { builder } from './builder.js';
 import { GroupRef } from './group.js';
+import { TimedOverrideRef } from './overrides.js';
 import { QueueRef } from './queue.js';
 
 builder.objectFields(QueueRef, (t) => ({
@@ -23,6 +24,13 @@ builder.objectFields(QueueRef, (t) => ({
   reserved: t.int({
     description: 'The sum of the groups’ reserves (setReserve): never above the cap. O(1).',
     resolve: async (q, _args, ctx, info) => (await resolve.capOf(ctx, q, info.rootValue)).reserved,
+  }),
+  limitOverride: t.field({
+    type: TimedOverrideRef,
+    nullable: true,
+    description:
+      'The pending revert of a timed setQueueLimit (kind LIMIT; `revertToLimit` the cap it goes back to, null for none), or null. O(1).',
+    resolve: (q, _args, ctx, info) => resolve.capOverride(ctx, q, info.rootValue),
   }),
 }));
 

@@ -12,6 +12,7 @@ import {
   ClearQueueLimitDocument,
   GroupReserveChangedDocument,
   QueueCapDocument,
+  QueueCapOverrideDocument,
   SetQueueLimitDocument,
   SetReserveDocument,
 } from '../gql/graphql.js';
@@ -62,6 +63,24 @@ describe('setQueueLimit, clearQueueLimit, setReserve', () => {
     expect(ok(await api.request(ClaimDocument, { queue, leaseMs: 60_000 })).claim).not.toBeNull();
     const actions = (await r.xrange(e.keys.history, '-', '+')).map(([, f]) => f[1]);
     expect(actions).toEqual(['setQueueLimit', 'setReserve', 'setReserve', 'clearQueueLimit']);
+  });
+
+  it('reads a timed cap as Queue.limitOverride, and null once a plain call drops it', async () => {
+    const queue = uniqueQueueName('cap-timed');
+    ok(await api.request(SetQueueLimitDocument, { queue, limit: 5 }));
+    ok(await api.request(SetQueueLimitDocument, { queue, limit: 1, forMs: 600_000 }));
+    const timed = ok(await api.request(QueueCapOverrideDocument, { queue })).queue;
+    expect(timed.limit).toBe(1);
+    expect(timed.limitOverride).toMatchObject({
+      kind: 'LIMIT',
+      revertToLimit: 5,
+      revertToPaused: null,
+    });
+    expect(timed.limitOverride?.remainingMs).toBeGreaterThan(590_000);
+    expect(timed.limitOverride?.remainingMs).toBeLessThanOrEqual(600_000);
+    ok(await api.request(SetQueueLimitDocument, { queue, limit: 3 }));
+    const plain = ok(await api.request(QueueCapOverrideDocument, { queue })).queue;
+    expect(plain).toEqual({ limit: 3, limitOverride: null });
   });
 
   it.each([

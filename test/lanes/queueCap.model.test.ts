@@ -1,6 +1,7 @@
 /**
  * A model test of the queue's cap and the groups' reserves (DESIGN.md §3, "The queue's cap and
- * reserves"; I7–I9): random sequences of enqueue, claims (completeAndClaim asking 1–5), complete,
+ * reserves"; I7–I9): random sequences of enqueue (at random priorities: groups on every level,
+ * DESIGN.md §3 "Levels"), claims (completeAndClaim asking 1–5), complete,
  * setQueueLimit, clearQueueLimit, setReserve and setLimit over 5 groups, run against the real
  * engine and a small model of counts. After every step:
  * - never over a group's limit nor the cap: a claim takes no job of a group at its limit, and
@@ -26,7 +27,7 @@ const env = process.env;
 const RUNS = env.FC_NUM_RUNS ? Number(env.FC_NUM_RUNS) : 40;
 
 type Op =
-  | { kind: 'enqueue'; group: number; n: number }
+  | { kind: 'enqueue'; group: number; n: number; priority: number }
   | { kind: 'claim'; n: number }
   | { kind: 'complete'; pick: number }
   | { kind: 'setQueueLimit'; limit: number }
@@ -42,6 +43,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('enqueue' as const),
       group,
       n: fc.integer({ min: 1, max: 4 }),
+      // Half at the default; the rest at any level, so groups stand on `levels` too.
+      priority: fc.oneof(fc.constant(5), fc.integer({ min: 1, max: 9 })),
     }),
   },
   {
@@ -106,7 +109,7 @@ async function step(q: Queue, m: Model, o: Op): Promise<void> {
   switch (o.kind) {
     case 'enqueue': {
       const g = GROUPS[o.group] as string;
-      for (let i = 0; i < o.n; i++) await q.enqueue(g, i);
+      for (let i = 0; i < o.n; i++) await q.enqueue(g, i, { priority: o.priority });
       m.pending[g] = (m.pending[g] as number) + o.n;
       return;
     }

@@ -146,6 +146,38 @@ describe('the queue cap', () => {
 });
 
 describe('reserves', () => {
+  it('a reserve comes before the levels: the owed group is served off whichever rota holds it', async () => {
+    const q = engine.queue();
+    await q.setQueueLimit(1);
+    await q.setReserve('b', 1);
+    const x = await q.enqueue('x', 0);
+    const held = await q.claim();
+    expect(held?.id).toBe(x.id);
+    // b owed at level 5, c more urgent at 3, d at 8; then b itself at level 3 with a level-5 job.
+    await q.enqueue('c', 0, { priority: 3 });
+    await q.enqueue('b', 0);
+    await q.enqueue('d', 0, { priority: 8 });
+    await q.complete(held?.id as string, held?.token as string);
+    expect((await q.claim())?.group).toBe('b');
+    expect((await q.audit()).findings).toEqual([]);
+
+    const r = engine.queue();
+    await r.setQueueLimit(1);
+    await r.setReserve('b', 1);
+    await r.enqueue('b', 0, { priority: 3 });
+    await r.enqueue('b', 1);
+    await r.enqueue('e', 0, { priority: 1 });
+    const first = await r.claim();
+    expect(first?.group).toBe('b');
+    expect(await r.ring()).toEqual(['e', 'b']);
+    expect((await r.audit()).findings).toEqual([]);
+    await r.complete(first?.id as string, first?.token as string);
+    // b's next job is of level 5, and b is still owed its reserve: served before e's level 1.
+    expect((await r.claim())?.group).toBe('b');
+    expect(await r.ring()).toEqual(['e']);
+    expect((await r.audit()).findings).toEqual([]);
+  });
+
   it('a group owed its reserve gets the next scarce permit before the ring order', async () => {
     const q = engine.queue();
     await fill(q, { b: 3, c: 3, d: 3, a: 3 });

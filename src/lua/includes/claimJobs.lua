@@ -199,9 +199,13 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
   -- Asked by claimDue's probe before (includes/quietQueue.lua), read in place (levels.lua).
   local leveled = leveledQueue
+  -- The groups a reserve is owed stand at the ring's head (includes/queueCap.lua, claimOwed):
+  -- the first pop takes them there, before any level.
+  local owedFirst = batch.owedFirst
+  batch.owedFirst = nil
   while #claimed < #tokens do
     local heads, from, scores
-    if leveled then
+    if leveled and not owedFirst then
       heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
     else
       heads = redis.call('LPOP', k.ring, #tokens - #claimed)
@@ -209,6 +213,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         logRingPop(k.ring, #heads)
       end
     end
+    owedFirst = false
     if not heads then
       break
     end

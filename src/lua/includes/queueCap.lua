@@ -21,7 +21,9 @@
   reserved). Only then are the owed groups computed: each group of `greserve` below its reserve
   (held at its own limit) and serviceable (I1, isServiceable), the furthest below its reserve
   first (fewest in flight for its reserve, then by id). They are moved to the ring's head
-  (LREM + LPUSH: O(ring) per owed group, docs/PERFORMANCE.md) and served one job each per round,
+  (LREM + LPUSH: O(ring) per owed group, docs/PERFORMANCE.md; in a queue with levels, off
+  whichever rota holds them, includes/levels.lua leaveRota) and served one job each per round,
+  before any level, however urgent (claimJobs pops the ring first, `batch.owedFirst`),
   until none is owed or the permits run out; then the ring as it stands gets the rest. A reserve
   of a group with nothing pending is owed to no one, so its permit goes to the ring (lent out)
   and comes back to the group at the next claim after it has work again.
@@ -103,9 +105,17 @@ local function claimOwed(k, base, batch, tokens, take, defaultMaxAttempts)
     end
     local n = #owed
     for j = 1, n do
-      logRingRemove(k.ring, owed[j], redis.call('LREM', k.ring, 0, owed[j]))
+      if leveledQueue then
+        -- Off whichever rota holds it: the ring, or its level in `levels` (includes/levels.lua).
+        levels().leaveRota(k, owed[j])
+      else
+        logRingRemove(k.ring, owed[j], redis.call('LREM', k.ring, 0, owed[j]))
+      end
     end
     keepHeads(k.ring, { unpack(owed, 1, n) }, 1)
+    -- A reserve comes before the levels: claimJobs' first pop takes the ring's head, where the
+    -- owed groups now stand, whatever level is more urgent (DESIGN.md §3).
+    batch.owedFirst = true
     local got = claimJobs(k, base, batch, { unpack(tokens, #claimed + 1, #claimed + n) },
       defaultMaxAttempts)
     for j = 1, #got do
