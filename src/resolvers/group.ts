@@ -194,16 +194,18 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         return 'ready to run, but not on the ring at this moment (its state changed while it was read)';
       }
       const place = `on the ring at position ${ring.position} of ${ring.length}`;
-      if (ring.heldBack) {
-        const { level, first } = ring.heldBack;
-        return `${place}, at priority level ${level}: a more urgent level (${first}) is served first while it has a group ready`;
-      }
+      if (ring.heldBack) return `${place}${levelClause(ring.heldBack)}`;
       if (ring.queuePaused) {
         return `${place}, but the queue is paused: nothing is claimed until it is resumed`;
       }
       return ring.position === 1 ? `${place}: next to be served` : place;
     }
   }
+}
+
+/** A group on the rota behind a more urgent level (DESIGN.md §3, "Levels"), as its reason says it. */
+function levelClause({ level, first }: HeldBack): string {
+  return `, at priority level ${level}: a more urgent level (${first}) is served first while it has a group ready`;
 }
 
 interface RingIndex {
@@ -358,8 +360,11 @@ async function plainReason(
     // The queue's cap, a gate in front of the ring like its pause (DESIGN.md §4.2).
     const cap = await capOf(ctx, ctx.engine.queue(g.queue), rootValue);
     if (atCap(cap)) {
+      // Past the cap, a more urgent level still goes first (a reserve owed goes before both).
       const place =
-        at.position === null ? null : `on the ring at position ${at.position} of ${length}`;
+        at.position === null
+          ? null
+          : `on the ring at position ${at.position} of ${length}${at.heldBack ? levelClause(at.heldBack) : ''}`;
       return { sentence: capSentence(g, cap, place), queuePaused };
     }
   }

@@ -148,4 +148,20 @@ describe('priority across groups', () => {
     }
     expect(served).toEqual(['urgent', 'urgent', 'a', 'b', 'a', 'low', undefined]);
   });
+
+  it('under the queue cap, a group behind a more urgent level is told both', async () => {
+    const queue = uniqueQueueName('levels-cap');
+    const e = api.server.engine.queue(queue);
+    await e.setQueueLimit(1);
+    await e.enqueue('x', 0);
+    expect((await e.claim())?.group).toBe('x');
+    await e.enqueue('c', 0, { priority: 3 });
+    await e.enqueue('d', 0, { priority: 8 });
+    const read = ok(await api.request(GroupLevelsDocument, { queue })).queue;
+    const d = read.groups.edges.find((edge) => edge.node.id === 'd')?.node;
+    expect(d?.blockedBy).toBe('LEVEL');
+    expect(d?.reason).toBe(
+      'waiting for a permit: the queue is at its cap, 1 of 1; on the ring at position 2 of 2, at priority level 8: a more urgent level (3) is served first while it has a group ready',
+    );
+  });
 });
