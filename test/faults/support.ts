@@ -664,13 +664,16 @@ export interface JobSpec {
   maxAttempts: number;
   delayMs?: number;
   backoff?: BackoffPolicy;
+  priority?: number;
 }
 
 /**
  * `count` jobs over `groups`, round-robin, each working 2–20 ms; every `failEvery`-th one always
  * throws (so it ends dead after `maxAttempts` 2, having waited a FIXED 10 ms backoff once).
  * Every 11th fails its first attempt only and waits an EXPONENTIAL backoff (5 ms, cap 50 ms,
- * jitter 0.5) before it runs again; every 7th is enqueued delayed by 5–60 ms.
+ * jitter 0.5) before it runs again; every 7th is enqueued delayed by 5–60 ms. Every 5th is of
+ * priority 2 and every 9th of priority 8 (the rest the default), so groups move between the
+ * levels of the rota through every fault (DESIGN.md §3, "Levels").
  */
 export function workload(count: number, groups: string[], failEvery = 25): JobSpec[] {
   return Array.from({ length: count }, (_, n) => {
@@ -688,6 +691,8 @@ export function workload(count: number, groups: string[], failEvery = 25): JobSp
     if (fail) spec.backoff = { type: 'FIXED', delayMs: 10, maxDelayMs: null, jitter: 0 };
     if (flaky) spec.backoff = { type: 'EXPONENTIAL', delayMs: 5, maxDelayMs: 50, jitter: 0.5 };
     if (n % 7 === 6) spec.delayMs = 5 + ((n * 13) % 56);
+    if (n % 5 === 4) spec.priority = 2;
+    else if (n % 9 === 8) spec.priority = 8;
     return spec;
   });
 }
@@ -717,6 +722,7 @@ export async function produce(
             maxAttempts: spec.maxAttempts,
             delayMs: spec.delayMs,
             backoff: spec.backoff,
+            priority: spec.priority,
           });
           ledger.enqueued.add(job.id);
           if (paceMs > 0) await hold(paceMs);
