@@ -83,7 +83,7 @@ if state == 'pending' then
     markPrioritized(base)
   end
   redis.call('ZADD', laneKey, 'XX', score, id)
-  noteLaneHead(base, group, score, tonumber(id))
+  noteLaneHead(base, group, tonumber(id))
   if serviceable then
     levels().relevel(k, group, laneKey)
   end

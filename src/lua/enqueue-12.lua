@@ -150,7 +150,7 @@ if delayed then
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
   redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, score, seq)
+  noteLaneHead(base, group, seq)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).

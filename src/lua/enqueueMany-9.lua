@@ -207,24 +207,14 @@ if #created > 0 then
     local lane = g.lane
     if #lane > 0 then
       local members = {}
-      -- Its lowest score (the first job's in a call without priorities: each scored by its id).
-      local top = lane[1].score or lane[1].seq
       for j = 1, #lane do
         local job = lane[j]
-        local score = job.seq
-        if WITH_PRIORITY then
-          score = job.score or score
-          if score < top then
-            top = score
-          end
-        end
-        members[#members + 1] = score
+        members[#members + 1] = WITH_PRIORITY and job.score or job.seq
         members[#members + 1] = job.id
       end
       redis.call('ZADD', g.laneKey, unpack(members))
-      -- The lane's oldest new job is its first (the lowest id); its most urgent, the lowest
-      -- score, is noted with it (includes/heads.lua).
-      noteLaneHead(base, group, top, lane[1].seq)
+      -- The lane's oldest new job is its first: the lowest id (includes/heads.lua).
+      noteLaneHead(base, group, lane[1].seq)
       pending = pending + #lane
       if settleLane(k, group, g.laneKey, g.limit, g.active, g.wasServiceable, g.wasSaturated,
           #lane) then

@@ -194,9 +194,9 @@ for i = FIRST_GROUP, #ARGV do
   if repair then
     -- The oldest-pending index (includes/heads.lua): a lane another writer filled (or one
     -- written before the index existed) is indexed here; an entry already ≤ its oldest stays.
-    local _, score, order = laneOldest(laneKey)
-    if score then
-      noteLaneHead(base, group, score, order)
+    local _, _, order = laneOldest(laneKey)
+    if order then
+      noteLaneHead(base, group, order)
     end
   end
   if saturated then

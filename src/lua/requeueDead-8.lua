@@ -165,7 +165,7 @@ for _, job in ipairs(requeue) do
   local laneScore = finiteScore(job.score) or finiteScore(job.id) or 0
   added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
-  noteLaneHead(base, job.group, laneScore, job.score and finiteScore(job.id) or laneScore)
+  noteLaneHead(base, job.group, job.score and finiteScore(job.id) or laneScore)
   redis.call('HSET', job.key, 'state', 'pending')
   redis.call('HDEL', job.key, 'finishedAt', 'token', 'leaseUntil', 'runAt')
   if resetAttempts then

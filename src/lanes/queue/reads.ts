@@ -3,6 +3,7 @@
  * ring, counts, state, retention, stats, metrics and jobs (DESIGN.md §2 and §4). The contracts
  * are on `Queue`'s methods (queue.ts), which delegate here.
  */
+import type { ChainableCommander } from 'ioredis';
 import { Defaults } from '../defaults.js';
 import { badInput } from '../errors.js';
 import type { SnapshotReply } from '../scripts/commands.js';
@@ -36,6 +37,17 @@ import {
   retentionFrom,
   statsFrom,
 } from './state.js';
+
+/**
+ * The replies of a MULTI, in order. A command's error comes back in place, not as a rejection
+ * (a key of the wrong type): the first one is thrown.
+ */
+async function values(multi: ChainableCommander): Promise<unknown[]> {
+  return ((await multi.exec()) ?? []).map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
 
 // The names a page's options may hold besides their own (`validate.options` refuses others).
 const PAGE = { first: true, after: true } as const;
@@ -232,16 +244,10 @@ export class Reads {
   async rota(): Promise<RotaEntry[]> {
     const k = this.core.keys;
     // One MULTI, so the two rotas are read at one instant.
-    const replies = await this.core.redis
-      .multi()
-      .zrange(k.levels, 0, -1, 'WITHSCORES')
-      .lrange(k.ring, 0, -1)
-      .exec();
-    const [[e1, levels] = [null, []], [e2, ring] = [null, []]] = replies ?? [];
-    // A reply of a MULTI is an error in place, not a rejection (a key of the wrong type).
-    const error = e1 ?? e2;
-    if (error) throw error;
-    return rotaEntries(levels as string[], ring as string[]);
+    const [levels, ring] = (await values(
+      this.core.redis.multi().zrange(k.levels, 0, -1, 'WITHSCORES').lrange(k.ring, 0, -1),
+    )) as [string[], string[]];
+    return rotaEntries(levels, ring);
   }
 
   async paused(): Promise<string[]> {
@@ -274,16 +280,13 @@ export class Reads {
 
   async cap(): Promise<QueueCap> {
     const k = this.core.keys;
-    const replies = await this.core.redis
-      .multi()
-      .hmget(k.settings, 'limit', 'reserved')
-      .zcard(k.active)
-      .hget(k.overrideData, 'queueLimit:')
-      .exec();
-    const [[limit, reserved], active, override] = (replies ?? []).map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    }) as [[string | null, string | null], number, string | null];
+    const [[limit, reserved], active, override] = (await values(
+      this.core.redis
+        .multi()
+        .hmget(k.settings, 'limit', 'reserved')
+        .zcard(k.active)
+        .hget(k.overrideData, 'queueLimit:'),
+    )) as [[string | null, string | null], number, string | null];
     return queueCap(limit, active, reserved, override);
   }
 

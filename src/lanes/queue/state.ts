@@ -10,11 +10,13 @@ import type {
 
 /**
  * The stored limit as the scripts read it (`includes/groupState.lua`): a non-negative integer
- * within 2^53−1, else no limit (null).
+ * within 2^53−1, else no limit (null). A script's integer reply is judged as its digits.
  */
-export function parseLimit(raw: string | null | undefined): number | null {
-  if (raw == null || !/^\d+$/.test(raw)) return null;
-  const n = Number(raw);
+export function parseLimit(raw: string | number | null | undefined): number | null {
+  if (raw == null) return null;
+  const text = String(raw);
+  if (!/^\d+$/.test(text)) return null;
+  const n = Number(text);
   // Past 2^53−1 Number() rounds: the scripts cannot compare such a limit exactly either.
   return Number.isSafeInteger(n) ? n : null;
 }
@@ -55,7 +57,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     reopened,
     rawReserve,
   ] = fields;
-  const limit = parseLimit(rawLimit == null ? null : String(rawLimit));
+  const limit = parseLimit(rawLimit);
   const active = parseCount(rawActive);
   const isPaused = Number(paused) === 1;
   const pendingCount = Number(pending ?? 0);
@@ -84,7 +86,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     rateReopenedAt,
     limitOverride: parseOverride('limit', limitOver),
     pauseOverride: parseOverride('pause', pauseOver),
-    reserve: parseLimit(rawReserve == null ? null : String(rawReserve)) ?? 0,
+    reserve: parseLimit(rawReserve) ?? 0,
   };
 }
 
@@ -224,7 +226,7 @@ export function queueCap(
   return {
     limit: parseLimit(limit),
     active: parseCount(active),
-    reserved: parseLimit(reserved == null ? null : String(reserved)) ?? 0,
+    reserved: parseLimit(reserved) ?? 0,
     override: parseOverride('queueLimit', override),
   };
 }

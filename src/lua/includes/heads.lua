@@ -19,15 +19,15 @@
 
   base: 'P:{Q}:' (headsKeyOf, includes/keys.lua).
 
-    noteLaneHead(base, group, score, id)
-                        job `id` went to group's lane (or moved in it) at lane score `score`
-                        (for a batch, the lowest score and the lowest id it added). `id` is a
-                        finite number, which the caller has: a job put back at its id (no
-                        `score` in its hash, the default priority) passes that score itself,
-                        one with a `score` finiteScore(id), else (another writer's member that
-                        is no number) its score — so a default job costs no conversion A job moved
-                        to a later priority (changeJobPriority) may have raised the lane's head:
-                        whatever needs the head itself reads it (ZRANGE 0 0)
+    noteLaneHead(base, group, id)
+                        job `id` went to group's lane (or moved in it); for a batch, the lowest
+                        id it added. `id` is a finite number, which the caller has: a job put
+                        back at its id (no `score` in its hash, the default priority) passes
+                        its lane score itself, one with a `score` finiteScore(id), else
+                        (another writer's member that is no number) its score — so a default
+                        job costs no conversion. A job moved to a later priority
+                        (changeJobPriority) may have raised the lane's head: whatever needs the
+                        head itself reads it (ZRANGE 0 0)
     laneOldest(laneKey) the lane's oldest job: member, score (as Redis writes it) and id (a
                         number; a member that is not a decimal id, another writer's, stands at
                         its score's order, includes/priority.lua orderOf), or nil for an empty
@@ -40,7 +40,7 @@
 --- @include "keys"
 --- @include "priority"
 
-local function noteLaneHead(base, group, score, id)
+local function noteLaneHead(base, group, id)
   redis.call('ZADD', headsKeyOf(base), 'LT', id, group)
 end
 

@@ -67,7 +67,7 @@ local function promoteJob(k, base, id, unjudged)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
   redis.call('ZADD', laneKey, score, id)
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
-  noteLaneHead(base, group, score, job[2] and finiteScore(id) or score)
+  noteLaneHead(base, group, job[2] and finiteScore(id) or score)
   redis.call('HSET', jobKey, 'state', 'pending')
   redis.call('HDEL', jobKey, 'runAt')
   noteJobEvent(base, id)

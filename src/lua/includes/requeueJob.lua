@@ -144,7 +144,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
   end
   redis.call('ZADD', laneKey, score, id)
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
-  noteLaneHead(base, group, score, job[3] and finiteScore(id) or score)
+  noteLaneHead(base, group, job[3] and finiteScore(id) or score)
   if exists then
     redis.call('HSET', jobKey, 'state', 'pending')
     noteJobEvent(base, id)
