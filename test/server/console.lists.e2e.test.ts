@@ -1,0 +1,121 @@
+/**
+ * The console's queue-wide Active and Completed views end to end, in headless Chromium against
+ * the real server over a real Redis, checked against what Redis holds: Active lists every
+ * group's active jobs in the order of `P:{Q}:active` (lease ending first), 25 a page, with a
+ * lease countdown that ticks, the progress reported, no row action, and a job gone from it
+ * once its worker completes it; Completed lists the kept jobs newest first, 25 a page, with
+ * each result cut to a line, and an admin deletes one job, a page and then every job of a
+ * group, leaving the rest.
+ * The page must log no error. Screenshots go to test-results/console/ (names l01…).
+ *
+ * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
+ */
+import { Redis } from 'ioredis';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { queueKeys } from '../../src/lanes/internal.js';
+import { CHROMIUM, skipBrowser } from '../support/chromium.js';
+import { shot, useConsoleBrowser, waitText } from '../support/console.js';
+import { queueName, waitFor } from '../support/pubsub.js';
+import { useTestRedis } from '../support/redis.js';
+import { startTestServer } from '../support/server.js';
+
+const skip = skipBrowser;
+
+/** The job ids of a list's rows, in the order drawn. */
+const rowsOf = (page: Page, list: string): Promise<string[]> =>
+  page
+    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
+
+async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
+  await waitFor(
+    `${list} rows ${JSON.stringify(expected)}`,
+    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
+}
+
+describe.skipIf(skip)(
+  skip
+    ? `console lists end to end — SKIPPED: ${CHROMIUM} is not installed (apt-get install -y chromium)`
+    : 'console Active and Completed lists end to end in headless Chromium',
+  () => {
+    const redis = useTestRedis();
+    const browser = useConsoleBrowser();
+
+    it('Active lists every group’s active jobs lease ending first, pages them, counts their leases down and drops a completed one, as Redis shows', async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('active');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        const groups = ['acme', 'globex', 'initech'];
+        for (let i = 0; i < 30; i += 1) await q.enqueue(groups[i % 3] as string, { n: i });
+        const tokens = new Map<string, string>();
+        for (let i = 0; i < 30; i += 1) {
+          // Leases of 40 s upwards, one second apart: the list's order is the claims' order.
+          const job = await q.claim({ leaseMs: 40_000 + i * 1_000 });
+          if (!job?.token) throw new Error('nothing to claim');
+          tokens.set(job.id, job.token);
+        }
+        const byLease = await direct.zrange(k.active, 0, -1);
+        expect(byLease).toHaveLength(30);
+        const [first, last] = [byLease[0] as string, byLease.at(-1) as string];
+        await q.updateJobProgress(first, tokens.get(first) as string, 40);
+        await q.updateJobProgress(last, tokens.get(last) as string, { step: 'upload' });
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await waitText(page.getByTestId('tab-active'), /Active\s*30/);
+        await page.getByTestId('tab-active').click();
+        expect(new URL(page.url()).hash).toContain('view=active');
+        await page.getByLabel('per page').selectOption('25');
+        await waitRows(page, 'queue-active-jobs', byLease.slice(0, 25));
+        await waitText(page.getByTestId('queue-active-range'), /^1–25 of 30 · lease ending first$/);
+        const firstRow = page.locator(
+          `[data-testid="queue-active-jobs"] tr[data-job-row="${first}"]`,
+        );
+        await waitText(firstRow, /attempt 1 of \d+.*40 %/);
+        // The countdown ticks on its own, between two reads of the list.
+        const lease = firstRow.getByTestId('lease');
+        const before = await waitText(lease, /^lease \d+ s left$/);
+        await waitText(lease, new RegExp(`^lease (?!${before.match(/\d+/)?.[0]} s)\\d+ s left$`));
+        // An active job belongs to its worker: no row action, even for an admin.
+        expect(await page.locator('[data-testid="queue-active-jobs"] button').count()).toBe(0);
+        await shot(page, 'l01-active');
+
+        await page.getByRole('button', { name: 'Active jobs: next page' }).click();
+        await waitRows(page, 'queue-active-jobs', byLease.slice(25));
+        await waitText(page.getByTestId('queue-active-range'), /^26–30 of 30/);
+        await waitText(
+          page.locator(`[data-testid="queue-active-jobs"] tr[data-job-row="${last}"]`),
+          /"step":"upload"/,
+        );
+
+        // Its worker completes the first: gone from the list at the next snapshot.
+        await q.complete(first, tokens.get(first) as string);
+        await page.getByRole('button', { name: 'Active jobs: first page' }).click();
+        await waitRows(page, 'queue-active-jobs', byLease.slice(1, 26));
+        await waitText(page.getByTestId('tab-active'), /Active\s*29/);
+
+        // One group's: its rows, in the same order.
+        const acmeRows: string[] = [];
+        for (const id of byLease.slice(1)) {
+          if ((await direct.hget(k.job(id), 'group')) === 'acme') acmeRows.push(id);
+        }
+        expect(acmeRows.length).toBeGreaterThanOrEqual(9);
+        await page.getByLabel('Filter by group').fill('acme');
+        await waitRows(page, 'queue-active-jobs', acmeRows);
+        expect(new URL(page.url()).hash).toContain('group=acme');
+        await shot(page, 'l02-active-acme');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+  },
+);
