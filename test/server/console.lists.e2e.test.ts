@@ -4,7 +4,7 @@
  * group's active jobs in the order of `P:{Q}:active` (lease ending first), 25 a page, with a
  * lease countdown that ticks, the progress reported, no row action, and a job gone from it
  * once its worker completes it; Completed lists the kept jobs newest first, 25 a page, with
- * each result cut to a line, and an admin deletes one job, a page and then every job of a
+ * each result cut to a line, and an admin deletes one job, a page and then every kept job of a
  * group, leaving the rest.
  * The page must log no error. Screenshots go to test-results/console/ (names l01…).
  *
@@ -110,6 +110,106 @@ describe.skipIf(skip)(
         await waitRows(page, 'queue-active-jobs', acmeRows);
         expect(new URL(page.url()).hash).toContain('group=acme');
         await shot(page, 'l02-active-acme');
+        expect(errors).toEqual([]);
+      } finally {
+        direct.disconnect();
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it('Completed lists the kept jobs newest first with their results, pages them, and deletes one, a page and a group’s, as Redis shows', async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('completed');
+      const direct = new Redis(redis.url);
+      try {
+        const q = server.server.engine.queue(queue);
+        const k = queueKeys(server.server.engine.prefix, queue);
+        // The two oldest of group globex, the 30 newer of acme.
+        const finished: string[] = [];
+        for (let i = 0; i < 32; i += 1) {
+          await q.enqueue(i < 2 ? 'globex' : 'acme', { n: i });
+          const job = await q.claim({ leaseMs: 60_000 });
+          if (!job?.token) throw new Error('nothing to claim');
+          await q.complete(job.id, job.token, {
+            result: { n: i, text: `${job.id}:${'x'.repeat(200)}` },
+          });
+          finished.push(job.id);
+          // Distinct finish times, so "newest first" has one answer.
+          await new Promise((resolve) => setTimeout(resolve, 3));
+        }
+        const newestFirst = await direct.zrevrange(k.completed, 0, -1);
+        expect(newestFirst).toEqual([...finished].reverse());
+
+        await page.goto(`${server.server.url}/#queue=${queue}`);
+        await waitText(page.getByTestId('tab-completed'), /Completed\s*32/);
+        await page.getByTestId('tab-completed').click();
+        expect(new URL(page.url()).hash).toContain('view=completed');
+        await page.getByLabel('per page').selectOption('25');
+        await waitRows(page, 'completed-jobs', newestFirst.slice(0, 25));
+        await waitText(page.getByTestId('completed-range'), /^1–25 of 32 · newest first$/);
+        // Its result cut to a line, whole in the cell's tooltip.
+        const newest = newestFirst[0] as string;
+        const result = page.locator(
+          `[data-testid="completed-jobs"] tr[data-job-row="${newest}"] td[data-result]`,
+        );
+        await waitText(result, new RegExp(`^\\{"n":31,"text":"${newest}:x+…$`));
+        expect(((await result.textContent()) ?? '').length).toBe(60);
+        expect(await result.getAttribute('title')).toContain('x'.repeat(200));
+        await shot(page, 'l03-completed');
+
+        await page.getByRole('button', { name: 'Completed jobs: next page' }).click();
+        await waitRows(page, 'completed-jobs', newestFirst.slice(25));
+        await waitText(page.getByTestId('completed-range'), /^26–32 of 32/);
+
+        // Delete one: its hash and result are gone.
+        const one = newestFirst[25] as string;
+        await page.getByRole('button', { name: `Delete job ${one}` }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /deleted — confirmed: Redis no longer holds it/,
+        );
+        expect(await direct.exists(k.job(one))).toBe(0);
+        expect(await direct.hexists(k.results, one)).toBe(0);
+        expect(await direct.zscore(k.completed, one)).toBeNull();
+        const older = newestFirst.slice(26);
+        await waitRows(page, 'completed-jobs', older);
+
+        // Delete the first page: the 25 newest, the older ones untouched.
+        await page.getByRole('button', { name: 'Completed jobs: first page' }).click();
+        await waitRows(page, 'completed-jobs', newestFirst.slice(0, 25));
+        await page.getByRole('button', { name: 'Delete page' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /Deleted 25 of 25 — confirmed: the completed list read back holds none of them \(6 kept in this queue now\)/,
+        );
+        expect(await direct.zrevrange(k.completed, 0, -1)).toEqual(older);
+        await waitRows(page, 'completed-jobs', older);
+
+        // Every kept job of one group, after a confirmation: the other group's stay.
+        const globex = older.slice(-2);
+        expect(await direct.zrange(k.groupCompleted('globex'), 0, -1)).toEqual(
+          [...globex].reverse(),
+        );
+        await page.getByLabel('Filter by group').fill('acme');
+        await waitRows(page, 'completed-jobs', older.slice(0, 4));
+        await page.getByRole('button', { name: /^Delete all 4/ }).click();
+        await waitText(
+          page.getByTestId('confirm'),
+          /Delete all 4 completed jobs of group “acme”\?/,
+        );
+        await page.getByRole('button', { name: 'Delete 4 jobs' }).click();
+        await waitText(
+          page.getByTestId('jobs-outcome'),
+          /^4 completed jobs of group “acme” deleted in 1 call — confirmed: Redis shows no completed job of group “acme”\.$/,
+        );
+        expect(await direct.zcard(k.groupCompleted('acme'))).toBe(0);
+        expect(await direct.zrevrange(k.completed, 0, -1)).toEqual(globex);
+        await waitRows(page, 'completed-jobs', []);
+        await page.getByLabel('Filter by group').fill('');
+        await waitRows(page, 'completed-jobs', globex);
+        await shot(page, 'l04-completed-deleted');
         expect(errors).toEqual([]);
       } finally {
         direct.disconnect();
