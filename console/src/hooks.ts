@@ -16,8 +16,9 @@ export type QueueView = 'active' | 'completed' | 'dead' | 'delayed';
 
 /**
  * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
- * view. `view` picks the Active, Completed, Dead or Delayed list instead of the ring and groups; `job` opens one
- * job's detail over whichever view it was opened from (closing it goes back there).
+ * view. `view` picks the Active, Completed, Dead or Delayed list instead of the ring and groups;
+ * `job` opens one job's detail over whichever view it was opened from (closing it goes back
+ * there).
  */
 export interface Route {
   queue: string | null;
