@@ -5,7 +5,8 @@
  * lease countdown that ticks, the progress reported, no row action, and a job gone from it
  * once its worker completes it; Completed lists the kept jobs newest first, 25 a page, with
  * each result cut to a line, and an admin deletes one job, a page and then every kept job of a
- * group, leaving the rest.
+ * group, leaving the rest; a completed job's detail, opened from its row, shows its result
+ * whole and deletes it.
  * The page must log no error. Screenshots go to test-results/console/ (names l01…).
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
@@ -210,6 +211,19 @@ describe.skipIf(skip)(
         await page.getByLabel('Filter by group').fill('');
         await waitRows(page, 'completed-jobs', globex);
         await shot(page, 'l04-completed-deleted');
+
+        // A row's link opens the job's detail, its result whole; an admin deletes it there.
+        const opened = globex[0] as string;
+        await page.getByRole('link', { name: `Job ${opened}` }).click();
+        expect(new URL(page.url()).hash).toContain(`job=${opened}`);
+        await waitText(page.getByTestId('job-result'), new RegExp(`${opened}:x{200}"`));
+        await page.getByTestId('job-actions').getByRole('button', { name: 'Delete' }).click();
+        await waitText(
+          page.getByTestId('job-outcome'),
+          /Deleted — confirmed: Redis no longer holds it/,
+        );
+        expect(await direct.exists(k.job(opened))).toBe(0);
+        expect(await direct.zrange(k.completed, 0, -1)).toEqual([globex[1]]);
         expect(errors).toEqual([]);
       } finally {
         direct.disconnect();
