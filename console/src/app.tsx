@@ -4,8 +4,8 @@
  * chosen group's detail with its actions, backlog and jobs in flight. Everything about the
  * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
  * shown, read again whenever the live feed says something moved: no two panels ever
- * answer one question differently. The address also picks the queue's Dead or Delayed
- * view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
+ * answer one question differently. The address also picks the queue's Active, Completed, Dead
+ * or Delayed view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
  * the job followed live (`jobChanged`).
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -22,6 +22,8 @@ import {
   resetLive,
   setToken,
 } from './api';
+import { ActiveView } from './components/ActiveView';
+import { CompletedView } from './components/CompletedView';
 import { DeadView } from './components/DeadView';
 import { DelayedView } from './components/DelayedView';
 import { GroupDetail } from './components/GroupDetail';
@@ -215,6 +217,8 @@ export function App() {
               <QueueNav
                 queue={queue}
                 view={route.queue === queue ? route.view : null}
+                active={view?.counts.active ?? null}
+                completed={view?.counts.completed ?? null}
                 dead={view?.counts.dead ?? null}
                 delayed={view?.counts.delayed ?? null}
                 route={route}
@@ -230,6 +234,30 @@ export function App() {
                   skew={skew}
                   now={now}
                   backHref={routeHref({ ...route, job: null })}
+                  refresh={refresh}
+                />
+              ) : route.queue === queue && route.view === 'active' ? (
+                <ActiveView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'active', group: g })}
+                />
+              ) : route.queue === queue && route.view === 'completed' ? (
+                <CompletedView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  group={route.group}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  onFilter={(g) => navigate({ queue, view: 'completed', group: g })}
                   refresh={refresh}
                 />
               ) : route.queue === queue && route.view === 'dead' ? (

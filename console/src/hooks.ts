@@ -11,13 +11,14 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** The queue's views besides the ring and groups: its dead and its delayed jobs. */
-export type QueueView = 'dead' | 'delayed';
+/** The queue's views besides the ring and groups: its job lists, queue-wide. */
+export type QueueView = 'active' | 'completed' | 'dead' | 'delayed';
 
 /**
  * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
- * view. `view` picks the Dead or Delayed list instead of the ring and groups; `job` opens one
- * job's detail over whichever view it was opened from (closing it goes back there).
+ * view. `view` picks the Active, Completed, Dead or Delayed list instead of the ring and groups;
+ * `job` opens one job's detail over whichever view it was opened from (closing it goes back
+ * there).
  */
 export interface Route {
   queue: string | null;
@@ -26,7 +27,7 @@ export interface Route {
   job: string | null;
 }
 
-const VIEWS: readonly string[] = ['dead', 'delayed'] satisfies QueueView[];
+const VIEWS: readonly string[] = ['active', 'completed', 'dead', 'delayed'] satisfies QueueView[];
 
 function readRoute(): Route {
   const params = new URLSearchParams(location.hash.slice(1));

@@ -25,7 +25,7 @@ import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
 import { Id } from './Id';
 import { rangeText, useJobPaging } from './JobList';
-import { JobTable } from './JobTable';
+import { attemptsColumn, JobTable, priorityColumn, whenColumn } from './JobTable';
 
 const PAGE_SIZES = [25, 50, 100] as const;
 /** Jobs per call of a bulk action (the API's most). */
@@ -319,18 +319,26 @@ export function DeadView(props: {
         busy={action.busy}
         page={page}
         rows={rows}
-        whenHeader="Died"
-        when={(j) => {
-          const died = ms(j.finishedAt);
-          return died === null
-            ? { text: '–', title: '' }
-            : { text: ago(died, redisNow), title: dateTimeMs(died) };
-        }}
-        detailHeader="Error"
-        detail={(j) => (
-          <span class="error-text">{j.lastError === null ? '–' : <Id value={j.lastError} />}</span>
-        )}
-        detailTitle={(j) => j.lastError ?? ''}
+        columns={[
+          whenColumn('Died', (j) => {
+            const died = ms(j.finishedAt);
+            return died === null
+              ? { text: '–', title: '' }
+              : { text: ago(died, redisNow), title: dateTimeMs(died) };
+          }),
+          attemptsColumn,
+          priorityColumn,
+          {
+            header: 'Error',
+            class: 'err-cell',
+            cell: (j) => (
+              <span class="error-text">
+                {j.lastError === null ? '–' : <Id value={j.lastError} />}
+              </span>
+            ),
+            title: (j) => j.lastError ?? '',
+          },
+        ]}
         primary={{ label: 'Retry', aria: (id) => `Retry job ${id}`, run: retryOne }}
         onDelete={deleteOne}
         empty={`No dead jobs ${matching}.`}

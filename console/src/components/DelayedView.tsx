@@ -19,7 +19,7 @@ import { readJob, useListed } from '../jobs';
 import { GroupFilter } from './GroupFilter';
 import { Id } from './Id';
 import { rangeText, useJobPaging } from './JobList';
-import { JobTable } from './JobTable';
+import { attemptsColumn, JobTable, priorityColumn, whenColumn } from './JobTable';
 
 const PAGE_SIZES = [25, 50, 100] as const;
 
@@ -130,23 +130,29 @@ export function DelayedView(props: {
         busy={action.busy}
         page={page}
         rows={rows}
-        whenHeader="Runs"
-        when={(j) => {
-          const runAt = ms(j.runAt);
-          if (runAt === null) return { text: '–', title: '' };
-          const text = runAt > redisNow ? relative(runAt, redisNow) : `due ${ago(runAt, redisNow)}`;
-          return { text, title: dateTimeMs(runAt) };
-        }}
-        detailHeader="Payload / last error"
-        detail={(j) =>
-          j.lastError ? (
-            <span class="error-text" title={j.lastError}>
-              <Id value={j.lastError} />
-            </span>
-          ) : (
-            <code class="muted">{preview(j.payload, 60)}</code>
-          )
-        }
+        columns={[
+          whenColumn('Runs', (j) => {
+            const runAt = ms(j.runAt);
+            if (runAt === null) return { text: '–', title: '' };
+            const text =
+              runAt > redisNow ? relative(runAt, redisNow) : `due ${ago(runAt, redisNow)}`;
+            return { text, title: dateTimeMs(runAt) };
+          }),
+          attemptsColumn,
+          priorityColumn,
+          {
+            header: 'Payload / last error',
+            class: 'err-cell',
+            cell: (j) =>
+              j.lastError ? (
+                <span class="error-text" title={j.lastError}>
+                  <Id value={j.lastError} />
+                </span>
+              ) : (
+                <code class="muted">{preview(j.payload, 60)}</code>
+              ),
+          },
+        ]}
         primary={{ label: 'Run now', aria: (id) => `Run job ${id} now`, run: runNow }}
         onDelete={deleteOne}
         empty={`No delayed jobs ${matching}.`}
