@@ -29,6 +29,7 @@ import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
 import { rotaEntries } from './levels.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { estimateStart, type JobPlace, PLACE_SAMPLES, queueRate, serviceTimes } from './place.js';
 import {
   GROUP_FIELD_COUNT,
   groupInfo,
@@ -331,6 +332,65 @@ export class Reads {
     const [fields, entries] = await this.core.commands.readJob({ id: jobId });
     if (fields.length === 0) return null;
     return { ...decodeJob(this.core.name, jobId, fields), errors: decodeErrors(entries) };
+  }
+
+  async jobPlace(id: string): Promise<JobPlace | null> {
+    const job = await this.job(id);
+    if (job === null) return null;
+    if (job.state !== 'PENDING') {
+      const now = await this.core.commands.clock();
+      const none = { position: null, group: null, service: null, rotaPosition: null };
+      return { job, ...none, estimatedStartAt: null, now };
+    }
+    const k = this.core.keys;
+    const last = PLACE_SAMPLES - 1;
+    // One MULTI (one instant): its rank in the lane, O(log lane); the newest completions of its
+    // group and of the queue, O(log n + K); the queue's pause.
+    const read = values(
+      this.core.redis
+        .multi()
+        .zrank(k.lane(job.group), job.id)
+        .zrevrange(k.groupCompleted(job.group), 0, last, 'WITHSCORES')
+        .zrevrange(k.completed, 0, last, 'WITHSCORES')
+        .hget(k.settings, 'paused'),
+    ) as Promise<[number | null, string[], string[], string | null]>;
+    const [[rank, groupDone, queueDone, paused], group, now] = await Promise.all([
+      read,
+      this.group(job.group),
+      this.core.commands.clock(),
+    ]);
+    const claimed = await this.claimedAt(groupDone);
+    const service = serviceTimes(groupDone, claimed, group.limit);
+    const queuePaused = paused === '1';
+    // Only a job a free permit waits for needs its group's place on the rota, O(rota).
+    const free = group.limit === null || group.active < group.limit;
+    const rotaPosition =
+      rank !== null && group.onRing && free
+        ? (await this.rota()).findIndex((e) => e.group === job.group) + 1 || null
+        : null;
+    const estimatedStartAt =
+      rank === null
+        ? null
+        : estimateStart({
+            now,
+            position: rank,
+            group,
+            service,
+            queuePaused,
+            rotaPosition,
+            queueRate: queueRate(queueDone),
+          });
+    return { job, position: rank, group, service, rotaPosition, estimatedStartAt, now };
+  }
+
+  /** Each completion's `claimedAt` (ZREVRANGE … WITHSCORES order), in one MULTI, O(K). */
+  private async claimedAt(finished: readonly string[]): Promise<(string | null)[]> {
+    if (finished.length === 0) return [];
+    const multi = this.core.redis.multi();
+    for (let i = 0; i < finished.length; i += 2) {
+      multi.hget(this.core.keys.job(finished[i] as string), 'claimedAt');
+    }
+    return (await values(multi)) as (string | null)[];
   }
 
   async jobLogs(
