@@ -5,9 +5,38 @@
  * (`Group.reason`, the same words) or that it runs next.
  */
 import type { Context } from '../context.js';
-import type { Job, JobPlace } from '../lanes/internal.js';
+import { type Job, type JobPlace, Limits } from '../lanes/internal.js';
 import { reason as groupReason, nextToServe } from './group.js';
 import { oncePerExecution } from './perExecution.js';
+
+/** The places asked for in one turn of an execution, read together by one `jobPlaces`. */
+interface OpenBatch {
+  readonly ids: string[];
+  readonly places: Promise<(JobPlace | null)[]>;
+}
+
+/**
+ * Job `id`'s place, read with every other asked for in the same turn of the execution (a page
+ * of pending jobs: one `Queue.jobPlaces`, a few round trips, not a few per job).
+ */
+function batched(ctx: Context, rootValue: unknown, queue: string, id: string) {
+  const holder = oncePerExecution(ctx, rootValue, `places\u0000${queue}`, () => ({
+    open: null as OpenBatch | null,
+  }));
+  let open = holder.open;
+  if (open === null || open.ids.length >= Limits.maxPageSize) {
+    const ids: string[] = [];
+    // Read once this turn has asked for all it will (setImmediate: after the resolvers run).
+    const places = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      if (holder.open?.ids === ids) holder.open = null;
+      return ctx.engine.queue(queue).jobPlaces(ids);
+    });
+    open = { ids, places };
+    holder.open = open;
+  }
+  const index = open.ids.push(id) - 1;
+  return open.places.then((places) => places[index] ?? null);
+}
 
 /**
  * A PENDING job's place, read once per job per execution; a job read in another state needs
@@ -16,7 +45,7 @@ import { oncePerExecution } from './perExecution.js';
 function placeOf(ctx: Context, j: Job, rootValue: unknown): Promise<JobPlace | null> | null {
   if (j.state !== 'PENDING') return null;
   return oncePerExecution(ctx, rootValue, `place\u0000${j.queue}\u0000${j.id}`, () =>
-    ctx.engine.queue(j.queue).jobPlace(j.id),
+    batched(ctx, rootValue, j.queue, j.id),
   );
 }
 

@@ -77,6 +77,30 @@ describe('Job.position, Job.reason and Job.estimatedStartAt', () => {
     expect(page[2]?.reason).toMatch(/^2 ahead of it in its lane \(4 pending\); its group is /);
   });
 
+  it('a page of pending jobs reads their places together, not once per job', async () => {
+    const q = engineQueue();
+    for (let i = 0; i < 3; i++) {
+      await q.enqueue('g', i);
+      const job = await q.claim({ leaseMs: 600_000 });
+      await q.complete(job?.id as string, job?.token as string);
+    }
+    for (let i = 0; i < 40; i++) await q.enqueue('g', i);
+    redis ??= server.redis.client();
+    await redis.config('RESETSTAT');
+    const { body } = await server.request(PendingJobPlacesDocument, { queue: q.name, group: 'g' });
+    expect(body.errors).toBeUndefined();
+    const page = (body.data as PendingJobPlacesQuery).queue.jobs.edges.map((e) => e.node);
+    expect(page.map((j) => j.position)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    // One batch: the group's completions and the queue's read once (two ZREVRANGE, where a
+    // read per job makes 80), in a few MULTIs: the batch's two and its rota's, the reasons' rota
+    // and cap (a read per job: two or three each).
+    const stats = await redis.info('commandstats');
+    const calls = (name: string) =>
+      Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls('zrevrange')).toBe(2);
+    expect(calls('exec')).toBeLessThanOrEqual(5);
+  });
+
   it('a paused group: its place, then the group paused; no estimate', async () => {
     const q = engineQueue();
     const job = await q.enqueue('g', 1);

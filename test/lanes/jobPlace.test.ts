@@ -76,6 +76,36 @@ describe('Queue.jobPlace', () => {
     expect((await q.jobPlace(last.id))?.estimatedStartAt).toBeNull();
   });
 
+  it('jobPlaces answers each id in order, as jobPlace would, across groups and states', async () => {
+    const q = engine.queue();
+    const a1 = await q.enqueue('a', 1);
+    const a2 = await q.enqueue('a', 2);
+    const b1 = await q.enqueue('b', 3, { priority: 3 });
+    const later = await q.enqueue('b', 4, { delayMs: 60_000 });
+    const ids = [a2.id, 'nope', b1.id, later.id, a1.id, '424242'];
+    const batch = await q.jobPlaces(ids);
+    expect(batch.map((p) => p?.position ?? null)).toEqual([1, null, 0, null, 0, null]);
+    expect(batch.map((p) => p?.job.id ?? null)).toEqual([
+      a2.id,
+      null,
+      b1.id,
+      later.id,
+      a1.id,
+      null,
+    ]);
+    for (const [i, id] of ids.entries()) {
+      const one = await q.jobPlace(id);
+      expect(batch[i] === null ? null : { ...batch[i], now: 0 }).toEqual(
+        one === null ? null : { ...one, now: 0 },
+      );
+    }
+    expect(await q.jobPlaces([])).toEqual([]);
+    for (const bad of ['1', Array.from({ length: 501 }, () => '1')]) {
+      const refusal = await q.jobPlaces(bad as unknown as string[]).catch((e: unknown) => e);
+      expect(refusal).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'ids' });
+    }
+  });
+
   it('estimates the start within 50% on a steady workload run by a Worker', async () => {
     const q = engine.queue();
     const serviceMs = 60;

@@ -954,6 +954,21 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * {@link jobPlace} for several jobs at once, in the order of `ids` (null for each that is not
+   * there): the jobs sent together, then one MULTI for every pending one's rank and every group's
+   * completions, one read of their groups, one of the completions' claim times and at most one
+   * of the rota, so a page of jobs costs a few round trips, not a few per job. O(Σ log lane +
+   * groups × K), plus O(rota) once.
+   * @throws RingmasterError BAD_USER_INPUT (`ids`) when `ids` is not an array or holds more
+   *   than 500
+   */
+  jobPlaces(ids: readonly string[]): Promise<(JobPlace<Payload, Result> | null)[]> {
+    return this.call(() => this.reads.jobPlaces(ids)) as Promise<
+      (JobPlace<Payload, Result> | null)[]
+    >;
+  }
+
+  /**
    * A page of job `id`'s log, oldest first (DESIGN.md §3, "Progress and logs"), or null when
    * there is no such job (gone as {@link job} reads it). A cursor stays good while older lines
    * are dropped. O(page), one read-only script (`readJobLogs-3.lua`).
