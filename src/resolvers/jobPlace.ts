@@ -1,7 +1,7 @@
 /**
  * Where a job stands (DESIGN.md §4.1 and §4.2, "Where a job stands"): `Job.position`,
- * `Job.reason` and `Job.estimatedStartAt`, from `Queue.jobPlace` read once per job per
- * execution. A pending job's reason is its place in its lane, then its group's own reason
+ * `Job.reason` and `Job.estimatedStartAt`, from `Queue.jobPlaces`: each job's place read once
+ * per execution, those one turn asks for (a page) in one call. A pending job's reason is its place in its lane, then its group's own reason
  * (`Group.reason`, the same words) or that it runs next.
  */
 import type { Context } from '../context.js';
