@@ -11,6 +11,7 @@ import {
   Limits,
 } from '../lanes/internal.js';
 import * as resolve from '../resolvers/job.js';
+import * as place from '../resolvers/jobPlace.js';
 import { jobChanged } from '../resolvers/live.js';
 import { builder } from './builder.js';
 import { PageInfoRef } from './pageInfo.js';
@@ -209,6 +210,24 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     priority: t.int({
       description: `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), ${Defaults.priority} by default; FIFO within a priority. Kept through retries, delays and requeues; \`changeJobPriority\` changes it while PENDING or DELAYED.`,
       resolve: (j, _args, ctx, info) => resolve.priority(ctx, j, info.rootValue),
+    }),
+    position: t.int({
+      nullable: true,
+      description:
+        'While PENDING, how many pending jobs are ahead of it in its lane (0: it is first); null in any other state. O(log lane).',
+      resolve: (j, _args, ctx, info) => place.position(ctx, j, info.rootValue),
+    }),
+    reason: t.string({
+      description:
+        "One plain sentence on where it stands. PENDING: its place in its lane, then why its group gets no turn now (its group's `reason`), or that it runs next; DELAYED: when it joins its lane; ACTIVE: its claim and lease; COMPLETED and DEAD: when it finished.",
+      resolve: (j, _args, ctx, info) => place.reason(ctx, j, info.rootValue),
+    }),
+    estimatedStartAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        "While PENDING, when it should start (Redis clock), from its position, its group's limit and recent completion times, and the group's place on the rota; null when there is not enough history (fewer than 3 retained completions of its group), while its group or the queue is paused or its limit is 0, and in any other state. An estimate, not a promise: it assumes the recent pace goes on.",
+      resolve: (j, _args, ctx, info) => place.estimatedStartAt(ctx, j, info.rootValue),
     }),
   }),
 });

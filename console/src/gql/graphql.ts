@@ -142,7 +142,7 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -150,7 +150,15 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+
+export type JobPlaceNowQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobPlaceNowQuery = { queue: { job: { id: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null } | null } };
 
 export type JobLogsQueryVariables = Exact<{
   queue: string;
@@ -168,7 +176,7 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown };
 
@@ -507,6 +515,9 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts
@@ -919,6 +930,9 @@ export const JobByIdDocument = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts
@@ -941,6 +955,19 @@ export const JobByIdDocument = new TypedDocumentString(`
     jitter
   }
 }`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
+export const JobPlaceNowDocument = new TypedDocumentString(`
+    query JobPlaceNow($queue: String!, $id: ID!) {
+  queue(name: $queue) {
+    job(id: $id) {
+      id
+      state
+      reason
+      position
+      estimatedStartAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<JobPlaceNowQuery, JobPlaceNowQueryVariables>;
 export const JobLogsDocument = new TypedDocumentString(`
     query JobLogs($queue: String!, $id: ID!, $first: Int!, $after: String) {
   queue(name: $queue) {
@@ -978,6 +1005,9 @@ export const JobFollowDocument = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts

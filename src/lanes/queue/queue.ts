@@ -56,6 +56,7 @@ import type { HistoryPage } from './history.js';
 import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
+import type { JobPlace } from './place.js';
 import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
@@ -936,6 +937,35 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   job(id: string): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.reads.job(id)) as Promise<Job<Payload, Result> | null>;
+  }
+
+  /**
+   * Where job `id` stands (DESIGN.md §4.1, "Where a job stands"): the job as {@link job} reads
+   * it and, while PENDING, `position` (the pending jobs ahead of it in its lane, ZRANK), its
+   * group (as {@link group} reads it), its group's service times from its newest retained
+   * completions and `estimatedStartAt` (ms, Redis clock; null with fewer than 3 completions
+   * retained, or while its group or the queue is paused or its limit is 0). Null when there is
+   * no such job, as {@link job}. O(log lane + K) with K = 20 completions read, plus O(rota) for
+   * a job a free permit of its group waits for (its group's place on the rota); registers
+   * nothing.
+   */
+  jobPlace(id: string): Promise<JobPlace<Payload, Result> | null> {
+    return this.call(() => this.reads.jobPlace(id)) as Promise<JobPlace<Payload, Result> | null>;
+  }
+
+  /**
+   * {@link jobPlace} for several jobs at once, in the order of `ids` (null for each that is not
+   * there): the jobs sent together, then one MULTI for every pending one's rank and every group's
+   * completions, one read of their groups, one of the completions' claim times and at most one
+   * of the rota, so a page of jobs costs a few round trips, not a few per job. O(Σ log lane +
+   * groups × K), plus O(rota) once.
+   * @throws RingmasterError BAD_USER_INPUT (`ids`) when `ids` is not an array or holds more
+   *   than 500
+   */
+  jobPlaces(ids: readonly string[]): Promise<(JobPlace<Payload, Result> | null)[]> {
+    return this.call(() => this.reads.jobPlaces(ids)) as Promise<
+      (JobPlace<Payload, Result> | null)[]
+    >;
   }
 
   /**
