@@ -37,7 +37,8 @@
 
   Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
-  active; hset leases; hset gactive; hincrby stats; zrem heads (lanes emptied); hset settings
+  active; hset leases; hset gactive; hincrby stats; hset throughput (a claim made,
+  includes/throughput.lua); zrem heads (lanes emptied); hset settings
   capped (held back by the cap); lrem + lpush ring (an owed reserve served first).
 ]]
 --- @include "claimJobs"
@@ -51,5 +52,5 @@ local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'cap
 local batch = newClaimBatch(tonumber(ARGV[2]))
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
   gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
-flushClaims(k, batch)
+flushClaims(k, ARGV[1], batch)
 return claimReply(batch, claimed, nextAt)
