@@ -17,6 +17,7 @@ import { request } from '../api';
 import { clock, perSecond } from '../format';
 import { QueueThroughputDocument } from '../gql/graphql';
 import { PULSE_MS, type Sample } from '../hooks';
+import { type HistoryRate, historyRates } from '../throughput';
 
 type Counter = 'claimed' | 'completed' | 'givenBack';
 
@@ -31,17 +32,6 @@ const WINDOW_S = 3_600;
 /** The minutes of server history the chart opens with (`Queue.throughput`). */
 const HISTORY_MINUTES = 60;
 
-/**
- * One complete minute of the server's history, as a rate: `at` is the minute's end (ms, Redis
- * clock), where a live rate over the same span would be drawn; the rates are per second.
- */
-export interface HistoryRate {
-  at: number;
-  claimed: number;
-  completed: number;
-  givenBack: number;
-}
-
 /** The latest rate of `counter` (per second); null before two reads or after a gap. */
 export function lastRate(samples: Sample[], counter: Counter): number | null {
   const b = samples.at(-1);
@@ -55,26 +45,6 @@ export function lastRate(samples: Sample[], counter: Counter): number | null {
  * not drawn (null), so the lines break instead of sloping across an outage.
  */
 export const GAP_MS = 3 * PULSE_MS + 1_000;
-
-/**
- * The server's minutes (`Queue.throughput`, oldest first, the last the current minute so far)
- * as rates: the complete minutes only (the current one is the live rates'), from the first
- * that had any event (a quiet hour before a queue's first job is not drawn as an hour of zeros;
- * quiet minutes after it are zeros, as counted).
- */
-export function historyRates(
-  points: readonly { at: string; claimed: number; completed: number; failed: number }[],
-): HistoryRate[] {
-  const complete = points.slice(0, -1);
-  const first = complete.findIndex((p) => p.claimed + p.completed + p.failed > 0);
-  if (first < 0) return [];
-  return complete.slice(first).map((p) => ({
-    at: Date.parse(p.at) + 60_000,
-    claimed: p.claimed / 60,
-    completed: p.completed / 60,
-    givenBack: p.failed / 60,
-  }));
-}
 
 /**
  * The history's rates, then the rates between successive samples after it; null where two
