@@ -24,7 +24,8 @@
     ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
                                 the job key P:{Q}:job:<id> are built from it (the group is
                                 picked here; includes/keys.lua), as are the keys of promoted
-                                jobs and their groups' delayed indexes; all share the queue's slot
+                                jobs and their groups' delayed indexes and the throughput hash
+                                P:{Q}:throughput; all share the queue's slot
     ARGV[2] leaseMs             lease length, ms
     ARGV[3] token               the lease token (random, from the caller)
     ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)

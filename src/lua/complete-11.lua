@@ -24,8 +24,8 @@
 
     ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group (read from
                    `leases`), its completed index P:{Q}:g:<group>:completed, the job's error
-                   list and the hashes of trimmed jobs are built from it (includes/keys.lua);
-                   all share the queue's slot
+                   list, the hashes of trimmed jobs and the throughput hash P:{Q}:throughput are
+                   built from it (includes/keys.lua); all share the queue's slot
     ARGV[2] id
     ARGV[3] token
     ARGV[4] result  its JSON text ('' for none; checked by the engine, DESIGN.md §5), kept in

@@ -38,8 +38,9 @@
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
                                 claims, the lanes and completed indexes of their groups, the
-                                error lists and the keys of promoted and trimmed jobs are built
-                                from it (includes/keys.lua); all share the queue's slot
+                                error lists, the keys of promoted and trimmed jobs and the
+                                throughput hash P:{Q}:throughput are built from it
+                                (includes/keys.lua); all share the queue's slot
     ARGV[2] leaseMs             lease length of the claimed jobs, ms
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
     ARGV[4] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)

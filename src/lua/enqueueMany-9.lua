@@ -27,7 +27,8 @@
   and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
   levels (includes/levels.lua).
 
-    ARGV[1] base   'P:{Q}:'
+    ARGV[1] base   'P:{Q}:' (the job keys and the throughput hash P:{Q}:throughput are built
+                   from it, includes/keys.lua)
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
     then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 13 when a job of the call has
     a priority, else 12 (the priority left out: the common call is sent none; the script reads s

@@ -34,8 +34,8 @@
     KEYS[12] completed  zset   retained completed job id -> when it completed (ms)
 
     ARGV[1] base   'P:{Q}:' — each job's key P:{Q}:job:<id> and error list, and its group's
-                   lane, delayed and dead indexes are built from it (includes/keys.lua; same
-                   slot)
+                   lane, delayed and dead indexes, and the throughput hash P:{Q}:throughput
+                   are built from it (includes/keys.lua; same slot)
     ARGV[2] batch  the most jobs to reap, to promote, and to trim of each kind in this call
     ARGV[3] r      a random number in [0, 1) for the backoff jitter
 

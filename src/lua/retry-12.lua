@@ -21,8 +21,8 @@
 
     ARGV[1] base     'P:{Q}:' — the job's group's lane P:{Q}:g:<group>:pending, delayed index
                      P:{Q}:g:<group>:delayed and dead index P:{Q}:g:<group>:dead, and the job's
-                     error list P:{Q}:job:<id>:errors are built from it (includes/keys.lua;
-                     same slot)
+                     error list P:{Q}:job:<id>:errors, and the throughput hash
+                     P:{Q}:throughput are built from it (includes/keys.lua; same slot)
     ARGV[2] id
     ARGV[3] token
     ARGV[4] error    the failure's message ('' for none; ≤ 1,024 characters, cut by the engine)
