@@ -321,7 +321,12 @@ export function App() {
                         now={now}
                         route={route}
                       />
-                      <Throughput samples={state.samples} skew={skew} />
+                      <Throughput
+                        key={`throughput:${queue}`}
+                        queue={queue}
+                        samples={state.samples}
+                        skew={skew}
+                      />
                       <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>

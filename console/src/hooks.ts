@@ -116,8 +116,8 @@ export const PULSE_MS = 2_000;
 export const MIN_READ_GAP_MS = 500;
 /** How long a group that joined the ring stays highlighted (ms). */
 export const FLASH_MS = 2_000;
-/** How much throughput history the chart keeps (ms). */
-const HISTORY_MS = 5 * 60_000;
+/** How much live throughput the chart keeps (ms): its window, an hour. */
+const HISTORY_MS = 60 * 60_000;
 /** Counters are sampled for the chart at most this often (ms): a rate over a longer span. */
 const SAMPLE_MS = 1_800;
 /** Joins and leaves kept for the log. */

@@ -34,6 +34,7 @@ export type {
   RateLimit,
   RetentionChange,
   RetentionPolicy,
+  ThroughputPoint,
   TimedOverride,
 } from './types.js';
 export { jobId, logsCursor, logsPage } from './validate.js';

@@ -118,6 +118,12 @@ export interface QueueKeys {
    * once per call; the reaper trims members past their time.
    */
   readonly watched: string;
+  /**
+   * `P:{Q}:throughput` — hash: slot (minute % 1,440) → `<minute>:<enqueued>:<claimed>:
+   * <completed>:<failed>`, the queue's per-minute counts for a day (`throughputKeyOf`,
+   * includes/throughput.lua; DESIGN.md §3, "Throughput history").
+   */
+  readonly throughput: string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -199,6 +205,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
+    throughput: `${base}throughput`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

@@ -36,6 +36,11 @@ export const Limits = {
    */
   enqueueBatchPayloadBytes: 16_777_216,
   maxPageSize: 500,
+  /**
+   * Minutes of throughput a queue keeps, one slot each (`P:{Q}:throughput`), and the most
+   * `Queue.throughput` reads: a day (DESIGN.md §3, "Throughput history").
+   */
+  throughputMinutes: 1_440,
   /** Groups a `Queue.snapshot` reads by id besides its page. */
   maxPicked: 20,
   tokenLength: 128,

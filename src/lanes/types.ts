@@ -275,6 +275,26 @@ export interface QueueStats {
 }
 
 /**
+ * One minute of a queue's throughput (`Queue.throughput`; DESIGN.md §3, "Throughput history"):
+ * the events counted in the minute that starts at `at`, each a count.
+ */
+export interface ThroughputPoint {
+  /** The minute's start (ms since the epoch, Redis clock; a multiple of 60,000). */
+  readonly at: number;
+  /** Jobs created (`enqueue`, `enqueueMany`; not a dead job requeued). */
+  readonly enqueued: number;
+  /** Jobs claimed by a worker. */
+  readonly claimed: number;
+  /** Jobs completed. */
+  readonly completed: number;
+  /**
+   * Failed attempts: retries a worker asked for (whether the job waits, runs again or dies)
+   * plus expired leases the reaper took back; each attempt counted once.
+   */
+  readonly failed: number;
+}
+
+/**
  * A page of jobs of one state (`Queue.jobs`, DESIGN.md §4.1), in the order of its index:
  * PENDING by run order, DELAYED by run-at time, ACTIVE by lease deadline, DEAD and COMPLETED
  * newest first.

@@ -46,6 +46,7 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
+  THROUGHPUT_MINUTES,
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
@@ -107,6 +108,14 @@ const FIELDS: Field[] = [
       after: cursor.encode(['groups', queue, null], 'a'),
     }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Queue.throughput',
+    kind: 'query',
+    document:
+      'query($queue: String!, $minutes: Int) { queue(name: $queue) { throughput(minutes: $minutes) { at failed } } }',
+    valid: () => ({ queue: QUEUE, minutes: 5 }),
+    bad: { queue: QUEUE_NAMES, minutes: THROUGHPUT_MINUTES },
   },
   {
     name: 'Mutation.setLimit',

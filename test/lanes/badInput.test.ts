@@ -48,6 +48,7 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_ATS,
+  THROUGHPUT_MINUTES,
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
@@ -190,6 +191,7 @@ const cases: Case[] = [
     ctx.q.retry(ctx.active.id, ctx.active.token as string, { stack: any(v) }),
   ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
+  ...each(THROUGHPUT_MINUTES, 'throughput minutes', (v) => ctx.q.throughput(any(v))),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.

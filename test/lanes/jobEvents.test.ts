@@ -289,6 +289,9 @@ describe('cost', () => {
     // back by it (HGET settings.capped) to wake a worker.
     const capRead = { hget: -1, hmget: 1 };
     const capWake = { hget: 1 };
+    // The throughput history (DESIGN.md §3, "Throughput history"): every call that counts an
+    // event reads its minute's slot and writes it back, once per call (includes/throughput.lua).
+    const history = { hget: 1, hset: 1 };
     const sum = (...parts: Record<string, number>[]) => {
       const out: Record<string, number> = {};
       for (const part of parts) {
@@ -297,10 +300,10 @@ describe('cost', () => {
       return out;
     };
     const cuts: Record<string, number>[] = [
-      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead),
-      {},
-      { zcard: -2, exists: 1, ...quiet, ...emptied },
-      sum(ringLog, capWake),
+      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history),
+      history,
+      sum({ zcard: -2, exists: 1 }, quiet, emptied, history),
+      sum(ringLog, capWake, history),
     ];
     const expected = plusOne.map((c, i) => {
       const out: Record<string, number> = { ...c };
@@ -311,7 +314,7 @@ describe('cost', () => {
       return out;
     });
     expect(counts).toEqual(expected);
-    expect(counts.map(total)).toEqual([19, 26, 40, 36]);
+    expect(counts.map(total)).toEqual([21, 28, 42, 38]);
   });
 
   it('another job of the queue watched: a ZSCORE more per job moved, nothing written for them', async (context) => {

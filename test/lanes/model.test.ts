@@ -814,6 +814,8 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.levels,
     // The marker of a queue with levels: no state of its own (DESIGN.md §3, "Levels").
     k.prioritized,
+    // The events per minute: counts, not state; test/lanes/throughput.test.ts's.
+    k.throughput,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));

@@ -71,7 +71,7 @@ for i = 1, #ARGV, 3 do
     seenKeyOf(base), reserveKeyOf(base), levelsKeyOf(base), prioritizedKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group), logsKeyOf(base, id),
-    jobPrefixOf(base) .. id .. LOGS_SUFFIX }
+    jobPrefixOf(base) .. id .. LOGS_SUFFIX, throughputKeyOf(base) }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -122,6 +122,7 @@ function tsKeys(c: Case): string[] {
     k.idem(c.group),
     k.logs(c.id),
     k.logs(c.id),
+    k.throughput,
   ];
 }
 

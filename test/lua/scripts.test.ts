@@ -63,6 +63,8 @@ const EXPECTED = [
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
   'readSnapshot',
+  // a queue's events per minute, the last minutes of the day kept (Queue.throughput)
+  'readThroughput',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',

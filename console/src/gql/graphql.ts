@@ -367,6 +367,14 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 
 export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
+export type QueueThroughputQueryVariables = Exact<{
+  queue: string;
+  minutes?: number | null | undefined;
+}>;
+
+
+export type QueueThroughputQuery = { queue: { throughput: Array<{ at: string, claimed: number, completed: number, failed: number }> } };
+
 export type SetWeightMutationVariables = Exact<{
   queue: string;
   group: string;
@@ -1405,6 +1413,18 @@ fragment GroupRate on Group {
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
+export const QueueThroughputDocument = new TypedDocumentString(`
+    query QueueThroughput($queue: String!, $minutes: Int) {
+  queue(name: $queue) {
+    throughput(minutes: $minutes) {
+      at
+      claimed
+      completed
+      failed
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueThroughputQuery, QueueThroughputQueryVariables>;
 export const SetWeightDocument = new TypedDocumentString(`
     mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
   setWeight(queue: $queue, group: $group, weight: $weight) {

@@ -50,6 +50,7 @@ import type {
   RetentionChange,
   RotaEntry,
   SteeringOptions,
+  ThroughputPoint,
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
@@ -912,6 +913,19 @@ export class Queue<Payload = unknown, Result = unknown> {
   /** Event counters since the queue was created. O(1). */
   stats(): Promise<QueueStats> {
     return this.call(() => this.reads.stats());
+  }
+
+  /**
+   * The queue's events per minute over the last `minutes` minutes (default 60, 1..1,440), oldest
+   * first, the last the current minute of the Redis clock (so far): `{ at, enqueued, claimed,
+   * completed, failed }`, `at` the minute's start (ms), 0s for a minute with no events. Kept in
+   * Redis by the scripts that count the events, a day of minutes per queue (DESIGN.md §3,
+   * "Throughput history"). One read-only script (`readThroughput-1.lua`), O(minutes); registers
+   * nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`minutes`) for a count out of range
+   */
+  throughput(minutes = 60): Promise<ThroughputPoint[]> {
+    return this.call(() => this.reads.throughput(minutes));
   }
 
   /**

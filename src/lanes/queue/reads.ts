@@ -22,6 +22,7 @@ import type {
   QueueState,
   QueueStats,
   RotaEntry,
+  ThroughputPoint,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
@@ -320,6 +321,22 @@ export class Reads {
       validate.options('options', options, { maxSteps: true }).maxSteps ?? METRICS_HEAD_STEPS;
     validate.integerIn('maxSteps', maxSteps, 1, validate.Limits.maxMetricsSteps);
     return decodeMetrics(await this.core.commands.readMetrics({ maxSteps }));
+  }
+
+  async throughput(minutes: number): Promise<ThroughputPoint[]> {
+    validate.integerIn('minutes', minutes, 1, validate.Limits.throughputMinutes);
+    const [current, counts] = await this.core.commands.readThroughput({ minutes });
+    const points: ThroughputPoint[] = [];
+    for (let i = 0; i < minutes; i++) {
+      points.push({
+        at: (current - minutes + 1 + i) * 60_000,
+        enqueued: counts[4 * i] ?? 0,
+        claimed: counts[4 * i + 1] ?? 0,
+        completed: counts[4 * i + 2] ?? 0,
+        failed: counts[4 * i + 3] ?? 0,
+      });
+    }
+    return points;
   }
 
   async job(id: string): Promise<Job | null> {

@@ -1132,6 +1132,17 @@ export class Commands {
   }
 
   /**
+   * `readThroughput-1.lua`: `[current, counts]` — the current minute (minutes since the epoch,
+   * Redis clock) and, flat, enqueued, claimed, completed and failed of each of the last
+   * `minutes` minutes, oldest first.
+   */
+  readThroughput(p: { minutes: number }): Promise<[current: number, counts: number[]]> {
+    return this.run('readThroughput', [this.k.throughput], [p.minutes]) as Promise<
+      [number, number[]]
+    >;
+  }
+
+  /**
    * `readMetrics-7.lua`: the queue's cardinalities, `stats` and its oldest pending job, mending
    * at most `maxSteps` stale entries of `heads` on the way.
    */

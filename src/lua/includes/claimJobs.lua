@@ -66,6 +66,7 @@
 --- @include "indexedEncoding"
 --- @include "quietQueue"
 --- @include "levels"
+--- @include "throughput"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -382,7 +383,9 @@ end
 -- completions of the same script (batch.completed) share the `active` total's update. A batch
 -- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
 -- Redis' indexed encodings (includes/indexedEncoding.lua).
-local function flushClaims(k, batch)
+local function flushClaims(k, base, batch)
+  -- The call's claims and completions in the minute's throughput (includes/throughput.lua).
+  countThroughput(base, 0, batch.count, batch.completed, 0)
   local net = batch.count - batch.completed
   if net ~= 0 then
     redis.call('HINCRBY', k.stats, 'active', net)

@@ -46,6 +46,8 @@
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
     `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
     `levels`, prioritizedKeyOf `prioritized` (each of base alone)
+  And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
+  script that counts an event writes it, once per call (includes/throughput.lua).
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -176,4 +178,8 @@ end
 
 local function prioritizedKeyOf(base)
   return base .. 'prioritized'
+end
+
+local function throughputKeyOf(base)
+  return base .. 'throughput'
 end
