@@ -6,7 +6,7 @@
  * is doing. Read again with each snapshot.
  */
 import { request } from '../api';
-import { ago, dateTimeMs, ms, preview, visibleId } from '../format';
+import { ago, dateTimeMs, ms, visibleId } from '../format';
 import { type JobPageFragment, type JobRowFragment, QueueJobsDocument } from '../gql/graphql';
 import type { Route } from '../hooks';
 import { useListed } from '../jobs';
@@ -16,10 +16,13 @@ import { attemptsColumn, type JobColumn, JobTable, whenColumn } from './JobTable
 
 const PAGE_SIZES = [25, 50, 100] as const;
 
-/** A processor's progress as a row shows it: "40 %" for a number, else its JSON cut short. */
-export function progressText(progress: unknown): string {
-  if (progress === null || progress === undefined) return '–';
-  return typeof progress === 'number' ? `${progress} %` : preview(progress, 40);
+/**
+ * A processor's progress as a row shows it, from its preview (`Job.progressPreview`, its JSON
+ * text cut short): "40 %" for a number, else the text as the server cut it.
+ */
+export function progressText(progress: string | null): string {
+  if (progress === null) return '–';
+  return /^-?\d/.test(progress) ? `${progress} %` : progress;
 }
 
 export function ActiveView(props: {
@@ -83,8 +86,8 @@ export function ActiveView(props: {
     {
       header: 'Progress',
       class: 'err-cell',
-      cell: (j) => <code class="muted">{progressText(j.progress)}</code>,
-      title: (j) => (j.progress === null ? '' : preview(j.progress, 2_000)),
+      cell: (j) => <code class="muted">{progressText(j.progressPreview)}</code>,
+      title: (j) => j.progressTip ?? '',
     },
   ];
 

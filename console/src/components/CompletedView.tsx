@@ -13,7 +13,7 @@ import { Limits } from '../../../src/lanes/limits.js';
 import { useAction } from '../action';
 import { answered, request } from '../api';
 import { type Bounded, untilDone } from '../bulk';
-import { ago, dateTimeMs, duration, ms, n, preview, visibleId } from '../format';
+import { ago, dateTimeMs, duration, ms, n, visibleId } from '../format';
 import {
   type JobPageFragment,
   type JobRowFragment,
@@ -184,8 +184,8 @@ export function CompletedView(props: {
     {
       header: 'Result',
       class: 'err-cell',
-      cell: (j) => <code class="muted">{j.result === null ? '–' : preview(j.result, 60)}</code>,
-      title: (j) => (j.result === null ? '' : preview(j.result, 2_000)),
+      cell: (j) => <code class="muted">{j.resultPreview ?? '–'}</code>,
+      title: (j) => j.resultTip ?? '',
       data: () => ({ 'data-result': '' }),
     },
   ];
