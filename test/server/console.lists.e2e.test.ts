@@ -11,31 +11,12 @@
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
  */
-import { Redis } from 'ioredis';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { queueKeys } from '../../src/lanes/internal.js';
 import { CHROMIUM, skipBrowser } from '../support/chromium.js';
-import { shot, useConsoleBrowser, waitText } from '../support/console.js';
-import { queueName, waitFor } from '../support/pubsub.js';
+import { openConsole, shot, useConsoleBrowser, waitRows, waitText } from '../support/console.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer } from '../support/server.js';
 
 const skip = skipBrowser;
-
-/** The job ids of a list's rows, in the order drawn. */
-const rowsOf = (page: Page, list: string): Promise<string[]> =>
-  page
-    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
-
-async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
-  await waitFor(
-    `${list} rows ${JSON.stringify(expected)}`,
-    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-}
 
 describe.skipIf(skip)(
   skip
@@ -46,13 +27,12 @@ describe.skipIf(skip)(
     const browser = useConsoleBrowser();
 
     it('Active lists every group’s active jobs lease ending first, pages them, counts their leases down and drops a completed one, as Redis shows', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('active');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'active',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const groups = ['acme', 'globex', 'initech'];
         for (let i = 0; i < 30; i += 1) await q.enqueue(groups[i % 3] as string, { n: i });
         const tokens = new Map<string, string>();
@@ -113,20 +93,17 @@ describe.skipIf(skip)(
         await shot(page, 'l02-active-acme');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('Completed lists the kept jobs newest first with their results, pages them, and deletes one, a page and a group’s, as Redis shows', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('completed');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'completed',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         // The two oldest of group globex, the 30 newer of acme.
         const finished: string[] = [];
         for (let i = 0; i < 32; i += 1) {
@@ -238,9 +215,7 @@ describe.skipIf(skip)(
         expect(await direct.zrange(k.completed, 0, -1)).toEqual([globex[1]]);
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
   },
