@@ -29,8 +29,9 @@ export const Limits = {
    */
   progressBytes: 16_384,
   /**
-   * The longest preview of a job's result or progress (`Job.resultPreview`,
-   * `Job.progressPreview`), in characters (code points): what a list row or its tooltip shows.
+   * The longest preview of a job's payload, result or progress (`Job.payloadPreview`,
+   * `Job.resultPreview`, `Job.progressPreview`), in characters (code points): what a list row or
+   * its tooltip shows.
    */
   maxPreviewChars: 2_000,
   /** One line of a job's log (UTF-8 bytes). */

@@ -170,11 +170,11 @@ const NO_LOGS: JobLogPage = {
 const PREVIEW_ELLIPSIS = '…';
 
 /**
- * `Job.resultPreview(chars)` and `Job.progressPreview(chars)`: `value`'s JSON text (as
+ * `Job.payloadPreview`, `Job.resultPreview` and `Job.progressPreview` (`chars`): `value`'s JSON text (as
  * `JSON.stringify` writes it: one line) whole when it has at most `chars` characters (code
  * points, so a cut never splits a surrogate pair), else its first `chars − 1` and `…`: at most
  * `chars` either way. Null for a null value (none). A list asks for this instead of the value, so a
- * page of 100 rows carries a line each, not up to 512 KB each.
+ * page of 100 rows carries a line each, not up to 512 KB each (payload, result).
  * @throws RingmasterError BAD_USER_INPUT (`chars`) when not an integer in 1..{@link Limits.maxPreviewChars}
  */
 export function jsonPreview(value: unknown, chars: unknown): string | null {

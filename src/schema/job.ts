@@ -147,6 +147,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     queue: t.exposeString('queue'),
     group: t.exposeString('group'),
     payload: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.payload }),
+    payloadPreview: t.string({
+      nullable: true,
+      description: `\`payload\` as one line for a list: ${PREVIEW}; null for a null payload.`,
+      args: { chars: t.arg.int({ defaultValue: 120, description: PREVIEW_CHARS }) },
+      resolve: (j, args) => resolve.jsonPreview(j.payload, args.chars),
+    }),
     result: t.field({
       type: 'JSON',
       nullable: true,

@@ -1,7 +1,7 @@
 /**
- * `Job.resultPreview(chars)` and `Job.progressPreview(chars)` over HTTP (DESIGN.md §4.2): the
+ * `Job.payloadPreview`, `Job.resultPreview` and `Job.progressPreview` (`chars`) over HTTP (DESIGN.md §4.2): the
  * JSON text whole up to `chars` characters (code points), else its first `chars − 1` and "…";
- * 120 by default; null without a result or progress; in a list as by id, so a page of large
+ * 120 by default; null without a payload, result or progress; in a list as by id, so a page of large
  * results answers a line each; `chars` outside 1..2,000 (or null) refused with BAD_USER_INPUT
  * `chars`, writing nothing.
  */
@@ -147,6 +147,26 @@ describe('Job.progressPreview', () => {
   });
 });
 
+describe('Job.payloadPreview', () => {
+  it("cuts a large payload as a result's, and is null for a null payload", async () => {
+    const queue = uniqueQueueName('preview');
+    const q = api.server.engine.queue(queue);
+    const payload = { items: Array.from({ length: 5_000 }, (_, i) => i) };
+    const text = JSON.stringify(payload);
+    const big = (await q.enqueue('g', payload)).id;
+    const none = (await q.enqueue('g', null)).id;
+
+    expect(await previews(queue, big, 60)).toMatchObject({
+      payloadShort: `${text.slice(0, 119)}…`,
+      payloadCut: `${text.slice(0, 59)}…`,
+    });
+    expect(await previews(queue, none, 60)).toMatchObject({
+      payloadShort: null,
+      payloadCut: null,
+    });
+  });
+});
+
 describe('a preview’s chars out of range', () => {
   it.each([0, -1, Limits.maxPreviewChars + 1, null])(
     'refuses chars %s with BAD_USER_INPUT `chars` and writes nothing',
@@ -160,12 +180,19 @@ describe('a preview’s chars out of range', () => {
       expect(response.body.errors?.map((e) => e.extensions?.code)).toEqual([
         'BAD_USER_INPUT',
         'BAD_USER_INPUT',
+        'BAD_USER_INPUT',
       ]);
-      expect(response.body.errors?.map((e) => e.extensions?.argument)).toEqual(['chars', 'chars']);
+      expect(response.body.errors?.map((e) => e.extensions?.argument)).toEqual([
+        'chars',
+        'chars',
+        'chars',
+      ]);
       expect(response.body.errors?.[0]?.message).toMatch(
         /chars: must be an integer from 1 to 2000/,
       );
       expect(response.body.data?.queue.job).toMatchObject({
+        payloadShort: '{"n":1}',
+        payloadCut: null,
         resultShort: '{"n":1}',
         resultCut: null,
         progressCut: null,

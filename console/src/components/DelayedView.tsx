@@ -6,7 +6,7 @@
 
 import { useAction } from '../action';
 import { answered, request } from '../api';
-import { ago, dateTimeMs, ms, preview, relative } from '../format';
+import { ago, dateTimeMs, ms, relative } from '../format';
 import { type JobRowFragment, PromoteJobDocument } from '../gql/graphql';
 import { readJob } from '../jobs';
 import { Id } from './Id';
@@ -65,7 +65,7 @@ export function DelayedView(props: JobsViewProps) {
                 <Id value={j.lastError} />
               </span>
             ) : (
-              <code class="muted">{preview(j.payload, 60)}</code>
+              <code class="muted">{j.payloadPreview ?? 'null'}</code>
             ),
         },
       ]}

@@ -170,9 +170,9 @@ export type JobFollowSubscriptionVariables = Exact<{
 
 export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, progressTip: string | null, resultTip: string | null };
+export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, progressTip: string | null, resultTip: string | null } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -183,7 +183,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, progressTip: string | null, resultTip: string | null } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -216,7 +216,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, progressTip: string | null, resultTip: string | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type ChangeJobPriorityMutationVariables = Exact<{
   queue: string;
@@ -225,7 +225,7 @@ export type ChangeJobPriorityMutationVariables = Exact<{
 }>;
 
 
-export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, progressTip: string | null, resultTip: string | null } | null };
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -534,7 +534,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -568,7 +569,8 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1015,7 +1017,8 @@ export const QueueJobsDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1088,7 +1091,8 @@ export const PromoteJobDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1113,7 +1117,8 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
