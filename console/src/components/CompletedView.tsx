@@ -10,9 +10,17 @@
 
 import { useAction } from '../action';
 import { duration, n } from '../format';
-import { BulkActions, removeVerb } from './BulkActions';
+import { BulkActions, type BulkWords, removeVerb } from './BulkActions';
 import { agoColumn, deleteJob, JobsPanel, type JobsViewProps, useQueueJobs } from './JobsView';
 import { attemptsColumn, between, type JobColumn } from './JobTable';
+
+/** How the bulk actions speak of these jobs. */
+const COMPLETED_WORDS: BulkWords = {
+  noun: 'completed',
+  counted: 'kept',
+  skipped: 'gone already',
+  since: 'completed since',
+};
 
 export function CompletedView(props: JobsViewProps) {
   const { queue, group, admin } = props;
@@ -62,12 +70,7 @@ export function CompletedView(props: JobsViewProps) {
           testId="completed-actions"
           action={action}
           jobs={jobs}
-          words={{
-            noun: 'completed',
-            counted: 'kept',
-            skipped: 'gone already',
-            since: 'completed since',
-          }}
+          words={COMPLETED_WORDS}
           verbs={[
             removeVerb(queue, group, 'COMPLETED', (count) => (
               <>

@@ -13,7 +13,7 @@ import type { Bounded } from '../bulk';
 import { n } from '../format';
 import { type JobRowFragment, RequeueDeadDocument } from '../gql/graphql';
 import { readJob } from '../jobs';
-import { BULK_LIMIT, BulkActions, type BulkVerb, removeVerb } from './BulkActions';
+import { BULK_LIMIT, BulkActions, type BulkVerb, type BulkWords, removeVerb } from './BulkActions';
 import { Id } from './Id';
 import { agoColumn, deleteJob, JobsPanel, type JobsViewProps, useQueueJobs } from './JobsView';
 import { attemptsColumn, priorityColumn } from './JobTable';
@@ -27,6 +27,14 @@ const requeue = async (variables: {
   limit?: number;
 }): Promise<Bounded> =>
   answered((await request(RequeueDeadDocument, variables)).requeueDeadJobs, 'requeueDeadJobs');
+
+/** How the bulk actions speak of these jobs. */
+const DEAD_WORDS: BulkWords = {
+  noun: 'dead',
+  counted: 'dead',
+  skipped: 'not dead any more',
+  since: 'died since',
+};
 
 export function DeadView(props: JobsViewProps) {
   const { queue, group, admin } = props;
@@ -107,12 +115,7 @@ export function DeadView(props: JobsViewProps) {
           testId="dead-actions"
           action={action}
           jobs={jobs}
-          words={{
-            noun: 'dead',
-            counted: 'dead',
-            skipped: 'not dead any more',
-            since: 'died since',
-          }}
+          words={DEAD_WORDS}
           verbs={[retry, remove]}
         />
       )}
