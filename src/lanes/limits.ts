@@ -28,6 +28,12 @@ export const Limits = {
    * watched job's events, so it is held far below a payload.
    */
   progressBytes: 16_384,
+  /**
+   * The longest preview of a job's payload, result or progress (`Job.payloadPreview`,
+   * `Job.resultPreview`, `Job.progressPreview`), in characters (code points): what a list row or
+   * its tooltip shows.
+   */
+  maxPreviewChars: 2_000,
   /** One line of a job's log (UTF-8 bytes). */
   logLineBytes: 8_192,
   /**

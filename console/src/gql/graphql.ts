@@ -178,9 +178,9 @@ export type JobFollowSubscriptionVariables = Exact<{
 
 export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown };
+export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -191,7 +191,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -224,7 +224,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type ChangeJobPriorityMutationVariables = Exact<{
   queue: string;
@@ -233,7 +233,7 @@ export type ChangeJobPriorityMutationVariables = Exact<{
 }>;
 
 
-export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } | null };
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -553,7 +553,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -564,8 +565,10 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
     `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
 export const JobPageFragmentDoc = new TypedDocumentString(`
@@ -585,7 +588,8 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -596,8 +600,10 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`, {"fragmentName":"JobPage"}) as unknown as TypedDocumentString<JobPageFragment, unknown>;
 export const ActionResultFragmentDoc = new TypedDocumentString(`
     fragment ActionResult on JobActionResult {
@@ -1049,7 +1055,8 @@ export const QueueJobsDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1060,8 +1067,10 @@ export const QueueJobsDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
 fragment JobPage on JobConnection {
   totalCount
@@ -1120,7 +1129,8 @@ export const PromoteJobDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1131,8 +1141,10 @@ export const PromoteJobDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<PromoteJobMutation, PromoteJobMutationVariables>;
 export const ChangeJobPriorityDocument = new TypedDocumentString(`
     mutation ChangeJobPriority($queue: String!, $id: ID!, $priority: Int!) {
@@ -1143,7 +1155,8 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1154,8 +1167,10 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<ChangeJobPriorityMutation, ChangeJobPriorityMutationVariables>;
 export const PauseQueueDocument = new TypedDocumentString(`
     mutation PauseQueue($queue: String!) {
