@@ -26,6 +26,7 @@ export type { StateLoss, StateSeen } from './redis/stateLoss.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
   GroupInfo,
+  GroupRanking,
   GroupState,
   Job,
   JobError,
@@ -38,5 +39,6 @@ export type {
   QueueStats,
   RotaEntry,
   SteeringOptions,
+  TopGroup,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -63,6 +63,8 @@ const EXPECTED = [
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
   'readSnapshot',
+  // the first groups of a ranking, for Queue.topGroups and the per-group metrics
+  'readTopGroups',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
