@@ -26,7 +26,6 @@ export type { StateLoss, StateSeen } from './redis/stateLoss.js';
 export { Ringmaster, type RingmasterOptions } from './ringmaster.js';
 export type {
   GroupInfo,
-  GroupRanking,
   GroupState,
   Job,
   JobError,
@@ -39,6 +38,5 @@ export type {
   QueueStats,
   RotaEntry,
   SteeringOptions,
-  TopGroup,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

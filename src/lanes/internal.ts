@@ -25,6 +25,7 @@ export type { ScriptObserver } from './scripts/commands.js';
 export type {
   BackoffPolicy,
   GroupPage,
+  GroupRanking,
   JobActionResult,
   JobLog,
   JobLogPage,
@@ -34,5 +35,6 @@ export type {
   RetentionChange,
   RetentionPolicy,
   TimedOverride,
+  TopGroup,
 } from './types.js';
 export { GROUP_RANKINGS, jobId, logsCursor, logsPage } from './validate.js';
