@@ -23,6 +23,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKING_NAMES,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -47,6 +48,7 @@ import {
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
 } from '../fixtures/badInput.js';
@@ -107,6 +109,14 @@ const FIELDS: Field[] = [
       after: cursor.encode(['groups', queue, null], 'a'),
     }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Queue.topGroups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $by: GroupRanking!, $first: Int) { queue(name: $queue) { topGroups(by: $by, first: $first) { id } } }',
+    valid: () => ({ queue: QUEUE, by: 'PENDING', first: 5 }),
+    bad: { queue: QUEUE_NAMES, by: GROUP_RANKING_NAMES, first: TOP_FIRSTS },
   },
   {
     name: 'Mutation.setLimit',

@@ -21,8 +21,9 @@
                                       a claim's served groups: `taken[group]` jobs popped from
                                       each, `emptied[group]` true for a lane now empty. One
                                       ZINCRBY for one group; else one ZMSCORE, one ZADD and one
-                                      ZREM for them all. A served group with no entry (an index
-                                      another writer bypassed) is given its lane's ZCARD
+                                      ZREM for them all. A served group with no entry (a lane
+                                      another writer filled) stays without one, as with
+                                      takePending: audit reports it, repair ranks it
     setActiveRanks(base, counts)      counts: group, count text, … (gactive's HSET arguments):
                                       one ZADD
     dropActiveRanks(base, groups)     gactive fields removed: one ZREM
@@ -67,7 +68,8 @@ local function takeServed(base, served, taken, emptied)
     elseif scores[i] then
       left = -tonumber(scores[i]) - taken[group]
     else
-      left = redis.call('ZCARD', laneKeyOf(base, group))
+      -- No entry (a lane another writer filled): left unranked, as takePending leaves it.
+      left = 0
     end
     if left > 0 then
       ranked[#ranked + 1] = string.format('%d', -left)
