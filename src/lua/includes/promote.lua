@@ -28,8 +28,8 @@
 
   A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
   out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
-  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby stats;
-  rpush ring + lpush/ltrim wake (re-ring); a watched job's PENDING (includes/jobEvents.lua).
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel
+  job, hincrby stats; rpush ring + lpush/ltrim wake (re-ring); a watched job's PENDING (includes/jobEvents.lua).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
