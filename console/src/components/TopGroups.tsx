@@ -85,7 +85,7 @@ export function TopGroups(props: {
         </p>
       ) : (
         <div class="table-wrap">
-          <table class="groups top-groups-table">
+          <table class="top-groups-table">
             <thead>
               <tr>
                 <th>#</th>
