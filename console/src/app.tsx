@@ -42,6 +42,7 @@ import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
+import { TopGroups } from './components/TopGroups';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
 import {
@@ -302,6 +303,15 @@ export function App() {
                         skew={skew}
                         now={now}
                         route={route}
+                      />
+                      <TopGroups
+                        key={`top:${queue}:${epoch}`}
+                        queue={queue}
+                        at={view?.at ?? null}
+                        skew={skew}
+                        now={now}
+                        selected={group}
+                        onSelect={select}
                       />
                       <Throughput
                         key={`throughput:${queue}`}

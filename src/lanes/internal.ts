@@ -26,6 +26,7 @@ export type { ScriptObserver } from './scripts/commands.js';
 export type {
   BackoffPolicy,
   GroupPage,
+  GroupRanking,
   JobActionResult,
   JobLog,
   JobLogPage,
@@ -36,5 +37,6 @@ export type {
   RetentionPolicy,
   ThroughputPoint,
   TimedOverride,
+  TopGroup,
 } from './types.js';
-export { jobId, logsCursor, logsPage } from './validate.js';
+export { GROUP_RANKINGS, jobId, logsCursor, logsPage } from './validate.js';

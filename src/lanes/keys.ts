@@ -88,6 +88,16 @@ export interface QueueKeys {
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
+   * `P:{Q}:gpending` — zset: group → −(its lane's size), exactly the non-empty lanes: the
+   * PENDING ranking of `Queue.topGroups` (`pendingRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly pendingRank: string;
+  /**
+   * `P:{Q}:gactiverank` — zset: group → −(its active count), exactly the groups of `gactive`:
+   * the ACTIVE ranking of `Queue.topGroups` (`activeRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly activeRank: string;
+  /**
    * `P:{Q}:levels` — zset: the rota of the groups whose lane head is not of the default priority,
    * group → level × 10^13 + turn (DESIGN.md §3, "Levels"; `levelsKeyOf`, includes/levels.lua).
    */
@@ -199,6 +209,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     turns: `${base}gturns`,
     reserve: `${base}greserve`,
     heads: `${base}heads`,
+    pendingRank: `${base}gpending`,
+    activeRank: `${base}gactiverank`,
     levels: `${base}levels`,
     prioritized: `${base}prioritized`,
     ringWatched: `${base}ringwatched`,

@@ -77,6 +77,8 @@ export const Limits = {
   maxRateClaims: 1_000_000,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
+  /** The most groups one `Queue.topGroups` call answers (`first`; DESIGN.md §3, "Group rankings"). */
+  maxTopGroups: 100,
 } as const;
 
 /** Whether `value` is an integer from `min` to `max`, both included. */

@@ -195,6 +195,23 @@ export interface GroupInfo {
   readonly reserve: number;
 }
 
+/**
+ * What `Queue.topGroups` ranks by (DESIGN.md §3, "Group rankings"): PENDING, most pending jobs
+ * first; OLDEST_PENDING, the group whose oldest pending job was enqueued first (lowest id) first;
+ * ACTIVE, most active jobs first. Equal counts rank in group order (bytes).
+ */
+export type GroupRanking = 'PENDING' | 'OLDEST_PENDING' | 'ACTIVE';
+
+/** A group of `Queue.topGroups`: its fields, with its oldest pending job. */
+export interface TopGroup extends GroupInfo {
+  /** The id of its oldest pending job (the lowest id in its lane), or null with none pending. */
+  readonly oldestPendingId: string | null;
+  /** When that job was enqueued (ms since the epoch, Redis clock); null for none or unknown. */
+  readonly oldestPendingAt: number | null;
+  /** The read's now − {@link oldestPendingAt} (ms, ≥ 0), or null when that is null. */
+  readonly oldestPendingAgeMs: number | null;
+}
+
 /** The queue's cap as it stands (DESIGN.md §3, "The queue's cap and reserves"). */
 export interface QueueCap {
   /** The most jobs of the queue in flight at once (count), or null for no cap. */

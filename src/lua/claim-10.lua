@@ -36,10 +36,11 @@
           paused; nextRunAt, when nothing was claimed on a running queue, the earliest runAt
           in `delayed` (ms), else false
 
-  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
+  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
-  active; hset leases; hset gactive; hincrby stats; hset throughput (a claim made,
-  includes/throughput.lua); zrem heads (lanes emptied); hset settings
+  active; hset leases; hset gactive; zadd gactiverank; zincrby or zmscore + zadd + zrem gpending;
+  hincrby stats; hset throughput (a claim made, includes/throughput.lua); zrem heads (lanes
+  emptied); hset settings
   capped (held back by the cap); lrem + lpush ring (an owed reserve served first).
 ]]
 --- @include "claimJobs"

@@ -64,8 +64,8 @@
     nextRunAt   when fewer were claimed than asked on a running queue, the earliest runAt in
                 `delayed` (ms), else false: a worker parks no longer than until then
 
-  Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; one hset throughput for
-  the call's completions and claims (includes/throughput.lua); rpush ring +
+  Events: zrem active; hdel leases; hset/hdel gactive + zadd/zrem gactiverank; hincrby stats; one
+  hset throughput for the call's completions and claims (includes/throughput.lua); rpush ring +
   lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, hset
   results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of

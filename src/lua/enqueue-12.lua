@@ -76,9 +76,9 @@
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
-  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput (includes/throughput.lua);
-  rpush ring + hdel gturns + lpush/ltrim wake
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
+  delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
+  (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring). None for outcomes 1, 2 and 3.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
@@ -86,6 +86,7 @@
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
@@ -155,6 +156,7 @@ if delayed then
 else
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).

@@ -61,6 +61,7 @@
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
@@ -214,7 +215,8 @@ if #created > 0 then
         members[#members + 1] = WITH_PRIORITY and job.score or job.seq
         members[#members + 1] = job.id
       end
-      redis.call('ZADD', g.laneKey, unpack(members))
+      -- Added, not updated (ids are new): each counts in the lane's size (groupRanks.lua).
+      addPending(base, group, redis.call('ZADD', g.laneKey, unpack(members)))
       -- The lane's oldest new job is its first: the lowest id (includes/heads.lua).
       noteLaneHead(base, group, lane[1].seq)
       pending = pending + #lane

@@ -20,6 +20,7 @@ import './weights.js';
 import './history.js';
 import './queueCap.js';
 import './throughput.js';
+import './topGroups.js';
 
 builder.mutationType({});
 

@@ -23,6 +23,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKING_NAMES,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -48,6 +49,7 @@ import {
   RUN_AT_TEXTS,
   THROUGHPUT_MINUTES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
 } from '../fixtures/badInput.js';
@@ -116,6 +118,14 @@ const FIELDS: Field[] = [
       'query($queue: String!, $minutes: Int) { queue(name: $queue) { throughput(minutes: $minutes) { at failed } } }',
     valid: () => ({ queue: QUEUE, minutes: 5 }),
     bad: { queue: QUEUE_NAMES, minutes: THROUGHPUT_MINUTES },
+  },
+  {
+    name: 'Queue.topGroups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $by: GroupRanking!, $first: Int) { queue(name: $queue) { topGroups(by: $by, first: $first) { id } } }',
+    valid: () => ({ queue: QUEUE, by: 'PENDING', first: 5 }),
+    bad: { queue: QUEUE_NAMES, by: GROUP_RANKING_NAMES, first: TOP_FIRSTS },
   },
   {
     name: 'Mutation.setLimit',

@@ -29,6 +29,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKINGS,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -50,6 +51,7 @@ import {
   RUN_ATS,
   THROUGHPUT_MINUTES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
 } from '../fixtures/badInput.js';
@@ -192,6 +194,8 @@ const cases: Case[] = [
   ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
   ...each(THROUGHPUT_MINUTES, 'throughput minutes', (v) => ctx.q.throughput(any(v))),
+  ...each(TOP_FIRSTS, 'topGroups first', (v) => ctx.q.topGroups('PENDING', any(v))),
+  ...each(GROUP_RANKINGS, 'topGroups by', (v) => ctx.q.topGroups(any(v))),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.

@@ -24,6 +24,15 @@ export type BlockedBy =
   /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
+/** What `Queue.topGroups` ranks groups by. Equal counts rank in group order (by bytes). */
+export type GroupRanking =
+  /** Most active (in-flight) jobs first. */
+  | 'ACTIVE'
+  /** The group whose oldest pending job was enqueued first (lowest id) first. */
+  | 'OLDEST_PENDING'
+  /** Most pending jobs first. */
+  | 'PENDING';
+
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
@@ -248,6 +257,15 @@ export type ResumeQueueMutationVariables = Exact<{
 
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
+
+export type ConsoleTopGroupsQueryVariables = Exact<{
+  queue: string;
+  by: GroupRanking;
+  first?: number | null | undefined;
+}>;
+
+
+export type ConsoleTopGroupsQuery = { queue: { topGroups: Array<{ id: string, pending: number, active: number, state: GroupState, oldestPendingAt: string | null }> } };
 
 export type HistoryItemFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
@@ -1188,6 +1206,19 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const ConsoleTopGroupsDocument = new TypedDocumentString(`
+    query ConsoleTopGroups($queue: String!, $by: GroupRanking!, $first: Int) {
+  queue(name: $queue) {
+    topGroups(by: $by, first: $first) {
+      id
+      pending
+      active
+      state
+      oldestPendingAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTopGroupsQuery, ConsoleTopGroupsQueryVariables>;
 export const HistoryDocument = new TypedDocumentString(`
     query History($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

@@ -33,6 +33,7 @@ import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobActionResult,
   JobLog,
@@ -51,6 +52,7 @@ import type {
   RotaEntry,
   SteeringOptions,
   ThroughputPoint,
+  TopGroup,
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
@@ -871,6 +873,20 @@ export class Queue<Payload = unknown, Result = unknown> {
   /** Groups with active > 0, sorted by id. O(groups with active work). */
   activeGroups(): Promise<GroupInfo[]> {
     return this.call(() => this.reads.activeGroups());
+  }
+
+  /**
+   * The first `first` groups (1..100, default `Defaults.topGroups`, 10) ranked `by` (DESIGN.md
+   * §3, "Group rankings"): PENDING (most pending jobs first), OLDEST_PENDING (the group whose
+   * oldest pending job has the lowest id first) or ACTIVE (most active jobs first); equal counts
+   * in group order (bytes). Only groups with pending (active) jobs rank. Each with its oldest
+   * pending job. O(log groups + first) in one script (`readTopGroups-3.lua`); for OLDEST_PENDING it
+   * mends at most {@link METRICS_HEAD_STEPS} stale entries of `P:{Q}:heads` and answers the groups
+   * settled when more are left. Registers nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`by`, `first`)
+   */
+  topGroups(by: GroupRanking, first?: number): Promise<TopGroup[]> {
+    return this.call(() => this.reads.topGroups(by, first));
   }
 
   /**

@@ -10,6 +10,7 @@ import type { SnapshotReply } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobError,
   JobLogPage,
@@ -23,6 +24,7 @@ import type {
   QueueStats,
   RotaEntry,
   ThroughputPoint,
+  TopGroup,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
@@ -337,6 +339,30 @@ export class Reads {
       });
     }
     return points;
+  }
+
+  async topGroups(by: GroupRanking, first: number = Defaults.topGroups): Promise<TopGroup[]> {
+    const ranking = validate.groupRanking(by);
+    const n = validate.topGroupsFirst(first);
+    const [at, , ids, fields, oldest] = await this.core.commands.readTopGroups({
+      by: ranking,
+      first: n,
+      maxSteps: METRICS_HEAD_STEPS,
+    });
+    return this.groupsFrom(ids, fields).map((info, i) => {
+      const id = oldest[2 * i] ?? null;
+      const enqueuedText = oldest[2 * i + 1];
+      const enqueuedAt =
+        typeof enqueuedText === 'string' && /^\d+$/.test(enqueuedText)
+          ? Number(enqueuedText)
+          : null;
+      return {
+        ...info,
+        oldestPendingId: id,
+        oldestPendingAt: enqueuedAt,
+        oldestPendingAgeMs: enqueuedAt === null ? null : Math.max(0, Number(at) - enqueuedAt),
+      };
+    });
   }
 
   async job(id: string): Promise<Job | null> {

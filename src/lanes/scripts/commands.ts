@@ -235,6 +235,15 @@ export type MetricsReply = [
   cap: [limit: string | null, reserved: string | null],
 ];
 
+/** `readTopGroups-3.lua`'s reply (see its header). */
+export type TopGroupsReply = [
+  at: number,
+  settled: 0 | 1,
+  ids: string[],
+  fields: (string | number | null)[],
+  oldest: (string | null)[],
+];
+
 /**
  * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
  * queue that never minted an id, which is left unmarked), 1 (marked `found`, another layout), 2
@@ -796,6 +805,19 @@ export class Commands {
       [k.glimit, k.gactive, k.paused],
       [k.base, ...p.groups],
     ) as Promise<(string | number | null)[]>;
+  }
+
+  /**
+   * `readTopGroups-3.lua`: the first `first` groups of ranking `by` — `[at, settled, ids,
+   * fields (GROUP_FIELD_COUNT per id, flat), oldest ([id, enqueuedAt] per id, flat)]`.
+   */
+  readTopGroups(p: { by: string; first: number; maxSteps: number }): Promise<TopGroupsReply> {
+    const k = this.k;
+    return this.run(
+      'readTopGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, p.by, p.first, p.maxSteps],
+    ) as Promise<TopGroupsReply>;
   }
 
   /**

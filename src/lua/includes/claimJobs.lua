@@ -67,6 +67,7 @@
 --- @include "quietQueue"
 --- @include "levels"
 --- @include "throughput"
+--- @include "groupRanks"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -83,7 +84,7 @@ end
 local function newClaimBatch(leaseMs)
   return {
     leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
-    groups = {}, served = {}, active = {}, leases = {},
+    groups = {}, served = {}, active = {}, leases = {}, emptied = {},
   }
 end
 
@@ -374,7 +375,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   flushTurns(base, batch)
   if #emptied > 0 then
     redis.call('ZREM', headsKeyOf(base), unpack(emptied))
+    -- The rankings' pending counts are written once for the batch (flushClaims).
+    for e = 1, #emptied do
+      batch.emptied[emptied[e]] = true
+    end
   end
+  batch.base = base
   fillPayloads(base, claimed, 6)
   return claimed
 end
@@ -406,7 +412,16 @@ local function flushClaims(k, base, batch)
   end
   redis.call('HSET', k.gactive, unpack(counts))
   -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served)
+  keepIndexed(k, batch.count, #batch.served, batch.base)
+  -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
+  -- them, and their lanes' sizes, each in one write for the batch.
+  setActiveRanks(batch.base, counts)
+  local taken = {}
+  for s = 1, #batch.served do
+    local group = batch.served[s]
+    taken[group] = batch.groups[group].claimed
+  end
+  takeServed(batch.base, batch.served, taken, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then

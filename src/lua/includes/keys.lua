@@ -43,7 +43,8 @@
   Cluster"). A script that is passed no base finds it from a key it is passed: baseOf(key, name).
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
-    weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
+    weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, pendingRankKeyOf
+    `pendingRank`, activeRankKeyOf `activeRank`, ringWatchedKeyOf
     `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
     `levels`, prioritizedKeyOf `prioritized` (each of base alone)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
@@ -154,6 +155,14 @@ end
 
 local function headsKeyOf(base)
   return base .. 'heads'
+end
+
+local function pendingRankKeyOf(base)
+  return base .. 'gpending'
+end
+
+local function activeRankKeyOf(base)
+  return base .. 'gactiverank'
 end
 
 local function ringWatchedKeyOf(base)
