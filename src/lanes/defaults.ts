@@ -31,6 +31,13 @@ export const Defaults = {
   groupGraceMs: 3_600_000,
   /** Groups one `forgetGroups-5.lua` call looks at, at most (count). */
   forgetBatch: 500,
+  /** Due schedules one tick reads and fires per call (DESIGN.md §3, "Schedules"). */
+  scheduleTickBatch: 100,
+  /**
+   * How often a Worker without a reaper of its own ticks its queue's schedules (ms; DESIGN.md §3,
+   * "Schedules").
+   */
+  scheduleTickMs: 1_000,
   /**
    * Retention of completed jobs when a queue has none set (`P:{Q}:settings`): the newest 1,000
    * for at most 1 h. `src/lua/includes/retention.lua` holds the same numbers.

@@ -16,6 +16,8 @@ export {
   Queue,
   type QueueOptions,
   type RetryOptions,
+  type ScheduleInput,
+  type SchedulesOptions,
 } from './queue/queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
@@ -37,6 +39,8 @@ export type {
   QueueState,
   QueueStats,
   RotaEntry,
+  Schedule,
+  SchedulePage,
   SteeringOptions,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -9,6 +9,7 @@ export type { QueueMetrics } from './queue/metrics.js';
 export { type OverrideKind, remainingMs, TIMER_ACTOR } from './queue/overrides.js';
 export { type PromotedJob, REGISTRATION_REFRESH_MS } from './queue/queue.js';
 export type { Finding, ReconcileReport } from './queue/reconcile.js';
+export { ticksOf } from './queue/scheduling.js';
 export {
   isCluster,
   keySlot,

@@ -118,6 +118,18 @@ export interface QueueKeys {
    * once per call; the reaper trims members past their time.
    */
   readonly watched: string;
+  /**
+   * `P:{Q}:schedules` — zset: schedule id → when its next tick is due (ms, Redis clock;
+   * DESIGN.md §3, "Schedules").
+   */
+  readonly schedules: string;
+  /** `P:{Q}:schedule` — hash: schedule id → its definition, JSON (DESIGN.md §3, "Schedules"). */
+  readonly scheduleDefs: string;
+  /**
+   * `P:{Q}:schedruns` — hash: schedule id → its last tick fired, `<lastRunAt>:<lastJobId>`
+   * (DESIGN.md §3, "Schedules").
+   */
+  readonly scheduleRuns: string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -199,6 +211,9 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
+    schedules: `${base}schedules`,
+    scheduleDefs: `${base}schedule`,
+    scheduleRuns: `${base}schedruns`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

@@ -64,6 +64,17 @@ export const Limits = {
   maxWeight: 1_000,
   /** The most claims a rate limit's window may allow (DESIGN.md §3, "Rate limits"). */
   maxRateClaims: 1_000_000,
+  /**
+   * A schedule's interval (`everyMs`, ms): from 1 s, so a queue's ticks stay far apart from
+   * the reaper's passes that fire them, to 365 days (DESIGN.md §3, "Schedules").
+   */
+  minEveryMs: 1_000,
+  maxEveryMs: 31_536_000_000,
+  /** The most schedules one queue holds (DESIGN.md §3, "Schedules"). */
+  maxSchedules: 1_000,
+  /** A schedule's cron expression (characters) and time zone name (characters). */
+  cronLength: 256,
+  timezoneLength: 64,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
 } as const;

@@ -356,3 +356,44 @@ export interface RotaEntry {
   readonly group: string;
   readonly level: number;
 }
+
+/**
+ * A schedule (DESIGN.md §3, "Schedules"): a job enqueued into `group` on every tick, one of
+ * `everyMs` (an interval) and `cron` (a cron expression in `timezone`, UTC when null).
+ */
+export interface Schedule<Payload = unknown> {
+  readonly queue: string;
+  readonly id: string;
+  readonly group: string;
+  /** The interval between ticks (ms), or null for a cron schedule. */
+  readonly everyMs: number | null;
+  /** The cron expression (5 fields, or 6 with seconds first), or null for an interval. */
+  readonly cron: string | null;
+  /** The IANA time zone the cron expression is read in; null for UTC (or an interval). */
+  readonly timezone: string | null;
+  /** Each job's payload (null for none). */
+  readonly payload: Payload | null;
+  /** Each job's maxAttempts. */
+  readonly maxAttempts: number;
+  /** Each job's retry policy, or null. */
+  readonly backoff: BackoffPolicy | null;
+  /** Each job's priority (1..9). */
+  readonly priority: number;
+  /** When the next tick is due (ms since the epoch, Redis clock). */
+  readonly nextRunAt: number;
+  /** The last tick fired (ms, the tick's own time), or null before the first. */
+  readonly lastRunAt: number | null;
+  /** The job the last tick enqueued, or null before the first. */
+  readonly lastJobId: string | null;
+}
+
+/** A page of schedules ordered by id (DESIGN.md §4.2 `ScheduleConnection`). */
+export interface SchedulePage {
+  readonly schedules: Schedule[];
+  /** Opaque cursor per schedule, same order as `schedules`. */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /** Schedules of the queue (count). */
+  readonly totalCount: number;
+}

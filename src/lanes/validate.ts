@@ -621,7 +621,8 @@ export type Listing =
   | readonly ['groups', string, string | null]
   | readonly ['jobs', string, JobState, string | null]
   | readonly ['history', string, string | null]
-  | readonly ['logs', string, string];
+  | readonly ['logs', string, string]
+  | readonly ['schedules', string];
 
 /**
  * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
@@ -775,6 +776,28 @@ export const cursor = pageCursor<string>({
   parse: (rest) => groupId(rest, 'after'),
   other: 'another queue, or another prefix',
 });
+
+/**
+ * Opaque cursors of schedule pages (`Queue.schedules`): base64url of `S:<tag>:<schedule id>`
+ * ({@link pageCursor}; no form before it, so `s:` is never issued).
+ */
+export const scheduleCursor = pageCursor<string>({
+  name: 'schedules',
+  letter: 'S',
+  legacy: 's',
+  maxChars: 400,
+  parse: (rest) => groupId(rest, 'after'),
+  other: 'another queue, or another prefix',
+});
+
+/**
+ * A schedule's interval (DESIGN.md §3, "Schedules"): an integer of ms from
+ * `Limits.minEveryMs` (1 s) to `Limits.maxEveryMs` (365 days).
+ * @throws RingmasterError BAD_USER_INPUT (`everyMs`)
+ */
+export function everyMs(value: unknown): number {
+  return integerIn('everyMs', value, Limits.minEveryMs, Limits.maxEveryMs);
+}
 
 /** The job states, as the API names them (DESIGN.md §4). */
 export const JOB_STATES: readonly JobState[] = [

@@ -304,8 +304,20 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
       const tick = Math.max(1, Math.floor(this.extendEveryMs / 2));
       this.extender = setInterval(() => this.extendLeases(tick), tick);
       this.extender.unref();
+      // Without a reaper of its own the worker ticks its queue's schedules itself (DESIGN.md §3,
+      // "Schedules"): one read a second, not one per job.
+      const ticker =
+        this.reaper === null
+          ? setInterval(() => {
+              this.queue.tickSchedules().catch((error: unknown) => {
+                if (!this.closed.signal.aborted) this.emit('error', mapError(error));
+              });
+            }, Defaults.scheduleTickMs)
+          : null;
+      ticker?.unref();
       this.loop = this.drained.promise.finally(() => {
         if (this.extender) clearInterval(this.extender);
+        if (ticker) clearInterval(ticker);
       });
       this.reaper?.start();
       this.pump();

@@ -38,11 +38,14 @@ const EXPECTED = [
   'complete',
   // a worker's completions + claims in one round trip
   'completeAndClaim',
+  // the schedules due by the Redis clock, and their ticks fired by compare-and-set
+  'dueSchedules',
   'enqueue',
   // many jobs in one atomic call, each as enqueue (the producer's side)
   'enqueueMany',
   'extendLease',
   // idle, unset groups forgotten after their grace, by the reaper
+  'fireSchedules',
   'forgetGroups',
   'pause',
   // the queue's own pause: claims stop for every group, the rota untouched
@@ -62,6 +65,8 @@ const EXPECTED = [
   // one queue's numbers for GET /metrics, with the oldest pending job
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
+  // a page of a queue's schedules (Queue.schedules)
+  'readSchedules',
   'readSnapshot',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
@@ -79,6 +84,8 @@ const EXPECTED = [
   'register',
   // operator actions
   'removeJobs',
+  // a schedule removed (Queue.removeSchedule)
+  'removeSchedule',
   'requeueDead',
   'resume',
   'resumeQueue',
@@ -94,6 +101,8 @@ const EXPECTED = [
   'setWeight',
   // a running job's progress, under its lease
   'updateJobProgress',
+  // a schedule created or replaced (Queue.upsertSchedule)
+  'upsertSchedule',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
 ];

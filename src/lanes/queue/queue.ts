@@ -49,6 +49,8 @@ import type {
   RateLimit,
   RetentionChange,
   RotaEntry,
+  Schedule,
+  SchedulePage,
   SteeringOptions,
 } from '../types.js';
 import { QueueCore } from './core.js';
@@ -60,6 +62,7 @@ import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
 import { type ReconcileReport, UNSETTLED } from './reconcile.js';
+import { type ScheduleInput, type SchedulesOptions, Scheduling } from './scheduling.js';
 import { Steering } from './steering.js';
 import { Upkeep } from './upkeep.js';
 import {
@@ -76,6 +79,7 @@ export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 export type { PromotedJob } from './operatorActions.js';
 export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
+export type { ScheduleInput, SchedulesOptions } from './scheduling.js';
 export type {
   CompleteAndClaimResult,
   CompleteOptions,
@@ -114,6 +118,7 @@ export class Queue<Payload = unknown, Result = unknown> {
   private readonly actions: OperatorActions;
   private readonly reads: Reads;
   private readonly upkeep: Upkeep;
+  private readonly scheduling: Scheduling;
 
   /**
    * Two shapes (DESIGN.md §4.1, "Connections"):
@@ -167,6 +172,7 @@ export class Queue<Payload = unknown, Result = unknown> {
     this.actions = new OperatorActions(core);
     this.reads = new Reads(core);
     this.upkeep = new Upkeep(core);
+    this.scheduling = new Scheduling(core);
   }
 
   /**
@@ -285,6 +291,63 @@ export class Queue<Payload = unknown, Result = unknown> {
     options: SteeringOptions = {},
   ): Promise<GroupInfo> {
     return this.call(() => this.steering.cancelOverride(group, kind, options));
+  }
+
+  // ── schedules (DESIGN.md §3, "Schedules") ──────────────────────────────────────────────
+
+  /**
+   * Create a schedule, or replace the one of this id: on every tick a job with the schedule's
+   * payload and options is enqueued into `group` (exactly one job per tick, however many
+   * reapers and workers tick). Exactly one of `everyMs` (every everyMs ms from now, phase kept)
+   * and `cron` (5 fields, or 6 with seconds first, read in `timezone`, UTC by default; DESIGN.md
+   * §3 gives the rule for the hour a DST change skips or repeats). A replaced schedule whose
+   * everyMs, cron and timezone are unchanged keeps its next tick. Script: `upsertSchedule-3.lua`
+   * after one read of the Redis clock; recorded in the history as `upsertSchedule` when it
+   * changed the definition.
+   * @param input `{ id, group, everyMs? | cron?, timezone?, payload?, maxAttempts?, backoff?,
+   *   priority? }`, the job's options as {@link enqueue}'s
+   * @param options.actor who asks (history); default this handle's `actor`
+   * @returns the schedule as it stands, `nextRunAt` its next tick (ms, Redis clock)
+   * @throws RingmasterError BAD_USER_INPUT (`id`, `group`, `everyMs`, `cron`, `timezone`,
+   *   `payload`, `maxAttempts`, `backoff`, `priority`; `id` when the queue holds
+   *   Limits.maxSchedules schedules already), nothing written
+   */
+  upsertSchedule(input: ScheduleInput, options?: SteeringOptions): Promise<Schedule> {
+    return this.call(() => this.scheduling.upsert(input, options));
+  }
+
+  /**
+   * Remove a schedule: no tick of it fires after this call; jobs it enqueued stay. Script:
+   * `removeSchedule-3.lua`, recorded in the history as `removeSchedule`.
+   * @param options.actor who asks (history); default this handle's `actor`
+   * @returns whether a schedule was removed (false: there was none of this id)
+   * @throws RingmasterError BAD_USER_INPUT (`id`)
+   */
+  removeSchedule(id: string, options?: SteeringOptions): Promise<boolean> {
+    return this.call(() => this.scheduling.remove(id, options));
+  }
+
+  /**
+   * A page of the queue's schedules by id (Redis byte order). O(n log n) in the queue's
+   * schedules (at most Limits.maxSchedules), one script.
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page (`endCursor`)
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first` or cursor
+   */
+  schedules(options: SchedulesOptions = {}): Promise<SchedulePage> {
+    return this.call(() => this.scheduling.page(options));
+  }
+
+  /**
+   * Fire the schedules due by the Redis clock, up to 100 per call: one job each, for the latest
+   * tick due (ticks missed while nothing ticked fire once), each schedule moved on to its next
+   * tick after now. A compare-and-set (`dueSchedules-2.lua`, then `fireSchedules-11.lua`): any
+   * number of callers at once fire each tick once. The {@link Reaper} runs it every pass, and a
+   * Worker without a reaper every second; an application need not call it.
+   * @returns the jobs enqueued (count)
+   */
+  tickSchedules(): Promise<number> {
+    return this.call(() => this.scheduling.tick());
   }
 
   /**

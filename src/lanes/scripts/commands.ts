@@ -549,6 +549,116 @@ export class Commands {
   }
 
   /**
+   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules, flat
+   * `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
+   */
+  dueSchedules(p: { limit: number }): Promise<(string | number | null)[]> {
+    const k = this.k;
+    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit]) as Promise<
+      (string | number | null)[]
+    >;
+  }
+
+  /**
+   * `fireSchedules-11.lua`: fire each schedule whose score is still `expected` and whose
+   * definition still hashes to `sha`; answers flat `[id, jobId | null]` in input order.
+   */
+  fireSchedules(
+    fires: readonly {
+      id: string;
+      expected: string;
+      next: number;
+      sha: string;
+      firedAt: number;
+      job: EnqueueArgs;
+    }[],
+    idFloor: number | null,
+  ): Promise<(string | null)[]> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.groups,
+      k.stats,
+      k.seq,
+      k.schedules,
+      k.scheduleDefs,
+      k.scheduleRuns,
+    ];
+    const args: Arg[] = [k.base, idFloor ?? '', fires.length];
+    for (const f of fires) {
+      const b = f.job.backoff;
+      args.push(
+        f.id,
+        f.expected,
+        // A cron with no match left is never due again.
+        Number.isFinite(f.next) ? f.next : '+inf',
+        f.sha,
+        f.firedAt,
+        f.job.group,
+        f.job.payload,
+        f.job.maxAttempts,
+        b?.type ?? '',
+        b?.delayMs ?? '',
+        b?.maxDelayMs ?? '',
+        b ? String(b.jitter) : '',
+        f.job.priority ?? '',
+      );
+    }
+    return this.run('fireSchedules', keys, args) as Promise<(string | null)[]>;
+  }
+
+  /**
+   * `upsertSchedule-3.lua`: `[status (1 created, 0 replaced, −1 refused: the queue is full),
+   * nextRunAt, runs | null]`.
+   */
+  upsertSchedule(p: {
+    id: string;
+    definition: string;
+    nextRunAt: number;
+    max: number;
+    history: HistoryArgs;
+  }): Promise<[status: number, nextRunAt: string | null, runs: string | null]> {
+    const k = this.k;
+    return this.run(
+      'upsertSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, p.definition, p.nextRunAt, p.max, ...p.history],
+    ) as Promise<[number, string | null, string | null]>;
+  }
+
+  /** `removeSchedule-3.lua`: 1 when a schedule was removed, 0 when there was none. */
+  removeSchedule(p: { id: string; history: HistoryArgs }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'removeSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, ...p.history],
+    ) as Promise<0 | 1>;
+  }
+
+  /**
+   * `readSchedules-3.lua`: `[total, more, entries]`, each entry `[id, definition, nextRunAt |
+   * null, runs | null]`.
+   */
+  readSchedules(p: {
+    after: string | null;
+    first: number;
+  }): Promise<
+    [total: number, more: 0 | 1, entries: [string, string, string | null, string | null][]]
+  > {
+    const k = this.k;
+    return this.run(
+      'readSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.after ?? '', p.first],
+    ) as Promise<[number, 0 | 1, [string, string, string | null, string | null][]]>;
+  }
+
+  /**
    * `claim-10.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
    * queue is paused; the reply's claimed list is empty when nothing was claimed.
    */
