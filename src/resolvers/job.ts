@@ -32,7 +32,7 @@ export interface BackoffArg {
 }
 
 /** A GraphQL backoff input as the engine takes it (null fields: the defaults). */
-function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
+export function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
   if (b == null) return undefined;
   return {
     type: b.type,

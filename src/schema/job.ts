@@ -101,7 +101,7 @@ const JobLogConnectionRef = builder
     }),
   });
 
-const BackoffInputRef = builder.inputType('BackoffInput', {
+export const BackoffInputRef = builder.inputType('BackoffInput', {
   description:
     'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
   fields: (t) => ({

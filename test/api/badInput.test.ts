@@ -16,9 +16,11 @@ import {
   ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
+  CRONS,
   CURSORS,
   DECIMAL_NOT_FOUND,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
@@ -46,6 +48,7 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
+  TIMEZONES,
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
@@ -182,6 +185,45 @@ const FIELDS: Field[] = [
       'mutation($queue: String!, $group: String!, $reserve: Int!) { setReserve(queue: $queue, group: $group, reserve: $reserve) { id reserve } }',
     valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
+  },
+  {
+    name: 'Mutation.upsertSchedule every',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $everyMs: SafeInt, $payload: JSON, $maxAttempts: Int, $backoff: BackoffInput, $priority: Int) { upsertSchedule(queue: $queue, id: $id, group: $group, everyMs: $everyMs, payload: $payload, maxAttempts: $maxAttempts, backoff: $backoff, priority: $priority) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', everyMs: 60_000, payload: { n: 1 } }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      everyMs: EVERY_MS,
+      payload: PAYLOADS,
+      maxAttempts: MAX_ATTEMPTS,
+      backoff: BACKOFFS,
+      priority: PRIORITIES,
+    },
+  },
+  {
+    name: 'Mutation.upsertSchedule cron',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $cron: String, $timezone: String) { upsertSchedule(queue: $queue, id: $id, group: $group, cron: $cron, timezone: $timezone) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', cron: '0 30 2 * * *', timezone: 'UTC' }),
+    bad: { cron: CRONS, timezone: TIMEZONES },
+  },
+  {
+    name: 'Mutation.removeSchedule',
+    kind: 'mutation',
+    document: 'mutation($queue: String!, $id: ID!) { removeSchedule(queue: $queue, id: $id) }',
+    valid: () => ({ queue: QUEUE, id: 's' }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Queue.schedules',
+    kind: 'query',
+    document:
+      'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { schedules(first: $first, after: $after) { totalCount } } }',
+    valid: () => ({ queue: QUEUE, first: 10 }),
+    bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({

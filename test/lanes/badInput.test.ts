@@ -23,8 +23,10 @@ import {
   ACTORS,
   BACKOFFS,
   type BadValue,
+  CRONS,
   CURSORS,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
@@ -48,6 +50,7 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_ATS,
+  TIMEZONES,
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
@@ -139,6 +142,30 @@ const cases: Case[] = [
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
   ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
   ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
+  ...each(GROUP_IDS, 'upsertSchedule id', (v) =>
+    ctx.q.upsertSchedule({ id: any(v), group: 'a', everyMs: 5_000 }),
+  ),
+  ...each(GROUP_IDS, 'upsertSchedule group', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: any(v), everyMs: 5_000 }),
+  ),
+  ...each(EVERY_MS, 'upsertSchedule everyMs', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: any(v) }),
+  ),
+  ...each(CRONS, 'upsertSchedule cron', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: any(v) }),
+  ),
+  ...each(TIMEZONES, 'upsertSchedule timezone', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: '* * * * *', timezone: any(v) }),
+  ),
+  ...each(PAYLOADS, 'upsertSchedule payload', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000, payload: v }),
+  ),
+  ...each(ACTORS, 'upsertSchedule actor', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000 }, { actor: any(v) }),
+  ),
+  ...each(GROUP_IDS, 'removeSchedule id', (v) => ctx.q.removeSchedule(any(v))),
+  ...each(FIRSTS, 'schedules first', (v) => ctx.q.schedules({ first: any(v) })),
+  ...each(CURSORS, 'schedules after', (v) => ctx.q.schedules({ after: any(v) })),
   ...each([...LIMITS, NULL], 'setQueueLimit limit', (v) => ctx.q.setQueueLimit(any(v))),
   ...each(FOR_MS, 'setQueueLimit forMs', (v) => ctx.q.setQueueLimit(5, { forMs: any(v) })),
   ...each(ACTORS, 'clearQueueLimit actor', (v) => ctx.q.clearQueueLimit({ actor: any(v) })),
