@@ -244,6 +244,20 @@ describe('the engine on a Redis Cluster', () => {
       );
       expect(await master.exists(q.keys.prioritized)).toBe(1);
       ran.add('changeJobPriority');
+      // Schedules: their three keys and the tick's job on the queue's master.
+      await q.upsertSchedule({ id: 's', group: 'sch', everyMs: 60_000 });
+      expect(await master.hexists(q.keys.scheduleDefs, 's')).toBe(1);
+      ran.add('upsertSchedule');
+      await master.zadd(q.keys.schedules, (await q.clock()) - 1, 's');
+      expect(await q.tickSchedules()).toBe(1);
+      ran.add('dueSchedules').add('fireSchedules');
+      const [tick] = (await q.schedules()).schedules;
+      ran.add('readSchedules');
+      expect(await master.zrange(q.keys.lane('sch'), 0, -1)).toEqual([tick?.lastJobId]);
+      expect(await master.hget(q.keys.scheduleRuns, 's')).toMatch(/:/);
+      expect(await q.removeSchedule('s')).toBe(true);
+      expect(await master.exists(q.keys.schedules, q.keys.scheduleDefs)).toBe(0);
+      ran.add('removeSchedule');
       expect((await q.audit()).findings).toEqual([]);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
