@@ -175,6 +175,18 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     expect(m.get(key('ringmaster_queue_reserved', { queue: name }))).toBe(3);
   });
 
+  it('reports the queue’s schedules', async () => {
+    const name = uniqueQueueName('metrics');
+    const q = api.server.engine.queue(name);
+    await q.enqueue('a', null);
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(0);
+    await q.upsertSchedule({ id: 's1', group: 'a', everyMs: 60_000 });
+    await q.upsertSchedule({ id: 's2', group: 'a', cron: '0 0 * * *' });
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(2);
+    await q.removeSchedule('s1');
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(1);
+  });
+
   it('leaves out a queue it cannot read, counts the failure, and answers the rest', async () => {
     const bad = uniqueQueueName('metrics');
     const good = uniqueQueueName('metrics');

@@ -233,6 +233,7 @@ export type MetricsReply = [
   settled: 0 | 1,
   steps: number,
   cap: [limit: string | null, reserved: string | null],
+  schedules: number,
 ];
 
 /**

@@ -45,7 +45,8 @@
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
     `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
-    `levels`, prioritizedKeyOf `prioritized` (each of base alone)
+    `levels`, prioritizedKeyOf `prioritized`, schedulesKeyOf `schedules` (each of base alone;
+    `schedules` for the metrics' count, readMetrics-7.lua)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -176,4 +177,8 @@ end
 
 local function prioritizedKeyOf(base)
   return base .. 'prioritized'
+end
+
+local function schedulesKeyOf(base)
+  return base .. 'schedules'
 end
