@@ -36,6 +36,7 @@ import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
+import { SchedulesView } from './components/SchedulesView';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
 import { clockMs, visibleId } from './format';
@@ -243,6 +244,17 @@ export function App() {
                   now={now}
                   route={route}
                   onFilter={(g) => navigate({ queue, view: 'dead', group: g })}
+                  refresh={refresh}
+                />
+              ) : route.queue === queue && route.view === 'schedules' ? (
+                <SchedulesView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
                   refresh={refresh}
                 />
               ) : route.queue === queue && route.view === 'delayed' ? (

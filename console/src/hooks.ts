@@ -11,8 +11,8 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** The queue's views besides the ring and groups: its dead and its delayed jobs. */
-export type QueueView = 'dead' | 'delayed';
+/** The queue's views besides the ring and groups: its dead and delayed jobs, its schedules. */
+export type QueueView = 'dead' | 'delayed' | 'schedules';
 
 /**
  * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
@@ -26,7 +26,7 @@ export interface Route {
   job: string | null;
 }
 
-const VIEWS: readonly string[] = ['dead', 'delayed'] satisfies QueueView[];
+const VIEWS: readonly string[] = ['dead', 'delayed', 'schedules'] satisfies QueueView[];
 
 function readRoute(): Route {
   const params = new URLSearchParams(location.hash.slice(1));

@@ -1,5 +1,5 @@
 /**
- * The chosen queue's views: its ring and groups, its Dead jobs and its Delayed jobs,
+ * The chosen queue's views: its ring and groups, its Dead jobs, its Delayed jobs and its Schedules,
  * each a link (`#queue=…&view=…`), with their counts from the snapshot shown; and a box to open
  * any job by its id.
  */
@@ -44,6 +44,7 @@ export function QueueNav(props: {
       {tab(null, 'Groups', null, 'tab-groups')}
       {tab('dead', 'Dead', dead, 'tab-dead')}
       {tab('delayed', 'Delayed', delayed, 'tab-delayed')}
+      {tab('schedules', 'Schedules', null, 'tab-schedules')}
       <span class="grow" />
       <form class="job-open" onSubmit={open}>
         <input

@@ -359,6 +359,13 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 
 export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
+export type QueueSchedulesQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+
 export type SetWeightMutationVariables = Exact<{
   queue: string;
   group: string;
@@ -1360,6 +1367,30 @@ fragment GroupRate on Group {
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
+export const QueueSchedulesDocument = new TypedDocumentString(`
+    query QueueSchedules($queue: String!) {
+  queue(name: $queue) {
+    name
+    paused
+    schedules(first: 500) {
+      totalCount
+      edges {
+        node {
+          id
+          group
+          everyMs
+          cron
+          timezone
+          payload
+          nextRunAt
+          lastRunAt
+          lastJobId
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueSchedulesQuery, QueueSchedulesQueryVariables>;
 export const SetWeightDocument = new TypedDocumentString(`
     mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
   setWeight(queue: $queue, group: $group, weight: $weight) {
