@@ -8,9 +8,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, Queue, Reaper } from '../../src/lanes/index.js';
+import { ErrorCode, Queue, Reaper, Worker } from '../../src/lanes/index.js';
 import { ticksOf } from '../../src/lanes/internal.js';
-import { queueSnapshot, redisNow, refusal, uniqueQueueName, useEngine } from '../support/lanes.js';
+import {
+  pollUntil,
+  queueSnapshot,
+  redisNow,
+  refusal,
+  uniqueQueueName,
+  useEngine,
+} from '../support/lanes.js';
 
 const engine = useEngine();
 
@@ -233,6 +240,21 @@ describe('ticks', () => {
     await dueAt(q, 's', (await redisNow(q.redis)) - 1);
     await new Reaper(q).reapOnce();
     expect(await pendingOf(q, 'g')).toHaveLength(1);
+  });
+
+  it('a Worker without a reaper ticks its queue itself, and runs the job', async () => {
+    const q = engine.queue();
+    await q.upsertSchedule({ id: 's', group: 'g', everyMs: 60_000, payload: 'hi' });
+    await dueAt(q, 's', (await redisNow(q.redis)) - 1);
+    const ran: unknown[] = [];
+    const w = new Worker(q, async (job) => void ran.push(job.payload), { reaper: false });
+    try {
+      await pollUntil('the tick’s job ran', async () => ran.length === 1, 5_000);
+    } finally {
+      await w.close();
+    }
+    expect(ran).toEqual(['hi']);
+    expect((await q.schedules()).schedules[0]?.lastJobId).not.toBeNull();
   });
 
   it('many tickers on their own connections at once: one job per tick (property)', async () => {
