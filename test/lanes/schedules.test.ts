@@ -225,6 +225,19 @@ describe('ticks', () => {
     expect(await q.claim()).toBeNull();
   });
 
+  it('a definition another writer broke is skipped; the others fire', async () => {
+    const q = engine.queue();
+    await q.upsertSchedule({ id: 'bad', group: 'g', cron: '* * * * *' });
+    await q.upsertSchedule({ id: 'good', group: 'h', everyMs: 1_000 });
+    await q.redis.hset(q.keys.scheduleDefs, 'bad', '{"group":"g","everyMs":null,"cron":"nope"}');
+    const now = await redisNow(q.redis);
+    await dueAt(q, 'bad', now - 1);
+    await dueAt(q, 'good', now - 1);
+    expect(await q.tickSchedules()).toBe(1);
+    expect(await pendingOf(q, 'h')).toHaveLength(1);
+    expect(await pendingOf(q, 'g')).toEqual([]);
+  });
+
   it('a removed schedule fires no more', async () => {
     const q = engine.queue();
     await q.upsertSchedule({ id: 's', group: 'g', everyMs: 1_000 });

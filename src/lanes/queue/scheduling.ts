@@ -305,12 +305,16 @@ export class Scheduling {
       const textOf = reply[i + 2];
       if (typeof textOf !== 'string') continue;
       let definition: Definition;
+      let ticks: { fired: number; next: number };
       try {
         definition = JSON.parse(textOf) as Definition;
+        ticks = ticksOf(definition, Number(expected), now);
       } catch {
-        continue; // another writer's field: never fired, never moved
+        // Another writer's field (not JSON, a cron croner no longer reads): never fired, never
+        // moved, and the queue's other schedules and its reap go on.
+        continue;
       }
-      const { fired, next } = ticksOf(definition, Number(expected), now);
+      const { fired, next } = ticks;
       fires.push({
         id,
         expected,
