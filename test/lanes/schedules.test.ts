@@ -270,6 +270,32 @@ describe('ticks', () => {
     expect((await q.schedules()).schedules[0]?.lastJobId).not.toBeNull();
   });
 
+  it('reapers and workers ticking together on their own connections, in real time: one job per tick', async () => {
+    const name = uniqueQueueName();
+    const q = new Queue(engine.client(), name);
+    const first = (await q.upsertSchedule({ id: 's', group: 'g', everyMs: 1_000 })).nextRunAt;
+    const reapers = Array.from(
+      { length: 3 },
+      () => new Reaper(new Queue(engine.client(), name), { intervalMs: 50 }),
+    );
+    // The reapers' lock lets one pass a queue per interval: tickers without it race them too.
+    const tickers = Array.from({ length: 3 }, () => new Queue(engine.client(), name));
+    const timer = setInterval(() => {
+      for (const t of tickers) void t.tickSchedules();
+    }, 20);
+    for (const r of reapers) r.start();
+    try {
+      await pollUntil('three ticks', async () => (await redisNow(q.redis)) > first + 2_100, 6_000);
+    } finally {
+      clearInterval(timer);
+      await Promise.all(reapers.map((r) => r.close()));
+    }
+    const [s] = (await q.schedules()).schedules;
+    const ticks = ((s?.lastRunAt ?? 0) - first) / 1_000 + 1;
+    expect(ticks).toBeGreaterThanOrEqual(3);
+    expect((await q.counts()).pending).toBe(ticks);
+  });
+
   it('many tickers on their own connections at once: one job per tick (property)', async () => {
     const name = uniqueQueueName();
     const tickers = Array.from({ length: 6 }, () => new Queue(engine.client(), name));
