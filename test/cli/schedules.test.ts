@@ -39,7 +39,17 @@ describe('schedules', () => {
     expect(set).toMatch(
       /^schedule nightly of \S+ set: cron 0 30 2 \* \* \* \(Europe\/Berlin\) into tenant-1, next run \d{4}-/,
     );
-    await cli(['schedule', 'set', 'often', 'tenant-2', '-q', queue, '--every', '10m']);
+    await cli([
+      'schedule',
+      'set',
+      'often',
+      '--group',
+      'tenant-2',
+      '-q',
+      queue,
+      '--every-ms',
+      '600000',
+    ]);
     const e = api.server.engine.queue(queue);
     await api.redis.client().zadd(e.keys.schedules, (await redisNow(e.redis)) - 1_000, 'often');
     await pollUntil('the tick fired', async () => (await e.counts()).pending === 1);
@@ -79,6 +89,9 @@ describe('schedules', () => {
     [['--every', '500ms'], /--every/],
     [['--every', '1m', '--timezone', 'UTC'], /--timezone applies only to --cron/],
     [['--every', '1m', '--payload', '{nope'], /expected JSON/],
+    [['--every', '1m', '--every-ms', '60000'], /--every and --every-ms together/],
+    [['--every-ms', '999'], /--every-ms/],
+    [['--every', '1m', '--group', 'h'], /two groups/],
   ])('usage error for %j before anything is sent', async (args, message) => {
     const run = await runCli(['schedule', 'set', 's', 'g', '-q', 'q', ...args], env());
     expect(run.code).toBe(1);

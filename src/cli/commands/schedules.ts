@@ -1,6 +1,6 @@
 /**
  * Schedules (DESIGN.md §3, "Schedules"): `schedules` lists a queue's schedules (next run, last
- * run and job); `schedule set <id> <group> --every <duration> | --cron <expr> [--timezone]
+ * run and job); `schedule set <id> <group> --every <duration> | --every-ms <ms> | --cron <expr> [--timezone]
  * [--payload <json>] [--max-attempts] [--priority]` creates or replaces one (admin), and
  * `schedule remove <id>` removes it (admin). A change that got no answer may have been applied:
  * exit UNCONFIRMED, naming `ringmaster schedules` as the check. To pause a schedule, pause its
@@ -105,12 +105,19 @@ export function registerSchedules(program: Command): void {
       'create or replace a schedule: give one of --every and --cron; a replaced schedule whose timing is unchanged keeps its next run',
     )
     .argument('<id>', 'the schedule’s id')
-    .argument('<group>', 'the group each tick’s job goes to')
+    .argument('[group]', 'the group each tick’s job goes to (or --group)')
+    .option('--group <group>', 'the group each tick’s job goes to (as the second argument)')
     .addOption(
       new Option(
         '--every <duration>',
         `tick every duration from now (90s, 10m, 1h, …; ${durationRange(Bounds.every)})`,
       ).argParser(duration('--every', Bounds.every)),
+    )
+    .addOption(
+      new Option(
+        '--every-ms <ms>',
+        `as --every, in whole ms (${integerRange(Bounds.every)})`,
+      ).argParser(integer('--every-ms', Bounds.every)),
     )
     .option(
       '--cron <expression>',
@@ -133,9 +140,11 @@ export function registerSchedules(program: Command): void {
     .action(
       async (
         id: string,
-        group: string,
+        given: string | undefined,
         options: {
+          group?: string;
           every?: number;
+          everyMs?: number;
           cron?: string;
           timezone?: string;
           payload?: unknown;
@@ -144,7 +153,18 @@ export function registerSchedules(program: Command): void {
         },
         command: Command,
       ) => {
-        if ((options.every === undefined) === (options.cron === undefined)) {
+        if (given !== undefined && options.group !== undefined && given !== options.group) {
+          throw new CliError('schedule set: two groups (an argument and --group)', ExitCode.USAGE);
+        }
+        const group = given ?? options.group;
+        if (group === undefined) {
+          throw new CliError('schedule set needs a group (an argument or --group)', ExitCode.USAGE);
+        }
+        if (options.every !== undefined && options.everyMs !== undefined) {
+          throw new CliError('schedule set: --every and --every-ms together', ExitCode.USAGE);
+        }
+        const every = options.every ?? options.everyMs;
+        if ((every === undefined) === (options.cron === undefined)) {
           throw new CliError('schedule set needs one of --every and --cron', ExitCode.USAGE);
         }
         if (options.timezone !== undefined && options.cron === undefined) {
@@ -159,7 +179,7 @@ export function registerSchedules(program: Command): void {
             queue,
             id,
             group,
-            everyMs: options.every ?? null,
+            everyMs: every ?? null,
             cron: options.cron ?? null,
             timezone: options.timezone ?? null,
             payload: options.payload ?? null,
