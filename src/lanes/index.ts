@@ -10,12 +10,14 @@ export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
 export {
   type BackoffPolicyInput,
+  type ClaimOptions,
   type CompleteOptions,
   type Completion,
   type EnqueueOptions,
   Queue,
   type QueueOptions,
   type RetryOptions,
+  type WorkerHeartbeat,
 } from './queue/queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
@@ -38,5 +40,6 @@ export type {
   QueueStats,
   RotaEntry,
   SteeringOptions,
+  WorkerInfo,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

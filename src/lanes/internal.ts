@@ -35,4 +35,4 @@ export type {
   RetentionPolicy,
   TimedOverride,
 } from './types.js';
-export { jobId, logsCursor, logsPage } from './validate.js';
+export { jobId, logsCursor, logsPage, workerId as checkWorkerId } from './validate.js';

@@ -118,6 +118,16 @@ export interface QueueKeys {
    * once per call; the reaper trims members past their time.
    */
   readonly watched: string;
+  /**
+   * `P:{Q}:workers` — zset: live worker id → when it lapses (ms, Redis clock: its last heartbeat
+   * plus its lapse; DESIGN.md §4.9 "Workers"; `workersKeyOf`).
+   */
+  readonly workers: string;
+  /**
+   * `P:{Q}:workerinfo` — hash: worker id → what it said of itself at its last heartbeat, JSON
+   * (DESIGN.md §4.9; `workerInfoKeyOf`).
+   */
+  readonly workerInfo: string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -199,6 +209,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
+    workers: `${base}workers`,
+    workerInfo: `${base}workerinfo`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

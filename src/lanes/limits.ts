@@ -66,6 +66,10 @@ export const Limits = {
   maxRateClaims: 1_000_000,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
+  /** A worker's id (`workerId`, DESIGN.md §4.9 "Workers"): UTF-8 bytes. */
+  workerIdBytes: 200,
+  /** Live workers one `Queue.workers` read answers at most (DESIGN.md §4.9). */
+  maxWorkersListed: 10_000,
 } as const;
 
 /** Whether `value` is an integer from `min` to `max`, both included. */

@@ -117,6 +117,11 @@ export interface Job<Payload = unknown, Result = unknown> {
   /** Why the last attempt failed (the worker's error message, or 'lease expired'). */
   readonly lastError: string | null;
   /**
+   * The id of the worker holding it while ACTIVE (the claim's `workerId`, DESIGN.md §4.9
+   * "Workers"), else null; undefined where it was not read.
+   */
+  readonly workerId?: string | null;
+  /**
    * Its retry policy, or null for none (a failed attempt returns to its lane at once);
    * undefined where it was not read (the claim scripts do not return it).
    */
@@ -355,4 +360,35 @@ export interface SteeringOptions {
 export interface RotaEntry {
   readonly group: string;
   readonly level: number;
+}
+
+/**
+ * A live worker of a queue (DESIGN.md §4.9 "Workers"), as its last heartbeat registered it.
+ * Times are ms since the epoch on the Redis clock.
+ */
+export interface WorkerInfo {
+  readonly id: string;
+  /** Its host's name; null for a GraphQL client, which does not say. */
+  readonly hostname: string | null;
+  /** Its process id; null for a GraphQL client. */
+  readonly pid: number | null;
+  /** Jobs it runs at once (count); null for a GraphQL client. */
+  readonly concurrency: number | null;
+  /**
+   * Jobs it holds now (count): as a `Worker` reported it at its last heartbeat, or, for a
+   * GraphQL client, the active jobs whose lease names it.
+   */
+  readonly active: number;
+  /** When it started (its first heartbeat since it started; a client's first claim). */
+  readonly startedAt: number;
+  /** Its last heartbeat (a client's last claim). */
+  readonly lastSeenAt: number;
+  /** The Ringmaster version it runs; null when unknown. */
+  readonly version: string | null;
+  /** How often it beats (ms); it is gone 3 beats after the last. */
+  readonly heartbeatMs: number;
+  /** When it lapses without another beat (ms). */
+  readonly lapsesAt: number;
+  /** Registered by claims over GraphQL (`claim(workerId:)`), not by a `Worker`. */
+  readonly client: boolean;
 }

@@ -55,6 +55,15 @@ export function groupId(value: unknown, argument = 'group'): string {
 }
 
 /**
+ * A worker's id (DESIGN.md §4.9 "Workers"): non-empty, at most 200 UTF-8 bytes, no control
+ * characters, well-formed Unicode.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function workerId(value: unknown, argument = 'workerId'): string {
+  return name(value, argument, Limits.workerIdBytes);
+}
+
+/**
  * Who a steering call is recorded as in the history (DESIGN.md §4.6, `SteeringOptions.actor`
  * and the handles' `actor` option): a group id's rules within 128 UTF-8 bytes, and not
  * `timer`, which the history keeps for the timed overrides' reverts (§4.8), so no caller can

@@ -13,7 +13,7 @@ import type {
   PromotedJob,
   Queue,
 } from '../lanes/internal.js';
-import { Defaults, withoutToken } from '../lanes/internal.js';
+import { checkWorkerId, Defaults, withoutToken } from '../lanes/internal.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
@@ -93,10 +93,22 @@ export const enqueueJobs = (
       a.jobs.map((j) => ({ group: j.group, payload: j.payload, options: enqueueOptionsOf(j) })),
     );
 
-export const claim = (
+/**
+ * `claim`: with a `workerId`, the job keeps it while ACTIVE and the client is registered (or
+ * refreshed) as a worker of the queue after the claim, whether or not it found a job (DESIGN.md
+ * §4.9 "Workers"); a refused claim registers nothing.
+ */
+export async function claim(
   ctx: Context,
-  a: { queue: string; leaseMs?: number | null | undefined },
-): Promise<Job | null> => ctx.engine.queue(a.queue).claim({ leaseMs: a.leaseMs ?? undefined });
+  a: { queue: string; leaseMs?: number | null | undefined; workerId?: string | null | undefined },
+): Promise<Job | null> {
+  const q = ctx.engine.queue(a.queue);
+  if (a.workerId == null) return q.claim({ leaseMs: a.leaseMs ?? undefined });
+  const workerId = checkWorkerId(a.workerId);
+  const job = await q.claim({ leaseMs: a.leaseMs ?? undefined, workerId });
+  await q.workerHeartbeat({ id: workerId, heartbeatMs: Defaults.heartbeatMs });
+  return job;
+}
 
 /** `complete`: a null or absent result is none. */
 export const complete = (ctx: Context, a: JobArgs & { result?: unknown }): Promise<Job> =>

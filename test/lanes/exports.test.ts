@@ -30,6 +30,7 @@ const VALUES = [
 const TYPES = [
   'ActiveJob',
   'BackoffPolicyInput',
+  'ClaimOptions',
   'CompleteOptions',
   'Completion',
   'EnqueueOptions',
@@ -57,6 +58,8 @@ const TYPES = [
   'StateSeen',
   'SteeringOptions',
   'WorkerCloseOptions',
+  'WorkerHeartbeat',
+  'WorkerInfo',
   'WorkerOptions',
 ];
 

@@ -49,6 +49,8 @@ const EXPECTED = [
   'pauseQueue',
   // a delayed job to its lane now, an operator's action
   'promoteJob',
+  // the worker registry (DESIGN.md §4.9): lapsed workers forgotten by the reaper's pass
+  'pruneWorkers',
   // a queue's totals of one instant, without jobs past their retention age
   'readCounts',
   // the state of a page of groups in one round trip (reads' client cost)
@@ -63,6 +65,8 @@ const EXPECTED = [
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
   'readSnapshot',
+  // the live workers, a client's leases counted
+  'readWorkers',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
@@ -96,6 +100,9 @@ const EXPECTED = [
   'updateJobProgress',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
+  // a worker's heartbeat, and its leaving at close
+  'workerBeat',
+  'workerGone',
 ];
 
 describe('scripts', () => {

@@ -50,6 +50,7 @@ import type {
   RetentionChange,
   RotaEntry,
   SteeringOptions,
+  WorkerInfo,
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
@@ -63,11 +64,13 @@ import { type ReconcileReport, UNSETTLED } from './reconcile.js';
 import { Steering } from './steering.js';
 import { Upkeep } from './upkeep.js';
 import {
+  type ClaimOptions,
   type CompleteAndClaimOptions,
   type CompleteAndClaimResult,
   type CompleteOptions,
   type Completion,
   type RetryOptions,
+  type WorkerHeartbeat,
   Working,
 } from './working.js';
 
@@ -77,10 +80,12 @@ export type { PromotedJob } from './operatorActions.js';
 export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
 export type {
+  ClaimOptions,
   CompleteAndClaimResult,
   CompleteOptions,
   Completion,
   RetryOptions,
+  WorkerHeartbeat,
 } from './working.js';
 
 /**
@@ -490,12 +495,13 @@ export class Queue<Payload = unknown, Result = unknown> {
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
    * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
    * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
-   * serviceable, or while the queue is paused ({@link pauseQueue}).
+   * serviceable, or while the queue is paused ({@link pauseQueue}). `workerId` (1..200 UTF-8
+   * bytes, no control characters) is kept with the job while it is ACTIVE (`Job.workerId`,
+   * DESIGN.md §4.9 "Workers"); it registers no worker ({@link workerHeartbeat} does).
    * Script: `claim-10.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad leaseMs, token or workerId
    */
-  claim(
-    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<Job<Payload, Result> | null> {
+  claim(options: ClaimOptions = {}): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.working.claim(options)) as Promise<Job<Payload, Result> | null>;
   }
 
@@ -531,6 +537,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * @param options.claim jobs to claim (count, 0..1,000; default 1)
    * @param options.leaseMs their lease (ms, 1..86,400,000; default 30,000)
    * @param options.tokens their lease tokens, one per claim (default: random UUIDs)
+   * @param options.workerId the claiming worker's id, kept with each job claimed (as {@link claim})
    * @returns `refused`: per completion, null when it completed, else the RingmasterError
    *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
    *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
@@ -924,6 +931,44 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
     return this.call(() => this.reads.metrics(options));
+  }
+
+  /**
+   * The queue's live workers (DESIGN.md §4.9 "Workers"), by id: each registered by its last
+   * heartbeat ({@link workerHeartbeat}) and not lapsed on the Redis clock (3 heartbeats after
+   * it; a lapsed one is left out before the reaper prunes it). At most 10,000
+   * (`Limits.maxWorkersListed`). O(workers); for GraphQL clients (`client`) their leases are
+   * counted too, O(active jobs). One read-only script (`readWorkers-3.lua`).
+   */
+  workers(): Promise<WorkerInfo[]> {
+    return this.call(() => this.reads.workers());
+  }
+
+  /** The number of live workers ({@link workers}): O(log workers), one ZCOUNT. */
+  workerCount(): Promise<number> {
+    return this.call(() => this.reads.workerCount());
+  }
+
+  /**
+   * Register worker `beat.id` in the queue's registry, or refresh it, until 3 × `heartbeatMs`
+   * from now on the Redis clock (DESIGN.md §4.9 "Workers"). A `Worker` calls it at its start
+   * and every `heartbeatMs`; the GraphQL `claim(workerId:)` calls it for a client. Answers the
+   * Redis clock's now (ms). Script: `workerBeat-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id (`id`), a count that is not a
+   *   non-negative integer (`pid`, `concurrency`, `active`), a text over 256 UTF-8 bytes
+   *   (`hostname`, `version`) or a heartbeatMs out of 1..86,400,000
+   */
+  workerHeartbeat(beat: WorkerHeartbeat): Promise<number> {
+    return this.call(() => this.working.workerHeartbeat(beat));
+  }
+
+  /**
+   * Take worker `id` out of the registry at once (a `Worker` that closes); true when it was
+   * registered. Script: `workerGone-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id
+   */
+  removeWorker(id: string): Promise<boolean> {
+    return this.call(() => this.working.removeWorker(id));
   }
 
   /**

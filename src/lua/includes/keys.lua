@@ -45,7 +45,8 @@
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
     `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
-    `levels`, prioritizedKeyOf `prioritized` (each of base alone)
+    `levels`, prioritizedKeyOf `prioritized`, workersKeyOf `workers`, workerInfoKeyOf
+    `workerInfo` (each of base alone)
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -176,4 +177,12 @@ end
 
 local function prioritizedKeyOf(base)
   return base .. 'prioritized'
+end
+
+local function workersKeyOf(base)
+  return base .. 'workers'
+end
+
+local function workerInfoKeyOf(base)
+  return base .. 'workerinfo'
 end
