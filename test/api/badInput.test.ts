@@ -49,6 +49,7 @@ import {
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -228,9 +229,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.claim',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id } }',
+      'mutation($queue: String!, $leaseMs: Int, $workerId: String) { claim(queue: $queue, leaseMs: $leaseMs, workerId: $workerId) { id } }',
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
-    bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
+    bad: { queue: QUEUE_NAMES, leaseMs: LEASES, workerId: WORKER_IDS },
   },
   {
     name: 'Mutation.complete',

@@ -51,6 +51,7 @@ import {
   TOKENS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -191,6 +192,14 @@ const cases: Case[] = [
   ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
+  ...each(WORKER_IDS, 'claim workerId', (v) => ctx.q.claim({ workerId: any(v) })),
+  ...each(WORKER_IDS, 'completeAndClaim workerId', (v) =>
+    ctx.q.completeAndClaim([], { workerId: any(v) }),
+  ),
+  ...each(WORKER_IDS, 'workerHeartbeat id', (v) =>
+    ctx.q.workerHeartbeat({ id: any(v), heartbeatMs: 1_000 }),
+  ),
+  ...each(WORKER_IDS, 'removeWorker id', (v) => ctx.q.removeWorker(any(v))),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.
     ...each(bad === NULL ? [] : [bad], 'claim token', (v) => ctx.q.claim({ token: any(v) })),
