@@ -38,6 +38,7 @@ import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
+import { WorkersPanel } from './components/WorkersPanel';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
 import { PULSE_MS, routeHref, useNow, usePoll, useQueueView, useRoute } from './hooks';
@@ -297,6 +298,7 @@ export function App() {
                       <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>
+                  <WorkersPanel queue={queue} epoch={epoch} skew={skew} now={now} />
                 </>
               )}
             </main>

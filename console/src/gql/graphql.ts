@@ -241,6 +241,13 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
+export type QueueWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueWorkersQuery = { queue: { workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
 export type HistoryItemFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
 export type HistoryQueryVariables = Exact<{
@@ -1120,6 +1127,23 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const QueueWorkersDocument = new TypedDocumentString(`
+    query QueueWorkers($queue: String!) {
+  queue(name: $queue) {
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueWorkersQuery, QueueWorkersQueryVariables>;
 export const HistoryDocument = new TypedDocumentString(`
     query History($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

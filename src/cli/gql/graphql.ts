@@ -246,6 +246,13 @@ export type CliJobLogsQuery = { queue: { job: { logs: { totalCount: number, edge
 
 export type CliJobLogPageFragment = { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
 
+export type CliWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliWorkersQuery = { queue: { known: boolean, workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
   group?: string | null | undefined;
@@ -1009,6 +1016,24 @@ export const CliJobLogsDocument = new TypedDocumentString(`
   }
   totalCount
 }`) as unknown as TypedDocumentString<CliJobLogsQuery, CliJobLogsQueryVariables>;
+export const CliWorkersDocument = new TypedDocumentString(`
+    query CliWorkers($queue: String!) {
+  queue(name: $queue) {
+    known
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliWorkersQuery, CliWorkersQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
