@@ -24,8 +24,13 @@
   Output: { now, lapsesAt } — ms, Redis clock.
 
   Events: zadd workers; hset workerinfo.
+
+  Runs at maxmemory (includes/allowAtMaxmemory.lua): a worker keeps beating through a memory
+  incident, as it keeps its leases; a beat adds a few hundred bytes only for a worker new to
+  the registry.
 ]]
 --- @include "nowMs"
+--- @include "allowAtMaxmemory"
 
 local workersKey, infoKey = KEYS[1], KEYS[2]
 local id = ARGV[1]
@@ -52,6 +57,7 @@ local function numberOrNull(text)
 end
 
 local lapsesAt = now + 3 * heartbeatMs
+allowAtMaxmemory(workersKey)
 redis.call('ZADD', workersKey, lapsesAt, id)
 redis.call('HSET', infoKey, id, cjson.encode({
   hostname = ARGV[2] == '' and cjson.null or ARGV[2],

@@ -96,7 +96,8 @@ export const enqueueJobs = (
 /**
  * `claim`: with a `workerId`, the job keeps it while ACTIVE and the client is registered (or
  * refreshed) as a worker of the queue after the claim, whether or not it found a job (DESIGN.md
- * §4.9 "Workers"); a refused claim registers nothing.
+ * §4.9 "Workers"); a refused claim registers nothing, and a registration that fails does not
+ * fail the claim.
  */
 export async function claim(
   ctx: Context,
@@ -106,7 +107,9 @@ export async function claim(
   if (a.workerId == null) return q.claim({ leaseMs: a.leaseMs ?? undefined });
   const workerId = checkWorkerId(a.workerId);
   const job = await q.claim({ leaseMs: a.leaseMs ?? undefined, workerId });
-  await q.workerHeartbeat({ id: workerId, heartbeatMs: Defaults.heartbeatMs });
+  // Best effort: the claim stands whatever the registration answers (a client that got no
+  // job or token back would leave its lease to the reaper); its next claim beats again.
+  await q.workerHeartbeat({ id: workerId, heartbeatMs: Defaults.heartbeatMs }).catch(() => {});
   return job;
 }
 

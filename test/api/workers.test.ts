@@ -11,12 +11,14 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Queue, Worker } from '../../src/lanes/index.js';
 import {
   ClaimAsWorkerDocument,
+  JobWorkerChangedDocument,
   JobWorkerDocument,
   QueueWorkersDocument,
   WorkersReasonDocument,
 } from '../gql/graphql.js';
 import { expectRedisUnchanged, refusal } from '../support/api.js';
 import { pollUntil, redisNow, uniqueQueueName } from '../support/lanes.js';
+import { dataOf, wsSubscribe } from '../support/live.js';
 import { ok, useTestServer } from '../support/server.js';
 
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
@@ -142,6 +144,22 @@ describe('Queue.workers and claim(workerId:)', () => {
       );
       expect(refusal(response)).toEqual({ code: 'BAD_USER_INPUT', argument: 'workerId' });
     }
+  });
+});
+
+describe('jobChanged and Job.workerId', () => {
+  it('each event names the worker holding the job while ACTIVE, none after', async () => {
+    const q = engineQueue();
+    const { id } = await q.enqueue('g');
+    const sub = wsSubscribe(api.ws(), JobWorkerChangedDocument, { queue: q.name, id });
+    const next = async () => dataOf(await sub.events.next()).jobChanged;
+    expect(await next()).toEqual({ id, state: 'PENDING', workerId: null });
+    const claimed = ok(
+      await api.request(ClaimAsWorkerDocument, { queue: q.name, workerId: 'live-1' }),
+    ).claim;
+    expect(await next()).toEqual({ id, state: 'ACTIVE', workerId: 'live-1' });
+    await q.complete(id, claimed?.token as string);
+    expect(await next()).toEqual({ id, state: 'COMPLETED', workerId: null });
   });
 });
 
