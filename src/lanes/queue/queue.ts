@@ -1046,7 +1046,9 @@ export class Queue<Payload = unknown, Result = unknown> {
    * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
    * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
    * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
-   * groups per call, repeated while a call comes back full and forgot one).
+   * groups per call, repeated while a call comes back full and forgot one). Last, at most
+   * `Defaults.workerPruneBatch` (1,000) workers whose heartbeat lapsed leave the registry
+   * (DESIGN.md §4.9 "Workers"; `pruneWorkers-2.lua`, one call per pass).
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
    *   `groupGraceMs` out of its range
    */
