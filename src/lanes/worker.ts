@@ -156,6 +156,8 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
   private beatAt: number | null = null;
   /** The heartbeat on the wire, if any (one at a time). */
   private beating: Promise<void> | null = null;
+  /** A heartbeat of this run was answered: the next is not `fresh` (startedAt is kept). */
+  private registered = false;
   /** The connection it opened from a URL or options, closed by {@link close}; else null. */
   private readonly owned: RedisClient | null;
   private readonly concurrency: number;
@@ -343,12 +345,14 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
    * Beat in the queue's worker registry (DESIGN.md §4.9 "Workers") when a heartbeat is due, one
    * at a time; `fresh` at the start. Not once closing: close removes the worker.
    */
-  private heartbeat(fresh: boolean): void {
+  private heartbeat(first: boolean): void {
     const now = Date.now();
     if (this.closed.signal.aborted || this.beating !== null) return;
     // Due a little early rather than a tick late: the timer's tick may equal the heartbeat.
-    if (!fresh && this.beatAt !== null && now - this.beatAt < this.heartbeatMs * 0.9) return;
+    if (!first && this.beatAt !== null && now - this.beatAt < this.heartbeatMs * 0.9) return;
     this.beatAt = now;
+    // Fresh until one is answered: a first beat that failed is sent again as fresh.
+    const fresh = !this.registered;
     this.beating = this.queue
       .workerHeartbeat({
         id: this.id,
@@ -361,10 +365,11 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         fresh,
       })
       .then(
-        () => undefined,
+        () => {
+          this.registered = true;
+        },
         (error: unknown) => {
-          // The next tick beats again; a first beat that failed is sent again as fresh.
-          if (fresh) this.beatAt = null;
+          // The next tick beats again.
           if (!this.closed.signal.aborted) this.emit('error', mapError(error));
         },
       )
@@ -373,11 +378,19 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
       });
   }
 
-  /** Leave the registry at close (after any heartbeat on the wire); a failure is not reported. */
-  private async leaveRegistry(): Promise<void> {
-    if (this.beatAt === null && this.beating === null) return;
-    await this.beating;
-    await this.queue.removeWorker(this.id).catch(() => {});
+  /**
+   * Leave the registry at close, after any heartbeat on the wire; a failure is not reported
+   * (the entry lapses). Sent at once when no beat is on the wire, so a QUIT sent next on the
+   * same connection goes after it.
+   */
+  private leaveRegistry(): Promise<void> {
+    if (this.beatAt === null) return Promise.resolve();
+    const leave = () =>
+      this.queue.removeWorker(this.id).then(
+        () => undefined,
+        () => undefined,
+      );
+    return this.beating === null ? leave() : this.beating.then(leave);
   }
 
   /** Say once that the queue is not known (the `warning` event); a failed check says nothing. */
@@ -434,8 +447,8 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         clearTimeout(timer);
       }
       // After the retries sent at the deadline (QUIT follows them), but not waited for.
-      const left = this.leaveRegistry();
-      if (this.owned) void left.finally(() => closeConnection(this.owned as RedisClient));
+      void this.leaveRegistry();
+      if (this.owned) void closeConnection(this.owned);
     })();
     return this.closing;
   }
