@@ -95,7 +95,7 @@ describe('Queue.workers and claim(workerId:)', () => {
       release = resolve;
     });
     const job = await q.enqueue('g');
-    const w = new Worker(q, () => held, { id: 'engine-1', concurrency: 2, heartbeatMs: 50 });
+    const w = new Worker(q, () => held, { id: 'engine-1', concurrency: 2, heartbeatMs: 500 });
     running.push(w);
     await pollUntil('the job to be held', async () => (await workersOf(q.name))[0]?.active === 1);
     expect((await workersOf(q.name))[0]).toMatchObject({
@@ -104,7 +104,7 @@ describe('Queue.workers and claim(workerId:)', () => {
       pid: process.pid,
       concurrency: 2,
       active: 1,
-      heartbeatMs: 50,
+      heartbeatMs: 500,
       client: false,
     });
     expect((await workersOf(q.name))[0]?.version).toMatch(/^\d+\.\d+\.\d+/);

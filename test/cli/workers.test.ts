@@ -40,7 +40,7 @@ describe('ringmaster workers', () => {
       release = resolve;
     });
     await q.enqueue('g');
-    const w = new Worker(q, () => held, { id: 'engine-a', concurrency: 4, heartbeatMs: 50 });
+    const w = new Worker(q, () => held, { id: 'engine-a', concurrency: 4, heartbeatMs: 1_000 });
     running.push(w);
     await pollUntil('the job held', async () => (await q.workers())[0]?.active === 1);
     await q.workerHeartbeat({ id: 'client-b', heartbeatMs: 60_000 });

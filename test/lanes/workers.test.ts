@@ -62,7 +62,7 @@ describe('Worker registry', () => {
         started.push(j.workerId ?? 'none');
         await held;
       },
-      { id: 'alpha', concurrency: 3, heartbeatMs: 50 },
+      { id: 'alpha', concurrency: 3, heartbeatMs: 300 },
     );
     workers.push(w);
     expect(w.id).toBe('alpha');
@@ -84,12 +84,12 @@ describe('Worker registry', () => {
       concurrency: 3,
       active: 1,
       version: VERSION,
-      heartbeatMs: 50,
+      heartbeatMs: 300,
       client: false,
     });
     expect(info?.startedAt).toBeLessThanOrEqual(info?.lastSeenAt as number);
     expect(info?.lastSeenAt).toBeLessThanOrEqual(now);
-    expect(info?.lapsesAt).toBe((info?.lastSeenAt as number) + 150);
+    expect(info?.lapsesAt).toBe((info?.lastSeenAt as number) + 900);
     // As stored: the zset scores when it lapses, the hash holds the JSON.
     const raw = await stored(q);
     expect(raw.get('alpha')?.[0]).toBe(info?.lapsesAt);

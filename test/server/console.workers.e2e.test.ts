@@ -43,7 +43,7 @@ describe.skipIf(skip)(
         const held = new Promise<void>((resolve) => {
           release = resolve;
         });
-        worker = new Worker(q, () => held, { id: 'e2e-worker', concurrency: 2, heartbeatMs: 200 });
+        worker = new Worker(q, () => held, { id: 'e2e-worker', concurrency: 2, heartbeatMs: 500 });
         await pollUntil('the job held', async () => (await q.workers())[0]?.active === 1);
         await q.workerHeartbeat({ id: 'api-client', heartbeatMs: 60_000 });
 
