@@ -22,6 +22,8 @@ export const Defaults = {
    */
   priority: 5,
   pageSize: 50,
+  /** Groups `Queue.topGroups` answers when `first` is not given. */
+  topGroups: 10,
   reapBatch: 1_000,
   /**
    * How long a group stays registered after the last call that registered it (ms): 1 h. Once

@@ -200,6 +200,23 @@ export interface GroupInfo {
   readonly reserve: number;
 }
 
+/**
+ * What `Queue.topGroups` ranks by (DESIGN.md §3, "Group rankings"): PENDING, most pending jobs
+ * first; OLDEST_PENDING, the group whose oldest pending job was enqueued first (lowest id) first;
+ * ACTIVE, most active jobs first. Equal counts rank in group order (bytes).
+ */
+export type GroupRanking = 'PENDING' | 'OLDEST_PENDING' | 'ACTIVE';
+
+/** A group of `Queue.topGroups`: its fields, with its oldest pending job. */
+export interface TopGroup extends GroupInfo {
+  /** The id of its oldest pending job (the lowest id in its lane), or null with none pending. */
+  readonly oldestPendingId: string | null;
+  /** When that job was enqueued (ms since the epoch, Redis clock); null for none or unknown. */
+  readonly oldestPendingAt: number | null;
+  /** The read's now − {@link oldestPendingAt} (ms, ≥ 0), or null when that is null. */
+  readonly oldestPendingAgeMs: number | null;
+}
+
 /** The queue's cap as it stands (DESIGN.md §3, "The queue's cap and reserves"). */
 export interface QueueCap {
   /** The most jobs of the queue in flight at once (count), or null for no cap. */
@@ -277,6 +294,26 @@ export interface QueueStats {
   readonly removed: number;
   /** Dead jobs an operator put back in their lanes (`Queue.requeueDead`). */
   readonly requeued: number;
+}
+
+/**
+ * One minute of a queue's throughput (`Queue.throughput`; DESIGN.md §3, "Throughput history"):
+ * the events counted in the minute that starts at `at`, each a count.
+ */
+export interface ThroughputPoint {
+  /** The minute's start (ms since the epoch, Redis clock; a multiple of 60,000). */
+  readonly at: number;
+  /** Jobs created (`enqueue`, `enqueueMany`; not a dead job requeued). */
+  readonly enqueued: number;
+  /** Jobs claimed by a worker. */
+  readonly claimed: number;
+  /** Jobs completed. */
+  readonly completed: number;
+  /**
+   * Failed attempts: retries a worker asked for (whether the job waits, runs again or dies)
+   * plus expired leases the reaper took back; each attempt counted once.
+   */
+  readonly failed: number;
 }
 
 /**

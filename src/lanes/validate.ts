@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Defaults, TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
 import { isIntegerIn, Limits } from './limits.js';
-import type { JobState } from './types.js';
+import type { GroupRanking, JobState } from './types.js';
 
 // Read here as `validate.Limits` by the engine's modules, as well as from limits.ts.
 export { Limits } from './limits.js';
@@ -800,6 +800,22 @@ export function jobState(value: unknown, argument = 'state'): JobState {
     throw badInput(argument, `must be one of ${JOB_STATES.join(', ')}`);
   }
   return value as JobState;
+}
+
+/** The group rankings of `Queue.topGroups`, as the API names them (DESIGN.md §3). */
+export const GROUP_RANKINGS: readonly GroupRanking[] = ['PENDING', 'OLDEST_PENDING', 'ACTIVE'];
+
+/** A group ranking: one of {@link GROUP_RANKINGS}; BAD_USER_INPUT (`by`) otherwise. */
+export function groupRanking(value: unknown): GroupRanking {
+  if (typeof value !== 'string' || !(GROUP_RANKINGS as readonly string[]).includes(value)) {
+    throw badInput('by', `must be one of ${GROUP_RANKINGS.join(', ')}`);
+  }
+  return value as GroupRanking;
+}
+
+/** How many groups `Queue.topGroups` answers (`first`): an integer in 1..100. */
+export function topGroupsFirst(value: unknown): number {
+  return integerIn('first', value, 1, Limits.maxTopGroups);
 }
 
 /**

@@ -38,8 +38,9 @@
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
                                 claims, the lanes and completed indexes of their groups, the
-                                error lists and the keys of promoted and trimmed jobs are built
-                                from it (includes/keys.lua); all share the queue's slot
+                                error lists, the keys of promoted and trimmed jobs and the
+                                throughput hash P:{Q}:throughput are built from it
+                                (includes/keys.lua); all share the queue's slot
     ARGV[2] leaseMs             lease length of the claimed jobs, ms
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
     ARGV[4] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
@@ -65,7 +66,8 @@
     nextRunAt   when fewer were claimed than asked on a running queue, the earliest runAt in
                 `delayed` (ms), else false: a worker parks no longer than until then
 
-  Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; rpush ring +
+  Events: zrem active; hdel leases; hset/hdel gactive + zadd/zrem gactiverank; hincrby stats; one
+  hset throughput for the call's completions and claims (includes/throughput.lua); rpush ring +
   lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, hset
   results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
@@ -203,7 +205,7 @@ for t = 7 + 3 * n, #ARGV do
 end
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
   settings[1] == '1', gate)
-flushClaims(k, batch)
+flushClaims(k, base, batch)
 
 -- ── hook: the queue's cap (includes/capWake.lua) ──
 -- Leases ended here wake a claim the cap held back, unless this call's own claims took every

@@ -293,6 +293,22 @@ export async function blockedByOf(
   return heldBackIn(index, g.id) === null ? null : 'LEVEL';
 }
 
+/**
+ * Whether `g` is the next group a claim serves: serviceable, at the head of the rota, the queue
+ * neither paused nor at its cap (read once per queue per execution, as `reason` reads them).
+ * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
+ */
+export async function nextToServe(
+  ctx: Context,
+  g: GroupInfo,
+  rootValue: unknown,
+): Promise<boolean> {
+  if (blockedBy(g) !== null || g.rateReopenedAt !== null) return false;
+  const index = ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
+  if (index.queuePaused || index.position.get(g.id) !== 1) return false;
+  return !atCap(await capOf(ctx, ctx.engine.queue(g.queue), rootValue));
+}
+
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
 const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
 

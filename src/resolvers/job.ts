@@ -1,6 +1,7 @@
 /** Job operations (worker role) and job reads: thin calls into the engine (DESIGN.md §4). */
 
 import type { Context } from '../context.js';
+import { badInput } from '../lanes/errors.js';
 import type {
   BackoffPolicy,
   BackoffPolicyInput,
@@ -14,6 +15,7 @@ import type {
   Queue,
 } from '../lanes/internal.js';
 import { checkWorkerId, Defaults, withoutToken } from '../lanes/internal.js';
+import { isIntegerIn, Limits } from '../lanes/limits.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
@@ -178,6 +180,35 @@ const NO_LOGS: JobLogPage = {
   endCursor: null,
   totalCount: 0,
 };
+
+/** The ellipsis that ends a cut preview. */
+const PREVIEW_ELLIPSIS = '…';
+
+/**
+ * `Job.payloadPreview`, `Job.resultPreview` and `Job.progressPreview` (`chars`): `value`'s JSON text (as
+ * `JSON.stringify` writes it: one line) whole when it has at most `chars` characters (code
+ * points, so a cut never splits a surrogate pair), else its first `chars − 1` and `…`: at most
+ * `chars` either way. Null for a null value (none). A list asks for this instead of the value, so a
+ * page of 100 rows carries a line each, not up to 512 KB each (payload, result).
+ * @throws RingmasterError BAD_USER_INPUT (`chars`) when not an integer in 1..{@link Limits.maxPreviewChars}
+ */
+export function jsonPreview(value: unknown, chars: unknown): string | null {
+  if (!isIntegerIn(chars, 1, Limits.maxPreviewChars)) {
+    throw badInput('chars', `must be an integer from 1 to ${Limits.maxPreviewChars}`);
+  }
+  if (value === null || value === undefined) return null;
+  const text = JSON.stringify(value);
+  // UTF-16 units ≥ code points: this short text is whole.
+  if (text.length <= chars) return text;
+  // Walk `chars` code points: `keep` ends the first chars − 1, `end` the first chars.
+  let keep = 0;
+  let end = 0;
+  for (let points = 0; points < chars && end < text.length; points += 1) {
+    keep = end;
+    end += (text.codePointAt(end) as number) > 0xffff ? 2 : 1;
+  }
+  return end >= text.length ? text : `${text.slice(0, keep)}${PREVIEW_ELLIPSIS}`;
+}
 
 /**
  * `Job.logs(first, after, last)`: its log, oldest first (`last`: its newest lines; the engine

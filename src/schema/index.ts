@@ -20,6 +20,8 @@ import './weights.js';
 import './history.js';
 import './queueCap.js';
 import './workers.js';
+import './throughput.js';
+import './topGroups.js';
 
 builder.mutationType({});
 

@@ -23,6 +23,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKING_NAMES,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -46,7 +47,9 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
+  THROUGHPUT_MINUTES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
   WORKER_IDS,
@@ -108,6 +111,22 @@ const FIELDS: Field[] = [
       after: cursor.encode(['groups', queue, null], 'a'),
     }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Queue.throughput',
+    kind: 'query',
+    document:
+      'query($queue: String!, $minutes: Int) { queue(name: $queue) { throughput(minutes: $minutes) { at failed } } }',
+    valid: () => ({ queue: QUEUE, minutes: 5 }),
+    bad: { queue: QUEUE_NAMES, minutes: THROUGHPUT_MINUTES },
+  },
+  {
+    name: 'Queue.topGroups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $by: GroupRanking!, $first: Int) { queue(name: $queue) { topGroups(by: $by, first: $first) { id } } }',
+    valid: () => ({ queue: QUEUE, by: 'PENDING', first: 5 }),
+    bad: { queue: QUEUE_NAMES, by: GROUP_RANKING_NAMES, first: TOP_FIRSTS },
   },
   {
     name: 'Mutation.setLimit',

@@ -183,6 +183,15 @@ describe('the engine on a Redis Cluster', () => {
       // The metrics read, and a repair's history entry, on the queue's master.
       expect(await q.metrics()).toMatchObject({ groups: 4, stats: { enqueued: 7 } });
       ran.add('readMetrics');
+      // The throughput history, built from the base: written by the scripts that counted the
+      // events above and read back, on the queue's master.
+      expect(await master.hlen(q.keys.throughput)).toBeGreaterThan(0);
+      const minutes = await q.throughput(5);
+      expect(minutes.reduce((sum, p) => sum + p.enqueued, 0)).toBe(7);
+      ran.add('readThroughput');
+      // The rankings (built from the base, in the queue's slot), each read on the queue's master.
+      for (const by of ['PENDING', 'OLDEST_PENDING', 'ACTIVE'] as const) await q.topGroups(by);
+      ran.add('readTopGroups');
       await master.hset(q.keys.gactive, 'b', '4');
       expect((await q.repair({ actor: 'cluster-test' })).findings.length).toBeGreaterThan(0);
       // Recorded by the step that fixed b, on the queue's master (the totals may follow it).

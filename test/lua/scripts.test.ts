@@ -67,6 +67,10 @@ const EXPECTED = [
   'readSnapshot',
   // the live workers, a client's leases counted
   'readWorkers',
+  // a queue's events per minute, the last minutes of the day kept (Queue.throughput)
+  'readThroughput',
+  // the first groups of a ranking, for Queue.topGroups and the per-group metrics
+  'readTopGroups',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',

@@ -33,6 +33,7 @@ import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobActionResult,
   JobLog,
@@ -50,6 +51,8 @@ import type {
   RetentionChange,
   RotaEntry,
   SteeringOptions,
+  ThroughputPoint,
+  TopGroup,
   WorkerInfo,
 } from '../types.js';
 import { QueueCore } from './core.js';
@@ -57,6 +60,7 @@ import type { HistoryPage } from './history.js';
 import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
+import type { JobPlace } from './place.js';
 import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
@@ -879,6 +883,20 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * The first `first` groups (1..100, default `Defaults.topGroups`, 10) ranked `by` (DESIGN.md
+   * §3, "Group rankings"): PENDING (most pending jobs first), OLDEST_PENDING (the group whose
+   * oldest pending job has the lowest id first) or ACTIVE (most active jobs first); equal counts
+   * in group order (bytes). Only groups with pending (active) jobs rank. Each with its oldest
+   * pending job. O(log groups + first) in one script (`readTopGroups-3.lua`); for OLDEST_PENDING it
+   * mends at most {@link METRICS_HEAD_STEPS} stale entries of `P:{Q}:heads` and answers the groups
+   * settled when more are left. Registers nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`by`, `first`)
+   */
+  topGroups(by: GroupRanking, first?: number): Promise<TopGroup[]> {
+    return this.call(() => this.reads.topGroups(by, first));
+  }
+
+  /**
    * Queue-wide totals of one instant, in one read-only script (`readCounts-8.lua`): counters
    * and cardinalities, never a scan; O(1) in groups, O(log n) in jobs. `delayed` is the stats
    * total; `dead` and `completed` count the jobs the retention policies keep, leaving out those
@@ -918,6 +936,19 @@ export class Queue<Payload = unknown, Result = unknown> {
   /** Event counters since the queue was created. O(1). */
   stats(): Promise<QueueStats> {
     return this.call(() => this.reads.stats());
+  }
+
+  /**
+   * The queue's events per minute over the last `minutes` minutes (default 60, 1..1,440), oldest
+   * first, the last the current minute of the Redis clock (so far): `{ at, enqueued, claimed,
+   * completed, failed }`, `at` the minute's start (ms), 0s for a minute with no events. Kept in
+   * Redis by the scripts that count the events, a day of minutes per queue (DESIGN.md §3,
+   * "Throughput history"). One read-only script (`readThroughput-1.lua`), O(minutes); registers
+   * nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`minutes`) for a count out of range
+   */
+  throughput(minutes = 60): Promise<ThroughputPoint[]> {
+    return this.call(() => this.reads.throughput(minutes));
   }
 
   /**
@@ -981,6 +1012,35 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   job(id: string): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.reads.job(id)) as Promise<Job<Payload, Result> | null>;
+  }
+
+  /**
+   * Where job `id` stands (DESIGN.md §4.1, "Where a job stands"): the job as {@link job} reads
+   * it and, while PENDING, `position` (the pending jobs ahead of it in its lane, ZRANK), its
+   * group (as {@link group} reads it), its group's service times from its newest retained
+   * completions and `estimatedStartAt` (ms, Redis clock; null with fewer than 3 completions
+   * retained, or while its group or the queue is paused or its limit is 0). Null when there is
+   * no such job, as {@link job}. O(log lane + K) with K = 20 completions read, plus O(rota) for
+   * a job a free permit of its group waits for (its group's place on the rota); registers
+   * nothing.
+   */
+  jobPlace(id: string): Promise<JobPlace<Payload, Result> | null> {
+    return this.call(() => this.reads.jobPlace(id)) as Promise<JobPlace<Payload, Result> | null>;
+  }
+
+  /**
+   * {@link jobPlace} for several jobs at once, in the order of `ids` (null for each that is not
+   * there): the jobs sent together, then one MULTI for every pending one's rank and every group's
+   * completions, one read of their groups, one of the completions' claim times and at most one
+   * of the rota, so a page of jobs costs a few round trips, not a few per job. O(Σ log lane +
+   * groups × K), plus O(rota) once.
+   * @throws RingmasterError BAD_USER_INPUT (`ids`) when `ids` is not an array or holds more
+   *   than 500
+   */
+  jobPlaces(ids: readonly string[]): Promise<(JobPlace<Payload, Result> | null)[]> {
+    return this.call(() => this.reads.jobPlaces(ids)) as Promise<
+      (JobPlace<Payload, Result> | null)[]
+    >;
   }
 
   /**

@@ -236,6 +236,15 @@ export type MetricsReply = [
   workers: number,
 ];
 
+/** `readTopGroups-3.lua`'s reply (see its header). */
+export type TopGroupsReply = [
+  at: number,
+  settled: 0 | 1,
+  ids: string[],
+  fields: (string | number | null)[],
+  oldest: (string | null)[],
+];
+
 /**
  * `readWorkers-3.lua`'s reply: the Redis clock, the live workers' ids, their JSON (null when
  * missing), and each one's counted leases (null unless it is a GraphQL client).
@@ -835,6 +844,19 @@ export class Commands {
   }
 
   /**
+   * `readTopGroups-3.lua`: the first `first` groups of ranking `by` — `[at, settled, ids,
+   * fields (GROUP_FIELD_COUNT per id, flat), oldest ([id, enqueuedAt] per id, flat)]`.
+   */
+  readTopGroups(p: { by: string; first: number; maxSteps: number }): Promise<TopGroupsReply> {
+    const k = this.k;
+    return this.run(
+      'readTopGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, p.by, p.first, p.maxSteps],
+    ) as Promise<TopGroupsReply>;
+  }
+
+  /**
    * `readSnapshot-10.lua`: one moment of the queue — `[at, ring, total, pageIds, pageFields,
    * pickedFields, cards, stats, queuePaused, ringSize, ringLevels]` as its header lists them.
    */
@@ -1165,6 +1187,17 @@ export class Commands {
       [k.groups, k.ring, k.paused, k.stats, k.active, k.dead, k.completed, k.settings],
       [],
     ) as Promise<(number | string | null)[]>;
+  }
+
+  /**
+   * `readThroughput-1.lua`: `[current, counts]` — the current minute (minutes since the epoch,
+   * Redis clock) and, flat, enqueued, claimed, completed and failed of each of the last
+   * `minutes` minutes, oldest first.
+   */
+  readThroughput(p: { minutes: number }): Promise<[current: number, counts: number[]]> {
+    return this.run('readThroughput', [this.k.throughput], [p.minutes]) as Promise<
+      [number, number[]]
+    >;
   }
 
   /**

@@ -66,6 +66,8 @@
 --- @include "indexedEncoding"
 --- @include "quietQueue"
 --- @include "levels"
+--- @include "throughput"
+--- @include "groupRanks"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -83,7 +85,7 @@ end
 local function newClaimBatch(leaseMs, worker)
   return {
     leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
-    groups = {}, served = {}, active = {}, leases = {},
+    groups = {}, served = {}, active = {}, leases = {}, emptied = {},
     worker = (worker ~= nil and worker ~= '') and worker or nil,
   }
 end
@@ -386,7 +388,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   flushTurns(base, batch)
   if #emptied > 0 then
     redis.call('ZREM', headsKeyOf(base), unpack(emptied))
+    -- The rankings' pending counts are written once for the batch (flushClaims).
+    for e = 1, #emptied do
+      batch.emptied[emptied[e]] = true
+    end
   end
+  batch.base = base
   fillPayloads(base, claimed, 6)
   return claimed
 end
@@ -395,7 +402,9 @@ end
 -- completions of the same script (batch.completed) share the `active` total's update. A batch
 -- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
 -- Redis' indexed encodings (includes/indexedEncoding.lua).
-local function flushClaims(k, batch)
+local function flushClaims(k, base, batch)
+  -- The call's claims and completions in the minute's throughput (includes/throughput.lua).
+  countThroughput(base, 0, batch.count, batch.completed, 0)
   local net = batch.count - batch.completed
   if net ~= 0 then
     redis.call('HINCRBY', k.stats, 'active', net)
@@ -416,7 +425,16 @@ local function flushClaims(k, batch)
   end
   redis.call('HSET', k.gactive, unpack(counts))
   -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served)
+  keepIndexed(k, batch.count, #batch.served, batch.base)
+  -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
+  -- them, and their lanes' sizes, each in one write for the batch.
+  setActiveRanks(batch.base, counts)
+  local taken = {}
+  for s = 1, #batch.served do
+    local group = batch.served[s]
+    taken[group] = batch.groups[group].claimed
+  end
+  takeServed(batch.base, batch.served, taken, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then
