@@ -65,12 +65,12 @@ const EXPECTED = [
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
   'readSnapshot',
-  // the live workers, a client's leases counted
-  'readWorkers',
   // a queue's events per minute, the last minutes of the day kept (Queue.throughput)
   'readThroughput',
   // the first groups of a ranking, for Queue.topGroups and the per-group metrics
   'readTopGroups',
+  // the live workers, a client's leases counted
+  'readWorkers',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
