@@ -4,10 +4,11 @@
  * chosen group's detail with its actions, backlog and jobs in flight. Everything about the
  * chosen queue is drawn from one snapshot (`Queue.snapshot`, one Redis script) whose time is
  * shown, read again whenever the live feed says something moved: no two panels ever
- * answer one question differently. The address also picks the queue's Dead or Delayed
- * view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
+ * answer one question differently. The address also picks the queue's Active, Completed, Dead
+ * or Delayed view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
  * the job followed live (`jobChanged`).
  */
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import {
   type ApiError,
@@ -22,6 +23,8 @@ import {
   resetLive,
   setToken,
 } from './api';
+import { ActiveView } from './components/ActiveView';
+import { CompletedView } from './components/CompletedView';
 import { DeadView } from './components/DeadView';
 import { DelayedView } from './components/DelayedView';
 import { GroupDetail } from './components/GroupDetail';
@@ -30,6 +33,7 @@ import { Header } from './components/Header';
 import { HistoryPanel } from './components/HistoryPanel';
 import { Id } from './components/Id';
 import { JobDetail } from './components/JobDetail';
+import type { JobsViewProps } from './components/JobsView';
 import { Kpis } from './components/Kpis';
 import { QueueCap } from './components/QueueCap';
 import { QueueControl } from './components/QueueControl';
@@ -39,12 +43,30 @@ import { RingPanel } from './components/RingPanel';
 import { SchedulesView } from './components/SchedulesView';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
+import { TopGroups } from './components/TopGroups';
+import { WorkersPanel } from './components/WorkersPanel';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
-import { PULSE_MS, routeHref, useNow, usePoll, useQueueView, useRoute } from './hooks';
+import {
+  PULSE_MS,
+  type QueueView,
+  routeHref,
+  useNow,
+  usePoll,
+  useQueueView,
+  useRoute,
+} from './hooks';
 
 /** A snapshot older than this (ms) is marked stale: reads have been failing. */
 const STALE_MS = 3 * PULSE_MS;
+
+/** The queue's job views, by the address's `view`; each takes the same props. */
+const JOB_VIEWS: Record<Exclude<QueueView, 'schedules'>, ComponentType<JobsViewProps>> = {
+  active: ActiveView,
+  completed: CompletedView,
+  dead: DeadView,
+  delayed: DelayedView,
+};
 
 export function App() {
   const [needToken, setNeedToken] = useState(authRequired && getToken() === null);
@@ -57,6 +79,8 @@ export function App() {
   const [queues, setQueues] = useState<ListedQueue[] | null>(null);
   const [httpError, setHttpError] = useState<ApiError | null>(null);
   const [route, navigate] = useRoute();
+  const JobsViewOf =
+    route.view === null || route.view === 'schedules' ? null : JOB_VIEWS[route.view];
 
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
   useEffect(
@@ -216,6 +240,8 @@ export function App() {
               <QueueNav
                 queue={queue}
                 view={route.queue === queue ? route.view : null}
+                active={view?.counts.active ?? null}
+                completed={view?.counts.completed ?? null}
                 dead={view?.counts.dead ?? null}
                 delayed={view?.counts.delayed ?? null}
                 route={route}
@@ -233,8 +259,8 @@ export function App() {
                   backHref={routeHref({ ...route, job: null })}
                   refresh={refresh}
                 />
-              ) : route.queue === queue && route.view === 'dead' ? (
-                <DeadView
+              ) : route.queue === queue && JobsViewOf ? (
+                <JobsViewOf
                   key={`${queue}:${epoch}`}
                   queue={queue}
                   group={route.group}
@@ -243,7 +269,7 @@ export function App() {
                   skew={skew}
                   now={now}
                   route={route}
-                  onFilter={(g) => navigate({ queue, view: 'dead', group: g })}
+                  onFilter={(g) => navigate({ queue, view: route.view, group: g })}
                   refresh={refresh}
                 />
               ) : route.queue === queue && route.view === 'schedules' ? (
@@ -255,19 +281,6 @@ export function App() {
                   skew={skew}
                   now={now}
                   route={route}
-                  refresh={refresh}
-                />
-              ) : route.queue === queue && route.view === 'delayed' ? (
-                <DelayedView
-                  key={`${queue}:${epoch}`}
-                  queue={queue}
-                  group={route.group}
-                  admin={role === 'ADMIN'}
-                  tick={view?.at ?? null}
-                  skew={skew}
-                  now={now}
-                  route={route}
-                  onFilter={(g) => navigate({ queue, view: 'delayed', group: g })}
                   refresh={refresh}
                 />
               ) : (
@@ -305,10 +318,25 @@ export function App() {
                         now={now}
                         route={route}
                       />
-                      <Throughput samples={state.samples} skew={skew} />
+                      <TopGroups
+                        key={`top:${queue}:${epoch}`}
+                        queue={queue}
+                        at={view?.at ?? null}
+                        skew={skew}
+                        now={now}
+                        selected={group}
+                        onSelect={select}
+                      />
+                      <Throughput
+                        key={`throughput:${queue}`}
+                        queue={queue}
+                        samples={state.samples}
+                        skew={skew}
+                      />
                       <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>
+                  <WorkersPanel queue={queue} epoch={epoch} skew={skew} now={now} />
                 </>
               )}
             </main>

@@ -11,13 +11,14 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** The queue's views besides the ring and groups: its dead and delayed jobs, its schedules. */
-export type QueueView = 'dead' | 'delayed' | 'schedules';
+/** The queue's views besides the ring and groups: its job lists, queue-wide, and its schedules. */
+export type QueueView = 'active' | 'completed' | 'dead' | 'delayed' | 'schedules';
 
 /**
  * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
- * view. `view` picks the Dead or Delayed list instead of the ring and groups; `job` opens one
- * job's detail over whichever view it was opened from (closing it goes back there).
+ * view. `view` picks the Active, Completed, Dead or Delayed list instead of the ring and groups;
+ * `job` opens one job's detail over whichever view it was opened from (closing it goes back
+ * there).
  */
 export interface Route {
   queue: string | null;
@@ -26,7 +27,13 @@ export interface Route {
   job: string | null;
 }
 
-const VIEWS: readonly string[] = ['dead', 'delayed', 'schedules'] satisfies QueueView[];
+const VIEWS: readonly string[] = [
+  'active',
+  'completed',
+  'dead',
+  'delayed',
+  'schedules',
+] satisfies QueueView[];
 
 function readRoute(): Route {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -115,8 +122,8 @@ export const PULSE_MS = 2_000;
 export const MIN_READ_GAP_MS = 500;
 /** How long a group that joined the ring stays highlighted (ms). */
 export const FLASH_MS = 2_000;
-/** How much throughput history the chart keeps (ms). */
-const HISTORY_MS = 5 * 60_000;
+/** How much live throughput the chart keeps (ms): its window, an hour. */
+const HISTORY_MS = 60 * 60_000;
 /** Counters are sampled for the chart at most this often (ms): a rate over a longer span. */
 const SAMPLE_MS = 1_800;
 /** Joins and leaves kept for the log. */

@@ -4,7 +4,13 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, request, subscribe } from './api';
-import { JobByIdDocument, JobFollowDocument, type JobFullFragment } from './gql/graphql';
+import {
+  JobByIdDocument,
+  JobFollowDocument,
+  type JobFullFragment,
+  JobPlaceNowDocument,
+} from './gql/graphql';
+import { PULSE_MS, usePoll } from './hooks';
 
 /** One job as followed: undefined before the first answer, null when there is no such job. */
 export interface FollowedJob {
@@ -120,4 +126,32 @@ export function useListed<P>(read: () => Promise<P>, key: string, tick: unknown)
   }, [key, tick]);
 
   return { page: page?.key === key ? page.page : null, error, reload: run };
+}
+
+/** Where a job stands (`Job.reason`, `position`, `estimatedStartAt`), as last read. */
+export type JobPlace = Pick<JobFullFragment, 'state' | 'reason' | 'position' | 'estimatedStartAt'>;
+
+/**
+ * Where pending job `id` stands, read every {@link PULSE_MS} while `pending`: its place moves as
+ * the jobs ahead of it are claimed, which its own live feed does not tell. Null before the
+ * first read, when not pending, and when the read failed (the followed job's own fields stand).
+ */
+export function useJobPlace(queue: string, id: string, pending: boolean): JobPlace | null {
+  const [place, setPlace] = useState<JobPlace | null>(null);
+  usePoll(
+    async () => {
+      if (!pending) {
+        setPlace(null);
+        return;
+      }
+      try {
+        setPlace((await request(JobPlaceNowDocument, { queue, id })).queue.job ?? null);
+      } catch {
+        setPlace(null);
+      }
+    },
+    PULSE_MS,
+    [queue, id, pending],
+  );
+  return pending ? place : null;
 }

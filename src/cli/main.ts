@@ -18,6 +18,7 @@ import { registerShares } from './commands/shares.js';
 import { registerStatus } from './commands/status.js';
 import { registerSteering } from './commands/steering.js';
 import { registerTop } from './commands/top.js';
+import { registerWorkers } from './commands/workers.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_URL } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { endpoint, integer, integerRange } from './options.js';
@@ -165,6 +166,7 @@ export function buildProgram(): Command {
   registerJobs(program);
   registerHistory(program);
   registerTop(program);
+  registerWorkers(program);
   for (const command of program.commands)
     command.exitOverride().configureOutput(program.configureOutput());
   return program;

@@ -22,6 +22,8 @@ export const Defaults = {
    */
   priority: 5,
   pageSize: 50,
+  /** Groups `Queue.topGroups` answers when `first` is not given. */
+  topGroups: 10,
   reapBatch: 1_000,
   /**
    * How long a group stays registered after the last call that registered it (ms): 1 h. Once
@@ -57,7 +59,20 @@ export const Defaults = {
   promoteBatch: 100,
   /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
   actionLimit: 1_000,
+  /**
+   * How often a `Worker` beats, and how often a GraphQL client that claims with a `workerId` is
+   * taken to (ms): it is gone {@link WORKER_LAPSE_BEATS} beats after its last (DESIGN.md §4.9).
+   */
+  heartbeatMs: 5_000,
+  /** Lapsed workers one reaper pass forgets at most (`pruneWorkers-2.lua`, count). */
+  workerPruneBatch: 1_000,
 } as const;
+
+/**
+ * Heartbeats a worker may miss before it is gone from the reads (DESIGN.md §4.9 "Workers"):
+ * `workerBeat-2.lua` registers it until 3 × its heartbeat after the last beat.
+ */
+export const WORKER_LAPSE_BEATS = 3;
 
 /**
  * Who a revert applied at its deadline is recorded as in the history (DESIGN.md §4.8): no

@@ -10,6 +10,7 @@ export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
 export {
   type BackoffPolicyInput,
+  type ClaimOptions,
   type CompleteOptions,
   type Completion,
   type EnqueueOptions,
@@ -18,6 +19,7 @@ export {
   type RetryOptions,
   type ScheduleInput,
   type SchedulesOptions,
+  type WorkerHeartbeat,
 } from './queue/queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
@@ -42,5 +44,6 @@ export type {
   Schedule,
   SchedulePage,
   SteeringOptions,
+  WorkerInfo,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

@@ -7,6 +7,7 @@ export { decodeJob, withoutToken } from './queue/jobs.js';
 export { rotaEntries } from './queue/levels.js';
 export type { QueueMetrics } from './queue/metrics.js';
 export { type OverrideKind, remainingMs, TIMER_ACTOR } from './queue/overrides.js';
+export type { JobPlace, ServiceTimes } from './queue/place.js';
 export { type PromotedJob, REGISTRATION_REFRESH_MS } from './queue/queue.js';
 export type { Finding, ReconcileReport } from './queue/reconcile.js';
 export { ticksOf } from './queue/scheduling.js';
@@ -26,6 +27,7 @@ export type { ScriptObserver } from './scripts/commands.js';
 export type {
   BackoffPolicy,
   GroupPage,
+  GroupRanking,
   JobActionResult,
   JobLog,
   JobLogPage,
@@ -34,6 +36,14 @@ export type {
   RateLimit,
   RetentionChange,
   RetentionPolicy,
+  ThroughputPoint,
   TimedOverride,
+  TopGroup,
 } from './types.js';
-export { jobId, logsCursor, logsPage } from './validate.js';
+export {
+  GROUP_RANKINGS,
+  jobId,
+  logsCursor,
+  logsPage,
+  workerId as checkWorkerId,
+} from './validate.js';

@@ -88,6 +88,16 @@ export interface QueueKeys {
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
+   * `P:{Q}:gpending` — zset: group → −(its lane's size), exactly the non-empty lanes: the
+   * PENDING ranking of `Queue.topGroups` (`pendingRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly pendingRank: string;
+  /**
+   * `P:{Q}:gactiverank` — zset: group → −(its active count), exactly the groups of `gactive`:
+   * the ACTIVE ranking of `Queue.topGroups` (`activeRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly activeRank: string;
+  /**
    * `P:{Q}:levels` — zset: the rota of the groups whose lane head is not of the default priority,
    * group → level × 10^13 + turn (DESIGN.md §3, "Levels"; `levelsKeyOf`, includes/levels.lua).
    */
@@ -130,6 +140,22 @@ export interface QueueKeys {
    * (DESIGN.md §3, "Schedules").
    */
   readonly scheduleRuns: string;
+  /**
+   * `P:{Q}:workers` — zset: live worker id → when it lapses (ms, Redis clock: its last heartbeat
+   * plus its lapse; DESIGN.md §4.9 "Workers"; `workersKeyOf`).
+   */
+  readonly workers: string;
+  /**
+   * `P:{Q}:workerinfo` — hash: worker id → what it said of itself at its last heartbeat, JSON
+   * (DESIGN.md §4.9; `workerInfoKeyOf`).
+   */
+  readonly workerInfo: string;
+  /**
+   * `P:{Q}:throughput` — hash: slot (minute % 1,440) → `<minute>:<enqueued>:<claimed>:
+   * <completed>:<failed>`, the queue's per-minute counts for a day (`throughputKeyOf`,
+   * includes/throughput.lua; DESIGN.md §3, "Throughput history").
+   */
+  readonly throughput: string;
   /** `P:{Q}:g:<group>:pending` (`laneKeyOf` in `src/lua/includes/keys.lua`) */
   lane(group: string): string;
   /** `P:{Q}:job:<id>` (`jobKeyOf` in `src/lua/includes/keys.lua`) */
@@ -205,6 +231,8 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     turns: `${base}gturns`,
     reserve: `${base}greserve`,
     heads: `${base}heads`,
+    pendingRank: `${base}gpending`,
+    activeRank: `${base}gactiverank`,
     levels: `${base}levels`,
     prioritized: `${base}prioritized`,
     ringWatched: `${base}ringwatched`,
@@ -214,6 +242,9 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     schedules: `${base}schedules`,
     scheduleDefs: `${base}schedule`,
     scheduleRuns: `${base}schedruns`,
+    workers: `${base}workers`,
+    workerInfo: `${base}workerinfo`,
+    throughput: `${base}throughput`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
     groupDelayed: (group) => `${base}g:${group}:delayed`,

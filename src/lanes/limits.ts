@@ -28,6 +28,12 @@ export const Limits = {
    * watched job's events, so it is held far below a payload.
    */
   progressBytes: 16_384,
+  /**
+   * The longest preview of a job's payload, result or progress (`Job.payloadPreview`,
+   * `Job.resultPreview`, `Job.progressPreview`), in characters (code points): what a list row or
+   * its tooltip shows.
+   */
+  maxPreviewChars: 2_000,
   /** One line of a job's log (UTF-8 bytes). */
   logLineBytes: 8_192,
   /**
@@ -36,6 +42,11 @@ export const Limits = {
    */
   enqueueBatchPayloadBytes: 16_777_216,
   maxPageSize: 500,
+  /**
+   * Minutes of throughput a queue keeps, one slot each (`P:{Q}:throughput`), and the most
+   * `Queue.throughput` reads: a day (DESIGN.md §3, "Throughput history").
+   */
+  throughputMinutes: 1_440,
   /** Groups a `Queue.snapshot` reads by id besides its page. */
   maxPicked: 20,
   tokenLength: 128,
@@ -77,6 +88,12 @@ export const Limits = {
   timezoneLength: 64,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
+  /** A worker's id (`workerId`, DESIGN.md §4.9 "Workers"): UTF-8 bytes. */
+  workerIdBytes: 200,
+  /** Live workers one `Queue.workers` read answers at most (DESIGN.md §4.9). */
+  maxWorkersListed: 10_000,
+  /** The most groups one `Queue.topGroups` call answers (`first`; DESIGN.md §3, "Group rankings"). */
+  maxTopGroups: 100,
 } as const;
 
 /** Whether `value` is an integer from `min` to `max`, both included. */

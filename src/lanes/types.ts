@@ -117,6 +117,11 @@ export interface Job<Payload = unknown, Result = unknown> {
   /** Why the last attempt failed (the worker's error message, or 'lease expired'). */
   readonly lastError: string | null;
   /**
+   * The id of the worker holding it while ACTIVE (the claim's `workerId`, DESIGN.md §4.9
+   * "Workers"), else null; undefined where it was not read.
+   */
+  readonly workerId?: string | null;
+  /**
    * Its retry policy, or null for none (a failed attempt returns to its lane at once);
    * undefined where it was not read (the claim scripts do not return it).
    */
@@ -193,6 +198,23 @@ export interface GroupInfo {
    * `setReserve`). DESIGN.md §3, "The queue's cap and reserves".
    */
   readonly reserve: number;
+}
+
+/**
+ * What `Queue.topGroups` ranks by (DESIGN.md §3, "Group rankings"): PENDING, most pending jobs
+ * first; OLDEST_PENDING, the group whose oldest pending job was enqueued first (lowest id) first;
+ * ACTIVE, most active jobs first. Equal counts rank in group order (bytes).
+ */
+export type GroupRanking = 'PENDING' | 'OLDEST_PENDING' | 'ACTIVE';
+
+/** A group of `Queue.topGroups`: its fields, with its oldest pending job. */
+export interface TopGroup extends GroupInfo {
+  /** The id of its oldest pending job (the lowest id in its lane), or null with none pending. */
+  readonly oldestPendingId: string | null;
+  /** When that job was enqueued (ms since the epoch, Redis clock); null for none or unknown. */
+  readonly oldestPendingAt: number | null;
+  /** The read's now − {@link oldestPendingAt} (ms, ≥ 0), or null when that is null. */
+  readonly oldestPendingAgeMs: number | null;
 }
 
 /** The queue's cap as it stands (DESIGN.md §3, "The queue's cap and reserves"). */
@@ -272,6 +294,26 @@ export interface QueueStats {
   readonly removed: number;
   /** Dead jobs an operator put back in their lanes (`Queue.requeueDead`). */
   readonly requeued: number;
+}
+
+/**
+ * One minute of a queue's throughput (`Queue.throughput`; DESIGN.md §3, "Throughput history"):
+ * the events counted in the minute that starts at `at`, each a count.
+ */
+export interface ThroughputPoint {
+  /** The minute's start (ms since the epoch, Redis clock; a multiple of 60,000). */
+  readonly at: number;
+  /** Jobs created (`enqueue`, `enqueueMany`; not a dead job requeued). */
+  readonly enqueued: number;
+  /** Jobs claimed by a worker. */
+  readonly claimed: number;
+  /** Jobs completed. */
+  readonly completed: number;
+  /**
+   * Failed attempts: retries a worker asked for (whether the job waits, runs again or dies)
+   * plus expired leases the reaper took back; each attempt counted once.
+   */
+  readonly failed: number;
 }
 
 /**
@@ -396,4 +438,35 @@ export interface SchedulePage {
   readonly endCursor: string | null;
   /** Schedules of the queue (count). */
   readonly totalCount: number;
+}
+
+/**
+ * A live worker of a queue (DESIGN.md §4.9 "Workers"), as its last heartbeat registered it.
+ * Times are ms since the epoch on the Redis clock.
+ */
+export interface WorkerInfo {
+  readonly id: string;
+  /** Its host's name; null for a GraphQL client, which does not say. */
+  readonly hostname: string | null;
+  /** Its process id; null for a GraphQL client. */
+  readonly pid: number | null;
+  /** Jobs it runs at once (count); null for a GraphQL client. */
+  readonly concurrency: number | null;
+  /**
+   * Jobs it holds now (count): as a `Worker` reported it at its last heartbeat, or, for a
+   * GraphQL client, the active jobs whose lease names it.
+   */
+  readonly active: number;
+  /** When it started (its first heartbeat since it started; a client's first claim). */
+  readonly startedAt: number;
+  /** Its last heartbeat (a client's last claim). */
+  readonly lastSeenAt: number;
+  /** The Ringmaster version it runs; null when unknown. */
+  readonly version: string | null;
+  /** How often it beats (ms); it is gone 3 beats after the last. */
+  readonly heartbeatMs: number;
+  /** When it lapses without another beat (ms). */
+  readonly lapsesAt: number;
+  /** Registered by claims over GraphQL (`claim(workerId:)`), not by a `Worker`. */
+  readonly client: boolean;
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Defaults, TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
 import { isIntegerIn, Limits } from './limits.js';
-import type { JobState } from './types.js';
+import type { GroupRanking, JobState } from './types.js';
 
 // Read here as `validate.Limits` by the engine's modules, as well as from limits.ts.
 export { Limits } from './limits.js';
@@ -52,6 +52,15 @@ export function queueName(value: unknown): string {
 /** A group id: non-empty, at most 256 UTF-8 bytes, no control characters. */
 export function groupId(value: unknown, argument = 'group'): string {
   return name(value, argument, Limits.groupIdBytes);
+}
+
+/**
+ * A worker's id (DESIGN.md §4.9 "Workers"): non-empty, at most 200 UTF-8 bytes, no control
+ * characters, well-formed Unicode.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function workerId(value: unknown, argument = 'workerId'): string {
+  return name(value, argument, Limits.workerIdBytes);
 }
 
 /**
@@ -814,6 +823,22 @@ export function jobState(value: unknown, argument = 'state'): JobState {
     throw badInput(argument, `must be one of ${JOB_STATES.join(', ')}`);
   }
   return value as JobState;
+}
+
+/** The group rankings of `Queue.topGroups`, as the API names them (DESIGN.md §3). */
+export const GROUP_RANKINGS: readonly GroupRanking[] = ['PENDING', 'OLDEST_PENDING', 'ACTIVE'];
+
+/** A group ranking: one of {@link GROUP_RANKINGS}; BAD_USER_INPUT (`by`) otherwise. */
+export function groupRanking(value: unknown): GroupRanking {
+  if (typeof value !== 'string' || !(GROUP_RANKINGS as readonly string[]).includes(value)) {
+    throw badInput('by', `must be one of ${GROUP_RANKINGS.join(', ')}`);
+  }
+  return value as GroupRanking;
+}
+
+/** How many groups `Queue.topGroups` answers (`first`): an integer in 1..100. */
+export function topGroupsFirst(value: unknown): number {
+  return integerIn('first', value, 1, Limits.maxTopGroups);
 }
 
 /**

@@ -24,8 +24,8 @@
 
     ARGV[1] base   'P:{Q}:' — the lane P:{Q}:g:<group>:pending of the job's group (read from
                    `leases`), its completed index P:{Q}:g:<group>:completed, the job's error
-                   list and the hashes of trimmed jobs are built from it (includes/keys.lua);
-                   all share the queue's slot
+                   list, the hashes of trimmed jobs and the throughput hash P:{Q}:throughput are
+                   built from it (includes/keys.lua); all share the queue's slot
     ARGV[2] id
     ARGV[3] token
     ARGV[4] result  its JSON text ('' for none; checked by the engine, DESIGN.md §5), kept in
@@ -38,7 +38,8 @@
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
   within ±(2^53−1) (includes/groupState.lua).
 
-  Events: zrem active; hdel leases; hincrby/hdel gactive; hincrby stats; rpush ring +
+  Events: zrem active; hdel leases; hincrby/hdel gactive + zadd/zrem gactiverank; hincrby stats;
+  hset throughput (includes/throughput.lua); rpush ring +
   lpush/ltrim wake (re-ring); kept: hset/hdel job, hset results (with a result), zadd completed and g:<group>:completed, and
   for each trimmed job zrem completed and its group's index, del job and errors; count 0: del
   job and errors; hdel settings capped + lpush/ltrim wake when a claim was held back by the

@@ -33,7 +33,8 @@
 
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
-                         here; includes/keys.lua), and shares the queue's slot
+                         here; includes/keys.lua), and shares the queue's slot; so is the
+                         throughput hash P:{Q}:throughput (includes/throughput.lua)
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
@@ -75,8 +76,9 @@
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
-  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups + gseen; hincrby stats; rpush ring + hdel gturns + lpush/ltrim wake
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
+  delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
+  (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring). None for outcomes 1, 2 and 3.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
@@ -84,8 +86,10 @@
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
+--- @include "throughput"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -144,6 +148,7 @@ if keyTtlMs ~= '' then
 end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
+countThroughput(base, 1, 0, 0, 0)
 if delayed then
   redis.call('ZADD', delayedKey, runAt, id)
   redis.call('ZADD', groupDelayedKey, runAt, id)
@@ -151,6 +156,7 @@ if delayed then
 else
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).

@@ -27,7 +27,8 @@
   and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
   levels (includes/levels.lua).
 
-    ARGV[1] base   'P:{Q}:'
+    ARGV[1] base   'P:{Q}:' (the job keys and the throughput hash P:{Q}:throughput are built
+                   from it, includes/keys.lua)
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
     then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 13 when a job of the call has
     a priority, else 12 (the priority left out: the common call is sent none; the script reads s
@@ -53,15 +54,17 @@
 
   Events: enqueue-12.lua's, batched (one incrby seq in place of incr, after a set seq to the
   floor when `seq` is below it, one hset payloads, one zadd groups and one of gseen, one hincrby
-  per stats field, per group one zadd of its lane and of heads or of its delayed index, one zadd
+  per stats field, one hset throughput, per group one zadd of its lane and of heads or of its delayed index, one zadd
   delayed; one rpush ring, hdel gturns and lpush/ltrim wake for all the groups re-ringed); per
   job one hset of its hash and, with a key, hset + pexpire of its idem key. None when refused or
   every job answers EXISTING.
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
+--- @include "throughput"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -212,7 +215,8 @@ if #created > 0 then
         members[#members + 1] = WITH_PRIORITY and job.score or job.seq
         members[#members + 1] = job.id
       end
-      redis.call('ZADD', g.laneKey, unpack(members))
+      -- Added, not updated (ids are new): each counts in the lane's size (groupRanks.lua).
+      addPending(base, group, redis.call('ZADD', g.laneKey, unpack(members)))
       -- The lane's oldest new job is its first: the lowest id (includes/heads.lua).
       noteLaneHead(base, group, lane[1].seq)
       pending = pending + #lane
@@ -228,6 +232,7 @@ if #created > 0 then
   end
   registerGroups(groupsKey, base, order, #order, now)
   redis.call('HINCRBY', k.stats, 'enqueued', #created)
+  countThroughput(base, #created, 0, 0, 0)
   if delayed > 0 then
     redis.call('ZADD', delayedKey, unpack(delayedAll))
     redis.call('HINCRBY', k.stats, 'delayed', delayed)

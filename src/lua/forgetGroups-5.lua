@@ -21,7 +21,7 @@
     KEYS[5] paused   set    paused groups
 
     ARGV[1] base     'P:{Q}:' — the group's lane and delayed, completed and dead indexes, and
-                     heads, grate, gwindow, ratelimited, gweight, greserve, gturns and goverride are built
+                     heads, gpending, gactiverank, grate, gwindow, ratelimited, gweight, greserve, gturns and goverride are built
                      from it (includes/keys.lua; same slot)
     ARGV[2] graceMs  how long a group stays registered after the last call that registered it
                      (ms, 0..2,592,000,000)
@@ -30,7 +30,7 @@
   Output: { forgotten, kept } — groups forgotten, and groups looked at and kept (busy or set);
           their sum is `batch` when more may be due.
 
-  Events: zrem groups, gseen, heads; hdel gwindow, gturns (for each group forgotten);
+  Events: zrem groups, gseen, heads, gpending, gactiverank; hdel gwindow, gturns (for each group forgotten);
   zadd gseen (for each group kept).
 
   Cost: O(batch · log n): per group looked at, one EXISTS of its four job indexes and at most
@@ -89,6 +89,8 @@ if #forget > 0 then
   redis.call('ZREM', groupsKey, unpack(forget))
   redis.call('ZREM', seenKey, unpack(forget))
   redis.call('ZREM', headsKeyOf(base), unpack(forget))
+  redis.call('ZREM', pendingRankKeyOf(base), unpack(forget))
+  redis.call('ZREM', activeRankKeyOf(base), unpack(forget))
   redis.call('HDEL', rateWindowKeyOf(base), unpack(forget))
   redis.call('HDEL', turnsKeyOf(base), unpack(forget))
 end

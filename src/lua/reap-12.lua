@@ -34,8 +34,8 @@
     KEYS[12] completed  zset   retained completed job id -> when it completed (ms)
 
     ARGV[1] base   'P:{Q}:' — each job's key P:{Q}:job:<id> and error list, and its group's
-                   lane, delayed and dead indexes are built from it (includes/keys.lua; same
-                   slot)
+                   lane, delayed and dead indexes, and the throughput hash P:{Q}:throughput
+                   are built from it (includes/keys.lua; same slot)
     ARGV[2] batch  the most jobs to reap, to promote, and to trim of each kind in this call
     ARGV[3] r      a random number in [0, 1) for the backoff jitter
 
@@ -44,7 +44,8 @@
           (nor counted), nor promoted: nothing of it is written (includes/releaseJob.lua,
           includes/promote.lua).
 
-  Events: as retry, for each job reaped; hincrby stats reaped; as promotion for each job
+  Events: as retry, for each job reaped; hincrby stats reaped; one hset throughput for all it
+  reaped (failed attempts, includes/throughput.lua); as promotion for each job
   promoted; zrem ratelimited, hdel gwindow, rpush ring + lpush/ltrim wake for each group
   reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed;
   zrem watched; a watched job's events (includes/jobEvents.lua); hdel settings capped +
@@ -60,6 +61,7 @@
 --- @include "rateLimit"
 --- @include "jobEvents"
 --- @include "capWake"
+--- @include "throughput"
 
 local GOLDEN = 0.6180339887
 
@@ -96,6 +98,9 @@ for _, id in ipairs(expired) do
     reaped = reaped + 1
   end
 end
+
+-- The expired leases taken back, failed attempts (includes/throughput.lua): once per call.
+countThroughput(base, 0, 0, 0, reaped)
 
 local promoted = promoteDue(k, base, now, batch)
 local reopened = promoteReopened(k, base, string.format('%d', now), batch)

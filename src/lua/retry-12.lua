@@ -21,8 +21,8 @@
 
     ARGV[1] base     'P:{Q}:' — the job's group's lane P:{Q}:g:<group>:pending, delayed index
                      P:{Q}:g:<group>:delayed and dead index P:{Q}:g:<group>:dead, and the job's
-                     error list P:{Q}:job:<id>:errors are built from it (includes/keys.lua;
-                     same slot)
+                     error list P:{Q}:job:<id>:errors, and the throughput hash
+                     P:{Q}:throughput are built from it (includes/keys.lua; same slot)
     ARGV[2] id
     ARGV[3] token
     ARGV[4] error    the failure's message ('' for none; ≤ 1,024 characters, cut by the engine)
@@ -39,9 +39,10 @@
   within ±(2^53−1) (includes/groupState.lua). attempts and maxAttempts are compared as decimal
   text, exactly, whatever their size (includes/requeueJob.lua).
 
-  Events: zrem active; hdel leases; hincrby/hdel gactive; lpush + ltrim errors; hset job; then
-  zadd lane + heads, or zadd delayed + g:<group>:delayed, or zadd dead + g:<group>:dead (and the trim
-  of dead: zrem, del job + errors); hincrby stats; rpush ring + lpush/ltrim wake (re-ring);
+  Events: zrem active; hdel leases; hincrby/hdel gactive + zadd/zrem gactiverank; lpush + ltrim
+  errors; hset job; then zadd lane + heads + zincrby gpending, or zadd delayed + g:<group>:delayed,
+  or zadd dead + g:<group>:dead (and the trim of dead: zrem, del job + errors); hincrby stats; hset
+  throughput (a failed attempt, includes/throughput.lua); rpush ring + lpush/ltrim wake (re-ring);
   hdel settings capped + lpush/ltrim wake when a claim was held back by the queue's cap
   (includes/capWake.lua).
 ]]
@@ -51,6 +52,7 @@
 --- @include "releaseJob"
 --- @include "requeueJob"
 --- @include "capWake"
+--- @include "throughput"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -81,6 +83,8 @@ local outcome, forgotten = requeueJob(k, base, jobKey, id, group, laneKey, nowMs
 if outcome ~= 'dead' then
   redis.call('HINCRBY', k.stats, 'retried', 1)
 end
+-- Every failed attempt, whatever became of the job (includes/throughput.lua).
+countThroughput(base, 0, 0, 0, 1)
 settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated, true)
 -- A claim the queue's cap held back is woken (includes/capWake.lua): one HGET more per retry.
 wakeCapped(k, redis.call('HGET', k.settings, 'capped'))

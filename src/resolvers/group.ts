@@ -293,6 +293,22 @@ export async function blockedByOf(
   return heldBackIn(index, g.id) === null ? null : 'LEVEL';
 }
 
+/**
+ * Whether `g` is the next group a claim serves: serviceable, at the head of the rota, the queue
+ * neither paused nor at its cap (read once per queue per execution, as `reason` reads them).
+ * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
+ */
+export async function nextToServe(
+  ctx: Context,
+  g: GroupInfo,
+  rootValue: unknown,
+): Promise<boolean> {
+  if (blockedBy(g) !== null || g.rateReopenedAt !== null) return false;
+  const index = ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
+  if (index.queuePaused || index.position.get(g.id) !== 1) return false;
+  return !atCap(await capOf(ctx, ctx.engine.queue(g.queue), rootValue));
+}
+
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */
 const ringOfRead = new WeakMap<GroupInfo, RingIndex>();
 
@@ -368,6 +384,29 @@ async function plainReason(
       return { sentence: capSentence(g, cap, place), queuePaused };
     }
   }
+  const sentence = reasonSentence(g, at);
+  // Nothing holds it back, yet nothing claims: say so (DESIGN.md §4.9 "Workers").
+  if (
+    !queuePaused &&
+    at.heldBack === null &&
+    g.pending > 0 &&
+    (await workerCountOf(ctx, rootValue, g.queue)) === 0
+  ) {
+    return { sentence: `${sentence}; ${NO_WORKER_CLAUSE}`, queuePaused };
+  }
   // On the ring, the sentence itself says the queue is paused ("…, but the queue is paused").
-  return { sentence: reasonSentence(g, at), queuePaused: queuePaused && at.position === null };
+  return { sentence, queuePaused: queuePaused && at.position === null };
+}
+
+/**
+ * The clause a ready group's reason ends with while no live worker is registered on its queue
+ * (DESIGN.md §4.9 "Workers").
+ */
+export const NO_WORKER_CLAUSE = 'jobs are waiting and no worker is connected';
+
+/** Live workers of the queue, read once per queue per execution: one ZCOUNT. */
+function workerCountOf(ctx: Context, rootValue: unknown, queueName: string): Promise<number> {
+  return oncePerExecution(ctx, rootValue, `workers\u0000${queueName}`, () =>
+    ctx.engine.queue(queueName).workerCount(),
+  );
 }

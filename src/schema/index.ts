@@ -20,6 +20,9 @@ import './weights.js';
 import './history.js';
 import './queueCap.js';
 import './schedules.js';
+import './workers.js';
+import './throughput.js';
+import './topGroups.js';
 
 builder.mutationType({});
 

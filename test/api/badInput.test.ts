@@ -25,6 +25,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKING_NAMES,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -48,10 +49,13 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
+  THROUGHPUT_MINUTES,
   TIMEZONES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -110,6 +114,22 @@ const FIELDS: Field[] = [
       after: cursor.encode(['groups', queue, null], 'a'),
     }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Queue.throughput',
+    kind: 'query',
+    document:
+      'query($queue: String!, $minutes: Int) { queue(name: $queue) { throughput(minutes: $minutes) { at failed } } }',
+    valid: () => ({ queue: QUEUE, minutes: 5 }),
+    bad: { queue: QUEUE_NAMES, minutes: THROUGHPUT_MINUTES },
+  },
+  {
+    name: 'Queue.topGroups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $by: GroupRanking!, $first: Int) { queue(name: $queue) { topGroups(by: $by, first: $first) { id } } }',
+    valid: () => ({ queue: QUEUE, by: 'PENDING', first: 5 }),
+    bad: { queue: QUEUE_NAMES, by: GROUP_RANKING_NAMES, first: TOP_FIRSTS },
   },
   {
     name: 'Mutation.setLimit',
@@ -270,9 +290,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.claim',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id } }',
+      'mutation($queue: String!, $leaseMs: Int, $workerId: String) { claim(queue: $queue, leaseMs: $leaseMs, workerId: $workerId) { id } }',
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
-    bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
+    bad: { queue: QUEUE_NAMES, leaseMs: LEASES, workerId: WORKER_IDS },
   },
   {
     name: 'Mutation.complete',

@@ -159,6 +159,8 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'history',
         // The jobs' payloads, beside their hashes (the job layout).
         'payloads',
+        // The events per minute (DESIGN.md §3, "Throughput history").
+        'throughput',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
       `${base}job:${second.id}`,

@@ -31,6 +31,7 @@ import {
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKINGS,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -50,10 +51,13 @@ import {
   RETENTION_COUNTS,
   RETENTION_POLICIES,
   RUN_ATS,
+  THROUGHPUT_MINUTES,
   TIMEZONES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -217,7 +221,18 @@ const cases: Case[] = [
     ctx.q.retry(ctx.active.id, ctx.active.token as string, { stack: any(v) }),
   ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
+  ...each(THROUGHPUT_MINUTES, 'throughput minutes', (v) => ctx.q.throughput(any(v))),
+  ...each(TOP_FIRSTS, 'topGroups first', (v) => ctx.q.topGroups('PENDING', any(v))),
+  ...each(GROUP_RANKINGS, 'topGroups by', (v) => ctx.q.topGroups(any(v))),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
+  ...each(WORKER_IDS, 'claim workerId', (v) => ctx.q.claim({ workerId: any(v) })),
+  ...each(WORKER_IDS, 'completeAndClaim workerId', (v) =>
+    ctx.q.completeAndClaim([], { workerId: any(v) }),
+  ),
+  ...each(WORKER_IDS, 'workerHeartbeat id', (v) =>
+    ctx.q.workerHeartbeat({ id: any(v), heartbeatMs: 1_000 }),
+  ),
+  ...each(WORKER_IDS, 'removeWorker id', (v) => ctx.q.removeWorker(any(v))),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.
     ...each(bad === NULL ? [] : [bad], 'claim token', (v) => ctx.q.claim({ token: any(v) })),

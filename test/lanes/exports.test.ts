@@ -30,6 +30,7 @@ const VALUES = [
 const TYPES = [
   'ActiveJob',
   'BackoffPolicyInput',
+  'ClaimOptions',
   'CompleteOptions',
   'Completion',
   'EnqueueOptions',
@@ -61,6 +62,8 @@ const TYPES = [
   'StateSeen',
   'SteeringOptions',
   'WorkerCloseOptions',
+  'WorkerHeartbeat',
+  'WorkerInfo',
   'WorkerOptions',
 ];
 

@@ -16,6 +16,7 @@ const TWINS: Record<string, number | string> = {
   MAX_DELAY_MS: Limits.maxDelayMs,
   MAX_SAFE_INTEGER: Number.MAX_SAFE_INTEGER,
   MAX_SAFE_DIGITS: String(Number.MAX_SAFE_INTEGER),
+  THROUGHPUT_MINUTES: Limits.throughputMinutes,
 };
 
 const BOUNDS_LUA = readFileSync(`${LUA_DIR}includes/bounds.lua`, 'utf8');

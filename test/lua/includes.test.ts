@@ -65,13 +65,15 @@ for i = 1, #ARGV, 3 do
     groupDeadKeyOf(base, group), groupCompletedKeyOf(base, group), errorsKeyOf(base, id),
     historyKeyOf(base), overridesKeyOf(base),
     overrideDataKeyOf(base), rateKeyOf(base), rateWindowKeyOf(base), rateLimitedKeyOf(base),
-    weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base),
+    weightKeyOf(base), turnsKeyOf(base), headsKeyOf(base), pendingRankKeyOf(base),
+    activeRankKeyOf(base),
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), resultsKeyOf(base), settingsKeyOf(base),
     jobEventsKeyOf(base, id), watchedKeyOf(base), ringWatchedKeyOf(base), ringLogKeyOf(base),
     seenKeyOf(base), reserveKeyOf(base), levelsKeyOf(base), prioritizedKeyOf(base),
+    workersKeyOf(base), workerInfoKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group), logsKeyOf(base, id),
-    jobPrefixOf(base) .. id .. LOGS_SUFFIX }
+    jobPrefixOf(base) .. id .. LOGS_SUFFIX, throughputKeyOf(base) }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -102,6 +104,8 @@ function tsKeys(c: Case): string[] {
     k.weight,
     k.turns,
     k.heads,
+    k.pendingRank,
+    k.activeRank,
     k.base,
     k.payloads,
     k.results,
@@ -114,6 +118,8 @@ function tsKeys(c: Case): string[] {
     k.reserve,
     k.levels,
     k.prioritized,
+    k.workers,
+    k.workerInfo,
     // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
     k.job(c.id),
     k.lane(c.group),
@@ -122,6 +128,7 @@ function tsKeys(c: Case): string[] {
     k.idem(c.group),
     k.logs(c.id),
     k.logs(c.id),
+    k.throughput,
   ];
 }
 

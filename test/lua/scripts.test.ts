@@ -52,6 +52,8 @@ const EXPECTED = [
   'pauseQueue',
   // a delayed job to its lane now, an operator's action
   'promoteJob',
+  // the worker registry (DESIGN.md §4.9): lapsed workers forgotten by the reaper's pass
+  'pruneWorkers',
   // a queue's totals of one instant, without jobs past their retention age
   'readCounts',
   // the state of a page of groups in one round trip (reads' client cost)
@@ -68,6 +70,12 @@ const EXPECTED = [
   // a page of a queue's schedules (Queue.schedules)
   'readSchedules',
   'readSnapshot',
+  // a queue's events per minute, the last minutes of the day kept (Queue.throughput)
+  'readThroughput',
+  // the first groups of a ranking, for Queue.topGroups and the per-group metrics
+  'readTopGroups',
+  // the live workers, a client's leases counted
+  'readWorkers',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
@@ -105,6 +113,9 @@ const EXPECTED = [
   'upsertSchedule',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
+  // a worker's heartbeat, and its leaving at close
+  'workerBeat',
+  'workerGone',
 ];
 
 describe('scripts', () => {

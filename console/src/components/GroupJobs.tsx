@@ -5,12 +5,11 @@
  * shown moves.
  */
 import { request } from '../api';
-import { duration, ms, preview } from '../format';
 import { type JobPageFragment, type JobState, QueueJobsDocument } from '../gql/graphql';
 import { type Route, routeHref } from '../hooks';
 import { useListed } from '../jobs';
 import { attemptsText } from './JobDetail';
-import { JobLink, type JobPaging, Pager, rangeText, useJobPaging } from './JobList';
+import { JobLink, type JobPaging, leaseText, Pager, rangeText, useJobPaging } from './JobList';
 
 /** Rows per page in the side panel. */
 const GROUP_PAGE = 10;
@@ -84,8 +83,9 @@ export function GroupJobs(props: {
             >
               p{j.priority}
             </span>
-            <code class="payload-preview" title={preview(j.payload, 2_000)}>
-              {preview(j.payload, 60)}
+            {/* The server cuts it (`payloadPreview`); a null payload reads "null". */}
+            <code class="payload-preview" title={j.payloadTip ?? 'null'}>
+              {j.payloadPreview ?? 'null'}
             </code>
             {j.attempts > 0 && <span class="muted small">{attemptsText(j)}</span>}
           </li>
@@ -111,20 +111,12 @@ export function GroupJobs(props: {
       {active.error && <p class="error pad">Not updated: {active.error}</p>}
       <ol class="job-rows" data-testid="active-jobs">
         {active.page?.edges.map(({ node: j }) => {
-          const lease = ms(j.leaseUntil);
-          const left = lease === null ? null : lease - redisNow;
+          const lease = leaseText(j.leaseUntil, redisNow);
           return (
             <li key={j.id} data-job-row={j.id}>
               <JobLink id={j.id} from={route} />
-              <span
-                class={`lease${left !== null && left <= 0 ? ' is-late' : ''}`}
-                data-testid="lease"
-              >
-                {left === null
-                  ? ''
-                  : left > 0
-                    ? `lease ${duration(left)} left`
-                    : `lease expired ${duration(-left)} ago`}
+              <span class={`lease${lease.late ? ' is-late' : ''}`} data-testid="lease">
+                {lease.text}
               </span>
               <span class="muted small">{attemptsText(j)}</span>
             </li>

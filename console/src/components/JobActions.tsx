@@ -1,6 +1,6 @@
 /**
  * What an admin can do to one job from its detail, by its state: a dead job is
- * retried or deleted, a delayed one run now or deleted, a pending one deleted; a pending or
+ * retried or deleted, a delayed one run now or deleted, a pending or kept completed one deleted; a pending or
  * delayed one given a new priority (DESIGN.md §3, "Priorities"); an active job is left to its
  * worker. Done only once a read of the job after it shows it.
  */
@@ -114,7 +114,7 @@ export function JobActions(props: {
             ['Run now', 'btn-primary', runNow],
             ['Delete', 'btn-danger', remove],
           ]
-        : state === 'PENDING'
+        : state === 'PENDING' || state === 'COMPLETED'
           ? [['Delete', 'btn-danger', remove]]
           : [];
   if (buttons.length === 0) return null;

@@ -1,5 +1,6 @@
 /**
- * One job: its state, priority, attempts and retry policy, its payload (and, completed, its result) as
+ * One job: its state and where it stands (why it waits, its place in its lane and its estimated
+ * start, read again while it is pending), priority, attempts and retry policy, its payload (and, completed, its result) as
  * formatted JSON, its processor's last progress and its log, its
  * failed attempts with their stacks, and its timeline — enqueued, run at, claimed, lease until,
  * finished. Opened from every job list and by typing an id; it follows the job live until it is
@@ -10,7 +11,7 @@ import { useAction } from '../action';
 import { ago, dateTimeMs, duration, ms, n, prettyJson, relative, visibleId } from '../format';
 import type { JobFullFragment } from '../gql/graphql';
 import { routeHref } from '../hooks';
-import { FINAL_STATES, useJob } from '../jobs';
+import { FINAL_STATES, type JobPlace, useJob, useJobPlace } from '../jobs';
 import { priorityText } from '../priority';
 import { Id } from './Id';
 import { JobActions, JobOutcome } from './JobActions';
@@ -76,6 +77,48 @@ function timeline(j: JobFullFragment): Moment[] {
   return out;
 }
 
+/**
+ * Where the job stands: its reason, and while pending its place in its lane and its estimated
+ * start (DESIGN.md §4.2, "Where a job stands").
+ */
+function JobPlaceFacts(props: { place: JobPlace; redisNow: number }) {
+  const { place, redisNow } = props;
+  const start = ms(place.estimatedStartAt);
+  return (
+    <>
+      <div class="wide">
+        <dt>where</dt>
+        <dd data-testid="job-reason">
+          <Id value={place.reason} />
+        </dd>
+      </div>
+      {place.state === 'PENDING' && (
+        <>
+          <div>
+            <dt>position</dt>
+            <dd data-testid="job-position" title="pending jobs ahead of it in its lane">
+              {place.position === null || place.position === undefined
+                ? '–'
+                : `${n(place.position)} ahead`}
+            </dd>
+          </div>
+          <div>
+            <dt>estimated start</dt>
+            <dd
+              data-testid="job-estimate"
+              title="from its position, its group's limit and recent completion times, and its group's place on the ring"
+            >
+              {start === null
+                ? '– (too little history, or paused)'
+                : `${dateTimeMs(start)} (${relative(start, redisNow)})`}
+            </dd>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
 export function JobDetail(props: {
   queue: string;
   id: string;
@@ -93,6 +136,7 @@ export function JobDetail(props: {
   const { queue, id, admin, epoch, skew, now, backHref, refresh } = props;
   const [{ job: j, error, ended }, refollow] = useJob(queue, id, epoch);
   const action = useAction();
+  const polled = useJobPlace(queue, id, j?.state === 'PENDING');
   // `now` ticks once a second; a render between ticks (the job changed) reads the clock afresh.
   const redisNow = Math.max(now, Date.now()) - skew;
 
@@ -129,6 +173,7 @@ export function JobDetail(props: {
                   <JobStateBadge state={j.state} />
                 </dd>
               </div>
+              <JobPlaceFacts place={polled?.state === j.state ? polled : j} redisNow={redisNow} />
               <div>
                 <dt>group</dt>
                 <dd class="mono">

@@ -1,9 +1,10 @@
 /**
  * Pieces every job list shares: a job's link (to its detail, keeping the view it is
- * opened from), the pager over cursor pages, and the paging state of one list.
+ * opened from), an active job's lease countdown, the pager over cursor pages, and the paging
+ * state of one list.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { n, visibleId } from '../format';
+import { duration, ms, n, visibleId } from '../format';
 import { type Route, routeHref } from '../hooks';
 import { Id } from './Id';
 
@@ -20,6 +21,19 @@ export function JobLink(props: { id: string; from: Route }) {
       <Id value={id} />
     </a>
   );
+}
+
+/**
+ * An active job's lease countdown at `redisNow` (ms, Redis clock): "lease 24 s left", or
+ * "lease expired 2.0 s ago" (late: the reaper has not taken it back yet); '' with no lease.
+ */
+export function leaseText(leaseUntil: unknown, redisNow: number): { text: string; late: boolean } {
+  const lease = ms(leaseUntil);
+  if (lease === null) return { text: '', late: false };
+  const left = lease - redisNow;
+  return left > 0
+    ? { text: `lease ${duration(left)} left`, late: false }
+    : { text: `lease expired ${duration(-left)} ago`, late: true };
 }
 
 /** The cursors of the pages visited (the last is the page shown) and the page size. */

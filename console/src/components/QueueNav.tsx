@@ -1,6 +1,7 @@
 /**
- * The chosen queue's views: its ring and groups, its Dead jobs, its Delayed jobs and its Schedules,
- * each a link (`#queue=…&view=…`), with their counts from the snapshot shown; and a box to open
+ * The chosen queue's views: its ring and groups, its Active, Completed (kept), Dead and Delayed
+ * jobs and its Schedules, each a link (`#queue=…&view=…`), with their counts from the snapshot
+ * shown; and a box to open
  * any job by its id.
  */
 import { useState } from 'preact/hooks';
@@ -11,13 +12,15 @@ export function QueueNav(props: {
   queue: string;
   view: QueueView | null;
   /** The snapshot's counts (null before the first read, or when the server has none of them). */
+  active: number | null;
+  completed: number | null;
   dead: number | null;
   delayed: number | null;
   /** Open a job: the route keeps the view it is opened from. */
   onOpenJob: (id: string) => void;
   route: Route;
 }) {
-  const { queue, view, dead, delayed, onOpenJob, route } = props;
+  const { queue, view, active, completed, dead, delayed, onOpenJob, route } = props;
   const [typed, setTyped] = useState('');
   const tab = (to: QueueView | null, label: string, count: number | null, testid: string) => (
     <a
@@ -42,6 +45,8 @@ export function QueueNav(props: {
   return (
     <nav class="tabs" aria-label="Views of the queue">
       {tab(null, 'Groups', null, 'tab-groups')}
+      {tab('active', 'Active', active, 'tab-active')}
+      {tab('completed', 'Completed', completed, 'tab-completed')}
       {tab('dead', 'Dead', dead, 'tab-dead')}
       {tab('delayed', 'Delayed', delayed, 'tab-delayed')}
       {tab('schedules', 'Schedules', null, 'tab-schedules')}

@@ -1,16 +1,23 @@
 /**
- * Jobs claimed, completed and given back per second over the last minutes, from the
+ * Jobs claimed, completed and given back per second over the last hour. It opens with the
+ * server's history (`Queue.throughput(minutes: 60)`, DESIGN.md §3 "Throughput history"): each
+ * complete minute before the chart opened is drawn as that minute's average rate, from the
+ * first minute of the hour that had any event. From then on it adds the live rates of the
  * `Queue.stats` counters of the console's snapshots: each point is the difference of two reads
- * over the time between them (Redis clock). "Given back" is retried + reaped: a failed
- * processor's retry and an expired lease taken back by the reaper are counted apart
- * (DESIGN.md §3). Drawn with uPlot. Where reads are missing (the server was down, the tab
- * hidden) the lines break: a rate over a long silence is not data.
+ * over the time between them (Redis clock). "Given back" is retried + reaped live (a failed
+ * processor's retry and an expired lease taken back by the reaper, counted apart, DESIGN.md §3)
+ * and the history's `failed` (the same failed attempts, a retry that killed its job included).
+ * Drawn with uPlot. Where live reads are missing (the server was down, the tab hidden) the lines
+ * break: a rate over a long silence is not data.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { request } from '../api';
 import { clock, perSecond } from '../format';
+import { QueueThroughputDocument } from '../gql/graphql';
 import { PULSE_MS, type Sample } from '../hooks';
+import { type HistoryRate, historyRates } from '../throughput';
 
 type Counter = 'claimed' | 'completed' | 'givenBack';
 
@@ -19,9 +26,11 @@ function count(sample: Sample, counter: Counter): number {
   return counter === 'givenBack' ? sample.retried + sample.reaped : sample[counter];
 }
 
-/** The window shown (s): the data's span, at least a minute and at most five. */
+/** The window shown (s): the data's span, at least a minute and at most an hour. */
 const MIN_WINDOW_S = 60;
-const WINDOW_S = 300;
+const WINDOW_S = 3_600;
+/** The minutes of server history the chart opens with (`Queue.throughput`). */
+const HISTORY_MINUTES = 60;
 
 /** The latest rate of `counter` (per second); null before two reads or after a gap. */
 export function lastRate(samples: Sample[], counter: Counter): number | null {
@@ -37,15 +46,24 @@ export function lastRate(samples: Sample[], counter: Counter): number | null {
  */
 export const GAP_MS = 3 * PULSE_MS + 1_000;
 
-/** The rates between successive samples; null where two reads are more than GAP_MS apart. */
-function rates(samples: Sample[]): uPlot.AlignedData {
+/**
+ * The history's rates, then the rates between successive samples after it; null where two
+ * reads are more than GAP_MS apart.
+ */
+function rates(samples: Sample[], history: readonly HistoryRate[]): uPlot.AlignedData {
   const x: number[] = [];
   const series: Record<Counter, (number | null)[]> = { claimed: [], completed: [], givenBack: [] };
+  const until = history.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+  for (const h of history) {
+    x.push(h.at / 1000);
+    for (const key of ['claimed', 'completed', 'givenBack'] as const) series[key].push(h[key]);
+  }
   for (let i = 1; i < samples.length; i += 1) {
     const a = samples[i - 1] as Sample;
     const b = samples[i] as Sample;
     const ms = b.at - a.at;
-    if (ms <= 0) continue;
+    // A live rate over a span the history already drew is left out: one line, not two.
+    if (ms <= 0 || a.at < until) continue;
     x.push(b.at / 1000);
     for (const key of ['claimed', 'completed', 'givenBack'] as const) {
       // A counter never goes down; if it did (queue deleted and recreated), show 0, not < 0.
@@ -83,15 +101,33 @@ const css = (name: string): string =>
   getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
 export function Throughput(props: {
+  /** The queue whose history the chart opens with. */
+  queue: string;
   samples: Sample[];
   /** This browser's clock minus the Redis clock (ms), so "now" is on the samples' clock. */
   skew: number;
 }) {
-  const { samples, skew } = props;
+  const { queue, samples, skew } = props;
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const latest = useRef({ samples, skew });
-  latest.current = { samples, skew };
+  const [history, setHistory] = useState<HistoryRate[]>([]);
+  const latest = useRef({ samples, skew, history });
+  latest.current = { samples, skew, history };
+
+  // The last hour from the server, read once when the chart opens on a queue: the live rates go
+  // on from there. A refused read leaves the chart live only, as before there was a history.
+  useEffect(() => {
+    let current = true;
+    setHistory([]);
+    request(QueueThroughputDocument, { queue, minutes: HISTORY_MINUTES })
+      .then((data) => {
+        if (current) setHistory(historyRates(data.queue.throughput));
+      })
+      .catch(() => {});
+    return () => {
+      current = false;
+    };
+  }, [queue]);
 
   useEffect(() => {
     const el = box.current;
@@ -145,6 +181,8 @@ export function Throughput(props: {
             (u) => {
               const spans = gaps(u.data);
               el.dataset.points = String(u.data[0].length);
+              el.dataset.history = String(latest.current.history.length);
+              el.dataset.from = String(u.scales.x?.min ?? '');
               el.dataset.gaps = JSON.stringify(spans);
               el.dataset.gapPx = JSON.stringify(
                 spans.map(([a, b]) => [u.valToPos(a, 'x', true), u.valToPos(b, 'x', true)]),
@@ -162,7 +200,10 @@ export function Throughput(props: {
     });
     resize.observe(el);
     // Time moves on when no read arrives (the server is down): keep "now" at the right edge.
-    const timer = setInterval(() => chart.setData(rates(latest.current.samples)), PULSE_MS);
+    const timer = setInterval(
+      () => chart.setData(rates(latest.current.samples, latest.current.history)),
+      PULSE_MS,
+    );
     return () => {
       clearInterval(timer);
       resize.disconnect();
@@ -172,17 +213,21 @@ export function Throughput(props: {
   }, []);
 
   useEffect(() => {
-    plot.current?.setData(rates(samples));
-  }, [samples]);
+    plot.current?.setData(rates(samples, history));
+  }, [samples, history]);
 
   return (
     <section class="panel">
       <div class="panel-head">
         <h2>Throughput</h2>
-        <span class="muted small">jobs per second, up to the last 5 minutes; gaps: no data</span>
+        <span class="muted small">
+          jobs per second, up to the last hour (minute averages, then live); gaps: no data
+        </span>
       </div>
       <div class="chart" ref={box} data-testid="throughput" />
-      {samples.length < 2 && <p class="muted small pad">collecting… (two reads make a rate)</p>}
+      {samples.length < 2 && history.length === 0 && (
+        <p class="muted small pad">collecting… (two reads make a rate)</p>
+      )}
     </section>
   );
 }

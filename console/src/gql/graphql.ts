@@ -24,6 +24,15 @@ export type BlockedBy =
   /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
+/** What `Queue.topGroups` ranks groups by. Equal counts rank in group order (by bytes). */
+export type GroupRanking =
+  /** Most active (in-flight) jobs first. */
+  | 'ACTIVE'
+  /** The group whose oldest pending job was enqueued first (lowest id) first. */
+  | 'OLDEST_PENDING'
+  /** Most pending jobs first. */
+  | 'PENDING';
+
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
@@ -142,7 +151,7 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -150,7 +159,15 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+
+export type JobPlaceNowQueryVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type JobPlaceNowQuery = { queue: { job: { id: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null } | null } };
 
 export type JobLogsQueryVariables = Exact<{
   queue: string;
@@ -168,11 +185,11 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null };
+export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -183,7 +200,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -216,7 +233,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type ChangeJobPriorityMutationVariables = Exact<{
   queue: string;
@@ -225,7 +242,7 @@ export type ChangeJobPriorityMutationVariables = Exact<{
 }>;
 
 
-export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, finishedAt: string | null, lastError: string | null } | null };
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -240,6 +257,22 @@ export type ResumeQueueMutationVariables = Exact<{
 
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
+
+export type QueueWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueWorkersQuery = { queue: { workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
+export type ConsoleTopGroupsQueryVariables = Exact<{
+  queue: string;
+  by: GroupRanking;
+  first?: number | null | undefined;
+}>;
+
+
+export type ConsoleTopGroupsQuery = { queue: { topGroups: Array<{ id: string, pending: number, active: number, state: GroupState, oldestPendingAt: string | null }> } };
 
 export type HistoryItemFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
@@ -365,6 +398,14 @@ export type QueueSchedulesQueryVariables = Exact<{
 
 
 export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+
+export type QueueThroughputQueryVariables = Exact<{
+  queue: string;
+  minutes?: number | null | undefined;
+}>;
+
+
+export type QueueThroughputQuery = { queue: { throughput: Array<{ at: string, claimed: number, completed: number, failed: number }> } };
 
 export type SetWeightMutationVariables = Exact<{
   queue: string;
@@ -514,6 +555,9 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts
@@ -541,7 +585,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -549,8 +594,13 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   leaseUntil
   enqueuedAt
   runAt
+  claimedAt
   finishedAt
   lastError
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
     `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
 export const JobPageFragmentDoc = new TypedDocumentString(`
@@ -570,7 +620,8 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -578,8 +629,13 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
   leaseUntil
   enqueuedAt
   runAt
+  claimedAt
   finishedAt
   lastError
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`, {"fragmentName":"JobPage"}) as unknown as TypedDocumentString<JobPageFragment, unknown>;
 export const ActionResultFragmentDoc = new TypedDocumentString(`
     fragment ActionResult on JobActionResult {
@@ -920,6 +976,9 @@ export const JobByIdDocument = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts
@@ -942,6 +1001,19 @@ export const JobByIdDocument = new TypedDocumentString(`
     jitter
   }
 }`) as unknown as TypedDocumentString<JobByIdQuery, JobByIdQueryVariables>;
+export const JobPlaceNowDocument = new TypedDocumentString(`
+    query JobPlaceNow($queue: String!, $id: ID!) {
+  queue(name: $queue) {
+    job(id: $id) {
+      id
+      state
+      reason
+      position
+      estimatedStartAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<JobPlaceNowQuery, JobPlaceNowQueryVariables>;
 export const JobLogsDocument = new TypedDocumentString(`
     query JobLogs($queue: String!, $id: ID!, $first: Int!, $after: String) {
   queue(name: $queue) {
@@ -979,6 +1051,9 @@ export const JobFollowDocument = new TypedDocumentString(`
   result
   progress
   state
+  reason
+  position
+  estimatedStartAt
   priority
   attempts
   maxAttempts
@@ -1012,7 +1087,8 @@ export const QueueJobsDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1020,8 +1096,13 @@ export const QueueJobsDocument = new TypedDocumentString(`
   leaseUntil
   enqueuedAt
   runAt
+  claimedAt
   finishedAt
   lastError
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
 fragment JobPage on JobConnection {
   totalCount
@@ -1080,7 +1161,8 @@ export const PromoteJobDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1088,8 +1170,13 @@ export const PromoteJobDocument = new TypedDocumentString(`
   leaseUntil
   enqueuedAt
   runAt
+  claimedAt
   finishedAt
   lastError
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<PromoteJobMutation, PromoteJobMutationVariables>;
 export const ChangeJobPriorityDocument = new TypedDocumentString(`
     mutation ChangeJobPriority($queue: String!, $id: ID!, $priority: Int!) {
@@ -1100,7 +1187,8 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1108,8 +1196,13 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
   leaseUntil
   enqueuedAt
   runAt
+  claimedAt
   finishedAt
   lastError
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<ChangeJobPriorityMutation, ChangeJobPriorityMutationVariables>;
 export const PauseQueueDocument = new TypedDocumentString(`
     mutation PauseQueue($queue: String!) {
@@ -1127,6 +1220,36 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const QueueWorkersDocument = new TypedDocumentString(`
+    query QueueWorkers($queue: String!) {
+  queue(name: $queue) {
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueWorkersQuery, QueueWorkersQueryVariables>;
+export const ConsoleTopGroupsDocument = new TypedDocumentString(`
+    query ConsoleTopGroups($queue: String!, $by: GroupRanking!, $first: Int) {
+  queue(name: $queue) {
+    topGroups(by: $by, first: $first) {
+      id
+      pending
+      active
+      state
+      oldestPendingAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTopGroupsQuery, ConsoleTopGroupsQueryVariables>;
 export const HistoryDocument = new TypedDocumentString(`
     query History($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
@@ -1391,6 +1514,18 @@ export const QueueSchedulesDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<QueueSchedulesQuery, QueueSchedulesQueryVariables>;
+export const QueueThroughputDocument = new TypedDocumentString(`
+    query QueueThroughput($queue: String!, $minutes: Int) {
+  queue(name: $queue) {
+    throughput(minutes: $minutes) {
+      at
+      claimed
+      completed
+      failed
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueThroughputQuery, QueueThroughputQueryVariables>;
 export const SetWeightDocument = new TypedDocumentString(`
     mutation SetWeight($queue: String!, $group: String!, $weight: Int!) {
   setWeight(queue: $queue, group: $group, weight: $weight) {

@@ -1,7 +1,8 @@
 /**
- * `ringmaster job <id>` (one job: its state, priority, payload, result, progress and the end of
- * its log, or with `--log` the whole log: `Queue.job`, `Job.logs`, DESIGN.md §3 "Progress and
- * logs"), `ringmaster priority <id> <priority>` (a pending or delayed job's new priority:
+ * `ringmaster job <id>` (one job: its state, where it stands — `Job.reason`, and while pending
+ * `Job.position` and `Job.estimatedStartAt`, DESIGN.md §4.2 — priority, payload, result, progress
+ * and the end of its log, or with `--log` the whole log: `Queue.job`, `Job.logs`, DESIGN.md §3
+ * "Progress and logs"), `ringmaster priority <id> <priority>` (a pending or delayed job's new priority:
  * `changeJobPriority`, DESIGN.md §3 "Priorities"),
  * `ringmaster dead` (a queue's or a group's dead jobs, newest first: `Queue.jobs(DEAD)`) and
  * `ringmaster retry-dead` (requeue them: `requeueDeadJobs`, called again while jobs remain),
@@ -84,7 +85,7 @@ export function registerJobs(program: Command): void {
   program
     .command('job <id>')
     .description(
-      `one job: its state, attempts, payload, (completed) result, progress and its log's newest ${LOG_TAIL} lines`,
+      `one job: its state and where it stands (why it waits, its place and estimated start), attempts, payload, (completed) result, progress and its log's newest ${LOG_TAIL} lines`,
     )
     .option('--log', 'the whole log, oldest first (the newest 1,000 lines are kept)')
     .action(async (id: string, options: { log?: boolean }, command: Command) => {
@@ -121,6 +122,12 @@ export function registerJobs(program: Command): void {
         return;
       }
       printLine(`job ${visible(job.id)} of ${visible(job.group)} in ${queue}: ${job.state}`);
+      printLine(`reason: ${visible(job.reason)}`);
+      if (job.state === 'PENDING') {
+        // Where it stands (DESIGN.md §4.2): its place in its lane and the estimate, if any.
+        printLine(`position: ${job.position ?? '-'} ahead of it in its lane`);
+        printLine(`estimated start: ${String(job.estimatedStartAt ?? '-')}`);
+      }
       printLine(`priority: ${job.priority}`);
       printLine(`attempts: ${job.attempts}/${job.maxAttempts}`);
       printLine(`enqueued: ${String(job.enqueuedAt ?? '-')}`);

@@ -232,7 +232,7 @@ export type CliJobQueryVariables = Exact<{
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogsQueryVariables = Exact<{
   queue: string;
@@ -279,6 +279,13 @@ export type CliRemoveScheduleMutationVariables = Exact<{
 
 
 export type CliRemoveScheduleMutation = { removeSchedule: boolean | null };
+
+export type CliWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliWorkersQuery = { queue: { known: boolean, workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
 
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
@@ -1005,6 +1012,9 @@ export const CliJobDocument = new TypedDocumentString(`
       id
       group
       state
+      reason
+      position
+      estimatedStartAt
       priority
       attempts
       maxAttempts
@@ -1124,6 +1134,24 @@ export const CliRemoveScheduleDocument = new TypedDocumentString(`
   removeSchedule(queue: $queue, id: $id)
 }
     `) as unknown as TypedDocumentString<CliRemoveScheduleMutation, CliRemoveScheduleMutationVariables>;
+export const CliWorkersDocument = new TypedDocumentString(`
+    query CliWorkers($queue: String!) {
+  queue(name: $queue) {
+    known
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliWorkersQuery, CliWorkersQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

@@ -33,6 +33,7 @@ import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobActionResult,
   JobLog,
@@ -52,12 +53,16 @@ import type {
   Schedule,
   SchedulePage,
   SteeringOptions,
+  ThroughputPoint,
+  TopGroup,
+  WorkerInfo,
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
 import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
+import type { JobPlace } from './place.js';
 import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
@@ -66,11 +71,13 @@ import { type ScheduleInput, type SchedulesOptions, Scheduling } from './schedul
 import { Steering } from './steering.js';
 import { Upkeep } from './upkeep.js';
 import {
+  type ClaimOptions,
   type CompleteAndClaimOptions,
   type CompleteAndClaimResult,
   type CompleteOptions,
   type Completion,
   type RetryOptions,
+  type WorkerHeartbeat,
   Working,
 } from './working.js';
 
@@ -81,10 +88,12 @@ export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
 export type { ScheduleInput, SchedulesOptions } from './scheduling.js';
 export type {
+  ClaimOptions,
   CompleteAndClaimResult,
   CompleteOptions,
   Completion,
   RetryOptions,
+  WorkerHeartbeat,
 } from './working.js';
 
 /**
@@ -553,12 +562,13 @@ export class Queue<Payload = unknown, Result = unknown> {
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
    * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
    * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
-   * serviceable, or while the queue is paused ({@link pauseQueue}).
+   * serviceable, or while the queue is paused ({@link pauseQueue}). `workerId` (1..200 UTF-8
+   * bytes, no control characters) is kept with the job while it is ACTIVE (`Job.workerId`,
+   * DESIGN.md §4.9 "Workers"); it registers no worker ({@link workerHeartbeat} does).
    * Script: `claim-10.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad leaseMs, token or workerId
    */
-  claim(
-    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<Job<Payload, Result> | null> {
+  claim(options: ClaimOptions = {}): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.working.claim(options)) as Promise<Job<Payload, Result> | null>;
   }
 
@@ -594,6 +604,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * @param options.claim jobs to claim (count, 0..1,000; default 1)
    * @param options.leaseMs their lease (ms, 1..86,400,000; default 30,000)
    * @param options.tokens their lease tokens, one per claim (default: random UUIDs)
+   * @param options.workerId the claiming worker's id, kept with each job claimed (as {@link claim})
    * @returns `refused`: per completion, null when it completed, else the RingmasterError
    *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
    *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
@@ -935,6 +946,20 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * The first `first` groups (1..100, default `Defaults.topGroups`, 10) ranked `by` (DESIGN.md
+   * §3, "Group rankings"): PENDING (most pending jobs first), OLDEST_PENDING (the group whose
+   * oldest pending job has the lowest id first) or ACTIVE (most active jobs first); equal counts
+   * in group order (bytes). Only groups with pending (active) jobs rank. Each with its oldest
+   * pending job. O(log groups + first) in one script (`readTopGroups-3.lua`); for OLDEST_PENDING it
+   * mends at most {@link METRICS_HEAD_STEPS} stale entries of `P:{Q}:heads` and answers the groups
+   * settled when more are left. Registers nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`by`, `first`)
+   */
+  topGroups(by: GroupRanking, first?: number): Promise<TopGroup[]> {
+    return this.call(() => this.reads.topGroups(by, first));
+  }
+
+  /**
    * Queue-wide totals of one instant, in one read-only script (`readCounts-8.lua`): counters
    * and cardinalities, never a scan; O(1) in groups, O(log n) in jobs. `delayed` is the stats
    * total; `dead` and `completed` count the jobs the retention policies keep, leaving out those
@@ -977,6 +1002,19 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * The queue's events per minute over the last `minutes` minutes (default 60, 1..1,440), oldest
+   * first, the last the current minute of the Redis clock (so far): `{ at, enqueued, claimed,
+   * completed, failed }`, `at` the minute's start (ms), 0s for a minute with no events. Kept in
+   * Redis by the scripts that count the events, a day of minutes per queue (DESIGN.md §3,
+   * "Throughput history"). One read-only script (`readThroughput-1.lua`), O(minutes); registers
+   * nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`minutes`) for a count out of range
+   */
+  throughput(minutes = 60): Promise<ThroughputPoint[]> {
+    return this.call(() => this.reads.throughput(minutes));
+  }
+
+  /**
    * The queue's numbers for monitoring (DESIGN.md §4.7, `GET /metrics`), read by one script
    * (`readMetrics-7.lua`) so they agree: group and job totals, the event counters and the
    * oldest pending job. O(1) in groups and jobs; it mends at most `maxSteps` (default
@@ -990,6 +1028,44 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * The queue's live workers (DESIGN.md §4.9 "Workers"), by id: each registered by its last
+   * heartbeat ({@link workerHeartbeat}) and not lapsed on the Redis clock (3 heartbeats after
+   * it; a lapsed one is left out before the reaper prunes it). At most 10,000
+   * (`Limits.maxWorkersListed`). O(workers); for GraphQL clients (`client`) their leases are
+   * counted too, O(active jobs). One read-only script (`readWorkers-3.lua`).
+   */
+  workers(): Promise<WorkerInfo[]> {
+    return this.call(() => this.reads.workers());
+  }
+
+  /** The number of live workers ({@link workers}): O(log workers), one ZCOUNT. */
+  workerCount(): Promise<number> {
+    return this.call(() => this.reads.workerCount());
+  }
+
+  /**
+   * Register worker `beat.id` in the queue's registry, or refresh it, until 3 × `heartbeatMs`
+   * from now on the Redis clock (DESIGN.md §4.9 "Workers"). A `Worker` calls it at its start
+   * and every `heartbeatMs`; the GraphQL `claim(workerId:)` calls it for a client. Answers the
+   * Redis clock's now (ms). Script: `workerBeat-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id (`id`), a count that is not a
+   *   non-negative integer (`pid`, `concurrency`, `active`), a text over 256 UTF-8 bytes
+   *   (`hostname`, `version`) or a heartbeatMs out of 1..86,400,000
+   */
+  workerHeartbeat(beat: WorkerHeartbeat): Promise<number> {
+    return this.call(() => this.working.workerHeartbeat(beat));
+  }
+
+  /**
+   * Take worker `id` out of the registry at once (a `Worker` that closes); true when it was
+   * registered. Script: `workerGone-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id
+   */
+  removeWorker(id: string): Promise<boolean> {
+    return this.call(() => this.working.removeWorker(id));
+  }
+
+  /**
    * Job `id` with its `backoff` policy (null for none) and its `errors` (failed attempts,
    * newest first, at most `Defaults.errorsKept`), or null when there is no such job (gone:
    * completed without retention, trimmed, removed, or completed or dead and past its
@@ -999,6 +1075,35 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   job(id: string): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.reads.job(id)) as Promise<Job<Payload, Result> | null>;
+  }
+
+  /**
+   * Where job `id` stands (DESIGN.md §4.1, "Where a job stands"): the job as {@link job} reads
+   * it and, while PENDING, `position` (the pending jobs ahead of it in its lane, ZRANK), its
+   * group (as {@link group} reads it), its group's service times from its newest retained
+   * completions and `estimatedStartAt` (ms, Redis clock; null with fewer than 3 completions
+   * retained, or while its group or the queue is paused or its limit is 0). Null when there is
+   * no such job, as {@link job}. O(log lane + K) with K = 20 completions read, plus O(rota) for
+   * a job a free permit of its group waits for (its group's place on the rota); registers
+   * nothing.
+   */
+  jobPlace(id: string): Promise<JobPlace<Payload, Result> | null> {
+    return this.call(() => this.reads.jobPlace(id)) as Promise<JobPlace<Payload, Result> | null>;
+  }
+
+  /**
+   * {@link jobPlace} for several jobs at once, in the order of `ids` (null for each that is not
+   * there): the jobs sent together, then one MULTI for every pending one's rank and every group's
+   * completions, one read of their groups, one of the completions' claim times and at most one
+   * of the rota, so a page of jobs costs a few round trips, not a few per job. O(Σ log lane +
+   * groups × K), plus O(rota) once.
+   * @throws RingmasterError BAD_USER_INPUT (`ids`) when `ids` is not an array or holds more
+   *   than 500
+   */
+  jobPlaces(ids: readonly string[]): Promise<(JobPlace<Payload, Result> | null)[]> {
+    return this.call(() => this.reads.jobPlaces(ids)) as Promise<
+      (JobPlace<Payload, Result> | null)[]
+    >;
   }
 
   /**
@@ -1064,7 +1169,9 @@ export class Queue<Payload = unknown, Result = unknown> {
    * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
    * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
    * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
-   * groups per call, repeated while a call comes back full and forgot one).
+   * groups per call, repeated while a call comes back full and forgot one). Last, at most
+   * `Defaults.workerPruneBatch` (1,000) workers whose heartbeat lapsed leave the registry
+   * (DESIGN.md §4.9 "Workers"; `pruneWorkers-2.lua`, one call per pass).
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
    *   `groupGraceMs` out of its range
    */

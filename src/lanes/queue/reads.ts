@@ -4,12 +4,13 @@
  * are on `Queue`'s methods (queue.ts), which delegate here.
  */
 import type { ChainableCommander } from 'ioredis';
-import { Defaults } from '../defaults.js';
+import { Defaults, WORKER_LAPSE_BEATS } from '../defaults.js';
 import { badInput } from '../errors.js';
 import type { SnapshotReply } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobError,
   JobLogPage,
@@ -22,6 +23,9 @@ import type {
   QueueState,
   QueueStats,
   RotaEntry,
+  ThroughputPoint,
+  TopGroup,
+  WorkerInfo,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
@@ -29,6 +33,7 @@ import { type HistoryPage, readGroupHistory, readHistory } from './history.js';
 import { decodeJob, decodeJobPage, decodeLogs } from './jobs.js';
 import { rotaEntries } from './levels.js';
 import { decodeMetrics, METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
+import { estimateStart, type JobPlace, PLACE_SAMPLES, queueRate, serviceTimes } from './place.js';
 import {
   GROUP_FIELD_COUNT,
   groupInfo,
@@ -321,6 +326,62 @@ export class Reads {
     return decodeMetrics(await this.core.commands.readMetrics({ maxSteps }));
   }
 
+  async workers(): Promise<WorkerInfo[]> {
+    const [, ids, infos, leases] = await this.core.commands.readWorkers(
+      validate.Limits.maxWorkersListed,
+    );
+    const workers: WorkerInfo[] = [];
+    ids.forEach((id, i) => {
+      const info = decodeWorkerInfo(id, infos[i] ?? null, leases[i] ?? null);
+      if (info !== null) workers.push(info);
+    });
+    return workers.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async workerCount(): Promise<number> {
+    return Number((await this.core.commands.countWorkers())[1]);
+  }
+
+  async throughput(minutes: number): Promise<ThroughputPoint[]> {
+    validate.integerIn('minutes', minutes, 1, validate.Limits.throughputMinutes);
+    const [current, counts] = await this.core.commands.readThroughput({ minutes });
+    const points: ThroughputPoint[] = [];
+    for (let i = 0; i < minutes; i++) {
+      points.push({
+        at: (current - minutes + 1 + i) * 60_000,
+        enqueued: counts[4 * i] ?? 0,
+        claimed: counts[4 * i + 1] ?? 0,
+        completed: counts[4 * i + 2] ?? 0,
+        failed: counts[4 * i + 3] ?? 0,
+      });
+    }
+    return points;
+  }
+
+  async topGroups(by: GroupRanking, first: number = Defaults.topGroups): Promise<TopGroup[]> {
+    const ranking = validate.groupRanking(by);
+    const n = validate.topGroupsFirst(first);
+    const [at, , ids, fields, oldest] = await this.core.commands.readTopGroups({
+      by: ranking,
+      first: n,
+      maxSteps: METRICS_HEAD_STEPS,
+    });
+    return this.groupsFrom(ids, fields).map((info, i) => {
+      const id = oldest[2 * i] ?? null;
+      const enqueuedText = oldest[2 * i + 1];
+      const enqueuedAt =
+        typeof enqueuedText === 'string' && /^\d+$/.test(enqueuedText)
+          ? Number(enqueuedText)
+          : null;
+      return {
+        ...info,
+        oldestPendingId: id,
+        oldestPendingAt: enqueuedAt,
+        oldestPendingAgeMs: enqueuedAt === null ? null : Math.max(0, Number(at) - enqueuedAt),
+      };
+    });
+  }
+
   async job(id: string): Promise<Job | null> {
     let jobId: string;
     try {
@@ -331,6 +392,120 @@ export class Reads {
     const [fields, entries] = await this.core.commands.readJob({ id: jobId });
     if (fields.length === 0) return null;
     return { ...decodeJob(this.core.name, jobId, fields), errors: decodeErrors(entries) };
+  }
+
+  async jobPlace(id: string): Promise<JobPlace | null> {
+    const [place] = await this.jobPlaces([id]);
+    return place ?? null;
+  }
+
+  async jobPlaces(ids: readonly string[]): Promise<(JobPlace | null)[]> {
+    if (!Array.isArray(ids)) throw badInput('ids', 'must be an array of job ids');
+    if (ids.length > validate.Limits.maxPageSize) {
+      throw badInput('ids', `holds ${ids.length} ids; at most ${validate.Limits.maxPageSize}`);
+    }
+    if (ids.length === 0) return [];
+    // The jobs, sent together (one round trip on the connection); TIME beside them.
+    const [jobs, now] = await Promise.all([
+      Promise.all(ids.map((id) => this.job(id))),
+      this.core.commands.clock(),
+    ]);
+    const pending = jobs.filter((j): j is Job => j !== null && j.state === 'PENDING');
+    const groupIds = [...new Set(pending.map((j) => j.group))];
+    const k = this.core.keys;
+    const last = PLACE_SAMPLES - 1;
+    let ranks = new Map<Job, number | null>();
+    const done = new Map<string, string[]>();
+    const info = new Map<string, GroupInfo>();
+    let queueDone: string[] = [];
+    let queuePaused = false;
+    if (pending.length > 0) {
+      // One MULTI (one instant): each job's rank in its lane, O(log lane); each group's newest
+      // completions and the queue's, O(log n + K); the queue's pause.
+      const multi = this.core.redis.multi();
+      for (const j of pending) multi.zrank(k.lane(j.group), j.id);
+      for (const g of groupIds) multi.zrevrange(k.groupCompleted(g), 0, last, 'WITHSCORES');
+      multi.zrevrange(k.completed, 0, last, 'WITHSCORES').hget(k.settings, 'paused');
+      const [replies, groups] = await Promise.all([values(multi), this.readGroups(groupIds)]);
+      ranks = new Map(pending.map((j, i) => [j, replies[i] as number | null]));
+      for (const [i, g] of groupIds.entries()) {
+        done.set(g, replies[pending.length + i] as string[]);
+        info.set(g, groups[i] as GroupInfo);
+      }
+      queueDone = replies[pending.length + groupIds.length] as string[];
+      queuePaused = replies[pending.length + groupIds.length + 1] === '1';
+    }
+    const claimed = await this.claimedAt(groupIds.map((g) => done.get(g) ?? []));
+    const service = new Map(
+      groupIds.map((g, i) => [
+        g,
+        serviceTimes(done.get(g) ?? [], claimed[i] ?? [], info.get(g)?.limit ?? null),
+      ]),
+    );
+    // Only a job a free permit of its group waits for needs its group's place on the rota,
+    // O(rota), read once for them all.
+    const needsRota = pending.some((j) => {
+      const g = info.get(j.group);
+      return ranks.get(j) != null && g?.onRing && (g.limit === null || g.active < g.limit);
+    });
+    const rota = needsRota ? (await this.rota()).map((e) => e.group) : [];
+    const rate = queueRate(queueDone);
+    return jobs.map((job): JobPlace | null => {
+      if (job === null) return null;
+      const rank = ranks.get(job) ?? null;
+      const group = info.get(job.group);
+      if (job.state !== 'PENDING' || group === undefined) {
+        const none = { position: null, group: null, service: null, rotaPosition: null };
+        return { job, ...none, estimatedStartAt: null, now };
+      }
+      const times = service.get(job.group) ?? null;
+      const rotaPosition = rota.indexOf(job.group) + 1 || null;
+      const estimatedStartAt =
+        rank === null
+          ? null
+          : estimateStart({
+              now,
+              position: rank,
+              group,
+              service: times,
+              queuePaused,
+              rotaPosition,
+              queueRate: rate,
+            });
+      return {
+        job,
+        position: rank,
+        group,
+        service: times,
+        rotaPosition,
+        estimatedStartAt,
+        now,
+      };
+    });
+  }
+
+  /**
+   * Each completion's `claimedAt`, per list of completions (ZREVRANGE … WITHSCORES order), in
+   * one MULTI: O(K) a list.
+   */
+  private async claimedAt(lists: readonly (readonly string[])[]): Promise<(string | null)[][]> {
+    const multi = this.core.redis.multi();
+    let count = 0;
+    for (const finished of lists) {
+      for (let i = 0; i < finished.length; i += 2) {
+        multi.hget(this.core.keys.job(finished[i] as string), 'claimedAt');
+        count++;
+      }
+    }
+    if (count === 0) return lists.map(() => []);
+    const flat = (await values(multi)) as (string | null)[];
+    let at = 0;
+    return lists.map((finished) => {
+      const n = finished.length / 2;
+      const slice = flat.slice(at, at + n);
+      at += n;
+      return slice;
+    });
   }
 
   async jobLogs(
@@ -441,4 +616,46 @@ export class Reads {
       groupInfo(this.core.name, id, flat.slice(i * GROUP_FIELD_COUNT, (i + 1) * GROUP_FIELD_COUNT)),
     );
   }
+}
+
+/** A number of a worker's JSON, or null when it is not one. */
+function numberOf(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * A worker's entry of `readWorkers-3.lua` (DESIGN.md §4.9): its JSON as `workerBeat-2.lua`
+ * wrote it and, for a client, its counted leases. Null when the JSON is missing or not ours
+ * (a hand edit): the worker is left out.
+ */
+function decodeWorkerInfo(
+  id: string,
+  json: string | null,
+  leases: number | null,
+): WorkerInfo | null {
+  if (json === null) return null;
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (raw === null || typeof raw !== 'object') return null;
+  const lastSeenAt = numberOf(raw.lastSeenAt);
+  const heartbeatMs = numberOf(raw.heartbeatMs);
+  if (lastSeenAt === null || heartbeatMs === null) return null;
+  const client = raw.client === true;
+  return {
+    id,
+    hostname: typeof raw.hostname === 'string' ? raw.hostname : null,
+    pid: numberOf(raw.pid),
+    concurrency: numberOf(raw.concurrency),
+    active: client ? Number(leases ?? 0) : (numberOf(raw.active) ?? 0),
+    startedAt: numberOf(raw.startedAt) ?? lastSeenAt,
+    lastSeenAt,
+    version: typeof raw.version === 'string' ? raw.version : null,
+    heartbeatMs,
+    lapsesAt: lastSeenAt + WORKER_LAPSE_BEATS * heartbeatMs,
+    client,
+  };
 }

@@ -217,7 +217,7 @@ export type CompleteAndClaimReply = [
 
 /**
  * `readMetrics-7.lua`'s reply: `[at, ring, groups, paused, rateLimited, active, dead, completed,
- * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps]`.
+ * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps, cap, workers]`.
  */
 export type MetricsReply = [
   at: number,
@@ -233,8 +233,43 @@ export type MetricsReply = [
   settled: 0 | 1,
   steps: number,
   cap: [limit: string | null, reserved: string | null],
+  workers: number,
   schedules: number,
 ];
+
+/** `readTopGroups-3.lua`'s reply (see its header). */
+export type TopGroupsReply = [
+  at: number,
+  settled: 0 | 1,
+  ids: string[],
+  fields: (string | number | null)[],
+  oldest: (string | null)[],
+];
+
+/**
+ * `readWorkers-3.lua`'s reply: the Redis clock, the live workers' ids, their JSON (null when
+ * missing), and each one's counted leases (null unless it is a GraphQL client).
+ */
+export type WorkersReply = [
+  now: number,
+  ids: string[],
+  infos: (string | null)[],
+  leases: (number | null)[],
+];
+
+/** What a worker says of itself at a heartbeat (`workerBeat-2.lua`); null for unknown. */
+export interface WorkerBeat {
+  readonly id: string;
+  readonly hostname: string | null;
+  readonly pid: number | null;
+  readonly concurrency: number | null;
+  /** Jobs it holds now; null for a GraphQL client (its leases are counted instead). */
+  readonly active: number | null;
+  readonly version: string | null;
+  readonly heartbeatMs: number;
+  /** A worker starting now: its startedAt is this beat. */
+  readonly fresh: boolean;
+}
 
 /**
  * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
@@ -668,10 +703,18 @@ export class Commands {
     token: string;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<ClaimReply> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
+    const args = [
+      k.base,
+      p.leaseMs,
+      p.token,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.workerId ?? '',
+    ];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
@@ -698,6 +741,7 @@ export class Commands {
     leaseMs: number;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
     const args: Arg[] = [
@@ -706,6 +750,7 @@ export class Commands {
       p.defaultMaxAttempts,
       p.promoteBatch,
       p.completions.length,
+      p.workerId ?? '',
     ];
     for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
@@ -907,6 +952,19 @@ export class Commands {
       [k.glimit, k.gactive, k.paused],
       [k.base, ...p.groups],
     ) as Promise<(string | number | null)[]>;
+  }
+
+  /**
+   * `readTopGroups-3.lua`: the first `first` groups of ranking `by` — `[at, settled, ids,
+   * fields (GROUP_FIELD_COUNT per id, flat), oldest ([id, enqueuedAt] per id, flat)]`.
+   */
+  readTopGroups(p: { by: string; first: number; maxSteps: number }): Promise<TopGroupsReply> {
+    const k = this.k;
+    return this.run(
+      'readTopGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, p.by, p.first, p.maxSteps],
+    ) as Promise<TopGroupsReply>;
   }
 
   /**
@@ -1243,6 +1301,17 @@ export class Commands {
   }
 
   /**
+   * `readThroughput-1.lua`: `[current, counts]` — the current minute (minutes since the epoch,
+   * Redis clock) and, flat, enqueued, claimed, completed and failed of each of the last
+   * `minutes` minutes, oldest first.
+   */
+  readThroughput(p: { minutes: number }): Promise<[current: number, counts: number[]]> {
+    return this.run('readThroughput', [this.k.throughput], [p.minutes]) as Promise<
+      [number, number[]]
+    >;
+  }
+
+  /**
    * `readMetrics-7.lua`: the queue's cardinalities, `stats` and its oldest pending job, mending
    * at most `maxSteps` stale entries of `heads` on the way.
    */
@@ -1253,5 +1322,56 @@ export class Commands {
       [k.ring, k.stats, k.paused, k.groups, k.active, k.dead, k.completed],
       [k.base, p.maxSteps],
     ) as Promise<MetricsReply>;
+  }
+
+  /** `workerBeat-2.lua`: register or refresh a worker; answers `[now, lapsesAt]` (ms). */
+  workerBeat(b: WorkerBeat): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'workerBeat',
+      [k.workers, k.workerInfo],
+      [
+        b.id,
+        b.hostname ?? '',
+        b.pid ?? '',
+        b.concurrency ?? '',
+        b.active ?? '',
+        b.version ?? '',
+        b.heartbeatMs,
+        b.fresh ? '1' : '',
+      ],
+    ) as Promise<[number, number]>;
+  }
+
+  /** `workerGone-2.lua`: 1 when worker `id` was registered (now removed), else 0. */
+  workerGone(id: string): Promise<number> {
+    const k = this.k;
+    return this.run('workerGone', [k.workers, k.workerInfo], [id]) as Promise<number>;
+  }
+
+  /** `pruneWorkers-2.lua`: forget at most `batch` lapsed workers; answers how many. */
+  pruneWorkers(batch: number): Promise<number> {
+    const k = this.k;
+    return this.run('pruneWorkers', [k.workers, k.workerInfo], [batch]) as Promise<number>;
+  }
+
+  /** `readWorkers-3.lua`: the live workers (at most `max`). */
+  readWorkers(max: number): Promise<WorkersReply> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, max, ''],
+    ) as Promise<WorkersReply>;
+  }
+
+  /** `readWorkers-3.lua` counting only: `[now, live workers]`. */
+  countWorkers(): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, 1, '1'],
+    ) as Promise<[number, number]>;
   }
 }

@@ -10,7 +10,11 @@
                       widest ms and limit a timed override's data may hold
     MAX_SAFE_DIGITS   the same bound as decimal text, for judging a stored integer by its text
                       before it is converted (includes/safeInteger.lua)
+    THROUGHPUT_MINUTES  `Limits.throughputMinutes`: the minutes of throughput a queue keeps,
+                      one slot each (includes/throughput.lua), and the most Queue.throughput
+                      reads (DESIGN.md §3, "Throughput history")
 ]]
 local MAX_DELAY_MS = 2592000000
 local MAX_SAFE_INTEGER = 9007199254740991
 local MAX_SAFE_DIGITS = '9007199254740991'
+local THROUGHPUT_MINUTES = 1440

@@ -66,6 +66,8 @@
 --- @include "indexedEncoding"
 --- @include "quietQueue"
 --- @include "levels"
+--- @include "throughput"
+--- @include "groupRanks"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -79,10 +81,12 @@ local function nextAttempt(raw)
   return '1'
 end
 
-local function newClaimBatch(leaseMs)
+-- worker: the claiming worker's id, written as each claimed job's `worker` ('' or nil: none).
+local function newClaimBatch(leaseMs, worker)
   return {
     leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
-    groups = {}, served = {}, active = {}, leases = {},
+    groups = {}, served = {}, active = {}, leases = {}, emptied = {},
+    worker = (worker ~= nil and worker ~= '') and worker or nil,
   }
 end
 
@@ -246,7 +250,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress')
+          'lastError', 'progress', 'worker')
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
@@ -261,8 +265,19 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           end
         end
         local maxAttempts = job[3]
-        redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
-          tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+        -- The claiming worker's id in the same HSET (DESIGN.md §4.9 "Workers"); a claim that
+        -- names none drops an earlier attempt's (rare: one HDEL).
+        if batch.worker then
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil,
+            'worker', batch.worker)
+        else
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+          if job[7] then
+            redis.call('HDEL', jobKey, 'worker')
+          end
+        end
         if job[1] ~= group then
           redis.call('HSET', jobKey, 'group', group)
         end
@@ -373,7 +388,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   flushTurns(base, batch)
   if #emptied > 0 then
     redis.call('ZREM', headsKeyOf(base), unpack(emptied))
+    -- The rankings' pending counts are written once for the batch (flushClaims).
+    for e = 1, #emptied do
+      batch.emptied[emptied[e]] = true
+    end
   end
+  batch.base = base
   fillPayloads(base, claimed, 6)
   return claimed
 end
@@ -382,7 +402,9 @@ end
 -- completions of the same script (batch.completed) share the `active` total's update. A batch
 -- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
 -- Redis' indexed encodings (includes/indexedEncoding.lua).
-local function flushClaims(k, batch)
+local function flushClaims(k, base, batch)
+  -- The call's claims and completions in the minute's throughput (includes/throughput.lua).
+  countThroughput(base, 0, batch.count, batch.completed, 0)
   local net = batch.count - batch.completed
   if net ~= 0 then
     redis.call('HINCRBY', k.stats, 'active', net)
@@ -403,7 +425,16 @@ local function flushClaims(k, batch)
   end
   redis.call('HSET', k.gactive, unpack(counts))
   -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served)
+  keepIndexed(k, batch.count, #batch.served, batch.base)
+  -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
+  -- them, and their lanes' sizes, each in one write for the batch.
+  setActiveRanks(batch.base, counts)
+  local taken = {}
+  for s = 1, #batch.served do
+    local group = batch.served[s]
+    taken[group] = batch.groups[group].claimed
+  end
+  takeServed(batch.base, batch.served, taken, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then

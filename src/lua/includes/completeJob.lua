@@ -26,6 +26,7 @@
 --- @include "finishCompleted"
 --- @include "payloads"
 --- @include "capWake"
+--- @include "throughput"
 
 local function completeJob(k, jobKey, base, id, token, result)
   local denied = checkLease(k.active, jobKey, id, token, k.settings)
@@ -60,6 +61,7 @@ local function completeJob(k, jobKey, base, id, token, result)
     job[#job + 1] = result
   end
   redis.call('HINCRBY', k.stats, 'completed', 1)
+  countThroughput(base, 0, 0, 1, 0)
   settleAfterGain(k, group, laneKey, wasServiceable, wasSaturated)
   wakeCapped(k, capped)
   return { id, job }
