@@ -40,9 +40,11 @@ import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
+import { SchedulesView } from './components/SchedulesView';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
 import { TopGroups } from './components/TopGroups';
+import { WorkersPanel } from './components/WorkersPanel';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
 import {
@@ -59,7 +61,7 @@ import {
 const STALE_MS = 3 * PULSE_MS;
 
 /** The queue's job views, by the address's `view`; each takes the same props. */
-const JOB_VIEWS: Record<QueueView, ComponentType<JobsViewProps>> = {
+const JOB_VIEWS: Record<Exclude<QueueView, 'schedules'>, ComponentType<JobsViewProps>> = {
   active: ActiveView,
   completed: CompletedView,
   dead: DeadView,
@@ -77,7 +79,8 @@ export function App() {
   const [queues, setQueues] = useState<ListedQueue[] | null>(null);
   const [httpError, setHttpError] = useState<ApiError | null>(null);
   const [route, navigate] = useRoute();
-  const JobsViewOf = route.view === null ? null : JOB_VIEWS[route.view];
+  const JobsViewOf =
+    route.view === null || route.view === 'schedules' ? null : JOB_VIEWS[route.view];
 
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
   useEffect(
@@ -269,6 +272,17 @@ export function App() {
                   onFilter={(g) => navigate({ queue, view: route.view, group: g })}
                   refresh={refresh}
                 />
+              ) : route.queue === queue && route.view === 'schedules' ? (
+                <SchedulesView
+                  key={`${queue}:${epoch}`}
+                  queue={queue}
+                  admin={role === 'ADMIN'}
+                  tick={view?.at ?? null}
+                  skew={skew}
+                  now={now}
+                  route={route}
+                  refresh={refresh}
+                />
               ) : (
                 <>
                   <RingPanel
@@ -322,6 +336,7 @@ export function App() {
                       <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>
+                  <WorkersPanel queue={queue} epoch={epoch} skew={skew} now={now} />
                 </>
               )}
             </main>

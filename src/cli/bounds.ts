@@ -30,6 +30,10 @@ export const Bounds = {
   for: { min: 1, max: Limits.maxDelayMs },
   /** `priority <id> <priority>`: `changeJobPriority(priority)`, 1 runs first. */
   priority: { min: Limits.minPriority, max: Limits.maxPriority },
+  /** `schedule set --every`: `upsertSchedule(everyMs)`, ms. */
+  every: { min: Limits.minEveryMs, max: Limits.maxEveryMs },
+  /** `schedule set --max-attempts`: each job's maxAttempts. */
+  maxAttempts: { min: 1, max: Limits.maxAttempts },
   /** `groups --first`, `dead --first`, `history --first`: a page (`first`). */
   first: { min: 1, max: Limits.maxPageSize },
   /** `top --first`: busiest groups drawn; the CLI's own bound (a screenful). */

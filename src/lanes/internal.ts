@@ -10,6 +10,7 @@ export { type OverrideKind, remainingMs, TIMER_ACTOR } from './queue/overrides.j
 export type { JobPlace, ServiceTimes } from './queue/place.js';
 export { type PromotedJob, REGISTRATION_REFRESH_MS } from './queue/queue.js';
 export type { Finding, ReconcileReport } from './queue/reconcile.js';
+export { ticksOf } from './queue/scheduling.js';
 export {
   isCluster,
   keySlot,
@@ -39,4 +40,10 @@ export type {
   TimedOverride,
   TopGroup,
 } from './types.js';
-export { GROUP_RANKINGS, jobId, logsCursor, logsPage } from './validate.js';
+export {
+  GROUP_RANKINGS,
+  jobId,
+  logsCursor,
+  logsPage,
+  workerId as checkWorkerId,
+} from './validate.js';

@@ -129,6 +129,28 @@ export interface QueueKeys {
    */
   readonly watched: string;
   /**
+   * `P:{Q}:schedules` — zset: schedule id → when its next tick is due (ms, Redis clock;
+   * DESIGN.md §3, "Schedules").
+   */
+  readonly schedules: string;
+  /** `P:{Q}:schedule` — hash: schedule id → its definition, JSON (DESIGN.md §3, "Schedules"). */
+  readonly scheduleDefs: string;
+  /**
+   * `P:{Q}:schedruns` — hash: schedule id → its last tick fired, `<lastRunAt>:<lastJobId>`
+   * (DESIGN.md §3, "Schedules").
+   */
+  readonly scheduleRuns: string;
+  /**
+   * `P:{Q}:workers` — zset: live worker id → when it lapses (ms, Redis clock: its last heartbeat
+   * plus its lapse; DESIGN.md §4.9 "Workers"; `workersKeyOf`).
+   */
+  readonly workers: string;
+  /**
+   * `P:{Q}:workerinfo` — hash: worker id → what it said of itself at its last heartbeat, JSON
+   * (DESIGN.md §4.9; `workerInfoKeyOf`).
+   */
+  readonly workerInfo: string;
+  /**
    * `P:{Q}:throughput` — hash: slot (minute % 1,440) → `<minute>:<enqueued>:<claimed>:
    * <completed>:<failed>`, the queue's per-minute counts for a day (`throughputKeyOf`,
    * includes/throughput.lua; DESIGN.md §3, "Throughput history").
@@ -217,6 +239,11 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
+    schedules: `${base}schedules`,
+    scheduleDefs: `${base}schedule`,
+    scheduleRuns: `${base}schedruns`,
+    workers: `${base}workers`,
+    workerInfo: `${base}workerinfo`,
     throughput: `${base}throughput`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,

@@ -75,8 +75,23 @@ export const Limits = {
   maxWeight: 1_000,
   /** The most claims a rate limit's window may allow (DESIGN.md §3, "Rate limits"). */
   maxRateClaims: 1_000_000,
+  /**
+   * A schedule's interval (`everyMs`, ms): from 1 s, so a queue's ticks stay far apart from
+   * the reaper's passes that fire them, to 365 days (DESIGN.md §3, "Schedules").
+   */
+  minEveryMs: 1_000,
+  maxEveryMs: 31_536_000_000,
+  /** The most schedules one queue holds (DESIGN.md §3, "Schedules"). */
+  maxSchedules: 1_000,
+  /** A schedule's cron expression (characters) and time zone name (characters). */
+  cronLength: 256,
+  timezoneLength: 64,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
+  /** A worker's id (`workerId`, DESIGN.md §4.9 "Workers"): UTF-8 bytes. */
+  workerIdBytes: 200,
+  /** Live workers one `Queue.workers` read answers at most (DESIGN.md §4.9). */
+  maxWorkersListed: 10_000,
   /** The most groups one `Queue.topGroups` call answers (`first`; DESIGN.md §3, "Group rankings"). */
   maxTopGroups: 100,
 } as const;

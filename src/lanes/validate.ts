@@ -55,6 +55,15 @@ export function groupId(value: unknown, argument = 'group'): string {
 }
 
 /**
+ * A worker's id (DESIGN.md §4.9 "Workers"): non-empty, at most 200 UTF-8 bytes, no control
+ * characters, well-formed Unicode.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function workerId(value: unknown, argument = 'workerId'): string {
+  return name(value, argument, Limits.workerIdBytes);
+}
+
+/**
  * Who a steering call is recorded as in the history (DESIGN.md §4.6, `SteeringOptions.actor`
  * and the handles' `actor` option): a group id's rules within 128 UTF-8 bytes, and not
  * `timer`, which the history keeps for the timed overrides' reverts (§4.8), so no caller can
@@ -621,7 +630,8 @@ export type Listing =
   | readonly ['groups', string, string | null]
   | readonly ['jobs', string, JobState, string | null]
   | readonly ['history', string, string | null]
-  | readonly ['logs', string, string];
+  | readonly ['logs', string, string]
+  | readonly ['schedules', string];
 
 /**
  * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
@@ -775,6 +785,28 @@ export const cursor = pageCursor<string>({
   parse: (rest) => groupId(rest, 'after'),
   other: 'another queue, or another prefix',
 });
+
+/**
+ * Opaque cursors of schedule pages (`Queue.schedules`): base64url of `S:<tag>:<schedule id>`
+ * ({@link pageCursor}; no form before it, so `s:` is never issued).
+ */
+export const scheduleCursor = pageCursor<string>({
+  name: 'schedules',
+  letter: 'S',
+  legacy: 's',
+  maxChars: 400,
+  parse: (rest) => groupId(rest, 'after'),
+  other: 'another queue, or another prefix',
+});
+
+/**
+ * A schedule's interval (DESIGN.md §3, "Schedules"): an integer of ms from
+ * `Limits.minEveryMs` (1 s) to `Limits.maxEveryMs` (365 days).
+ * @throws RingmasterError BAD_USER_INPUT (`everyMs`)
+ */
+export function everyMs(value: unknown): number {
+  return integerIn('everyMs', value, Limits.minEveryMs, Limits.maxEveryMs);
+}
 
 /** The job states, as the API names them (DESIGN.md §4). */
 export const JOB_STATES: readonly JobState[] = [

@@ -30,6 +30,8 @@
     ARGV[3] token               the lease token (random, from the caller)
     ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)
     ARGV[5] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
+    ARGV[6] worker              the claiming worker's id, written as the job's `worker` field
+                                ('' for none: an earlier one is removed; DESIGN.md §4.9)
 
   Output: { claimedAt, leaseUntil, claimed, nextRunAt } — claimed holds the job (positional,
           see includes/claimJobs.lua), or nothing when no group is serviceable or the queue is
@@ -51,7 +53,7 @@ local k = {
 }
 -- The queue's gate and cap: one read (includes/queueCap.lua).
 local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped')
-local batch = newClaimBatch(tonumber(ARGV[2]))
+local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
   gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
 flushClaims(k, ARGV[1], batch)

@@ -14,7 +14,7 @@ import type {
   PromotedJob,
   Queue,
 } from '../lanes/internal.js';
-import { Defaults, withoutToken } from '../lanes/internal.js';
+import { checkWorkerId, Defaults, withoutToken } from '../lanes/internal.js';
 import { isIntegerIn, Limits } from '../lanes/limits.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
@@ -34,7 +34,7 @@ export interface BackoffArg {
 }
 
 /** A GraphQL backoff input as the engine takes it (null fields: the defaults). */
-function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
+export function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
   if (b == null) return undefined;
   return {
     type: b.type,
@@ -95,10 +95,25 @@ export const enqueueJobs = (
       a.jobs.map((j) => ({ group: j.group, payload: j.payload, options: enqueueOptionsOf(j) })),
     );
 
-export const claim = (
+/**
+ * `claim`: with a `workerId`, the job keeps it while ACTIVE and the client is registered (or
+ * refreshed) as a worker of the queue after the claim, whether or not it found a job (DESIGN.md
+ * §4.9 "Workers"); a refused claim registers nothing, and a registration that fails does not
+ * fail the claim.
+ */
+export async function claim(
   ctx: Context,
-  a: { queue: string; leaseMs?: number | null | undefined },
-): Promise<Job | null> => ctx.engine.queue(a.queue).claim({ leaseMs: a.leaseMs ?? undefined });
+  a: { queue: string; leaseMs?: number | null | undefined; workerId?: string | null | undefined },
+): Promise<Job | null> {
+  const q = ctx.engine.queue(a.queue);
+  if (a.workerId == null) return q.claim({ leaseMs: a.leaseMs ?? undefined });
+  const workerId = checkWorkerId(a.workerId);
+  const job = await q.claim({ leaseMs: a.leaseMs ?? undefined, workerId });
+  // Best effort: the claim stands whatever the registration answers (a client that got no
+  // job or token back would leave its lease to the reaper); its next claim beats again.
+  await q.workerHeartbeat({ id: workerId, heartbeatMs: Defaults.heartbeatMs }).catch(() => {});
+  return job;
+}
 
 /** `complete`: a null or absent result is none. */
 export const complete = (ctx: Context, a: JobArgs & { result?: unknown }): Promise<Job> =>

@@ -19,6 +19,8 @@ import './overrides.js';
 import './weights.js';
 import './history.js';
 import './queueCap.js';
+import './schedules.js';
+import './workers.js';
 import './throughput.js';
 import './topGroups.js';
 

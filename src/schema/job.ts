@@ -102,7 +102,7 @@ const JobLogConnectionRef = builder
     }),
   });
 
-const BackoffInputRef = builder.inputType('BackoffInput', {
+export const BackoffInputRef = builder.inputType('BackoffInput', {
   description:
     'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
   fields: (t) => ({
@@ -217,6 +217,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     finishedAt: t.field(
       time('When it completed or died (Redis clock); null before.', (j) => j.finishedAt),
     ),
+    workerId: t.string({
+      nullable: true,
+      description:
+        'The id of the worker holding it while ACTIVE (its claim’s `workerId`, or the `Worker`’s id); null in every other state.',
+      resolve: (j) => (j.state === 'ACTIVE' ? (j.workerId ?? null) : null),
+    }),
     lastError: t.exposeString('lastError', {
       nullable: true,
       description: "Why the last attempt failed (the worker's error, or 'lease expired').",
@@ -333,10 +339,14 @@ builder.mutationFields((t) => ({
     type: JobRef,
     nullable: true,
     authScopes: { worker: true },
-    description: 'Claim the next job of the rota; null when no group is serviceable.',
+    description:
+      'Claim the next job of the rota; null when no group is serviceable. With `workerId`, the job keeps it while ACTIVE (`Job.workerId`) and the caller is registered as a worker of the queue (`Queue.workers`, `client` true) until 15 s after its last claim.',
     args: {
       queue: t.arg.string({ required: true }),
       leaseMs: t.arg.int({ defaultValue: Defaults.leaseMs }),
+      workerId: t.arg.string({
+        description: `The claiming worker's id: 1 to ${Limits.workerIdBytes} UTF-8 bytes, no control characters.`,
+      }),
     },
     resolve: (_root, args, ctx) => resolve.claim(ctx, args),
   }),

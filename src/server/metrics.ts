@@ -80,6 +80,8 @@ export class ServerMetrics {
   private readonly groupOldestAge: Gauge<'queue' | 'group'>;
   private readonly cap: Gauge<'queue'>;
   private readonly reserved: Gauge<'queue'>;
+  private readonly workers: Gauge<'queue'>;
+  private readonly schedules: Gauge<'queue'>;
   private readonly counters: Map<(typeof COUNTERS)[number], Counter<'queue'>>;
   private readonly statesLost: Counter<'queue' | 'cause'>;
   private sources: MetricsSources | null = null;
@@ -158,6 +160,18 @@ export class ServerMetrics {
     this.reserved = new Gauge({
       name: 'ringmaster_queue_reserved',
       help: 'The sum of the groups’ reserves of the queue’s cap (setReserve); absent while it is 0 and there is no cap.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.workers = new Gauge({
+      name: 'ringmaster_workers',
+      help: 'Live workers of a queue: registered by their heartbeat and not lapsed (3 heartbeats), Redis clock.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.schedules = new Gauge({
+      name: 'ringmaster_schedules',
+      help: 'The queue’s schedules (upsertSchedule): each enqueues one job per tick.',
       labelNames: ['queue'],
       registers,
     });
@@ -293,6 +307,8 @@ export class ServerMetrics {
       this.groupOldestAge,
       this.cap,
       this.reserved,
+      this.workers,
+      this.schedules,
     ])
       metric.reset();
     for (const counter of this.counters.values()) counter.reset();
@@ -328,6 +344,8 @@ export class ServerMetrics {
     for (const [state, value] of Object.entries(jobs)) this.jobs.set({ queue, state }, value);
     if (m.limit !== null) this.cap.set({ queue }, m.limit);
     if (m.limit !== null || m.reserved > 0) this.reserved.set({ queue }, m.reserved);
+    this.workers.set({ queue }, m.workers);
+    this.schedules.set({ queue }, m.schedules);
     for (const [name, counter] of this.counters) counter.inc({ queue }, m.stats[name]);
     // Unknown this time (stale index entries left to mend, or a job hash without enqueuedAt):
     // left out rather than reported wrong.

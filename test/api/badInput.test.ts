@@ -16,9 +16,11 @@ import {
   ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
+  CRONS,
   CURSORS,
   DECIMAL_NOT_FOUND,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
@@ -48,10 +50,12 @@ import {
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
   THROUGHPUT_MINUTES,
+  TIMEZONES,
   TOKENS,
   TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -202,6 +206,45 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
   },
+  {
+    name: 'Mutation.upsertSchedule every',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $everyMs: SafeInt, $payload: JSON, $maxAttempts: Int, $backoff: BackoffInput, $priority: Int) { upsertSchedule(queue: $queue, id: $id, group: $group, everyMs: $everyMs, payload: $payload, maxAttempts: $maxAttempts, backoff: $backoff, priority: $priority) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', everyMs: 60_000, payload: { n: 1 } }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      everyMs: EVERY_MS,
+      payload: PAYLOADS,
+      maxAttempts: MAX_ATTEMPTS,
+      backoff: BACKOFFS,
+      priority: PRIORITIES,
+    },
+  },
+  {
+    name: 'Mutation.upsertSchedule cron',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $cron: String, $timezone: String) { upsertSchedule(queue: $queue, id: $id, group: $group, cron: $cron, timezone: $timezone) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', cron: '0 30 2 * * *', timezone: 'UTC' }),
+    bad: { cron: CRONS, timezone: TIMEZONES },
+  },
+  {
+    name: 'Mutation.removeSchedule',
+    kind: 'mutation',
+    document: 'mutation($queue: String!, $id: ID!) { removeSchedule(queue: $queue, id: $id) }',
+    valid: () => ({ queue: QUEUE, id: 's' }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Queue.schedules',
+    kind: 'query',
+    document:
+      'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { schedules(first: $first, after: $after) { totalCount } } }',
+    valid: () => ({ queue: QUEUE, first: 10 }),
+    bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
       name: `Mutation.${name}`,
@@ -247,9 +290,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.claim',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id } }',
+      'mutation($queue: String!, $leaseMs: Int, $workerId: String) { claim(queue: $queue, leaseMs: $leaseMs, workerId: $workerId) { id } }',
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
-    bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
+    bad: { queue: QUEUE_NAMES, leaseMs: LEASES, workerId: WORKER_IDS },
   },
   {
     name: 'Mutation.complete',

@@ -23,8 +23,10 @@ import {
   ACTORS,
   BACKOFFS,
   type BadValue,
+  CRONS,
   CURSORS,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
@@ -50,10 +52,12 @@ import {
   RETENTION_POLICIES,
   RUN_ATS,
   THROUGHPUT_MINUTES,
+  TIMEZONES,
   TOKENS,
   TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -142,6 +146,30 @@ const cases: Case[] = [
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
   ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
   ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
+  ...each(GROUP_IDS, 'upsertSchedule id', (v) =>
+    ctx.q.upsertSchedule({ id: any(v), group: 'a', everyMs: 5_000 }),
+  ),
+  ...each(GROUP_IDS, 'upsertSchedule group', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: any(v), everyMs: 5_000 }),
+  ),
+  ...each(EVERY_MS, 'upsertSchedule everyMs', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: any(v) }),
+  ),
+  ...each(CRONS, 'upsertSchedule cron', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: any(v) }),
+  ),
+  ...each(TIMEZONES, 'upsertSchedule timezone', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: '* * * * *', timezone: any(v) }),
+  ),
+  ...each(PAYLOADS, 'upsertSchedule payload', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000, payload: v }),
+  ),
+  ...each(ACTORS, 'upsertSchedule actor', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000 }, { actor: any(v) }),
+  ),
+  ...each(GROUP_IDS, 'removeSchedule id', (v) => ctx.q.removeSchedule(any(v))),
+  ...each(FIRSTS, 'schedules first', (v) => ctx.q.schedules({ first: any(v) })),
+  ...each(CURSORS, 'schedules after', (v) => ctx.q.schedules({ after: any(v) })),
   ...each([...LIMITS, NULL], 'setQueueLimit limit', (v) => ctx.q.setQueueLimit(any(v))),
   ...each(FOR_MS, 'setQueueLimit forMs', (v) => ctx.q.setQueueLimit(5, { forMs: any(v) })),
   ...each(ACTORS, 'clearQueueLimit actor', (v) => ctx.q.clearQueueLimit({ actor: any(v) })),
@@ -197,6 +225,14 @@ const cases: Case[] = [
   ...each(TOP_FIRSTS, 'topGroups first', (v) => ctx.q.topGroups('PENDING', any(v))),
   ...each(GROUP_RANKINGS, 'topGroups by', (v) => ctx.q.topGroups(any(v))),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
+  ...each(WORKER_IDS, 'claim workerId', (v) => ctx.q.claim({ workerId: any(v) })),
+  ...each(WORKER_IDS, 'completeAndClaim workerId', (v) =>
+    ctx.q.completeAndClaim([], { workerId: any(v) }),
+  ),
+  ...each(WORKER_IDS, 'workerHeartbeat id', (v) =>
+    ctx.q.workerHeartbeat({ id: any(v), heartbeatMs: 1_000 }),
+  ),
+  ...each(WORKER_IDS, 'removeWorker id', (v) => ctx.q.removeWorker(any(v))),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.
     ...each(bad === NULL ? [] : [bad], 'claim token', (v) => ctx.q.claim({ token: any(v) })),

@@ -70,6 +70,7 @@ for i = 1, #ARGV, 3 do
     baseOf(base .. 'glimit', 'glimit'), payloadsKeyOf(base), resultsKeyOf(base), settingsKeyOf(base),
     jobEventsKeyOf(base, id), watchedKeyOf(base), ringWatchedKeyOf(base), ringLogKeyOf(base),
     seenKeyOf(base), reserveKeyOf(base), levelsKeyOf(base), prioritizedKeyOf(base),
+    workersKeyOf(base), workerInfoKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group), logsKeyOf(base, id),
     jobPrefixOf(base) .. id .. LOGS_SUFFIX, throughputKeyOf(base) }
@@ -117,6 +118,8 @@ function tsKeys(c: Case): string[] {
     k.reserve,
     k.levels,
     k.prioritized,
+    k.workers,
+    k.workerInfo,
     // The per-job loops' prefix forms (keys.lua, jobPrefixOf / groupPrefixOf).
     k.job(c.id),
     k.lane(c.group),

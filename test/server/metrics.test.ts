@@ -12,7 +12,7 @@ import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { ServerMetrics } from '../../src/server/metrics.js';
 import { MAX_OPERATION_NAMES } from '../../src/server/plugins/operationMetrics.js';
 import { RingChangedDocument } from '../gql/graphql.js';
-import { pollUntil, uniqueQueueName } from '../support/lanes.js';
+import { pollUntil, redisNow, uniqueQueueName, untilRedisTimePasses } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 import { type TestServer, useTestServer } from '../support/server.js';
 
@@ -173,6 +173,39 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     m = await samples(api);
     expect(m.has(key('ringmaster_queue_limit', { queue: name }))).toBe(false);
     expect(m.get(key('ringmaster_queue_reserved', { queue: name }))).toBe(3);
+  });
+
+  it('reports the queue’s schedules', async () => {
+    const name = uniqueQueueName('metrics');
+    const q = api.server.engine.queue(name);
+    await q.enqueue('a', null);
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(0);
+    await q.upsertSchedule({ id: 's1', group: 'a', everyMs: 60_000 });
+    await q.upsertSchedule({ id: 's2', group: 'a', cron: '0 0 * * *' });
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(2);
+    await q.removeSchedule('s1');
+    expect((await samples(api)).get(key('ringmaster_schedules', { queue: name }))).toBe(1);
+  });
+
+  it('reports the live workers of a queue, a fleet of 1,000 too, and not the lapsed ones', async () => {
+    const name = uniqueQueueName('metrics');
+    const q = api.server.engine.queue(name);
+    await q.enqueue('a', null);
+    let m = await samples(api);
+    expect(m.get(key('ringmaster_workers', { queue: name }))).toBe(0);
+    await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) =>
+        q.workerHeartbeat({ id: `w-${i}`, heartbeatMs: 60_000, active: 1 }),
+      ),
+    );
+    // Lapsed as soon as they beat (3 × 1 ms): never counted.
+    await q.workerHeartbeat({ id: 'lapsed', heartbeatMs: 1 });
+    await untilRedisTimePasses(r, (await redisNow(r)) + 5);
+    m = await samples(api);
+    expect(m.get(key('ringmaster_workers', { queue: name }))).toBe(1_000);
+    await q.removeWorker('w-0');
+    m = await samples(api);
+    expect(m.get(key('ringmaster_workers', { queue: name }))).toBe(999);
   });
 
   it('leaves out a queue it cannot read, counts the failure, and answers the rest', async () => {

@@ -258,6 +258,13 @@ export type ResumeQueueMutationVariables = Exact<{
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
 
+export type QueueWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueWorkersQuery = { queue: { workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
 export type ConsoleTopGroupsQueryVariables = Exact<{
   queue: string;
   by: GroupRanking;
@@ -384,6 +391,13 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 
 
 export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+
+export type QueueSchedulesQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
 
 export type QueueThroughputQueryVariables = Exact<{
   queue: string;
@@ -1206,6 +1220,23 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const QueueWorkersDocument = new TypedDocumentString(`
+    query QueueWorkers($queue: String!) {
+  queue(name: $queue) {
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueWorkersQuery, QueueWorkersQueryVariables>;
 export const ConsoleTopGroupsDocument = new TypedDocumentString(`
     query ConsoleTopGroups($queue: String!, $by: GroupRanking!, $first: Int) {
   queue(name: $queue) {
@@ -1459,6 +1490,30 @@ fragment GroupRate on Group {
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
+export const QueueSchedulesDocument = new TypedDocumentString(`
+    query QueueSchedules($queue: String!) {
+  queue(name: $queue) {
+    name
+    paused
+    schedules(first: 500) {
+      totalCount
+      edges {
+        node {
+          id
+          group
+          everyMs
+          cron
+          timezone
+          payload
+          nextRunAt
+          lastRunAt
+          lastJobId
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueSchedulesQuery, QueueSchedulesQueryVariables>;
 export const QueueThroughputDocument = new TypedDocumentString(`
     query QueueThroughput($queue: String!, $minutes: Int) {
   queue(name: $queue) {

@@ -246,6 +246,47 @@ export type CliJobLogsQuery = { queue: { job: { logs: { totalCount: number, edge
 
 export type CliJobLogPageFragment = { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
 
+export type CliScheduleFragment = { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null };
+
+export type CliSchedulesQueryVariables = Exact<{
+  queue: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliSchedulesQuery = { queue: { name: string, known: boolean, schedules: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+
+export type CliUpsertScheduleMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+  group: string;
+  everyMs?: number | null | undefined;
+  cron?: string | null | undefined;
+  timezone?: string | null | undefined;
+  payload?: unknown;
+  maxAttempts?: number | null | undefined;
+  priority?: number | null | undefined;
+}>;
+
+
+export type CliUpsertScheduleMutation = { upsertSchedule: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } | null };
+
+export type CliRemoveScheduleMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type CliRemoveScheduleMutation = { removeSchedule: boolean | null };
+
+export type CliWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliWorkersQuery = { queue: { known: boolean, workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
   group?: string | null | undefined;
@@ -345,6 +386,21 @@ export const CliJobLogPageFragmentDoc = new TypedDocumentString(`
   totalCount
 }
     `, {"fragmentName":"CliJobLogPage"}) as unknown as TypedDocumentString<CliJobLogPageFragment, unknown>;
+export const CliScheduleFragmentDoc = new TypedDocumentString(`
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}
+    `, {"fragmentName":"CliSchedule"}) as unknown as TypedDocumentString<CliScheduleFragment, unknown>;
 export const CliStatusDocument = new TypedDocumentString(`
     query CliStatus {
   queues {
@@ -1012,6 +1068,90 @@ export const CliJobLogsDocument = new TypedDocumentString(`
   }
   totalCount
 }`) as unknown as TypedDocumentString<CliJobLogsQuery, CliJobLogsQueryVariables>;
+export const CliSchedulesDocument = new TypedDocumentString(`
+    query CliSchedules($queue: String!, $first: Int, $after: String) {
+  queue(name: $queue) {
+    name
+    known
+    schedules(first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...CliSchedule
+        }
+      }
+    }
+  }
+}
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}`) as unknown as TypedDocumentString<CliSchedulesQuery, CliSchedulesQueryVariables>;
+export const CliUpsertScheduleDocument = new TypedDocumentString(`
+    mutation CliUpsertSchedule($queue: String!, $id: ID!, $group: String!, $everyMs: SafeInt, $cron: String, $timezone: String, $payload: JSON, $maxAttempts: Int, $priority: Int) {
+  upsertSchedule(
+    queue: $queue
+    id: $id
+    group: $group
+    everyMs: $everyMs
+    cron: $cron
+    timezone: $timezone
+    payload: $payload
+    maxAttempts: $maxAttempts
+    priority: $priority
+  ) {
+    ...CliSchedule
+  }
+}
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}`) as unknown as TypedDocumentString<CliUpsertScheduleMutation, CliUpsertScheduleMutationVariables>;
+export const CliRemoveScheduleDocument = new TypedDocumentString(`
+    mutation CliRemoveSchedule($queue: String!, $id: ID!) {
+  removeSchedule(queue: $queue, id: $id)
+}
+    `) as unknown as TypedDocumentString<CliRemoveScheduleMutation, CliRemoveScheduleMutationVariables>;
+export const CliWorkersDocument = new TypedDocumentString(`
+    query CliWorkers($queue: String!) {
+  queue(name: $queue) {
+    known
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliWorkersQuery, CliWorkersQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

@@ -217,7 +217,7 @@ export type CompleteAndClaimReply = [
 
 /**
  * `readMetrics-7.lua`'s reply: `[at, ring, groups, paused, rateLimited, active, dead, completed,
- * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps]`.
+ * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps, cap, workers]`.
  */
 export type MetricsReply = [
   at: number,
@@ -233,6 +233,8 @@ export type MetricsReply = [
   settled: 0 | 1,
   steps: number,
   cap: [limit: string | null, reserved: string | null],
+  workers: number,
+  schedules: number,
 ];
 
 /** `readTopGroups-3.lua`'s reply (see its header). */
@@ -243,6 +245,31 @@ export type TopGroupsReply = [
   fields: (string | number | null)[],
   oldest: (string | null)[],
 ];
+
+/**
+ * `readWorkers-3.lua`'s reply: the Redis clock, the live workers' ids, their JSON (null when
+ * missing), and each one's counted leases (null unless it is a GraphQL client).
+ */
+export type WorkersReply = [
+  now: number,
+  ids: string[],
+  infos: (string | null)[],
+  leases: (number | null)[],
+];
+
+/** What a worker says of itself at a heartbeat (`workerBeat-2.lua`); null for unknown. */
+export interface WorkerBeat {
+  readonly id: string;
+  readonly hostname: string | null;
+  readonly pid: number | null;
+  readonly concurrency: number | null;
+  /** Jobs it holds now; null for a GraphQL client (its leases are counted instead). */
+  readonly active: number | null;
+  readonly version: string | null;
+  readonly heartbeatMs: number;
+  /** A worker starting now: its startedAt is this beat. */
+  readonly fresh: boolean;
+}
 
 /**
  * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
@@ -558,6 +585,116 @@ export class Commands {
   }
 
   /**
+   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules, flat
+   * `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
+   */
+  dueSchedules(p: { limit: number }): Promise<(string | number | null)[]> {
+    const k = this.k;
+    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit]) as Promise<
+      (string | number | null)[]
+    >;
+  }
+
+  /**
+   * `fireSchedules-11.lua`: fire each schedule whose score is still `expected` and whose
+   * definition still hashes to `sha`; answers flat `[id, jobId | null]` in input order.
+   */
+  fireSchedules(
+    fires: readonly {
+      id: string;
+      expected: string;
+      next: number;
+      sha: string;
+      firedAt: number;
+      job: EnqueueArgs;
+    }[],
+    idFloor: number | null,
+  ): Promise<(string | null)[]> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.groups,
+      k.stats,
+      k.seq,
+      k.schedules,
+      k.scheduleDefs,
+      k.scheduleRuns,
+    ];
+    const args: Arg[] = [k.base, idFloor ?? '', fires.length];
+    for (const f of fires) {
+      const b = f.job.backoff;
+      args.push(
+        f.id,
+        f.expected,
+        // A cron with no match left is never due again.
+        Number.isFinite(f.next) ? f.next : '+inf',
+        f.sha,
+        f.firedAt,
+        f.job.group,
+        f.job.payload,
+        f.job.maxAttempts,
+        b?.type ?? '',
+        b?.delayMs ?? '',
+        b?.maxDelayMs ?? '',
+        b ? String(b.jitter) : '',
+        f.job.priority ?? '',
+      );
+    }
+    return this.run('fireSchedules', keys, args) as Promise<(string | null)[]>;
+  }
+
+  /**
+   * `upsertSchedule-3.lua`: `[status (1 created, 0 replaced, −1 refused: the queue is full),
+   * nextRunAt, runs | null]`.
+   */
+  upsertSchedule(p: {
+    id: string;
+    definition: string;
+    nextRunAt: number;
+    max: number;
+    history: HistoryArgs;
+  }): Promise<[status: number, nextRunAt: string | null, runs: string | null]> {
+    const k = this.k;
+    return this.run(
+      'upsertSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, p.definition, p.nextRunAt, p.max, ...p.history],
+    ) as Promise<[number, string | null, string | null]>;
+  }
+
+  /** `removeSchedule-3.lua`: 1 when a schedule was removed, 0 when there was none. */
+  removeSchedule(p: { id: string; history: HistoryArgs }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'removeSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, ...p.history],
+    ) as Promise<0 | 1>;
+  }
+
+  /**
+   * `readSchedules-3.lua`: `[total, more, entries]`, each entry `[id, definition, nextRunAt |
+   * null, runs | null]`.
+   */
+  readSchedules(p: {
+    after: string | null;
+    first: number;
+  }): Promise<
+    [total: number, more: 0 | 1, entries: [string, string, string | null, string | null][]]
+  > {
+    const k = this.k;
+    return this.run(
+      'readSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.after ?? '', p.first],
+    ) as Promise<[number, 0 | 1, [string, string, string | null, string | null][]]>;
+  }
+
+  /**
    * `claim-10.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
    * queue is paused; the reply's claimed list is empty when nothing was claimed.
    */
@@ -566,10 +703,18 @@ export class Commands {
     token: string;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<ClaimReply> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
+    const args = [
+      k.base,
+      p.leaseMs,
+      p.token,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.workerId ?? '',
+    ];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
@@ -596,6 +741,7 @@ export class Commands {
     leaseMs: number;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
     const args: Arg[] = [
@@ -604,6 +750,7 @@ export class Commands {
       p.defaultMaxAttempts,
       p.promoteBatch,
       p.completions.length,
+      p.workerId ?? '',
     ];
     for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
@@ -1175,5 +1322,56 @@ export class Commands {
       [k.ring, k.stats, k.paused, k.groups, k.active, k.dead, k.completed],
       [k.base, p.maxSteps],
     ) as Promise<MetricsReply>;
+  }
+
+  /** `workerBeat-2.lua`: register or refresh a worker; answers `[now, lapsesAt]` (ms). */
+  workerBeat(b: WorkerBeat): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'workerBeat',
+      [k.workers, k.workerInfo],
+      [
+        b.id,
+        b.hostname ?? '',
+        b.pid ?? '',
+        b.concurrency ?? '',
+        b.active ?? '',
+        b.version ?? '',
+        b.heartbeatMs,
+        b.fresh ? '1' : '',
+      ],
+    ) as Promise<[number, number]>;
+  }
+
+  /** `workerGone-2.lua`: 1 when worker `id` was registered (now removed), else 0. */
+  workerGone(id: string): Promise<number> {
+    const k = this.k;
+    return this.run('workerGone', [k.workers, k.workerInfo], [id]) as Promise<number>;
+  }
+
+  /** `pruneWorkers-2.lua`: forget at most `batch` lapsed workers; answers how many. */
+  pruneWorkers(batch: number): Promise<number> {
+    const k = this.k;
+    return this.run('pruneWorkers', [k.workers, k.workerInfo], [batch]) as Promise<number>;
+  }
+
+  /** `readWorkers-3.lua`: the live workers (at most `max`). */
+  readWorkers(max: number): Promise<WorkersReply> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, max, ''],
+    ) as Promise<WorkersReply>;
+  }
+
+  /** `readWorkers-3.lua` counting only: `[now, live workers]`. */
+  countWorkers(): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, 1, '1'],
+    ) as Promise<[number, number]>;
   }
 }

@@ -81,10 +81,12 @@ local function nextAttempt(raw)
   return '1'
 end
 
-local function newClaimBatch(leaseMs)
+-- worker: the claiming worker's id, written as each claimed job's `worker` ('' or nil: none).
+local function newClaimBatch(leaseMs, worker)
   return {
     leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
     groups = {}, served = {}, active = {}, leases = {}, emptied = {},
+    worker = (worker ~= nil and worker ~= '') and worker or nil,
   }
 end
 
@@ -248,7 +250,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress')
+          'lastError', 'progress', 'worker')
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
@@ -263,8 +265,19 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           end
         end
         local maxAttempts = job[3]
-        redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
-          tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+        -- The claiming worker's id in the same HSET (DESIGN.md §4.9 "Workers"); a claim that
+        -- names none drops an earlier attempt's (rare: one HDEL).
+        if batch.worker then
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil,
+            'worker', batch.worker)
+        else
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+          if job[7] then
+            redis.call('HDEL', jobKey, 'worker')
+          end
+        end
         if job[1] ~= group then
           redis.call('HSET', jobKey, 'group', group)
         end

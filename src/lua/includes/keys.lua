@@ -46,7 +46,9 @@
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, pendingRankKeyOf
     `pendingRank`, activeRankKeyOf `activeRank`, ringWatchedKeyOf
     `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
-    `levels`, prioritizedKeyOf `prioritized` (each of base alone)
+    `levels`, prioritizedKeyOf `prioritized`, workersKeyOf `workers`, workerInfoKeyOf
+    `workerInfo`, schedulesKeyOf `schedules` (each of base alone; `schedules` for the metrics'
+    count, readMetrics-7.lua)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
   script that counts an event writes it, once per call (includes/throughput.lua).
 ]]
@@ -189,6 +191,18 @@ local function prioritizedKeyOf(base)
   return base .. 'prioritized'
 end
 
+local function workersKeyOf(base)
+  return base .. 'workers'
+end
+
+local function workerInfoKeyOf(base)
+  return base .. 'workerinfo'
+end
+
 local function throughputKeyOf(base)
   return base .. 'throughput'
+end
+
+local function schedulesKeyOf(base)
+  return base .. 'schedules'
 end
