@@ -38,7 +38,9 @@ describe.skipIf(skip)(
         const tokens = new Map<string, string>();
         for (let i = 0; i < 30; i += 1) {
           // Leases of 40 s upwards, one second apart: the list's order is the claims' order.
-          const job = await q.claim({ leaseMs: 40_000 + i * 1_000 });
+          // Even claims name their worker, as a GraphQL client may; odd ones name none.
+          const workerId = i % 2 === 0 ? `box-${i}` : undefined;
+          const job = await q.claim({ leaseMs: 40_000 + i * 1_000, workerId });
           if (!job?.token) throw new Error('nothing to claim');
           tokens.set(job.id, job.token);
         }
@@ -59,6 +61,14 @@ describe.skipIf(skip)(
           `[data-testid="queue-active-jobs"] tr[data-job-row="${first}"]`,
         );
         await waitText(firstRow, /attempt 1 of \d+.*40 %/);
+        // The worker holding each lease, as the job's hash names it (`worker`), or none.
+        for (const id of byLease.slice(0, 25)) {
+          const holder = await direct.hget(k.job(id), 'worker');
+          const cell = page.locator(
+            `[data-testid="queue-active-jobs"] tr[data-job-row="${id}"] [data-testid="worker"]`,
+          );
+          await waitText(cell.first(), holder === null ? /^–$/ : new RegExp(`^${holder}$`));
+        }
         // The countdown ticks on its own, between two reads of the list.
         const lease = firstRow.getByTestId('lease');
         const before = await waitText(lease, /^lease \d+ s left$/);

@@ -1,7 +1,8 @@
 /**
  * The queue's active jobs, every group's (or one group's, filtered), lease ending first: each
  * with when it was claimed, its lease counting down each second (from `leaseUntil`, on the
- * Redis clock), its attempt and its processor's last progress. No row action: an active job
+ * Redis clock), its attempt, the worker holding it (`Job.workerId`) and its processor's last
+ * progress. No row action: an active job
  * belongs to the worker holding its lease (`removeJobs` skips it), and its detail says what it
  * is doing. Read again with each snapshot.
  */
@@ -42,7 +43,15 @@ export function ActiveView(props: Omit<JobsViewProps, 'admin' | 'refresh'>) {
       },
     },
     attemptsColumn,
-    // Which worker holds the lease is one more entry here once the schema tells it.
+    {
+      header: 'Worker',
+      cell: (j) => (
+        <code class="muted" data-testid="worker">
+          {j.workerId ?? '–'}
+        </code>
+      ),
+      title: (j) => j.workerId ?? 'no worker named itself when it claimed',
+    },
     {
       header: 'Progress',
       class: 'err-cell',

@@ -187,9 +187,9 @@ export type JobFollowSubscriptionVariables = Exact<{
 
 export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
+export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -200,7 +200,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -233,7 +233,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type ChangeJobPriorityMutationVariables = Exact<{
   queue: string;
@@ -242,7 +242,7 @@ export type ChangeJobPriorityMutationVariables = Exact<{
 }>;
 
 
-export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -597,6 +597,7 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
+  workerId
   progressPreview(chars: 40)
   progressTip: progressPreview(chars: 2000)
   resultPreview(chars: 60)
@@ -632,6 +633,7 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
+  workerId
   progressPreview(chars: 40)
   progressTip: progressPreview(chars: 2000)
   resultPreview(chars: 60)
@@ -1099,6 +1101,7 @@ export const QueueJobsDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
+  workerId
   progressPreview(chars: 40)
   progressTip: progressPreview(chars: 2000)
   resultPreview(chars: 60)
@@ -1173,6 +1176,7 @@ export const PromoteJobDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
+  workerId
   progressPreview(chars: 40)
   progressTip: progressPreview(chars: 2000)
   resultPreview(chars: 60)
@@ -1199,6 +1203,7 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
+  workerId
   progressPreview(chars: 40)
   progressTip: progressPreview(chars: 2000)
   resultPreview(chars: 60)
