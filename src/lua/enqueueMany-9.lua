@@ -48,6 +48,9 @@
     { 2, i, id | false, first | false }  job i's key was used for another request: for job `id`
         before the call, or (id false) by job `first` of this call; nothing written
     { 3, i, now }  job i's runAt is more than 30 days from now (ms, Redis clock); nothing written
+    { 4, i, group, bound, held, adding }  the call's `adding` new jobs for `group` (pending and
+        delayed; job i the first of them) would pass its backlog bound (DESIGN.md §3, "Backlog bounds";
+        includes/maxPending.lua): held is what it holds before the call; nothing written
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` cannot mint the call's new ids within
   10^15−1 (includes/priority.lua MAX_JOB_ID), or a group a job goes to the lane of has a limit and an active count that is not an
   integer within ±(2^53−1) (includes/groupState.lua).
@@ -64,6 +67,7 @@
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -134,7 +138,7 @@ for j = 1, #created do
   local group = ARGV[job.a + 1]
   local g = groups[group]
   if g == nil then
-    g = { lane = {}, delayed = {} }
+    g = { lane = {}, delayed = {}, first = job.index }
     groups[group] = g
     order[#order + 1] = group
   end
@@ -147,8 +151,14 @@ end
 for i = 1, #order do
   local group = order[i]
   local g = groups[group]
+  g.laneKey = laneKeyOf(base, group)
+  -- All or nothing: the group's new jobs of the call, pending and delayed, against its bound.
+  local adding = #g.lane + #g.delayed
+  local bound, held = fullBy(base, group, g.laneKey, adding)
+  if bound then
+    return { GROUP_FULL, g.first, group, bound, held, adding }
+  end
   if #g.lane > 0 then
-    g.laneKey = laneKeyOf(base, group)
     g.limit, g.active, g.wasServiceable, g.wasSaturated = judgeLane(k, group, g.laneKey)
   end
 end

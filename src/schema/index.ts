@@ -19,6 +19,7 @@ import './overrides.js';
 import './weights.js';
 import './history.js';
 import './queueCap.js';
+import './maxPending.js';
 import './throughput.js';
 
 builder.mutationType({});

@@ -44,7 +44,7 @@
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, maxPendingKeyOf `maxPending`, levelsKeyOf
     `levels`, prioritizedKeyOf `prioritized` (each of base alone)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
   script that counts an event writes it, once per call (includes/throughput.lua).
@@ -170,6 +170,10 @@ end
 
 local function reserveKeyOf(base)
   return base .. 'greserve'
+end
+
+local function maxPendingKeyOf(base)
+  return base .. 'gmaxpending'
 end
 
 local function levelsKeyOf(base)
