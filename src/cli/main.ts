@@ -12,6 +12,7 @@ import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerMaxPending } from './commands/maxPending.js';
 import { registerQueueCap } from './commands/queueCap.js';
 import { registerShares } from './commands/shares.js';
 import { registerStatus } from './commands/status.js';
@@ -159,6 +160,7 @@ export function buildProgram(): Command {
   registerGroups(program);
   registerSteering(program);
   registerQueueCap(program);
+  registerMaxPending(program);
   registerShares(program);
   registerJobs(program);
   registerHistory(program);
