@@ -32,6 +32,7 @@ import {
   LITERAL_QUERIES,
   LOG_LINES,
   MAX_ATTEMPTS,
+  MAX_PENDINGS,
   NULL,
   OVERRIDE_KIND_NAMES,
   OVERSIZED,
@@ -191,6 +192,22 @@ const FIELDS: Field[] = [
       'mutation($queue: String!, $group: String!, $reserve: Int!) { setReserve(queue: $queue, group: $group, reserve: $reserve) { id reserve } }',
     valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
+  },
+  {
+    name: 'Mutation.setMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $maxPending: Int) { setMaxPending(queue: $queue, group: $group, maxPending: $maxPending) { id maxPending } }',
+    valid: () => ({ queue: QUEUE, group: 'c', maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, maxPending: MAX_PENDINGS },
+  },
+  {
+    name: 'Mutation.setDefaultMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $maxPending: Int) { setDefaultMaxPending(queue: $queue, maxPending: $maxPending) { name defaultMaxPending } }',
+    valid: () => ({ queue: QUEUE, maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, maxPending: MAX_PENDINGS },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
