@@ -166,6 +166,16 @@ describe('backlog bounds', () => {
     ]);
   });
 
+  it('a group with a bound of its own is set: the reaper does not forget it', async () => {
+    const q = engine.queue();
+    await q.setMaxPending('bounded', 4);
+    await q.setMaxPending('cleared', 4);
+    await q.setMaxPending('cleared', null);
+    await q.reap({ groupGraceMs: 0 });
+    expect(await q.redis.zrange(q.keys.groups, 0, -1)).toEqual(['bounded']);
+    expect((await q.group('bounded')).maxPending).toBe(4);
+  });
+
   it('refuses a bad bound with BAD_USER_INPUT, writing nothing', async () => {
     const q = engine.queue();
     for (const bad of [-1, 1.5, 1_000_000_001, '3', Number.NaN]) {
