@@ -18,6 +18,7 @@ describe('max-pending', () => {
     await e.enqueue('a', 1);
     const set = await runCliOk(['max-pending', '-q', q, '-g', 'a', '3'], env());
     expect(set.stdout).toContain(`backlog bound of a in ${q} set to 3`);
+    expect(set.stdout).toMatch(/^max pending\s+3$/m);
     expect((await e.group('a')).maxPending).toBe(3);
     const again = await runCliOk(['max-pending', '-q', q, '-g', 'a', '3'], env());
     expect(again.stdout).toContain('already 3 (unchanged)');
