@@ -34,7 +34,8 @@
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
                          here; includes/keys.lua), and shares the queue's slot; so is the
-                         throughput hash P:{Q}:throughput (includes/throughput.lua)
+                         throughput hash P:{Q}:throughput (includes/throughput.lua), and
+                         gmaxpending, the backlog bounds (includes/maxPending.lua)
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)

@@ -3,8 +3,9 @@
   would, in input order (DESIGN.md §3, enqueueMany): a job to the tail of its group's lane, or
   delayed; its group re-ringed with a wake when the call makes it serviceable. Every job is
   judged before the first write (includes/enqueueJob.lua): its idempotency key, its run-at time,
-  the id counter for the call's new jobs, and the active count of every group a job goes to the
-  lane of. So a call that refuses one job writes nothing at all.
+  the id counter for the call's new jobs, every group's backlog bound against the call's new
+  jobs for it (DESIGN.md §3, "Backlog bounds"), and the active count of every group a job goes
+  to the lane of. So a call that refuses one job writes nothing at all.
 
   Idempotency keys: a key used before the call answers its job (EXISTING), as enqueue does; a
   key two jobs of the call carry with the same request makes one job, the second answering the
@@ -24,6 +25,7 @@
   Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
   (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
   idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited,
+  gmaxpending (the backlog bounds, includes/maxPending.lua),
   and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
   levels (includes/levels.lua).
 
