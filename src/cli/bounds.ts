@@ -20,6 +20,8 @@ export const Bounds = {
   queueLimit: { min: 0, max: Limits.maxLimit },
   /** `reserve <group> <reserve>`: `setReserve(reserve)`, 0 clears it (a limit's range). */
   reserve: { min: 0, max: Limits.maxLimit },
+  /** `max-pending <n>`: `setMaxPending` / `setDefaultMaxPending`, a backlog bound. */
+  maxPending: { min: 0, max: Limits.maxPending },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */
   weight: { min: 1, max: Limits.maxWeight },
   /** `rate <group> <max>`: `setRateLimit(max)`, claims per window. */

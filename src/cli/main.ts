@@ -12,6 +12,7 @@ import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerMaxPending } from './commands/maxPending.js';
 import { registerQueueCap } from './commands/queueCap.js';
 import { registerSchedules } from './commands/schedules.js';
 import { registerShares } from './commands/shares.js';
@@ -162,6 +163,7 @@ export function buildProgram(): Command {
   registerSteering(program);
   registerQueueCap(program);
   registerSchedules(program);
+  registerMaxPending(program);
   registerShares(program);
   registerJobs(program);
   registerHistory(program);

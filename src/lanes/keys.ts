@@ -85,6 +85,12 @@ export interface QueueKeys {
    * first (`reserveKeyOf`; DESIGN.md §3, "The queue's cap and reserves").
    */
   readonly reserve: string;
+  /**
+   * `P:{Q}:gmaxpending` — hash: group → its backlog bound (pending + delayed jobs), and the
+   * empty field (no group id is empty) → the queue's default bound (`maxPendingKeyOf`;
+   * DESIGN.md §3, "Backlog bounds").
+   */
+  readonly maxPending: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
   /**
@@ -230,6 +236,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     reserve: `${base}greserve`,
+    maxPending: `${base}gmaxpending`,
     heads: `${base}heads`,
     pendingRank: `${base}gpending`,
     activeRank: `${base}gactiverank`,

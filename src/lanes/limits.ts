@@ -13,6 +13,8 @@ export const Limits = {
   /** An actor's UTF-8 bytes (`actor`): a person's or a program's name, not a document. */
   actorBytes: 128,
   maxLimit: 1_000_000,
+  /** A backlog bound's most (`maxPending`, DESIGN.md §3 "Backlog bounds"): pending + delayed jobs. */
+  maxPending: 1_000_000_000,
   maxLeaseMs: 86_400_000,
   maxAttempts: 100,
   /**

@@ -198,6 +198,12 @@ export interface GroupInfo {
    * `setReserve`). DESIGN.md §3, "The queue's cap and reserves".
    */
   readonly reserve: number;
+  /**
+   * Its own backlog bound: the most pending + delayed jobs an enqueue may leave it holding
+   * (count), or null for none (the queue's default, `Queue.defaultMaxPending`, applies then;
+   * `setMaxPending`). DESIGN.md §3, "Backlog bounds".
+   */
+  readonly maxPending: number | null;
 }
 
 /**

@@ -198,6 +198,15 @@ export function reserve(value: unknown): number {
   return integerIn('reserve', value, 0, Limits.maxLimit);
 }
 
+/**
+ * A backlog bound: an integer in 0..Limits.maxPending (1,000,000,000), or null to clear it
+ * (DESIGN.md §3, "Backlog bounds"); 0 refuses every enqueue of the group.
+ */
+export function maxPending(value: unknown): number | null {
+  if (value === null) return null;
+  return integerIn('maxPending', value, 0, Limits.maxPending);
+}
+
 /** A lease length in ms: an integer in 1..86,400,000. */
 export function leaseMs(value: unknown): number {
   return integerIn('leaseMs', value, 1, Limits.maxLeaseMs);

@@ -34,7 +34,8 @@
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
                          here; includes/keys.lua), and shares the queue's slot; so is the
-                         throughput hash P:{Q}:throughput (includes/throughput.lua)
+                         throughput hash P:{Q}:throughput (includes/throughput.lua), and
+                         gmaxpending, the backlog bounds (includes/maxPending.lua)
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
@@ -70,6 +71,9 @@
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
+            4  the group is at its backlog bound (its own, else the queue's default; DESIGN.md
+               §3, "Backlog bounds"; includes/maxPending.lua): no id, { bound, held } (held:
+               its pending + delayed jobs); nothing written (the engine answers GROUP_FULL)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
   MAX_JOB_ID). Also, for a job that goes to its lane, when the group has a limit and
@@ -90,6 +94,7 @@
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -124,6 +129,11 @@ if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
 local delayed = runAt ~= nil and runAt > now
+-- Delayed jobs count toward the bound as pending ones do (one HMGET when no bound is set).
+local bound, held = fullBy(base, group, laneKey, 1)
+if bound then
+  return { false, { bound, held }, GROUP_FULL }
+end
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
 local priority = ARGV[14] ~= '' and tonumber(ARGV[14]) or DEFAULT_PRIORITY

@@ -21,6 +21,7 @@ import './history.js';
 import './queueCap.js';
 import './schedules.js';
 import './workers.js';
+import './maxPending.js';
 import './throughput.js';
 import './topGroups.js';
 

@@ -35,6 +35,7 @@ import {
   LITERAL_QUERIES,
   LOG_LINES,
   MAX_ATTEMPTS,
+  MAX_PENDINGS,
   NULL,
   OVERRIDE_KIND_NAMES,
   OVERSIZED,
@@ -244,6 +245,22 @@ const FIELDS: Field[] = [
       'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { schedules(first: $first, after: $after) { totalCount } } }',
     valid: () => ({ queue: QUEUE, first: 10 }),
     bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Mutation.setMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $maxPending: Int) { setMaxPending(queue: $queue, group: $group, maxPending: $maxPending) { id maxPending } }',
+    valid: () => ({ queue: QUEUE, group: 'c', maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, maxPending: MAX_PENDINGS },
+  },
+  {
+    name: 'Mutation.setDefaultMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $maxPending: Int) { setDefaultMaxPending(queue: $queue, maxPending: $maxPending) { name defaultMaxPending } }',
+    valid: () => ({ queue: QUEUE, maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, maxPending: MAX_PENDINGS },
   },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({

@@ -98,7 +98,10 @@ const EXPECTED = [
   'resume',
   'resumeQueue',
   'retry',
+  'setDefaultMaxPending',
   'setLimit',
+  // a group's backlog bound (setDefaultMaxPending above: the queue's default)
+  'setMaxPending',
   // the queue's cap (set, timed, cleared) and a group's reserve of it
   'setQueueLimit',
   'setRateLimit',

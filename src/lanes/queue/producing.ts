@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Defaults } from '../defaults.js';
-import { badInput, inBatch, type RingmasterError } from '../errors.js';
+import { badInput, ErrorCode, inBatch, RingmasterError } from '../errors.js';
 import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
@@ -145,6 +145,23 @@ function runAtOutOfRange(argument: string, now: string | number | undefined): Ri
   );
 }
 
+/**
+ * GROUP_FULL: the enqueue would leave `group` holding more pending + delayed jobs than its
+ * backlog bound (DESIGN.md §3, "Backlog bounds"); nothing was written.
+ */
+function groupFull(
+  group: string,
+  bound: string | number | undefined,
+  held: string | number | undefined,
+  adding: number,
+): RingmasterError {
+  return new RingmasterError(
+    ErrorCode.GROUP_FULL,
+    `group ${JSON.stringify(group)} is full: it holds ${held} pending and delayed jobs and its backlog bound is ${bound}, so ${adding} more would pass it; nothing was enqueued (retry once it drains, or raise its bound with setMaxPending)`,
+    'group',
+  );
+}
+
 export class Producing {
   constructor(private readonly core: QueueCore) {}
 
@@ -161,6 +178,7 @@ export class Producing {
     if (outcome === 0) this.core.connection.state.noteIds(this.core.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
+    if (outcome === 4) throw groupFull(job.group, fields[0], fields[1], 1);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -228,6 +246,10 @@ export class Producing {
       );
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
+    if (reply[0] === 4) {
+      const [, , group, bound, held, adding] = reply;
+      throw groupFull(group, bound, held, adding);
+    }
     this.core.connection.state.noteIds(
       this.core.keys.base,
       reply[1].map(([id]) => id),

@@ -442,6 +442,39 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * Bound `group`'s backlog: an enqueue (or enqueueMany, all or nothing) that would leave it
+   * holding more than `maxPending` pending + delayed jobs is refused with GROUP_FULL, nothing
+   * written (DESIGN.md §3, "Backlog bounds"). null clears it (the queue's default applies
+   * again). Jobs it holds already stay. Registers the group and the queue; recorded in the
+   * history as `setMaxPending`. Script: `setMaxPending-8.lua` (runs at maxmemory).
+   * @param maxPending a count, 0..1,000,000,000 (`Limits.maxPending`), or null to clear it
+   * @returns the group after the call (`maxPending` its own bound)
+   * @throws RingmasterError BAD_USER_INPUT (`group`, `maxPending`) with nothing written
+   */
+  setMaxPending(
+    group: string,
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    return this.call(() => this.steering.setMaxPending(group, maxPending, options));
+  }
+
+  /**
+   * The queue's default backlog bound: the bound of every group without its own (DESIGN.md §3,
+   * "Backlog bounds"); null clears it. Registers the queue; recorded in the history as
+   * `setDefaultMaxPending` (group ''). Script: `setDefaultMaxPending-1.lua` (runs at maxmemory).
+   * @param maxPending a count, 0..1,000,000,000 (`Limits.maxPending`), or null to clear it
+   * @returns the default after the call (null: none)
+   * @throws RingmasterError BAD_USER_INPUT (`maxPending`) with nothing written
+   */
+  setDefaultMaxPending(
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<number | null> {
+    return this.call(() => this.steering.setDefaultMaxPending(maxPending, options));
+  }
+
+  /**
    * Set the queue's retention of completed and/or dead jobs (DESIGN.md §2, "Retention"); a
    * policy or field left out keeps what the queue has. Nothing is trimmed at once: each
    * completion (or death) trims at most 2 jobs past the policy per job it keeps, and the reaper
@@ -977,6 +1010,14 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   cap(): Promise<QueueCap> {
     return this.call(() => this.reads.cap());
+  }
+
+  /**
+   * The queue's default backlog bound (`setDefaultMaxPending`), or null for none: the bound of
+   * every group without its own (DESIGN.md §3, "Backlog bounds"). O(1); registers nothing.
+   */
+  defaultMaxPending(): Promise<number | null> {
+    return this.call(() => this.reads.defaultMaxPending());
   }
 
   /**

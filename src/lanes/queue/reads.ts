@@ -38,6 +38,7 @@ import {
   GROUP_FIELD_COUNT,
   groupInfo,
   parseCount,
+  parseLimit,
   queueCap,
   retentionFrom,
   statsFrom,
@@ -293,6 +294,10 @@ export class Reads {
         .hget(k.overrideData, 'queueLimit:'),
     )) as [[string | null, string | null], number, string | null];
     return queueCap(limit, active, reserved, override);
+  }
+
+  async defaultMaxPending(): Promise<number | null> {
+    return parseLimit(await this.core.redis.hget(this.core.keys.maxPending, ''));
   }
 
   async state(): Promise<QueueState> {

@@ -123,19 +123,24 @@ export type JobReply = [id: string, fields: string[]];
  * `enqueue-12.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
  * earlier (1, nothing written), or none because the key was used for another request (2: the
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
- * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written).
+ * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written), or
+ * none because the group is at its backlog bound (4: id null, fields `[bound, held]`, counts;
+ * nothing written; DESIGN.md §3, "Backlog bounds").
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4];
 /**
  * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
  * used for another request, for job `id` before the call or (id null) by job `first` of this
- * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`.
+ * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`;
+ * status 4, the call's `adding` new jobs for `group` (job `index` its first) would pass its
+ * backlog bound, `held` the pending + delayed jobs it holds (DESIGN.md §3, "Backlog bounds").
  */
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
-  | [status: 3, index: number, now: number];
+  | [status: 3, index: number, now: number]
+  | [status: 4, index: number, group: string, bound: number, held: number, adding: number];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -800,6 +805,31 @@ export class Commands {
     return this.run('setReserve', [...this.groupKeys(p.group), this.k.settings], args) as Promise<
       [number, GroupReply]
     >;
+  }
+
+  /**
+   * `setMaxPending-8.lua`: `group`'s backlog bound (a count, null clears it); the group's fields
+   * after (DESIGN.md §3, "Backlog bounds").
+   */
+  setMaxPending(p: {
+    group: string;
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    const args = [p.group, p.maxPending ?? '', ...p.history];
+    return this.run('setMaxPending', this.groupKeys(p.group), args) as Promise<GroupReply>;
+  }
+
+  /**
+   * `setDefaultMaxPending-1.lua`: the queue's default backlog bound (a count, null clears it);
+   * answers it as it stands after (its text, or null for none).
+   */
+  setDefaultMaxPending(p: {
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<string | null> {
+    const args = [p.maxPending ?? '', ...p.history];
+    return this.run('setDefaultMaxPending', [this.k.maxPending], args) as Promise<string | null>;
   }
 
   /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */

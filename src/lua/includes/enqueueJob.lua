@@ -71,7 +71,7 @@
 --- @include "payloads"
 --- @include "retentionAge"
 
-local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
+local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE, GROUP_FULL = 0, 1, 2, 3, 4
 
 local function keyRecord(idemKey)
   local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')

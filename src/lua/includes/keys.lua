@@ -45,7 +45,7 @@
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
     weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, pendingRankKeyOf
     `pendingRank`, activeRankKeyOf `activeRank`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, maxPendingKeyOf `maxPending`, levelsKeyOf
     `levels`, prioritizedKeyOf `prioritized`, workersKeyOf `workers`, workerInfoKeyOf
     `workerInfo`, schedulesKeyOf `schedules` (each of base alone; `schedules` for the metrics'
     count, readMetrics-7.lua)
@@ -181,6 +181,10 @@ end
 
 local function reserveKeyOf(base)
   return base .. 'greserve'
+end
+
+local function maxPendingKeyOf(base)
+  return base .. 'gmaxpending'
 end
 
 local function levelsKeyOf(base)
