@@ -42,20 +42,25 @@
       ARGV[a+13] priority
 
   Output: flat { id, jobId | false, … } per schedule in input order: the new job's id, or false
-  when the schedule had moved on (another tick fired it, or it was upserted or removed).
+  when the schedule had moved on (another tick fired it, or it was upserted or removed) or its
+  group is at its backlog bound (DESIGN.md §3, "Backlog bounds"): that tick is spent, moving
+  the schedule on with its last run unchanged.
   Refuses (DATA_OUT_OF_RANGE) as enqueue-12.lua does on a `seq` or active count it cannot hold;
   the schedules fired before the refusal keep their jobs (each fire is whole).
 
-  Events: per fired schedule, enqueue-12.lua's for a job to its lane; zadd schedules; hset
-  schedruns. None for a schedule that had moved on.
+  Events: per fired schedule, enqueue-12.lua's for a job to its lane (zincrby gpending
+  included); zadd schedules; hset schedruns; one hset throughput for the call. None for a schedule that had moved on.
 
   Cost: per schedule O(log n) (ZSCORE, HGET + SHA-1 of its definition), plus an enqueue's per
   fired one.
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
+--- @include "throughput"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -95,6 +100,7 @@ local function enqueueDue(group, payload, maxAttempts, now, backoff, backoffDela
   redis.call('HINCRBY', k.stats, 'enqueued', 1)
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     reRing(k, group, priority)
@@ -106,6 +112,7 @@ end
 
 local now = nowMs()
 local reply = {}
+local fired = 0
 for i = 1, n do
   local a = 3 + STRIDE * (i - 1)
   local id = ARGV[a + 1]
@@ -114,12 +121,18 @@ for i = 1, n do
     and redis.call('HGET', scheduleKey, id)
   local jobId = false
   if definition and redis.sha1hex(definition) == ARGV[a + 4] then
-    jobId = enqueueDue(ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], now, ARGV[a + 9], ARGV[a + 10],
-      ARGV[a + 11], ARGV[a + 12], ARGV[a + 13])
+    local group = ARGV[a + 6]
+    -- A group at its backlog bound takes no tick's job: the tick is spent, the last run kept.
+    if not fullBy(base, group, laneKeyOf(base, group), 1) then
+      jobId = enqueueDue(group, ARGV[a + 7], ARGV[a + 8], now, ARGV[a + 9], ARGV[a + 10],
+        ARGV[a + 11], ARGV[a + 12], ARGV[a + 13])
+      redis.call('HSET', runsKey, id, ARGV[a + 5] .. ':' .. jobId)
+      fired = fired + 1
+    end
     redis.call('ZADD', schedulesKey, ARGV[a + 3], id)
-    redis.call('HSET', runsKey, id, ARGV[a + 5] .. ':' .. jobId)
   end
   reply[#reply + 1] = id
   reply[#reply + 1] = jobId
 end
+countThroughput(base, fired, 0, 0, 0)
 return reply

@@ -225,6 +225,26 @@ describe('ticks', () => {
     expect(await q.claim()).toBeNull();
   });
 
+  it('a tick’s job is a job like any enqueued one: ranked, counted per minute, and held to its group’s backlog bound', async () => {
+    const q = engine.queue();
+    await q.upsertSchedule({ id: 's', group: 'g', everyMs: 1_000 });
+    await dueAt(q, 's', (await redisNow(q.redis)) - 1);
+    expect(await q.tickSchedules()).toBe(1);
+    // The group rankings and the throughput history see it (DESIGN.md §3).
+    expect((await q.topGroups('PENDING')).map((g) => [g.id, g.pending])).toEqual([['g', 1]]);
+    const minutes = await q.throughput(2);
+    expect(minutes.reduce((sum, m) => sum + m.enqueued, 0)).toBe(1);
+    // At its bound the group takes no tick's job: the tick is spent, the last run kept.
+    await q.setMaxPending('g', 1);
+    const last = (await q.schedules()).schedules[0];
+    await dueAt(q, 's', (await redisNow(q.redis)) - 1);
+    expect(await q.tickSchedules()).toBe(0);
+    expect(await pendingOf(q, 'g')).toHaveLength(1);
+    const after = (await q.schedules()).schedules[0];
+    expect(after?.lastJobId).toBe(last?.lastJobId);
+    expect(after?.nextRunAt).toBeGreaterThan(await redisNow(q.redis));
+  });
+
   it('a definition another writer broke is skipped; the others fire', async () => {
     const q = engine.queue();
     await q.upsertSchedule({ id: 'bad', group: 'g', cron: '* * * * *' });
