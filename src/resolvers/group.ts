@@ -295,7 +295,8 @@ export async function blockedByOf(
 
 /**
  * Whether `g` is the next group a claim serves: serviceable, at the head of the rota, the queue
- * neither paused nor at its cap (read once per queue per execution, as `reason` reads them).
+ * neither paused nor at its cap, and a live worker there to claim (read once per queue per
+ * execution, as `reason` reads them).
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
  */
 export async function nextToServe(
@@ -306,7 +307,9 @@ export async function nextToServe(
   if (blockedBy(g) !== null || g.rateReopenedAt !== null) return false;
   const index = ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
   if (index.queuePaused || index.position.get(g.id) !== 1) return false;
-  return !atCap(await capOf(ctx, ctx.engine.queue(g.queue), rootValue));
+  if (atCap(await capOf(ctx, ctx.engine.queue(g.queue), rootValue))) return false;
+  // Next to be served, but by whom: with no live worker nothing runs it (DESIGN.md §4.9).
+  return (await workerCountOf(ctx, rootValue, g.queue)) > 0;
 }
 
 /** Groups read together with a ring (`Queue.snapshot`) → that ring's index. */

@@ -46,6 +46,11 @@ describe('Job.position, Job.reason and Job.estimatedStartAt', () => {
     const q = engineQueue();
     const first = await q.enqueue('g', 1);
     const second = await q.enqueue('g', 2);
+    // No worker on the queue: next to be served, and nobody to serve it.
+    expect((await read(q, first.id)).reason).toBe(
+      'first in its lane; its group is on the ring at position 1 of 1: next to be served; jobs are waiting and no worker is connected',
+    );
+    await q.workerHeartbeat({ id: 'w', heartbeatMs: 60_000 });
     const a = await read(q, first.id);
     expect(a).toMatchObject({ state: 'PENDING', position: 0, estimatedStartAt: null });
     expect(a.reason).toBe('first in its lane, and its group is next to be served: it runs next');

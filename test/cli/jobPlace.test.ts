@@ -46,6 +46,7 @@ describe('ringmaster job: where it stands', () => {
       await e.complete(job?.id as string, job?.token as string);
     }
     const waiting = await e.enqueue('acme', 'w');
+    await e.workerHeartbeat({ id: 'w', heartbeatMs: 60_000 });
     const out = (await cli(['job', waiting.id, '-q', q])).stdout;
     const at = /\nestimated start: (\S+)\n/.exec(out)?.[1];
     expect(Number.isNaN(Date.parse(at ?? ''))).toBe(false);

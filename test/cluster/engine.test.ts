@@ -282,6 +282,12 @@ describe('the engine on a Redis Cluster', () => {
       expect(await q.removeWorker('w-cluster')).toBe(true);
       ran.add('workerGone');
       expect(await master.exists(q.keys.workers, q.keys.workerInfo)).toBe(0);
+      // The backlog bounds (DESIGN.md §3, "Backlog bounds"), in the queue's slot.
+      await q.setMaxPending('b', 100);
+      await q.setDefaultMaxPending(50);
+      expect(await master.hgetall(q.keys.maxPending)).toEqual({ b: '100', '': '50' });
+      expect(await q.defaultMaxPending()).toBe(50);
+      ran.add('setMaxPending').add('setDefaultMaxPending');
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

@@ -50,8 +50,8 @@ describe('a Redis restarted under live subscriptions', () => {
     expect(lines.some((l) => l.msg === 'keyspace subscriber reconnected; resyncing')).toBe(true);
     const [, flags] = (await redis.client().config('GET', 'notify-keyspace-events')) as string[];
     expect(missingFlags(flags ?? '')).toBe('');
-    // ring, levels, settings; the group's 8 shared keys and its lane
-    expect(feed.stats()).toMatchObject({ listeners: 3, channels: 12 });
+    // ring, levels, settings; the group's 9 shared keys (gmaxpending the last) and its lane
+    expect(feed.stats()).toMatchObject({ listeners: 3, channels: 13 });
 
     // Re-subscribed: a change after the restart arrives as a CHANGE.
     await q.enqueue('c');
