@@ -32,6 +32,7 @@ export type {
   QueueRetention,
   QueueSnapshot,
   RateLimit,
+  RateLimitInput,
   RetentionChange,
   RetentionPolicy,
   ThroughputPoint,

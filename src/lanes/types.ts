@@ -127,6 +127,11 @@ export interface Job<Payload = unknown, Result = unknown> {
    */
   readonly priority?: number;
   /**
+   * Tokens its claim takes from its group's rate-limit bucket (DESIGN.md §3, "Rate limits"), 1
+   * by default; undefined where it was not read (the claim scripts do not return it).
+   */
+  readonly cost?: number;
+  /**
    * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
    * only; undefined on jobs from lists and from the job scripts.
    */
@@ -170,7 +175,7 @@ export interface GroupInfo {
   readonly state: GroupState;
   /** Turns per round of the ring (count, ≥ 1; 1 when none is set). DESIGN.md §3, weights. */
   readonly weight: number;
-  /** At most `max` claims per `windowMs` (fixed windows); null = no rate limit. */
+  /** Its token bucket: `max` tokens per `windowMs`, `burst` held at most; null = no rate limit. */
   readonly rateLimit: RateLimit | null;
   /**
    * While the group is at its rate: when its window reopens (ms, Redis clock, after the read's
@@ -209,10 +214,19 @@ export interface QueueCap {
 
 /** A group's rate limit (DESIGN.md §3, rate limits). */
 export interface RateLimit {
-  /** Claims allowed per window (count, ≥ 1). */
+  /** Tokens refilled per window (count, ≥ 1): the sustained rate, `max` job costs per window. */
   readonly max: number;
   /** The window's length (ms). */
   readonly windowMs: number;
+  /** Tokens the bucket holds at most (count, ≥ 1): the largest burst; `max` unless set. */
+  readonly burst: number;
+}
+
+/** A rate limit as `Queue.setRateLimit` takes it: `burst` defaults to `max`. */
+export interface RateLimitInput {
+  readonly max: number;
+  readonly windowMs: number;
+  readonly burst?: number | undefined;
 }
 
 /**

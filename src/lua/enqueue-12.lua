@@ -55,7 +55,11 @@
     ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
                          less for the common job): its place in its lane (DESIGN.md §3,
                          "Priorities"; includes/priority.lua), and the level its group stands at
-                         while the job is its lane's head (DESIGN.md §3, "Levels")
+                         while the job is its lane's head (DESIGN.md §3, "Levels"); '' with
+                         a cost
+    ARGV[15] cost        1..1,000,000 (validated by the engine), absent for the default 1: the
+                         tokens its claim takes from its group's bucket (DESIGN.md §3, "Rate
+                         limits"); stored on the job only when given
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -70,6 +74,8 @@
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
+            4  the cost is above the burst of the group's rate limit: no id, { 'burst', burst };
+               nothing written (the engine answers BAD_USER_INPUT `cost`)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
   MAX_JOB_ID). Also, for a job that goes to its lane, when the group has a limit and
@@ -89,6 +95,7 @@
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "rateLimit"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -122,6 +129,13 @@ local runAt, outOfRange = runAtOf(ARGV[8], ARGV[7], now)
 if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
+local cost = ARGV[15] or ''
+if cost ~= '' then
+  local burst = costOverBurst(base, group, cost)
+  if burst then
+    return { false, { 'burst', burst }, COST_OVER_BURST }
+  end
+end
 local delayed = runAt ~= nil and runAt > now
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
@@ -137,7 +151,7 @@ redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
 local score = writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10],
-  ARGV[11], ARGV[12], ARGV[14] or '')
+  ARGV[11], ARGV[12], ARGV[14] or '', cost)
 if priority ~= DEFAULT_PRIORITY then
   markPrioritized(base)
 end

@@ -24,20 +24,22 @@
   Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
   (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
   idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited,
+  grate (read for a job with a cost),
   and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
   levels (includes/levels.lua).
 
     ARGV[1] base   'P:{Q}:' (the job keys and the throughput hash P:{Q}:throughput are built
                    from it, includes/keys.lua)
     ARGV[2] n      the number of jobs, 1..1,000 (bounded by the engine)
-    then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 13 when a job of the call has
-    a priority, else 12 (the priority left out: the common call is sent none; the script reads s
-    from #ARGV):
+    then s per job, the i-th job's from ARGV[3 + s × (i − 1)], s = 14 when a job of the call has
+    a cost, else 13 when one has a priority, else 12 (those left out: the common call is sent
+    none; the script reads s from #ARGV):
       group, payload ('' none), maxAttempts, key ('' none: the idempotency key's name, 1–256
       bytes), keyTtlMs ('' without a key), fingerprint ('' without a key), delayMs ('' none),
       runAt ('' none; never with delayMs), backoff ('FIXED' | 'EXPONENTIAL' | '' none),
       backoffDelayMs, backoffMaxDelayMs ('' no cap), backoffJitter ('' or '0' none), and with
-      s = 13 priority (1..9, '' for the default 5) — enqueue-12.lua's ARGV[2..12] and ARGV[14],
+      s ≥ 13 priority (1..9, '' for the default 5), with s = 14 cost (1..1,000,000, '' for the
+      default 1) — enqueue-12.lua's ARGV[2..12], ARGV[14] and ARGV[15],
       the key's name in place of its declared idem key, validated by the engine.
     ARGV[3 + s × n] idFloor  the highest job id the engine has seen handed out in this queue,
       or '' for none: enqueue-12.lua's ARGV[13]
@@ -48,6 +50,7 @@
     { 2, i, id | false, first | false }  job i's key was used for another request: for job `id`
         before the call, or (id false) by job `first` of this call; nothing written
     { 3, i, now }  job i's runAt is more than 30 days from now (ms, Redis clock); nothing written
+    { 4, i, burst }  job i's cost is above the burst of its group's rate limit; nothing written
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` cannot mint the call's new ids within
   10^15−1 (includes/priority.lua MAX_JOB_ID), or a group a job goes to the lane of has a limit and an active count that is not an
   integer within ±(2^53−1) (includes/groupState.lua).
@@ -64,6 +67,7 @@
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "rateLimit"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -76,7 +80,8 @@ local base = ARGV[1]
 local n = tonumber(ARGV[2])
 -- 13 arguments a job with priorities in the call, else 12 (the header's s).
 local STRIDE = (#ARGV - 3) / n
-local WITH_PRIORITY = STRIDE == 13
+local WITH_PRIORITY = STRIDE >= 13
+local WITH_COST = STRIDE == 14
 
 -- Judge every job, writing nothing. jobs[i] = { a (its first ARGV index less one), outcome,
 -- runAt, delayed, id (a key's job: the id it answers; a new job: its own), seen (a key used
@@ -109,6 +114,12 @@ for i = 1, n do
     local runAt, outOfRange = runAtOf(ARGV[a + 8], ARGV[a + 7], now)
     if outOfRange then
       return { RUN_AT_OUT_OF_RANGE, i, now }
+    end
+    if WITH_COST and ARGV[a + 14] ~= '' then
+      local burst = costOverBurst(base, ARGV[a + 1], ARGV[a + 14])
+      if burst then
+        return { COST_OVER_BURST, i, burst }
+      end
     end
     job.runAt = runAt or false
     job.delayed = runAt ~= nil and runAt > now
@@ -168,7 +179,7 @@ if #created > 0 then
     local a = job.a
     local score = writeJob(base, job.seq, job.id, ARGV[a + 1], ARGV[a + 3], now, job.runAt,
       job.delayed, ARGV[a + 9], ARGV[a + 10], ARGV[a + 11], ARGV[a + 12],
-      WITH_PRIORITY and ARGV[a + 13] or '')
+      WITH_PRIORITY and ARGV[a + 13] or '', WITH_COST and ARGV[a + 14] or '')
     -- Kept only when it is not the id: a field more would grow every job's table.
     if WITH_PRIORITY and score ~= job.seq then
       job.score = score

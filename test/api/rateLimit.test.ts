@@ -219,7 +219,7 @@ describe('the reason of a rate-limited group', () => {
         onRing: false,
         state: 'RATE_LIMITED',
         ...NO_OPERATIONS,
-        rateLimit: { max, windowMs },
+        rateLimit: { max, windowMs, burst: max },
         rateLimitedUntil: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
       });
     expect(g(2, 90_000)).toBe(

@@ -135,7 +135,14 @@ export function decodeJob(
     lastError: h.lastError ?? null,
     backoff: decodeBackoff(h),
     priority: decodePriority(h.priority),
+    cost: decodeCost(h.cost),
   };
+}
+
+/** A job hash's `cost`: a positive safe integer as stored, else 1 (the scripts read it alike). */
+function decodeCost(raw: string | undefined): number {
+  const c = int(raw);
+  return c !== null && c >= 1 ? c : 1;
 }
 
 /**

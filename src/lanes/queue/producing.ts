@@ -11,6 +11,7 @@ import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
+import { jobCost } from './rateLimits.js';
 import { decodeJob } from './jobs.js';
 
 /** Options of {@link Queue.enqueue}. */
@@ -32,6 +33,11 @@ export interface EnqueueOptions {
    * priority (DESIGN.md §3, "Priorities").
    */
   readonly priority?: number | undefined;
+  /**
+   * Tokens its claim takes from its group's rate-limit bucket, 1..1,000,000 (default 1); at
+   * most the group's burst when it has a rate limit (DESIGN.md §3, "Rate limits").
+   */
+  readonly cost?: number | undefined;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -54,6 +60,7 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   runAt: true,
   backoff: true,
   priority: true,
+  cost: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -63,7 +70,8 @@ const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
  * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
  * either or a priority other than the default, then that priority, hex. A request with none of
  * them hashes as before they existed, so keys recorded then still match (a priority of 5 is
- * the default's request).
+ * the default's request). A cost other than 1 is appended last (`cost <n>`), so a request
+ * without one hashes as before costs existed.
  */
 function requestFingerprint(
   group: string,
@@ -74,6 +82,7 @@ function requestFingerprint(
     runAt?: number | undefined;
     backoff?: BackoffArgs | undefined;
     priority?: number | undefined;
+    cost?: number | undefined;
   },
 ): string {
   let text = `${group}\n${maxAttempts}\n${payload}`;
@@ -92,6 +101,7 @@ function requestFingerprint(
     text += `\n${delay}\n${policy}`;
     if (priority !== undefined) text += `\npriority ${priority}`;
   }
+  if (timing.cost !== undefined) text += `\ncost ${timing.cost}`;
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -120,6 +130,7 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
   // The default is sent as none: its job is written as before priorities (DESIGN.md §3).
   const given = opts.priority == null ? Defaults.priority : validate.priority(opts.priority);
   const priority = given === Defaults.priority ? undefined : given;
+  const cost = jobCost(opts.cost);
   const key =
     name === undefined
       ? undefined
@@ -131,9 +142,10 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
             runAt,
             backoff,
             priority,
+            cost,
           }),
         };
-  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority };
+  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority, cost };
 }
 
 /** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
@@ -142,6 +154,14 @@ function runAtOutOfRange(argument: string, now: string | number | undefined): Ri
     argument,
     // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
     `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${now} ms since the epoch by the queue's clock`,
+  );
+}
+
+/** BAD_USER_INPUT `argument`: a job's cost above the burst of its group's rate limit. */
+function costOverBurst(argument: string, burst: string | number | undefined): RingmasterError {
+  return badInput(
+    argument,
+    `must be at most the burst of the group's rate limit (${burst} tokens): a claim could never take it`,
   );
 }
 
@@ -161,6 +181,7 @@ export class Producing {
     if (outcome === 0) this.core.connection.state.noteIds(this.core.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
+    if (outcome === 4) throw costOverBurst('cost', fields[1]);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -228,6 +249,7 @@ export class Producing {
       );
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
+    if (reply[0] === 4) throw costOverBurst(`jobs[${reply[1] - 1}].cost`, reply[2]);
     this.core.connection.state.noteIds(
       this.core.keys.base,
       reply[1].map(([id]) => id),

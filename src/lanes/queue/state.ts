@@ -96,14 +96,18 @@ export function parseWeight(raw: string | number | null | undefined): number {
   return Number.isSafeInteger(n) && n >= 1 ? n : 1;
 }
 
-/** The stored rate `<max>:<windowMs>`, or null for none or one that does not parse. */
+/**
+ * The stored rate `<max>:<windowMs>:<burst>` (an old `<max>:<windowMs>` reads as burst = max),
+ * or null for none or one that does not parse (includes/rateLimit.lua parseRate's twin).
+ */
 export function parseRate(raw: string | number | null | undefined): RateLimit | null {
-  const match = raw == null ? null : /^(\d+):(\d+)$/.exec(String(raw));
+  const match = raw == null ? null : /^(\d+):(\d+)(?::(\d+))?$/.exec(String(raw));
   if (match === null) return null;
   const max = Number(match[1]);
   const windowMs = Number(match[2]);
-  return max >= 1 && windowMs >= 1 && Number.isSafeInteger(max) && Number.isSafeInteger(windowMs)
-    ? { max, windowMs }
+  const burst = match[3] === undefined ? max : Number(match[3]);
+  return [max, windowMs, burst].every((n) => n >= 1 && Number.isSafeInteger(n))
+    ? { max, windowMs, burst }
     : null;
 }
 

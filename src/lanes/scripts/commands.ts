@@ -125,7 +125,7 @@ export type JobReply = [id: string, fields: string[]];
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
  * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written).
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4];
 /**
  * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
@@ -135,7 +135,8 @@ export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
-  | [status: 3, index: number, now: number];
+  | [status: 3, index: number, now: number]
+  | [status: 4, index: number, burst: number];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -149,6 +150,8 @@ export interface EnqueueArgs {
   readonly backoff?: BackoffArgs | undefined;
   /** 1..9, or undefined for the default 5 (sent as '': nothing written for it). */
   readonly priority?: number | undefined;
+  /** Tokens its claim takes, 2..1,000,000, or undefined for the default 1 (nothing sent). */
+  readonly cost?: number | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
@@ -513,8 +516,10 @@ export class Commands {
       k.groupDelayed(p.group),
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
-    // A priority only when not the default: the common job is sent one argument less.
-    if (p.priority !== undefined) args.push(p.priority);
+    // A priority only when not the default: the common job is sent one argument less; a cost
+    // likewise, after the priority ('' for the default).
+    if (p.priority !== undefined || p.cost !== undefined) args.push(p.priority ?? '');
+    if (p.cost !== undefined) args.push(p.cost);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -539,10 +544,12 @@ export class Commands {
     const args: Arg[] = [k.base, jobs.length];
     // Each job's priority only when one of the call has one: the common call is sent none (the
     // script tells the two apart by the count of its arguments).
-    const priorities = jobs.some((p) => p.priority !== undefined);
+    const costs = jobs.some((p) => p.cost !== undefined);
+    const priorities = costs || jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
       if (priorities) args.push(p.priority ?? '');
+      if (costs) args.push(p.cost ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
@@ -1020,17 +1027,22 @@ export class Commands {
     ) as Promise<FlatFindings>;
   }
 
-  /** `setRateLimit-8.lua`: at most `max` claims per `windowMs` (ms); `actor`, `cap`: history. */
+  /**
+   * `setRateLimit-8.lua`: a token bucket, `max` tokens per `windowMs` (ms), `burst` held at most;
+   * `actor`, `cap`: history.
+   */
   setRateLimit(p: {
     group: string;
     max: number;
     windowMs: number;
+    burst: number;
     history: [actor: string, cap: number];
   }): Promise<GroupReply> {
     return this.run('setRateLimit', this.groupKeys(p.group), [
       p.group,
       p.max,
       p.windowMs,
+      p.burst,
       ...p.history,
     ]) as Promise<GroupReply>;
   }

@@ -232,7 +232,10 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- the lane is not read, it is given as holding one. active nil: uncountable, not served.
       local head
       if g.active ~= nil
-        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
+        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited)
+        -- A rate: the bucket must hold the head job's cost (includes/rateLimit.lua), else the
+        -- group leaves the ring until it does, as a stale head.
+        and (g.rateMax == nil or rateAllows(base, group, g, laneKey, nowMs())) then
         head = redis.call('ZPOPMIN', laneKey)
       end
       local id = head and head[1]
@@ -303,7 +306,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4] or false, false,
           job[5] or false, job[6] or false }
         if g.rateMax ~= nil then
-          countRateClaim(base, batch, group, g)
+          countRateClaim(base, group, g, laneKey, nowMs())
         end
         -- I1 after the claim (not paused: it was just served). Saturated or rate-limited, it
         -- leaves the ring with no read; else it stays exactly when its lane still holds a job.

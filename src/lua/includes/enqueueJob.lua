@@ -42,12 +42,14 @@
                         the call raised `seq` to the engine's floor (a queue whose state Redis
                         lost: its first id since)
     writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
-             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
+             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority, cost)
                         the job hash in one HSET (state pending, or delayed with its runAt);
                         returns its lane score: `seq` (its id as a number) for priority '', the
                         default (nothing written for it), else, for 1–9, laneScoreOf(seq,
                         priority) computed in place (includes/priority.lua says why), which the
-                        hash holds with the priority (DESIGN.md §3, "Priorities")
+                        hash holds with the priority (DESIGN.md §3, "Priorities"); `cost`
+                        (tokens its claim takes, DESIGN.md §3 "Rate limits") is written only
+                        when not '' (the default 1 is never stored)
     rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
     settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
                         after jobs went to the lane of a group: true when it is to be re-ringed
@@ -71,7 +73,7 @@
 --- @include "payloads"
 --- @include "retentionAge"
 
-local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
+local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE, COST_OVER_BURST = 0, 1, 2, 3, 4
 
 local function keyRecord(idemKey)
   local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
@@ -157,11 +159,11 @@ local function markLayout(base, first, raised)
 end
 
 local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
-    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
+    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority, cost)
   local jobKey = jobKeyOf(base, id)
   -- No `score` for the default priority: its score is its id (retry, promotion and requeue
   -- fall back to it).
-  if backoff == '' and not delayed and priority == '' then
+  if backoff == '' and not delayed and priority == '' and cost == '' then
     redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
       'maxAttempts', maxAttempts, 'enqueuedAt', now)
     return seq
@@ -195,6 +197,10 @@ local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, 
     fields[#fields + 1] = priority
     fields[#fields + 1] = 'score'
     fields[#fields + 1] = string.format('%d', score)
+  end
+  if cost ~= '' then
+    fields[#fields + 1] = 'cost'
+    fields[#fields + 1] = cost
   end
   redis.call('HSET', jobKey, unpack(fields))
   return score
