@@ -11,8 +11,8 @@ import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
-import { jobCost } from './rateLimits.js';
 import { decodeJob } from './jobs.js';
+import { jobCost } from './rateLimits.js';
 
 /** Options of {@link Queue.enqueue}. */
 export interface EnqueueOptions {

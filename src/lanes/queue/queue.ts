@@ -237,7 +237,11 @@ export class Queue<Payload = unknown, Result = unknown> {
    *   before anything is sent; DATA_OUT_OF_RANGE (nothing written) for an active count it cannot
    *   read
    */
-  setRateLimit(group: string, limit: RateLimitInput, options?: SteeringOptions): Promise<GroupInfo> {
+  setRateLimit(
+    group: string,
+    limit: RateLimitInput,
+    options?: SteeringOptions,
+  ): Promise<GroupInfo> {
     return this.call(() => this.steering.setRateLimit(group, limit, options));
   }
 
