@@ -1,10 +1,12 @@
 --[[
   setRateLimit — a token bucket per group: `max` tokens refill per `windowMs`, at most `burst`
   held (DESIGN.md §3, "Rate limits"; includes/rateLimit.lua), on top of its concurrency limit;
-  then settle the ring. The bucket (`gwindow`) is judged again under the new rate: the whole
-  tokens it holds now under the rate before (a full bucket when there was none), at most the
-  new burst, restart at now (no field when full); when they fall short of the head job's cost
-  (at most burst; 1 for an empty lane) the group is rate-limited until they refill (ZADD
+  then settle the ring. The bucket (`gwindow`) is judged again under the new rate: its state
+  under the rate before (no rate or no field before: full, under the new burst; whole windows
+  folded in), its
+  tokens at most the new burst, then refilled under the new one (no field when full); when the
+  whole tokens fall short of the head job's cost (at most burst; 1 for an empty lane) the group
+  is rate-limited until they refill (ZADD
   `ratelimited`, de-ring: an LREM, the O(ring) price of a change that takes a group off the
   ring, as setLimit's park); otherwise a rate-limited group is freed at once (ZREM, re-ring with
   a wake when serviceable).
@@ -67,29 +69,31 @@ allowAtMaxmemory(k.glimit)
 local before = readGroup(k, group, laneKey)
 local now = nowMs()
 local windowKey = rateWindowKeyOf(k.base)
--- The tokens held now under the rate before (none: a full bucket), at most the new burst.
-local tokens = burst
+-- The bucket under the rate before, at most the new burst, refilled under the new. No rate or
+-- no bucket before: full (a full bucket has no field), so full under the new burst too.
+local tokens, at = burst, now
 local oldMax, oldWindowMs, oldBurst = parseRate(before.rate)
-if oldMax then
-  local _, _, whole = bucketAt(redis.call('HGET', windowKey, group), now, oldMax, oldWindowMs,
-    oldBurst)
-  tokens = math.min(math.max(whole, 0), burst)
+local raw = redis.call('HGET', windowKey, group)
+if oldMax and raw then
+  tokens, at = bucketAt(raw, now, oldMax, oldWindowMs, oldBurst)
 end
+local whole
+tokens, at, whole = refill(math.min(tokens, burst), at, now, max, windowMs, burst)
 local _, cost = headCost(k.base, laneKey)
 local need = math.min(cost or 1, burst)
 local limitedUntil = false
-if tokens < need then
-  limitedUntil = string.format('%d', readyAt(tokens, now, need, max, windowMs))
+if whole < need then
+  limitedUntil = string.format('%d', readyAt(tokens, at, need, max, windowMs))
 end
 -- Judged before the first write below (standing refuses an active count it cannot read).
 local judged = judgeFields(k, group, before, 'rateLimitedUntil', limitedUntil)
 judged.after.rate = rate
 
 redis.call('HSET', rateKeyOf(k.base), group, rate)
-if tokens >= burst then
+if whole >= burst then
   redis.call('HDEL', windowKey, group)
 else
-  redis.call('HSET', windowKey, group, string.format('%d:%d', tokens, now))
+  redis.call('HSET', windowKey, group, string.format('%d:%d', tokens, at))
 end
 if limitedUntil then
   redis.call('ZADD', rateLimitedKeyOf(k.base), limitedUntil, group)

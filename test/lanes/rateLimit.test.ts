@@ -193,13 +193,15 @@ describe('steering settles the ring at once', () => {
     const q = engine.queue();
     await q.setRateLimit('g', { max: 1, windowMs: HOUR });
     for (let i = 0; i < 4; i++) await q.enqueue('g', i);
-    await q.claim();
+    const first = (await q.claim()) as Job;
     expect((await q.group('g')).state).toBe('RATE_LIMITED');
     // A higher max with the bucket empty: still empty, the next token sooner (3 per hour).
     const raised = await q.setRateLimit('g', { max: 3, windowMs: HOUR });
-    const now = Number(raised.rateLimitedUntil) - HOUR / 3;
-    expect(raised).toMatchObject({ state: 'RATE_LIMITED' });
-    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`0:${now}`);
+    expect(raised).toMatchObject({
+      state: 'RATE_LIMITED',
+      rateLimitedUntil: Number(first.claimedAt) + HOUR / 3,
+    });
+    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`0:${first.claimedAt}`);
     expect(await ringOf(q)).toEqual([]);
     // A bigger burst does not fill the bucket either; clearing and setting again does (a
     // group without a rate starts full).

@@ -21,6 +21,9 @@
                         safe integers: no rate limit, as src/lanes/queue/state.ts parseRate)
     rateState(raw)      a stored rate as the history records it: { rateLimit = { max, windowMs,
                         burst } }, or { rateLimit = null } for none
+    refill(tokens, atMs, now, max, windowMs, burst)
+                        a bucket's state folded to now: tokens, atMs (whole windows added as max
+                        tokens each; a full bucket restarts at now) and whole (usable now)
     bucketAt(raw, now, max, windowMs, burst)
                         the bucket of a stored `gwindow` value at now: tokens, atMs (its state
                         to store) and whole (tokens usable now). Missing: full. Malformed: empty
