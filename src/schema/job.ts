@@ -122,6 +122,9 @@ const BackoffInputRef = builder.inputType('BackoffInput', {
   }),
 });
 
+/** An enqueue's `cost`, as each enqueue takes it. */
+const COST = `Tokens its claim takes from its group's rate-limit bucket, 1..${Limits.maxRateClaims.toLocaleString('en-US')}, default 1; BAD_USER_INPUT \`cost\` above the group's burst when it has a rate limit.`;
+
 /** An enqueue's `priority`, as each enqueue takes it. */
 const PRIORITY = `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), default ${Defaults.priority}; FIFO within a priority.`;
 
@@ -211,6 +214,11 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description: `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), ${Defaults.priority} by default; FIFO within a priority. Kept through retries, delays and requeues; \`changeJobPriority\` changes it while PENDING or DELAYED.`,
       resolve: (j, _args, ctx, info) => resolve.priority(ctx, j, info.rootValue),
     }),
+    cost: t.int({
+      description:
+        "Tokens its claim takes from its group's rate-limit bucket, 1 by default (`enqueue`'s `cost`); the head job's cost decides when a rate-limited group is served again.",
+      resolve: (j, _args, ctx, info) => resolve.cost(ctx, j, info.rootValue),
+    }),
     position: t.int({
       nullable: true,
       description:
@@ -253,6 +261,7 @@ const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
     }),
     backoff: t.field({ type: BackoffInputRef }),
     priority: t.int({ description: PRIORITY }),
+    cost: t.int({ description: COST }),
   }),
 });
 
@@ -290,6 +299,7 @@ builder.mutationFields((t) => ({
         description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
       priority: t.arg.int({ description: PRIORITY }),
+      cost: t.arg.int({ description: COST }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),

@@ -21,7 +21,7 @@ export type BlockedBy =
   | 'PARKED'
   /** Paused by an operator. */
   | 'PAUSED'
-  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
@@ -65,7 +65,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -91,7 +91,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -116,7 +116,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -124,7 +124,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -132,7 +132,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -140,7 +140,7 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
@@ -347,17 +347,18 @@ export type GroupReserveQueryVariables = Exact<{
 
 export type GroupReserveQuery = { queue: { group: { id: string, reserve: number } } };
 
-export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null };
+export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null };
 
 export type ConsoleSetRateLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   max: number;
   windowMs: number;
+  burst?: number | null | undefined;
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -365,7 +366,7 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type QueueThroughputQueryVariables = Exact<{
   queue: string;
@@ -426,6 +427,7 @@ export const GroupRateFragmentDoc = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }
@@ -475,6 +477,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
@@ -737,6 +740,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
@@ -796,6 +800,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
@@ -837,6 +842,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
@@ -878,6 +884,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
@@ -919,6 +926,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
@@ -1332,8 +1340,14 @@ export const GroupReserveDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<GroupReserveQuery, GroupReserveQueryVariables>;
 export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
-    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
-  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!, $burst: Int) {
+  setRateLimit(
+    queue: $queue
+    group: $group
+    max: $max
+    windowMs: $windowMs
+    burst: $burst
+  ) {
     ...GroupDetail
   }
 }
@@ -1369,6 +1383,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleSetRateLimitMutation, ConsoleSetRateLimitMutationVariables>;
@@ -1410,6 +1425,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
