@@ -967,6 +967,25 @@ export class Commands {
   }
 
   /**
+   * `reconcileBuckets-2.lua`, one step: HSCAN `batch` rate-limit buckets (`gwindow`) from
+   * `cursor`, in `mode`; the findings (kind RATE, subject the group: a malformed bucket, or one
+   * of a group with no rate) and the next cursor ('0': done).
+   */
+  reconcileBuckets(p: {
+    mode: 'audit' | 'repair';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings, cursor: string]> {
+    const k = this.k;
+    return this.run(
+      'reconcileBuckets',
+      [k.rateWindow, k.rate],
+      [k.base, p.mode, p.cursor, p.batch, ...p.history],
+    ) as Promise<[FlatFindings, string]>;
+  }
+
+  /**
    * `reconcileReserves-1.lua`, one atomic step: the stored sum of the reserves against
    * `greserve` (and the cap), in `mode`; the findings (kind RESERVE, subject `reserved` or `cap`).
    */
