@@ -16,6 +16,7 @@ import {
   ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
+  COSTS,
   CURSORS,
   DECIMAL_NOT_FOUND,
   DELAYS,
@@ -40,6 +41,7 @@ import {
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
+  RATE_BURSTS,
   RATE_MAXES,
   RATE_WINDOWS,
   RETENTION_AGES,
@@ -133,9 +135,15 @@ const FIELDS: Field[] = [
     name: 'Mutation.setRateLimit',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) { id rateLimit { max windowMs } } }',
-    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000 }),
-    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, max: RATE_MAXES, windowMs: RATE_WINDOWS },
+      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!, $burst: Int) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs, burst: $burst) { id rateLimit { max windowMs burst } } }',
+    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000, burst: 8 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      max: RATE_MAXES,
+      windowMs: RATE_WINDOWS,
+      burst: RATE_BURSTS,
+    },
   },
   {
     name: 'Mutation.setLimit with forMs',
@@ -205,7 +213,7 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority) { id } }',
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int, $cost: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority, cost: $cost) { id } }',
     valid: () => ({
       queue: QUEUE,
       group: 'c',
@@ -213,6 +221,7 @@ const FIELDS: Field[] = [
       maxAttempts: 2,
       backoff: { type: 'EXPONENTIAL', delayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
       priority: 2,
+      cost: 2,
     }),
     bad: {
       queue: QUEUE_NAMES,
@@ -223,6 +232,7 @@ const FIELDS: Field[] = [
       runAt: RUN_AT_TEXTS,
       backoff: BACKOFFS,
       priority: PRIORITIES,
+      cost: COSTS,
     },
   },
   {

@@ -23,6 +23,7 @@ import {
   ACTORS,
   BACKOFFS,
   type BadValue,
+  COSTS,
   CURSORS,
   DELAYS,
   FAILURE_TEXTS,
@@ -43,6 +44,7 @@ import {
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
+  RATE_BURSTS,
   REAP_BATCHES,
   RETENTION_AGES,
   RETENTION_COUNTS,
@@ -162,6 +164,10 @@ const cases: Case[] = [
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
   ...each(PRIORITIES, 'enqueue priority', (v) => ctx.q.enqueue('a', null, { priority: any(v) })),
+  ...each(COSTS, 'enqueue cost', (v) => ctx.q.enqueue('a', null, { cost: any(v) })),
+  ...each(RATE_BURSTS, 'setRateLimit burst', (v) =>
+    ctx.q.setRateLimit('a', { max: 1, windowMs: 1_000, burst: any(v) }),
+  ),
   ...each(PRIORITIES, 'changeJobPriority priority', (v) =>
     ctx.q.changeJobPriority(ctx.active.id, any(v)),
   ),
