@@ -72,7 +72,7 @@ export type QueueState = 'RUNNING' | 'PAUSED';
 
 /**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
- * active >= limit; else RATE_LIMITED while its rate window is used up (`rateLimitedUntil`);
+ * active >= limit; else RATE_LIMITED while its bucket is short of its head's cost (`rateLimitedUntil`);
  * else READY if it has pending work; else IDLE (DESIGN.md §4).
  */
 export type GroupState = 'PAUSED' | 'SATURATED' | 'RATE_LIMITED' | 'READY' | 'IDLE';
@@ -178,12 +178,12 @@ export interface GroupInfo {
   /** Its token bucket: `max` tokens per `windowMs`, `burst` held at most; null = no rate limit. */
   readonly rateLimit: RateLimit | null;
   /**
-   * While the group is at its rate: when its window reopens (ms, Redis clock, after the read's
+   * While the group is at its rate: when the token it needs comes (ms, Redis clock, after the read's
    * now); else null — also once that time has come, though no claim has put the group back yet.
    */
   readonly rateLimitedUntil: number | null;
   /**
-   * When its used-up rate window reopened (ms, Redis clock, at or before the read's now) while
+   * When the token it waited for came (ms, Redis clock, at or before the read's now) while
    * the group still waits off the ring for the next claim (or reaper pass) to put it back
    * (DESIGN.md §3 "Rate limits"); null otherwise. Such a group is not rate-limited: READY (or
    * IDLE) with `onRing` false.

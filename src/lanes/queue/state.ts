@@ -29,7 +29,7 @@ export function parseCount(raw: string | number | null | undefined): number {
 
 /**
  * A group's stored fields as `includes/groupReply.lua` answers them, in order:
- * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>`), rateLimitedUntil,
+ * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>:<burst>`), rateLimitedUntil,
  * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt, reserve; a missing one is null. The script
  * judged the rate on the Redis clock: rateLimitedUntil only while the reopening is ahead,
  * rateReopenedAt once it has come and the group still waits in `ratelimited` for a claim.

@@ -45,12 +45,14 @@
   (ms, or false for none), so a worker parks no longer than until then; false otherwise. A call
   that asks for no claims promotes nothing (the next claim or the reaper does). Flat cost: one
   ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait.
-  Rate limits (includes/rateLimit.lua): beside the delayed promotion, up to `promoteBatch`
-  groups whose rate window reopened leave `ratelimited` and are re-ringed with a wake
+  Rate limits (includes/rateLimit.lua, a token bucket per group): beside the delayed promotion,
+  up to `promoteBatch` groups whose token came leave `ratelimited` and are re-ringed with a wake
   (promoteReopened), and nextRunAt is the earlier of the first run-at time and the first
-  reopening in `ratelimited`, so a parked worker wakes when a window reopens; each claim of a
-  group with a rate counts into its window, and the claim that reaches its max leaves the group
-  off the ring (countRateClaim). Flat too: O(log n + batch) in rate-limited groups.
+  reopening in `ratelimited`, so a parked worker wakes when the token comes; a group with a rate
+  is served only while its bucket holds its head job's cost (rateAllows: else it leaves the ring
+  as a stale head, into `ratelimited`), each claim takes that cost, and the claim that leaves the
+  bucket short of the next head's cost leaves the group off the ring (countRateClaim). Flat too:
+  O(log n + batch) in rate-limited groups.
   k also needs wake (re-ring), delayed and stats (promotion's totals).
 ]]
 --- @include "keys"
@@ -190,7 +192,7 @@ end
   per job"), so the lease of a head is written out here rather than in helpers, and the
   helpers' common answers are taken in place, each naming the helper that holds the rule: the
   lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,
-  includes/jobEvents.lua), the rate counted only for a group with one (countRateClaim).
+  includes/jobEvents.lua), the rate judged only for a group with one (rateAllows, countRateClaim).
 ]]
 local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local claimed, emptied = {}, {}
