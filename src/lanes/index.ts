@@ -12,6 +12,7 @@ export {
   type BackoffPolicyInput,
   type CompleteOptions,
   type Completion,
+  type DebounceInput,
   type EnqueueOptions,
   Queue,
   type QueueOptions,

@@ -149,6 +149,11 @@ export interface QueueKeys {
    * without one declares and never touches (no key is empty).
    */
   idem(key: string): string;
+  /**
+   * `P:{Q}:debounce:<key>` (`debounceKeyOf`): the id of the pending or delayed job an enqueue's
+   * debounce key made (DESIGN.md §3, "Debounce").
+   */
+  debounce(key: string): string;
 }
 
 /**
@@ -215,6 +220,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     logs: (id) => `${base}job:${id}:logs`,
     jobEvents: (id) => `${base}job:${id}:events`,
     idem: (key) => `${base}idem:${key}`,
+    debounce: (key) => `${base}debounce:${key}`,
   };
 }
 

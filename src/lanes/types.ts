@@ -127,6 +127,11 @@ export interface Job<Payload = unknown, Result = unknown> {
    */
   readonly priority?: number;
   /**
+   * The debounce key it was enqueued with (DESIGN.md §3, "Debounce"); absent for none. While it
+   * is PENDING or DELAYED, an enqueue with that key replaces its payload and run time.
+   */
+  readonly debounceKey?: string;
+  /**
    * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
    * only; undefined on jobs from lists and from the job scripts.
    */

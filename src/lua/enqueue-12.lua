@@ -55,7 +55,13 @@
     ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
                          less for the common job): its place in its lane (DESIGN.md §3,
                          "Priorities"; includes/priority.lua), and the level its group stands at
-                         while the job is its lane's head (DESIGN.md §3, "Levels")
+                         while the job is its lane's head (DESIGN.md §3, "Levels"); '' for the
+                         default when ARGV[15] follows
+    ARGV[15] debounceKey the debounce key's name (1–256 bytes, validated by the engine), absent
+                         for none (DESIGN.md §3, "Debounce"): its record P:{Q}:debounce:<name>
+                         is built from the base (includes/keys.lua). The engine sends it with
+                         delayMs = windowMs and never with an idempotency key or runAt
+    ARGV[16] windowMs    with ARGV[15]: 1..2,592,000,000
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -70,6 +76,10 @@
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
+            4  the debounce key's live job is of another group: its id, { 'group', its group };
+               nothing written (the engine answers BAD_USER_INPUT `debounce.key`)
+            5  the debounce key's live job (pending or delayed), its payload replaced by this
+               call's and its runAt moved to now + windowMs, delayed: its hash and payload
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
   MAX_JOB_ID). Also, for a job that goes to its lane, when the group has a limit and
@@ -79,7 +89,10 @@
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
   g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput (includes/throughput.lua);
   rpush ring + hdel gturns + lpush/ltrim wake
-  (re-ring). None for outcomes 1, 2 and 3.
+  (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None
+  for outcomes 1, 2, 3 and 4. Outcome 5: hset job; zadd delayed + g:<group>:delayed; hset or
+  hdel payloads; pexpire the record; for a job that was pending, zrem lane, hincrby stats, the
+  group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
   reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
@@ -106,6 +119,25 @@ local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 local keyTtlMs = ARGV[5]
 local fingerprint = ARGV[6]
+-- nil for a call without a debounce key: one comparison, nothing more.
+local debounceName = ARGV[15]
+
+if debounceName then
+  local liveId, liveGroup, liveState = debouncedJob(base, debounceName)
+  if liveId then
+    if liveGroup ~= group then
+      return { liveId, { 'group', liveGroup }, DEBOUNCE_OTHER_GROUP }
+    end
+    local serviceable, saturated
+    if liveState == 'pending' then
+      -- Judged before the first write: it may refuse an active count (includes/groupState.lua).
+      serviceable, saturated = groupState(k, group, laneKey)
+    end
+    redebounce(k, base, delayedKey, debounceName, liveId, group, liveState, payload, ARGV[16],
+      nowMs(), serviceable, saturated)
+    return { liveId, jobFields(base, liveId), DEBOUNCED }
+  end
+end
 
 if keyTtlMs ~= '' then
   local seen = keyRecord(idemKey)
@@ -144,6 +176,9 @@ end
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
+end
+if debounceName then
+  rememberDebounce(base, debounceName, id, ARGV[16])
 end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)

@@ -55,6 +55,7 @@ export interface EnqueueJobArg {
   runAt?: Date | null | undefined;
   backoff?: BackoffArg | null | undefined;
   priority?: number | null | undefined;
+  debounce?: { key: string; windowMs: number } | null | undefined;
 }
 
 /**
@@ -69,6 +70,7 @@ function enqueueOptionsOf(j: EnqueueJobArg): EnqueueOptions {
     runAt: j.runAt == null ? undefined : j.runAt.getTime(),
     backoff: backoffOf(j.backoff),
     priority: j.priority ?? undefined,
+    debounce: j.debounce ?? undefined,
   };
 }
 

@@ -122,6 +122,24 @@ const BackoffInputRef = builder.inputType('BackoffInput', {
   }),
 });
 
+const DebounceInputRef = builder.inputType('DebounceInput', {
+  description:
+    'Debounce: the job waits DELAYED `windowMs`; while it is PENDING or DELAYED, an enqueue with the same key (per queue) replaces its payload (newest wins) and moves its run time to now + windowMs, answering the same job (its maxAttempts, backoff and priority kept); once it has been claimed, the next enqueue makes a new job. Not with `key` (an idempotency key answers the first job unchanged), `delayMs` or `runAt`.',
+  fields: (t) => ({
+    key: t.string({
+      required: true,
+      description:
+        '1–256 UTF-8 bytes, no control characters; BAD_USER_INPUT `debounce.key` when its waiting job is of another group.',
+    }),
+    windowMs: t.field({
+      type: 'SafeInt',
+      required: true,
+      description:
+        'ms after the last enqueue with the key that the job runs, 1..2,592,000,000 (30 days).',
+    }),
+  }),
+});
+
 /** An enqueue's `priority`, as each enqueue takes it. */
 const PRIORITY = `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), default ${Defaults.priority}; FIFO within a priority.`;
 
@@ -211,6 +229,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description: `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), ${Defaults.priority} by default; FIFO within a priority. Kept through retries, delays and requeues; \`changeJobPriority\` changes it while PENDING or DELAYED.`,
       resolve: (j, _args, ctx, info) => resolve.priority(ctx, j, info.rootValue),
     }),
+    debounceKey: t.string({
+      nullable: true,
+      description:
+        'The debounce key it was enqueued with (`DebounceInput`); null for none, and in the answer of `claim`.',
+      resolve: (j) => j.debounceKey ?? null,
+    }),
     position: t.int({
       nullable: true,
       description:
@@ -253,6 +277,11 @@ const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
     }),
     backoff: t.field({ type: BackoffInputRef }),
     priority: t.int({ description: PRIORITY }),
+    debounce: t.field({
+      type: DebounceInputRef,
+      description:
+        "As `enqueue`'s; a key a job of the call carries whose job is waiting, before the call or made earlier in it, is replaced by the later job, each answering the one job.",
+    }),
   }),
 });
 
@@ -290,6 +319,7 @@ builder.mutationFields((t) => ({
         description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
       priority: t.arg.int({ description: PRIORITY }),
+      debounce: t.arg({ type: DebounceInputRef }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),

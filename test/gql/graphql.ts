@@ -35,9 +35,19 @@ export type BlockedBy =
   /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
+/** Debounce: the job waits DELAYED `windowMs`; while it is PENDING or DELAYED, an enqueue with the same key (per queue) replaces its payload (newest wins) and moves its run time to now + windowMs, answering the same job (its maxAttempts, backoff and priority kept); once it has been claimed, the next enqueue makes a new job. Not with `key` (an idempotency key answers the first job unchanged), `delayMs` or `runAt`. */
+export type DebounceInput = {
+  /** 1–256 UTF-8 bytes, no control characters; BAD_USER_INPUT `debounce.key` when its waiting job is of another group. */
+  key: string;
+  /** ms after the last enqueue with the key that the job runs, 1..2,592,000,000 (30 days). */
+  windowMs: number;
+};
+
 /** One job of `enqueueJobs`: `enqueue`'s arguments but the queue, with the same rules and defaults. */
 export type EnqueueJobInput = {
   backoff?: BackoffInput | null | undefined;
+  /** As `enqueue`'s; a key a job of the call carries whose job is waiting, before the call or made earlier in it, is replaced by the later job, each answering the one job. */
+  debounce?: DebounceInput | null | undefined;
   /** As `enqueue`'s: 0..2,592,000,000 ms from now. Not with `runAt`. */
   delayMs?: number | null | undefined;
   group: string;

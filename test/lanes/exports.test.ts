@@ -32,6 +32,7 @@ const TYPES = [
   'BackoffPolicyInput',
   'CompleteOptions',
   'Completion',
+  'DebounceInput',
   'EnqueueOptions',
   'GroupInfo',
   'GroupState',

@@ -135,6 +135,8 @@ export function decodeJob(
     lastError: h.lastError ?? null,
     backoff: decodeBackoff(h),
     priority: decodePriority(h.priority),
+    // Only on a debounced job: every other job reads as it did before debounce.
+    ...(h.debounceKey !== undefined && { debounceKey: h.debounceKey }),
   };
 }
 

@@ -32,6 +32,20 @@ export interface EnqueueOptions {
    * priority (DESIGN.md §3, "Priorities").
    */
   readonly priority?: number | undefined;
+  /**
+   * Debounce (DESIGN.md §3, "Debounce"): the job runs `windowMs` (1..2,592,000,000 ms) after the
+   * last enqueue with `key` (1–256 UTF-8 bytes, no control characters); while it is pending or
+   * delayed, an enqueue with the same key replaces its payload and moves its run time instead
+   * of making a job. Not with `key`, `delayMs` or `runAt`.
+   */
+  readonly debounce?: DebounceInput | undefined;
+}
+
+/** An enqueue's debounce, {@link EnqueueOptions.debounce}. */
+export interface DebounceInput {
+  readonly key: string;
+  /** ms, 1..2,592,000,000. */
+  readonly windowMs: number;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -54,6 +68,7 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   runAt: true,
   backoff: true,
   priority: true,
+  debounce: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -120,6 +135,31 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
   // The default is sent as none: its job is written as before priorities (DESIGN.md §3).
   const given = opts.priority == null ? Defaults.priority : validate.priority(opts.priority);
   const priority = given === Defaults.priority ? undefined : given;
+  const debounce = opts.debounce == null ? undefined : validate.debounce(opts.debounce);
+  if (debounce !== undefined) {
+    // A debounced job's run time is its window's; an idempotency key would answer the first
+    // job unchanged where debounce replaces it: one or the other (DESIGN.md §3, "Debounce").
+    if (name !== undefined) {
+      throw badInput('debounce', 'cannot be given with an idempotency key (key): give one of them');
+    }
+    if (delayMs !== undefined || runAt !== undefined) {
+      throw badInput(
+        'debounce',
+        `cannot be given with ${delayMs !== undefined ? 'delayMs' : 'runAt'}: a debounced job runs debounce.windowMs after the last enqueue with its key`,
+      );
+    }
+    return {
+      group: g,
+      payload: text,
+      maxAttempts,
+      key: undefined,
+      delayMs: debounce.windowMs,
+      runAt: undefined,
+      backoff,
+      priority,
+      debounce,
+    };
+  }
   const key =
     name === undefined
       ? undefined
@@ -161,6 +201,7 @@ export class Producing {
     if (outcome === 0) this.core.connection.state.noteIds(this.core.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
+    if (outcome === 4) throw this.debounceOtherGroup('debounce.key', `job ${id}`, fields[1]);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -228,6 +269,14 @@ export class Producing {
       );
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
+    if (reply[0] === 4) {
+      const [, index, id, group, first] = reply;
+      throw this.debounceOtherGroup(
+        `jobs[${index - 1}].debounce.key`,
+        id === null ? `jobs[${(first ?? 1) - 1}] of this call` : `job ${id}`,
+        group,
+      );
+    }
     this.core.connection.state.noteIds(
       this.core.keys.base,
       reply[1].map(([id]) => id),
@@ -235,11 +284,26 @@ export class Producing {
     return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
   }
 
-  /** An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job). */
+  /**
+   * An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job, 5 the
+   * debounce key's job, replaced).
+   */
   private enqueued(id: string, fields: string[], outcome: number): Job {
     const job = decodeJob(this.core.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /** BAD_USER_INPUT `argument`: a debounce key whose waiting job (`by`) is of another group. */
+  private debounceOtherGroup(
+    argument: string,
+    by: string,
+    group: string | undefined,
+  ): RingmasterError {
+    return badInput(
+      argument,
+      `is the debounce key of ${by} of group ${JSON.stringify(group ?? '')} in queue ${this.core.name}, still pending or delayed: a debounce key is the queue's, not a group's; use another key for this group`,
+    );
   }
 
   /**

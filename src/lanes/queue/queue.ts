@@ -76,7 +76,7 @@ import {
 export { Defaults } from '../defaults.js';
 export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 export type { PromotedJob } from './operatorActions.js';
-export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
+export type { BackoffPolicyInput, DebounceInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
 export type {
   CompleteAndClaimResult,
@@ -442,10 +442,18 @@ export class Queue<Payload = unknown, Result = unknown> {
    *   'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }`, stored on the job
    * @param options.priority its place in its group's lane, an integer from 1 (runs first) to 9
    *   (runs last), default 5; FIFO within a priority (DESIGN.md §3, "Priorities")
+   * @param options.debounce `{ key, windowMs }` (DESIGN.md §3, "Debounce"): the job is DELAYED
+   *   by windowMs (ms, 1..2,592,000,000); while the key's job is PENDING or DELAYED, an enqueue
+   *   with the key (1–256 UTF-8 bytes, per queue) answers that job with this call's payload and
+   *   its runAt moved to now + windowMs (its maxAttempts, backoff and priority kept); once it
+   *   has been claimed, the next makes a new job. Not with `key`, `delayMs` or `runAt`
    * @throws RingmasterError BAD_USER_INPUT for bad input (argument `runAt` also for a runAt
-   *   more than 30 days from now, and for delayMs and runAt together), or (argument `key`) when
+   *   more than 30 days from now, and for delayMs and runAt together; `debounce` with `key`,
+   *   `delayMs` or `runAt`), or (argument `key`) when
    *   the key was used within its window for a different request — another group, payload (as
-   *   JSON text), maxAttempts, delay, backoff or priority; DATA_OUT_OF_RANGE (see the script)
+   *   JSON text), maxAttempts, delay, backoff or priority, or (argument `debounce.key`) when the
+   *   debounce key's pending or delayed job is of another group; DATA_OUT_OF_RANGE (see the
+   *   script)
    */
   enqueue(
     group: string,

@@ -123,19 +123,25 @@ export type JobReply = [id: string, fields: string[]];
  * `enqueue-12.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
  * earlier (1, nothing written), or none because the key was used for another request (2: the
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
- * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written).
+ * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written), or
+ * none because the debounce key's live job is of another group (4: its id, fields
+ * `['group', its group]`, nothing written), or the debounce key's live job with its payload and
+ * run time replaced (5).
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4 | 5];
 /**
  * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
  * used for another request, for job `id` before the call or (id null) by job `first` of this
- * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`.
+ * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`;
+ * status 4, job `index`'s debounce key names a job of another `group`: job `id` waiting before
+ * the call, or (id null) job `first` of this call.
  */
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
-  | [status: 3, index: number, now: number];
+  | [status: 3, index: number, now: number]
+  | [status: 4, index: number, id: string | null, group: string, first: number | null];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -149,6 +155,11 @@ export interface EnqueueArgs {
   readonly backoff?: BackoffArgs | undefined;
   /** 1..9, or undefined for the default 5 (sent as '': nothing written for it). */
   readonly priority?: number | undefined;
+  /**
+   * The debounce key's name and its window (ms, 1..2,592,000,000); sent with `delayMs` equal to
+   * the window, never with `key` or `runAt` (DESIGN.md §3, "Debounce").
+   */
+  readonly debounce?: { key: string; windowMs: number } | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
@@ -514,7 +525,9 @@ export class Commands {
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
     // A priority only when not the default: the common job is sent one argument less.
-    if (p.priority !== undefined) args.push(p.priority);
+    if (p.priority !== undefined || p.debounce !== undefined) args.push(p.priority ?? '');
+    // A debounce key and its window after it, only for a debounced job.
+    if (p.debounce !== undefined) args.push(p.debounce.key, p.debounce.windowMs);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -539,10 +552,13 @@ export class Commands {
     const args: Arg[] = [k.base, jobs.length];
     // Each job's priority only when one of the call has one: the common call is sent none (the
     // script tells the two apart by the count of its arguments).
-    const priorities = jobs.some((p) => p.priority !== undefined);
+    // Each job's debounce key and window after its priority only when one of the call has one.
+    const debounces = jobs.some((p) => p.debounce !== undefined);
+    const priorities = debounces || jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
       if (priorities) args.push(p.priority ?? '');
+      if (debounces) args.push(p.debounce?.key ?? '', p.debounce?.windowMs ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;

@@ -32,6 +32,9 @@
   is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, progress }
   the payloads read in one HMGET of P:{Q}:payloads for the whole call (includes/payloads.lua).
+  A claimed job with a `debounceKey` clears its key's record P:{Q}:debounce:<key> (built from
+  base) when the record names it: one field more in the job's HMGET, a GET and DEL only for such
+  a job (DESIGN.md §3, "Debounce").
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
@@ -247,7 +250,15 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress')
+          'lastError', 'progress', 'debounceKey')
+        if job[7] then
+          -- A debounced job has started: its key's next enqueue makes a new job (DESIGN.md §3,
+          -- "Debounce"), unless the record already names a newer one.
+          local record = debounceKeyOf(base, job[7])
+          if redis.call('GET', record) == id then
+            redis.call('DEL', record)
+          end
+        end
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
