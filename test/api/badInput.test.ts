@@ -17,6 +17,7 @@ import {
   BACKOFFS,
   type BadValue,
   CURSORS,
+  DEBOUNCES,
   DECIMAL_NOT_FOUND,
   DELAYS,
   FAILURE_TEXTS,
@@ -205,7 +206,7 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority) { id } }',
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int, $debounce: DebounceInput) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority, debounce: $debounce) { id } }',
     valid: () => ({
       queue: QUEUE,
       group: 'c',
@@ -223,6 +224,7 @@ const FIELDS: Field[] = [
       runAt: RUN_AT_TEXTS,
       backoff: BACKOFFS,
       priority: PRIORITIES,
+      debounce: DEBOUNCES,
     },
   },
   {

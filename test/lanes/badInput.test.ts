@@ -24,6 +24,7 @@ import {
   BACKOFFS,
   type BadValue,
   CURSORS,
+  DEBOUNCES,
   DELAYS,
   FAILURE_TEXTS,
   FIRSTS,
@@ -181,6 +182,10 @@ const cases: Case[] = [
   ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
   ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
   ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),
+  ...each(DEBOUNCES, 'enqueue debounce', (v) => ctx.q.enqueue('a', null, { debounce: any(v) })),
+  ...each(DEBOUNCES, 'enqueueMany debounce', (v) =>
+    ctx.q.enqueueMany([{ group: 'a', options: { debounce: any(v) } }]),
+  ),
   ...each(DELAYS, 'retry delayMs', (v) =>
     ctx.q.retry(ctx.active.id, ctx.active.token as string, { delayMs: any(v) }),
   ),
