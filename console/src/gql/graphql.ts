@@ -142,7 +142,7 @@ export type ResumeGroupMutationVariables = Exact<{
 
 export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -150,7 +150,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type JobPlaceNowQueryVariables = Exact<{
   queue: string;
@@ -176,7 +176,7 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown };
 
@@ -527,6 +527,7 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -942,6 +943,7 @@ export const JobByIdDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -1017,6 +1019,7 @@ export const JobFollowDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil

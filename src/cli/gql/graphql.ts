@@ -232,7 +232,7 @@ export type CliJobQueryVariables = Exact<{
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogsQueryVariables = Exact<{
   queue: string;
@@ -960,6 +960,7 @@ export const CliJobDocument = new TypedDocumentString(`
       position
       estimatedStartAt
       priority
+      debounceKey
       attempts
       maxAttempts
       enqueuedAt
