@@ -123,7 +123,7 @@ local fingerprint = ARGV[6]
 local debounceName = ARGV[15]
 
 if debounceName then
-  local liveId, liveGroup, liveState = debouncedJob(base, debounceName)
+  local liveId, liveGroup, liveState = debounce().find(base, debounceName)
   if liveId then
     if liveGroup ~= group then
       return { liveId, { 'group', liveGroup }, DEBOUNCE_OTHER_GROUP }
@@ -133,8 +133,8 @@ if debounceName then
       -- Judged before the first write: it may refuse an active count (includes/groupState.lua).
       serviceable, saturated = groupState(k, group, laneKey)
     end
-    redebounce(k, base, delayedKey, debounceName, liveId, group, liveState, payload, ARGV[16],
-      nowMs(), serviceable, saturated)
+    debounce().replace(k, base, delayedKey, debounceName, liveId, group, liveState, payload,
+      ARGV[16], nowMs(), serviceable, saturated)
     return { liveId, jobFields(base, liveId), DEBOUNCED }
   end
 end
@@ -178,7 +178,7 @@ if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
 end
 if debounceName then
-  rememberDebounce(base, debounceName, id, ARGV[16])
+  debounce().remember(base, debounceName, id, ARGV[16])
 end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)

@@ -14,9 +14,9 @@
   Debounce keys (DESIGN.md §3, "Debounce"): a key whose job waits (pending or delayed) before
   the call, or that an earlier job of the call made, is replaced, not made again: the latest
   job with the key gives the payload and the window (its runAt the call's now + windowMs). A job
-  waiting before the call is written after the new jobs' lanes are settled (includes/
-  enqueueJob.lua, redebounce), its group's standing judged before the first write. A key whose
-  job is of another group refuses the call.
+  waiting before the call is written after the new jobs' lanes are settled
+  (includes/enqueueJob.lua, debounce().replace), its group's standing judged before the first
+  write. A key whose job is of another group refuses the call.
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -73,7 +73,8 @@
   delayed; one rpush ring, hdel gturns and lpush/ltrim wake for all the groups re-ringed); per
   job one hset of its hash and, with a key, hset + pexpire of its idem key, with a debounce key
   hset of its debounceKey and set of the record; per key whose job waited before the call,
-  redebounce's (enqueue-12.lua, outcome 5). None when refused or every job answers EXISTING.
+  debounce().replace's (enqueue-12.lua, outcome 5). None when refused or every job answers
+  EXISTING.
 ]]
 --- @include "nowMs"
 --- @include "heads"
@@ -117,7 +118,7 @@ for i = 1, n do
   if debounceName ~= '' then
     local entry = debounces[debounceName]
     if entry == nil then
-      local liveId, liveGroup, liveState = debouncedJob(base, debounceName)
+      local liveId, liveGroup, liveState = debounce().find(base, debounceName)
       if liveId then
         entry = { name = debounceName, live = { id = liveId, group = liveGroup, state = liveState } }
         if liveState == 'pending' then
@@ -249,7 +250,7 @@ if #created > 0 then
       rememberKey(job.idemKey, job.id, ARGV[a + 6], now, ARGV[a + 5])
     end
     if job.debounce then
-      rememberDebounce(base, job.debounce.name, job.id, ARGV[job.debounce.last + 15])
+      debounce().remember(base, job.debounce.name, job.id, ARGV[job.debounce.last + 15])
     end
   end
   if #payloads > 0 then
@@ -322,11 +323,11 @@ if #created > 0 then
 end
 
 -- The jobs waiting before the call, replaced: after the new jobs' lanes are settled, so a
--- group that keeps a lane job stays on the ring (includes/enqueueJob.lua, redebounce).
+-- group that keeps a lane job stays on the ring (includes/enqueueJob.lua, debounce().replace).
 for _, entry in ipairs(redebounced) do
   local live = entry.live
-  redebounce(k, base, delayedKey, entry.name, live.id, live.group, live.state, ARGV[entry.last + 2],
-    ARGV[entry.last + 15], now, live.serviceable, live.saturated)
+  debounce().replace(k, base, delayedKey, entry.name, live.id, live.group, live.state,
+    ARGV[entry.last + 2], ARGV[entry.last + 15], now, live.serviceable, live.saturated)
 end
 
 -- Answer every job, in input order.

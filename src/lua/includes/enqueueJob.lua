@@ -37,20 +37,21 @@
                         of, before (includes/groupState.lua: refuses an active count it cannot
                         hold exactly), and its lane head's score (nil for an empty lane), whose
                         level says which rota a serviceable group is on (includes/levels.lua)
-    debouncedJob(base, name)
+  debounce() — the debounce helpers (DESIGN.md §3, "Debounce"), a table built on first use:
+    debounce().find(base, name)
                         the live job a debounce key made (DESIGN.md §3, "Debounce"): its id,
                         group and state when P:{Q}:debounce:<name> names a job whose hash is
                         pending or delayed and carries that `debounceKey`, else nil (a stale
                         record: a new job is made and overwrites it)
   Writing:
-    redebounce(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
-               serviceable, saturated)
+    debounce().replace(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
+                       serviceable, saturated)
                         a debounced enqueue's write to the key's live job: its payload replaced
                         (none when ''), its runAt now + windowMs, delayed (a pending job leaves
                         its lane, its group settled as removeJobs settles it: serviceable and
                         saturated judged before the first write by groupState), its record's
                         expiry pushed on
-    rememberDebounce(base, name, id, windowMs)
+    debounce().remember(base, name, id, windowMs)
                         a new debounced job: `debounceKey` in its hash, the key's record set
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
@@ -90,54 +91,70 @@ local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
 -- enqueue answered with the key's live job, its payload and run time replaced.
 local DEBOUNCE_OTHER_GROUP, DEBOUNCED = 4, 5
 
-local function debouncedJob(base, name)
-  local id = redis.call('GET', debounceKeyOf(base, name))
-  if not id then
-    return nil
-  end
-  local job = redis.call('HMGET', jobKeyOf(base, id), 'group', 'state', 'debounceKey')
-  -- The record is trusted only while its job says it is the key's and has not started.
-  if job[3] ~= name or (job[2] ~= 'pending' and job[2] ~= 'delayed') then
-    return nil
-  end
-  return id, job[1], job[2]
-end
+local debounceApi
 
--- How long a debounce record outlives its last enqueue past its window: a backstop for a job
--- that leaves by a path that does not clear it (a claim clears it).
-local function debounceTtlOf(windowMs)
-  return tonumber(windowMs) + MAX_DELAY_MS
-end
+-- The debounce helpers, built on a debounced call's first use: every function a script names
+-- is a closure made on every call (docs/PERFORMANCE.md, "Priorities within a lane"), so an
+-- enqueue without debounce makes this one, not the four inside.
+local function debounce()
+  if debounceApi then
+    return debounceApi
+  end
+  local D = {}
 
-local function redebounce(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
-    serviceable, saturated)
-  local runAt = now + tonumber(windowMs)
-  if state == 'pending' then
-    local laneKey = laneKeyOf(base, group)
-    if redis.call('ZREM', laneKey, id) == 1 then
-      redis.call('HINCRBY', k.stats, 'pending', -1)
+  -- How long a record outlives its last enqueue past its window: a backstop for a job that
+  -- leaves by a path that does not clear it (a claim clears it).
+  local function ttlOf(windowMs)
+    return tonumber(windowMs) + MAX_DELAY_MS
+  end
+
+  function D.find(base, name)
+    local id = redis.call('GET', debounceKeyOf(base, name))
+    if not id then
+      return nil
     end
-    redis.call('HINCRBY', k.stats, 'delayed', 1)
-    settleGroup(k, group, laneKey, serviceable, saturated)
-    -- `heads` holds a group exactly while its lane holds a job (removeJobs-10.lua's rule).
-    if redis.call('EXISTS', laneKey) == 0 then
-      redis.call('ZREM', headsKeyOf(base), group)
+    local job = redis.call('HMGET', jobKeyOf(base, id), 'group', 'state', 'debounceKey')
+    -- The record is trusted only while its job says it is the key's and has not started.
+    if job[3] ~= name or (job[2] ~= 'pending' and job[2] ~= 'delayed') then
+      return nil
     end
+    return id, job[1], job[2]
   end
-  redis.call('HSET', jobKeyOf(base, id), 'state', 'delayed', 'runAt', string.format('%d', runAt))
-  redis.call('ZADD', delayedKey, runAt, id)
-  redis.call('ZADD', groupDelayedKeyOf(base, group), runAt, id)
-  if payload ~= '' then
-    redis.call('HSET', payloadsKeyOf(base), id, payload)
-  else
-    redis.call('HDEL', payloadsKeyOf(base), id)
-  end
-  redis.call('PEXPIRE', debounceKeyOf(base, name), debounceTtlOf(windowMs))
-end
 
-local function rememberDebounce(base, name, id, windowMs)
-  redis.call('HSET', jobKeyOf(base, id), 'debounceKey', name)
-  redis.call('SET', debounceKeyOf(base, name), id, 'PX', debounceTtlOf(windowMs))
+  function D.replace(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
+      serviceable, saturated)
+    local runAt = now + tonumber(windowMs)
+    if state == 'pending' then
+      local laneKey = laneKeyOf(base, group)
+      if redis.call('ZREM', laneKey, id) == 1 then
+        redis.call('HINCRBY', k.stats, 'pending', -1)
+      end
+      redis.call('HINCRBY', k.stats, 'delayed', 1)
+      settleGroup(k, group, laneKey, serviceable, saturated)
+      -- `heads` holds a group exactly while its lane holds a job (removeJobs-10.lua's rule).
+      if redis.call('EXISTS', laneKey) == 0 then
+        redis.call('ZREM', headsKeyOf(base), group)
+      end
+    end
+    redis.call('HSET', jobKeyOf(base, id), 'state', 'delayed', 'runAt',
+      string.format('%d', runAt))
+    redis.call('ZADD', delayedKey, runAt, id)
+    redis.call('ZADD', groupDelayedKeyOf(base, group), runAt, id)
+    if payload ~= '' then
+      redis.call('HSET', payloadsKeyOf(base), id, payload)
+    else
+      redis.call('HDEL', payloadsKeyOf(base), id)
+    end
+    redis.call('PEXPIRE', debounceKeyOf(base, name), ttlOf(windowMs))
+  end
+
+  function D.remember(base, name, id, windowMs)
+    redis.call('HSET', jobKeyOf(base, id), 'debounceKey', name)
+    redis.call('SET', debounceKeyOf(base, name), id, 'PX', ttlOf(windowMs))
+  end
+
+  debounceApi = D
+  return D
 end
 
 local function keyRecord(idemKey)
