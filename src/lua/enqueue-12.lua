@@ -27,7 +27,9 @@
     KEYS[9] seq      string job id counter
     KEYS[10] idem    hash   P:{Q}:idem:<key>: id, fingerprint, enqueuedAt of the job the key
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
-                            is empty, so that name is never read or written)
+                            is empty, so that name is never read or written); with a debounce
+                            key (never sent with an idempotency key), its record instead,
+                            P:{Q}:debounce:<key>, a string: the id of its waiting job
     KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
     KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
 
@@ -59,7 +61,7 @@
                          default when ARGV[15] follows
     ARGV[15] debounceKey the debounce key's name (1–256 bytes, validated by the engine), absent
                          for none (DESIGN.md §3, "Debounce"): its record P:{Q}:debounce:<name>
-                         is built from the base (includes/keys.lua). The engine sends it with
+                         comes as KEYS[10]. The engine sends it with
                          delayMs = windowMs and never with an idempotency key or runAt
     ARGV[16] windowMs    with ARGV[15]: 1..2,592,000,000
 
@@ -123,18 +125,18 @@ local fingerprint = ARGV[6]
 local debounceName = ARGV[15]
 
 if debounceName then
-  local liveId, liveGroup, liveState = debounce().find(base, debounceName)
+  local liveId, liveGroup, liveState = debounce().find(base, idemKey, debounceName)
   if liveId then
     if liveGroup ~= group then
       return { liveId, { 'group', liveGroup }, DEBOUNCE_OTHER_GROUP }
     end
-    local serviceable, saturated
+    local live = { id = liveId, group = group, state = liveState, delayedKey = delayedKey,
+      groupDelayedKey = groupDelayedKey, laneKey = laneKey }
     if liveState == 'pending' then
       -- Judged before the first write: it may refuse an active count (includes/groupState.lua).
-      serviceable, saturated = groupState(k, group, laneKey)
+      live.limit, live.active, live.serviceable, live.saturated = judgeLane(k, group, laneKey)
     end
-    debounce().replace(k, base, delayedKey, debounceName, liveId, group, liveState, payload,
-      ARGV[16], nowMs(), serviceable, saturated)
+    debounce().replace(k, base, idemKey, live, payload, ARGV[16], nowMs())
     return { liveId, jobFields(base, liveId), DEBOUNCED }
   end
 end
@@ -178,7 +180,7 @@ if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
 end
 if debounceName then
-  debounce().remember(base, debounceName, id, ARGV[16])
+  debounce().remember(base, idemKey, debounceName, id, ARGV[16])
 end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)

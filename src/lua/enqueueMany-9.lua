@@ -118,13 +118,17 @@ for i = 1, n do
   if debounceName ~= '' then
     local entry = debounces[debounceName]
     if entry == nil then
-      local liveId, liveGroup, liveState = debounce().find(base, debounceName)
+      local record = debounceKeyOf(base, debounceName)
+      local liveId, liveGroup, liveState = debounce().find(base, record, debounceName)
       if liveId then
-        entry = { name = debounceName, live = { id = liveId, group = liveGroup, state = liveState } }
+        local live = { id = liveId, group = liveGroup, state = liveState,
+          delayedKey = delayedKey, groupDelayedKey = groupDelayedKeyOf(base, liveGroup),
+          laneKey = laneKeyOf(base, liveGroup) }
+        entry = { name = debounceName, record = record, live = live }
         if liveState == 'pending' then
           -- Judged before the first write: it may refuse an active count (groupState.lua).
-          entry.live.serviceable, entry.live.saturated =
-            groupState(k, liveGroup, laneKeyOf(base, liveGroup))
+          live.limit, live.active, live.serviceable, live.saturated =
+            judgeLane(k, liveGroup, live.laneKey)
         end
         redebounced[#redebounced + 1] = entry
       else
@@ -174,7 +178,8 @@ for i = 1, n do
       keys[idemKey] = { fingerprint = ARGV[a + 6], job = job }
     end
     if debounceName ~= '' then
-      debounces[debounceName] = { name = debounceName, job = job, last = a }
+      debounces[debounceName] = { name = debounceName, record = debounceKeyOf(base, debounceName),
+        job = job, last = a }
       job.debounce = debounces[debounceName]
     end
   end
@@ -250,7 +255,8 @@ if #created > 0 then
       rememberKey(job.idemKey, job.id, ARGV[a + 6], now, ARGV[a + 5])
     end
     if job.debounce then
-      debounce().remember(base, job.debounce.name, job.id, ARGV[job.debounce.last + 15])
+      debounce().remember(base, job.debounce.record, job.debounce.name, job.id,
+        ARGV[job.debounce.last + 15])
     end
   end
   if #payloads > 0 then
@@ -326,8 +332,8 @@ end
 -- group that keeps a lane job stays on the ring (includes/enqueueJob.lua, debounce().replace).
 for _, entry in ipairs(redebounced) do
   local live = entry.live
-  debounce().replace(k, base, delayedKey, entry.name, live.id, live.group, live.state,
-    ARGV[entry.last + 2], ARGV[entry.last + 15], now, live.serviceable, live.saturated)
+  debounce().replace(k, base, entry.record, entry.live, ARGV[entry.last + 2],
+    ARGV[entry.last + 15], now)
 end
 
 -- Answer every job, in input order.

@@ -519,7 +519,8 @@ export class Commands {
     const keys = [
       ...this.groupKeys(p.group),
       k.seq,
-      k.idem(p.key?.name ?? ''),
+      // A debounced job's record in the idem key's place: the engine never sends both.
+      p.debounce === undefined ? k.idem(p.key?.name ?? '') : k.debounce(p.debounce.key),
       k.delayed,
       k.groupDelayed(p.group),
     ];

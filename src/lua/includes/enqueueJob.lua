@@ -38,20 +38,23 @@
                         hold exactly), and its lane head's score (nil for an empty lane), whose
                         level says which rota a serviceable group is on (includes/levels.lua)
   debounce() — the debounce helpers (DESIGN.md §3, "Debounce"), a table built on first use:
-    debounce().find(base, name)
+    debounce().find(base, record, name)
                         the live job a debounce key made (DESIGN.md §3, "Debounce"): its id,
-                        group and state when P:{Q}:debounce:<name> names a job whose hash is
+                        group and state when its record (P:{Q}:debounce:<name>, given: enqueue
+                        is passed it in KEYS, enqueueMany builds it) names a job whose hash is
                         pending or delayed and carries that `debounceKey`, else nil (a stale
                         record: a new job is made and overwrites it)
   Writing:
-    debounce().replace(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
-                       serviceable, saturated)
-                        a debounced enqueue's write to the key's live job: its payload replaced
-                        (none when ''), its runAt now + windowMs, delayed (a pending job leaves
-                        its lane, its group settled as removeJobs settles it: serviceable and
-                        saturated judged before the first write by groupState), its record's
-                        expiry pushed on
-    debounce().remember(base, name, id, windowMs)
+    debounce().replace(k, base, record, j, payload, windowMs, now)
+                        a debounced enqueue's write to the key's live job j = { id, group,
+                        state, delayedKey, groupDelayedKey, and for a pending job laneKey and
+                        limit, active, serviceable, saturated as judgeLane judged them before
+                        the first write }: its payload replaced (none when ''), its runAt now +
+                        windowMs, delayed (a pending job leaves its lane, its group settled by
+                        applyStanding as removeJobs settles it), its record's expiry pushed on.
+                        It names only helpers the enqueue path reaches anyway, but
+                        applyStanding, so an enqueue without debounce makes few closures more
+    debounce().remember(base, record, name, id, windowMs)
                         a new debounced job: `debounceKey` in its hash, the key's record set
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
@@ -108,8 +111,8 @@ local function debounce()
     return tonumber(windowMs) + MAX_DELAY_MS
   end
 
-  function D.find(base, name)
-    local id = redis.call('GET', debounceKeyOf(base, name))
+  function D.find(base, record, name)
+    local id = redis.call('GET', record)
     if not id then
       return nil
     end
@@ -121,36 +124,39 @@ local function debounce()
     return id, job[1], job[2]
   end
 
-  function D.replace(k, base, delayedKey, name, id, group, state, payload, windowMs, now,
-      serviceable, saturated)
+  function D.replace(k, base, record, j, payload, windowMs, now)
+    local id, group = j.id, j.group
     local runAt = now + tonumber(windowMs)
-    if state == 'pending' then
-      local laneKey = laneKeyOf(base, group)
+    if j.state == 'pending' then
+      local laneKey = j.laneKey
       if redis.call('ZREM', laneKey, id) == 1 then
         redis.call('HINCRBY', k.stats, 'pending', -1)
       end
       redis.call('HINCRBY', k.stats, 'delayed', 1)
-      settleGroup(k, group, laneKey, serviceable, saturated)
+      local left = redis.call('ZCARD', laneKey)
+      -- Its standing from the counts judged before the first write (settleGroup's rule).
+      local serviceable, saturated = isServiceable(k, group, laneKey, j.limit, j.active, nil, left)
+      applyStanding(k, group, j.serviceable, j.saturated, serviceable, saturated)
       -- `heads` holds a group exactly while its lane holds a job (removeJobs-10.lua's rule).
-      if redis.call('EXISTS', laneKey) == 0 then
+      if left == 0 then
         redis.call('ZREM', headsKeyOf(base), group)
       end
     end
     redis.call('HSET', jobKeyOf(base, id), 'state', 'delayed', 'runAt',
       string.format('%d', runAt))
-    redis.call('ZADD', delayedKey, runAt, id)
-    redis.call('ZADD', groupDelayedKeyOf(base, group), runAt, id)
+    redis.call('ZADD', j.delayedKey, runAt, id)
+    redis.call('ZADD', j.groupDelayedKey, runAt, id)
     if payload ~= '' then
       redis.call('HSET', payloadsKeyOf(base), id, payload)
     else
       redis.call('HDEL', payloadsKeyOf(base), id)
     end
-    redis.call('PEXPIRE', debounceKeyOf(base, name), ttlOf(windowMs))
+    redis.call('PEXPIRE', record, ttlOf(windowMs))
   end
 
-  function D.remember(base, name, id, windowMs)
+  function D.remember(base, record, name, id, windowMs)
     redis.call('HSET', jobKeyOf(base, id), 'debounceKey', name)
-    redis.call('SET', debounceKeyOf(base, name), id, 'PX', ttlOf(windowMs))
+    redis.call('SET', record, id, 'PX', ttlOf(windowMs))
   end
 
   debounceApi = D
