@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Defaults, TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
 import { isIntegerIn, Limits } from './limits.js';
-import type { JobState } from './types.js';
+import type { GroupRanking, JobState } from './types.js';
 
 // Read here as `validate.Limits` by the engine's modules, as well as from limits.ts.
 export { Limits } from './limits.js';
@@ -52,6 +52,15 @@ export function queueName(value: unknown): string {
 /** A group id: non-empty, at most 256 UTF-8 bytes, no control characters. */
 export function groupId(value: unknown, argument = 'group'): string {
   return name(value, argument, Limits.groupIdBytes);
+}
+
+/**
+ * A worker's id (DESIGN.md §4.9 "Workers"): non-empty, at most 200 UTF-8 bytes, no control
+ * characters, well-formed Unicode.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function workerId(value: unknown, argument = 'workerId'): string {
+  return name(value, argument, Limits.workerIdBytes);
 }
 
 /**
@@ -213,6 +222,15 @@ export function limit(value: unknown): number {
  */
 export function reserve(value: unknown): number {
   return integerIn('reserve', value, 0, Limits.maxLimit);
+}
+
+/**
+ * A backlog bound: an integer in 0..Limits.maxPending (1,000,000,000), or null to clear it
+ * (DESIGN.md §3, "Backlog bounds"); 0 refuses every enqueue of the group.
+ */
+export function maxPending(value: unknown): number | null {
+  if (value === null) return null;
+  return integerIn('maxPending', value, 0, Limits.maxPending);
 }
 
 /** A lease length in ms: an integer in 1..86,400,000. */
@@ -647,7 +665,8 @@ export type Listing =
   | readonly ['groups', string, string | null]
   | readonly ['jobs', string, JobState, string | null]
   | readonly ['history', string, string | null]
-  | readonly ['logs', string, string];
+  | readonly ['logs', string, string]
+  | readonly ['schedules', string];
 
 /**
  * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
@@ -802,6 +821,28 @@ export const cursor = pageCursor<string>({
   other: 'another queue, or another prefix',
 });
 
+/**
+ * Opaque cursors of schedule pages (`Queue.schedules`): base64url of `S:<tag>:<schedule id>`
+ * ({@link pageCursor}; no form before it, so `s:` is never issued).
+ */
+export const scheduleCursor = pageCursor<string>({
+  name: 'schedules',
+  letter: 'S',
+  legacy: 's',
+  maxChars: 400,
+  parse: (rest) => groupId(rest, 'after'),
+  other: 'another queue, or another prefix',
+});
+
+/**
+ * A schedule's interval (DESIGN.md §3, "Schedules"): an integer of ms from
+ * `Limits.minEveryMs` (1 s) to `Limits.maxEveryMs` (365 days).
+ * @throws RingmasterError BAD_USER_INPUT (`everyMs`)
+ */
+export function everyMs(value: unknown): number {
+  return integerIn('everyMs', value, Limits.minEveryMs, Limits.maxEveryMs);
+}
+
 /** The job states, as the API names them (DESIGN.md §4). */
 export const JOB_STATES: readonly JobState[] = [
   'PENDING',
@@ -817,6 +858,22 @@ export function jobState(value: unknown, argument = 'state'): JobState {
     throw badInput(argument, `must be one of ${JOB_STATES.join(', ')}`);
   }
   return value as JobState;
+}
+
+/** The group rankings of `Queue.topGroups`, as the API names them (DESIGN.md §3). */
+export const GROUP_RANKINGS: readonly GroupRanking[] = ['PENDING', 'OLDEST_PENDING', 'ACTIVE'];
+
+/** A group ranking: one of {@link GROUP_RANKINGS}; BAD_USER_INPUT (`by`) otherwise. */
+export function groupRanking(value: unknown): GroupRanking {
+  if (typeof value !== 'string' || !(GROUP_RANKINGS as readonly string[]).includes(value)) {
+    throw badInput('by', `must be one of ${GROUP_RANKINGS.join(', ')}`);
+  }
+  return value as GroupRanking;
+}
+
+/** How many groups `Queue.topGroups` answers (`first`): an integer in 1..100. */
+export function topGroupsFirst(value: unknown): number {
+  return integerIn('first', value, 1, Limits.maxTopGroups);
 }
 
 /**

@@ -36,7 +36,8 @@
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
                          here; includes/keys.lua), and shares the queue's slot; so is the
-                         throughput hash P:{Q}:throughput (includes/throughput.lua)
+                         throughput hash P:{Q}:throughput (includes/throughput.lua), and
+                         gmaxpending, the backlog bounds (includes/maxPending.lua)
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
@@ -78,9 +79,12 @@
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
-            4  the debounce key's live job is of another group: its id, { 'group', its group };
+            4  the group is at its backlog bound (its own, else the queue's default; DESIGN.md
+               §3, "Backlog bounds"; includes/maxPending.lua): no id, { bound, held } (held:
+               its pending + delayed jobs); nothing written (the engine answers GROUP_FULL)
+            5  the debounce key's live job is of another group: its id, { 'group', its group };
                nothing written (the engine answers BAD_USER_INPUT `debounce.key`)
-            5  the debounce key's live job (pending or delayed), its payload replaced by this
+            6  the debounce key's live job (pending or delayed), its payload replaced by this
                call's and its runAt moved to now + windowMs, delayed: its hash and payload
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
@@ -88,22 +92,24 @@
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
-  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput (includes/throughput.lua);
-  rpush ring + hdel gturns + lpush/ltrim wake
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
+  delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
+  (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None
-  for outcomes 1, 2, 3 and 4. Outcome 5: hset job; zadd delayed + g:<group>:delayed; hset or
-  hdel payloads; pexpire the record; for a job that was pending, zrem lane, hincrby stats, the
-  group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
+  for outcomes 1, 2, 3, 4 and 5. Outcome 6: hset job; zadd delayed + g:<group>:delayed; hset or
+  hdel payloads; pexpire the record; for a job that was pending, zrem lane, zincrby gpending,
+  hincrby stats, the group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
   reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -157,6 +163,11 @@ if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
 local delayed = runAt ~= nil and runAt > now
+-- Delayed jobs count toward the bound as pending ones do (one HMGET when no bound is set).
+local bound, held = fullBy(base, group, laneKey, 1)
+if bound then
+  return { false, { bound, held }, GROUP_FULL }
+end
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
 local priority = ARGV[14] ~= '' and tonumber(ARGV[14]) or DEFAULT_PRIORITY
@@ -192,6 +203,7 @@ if delayed then
 else
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).

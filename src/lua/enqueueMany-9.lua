@@ -3,8 +3,9 @@
   would, in input order (DESIGN.md §3, enqueueMany): a job to the tail of its group's lane, or
   delayed; its group re-ringed with a wake when the call makes it serviceable. Every job is
   judged before the first write (includes/enqueueJob.lua): its idempotency key, its run-at time,
-  the id counter for the call's new jobs, and the active count of every group a job goes to the
-  lane of. So a call that refuses one job writes nothing at all.
+  the id counter for the call's new jobs, every group's backlog bound against the call's new
+  jobs for it (DESIGN.md §3, "Backlog bounds"), and the active count of every group a job goes
+  to the lane of. So a call that refuses one job writes nothing at all.
 
   Idempotency keys: a key used before the call answers its job (EXISTING), as enqueue does; a
   key two jobs of the call carry with the same request makes one job, the second answering the
@@ -31,6 +32,7 @@
   Built from base (includes/keys.lua; each shares the queue's slot): every group's lane
   (laneKeyOf) and delayed index (groupDelayedKeyOf), every job hash (jobKeyOf), every
   idempotency key (idemKeyOf), payloads, heads, settings (the layout mark), gturns, ratelimited,
+  gmaxpending (the backlog bounds, includes/maxPending.lua),
   and, to re-level a group its jobs make more urgent (DESIGN.md §3, "Levels"), prioritized and
   levels (includes/levels.lua).
 
@@ -57,11 +59,14 @@
     { 2, i, id | false, first | false }  job i's key was used for another request: for job `id`
         before the call, or (id false) by job `first` of this call; nothing written
     { 3, i, now }  job i's runAt is more than 30 days from now (ms, Redis clock); nothing written
-    { 4, i, id | false, group, first | false }  job i's debounce key names a job of another
+    { 4, i, group, bound, held, adding }  the call's `adding` new jobs for `group` (pending and
+        delayed; job i the first of them) would pass its backlog bound (DESIGN.md §3, "Backlog bounds";
+        includes/maxPending.lua): held is what it holds before the call; nothing written
+    { 5, i, id | false, group, first | false }  job i's debounce key names a job of another
         group: job `id` waiting before the call, or (id false) job `first` of this call;
         nothing written
     Each job's reply: outcome 0 (new; a new job a later job of the call replaced is answered as
-        the call leaves it), 1 (its idempotency key's job) or 5 (its debounce key's job, as the
+        the call leaves it), 1 (its idempotency key's job) or 6 (its debounce key's job, as the
         call leaves it)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` cannot mint the call's new ids within
   10^15−1 (includes/priority.lua MAX_JOB_ID), or a group a job goes to the lane of has a limit and an active count that is not an
@@ -78,9 +83,11 @@
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -205,7 +212,7 @@ for j = 1, #created do
   local group = ARGV[job.a + 1]
   local g = groups[group]
   if g == nil then
-    g = { lane = {}, delayed = {} }
+    g = { lane = {}, delayed = {}, first = job.index }
     groups[group] = g
     order[#order + 1] = group
   end
@@ -218,8 +225,14 @@ end
 for i = 1, #order do
   local group = order[i]
   local g = groups[group]
+  g.laneKey = laneKeyOf(base, group)
+  -- All or nothing: the group's new jobs of the call, pending and delayed, against its bound.
+  local adding = #g.lane + #g.delayed
+  local bound, held = fullBy(base, group, g.laneKey, adding)
+  if bound then
+    return { GROUP_FULL, g.first, group, bound, held, adding }
+  end
   if #g.lane > 0 then
-    g.laneKey = laneKeyOf(base, group)
     g.limit, g.active, g.wasServiceable, g.wasSaturated = judgeLane(k, group, g.laneKey)
   end
 end
@@ -291,7 +304,8 @@ if #created > 0 then
         members[#members + 1] = WITH_PRIORITY and job.score or job.seq
         members[#members + 1] = job.id
       end
-      redis.call('ZADD', g.laneKey, unpack(members))
+      -- Added, not updated (ids are new): each counts in the lane's size (groupRanks.lua).
+      addPending(base, group, redis.call('ZADD', g.laneKey, unpack(members)))
       -- The lane's oldest new job is its first: the lowest id (includes/heads.lua).
       noteLaneHead(base, group, lane[1].seq)
       pending = pending + #lane

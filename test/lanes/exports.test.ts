@@ -30,6 +30,7 @@ const VALUES = [
 const TYPES = [
   'ActiveJob',
   'BackoffPolicyInput',
+  'ClaimOptions',
   'CompleteOptions',
   'Completion',
   'DebounceInput',
@@ -54,10 +55,16 @@ const TYPES = [
   'RetryOptions',
   'RingmasterOptions',
   'RotaEntry',
+  'Schedule',
+  'ScheduleInput',
+  'SchedulePage',
+  'SchedulesOptions',
   'StateLoss',
   'StateSeen',
   'SteeringOptions',
   'WorkerCloseOptions',
+  'WorkerHeartbeat',
+  'WorkerInfo',
   'WorkerOptions',
 ];
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Defaults } from '../defaults.js';
-import { badInput, inBatch, type RingmasterError } from '../errors.js';
+import { badInput, ErrorCode, inBatch, RingmasterError } from '../errors.js';
 import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
@@ -185,6 +185,23 @@ function runAtOutOfRange(argument: string, now: string | number | undefined): Ri
   );
 }
 
+/**
+ * GROUP_FULL: the enqueue would leave `group` holding more pending + delayed jobs than its
+ * backlog bound (DESIGN.md §3, "Backlog bounds"); nothing was written.
+ */
+function groupFull(
+  group: string,
+  bound: string | number | undefined,
+  held: string | number | undefined,
+  adding: number,
+): RingmasterError {
+  return new RingmasterError(
+    ErrorCode.GROUP_FULL,
+    `group ${JSON.stringify(group)} is full: it holds ${held} pending and delayed jobs and its backlog bound is ${bound}, so ${adding} more would pass it; nothing was enqueued (retry once it drains, or raise its bound with setMaxPending)`,
+    'group',
+  );
+}
+
 export class Producing {
   constructor(private readonly core: QueueCore) {}
 
@@ -201,7 +218,8 @@ export class Producing {
     if (outcome === 0) this.core.connection.state.noteIds(this.core.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
-    if (outcome === 4) throw this.debounceOtherGroup('debounce.key', `job ${id}`, fields[1]);
+    if (outcome === 4) throw groupFull(job.group, fields[0], fields[1], 1);
+    if (outcome === 5) throw this.debounceOtherGroup('debounce.key', `job ${id}`, fields[1]);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -270,6 +288,10 @@ export class Producing {
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
     if (reply[0] === 4) {
+      const [, , group, bound, held, adding] = reply;
+      throw groupFull(group, bound, held, adding);
+    }
+    if (reply[0] === 5) {
       const [, index, id, group, first] = reply;
       throw this.debounceOtherGroup(
         `jobs[${index - 1}].debounce.key`,
@@ -285,7 +307,7 @@ export class Producing {
   }
 
   /**
-   * An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job, 5 the
+   * An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job, 6 the
    * debounce key's job, replaced).
    */
   private enqueued(id: string, fields: string[], outcome: number): Job {

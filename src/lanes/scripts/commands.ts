@@ -124,24 +124,28 @@ export type JobReply = [id: string, fields: string[]];
  * earlier (1, nothing written), or none because the key was used for another request (2: the
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
  * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written), or
- * none because the debounce key's live job is of another group (4: its id, fields
- * `['group', its group]`, nothing written), or the debounce key's live job with its payload and
- * run time replaced (5).
+ * none because the group is at its backlog bound (4: id null, fields `[bound, held]`, counts;
+ * nothing written; DESIGN.md §3, "Backlog bounds"), none because the debounce key's live job is
+ * of another group (5: its id, fields `['group', its group]`, nothing written), or the debounce
+ * key's live job with its payload and run time replaced (6).
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4 | 5];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4 | 5 | 6];
 /**
- * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
+ * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0, 1 or 6) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
  * used for another request, for job `id` before the call or (id null) by job `first` of this
  * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`;
- * status 4, job `index`'s debounce key names a job of another `group`: job `id` waiting before
+ * status 4, the call's `adding` new jobs for `group` (job `index` its first) would pass its
+ * backlog bound, `held` the pending + delayed jobs it holds (DESIGN.md §3, "Backlog bounds");
+ * status 5, job `index`'s debounce key names a job of another `group`: job `id` waiting before
  * the call, or (id null) job `first` of this call.
  */
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
   | [status: 3, index: number, now: number]
-  | [status: 4, index: number, id: string | null, group: string, first: number | null];
+  | [status: 4, index: number, group: string, bound: number, held: number, adding: number]
+  | [status: 5, index: number, id: string | null, group: string, first: number | null];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -228,7 +232,7 @@ export type CompleteAndClaimReply = [
 
 /**
  * `readMetrics-7.lua`'s reply: `[at, ring, groups, paused, rateLimited, active, dead, completed,
- * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps]`.
+ * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps, cap, workers]`.
  */
 export type MetricsReply = [
   at: number,
@@ -244,7 +248,43 @@ export type MetricsReply = [
   settled: 0 | 1,
   steps: number,
   cap: [limit: string | null, reserved: string | null],
+  workers: number,
+  schedules: number,
 ];
+
+/** `readTopGroups-3.lua`'s reply (see its header). */
+export type TopGroupsReply = [
+  at: number,
+  settled: 0 | 1,
+  ids: string[],
+  fields: (string | number | null)[],
+  oldest: (string | null)[],
+];
+
+/**
+ * `readWorkers-3.lua`'s reply: the Redis clock, the live workers' ids, their JSON (null when
+ * missing), and each one's counted leases (null unless it is a GraphQL client).
+ */
+export type WorkersReply = [
+  now: number,
+  ids: string[],
+  infos: (string | null)[],
+  leases: (number | null)[],
+];
+
+/** What a worker says of itself at a heartbeat (`workerBeat-2.lua`); null for unknown. */
+export interface WorkerBeat {
+  readonly id: string;
+  readonly hostname: string | null;
+  readonly pid: number | null;
+  readonly concurrency: number | null;
+  /** Jobs it holds now; null for a GraphQL client (its leases are counted instead). */
+  readonly active: number | null;
+  readonly version: string | null;
+  readonly heartbeatMs: number;
+  /** A worker starting now: its startedAt is this beat. */
+  readonly fresh: boolean;
+}
 
 /**
  * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
@@ -566,6 +606,116 @@ export class Commands {
   }
 
   /**
+   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules, flat
+   * `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
+   */
+  dueSchedules(p: { limit: number }): Promise<(string | number | null)[]> {
+    const k = this.k;
+    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit]) as Promise<
+      (string | number | null)[]
+    >;
+  }
+
+  /**
+   * `fireSchedules-11.lua`: fire each schedule whose score is still `expected` and whose
+   * definition still hashes to `sha`; answers flat `[id, jobId | null]` in input order.
+   */
+  fireSchedules(
+    fires: readonly {
+      id: string;
+      expected: string;
+      next: number;
+      sha: string;
+      firedAt: number;
+      job: EnqueueArgs;
+    }[],
+    idFloor: number | null,
+  ): Promise<(string | null)[]> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.groups,
+      k.stats,
+      k.seq,
+      k.schedules,
+      k.scheduleDefs,
+      k.scheduleRuns,
+    ];
+    const args: Arg[] = [k.base, idFloor ?? '', fires.length];
+    for (const f of fires) {
+      const b = f.job.backoff;
+      args.push(
+        f.id,
+        f.expected,
+        // A cron with no match left is never due again.
+        Number.isFinite(f.next) ? f.next : '+inf',
+        f.sha,
+        f.firedAt,
+        f.job.group,
+        f.job.payload,
+        f.job.maxAttempts,
+        b?.type ?? '',
+        b?.delayMs ?? '',
+        b?.maxDelayMs ?? '',
+        b ? String(b.jitter) : '',
+        f.job.priority ?? '',
+      );
+    }
+    return this.run('fireSchedules', keys, args) as Promise<(string | null)[]>;
+  }
+
+  /**
+   * `upsertSchedule-3.lua`: `[status (1 created, 0 replaced, −1 refused: the queue is full),
+   * nextRunAt, runs | null]`.
+   */
+  upsertSchedule(p: {
+    id: string;
+    definition: string;
+    nextRunAt: number;
+    max: number;
+    history: HistoryArgs;
+  }): Promise<[status: number, nextRunAt: string | null, runs: string | null]> {
+    const k = this.k;
+    return this.run(
+      'upsertSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, p.definition, p.nextRunAt, p.max, ...p.history],
+    ) as Promise<[number, string | null, string | null]>;
+  }
+
+  /** `removeSchedule-3.lua`: 1 when a schedule was removed, 0 when there was none. */
+  removeSchedule(p: { id: string; history: HistoryArgs }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'removeSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, ...p.history],
+    ) as Promise<0 | 1>;
+  }
+
+  /**
+   * `readSchedules-3.lua`: `[total, more, entries]`, each entry `[id, definition, nextRunAt |
+   * null, runs | null]`.
+   */
+  readSchedules(p: {
+    after: string | null;
+    first: number;
+  }): Promise<
+    [total: number, more: 0 | 1, entries: [string, string, string | null, string | null][]]
+  > {
+    const k = this.k;
+    return this.run(
+      'readSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.after ?? '', p.first],
+    ) as Promise<[number, 0 | 1, [string, string, string | null, string | null][]]>;
+  }
+
+  /**
    * `claim-10.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
    * queue is paused; the reply's claimed list is empty when nothing was claimed.
    */
@@ -574,10 +724,18 @@ export class Commands {
     token: string;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<ClaimReply> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
+    const args = [
+      k.base,
+      p.leaseMs,
+      p.token,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.workerId ?? '',
+    ];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
@@ -604,6 +762,7 @@ export class Commands {
     leaseMs: number;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
     const args: Arg[] = [
@@ -612,6 +771,7 @@ export class Commands {
       p.defaultMaxAttempts,
       p.promoteBatch,
       p.completions.length,
+      p.workerId ?? '',
     ];
     for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
@@ -661,6 +821,31 @@ export class Commands {
     return this.run('setReserve', [...this.groupKeys(p.group), this.k.settings], args) as Promise<
       [number, GroupReply]
     >;
+  }
+
+  /**
+   * `setMaxPending-8.lua`: `group`'s backlog bound (a count, null clears it); the group's fields
+   * after (DESIGN.md §3, "Backlog bounds").
+   */
+  setMaxPending(p: {
+    group: string;
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    const args = [p.group, p.maxPending ?? '', ...p.history];
+    return this.run('setMaxPending', this.groupKeys(p.group), args) as Promise<GroupReply>;
+  }
+
+  /**
+   * `setDefaultMaxPending-1.lua`: the queue's default backlog bound (a count, null clears it);
+   * answers it as it stands after (its text, or null for none).
+   */
+  setDefaultMaxPending(p: {
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<string | null> {
+    const args = [p.maxPending ?? '', ...p.history];
+    return this.run('setDefaultMaxPending', [this.k.maxPending], args) as Promise<string | null>;
   }
 
   /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
@@ -813,6 +998,19 @@ export class Commands {
       [k.glimit, k.gactive, k.paused],
       [k.base, ...p.groups],
     ) as Promise<(string | number | null)[]>;
+  }
+
+  /**
+   * `readTopGroups-3.lua`: the first `first` groups of ranking `by` — `[at, settled, ids,
+   * fields (GROUP_FIELD_COUNT per id, flat), oldest ([id, enqueuedAt] per id, flat)]`.
+   */
+  readTopGroups(p: { by: string; first: number; maxSteps: number }): Promise<TopGroupsReply> {
+    const k = this.k;
+    return this.run(
+      'readTopGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, p.by, p.first, p.maxSteps],
+    ) as Promise<TopGroupsReply>;
   }
 
   /**
@@ -1170,5 +1368,56 @@ export class Commands {
       [k.ring, k.stats, k.paused, k.groups, k.active, k.dead, k.completed],
       [k.base, p.maxSteps],
     ) as Promise<MetricsReply>;
+  }
+
+  /** `workerBeat-2.lua`: register or refresh a worker; answers `[now, lapsesAt]` (ms). */
+  workerBeat(b: WorkerBeat): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'workerBeat',
+      [k.workers, k.workerInfo],
+      [
+        b.id,
+        b.hostname ?? '',
+        b.pid ?? '',
+        b.concurrency ?? '',
+        b.active ?? '',
+        b.version ?? '',
+        b.heartbeatMs,
+        b.fresh ? '1' : '',
+      ],
+    ) as Promise<[number, number]>;
+  }
+
+  /** `workerGone-2.lua`: 1 when worker `id` was registered (now removed), else 0. */
+  workerGone(id: string): Promise<number> {
+    const k = this.k;
+    return this.run('workerGone', [k.workers, k.workerInfo], [id]) as Promise<number>;
+  }
+
+  /** `pruneWorkers-2.lua`: forget at most `batch` lapsed workers; answers how many. */
+  pruneWorkers(batch: number): Promise<number> {
+    const k = this.k;
+    return this.run('pruneWorkers', [k.workers, k.workerInfo], [batch]) as Promise<number>;
+  }
+
+  /** `readWorkers-3.lua`: the live workers (at most `max`). */
+  readWorkers(max: number): Promise<WorkersReply> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, max, ''],
+    ) as Promise<WorkersReply>;
+  }
+
+  /** `readWorkers-3.lua` counting only: `[now, live workers]`. */
+  countWorkers(): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, 1, '1'],
+    ) as Promise<[number, number]>;
   }
 }

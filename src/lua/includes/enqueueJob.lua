@@ -89,10 +89,10 @@
 --- @include "payloads"
 --- @include "retentionAge"
 
-local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE = 0, 1, 2, 3
+local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE, GROUP_FULL = 0, 1, 2, 3, 4
 -- A debounce key whose live job is of another group (nothing written), and a debounced
 -- enqueue answered with the key's live job, its payload and run time replaced.
-local DEBOUNCE_OTHER_GROUP, DEBOUNCED = 4, 5
+local DEBOUNCE_OTHER_GROUP, DEBOUNCED = 5, 6
 
 local debounceApi
 
@@ -131,6 +131,8 @@ local function debounce()
       local laneKey = j.laneKey
       if redis.call('ZREM', laneKey, id) == 1 then
         redis.call('HINCRBY', k.stats, 'pending', -1)
+        -- Out of its lane: one job fewer in the group rankings' `gpending` (includes/groupRanks.lua).
+        addPending(base, group, -1)
       end
       redis.call('HINCRBY', k.stats, 'delayed', 1)
       local left = redis.call('ZCARD', laneKey)
