@@ -132,7 +132,7 @@ local function debounce()
       if redis.call('ZREM', laneKey, id) == 1 then
         redis.call('HINCRBY', k.stats, 'pending', -1)
         -- Out of its lane: one job fewer in the group rankings' `gpending` (includes/groupRanks.lua).
-        addPending(base, group, -1)
+        takePending(base, group, 1)
       end
       redis.call('HINCRBY', k.stats, 'delayed', 1)
       local left = redis.call('ZCARD', laneKey)
