@@ -8,6 +8,7 @@
  * or Delayed view (`&view=`) and a job's detail (`&job=`); their lists are read again with each snapshot,
  * the job followed live (`jobChanged`).
  */
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import {
   type ApiError,
@@ -32,20 +33,40 @@ import { Header } from './components/Header';
 import { HistoryPanel } from './components/HistoryPanel';
 import { Id } from './components/Id';
 import { JobDetail } from './components/JobDetail';
+import type { JobsViewProps } from './components/JobsView';
 import { Kpis } from './components/Kpis';
 import { QueueCap } from './components/QueueCap';
 import { QueueControl } from './components/QueueControl';
 import { type ListedQueue, listedQueues, QueueList } from './components/QueueList';
 import { QueueNav } from './components/QueueNav';
 import { RingPanel } from './components/RingPanel';
+import { SchedulesView } from './components/SchedulesView';
 import { Throughput } from './components/Throughput';
 import { TokenPrompt } from './components/TokenPrompt';
+import { TopGroups } from './components/TopGroups';
+import { WorkersPanel } from './components/WorkersPanel';
 import { clockMs, visibleId } from './format';
 import { QueueListDocument, type Role, ViewerDocument } from './gql/graphql';
-import { PULSE_MS, routeHref, useNow, usePoll, useQueueView, useRoute } from './hooks';
+import {
+  PULSE_MS,
+  type QueueView,
+  routeHref,
+  useNow,
+  usePoll,
+  useQueueView,
+  useRoute,
+} from './hooks';
 
 /** A snapshot older than this (ms) is marked stale: reads have been failing. */
 const STALE_MS = 3 * PULSE_MS;
+
+/** The queue's job views, by the address's `view`; each takes the same props. */
+const JOB_VIEWS: Record<Exclude<QueueView, 'schedules'>, ComponentType<JobsViewProps>> = {
+  active: ActiveView,
+  completed: CompletedView,
+  dead: DeadView,
+  delayed: DelayedView,
+};
 
 export function App() {
   const [needToken, setNeedToken] = useState(authRequired && getToken() === null);
@@ -58,6 +79,8 @@ export function App() {
   const [queues, setQueues] = useState<ListedQueue[] | null>(null);
   const [httpError, setHttpError] = useState<ApiError | null>(null);
   const [route, navigate] = useRoute();
+  const JobsViewOf =
+    route.view === null || route.view === 'schedules' ? null : JOB_VIEWS[route.view];
 
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
   useEffect(
@@ -236,19 +259,8 @@ export function App() {
                   backHref={routeHref({ ...route, job: null })}
                   refresh={refresh}
                 />
-              ) : route.queue === queue && route.view === 'active' ? (
-                <ActiveView
-                  key={`${queue}:${epoch}`}
-                  queue={queue}
-                  group={route.group}
-                  tick={view?.at ?? null}
-                  skew={skew}
-                  now={now}
-                  route={route}
-                  onFilter={(g) => navigate({ queue, view: 'active', group: g })}
-                />
-              ) : route.queue === queue && route.view === 'completed' ? (
-                <CompletedView
+              ) : route.queue === queue && JobsViewOf ? (
+                <JobsViewOf
                   key={`${queue}:${epoch}`}
                   queue={queue}
                   group={route.group}
@@ -257,33 +269,18 @@ export function App() {
                   skew={skew}
                   now={now}
                   route={route}
-                  onFilter={(g) => navigate({ queue, view: 'completed', group: g })}
+                  onFilter={(g) => navigate({ queue, view: route.view, group: g })}
                   refresh={refresh}
                 />
-              ) : route.queue === queue && route.view === 'dead' ? (
-                <DeadView
+              ) : route.queue === queue && route.view === 'schedules' ? (
+                <SchedulesView
                   key={`${queue}:${epoch}`}
                   queue={queue}
-                  group={route.group}
                   admin={role === 'ADMIN'}
                   tick={view?.at ?? null}
                   skew={skew}
                   now={now}
                   route={route}
-                  onFilter={(g) => navigate({ queue, view: 'dead', group: g })}
-                  refresh={refresh}
-                />
-              ) : route.queue === queue && route.view === 'delayed' ? (
-                <DelayedView
-                  key={`${queue}:${epoch}`}
-                  queue={queue}
-                  group={route.group}
-                  admin={role === 'ADMIN'}
-                  tick={view?.at ?? null}
-                  skew={skew}
-                  now={now}
-                  route={route}
-                  onFilter={(g) => navigate({ queue, view: 'delayed', group: g })}
                   refresh={refresh}
                 />
               ) : (
@@ -321,6 +318,15 @@ export function App() {
                         now={now}
                         route={route}
                       />
+                      <TopGroups
+                        key={`top:${queue}:${epoch}`}
+                        queue={queue}
+                        at={view?.at ?? null}
+                        skew={skew}
+                        now={now}
+                        selected={group}
+                        onSelect={select}
+                      />
                       <Throughput
                         key={`throughput:${queue}`}
                         queue={queue}
@@ -330,6 +336,7 @@ export function App() {
                       <HistoryPanel key={`history:${queue}:${epoch}`} queue={queue} group={null} />
                     </aside>
                   </div>
+                  <WorkersPanel queue={queue} epoch={epoch} skew={skew} now={now} />
                 </>
               )}
             </main>

@@ -63,7 +63,10 @@ export const relative = (at: number, now: number): string =>
 export const ago = (at: number, now: number): string =>
   at > now ? 'just now' : `${duration(now - at)} ago`;
 
-/** A payload on one line, cut to `max` characters (with …): what a list row shows of it. */
+/**
+ * A JSON value on one line, cut to `max` characters (with …). Job lists ask the server for theirs
+ * (`payloadPreview`, `resultPreview`, `progressPreview`), so as not to read whole values.
+ */
 export function preview(payload: unknown, max = 80): string {
   const text = payload === undefined ? 'null' : JSON.stringify(payload);
   const flat = (text ?? 'null').replace(/\s+/g, ' ');

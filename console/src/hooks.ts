@@ -11,8 +11,8 @@ import {
   RingPulseDocument,
 } from './gql/graphql';
 
-/** The queue's views besides the ring and groups: its job lists, queue-wide. */
-export type QueueView = 'active' | 'completed' | 'dead' | 'delayed';
+/** The queue's views besides the ring and groups: its job lists, queue-wide, and its schedules. */
+export type QueueView = 'active' | 'completed' | 'dead' | 'delayed' | 'schedules';
 
 /**
  * `#queue=…&group=…&view=…&job=…`: the console's place, so a link or a reload lands on the same
@@ -27,7 +27,13 @@ export interface Route {
   job: string | null;
 }
 
-const VIEWS: readonly string[] = ['active', 'completed', 'dead', 'delayed'] satisfies QueueView[];
+const VIEWS: readonly string[] = [
+  'active',
+  'completed',
+  'dead',
+  'delayed',
+  'schedules',
+] satisfies QueueView[];
 
 function readRoute(): Route {
   const params = new URLSearchParams(location.hash.slice(1));

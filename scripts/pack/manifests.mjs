@@ -6,7 +6,7 @@
 import { LAZY } from '../bundle.mjs';
 
 /** What the engine (src/lanes) imports besides Node's built-ins: its package's dependencies. */
-export const ENGINE_DEPENDENCIES = ['cluster-key-slot', 'ioredis'];
+export const ENGINE_DEPENDENCIES = ['cluster-key-slot', 'croner', 'ioredis'];
 
 /** The name of the server's package. */
 export const SERVER_NAME = 'ringmaster-server';

@@ -20,6 +20,8 @@ export const Bounds = {
   queueLimit: { min: 0, max: Limits.maxLimit },
   /** `reserve <group> <reserve>`: `setReserve(reserve)`, 0 clears it (a limit's range). */
   reserve: { min: 0, max: Limits.maxLimit },
+  /** `max-pending <n>`: `setMaxPending` / `setDefaultMaxPending`, a backlog bound. */
+  maxPending: { min: 0, max: Limits.maxPending },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */
   weight: { min: 1, max: Limits.maxWeight },
   /** `rate <group> <max>`: `setRateLimit(max)`, tokens per window. */
@@ -32,6 +34,10 @@ export const Bounds = {
   for: { min: 1, max: Limits.maxDelayMs },
   /** `priority <id> <priority>`: `changeJobPriority(priority)`, 1 runs first. */
   priority: { min: Limits.minPriority, max: Limits.maxPriority },
+  /** `schedule set --every`: `upsertSchedule(everyMs)`, ms. */
+  every: { min: Limits.minEveryMs, max: Limits.maxEveryMs },
+  /** `schedule set --max-attempts`: each job's maxAttempts. */
+  maxAttempts: { min: 1, max: Limits.maxAttempts },
   /** `groups --first`, `dead --first`, `history --first`: a page (`first`). */
   first: { min: 1, max: Limits.maxPageSize },
   /** `top --first`: busiest groups drawn; the CLI's own bound (a screenful). */

@@ -1,7 +1,7 @@
 /**
  * `ringmaster`, the command line over the GraphQL API (docs/cli.md, DESIGN.md §4, §7):
  * status, groups, group, limit, unlimit, pause, resume, cancel, weight, rate, unrate, dead,
- * retry-dead, history and top.
+ * retry-dead, history, top, schedules and schedule set|remove.
  * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
  */
 import { readFileSync, realpathSync } from 'node:fs';
@@ -12,11 +12,14 @@ import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerMaxPending } from './commands/maxPending.js';
 import { registerQueueCap } from './commands/queueCap.js';
+import { registerSchedules } from './commands/schedules.js';
 import { registerShares } from './commands/shares.js';
 import { registerStatus } from './commands/status.js';
 import { registerSteering } from './commands/steering.js';
 import { registerTop } from './commands/top.js';
+import { registerWorkers } from './commands/workers.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_URL } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { endpoint, integer, integerRange } from './options.js';
@@ -159,10 +162,13 @@ export function buildProgram(): Command {
   registerGroups(program);
   registerSteering(program);
   registerQueueCap(program);
+  registerSchedules(program);
+  registerMaxPending(program);
   registerShares(program);
   registerJobs(program);
   registerHistory(program);
   registerTop(program);
+  registerWorkers(program);
   for (const command of program.commands)
     command.exitOverride().configureOutput(program.configureOutput());
   return program;

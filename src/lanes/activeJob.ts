@@ -44,6 +44,8 @@ export class RunningJob<Payload = unknown, Result = unknown> implements ActiveJo
   readonly claimedAt: number | null;
   readonly finishedAt: number | null;
   readonly lastError: string | null;
+  /** The id of the worker running it (DESIGN.md §4.9 "Workers"). */
+  readonly workerId: string | null;
   readonly backoff?: BackoffPolicy | null;
   readonly errors?: readonly JobError[];
   readonly #handle: Queue<Payload, Result>;
@@ -70,6 +72,7 @@ export class RunningJob<Payload = unknown, Result = unknown> implements ActiveJo
     this.claimedAt = job.claimedAt;
     this.finishedAt = job.finishedAt;
     this.lastError = job.lastError;
+    this.workerId = job.workerId ?? null;
     this.#handle = handle;
     this.#onProgress = onProgress;
   }

@@ -22,6 +22,8 @@ export const Defaults = {
    */
   priority: 5,
   pageSize: 50,
+  /** Groups `Queue.topGroups` answers when `first` is not given. */
+  topGroups: 10,
   reapBatch: 1_000,
   /**
    * How long a group stays registered after the last call that registered it (ms): 1 h. Once
@@ -31,6 +33,13 @@ export const Defaults = {
   groupGraceMs: 3_600_000,
   /** Groups one `forgetGroups-5.lua` call looks at, at most (count). */
   forgetBatch: 500,
+  /** Due schedules one tick reads and fires per call (DESIGN.md §3, "Schedules"). */
+  scheduleTickBatch: 100,
+  /**
+   * How often a Worker without a reaper of its own ticks its queue's schedules (ms; DESIGN.md §3,
+   * "Schedules").
+   */
+  scheduleTickMs: 1_000,
   /**
    * Retention of completed jobs when a queue has none set (`P:{Q}:settings`): the newest 1,000
    * for at most 1 h. `src/lua/includes/retention.lua` holds the same numbers.
@@ -50,7 +59,20 @@ export const Defaults = {
   promoteBatch: 100,
   /** Jobs one operator action (requeueDead, removeJobs, purgeGroup) handles per call. */
   actionLimit: 1_000,
+  /**
+   * How often a `Worker` beats, and how often a GraphQL client that claims with a `workerId` is
+   * taken to (ms): it is gone {@link WORKER_LAPSE_BEATS} beats after its last (DESIGN.md §4.9).
+   */
+  heartbeatMs: 5_000,
+  /** Lapsed workers one reaper pass forgets at most (`pruneWorkers-2.lua`, count). */
+  workerPruneBatch: 1_000,
 } as const;
+
+/**
+ * Heartbeats a worker may miss before it is gone from the reads (DESIGN.md §4.9 "Workers"):
+ * `workerBeat-2.lua` registers it until 3 × its heartbeat after the last beat.
+ */
+export const WORKER_LAPSE_BEATS = 3;
 
 /**
  * Who a revert applied at its deadline is recorded as in the history (DESIGN.md §4.8): no

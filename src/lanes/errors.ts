@@ -42,6 +42,13 @@ export const ErrorCode = {
    * passing. The message names what was refused and what to grant or set, in one line.
    */
   REDIS_NOT_PERMITTED: 'REDIS_NOT_PERMITTED',
+  /**
+   * An enqueue (or an enqueueMany, all or nothing) would leave a group holding more pending +
+   * delayed jobs than its backlog bound (its own `maxPending`, else the queue's default; DESIGN.md
+   * §3, "Backlog bounds"): nothing was written. HTTP 429 through the server. Retry once the group
+   * drains, or raise its bound.
+   */
+  GROUP_FULL: 'GROUP_FULL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

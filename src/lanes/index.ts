@@ -10,12 +10,17 @@ export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
 export {
   type BackoffPolicyInput,
+  type ClaimOptions,
   type CompleteOptions,
   type Completion,
+  type DebounceInput,
   type EnqueueOptions,
   Queue,
   type QueueOptions,
   type RetryOptions,
+  type ScheduleInput,
+  type SchedulesOptions,
+  type WorkerHeartbeat,
 } from './queue/queue.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
@@ -37,6 +42,9 @@ export type {
   QueueState,
   QueueStats,
   RotaEntry,
+  Schedule,
+  SchedulePage,
   SteeringOptions,
+  WorkerInfo,
 } from './types.js';
 export { type Processor, Worker, type WorkerCloseOptions, type WorkerOptions } from './worker.js';

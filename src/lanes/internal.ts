@@ -10,6 +10,7 @@ export { type OverrideKind, remainingMs, TIMER_ACTOR } from './queue/overrides.j
 export type { JobPlace, ServiceTimes } from './queue/place.js';
 export { type PromotedJob, REGISTRATION_REFRESH_MS } from './queue/queue.js';
 export type { Finding, ReconcileReport } from './queue/reconcile.js';
+export { ticksOf } from './queue/scheduling.js';
 export {
   isCluster,
   keySlot,
@@ -26,6 +27,7 @@ export type { ScriptObserver } from './scripts/commands.js';
 export type {
   BackoffPolicy,
   GroupPage,
+  GroupRanking,
   JobActionResult,
   JobLog,
   JobLogPage,
@@ -37,5 +39,12 @@ export type {
   RetentionPolicy,
   ThroughputPoint,
   TimedOverride,
+  TopGroup,
 } from './types.js';
-export { jobId, logsCursor, logsPage } from './validate.js';
+export {
+  GROUP_RANKINGS,
+  jobId,
+  logsCursor,
+  logsPage,
+  workerId as checkWorkerId,
+} from './validate.js';

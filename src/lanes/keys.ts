@@ -85,8 +85,24 @@ export interface QueueKeys {
    * first (`reserveKeyOf`; DESIGN.md §3, "The queue's cap and reserves").
    */
   readonly reserve: string;
+  /**
+   * `P:{Q}:gmaxpending` — hash: group → its backlog bound (pending + delayed jobs), and the
+   * empty field (no group id is empty) → the queue's default bound (`maxPendingKeyOf`;
+   * DESIGN.md §3, "Backlog bounds").
+   */
+  readonly maxPending: string;
   /** `P:{Q}:heads` — zset: group → a lower bound of its lane's lowest job id (oldest pending). */
   readonly heads: string;
+  /**
+   * `P:{Q}:gpending` — zset: group → −(its lane's size), exactly the non-empty lanes: the
+   * PENDING ranking of `Queue.topGroups` (`pendingRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly pendingRank: string;
+  /**
+   * `P:{Q}:gactiverank` — zset: group → −(its active count), exactly the groups of `gactive`:
+   * the ACTIVE ranking of `Queue.topGroups` (`activeRankKeyOf`, includes/groupRanks.lua).
+   */
+  readonly activeRank: string;
   /**
    * `P:{Q}:levels` — zset: the rota of the groups whose lane head is not of the default priority,
    * group → level × 10^13 + turn (DESIGN.md §3, "Levels"; `levelsKeyOf`, includes/levels.lua).
@@ -119,6 +135,28 @@ export interface QueueKeys {
    */
   readonly watched: string;
   /**
+   * `P:{Q}:schedules` — zset: schedule id → when its next tick is due (ms, Redis clock;
+   * DESIGN.md §3, "Schedules").
+   */
+  readonly schedules: string;
+  /** `P:{Q}:schedule` — hash: schedule id → its definition, JSON (DESIGN.md §3, "Schedules"). */
+  readonly scheduleDefs: string;
+  /**
+   * `P:{Q}:schedruns` — hash: schedule id → its last tick fired, `<lastRunAt>:<lastJobId>`
+   * (DESIGN.md §3, "Schedules").
+   */
+  readonly scheduleRuns: string;
+  /**
+   * `P:{Q}:workers` — zset: live worker id → when it lapses (ms, Redis clock: its last heartbeat
+   * plus its lapse; DESIGN.md §4.9 "Workers"; `workersKeyOf`).
+   */
+  readonly workers: string;
+  /**
+   * `P:{Q}:workerinfo` — hash: worker id → what it said of itself at its last heartbeat, JSON
+   * (DESIGN.md §4.9; `workerInfoKeyOf`).
+   */
+  readonly workerInfo: string;
+  /**
    * `P:{Q}:throughput` — hash: slot (minute % 1,440) → `<minute>:<enqueued>:<claimed>:
    * <completed>:<failed>`, the queue's per-minute counts for a day (`throughputKeyOf`,
    * includes/throughput.lua; DESIGN.md §3, "Throughput history").
@@ -149,6 +187,11 @@ export interface QueueKeys {
    * without one declares and never touches (no key is empty).
    */
   idem(key: string): string;
+  /**
+   * `P:{Q}:debounce:<key>` (`debounceKeyOf`): the id of the pending or delayed job an enqueue's
+   * debounce key made (DESIGN.md §3, "Debounce").
+   */
+  debounce(key: string): string;
 }
 
 /**
@@ -198,13 +241,21 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     weight: `${base}gweight`,
     turns: `${base}gturns`,
     reserve: `${base}greserve`,
+    maxPending: `${base}gmaxpending`,
     heads: `${base}heads`,
+    pendingRank: `${base}gpending`,
+    activeRank: `${base}gactiverank`,
     levels: `${base}levels`,
     prioritized: `${base}prioritized`,
     ringWatched: `${base}ringwatched`,
     ringLog: `${base}ringlog`,
     seen: `${base}gseen`,
     watched: `${base}watched`,
+    schedules: `${base}schedules`,
+    scheduleDefs: `${base}schedule`,
+    scheduleRuns: `${base}schedruns`,
+    workers: `${base}workers`,
+    workerInfo: `${base}workerinfo`,
     throughput: `${base}throughput`,
     lane: (group) => `${base}g:${group}:pending`,
     job: (id) => `${base}job:${id}`,
@@ -215,6 +266,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     logs: (id) => `${base}job:${id}:logs`,
     jobEvents: (id) => `${base}job:${id}:events`,
     idem: (key) => `${base}idem:${key}`,
+    debounce: (key) => `${base}debounce:${key}`,
   };
 }
 

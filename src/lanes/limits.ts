@@ -13,6 +13,8 @@ export const Limits = {
   /** An actor's UTF-8 bytes (`actor`): a person's or a program's name, not a document. */
   actorBytes: 128,
   maxLimit: 1_000_000,
+  /** A backlog bound's most (`maxPending`, DESIGN.md §3 "Backlog bounds"): pending + delayed jobs. */
+  maxPending: 1_000_000_000,
   maxLeaseMs: 86_400_000,
   maxAttempts: 100,
   /**
@@ -28,6 +30,12 @@ export const Limits = {
    * watched job's events, so it is held far below a payload.
    */
   progressBytes: 16_384,
+  /**
+   * The longest preview of a job's payload, result or progress (`Job.payloadPreview`,
+   * `Job.resultPreview`, `Job.progressPreview`), in characters (code points): what a list row or
+   * its tooltip shows.
+   */
+  maxPreviewChars: 2_000,
   /** One line of a job's log (UTF-8 bytes). */
   logLineBytes: 8_192,
   /**
@@ -69,8 +77,25 @@ export const Limits = {
   maxWeight: 1_000,
   /** The most claims a rate limit's window may allow (DESIGN.md §3, "Rate limits"). */
   maxRateClaims: 1_000_000,
+  /**
+   * A schedule's interval (`everyMs`, ms): from 1 s, so a queue's ticks stay far apart from
+   * the reaper's passes that fire them, to 365 days (DESIGN.md §3, "Schedules").
+   */
+  minEveryMs: 1_000,
+  maxEveryMs: 31_536_000_000,
+  /** The most schedules one queue holds (DESIGN.md §3, "Schedules"). */
+  maxSchedules: 1_000,
+  /** A schedule's cron expression (characters) and time zone name (characters). */
+  cronLength: 256,
+  timezoneLength: 64,
   /** Stale oldest-pending entries one `Queue.metrics` call may mend (`maxSteps`). */
   maxMetricsSteps: 10_000,
+  /** A worker's id (`workerId`, DESIGN.md §4.9 "Workers"): UTF-8 bytes. */
+  workerIdBytes: 200,
+  /** Live workers one `Queue.workers` read answers at most (DESIGN.md §4.9). */
+  maxWorkersListed: 10_000,
+  /** The most groups one `Queue.topGroups` call answers (`first`; DESIGN.md §3, "Group rankings"). */
+  maxTopGroups: 100,
 } as const;
 
 /** Whether `value` is an integer from `min` to `max`, both included. */

@@ -196,9 +196,12 @@ export class Reaper {
             try {
               // Timed overrides due by now revert on this pass too (DESIGN.md §4.8; flat cost),
               // sent with the reap on the same connection: one round trip for both scripts.
+              // So are the schedules' due ticks (DESIGN.md §3, "Schedules"): one read when none
+              // is due.
               [reaped] = await Promise.all([
                 queue.reap({ batch: this.batch, groupGraceMs: this.groupGraceMs }),
                 queue.applyOverrides(),
+                queue.tickSchedules(),
               ]);
             } finally {
               // A release that fails (Redis gone) leaves the lock to expire after LOCK_MS.

@@ -117,6 +117,11 @@ export interface Job<Payload = unknown, Result = unknown> {
   /** Why the last attempt failed (the worker's error message, or 'lease expired'). */
   readonly lastError: string | null;
   /**
+   * The id of the worker holding it while ACTIVE (the claim's `workerId`, DESIGN.md §4.9
+   * "Workers"), else null; undefined where it was not read.
+   */
+  readonly workerId?: string | null;
+  /**
    * Its retry policy, or null for none (a failed attempt returns to its lane at once);
    * undefined where it was not read (the claim scripts do not return it).
    */
@@ -131,6 +136,11 @@ export interface Job<Payload = unknown, Result = unknown> {
    * by default; undefined where it was not read (the claim scripts do not return it).
    */
   readonly cost?: number;
+  /**
+   * The debounce key it was enqueued with (DESIGN.md §3, "Debounce"); absent for none. While it
+   * is PENDING or DELAYED, an enqueue with that key replaces its payload and run time.
+   */
+  readonly debounceKey?: string;
   /**
    * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
    * only; undefined on jobs from lists and from the job scripts.
@@ -198,6 +208,29 @@ export interface GroupInfo {
    * `setReserve`). DESIGN.md §3, "The queue's cap and reserves".
    */
   readonly reserve: number;
+  /**
+   * Its own backlog bound: the most pending + delayed jobs an enqueue may leave it holding
+   * (count), or null for none (the queue's default, `Queue.defaultMaxPending`, applies then;
+   * `setMaxPending`). DESIGN.md §3, "Backlog bounds".
+   */
+  readonly maxPending: number | null;
+}
+
+/**
+ * What `Queue.topGroups` ranks by (DESIGN.md §3, "Group rankings"): PENDING, most pending jobs
+ * first; OLDEST_PENDING, the group whose oldest pending job was enqueued first (lowest id) first;
+ * ACTIVE, most active jobs first. Equal counts rank in group order (bytes).
+ */
+export type GroupRanking = 'PENDING' | 'OLDEST_PENDING' | 'ACTIVE';
+
+/** A group of `Queue.topGroups`: its fields, with its oldest pending job. */
+export interface TopGroup extends GroupInfo {
+  /** The id of its oldest pending job (the lowest id in its lane), or null with none pending. */
+  readonly oldestPendingId: string | null;
+  /** When that job was enqueued (ms since the epoch, Redis clock); null for none or unknown. */
+  readonly oldestPendingAt: number | null;
+  /** The read's now − {@link oldestPendingAt} (ms, ≥ 0), or null when that is null. */
+  readonly oldestPendingAgeMs: number | null;
 }
 
 /** The queue's cap as it stands (DESIGN.md §3, "The queue's cap and reserves"). */
@@ -389,4 +422,76 @@ export interface SteeringOptions {
 export interface RotaEntry {
   readonly group: string;
   readonly level: number;
+}
+
+/**
+ * A schedule (DESIGN.md §3, "Schedules"): a job enqueued into `group` on every tick, one of
+ * `everyMs` (an interval) and `cron` (a cron expression in `timezone`, UTC when null).
+ */
+export interface Schedule<Payload = unknown> {
+  readonly queue: string;
+  readonly id: string;
+  readonly group: string;
+  /** The interval between ticks (ms), or null for a cron schedule. */
+  readonly everyMs: number | null;
+  /** The cron expression (5 fields, or 6 with seconds first), or null for an interval. */
+  readonly cron: string | null;
+  /** The IANA time zone the cron expression is read in; null for UTC (or an interval). */
+  readonly timezone: string | null;
+  /** Each job's payload (null for none). */
+  readonly payload: Payload | null;
+  /** Each job's maxAttempts. */
+  readonly maxAttempts: number;
+  /** Each job's retry policy, or null. */
+  readonly backoff: BackoffPolicy | null;
+  /** Each job's priority (1..9). */
+  readonly priority: number;
+  /** When the next tick is due (ms since the epoch, Redis clock). */
+  readonly nextRunAt: number;
+  /** The last tick fired (ms, the tick's own time), or null before the first. */
+  readonly lastRunAt: number | null;
+  /** The job the last tick enqueued, or null before the first. */
+  readonly lastJobId: string | null;
+}
+
+/** A page of schedules ordered by id (DESIGN.md §4.2 `ScheduleConnection`). */
+export interface SchedulePage {
+  readonly schedules: Schedule[];
+  /** Opaque cursor per schedule, same order as `schedules`. */
+  readonly cursors: string[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+  /** Schedules of the queue (count). */
+  readonly totalCount: number;
+}
+
+/**
+ * A live worker of a queue (DESIGN.md §4.9 "Workers"), as its last heartbeat registered it.
+ * Times are ms since the epoch on the Redis clock.
+ */
+export interface WorkerInfo {
+  readonly id: string;
+  /** Its host's name; null for a GraphQL client, which does not say. */
+  readonly hostname: string | null;
+  /** Its process id; null for a GraphQL client. */
+  readonly pid: number | null;
+  /** Jobs it runs at once (count); null for a GraphQL client. */
+  readonly concurrency: number | null;
+  /**
+   * Jobs it holds now (count): as a `Worker` reported it at its last heartbeat, or, for a
+   * GraphQL client, the active jobs whose lease names it.
+   */
+  readonly active: number;
+  /** When it started (its first heartbeat since it started; a client's first claim). */
+  readonly startedAt: number;
+  /** Its last heartbeat (a client's last claim). */
+  readonly lastSeenAt: number;
+  /** The Ringmaster version it runs; null when unknown. */
+  readonly version: string | null;
+  /** How often it beats (ms); it is gone 3 beats after the last. */
+  readonly heartbeatMs: number;
+  /** When it lapses without another beat (ms). */
+  readonly lapsesAt: number;
+  /** Registered by claims over GraphQL (`claim(workerId:)`), not by a `Worker`. */
+  readonly client: boolean;
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Defaults, TIMER_ACTOR } from './defaults.js';
 import { badInput, cutText, jobNotFound } from './errors.js';
 import { isIntegerIn, Limits } from './limits.js';
-import type { JobState } from './types.js';
+import type { GroupRanking, JobState } from './types.js';
 
 // Read here as `validate.Limits` by the engine's modules, as well as from limits.ts.
 export { Limits } from './limits.js';
@@ -55,6 +55,15 @@ export function groupId(value: unknown, argument = 'group'): string {
 }
 
 /**
+ * A worker's id (DESIGN.md §4.9 "Workers"): non-empty, at most 200 UTF-8 bytes, no control
+ * characters, well-formed Unicode.
+ * @throws RingmasterError BAD_USER_INPUT (`argument`)
+ */
+export function workerId(value: unknown, argument = 'workerId'): string {
+  return name(value, argument, Limits.workerIdBytes);
+}
+
+/**
  * Who a steering call is recorded as in the history (DESIGN.md §4.6, `SteeringOptions.actor`
  * and the handles' `actor` option): a group id's rules within 128 UTF-8 bytes, and not
  * `timer`, which the history keeps for the timed overrides' reverts (§4.8), so no caller can
@@ -96,6 +105,32 @@ function name(value: unknown, argument: string, maxBytes: number): string {
  */
 export function idempotencyKey(value: unknown): string {
   return groupId(value, 'key');
+}
+
+/** A debounce's fields (`options` refuses any other). */
+const DEBOUNCE_FIELDS = { key: true, windowMs: true } as const;
+
+/**
+ * An enqueue's debounce (DESIGN.md §3, "Debounce"): an object `{ key, windowMs }`, both required;
+ * the key by the rules of an idempotency key (argument `debounce.key`), windowMs an integer in
+ * 1..2,592,000,000 ms (30 days, as a delay; argument `debounce.windowMs`).
+ * @throws RingmasterError BAD_USER_INPUT
+ */
+export function debounce(value: unknown): { key: string; windowMs: number } {
+  const given = options(
+    'debounce',
+    value as { key?: unknown; windowMs?: unknown } | null | undefined,
+    DEBOUNCE_FIELDS,
+  );
+  if (value === null || value === undefined) {
+    throw badInput('debounce', 'must be an object { key, windowMs }');
+  }
+  if (given.key === undefined) throw badInput('debounce.key', 'is required');
+  if (given.windowMs === undefined) throw badInput('debounce.windowMs', 'is required');
+  return {
+    key: groupId(given.key, 'debounce.key'),
+    windowMs: integerIn('debounce.windowMs', given.windowMs, 1, Limits.maxDelayMs),
+  };
 }
 
 /** How long an idempotency key is remembered, in ms: an integer in 1..2,592,000,000 (30 days). */
@@ -187,6 +222,15 @@ export function limit(value: unknown): number {
  */
 export function reserve(value: unknown): number {
   return integerIn('reserve', value, 0, Limits.maxLimit);
+}
+
+/**
+ * A backlog bound: an integer in 0..Limits.maxPending (1,000,000,000), or null to clear it
+ * (DESIGN.md §3, "Backlog bounds"); 0 refuses every enqueue of the group.
+ */
+export function maxPending(value: unknown): number | null {
+  if (value === null) return null;
+  return integerIn('maxPending', value, 0, Limits.maxPending);
 }
 
 /** A lease length in ms: an integer in 1..86,400,000. */
@@ -621,7 +665,8 @@ export type Listing =
   | readonly ['groups', string, string | null]
   | readonly ['jobs', string, JobState, string | null]
   | readonly ['history', string, string | null]
-  | readonly ['logs', string, string];
+  | readonly ['logs', string, string]
+  | readonly ['schedules', string];
 
 /**
  * A listing's tag, as a cursor carries it: 8 base64url characters (48 bits) of the SHA-256 of
@@ -776,6 +821,28 @@ export const cursor = pageCursor<string>({
   other: 'another queue, or another prefix',
 });
 
+/**
+ * Opaque cursors of schedule pages (`Queue.schedules`): base64url of `S:<tag>:<schedule id>`
+ * ({@link pageCursor}; no form before it, so `s:` is never issued).
+ */
+export const scheduleCursor = pageCursor<string>({
+  name: 'schedules',
+  letter: 'S',
+  legacy: 's',
+  maxChars: 400,
+  parse: (rest) => groupId(rest, 'after'),
+  other: 'another queue, or another prefix',
+});
+
+/**
+ * A schedule's interval (DESIGN.md §3, "Schedules"): an integer of ms from
+ * `Limits.minEveryMs` (1 s) to `Limits.maxEveryMs` (365 days).
+ * @throws RingmasterError BAD_USER_INPUT (`everyMs`)
+ */
+export function everyMs(value: unknown): number {
+  return integerIn('everyMs', value, Limits.minEveryMs, Limits.maxEveryMs);
+}
+
 /** The job states, as the API names them (DESIGN.md §4). */
 export const JOB_STATES: readonly JobState[] = [
   'PENDING',
@@ -791,6 +858,22 @@ export function jobState(value: unknown, argument = 'state'): JobState {
     throw badInput(argument, `must be one of ${JOB_STATES.join(', ')}`);
   }
   return value as JobState;
+}
+
+/** The group rankings of `Queue.topGroups`, as the API names them (DESIGN.md §3). */
+export const GROUP_RANKINGS: readonly GroupRanking[] = ['PENDING', 'OLDEST_PENDING', 'ACTIVE'];
+
+/** A group ranking: one of {@link GROUP_RANKINGS}; BAD_USER_INPUT (`by`) otherwise. */
+export function groupRanking(value: unknown): GroupRanking {
+  if (typeof value !== 'string' || !(GROUP_RANKINGS as readonly string[]).includes(value)) {
+    throw badInput('by', `must be one of ${GROUP_RANKINGS.join(', ')}`);
+  }
+  return value as GroupRanking;
+}
+
+/** How many groups `Queue.topGroups` answers (`first`): an integer in 1..100. */
+export function topGroupsFirst(value: unknown): number {
+  return integerIn('first', value, 1, Limits.maxTopGroups);
 }
 
 /**

@@ -19,7 +19,9 @@
  * one of every queue), so workers alone, with no API server, get a crashed worker's jobs back;
  * a per-queue lock in Redis keeps it to about one reap per interval however many run.
  */
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ActiveJob, RunningJob } from './activeJob.js';
 import { ErrorCode, mapError, RingmasterError, readThrown, type Thrown } from './errors.js';
@@ -33,6 +35,7 @@ import { unavailableWhere } from './redis/unavailable.js';
 import type { Job, JobProgress } from './types.js';
 import { unknownQueueLine } from './unknownQueue.js';
 import * as validate from './validate.js';
+import { engineVersion } from './version.js';
 import { openQueue, type WorkerOptions, workerArguments } from './workerArguments.js';
 
 /**
@@ -145,6 +148,16 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
 > {
   /** The queue it claims from (given, or opened on a name and `connection`). */
   readonly queue: Queue<Payload, Result>;
+  /** Its id in the queue's worker registry and on the jobs it claims (DESIGN.md §4.9). */
+  readonly id: string;
+  /** How often it beats in the registry (ms). */
+  private readonly heartbeatMs: number;
+  /** When its last heartbeat was sent (ms, this process' clock); null before the first. */
+  private beatAt: number | null = null;
+  /** The heartbeat on the wire, if any (one at a time). */
+  private beating: Promise<void> | null = null;
+  /** A heartbeat of this run was answered: the next is not `fresh` (startedAt is kept). */
+  private registered = false;
   /** The connection it opened from a URL or options, closed by {@link close}; else null. */
   private readonly owned: RedisClient | null;
   private readonly concurrency: number;
@@ -255,6 +268,14 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         ? Math.max(1, Math.floor(this.leaseMs / 3))
         : validate.durationMs('extendEveryMs', options.extendEveryMs);
     const parkTimeoutMs = validate.durationMs('parkTimeoutMs', options.parkTimeoutMs ?? 5_000);
+    this.id =
+      options.id === undefined
+        ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+        : validate.workerId(options.id, 'options.id');
+    this.heartbeatMs = validate.durationMs(
+      'heartbeatMs',
+      options.heartbeatMs ?? Defaults.heartbeatMs,
+    );
     this.parkTimeoutSec = Math.max(MIN_PARK_SEC, parkTimeoutMs / 1000);
     const reaping =
       options.reaper === false
@@ -300,18 +321,88 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
   /** Start claiming (once; later calls return the same promise, settled by {@link close}). */
   run(): Promise<void> {
     if (this.loop === null) {
-      // A tick of half the period extends each lease every extendEveryMs/2 to extendEveryMs.
-      const tick = Math.max(1, Math.floor(this.extendEveryMs / 2));
-      this.extender = setInterval(() => this.extendLeases(tick), tick);
+      // A tick of half the period extends each lease every extendEveryMs/2 to extendEveryMs;
+      // the same timer beats in the registry, so it ticks at least once per heartbeat.
+      const extendAge = Math.max(1, Math.floor(this.extendEveryMs / 2));
+      const tick = Math.min(extendAge, this.heartbeatMs);
+      this.extender = setInterval(() => {
+        this.extendLeases(extendAge);
+        this.heartbeat(false);
+      }, tick);
       this.extender.unref();
+      this.heartbeat(true);
+      // Without a reaper of its own the worker ticks its queue's schedules itself (DESIGN.md §3,
+      // "Schedules"): one read a second, not one per job.
+      const ticker =
+        this.reaper === null
+          ? setInterval(() => {
+              this.queue.tickSchedules().catch((error: unknown) => {
+                if (!this.closed.signal.aborted) this.emit('error', mapError(error));
+              });
+            }, Defaults.scheduleTickMs)
+          : null;
+      ticker?.unref();
       this.loop = this.drained.promise.finally(() => {
         if (this.extender) clearInterval(this.extender);
+        if (ticker) clearInterval(ticker);
       });
       this.reaper?.start();
       this.pump();
       void this.warnIfUnknown();
     }
     return this.loop;
+  }
+
+  /**
+   * Beat in the queue's worker registry (DESIGN.md §4.9 "Workers") when a heartbeat is due, one
+   * at a time; `fresh` at the start. Not once closing: close removes the worker.
+   */
+  private heartbeat(first: boolean): void {
+    const now = Date.now();
+    if (this.closed.signal.aborted || this.beating !== null) return;
+    // Due a little early rather than a tick late: the timer's tick may equal the heartbeat.
+    if (!first && this.beatAt !== null && now - this.beatAt < this.heartbeatMs * 0.9) return;
+    this.beatAt = now;
+    // Fresh until one is answered: a first beat that failed is sent again as fresh.
+    const fresh = !this.registered;
+    this.beating = this.queue
+      .workerHeartbeat({
+        id: this.id,
+        hostname: hostname(),
+        pid: process.pid,
+        concurrency: this.concurrency,
+        active: this.running.size + this.finished.length + this.retrying.size,
+        version: engineVersion(),
+        heartbeatMs: this.heartbeatMs,
+        fresh,
+      })
+      .then(
+        () => {
+          this.registered = true;
+        },
+        (error: unknown) => {
+          // The next tick beats again.
+          if (!this.closed.signal.aborted) this.emit('error', mapError(error));
+        },
+      )
+      .finally(() => {
+        this.beating = null;
+      });
+  }
+
+  /**
+   * Leave the registry at close, after any heartbeat on the wire; a failure is not reported
+   * (the entry lapses). Sent at once when no beat is on the wire, so a QUIT sent next on the
+   * same connection goes after it.
+   */
+  private leaveRegistry(): Promise<void> {
+    if (this.beatAt === null) return Promise.resolve();
+    const leave = () =>
+      this.queue.removeWorker(this.id).then(
+        () => undefined,
+        () => undefined,
+      );
+    return this.beating === null ? leave() : this.beating.then(leave);
   }
 
   /** Say once that the queue is not known (the `warning` event); a failed check says nothing. */
@@ -351,6 +442,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
       );
       if (timeoutMs === null) {
         await drained;
+        await this.leaveRegistry();
         if (this.owned) await closeConnection(this.owned);
         return;
       }
@@ -367,6 +459,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         clearTimeout(timer);
       }
       // After the retries sent at the deadline (QUIT follows them), but not waited for.
+      void this.leaveRegistry();
       if (this.owned) void closeConnection(this.owned);
     })();
     return this.closing;
@@ -441,7 +534,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
       result,
     }));
     (this.queue as Queue)
-      .completeAndClaim(completions, { claim, leaseMs: this.leaseMs })
+      .completeAndClaim(completions, { claim, leaseMs: this.leaseMs, workerId: this.id })
       .then(
         (result) => {
           this.failures = 0;

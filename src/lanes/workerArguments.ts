@@ -39,6 +39,17 @@ export interface WorkerOptions {
   /** Start claiming at once. Default true; else call `Worker.run`. */
   readonly autorun?: boolean;
   /**
+   * The worker's id in the queue's worker registry and on each job it claims (`Job.workerId`,
+   * DESIGN.md §4.9 "Workers"): 1..200 UTF-8 bytes, no control characters. Default
+   * `<hostname>:<pid>:<8 random hex digits>`. Two live workers must not share one.
+   */
+  readonly id?: string;
+  /**
+   * How often the worker beats in the registry (ms, 1..86,400,000); it is gone from it 3 beats
+   * after its last (a crash), at once when it closes. Default 5,000.
+   */
+  readonly heartbeatMs?: number;
+  /**
    * Reaping of this worker's queue (src/lanes/reaper.ts): expired leases — of workers that
    * crashed, hung or lost Redis — are retried with their permits released. `intervalMs` (ms,
    * 1..86,400,000, default 1,000) and `batch` (count, 1..10,000, default 1,000) as in
@@ -60,6 +71,8 @@ const WORKER_OPTIONS: validate.OptionNames<Omit<WorkerOptions, 'connection' | 'p
   parkTimeoutMs: true,
   autorun: true,
   reaper: true,
+  id: true,
+  heartbeatMs: true,
 };
 
 /** A Worker's constructor arguments, checked; the queue is opened by {@link openQueue}. */

@@ -30,16 +30,19 @@
     ARGV[3] token               the lease token (random, from the caller)
     ARGV[4] defaultMaxAttempts  for a job with no hash (written by another implementation)
     ARGV[5] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
+    ARGV[6] worker              the claiming worker's id, written as the job's `worker` field
+                                ('' for none: an earlier one is removed; DESIGN.md §4.9)
 
   Output: { claimedAt, leaseUntil, claimed, nextRunAt } — claimed holds the job (positional,
           see includes/claimJobs.lua), or nothing when no group is serviceable or the queue is
           paused; nextRunAt, when nothing was claimed on a running queue, the earliest runAt
           in `delayed` (ms), else false
 
-  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby
+  Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
-  active; hset leases; hset gactive; hincrby stats; hset throughput (a claim made,
-  includes/throughput.lua); zrem heads (lanes emptied); hset settings
+  active; hset leases; hset gactive; zadd gactiverank; zincrby or zmscore + zadd + zrem gpending;
+  hincrby stats; hset throughput (a claim made, includes/throughput.lua); zrem heads (lanes
+  emptied); hset settings
   capped (held back by the cap); lrem + lpush ring (an owed reserve served first).
 ]]
 --- @include "claimJobs"
@@ -50,7 +53,7 @@ local k = {
 }
 -- The queue's gate and cap: one read (includes/queueCap.lua).
 local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped')
-local batch = newClaimBatch(tonumber(ARGV[2]))
+local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
   gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
 flushClaims(k, ARGV[1], batch)

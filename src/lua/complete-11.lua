@@ -38,8 +38,8 @@
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
   within ±(2^53−1) (includes/groupState.lua).
 
-  Events: zrem active; hdel leases; hincrby/hdel gactive; hincrby stats; hset throughput
-  (includes/throughput.lua); rpush ring +
+  Events: zrem active; hdel leases; hincrby/hdel gactive + zadd/zrem gactiverank; hincrby stats;
+  hset throughput (includes/throughput.lua); rpush ring +
   lpush/ltrim wake (re-ring); kept: hset/hdel job, hset results (with a result), zadd completed and g:<group>:completed, and
   for each trimmed job zrem completed and its group's index, del job and errors; count 0: del
   job and errors; hdel settings capped + lpush/ltrim wake when a claim was held back by the

@@ -45,9 +45,11 @@
     ARGV[3] defaultMaxAttempts  for a claimed job with no hash (written by another implementation)
     ARGV[4] promoteBatch        the most delayed jobs promoted by this call (Defaults.promoteBatch)
     ARGV[5] n                   number of completions (0..1,000, checked by the engine)
-    ARGV[6 .. 5 + 3n]           id, token, result of each job to complete (result: its JSON
+    ARGV[6] worker              the claiming worker's id, written as each claimed job's
+                                `worker` field ('' for none; DESIGN.md §4.9)
+    ARGV[7 .. 6 + 3n]           id, token, result of each job to complete (result: its JSON
                                 text, '' for none; kept as complete-11.lua keeps it)
-    ARGV[6 + 3n ..]             one lease token per job to claim (0..1,000)
+    ARGV[7 + 3n ..]             one lease token per job to claim (0..1,000)
 
   Output: { finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt }
     finishedAt  ms (Redis clock) when the completions were recorded
@@ -64,8 +66,8 @@
     nextRunAt   when fewer were claimed than asked on a running queue, the earliest runAt in
                 `delayed` (ms), else false: a worker parks no longer than until then
 
-  Events: zrem active; hdel leases; hset/hdel gactive; hincrby stats; one hset throughput for
-  the call's completions and claims (includes/throughput.lua); rpush ring +
+  Events: zrem active; hdel leases; hset/hdel gactive + zadd/zrem gactiverank; hincrby stats; one
+  hset throughput for the call's completions and claims (includes/throughput.lua); rpush ring +
   lpush/ltrim wake (re-ring); del job and errors (retention count 0) or hset/hdel job, hset
   results (with a result), zadd completed and g:<group>:completed and the trim's zrem/del; then those of claim (and, for a
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
@@ -96,11 +98,11 @@ local settings = redis.call('HMGET', k.settings, 'paused', 'completedCount', 'co
 local gate = capOf(settings[4], settings[5], settings[6])
 local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
-local batch = newClaimBatch(tonumber(ARGV[2]))
+local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 -- A call that claims asks first whether the queue has any delayed job, rate, weight or watched
 -- job (includes/quietQueue.lua): one EXISTS that, when it counts none, spares the claims'
 -- optional reads and the completions' watch check (else a second says which to read).
-if #ARGV > 5 + 3 * n then
+if #ARGV > 6 + 3 * n then
   batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(base, k.delayed)
 end
 
@@ -112,7 +114,7 @@ end
 local jobPrefix = jobPrefixOf(base)
 local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[3 + 3 * i], ARGV[4 + 3 * i]
+  local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
   if tokenOf[id] == nil then
     keyOf[id] = jobPrefix .. id
     tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
@@ -133,7 +135,7 @@ end
 local DATA_OUT_OF_RANGE = -3
 local statuses, done, doneAt, completed = {}, {}, {}, {}
 for i = 1, n do
-  local id, token = ARGV[3 + 3 * i], ARGV[4 + 3 * i]
+  local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
   if completed[id] then
     -- As a second complete would find it: kept (not active), or gone.
     statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
@@ -176,7 +178,7 @@ if #done > 0 then
       released[#released + 1] = id
       releasedKeys[#releasedKeys + 1] = keyOf[id]
       releasedGroups[#released] = group
-      releasedResults[#released] = ARGV[5 + 3 * doneAt[j]]
+      releasedResults[#released] = ARGV[6 + 3 * doneAt[j]]
       if group then
         if positions[group] == nil then
           order[#order + 1] = group
@@ -198,7 +200,7 @@ if #done > 0 then
 end
 
 local tokens = {}
-for t = 6 + 3 * n, #ARGV do
+for t = 7 + 3 * n, #ARGV do
   tokens[#tokens + 1] = ARGV[t]
 end
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],

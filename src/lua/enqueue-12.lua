@@ -27,14 +27,17 @@
     KEYS[9] seq      string job id counter
     KEYS[10] idem    hash   P:{Q}:idem:<key>: id, fingerprint, enqueuedAt of the job the key
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
-                            is empty, so that name is never read or written)
+                            is empty, so that name is never read or written); with a debounce
+                            key (never sent with an idempotency key), its record instead,
+                            P:{Q}:debounce:<key>, a string: the id of its waiting job
     KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
     KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
 
     ARGV[1] base         'P:{Q}:' — the job key P:{Q}:job:<id> of the new job, or of the job
                          an idempotency key made, is built from it (the id is only known
                          here; includes/keys.lua), and shares the queue's slot; so is the
-                         throughput hash P:{Q}:throughput (includes/throughput.lua)
+                         throughput hash P:{Q}:throughput (includes/throughput.lua), and
+                         gmaxpending, the backlog bounds (includes/maxPending.lua)
     ARGV[2] group
     ARGV[3] payload      JSON text, or '' for none
     ARGV[4] maxAttempts  1..100 (validated by the engine)
@@ -55,11 +58,17 @@
     ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
                          less for the common job): its place in its lane (DESIGN.md §3,
                          "Priorities"; includes/priority.lua), and the level its group stands at
-                         while the job is its lane's head (DESIGN.md §3, "Levels"); '' with
-                         a cost
-    ARGV[15] cost        1..1,000,000 (validated by the engine), absent for the default 1: the
+                         while the job is its lane's head (DESIGN.md §3, "Levels"); '' for the
+                         default when ARGV[15] follows
+    ARGV[15] debounceKey the debounce key's name (1–256 bytes, validated by the engine), absent
+                         for none, '' for none when ARGV[17] follows (DESIGN.md §3, "Debounce"):
+                         its record P:{Q}:debounce:<name> comes as KEYS[10]. The engine sends it
+                         with delayMs = windowMs and never with an idempotency key or runAt
+    ARGV[16] windowMs    with ARGV[15]: 1..2,592,000,000; '' without one when ARGV[17] follows
+    ARGV[17] cost        1..1,000,000 (validated by the engine), absent for the default 1: the
                          tokens its claim takes from its group's bucket (DESIGN.md §3, "Rate
-                         limits"); stored on the job only when given
+                         limits"); stored on the job only when given. A debounced call
+                         (outcome 6) checks it against the burst but leaves the live job's cost
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -74,7 +83,14 @@
                nothing written
             3  runAt is more than 30 days (MAX_DELAY_MS) from now, by the Redis clock: no id,
                { 'now', now }; nothing written (the engine answers BAD_USER_INPUT `runAt`)
-            4  the cost is above the burst of the group's rate limit: no id, { 'burst', burst };
+            4  the group is at its backlog bound (its own, else the queue's default; DESIGN.md
+               §3, "Backlog bounds"; includes/maxPending.lua): no id, { bound, held } (held:
+               its pending + delayed jobs); nothing written (the engine answers GROUP_FULL)
+            5  the debounce key's live job is of another group: its id, { 'group', its group };
+               nothing written (the engine answers BAD_USER_INPUT `debounce.key`)
+            6  the debounce key's live job (pending or delayed), its payload replaced by this
+               call's and its runAt moved to now + windowMs, delayed: its hash and payload
+            7  the cost is above the burst of the group's rate limit: no id, { 'burst', burst };
                nothing written (the engine answers BAD_USER_INPUT `cost`)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
@@ -82,20 +98,25 @@
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
-  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads, or zadd delayed +
-  g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput (includes/throughput.lua);
-  rpush ring + hdel gturns + lpush/ltrim wake
-  (re-ring). None for outcomes 1, 2 and 3.
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
+  delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
+  (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
+  (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None
+  for outcomes 1, 2, 3, 4, 5 and 7. Outcome 6: hset job; zadd delayed + g:<group>:delayed; hset or
+  hdel payloads; pexpire the record; for a job that was pending, zrem lane, zincrby gpending,
+  hincrby stats, the group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
   reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
 ]]
 --- @include "nowMs"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
 --- @include "rateLimit"
+--- @include "maxPending"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4],
@@ -113,6 +134,35 @@ local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 local keyTtlMs = ARGV[5]
 local fingerprint = ARGV[6]
+-- nil for a call without a debounce key: one comparison, nothing more ('' when a cost follows).
+local debounceName = ARGV[15]
+if debounceName == '' then
+  debounceName = nil
+end
+local cost = ARGV[17] or ''
+
+if debounceName then
+  if cost ~= '' then
+    local burst = costOverBurst(base, group, cost)
+    if burst then
+      return { false, { 'burst', burst }, COST_OVER_BURST }
+    end
+  end
+  local liveId, liveGroup, liveState = debounce().find(base, idemKey, debounceName)
+  if liveId then
+    if liveGroup ~= group then
+      return { liveId, { 'group', liveGroup }, DEBOUNCE_OTHER_GROUP }
+    end
+    local live = { id = liveId, group = group, state = liveState, delayedKey = delayedKey,
+      groupDelayedKey = groupDelayedKey, laneKey = laneKey }
+    if liveState == 'pending' then
+      -- Judged before the first write: it may refuse an active count (includes/groupState.lua).
+      live.limit, live.active, live.serviceable, live.saturated = judgeLane(k, group, laneKey)
+    end
+    debounce().replace(k, base, idemKey, live, payload, ARGV[16], nowMs())
+    return { liveId, jobFields(base, liveId), DEBOUNCED }
+  end
+end
 
 if keyTtlMs ~= '' then
   local seen = keyRecord(idemKey)
@@ -129,14 +179,18 @@ local runAt, outOfRange = runAtOf(ARGV[8], ARGV[7], now)
 if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
 end
-local cost = ARGV[15] or ''
-if cost ~= '' then
+if cost ~= '' and not debounceName then
   local burst = costOverBurst(base, group, cost)
   if burst then
     return { false, { 'burst', burst }, COST_OVER_BURST }
   end
 end
 local delayed = runAt ~= nil and runAt > now
+-- Delayed jobs count toward the bound as pending ones do (one HMGET when no bound is set).
+local bound, held = fullBy(base, group, laneKey, 1)
+if bound then
+  return { false, { bound, held }, GROUP_FULL }
+end
 local seq, raiseTo = firstId(seqKey, 1, ARGV[13])
 -- A delayed job leaves the lane, and so the group's standing, as it is: nothing to judge.
 local priority = ARGV[14] ~= '' and tonumber(ARGV[14]) or DEFAULT_PRIORITY
@@ -159,6 +213,9 @@ storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
 end
+if debounceName then
+  debounce().remember(base, idemKey, debounceName, id, ARGV[16])
+end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)
 countThroughput(base, 1, 0, 0, 0)
@@ -169,6 +226,7 @@ if delayed then
 else
   redis.call('ZADD', laneKey, score, id)
   noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
   redis.call('HINCRBY', k.stats, 'pending', 1)
   if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
     -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).

@@ -6,7 +6,7 @@
   A group is idle and unset when nothing of it is left but its registry entries: no active
   count (gactive), an empty lane, no delayed, retained completed or retained dead jobs (its
   index keys absent), no limit (any glimit field, even one the scripts read as none), not
-  paused, no rate limit, not rate-limited, no weight, no reserve (greserve), no timed override (goverride `limit:` and
+  paused, no rate limit, not rate-limited, no weight, no reserve (greserve), no backlog bound (gmaxpending), no timed override (goverride `limit:` and
   `pause:` fields). Such a group is forgotten: it leaves `groups` and `gseen`, and its leftovers
   go with it — its `heads` entry, its rate window (gwindow) and its turns (gturns). Every other
   read then answers it as a group never used (IDLE, nothing set), which it is.
@@ -21,7 +21,7 @@
     KEYS[5] paused   set    paused groups
 
     ARGV[1] base     'P:{Q}:' — the group's lane and delayed, completed and dead indexes, and
-                     heads, grate, gwindow, ratelimited, gweight, greserve, gturns and goverride are built
+                     heads, gpending, gactiverank, grate, gwindow, ratelimited, gweight, greserve, gmaxpending, gturns and goverride are built
                      from it (includes/keys.lua; same slot)
     ARGV[2] graceMs  how long a group stays registered after the last call that registered it
                      (ms, 0..2,592,000,000)
@@ -30,7 +30,7 @@
   Output: { forgotten, kept } — groups forgotten, and groups looked at and kept (busy or set);
           their sum is `batch` when more may be due.
 
-  Events: zrem groups, gseen, heads; hdel gwindow, gturns (for each group forgotten);
+  Events: zrem groups, gseen, heads, gpending, gactiverank; hdel gwindow, gturns (for each group forgotten);
   zadd gseen (for each group kept).
 
   Cost: O(batch · log n): per group looked at, one EXISTS of its four job indexes and at most
@@ -68,7 +68,8 @@ local function held(group)
     or redis.call('HEXISTS', rateKeyOf(base), group) == 1
     or redis.call('ZSCORE', rateLimitedKeyOf(base), group) ~= false
     or redis.call('HEXISTS', weightKeyOf(base), group) == 1
-    or redis.call('HEXISTS', reserveKeyOf(base), group) == 1 then
+    or redis.call('HEXISTS', reserveKeyOf(base), group) == 1
+    or redis.call('HEXISTS', maxPendingKeyOf(base), group) == 1 then
     return true
   end
   local overrides = redis.call('HMGET', overrideDataKeyOf(base), 'limit:' .. group,
@@ -89,6 +90,8 @@ if #forget > 0 then
   redis.call('ZREM', groupsKey, unpack(forget))
   redis.call('ZREM', seenKey, unpack(forget))
   redis.call('ZREM', headsKeyOf(base), unpack(forget))
+  redis.call('ZREM', pendingRankKeyOf(base), unpack(forget))
+  redis.call('ZREM', activeRankKeyOf(base), unpack(forget))
   redis.call('HDEL', rateWindowKeyOf(base), unpack(forget))
   redis.call('HDEL', turnsKeyOf(base), unpack(forget))
 end

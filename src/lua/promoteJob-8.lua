@@ -34,7 +34,7 @@
   { state, runAt } and after { state, runAt } of the job; detail { id }. Nothing for
   JOB_NOT_FOUND, a refusal, or a job that was not delayed (nothing written).
 
-  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby stats;
   rpush ring + lpush/ltrim wake (re-ring); xadd P:{Q}:history. None when
   nothing was promoted.
 ]]

@@ -26,12 +26,12 @@
     KEYS[6] dead       zset  dead job ids (retained)
     KEYS[7] completed  zset  retained completed job ids
 
-    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, `settings`, the lanes and the job
+    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, `settings`, `workers`, `schedules`, the lanes and the job
                        hash of the oldest pending job are built from it (includes/keys.lua)
     ARGV[2] maxSteps   stale entries of `heads` mended at most per call (1..10,000)
 
   Output: { at, ring, groups, paused, rateLimited, active, dead, completed, stats, oldest,
-            settled, steps, cap }
+            settled, steps, cap, workers, schedules }
     at           ms, the Redis clock (TIME)
     ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD; dead
                  and completed leave out jobs past their retention age that no trim has
@@ -48,6 +48,9 @@
     steps        stale entries mended by this call
     cap          { limit, reserved } of `settings` as stored (false for none): the queue's cap
                  and the sum of the reserves (DESIGN.md §3, "The queue's cap and reserves")
+    workers      live workers: `workers` members whose heartbeat lapses after now (ZCOUNT,
+                 DESIGN.md §4.9 "Workers")
+    schedules    ZCARD `schedules`: the queue's schedules (DESIGN.md §3, "Schedules")
 
   Writes only `heads` (ZREM, ZADD XX), only when it is stale; the first such write is a PERSIST
   (includes/allowAtMaxmemory.lua), so a scrape works at maxmemory.
@@ -111,4 +114,6 @@ return {
   settled,
   steps,
   cap,
+  redis.call('ZCOUNT', workersKeyOf(base), '(' .. now, '+inf'),
+  redis.call('ZCARD', schedulesKeyOf(base)),
 }

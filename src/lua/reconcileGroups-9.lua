@@ -37,6 +37,10 @@
                        changes it, since it reads as no limit and setLimit overwrites it)
                'REGISTRY' a group missing from `groups` (seed-written state), or registered
                           and missing from `gseen` (expected 'in gseen'; repair adds it at now)
+               'RANK' a group ranking disagreeing with what it ranks (includes/groupRanks.lua;
+                      DESIGN.md §3, "Group rankings"): expected/found 'pending <n>' (its lane's
+                      size; `gpending`) or 'active <n>' (the live leases; `gactiverank`), n 0
+                      for no entry; repair rewrites the entry
     pending    sum of the batch's lane sizes (for the totals recount)
     saturated  how many of the batch's groups are saturated
 
@@ -49,7 +53,7 @@
   registered false → true; the stored active count → the live leases; how many times the group
   was on a rota, the ring or `levels` → 1 or 0).
 
-  Events (repair only): hset/hdel gactive; rpush/lrem ring; zadd/zrem levels; set prioritized;
+  Events (repair only): hset/hdel gactive; zadd/zrem gpending, gactiverank; rpush/lrem ring; zadd/zrem levels; set prioritized;
   lpush/ltrim wake; zadd groups;
   zadd gseen; zadd heads; xadd history.
 ]]
@@ -61,6 +65,7 @@
 --- @include "registry"
 --- @include "ringLog"
 --- @include "levels"
+--- @include "groupRanks"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -190,7 +195,29 @@ for i = FIRST_GROUP, #ARGV do
     end
   end
 
-  pending = pending + redis.call('ZCARD', laneKey)
+  local size = redis.call('ZCARD', laneKey)
+  pending = pending + size
+  -- The rankings (includes/groupRanks.lua): minus the lane's size and minus the live leases
+  -- (gactive as a repair leaves it), no entry for 0.
+  local ranks = {
+    { 'pending', pendingRankKeyOf(base), size },
+    { 'active', activeRankKeyOf(base), live[group] },
+  }
+  for _, r in ipairs(ranks) do
+    local name, key, want = r[1], r[2], r[3]
+    local raw = redis.call('ZSCORE', key, group)
+    local have = raw and -tonumber(raw) or 0
+    if have ~= want or (raw and want == 0) then
+      report(group, 'RANK', name .. ' ' .. want, name .. ' ' .. (raw and tostring(have) or '0'))
+      if repair then
+        if want == 0 then
+          redis.call('ZREM', key, group)
+        else
+          redis.call('ZADD', key, string.format('%d', -want), group)
+        end
+      end
+    end
+  end
   if repair then
     -- The oldest-pending index (includes/heads.lua): a lane another writer filled (or one
     -- written before the index existed) is indexed here; an entry already ≤ its oldest stays.

@@ -64,7 +64,7 @@
   removed; counter stats.removed +count.
   Events: zrem lane / delayed / dead / completed and the group's index; del job, del errors;
   hdel payloads and results;
-  hincrby stats; lrem ring (de-ring); zrem heads (a lane emptied); xadd P:{Q}:history; a
+  hincrby stats; lrem ring (de-ring); zrem heads (a lane emptied); zincrby/zrem gpending; xadd P:{Q}:history; a
   watched job's gone (includes/jobEvents.lua).
 ]]
 --- @include "keys"
@@ -76,6 +76,7 @@
 --- @include "jobPlaces"
 --- @include "nowMs"
 --- @include "retentionAge"
+--- @include "groupRanks"
 
 local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
@@ -183,7 +184,9 @@ end
 local pending, delayed, resulted = 0, 0, {}
 for _, job in ipairs(remove) do
   if job.place == 'pending' then
-    pending = pending + redis.call('ZREM', groups[job.group].laneKey, job.id)
+    local n = redis.call('ZREM', groups[job.group].laneKey, job.id)
+    pending = pending + n
+    groups[job.group].taken = (groups[job.group].taken or 0) + n
   else
     local queueIndex, groupIndex = indexesOf(k, base, job.place, job.group)
     local n = redis.call('ZREM', queueIndex, job.id)
@@ -217,8 +220,12 @@ for _, group in ipairs(order) do
   local g = groups[group]
   settleGroup(k, group, g.laneKey, g.serviceable, g.saturated)
   -- `heads` holds a group exactly while its lane holds a job (DESIGN.md §3, "Oldest pending").
+  -- So does `gpending`, at minus its lane's size (includes/groupRanks.lua).
   if redis.call('EXISTS', g.laneKey) == 0 then
     redis.call('ZREM', headsKeyOf(base), group)
+    dropPending(base, { group })
+  elseif g.taken and g.taken > 0 then
+    takePending(base, group, g.taken)
   end
 end
 

@@ -56,7 +56,7 @@
   few, mode 'ids'), idCount }.
 
   Totals: stats.pending +1 per job added to a lane; counter stats.requeued +count.
-  Events: zrem dead, zrem g:<group>:dead, zadd lane + heads, hset/hdel job, hincrby stats; rpush ring +
+  Events: zrem dead, zrem g:<group>:dead, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby stats; rpush ring +
   lpush/ltrim wake (re-ring); xadd P:{Q}:history; a watched job's PENDING
   (includes/jobEvents.lua).
 ]]
@@ -67,6 +67,7 @@
 --- @include "settleGroup"
 --- @include "jobPlaces"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "nowMs"
 --- @include "retentionAge"
 
@@ -163,7 +164,9 @@ for _, job in ipairs(requeue) do
   end
   -- Never NaN or an infinity, which ZADD would refuse after the ZREMs above were written.
   local laneScore = finiteScore(job.score) or finiteScore(job.id) or 0
-  added = added + redis.call('ZADD', g.laneKey, laneScore, job.id)
+  local n = redis.call('ZADD', g.laneKey, laneScore, job.id)
+  added = added + n
+  g.added = (g.added or 0) + n
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
   noteLaneHead(base, job.group, job.score and finiteScore(job.id) or laneScore)
   redis.call('HSET', job.key, 'state', 'pending')
@@ -182,6 +185,10 @@ end
 for _, group in ipairs(order) do
   local g = groups[group]
   settleAfterGain(k, group, g.laneKey, g.serviceable, g.saturated, true)
+  -- The PENDING ranking (includes/groupRanks.lua): one write per group.
+  if g.added and g.added > 0 then
+    addPending(base, group, g.added)
+  end
 end
 
 local remaining = 0

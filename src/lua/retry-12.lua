@@ -39,10 +39,10 @@
   within ±(2^53−1) (includes/groupState.lua). attempts and maxAttempts are compared as decimal
   text, exactly, whatever their size (includes/requeueJob.lua).
 
-  Events: zrem active; hdel leases; hincrby/hdel gactive; lpush + ltrim errors; hset job; then
-  zadd lane + heads, or zadd delayed + g:<group>:delayed, or zadd dead + g:<group>:dead (and the trim
-  of dead: zrem, del job + errors); hincrby stats; hset throughput (a failed attempt,
-  includes/throughput.lua); rpush ring + lpush/ltrim wake (re-ring);
+  Events: zrem active; hdel leases; hincrby/hdel gactive + zadd/zrem gactiverank; lpush + ltrim
+  errors; hset job; then zadd lane + heads + zincrby gpending, or zadd delayed + g:<group>:delayed,
+  or zadd dead + g:<group>:dead (and the trim of dead: zrem, del job + errors); hincrby stats; hset
+  throughput (a failed attempt, includes/throughput.lua); rpush ring + lpush/ltrim wake (re-ring);
   hdel settings capped + lpush/ltrim wake when a claim was held back by the queue's cap
   (includes/capWake.lua).
 ]]

@@ -15,6 +15,7 @@ export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
     a.state === b.state &&
     a.weight === b.weight &&
     a.reserve === b.reserve &&
+    a.maxPending === b.maxPending &&
     a.rateLimit?.max === b.rateLimit?.max &&
     a.rateLimit?.windowMs === b.rateLimit?.windowMs &&
     a.rateLimitedUntil === b.rateLimitedUntil &&
@@ -32,7 +33,7 @@ export const renderGroup: Render<GroupInfo, GroupInfo> = (group, previous, force
 
 /**
  * The keys a group's fields are read from: `glimit`, `gactive`, `paused`, and the operations
- * hashes (weight, rate, ratelimited, goverride, greserve) (queue-wide: they notify per key, not per field,
+ * hashes (weight, rate, ratelimited, goverride, greserve, gmaxpending) (queue-wide: they notify per key, not per field,
  * so an event on them re-reads every watched group of the queue, each coalesced) and the
  * group's own lane.
  */
@@ -46,6 +47,7 @@ export function groupKeys(k: QueueKeys, group: string): string[] {
     k.rateLimited,
     k.overrideData,
     k.reserve,
+    k.maxPending,
     k.lane(group),
   ];
 }

@@ -122,6 +122,8 @@ function atMoment(known: Job, fields: Record<string, string>, at: number): Job {
     finishedAt: moment.finishedAt,
     lastError: moment.lastError,
     progress: moment.progress,
+    // The worker holding it at that moment (DESIGN.md §4.9), null when not ACTIVE.
+    workerId: moment.workerId ?? null,
     ...(known.errors === undefined
       ? {}
       : { errors: known.errors.filter((e) => recordedBy(e, moment, at)) }),

@@ -385,6 +385,29 @@ async function plainReason(
       return { sentence: capSentence(g, cap, place), queuePaused };
     }
   }
+  const sentence = reasonSentence(g, at);
+  // Nothing holds it back, yet nothing claims: say so (DESIGN.md §4.9 "Workers").
+  if (
+    !queuePaused &&
+    at.heldBack === null &&
+    g.pending > 0 &&
+    (await workerCountOf(ctx, rootValue, g.queue)) === 0
+  ) {
+    return { sentence: `${sentence}; ${NO_WORKER_CLAUSE}`, queuePaused };
+  }
   // On the ring, the sentence itself says the queue is paused ("…, but the queue is paused").
-  return { sentence: reasonSentence(g, at), queuePaused: queuePaused && at.position === null };
+  return { sentence, queuePaused: queuePaused && at.position === null };
+}
+
+/**
+ * The clause a ready group's reason ends with while no live worker is registered on its queue
+ * (DESIGN.md §4.9 "Workers").
+ */
+export const NO_WORKER_CLAUSE = 'jobs are waiting and no worker is connected';
+
+/** Live workers of the queue, read once per queue per execution: one ZCOUNT. */
+function workerCountOf(ctx: Context, rootValue: unknown, queueName: string): Promise<number> {
+  return oncePerExecution(ctx, rootValue, `workers\u0000${queueName}`, () =>
+    ctx.engine.queue(queueName).workerCount(),
+  );
 }

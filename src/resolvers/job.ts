@@ -1,6 +1,7 @@
 /** Job operations (worker role) and job reads: thin calls into the engine (DESIGN.md §4). */
 
 import type { Context } from '../context.js';
+import { badInput } from '../lanes/errors.js';
 import type {
   BackoffPolicy,
   BackoffPolicyInput,
@@ -13,7 +14,8 @@ import type {
   PromotedJob,
   Queue,
 } from '../lanes/internal.js';
-import { Defaults, withoutToken } from '../lanes/internal.js';
+import { checkWorkerId, Defaults, withoutToken } from '../lanes/internal.js';
+import { isIntegerIn, Limits } from '../lanes/limits.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
@@ -32,7 +34,7 @@ export interface BackoffArg {
 }
 
 /** A GraphQL backoff input as the engine takes it (null fields: the defaults). */
-function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
+export function backoffOf(b: BackoffArg | null | undefined): BackoffPolicyInput | undefined {
   if (b == null) return undefined;
   return {
     type: b.type,
@@ -56,6 +58,7 @@ export interface EnqueueJobArg {
   backoff?: BackoffArg | null | undefined;
   priority?: number | null | undefined;
   cost?: number | null | undefined;
+  debounce?: { key: string; windowMs: number } | null | undefined;
 }
 
 /**
@@ -71,6 +74,7 @@ function enqueueOptionsOf(j: EnqueueJobArg): EnqueueOptions {
     backoff: backoffOf(j.backoff),
     priority: j.priority ?? undefined,
     cost: j.cost ?? undefined,
+    debounce: j.debounce ?? undefined,
   };
 }
 
@@ -95,10 +99,25 @@ export const enqueueJobs = (
       a.jobs.map((j) => ({ group: j.group, payload: j.payload, options: enqueueOptionsOf(j) })),
     );
 
-export const claim = (
+/**
+ * `claim`: with a `workerId`, the job keeps it while ACTIVE and the client is registered (or
+ * refreshed) as a worker of the queue after the claim, whether or not it found a job (DESIGN.md
+ * §4.9 "Workers"); a refused claim registers nothing, and a registration that fails does not
+ * fail the claim.
+ */
+export async function claim(
   ctx: Context,
-  a: { queue: string; leaseMs?: number | null | undefined },
-): Promise<Job | null> => ctx.engine.queue(a.queue).claim({ leaseMs: a.leaseMs ?? undefined });
+  a: { queue: string; leaseMs?: number | null | undefined; workerId?: string | null | undefined },
+): Promise<Job | null> {
+  const q = ctx.engine.queue(a.queue);
+  if (a.workerId == null) return q.claim({ leaseMs: a.leaseMs ?? undefined });
+  const workerId = checkWorkerId(a.workerId);
+  const job = await q.claim({ leaseMs: a.leaseMs ?? undefined, workerId });
+  // Best effort: the claim stands whatever the registration answers (a client that got no
+  // job or token back would leave its lease to the reaper); its next claim beats again.
+  await q.workerHeartbeat({ id: workerId, heartbeatMs: Defaults.heartbeatMs }).catch(() => {});
+  return job;
+}
 
 /** `complete`: a null or absent result is none. */
 export const complete = (ctx: Context, a: JobArgs & { result?: unknown }): Promise<Job> =>
@@ -165,6 +184,35 @@ const NO_LOGS: JobLogPage = {
   endCursor: null,
   totalCount: 0,
 };
+
+/** The ellipsis that ends a cut preview. */
+const PREVIEW_ELLIPSIS = '…';
+
+/**
+ * `Job.payloadPreview`, `Job.resultPreview` and `Job.progressPreview` (`chars`): `value`'s JSON text (as
+ * `JSON.stringify` writes it: one line) whole when it has at most `chars` characters (code
+ * points, so a cut never splits a surrogate pair), else its first `chars − 1` and `…`: at most
+ * `chars` either way. Null for a null value (none). A list asks for this instead of the value, so a
+ * page of 100 rows carries a line each, not up to 512 KB each (payload, result).
+ * @throws RingmasterError BAD_USER_INPUT (`chars`) when not an integer in 1..{@link Limits.maxPreviewChars}
+ */
+export function jsonPreview(value: unknown, chars: unknown): string | null {
+  if (!isIntegerIn(chars, 1, Limits.maxPreviewChars)) {
+    throw badInput('chars', `must be an integer from 1 to ${Limits.maxPreviewChars}`);
+  }
+  if (value === null || value === undefined) return null;
+  const text = JSON.stringify(value);
+  // UTF-16 units ≥ code points: this short text is whole.
+  if (text.length <= chars) return text;
+  // Walk `chars` code points: `keep` ends the first chars − 1, `end` the first chars.
+  let keep = 0;
+  let end = 0;
+  for (let points = 0; points < chars && end < text.length; points += 1) {
+    keep = end;
+    end += (text.codePointAt(end) as number) > 0xffff ? 2 : 1;
+  }
+  return end >= text.length ? text : `${text.slice(0, keep)}${PREVIEW_ELLIPSIS}`;
+}
 
 /**
  * `Job.logs(first, after, last)`: its log, oldest first (`last`: its newest lines; the engine

@@ -19,6 +19,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
     },
     LIMIT: { description: 'A stored limit is not a non-negative integer (it reads as no limit).' },
     REGISTRY: { description: 'A group missing from the registry (state from another writer).' },
+    RANK: {
+      description:
+        'A group ranking of `Queue.topGroups` disagrees with what it ranks: `expected` and `found` are `pending <n>` (the lane’s size) or `active <n>` (the live leases), 0 for no entry.',
+    },
     LEASE: { description: 'A lease without an active job, or an active job without a lease.' },
     OVERRIDE: {
       description:

@@ -19,7 +19,11 @@ import './overrides.js';
 import './weights.js';
 import './history.js';
 import './queueCap.js';
+import './schedules.js';
+import './workers.js';
+import './maxPending.js';
 import './throughput.js';
+import './topGroups.js';
 
 builder.mutationType({});
 

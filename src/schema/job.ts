@@ -102,7 +102,7 @@ const JobLogConnectionRef = builder
     }),
   });
 
-const BackoffInputRef = builder.inputType('BackoffInput', {
+export const BackoffInputRef = builder.inputType('BackoffInput', {
   description:
     'A retry policy: how long a failed attempt with attempts left waits (DELAYED) before the job returns to its lane.',
   fields: (t) => ({
@@ -125,8 +125,33 @@ const BackoffInputRef = builder.inputType('BackoffInput', {
 /** An enqueue's `cost`, as each enqueue takes it. */
 const COST = `Tokens its claim takes from its group's rate-limit bucket, 1..${Limits.maxRateClaims.toLocaleString('en-US')}, default 1; BAD_USER_INPUT \`cost\` above the group's burst when it has a rate limit.`;
 
+const DebounceInputRef = builder.inputType('DebounceInput', {
+  description:
+    'Debounce: the job waits DELAYED `windowMs`; while it is PENDING or DELAYED, an enqueue with the same key (per queue) replaces its payload (newest wins) and moves its run time to now + windowMs, answering the same job (its maxAttempts, backoff and priority kept); once it has been claimed, the next enqueue makes a new job. Not with `key` (an idempotency key answers the first job unchanged), `delayMs` or `runAt`.',
+  fields: (t) => ({
+    key: t.string({
+      required: true,
+      description:
+        '1–256 UTF-8 bytes, no control characters; BAD_USER_INPUT `debounce.key` when its waiting job is of another group.',
+    }),
+    windowMs: t.field({
+      type: 'SafeInt',
+      required: true,
+      description:
+        'ms after the last enqueue with the key that the job runs, 1..2,592,000,000 (30 days).',
+    }),
+  }),
+});
+
 /** An enqueue's `priority`, as each enqueue takes it. */
 const PRIORITY = `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), default ${Defaults.priority}; FIFO within a priority.`;
+
+/** What `resultPreview` and `progressPreview` answer (DESIGN.md §4.2). */
+const PREVIEW =
+  'its JSON text whole when it has at most `chars` characters (code points), else its first `chars − 1` and "…"';
+
+/** The `chars` argument of a preview field. */
+const PREVIEW_CHARS = `1..${Limits.maxPreviewChars.toLocaleString('en-US')} (default 120); else BAD_USER_INPUT.`;
 
 /** A time field of a job: ms (Redis clock) in the engine, `DateTime` here. */
 const time = (description: string, pick: (j: Job) => number | null) =>
@@ -144,6 +169,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     queue: t.exposeString('queue'),
     group: t.exposeString('group'),
     payload: t.field({ type: 'JSON', nullable: true, resolve: (j) => j.payload }),
+    payloadPreview: t.string({
+      nullable: true,
+      description: `\`payload\` as one line for a list: ${PREVIEW}; null for a null payload.`,
+      args: { chars: t.arg.int({ defaultValue: 120, description: PREVIEW_CHARS }) },
+      resolve: (j, args) => resolve.jsonPreview(j.payload, args.chars),
+    }),
     result: t.field({
       type: 'JSON',
       nullable: true,
@@ -151,12 +182,24 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
         "What its processor returned (complete's result), kept while the completed job is; null for none and on a job that is not COMPLETED.",
       resolve: (j) => j.result,
     }),
+    resultPreview: t.string({
+      nullable: true,
+      description: `\`result\` as one line for a list: ${PREVIEW}; null where \`result\` is.`,
+      args: { chars: t.arg.int({ defaultValue: 120, description: PREVIEW_CHARS }) },
+      resolve: (j, args) => resolve.jsonPreview(j.result, args.chars),
+    }),
     progress: t.field({
       type: 'JSON',
       nullable: true,
       description:
         'What its processor last reported (`updateJobProgress`): a number 0–100 or an object; kept across retries and with the job; null before any.',
       resolve: (j) => j.progress,
+    }),
+    progressPreview: t.string({
+      nullable: true,
+      description: `\`progress\` as one line for a list: ${PREVIEW}; null before any report.`,
+      args: { chars: t.arg.int({ defaultValue: 120, description: PREVIEW_CHARS }) },
+      resolve: (j, args) => resolve.jsonPreview(j.progress, args.chars),
     }),
     logs: t.field({
       type: JobLogConnectionRef,
@@ -195,6 +238,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
     finishedAt: t.field(
       time('When it completed or died (Redis clock); null before.', (j) => j.finishedAt),
     ),
+    workerId: t.string({
+      nullable: true,
+      description:
+        'The id of the worker holding it while ACTIVE (its claim’s `workerId`, or the `Worker`’s id); null in every other state.',
+      resolve: (j) => (j.state === 'ACTIVE' ? (j.workerId ?? null) : null),
+    }),
     lastError: t.exposeString('lastError', {
       nullable: true,
       description: "Why the last attempt failed (the worker's error, or 'lease expired').",
@@ -218,6 +267,12 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description:
         "Tokens its claim takes from its group's rate-limit bucket, 1 by default (`enqueue`'s `cost`); the head job's cost decides when a rate-limited group is served again.",
       resolve: (j, _args, ctx, info) => resolve.cost(ctx, j, info.rootValue),
+    }),
+    debounceKey: t.string({
+      nullable: true,
+      description:
+        'The debounce key it was enqueued with (`DebounceInput`); null for none, and in the answer of `claim`.',
+      resolve: (j) => j.debounceKey ?? null,
     }),
     position: t.int({
       nullable: true,
@@ -262,6 +317,11 @@ const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
     backoff: t.field({ type: BackoffInputRef }),
     priority: t.int({ description: PRIORITY }),
     cost: t.int({ description: COST }),
+    debounce: t.field({
+      type: DebounceInputRef,
+      description:
+        "As `enqueue`'s; a key a job of the call carries whose job is waiting, before the call or made earlier in it, is replaced by the later job, each answering the one job.",
+    }),
   }),
 });
 
@@ -300,6 +360,7 @@ builder.mutationFields((t) => ({
       }),
       priority: t.arg.int({ description: PRIORITY }),
       cost: t.arg.int({ description: COST }),
+      debounce: t.arg({ type: DebounceInputRef }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),
@@ -318,10 +379,14 @@ builder.mutationFields((t) => ({
     type: JobRef,
     nullable: true,
     authScopes: { worker: true },
-    description: 'Claim the next job of the rota; null when no group is serviceable.',
+    description:
+      'Claim the next job of the rota; null when no group is serviceable. With `workerId`, the job keeps it while ACTIVE (`Job.workerId`) and the caller is registered as a worker of the queue (`Queue.workers`, `client` true) until 15 s after its last claim.',
     args: {
       queue: t.arg.string({ required: true }),
       leaseMs: t.arg.int({ defaultValue: Defaults.leaseMs }),
+      workerId: t.arg.string({
+        description: `The claiming worker's id: 1 to ${Limits.workerIdBytes} UTF-8 bytes, no control characters.`,
+      }),
     },
     resolve: (_root, args, ctx) => resolve.claim(ctx, args),
   }),

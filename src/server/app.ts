@@ -171,7 +171,10 @@ async function build(config: Config, logger: Logger): Promise<RingmasterServer> 
   // `Query.queues`); warned about once per name per process, not on every reaper tick.
   const warnedQueueNames = new Set<string>();
   // GET /metrics (DESIGN.md §4.7): made first, so the engine reports its script calls to it.
-  const metrics = new ServerMetrics(logger.child({ component: 'metrics' }));
+  const metrics = new ServerMetrics(
+    logger.child({ component: 'metrics' }),
+    config.metricsTopGroups,
+  );
   // A queue whose state Redis lost (DESIGN.md §3): logged once, counted, sent to subscribers.
   const stateLoss = new StateLossReport(metrics, logger.child({ component: 'redis' }));
   const engine = new Ringmaster(redis, {

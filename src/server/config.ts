@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Role } from '../context.js';
 import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
-import { Defaults, TIMER_ACTOR } from '../lanes/internal.js';
+import { Defaults, Limits, TIMER_ACTOR } from '../lanes/internal.js';
 import { type Lookalike, lookalikes } from '../lookalikes.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
@@ -64,6 +64,9 @@ const wholeNumber = (rule: WholeNumberRule) =>
       if (number > rule.max) return refuse(rule.aboveMax ?? rule.must);
       return number;
     });
+
+/** `METRICS_TOP_GROUPS` left unset: the top 20 groups of each queue by each ranking. */
+export const DEFAULT_METRICS_TOP_GROUPS = 20;
 
 /** A period in milliseconds, 1 ms to one day. */
 const ms = (fallback: number) =>
@@ -402,6 +405,13 @@ const fields = z.object({
   MAX_WATCHES: count(DEFAULT_MAX_WATCHES, 1_000_000),
   MAX_REREADS_PER_SECOND: count(DEFAULT_MAX_REREADS_PER_SECOND, 1_000_000),
   MAX_CONNECTIONS_PER_CLIENT: count(DEFAULT_MAX_CONNECTIONS_PER_CLIENT, 1_000_000),
+  // GET /metrics' per-group series: the top N groups of each queue (DESIGN.md §4.7); 0 is off.
+  METRICS_TOP_GROUPS: wholeNumber({
+    fallback: DEFAULT_METRICS_TOP_GROUPS,
+    min: 0,
+    max: Limits.maxTopGroups,
+    must: `must be a whole number from 0 (no per-group series) to ${Limits.maxTopGroups}`,
+  }),
   // GET /metrics only (DESIGN.md §4.7); with AUTH_TOKENS, whose tokens may read it too.
   METRICS_TOKEN: z
     .string()
@@ -537,6 +547,8 @@ export interface Config {
   readonly lookalikes: readonly Lookalike[];
   /** A token that may read `GET /metrics` only (needs `authTokens`); null for none. */
   readonly metricsToken: string | null;
+  /** Groups per queue in `/metrics`' per-group series, by each ranking (0..100; 0 = none). */
+  readonly metricsTopGroups: number;
 }
 
 export class ConfigError extends Error {
@@ -595,5 +607,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedRedisPort: c.EMBEDDED_REDIS_PORT === 0 ? undefined : c.EMBEDDED_REDIS_PORT,
     lookalikes: lookalikes(Object.keys(env), [...Object.keys(fields.shape), ...CLIENT_VARIABLES]),
     metricsToken: c.METRICS_TOKEN ?? null,
+    metricsTopGroups: c.METRICS_TOP_GROUPS,
   };
 }

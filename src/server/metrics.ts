@@ -15,13 +15,17 @@
  * Cost: one SMEMBERS of `P:queues` and one script per queue (`Queue.metrics`,
  * `readMetrics-7.lua`) per scrape — O(queues), never O(groups) or O(jobs). Scrapes that arrive
  * while one is being read share it. On a Redis Cluster each queue's script goes to its master.
+ * The per-group series (`ringmaster_group_pending`, `ringmaster_group_oldest_pending_age_seconds`)
+ * cover the top `METRICS_TOP_GROUPS` groups of each queue by PENDING and by OLDEST_PENDING
+ * (`Queue.topGroups`, two scripts more per queue, O(log groups + N)), so the series count is
+ * bounded by queues × N whatever the number of tenants; N = 0 reads and exports none.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { errorLine } from '../lanes/errors.js';
-import type { QueueMetrics, Ringmaster, ScriptObserver } from '../lanes/internal.js';
+import type { QueueMetrics, Ringmaster, ScriptObserver, TopGroup } from '../lanes/internal.js';
 import type { LiveFeed } from '../pubsub/index.js';
 import type { Authenticator } from './auth.js';
 import { isLoopback } from './loopback.js';
@@ -46,6 +50,13 @@ const COUNTERS = [
   'requeued',
 ] as const;
 
+/** One queue's read of a scrape: its numbers and its top groups by each ranking exported. */
+interface QueueRead {
+  readonly metrics: QueueMetrics;
+  readonly pending: readonly TopGroup[];
+  readonly oldest: readonly TopGroup[];
+}
+
 /** What the per-server gauges read. */
 export interface MetricsSources {
   readonly engine: Ringmaster;
@@ -65,14 +76,25 @@ export class ServerMetrics {
   private readonly ring: Gauge<'queue'>;
   private readonly jobs: Gauge<'queue' | 'state'>;
   private readonly oldestAge: Gauge<'queue'>;
+  private readonly groupPending: Gauge<'queue' | 'group'>;
+  private readonly groupOldestAge: Gauge<'queue' | 'group'>;
   private readonly cap: Gauge<'queue'>;
   private readonly reserved: Gauge<'queue'>;
+  private readonly workers: Gauge<'queue'>;
+  private readonly schedules: Gauge<'queue'>;
   private readonly counters: Map<(typeof COUNTERS)[number], Counter<'queue'>>;
   private readonly statesLost: Counter<'queue' | 'cause'>;
   private sources: MetricsSources | null = null;
   private reading: Promise<void> | null = null;
 
-  constructor(private readonly logger?: Logger) {
+  /**
+   * @param topGroups groups per queue in the per-group series, by each ranking (METRICS_TOP_GROUPS,
+   *   0..100; 0 reads and exports none)
+   */
+  constructor(
+    private readonly logger?: Logger,
+    private readonly topGroups = 0,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.scriptDuration = new Histogram({
@@ -117,6 +139,18 @@ export class ServerMetrics {
       labelNames: ['queue'],
       registers,
     });
+    this.groupPending = new Gauge({
+      name: 'ringmaster_group_pending',
+      help: 'Pending jobs of a group, for the top METRICS_TOP_GROUPS groups of each queue by pending jobs (the rest are left out, so the series are bounded).',
+      labelNames: ['queue', 'group'],
+      registers,
+    });
+    this.groupOldestAge = new Gauge({
+      name: 'ringmaster_group_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending job of a group (s since it was enqueued, Redis clock), for the top METRICS_TOP_GROUPS groups of each queue by that age.',
+      labelNames: ['queue', 'group'],
+      registers,
+    });
     this.cap = new Gauge({
       name: 'ringmaster_queue_limit',
       help: 'The queue’s cap: the most jobs of the queue in flight at once (setQueueLimit); absent for a queue with no cap. Jobs in flight: ringmaster_jobs{state="active"}.',
@@ -126,6 +160,18 @@ export class ServerMetrics {
     this.reserved = new Gauge({
       name: 'ringmaster_queue_reserved',
       help: 'The sum of the groups’ reserves of the queue’s cap (setReserve); absent while it is 0 and there is no cap.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.workers = new Gauge({
+      name: 'ringmaster_workers',
+      help: 'Live workers of a queue: registered by their heartbeat and not lapsed (3 heartbeats), Redis clock.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.schedules = new Gauge({
+      name: 'ringmaster_schedules',
+      help: 'The queue’s schedules (upsertSchedule): each enqueues one job per tick.',
       labelNames: ['queue'],
       registers,
     });
@@ -230,12 +276,21 @@ export class ServerMetrics {
       this.failed(error, undefined);
       names = [];
     }
-    const read = new Map<string, QueueMetrics>();
+    const read = new Map<string, QueueRead>();
     for (let i = 0; i < names.length; i += QUEUE_READS_AT_ONCE) {
       await Promise.all(
         names.slice(i, i + QUEUE_READS_AT_ONCE).map(async (name) => {
           try {
-            read.set(name, await engine.queue(name).metrics());
+            const queue = engine.queue(name);
+            const metrics = await queue.metrics();
+            const [pending, oldest] =
+              this.topGroups === 0
+                ? [[], []]
+                : await Promise.all([
+                    queue.topGroups('PENDING', this.topGroups),
+                    queue.topGroups('OLDEST_PENDING', this.topGroups),
+                  ]);
+            read.set(name, { metrics, pending, oldest });
           } catch (error) {
             this.failed(error, name);
           }
@@ -248,12 +303,25 @@ export class ServerMetrics {
       this.ring,
       this.jobs,
       this.oldestAge,
+      this.groupPending,
+      this.groupOldestAge,
       this.cap,
       this.reserved,
+      this.workers,
+      this.schedules,
     ])
       metric.reset();
     for (const counter of this.counters.values()) counter.reset();
-    for (const [queue, m] of read) this.record(queue, m);
+    for (const [queue, r] of read) {
+      this.record(queue, r.metrics);
+      for (const g of r.pending) this.groupPending.set({ queue, group: g.id }, g.pending);
+      for (const g of r.oldest) {
+        // A job hash without enqueuedAt (another writer's): left out rather than reported wrong.
+        if (g.oldestPendingAgeMs !== null) {
+          this.groupOldestAge.set({ queue, group: g.id }, g.oldestPendingAgeMs / 1000);
+        }
+      }
+    }
   }
 
   private record(queue: string, m: QueueMetrics): void {
@@ -276,6 +344,8 @@ export class ServerMetrics {
     for (const [state, value] of Object.entries(jobs)) this.jobs.set({ queue, state }, value);
     if (m.limit !== null) this.cap.set({ queue }, m.limit);
     if (m.limit !== null || m.reserved > 0) this.reserved.set({ queue }, m.reserved);
+    this.workers.set({ queue }, m.workers);
+    this.schedules.set({ queue }, m.schedules);
     for (const [name, counter] of this.counters) counter.inc({ queue }, m.stats[name]);
     // Unknown this time (stale index entries left to mend, or a job hash without enqueuedAt):
     // left out rather than reported wrong.

@@ -17,13 +17,17 @@ import {
   BACKOFFS,
   type BadValue,
   COSTS,
+  CRONS,
   CURSORS,
+  DEBOUNCES,
   DECIMAL_NOT_FOUND,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKING_NAMES,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -33,6 +37,7 @@ import {
   LITERAL_QUERIES,
   LOG_LINES,
   MAX_ATTEMPTS,
+  MAX_PENDINGS,
   NULL,
   OVERRIDE_KIND_NAMES,
   OVERSIZED,
@@ -49,9 +54,12 @@ import {
   RETENTION_POLICIES,
   RUN_AT_TEXTS,
   THROUGHPUT_MINUTES,
+  TIMEZONES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import {
   codes,
@@ -118,6 +126,14 @@ const FIELDS: Field[] = [
       'query($queue: String!, $minutes: Int) { queue(name: $queue) { throughput(minutes: $minutes) { at failed } } }',
     valid: () => ({ queue: QUEUE, minutes: 5 }),
     bad: { queue: QUEUE_NAMES, minutes: THROUGHPUT_MINUTES },
+  },
+  {
+    name: 'Queue.topGroups',
+    kind: 'query',
+    document:
+      'query($queue: String!, $by: GroupRanking!, $first: Int) { queue(name: $queue) { topGroups(by: $by, first: $first) { id } } }',
+    valid: () => ({ queue: QUEUE, by: 'PENDING', first: 5 }),
+    bad: { queue: QUEUE_NAMES, by: GROUP_RANKING_NAMES, first: TOP_FIRSTS },
   },
   {
     name: 'Mutation.setLimit',
@@ -200,6 +216,61 @@ const FIELDS: Field[] = [
     valid: () => ({ queue: QUEUE, group: 'c', reserve: 0 }),
     bad: { queue: QUEUE_NAMES, group: GROUP_IDS, reserve: [...LIMITS, NULL] },
   },
+  {
+    name: 'Mutation.upsertSchedule every',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $everyMs: SafeInt, $payload: JSON, $maxAttempts: Int, $backoff: BackoffInput, $priority: Int) { upsertSchedule(queue: $queue, id: $id, group: $group, everyMs: $everyMs, payload: $payload, maxAttempts: $maxAttempts, backoff: $backoff, priority: $priority) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', everyMs: 60_000, payload: { n: 1 } }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      everyMs: EVERY_MS,
+      payload: PAYLOADS,
+      maxAttempts: MAX_ATTEMPTS,
+      backoff: BACKOFFS,
+      priority: PRIORITIES,
+    },
+  },
+  {
+    name: 'Mutation.upsertSchedule cron',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $id: ID!, $group: String!, $cron: String, $timezone: String) { upsertSchedule(queue: $queue, id: $id, group: $group, cron: $cron, timezone: $timezone) { id } }',
+    valid: () => ({ queue: QUEUE, id: 's', group: 'a', cron: '0 30 2 * * *', timezone: 'UTC' }),
+    bad: { cron: CRONS, timezone: TIMEZONES },
+  },
+  {
+    name: 'Mutation.removeSchedule',
+    kind: 'mutation',
+    document: 'mutation($queue: String!, $id: ID!) { removeSchedule(queue: $queue, id: $id) }',
+    valid: () => ({ queue: QUEUE, id: 's' }),
+    bad: { queue: QUEUE_NAMES },
+  },
+  {
+    name: 'Queue.schedules',
+    kind: 'query',
+    document:
+      'query($queue: String!, $first: Int, $after: String) { queue(name: $queue) { schedules(first: $first, after: $after) { totalCount } } }',
+    valid: () => ({ queue: QUEUE, first: 10 }),
+    bad: { queue: QUEUE_NAMES, first: FIRSTS, after: CURSORS },
+  },
+  {
+    name: 'Mutation.setMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $group: String!, $maxPending: Int) { setMaxPending(queue: $queue, group: $group, maxPending: $maxPending) { id maxPending } }',
+    valid: () => ({ queue: QUEUE, group: 'c', maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, maxPending: MAX_PENDINGS },
+  },
+  {
+    name: 'Mutation.setDefaultMaxPending',
+    kind: 'mutation',
+    document:
+      'mutation($queue: String!, $maxPending: Int) { setDefaultMaxPending(queue: $queue, maxPending: $maxPending) { name defaultMaxPending } }',
+    valid: () => ({ queue: QUEUE, maxPending: 5 }),
+    bad: { queue: QUEUE_NAMES, maxPending: MAX_PENDINGS },
+  },
   ...(['clearLimit', 'pauseGroup', 'resumeGroup', 'clearRateLimit'] as const).map(
     (name): Field => ({
       name: `Mutation.${name}`,
@@ -213,7 +284,7 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int, $cost: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority, cost: $cost) { id } }',
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int, $debounce: DebounceInput, $cost: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority, debounce: $debounce, cost: $cost) { id } }',
     valid: () => ({
       queue: QUEUE,
       group: 'c',
@@ -233,6 +304,7 @@ const FIELDS: Field[] = [
       backoff: BACKOFFS,
       priority: PRIORITIES,
       cost: COSTS,
+      debounce: DEBOUNCES,
     },
   },
   {
@@ -247,9 +319,9 @@ const FIELDS: Field[] = [
     name: 'Mutation.claim',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $leaseMs: Int) { claim(queue: $queue, leaseMs: $leaseMs) { id } }',
+      'mutation($queue: String!, $leaseMs: Int, $workerId: String) { claim(queue: $queue, leaseMs: $leaseMs, workerId: $workerId) { id } }',
     valid: () => ({ queue: QUEUE, leaseMs: 1_000 }),
-    bad: { queue: QUEUE_NAMES, leaseMs: LEASES },
+    bad: { queue: QUEUE_NAMES, leaseMs: LEASES, workerId: WORKER_IDS },
   },
   {
     name: 'Mutation.complete',

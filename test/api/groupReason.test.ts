@@ -74,14 +74,22 @@ describe('Group.reason and Group.blockedBy', () => {
     const c = await read(queue, 'c');
     expect(a.ring).toEqual(['a', 'b', 'c']);
     expect(a).toMatchObject({ state: 'READY', onRing: true, blockedBy: null });
-    expect(a.reason).toBe('on the ring at position 1 of 3: next to be served');
-    expect(b.reason).toBe('on the ring at position 2 of 3');
-    expect(c.reason).toBe('on the ring at position 3 of 3');
+    expect(a.reason).toBe(
+      'on the ring at position 1 of 3: next to be served; jobs are waiting and no worker is connected',
+    );
+    expect(b.reason).toBe(
+      'on the ring at position 2 of 3; jobs are waiting and no worker is connected',
+    );
+    expect(c.reason).toBe(
+      'on the ring at position 3 of 3; jobs are waiting and no worker is connected',
+    );
     // A claim rotates the head to the tail: positions follow the ring.
     await queue.claim({ leaseMs: 600_000 });
-    expect((await read(queue, 'a')).reason).toBe('on the ring at position 3 of 3');
+    expect((await read(queue, 'a')).reason).toBe(
+      'on the ring at position 3 of 3; jobs are waiting and no worker is connected',
+    );
     expect((await read(queue, 'b')).reason).toBe(
-      'on the ring at position 1 of 3: next to be served',
+      'on the ring at position 1 of 3: next to be served; jobs are waiting and no worker is connected',
     );
   });
 
@@ -95,7 +103,9 @@ describe('Group.reason and Group.blockedBy', () => {
       'on the ring at position 1 of 1, but the queue is paused: nothing is claimed until it is resumed',
     );
     await q.resumeQueue();
-    expect((await read(q, 'a')).reason).toBe('on the ring at position 1 of 1: next to be served');
+    expect((await read(q, 'a')).reason).toBe(
+      'on the ring at position 1 of 1: next to be served; jobs are waiting and no worker is connected',
+    );
   });
 
   it('with the queue paused, every group state says so last; resumeQueue takes it away', async () => {
@@ -259,7 +269,12 @@ describe('Group.reason and Group.blockedBy', () => {
     expect(body.errors).toBeUndefined();
     const nodes = body.data?.queue.groups.edges.map((e) => e.node);
     expect(nodes).toEqual([
-      { id: 'r1', blockedBy: null, reason: 'on the ring at position 1 of 1: next to be served' },
+      {
+        id: 'r1',
+        blockedBy: null,
+        reason:
+          'on the ring at position 1 of 1: next to be served; jobs are waiting and no worker is connected',
+      },
       { id: 'r2', blockedBy: 'PAUSED', reason: expect.stringMatching(/^paused: /) },
       { id: 'r3', blockedBy: 'PARKED', reason: expect.stringMatching(/^parked: the limit is 0/) },
     ]);
@@ -305,13 +320,17 @@ describe('Group.reason and Group.blockedBy', () => {
     const early = wsSubscribe(server.ws(), GroupReasonChangedDocument, vars);
     const subs = [early];
     try {
-      expect(await reasonOf(early)).toBe('on the ring at position 1 of 1: next to be served');
+      expect(await reasonOf(early)).toBe(
+        'on the ring at position 1 of 1: next to be served; jobs are waiting and no worker is connected',
+      );
       await enqueue(queue, 'b', 1);
       await enqueue(queue, 'c', 1);
       // Same document and variables, later: handed the watch's latest state, read afresh.
       const late = wsSubscribe(server.ws(), GroupReasonChangedDocument, vars);
       subs.push(late);
-      expect(await reasonOf(late)).toBe('on the ring at position 1 of 3: next to be served');
+      expect(await reasonOf(late)).toBe(
+        'on the ring at position 1 of 3: next to be served; jobs are waiting and no worker is connected',
+      );
       // a is served and leaves the ring (its lane is empty); a new job puts it at the tail.
       expect((await queue.claim({ leaseMs: 600_000 }))?.group).toBe('a');
       await enqueue(queue, 'a', 1);
@@ -319,7 +338,9 @@ describe('Group.reason and Group.blockedBy', () => {
         let reason = await reasonOf(sub);
         // The claim (a's count changed) may arrive as an event of its own first.
         if (!reason.startsWith('on the ring')) reason = await reasonOf(sub);
-        expect(reason).toBe('on the ring at position 3 of 3');
+        expect(reason).toBe(
+          'on the ring at position 3 of 3; jobs are waiting and no worker is connected',
+        );
       }
     } finally {
       for (const sub of subs) sub.close();
@@ -444,7 +465,9 @@ describe('levels over GraphQL', () => {
     const z = await read(q, 'z');
     expect(x.ring).toEqual(['x', 'a', 'z']);
     expect(x).toMatchObject({ state: 'READY', onRing: true, blockedBy: null });
-    expect(x.reason).toBe('on the ring at position 1 of 3: next to be served');
+    expect(x.reason).toBe(
+      'on the ring at position 1 of 3: next to be served; jobs are waiting and no worker is connected',
+    );
     expect(a).toMatchObject({ state: 'READY', onRing: true, blockedBy: 'LEVEL' });
     expect(a.reason).toBe(
       'on the ring at position 2 of 3, at priority level 5: a more urgent level (2) is served first while it has a group ready',
@@ -457,7 +480,8 @@ describe('levels over GraphQL', () => {
     expect((await q.claim())?.group).toBe('x');
     expect(await read(q, 'a')).toMatchObject({
       blockedBy: null,
-      reason: 'on the ring at position 1 of 2: next to be served',
+      reason:
+        'on the ring at position 1 of 2: next to be served; jobs are waiting and no worker is connected',
     });
     expect((await read(q, 'z')).reason).toContain('a more urgent level (5)');
   });

@@ -161,6 +161,9 @@ describe('group ids with metacharacters work end to end and stay isolated', () =
         'payloads',
         // The events per minute (DESIGN.md §3, "Throughput history").
         'throughput',
+        // The group rankings (DESIGN.md §3, "Group rankings").
+        'gpending',
+        'gactiverank',
       ].map((k) => `${base}${k}`),
       `${base}g:${id}:pending`,
       `${base}job:${second.id}`,

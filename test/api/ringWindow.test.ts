@@ -100,8 +100,17 @@ describe('snapshot(ringFirst)', () => {
       ringSize: 1_000,
       counts: { onRing: 1_000 },
       picked: [
-        { id: 'g1', state: 'READY', reason: 'on the ring at position 2 of 1000' },
-        { id: 'g500', state: 'READY', reason: 'on the ring after position 3 of 1000' },
+        {
+          id: 'g1',
+          state: 'READY',
+          reason: 'on the ring at position 2 of 1000; jobs are waiting and no worker is connected',
+        },
+        {
+          id: 'g500',
+          state: 'READY',
+          reason:
+            'on the ring after position 3 of 1000; jobs are waiting and no worker is connected',
+        },
       ],
     });
     const whole = await server.request(SnapshotWindowDocument, { queue: q, ids: [] });

@@ -101,14 +101,16 @@ describe('Queue.snapshot', () => {
     expect(s.groups.edges[1]?.node).toMatchObject({
       state: 'READY',
       onRing: true,
-      reason: 'on the ring at position 2 of 3',
+      reason: 'on the ring at position 2 of 3; jobs are waiting and no worker is connected',
     });
     expect(s.picked.map((g) => [g.id, g.state])).toEqual([
       ['z', 'SATURATED'],
       ['c', 'READY'],
       ['nobody', 'IDLE'],
     ]);
-    expect(s.picked[1]?.reason).toBe('on the ring at position 3 of 3');
+    expect(s.picked[1]?.reason).toBe(
+      'on the ring at position 3 of 3; jobs are waiting and no worker is connected',
+    );
 
     const rest = await snapshot({
       queue: queue.name,

@@ -432,12 +432,12 @@ describe('a client that goes away', () => {
     await nextRing(ring);
     await nextGroup(group);
     // ring, levels and settings, and for the group: glimit, gactive, paused, gweight, grate,
-    // ratelimited, goverride, greserve, its lane.
+    // ratelimited, goverride, greserve, gmaxpending, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
-      channels: 12,
-      redisChannels: 12,
+      channels: 13,
+      redisChannels: 13,
       sockets: 1,
     });
 
@@ -457,15 +457,15 @@ describe('a client that goes away', () => {
     const group = sseSubscribe(server.endpoint, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 12, redisChannels: 12 });
+    expect(await holdings(q)).toMatchObject({ listeners: 2, channels: 13, redisChannels: 13 });
 
     // Each request is waiting on the server for its next event when it is aborted.
     ring.close();
     await waitFor('the ring listener to go', async () => {
       const now = await holdings(q);
-      return now.listeners === 1 && now.redisChannels === 9;
+      return now.listeners === 1 && now.redisChannels === 10;
     });
-    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 9 });
+    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 10 });
     group.close();
     await waitFor('the server to let go', async () => {
       const now = await holdings(q);

@@ -104,7 +104,8 @@ describe('the engine on a Redis Cluster', () => {
       // reap() also runs forgetGroups-5 (new today): the groups it judges are in gseen, which
       // register wrote on the queue's master (default 1 h grace: none forgotten here).
       expect(await master0.zcard(q.keys.seen)).toBeGreaterThan(0);
-      ran.add('reap').add('forgetGroups');
+      // …and pruneWorkers-2, the lapsed workers' (DESIGN.md §4.9): none lapsed here.
+      ran.add('reap').add('forgetGroups').add('pruneWorkers');
       // checkEpoch-5 (new today; also sent in the background after writes): asked now, its
       // epoch is in the queue's settings on that master.
       await rm.checkState();
@@ -188,6 +189,9 @@ describe('the engine on a Redis Cluster', () => {
       const minutes = await q.throughput(5);
       expect(minutes.reduce((sum, p) => sum + p.enqueued, 0)).toBe(7);
       ran.add('readThroughput');
+      // The rankings (built from the base, in the queue's slot), each read on the queue's master.
+      for (const by of ['PENDING', 'OLDEST_PENDING', 'ACTIVE'] as const) await q.topGroups(by);
+      ran.add('readTopGroups');
       await master.hset(q.keys.gactive, 'b', '4');
       expect((await q.repair({ actor: 'cluster-test' })).findings.length).toBeGreaterThan(0);
       // Recorded by the step that fixed b, on the queue's master (the totals may follow it).
@@ -250,7 +254,34 @@ describe('the engine on a Redis Cluster', () => {
       );
       expect(await master.exists(q.keys.prioritized)).toBe(1);
       ran.add('changeJobPriority');
+      // Schedules: their three keys and the tick's job on the queue's master.
+      await q.upsertSchedule({ id: 's', group: 'sch', everyMs: 60_000 });
+      expect(await master.hexists(q.keys.scheduleDefs, 's')).toBe(1);
+      ran.add('upsertSchedule');
+      await master.zadd(q.keys.schedules, (await q.clock()) - 1, 's');
+      expect(await q.tickSchedules()).toBe(1);
+      ran.add('dueSchedules').add('fireSchedules');
+      const [tick] = (await q.schedules()).schedules;
+      ran.add('readSchedules');
+      expect(await master.zrange(q.keys.lane('sch'), 0, -1)).toEqual([tick?.lastJobId]);
+      expect(await master.hget(q.keys.scheduleRuns, 's')).toMatch(/:/);
+      expect(await q.removeSchedule('s')).toBe(true);
+      expect(await master.exists(q.keys.schedules, q.keys.scheduleDefs)).toBe(0);
+      ran.add('removeSchedule');
       expect((await q.audit()).findings).toEqual([]);
+      // The worker registry (DESIGN.md §4.9): its keys, and the job's worker, on that master.
+      await q.workerHeartbeat({ id: 'w-cluster', heartbeatMs: 60_000, active: 0, fresh: true });
+      ran.add('workerBeat');
+      expect(await master.zscore(q.keys.workers, 'w-cluster')).not.toBeNull();
+      expect(await master.hexists(q.keys.workerInfo, 'w-cluster')).toBe(1);
+      expect((await q.workers()).map((w) => w.id)).toEqual(['w-cluster']);
+      expect(await q.workerCount()).toBe(1);
+      ran.add('readWorkers');
+      const held = await q.claim({ leaseMs: 60_000, workerId: 'w-cluster' });
+      expect(await master.hget(q.keys.job(held?.id as string), 'worker')).toBe('w-cluster');
+      expect(await q.removeWorker('w-cluster')).toBe(true);
+      ran.add('workerGone');
+      expect(await master.exists(q.keys.workers, q.keys.workerInfo)).toBe(0);
     }
     expect([...ran].sort()).toEqual([...scriptNames].sort());
     expect(await rm.queues()).toHaveLength(3);

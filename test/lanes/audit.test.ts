@@ -139,6 +139,40 @@ describe('audit and repair', () => {
     expect(ring).toHaveLength(2);
   });
 
+  it('group rankings: a wrong, missing or stray entry is found and rewritten', async () => {
+    const q = engine.queue();
+    const r = engine.redis();
+    await q.enqueue('a');
+    await q.enqueue('a');
+    await q.enqueue('b');
+    await q.enqueue('c');
+    await q.claim();
+    // a: pending 1 (after the claim), active 1; b: pending 1; c: pending 1.
+    await r.zadd(q.keys.pendingRank, -5, 'a');
+    await r.zrem(q.keys.pendingRank, 'b');
+    await r.zadd(q.keys.activeRank, -3, 'c');
+    await r.zrem(q.keys.activeRank, 'a');
+    const findings = await auditRepairAudit(q, ['RANK a', 'RANK a', 'RANK b', 'RANK c']);
+    expect(findings.map((f) => [f.subject, f.expected, f.found])).toEqual(
+      expect.arrayContaining([
+        ['a', 'pending 1', 'pending 5'],
+        ['a', 'active 1', 'active 0'],
+        ['b', 'pending 1', 'pending 0'],
+        ['c', 'active 0', 'active 3'],
+      ]),
+    );
+    expect(await r.zrange(q.keys.pendingRank, 0, -1, 'WITHSCORES')).toEqual([
+      'a',
+      '-1',
+      'b',
+      '-1',
+      'c',
+      '-1',
+    ]);
+    expect(await r.zrange(q.keys.activeRank, 0, -1, 'WITHSCORES')).toEqual(['a', '-1']);
+    expect((await q.topGroups('ACTIVE')).map((g) => g.id)).toEqual(['a']);
+  });
+
   it('leases: an orphan lease is dropped; an active job without one gets it back', async () => {
     const q = engine.queue();
     await q.enqueue('a');
@@ -167,6 +201,9 @@ describe('audit and repair', () => {
       'I1 x',
       'LIMIT y',
       'TOTALS pending',
+      // Lanes no Ringmaster write filled: not yet in the PENDING ranking.
+      'RANK x',
+      'RANK y',
     ]);
     expect(findings.find((f) => f.kind === 'LIMIT')).toMatchObject({ found: 'lots' });
     expect(await q.counts()).toMatchObject({ groups: 2, pending: 3, saturated: 0, onRing: 2 });

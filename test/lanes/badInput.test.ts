@@ -24,12 +24,16 @@ import {
   BACKOFFS,
   type BadValue,
   COSTS,
+  CRONS,
   CURSORS,
+  DEBOUNCES,
   DELAYS,
+  EVERY_MS,
   FAILURE_TEXTS,
   FIRSTS,
   FOR_MS,
   GROUP_IDS,
+  GROUP_RANKINGS,
   JOB_CURSORS,
   JOB_IDS,
   JOB_STATES,
@@ -37,6 +41,7 @@ import {
   LIMITS,
   LOG_LINES,
   MAX_ATTEMPTS,
+  MAX_PENDINGS,
   NULL,
   OVERRIDE_KINDS,
   PAYLOADS,
@@ -51,9 +56,12 @@ import {
   RETENTION_POLICIES,
   RUN_ATS,
   THROUGHPUT_MINUTES,
+  TIMEZONES,
   TOKENS,
+  TOP_FIRSTS,
   UNREMOVABLE_STATES,
   WEIGHTS,
+  WORKER_IDS,
 } from '../fixtures/badInput.js';
 import { snapshot, useEngine } from '../support/lanes.js';
 
@@ -142,11 +150,41 @@ const cases: Case[] = [
   ...each([...LIMITS, NULL], 'setLimit limit', (v) => ctx.q.setLimit('a', any(v))),
   ...each([...WEIGHTS, NULL], 'setWeight weight', (v) => ctx.q.setWeight('a', any(v))),
   ...each(GROUP_IDS, 'setWeight group', (v) => ctx.q.setWeight(any(v), 2)),
+  ...each(GROUP_IDS, 'upsertSchedule id', (v) =>
+    ctx.q.upsertSchedule({ id: any(v), group: 'a', everyMs: 5_000 }),
+  ),
+  ...each(GROUP_IDS, 'upsertSchedule group', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: any(v), everyMs: 5_000 }),
+  ),
+  ...each(EVERY_MS, 'upsertSchedule everyMs', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: any(v) }),
+  ),
+  ...each(CRONS, 'upsertSchedule cron', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: any(v) }),
+  ),
+  ...each(TIMEZONES, 'upsertSchedule timezone', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', cron: '* * * * *', timezone: any(v) }),
+  ),
+  ...each(PAYLOADS, 'upsertSchedule payload', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000, payload: v }),
+  ),
+  ...each(ACTORS, 'upsertSchedule actor', (v) =>
+    ctx.q.upsertSchedule({ id: 's', group: 'a', everyMs: 5_000 }, { actor: any(v) }),
+  ),
+  ...each(GROUP_IDS, 'removeSchedule id', (v) => ctx.q.removeSchedule(any(v))),
+  ...each(FIRSTS, 'schedules first', (v) => ctx.q.schedules({ first: any(v) })),
+  ...each(CURSORS, 'schedules after', (v) => ctx.q.schedules({ after: any(v) })),
   ...each([...LIMITS, NULL], 'setQueueLimit limit', (v) => ctx.q.setQueueLimit(any(v))),
   ...each(FOR_MS, 'setQueueLimit forMs', (v) => ctx.q.setQueueLimit(5, { forMs: any(v) })),
   ...each(ACTORS, 'clearQueueLimit actor', (v) => ctx.q.clearQueueLimit({ actor: any(v) })),
   ...each([...LIMITS, NULL], 'setReserve reserve', (v) => ctx.q.setReserve('a', any(v))),
   ...each(GROUP_IDS, 'setReserve group', (v) => ctx.q.setReserve(any(v), 1)),
+  ...each(MAX_PENDINGS, 'setMaxPending maxPending', (v) => ctx.q.setMaxPending('a', any(v))),
+  ...each(GROUP_IDS, 'setMaxPending group', (v) => ctx.q.setMaxPending(any(v), 1)),
+  ...each(ACTORS, 'setMaxPending actor', (v) => ctx.q.setMaxPending('a', 1, { actor: any(v) })),
+  ...each(MAX_PENDINGS, 'setDefaultMaxPending maxPending', (v) =>
+    ctx.q.setDefaultMaxPending(any(v)),
+  ),
   ...each(FOR_MS, 'setLimit forMs', (v) => ctx.q.setLimit('a', 1, { forMs: any(v) })),
   ...each(FOR_MS, 'pause forMs', (v) => ctx.q.pause('a', { forMs: any(v) })),
   ...each(OVERRIDE_KINDS, 'cancelOverride kind', (v) => ctx.q.cancelOverride('a', any(v))),
@@ -187,6 +225,10 @@ const cases: Case[] = [
   ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
   ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
   ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),
+  ...each(DEBOUNCES, 'enqueue debounce', (v) => ctx.q.enqueue('a', null, { debounce: any(v) })),
+  ...each(DEBOUNCES, 'enqueueMany debounce', (v) =>
+    ctx.q.enqueueMany([{ group: 'a', options: { debounce: any(v) } }]),
+  ),
   ...each(DELAYS, 'retry delayMs', (v) =>
     ctx.q.retry(ctx.active.id, ctx.active.token as string, { delayMs: any(v) }),
   ),
@@ -198,7 +240,17 @@ const cases: Case[] = [
   ),
   ...each(FIRSTS, 'groups first', (v) => ctx.q.groups({ first: any(v) })),
   ...each(THROUGHPUT_MINUTES, 'throughput minutes', (v) => ctx.q.throughput(any(v))),
+  ...each(TOP_FIRSTS, 'topGroups first', (v) => ctx.q.topGroups('PENDING', any(v))),
+  ...each(GROUP_RANKINGS, 'topGroups by', (v) => ctx.q.topGroups(any(v))),
   ...each(CURSORS, 'groups after', (v) => ctx.q.groups({ after: any(v) })),
+  ...each(WORKER_IDS, 'claim workerId', (v) => ctx.q.claim({ workerId: any(v) })),
+  ...each(WORKER_IDS, 'completeAndClaim workerId', (v) =>
+    ctx.q.completeAndClaim([], { workerId: any(v) }),
+  ),
+  ...each(WORKER_IDS, 'workerHeartbeat id', (v) =>
+    ctx.q.workerHeartbeat({ id: any(v), heartbeatMs: 1_000 }),
+  ),
+  ...each(WORKER_IDS, 'removeWorker id', (v) => ctx.q.removeWorker(any(v))),
   ...TOKENS.flatMap((bad) => [
     // null is claim's default token (a new one), not a bad one.
     ...each(bad === NULL ? [] : [bad], 'claim token', (v) => ctx.q.claim({ token: any(v) })),

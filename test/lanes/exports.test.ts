@@ -30,8 +30,10 @@ const VALUES = [
 const TYPES = [
   'ActiveJob',
   'BackoffPolicyInput',
+  'ClaimOptions',
   'CompleteOptions',
   'Completion',
+  'DebounceInput',
   'EnqueueOptions',
   'GroupInfo',
   'GroupState',
@@ -53,10 +55,16 @@ const TYPES = [
   'RetryOptions',
   'RingmasterOptions',
   'RotaEntry',
+  'Schedule',
+  'ScheduleInput',
+  'SchedulePage',
+  'SchedulesOptions',
   'StateLoss',
   'StateSeen',
   'SteeringOptions',
   'WorkerCloseOptions',
+  'WorkerHeartbeat',
+  'WorkerInfo',
   'WorkerOptions',
 ];
 

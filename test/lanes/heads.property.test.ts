@@ -14,7 +14,12 @@
  * - `metrics()` answers, settled, the job with the lowest id over all lanes — the oldest,
  *   whatever the priorities of the jobs ahead of it in its lane — (none when every lane is
  *   empty), with its lane score, its `enqueuedAt` and an age of `at − enqueuedAt`;
- * - after that read, every entry of `heads` left at the front is exact (the read mended it).
+ * - after that read, every entry of `heads` left at the front is exact (the read mended it);
+ * - the group rankings (includes/groupRanks.lua; DESIGN.md §3, "Group rankings") equal the
+ *   truth: `gpending` holds exactly the non-empty lanes at minus their sizes, `gactiverank`
+ *   exactly the fields of `gactive` at minus their counts, and `topGroups` answers, for each
+ *   ranking, the brute-force order (counts descending, oldest pending id ascending; ties in
+ *   group order).
  *
  * Replay: FC_SEED=<seed> FC_PATH=<path> npx vitest run test/lanes/heads.property.test.ts
  */
@@ -216,7 +221,61 @@ async function rawHeads(redis: Redis, q: Queue) {
   return { lanes, heads };
 }
 
+/** The rankings against the lanes and `gactive`, raw, and `topGroups` against brute force. */
+async function checkRanks(redis: Redis, q: Queue): Promise<void> {
+  const m = redis.multi();
+  for (const g of GROUPS) m.zrange(q.keys.lane(g), 0, -1);
+  m.hgetall(q.keys.gactive);
+  m.zrange(q.keys.pendingRank, 0, -1, 'WITHSCORES');
+  m.zrange(q.keys.activeRank, 0, -1, 'WITHSCORES');
+  const replies = ((await m.exec()) ?? []).map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+  const pending = new Map<string, number>();
+  const oldest = new Map<string, number>();
+  GROUPS.forEach((g, i) => {
+    const ids = replies[i] as string[];
+    if (ids.length > 0) {
+      pending.set(g, ids.length);
+      oldest.set(g, Math.min(...ids.map(Number)));
+    }
+  });
+  const active = new Map(
+    Object.entries(replies[GROUPS.length] as Record<string, string>).map(([g, n]) => [
+      g,
+      Number(n),
+    ]),
+  );
+  const asMap = (flat: string[]) => {
+    const out = new Map<string, number>();
+    for (let i = 0; i < flat.length; i += 2) out.set(flat[i] as string, -Number(flat[i + 1]));
+    return out;
+  };
+  expect(asMap(replies[GROUPS.length + 1] as string[])).toEqual(pending);
+  expect(asMap(replies[GROUPS.length + 2] as string[])).toEqual(active);
+
+  const byCount = (counts: Map<string, number>) =>
+    [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)).map(([g]) => g);
+  const expected = {
+    PENDING: byCount(pending),
+    ACTIVE: byCount(active),
+    OLDEST_PENDING: [...oldest].sort(([, x], [, y]) => x - y).map(([g]) => g),
+  };
+  for (const by of ['PENDING', 'ACTIVE', 'OLDEST_PENDING'] as const) {
+    const first = 1 + (pending.size % 4);
+    const top = await q.topGroups(by, first);
+    expect(top.map((g) => g.id)).toEqual(expected[by].slice(0, first));
+    for (const g of top) {
+      expect(g.pending).toBe(pending.get(g.id) ?? 0);
+      expect(g.active).toBe(active.get(g.id) ?? 0);
+      expect(g.oldestPendingId).toBe(oldest.has(g.id) ? String(oldest.get(g.id)) : null);
+    }
+  }
+}
+
 async function check(redis: Redis, q: Queue): Promise<void> {
+  await checkRanks(redis, q);
   const { lanes, heads } = await rawHeads(redis, q);
   for (const [g, head] of lanes) {
     const bound = heads.get(g);

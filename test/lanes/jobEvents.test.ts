@@ -292,6 +292,16 @@ describe('cost', () => {
     // The throughput history (DESIGN.md §3, "Throughput history"): every call that counts an
     // event reads its minute's slot and writes it back, once per call (includes/throughput.lua).
     const history = { hget: 1, hset: 1 };
+    // The group rankings (DESIGN.md §3, "Group rankings"): a claim rewrites its served groups'
+    // entries of `gactiverank` (ZADD) and `gpending` (here emptied: ZREM; else ZMSCORE + ZADD), a
+    // completion drops its group's `gactiverank` entry at 0 (ZREM), and a retry gives its lane's
+    // job back to `gpending` (ZINCRBY) as its active count drops to 0 (ZREM).
+    const ranks = {
+      claim: { zadd: 1, zrem: 1 },
+      complete: { zrem: 1 },
+      completeAndClaim: { zadd: 1, zmscore: 1, zrem: 2 },
+      retry: { zincrby: 1, zrem: 1 },
+    };
     const sum = (...parts: Record<string, number>[]) => {
       const out: Record<string, number> = {};
       for (const part of parts) {
@@ -300,10 +310,10 @@ describe('cost', () => {
       return out;
     };
     const cuts: Record<string, number>[] = [
-      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history),
-      history,
-      sum({ zcard: -2, exists: 1 }, quiet, emptied, history),
-      sum(ringLog, capWake, history),
+      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim),
+      sum(history, ranks.complete),
+      sum({ zcard: -2, exists: 1 }, quiet, emptied, history, ranks.completeAndClaim),
+      sum(ringLog, capWake, history, ranks.retry),
     ];
     const expected = plusOne.map((c, i) => {
       const out: Record<string, number> = { ...c };
@@ -314,7 +324,7 @@ describe('cost', () => {
       return out;
     });
     expect(counts).toEqual(expected);
-    expect(counts.map(total)).toEqual([21, 28, 42, 38]);
+    expect(counts.map(total)).toEqual([23, 29, 46, 40]);
   });
 
   it('another job of the queue watched: a ZSCORE more per job moved, nothing written for them', async (context) => {

@@ -811,6 +811,10 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     // The oldest-pending index (metrics): a lower bound per lane, not modelled here;
     // its invariant is test/lanes/heads.property.test.ts's.
     k.heads,
+    // The group rankings (Queue.topGroups): derived; the audit run after each step checks them
+    // (RANK) and test/lanes/heads.property.test.ts holds them to the lanes and gactive.
+    k.pendingRank,
+    k.activeRank,
     // When each group was last registered (forgetting groups): its members, below.
     k.seen,
     // The steering history: entries, not state; test/lanes/history.test.ts's.

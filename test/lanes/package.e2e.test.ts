@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('the packed engine', () => {
-  it('brings only ioredis and cluster-key-slot (and @types/node for the program), without EBADENGINE', async () => {
+  it('brings only ioredis, cluster-key-slot and croner (and @types/node for the program), without EBADENGINE', async () => {
     expect(npmWarnings).not.toContain('EBADENGINE');
     const installed = JSON.parse(
       await readFile(path.join(app, 'node_modules', '.package-lock.json'), 'utf8'),
@@ -91,6 +91,7 @@ describe('the packed engine', () => {
         'ioredis',
         '@ioredis/commands',
         'cluster-key-slot',
+        'croner',
         'debug',
         'ms',
         'denque',

@@ -38,17 +38,22 @@ const EXPECTED = [
   'complete',
   // a worker's completions + claims in one round trip
   'completeAndClaim',
+  // the schedules due by the Redis clock, and their ticks fired by compare-and-set
+  'dueSchedules',
   'enqueue',
   // many jobs in one atomic call, each as enqueue (the producer's side)
   'enqueueMany',
   'extendLease',
   // idle, unset groups forgotten after their grace, by the reaper
+  'fireSchedules',
   'forgetGroups',
   'pause',
   // the queue's own pause: claims stop for every group, the rota untouched
   'pauseQueue',
   // a delayed job to its lane now, an operator's action
   'promoteJob',
+  // the worker registry (DESIGN.md §4.9): lapsed workers forgotten by the reaper's pass
+  'pruneWorkers',
   // a queue's totals of one instant, without jobs past their retention age
   'readCounts',
   // the state of a page of groups in one round trip (reads' client cost)
@@ -62,9 +67,15 @@ const EXPECTED = [
   // one queue's numbers for GET /metrics, with the oldest pending job
   'readMetrics',
   // one moment of a queue for Queue.snapshot (the console's panels agree)
+  // a page of a queue's schedules (Queue.schedules)
+  'readSchedules',
   'readSnapshot',
   // a queue's events per minute, the last minutes of the day kept (Queue.throughput)
   'readThroughput',
+  // the first groups of a ranking, for Queue.topGroups and the per-group metrics
+  'readTopGroups',
+  // the live workers, a client's leases counted
+  'readWorkers',
   'reap',
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
@@ -83,11 +94,16 @@ const EXPECTED = [
   'register',
   // operator actions
   'removeJobs',
+  // a schedule removed (Queue.removeSchedule)
+  'removeSchedule',
   'requeueDead',
   'resume',
   'resumeQueue',
   'retry',
+  'setDefaultMaxPending',
   'setLimit',
+  // a group's backlog bound (setDefaultMaxPending above: the queue's default)
+  'setMaxPending',
   // the queue's cap (set, timed, cleared) and a group's reserve of it
   'setQueueLimit',
   'setRateLimit',
@@ -98,8 +114,13 @@ const EXPECTED = [
   'setWeight',
   // a running job's progress, under its lease
   'updateJobProgress',
+  // a schedule created or replaced (Queue.upsertSchedule)
+  'upsertSchedule',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)
   'watchJobs',
+  // a worker's heartbeat, and its leaving at close
+  'workerBeat',
+  'workerGone',
 ];
 
 describe('scripts', () => {

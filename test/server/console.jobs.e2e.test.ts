@@ -14,15 +14,13 @@
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
  */
-import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { type Queue, queueKeys } from '../../src/lanes/internal.js';
 import { CHROMIUM, skipBrowser } from '../support/chromium.js';
-import { shot, useConsoleBrowser, waitText } from '../support/console.js';
+import { openConsole, shot, useConsoleBrowser, waitRows, waitText } from '../support/console.js';
 import { queueName, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 
 const skip = skipBrowser;
 
@@ -50,20 +48,6 @@ async function makeDead(q: Queue, groups: string[], gapMs = 3): Promise<string[]
   return died;
 }
 
-/** The job ids of a list's rows, in the order drawn. */
-const rowsOf = (page: Page, list: string): Promise<string[]> =>
-  page
-    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
-
-async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
-  await waitFor(
-    `${list} rows ${JSON.stringify(expected)}`,
-    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-}
-
 /** Wait until a group's backlog lists exactly `expected`, in that order. */
 async function waitBacklog(page: Page, what: string, expected: string[]): Promise<void> {
   const rows = page.getByTestId('backlog').locator('li[data-job-row]');
@@ -85,13 +69,12 @@ describe.skipIf(skip)(
     const browser = useConsoleBrowser();
 
     it('the Dead view retries and deletes one job, and retries all of one group after a confirmation, as Redis shows', async () => {
-      const server: TestServer = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('dead');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'dead',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const groups = ['acme', 'globex', 'acme', 'globex', 'acme', 'initech'];
         const died = await makeDead(q, groups);
         const groupOf = new Map<string, string>();
@@ -182,21 +165,18 @@ describe.skipIf(skip)(
         expect((button?.x ?? 0) + (button?.width ?? 0)).toBeLessThanOrEqual(414);
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('retries and deletes every dead job matching in bounded calls (≤ 1,000 each), showing the progress', async () => {
-      const server: TestServer = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('bulk');
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'bulk',
+      );
       const other = queueName('bulkdel');
-      const direct = new Redis(redis.url);
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const groups = Array.from({ length: 1_001 }, (_, i) => (i % 2 === 0 ? 'north' : 'south'));
         await makeDead(q, groups, 0);
         expect(await direct.zcard(k.dead)).toBe(1_001);
@@ -273,20 +253,17 @@ describe.skipIf(skip)(
         expect(await direct.hget(k2.stats, 'removed')).toBe('1001');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 90_000);
 
     it('the Dead view retries one page and deletes the next, 25 a page, the older dead jobs untouched, as Redis shows', async () => {
-      const server: TestServer = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('deadpage');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'deadpage',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const groups = Array.from({ length: 55 }, (_, i) => (i % 2 === 0 ? 'acme' : 'globex'));
         const newestFirst = (await makeDead(q, groups)).reverse();
         const [firstPage, secondPage, rest] = [
@@ -335,19 +312,17 @@ describe.skipIf(skip)(
         await shot(page, 'j14-dead-page-deleted');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('opens a job by typing its id: its error and stack, payload and timeline; follows it live; acts on it', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('jobid');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'jobid',
+      );
       try {
-        const q = server.server.engine.queue(queue);
         const job = await q.enqueue('acme', { order: 42, items: ['a', 'b'] }, { maxAttempts: 2 });
         for (let attempt = 1; attempt <= 2; attempt += 1) {
           const claimed = await q.claim({ leaseMs: 60_000 });
@@ -377,7 +352,6 @@ describe.skipIf(skip)(
         await shot(page, 'j01-job-by-id');
 
         // From its detail an admin retries it: pending again, followed live once more.
-        const k = queueKeys(server.server.engine.prefix, queue);
         await page.getByTestId('job-actions').getByRole('button', { name: 'Retry' }).click();
         await waitText(
           page.getByTestId('job-outcome'),
@@ -407,18 +381,17 @@ describe.skipIf(skip)(
         await waitText(page.getByTestId('job-gone'), /No job 999999 in this queue/);
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it("follows a running job's progress and log, pages the log, and shows the result once completed", async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('result');
+      const { server, page, errors, queue, q, close } = await openConsole(
+        browser,
+        redis.url,
+        'result',
+      );
       try {
-        const q = server.server.engine.queue(queue);
         const job = await q.enqueue('acme', { order: 7 });
         const claimed = await q.claim({ leaseMs: 60_000 });
         const token = claimed?.token ?? '';
@@ -460,19 +433,17 @@ describe.skipIf(skip)(
         await shot(page, 'j02-job-result');
         expect(errors).toEqual([]);
       } finally {
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('the Delayed view runs a delayed job now: it is pending in its lane', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('delayed');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'delayed',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const later = await q.enqueue('acme', { report: 'weekly' }, { delayMs: 3_600_000 });
         const soon = await q.enqueue('globex', { report: 'daily' }, { delayMs: 600_000 });
         expect(await direct.zcard(k.delayed)).toBe(2);
@@ -497,18 +468,17 @@ describe.skipIf(skip)(
         await shot(page, 'j08-delayed-ran');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it("lists a group's backlog (next first, payload preview) and its jobs in flight (lease, attempt n of m), paged", async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('backlog');
+      const { server, page, errors, queue, q, close } = await openConsole(
+        browser,
+        redis.url,
+        'backlog',
+      );
       try {
-        const q = server.server.engine.queue(queue);
         const ids: string[] = [];
         for (let i = 0; i < 14; i += 1) ids.push((await q.enqueue('acme', { invoice: i })).id);
         const a = await q.claim({ leaseMs: 90_000 });
@@ -546,19 +516,17 @@ describe.skipIf(skip)(
         expect(new URL(page.url()).hash).toBe(`#queue=${queue}&group=acme`);
         expect(errors).toEqual([]);
       } finally {
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it("shows each job's priority in the backlog, the Delayed view and its detail, and gives a pending job a new one from its detail, as Redis shows", async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('prio');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'prio',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const a = await q.enqueue('acme', { n: 1 });
         const b = await q.enqueue('acme', { n: 2 }, { priority: 9 });
         const c = await q.enqueue('acme', { n: 3 }, { priority: 2 });
@@ -592,26 +560,36 @@ describe.skipIf(skip)(
         expect(await direct.zrange(k.lane('acme'), 0, -1)).toEqual([b.id, c.id, a.id]);
         expect(await direct.hget(k.job(b.id), 'priority')).toBe('1');
         await shot(page, 'j15-priority');
+
+        // A debounced job's detail shows its debounce key; the others have no such line.
+        const debounced = await q.enqueue(
+          'acme',
+          { n: 5 },
+          { debounce: { key: 'reindex-7', windowMs: 3_600_000 } },
+        );
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${debounced.id}`);
+        await waitText(page.getByTestId('job-debounce-key'), /reindex-7/);
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${a.id}`);
+        await waitText(page.getByTestId('job-priority'), /5/);
+        expect(await page.getByTestId('job-debounce-key').count()).toBe(0);
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('pauses and resumes the whole queue as an admin (P:{Q}:settings); a read token sees the state, no buttons', async () => {
       const readToken = 'read-token-for-the-console-jobs-e2e';
       const adminToken = 'admin-token-for-the-console-jobs-e2e';
-      const server = await startTestServer(redis.url, {
-        AUTH_TOKENS: `read:${readToken},admin:${adminToken}`,
-      });
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('qpause');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'qpause',
+        {
+          AUTH_TOKENS: `read:${readToken},admin:${adminToken}`,
+        },
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const [dead] = await makeDead(q, ['acme']);
         await q.enqueue('acme', null);
 
@@ -651,9 +629,7 @@ describe.skipIf(skip)(
         await shot(page, 'j13-read-only');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
   },

@@ -11,31 +11,12 @@
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
  */
-import { Redis } from 'ioredis';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { queueKeys } from '../../src/lanes/internal.js';
 import { CHROMIUM, skipBrowser } from '../support/chromium.js';
-import { shot, useConsoleBrowser, waitText } from '../support/console.js';
-import { queueName, waitFor } from '../support/pubsub.js';
+import { openConsole, shot, useConsoleBrowser, waitRows, waitText } from '../support/console.js';
 import { useTestRedis } from '../support/redis.js';
-import { startTestServer } from '../support/server.js';
 
 const skip = skipBrowser;
-
-/** The job ids of a list's rows, in the order drawn. */
-const rowsOf = (page: Page, list: string): Promise<string[]> =>
-  page
-    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
-    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
-
-async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
-  await waitFor(
-    `${list} rows ${JSON.stringify(expected)}`,
-    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
-    { timeoutMs: 10_000, intervalMs: 50 },
-  );
-}
 
 describe.skipIf(skip)(
   skip
@@ -46,19 +27,20 @@ describe.skipIf(skip)(
     const browser = useConsoleBrowser();
 
     it('Active lists every group’s active jobs lease ending first, pages them, counts their leases down and drops a completed one, as Redis shows', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('active');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'active',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         const groups = ['acme', 'globex', 'initech'];
         for (let i = 0; i < 30; i += 1) await q.enqueue(groups[i % 3] as string, { n: i });
         const tokens = new Map<string, string>();
         for (let i = 0; i < 30; i += 1) {
           // Leases of 40 s upwards, one second apart: the list's order is the claims' order.
-          const job = await q.claim({ leaseMs: 40_000 + i * 1_000 });
+          // Even claims name their worker, as a GraphQL client may; odd ones name none.
+          const workerId = i % 2 === 0 ? `box-${i}` : undefined;
+          const job = await q.claim({ leaseMs: 40_000 + i * 1_000, workerId });
           if (!job?.token) throw new Error('nothing to claim');
           tokens.set(job.id, job.token);
         }
@@ -79,6 +61,14 @@ describe.skipIf(skip)(
           `[data-testid="queue-active-jobs"] tr[data-job-row="${first}"]`,
         );
         await waitText(firstRow, /attempt 1 of \d+.*40 %/);
+        // The worker holding each lease, as the job's hash names it (`worker`), or none.
+        for (const id of byLease.slice(0, 25)) {
+          const holder = await direct.hget(k.job(id), 'worker');
+          const cell = page.locator(
+            `[data-testid="queue-active-jobs"] tr[data-job-row="${id}"] [data-testid="worker"]`,
+          );
+          await waitText(cell.first(), holder === null ? /^–$/ : new RegExp(`^${holder}$`));
+        }
         // The countdown ticks on its own, between two reads of the list.
         const lease = firstRow.getByTestId('lease');
         const before = await waitText(lease, /^lease \d+ s left$/);
@@ -113,20 +103,17 @@ describe.skipIf(skip)(
         await shot(page, 'l02-active-acme');
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
 
     it('Completed lists the kept jobs newest first with their results, pages them, and deletes one, a page and a group’s, as Redis shows', async () => {
-      const server = await startTestServer(redis.url);
-      const { page, errors } = await browser.openPage();
-      const queue = queueName('completed');
-      const direct = new Redis(redis.url);
+      const { server, page, errors, queue, q, k, direct, close } = await openConsole(
+        browser,
+        redis.url,
+        'completed',
+      );
       try {
-        const q = server.server.engine.queue(queue);
-        const k = queueKeys(server.server.engine.prefix, queue);
         // The two oldest of group globex, the 30 newer of acme.
         const finished: string[] = [];
         for (let i = 0; i < 32; i += 1) {
@@ -134,7 +121,8 @@ describe.skipIf(skip)(
           const job = await q.claim({ leaseMs: 60_000 });
           if (!job?.token) throw new Error('nothing to claim');
           await q.complete(job.id, job.token, {
-            result: { n: i, text: `${job.id}:${'x'.repeat(200)}` },
+            // Longer than the tooltip's preview (2,000 characters): only the detail shows it whole.
+            result: { n: i, text: `${job.id}:${'x'.repeat(3_000)}` },
           });
           finished.push(job.id);
           // Distinct finish times, so "newest first" has one answer.
@@ -142,6 +130,12 @@ describe.skipIf(skip)(
         }
         const newestFirst = await direct.zrevrange(k.completed, 0, -1);
         expect(newestFirst).toEqual([...finished].reverse());
+        // Every answer to a list read, to check no row carries its result whole.
+        const lists: Promise<string>[] = [];
+        page.on('response', (response) => {
+          if (response.request().postData()?.includes('query QueueJobs'))
+            lists.push(response.text().catch(() => ''));
+        });
 
         await page.goto(`${server.server.url}/#queue=${queue}`);
         await waitText(page.getByTestId('tab-completed'), /Completed\s*32/);
@@ -150,14 +144,19 @@ describe.skipIf(skip)(
         await page.getByLabel('per page').selectOption('25');
         await waitRows(page, 'completed-jobs', newestFirst.slice(0, 25));
         await waitText(page.getByTestId('completed-range'), /^1–25 of 32 · newest first$/);
-        // Its result cut to a line, whole in the cell's tooltip.
+        // Its result cut to a line by the server, longer in the cell's tooltip, whole in its detail.
         const newest = newestFirst[0] as string;
         const result = page.locator(
           `[data-testid="completed-jobs"] tr[data-job-row="${newest}"] td[data-result]`,
         );
         await waitText(result, new RegExp(`^\\{"n":31,"text":"${newest}:x+…$`));
         expect(((await result.textContent()) ?? '').length).toBe(60);
-        expect(await result.getAttribute('title')).toContain('x'.repeat(200));
+        const tip = (await result.getAttribute('title')) ?? '';
+        expect(tip).toMatch(new RegExp(`^\\{"n":31,"text":"${newest}:x+…$`));
+        expect(tip).toHaveLength(2_000);
+        const answers = await Promise.all(lists);
+        expect(answers.some((text) => text.includes(`"resultPreview":"{\\"n\\":31`))).toBe(true);
+        expect(answers.filter((text) => text.includes('x'.repeat(2_000)))).toEqual([]);
         await shot(page, 'l03-completed');
 
         await page.getByRole('button', { name: 'Completed jobs: next page' }).click();
@@ -216,7 +215,7 @@ describe.skipIf(skip)(
         const opened = globex[0] as string;
         await page.getByRole('link', { name: `Job ${opened}` }).click();
         expect(new URL(page.url()).hash).toContain(`job=${opened}`);
-        await waitText(page.getByTestId('job-result'), new RegExp(`${opened}:x{200}"`));
+        await waitText(page.getByTestId('job-result'), new RegExp(`${opened}:x{3000}"`));
         await page.getByTestId('job-actions').getByRole('button', { name: 'Delete' }).click();
         await waitText(
           page.getByTestId('job-outcome'),
@@ -226,9 +225,7 @@ describe.skipIf(skip)(
         expect(await direct.zrange(k.completed, 0, -1)).toEqual([globex[1]]);
         expect(errors).toEqual([]);
       } finally {
-        direct.disconnect();
-        await page.close();
-        await server.stop();
+        await close();
       }
     }, 60_000);
   },

@@ -1,17 +1,21 @@
 /**
  * The browser tests' harness for the console (test/server/console*.e2e.test.ts): the built
  * console, headless Chromium driven by playwright-core with a fresh profile, pages that record
- * every console error, and waits on what the page shows. Screenshots go to
- * test-results/console/.
+ * every console error, one test's server, tab and queue (`openConsole`), and waits on what the
+ * page shows (a text, a job table's rows). Screenshots go to test-results/console/.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { type Queue, type QueueKeys, queueKeys } from '../../src/lanes/internal.js';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './chromium.js';
+import { queueName, waitFor } from './pubsub.js';
+import { startTestServer, type TestServer } from './server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CONSOLE = path.join(ROOT, 'console');
@@ -59,6 +63,21 @@ export async function waitText(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The job ids of a job table's rows (`data-testid` `list`), in the order drawn. */
+export const rowsOf = (page: Page, list: string): Promise<string[]> =>
+  page
+    .locator(`[data-testid="${list}"] tbody tr[data-job-row]`)
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job-row') ?? ''));
+
+/** Wait until the job table `list` shows exactly `expected`, in that order (10 s). */
+export async function waitRows(page: Page, list: string, expected: string[]): Promise<void> {
+  await waitFor(
+    `${list} rows ${JSON.stringify(expected)}`,
+    async () => JSON.stringify(await rowsOf(page, list)) === JSON.stringify(expected),
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
 }
 
 /** A screenshot of the page to test-results/console/<name>.png. */
@@ -114,6 +133,52 @@ export function useConsoleBrowser(): ConsoleBrowser {
       });
       page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
       return { page, errors };
+    },
+  };
+}
+
+/** What one browser test works with: see {@link openConsole}. */
+export interface ConsoleSession {
+  server: TestServer;
+  /** A new tab, and every console error and uncaught exception it logs. */
+  page: Page;
+  errors: string[];
+  /** A new queue's name, its engine handle and its keys. */
+  queue: string;
+  q: Queue;
+  k: QueueKeys;
+  /** A plain Redis client, to check what Redis holds. */
+  direct: Redis;
+  /** Close the client, the tab and the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * A test's server over `redisUrl` (with `env`), a new tab of `browser`, a plain Redis client and
+ * a new queue named after `stem`. Call `close()` in a `finally`.
+ */
+export async function openConsole(
+  browser: ConsoleBrowser,
+  redisUrl: string,
+  stem: string,
+  env: Record<string, string> = {},
+): Promise<ConsoleSession> {
+  const server = await startTestServer(redisUrl, env);
+  const { page, errors } = await browser.openPage();
+  const queue = queueName(stem);
+  const direct = new Redis(redisUrl);
+  return {
+    server,
+    page,
+    errors,
+    queue,
+    q: server.server.engine.queue(queue),
+    k: queueKeys(server.server.engine.prefix, queue),
+    direct,
+    async close() {
+      direct.disconnect();
+      await page.close();
+      await server.stop();
     },
   };
 }

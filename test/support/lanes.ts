@@ -16,7 +16,7 @@ let queueCounter = 0;
 /** Per test file and run: under REDIS_URL every file (and every run) shares one database. */
 const FILE_TAG = randomBytes(4).toString('hex');
 
-/** The operations fields of a group none of them was set on (weight 1, no rate, no override). */
+/** The operations fields of a group none of them was set on (weight 1, no rate, no override, no bound). */
 export const NO_OPERATIONS = {
   weight: 1,
   rateLimit: null,
@@ -25,6 +25,7 @@ export const NO_OPERATIONS = {
   limitOverride: null,
   pauseOverride: null,
   reserve: 0,
+  maxPending: null,
 } as const;
 
 /** A fresh, valid queue name, unique across test files and runs. */

@@ -17,6 +17,7 @@ import {
 import type { Route } from '../hooks';
 import { CountInput } from './CountInput';
 import { GroupJobs } from './GroupJobs';
+import { GroupMaxPending } from './GroupMaxPending';
 import { GroupReserve } from './GroupReserve';
 import { LoadBar, StateBadge } from './GroupsTable';
 import { GroupWeight } from './GroupWeight';
@@ -269,6 +270,13 @@ export function GroupDetail(props: {
             queue={queue}
             group={group}
             reserve={g.reserve}
+            admin={admin}
+            refresh={refresh}
+          />
+          <GroupMaxPending
+            queue={queue}
+            group={group}
+            maxPending={g.maxPending ?? null}
             admin={admin}
             refresh={refresh}
           />

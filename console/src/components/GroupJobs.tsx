@@ -5,7 +5,6 @@
  * shown moves.
  */
 import { request } from '../api';
-import { preview } from '../format';
 import { type JobPageFragment, type JobState, QueueJobsDocument } from '../gql/graphql';
 import { type Route, routeHref } from '../hooks';
 import { useListed } from '../jobs';
@@ -84,8 +83,9 @@ export function GroupJobs(props: {
             >
               p{j.priority}
             </span>
-            <code class="payload-preview" title={preview(j.payload, 2_000)}>
-              {preview(j.payload, 60)}
+            {/* The server cuts it (`payloadPreview`); a null payload reads "null". */}
+            <code class="payload-preview" title={j.payloadTip ?? 'null'}>
+              {j.payloadPreview ?? 'null'}
             </code>
             {j.attempts > 0 && <span class="muted small">{attemptsText(j)}</span>}
           </li>

@@ -1,6 +1,7 @@
 /**
- * The chosen queue's views: its ring and groups, and its Active, Completed (kept), Dead and
- * Delayed jobs, each a link (`#queue=…&view=…`), with their counts from the snapshot shown; and a box to open
+ * The chosen queue's views: its ring and groups, its Active, Completed (kept), Dead and Delayed
+ * jobs and its Schedules, each a link (`#queue=…&view=…`), with their counts from the snapshot
+ * shown; and a box to open
  * any job by its id.
  */
 import { useState } from 'preact/hooks';
@@ -48,6 +49,7 @@ export function QueueNav(props: {
       {tab('completed', 'Completed', completed, 'tab-completed')}
       {tab('dead', 'Dead', dead, 'tab-dead')}
       {tab('delayed', 'Delayed', delayed, 'tab-delayed')}
+      {tab('schedules', 'Schedules', null, 'tab-schedules')}
       <span class="grow" />
       <form class="job-open" onSubmit={open}>
         <input

@@ -24,6 +24,15 @@ export type BlockedBy =
   /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
+/** What `Queue.topGroups` ranks groups by. Equal counts rank in group order (by bytes). */
+export type GroupRanking =
+  /** Most active (in-flight) jobs first. */
+  | 'ACTIVE'
+  /** The group whose oldest pending job was enqueued first (lowest id) first. */
+  | 'OLDEST_PENDING'
+  /** Most pending jobs first. */
+  | 'PENDING';
+
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
@@ -65,7 +74,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -91,7 +100,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -116,7 +125,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -124,7 +133,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -132,7 +141,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -140,9 +149,9 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -150,7 +159,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type JobPlaceNowQueryVariables = Exact<{
   queue: string;
@@ -176,11 +185,11 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
-export type JobRowFragment = { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown };
+export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
-export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } }> };
+export type JobPageFragment = { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> };
 
 export type QueueJobsQueryVariables = Exact<{
   queue: string;
@@ -191,7 +200,7 @@ export type QueueJobsQueryVariables = Exact<{
 }>;
 
 
-export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } }> } } };
+export type QueueJobsQuery = { queue: { jobs: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } }> } } };
 
 export type ActionResultFragment = { count: number, remaining: number, skipped: number };
 
@@ -224,7 +233,7 @@ export type PromoteJobMutationVariables = Exact<{
 }>;
 
 
-export type PromoteJobMutation = { promoteJob: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } | null };
+export type PromoteJobMutation = { promoteJob: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type ChangeJobPriorityMutationVariables = Exact<{
   queue: string;
@@ -233,7 +242,7 @@ export type ChangeJobPriorityMutationVariables = Exact<{
 }>;
 
 
-export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payload: unknown, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, progress: unknown, result: unknown } | null };
+export type ChangeJobPriorityMutation = { changeJobPriority: { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null } | null };
 
 export type PauseQueueMutationVariables = Exact<{
   queue: string;
@@ -248,6 +257,22 @@ export type ResumeQueueMutationVariables = Exact<{
 
 
 export type ResumeQueueMutation = { resumeQueue: { name: string, state: QueueState } | null };
+
+export type QueueWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueWorkersQuery = { queue: { workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
+
+export type ConsoleTopGroupsQueryVariables = Exact<{
+  queue: string;
+  by: GroupRanking;
+  first?: number | null | undefined;
+}>;
+
+
+export type ConsoleTopGroupsQuery = { queue: { topGroups: Array<{ id: string, pending: number, active: number, state: GroupState, oldestPendingAt: string | null }> } };
 
 export type HistoryItemFragment = { id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown };
 
@@ -268,6 +293,23 @@ export type HistoryLiveSubscriptionVariables = Exact<{
 
 
 export type HistoryLiveSubscription = { historyAdded: { gap: boolean, entries: Array<{ id: string, at: string, action: string, group: string, actor: string, before: unknown, after: unknown, detail: unknown }> } };
+
+export type SetGroupMaxPendingMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  maxPending?: number | null | undefined;
+}>;
+
+
+export type SetGroupMaxPendingMutation = { setMaxPending: { id: string, maxPending: number | null } | null };
+
+export type GroupMaxPendingQueryVariables = Exact<{
+  queue: string;
+  group: string;
+}>;
+
+
+export type GroupMaxPendingQuery = { queue: { defaultMaxPending: number | null, group: { id: string, maxPending: number | null } } };
 
 export type GroupOverrideStateFragment = { limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
@@ -358,7 +400,7 @@ export type ConsoleSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -366,7 +408,14 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+
+export type QueueSchedulesQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
 
 export type QueueThroughputQueryVariables = Exact<{
   queue: string;
@@ -453,6 +502,7 @@ export const GroupDetailFragmentDoc = new TypedDocumentString(`
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
     fragment GroupRow on Group {
   id
@@ -530,6 +580,7 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -556,7 +607,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -567,8 +619,11 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  workerId
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
     `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
 export const JobPageFragmentDoc = new TypedDocumentString(`
@@ -588,7 +643,8 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -599,8 +655,11 @@ export const JobPageFragmentDoc = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  workerId
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`, {"fragmentName":"JobPage"}) as unknown as TypedDocumentString<JobPageFragment, unknown>;
 export const ActionResultFragmentDoc = new TypedDocumentString(`
     fragment ActionResult on JobActionResult {
@@ -701,6 +760,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment Counts on QueueCounts {
   groups
@@ -785,6 +845,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -827,6 +888,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -869,6 +931,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -911,6 +974,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -950,6 +1014,7 @@ export const JobByIdDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -1025,6 +1090,7 @@ export const JobFollowDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -1057,7 +1123,8 @@ export const QueueJobsDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1068,8 +1135,11 @@ export const QueueJobsDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  workerId
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }
 fragment JobPage on JobConnection {
   totalCount
@@ -1128,7 +1198,8 @@ export const PromoteJobDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1139,8 +1210,11 @@ export const PromoteJobDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  workerId
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<PromoteJobMutation, PromoteJobMutationVariables>;
 export const ChangeJobPriorityDocument = new TypedDocumentString(`
     mutation ChangeJobPriority($queue: String!, $id: ID!, $priority: Int!) {
@@ -1151,7 +1225,8 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
     fragment JobRow on Job {
   id
   group
-  payload
+  payloadPreview(chars: 60)
+  payloadTip: payloadPreview(chars: 2000)
   state
   priority
   attempts
@@ -1162,8 +1237,11 @@ export const ChangeJobPriorityDocument = new TypedDocumentString(`
   claimedAt
   finishedAt
   lastError
-  progress
-  result
+  workerId
+  progressPreview(chars: 40)
+  progressTip: progressPreview(chars: 2000)
+  resultPreview(chars: 60)
+  resultTip: resultPreview(chars: 2000)
 }`) as unknown as TypedDocumentString<ChangeJobPriorityMutation, ChangeJobPriorityMutationVariables>;
 export const PauseQueueDocument = new TypedDocumentString(`
     mutation PauseQueue($queue: String!) {
@@ -1181,6 +1259,36 @@ export const ResumeQueueDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ResumeQueueMutation, ResumeQueueMutationVariables>;
+export const QueueWorkersDocument = new TypedDocumentString(`
+    query QueueWorkers($queue: String!) {
+  queue(name: $queue) {
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueWorkersQuery, QueueWorkersQueryVariables>;
+export const ConsoleTopGroupsDocument = new TypedDocumentString(`
+    query ConsoleTopGroups($queue: String!, $by: GroupRanking!, $first: Int) {
+  queue(name: $queue) {
+    topGroups(by: $by, first: $first) {
+      id
+      pending
+      active
+      state
+      oldestPendingAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTopGroupsQuery, ConsoleTopGroupsQueryVariables>;
 export const HistoryDocument = new TypedDocumentString(`
     query History($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
@@ -1227,6 +1335,25 @@ export const HistoryLiveDocument = new TypedDocumentString(`
   after
   detail
 }`) as unknown as TypedDocumentString<HistoryLiveSubscription, HistoryLiveSubscriptionVariables>;
+export const SetGroupMaxPendingDocument = new TypedDocumentString(`
+    mutation SetGroupMaxPending($queue: String!, $group: String!, $maxPending: Int) {
+  setMaxPending(queue: $queue, group: $group, maxPending: $maxPending) {
+    id
+    maxPending
+  }
+}
+    `) as unknown as TypedDocumentString<SetGroupMaxPendingMutation, SetGroupMaxPendingMutationVariables>;
+export const GroupMaxPendingDocument = new TypedDocumentString(`
+    query GroupMaxPending($queue: String!, $group: String!) {
+  queue(name: $queue) {
+    defaultMaxPending
+    group(id: $group) {
+      id
+      maxPending
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupMaxPendingQuery, GroupMaxPendingQueryVariables>;
 export const SetLimitForDocument = new TypedDocumentString(`
     mutation SetLimitFor($queue: String!, $group: String!, $limit: Int!, $forMs: SafeInt!) {
   setLimit(queue: $queue, group: $group, limit: $limit, forMs: $forMs) {
@@ -1368,6 +1495,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -1410,6 +1538,7 @@ fragment GroupDetail on Group {
   ...GroupOverrideState
   weight
   reserve
+  maxPending
 }
 fragment GroupOverrideState on Group {
   limitOverride {
@@ -1429,6 +1558,30 @@ fragment GroupRate on Group {
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;
+export const QueueSchedulesDocument = new TypedDocumentString(`
+    query QueueSchedules($queue: String!) {
+  queue(name: $queue) {
+    name
+    paused
+    schedules(first: 500) {
+      totalCount
+      edges {
+        node {
+          id
+          group
+          everyMs
+          cron
+          timezone
+          payload
+          nextRunAt
+          lastRunAt
+          lastJobId
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<QueueSchedulesQuery, QueueSchedulesQueryVariables>;
 export const QueueThroughputDocument = new TypedDocumentString(`
     query QueueThroughput($queue: String!, $minutes: Int) {
   queue(name: $queue) {

@@ -46,6 +46,7 @@ export function groupFields(group: CliGroupFragment): string {
     ['state', standingText(group)],
     ['limit', limitText(group.limit)],
     ...(group.reserve > 0 ? [['reserve', group.reserve] as [string, number]] : []),
+    ...(group.maxPending != null ? [['max pending', group.maxPending] as [string, number]] : []),
     ['weight', group.weight],
     [
       'rate limit',

@@ -52,7 +52,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -68,7 +68,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -76,7 +76,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -86,7 +86,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -94,7 +94,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -103,7 +103,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -112,7 +112,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetWeightMutationVariables = Exact<{
   queue: string;
@@ -121,7 +121,7 @@ export type CliSetWeightMutationVariables = Exact<{
 }>;
 
 
-export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetRateLimitMutationVariables = Exact<{
   queue: string;
@@ -132,7 +132,7 @@ export type CliSetRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -140,7 +140,7 @@ export type CliClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetReserveMutationVariables = Exact<{
   queue: string;
@@ -149,7 +149,24 @@ export type CliSetReserveMutationVariables = Exact<{
 }>;
 
 
-export type CliSetReserveMutation = { setReserve: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetReserveMutation = { setReserve: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliSetMaxPendingMutationVariables = Exact<{
+  queue: string;
+  group: string;
+  maxPending?: number | null | undefined;
+}>;
+
+
+export type CliSetMaxPendingMutation = { setMaxPending: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+
+export type CliSetDefaultMaxPendingMutationVariables = Exact<{
+  queue: string;
+  maxPending?: number | null | undefined;
+}>;
+
+
+export type CliSetDefaultMaxPendingMutation = { setDefaultMaxPending: { name: string, defaultMaxPending: number | null } | null };
 
 export type CliQueueCapFragment = { name: string, limit: number | null, active: number, reserved: number };
 
@@ -176,7 +193,7 @@ export type CliCancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -211,7 +228,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -233,7 +250,7 @@ export type CliJobQueryVariables = Exact<{
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogsQueryVariables = Exact<{
   queue: string;
@@ -246,6 +263,47 @@ export type CliJobLogsQueryVariables = Exact<{
 export type CliJobLogsQuery = { queue: { job: { logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogPageFragment = { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } };
+
+export type CliScheduleFragment = { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null };
+
+export type CliSchedulesQueryVariables = Exact<{
+  queue: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type CliSchedulesQuery = { queue: { name: string, known: boolean, schedules: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+
+export type CliUpsertScheduleMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+  group: string;
+  everyMs?: number | null | undefined;
+  cron?: string | null | undefined;
+  timezone?: string | null | undefined;
+  payload?: unknown;
+  maxAttempts?: number | null | undefined;
+  priority?: number | null | undefined;
+}>;
+
+
+export type CliUpsertScheduleMutation = { upsertSchedule: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } | null };
+
+export type CliRemoveScheduleMutationVariables = Exact<{
+  queue: string;
+  id: string | number;
+}>;
+
+
+export type CliRemoveScheduleMutation = { removeSchedule: boolean | null };
+
+export type CliWorkersQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliWorkersQuery = { queue: { known: boolean, workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
 
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
@@ -296,6 +354,7 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -347,6 +406,21 @@ export const CliJobLogPageFragmentDoc = new TypedDocumentString(`
   totalCount
 }
     `, {"fragmentName":"CliJobLogPage"}) as unknown as TypedDocumentString<CliJobLogPageFragment, unknown>;
+export const CliScheduleFragmentDoc = new TypedDocumentString(`
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}
+    `, {"fragmentName":"CliSchedule"}) as unknown as TypedDocumentString<CliScheduleFragment, unknown>;
 export const CliStatusDocument = new TypedDocumentString(`
     query CliStatus {
   queues {
@@ -407,6 +481,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -449,6 +524,7 @@ export const CliGroupDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -488,6 +564,7 @@ export const CliSetLimitDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -527,6 +604,7 @@ export const CliClearLimitDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -566,6 +644,7 @@ export const CliPauseDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -605,6 +684,7 @@ export const CliResumeDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -644,6 +724,7 @@ export const CliSetWeightDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -689,6 +770,7 @@ export const CliSetRateLimitDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -728,6 +810,7 @@ export const CliClearRateLimitDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -767,6 +850,7 @@ export const CliSetReserveDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -780,6 +864,54 @@ export const CliSetReserveDocument = new TypedDocumentString(`
     actor
   }
 }`) as unknown as TypedDocumentString<CliSetReserveMutation, CliSetReserveMutationVariables>;
+export const CliSetMaxPendingDocument = new TypedDocumentString(`
+    mutation CliSetMaxPending($queue: String!, $group: String!, $maxPending: Int) {
+  setMaxPending(queue: $queue, group: $group, maxPending: $maxPending) {
+    ...CliGroup
+  }
+}
+    fragment CliGroup on Group {
+  id
+  queue
+  known
+  limit
+  active
+  pending
+  paused
+  onRing
+  state
+  blockedBy
+  reason
+  weight
+  rateLimit {
+    max
+    windowMs
+    burst
+  }
+  rateLimitedUntil
+  reserve
+  maxPending
+  limitOverride {
+    until
+    remainingMs
+    revertToLimit
+    actor
+  }
+  pauseOverride {
+    until
+    remainingMs
+    revertToPaused
+    actor
+  }
+}`) as unknown as TypedDocumentString<CliSetMaxPendingMutation, CliSetMaxPendingMutationVariables>;
+export const CliSetDefaultMaxPendingDocument = new TypedDocumentString(`
+    mutation CliSetDefaultMaxPending($queue: String!, $maxPending: Int) {
+  setDefaultMaxPending(queue: $queue, maxPending: $maxPending) {
+    name
+    defaultMaxPending
+  }
+}
+    `) as unknown as TypedDocumentString<CliSetDefaultMaxPendingMutation, CliSetDefaultMaxPendingMutationVariables>;
 export const CliSetQueueLimitDocument = new TypedDocumentString(`
     mutation CliSetQueueLimit($queue: String!, $limit: Int!, $forMs: SafeInt) {
   setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) {
@@ -830,6 +962,7 @@ export const CliCancelOverrideDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -929,6 +1062,7 @@ export const CliTopDocument = new TypedDocumentString(`
   }
   rateLimitedUntil
   reserve
+  maxPending
   limitOverride {
     until
     remainingMs
@@ -980,6 +1114,7 @@ export const CliJobDocument = new TypedDocumentString(`
       position
       estimatedStartAt
       priority
+      debounceKey
       attempts
       maxAttempts
       enqueuedAt
@@ -1032,6 +1167,90 @@ export const CliJobLogsDocument = new TypedDocumentString(`
   }
   totalCount
 }`) as unknown as TypedDocumentString<CliJobLogsQuery, CliJobLogsQueryVariables>;
+export const CliSchedulesDocument = new TypedDocumentString(`
+    query CliSchedules($queue: String!, $first: Int, $after: String) {
+  queue(name: $queue) {
+    name
+    known
+    schedules(first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...CliSchedule
+        }
+      }
+    }
+  }
+}
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}`) as unknown as TypedDocumentString<CliSchedulesQuery, CliSchedulesQueryVariables>;
+export const CliUpsertScheduleDocument = new TypedDocumentString(`
+    mutation CliUpsertSchedule($queue: String!, $id: ID!, $group: String!, $everyMs: SafeInt, $cron: String, $timezone: String, $payload: JSON, $maxAttempts: Int, $priority: Int) {
+  upsertSchedule(
+    queue: $queue
+    id: $id
+    group: $group
+    everyMs: $everyMs
+    cron: $cron
+    timezone: $timezone
+    payload: $payload
+    maxAttempts: $maxAttempts
+    priority: $priority
+  ) {
+    ...CliSchedule
+  }
+}
+    fragment CliSchedule on Schedule {
+  id
+  group
+  everyMs
+  cron
+  timezone
+  payload
+  maxAttempts
+  priority
+  nextRunAt
+  lastRunAt
+  lastJobId
+}`) as unknown as TypedDocumentString<CliUpsertScheduleMutation, CliUpsertScheduleMutationVariables>;
+export const CliRemoveScheduleDocument = new TypedDocumentString(`
+    mutation CliRemoveSchedule($queue: String!, $id: ID!) {
+  removeSchedule(queue: $queue, id: $id)
+}
+    `) as unknown as TypedDocumentString<CliRemoveScheduleMutation, CliRemoveScheduleMutationVariables>;
+export const CliWorkersDocument = new TypedDocumentString(`
+    query CliWorkers($queue: String!) {
+  queue(name: $queue) {
+    known
+    workers {
+      id
+      hostname
+      pid
+      concurrency
+      active
+      startedAt
+      lastSeenAt
+      version
+      client
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CliWorkersQuery, CliWorkersQueryVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {

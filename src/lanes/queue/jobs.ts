@@ -60,6 +60,7 @@ export function decodeClaims(
     ...rest: unknown[],
   ],
   tokens: readonly string[],
+  workerId: string | null = null,
 ): Job[] {
   const at = Number(claimedAt);
   const until = Number(leaseUntil);
@@ -81,6 +82,7 @@ export function decodeClaims(
       claimedAt: at,
       finishedAt: null,
       lastError: lastError ?? null,
+      workerId,
     }),
   );
 }
@@ -133,9 +135,13 @@ export function decodeJob(
     claimedAt: int(h.claimedAt),
     finishedAt: int(h.finishedAt),
     lastError: h.lastError ?? null,
+    // Kept past the lease (no write when it ends): only an active job's is its holder.
+    workerId: h.state === 'active' && h.worker ? h.worker : null,
     backoff: decodeBackoff(h),
     priority: decodePriority(h.priority),
     cost: decodeCost(h.cost),
+    // Only on a debounced job: every other job reads as it did before debounce.
+    ...(h.debounceKey !== undefined && { debounceKey: h.debounceKey }),
   };
 }
 

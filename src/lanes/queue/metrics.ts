@@ -63,6 +63,10 @@ export interface QueueMetrics {
   readonly limit: number | null;
   /** The sum of the groups' reserves (count). */
   readonly reserved: number;
+  /** Live workers: registered and not lapsed (DESIGN.md §4.9 "Workers"; ZCOUNT `workers`). */
+  readonly workers: number;
+  /** The queue's schedules (count; DESIGN.md §3, "Schedules"). */
+  readonly schedules: number;
 }
 
 /** {@link QueueMetrics} from `readMetrics-7.lua`'s reply. */
@@ -103,5 +107,7 @@ export function decodeMetrics(reply: MetricsReply): QueueMetrics {
     mended: Number(reply[11]),
     limit: parseLimit(reply[12]?.[0]),
     reserved: parseLimit(reply[12]?.[1]) ?? 0,
+    workers: Number(reply[13] ?? 0),
+    schedules: Number(reply[14] ?? 0),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Defaults } from '../defaults.js';
-import { badInput, inBatch, type RingmasterError } from '../errors.js';
+import { badInput, ErrorCode, inBatch, RingmasterError } from '../errors.js';
 import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Job } from '../types.js';
 import * as validate from '../validate.js';
@@ -38,6 +38,20 @@ export interface EnqueueOptions {
    * most the group's burst when it has a rate limit (DESIGN.md §3, "Rate limits").
    */
   readonly cost?: number | undefined;
+  /**
+   * Debounce (DESIGN.md §3, "Debounce"): the job runs `windowMs` (1..2,592,000,000 ms) after the
+   * last enqueue with `key` (1–256 UTF-8 bytes, no control characters); while it is pending or
+   * delayed, an enqueue with the same key replaces its payload and moves its run time instead
+   * of making a job. Not with `key`, `delayMs` or `runAt`.
+   */
+  readonly debounce?: DebounceInput | undefined;
+}
+
+/** An enqueue's debounce, {@link EnqueueOptions.debounce}. */
+export interface DebounceInput {
+  readonly key: string;
+  /** ms, 1..2,592,000,000. */
+  readonly windowMs: number;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -61,6 +75,7 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   backoff: true,
   priority: true,
   cost: true,
+  debounce: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -131,6 +146,32 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
   const given = opts.priority == null ? Defaults.priority : validate.priority(opts.priority);
   const priority = given === Defaults.priority ? undefined : given;
   const cost = jobCost(opts.cost);
+  const debounce = opts.debounce == null ? undefined : validate.debounce(opts.debounce);
+  if (debounce !== undefined) {
+    // A debounced job's run time is its window's; an idempotency key would answer the first
+    // job unchanged where debounce replaces it: one or the other (DESIGN.md §3, "Debounce").
+    if (name !== undefined) {
+      throw badInput('debounce', 'cannot be given with an idempotency key (key): give one of them');
+    }
+    if (delayMs !== undefined || runAt !== undefined) {
+      throw badInput(
+        'debounce',
+        `cannot be given with ${delayMs !== undefined ? 'delayMs' : 'runAt'}: a debounced job runs debounce.windowMs after the last enqueue with its key`,
+      );
+    }
+    return {
+      group: g,
+      payload: text,
+      maxAttempts,
+      key: undefined,
+      delayMs: debounce.windowMs,
+      runAt: undefined,
+      backoff,
+      priority,
+      cost,
+      debounce,
+    };
+  }
   const key =
     name === undefined
       ? undefined
@@ -165,6 +206,23 @@ function costOverBurst(argument: string, burst: string | number | undefined): Ri
   );
 }
 
+/**
+ * GROUP_FULL: the enqueue would leave `group` holding more pending + delayed jobs than its
+ * backlog bound (DESIGN.md §3, "Backlog bounds"); nothing was written.
+ */
+function groupFull(
+  group: string,
+  bound: string | number | undefined,
+  held: string | number | undefined,
+  adding: number,
+): RingmasterError {
+  return new RingmasterError(
+    ErrorCode.GROUP_FULL,
+    `group ${JSON.stringify(group)} is full: it holds ${held} pending and delayed jobs and its backlog bound is ${bound}, so ${adding} more would pass it; nothing was enqueued (retry once it drains, or raise its bound with setMaxPending)`,
+    'group',
+  );
+}
+
 export class Producing {
   constructor(private readonly core: QueueCore) {}
 
@@ -181,7 +239,9 @@ export class Producing {
     if (outcome === 0) this.core.connection.state.noteIds(this.core.keys.base, [id]);
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
-    if (outcome === 4) throw costOverBurst('cost', fields[1]);
+    if (outcome === 4) throw groupFull(job.group, fields[0], fields[1], 1);
+    if (outcome === 5) throw this.debounceOtherGroup('debounce.key', `job ${id}`, fields[1]);
+    if (outcome === 7) throw costOverBurst('cost', fields[1]);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -249,7 +309,19 @@ export class Producing {
       );
     }
     if (reply[0] === 3) throw runAtOutOfRange(`jobs[${reply[1] - 1}].runAt`, reply[2]);
-    if (reply[0] === 4) throw costOverBurst(`jobs[${reply[1] - 1}].cost`, reply[2]);
+    if (reply[0] === 4) {
+      const [, , group, bound, held, adding] = reply;
+      throw groupFull(group, bound, held, adding);
+    }
+    if (reply[0] === 5) {
+      const [, index, id, group, first] = reply;
+      throw this.debounceOtherGroup(
+        `jobs[${index - 1}].debounce.key`,
+        id === null ? `jobs[${(first ?? 1) - 1}] of this call` : `job ${id}`,
+        group,
+      );
+    }
+    if (reply[0] === 7) throw costOverBurst(`jobs[${reply[1] - 1}].cost`, reply[2]);
     this.core.connection.state.noteIds(
       this.core.keys.base,
       reply[1].map(([id]) => id),
@@ -257,11 +329,26 @@ export class Producing {
     return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
   }
 
-  /** An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job). */
+  /**
+   * An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job, 6 the
+   * debounce key's job, replaced).
+   */
   private enqueued(id: string, fields: string[], outcome: number): Job {
     const job = decodeJob(this.core.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /** BAD_USER_INPUT `argument`: a debounce key whose waiting job (`by`) is of another group. */
+  private debounceOtherGroup(
+    argument: string,
+    by: string,
+    group: string | undefined,
+  ): RingmasterError {
+    return badInput(
+      argument,
+      `is the debounce key of ${by} of group ${JSON.stringify(group ?? '')} in queue ${this.core.name}, still pending or delayed: a debounce key is the queue's, not a group's; use another key for this group`,
+    );
   }
 
   /**

@@ -33,6 +33,7 @@ import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobActionResult,
   JobLog,
@@ -49,8 +50,12 @@ import type {
   RateLimitInput,
   RetentionChange,
   RotaEntry,
+  Schedule,
+  SchedulePage,
   SteeringOptions,
   ThroughputPoint,
+  TopGroup,
+  WorkerInfo,
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
@@ -62,27 +67,33 @@ import { type EnqueueOptions, Producing } from './producing.js';
 import { type QueueOptions, queueArguments } from './queueArguments.js';
 import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } from './reads.js';
 import { type ReconcileReport, UNSETTLED } from './reconcile.js';
+import { type ScheduleInput, type SchedulesOptions, Scheduling } from './scheduling.js';
 import { Steering } from './steering.js';
 import { Upkeep } from './upkeep.js';
 import {
+  type ClaimOptions,
   type CompleteAndClaimOptions,
   type CompleteAndClaimResult,
   type CompleteOptions,
   type Completion,
   type RetryOptions,
+  type WorkerHeartbeat,
   Working,
 } from './working.js';
 
 export { Defaults } from '../defaults.js';
 export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 export type { PromotedJob } from './operatorActions.js';
-export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
+export type { BackoffPolicyInput, DebounceInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
+export type { ScheduleInput, SchedulesOptions } from './scheduling.js';
 export type {
+  ClaimOptions,
   CompleteAndClaimResult,
   CompleteOptions,
   Completion,
   RetryOptions,
+  WorkerHeartbeat,
 } from './working.js';
 
 /**
@@ -116,6 +127,7 @@ export class Queue<Payload = unknown, Result = unknown> {
   private readonly actions: OperatorActions;
   private readonly reads: Reads;
   private readonly upkeep: Upkeep;
+  private readonly scheduling: Scheduling;
 
   /**
    * Two shapes (DESIGN.md §4.1, "Connections"):
@@ -169,6 +181,7 @@ export class Queue<Payload = unknown, Result = unknown> {
     this.actions = new OperatorActions(core);
     this.reads = new Reads(core);
     this.upkeep = new Upkeep(core);
+    this.scheduling = new Scheduling(core);
   }
 
   /**
@@ -296,6 +309,63 @@ export class Queue<Payload = unknown, Result = unknown> {
     return this.call(() => this.steering.cancelOverride(group, kind, options));
   }
 
+  // ── schedules (DESIGN.md §3, "Schedules") ──────────────────────────────────────────────
+
+  /**
+   * Create a schedule, or replace the one of this id: on every tick a job with the schedule's
+   * payload and options is enqueued into `group` (exactly one job per tick, however many
+   * reapers and workers tick). Exactly one of `everyMs` (every everyMs ms from now, phase kept)
+   * and `cron` (5 fields, or 6 with seconds first, read in `timezone`, UTC by default; DESIGN.md
+   * §3 gives the rule for the hour a DST change skips or repeats). A replaced schedule whose
+   * everyMs, cron and timezone are unchanged keeps its next tick. Script: `upsertSchedule-3.lua`
+   * after one read of the Redis clock; recorded in the history as `upsertSchedule` when it
+   * changed the definition.
+   * @param input `{ id, group, everyMs? | cron?, timezone?, payload?, maxAttempts?, backoff?,
+   *   priority? }`, the job's options as {@link enqueue}'s
+   * @param options.actor who asks (history); default this handle's `actor`
+   * @returns the schedule as it stands, `nextRunAt` its next tick (ms, Redis clock)
+   * @throws RingmasterError BAD_USER_INPUT (`id`, `group`, `everyMs`, `cron`, `timezone`,
+   *   `payload`, `maxAttempts`, `backoff`, `priority`; `id` when the queue holds
+   *   Limits.maxSchedules schedules already), nothing written
+   */
+  upsertSchedule(input: ScheduleInput, options?: SteeringOptions): Promise<Schedule> {
+    return this.call(() => this.scheduling.upsert(input, options));
+  }
+
+  /**
+   * Remove a schedule: no tick of it fires after this call; jobs it enqueued stay. Script:
+   * `removeSchedule-3.lua`, recorded in the history as `removeSchedule`.
+   * @param options.actor who asks (history); default this handle's `actor`
+   * @returns whether a schedule was removed (false: there was none of this id)
+   * @throws RingmasterError BAD_USER_INPUT (`id`)
+   */
+  removeSchedule(id: string, options?: SteeringOptions): Promise<boolean> {
+    return this.call(() => this.scheduling.remove(id, options));
+  }
+
+  /**
+   * A page of the queue's schedules by id (Redis byte order). O(n log n) in the queue's
+   * schedules (at most Limits.maxSchedules), one script.
+   * @param options.first page size 1..500 (default 50)
+   * @param options.after a cursor from a page (`endCursor`)
+   * @throws RingmasterError BAD_USER_INPUT for a bad `first` or cursor
+   */
+  schedules(options: SchedulesOptions = {}): Promise<SchedulePage> {
+    return this.call(() => this.scheduling.page(options));
+  }
+
+  /**
+   * Fire the schedules due by the Redis clock, up to 100 per call: one job each, for the latest
+   * tick due (ticks missed while nothing ticked fire once), each schedule moved on to its next
+   * tick after now. A compare-and-set (`dueSchedules-2.lua`, then `fireSchedules-11.lua`): any
+   * number of callers at once fire each tick once. The {@link Reaper} runs it every pass, and a
+   * Worker without a reaper every second; an application need not call it.
+   * @returns the jobs enqueued (count)
+   */
+  tickSchedules(): Promise<number> {
+    return this.call(() => this.scheduling.tick());
+  }
+
   /**
    * Revert every timed override whose deadline (Redis clock) has come, each as the plain call
    * it stands for (setLimit, clearLimit, pause, resume), recorded in the history as action
@@ -379,6 +449,39 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * Bound `group`'s backlog: an enqueue (or enqueueMany, all or nothing) that would leave it
+   * holding more than `maxPending` pending + delayed jobs is refused with GROUP_FULL, nothing
+   * written (DESIGN.md §3, "Backlog bounds"). null clears it (the queue's default applies
+   * again). Jobs it holds already stay. Registers the group and the queue; recorded in the
+   * history as `setMaxPending`. Script: `setMaxPending-8.lua` (runs at maxmemory).
+   * @param maxPending a count, 0..1,000,000,000 (`Limits.maxPending`), or null to clear it
+   * @returns the group after the call (`maxPending` its own bound)
+   * @throws RingmasterError BAD_USER_INPUT (`group`, `maxPending`) with nothing written
+   */
+  setMaxPending(
+    group: string,
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    return this.call(() => this.steering.setMaxPending(group, maxPending, options));
+  }
+
+  /**
+   * The queue's default backlog bound: the bound of every group without its own (DESIGN.md §3,
+   * "Backlog bounds"); null clears it. Registers the queue; recorded in the history as
+   * `setDefaultMaxPending` (group ''). Script: `setDefaultMaxPending-1.lua` (runs at maxmemory).
+   * @param maxPending a count, 0..1,000,000,000 (`Limits.maxPending`), or null to clear it
+   * @returns the default after the call (null: none)
+   * @throws RingmasterError BAD_USER_INPUT (`maxPending`) with nothing written
+   */
+  setDefaultMaxPending(
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<number | null> {
+    return this.call(() => this.steering.setDefaultMaxPending(maxPending, options));
+  }
+
+  /**
    * Set the queue's retention of completed and/or dead jobs (DESIGN.md §2, "Retention"); a
    * policy or field left out keeps what the queue has. Nothing is trimmed at once: each
    * completion (or death) trims at most 2 jobs past the policy per job it keeps, and the reaper
@@ -449,10 +552,18 @@ export class Queue<Payload = unknown, Result = unknown> {
    *   'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }`, stored on the job
    * @param options.priority its place in its group's lane, an integer from 1 (runs first) to 9
    *   (runs last), default 5; FIFO within a priority (DESIGN.md §3, "Priorities")
+   * @param options.debounce `{ key, windowMs }` (DESIGN.md §3, "Debounce"): the job is DELAYED
+   *   by windowMs (ms, 1..2,592,000,000); while the key's job is PENDING or DELAYED, an enqueue
+   *   with the key (1–256 UTF-8 bytes, per queue) answers that job with this call's payload and
+   *   its runAt moved to now + windowMs (its maxAttempts, backoff and priority kept); once it
+   *   has been claimed, the next makes a new job. Not with `key`, `delayMs` or `runAt`
    * @throws RingmasterError BAD_USER_INPUT for bad input (argument `runAt` also for a runAt
-   *   more than 30 days from now, and for delayMs and runAt together), or (argument `key`) when
+   *   more than 30 days from now, and for delayMs and runAt together; `debounce` with `key`,
+   *   `delayMs` or `runAt`), or (argument `key`) when
    *   the key was used within its window for a different request — another group, payload (as
-   *   JSON text), maxAttempts, delay, backoff or priority; DATA_OUT_OF_RANGE (see the script)
+   *   JSON text), maxAttempts, delay, backoff or priority, or (argument `debounce.key`) when the
+   *   debounce key's pending or delayed job is of another group; DATA_OUT_OF_RANGE (see the
+   *   script)
    */
   enqueue(
     group: string,
@@ -499,12 +610,13 @@ export class Queue<Payload = unknown, Result = unknown> {
    * Claim the next job of the rota (the head group of the ring), leased for `leaseMs` ms
    * under `token` (a random UUID when omitted). Up to `Defaults.promoteBatch` (100) delayed
    * jobs whose run-at time has come are promoted to their lanes first. Null when no group is
-   * serviceable, or while the queue is paused ({@link pauseQueue}).
+   * serviceable, or while the queue is paused ({@link pauseQueue}). `workerId` (1..200 UTF-8
+   * bytes, no control characters) is kept with the job while it is ACTIVE (`Job.workerId`,
+   * DESIGN.md §4.9 "Workers"); it registers no worker ({@link workerHeartbeat} does).
    * Script: `claim-10.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad leaseMs, token or workerId
    */
-  claim(
-    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<Job<Payload, Result> | null> {
+  claim(options: ClaimOptions = {}): Promise<Job<Payload, Result> | null> {
     return this.call(() => this.working.claim(options)) as Promise<Job<Payload, Result> | null>;
   }
 
@@ -540,6 +652,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * @param options.claim jobs to claim (count, 0..1,000; default 1)
    * @param options.leaseMs their lease (ms, 1..86,400,000; default 30,000)
    * @param options.tokens their lease tokens, one per claim (default: random UUIDs)
+   * @param options.workerId the claiming worker's id, kept with each job claimed (as {@link claim})
    * @returns `refused`: per completion, null when it completed, else the RingmasterError
    *   (JOB_NOT_FOUND, LEASE_LOST) that refused it; `finishedAt`: when the completions were
    *   recorded (ms, Redis clock); `claimed`: the jobs leased, in rota order (fewer than
@@ -881,6 +994,20 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
+   * The first `first` groups (1..100, default `Defaults.topGroups`, 10) ranked `by` (DESIGN.md
+   * §3, "Group rankings"): PENDING (most pending jobs first), OLDEST_PENDING (the group whose
+   * oldest pending job has the lowest id first) or ACTIVE (most active jobs first); equal counts
+   * in group order (bytes). Only groups with pending (active) jobs rank. Each with its oldest
+   * pending job. O(log groups + first) in one script (`readTopGroups-3.lua`); for OLDEST_PENDING it
+   * mends at most {@link METRICS_HEAD_STEPS} stale entries of `P:{Q}:heads` and answers the groups
+   * settled when more are left. Registers nothing.
+   * @throws RingmasterError BAD_USER_INPUT (`by`, `first`)
+   */
+  topGroups(by: GroupRanking, first?: number): Promise<TopGroup[]> {
+    return this.call(() => this.reads.topGroups(by, first));
+  }
+
+  /**
    * Queue-wide totals of one instant, in one read-only script (`readCounts-8.lua`): counters
    * and cardinalities, never a scan; O(1) in groups, O(log n) in jobs. `delayed` is the stats
    * total; `dead` and `completed` count the jobs the retention policies keep, leaving out those
@@ -898,6 +1025,14 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   cap(): Promise<QueueCap> {
     return this.call(() => this.reads.cap());
+  }
+
+  /**
+   * The queue's default backlog bound (`setDefaultMaxPending`), or null for none: the bound of
+   * every group without its own (DESIGN.md §3, "Backlog bounds"). O(1); registers nothing.
+   */
+  defaultMaxPending(): Promise<number | null> {
+    return this.call(() => this.reads.defaultMaxPending());
   }
 
   /**
@@ -946,6 +1081,44 @@ export class Queue<Payload = unknown, Result = unknown> {
    */
   metrics(options: { maxSteps?: number } = {}): Promise<QueueMetrics> {
     return this.call(() => this.reads.metrics(options));
+  }
+
+  /**
+   * The queue's live workers (DESIGN.md §4.9 "Workers"), by id: each registered by its last
+   * heartbeat ({@link workerHeartbeat}) and not lapsed on the Redis clock (3 heartbeats after
+   * it; a lapsed one is left out before the reaper prunes it). At most 10,000
+   * (`Limits.maxWorkersListed`). O(workers); for GraphQL clients (`client`) their leases are
+   * counted too, O(active jobs). One read-only script (`readWorkers-3.lua`).
+   */
+  workers(): Promise<WorkerInfo[]> {
+    return this.call(() => this.reads.workers());
+  }
+
+  /** The number of live workers ({@link workers}): O(log workers), one ZCOUNT. */
+  workerCount(): Promise<number> {
+    return this.call(() => this.reads.workerCount());
+  }
+
+  /**
+   * Register worker `beat.id` in the queue's registry, or refresh it, until 3 × `heartbeatMs`
+   * from now on the Redis clock (DESIGN.md §4.9 "Workers"). A `Worker` calls it at its start
+   * and every `heartbeatMs`; the GraphQL `claim(workerId:)` calls it for a client. Answers the
+   * Redis clock's now (ms). Script: `workerBeat-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id (`id`), a count that is not a
+   *   non-negative integer (`pid`, `concurrency`, `active`), a text over 256 UTF-8 bytes
+   *   (`hostname`, `version`) or a heartbeatMs out of 1..86,400,000
+   */
+  workerHeartbeat(beat: WorkerHeartbeat): Promise<number> {
+    return this.call(() => this.working.workerHeartbeat(beat));
+  }
+
+  /**
+   * Take worker `id` out of the registry at once (a `Worker` that closes); true when it was
+   * registered. Script: `workerGone-2.lua`.
+   * @throws RingmasterError BAD_USER_INPUT for a bad id
+   */
+  removeWorker(id: string): Promise<boolean> {
+    return this.call(() => this.working.removeWorker(id));
   }
 
   /**
@@ -1052,7 +1225,9 @@ export class Queue<Payload = unknown, Result = unknown> {
    * loop ends. Script: `reap-12.lua`. Then the groups no call has registered for
    * `groupGraceMs` (ms, 0..2,592,000,000; default 1 h, `Defaults.groupGraceMs`) and left idle
    * and unset are forgotten (DESIGN.md §3 "Forgetting groups"; `forgetGroups-5.lua`, 500
-   * groups per call, repeated while a call comes back full and forgot one).
+   * groups per call, repeated while a call comes back full and forgot one). Last, at most
+   * `Defaults.workerPruneBatch` (1,000) workers whose heartbeat lapsed leave the registry
+   * (DESIGN.md §4.9 "Workers"; `pruneWorkers-2.lua`, one call per pass).
    * @throws RingmasterError BAD_USER_INPUT when `batch` is not an integer in 1..10,000 or
    *   `groupGraceMs` out of its range
    */

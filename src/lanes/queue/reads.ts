@@ -4,12 +4,13 @@
  * are on `Queue`'s methods (queue.ts), which delegate here.
  */
 import type { ChainableCommander } from 'ioredis';
-import { Defaults } from '../defaults.js';
+import { Defaults, WORKER_LAPSE_BEATS } from '../defaults.js';
 import { badInput } from '../errors.js';
 import type { SnapshotReply } from '../scripts/commands.js';
 import type {
   GroupInfo,
   GroupPage,
+  GroupRanking,
   Job,
   JobError,
   JobLogPage,
@@ -23,6 +24,8 @@ import type {
   QueueStats,
   RotaEntry,
   ThroughputPoint,
+  TopGroup,
+  WorkerInfo,
 } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
@@ -35,6 +38,7 @@ import {
   GROUP_FIELD_COUNT,
   groupInfo,
   parseCount,
+  parseLimit,
   queueCap,
   retentionFrom,
   statsFrom,
@@ -292,6 +296,10 @@ export class Reads {
     return queueCap(limit, active, reserved, override);
   }
 
+  async defaultMaxPending(): Promise<number | null> {
+    return parseLimit(await this.core.redis.hget(this.core.keys.maxPending, ''));
+  }
+
   async state(): Promise<QueueState> {
     return (await this.core.redis.hget(this.core.keys.settings, 'paused')) === '1'
       ? 'PAUSED'
@@ -323,6 +331,22 @@ export class Reads {
     return decodeMetrics(await this.core.commands.readMetrics({ maxSteps }));
   }
 
+  async workers(): Promise<WorkerInfo[]> {
+    const [, ids, infos, leases] = await this.core.commands.readWorkers(
+      validate.Limits.maxWorkersListed,
+    );
+    const workers: WorkerInfo[] = [];
+    ids.forEach((id, i) => {
+      const info = decodeWorkerInfo(id, infos[i] ?? null, leases[i] ?? null);
+      if (info !== null) workers.push(info);
+    });
+    return workers.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async workerCount(): Promise<number> {
+    return Number((await this.core.commands.countWorkers())[1]);
+  }
+
   async throughput(minutes: number): Promise<ThroughputPoint[]> {
     validate.integerIn('minutes', minutes, 1, validate.Limits.throughputMinutes);
     const [current, counts] = await this.core.commands.readThroughput({ minutes });
@@ -337,6 +361,30 @@ export class Reads {
       });
     }
     return points;
+  }
+
+  async topGroups(by: GroupRanking, first: number = Defaults.topGroups): Promise<TopGroup[]> {
+    const ranking = validate.groupRanking(by);
+    const n = validate.topGroupsFirst(first);
+    const [at, , ids, fields, oldest] = await this.core.commands.readTopGroups({
+      by: ranking,
+      first: n,
+      maxSteps: METRICS_HEAD_STEPS,
+    });
+    return this.groupsFrom(ids, fields).map((info, i) => {
+      const id = oldest[2 * i] ?? null;
+      const enqueuedText = oldest[2 * i + 1];
+      const enqueuedAt =
+        typeof enqueuedText === 'string' && /^\d+$/.test(enqueuedText)
+          ? Number(enqueuedText)
+          : null;
+      return {
+        ...info,
+        oldestPendingId: id,
+        oldestPendingAt: enqueuedAt,
+        oldestPendingAgeMs: enqueuedAt === null ? null : Math.max(0, Number(at) - enqueuedAt),
+      };
+    });
   }
 
   async job(id: string): Promise<Job | null> {
@@ -573,4 +621,46 @@ export class Reads {
       groupInfo(this.core.name, id, flat.slice(i * GROUP_FIELD_COUNT, (i + 1) * GROUP_FIELD_COUNT)),
     );
   }
+}
+
+/** A number of a worker's JSON, or null when it is not one. */
+function numberOf(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * A worker's entry of `readWorkers-3.lua` (DESIGN.md §4.9): its JSON as `workerBeat-2.lua`
+ * wrote it and, for a client, its counted leases. Null when the JSON is missing or not ours
+ * (a hand edit): the worker is left out.
+ */
+function decodeWorkerInfo(
+  id: string,
+  json: string | null,
+  leases: number | null,
+): WorkerInfo | null {
+  if (json === null) return null;
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (raw === null || typeof raw !== 'object') return null;
+  const lastSeenAt = numberOf(raw.lastSeenAt);
+  const heartbeatMs = numberOf(raw.heartbeatMs);
+  if (lastSeenAt === null || heartbeatMs === null) return null;
+  const client = raw.client === true;
+  return {
+    id,
+    hostname: typeof raw.hostname === 'string' ? raw.hostname : null,
+    pid: numberOf(raw.pid),
+    concurrency: numberOf(raw.concurrency),
+    active: client ? Number(leases ?? 0) : (numberOf(raw.active) ?? 0),
+    startedAt: numberOf(raw.startedAt) ?? lastSeenAt,
+    lastSeenAt,
+    version: typeof raw.version === 'string' ? raw.version : null,
+    heartbeatMs,
+    lapsesAt: lastSeenAt + WORKER_LAPSE_BEATS * heartbeatMs,
+    client,
+  };
 }

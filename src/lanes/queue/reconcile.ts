@@ -49,6 +49,7 @@ export type FindingKind =
   | 'I4'
   | 'LIMIT'
   | 'REGISTRY'
+  | 'RANK'
   | 'LEASE'
   | 'TOTALS'
   | 'OVERRIDE'
@@ -59,7 +60,7 @@ export type FindingKind =
 export interface Finding {
   readonly kind: FindingKind;
   /**
-   * A group id (I1, I2, I3, LIMIT, REGISTRY, RATE), a job id (LEASE, I4), a `stats` field (TOTALS),
+   * A group id (I1, I2, I3, LIMIT, REGISTRY, RATE, RANK), a job id (LEASE, I4), a `stats` field (TOTALS),
    * an override's member `<kind>:<group>` (OVERRIDE), or `reserved` / `cap` (RESERVE).
    */
   readonly subject: string;
@@ -116,7 +117,8 @@ async function scanFindings(
 
 /**
  * Every group the queue knows of, by any key: the registry, the ring, the paused set and the
- * limit and active hashes (a Redis written by another implementation may have no registry).
+ * limit and active hashes, the rankings (a Redis written by another implementation may have no
+ * registry).
  * Read with SCAN-family commands, so Redis is never blocked by the enumeration.
  */
 async function allGroups(redis: RedisClient, k: QueueKeys): Promise<string[]> {
@@ -125,6 +127,8 @@ async function allGroups(redis: RedisClient, k: QueueKeys): Promise<string[]> {
     [k.groups, 'zscan'],
     [k.glimit, 'hscan'],
     [k.gactive, 'hscan'],
+    [k.pendingRank, 'zscan'],
+    [k.activeRank, 'zscan'],
     [k.paused, 'sscan'],
   ];
   for (const [key, command] of scans) {

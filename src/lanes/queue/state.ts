@@ -30,14 +30,14 @@ export function parseCount(raw: string | number | null | undefined): number {
 /**
  * A group's stored fields as `includes/groupReply.lua` answers them, in order:
  * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>:<burst>`), rateLimitedUntil,
- * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt, reserve; a missing one is null. The script
+ * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt, reserve, maxPending; a missing one is null. The script
  * judged the rate on the Redis clock: rateLimitedUntil only while the reopening is ahead,
  * rateReopenedAt once it has come and the group still waits in `ratelimited` for a claim.
  */
 export type GroupFields = readonly (string | number | null)[];
 
 /** How many fields `includes/groupReply.lua` answers per group (its GROUP_FIELD_COUNT). */
-export const GROUP_FIELD_COUNT = 11;
+export const GROUP_FIELD_COUNT = 12;
 
 /**
  * Build a {@link GroupInfo} from its raw fields, deriving `state` and `onRing` (I1: READY and
@@ -56,6 +56,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     pauseOver,
     reopened,
     rawReserve,
+    rawMaxPending,
   ] = fields;
   const limit = parseLimit(rawLimit);
   const active = parseCount(rawActive);
@@ -87,6 +88,7 @@ export function groupInfo(queue: string, id: string, fields: GroupFields): Group
     limitOverride: parseOverride('limit', limitOver),
     pauseOverride: parseOverride('pause', pauseOver),
     reserve: parseLimit(rawReserve) ?? 0,
+    maxPending: parseLimit(rawMaxPending),
   };
 }
 

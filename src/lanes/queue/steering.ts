@@ -163,6 +163,34 @@ export class Steering {
     return this.groupFrom(g, fields);
   }
 
+  async setMaxPending(
+    group: string,
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<GroupInfo> {
+    const g = validate.groupId(group);
+    const n = validate.maxPending(maxPending);
+    const history = this.core.historyArgs(options);
+    return this.groupFrom(
+      g,
+      await this.core.steered(() =>
+        this.core.commands.setMaxPending({ group: g, maxPending: n, history }),
+      ),
+    );
+  }
+
+  async setDefaultMaxPending(
+    maxPending: number | null,
+    options: SteeringOptions = {},
+  ): Promise<number | null> {
+    const n = validate.maxPending(maxPending);
+    const history = this.core.historyArgs(options);
+    const after = await this.core.steered(() =>
+      this.core.commands.setDefaultMaxPending({ maxPending: n, history }),
+    );
+    return after === null ? null : Number(after);
+  }
+
   async setRetention(
     policies: { completed?: RetentionChange | undefined; dead?: RetentionChange | undefined } = {},
     options?: SteeringOptions,

@@ -30,8 +30,11 @@ export class Upkeep {
       });
       // A kept group is judged again one grace later, so with a grace shorter than a call
       // it is due again at once: go on only while a call forgets something.
-      if (forgotten === 0 || forgotten + kept < forgetBatch) return total;
+      if (forgotten === 0 || forgotten + kept < forgetBatch) break;
     }
+    // Lapsed workers: one bounded call per pass (DESIGN.md §4.9 "Workers").
+    await this.core.commands.pruneWorkers(Defaults.workerPruneBatch);
+    return total;
   }
 
   async checkLayout(): Promise<void> {

@@ -77,26 +77,103 @@ export interface CompleteAndClaimOptions {
   claim?: number | undefined;
   leaseMs?: number | undefined;
   tokens?: readonly string[] | undefined;
+  /** The claiming worker's id, kept with each job it claims (DESIGN.md §4.9 "Workers"). */
+  workerId?: string | undefined;
+}
+
+/** The options of {@link Queue.claim}. */
+export interface ClaimOptions {
+  leaseMs?: number | undefined;
+  token?: string | undefined;
+  /** The claiming worker's id, kept with the job while it holds it (DESIGN.md §4.9). */
+  workerId?: string | undefined;
+}
+
+/** What a worker says of itself at a heartbeat ({@link Queue.workerHeartbeat}). */
+export interface WorkerHeartbeat {
+  /** Its id (1..200 UTF-8 bytes, no control characters). */
+  readonly id: string;
+  readonly hostname?: string | null | undefined;
+  readonly pid?: number | null | undefined;
+  readonly concurrency?: number | null | undefined;
+  /** Jobs it holds now (count); null or absent: a client whose leases are counted instead. */
+  readonly active?: number | null | undefined;
+  readonly version?: string | null | undefined;
+  /** How often it beats (ms, 1..86,400,000); it lapses 3 beats after this one. */
+  readonly heartbeatMs: number;
+  /** A worker starting now: its startedAt is this beat (default false: kept). */
+  readonly fresh?: boolean | undefined;
+}
+
+const HEARTBEAT: validate.OptionNames<WorkerHeartbeat> = {
+  id: true,
+  hostname: true,
+  pid: true,
+  concurrency: true,
+  active: true,
+  version: true,
+  heartbeatMs: true,
+  fresh: true,
+};
+
+/** A count a heartbeat reports, or null: a non-negative safe integer. */
+function countOrNull(argument: string, value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw badInput(argument, 'must be a non-negative integer');
+  }
+  return value;
+}
+
+/** A text a heartbeat reports, or null: at most 256 UTF-8 bytes. */
+function textOrNull(argument: string, value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  return validate.groupId(value, argument);
 }
 
 export class Working {
   constructor(private readonly core: QueueCore) {}
 
-  async claim(
-    options: { leaseMs?: number | undefined; token?: string | undefined } = {},
-  ): Promise<Job | null> {
-    const opts = validate.options('options', options, { leaseMs: true, token: true });
+  async claim(options: ClaimOptions = {}): Promise<Job | null> {
+    const opts = validate.options('options', options, {
+      leaseMs: true,
+      token: true,
+      workerId: true,
+    });
     const leaseMs = validate.leaseMs(opts.leaseMs ?? Defaults.leaseMs);
     const token = opts.token === undefined ? randomUUID() : validate.token(opts.token);
+    const workerId = opts.workerId === undefined ? null : validate.workerId(opts.workerId);
     const reply = await this.core.laidOut(() =>
       this.core.commands.claim({
         leaseMs,
         token,
         defaultMaxAttempts: Defaults.maxAttempts,
         promoteBatch: Defaults.promoteBatch,
+        workerId,
       }),
     );
-    return decodeClaims(this.core.name, reply, [token])[0] ?? null;
+    return decodeClaims(this.core.name, reply, [token], workerId)[0] ?? null;
+  }
+
+  async workerHeartbeat(beat: WorkerHeartbeat): Promise<number> {
+    const b = validate.options('beat', beat, HEARTBEAT);
+    const id = validate.workerId(b.id, 'id');
+    const heartbeatMs = validate.durationMs('heartbeatMs', b.heartbeatMs);
+    const [now] = await this.core.commands.workerBeat({
+      id,
+      hostname: textOrNull('hostname', b.hostname),
+      pid: countOrNull('pid', b.pid),
+      concurrency: countOrNull('concurrency', b.concurrency),
+      active: countOrNull('active', b.active),
+      version: textOrNull('version', b.version),
+      heartbeatMs,
+      fresh: b.fresh === true,
+    });
+    return Number(now);
+  }
+
+  async removeWorker(id: string): Promise<boolean> {
+    return (await this.core.commands.workerGone(validate.workerId(id, 'id'))) === 1;
   }
 
   async complete(id: string, token: string, options: CompleteOptions = {}): Promise<Job> {
@@ -113,7 +190,12 @@ export class Working {
   ): Promise<CompleteAndClaimResult> {
     if (!Array.isArray(completions)) throw badInput('completions', 'must be an array');
     validate.batchSize('completions', completions.length);
-    const opts = validate.options('options', options, { claim: true, leaseMs: true, tokens: true });
+    const opts = validate.options('options', options, {
+      claim: true,
+      leaseMs: true,
+      tokens: true,
+      workerId: true,
+    });
     if (opts.tokens != null && !Array.isArray(opts.tokens)) {
       throw badInput('tokens', 'must be an array of lease tokens');
     }
@@ -124,6 +206,7 @@ export class Working {
       throw badInput('tokens', `must hold one token per claim (${claim})`);
     }
     while (tokens.length < claim) tokens.push(randomUUID());
+    const workerId = opts.workerId === undefined ? null : validate.workerId(opts.workerId);
     const refused: (RingmasterError | null)[] = [];
     const sent: { id: string; token: string; result: string }[] = [];
     const sentAt: number[] = [];
@@ -154,6 +237,7 @@ export class Working {
         leaseMs,
         defaultMaxAttempts: Defaults.maxAttempts,
         promoteBatch: Defaults.promoteBatch,
+        workerId,
       });
     // Completions alone read no payload (complete is not refused either): only a claim asks.
     const [finishedAt, statuses, claimedAt, leaseUntil, claimed, nextRunAt] =
@@ -165,7 +249,7 @@ export class Working {
     return {
       refused,
       finishedAt,
-      claimed: decodeClaims(this.core.name, [claimedAt, leaseUntil, claimed], tokens),
+      claimed: decodeClaims(this.core.name, [claimedAt, leaseUntil, claimed], tokens, workerId),
       nextRunAt: nextRunAt ?? null,
     };
   }

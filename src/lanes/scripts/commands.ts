@@ -123,20 +123,33 @@ export type JobReply = [id: string, fields: string[]];
  * `enqueue-12.lua`'s reply: the job, and whether it is new (0), the one an idempotency key made
  * earlier (1, nothing written), or none because the key was used for another request (2: the
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
- * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written).
+ * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written), or
+ * none because the group is at its backlog bound (4: id null, fields `[bound, held]`, counts;
+ * nothing written; DESIGN.md §3, "Backlog bounds"), none because the debounce key's live job is
+ * of another group (5: its id, fields `['group', its group]`, nothing written), or the debounce
+ * key's live job with its payload and run time replaced (6), or none because the job's cost
+ * is above the burst of its group's rate limit (7: id null, fields `['burst', burst]`, nothing
+ * written; DESIGN.md §3, "Rate limits").
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7];
 /**
- * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
+ * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0, 1 or 6) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
  * used for another request, for job `id` before the call or (id null) by job `first` of this
- * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`.
+ * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`;
+ * status 4, the call's `adding` new jobs for `group` (job `index` its first) would pass its
+ * backlog bound, `held` the pending + delayed jobs it holds (DESIGN.md §3, "Backlog bounds");
+ * status 5, job `index`'s debounce key names a job of another `group`: job `id` waiting before
+ * the call, or (id null) job `first` of this call; status 7, job `index`'s cost is above the
+ * `burst` of its group's rate limit.
  */
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
   | [status: 3, index: number, now: number]
-  | [status: 4, index: number, burst: number];
+  | [status: 4, index: number, group: string, bound: number, held: number, adding: number]
+  | [status: 5, index: number, id: string | null, group: string, first: number | null]
+  | [status: 7, index: number, burst: number];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -152,6 +165,11 @@ export interface EnqueueArgs {
   readonly priority?: number | undefined;
   /** Tokens its claim takes, 2..1,000,000, or undefined for the default 1 (nothing sent). */
   readonly cost?: number | undefined;
+  /**
+   * The debounce key's name and its window (ms, 1..2,592,000,000); sent with `delayMs` equal to
+   * the window, never with `key` or `runAt` (DESIGN.md §3, "Debounce").
+   */
+  readonly debounce?: { key: string; windowMs: number } | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
@@ -220,7 +238,7 @@ export type CompleteAndClaimReply = [
 
 /**
  * `readMetrics-7.lua`'s reply: `[at, ring, groups, paused, rateLimited, active, dead, completed,
- * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps]`.
+ * stats (flat), oldest ([id, score, enqueuedAt | null] or null), settled, steps, cap, workers]`.
  */
 export type MetricsReply = [
   at: number,
@@ -236,7 +254,43 @@ export type MetricsReply = [
   settled: 0 | 1,
   steps: number,
   cap: [limit: string | null, reserved: string | null],
+  workers: number,
+  schedules: number,
 ];
+
+/** `readTopGroups-3.lua`'s reply (see its header). */
+export type TopGroupsReply = [
+  at: number,
+  settled: 0 | 1,
+  ids: string[],
+  fields: (string | number | null)[],
+  oldest: (string | null)[],
+];
+
+/**
+ * `readWorkers-3.lua`'s reply: the Redis clock, the live workers' ids, their JSON (null when
+ * missing), and each one's counted leases (null unless it is a GraphQL client).
+ */
+export type WorkersReply = [
+  now: number,
+  ids: string[],
+  infos: (string | null)[],
+  leases: (number | null)[],
+];
+
+/** What a worker says of itself at a heartbeat (`workerBeat-2.lua`); null for unknown. */
+export interface WorkerBeat {
+  readonly id: string;
+  readonly hostname: string | null;
+  readonly pid: number | null;
+  readonly concurrency: number | null;
+  /** Jobs it holds now; null for a GraphQL client (its leases are counted instead). */
+  readonly active: number | null;
+  readonly version: string | null;
+  readonly heartbeatMs: number;
+  /** A worker starting now: its startedAt is this beat. */
+  readonly fresh: boolean;
+}
 
 /**
  * `checkLayout-9.lua`'s reply: status 0 (the engine's layout; `found` is the mark, null for a
@@ -511,14 +565,18 @@ export class Commands {
     const keys = [
       ...this.groupKeys(p.group),
       k.seq,
-      k.idem(p.key?.name ?? ''),
+      // A debounced job's record in the idem key's place: the engine never sends both.
+      p.debounce === undefined ? k.idem(p.key?.name ?? '') : k.debounce(p.debounce.key),
       k.delayed,
       k.groupDelayed(p.group),
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
-    // A priority only when not the default: the common job is sent one argument less; a cost
-    // likewise, after the priority ('' for the default).
-    if (p.priority !== undefined || p.cost !== undefined) args.push(p.priority ?? '');
+    // A priority only when not the default: the common job is sent one argument less.
+    const more = p.debounce !== undefined || p.cost !== undefined;
+    if (p.priority !== undefined || more) args.push(p.priority ?? '');
+    // A debounce key and its window after it, only for a debounced job ('' before a cost).
+    if (more) args.push(p.debounce?.key ?? '', p.debounce?.windowMs ?? '');
+    // A cost last, only when not the default 1.
     if (p.cost !== undefined) args.push(p.cost);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
@@ -544,15 +602,129 @@ export class Commands {
     const args: Arg[] = [k.base, jobs.length];
     // Each job's priority only when one of the call has one: the common call is sent none (the
     // script tells the two apart by the count of its arguments).
+    // Each job's debounce key and window after its priority only when one of the call has one
+    // (or a cost, which comes last: stride 16).
     const costs = jobs.some((p) => p.cost !== undefined);
-    const priorities = costs || jobs.some((p) => p.priority !== undefined);
+    const debounces = costs || jobs.some((p) => p.debounce !== undefined);
+    const priorities = debounces || jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
       if (priorities) args.push(p.priority ?? '');
+      if (debounces) args.push(p.debounce?.key ?? '', p.debounce?.windowMs ?? '');
       if (costs) args.push(p.cost ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
+  }
+
+  /**
+   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules, flat
+   * `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
+   */
+  dueSchedules(p: { limit: number }): Promise<(string | number | null)[]> {
+    const k = this.k;
+    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit]) as Promise<
+      (string | number | null)[]
+    >;
+  }
+
+  /**
+   * `fireSchedules-11.lua`: fire each schedule whose score is still `expected` and whose
+   * definition still hashes to `sha`; answers flat `[id, jobId | null]` in input order.
+   */
+  fireSchedules(
+    fires: readonly {
+      id: string;
+      expected: string;
+      next: number;
+      sha: string;
+      firedAt: number;
+      job: EnqueueArgs;
+    }[],
+    idFloor: number | null,
+  ): Promise<(string | null)[]> {
+    const k = this.k;
+    const keys = [
+      k.glimit,
+      k.gactive,
+      k.ring,
+      k.paused,
+      k.wake,
+      k.groups,
+      k.stats,
+      k.seq,
+      k.schedules,
+      k.scheduleDefs,
+      k.scheduleRuns,
+    ];
+    const args: Arg[] = [k.base, idFloor ?? '', fires.length];
+    for (const f of fires) {
+      const b = f.job.backoff;
+      args.push(
+        f.id,
+        f.expected,
+        // A cron with no match left is never due again.
+        Number.isFinite(f.next) ? f.next : '+inf',
+        f.sha,
+        f.firedAt,
+        f.job.group,
+        f.job.payload,
+        f.job.maxAttempts,
+        b?.type ?? '',
+        b?.delayMs ?? '',
+        b?.maxDelayMs ?? '',
+        b ? String(b.jitter) : '',
+        f.job.priority ?? '',
+      );
+    }
+    return this.run('fireSchedules', keys, args) as Promise<(string | null)[]>;
+  }
+
+  /**
+   * `upsertSchedule-3.lua`: `[status (1 created, 0 replaced, −1 refused: the queue is full),
+   * nextRunAt, runs | null]`.
+   */
+  upsertSchedule(p: {
+    id: string;
+    definition: string;
+    nextRunAt: number;
+    max: number;
+    history: HistoryArgs;
+  }): Promise<[status: number, nextRunAt: string | null, runs: string | null]> {
+    const k = this.k;
+    return this.run(
+      'upsertSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, p.definition, p.nextRunAt, p.max, ...p.history],
+    ) as Promise<[number, string | null, string | null]>;
+  }
+
+  /** `removeSchedule-3.lua`: 1 when a schedule was removed, 0 when there was none. */
+  removeSchedule(p: { id: string; history: HistoryArgs }): Promise<0 | 1> {
+    const k = this.k;
+    return this.run(
+      'removeSchedule',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.id, ...p.history],
+    ) as Promise<0 | 1>;
+  }
+
+  /**
+   * `readSchedules-3.lua`: `[total, more, entries]`, each entry `[id, definition, nextRunAt |
+   * null, runs | null]`.
+   */
+  readSchedules(p: {
+    after: string | null;
+    first: number;
+  }): Promise<
+    [total: number, more: 0 | 1, entries: [string, string, string | null, string | null][]]
+  > {
+    const k = this.k;
+    return this.run(
+      'readSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [p.after ?? '', p.first],
+    ) as Promise<[number, 0 | 1, [string, string, string | null, string | null][]]>;
   }
 
   /**
@@ -564,10 +736,18 @@ export class Commands {
     token: string;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<ClaimReply> {
     const k = this.k;
     const keys = [...this.releaseKeys(), k.stats, k.delayed, k.settings];
-    const args = [k.base, p.leaseMs, p.token, p.defaultMaxAttempts, p.promoteBatch];
+    const args = [
+      k.base,
+      p.leaseMs,
+      p.token,
+      p.defaultMaxAttempts,
+      p.promoteBatch,
+      p.workerId ?? '',
+    ];
     return this.run('claim', keys, args) as Promise<ClaimReply>;
   }
 
@@ -594,6 +774,7 @@ export class Commands {
     leaseMs: number;
     defaultMaxAttempts: number;
     promoteBatch: number;
+    workerId: string | null;
   }): Promise<CompleteAndClaimReply> {
     const k = this.k;
     const args: Arg[] = [
@@ -602,6 +783,7 @@ export class Commands {
       p.defaultMaxAttempts,
       p.promoteBatch,
       p.completions.length,
+      p.workerId ?? '',
     ];
     for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
@@ -651,6 +833,31 @@ export class Commands {
     return this.run('setReserve', [...this.groupKeys(p.group), this.k.settings], args) as Promise<
       [number, GroupReply]
     >;
+  }
+
+  /**
+   * `setMaxPending-8.lua`: `group`'s backlog bound (a count, null clears it); the group's fields
+   * after (DESIGN.md §3, "Backlog bounds").
+   */
+  setMaxPending(p: {
+    group: string;
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<GroupReply> {
+    const args = [p.group, p.maxPending ?? '', ...p.history];
+    return this.run('setMaxPending', this.groupKeys(p.group), args) as Promise<GroupReply>;
+  }
+
+  /**
+   * `setDefaultMaxPending-1.lua`: the queue's default backlog bound (a count, null clears it);
+   * answers it as it stands after (its text, or null for none).
+   */
+  setDefaultMaxPending(p: {
+    maxPending: number | null;
+    history: HistoryArgs;
+  }): Promise<string | null> {
+    const args = [p.maxPending ?? '', ...p.history];
+    return this.run('setDefaultMaxPending', [this.k.maxPending], args) as Promise<string | null>;
   }
 
   /** `resumeQueue-2.lua`: 1 when the queue was paused (now running, a wake pushed), else 0. */
@@ -803,6 +1010,19 @@ export class Commands {
       [k.glimit, k.gactive, k.paused],
       [k.base, ...p.groups],
     ) as Promise<(string | number | null)[]>;
+  }
+
+  /**
+   * `readTopGroups-3.lua`: the first `first` groups of ranking `by` — `[at, settled, ids,
+   * fields (GROUP_FIELD_COUNT per id, flat), oldest ([id, enqueuedAt] per id, flat)]`.
+   */
+  readTopGroups(p: { by: string; first: number; maxSteps: number }): Promise<TopGroupsReply> {
+    const k = this.k;
+    return this.run(
+      'readTopGroups',
+      [k.glimit, k.gactive, k.paused],
+      [k.base, p.by, p.first, p.maxSteps],
+    ) as Promise<TopGroupsReply>;
   }
 
   /**
@@ -1184,5 +1404,56 @@ export class Commands {
       [k.ring, k.stats, k.paused, k.groups, k.active, k.dead, k.completed],
       [k.base, p.maxSteps],
     ) as Promise<MetricsReply>;
+  }
+
+  /** `workerBeat-2.lua`: register or refresh a worker; answers `[now, lapsesAt]` (ms). */
+  workerBeat(b: WorkerBeat): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'workerBeat',
+      [k.workers, k.workerInfo],
+      [
+        b.id,
+        b.hostname ?? '',
+        b.pid ?? '',
+        b.concurrency ?? '',
+        b.active ?? '',
+        b.version ?? '',
+        b.heartbeatMs,
+        b.fresh ? '1' : '',
+      ],
+    ) as Promise<[number, number]>;
+  }
+
+  /** `workerGone-2.lua`: 1 when worker `id` was registered (now removed), else 0. */
+  workerGone(id: string): Promise<number> {
+    const k = this.k;
+    return this.run('workerGone', [k.workers, k.workerInfo], [id]) as Promise<number>;
+  }
+
+  /** `pruneWorkers-2.lua`: forget at most `batch` lapsed workers; answers how many. */
+  pruneWorkers(batch: number): Promise<number> {
+    const k = this.k;
+    return this.run('pruneWorkers', [k.workers, k.workerInfo], [batch]) as Promise<number>;
+  }
+
+  /** `readWorkers-3.lua`: the live workers (at most `max`). */
+  readWorkers(max: number): Promise<WorkersReply> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, max, ''],
+    ) as Promise<WorkersReply>;
+  }
+
+  /** `readWorkers-3.lua` counting only: `[now, live workers]`. */
+  countWorkers(): Promise<[number, number]> {
+    const k = this.k;
+    return this.run(
+      'readWorkers',
+      [k.workers, k.workerInfo, k.active],
+      [k.base, 1, '1'],
+    ) as Promise<[number, number]>;
   }
 }

@@ -32,6 +32,9 @@
   is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, progress }
   the payloads read in one HMGET of P:{Q}:payloads for the whole call (includes/payloads.lua).
+  A claimed job with a `debounceKey` clears its key's record P:{Q}:debounce:<key> (built from
+  base) when the record names it: one field more in the job's HMGET, a GET and DEL only for such
+  a job (DESIGN.md §3, "Debounce").
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
@@ -69,6 +72,7 @@
 --- @include "quietQueue"
 --- @include "levels"
 --- @include "throughput"
+--- @include "groupRanks"
 
 -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
 local function nextAttempt(raw)
@@ -82,10 +86,12 @@ local function nextAttempt(raw)
   return '1'
 end
 
-local function newClaimBatch(leaseMs)
+-- worker: the claiming worker's id, written as each claimed job's `worker` ('' or nil: none).
+local function newClaimBatch(leaseMs, worker)
   return {
     leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
-    groups = {}, served = {}, active = {}, leases = {},
+    groups = {}, served = {}, active = {}, leases = {}, emptied = {},
+    worker = (worker ~= nil and worker ~= '') and worker or nil,
   }
 end
 
@@ -252,7 +258,15 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress')
+          'lastError', 'progress', 'worker', 'debounceKey')
+        if job[8] then
+          -- A debounced job has started: its key's next enqueue makes a new job (DESIGN.md §3,
+          -- "Debounce"), unless the record already names a newer one.
+          local record = debounceKeyOf(base, job[8])
+          if redis.call('GET', record) == id then
+            redis.call('DEL', record)
+          end
+        end
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
@@ -267,8 +281,19 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           end
         end
         local maxAttempts = job[3]
-        redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
-          tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+        -- The claiming worker's id in the same HSET (DESIGN.md §4.9 "Workers"); a claim that
+        -- names none drops an earlier attempt's (rare: one HDEL).
+        if batch.worker then
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil,
+            'worker', batch.worker)
+        else
+          redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
+            tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
+          if job[7] then
+            redis.call('HDEL', jobKey, 'worker')
+          end
+        end
         if job[1] ~= group then
           redis.call('HSET', jobKey, 'group', group)
         end
@@ -379,7 +404,12 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   flushTurns(base, batch)
   if #emptied > 0 then
     redis.call('ZREM', headsKeyOf(base), unpack(emptied))
+    -- The rankings' pending counts are written once for the batch (flushClaims).
+    for e = 1, #emptied do
+      batch.emptied[emptied[e]] = true
+    end
   end
+  batch.base = base
   fillPayloads(base, claimed, 6)
   return claimed
 end
@@ -411,7 +441,16 @@ local function flushClaims(k, base, batch)
   end
   redis.call('HSET', k.gactive, unpack(counts))
   -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served)
+  keepIndexed(k, batch.count, #batch.served, batch.base)
+  -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
+  -- them, and their lanes' sizes, each in one write for the batch.
+  setActiveRanks(batch.base, counts)
+  local taken = {}
+  for s = 1, #batch.served do
+    local group = batch.served[s]
+    taken[group] = batch.groups[group].claimed
+  end
+  takeServed(batch.base, batch.served, taken, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then

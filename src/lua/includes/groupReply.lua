@@ -5,7 +5,9 @@
       weight (raw or false), rate ('<max>:<windowMs>:<burst>', an old '<max>:<windowMs>', or false),
       rateLimitedUntil (ms as text, or false), limitOverride (JSON or false),
       pauseOverride (JSON or false), rateReopenedAt (ms as text, or false),
-      reserve (raw field of `greserve`, or false; DESIGN.md §3 "The queue's cap and reserves") }
+      reserve (raw field of `greserve`, or false; DESIGN.md §3 "The queue's cap and reserves"),
+      maxPending (raw field of `gmaxpending`, the group's own backlog bound, or false; DESIGN.md
+      §3 "Backlog bounds") }
   (GROUP_FIELD_COUNT of them; src/lanes/queue/state.ts `groupInfo` parses them). The engine derives
   onRing and state from these by I1.
   A reply judges the rate against the script's clock (includes/nowMs.lua, DESIGN.md §3 "Rate
@@ -15,14 +17,14 @@
   rateReopenedAt — it is no longer rate-limited, only off the ring until the next claim puts it
   back. The scripts' own judgements (standing, isServiceable) keep reading the zset as it is.
   readGroup reads them as a table { limit, active, pending, paused, weight, rate,
-  rateLimitedUntil, limitOverride, pauseOverride, reserve } (standing() in groupState judges it); a script
+  rateLimitedUntil, limitOverride, pauseOverride, reserve, maxPending } (standing() in groupState judges it); a script
   that changes one field edits its copy and replies with fieldsReply, rather than reading all of
   them again. k.base ('P:{Q}:') names the operations keys (includes/keys.lua).
 ]]
 --- @include "keys"
 --- @include "nowMs"
 
-local GROUP_FIELD_COUNT = 11
+local GROUP_FIELD_COUNT = 12
 
 local function readGroup(k, group, laneKey)
   local overrides =
@@ -38,6 +40,7 @@ local function readGroup(k, group, laneKey)
     limitOverride = overrides[1],
     pauseOverride = overrides[2],
     reserve = redis.call('HGET', reserveKeyOf(k.base), group),
+    maxPending = redis.call('HGET', maxPendingKeyOf(k.base), group),
   }
 end
 
@@ -49,7 +52,7 @@ local function fieldsReply(g)
   end
   return {
     g.limit, g.active, g.pending, g.paused, g.weight, g.rate, limitedUntil,
-    g.limitOverride, g.pauseOverride, reopenedAt, g.reserve,
+    g.limitOverride, g.pauseOverride, reopenedAt, g.reserve, g.maxPending,
   }
 end
 

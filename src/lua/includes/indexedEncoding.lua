@@ -24,12 +24,15 @@
   above PAD's length the conversion does not happen and every big batch pays the OBJECT
   ENCODINGs and the PAD writes for nothing (correct, only slower).
 
-    keepIndexed(k, claims, served)   after flushClaims' writes of a batch of `claims` claims
+    keepIndexed(k, claims, served, base)
+                                     after flushClaims' writes of a batch of `claims` claims
                                      over `served` groups: `active` and `leases` indexed when
-                                     claims >= INDEXED_FROM, `gactive` and `glimit` when
-                                     served >= it
-  k: active (zset), leases (hash), gactive (hash), glimit (hash).
+                                     claims >= INDEXED_FROM, `gactive`, `glimit` and the group
+                                     rankings (`gpending`, `gactiverank`, includes/groupRanks.lua;
+                                     every served group is written in each) when served >= it
+  k: active (zset), leases (hash), gactive (hash), glimit (hash); base: 'P:{Q}:'.
 ]]
+--- @include "keys"
 
 local INDEXED_FROM = 16
 -- PAD: longer than any *-max-listpack-value a server would run with; never a job id or a group
@@ -62,7 +65,7 @@ local function indexHash(key)
   end
 end
 
-local function keepIndexed(k, claims, served)
+local function keepIndexed(k, claims, served, base)
   if claims >= INDEXED_FROM then
     indexZset(k.active)
     indexHash(k.leases)
@@ -70,5 +73,7 @@ local function keepIndexed(k, claims, served)
   if served >= INDEXED_FROM then
     indexHash(k.gactive)
     indexHash(k.glimit)
+    indexZset(pendingRankKeyOf(base))
+    indexZset(activeRankKeyOf(base))
   end
 end

@@ -53,7 +53,7 @@
 local EVENTS_KEPT = 100
 local EVENTS_TTL_MS = 600000
 local EVENT_FIELDS = { 'state', 'attempts', 'claimedAt', 'leaseUntil', 'runAt', 'finishedAt',
-  'lastError', 'progress' }
+  'lastError', 'progress', 'worker' }
 
 -- For this script call: nil before the first question, false when no job of the queue is
 -- watched, else job id -> whether it is watched (asked once per id).

@@ -25,6 +25,8 @@
                                       the queue's first id
     idemKeyOf(base, key)              `idem`: enqueue-12.lua is passed its one in KEYS,
                                       enqueueMany-9.lua builds one per job
+    debounceKeyOf(base, key)          `debounce`: built by the enqueue scripts (only for a job
+                                      with a debounce key) and by a claim of such a job
     WAKE_LENGTH                       wake tokens kept in `wake` (keys.ts `WAKE_LENGTH`)
     JOB_LAYOUT                        the job layout these scripts write, `layout` in settings
                                       (keys.ts `JOB_LAYOUT`, DESIGN.md §2 "Job layout")
@@ -43,9 +45,12 @@
   Cluster"). A script that is passed no base finds it from a key it is passed: baseOf(key, name).
     historyKeyOf `history`, overridesKeyOf `overrides`, overrideDataKeyOf `overrideData`,
     rateKeyOf `rate`, rateWindowKeyOf `rateWindow`, rateLimitedKeyOf `rateLimited`,
-    weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, ringWatchedKeyOf
-    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, levelsKeyOf
-    `levels`, prioritizedKeyOf `prioritized` (each of base alone)
+    weightKeyOf `weight`, turnsKeyOf `turns`, headsKeyOf `heads`, pendingRankKeyOf
+    `pendingRank`, activeRankKeyOf `activeRank`, ringWatchedKeyOf
+    `ringWatched`, ringLogKeyOf `ringLog`, seenKeyOf `seen`, reserveKeyOf `reserve`, maxPendingKeyOf `maxPending`, levelsKeyOf
+    `levels`, prioritizedKeyOf `prioritized`, workersKeyOf `workers`, workerInfoKeyOf
+    `workerInfo`, schedulesKeyOf `schedules` (each of base alone; `schedules` for the metrics'
+    count, readMetrics-7.lua)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
   script that counts an event writes it, once per call (includes/throughput.lua).
 ]]
@@ -116,6 +121,10 @@ local function idemKeyOf(base, key)
   return base .. 'idem:' .. key
 end
 
+local function debounceKeyOf(base, key)
+  return base .. 'debounce:' .. key
+end
+
 local function baseOf(key, name)
   return string.sub(key, 1, #key - #name)
 end
@@ -156,6 +165,14 @@ local function headsKeyOf(base)
   return base .. 'heads'
 end
 
+local function pendingRankKeyOf(base)
+  return base .. 'gpending'
+end
+
+local function activeRankKeyOf(base)
+  return base .. 'gactiverank'
+end
+
 local function ringWatchedKeyOf(base)
   return base .. 'ringwatched'
 end
@@ -172,6 +189,10 @@ local function reserveKeyOf(base)
   return base .. 'greserve'
 end
 
+local function maxPendingKeyOf(base)
+  return base .. 'gmaxpending'
+end
+
 local function levelsKeyOf(base)
   return base .. 'levels'
 end
@@ -180,6 +201,18 @@ local function prioritizedKeyOf(base)
   return base .. 'prioritized'
 end
 
+local function workersKeyOf(base)
+  return base .. 'workers'
+end
+
+local function workerInfoKeyOf(base)
+  return base .. 'workerinfo'
+end
+
 local function throughputKeyOf(base)
   return base .. 'throughput'
+end
+
+local function schedulesKeyOf(base)
+  return base .. 'schedules'
 end

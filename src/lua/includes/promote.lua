@@ -28,13 +28,14 @@
 
   A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
   out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
-  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads, hset/hdel job, hincrby stats;
-  rpush ring + lpush/ltrim wake (re-ring); a watched job's PENDING (includes/jobEvents.lua).
+  Events: zrem delayed, zrem g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel
+  job, hincrby stats; rpush ring + lpush/ltrim wake (re-ring); a watched job's PENDING (includes/jobEvents.lua).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "settleGroup"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "jobEvents"
 
 local function promoteJob(k, base, id, unjudged)
@@ -65,7 +66,9 @@ local function promoteJob(k, base, id, unjudged)
   local score = finiteScore(job[2]) or finiteScore(id) or 0
   redis.call('ZREM', k.delayed, id)
   redis.call('ZREM', groupDelayedKeyOf(base, group), id)
-  redis.call('ZADD', laneKey, score, id)
+  if redis.call('ZADD', laneKey, score, id) == 1 then
+    addPending(base, group, 1)
+  end
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
   noteLaneHead(base, group, job[2] and finiteScore(id) or score)
   redis.call('HSET', jobKey, 'state', 'pending')

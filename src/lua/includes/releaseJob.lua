@@ -19,6 +19,7 @@
 ]]
 --- @include "keys"
 --- @include "groupState"
+--- @include "groupRanks"
 
 -- The group whose permit a job holds: `leased`, its field of `leases` as read (false for
 -- none), else its hash's group (nil when neither names one). completeAndClaim asks it too.
@@ -44,10 +45,14 @@ local function releaseJob(k, base, id, group, active)
     redis.call('HDEL', k.leases, id)
     redis.call('HINCRBY', k.stats, 'active', -1)
     if group then
+      -- gactive and its ranking (includes/groupRanks.lua) in step.
       if active <= 1 then
         redis.call('HDEL', k.gactive, group)
+        redis.call('ZREM', activeRankKeyOf(base), group)
       else
-        redis.call('HSET', k.gactive, group, string.format('%d', active - 1))
+        local left = string.format('%d', active - 1)
+        redis.call('HSET', k.gactive, group, left)
+        redis.call('ZADD', activeRankKeyOf(base), '-' .. left, group)
       end
     end
   end

@@ -20,10 +20,11 @@
 
   k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it,
   includes/keys.lua).
-  Events: hset/hdel gactive; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
+  Events: hset/hdel gactive; zadd/zrem gactiverank; rpush ring + lpush/ltrim wake and hincrby stats (re-ring).
 ]]
 --- @include "keys"
 --- @include "settleGroup"
+--- @include "groupRanks"
 
 local function readPermits(k, groups)
   local counts = {}
@@ -61,11 +62,14 @@ local function releasePermits(k, base, groups, positions, counts)
         active = after }
     end
   end
+  -- gactive and its ranking (includes/groupRanks.lua) in step.
   if #keep > 0 then
     redis.call('HSET', k.gactive, unpack(keep))
+    setActiveRanks(base, keep)
   end
   if #drop > 0 then
     redis.call('HDEL', k.gactive, unpack(drop))
+    dropActiveRanks(base, drop)
   end
   if #freed == 0 then
     return

@@ -51,6 +51,7 @@
 --- @include "safeInteger"
 --- @include "retention"
 --- @include "heads"
+--- @include "groupRanks"
 --- @include "jobEvents"
 
 local ERRORS_KEPT = 10
@@ -142,7 +143,9 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     redis.call('HINCRBY', k.stats, 'delayed', 1)
     return 'delayed'
   end
-  redis.call('ZADD', laneKey, score, id)
+  if redis.call('ZADD', laneKey, score, id) == 1 then
+    addPending(base, group, 1)
+  end
   -- Its id as a number: the score itself when it is the id (includes/heads.lua).
   noteLaneHead(base, group, job[3] and finiteScore(id) or score)
   if exists then

@@ -27,7 +27,8 @@ export const RETRY_AFTER_SECONDS = 1;
 /**
  * HTTP status (and headers) of a request that failed as a whole for a Redis failure: 503 with
  * `Retry-After` while Redis is unavailable, 507 (Insufficient Storage) when it is out of memory,
- * 500 when it refused this server's user a command or key (REDIS_NOT_PERMITTED: configuration).
+ * 500 when it refused this server's user a command or key (REDIS_NOT_PERMITTED: configuration);
+ * and 429 (Too Many Requests) for an enqueue refused by a group's backlog bound (GROUP_FULL).
  */
 const REDIS_FAILURE_HTTP: Partial<
   Record<ErrorCode, { status: number; headers?: Record<string, string> }>
@@ -39,6 +40,8 @@ const REDIS_FAILURE_HTTP: Partial<
   [ErrorCode.REDIS_OUT_OF_MEMORY]: { status: 507 },
   // Redis refused this server's user (an ACL) or its credentials: the server's configuration.
   [ErrorCode.REDIS_NOT_PERMITTED]: { status: 500 },
+  // A group at its backlog bound (DESIGN.md §3, "Backlog bounds"): the client sends too much.
+  [ErrorCode.GROUP_FULL]: { status: 429 },
 };
 
 /** What a masked error says (Yoga's `maskedErrors.errorMessage`; `ws.ts` masks with it too). */

@@ -1,0 +1,336 @@
+/**
+ * `Queue`'s schedules (DESIGN.md §3, "Schedules"): upsert, remove, the page read, and the tick
+ * the reaper's passes and the workers run. A tick is a compare-and-set: `dueSchedules-2.lua`
+ * reads the due schedules and the Redis clock's now, this module computes each one's tick to
+ * fire (the latest due: missed ticks fire once) and its next tick (croner for a cron
+ * expression), and `fireSchedules-11.lua` enqueues the job and moves the schedule on only if
+ * nobody did in between. The contracts are on `Queue`'s methods (queue.ts), which delegate here.
+ */
+import { createHash } from 'node:crypto';
+import { Cron } from 'croner';
+import { Defaults } from '../defaults.js';
+import { badInput } from '../errors.js';
+import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
+import type { Schedule, SchedulePage, SteeringOptions } from '../types.js';
+import * as validate from '../validate.js';
+import type { QueueCore } from './core.js';
+import type { BackoffPolicyInput } from './producing.js';
+
+/** What {@link Queue.upsertSchedule} takes: exactly one of `everyMs` and `cron`. */
+export interface ScheduleInput {
+  /** The schedule's id: a group id's rules (1–256 UTF-8 bytes, no control characters). */
+  readonly id: string;
+  /** The group each tick's job goes to. */
+  readonly group: string;
+  /** An interval (ms, 1,000..31,536,000,000): ticks every everyMs from the upsert. */
+  readonly everyMs?: number | null | undefined;
+  /** A cron expression: 5 fields, or 6 with seconds first (croner's syntax). */
+  readonly cron?: string | null | undefined;
+  /** The IANA time zone the cron expression is read in (default UTC); only with `cron`. */
+  readonly timezone?: string | null | undefined;
+  /** Each job's payload, as an enqueue's. */
+  readonly payload?: unknown;
+  /** Each job's maxAttempts, as an enqueue's (default 3). */
+  readonly maxAttempts?: number | null | undefined;
+  /** Each job's retry policy, as an enqueue's. */
+  readonly backoff?: BackoffPolicyInput | null | undefined;
+  /** Each job's priority, 1..9 (default 5). */
+  readonly priority?: number | null | undefined;
+}
+
+/** Options of {@link Queue.schedules}. */
+export interface SchedulesOptions {
+  /** Page size 1..500 (default 50). */
+  readonly first?: number | undefined;
+  /** A cursor from a page (`endCursor`): the schedules after it. */
+  readonly after?: string | null | undefined;
+}
+
+const INPUT: validate.OptionNames<ScheduleInput> = {
+  id: true,
+  group: true,
+  everyMs: true,
+  cron: true,
+  timezone: true,
+  payload: true,
+  maxAttempts: true,
+  backoff: true,
+  priority: true,
+};
+
+/** A schedule's definition as `P:{Q}:schedule` holds it (JSON, these keys in this order). */
+interface Definition {
+  readonly group: string;
+  readonly everyMs: number | null;
+  readonly cron: string | null;
+  readonly timezone: string | null;
+  /** JSON text, or null for none. */
+  readonly payload: string | null;
+  readonly maxAttempts: number;
+  readonly backoff: BackoffArgs | null;
+  readonly priority: number;
+}
+
+/** Page size when none is asked for. */
+const SCHEDULES_PAGE_SIZE = 50;
+// C0, DEL and C1 control characters.
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * A cron expression read in `timezone` (UTC for null), as croner reads it: 5 fields, or 6 with
+ * seconds first; day-of-month and day-of-week combined with OR (croner's default, as Vixie cron).
+ * @throws RingmasterError BAD_USER_INPUT (`cron`, `timezone`)
+ */
+function cronOf(expression: string, timezone: string | null): Cron {
+  try {
+    return new Cron(expression, { timezone: timezone ?? 'UTC', mode: '5-or-6-parts' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw badInput('cron', `'${expression}' is not a cron expression: ${message}`);
+  }
+}
+
+/** A text argument of a schedule: a string of 1..max characters, no control characters. */
+function text(argument: string, value: unknown, max: number): string {
+  if (typeof value !== 'string' || value.trim().length === 0) {
+    throw badInput(argument, 'must be a non-empty string');
+  }
+  if (value.length > max || CONTROL.test(value)) {
+    throw badInput(argument, `must be at most ${max} characters, without control characters`);
+  }
+  return value;
+}
+
+/**
+ * An IANA time zone name, as the platform's Intl knows it (`Europe/Berlin`, `UTC`).
+ * @throws RingmasterError BAD_USER_INPUT (`timezone`)
+ */
+function timezoneOf(value: unknown): string {
+  const zone = text('timezone', value, validate.Limits.timezoneLength);
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw badInput('timezone', `'${zone}' is not an IANA time zone (e.g. Europe/Berlin, UTC)`);
+  }
+  return zone;
+}
+
+/**
+ * The definition of an upsert's input, validated as DESIGN.md §5 says (BAD_USER_INPUT naming
+ * the argument): the id, the group, exactly one of everyMs and cron (a cron that never fires is
+ * refused), the time zone with a cron only, and the job's options as an enqueue's.
+ */
+function definitionOf(input: ScheduleInput): { id: string; definition: Definition } {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw badInput('schedule', 'must be an object { id, group, everyMs | cron, … }');
+  }
+  const v = validate.options('schedule', input, INPUT);
+  const id = validate.groupId(v.id, 'id');
+  const group = validate.groupId(v.group);
+  const hasEvery = v.everyMs != null;
+  const hasCron = v.cron != null;
+  if (hasEvery === hasCron) {
+    throw badInput(hasEvery ? 'cron' : 'everyMs', 'give exactly one of everyMs and cron');
+  }
+  const everyMs = hasEvery ? validate.everyMs(v.everyMs) : null;
+  const cron = hasCron ? text('cron', v.cron, validate.Limits.cronLength).trim() : null;
+  if (v.timezone != null && cron === null) {
+    throw badInput('timezone', 'applies only to a cron schedule');
+  }
+  const timezone = v.timezone == null ? null : timezoneOf(v.timezone);
+  if (cron !== null && cronOf(cron, timezone).nextRun() === null) {
+    throw badInput('cron', `'${cron}' never fires`);
+  }
+  const payload = validate.payload(v.payload);
+  const maxAttempts = validate.maxAttempts(v.maxAttempts ?? Defaults.maxAttempts);
+  const backoff = v.backoff == null ? null : validate.backoff(v.backoff);
+  const priority = v.priority == null ? Defaults.priority : validate.priority(v.priority);
+  return {
+    id,
+    definition: {
+      group,
+      everyMs,
+      cron,
+      timezone,
+      payload: payload === '' ? null : payload,
+      maxAttempts,
+      backoff,
+      priority,
+    },
+  };
+}
+
+/** The first tick of `d` after `now` (ms): an interval's one everyMs on, a cron's next match. */
+function firstTick(d: Definition, now: number): number {
+  if (d.everyMs !== null) return now + d.everyMs;
+  return (
+    cronOf(d.cron as string, d.timezone)
+      .nextRun(new Date(now))
+      ?.getTime() ?? Infinity
+  );
+}
+
+/**
+ * The tick of `d` to fire at `now`, its score being `due` (≤ now), and the tick after now: the
+ * latest tick due, so ticks missed while nothing ticked fire once (DESIGN.md §3, "Schedules").
+ * An interval keeps its phase (due + k × everyMs); a cron's next tick is its next match after
+ * now (Infinity when it has none left: it is never due again).
+ */
+export function ticksOf(
+  d: Pick<Definition, 'everyMs' | 'cron' | 'timezone'>,
+  due: number,
+  now: number,
+): { fired: number; next: number } {
+  if (d.everyMs !== null) {
+    const fired = due + Math.floor((now - due) / d.everyMs) * d.everyMs;
+    return { fired, next: fired + d.everyMs };
+  }
+  const cron = cronOf(d.cron as string, d.timezone);
+  // A run earlier in the same second as the reference counts: now + 1 takes a tick at now.
+  const latest = cron.previousRuns(1, new Date(now + 1))[0]?.getTime() ?? due;
+  return {
+    fired: Math.max(latest, due),
+    next: cron.nextRun(new Date(now))?.getTime() ?? Infinity,
+  };
+}
+
+/** An enqueue's arguments for a tick of `d` (no key, no delay). */
+function jobOf(d: Definition): EnqueueArgs {
+  return {
+    group: d.group,
+    payload: d.payload ?? '',
+    maxAttempts: d.maxAttempts,
+    backoff: d.backoff ?? undefined,
+    priority: d.priority === Defaults.priority ? undefined : d.priority,
+  };
+}
+
+/** A payload's JSON value (its text when it is not JSON: another writer's). */
+function parsed(textOf: string | null): unknown {
+  if (textOf === null) return null;
+  try {
+    return JSON.parse(textOf);
+  } catch {
+    return textOf;
+  }
+}
+
+/** A schedule as the scripts answer it: its definition, score and last run, decoded. */
+function decodeSchedule(
+  queue: string,
+  id: string,
+  definition: string,
+  score: string | number | null,
+  runs: string | null,
+): Schedule {
+  const d = JSON.parse(definition) as Definition;
+  const colon = runs === null ? -1 : runs.indexOf(':');
+  return {
+    queue,
+    id,
+    group: d.group,
+    everyMs: d.everyMs ?? null,
+    cron: d.cron ?? null,
+    timezone: d.timezone ?? null,
+    payload: parsed(d.payload ?? null),
+    maxAttempts: d.maxAttempts,
+    backoff: d.backoff ?? null,
+    priority: d.priority ?? Defaults.priority,
+    nextRunAt: score === null ? Number.NaN : Number(score),
+    lastRunAt: runs === null || colon < 0 ? null : Number(runs.slice(0, colon)),
+    lastJobId: runs === null || colon < 0 ? null : runs.slice(colon + 1),
+  };
+}
+
+export class Scheduling {
+  constructor(private readonly core: QueueCore) {}
+
+  async upsert(input: ScheduleInput, options?: SteeringOptions): Promise<Schedule> {
+    const history = this.core.historyArgs(options);
+    const { id, definition } = definitionOf(input);
+    const textOf = JSON.stringify(definition);
+    const now = await this.core.commands.clock();
+    const max = validate.Limits.maxSchedules;
+    const [status, nextRunAt, runs] = await this.core.steered(() =>
+      this.core.commands.upsertSchedule({
+        id,
+        definition: textOf,
+        nextRunAt: firstTick(definition, now),
+        max,
+        history,
+      }),
+    );
+    if (status < 0) {
+      throw badInput(
+        'id',
+        `queue ${this.core.name} holds ${max} schedules already: remove one first`,
+      );
+    }
+    return decodeSchedule(this.core.name, id, textOf, nextRunAt, runs);
+  }
+
+  async remove(id: string, options?: SteeringOptions): Promise<boolean> {
+    const history = this.core.historyArgs(options);
+    const given = validate.groupId(id, 'id');
+    return (await this.core.commands.removeSchedule({ id: given, history })) === 1;
+  }
+
+  async page(options: SchedulesOptions = {}): Promise<SchedulePage> {
+    const opts = validate.options('options', options, { first: true, after: true });
+    const first = validate.pageSize(opts.first ?? SCHEDULES_PAGE_SIZE);
+    const listing = ['schedules', this.core.name] as const;
+    const after = opts.after == null ? null : validate.scheduleCursor.decode(opts.after, listing);
+    const [total, more, entries] = await this.core.commands.readSchedules({ after, first });
+    const schedules = entries.map(([id, definition, score, runs]) =>
+      decodeSchedule(this.core.name, id, definition, score, runs),
+    );
+    const cursors = schedules.map((s) => validate.scheduleCursor.encode(listing, s.id));
+    return {
+      schedules,
+      cursors,
+      hasNextPage: more === 1,
+      endCursor: cursors.at(-1) ?? null,
+      totalCount: total,
+    };
+  }
+
+  async tick(): Promise<number> {
+    const reply = await this.core.commands.dueSchedules({ limit: Defaults.scheduleTickBatch });
+    if (reply.length <= 1) return 0;
+    const now = Number(reply[0]);
+    const fires: Parameters<QueueCore['commands']['fireSchedules']>[0][number][] = [];
+    for (let i = 1; i + 2 < reply.length; i += 3) {
+      const id = String(reply[i]);
+      const expected = String(reply[i + 1]);
+      const textOf = reply[i + 2];
+      if (typeof textOf !== 'string') continue;
+      let definition: Definition;
+      let ticks: { fired: number; next: number };
+      try {
+        definition = JSON.parse(textOf) as Definition;
+        ticks = ticksOf(definition, Number(expected), now);
+      } catch {
+        // Another writer's field (not JSON, a cron croner no longer reads): never fired, never
+        // moved, and the queue's other schedules and its reap go on.
+        continue;
+      }
+      const { fired, next } = ticks;
+      fires.push({
+        id,
+        expected,
+        next,
+        sha: createHash('sha1').update(textOf, 'utf8').digest('hex'),
+        firedAt: fired,
+        job: jobOf(definition),
+      });
+    }
+    if (fires.length === 0) return 0;
+    const base = this.core.keys.base;
+    const out = await this.core.laidOut(() =>
+      this.core.commands.fireSchedules(fires, this.core.connection.state.idFloor(base)),
+    );
+    const ids = out.filter((_, i) => i % 2 === 1).filter((id): id is string => id !== null);
+    if (ids.length > 0) this.core.connection.state.noteIds(base, ids);
+    return ids.length;
+  }
+}
