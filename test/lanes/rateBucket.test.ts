@@ -80,6 +80,69 @@ describe('burst and cost', () => {
     expect(many.map((j) => j.cost)).toEqual([2, 1]);
   });
 
+  it('a cost goes with a debounce key: judged against the burst, the replaced job keeps its own', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 5, windowMs: HOUR, burst: 4 });
+    const debounce = { key: 'k', windowMs: HOUR };
+    const first = await q.enqueue('g', 'a', { cost: 3, debounce });
+    expect(first).toMatchObject({ state: 'DELAYED', cost: 3, debounceKey: 'k' });
+    const before = await queueSnapshot(q);
+    await expect(q.enqueue('g', 'b', { cost: 5, debounce })).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'cost',
+    });
+    expect(await queueSnapshot(q)).toEqual(before);
+    const again = await q.enqueue('g', 'c', { cost: 2, debounce });
+    expect(again.id).toBe(first.id);
+    expect(await q.job(first.id)).toMatchObject({ payload: 'c', cost: 3, debounceKey: 'k' });
+    // A cost with no debounce key: '' goes in the debounce slots, none is recorded.
+    const plain = await q.enqueue('g', 'd', { cost: 2, priority: 2 });
+    expect(await q.job(plain.id)).toMatchObject({ state: 'PENDING', cost: 2, priority: 2 });
+    expect((await q.job(plain.id))?.debounceKey).toBeUndefined();
+  });
+
+  it('enqueueMany with costs, debounce keys and priorities: each job keeps its own', async () => {
+    const q = engine.queue();
+    await q.setRateLimit('g', { max: 5, windowMs: HOUR, burst: 4 });
+    const jobs = await q.enqueueMany([
+      { group: 'g', payload: 1, options: { cost: 2, debounce: { key: 'k', windowMs: HOUR } } },
+      { group: 'g', payload: 2, options: { priority: 2 } },
+      { group: 'g', payload: 3, options: { debounce: { key: 'j', windowMs: HOUR } } },
+      { group: 'g', payload: 4, options: { debounce: { key: 'k', windowMs: HOUR } } },
+      { group: 'g', payload: 5 },
+    ]);
+    expect(jobs.map((j) => j.cost)).toEqual([2, 1, 1, 2, 1]);
+    expect(jobs[3]?.id).toBe(jobs[0]?.id);
+    const read = await Promise.all(jobs.map((j) => q.job(j.id)));
+    expect(read.map((j) => [j?.payload, j?.priority, j?.debounceKey])).toEqual([
+      [4, 5, 'k'],
+      [2, 2, undefined],
+      [3, 5, 'j'],
+      [4, 5, 'k'],
+      [5, 5, undefined],
+    ]);
+    const before = await queueSnapshot(q);
+    await expect(
+      q.enqueueMany([
+        { group: 'g', options: { priority: 3 } },
+        { group: 'g', options: { cost: 5, debounce: { key: 'k', windowMs: HOUR } } },
+      ]),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', argument: 'jobs[1].cost' });
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+
+  it("a job with a cost at its group's backlog bound is refused GROUP_FULL, nothing written", async () => {
+    const q = engine.queue();
+    await q.setMaxPending('g', 1);
+    await q.enqueue('g', 1, { cost: 2 });
+    const before = await queueSnapshot(q);
+    await expect(q.enqueue('g', 2, { cost: 2 })).rejects.toMatchObject({ code: 'GROUP_FULL' });
+    await expect(q.enqueueMany([{ group: 'g', options: { cost: 2 } }])).rejects.toMatchObject({
+      code: 'GROUP_FULL',
+    });
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+
   it('a job dearer than a burst set after it takes the whole bucket when full', async () => {
     const q = engine.queue();
     const dear = await q.enqueue('g', 1, { cost: 5 });
