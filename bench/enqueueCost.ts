@@ -7,6 +7,9 @@
  *
  * - Ringmaster `Queue.enqueue`, `--concurrency` calls in flight, over `--groups` groups;
  * - Ringmaster `Queue.enqueueMany`, batches of `--batch`;
+ * - Ringmaster `Queue.enqueue` with a debounce key, one per group (`enqueue debounce`): after the
+ *   first of each key, every call replaces its key's waiting job (DESIGN.md §3, "Debounce");
+ *   only when named in `--ways`;
  * - BullMQ `Queue.add`, `--concurrency` in flight, and `Queue.addBulk`, batches of `--batch`.
  *
  * Reported per job: instructions (the dump's total less an idle baseline — the server
@@ -65,7 +68,7 @@ function parse(argv: string[]): Options {
   };
 }
 
-type Way = 'enqueue' | 'enqueueMany' | 'bullmq add' | 'bullmq addBulk';
+type Way = 'enqueue' | 'enqueueMany' | 'enqueue debounce' | 'bullmq add' | 'bullmq addBulk';
 
 const payload = orderPayload;
 
@@ -93,6 +96,20 @@ async function run(
   const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
   const group = (i: number) => `tenant-${i % o.groups}`;
   try {
+    if (way === 'enqueue debounce') {
+      const client = new Redis(connection);
+      const queue = new Ringmaster(client).queue('cost');
+      await queue.enqueue('warm-up', payload(-1), { debounce: { key: 'warm-up', windowMs: 1 } });
+      const work = () =>
+        pool(o.jobs, o.concurrency, (i) =>
+          queue.enqueue(group(i), payload(i), {
+            debounce: { key: `key-${i % o.groups}`, windowMs: 60_000 },
+          }),
+        );
+      const perJob = await measure(server, dir, idlePerMs, work, o.jobs);
+      client.disconnect();
+      return perJob;
+    }
     if (way === 'enqueue' || way === 'enqueueMany') {
       const client = new Redis(connection);
       const queue = new Ringmaster(client).queue('cost');
@@ -142,7 +159,7 @@ async function main(): Promise<void> {
     const idlePerMs = await idleInstructionsPerMs(server, dir, o.idleMs);
     const results = new Map<Way, number[]>();
     const order: Way[][] = [
-      ['enqueue', 'enqueueMany', 'enqueueMany', 'enqueue'],
+      ['enqueue', 'enqueueMany', 'enqueue debounce', 'enqueueMany', 'enqueue'],
       ['bullmq add', 'bullmq addBulk', 'bullmq addBulk', 'bullmq add'],
     ];
     for (let round = 1; round <= o.rounds; round++) {
@@ -161,6 +178,9 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\n${o.jobs} jobs a run, ${o.groups} groups, batch ${o.batch}, ${o.concurrency} in flight one by one\n` +
         `Ringmaster: enqueue ${Math.round(mean('enqueue'))}, enqueueMany ${Math.round(mean('enqueueMany'))} instructions/job (× ${(mean('enqueueMany') / mean('enqueue')).toFixed(3)})\n` +
+        (o.ways.includes('enqueue debounce')
+          ? `Ringmaster: enqueue with a debounce key (replacing) ${Math.round(mean('enqueue debounce'))} instructions/job\n`
+          : '') +
         `BullMQ: add ${Math.round(mean('bullmq add'))}, addBulk ${Math.round(mean('bullmq addBulk'))} instructions/job (× ${(mean('bullmq addBulk') / mean('bullmq add')).toFixed(3)})\n`,
     );
   } finally {

@@ -24,8 +24,10 @@ export const Bounds = {
   maxPending: { min: 0, max: Limits.maxPending },
   /** `weight <group> <weight>`: `setWeight(weight)`, turns per round. */
   weight: { min: 1, max: Limits.maxWeight },
-  /** `rate <group> <max>`: `setRateLimit(max)`, claims per window. */
+  /** `rate <group> <max>`: `setRateLimit(max)`, tokens per window. */
   max: { min: 1, max: Limits.maxRateClaims },
+  /** `rate --burst`: `setRateLimit(burst)`, tokens held at most. */
+  burst: { min: 1, max: Limits.maxRateClaims },
   /** `rate --per`: `setRateLimit(windowMs)`, ms. */
   per: { min: 1, max: Limits.maxDelayMs },
   /** `limit --for`, `pause --for`: `forMs`, ms. */

@@ -69,13 +69,14 @@ export const STANDING_LABEL: Record<Standing, string> = {
 export const STANDING_MEANS: Record<Standing, string> = {
   ready: 'on the ring, waiting for its turn',
   rejoining:
-    'its rate window has reopened: off the ring until the next claim puts it back (and may serve it at once)',
+    'the token it waited for has come: off the ring until the next claim puts it back (and may serve it at once)',
   limit: 'as many jobs in flight as its limit allows: no turn until one finishes',
   parked: 'limit 0, or lowered below the jobs in flight: no turn until several finish',
   paused: 'paused by an operator: no turn until resumed',
   busy: 'jobs in flight, nothing waiting: no turn needed',
   empty: 'nothing waiting and nothing in flight',
-  rated: 'its rate limit is used up for this window: no turn until the window reopens',
+  rated:
+    "its rate-limit bucket is short of its next job's cost: no turn until the token it needs comes",
   behind:
     'on the rota, but a more urgent priority level has a group ready: no turn until that level has none',
 };

@@ -13,6 +13,7 @@ export {
   type ClaimOptions,
   type CompleteOptions,
   type Completion,
+  type DebounceInput,
   type EnqueueOptions,
   Queue,
   type QueueOptions,

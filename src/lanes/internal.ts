@@ -34,6 +34,7 @@ export type {
   QueueRetention,
   QueueSnapshot,
   RateLimit,
+  RateLimitInput,
   RetentionChange,
   RetentionPolicy,
   ThroughputPoint,

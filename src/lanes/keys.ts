@@ -70,11 +70,11 @@ export interface QueueKeys {
   readonly overrides: string;
   /** `P:{Q}:goverride` — hash: `<kind>:<group>` → the timed override, JSON. */
   readonly overrideData: string;
-  /** `P:{Q}:grate` — hash: group → its rate limit, `<max>:<windowMs>`. */
+  /** `P:{Q}:grate` — hash: group → its rate limit, `<max>:<windowMs>:<burst>`. */
   readonly rate: string;
-  /** `P:{Q}:gwindow` — hash: group → its current rate window, `<startMs>:<claims>`. */
+  /** `P:{Q}:gwindow` — hash: group → its token bucket, `<tokens>:<atMs>` (none: full). */
   readonly rateWindow: string;
-  /** `P:{Q}:ratelimited` — zset: groups at their rate → when their window reopens (ms). */
+  /** `P:{Q}:ratelimited` — zset: groups short of their head's cost → when it refills (ms). */
   readonly rateLimited: string;
   /** `P:{Q}:gweight` — hash: group → weight, its turns per round of the ring (none = 1). */
   readonly weight: string;
@@ -187,6 +187,11 @@ export interface QueueKeys {
    * without one declares and never touches (no key is empty).
    */
   idem(key: string): string;
+  /**
+   * `P:{Q}:debounce:<key>` (`debounceKeyOf`): the id of the pending or delayed job an enqueue's
+   * debounce key made (DESIGN.md §3, "Debounce").
+   */
+  debounce(key: string): string;
 }
 
 /**
@@ -261,6 +266,7 @@ export function queueKeys(prefix: string, queue: string): QueueKeys {
     logs: (id) => `${base}job:${id}:logs`,
     jobEvents: (id) => `${base}job:${id}:events`,
     idem: (key) => `${base}idem:${key}`,
+    debounce: (key) => `${base}debounce:${key}`,
   };
 }
 

@@ -72,7 +72,7 @@ export type QueueState = 'RUNNING' | 'PAUSED';
 
 /**
  * A group's standing, by precedence: PAUSED if paused; else SATURATED if a limit is set and
- * active >= limit; else RATE_LIMITED while its rate window is used up (`rateLimitedUntil`);
+ * active >= limit; else RATE_LIMITED while its bucket is short of its head's cost (`rateLimitedUntil`);
  * else READY if it has pending work; else IDLE (DESIGN.md §4).
  */
 export type GroupState = 'PAUSED' | 'SATURATED' | 'RATE_LIMITED' | 'READY' | 'IDLE';
@@ -132,6 +132,16 @@ export interface Job<Payload = unknown, Result = unknown> {
    */
   readonly priority?: number;
   /**
+   * Tokens its claim takes from its group's rate-limit bucket (DESIGN.md §3, "Rate limits"), 1
+   * by default; undefined where it was not read (the claim scripts do not return it).
+   */
+  readonly cost?: number;
+  /**
+   * The debounce key it was enqueued with (DESIGN.md §3, "Debounce"); absent for none. While it
+   * is PENDING or DELAYED, an enqueue with that key replaces its payload and run time.
+   */
+  readonly debounceKey?: string;
+  /**
    * Its failed attempts, newest first (bounded: `Defaults.errorsKept`). Read by `Queue.job`
    * only; undefined on jobs from lists and from the job scripts.
    */
@@ -175,15 +185,15 @@ export interface GroupInfo {
   readonly state: GroupState;
   /** Turns per round of the ring (count, ≥ 1; 1 when none is set). DESIGN.md §3, weights. */
   readonly weight: number;
-  /** At most `max` claims per `windowMs` (fixed windows); null = no rate limit. */
+  /** Its token bucket: `max` tokens per `windowMs`, `burst` held at most; null = no rate limit. */
   readonly rateLimit: RateLimit | null;
   /**
-   * While the group is at its rate: when its window reopens (ms, Redis clock, after the read's
+   * While the group is at its rate: when the token it needs comes (ms, Redis clock, after the read's
    * now); else null — also once that time has come, though no claim has put the group back yet.
    */
   readonly rateLimitedUntil: number | null;
   /**
-   * When its used-up rate window reopened (ms, Redis clock, at or before the read's now) while
+   * When the token it waited for came (ms, Redis clock, at or before the read's now) while
    * the group still waits off the ring for the next claim (or reaper pass) to put it back
    * (DESIGN.md §3 "Rate limits"); null otherwise. Such a group is not rate-limited: READY (or
    * IDLE) with `onRing` false.
@@ -237,10 +247,19 @@ export interface QueueCap {
 
 /** A group's rate limit (DESIGN.md §3, rate limits). */
 export interface RateLimit {
-  /** Claims allowed per window (count, ≥ 1). */
+  /** Tokens refilled per window (count, ≥ 1): the sustained rate, `max` job costs per window. */
   readonly max: number;
   /** The window's length (ms). */
   readonly windowMs: number;
+  /** Tokens the bucket holds at most (count, ≥ 1): the largest burst; `max` unless set. */
+  readonly burst: number;
+}
+
+/** A rate limit as `Queue.setRateLimit` takes it: `burst` defaults to `max`. */
+export interface RateLimitInput {
+  readonly max: number;
+  readonly windowMs: number;
+  readonly burst?: number | undefined;
 }
 
 /**

@@ -107,6 +107,32 @@ export function idempotencyKey(value: unknown): string {
   return groupId(value, 'key');
 }
 
+/** A debounce's fields (`options` refuses any other). */
+const DEBOUNCE_FIELDS = { key: true, windowMs: true } as const;
+
+/**
+ * An enqueue's debounce (DESIGN.md §3, "Debounce"): an object `{ key, windowMs }`, both required;
+ * the key by the rules of an idempotency key (argument `debounce.key`), windowMs an integer in
+ * 1..2,592,000,000 ms (30 days, as a delay; argument `debounce.windowMs`).
+ * @throws RingmasterError BAD_USER_INPUT
+ */
+export function debounce(value: unknown): { key: string; windowMs: number } {
+  const given = options(
+    'debounce',
+    value as { key?: unknown; windowMs?: unknown } | null | undefined,
+    DEBOUNCE_FIELDS,
+  );
+  if (value === null || value === undefined) {
+    throw badInput('debounce', 'must be an object { key, windowMs }');
+  }
+  if (given.key === undefined) throw badInput('debounce.key', 'is required');
+  if (given.windowMs === undefined) throw badInput('debounce.windowMs', 'is required');
+  return {
+    key: groupId(given.key, 'debounce.key'),
+    windowMs: integerIn('debounce.windowMs', given.windowMs, 1, Limits.maxDelayMs),
+  };
+}
+
 /** How long an idempotency key is remembered, in ms: an integer in 1..2,592,000,000 (30 days). */
 export function keyTtlMs(value: unknown): number {
   return integerIn('keyTtlMs', value, 1, Limits.maxDelayMs);

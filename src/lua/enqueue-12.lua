@@ -27,7 +27,9 @@
     KEYS[9] seq      string job id counter
     KEYS[10] idem    hash   P:{Q}:idem:<key>: id, fingerprint, enqueuedAt of the job the key
                             made, expiring keyTtlMs after it; with no key, P:{Q}:idem: (no key
-                            is empty, so that name is never read or written)
+                            is empty, so that name is never read or written); with a debounce
+                            key (never sent with an idempotency key), its record instead,
+                            P:{Q}:debounce:<key>, a string: the id of its waiting job
     KEYS[11] delayed        zset  every delayed job of the queue: id -> runAt (ms)
     KEYS[12] groupDelayed   zset  the group's delayed jobs: id -> runAt (ms)
 
@@ -56,7 +58,17 @@
     ARGV[14] priority    1..9 (validated by the engine), absent for the default 5 (one ARGV
                          less for the common job): its place in its lane (DESIGN.md §3,
                          "Priorities"; includes/priority.lua), and the level its group stands at
-                         while the job is its lane's head (DESIGN.md §3, "Levels")
+                         while the job is its lane's head (DESIGN.md §3, "Levels"); '' for the
+                         default when ARGV[15] follows
+    ARGV[15] debounceKey the debounce key's name (1–256 bytes, validated by the engine), absent
+                         for none, '' for none when ARGV[17] follows (DESIGN.md §3, "Debounce"):
+                         its record P:{Q}:debounce:<name> comes as KEYS[10]. The engine sends it
+                         with delayMs = windowMs and never with an idempotency key or runAt
+    ARGV[16] windowMs    with ARGV[15]: 1..2,592,000,000; '' without one when ARGV[17] follows
+    ARGV[17] cost        1..1,000,000 (validated by the engine), absent for the default 1: the
+                         tokens its claim takes from its group's bucket (DESIGN.md §3, "Rate
+                         limits"); stored on the job only when given. A debounced call
+                         (outcome 6) checks it against the burst but leaves the live job's cost
 
   Output: { id, { field1, value1, ... }, outcome }; the fields are the job's hash and its
   payload (`payload`, from P:{Q}:payloads: includes/payloads.lua, jobFields)
@@ -74,6 +86,12 @@
             4  the group is at its backlog bound (its own, else the queue's default; DESIGN.md
                §3, "Backlog bounds"; includes/maxPending.lua): no id, { bound, held } (held:
                its pending + delayed jobs); nothing written (the engine answers GROUP_FULL)
+            5  the debounce key's live job is of another group: its id, { 'group', its group };
+               nothing written (the engine answers BAD_USER_INPUT `debounce.key`)
+            6  the debounce key's live job (pending or delayed), its payload replaced by this
+               call's and its runAt moved to now + windowMs, delayed: its hash and payload
+            7  the cost is above the burst of the group's rate limit: no id, { 'burst', burst };
+               nothing written (the engine answers BAD_USER_INPUT `cost`)
   Refuses (DATA_OUT_OF_RANGE, nothing written) when `seq` is not an integer from 0 to
   10^15−2: the new id would overlap the lane scores of the next priority (includes/priority.lua
   MAX_JOB_ID). Also, for a job that goes to its lane, when the group has a limit and
@@ -83,7 +101,10 @@
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
   delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
   (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
-  (re-ring). None for outcomes 1, 2 and 3.
+  (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None
+  for outcomes 1, 2, 3, 4, 5 and 7. Outcome 6: hset job; zadd delayed + g:<group>:delayed; hset or
+  hdel payloads; pexpire the record; for a job that was pending, zrem lane, zincrby gpending,
+  hincrby stats, the group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
 
   The per-job steps (the key, the run-at time, the id, the group's standing, the job hash, the
   reply) are includes/enqueueJob.lua's, which enqueueMany-9.lua takes each of its jobs through.
@@ -94,6 +115,7 @@
 --- @include "enqueueJob"
 --- @include "registry"
 --- @include "throughput"
+--- @include "rateLimit"
 --- @include "maxPending"
 
 local k = {
@@ -112,6 +134,35 @@ local payload = ARGV[3]
 local maxAttempts = ARGV[4]
 local keyTtlMs = ARGV[5]
 local fingerprint = ARGV[6]
+-- nil for a call without a debounce key: one comparison, nothing more ('' when a cost follows).
+local debounceName = ARGV[15]
+if debounceName == '' then
+  debounceName = nil
+end
+local cost = ARGV[17] or ''
+
+if debounceName then
+  if cost ~= '' then
+    local burst = costOverBurst(base, group, cost)
+    if burst then
+      return { false, { 'burst', burst }, COST_OVER_BURST }
+    end
+  end
+  local liveId, liveGroup, liveState = debounce().find(base, idemKey, debounceName)
+  if liveId then
+    if liveGroup ~= group then
+      return { liveId, { 'group', liveGroup }, DEBOUNCE_OTHER_GROUP }
+    end
+    local live = { id = liveId, group = group, state = liveState, delayedKey = delayedKey,
+      groupDelayedKey = groupDelayedKey, laneKey = laneKey }
+    if liveState == 'pending' then
+      -- Judged before the first write: it may refuse an active count (includes/groupState.lua).
+      live.limit, live.active, live.serviceable, live.saturated = judgeLane(k, group, laneKey)
+    end
+    debounce().replace(k, base, idemKey, live, payload, ARGV[16], nowMs())
+    return { liveId, jobFields(base, liveId), DEBOUNCED }
+  end
+end
 
 if keyTtlMs ~= '' then
   local seen = keyRecord(idemKey)
@@ -127,6 +178,12 @@ local now = nowMs()
 local runAt, outOfRange = runAtOf(ARGV[8], ARGV[7], now)
 if outOfRange then
   return { false, { 'now', now }, RUN_AT_OUT_OF_RANGE }
+end
+if cost ~= '' and not debounceName then
+  local burst = costOverBurst(base, group, cost)
+  if burst then
+    return { false, { 'burst', burst }, COST_OVER_BURST }
+  end
 end
 local delayed = runAt ~= nil and runAt > now
 -- Delayed jobs count toward the bound as pending ones do (one HMGET when no bound is set).
@@ -148,13 +205,16 @@ redis.call('INCR', seqKey)
 local id = string.format('%d', seq)
 markLayout(base, seq, raiseTo)
 local score = writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, ARGV[9], ARGV[10],
-  ARGV[11], ARGV[12], ARGV[14] or '')
+  ARGV[11], ARGV[12], ARGV[14] or '', cost)
 if priority ~= DEFAULT_PRIORITY then
   markPrioritized(base)
 end
 storePayload(base, id, payload)
 if keyTtlMs ~= '' then
   rememberKey(idemKey, id, fingerprint, now, keyTtlMs)
+end
+if debounceName then
+  debounce().remember(base, idemKey, debounceName, id, ARGV[16])
 end
 registerGroup(groupsKey, base, group, now)
 redis.call('HINCRBY', k.stats, 'enqueued', 1)

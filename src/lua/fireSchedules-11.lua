@@ -91,7 +91,7 @@ local function enqueueDue(group, payload, maxAttempts, now, backoff, backoffDela
   local id = string.format('%d', seq)
   markLayout(base, seq, raiseTo)
   local score = writeJob(base, seq, id, group, maxAttempts, now, nil, false, backoff,
-    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priorityArg)
+    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priorityArg, '')
   if priority ~= DEFAULT_PRIORITY then
     markPrioritized(base)
   end

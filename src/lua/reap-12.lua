@@ -46,7 +46,7 @@
 
   Events: as retry, for each job reaped; hincrby stats reaped; one hset throughput for all it
   reaped (failed attempts, includes/throughput.lua); as promotion for each job
-  promoted; zrem ratelimited, hdel gwindow, rpush ring + lpush/ltrim wake for each group
+  promoted; zrem ratelimited, rpush ring + lpush/ltrim wake for each group
   reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed;
   zrem watched; a watched job's events (includes/jobEvents.lua); hdel settings capped +
   lpush/ltrim wake (includes/capWake.lua).

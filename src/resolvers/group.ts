@@ -113,7 +113,7 @@ function blockers(g: GroupInfo): Blocker[] {
     if (block === 'RATE_LIMITED') {
       return {
         what: `rate-limited until ${reopensAt(g)} (${rateText(g)})`,
-        liftsWhen: 'its window reopens',
+        liftsWhen: 'its next token comes',
       };
     }
     const limit = g.limit ?? 0;
@@ -137,8 +137,9 @@ function listed(parts: readonly string[]): string {
 
 /**
  * The sentence for a group held by more than one blocker: each named, and what must happen for
- * each to lift ("at its limit (1 of 1 in flight) and rate-limited until … (1 claim per 1 h): it
- * gets no turns until one finishes and its window reopens (1 pending, 1 in flight)").
+ * each to lift ("at its limit (1 of 1 in flight) and rate-limited until … (1 token per 1 h,
+ * burst 1): it gets no turns until one finishes and its next token comes (1 pending, 1 in
+ * flight)").
  */
 function severalBlockers(g: GroupInfo, all: readonly Blocker[]): string {
   return `${listed(all.map((b) => b.what))}: it gets no turns until ${listed(

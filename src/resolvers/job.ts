@@ -57,6 +57,8 @@ export interface EnqueueJobArg {
   runAt?: Date | null | undefined;
   backoff?: BackoffArg | null | undefined;
   priority?: number | null | undefined;
+  cost?: number | null | undefined;
+  debounce?: { key: string; windowMs: number } | null | undefined;
 }
 
 /**
@@ -71,6 +73,8 @@ function enqueueOptionsOf(j: EnqueueJobArg): EnqueueOptions {
     runAt: j.runAt == null ? undefined : j.runAt.getTime(),
     backoff: backoffOf(j.backoff),
     priority: j.priority ?? undefined,
+    cost: j.cost ?? undefined,
+    debounce: j.debounce ?? undefined,
   };
 }
 
@@ -289,6 +293,15 @@ export async function backoff(
 ): Promise<BackoffPolicy | null> {
   if (j.backoff !== undefined) return j.backoff;
   return (await reread(ctx, j, rootValue))?.backoff ?? null;
+}
+
+/**
+ * `Job.cost`: tokens its claim takes (1 by default). Taken from the job when it was read with
+ * it; else (a job from a claim script) read by id; 1 for a job gone by then.
+ */
+export async function cost(ctx: Context, j: Job, rootValue: unknown): Promise<number> {
+  if (j.cost !== undefined) return j.cost;
+  return (await reread(ctx, j, rootValue))?.cost ?? 1;
 }
 
 /**

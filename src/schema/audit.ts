@@ -28,6 +28,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
       description:
         'A timed override whose two keys disagree (data without a deadline: shown, never reverted; a deadline without data, or at another time than its `until`) or whose data does not decode (invariant I6); the subject is `<kind>:<group>`.',
     },
+    RATE: {
+      description:
+        "A rate limit's token bucket that is malformed (read as empty: repair writes it empty at now) or kept for a group with no rate limit (repair deletes it); the subject is the group.",
+    },
     RESERVE: {
       description:
         'The stored sum of the reserves (subject `reserved`) disagrees with the groups’ reserves, or that sum is above the queue’s cap (subject `cap`; not repaired: lower a reserve).',

@@ -117,7 +117,7 @@ const BlockedByRef = builder.enumType('BlockedBy', {
     },
     RATE_LIMITED: {
       description:
-        'Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`).',
+        "Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`).",
     },
     IDLE: {
       description:
@@ -135,12 +135,12 @@ builder.objectFields(GroupRef, (t) => ({
     type: BlockedByRef,
     nullable: true,
     description:
-      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); LEVEL when it is on the ring behind a more urgent level (which reads the ring once per queue, O(ring)); null when it is on the ring and nothing holds it back, or off it only until the next claim puts it back (its rate window reopened; `reason` says so).',
+      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); LEVEL when it is on the ring behind a more urgent level (which reads the ring once per queue, O(ring)); null when it is on the ring and nothing holds it back, or off it only until the next claim puts it back (the token it waited for came; `reason` says so).',
     resolve: (g, _args, ctx, info) => resolve.blockedByOf(ctx, g, info.rootValue),
   }),
   reason: t.string({
     description:
-      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (its rate window reopened at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring), and, when a more urgent level holds it back, its level and that one. While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state; a group on the ring of a queue at its cap (setQueueLimit) waits for a permit, and is told whether its reserve gets it the next one. A group on the ring that nothing holds back, with pending jobs, on a queue with no live worker (`Queue.workers` empty) ends with "; jobs are waiting and no worker is connected".',
+      'One plain sentence answering "why does it get no more turns?": paused; at its limit (n of m in flight); parked; rate-limited until the next token it needs comes, and when (each blocker that holds named, with what lifts it); busy with no backlog; empty; ready and re-joining the ring with the next claim (the token it waited for came at when); or, on the ring, its position p of r (reading the position costs O(ring) for this group; in a `Queue.snapshot`, the position on that snapshot\'s ring), and, when a more urgent level holds it back, its level and that one. While the whole queue is paused (pauseQueue) it says so too, whatever the group\'s state; a group on the ring of a queue at its cap (setQueueLimit) waits for a permit, and is told whether its reserve gets it the next one. A group on the ring that nothing holds back, with pending jobs, on a queue with no live worker (`Queue.workers` empty) ends with "; jobs are waiting and no worker is connected".',
     resolve: (g, _args, ctx, info) => resolve.reason(ctx, g, info.rootValue),
   }),
 }));

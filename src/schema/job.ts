@@ -122,6 +122,27 @@ export const BackoffInputRef = builder.inputType('BackoffInput', {
   }),
 });
 
+/** An enqueue's `cost`, as each enqueue takes it. */
+const COST = `Tokens its claim takes from its group's rate-limit bucket, 1..${Limits.maxRateClaims.toLocaleString('en-US')}, default 1; BAD_USER_INPUT \`cost\` above the group's burst when it has a rate limit.`;
+
+const DebounceInputRef = builder.inputType('DebounceInput', {
+  description:
+    'Debounce: the job waits DELAYED `windowMs`; while it is PENDING or DELAYED, an enqueue with the same key (per queue) replaces its payload (newest wins) and moves its run time to now + windowMs, answering the same job (its maxAttempts, backoff and priority kept); once it has been claimed, the next enqueue makes a new job. Not with `key` (an idempotency key answers the first job unchanged), `delayMs` or `runAt`.',
+  fields: (t) => ({
+    key: t.string({
+      required: true,
+      description:
+        '1–256 UTF-8 bytes, no control characters; BAD_USER_INPUT `debounce.key` when its waiting job is of another group.',
+    }),
+    windowMs: t.field({
+      type: 'SafeInt',
+      required: true,
+      description:
+        'ms after the last enqueue with the key that the job runs, 1..2,592,000,000 (30 days).',
+    }),
+  }),
+});
+
 /** An enqueue's `priority`, as each enqueue takes it. */
 const PRIORITY = `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), default ${Defaults.priority}; FIFO within a priority.`;
 
@@ -242,6 +263,17 @@ export const JobRef = builder.objectRef<Job>('Job').implement({
       description: `Its place in its group's lane: ${Limits.minPriority} (runs first) to ${Limits.maxPriority} (runs last), ${Defaults.priority} by default; FIFO within a priority. Kept through retries, delays and requeues; \`changeJobPriority\` changes it while PENDING or DELAYED.`,
       resolve: (j, _args, ctx, info) => resolve.priority(ctx, j, info.rootValue),
     }),
+    cost: t.int({
+      description:
+        "Tokens its claim takes from its group's rate-limit bucket, 1 by default (`enqueue`'s `cost`); the head job's cost decides when a rate-limited group is served again.",
+      resolve: (j, _args, ctx, info) => resolve.cost(ctx, j, info.rootValue),
+    }),
+    debounceKey: t.string({
+      nullable: true,
+      description:
+        'The debounce key it was enqueued with (`DebounceInput`); null for none, and in the answer of `claim`.',
+      resolve: (j) => j.debounceKey ?? null,
+    }),
     position: t.int({
       nullable: true,
       description:
@@ -284,6 +316,12 @@ const EnqueueJobInputRef = builder.inputType('EnqueueJobInput', {
     }),
     backoff: t.field({ type: BackoffInputRef }),
     priority: t.int({ description: PRIORITY }),
+    cost: t.int({ description: COST }),
+    debounce: t.field({
+      type: DebounceInputRef,
+      description:
+        "As `enqueue`'s; a key a job of the call carries whose job is waiting, before the call or made earlier in it, is replaced by the later job, each answering the one job.",
+    }),
   }),
 });
 
@@ -321,6 +359,8 @@ builder.mutationFields((t) => ({
         description: 'How long a failed attempt waits before the job runs again; none = at once.',
       }),
       priority: t.arg.int({ description: PRIORITY }),
+      cost: t.arg.int({ description: COST }),
+      debounce: t.arg({ type: DebounceInputRef }),
     },
     resolve: (_root, args, ctx) => resolve.enqueue(ctx, args),
   }),

@@ -10,13 +10,19 @@ import { GroupRef } from './group.js';
 
 export const RateLimitRef = builder.objectRef<RateLimit>('RateLimit').implement({
   description:
-    'At most `max` claims of the group per `windowMs` (fixed windows), on top of its limit.',
+    "The group's token bucket, on top of its limit: `max` tokens refill per `windowMs`, at most `burst` held; a claim takes its job's `cost` (1 by default).",
   fields: (t) => ({
-    max: t.exposeInt('max', { description: 'Claims allowed per window (1..1,000,000).' }),
+    max: t.exposeInt('max', {
+      description: 'Tokens refilled per window (1..1,000,000): the sustained rate.',
+    }),
     windowMs: t.field({
       type: 'SafeInt',
       description: "The window's length (ms, up to 30 days).",
       resolve: (r) => r.windowMs,
+    }),
+    burst: t.exposeInt('burst', {
+      description:
+        'Tokens the bucket holds at most (1..1,000,000): the largest burst of claims; `max` unless set.',
     }),
   }),
 });
@@ -32,7 +38,7 @@ builder.objectFields(GroupRef, (t) => ({
     type: 'DateTime',
     nullable: true,
     description:
-      'While its rate window is used up (state RATE_LIMITED): when the window reopens (Redis clock, after the read); else null — also once that time has passed, before a claim puts the group back on the ring.',
+      "While its bucket is short of its head job's cost (state RATE_LIMITED): when enough tokens will have refilled (Redis clock, after the read); else null — also once that time has passed, before a claim puts the group back on the ring.",
     resolve: (g) => (g.rateLimitedUntil === null ? null : new Date(g.rateLimitedUntil)),
   }),
 }));
@@ -44,12 +50,13 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Allow the group at most `max` claims per `windowMs` (fixed windows), on top of its limit; takes effect on the current window at once.',
+      "Give the group a token bucket, on top of its limit: `max` tokens refill per `windowMs`, at most `burst` (default `max`) held; a claim takes its job's cost. The tokens it holds carry over (at most the new burst) and are judged at once: short of the head job's cost the group is rate-limited now, enough frees it now.",
     args: {
       queue: t.arg.string({ required: true }),
       group: t.arg.string({ required: true }),
       max: t.arg.int({ required: true }),
       windowMs: t.arg({ type: 'SafeInt', required: true }),
+      burst: t.arg.int({ description: 'Tokens held at most, 1..1,000,000; default `max`.' }),
     },
     resolve: (_root, args, ctx) => resolve.setRateLimit(ctx, args),
   }),

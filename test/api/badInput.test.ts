@@ -16,8 +16,10 @@ import {
   ACTION_LIMITS,
   BACKOFFS,
   type BadValue,
+  COSTS,
   CRONS,
   CURSORS,
+  DEBOUNCES,
   DECIMAL_NOT_FOUND,
   DELAYS,
   EVERY_MS,
@@ -44,6 +46,7 @@ import {
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
+  RATE_BURSTS,
   RATE_MAXES,
   RATE_WINDOWS,
   RETENTION_AGES,
@@ -148,9 +151,15 @@ const FIELDS: Field[] = [
     name: 'Mutation.setRateLimit',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) { id rateLimit { max windowMs } } }',
-    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000 }),
-    bad: { queue: QUEUE_NAMES, group: GROUP_IDS, max: RATE_MAXES, windowMs: RATE_WINDOWS },
+      'mutation($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!, $burst: Int) { setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs, burst: $burst) { id rateLimit { max windowMs burst } } }',
+    valid: () => ({ queue: QUEUE, group: 'c', max: 5, windowMs: 60_000, burst: 8 }),
+    bad: {
+      queue: QUEUE_NAMES,
+      group: GROUP_IDS,
+      max: RATE_MAXES,
+      windowMs: RATE_WINDOWS,
+      burst: RATE_BURSTS,
+    },
   },
   {
     name: 'Mutation.setLimit with forMs',
@@ -275,7 +284,7 @@ const FIELDS: Field[] = [
     name: 'Mutation.enqueue',
     kind: 'mutation',
     document:
-      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority) { id } }',
+      'mutation($queue: String!, $group: String!, $payload: JSON, $maxAttempts: Int, $delayMs: SafeInt, $runAt: DateTime, $backoff: BackoffInput, $priority: Int, $debounce: DebounceInput, $cost: Int) { enqueue(queue: $queue, group: $group, payload: $payload, maxAttempts: $maxAttempts, delayMs: $delayMs, runAt: $runAt, backoff: $backoff, priority: $priority, debounce: $debounce, cost: $cost) { id } }',
     valid: () => ({
       queue: QUEUE,
       group: 'c',
@@ -283,6 +292,7 @@ const FIELDS: Field[] = [
       maxAttempts: 2,
       backoff: { type: 'EXPONENTIAL', delayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
       priority: 2,
+      cost: 2,
     }),
     bad: {
       queue: QUEUE_NAMES,
@@ -293,6 +303,8 @@ const FIELDS: Field[] = [
       runAt: RUN_AT_TEXTS,
       backoff: BACKOFFS,
       priority: PRIORITIES,
+      cost: COSTS,
+      debounce: DEBOUNCES,
     },
   },
   {

@@ -125,7 +125,7 @@ describe('Group.reason and Group.blockedBy', () => {
     const all3 = await read(q, 'all3');
     expect(all3.blockedBy).toBe('PAUSED');
     expect(all3.reason).toMatch(
-      /^paused, parked \(the limit is 0\) and rate-limited until .*: it gets no turns until it is resumed, the limit is raised and its window reopens \(1 pending, 1 in flight\); the queue is paused: no group gets turns until resumeQueue$/,
+      /^paused, parked \(the limit is 0\) and rate-limited until .*: it gets no turns until it is resumed, the limit is raised and its next token comes \(1 pending, 1 in flight\); the queue is paused: no group gets turns until resumeQueue$/,
     );
     expect((await read(q, 'limited')).reason).toBe(
       `at its limit (1 of 1 in flight): it re-joins the ring when one finishes${clause}`,

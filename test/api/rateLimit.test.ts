@@ -8,8 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { Job, Queue } from '../../src/lanes/index.js';
 import { rateLimitedSentence } from '../../src/resolvers/rateLimit.js';
 import {
+  ClaimCostedDocument,
   ClearRateLimitDocument,
   type ClearRateLimitMutation,
+  EnqueueCostedDocument,
+  EnqueueJobsCostedDocument,
   GroupRateChangedDocument,
   type GroupRateChangedSubscription,
   GroupReasonDocument,
@@ -54,7 +57,7 @@ describe('setRateLimit and clearRateLimit', () => {
     expect(set).toMatchObject({
       id: 'g',
       state: 'IDLE',
-      rateLimit: { max: 1, windowMs: HOUR },
+      rateLimit: { max: 1, windowMs: HOUR, burst: 1 },
       rateLimitedUntil: null,
     });
     await queue.enqueue('g', 1);
@@ -70,7 +73,7 @@ describe('setRateLimit and clearRateLimit', () => {
       rateLimitedUntil: until,
     });
     expect(limited?.reason).toBe(
-      `rate-limited: it has used its 1 claim per 1 h, so it gets no turns until its window reopens at ${until} (1 pending, 1 in flight)`,
+      `rate-limited: its bucket (1 token per 1 h, burst 1) is short of its next job's cost, so it gets no turns until the next token it needs comes at ${until} (1 pending, 1 in flight)`,
     );
 
     const { body } = await server.request(ClearRateLimitDocument, {
@@ -90,14 +93,64 @@ describe('setRateLimit and clearRateLimit', () => {
     const { entries } = await queue.history({ group: 'g' });
     expect(entries.map((e) => [e.action, e.actor, e.after])).toEqual([
       ['clearRateLimit', 'admin', { rateLimit: null }],
-      ['setRateLimit', 'admin', { rateLimit: { max: 1, windowMs: HOUR } }],
+      ['setRateLimit', 'admin', { rateLimit: { max: 1, windowMs: HOUR, burst: 1 } }],
     ]);
   });
 
   it('windowMs past a 32-bit Int (30 days) is a SafeInt', async () => {
     const queue = engineQueue();
     const set = await setRate(queue, 'g', 1_000_000, 2_592_000_000);
-    expect(set?.rateLimit).toEqual({ max: 1_000_000, windowMs: 2_592_000_000 });
+    expect(set?.rateLimit).toEqual({ max: 1_000_000, windowMs: 2_592_000_000, burst: 1_000_000 });
+  });
+
+  it('burst: the bucket holds that many tokens; Job.cost takes them, the head job decides', async () => {
+    const queue = engineQueue();
+    const { body } = await server.request(SetRateLimitDocument, {
+      queue: queue.name,
+      group: 'g',
+      max: 1,
+      windowMs: HOUR,
+      burst: 3,
+    });
+    expect(body.errors).toBeUndefined();
+    expect((body.data as SetRateLimitMutation).setRateLimit?.rateLimit).toEqual({
+      max: 1,
+      windowMs: HOUR,
+      burst: 3,
+    });
+    const enqueue = async (cost?: number) =>
+      server.request(EnqueueCostedDocument, { queue: queue.name, group: 'g', cost });
+    const plain = await enqueue();
+    expect(plain.body.data?.enqueue?.cost).toBe(1);
+    const dear = await enqueue(2);
+    expect(dear.body.data?.enqueue?.cost).toBe(2);
+    // Above the burst: refused, nothing written.
+    const refused = await enqueue(4);
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'cost',
+    });
+    const many = await server.request(EnqueueJobsCostedDocument, {
+      queue: queue.name,
+      jobs: [
+        { group: 'g', cost: 3 },
+        { group: 'g', cost: 9 },
+      ],
+    });
+    expect(many.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'jobs[1].cost',
+    });
+    expect(await queue.redis.zcard(queue.keys.lane('g'))).toBe(2);
+    await enqueue(1);
+    // 3 tokens: the first (1) and the second (2); the third waits for a token an hour away.
+    const claim = async () =>
+      (await server.request(ClaimCostedDocument, { queue: queue.name })).body.data?.claim ?? null;
+    expect(await claim()).toMatchObject({ id: plain.body.data?.enqueue?.id, cost: 1 });
+    expect(await claim()).toMatchObject({ id: dear.body.data?.enqueue?.id, cost: 2 });
+    expect(await claim()).toBeNull();
+    const g = await queue.group('g');
+    expect(g.state).toBe('RATE_LIMITED');
   });
 
   it('bad input is BAD_USER_INPUT naming the argument, and writes nothing', async () => {
@@ -137,14 +190,14 @@ describe('groupChanged', () => {
     try {
       expect(await until(() => true)).toMatchObject({
         state: 'READY',
-        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimit: { max: 1, windowMs: HOUR, burst: 1 },
       });
       const job = (await queue.claim()) as Job;
       expect(await until((e) => e.state === 'RATE_LIMITED')).toEqual({
         id: 'g',
         state: 'RATE_LIMITED',
         blockedBy: 'RATE_LIMITED',
-        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimit: { max: 1, windowMs: HOUR, burst: 1 },
         rateLimitedUntil: new Date(Number(job.claimedAt) + HOUR).toISOString(),
       });
       await queue.clearRateLimit('g');
@@ -193,7 +246,7 @@ describe('groupChanged at a rate window reopening (nothing written to Redis then
           id: 'g',
           state: 'READY',
           blockedBy: null,
-          rateLimit: { max: 1, windowMs },
+          rateLimit: { max: 1, windowMs, burst: 1 },
           rateLimitedUntil: null,
         });
         expect(await redisNow(queue.redis)).toBeGreaterThanOrEqual(until);
@@ -219,13 +272,13 @@ describe('the reason of a rate-limited group', () => {
         onRing: false,
         state: 'RATE_LIMITED',
         ...NO_OPERATIONS,
-        rateLimit: { max, windowMs },
+        rateLimit: { max, windowMs, burst: max },
         rateLimitedUntil: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
       });
     expect(g(2, 90_000)).toBe(
-      'rate-limited: it has used its 2 claims per 90 s, so it gets no turns until its window reopens at 2026-01-02T03:04:05.006Z (3 pending, 0 in flight)',
+      "rate-limited: its bucket (2 tokens per 90 s, burst 2) is short of its next job's cost, so it gets no turns until the next token it needs comes at 2026-01-02T03:04:05.006Z (3 pending, 0 in flight)",
     );
-    expect(g(1, 1_500)).toMatch(/1 claim per 1500 ms/);
+    expect(g(1, 1_500)).toMatch(/1 token per 1500 ms/);
     expect(g(1, 2 * 86_400_000)).toMatch(/per 2 d/);
     expect(g(1, 120_000)).toMatch(/per 2 min/);
   });
@@ -254,12 +307,12 @@ describe('a group held by its rate and by something before it in precedence', ()
     const { job, until } = await usedUp(queue, 'g');
     expect(await read(queue, 'g')).toMatchObject({ state: 'SATURATED', blockedBy: 'LIMIT' });
     expect((await read(queue, 'g')).reason).toBe(
-      `at its limit (1 of 1 in flight) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until one finishes and its window reopens (1 pending, 1 in flight)`,
+      `at its limit (1 of 1 in flight) and rate-limited until ${until} (1 token per 1 h, burst 1): it gets no turns until one finishes and its next token comes (1 pending, 1 in flight)`,
     );
     await queue.complete(job.id, job.token as string);
     const after = await read(queue, 'g');
     expect(after).toMatchObject({ state: 'RATE_LIMITED', blockedBy: 'RATE_LIMITED' });
-    expect(after.reason).toMatch(new RegExp(`^rate-limited: .* reopens at ${until} \\(1 pending`));
+    expect(after.reason).toMatch(new RegExp(`^rate-limited: .* comes at ${until} \\(1 pending`));
   });
 
   it('paused: PAUSED, and the reason says the rate too, which still holds after the resume', async () => {
@@ -271,7 +324,7 @@ describe('a group held by its rate and by something before it in precedence', ()
       state: 'PAUSED',
       onRing: false,
       blockedBy: 'PAUSED',
-      reason: `paused and rate-limited until ${until} (1 claim per 1 h): it gets no turns until it is resumed and its window reopens (1 pending, 1 in flight)`,
+      reason: `paused and rate-limited until ${until} (1 token per 1 h, burst 1): it gets no turns until it is resumed and its next token comes (1 pending, 1 in flight)`,
     });
     await queue.resume('g');
     expect(await read(queue, 'g')).toMatchObject({
@@ -287,7 +340,7 @@ describe('a group held by its rate and by something before it in precedence', ()
     await queue.setLimit('g', 0);
     expect(await read(queue, 'g')).toMatchObject({
       blockedBy: 'PARKED',
-      reason: `parked (the limit is 0) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until the limit is raised and its window reopens (1 pending, 1 in flight)`,
+      reason: `parked (the limit is 0) and rate-limited until ${until} (1 token per 1 h, burst 1): it gets no turns until the limit is raised and its next token comes (1 pending, 1 in flight)`,
     });
   });
 
@@ -298,7 +351,7 @@ describe('a group held by its rate and by something before it in precedence', ()
     await queue.pause('g');
     expect(await read(queue, 'g')).toMatchObject({
       blockedBy: 'PAUSED',
-      reason: `paused, at its limit (1 of 1 in flight) and rate-limited until ${until} (1 claim per 1 h): it gets no turns until it is resumed, one finishes and its window reopens (1 pending, 1 in flight)`,
+      reason: `paused, at its limit (1 of 1 in flight) and rate-limited until ${until} (1 token per 1 h, burst 1): it gets no turns until it is resumed, one finishes and its next token comes (1 pending, 1 in flight)`,
     });
   });
 });
@@ -312,11 +365,13 @@ describe('a group whose rate window reopened, before any claim put it back', () 
     await queue.claim({ leaseMs: 600_000 });
     const past = (await redisNow(queue.redis)) - 86_400_000;
     await queue.redis.zadd(queue.keys.rateLimited, past, group);
+    // Its bucket full again by now, as a day of refill would leave it.
+    await queue.redis.hdel(queue.keys.rateWindow, group);
     return new Date(past).toISOString();
   }
 
   const reopenedReason = (at: string): string =>
-    `ready: its rate window reopened at ${at}; it re-joins the ring (at its tail) with the next claim, which may serve it at once (1 pending, 1 in flight)`;
+    `ready: the token it waited for came at ${at}; it re-joins the ring (at its tail) with the next claim, which may serve it at once (1 pending, 1 in flight)`;
 
   it('reads READY, off the ring, blocked by nothing, rateLimitedUntil null; the reason says the next claim re-rings it', async () => {
     const queue = engineQueue();
@@ -380,7 +435,7 @@ describe('a group whose rate window reopened, before any claim put it back', () 
         id: 'g',
         state: 'READY',
         blockedBy: null,
-        rateLimit: { max: 1, windowMs: HOUR },
+        rateLimit: { max: 1, windowMs: HOUR, burst: 1 },
         rateLimitedUntil: null,
       });
     } finally {

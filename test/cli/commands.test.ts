@@ -295,11 +295,15 @@ describe('steering that changes nothing', () => {
     expect(await said(['weight', 'a', '1'])).toBe(`weight of a in ${q} already 1 (unchanged)`);
     expect(await said(['unrate', 'a'])).toBe(`a in ${q} had no rate limit (unchanged)`);
     expect(await said(['rate', 'a', '5', '--per', '1m'])).toBe(
-      `rate of a in ${q} set to 5 claims per 1m`,
+      `rate of a in ${q} set to 5 tokens per 1m, burst 5`,
     );
     expect(await said(['rate', 'a', '5', '--per', '60s'])).toBe(
-      `rate of a in ${q} already 5 claims per 1m (unchanged)`,
+      `rate of a in ${q} already 5 tokens per 1m, burst 5 (unchanged)`,
     );
+    expect(await said(['rate', 'a', '5', '--per', '1m', '--burst', '9'])).toBe(
+      `rate of a in ${q} set to 5 tokens per 1m, burst 9`,
+    );
+    expect((await e.group('a')).rateLimit).toEqual({ max: 5, windowMs: 60_000, burst: 9 });
     expect(await said(['unrate', 'a'])).toBe(`rate limit of a in ${q} removed`);
     // A plain call that drops a pending revert changes something: not "already".
     await e.setLimit('b', 2, { forMs: 600_000 });
@@ -349,7 +353,7 @@ describe('rate limits', () => {
     expect(json.groups.map((g) => g.id)).toEqual(['r']);
     const human = (await cli(['group', 'r', '-q', q])).stdout;
     expect(human).toMatch(/^state\s+rate-limited$/m);
-    expect(human).toMatch(/^rate limit\s+1 claim per 1h$/m);
+    expect(human).toMatch(/^rate limit\s+1 token per 1h, burst 1$/m);
     expect(human).toMatch(/^rate-limited until\s+\S+Z$/m);
     expect((await cli(['group', 'a', '-q', q])).stdout).toMatch(/^rate limit\s+none$/m);
   });
@@ -368,7 +372,7 @@ describe('rate limits', () => {
     expect(human).not.toMatch(/^rate-limited until/m);
     expect(human).toMatch(/^on ring\s+no$/m);
     expect(human).toMatch(
-      /^reason\s+ready: its rate window reopened at \S+Z; it re-joins the ring/m,
+      /^reason\s+ready: the token it waited for came at \S+Z; it re-joins the ring/m,
     );
     const json = await cliJson<{ groups: { id: string }[] }>([
       'groups',
@@ -439,9 +443,9 @@ describe('shares: weight, rate, unrate', () => {
     expect((await e.group('a')).weight).toBe(3);
 
     const rated = await cli(['rate', 'a', '5', '-q', q, '--per', '1m']);
-    expect(rated.stdout).toContain(`rate of a in ${q} set to 5 claims per 1m`);
-    expect(rated.stdout).toMatch(/^rate limit\s+5 claims per 1m$/m);
-    expect((await e.group('a')).rateLimit).toEqual({ max: 5, windowMs: 60_000 });
+    expect(rated.stdout).toContain(`rate of a in ${q} set to 5 tokens per 1m, burst 5`);
+    expect(rated.stdout).toMatch(/^rate limit\s+5 tokens per 1m, burst 5$/m);
+    expect((await e.group('a')).rateLimit).toEqual({ max: 5, windowMs: 60_000, burst: 5 });
 
     const json = await cliJson<{ clearRateLimit: { rateLimit: unknown } }>([
       'unrate',
@@ -488,7 +492,11 @@ describe('shares: weight, rate, unrate', () => {
     expect(await engineQueue(q).group('a')).toMatchObject({ rateLimit: null, paused: false });
     // The units kept mean one thing each: m is a minute, d a day.
     await cli(['rate', 'a', '5', '-q', q, '--per', '1d']);
-    expect((await engineQueue(q).group('a')).rateLimit).toEqual({ max: 5, windowMs: 86_400_000 });
+    expect((await engineQueue(q).group('a')).rateLimit).toEqual({
+      max: 5,
+      windowMs: 86_400_000,
+      burst: 5,
+    });
   });
 });
 

@@ -60,4 +60,13 @@ describe('ringmaster job: where it stands', () => {
     expect(finished).not.toContain('position:');
     expect(finished).not.toContain('estimated start:');
   });
+
+  it('a debounced job shows its debounce key; a job without one no line', async () => {
+    const q = uniqueQueueName('cli-place');
+    const e = api.server.engine.queue(q);
+    const job = await e.enqueue('acme', 1, { debounce: { key: 'reindex-7', windowMs: 60_000 } });
+    const plain = await e.enqueue('acme', 2);
+    expect((await cli(['job', job.id, '-q', q])).stdout).toContain('debounce key: reindex-7\n');
+    expect((await cli(['job', plain.id, '-q', q])).stdout).not.toContain('debounce key');
+  });
 });

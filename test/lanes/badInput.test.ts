@@ -23,8 +23,10 @@ import {
   ACTORS,
   BACKOFFS,
   type BadValue,
+  COSTS,
   CRONS,
   CURSORS,
+  DEBOUNCES,
   DELAYS,
   EVERY_MS,
   FAILURE_TEXTS,
@@ -47,6 +49,7 @@ import {
   PROGRESSES,
   QUEUE,
   QUEUE_NAMES,
+  RATE_BURSTS,
   REAP_BATCHES,
   RETENTION_AGES,
   RETENTION_COUNTS,
@@ -199,6 +202,10 @@ const cases: Case[] = [
     ctx.q.enqueue('a', null, { maxAttempts: any(v) }),
   ),
   ...each(PRIORITIES, 'enqueue priority', (v) => ctx.q.enqueue('a', null, { priority: any(v) })),
+  ...each(COSTS, 'enqueue cost', (v) => ctx.q.enqueue('a', null, { cost: any(v) })),
+  ...each(RATE_BURSTS, 'setRateLimit burst', (v) =>
+    ctx.q.setRateLimit('a', { max: 1, windowMs: 1_000, burst: any(v) }),
+  ),
   ...each(PRIORITIES, 'changeJobPriority priority', (v) =>
     ctx.q.changeJobPriority(ctx.active.id, any(v)),
   ),
@@ -218,6 +225,10 @@ const cases: Case[] = [
   ...each(DELAYS, 'enqueue delayMs', (v) => ctx.q.enqueue('a', null, { delayMs: any(v) })),
   ...each(RUN_ATS, 'enqueue runAt', (v) => ctx.q.enqueue('a', null, { runAt: any(v) })),
   ...each(BACKOFFS, 'enqueue backoff', (v) => ctx.q.enqueue('a', null, { backoff: any(v) })),
+  ...each(DEBOUNCES, 'enqueue debounce', (v) => ctx.q.enqueue('a', null, { debounce: any(v) })),
+  ...each(DEBOUNCES, 'enqueueMany debounce', (v) =>
+    ctx.q.enqueueMany([{ group: 'a', options: { debounce: any(v) } }]),
+  ),
   ...each(DELAYS, 'retry delayMs', (v) =>
     ctx.q.retry(ctx.active.id, ctx.active.token as string, { delayMs: any(v) }),
   ),

@@ -33,6 +33,7 @@ const TYPES = [
   'ClaimOptions',
   'CompleteOptions',
   'Completion',
+  'DebounceInput',
   'EnqueueOptions',
   'GroupInfo',
   'GroupState',

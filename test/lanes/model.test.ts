@@ -7,9 +7,9 @@
  * extendLease, completeAndClaim (a batch of 0–4
  * completions, held, stale, bogus or repeated, then 0–4 claims), reap (with leases short enough
  * to expire), promote (a delayed job, another job, a missing one), setLimit (0, and below the
- * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (windows of an
- * hour, so no window ends within a run and the model stays exact; reopening is covered by
- * test/lanes/rateLimit.test.ts), repair, and
+ * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (token buckets of
+ * at most 6 tokens an hour, burst = max, so no token refills within a run and the model stays
+ * exact; refills are covered by test/lanes/rateLimit.test.ts), repair, and
  * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
  * through 4 ioredis connections, in steps that are either one call or a batch of up to 4 fired
  * at once (Promise.all), each call on its own connection, so only Redis decides their order. The
@@ -210,10 +210,10 @@ interface MState {
   /** Wake tokens pushed (nothing pops them in this test). */
   wakes: number;
   registered: Set<string>;
-  /** Rate limits: max claims per RATE_WINDOW_MS; the current windows; the groups
-   * at their rate → when their window reopens (ms). */
+  /** Rate limits: max tokens per RATE_WINDOW_MS (burst = max); the buckets (tokens at `at`,
+   * none: full); the groups short of a token → when the next comes (ms). */
   rates: Map<string, number>;
-  windows: Map<string, { start: number; claims: number }>;
+  windows: Map<string, { at: number; tokens: number }>;
   limited: Map<string, number>;
   stats: {
     enqueued: number;
@@ -440,6 +440,11 @@ function deadlineFrom(real: Outcome, id: string, leaseMs: number, clock: Clock):
   return at >= clock.t0 + leaseMs && at <= clock.t1 + leaseMs ? at : Number.NaN;
 }
 
+/** When a bucket short of a token gets it back: max tokens refill per RATE_WINDOW_MS. */
+function nextToken(w: { at: number; tokens: number }, max: number): number {
+  return w.at + Math.ceil(((1 - w.tokens) * RATE_WINDOW_MS) / max);
+}
+
 /**
  * Apply `op` to `s` (mutated) and return the reply the engine should have given. Values the
  * model cannot know (the Redis clock) are taken from `real` after a bounds check.
@@ -503,14 +508,14 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
         s.stats.claimed += 1;
         const max = s.rates.get(g);
         if (max !== undefined) {
-          // The window starts at the first claim (the lease's start: leaseUntil − leaseMs).
+          // A full bucket starts at the first claim (the lease's start: leaseUntil − leaseMs).
           const w = s.windows.get(g) ?? {
-            start: (job.leaseUntil as number) - op.leaseMs,
-            claims: 0,
+            at: (job.leaseUntil as number) - op.leaseMs,
+            tokens: max,
           };
-          w.claims += 1;
+          w.tokens -= 1;
           s.windows.set(g, w);
-          if (w.claims >= max) s.limited.set(g, w.start + RATE_WINDOW_MS);
+          if (w.tokens < 1) s.limited.set(g, nextToken(w, max));
         }
         if (serviceable(s, g)) enterRota(s, g);
         return { ok: claimReply(job) };
@@ -652,8 +657,10 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       const w = s.windows.get(g);
       if (op.kind === 'setRateLimit') {
         s.rates.set(g, op.max);
-        // The window is still open (an hour): at or past the new max it rate-limits now.
-        if (w !== undefined && w.claims >= op.max) s.limited.set(g, w.start + RATE_WINDOW_MS);
+        // The bucket carries over, its tokens at most the new burst (= max); full, it goes.
+        if (w !== undefined) w.tokens = Math.min(w.tokens, op.max);
+        if (w !== undefined && w.tokens >= op.max) s.windows.delete(g);
+        if (w !== undefined && w.tokens < 1) s.limited.set(g, nextToken(w, op.max));
         else s.limited.delete(g);
       } else {
         s.rates.delete(g);
@@ -1054,10 +1061,10 @@ function modelSnapshot(s: MState): Snapshot {
     seen: [...s.registered].sort(),
     queueRegistered: s.registered.size > 0,
     grate: [...s.rates]
-      .map(([g, max]): [string, string] => [g, `${max}:${RATE_WINDOW_MS}`])
+      .map(([g, max]): [string, string] => [g, `${max}:${RATE_WINDOW_MS}:${max}`])
       .sort(byFirst),
     gwindow: [...s.windows]
-      .map(([g, w]): [string, string] => [g, `${w.start}:${w.claims}`])
+      .map(([g, w]): [string, string] => [g, `${w.tokens}:${w.at}`])
       .sort(byFirst),
     ratelimited: [...s.limited].sort(byFirst),
     strayKeys: [],

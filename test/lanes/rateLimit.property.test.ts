@@ -1,16 +1,17 @@
 /**
  * Property test of rate limits with short windows (like delayed.property.test.ts):
- * random interleavings of enqueues, claims, completeAndClaim, completions, reaps, limits,
- * pauses and short pauses of the test itself (so windows end and reopen on the Redis clock),
- * over groups with rates of 1–3 claims per 30–120 ms, in steps of 1–3 calls fired at once on
- * 3 connections. Which windows have ended is the clock's to say, so rather than an exact model
- * (model.test.ts keeps one, with windows a run never outlives) these hold:
+ * random interleavings of enqueues (costs 1..burst), claims, completeAndClaim, completions,
+ * reaps, limits, pauses and short pauses of the test itself (so tokens refill on the Redis
+ * clock), over groups with token buckets of 1–3 tokens per 30–120 ms and a burst of 1–4, in
+ * steps of 1–3 calls fired at once on 3 connections. How many tokens have refilled is the
+ * clock's to say, so rather than an exact model these hold:
  * - after every step: I1 with the rate clause (on the ring ⇔ not paused, below its limit, not in
- *   `ratelimited`, pending > 0), I2, every group in `ratelimited` has a rate and a window whose
- *   end is its reopening, and `Queue.audit()` reports nothing;
- * - at the end, from the claim times the API answered (`claimedAt`, the Redis clock): each
- *   group's claims fall into fixed windows — a window starts at the first claim after the last
- *   one ended and lasts windowMs — of at most `max` claims each;
+ *   `ratelimited`, pending > 0), I2, every group in `ratelimited` has a rate and a bucket that
+ *   parses, holds at most burst, and is short now of what it waits for, and `Queue.audit()`
+ *   reports nothing;
+ * - at the end, from the claim times the API answered (`claimedAt`, the Redis clock): never over
+ *   the rate — the bucket bound: for any two claims of a group at t1 ≤ t2, the costs of its
+ *   claims in [t1, t2] sum to at most burst + max × (t2 − t1) / windowMs;
  * - and every rate-limited group re-joins: after the last window ends, claims (with a reap
  *   between them, no timing asserted) drain every lane.
  *
@@ -28,7 +29,7 @@ const RUNS = process.env.FC_NUM_RUNS ? Number(process.env.FC_NUM_RUNS) : 25;
 const REPLAYING = process.env.FC_SEED !== undefined;
 
 type Call =
-  | { kind: 'enqueue'; group: number }
+  | { kind: 'enqueue'; group: number; cost: number }
   | { kind: 'claim' }
   | { kind: 'completeAndClaim'; pick: number; claims: number }
   | { kind: 'complete'; pick: number }
@@ -40,11 +41,15 @@ type Call =
 interface Rate {
   max: number;
   windowMs: number;
+  burst: number;
 }
 
 interface Tracker {
-  /** Claim times (ms, Redis clock) per group, as the API answered them. */
-  claims: Map<string, number[]>;
+  /** Claims (time: ms, Redis clock, as the API answered; cost) per group. */
+  claims: Map<string, { at: number; cost: number }[]>;
+  /** Each job's cost, as enqueued. */
+  costs: Map<string, number>;
+  rates: readonly Rate[];
   /** Jobs held (claimed, not completed). */
   held: Job[];
 }
@@ -53,7 +58,11 @@ const coverage = { steps: 0, claims: 0, rateLimitedSeen: 0, windowsFull: 0 };
 
 function record(t: Tracker, jobs: readonly Job[]): void {
   for (const job of jobs) {
-    t.claims.set(job.group, [...(t.claims.get(job.group) ?? []), Number(job.claimedAt)]);
+    const cost = t.costs.get(job.id) ?? 1;
+    t.claims.set(job.group, [
+      ...(t.claims.get(job.group) ?? []),
+      { at: Number(job.claimedAt), cost },
+    ]);
     t.held.push(job);
     coverage.claims += 1;
   }
@@ -62,9 +71,13 @@ function record(t: Tracker, jobs: readonly Job[]): void {
 async function run(q: Queue, call: Call, t: Tracker): Promise<void> {
   try {
     switch (call.kind) {
-      case 'enqueue':
-        await q.enqueue(GROUPS[call.group] as string, null);
+      case 'enqueue': {
+        // A cost of 1..burst (above it the enqueue is refused: test/lanes/rateBucket.test.ts).
+        const cost = 1 + (call.cost % (t.rates[call.group] as Rate).burst);
+        const job = await q.enqueue(GROUPS[call.group] as string, null, { cost });
+        t.costs.set(job.id, cost);
         return;
+      }
       case 'claim': {
         const job = await q.claim({ leaseMs: 600_000 });
         if (job) record(t, [job]);
@@ -153,44 +166,59 @@ async function check(admin: Redis, q: Queue): Promise<void> {
   }
   for (const [g, until] of limited) {
     coverage.rateLimitedSeen += 1;
-    const [, windowMs] = (rates[g] ?? '').split(':').map(Number);
-    const [start, claims] = (windows[g] ?? '').split(':').map(Number);
-    const [max] = (rates[g] ?? '').split(':').map(Number);
-    if (start === undefined || windowMs === undefined || until !== start + windowMs) {
-      throw new Error(`${g} rate-limited until ${until}, window ${windows[g]}, rate ${rates[g]}`);
+    const [max, windowMs, burst] = (rates[g] ?? '').split(':').map(Number);
+    const bucket = /^(-?\d+):(\d+)$/.exec(windows[g] ?? '');
+    if (!max || !windowMs || !burst || bucket === null) {
+      throw new Error(`${g} rate-limited until ${until}, bucket ${windows[g]}, rate ${rates[g]}`);
     }
-    if (claims === undefined || max === undefined || claims < max) {
-      throw new Error(`${g} rate-limited with ${claims} of ${max} claims in its window`);
+    const [tokens, at] = [Number(bucket[1]), Number(bucket[2])];
+    // What it holds at its reopening: at least one token, at most burst (whole windows fold in).
+    const held = (ms: number) => tokens + Math.floor(((ms - at) * max) / windowMs);
+    if (tokens > burst || held(until) < 1 || until <= at) {
+      throw new Error(
+        `${g} rate-limited until ${until} with bucket ${windows[g]}, rate ${rates[g]}`,
+      );
     }
   }
   const { findings } = await q.audit();
   if (findings.length > 0) throw new Error(`audit: ${JSON.stringify(findings)}`);
 }
 
-/** Each group's claims, cut into fixed windows, hold at most `max` each. */
-function checkWindows(t: Tracker, rates: readonly Rate[]): void {
+/**
+ * The bucket bound: for any claims of a group at t1 ≤ t2, the costs claimed in [t1, t2] sum to
+ * at most burst + max × (t2 − t1) / windowMs. O(claims²) per group, a few hundred at most.
+ */
+function checkBucket(t: Tracker, rates: readonly Rate[]): void {
   for (const [i, g] of GROUPS.entries()) {
-    const { max, windowMs } = rates[i] as Rate;
-    const times = [...(t.claims.get(g) ?? [])].sort((a, b) => a - b);
-    let start = Number.NEGATIVE_INFINITY;
-    let count = 0;
-    for (const at of times) {
-      if (at >= start + windowMs) {
-        start = at;
-        count = 0;
+    const { max, windowMs, burst } = rates[i] as Rate;
+    const claims = [...(t.claims.get(g) ?? [])].sort((a, b) => a.at - b.at);
+    for (let a = 0; a < claims.length; a++) {
+      let spent = 0;
+      const from = (claims[a] as { at: number }).at;
+      for (let b = a; b < claims.length; b++) {
+        const { at, cost } = claims[b] as { at: number; cost: number };
+        spent += cost;
+        if (spent * windowMs > burst * windowMs + max * (at - from)) {
+          throw new Error(
+            `${g}: ${spent} tokens claimed in [${from}, ${at}] (max ${max} per ${windowMs} ms, burst ${burst}): ${JSON.stringify(claims)}`,
+          );
+        }
+        if (spent >= burst) coverage.windowsFull += 1;
       }
-      count += 1;
-      if (count > max) {
-        throw new Error(`${g}: ${count} claims in the window from ${start} (max ${max}): ${times}`);
-      }
-      if (count === max) coverage.windowsFull += 1;
     }
   }
 }
 
 const group = fc.integer({ min: 0, max: GROUPS.length - 1 });
 const callArb: fc.Arbitrary<Call> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('enqueue' as const), group }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('enqueue' as const),
+      group,
+      cost: fc.nat({ max: 3 }),
+    }),
+  },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('claim' as const) }) },
   {
     weight: 3,
@@ -232,6 +260,7 @@ const stepArb = fc.array(callArb, { minLength: 1, maxLength: CONNECTIONS });
 const rateArb: fc.Arbitrary<Rate> = fc.record({
   max: fc.integer({ min: 1, max: 3 }),
   windowMs: fc.constantFrom(30, 60, 120),
+  burst: fc.integer({ min: 1, max: 4 }),
 });
 
 describe('rate limits with short windows, interleaved with claims, limits and pauses', () => {
@@ -247,7 +276,7 @@ describe('rate limits with short windows, interleaved with claims, limits and pa
     await Promise.all([...connections, admin].map((c) => c.quit().catch(() => undefined)));
   });
 
-  it('never exceeds a window, keeps I1 with the rate clause, and every group re-joins', async () => {
+  it('never over the rate (the bucket bound), keeps I1 with the rate clause, and every group re-joins', async () => {
     let runs = 0;
     const property = fc.asyncProperty(
       fc.array(rateArb, { minLength: GROUPS.length, maxLength: GROUPS.length }),
@@ -256,7 +285,7 @@ describe('rate limits with short windows, interleaved with claims, limits and pa
         const name = `rated-${runs++}-${Math.random().toString(36).slice(2, 8)}`;
         const queues = connections.map((c) => new Queue(c, name));
         const q = queues[0] as Queue;
-        const t: Tracker = { claims: new Map(), held: [] };
+        const t: Tracker = { claims: new Map(), held: [], costs: new Map(), rates };
         try {
           for (const [i, g] of GROUPS.entries()) await q.setRateLimit(g, rates[i] as Rate);
           for (const [n, step] of steps.entries()) {
@@ -291,7 +320,7 @@ describe('rate limits with short windows, interleaved with claims, limits and pa
             }
             await check(admin, q);
           }
-          checkWindows(t, rates);
+          checkBucket(t, rates);
         } finally {
           const keys = await admin.keys(`emq:{${name}}:*`);
           if (keys.length > 0) await admin.unlink(...keys);

@@ -1,9 +1,10 @@
 /**
- * Per-group rate limits (DESIGN.md §3 "Rate limits"): at most `max` claims of a group
- * per `windowMs` (fixed windows), on top of its concurrency limit. The claim that reaches `max`
- * takes the group off the ring into `ratelimited` until its window reopens; then a claim (or the
- * reaper) puts it back with a wake, and a parked Worker wakes at the reopening by the claim's
- * `nextRunAt`. setRateLimit / clearRateLimit settle the ring at once.
+ * Per-group rate limits (DESIGN.md §3 "Rate limits"): a token bucket per group, `max` tokens
+ * per `windowMs`, `burst` (default `max`) held at most, on top of its concurrency limit. The
+ * claim that leaves the bucket short of the next head's cost takes the group off the ring into
+ * `ratelimited` until enough tokens refill; then a claim (or the reaper) puts it back with a
+ * wake, and a parked Worker wakes then by the claim's `nextRunAt`. setRateLimit /
+ * clearRateLimit settle the ring at once.
  *
  * Windows are long (an hour) wherever the test does not wait for one to end; where it must, the
  * test waits on the Redis clock for the reopening (no timed assertions).
@@ -34,20 +35,27 @@ describe('a claim counts into its group window', () => {
   it('the claim that reaches max takes the group off the ring; its jobs are not claimed', async () => {
     const q = engine.queue();
     const info = await q.setRateLimit('g', { max: 2, windowMs: HOUR });
-    expect(info).toMatchObject({ rateLimit: { max: 2, windowMs: HOUR }, rateLimitedUntil: null });
+    expect(info).toMatchObject({
+      rateLimit: { max: 2, windowMs: HOUR, burst: 2 },
+      rateLimitedUntil: null,
+    });
     for (let i = 0; i < 4; i++) await q.enqueue('g', i);
     await q.enqueue('h', 'other');
     const first = (await q.claim()) as Job;
     const start = Number(first.claimedAt);
-    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`${start}:1`);
+    // The bucket: one of its two tokens left, at the claim.
+    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`1:${start}`);
     expect(await ringOf(q)).toEqual(['h', 'g']);
     expect((await q.claim())?.group).toBe('h');
     const second = (await q.claim()) as Job;
     expect(second.group).toBe('g');
-    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`${start}:2`);
-    // At its rate: off the ring, in `ratelimited` until the window's end.
+    const at = Number(second.claimedAt);
+    // Refilled by no whole token within the hour: none left, counted from the first claim.
+    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`0:${start}`);
+    // Empty: off the ring, in `ratelimited` until the next token (2 per hour: half an hour).
+    expect(at - start).toBeLessThan(HOUR / 2);
     expect(await ringOf(q)).toEqual([]);
-    expect(await q.redis.zscore(q.keys.rateLimited, 'g')).toBe(String(start + HOUR));
+    expect(await q.redis.zscore(q.keys.rateLimited, 'g')).toBe(String(start + HOUR / 2));
     expect(await q.claim()).toBeNull();
     const g = await q.group('g');
     expect(g).toMatchObject({
@@ -55,7 +63,7 @@ describe('a claim counts into its group window', () => {
       onRing: false,
       pending: 2,
       active: 2,
-      rateLimitedUntil: start + HOUR,
+      rateLimitedUntil: start + HOUR / 2,
     });
     // Completions free permits, not the rate: the group stays off the ring.
     await q.complete(first.id, first.token as string);
@@ -74,8 +82,9 @@ describe('a claim counts into its group window', () => {
     const result = await q.completeAndClaim([], { claim: 10 });
     expect(result.claimed).toHaveLength(3);
     const start = Number(result.claimed[0]?.claimedAt);
-    expect(result.nextRunAt).toBe(start + HOUR);
-    expect(await q.redis.zscore(q.keys.rateLimited, 'g')).toBe(String(start + HOUR));
+    // The bucket's three tokens spent: the next of 3 per hour comes in 20 minutes.
+    expect(result.nextRunAt).toBe(start + HOUR / 3);
+    expect(await q.redis.zscore(q.keys.rateLimited, 'g')).toBe(String(start + HOUR / 3));
     await clean(q);
   });
 
@@ -88,7 +97,7 @@ describe('a claim counts into its group window', () => {
 });
 
 describe('the window reopens', () => {
-  it('a claim after the reopening puts the group back with a wake and claims it; a new window starts', async () => {
+  it('a claim after the next token puts the group back with a wake and claims it; the bucket runs on', async () => {
     const q = engine.queue();
     await q.setRateLimit('g', { max: 1, windowMs: 300 });
     await q.enqueue('g', 1);
@@ -102,11 +111,13 @@ describe('the window reopens', () => {
     const second = (await q.claim()) as Job;
     expect(second.group).toBe('g');
     expect((await rawState(q)).wake).toBe(wakes + 1);
-    // Served again, at its rate again (max 1): a new window from this claim.
-    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`${second.claimedAt}:1`);
-    expect(await q.redis.zscore(q.keys.rateLimited, 'g')).toBe(
-      String(Number(second.claimedAt) + 300),
-    );
+    // Served again, empty again: the refill is counted from the first claim on, so the next
+    // token comes one window after the one just spent (not one window after this claim).
+    const bucket = (await q.redis.hget(q.keys.rateWindow, 'g')) as string;
+    const [tokens, atMs] = bucket.split(':').map(Number) as [number, number];
+    expect(tokens + Math.floor(((Number(second.claimedAt) - atMs) * 1) / 300)).toBe(0);
+    expect(Number(await q.redis.zscore(q.keys.rateLimited, 'g'))).toBe(atMs + (1 - tokens) * 300);
+    expect(atMs + (1 - tokens) * 300).toBeLessThanOrEqual(Number(second.claimedAt) + 300);
     await clean(q);
   });
 
@@ -123,7 +134,8 @@ describe('the window reopens', () => {
     expect(await ringOf(q)).toEqual(['g']);
     expect((await rawState(q)).wake).toBe(wakes + 1);
     expect(await q.redis.exists(q.keys.rateLimited)).toBe(0);
-    expect(await q.redis.hexists(q.keys.rateWindow, 'g')).toBe(0);
+    // The bucket is kept: the promotion adds no token, the refill since its time does.
+    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toMatch(/^0:\d+$/);
     expect((await q.group('g')).state).toBe('READY');
     await clean(q);
   });
@@ -149,10 +161,10 @@ describe('the window reopens', () => {
       }
       expect(runs).toHaveLength(2);
       const [a, b] = runs as unknown as [{ at: number }, { at: number }];
-      // The second ran only once the first's window had ended.
-      expect(b.at).toBeGreaterThanOrEqual(a.at);
-      const window = await q.redis.hget(q.keys.rateWindow, 'g');
-      expect(Number(window?.split(':')[0])).toBeGreaterThanOrEqual(a.at - 50);
+      // The second ran only once the next token had come (1 per 400 ms).
+      expect(b.at).toBeGreaterThanOrEqual(a.at + 400 - 50);
+      const bucket = await q.redis.hget(q.keys.rateWindow, 'g');
+      expect(Number(bucket?.split(':')[1])).toBeGreaterThanOrEqual(a.at - 50);
     } finally {
       await worker.close();
     }
@@ -177,40 +189,45 @@ describe('steering settles the ring at once', () => {
     await clean(q);
   });
 
-  it('raising max above the window claims frees it; lowering it to them rate-limits it now', async () => {
+  it('the tokens held carry over to a new rate (at most its burst): an empty bucket stays empty, a full one frees', async () => {
     const q = engine.queue();
     await q.setRateLimit('g', { max: 1, windowMs: HOUR });
     for (let i = 0; i < 4; i++) await q.enqueue('g', i);
     const first = (await q.claim()) as Job;
     expect((await q.group('g')).state).toBe('RATE_LIMITED');
+    // A higher max with the bucket empty: still empty, the next token sooner (3 per hour).
     const raised = await q.setRateLimit('g', { max: 3, windowMs: HOUR });
-    expect(raised).toMatchObject({ state: 'READY', rateLimitedUntil: null });
-    expect(await ringOf(q)).toEqual(['g']);
-    // The window is kept: one claim made, two left.
-    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`${first.claimedAt}:1`);
-    await q.claim();
-    expect(await ringOf(q)).toEqual(['g']);
-    // Lowered to the two claims made: rate-limited now, off the ring (LREM).
-    const lowered = await q.setRateLimit('g', { max: 2, windowMs: HOUR });
-    expect(lowered).toMatchObject({
+    expect(raised).toMatchObject({
       state: 'RATE_LIMITED',
-      rateLimitedUntil: Number(first.claimedAt) + HOUR,
+      rateLimitedUntil: Number(first.claimedAt) + HOUR / 3,
     });
+    expect(await q.redis.hget(q.keys.rateWindow, 'g')).toBe(`0:${first.claimedAt}`);
     expect(await ringOf(q)).toEqual([]);
+    // A bigger burst does not fill the bucket either; clearing and setting again does (a
+    // group without a rate starts full).
+    await q.clearRateLimit('g');
+    const fresh = await q.setRateLimit('g', { max: 1, windowMs: HOUR, burst: 2 });
+    expect(fresh).toMatchObject({ state: 'READY', rateLimitedUntil: null });
+    expect(await q.redis.hexists(q.keys.rateWindow, 'g')).toBe(0);
+    expect((await q.completeAndClaim([], { claim: 4 })).claimed).toHaveLength(2);
+    expect(await ringOf(q)).toEqual([]);
+    // Lowered to a burst below what it holds: clamped (here: empty stays empty).
+    const lowered = await q.setRateLimit('g', { max: 1, windowMs: HOUR, burst: 1 });
+    expect(lowered.state).toBe('RATE_LIMITED');
     await clean(q);
   });
 
-  it('a shorter window that has already ended frees the group and forgets the window', async () => {
+  it('a shorter window refills the bucket it left: the group is freed at once', async () => {
     const q = engine.queue();
     await q.setRateLimit('g', { max: 1, windowMs: HOUR });
     await q.enqueue('g', 1);
     await q.enqueue('g', 2);
     const first = (await q.claim()) as Job;
     await untilRedisTimePasses(q.redis, Number(first.claimedAt) + 5);
-    const info = await q.setRateLimit('g', { max: 1, windowMs: 1 });
-    expect(info.state).toBe('READY');
-    expect(await q.redis.hexists(q.keys.rateWindow, 'g')).toBe(0);
-    expect(await ringOf(q)).toEqual(['g']);
+    // Judged under the rate before (still empty), then refilled under the new one.
+    await q.setRateLimit('g', { max: 1, windowMs: 1 });
+    await untilRedisTimePasses(q.redis, (await redisNow(q.redis)) + 2);
+    expect((await q.completeAndClaim([], { claim: 1 })).claimed).toHaveLength(1);
     await clean(q);
   });
 
@@ -221,21 +238,26 @@ describe('steering settles the ring at once', () => {
     await q.setRateLimit('g', { max: 5, windowMs: 1_000 }, { actor: 'ops' }); // unchanged
     await q.clearRateLimit('g', { actor: 'ops' });
     const entries = await q.redis.xrange(q.keys.history, '-', '+');
-    const fields = entries.map(([, f]) => Object.fromEntries(chunk(f)));
+    // JSON read back: Lua's cjson writes an object's keys in no set order.
+    const fields = entries.map(([, f]) => {
+      const o = Object.fromEntries(chunk(f));
+      return { ...o, before: JSON.parse(o.before as string), after: JSON.parse(o.after as string) };
+    });
+    const rate = { rateLimit: { max: 5, windowMs: 1000, burst: 5 } };
     expect(fields).toEqual([
       {
         action: 'setRateLimit',
         group: 'g',
         actor: 'ops',
-        before: '{"rateLimit":null}',
-        after: '{"rateLimit":{"max":5,"windowMs":1000}}',
+        before: { rateLimit: null },
+        after: rate,
       },
       {
         action: 'clearRateLimit',
         group: 'g',
         actor: 'ops',
-        before: '{"rateLimit":{"max":5,"windowMs":1000}}',
-        after: '{"rateLimit":null}',
+        before: rate,
+        after: { rateLimit: null },
       },
     ]);
     expect((await q.history({ group: 'g' })).entries).toHaveLength(2);
@@ -314,6 +336,10 @@ describe('bad input is refused before anything is written', () => {
     ['windowMs 0', { max: 1, windowMs: 0 }, 'windowMs'],
     ['windowMs over 30 days', { max: 1, windowMs: 2_592_000_001 }, 'windowMs'],
     ['windowMs a string', { max: 1, windowMs: '1000' }, 'windowMs'],
+    ['burst 0', { max: 1, windowMs: 1_000, burst: 0 }, 'burst'],
+    ['burst over 1,000,000', { max: 1, windowMs: 1_000, burst: 1_000_001 }, 'burst'],
+    ['burst a fraction', { max: 1, windowMs: 1_000, burst: 2.5 }, 'burst'],
+    ['an unknown field', { max: 1, windowMs: 1_000, bursts: 2 }, 'rateLimit.bursts'],
     ['not an object', 5, 'rateLimit'],
     ['null', null, 'rateLimit'],
   ];
@@ -346,10 +372,17 @@ describe('bad input is refused before anything is written', () => {
     expect((await q.setRateLimit('g', { max: 1, windowMs: 1 })).rateLimit).toEqual({
       max: 1,
       windowMs: 1,
+      burst: 1,
     });
     expect(
-      (await q.setRateLimit('g', { max: 1_000_000, windowMs: 2_592_000_000 })).rateLimit,
-    ).toEqual({ max: 1_000_000, windowMs: 2_592_000_000 });
+      (await q.setRateLimit('g', { max: 1_000_000, windowMs: 2_592_000_000, burst: 1_000_000 }))
+        .rateLimit,
+    ).toEqual({ max: 1_000_000, windowMs: 2_592_000_000, burst: 1_000_000 });
+    expect((await q.setRateLimit('g', { max: 5, windowMs: 10, burst: 1 })).rateLimit).toEqual({
+      max: 5,
+      windowMs: 10,
+      burst: 1,
+    });
   });
 });
 
@@ -423,9 +456,10 @@ describe('audit and repair know the rate clause (I1)', () => {
     await q.enqueue('g', 1);
     await q.enqueue('g', 2);
     await q.claim();
-    // Its window reopened a day ago, and no claim or reap has run since.
+    // Its token came a day ago (its bucket full again), and no claim or reap has run since.
     const now = await redisNow(q.redis);
     await q.redis.zadd(q.keys.rateLimited, now - 86_400_000, 'g');
+    await q.redis.hdel(q.keys.rateWindow, 'g');
     await clean(q);
     expect((await q.claim())?.group).toBe('g');
     await clean(q);
@@ -441,6 +475,7 @@ describe('a read judges the rate on the Redis clock (a reopening in the past)', 
     await q.claim();
     const past = (await redisNow(q.redis)) - 86_400_000;
     await q.redis.zadd(q.keys.rateLimited, past, group);
+    await q.redis.hdel(q.keys.rateWindow, group);
     return past;
   }
 

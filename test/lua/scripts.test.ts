@@ -80,6 +80,8 @@ const EXPECTED = [
   // the reaper's per-queue lock, held for one pass, and its release
   'reaperLock',
   'reaperUnlock',
+  // Queue.audit / Queue.repair: the rate limits' token buckets
+  'reconcileBuckets',
   // Queue.audit / Queue.repair; I4's paired job indexes
   'reconcileGroups',
   'reconcileIndexes',

@@ -560,6 +560,18 @@ describe.skipIf(skip)(
         expect(await direct.zrange(k.lane('acme'), 0, -1)).toEqual([b.id, c.id, a.id]);
         expect(await direct.hget(k.job(b.id), 'priority')).toBe('1');
         await shot(page, 'j15-priority');
+
+        // A debounced job's detail shows its debounce key; the others have no such line.
+        const debounced = await q.enqueue(
+          'acme',
+          { n: 5 },
+          { debounce: { key: 'reindex-7', windowMs: 3_600_000 } },
+        );
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${debounced.id}`);
+        await waitText(page.getByTestId('job-debounce-key'), /reindex-7/);
+        await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${a.id}`);
+        await waitText(page.getByTestId('job-priority'), /5/);
+        expect(await page.getByTestId('job-debounce-key').count()).toBe(0);
         expect(errors).toEqual([]);
       } finally {
         await close();

@@ -40,28 +40,39 @@ describe.skipIf(skip)(
         expect(await clearRate.isDisabled()).toBe(true);
 
         // Past 1,000,000 claims: refused in words, nothing sent.
-        await page.getByLabel('Claims per window').fill('2000000');
+        await page.getByLabel('Tokens per window').fill('2000000');
         await page.getByLabel('Window (seconds)').fill('60');
         await page.getByRole('button', { name: 'Set rate' }).click();
         await waitText(
           page.getByTestId('rate-limit').getByRole('status'),
-          /^Claims per window is a whole number, 1 to 1,000,000\./,
+          /^Tokens per window is a whole number, 1 to 1,000,000\./,
         );
         expect(await q.redis.hexists(q.keys.rate, 'acme')).toBe(0);
 
-        // 2 claims per 60 s.
-        await page.getByLabel('Claims per window').fill('2');
+        // 2 tokens per 60 s, a burst of 2 (the field left empty: max).
+        await page.getByLabel('Tokens per window').fill('2');
         await page.getByLabel('Window (seconds)').fill('60');
         await page.getByRole('button', { name: 'Set rate' }).click();
-        await waitText(rateNow, /^rate 2 per 1 min 0 s$/);
-        expect(await q.redis.hget(q.keys.rate, 'acme')).toBe('2:60000');
-        expect(await q.group('acme')).toMatchObject({ rateLimit: { max: 2, windowMs: 60_000 } });
+        await waitText(rateNow, /^rate 2 per 1 min 0 s, burst 2$/);
+        expect(await q.redis.hget(q.keys.rate, 'acme')).toBe('2:60000:2');
+        expect(await q.group('acme')).toMatchObject({
+          rateLimit: { max: 2, windowMs: 60_000, burst: 2 },
+        });
+        // A burst given: 3.
+        await page.getByLabel('Tokens per window').fill('2');
+        await page.getByLabel('Window (seconds)').fill('60');
+        await page.getByLabel('Burst').fill('3');
+        await page.getByRole('button', { name: 'Set rate' }).click();
+        await waitText(rateNow, /^rate 2 per 1 min 0 s, burst 3$/);
+        expect(await q.redis.hget(q.keys.rate, 'acme')).toBe('2:60000:3');
 
-        // Two claims use the window up: the panel says when it reopens, and the reason why.
+        // Back to a burst of 2 (a full bucket stays full); two claims empty it: the panel says
+        // when the next token comes, and the reason why.
+        await q.setRateLimit('acme', { max: 2, windowMs: 60_000 });
         await q.claim({ leaseMs: 600_000 });
         await q.claim({ leaseMs: 600_000 });
         expect((await q.group('acme')).state).toBe('RATE_LIMITED');
-        await waitText(rateNow, /^rate 2 per 1 min 0 s; used up, reopens at \d\d:\d\d:\d\d/);
+        await waitText(rateNow, /^rate 2 per 1 min 0 s, burst 2; next token at \d\d:\d\d:\d\d/);
         await waitText(page.getByTestId('reason'), /rate-limited/i);
         await shot(page, 'steering-01-rate-used-up');
 

@@ -188,6 +188,18 @@ export function JobDetail(props: {
                   {priorityText(j.priority)}
                 </dd>
               </div>
+              {j.debounceKey != null && (
+                <div>
+                  <dt>debounce key</dt>
+                  <dd
+                    class="mono"
+                    data-testid="job-debounce-key"
+                    title="While the job waits, an enqueue with this key replaces its payload and run time"
+                  >
+                    <Id value={j.debounceKey} />
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>attempts</dt>
                 <dd data-testid="job-attempts">

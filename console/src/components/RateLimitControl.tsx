@@ -1,8 +1,9 @@
 /**
- * A group's rate limit on its detail panel (DESIGN.md §3 "Rate limits"): at most
- * `max` claims per window, and while the window is used up, when it reopens. An admin sets it
- * (claims per window of so many seconds) or clears it; the mutation's answer is shown at once
- * and the panels re-read the snapshot.
+ * A group's rate limit on its detail panel (DESIGN.md §3 "Rate limits"): a token bucket of
+ * `max` tokens per window, `burst` held at most, and while it is short of its head job's cost,
+ * when the token it needs comes. An admin sets it (tokens per window of so many seconds, and
+ * optionally the burst: `max` when left empty) or clears it; the mutation's answer is shown at
+ * once and the panels re-read the snapshot.
  */
 import { useState } from 'preact/hooks';
 import { Limits } from '../../../src/lanes/limits.js';
@@ -30,6 +31,7 @@ export function RateLimitControl(props: {
   const { queue, group, state: g, admin, refresh } = props;
   const [maxText, setMaxText] = useState('');
   const [secondsText, setSecondsText] = useState('');
+  const [burstText, setBurstText] = useState('');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
 
@@ -55,7 +57,18 @@ export function RateLimitControl(props: {
     if (!/^\d+$/.test(maxText.trim()) || max < 1 || max > MAX_CLAIMS) {
       setOutcome({
         ok: false,
-        text: `Claims per window is a whole number, 1 to ${n(MAX_CLAIMS)}.`,
+        text: `Tokens per window is a whole number, 1 to ${n(MAX_CLAIMS)}.`,
+      });
+      return;
+    }
+    const burst = burstText.trim() === '' ? undefined : Number(burstText.trim());
+    if (
+      burst !== undefined &&
+      (!/^\d+$/.test(burstText.trim()) || burst < 1 || burst > MAX_CLAIMS)
+    ) {
+      setOutcome({
+        ok: false,
+        text: `Burst is a whole number, 1 to ${n(MAX_CLAIMS)} (empty: tokens per window).`,
       });
       return;
     }
@@ -68,11 +81,13 @@ export function RateLimitControl(props: {
     }
     void run('Setting the rate limit', async () => {
       const answer = answered(
-        (await request(ConsoleSetRateLimitDocument, { queue, group, max, windowMs })).setRateLimit,
+        (await request(ConsoleSetRateLimitDocument, { queue, group, max, windowMs, burst }))
+          .setRateLimit,
         'setRateLimit',
       );
       setMaxText('');
       setSecondsText('');
+      setBurstText('');
       return answer;
     });
   };
@@ -94,8 +109,8 @@ export function RateLimitControl(props: {
           <form class="limit-form" onSubmit={set}>
             <CountInput
               min={1}
-              placeholder={g.rateLimit ? String(g.rateLimit.max) : 'claims'}
-              label="Claims per window"
+              placeholder={g.rateLimit ? String(g.rateLimit.max) : 'tokens'}
+              label="Tokens per window"
               value={maxText}
               onValue={setMaxText}
             />
@@ -108,6 +123,13 @@ export function RateLimitControl(props: {
               aria-label="Window (seconds)"
               value={secondsText}
               onInput={(e) => setSecondsText((e.target as HTMLInputElement).value)}
+            />
+            <CountInput
+              min={1}
+              placeholder={g.rateLimit ? String(g.rateLimit.burst) : 'burst'}
+              label="Burst"
+              value={burstText}
+              onValue={setBurstText}
             />
             <button type="submit" class="btn" disabled={busy}>
               Set rate
@@ -132,10 +154,12 @@ export function RateLimitControl(props: {
   );
 }
 
-/** "rate 100 per 1 min; used up, reopens at 14:03:07.412" or "no rate limit". */
+/**
+ * "rate 100 per 1 min, burst 200; next token at 14:03:07.412" or "no rate limit".
+ */
 function describe(g: Pick<GroupDetailFragment, 'rateLimit' | 'rateLimitedUntil'>): string {
   if (!g.rateLimit) return 'no rate limit';
-  const rate = `rate ${n(g.rateLimit.max)} per ${duration(Number(g.rateLimit.windowMs))}`;
+  const rate = `rate ${n(g.rateLimit.max)} per ${duration(Number(g.rateLimit.windowMs))}, burst ${n(g.rateLimit.burst)}`;
   if (!g.rateLimitedUntil) return rate;
-  return `${rate}; used up, reopens at ${clockMs(Date.parse(String(g.rateLimitedUntil)))}`;
+  return `${rate}; next token at ${clockMs(Date.parse(String(g.rateLimitedUntil)))}`;
 }

@@ -21,7 +21,7 @@ export type BlockedBy =
   | 'PARKED'
   /** Paused by an operator. */
   | 'PAUSED'
-  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
 /** What `Queue.topGroups` ranks groups by. Equal counts rank in group order (by bytes). */
@@ -74,7 +74,7 @@ export type Role =
 
 export type GroupRowFragment = { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState };
 
-export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
+export type GroupDetailFragment = { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null };
 
 export type CountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -100,7 +100,7 @@ export type QueueViewQueryVariables = Exact<{
 }>;
 
 
-export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
+export type QueueViewQuery = { queue: { name: string, known: boolean, snapshot: { at: string, queueState: QueueState, ring: Array<string>, ringSize: number, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ cursor: string, node: { id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState } }> }, picked: Array<{ reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null }> } } };
 
 export type RingPulseSubscriptionVariables = Exact<{
   queue: string;
@@ -125,7 +125,7 @@ export type SetLimitMutationVariables = Exact<{
 }>;
 
 
-export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type SetLimitMutation = { setLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ClearLimitMutationVariables = Exact<{
   queue: string;
@@ -133,7 +133,7 @@ export type ClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ClearLimitMutation = { clearLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type PauseGroupMutationVariables = Exact<{
   queue: string;
@@ -141,7 +141,7 @@ export type PauseGroupMutationVariables = Exact<{
 }>;
 
 
-export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type PauseGroupMutation = { pauseGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ResumeGroupMutationVariables = Exact<{
   queue: string;
@@ -149,9 +149,9 @@ export type ResumeGroupMutationVariables = Exact<{
 }>;
 
 
-export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ResumeGroupMutation = { resumeGroup: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
-export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
+export type JobFullFragment = { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null };
 
 export type JobByIdQueryVariables = Exact<{
   queue: string;
@@ -159,7 +159,7 @@ export type JobByIdQueryVariables = Exact<{
 }>;
 
 
-export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
+export type JobByIdQuery = { queue: { job: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null } };
 
 export type JobPlaceNowQueryVariables = Exact<{
   queue: string;
@@ -185,7 +185,7 @@ export type JobFollowSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
+export type JobFollowSubscription = { jobChanged: { id: string, queue: string, group: string, payload: unknown, result: unknown, progress: unknown, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, errors: Array<{ attempt: number, at: string, message: string, stack: string | null }>, backoff: { type: BackoffType, delayMs: number, maxDelayMs: number | null, jitter: number } | null } | null };
 
 export type JobRowFragment = { id: string, group: string, payloadPreview: string | null, state: JobState, priority: number, attempts: number, maxAttempts: number, leaseUntil: string | null, enqueuedAt: string | null, runAt: string | null, claimedAt: string | null, finishedAt: string | null, lastError: string | null, workerId: string | null, progressPreview: string | null, resultPreview: string | null, payloadTip: string | null, progressTip: string | null, resultTip: string | null };
 
@@ -389,17 +389,18 @@ export type GroupReserveQueryVariables = Exact<{
 
 export type GroupReserveQuery = { queue: { group: { id: string, reserve: number } } };
 
-export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null };
+export type GroupRateFragment = { rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null };
 
 export type ConsoleSetRateLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   max: number;
   windowMs: number;
+  burst?: number | null | undefined;
 }>;
 
 
-export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleSetRateLimitMutation = { setRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type ConsoleClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -407,7 +408,7 @@ export type ConsoleClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
+export type ConsoleClearRateLimitMutation = { clearRateLimit: { reason: string, blockedBy: BlockedBy | null, weight: number, reserve: number, maxPending: number | null, id: string, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, rateLimitedUntil: string | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, revertToLimit: number | null } | null, pauseOverride: { until: string, revertToPaused: boolean | null } | null } | null };
 
 export type QueueSchedulesQueryVariables = Exact<{
   queue: string;
@@ -475,6 +476,7 @@ export const GroupRateFragmentDoc = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }
@@ -525,6 +527,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`, {"fragmentName":"GroupDetail"}) as unknown as TypedDocumentString<GroupDetailFragment, unknown>;
@@ -577,6 +580,7 @@ export const JobFullFragmentDoc = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -796,6 +800,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<QueueViewQuery, QueueViewQueryVariables>;
@@ -856,6 +861,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<SetLimitMutation, SetLimitMutationVariables>;
@@ -898,6 +904,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ClearLimitMutation, ClearLimitMutationVariables>;
@@ -940,6 +947,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<PauseGroupMutation, PauseGroupMutationVariables>;
@@ -982,6 +990,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ResumeGroupMutation, ResumeGroupMutationVariables>;
@@ -1005,6 +1014,7 @@ export const JobByIdDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -1080,6 +1090,7 @@ export const JobFollowDocument = new TypedDocumentString(`
   position
   estimatedStartAt
   priority
+  debounceKey
   attempts
   maxAttempts
   leaseUntil
@@ -1456,8 +1467,14 @@ export const GroupReserveDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<GroupReserveQuery, GroupReserveQueryVariables>;
 export const ConsoleSetRateLimitDocument = new TypedDocumentString(`
-    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
-  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    mutation ConsoleSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!, $burst: Int) {
+  setRateLimit(
+    queue: $queue
+    group: $group
+    max: $max
+    windowMs: $windowMs
+    burst: $burst
+  ) {
     ...GroupDetail
   }
 }
@@ -1494,6 +1511,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleSetRateLimitMutation, ConsoleSetRateLimitMutationVariables>;
@@ -1536,6 +1554,7 @@ fragment GroupRate on Group {
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
 }`) as unknown as TypedDocumentString<ConsoleClearRateLimitMutation, ConsoleClearRateLimitMutationVariables>;

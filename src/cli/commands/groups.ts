@@ -51,7 +51,7 @@ export function groupFields(group: CliGroupFragment): string {
     [
       'rate limit',
       group.rateLimit
-        ? `${group.rateLimit.max} ${group.rateLimit.max === 1 ? 'claim' : 'claims'} per ${durationText(group.rateLimit.windowMs)}`
+        ? `${group.rateLimit.max} ${group.rateLimit.max === 1 ? 'token' : 'tokens'} per ${durationText(group.rateLimit.windowMs)}, burst ${group.rateLimit.burst}`
         : 'none',
     ],
     ...(group.rateLimitedUntil

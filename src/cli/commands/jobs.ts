@@ -129,6 +129,7 @@ export function registerJobs(program: Command): void {
         printLine(`estimated start: ${String(job.estimatedStartAt ?? '-')}`);
       }
       printLine(`priority: ${job.priority}`);
+      if (job.debounceKey != null) printLine(`debounce key: ${visible(job.debounceKey)}`);
       printLine(`attempts: ${job.attempts}/${job.maxAttempts}`);
       printLine(`enqueued: ${String(job.enqueuedAt ?? '-')}`);
       printLine(`finished: ${String(job.finishedAt ?? '-')}`);

@@ -43,9 +43,11 @@ export function registerShares(program: Command): void {
 
   program
     .command('rate')
-    .description('let a group start at most <max> jobs per window, on top of its limit')
+    .description(
+      'give a group a token bucket, on top of its limit: <max> tokens refill per window, --burst held at most; a job takes its cost (1 by default)',
+    )
     .argument('<group>', 'the group')
-    .argument('<max>', `claims per window, ${integerRange(Bounds.max)}`, integer('max', Bounds.max))
+    .argument('<max>', `tokens per window, ${integerRange(Bounds.max)}`, integer('max', Bounds.max))
     .addOption(
       new Option(
         '--per <duration>',
@@ -54,24 +56,38 @@ export function registerShares(program: Command): void {
         .argParser(duration('--per', Bounds.per))
         .makeOptionMandatory(),
     )
-    .action(async (group: string, max: number, options: { per: number }, command: Command) => {
-      const windowMs = options.per;
-      const { context, queue, before, data } = await steerGroup(
-        command,
-        group,
-        CliSetRateLimitDocument,
-        (queue) => ({ queue, group, max, windowMs }),
-      );
-      const claims = max === 1 ? 'claim' : 'claims';
-      const rate = `${max} ${claims} per ${durationText(windowMs)}`;
-      report(
-        context,
-        data,
-        before && already.rate(before, max, windowMs)
-          ? `rate of ${visible(group)} in ${queue} already ${rate} (unchanged)`
-          : `rate of ${visible(group)} in ${queue} set to ${rate}`,
-      );
-    });
+    .addOption(
+      new Option(
+        '--burst <n>',
+        `tokens the bucket holds at most, ${integerRange(Bounds.burst)} (default: <max>)`,
+      ).argParser(integer('--burst', Bounds.burst)),
+    )
+    .action(
+      async (
+        group: string,
+        max: number,
+        options: { per: number; burst?: number },
+        command: Command,
+      ) => {
+        const windowMs = options.per;
+        const burst = options.burst ?? max;
+        const { context, queue, before, data } = await steerGroup(
+          command,
+          group,
+          CliSetRateLimitDocument,
+          (queue) => ({ queue, group, max, windowMs, burst }),
+        );
+        const tokens = max === 1 ? 'token' : 'tokens';
+        const rate = `${max} ${tokens} per ${durationText(windowMs)}, burst ${burst}`;
+        report(
+          context,
+          data,
+          before && already.rate(before, max, windowMs, burst)
+            ? `rate of ${visible(group)} in ${queue} already ${rate} (unchanged)`
+            : `rate of ${visible(group)} in ${queue} set to ${rate}`,
+        );
+      },
+    );
 
   program
     .command('unrate')

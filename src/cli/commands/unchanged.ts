@@ -46,7 +46,7 @@ export const already = {
   pause: (g: CliGroupFragment) => g.paused && !g.pauseOverride,
   resume: (g: CliGroupFragment) => !g.paused && !g.pauseOverride,
   weight: (g: CliGroupFragment, weight: number) => g.weight === weight,
-  rate: (g: CliGroupFragment, max: number, windowMs: number) =>
-    g.rateLimit?.max === max && g.rateLimit.windowMs === windowMs,
+  rate: (g: CliGroupFragment, max: number, windowMs: number, burst: number) =>
+    g.rateLimit?.max === max && g.rateLimit.windowMs === windowMs && g.rateLimit.burst === burst,
   unrate: (g: CliGroupFragment) => !g.rateLimit,
 } as const;

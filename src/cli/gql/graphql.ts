@@ -16,7 +16,7 @@ export type BlockedBy =
   | 'PARKED'
   /** Paused by an operator. */
   | 'PAUSED'
-  /** Its rate limit is used up for this window: it re-joins the ring when the window reopens (`rateLimitedUntil`). */
+  /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
@@ -52,7 +52,7 @@ export type RingChangeReason =
   | 'RESYNC'
   | 'SNAPSHOT';
 
-export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
+export type CliGroupFragment = { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null };
 
 export type CliCountsFragment = { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number };
 
@@ -68,7 +68,7 @@ export type CliGroupsQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
+export type CliGroupsQuery = { queue: { known: boolean, groups: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } }> } } };
 
 export type CliGroupQueryVariables = Exact<{
   queue: string;
@@ -76,7 +76,7 @@ export type CliGroupQueryVariables = Exact<{
 }>;
 
 
-export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
+export type CliGroupQuery = { queue: { known: boolean, group: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } } };
 
 export type CliSetLimitMutationVariables = Exact<{
   queue: string;
@@ -86,7 +86,7 @@ export type CliSetLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetLimitMutation = { setLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearLimitMutationVariables = Exact<{
   queue: string;
@@ -94,7 +94,7 @@ export type CliClearLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearLimitMutation = { clearLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliPauseMutationVariables = Exact<{
   queue: string;
@@ -103,7 +103,7 @@ export type CliPauseMutationVariables = Exact<{
 }>;
 
 
-export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliPauseMutation = { pauseGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliResumeMutationVariables = Exact<{
   queue: string;
@@ -112,7 +112,7 @@ export type CliResumeMutationVariables = Exact<{
 }>;
 
 
-export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliResumeMutation = { resumeGroup: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetWeightMutationVariables = Exact<{
   queue: string;
@@ -121,17 +121,18 @@ export type CliSetWeightMutationVariables = Exact<{
 }>;
 
 
-export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetWeightMutation = { setWeight: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetRateLimitMutationVariables = Exact<{
   queue: string;
   group: string;
   max: number;
   windowMs: number;
+  burst?: number | null | undefined;
 }>;
 
 
-export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetRateLimitMutation = { setRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliClearRateLimitMutationVariables = Exact<{
   queue: string;
@@ -139,7 +140,7 @@ export type CliClearRateLimitMutationVariables = Exact<{
 }>;
 
 
-export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliClearRateLimitMutation = { clearRateLimit: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetReserveMutationVariables = Exact<{
   queue: string;
@@ -148,7 +149,7 @@ export type CliSetReserveMutationVariables = Exact<{
 }>;
 
 
-export type CliSetReserveMutation = { setReserve: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetReserveMutation = { setReserve: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetMaxPendingMutationVariables = Exact<{
   queue: string;
@@ -157,7 +158,7 @@ export type CliSetMaxPendingMutationVariables = Exact<{
 }>;
 
 
-export type CliSetMaxPendingMutation = { setMaxPending: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliSetMaxPendingMutation = { setMaxPending: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliSetDefaultMaxPendingMutationVariables = Exact<{
   queue: string;
@@ -192,7 +193,7 @@ export type CliCancelOverrideMutationVariables = Exact<{
 }>;
 
 
-export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
+export type CliCancelOverrideMutation = { cancelOverride: { id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null } | null };
 
 export type CliDeadQueryVariables = Exact<{
   queue: string;
@@ -227,7 +228,7 @@ export type CliTopQueryVariables = Exact<{
 }>;
 
 
-export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
+export type CliTopQuery = { queue: { name: string, known: boolean, state: QueueState, ring: Array<string>, counts: { groups: number, onRing: number, paused: number, saturated: number, pending: number, delayed: number, active: number, dead: number, completed: number }, stats: { enqueued: number, claimed: number, completed: number, retried: number, reaped: number, dead: number }, activeGroups: Array<{ id: string, queue: string, known: boolean, limit: number | null, active: number, pending: number, paused: boolean, onRing: boolean, state: GroupState, blockedBy: BlockedBy | null, reason: string, weight: number, rateLimitedUntil: string | null, reserve: number, maxPending: number | null, rateLimit: { max: number, windowMs: number, burst: number } | null, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null, pauseOverride: { until: string, remainingMs: number, revertToPaused: boolean | null, actor: string } | null }> } };
 
 export type CliRingSubscriptionVariables = Exact<{
   queue: string;
@@ -249,7 +250,7 @@ export type CliJobQueryVariables = Exact<{
 }>;
 
 
-export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
+export type CliJobQuery = { queue: { known: boolean, job: { id: string, group: string, state: JobState, reason: string, position: number | null, estimatedStartAt: string | null, priority: number, debounceKey: string | null, attempts: number, maxAttempts: number, enqueuedAt: string | null, finishedAt: string | null, lastError: string | null, payload: unknown, result: unknown, progress: unknown, logs: { totalCount: number, edges: Array<{ cursor: string, node: { at: string, line: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } };
 
 export type CliJobLogsQueryVariables = Exact<{
   queue: string;
@@ -349,6 +350,7 @@ export const CliGroupFragmentDoc = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -475,6 +477,7 @@ export const CliGroupsDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -517,6 +520,7 @@ export const CliGroupDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -556,6 +560,7 @@ export const CliSetLimitDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -595,6 +600,7 @@ export const CliClearLimitDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -634,6 +640,7 @@ export const CliPauseDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -673,6 +680,7 @@ export const CliResumeDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -712,6 +720,7 @@ export const CliSetWeightDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -730,8 +739,14 @@ export const CliSetWeightDocument = new TypedDocumentString(`
   }
 }`) as unknown as TypedDocumentString<CliSetWeightMutation, CliSetWeightMutationVariables>;
 export const CliSetRateLimitDocument = new TypedDocumentString(`
-    mutation CliSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!) {
-  setRateLimit(queue: $queue, group: $group, max: $max, windowMs: $windowMs) {
+    mutation CliSetRateLimit($queue: String!, $group: String!, $max: Int!, $windowMs: SafeInt!, $burst: Int) {
+  setRateLimit(
+    queue: $queue
+    group: $group
+    max: $max
+    windowMs: $windowMs
+    burst: $burst
+  ) {
     ...CliGroup
   }
 }
@@ -751,6 +766,7 @@ export const CliSetRateLimitDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -790,6 +806,7 @@ export const CliClearRateLimitDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -829,6 +846,7 @@ export const CliSetReserveDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -868,6 +886,7 @@ export const CliSetMaxPendingDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -939,6 +958,7 @@ export const CliCancelOverrideDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -1038,6 +1058,7 @@ export const CliTopDocument = new TypedDocumentString(`
   rateLimit {
     max
     windowMs
+    burst
   }
   rateLimitedUntil
   reserve
@@ -1093,6 +1114,7 @@ export const CliJobDocument = new TypedDocumentString(`
       position
       estimatedStartAt
       priority
+      debounceKey
       attempts
       maxAttempts
       enqueuedAt

@@ -139,7 +139,16 @@ export function decodeJob(
     workerId: h.state === 'active' && h.worker ? h.worker : null,
     backoff: decodeBackoff(h),
     priority: decodePriority(h.priority),
+    cost: decodeCost(h.cost),
+    // Only on a debounced job: every other job reads as it did before debounce.
+    ...(h.debounceKey !== undefined && { debounceKey: h.debounceKey }),
   };
+}
+
+/** A job hash's `cost`: a positive safe integer as stored, else 1 (the scripts read it alike). */
+function decodeCost(raw: string | undefined): number {
+  const c = int(raw);
+  return c !== null && c >= 1 ? c : 1;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Job } from '../types.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
 import { decodeJob } from './jobs.js';
+import { jobCost } from './rateLimits.js';
 
 /** Options of {@link Queue.enqueue}. */
 export interface EnqueueOptions {
@@ -32,6 +33,25 @@ export interface EnqueueOptions {
    * priority (DESIGN.md §3, "Priorities").
    */
   readonly priority?: number | undefined;
+  /**
+   * Tokens its claim takes from its group's rate-limit bucket, 1..1,000,000 (default 1); at
+   * most the group's burst when it has a rate limit (DESIGN.md §3, "Rate limits").
+   */
+  readonly cost?: number | undefined;
+  /**
+   * Debounce (DESIGN.md §3, "Debounce"): the job runs `windowMs` (1..2,592,000,000 ms) after the
+   * last enqueue with `key` (1–256 UTF-8 bytes, no control characters); while it is pending or
+   * delayed, an enqueue with the same key replaces its payload and moves its run time instead
+   * of making a job. Not with `key`, `delayMs` or `runAt`.
+   */
+  readonly debounce?: DebounceInput | undefined;
+}
+
+/** An enqueue's debounce, {@link EnqueueOptions.debounce}. */
+export interface DebounceInput {
+  readonly key: string;
+  /** ms, 1..2,592,000,000. */
+  readonly windowMs: number;
 }
 
 /** A backoff policy as given to {@link Queue.enqueue}: `maxDelayMs` and `jitter` optional. */
@@ -54,6 +74,8 @@ const ENQUEUE: validate.OptionNames<EnqueueOptions> = {
   runAt: true,
   backoff: true,
   priority: true,
+  cost: true,
+  debounce: true,
 };
 const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
 
@@ -63,7 +85,8 @@ const ENQUEUE_JOB = { group: true, payload: true, options: true } as const;
  * no raw newline), then its delay (`delayMs` or `runAt` as given) and backoff policy when it has
  * either or a priority other than the default, then that priority, hex. A request with none of
  * them hashes as before they existed, so keys recorded then still match (a priority of 5 is
- * the default's request).
+ * the default's request). A cost other than 1 is appended last (`cost <n>`), so a request
+ * without one hashes as before costs existed.
  */
 function requestFingerprint(
   group: string,
@@ -74,6 +97,7 @@ function requestFingerprint(
     runAt?: number | undefined;
     backoff?: BackoffArgs | undefined;
     priority?: number | undefined;
+    cost?: number | undefined;
   },
 ): string {
   let text = `${group}\n${maxAttempts}\n${payload}`;
@@ -92,6 +116,7 @@ function requestFingerprint(
     text += `\n${delay}\n${policy}`;
     if (priority !== undefined) text += `\npriority ${priority}`;
   }
+  if (timing.cost !== undefined) text += `\ncost ${timing.cost}`;
   return createHash('sha256').update(text).digest('hex');
 }
 
@@ -120,6 +145,33 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
   // The default is sent as none: its job is written as before priorities (DESIGN.md §3).
   const given = opts.priority == null ? Defaults.priority : validate.priority(opts.priority);
   const priority = given === Defaults.priority ? undefined : given;
+  const cost = jobCost(opts.cost);
+  const debounce = opts.debounce == null ? undefined : validate.debounce(opts.debounce);
+  if (debounce !== undefined) {
+    // A debounced job's run time is its window's; an idempotency key would answer the first
+    // job unchanged where debounce replaces it: one or the other (DESIGN.md §3, "Debounce").
+    if (name !== undefined) {
+      throw badInput('debounce', 'cannot be given with an idempotency key (key): give one of them');
+    }
+    if (delayMs !== undefined || runAt !== undefined) {
+      throw badInput(
+        'debounce',
+        `cannot be given with ${delayMs !== undefined ? 'delayMs' : 'runAt'}: a debounced job runs debounce.windowMs after the last enqueue with its key`,
+      );
+    }
+    return {
+      group: g,
+      payload: text,
+      maxAttempts,
+      key: undefined,
+      delayMs: debounce.windowMs,
+      runAt: undefined,
+      backoff,
+      priority,
+      cost,
+      debounce,
+    };
+  }
   const key =
     name === undefined
       ? undefined
@@ -131,9 +183,10 @@ function enqueueArgs(group: unknown, payload: unknown, options: EnqueueOptions):
             runAt,
             backoff,
             priority,
+            cost,
           }),
         };
-  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority };
+  return { group: g, payload: text, maxAttempts, key, delayMs, runAt, backoff, priority, cost };
 }
 
 /** BAD_USER_INPUT `argument`: an enqueue's runAt more than 30 days from `now` (Redis clock). */
@@ -142,6 +195,14 @@ function runAtOutOfRange(argument: string, now: string | number | undefined): Ri
     argument,
     // A GraphQL client reads this: it names no Redis (DESIGN.md §5), only the clock's value.
     `must be within ${validate.Limits.maxDelayMs} ms (30 days) of now: ${now} ms since the epoch by the queue's clock`,
+  );
+}
+
+/** BAD_USER_INPUT `argument`: a job's cost above the burst of its group's rate limit. */
+function costOverBurst(argument: string, burst: string | number | undefined): RingmasterError {
+  return badInput(
+    argument,
+    `must be at most the burst of the group's rate limit (${burst} tokens): a claim could never take it`,
   );
 }
 
@@ -179,6 +240,8 @@ export class Producing {
     if (outcome === 2) throw this.keyConflict('key', `job ${id}`);
     if (outcome === 3) throw runAtOutOfRange('runAt', fields[1]);
     if (outcome === 4) throw groupFull(job.group, fields[0], fields[1], 1);
+    if (outcome === 5) throw this.debounceOtherGroup('debounce.key', `job ${id}`, fields[1]);
+    if (outcome === 7) throw costOverBurst('cost', fields[1]);
     return this.enqueued(id, fields, outcome);
   }
 
@@ -250,6 +313,15 @@ export class Producing {
       const [, , group, bound, held, adding] = reply;
       throw groupFull(group, bound, held, adding);
     }
+    if (reply[0] === 5) {
+      const [, index, id, group, first] = reply;
+      throw this.debounceOtherGroup(
+        `jobs[${index - 1}].debounce.key`,
+        id === null ? `jobs[${(first ?? 1) - 1}] of this call` : `job ${id}`,
+        group,
+      );
+    }
+    if (reply[0] === 7) throw costOverBurst(`jobs[${reply[1] - 1}].cost`, reply[2]);
     this.core.connection.state.noteIds(
       this.core.keys.base,
       reply[1].map(([id]) => id),
@@ -257,11 +329,26 @@ export class Producing {
     return reply[1].map(([id, fields, outcome]) => this.enqueued(id, fields, outcome));
   }
 
-  /** An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job). */
+  /**
+   * An enqueue script's answer for one job, decoded (outcome 0 new, 1 the key's job, 6 the
+   * debounce key's job, replaced).
+   */
   private enqueued(id: string, fields: string[], outcome: number): Job {
     const job = decodeJob(this.core.name, id, fields);
     // A duplicate of a job being run: its lease token is its worker's, not the producer's.
     return outcome === 1 ? { ...job, token: null } : job;
+  }
+
+  /** BAD_USER_INPUT `argument`: a debounce key whose waiting job (`by`) is of another group. */
+  private debounceOtherGroup(
+    argument: string,
+    by: string,
+    group: string | undefined,
+  ): RingmasterError {
+    return badInput(
+      argument,
+      `is the debounce key of ${by} of group ${JSON.stringify(group ?? '')} in queue ${this.core.name}, still pending or delayed: a debounce key is the queue's, not a group's; use another key for this group`,
+    );
   }
 
   /**

@@ -47,7 +47,7 @@ import type {
   QueueSnapshot,
   QueueState,
   QueueStats,
-  RateLimit,
+  RateLimitInput,
   RetentionChange,
   RotaEntry,
   Schedule,
@@ -84,7 +84,7 @@ import {
 export { Defaults } from '../defaults.js';
 export { REGISTRATION_REFRESH_MS } from '../redis/connection.js';
 export type { PromotedJob } from './operatorActions.js';
-export type { BackoffPolicyInput, EnqueueOptions } from './producing.js';
+export type { BackoffPolicyInput, DebounceInput, EnqueueOptions } from './producing.js';
 export type { QueueOptions } from './queueArguments.js';
 export type { ScheduleInput, SchedulesOptions } from './scheduling.js';
 export type {
@@ -236,18 +236,25 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
-   * Allow `group` at most `limit.max` claims per `limit.windowMs` (fixed windows, DESIGN.md §3
-   * "Rate limits"), on top of its concurrency limit. The claim that reaches `max` takes the group
-   * off the ring until its window reopens (then a claim or the reaper puts it back with a wake).
-   * The current window is judged under the new rate at once: a higher max (or a shorter window
-   * that has ended) frees a rate-limited group now; a max at or below the claims already made
-   * in the window rate-limits it now. Registers the group and the queue; recorded in the
-   * history (`setRateLimit`). Script: `setRateLimit-8.lua` (runs at maxmemory).
-   * @param limit `max` claims per window, an integer 1..1,000,000; `windowMs` ms, 1..2,592,000,000
-   * @throws RingmasterError BAD_USER_INPUT (`group`, `rateLimit`, `max`, `windowMs`) before
-   *   anything is sent; DATA_OUT_OF_RANGE (nothing written) for an active count it cannot read
+   * Give `group` a token bucket (DESIGN.md §3 "Rate limits"), on top of its concurrency limit:
+   * `limit.max` tokens refill per `limit.windowMs`, at most `limit.burst` (default `max`) held; a
+   * claim takes its job's cost (1 unless enqueued with `cost`), and a group whose bucket lacks its
+   * head job's cost is off the ring until enough tokens refill (then a claim or the reaper puts
+   * it back with a wake). The tokens held now (under the rate before; a full bucket for a group
+   * without one), at most the new burst, are judged at once: short of the head's cost they
+   * rate-limit the group now, enough free it now. Registers the group and the queue; recorded in
+   * the history (`setRateLimit`). Script: `setRateLimit-8.lua` (runs at maxmemory).
+   * @param limit `max` tokens per window, an integer 1..1,000,000; `windowMs` ms,
+   *   1..2,592,000,000; `burst` tokens, 1..1,000,000 (optional: `max`)
+   * @throws RingmasterError BAD_USER_INPUT (`group`, `rateLimit`, `max`, `windowMs`, `burst`)
+   *   before anything is sent; DATA_OUT_OF_RANGE (nothing written) for an active count it cannot
+   *   read
    */
-  setRateLimit(group: string, limit: RateLimit, options?: SteeringOptions): Promise<GroupInfo> {
+  setRateLimit(
+    group: string,
+    limit: RateLimitInput,
+    options?: SteeringOptions,
+  ): Promise<GroupInfo> {
     return this.call(() => this.steering.setRateLimit(group, limit, options));
   }
 
@@ -545,10 +552,18 @@ export class Queue<Payload = unknown, Result = unknown> {
    *   'EXPONENTIAL', delayMs, maxDelayMs?, jitter? }`, stored on the job
    * @param options.priority its place in its group's lane, an integer from 1 (runs first) to 9
    *   (runs last), default 5; FIFO within a priority (DESIGN.md §3, "Priorities")
+   * @param options.debounce `{ key, windowMs }` (DESIGN.md §3, "Debounce"): the job is DELAYED
+   *   by windowMs (ms, 1..2,592,000,000); while the key's job is PENDING or DELAYED, an enqueue
+   *   with the key (1–256 UTF-8 bytes, per queue) answers that job with this call's payload and
+   *   its runAt moved to now + windowMs (its maxAttempts, backoff and priority kept); once it
+   *   has been claimed, the next makes a new job. Not with `key`, `delayMs` or `runAt`
    * @throws RingmasterError BAD_USER_INPUT for bad input (argument `runAt` also for a runAt
-   *   more than 30 days from now, and for delayMs and runAt together), or (argument `key`) when
+   *   more than 30 days from now, and for delayMs and runAt together; `debounce` with `key`,
+   *   `delayMs` or `runAt`), or (argument `key`) when
    *   the key was used within its window for a different request — another group, payload (as
-   *   JSON text), maxAttempts, delay, backoff or priority; DATA_OUT_OF_RANGE (see the script)
+   *   JSON text), maxAttempts, delay, backoff or priority, or (argument `debounce.key`) when the
+   *   debounce key's pending or delayed job is of another group; DATA_OUT_OF_RANGE (see the
+   *   script)
    */
   enqueue(
     group: string,

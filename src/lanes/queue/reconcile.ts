@@ -39,7 +39,8 @@ import { parseCount } from './state.js';
  * completed job missing from its group's index or from the queue's, `reconcileIndexes-3.lua`;
  * OVERRIDE, a timed override's two keys disagreeing or its data not decoding, I6,
  * `reconcileOverrides-2.lua`; RESERVE, the stored sum of the reserves against `greserve` and
- * the cap, I8, `reconcileReserves-1.lua`).
+ * the cap, I8, `reconcileReserves-1.lua`; RATE, a rate limit's token bucket malformed or
+ * without a rate, `reconcileBuckets-2.lua`, DESIGN.md §3 "Rate limits").
  */
 export type FindingKind =
   | 'I1'
@@ -52,13 +53,14 @@ export type FindingKind =
   | 'LEASE'
   | 'TOTALS'
   | 'OVERRIDE'
-  | 'RESERVE';
+  | 'RESERVE'
+  | 'RATE';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
   /**
-   * A group id (I1, I2, I3, LIMIT, REGISTRY, RANK), a job id (LEASE, I4), a `stats` field (TOTALS),
+   * A group id (I1, I2, I3, LIMIT, REGISTRY, RATE, RANK), a job id (LEASE, I4), a `stats` field (TOTALS),
    * an override's member `<kind>:<group>` (OVERRIDE), or `reserved` / `cap` (RESERVE).
    */
   readonly subject: string;
@@ -280,6 +282,12 @@ async function recount(
     findings.push(...paired.findings);
     delayedDelta = paired.delayedDelta;
     findings.push(...(await reconcileOverrides(commands, mode, history)));
+    // The rate limits' buckets (DESIGN.md §3 "Rate limits"), in HSCAN steps.
+    findings.push(
+      ...(await scanFindings((cursor) =>
+        commands.reconcileBuckets({ mode, cursor, batch: RECONCILE_BATCH, history }),
+      )),
+    );
     const [reserves] = await commands.reconcileReserves({ mode, history });
     findings.push(...decode(reserves));
   }

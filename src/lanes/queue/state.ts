@@ -29,7 +29,7 @@ export function parseCount(raw: string | number | null | undefined): number {
 
 /**
  * A group's stored fields as `includes/groupReply.lua` answers them, in order:
- * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>`), rateLimitedUntil,
+ * limit, active, pending, paused (0|1), weight, rate (`<max>:<windowMs>:<burst>`), rateLimitedUntil,
  * limitOverride (JSON), pauseOverride (JSON), rateReopenedAt, reserve, maxPending; a missing one is null. The script
  * judged the rate on the Redis clock: rateLimitedUntil only while the reopening is ahead,
  * rateReopenedAt once it has come and the group still waits in `ratelimited` for a claim.
@@ -98,14 +98,18 @@ export function parseWeight(raw: string | number | null | undefined): number {
   return Number.isSafeInteger(n) && n >= 1 ? n : 1;
 }
 
-/** The stored rate `<max>:<windowMs>`, or null for none or one that does not parse. */
+/**
+ * The stored rate `<max>:<windowMs>:<burst>` (an old `<max>:<windowMs>` reads as burst = max),
+ * or null for none or one that does not parse (includes/rateLimit.lua parseRate's twin).
+ */
 export function parseRate(raw: string | number | null | undefined): RateLimit | null {
-  const match = raw == null ? null : /^(\d+):(\d+)$/.exec(String(raw));
+  const match = raw == null ? null : /^(\d+):(\d+)(?::(\d+))?$/.exec(String(raw));
   if (match === null) return null;
   const max = Number(match[1]);
   const windowMs = Number(match[2]);
-  return max >= 1 && windowMs >= 1 && Number.isSafeInteger(max) && Number.isSafeInteger(windowMs)
-    ? { max, windowMs }
+  const burst = match[3] === undefined ? max : Number(match[3]);
+  return [max, windowMs, burst].every((n) => n >= 1 && Number.isSafeInteger(n))
+    ? { max, windowMs, burst }
     : null;
 }
 

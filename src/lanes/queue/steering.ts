@@ -16,7 +16,7 @@ import type {
   QueueCap,
   QueueRetention,
   QueueState,
-  RateLimit,
+  RateLimitInput,
   RetentionChange,
   SteeringOptions,
 } from '../types.js';
@@ -62,16 +62,16 @@ export class Steering {
 
   async setRateLimit(
     group: string,
-    limit: RateLimit,
+    limit: RateLimitInput,
     options?: SteeringOptions,
   ): Promise<GroupInfo> {
     const g = validate.groupId(group);
-    const { max, windowMs } = rateLimit(limit);
+    const { max, windowMs, burst } = rateLimit(limit);
     const history = this.core.historyArgs(options);
     return this.groupFrom(
       g,
       await this.core.steered(() =>
-        this.core.commands.setRateLimit({ group: g, max, windowMs, history }),
+        this.core.commands.setRateLimit({ group: g, max, windowMs, burst, history }),
       ),
     );
   }

@@ -125,22 +125,31 @@ export type JobReply = [id: string, fields: string[]];
  * id of that request's job, no fields, nothing written), or none because `runAt` is more than
  * 30 days from the Redis clock's now (3: id null, fields `['now', ms]`, nothing written), or
  * none because the group is at its backlog bound (4: id null, fields `[bound, held]`, counts;
- * nothing written; DESIGN.md §3, "Backlog bounds").
+ * nothing written; DESIGN.md §3, "Backlog bounds"), none because the debounce key's live job is
+ * of another group (5: its id, fields `['group', its group]`, nothing written), or the debounce
+ * key's live job with its payload and run time replaced (6), or none because the job's cost
+ * is above the burst of its group's rate limit (7: id null, fields `['burst', burst]`, nothing
+ * written; DESIGN.md §3, "Rate limits").
  */
-export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4];
+export type EnqueueReply = [id: string, fields: string[], outcome: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7];
 /**
- * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0 or 1) in input order
+ * `enqueueMany-9.lua`'s reply: every job's {@link EnqueueReply} (outcome 0, 1 or 6) in input order
  * (status 0); or the call refused, nothing written — status 2, job `index` (1-based)'s key was
  * used for another request, for job `id` before the call or (id null) by job `first` of this
  * call; status 3, job `index`'s runAt is more than 30 days from the Redis clock's `now`;
  * status 4, the call's `adding` new jobs for `group` (job `index` its first) would pass its
- * backlog bound, `held` the pending + delayed jobs it holds (DESIGN.md §3, "Backlog bounds").
+ * backlog bound, `held` the pending + delayed jobs it holds (DESIGN.md §3, "Backlog bounds");
+ * status 5, job `index`'s debounce key names a job of another `group`: job `id` waiting before
+ * the call, or (id null) job `first` of this call; status 7, job `index`'s cost is above the
+ * `burst` of its group's rate limit.
  */
 export type EnqueueManyReply =
   | [status: 0, replies: EnqueueReply[]]
   | [status: 2, index: number, id: string | null, first: number | null]
   | [status: 3, index: number, now: number]
-  | [status: 4, index: number, group: string, bound: number, held: number, adding: number];
+  | [status: 4, index: number, group: string, bound: number, held: number, adding: number]
+  | [status: 5, index: number, id: string | null, group: string, first: number | null]
+  | [status: 7, index: number, burst: number];
 /** One job of {@link Commands.enqueueMany}, as {@link Commands.enqueue} takes it (validated). */
 export interface EnqueueArgs {
   readonly group: string;
@@ -154,6 +163,13 @@ export interface EnqueueArgs {
   readonly backoff?: BackoffArgs | undefined;
   /** 1..9, or undefined for the default 5 (sent as '': nothing written for it). */
   readonly priority?: number | undefined;
+  /** Tokens its claim takes, 2..1,000,000, or undefined for the default 1 (nothing sent). */
+  readonly cost?: number | undefined;
+  /**
+   * The debounce key's name and its window (ms, 1..2,592,000,000); sent with `delayMs` equal to
+   * the window, never with `key` or `runAt` (DESIGN.md §3, "Debounce").
+   */
+  readonly debounce?: { key: string; windowMs: number } | undefined;
 }
 /**
  * A job's arguments after its maxAttempts (and, for enqueueMany, its key's name), as
@@ -549,13 +565,19 @@ export class Commands {
     const keys = [
       ...this.groupKeys(p.group),
       k.seq,
-      k.idem(p.key?.name ?? ''),
+      // A debounced job's record in the idem key's place: the engine never sends both.
+      p.debounce === undefined ? k.idem(p.key?.name ?? '') : k.debounce(p.debounce.key),
       k.delayed,
       k.groupDelayed(p.group),
     ];
     const args = [k.base, p.group, p.payload, p.maxAttempts, ...jobTailArgs(p), idFloor ?? ''];
     // A priority only when not the default: the common job is sent one argument less.
-    if (p.priority !== undefined) args.push(p.priority);
+    const more = p.debounce !== undefined || p.cost !== undefined;
+    if (p.priority !== undefined || more) args.push(p.priority ?? '');
+    // A debounce key and its window after it, only for a debounced job ('' before a cost).
+    if (more) args.push(p.debounce?.key ?? '', p.debounce?.windowMs ?? '');
+    // A cost last, only when not the default 1.
+    if (p.cost !== undefined) args.push(p.cost);
     return this.run('enqueue', keys, args) as Promise<EnqueueReply>;
   }
 
@@ -580,10 +602,16 @@ export class Commands {
     const args: Arg[] = [k.base, jobs.length];
     // Each job's priority only when one of the call has one: the common call is sent none (the
     // script tells the two apart by the count of its arguments).
-    const priorities = jobs.some((p) => p.priority !== undefined);
+    // Each job's debounce key and window after its priority only when one of the call has one
+    // (or a cost, which comes last: stride 16).
+    const costs = jobs.some((p) => p.cost !== undefined);
+    const debounces = costs || jobs.some((p) => p.debounce !== undefined);
+    const priorities = debounces || jobs.some((p) => p.priority !== undefined);
     for (const p of jobs) {
       args.push(p.group, p.payload, p.maxAttempts, p.key?.name ?? '', ...jobTailArgs(p));
       if (priorities) args.push(p.priority ?? '');
+      if (debounces) args.push(p.debounce?.key ?? '', p.debounce?.windowMs ?? '');
+      if (costs) args.push(p.cost ?? '');
     }
     args.push(idFloor ?? '');
     return this.run('enqueueMany', keys, args) as Promise<EnqueueManyReply>;
@@ -1159,6 +1187,25 @@ export class Commands {
   }
 
   /**
+   * `reconcileBuckets-2.lua`, one step: HSCAN `batch` rate-limit buckets (`gwindow`) from
+   * `cursor`, in `mode`; the findings (kind RATE, subject the group: a malformed bucket, or one
+   * of a group with no rate) and the next cursor ('0': done).
+   */
+  reconcileBuckets(p: {
+    mode: 'audit' | 'repair';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings, cursor: string]> {
+    const k = this.k;
+    return this.run(
+      'reconcileBuckets',
+      [k.rateWindow, k.rate],
+      [k.base, p.mode, p.cursor, p.batch, ...p.history],
+    ) as Promise<[FlatFindings, string]>;
+  }
+
+  /**
    * `reconcileReserves-1.lua`, one atomic step: the stored sum of the reserves against
    * `greserve` (and the cap), in `mode`; the findings (kind RESERVE, subject `reserved` or `cap`).
    */
@@ -1219,17 +1266,22 @@ export class Commands {
     ) as Promise<FlatFindings>;
   }
 
-  /** `setRateLimit-8.lua`: at most `max` claims per `windowMs` (ms); `actor`, `cap`: history. */
+  /**
+   * `setRateLimit-8.lua`: a token bucket, `max` tokens per `windowMs` (ms), `burst` held at most;
+   * `actor`, `cap`: history.
+   */
   setRateLimit(p: {
     group: string;
     max: number;
     windowMs: number;
+    burst: number;
     history: [actor: string, cap: number];
   }): Promise<GroupReply> {
     return this.run('setRateLimit', this.groupKeys(p.group), [
       p.group,
       p.max,
       p.windowMs,
+      p.burst,
       ...p.history,
     ]) as Promise<GroupReply>;
   }

@@ -32,6 +32,9 @@
   is serviceable), the i-th under the i-th token, each positional (a missing field is false):
     { id, group, attempts, maxAttempts, enqueuedAt, payload, lastError, progress }
   the payloads read in one HMGET of P:{Q}:payloads for the whole call (includes/payloads.lua).
+  A claimed job with a `debounceKey` clears its key's record P:{Q}:debounce:<key> (built from
+  base) when the record names it: one field more in the job's HMGET, a GET and DEL only for such
+  a job (DESIGN.md §3, "Debounce").
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
@@ -45,12 +48,14 @@
   (ms, or false for none), so a worker parks no longer than until then; false otherwise. A call
   that asks for no claims promotes nothing (the next claim or the reaper does). Flat cost: one
   ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait.
-  Rate limits (includes/rateLimit.lua): beside the delayed promotion, up to `promoteBatch`
-  groups whose rate window reopened leave `ratelimited` and are re-ringed with a wake
+  Rate limits (includes/rateLimit.lua, a token bucket per group): beside the delayed promotion,
+  up to `promoteBatch` groups whose token came leave `ratelimited` and are re-ringed with a wake
   (promoteReopened), and nextRunAt is the earlier of the first run-at time and the first
-  reopening in `ratelimited`, so a parked worker wakes when a window reopens; each claim of a
-  group with a rate counts into its window, and the claim that reaches its max leaves the group
-  off the ring (countRateClaim). Flat too: O(log n + batch) in rate-limited groups.
+  reopening in `ratelimited`, so a parked worker wakes when the token comes; a group with a rate
+  is served only while its bucket holds its head job's cost (rateAllows: else it leaves the ring
+  as a stale head, into `ratelimited`), each claim takes that cost, and the claim that leaves the
+  bucket short of the next head's cost leaves the group off the ring (countRateClaim). Flat too:
+  O(log n + batch) in rate-limited groups.
   k also needs wake (re-ring), delayed and stats (promotion's totals).
 ]]
 --- @include "keys"
@@ -193,7 +198,7 @@ end
   per job"), so the lease of a head is written out here rather than in helpers, and the
   helpers' common answers are taken in place, each naming the helper that holds the rule: the
   lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,
-  includes/jobEvents.lua), the rate counted only for a group with one (countRateClaim).
+  includes/jobEvents.lua), the rate judged only for a group with one (rateAllows, countRateClaim).
 ]]
 local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   local claimed, emptied = {}, {}
@@ -235,7 +240,10 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- the lane is not read, it is given as holding one. active nil: uncountable, not served.
       local head
       if g.active ~= nil
-        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited) then
+        and isServiceable(k, group, laneKey, g.limit, g.active, g.paused, 1, g.limited)
+        -- A rate: the bucket must hold the head job's cost (includes/rateLimit.lua), else the
+        -- group leaves the ring until it does, as a stale head.
+        and (g.rateMax == nil or rateAllows(base, group, g, laneKey, nowMs())) then
         head = redis.call('ZPOPMIN', laneKey)
       end
       local id = head and head[1]
@@ -250,7 +258,15 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
         local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress', 'worker')
+          'lastError', 'progress', 'worker', 'debounceKey')
+        if job[8] then
+          -- A debounced job has started: its key's next enqueue makes a new job (DESIGN.md §3,
+          -- "Debounce"), unless the record already names a newer one.
+          local record = debounceKeyOf(base, job[8])
+          if redis.call('GET', record) == id then
+            redis.call('DEL', record)
+          end
+        end
         -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
         -- is its number's text; anything else takes nextAttempt's exact path.
         -- '0', a job's first claim, is the commonest by far: no call at all.
@@ -317,7 +333,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4] or false, false,
           job[5] or false, job[6] or false }
         if g.rateMax ~= nil then
-          countRateClaim(base, batch, group, g)
+          countRateClaim(base, group, g, laneKey, nowMs())
         end
         -- I1 after the claim (not paused: it was just served). Saturated or rate-limited, it
         -- leaves the ring with no read; else it stays exactly when its lane still holds a job.

@@ -37,17 +37,37 @@
                         of, before (includes/groupState.lua: refuses an active count it cannot
                         hold exactly), and its lane head's score (nil for an empty lane), whose
                         level says which rota a serviceable group is on (includes/levels.lua)
+  debounce() — the debounce helpers (DESIGN.md §3, "Debounce"), a table built on first use:
+    debounce().find(base, record, name)
+                        the live job a debounce key made (DESIGN.md §3, "Debounce"): its id,
+                        group and state when its record (P:{Q}:debounce:<name>, given: enqueue
+                        is passed it in KEYS, enqueueMany builds it) names a job whose hash is
+                        pending or delayed and carries that `debounceKey`, else nil (a stale
+                        record: a new job is made and overwrites it)
   Writing:
+    debounce().replace(k, base, record, j, payload, windowMs, now)
+                        a debounced enqueue's write to the key's live job j = { id, group,
+                        state, delayedKey, groupDelayedKey, and for a pending job laneKey and
+                        limit, active, serviceable, saturated as judgeLane judged them before
+                        the first write }: its payload replaced (none when ''), its runAt now +
+                        windowMs, delayed (a pending job leaves its lane, its group settled by
+                        applyStanding as removeJobs settles it), its record's expiry pushed on.
+                        It names only helpers the enqueue path reaches anyway, but
+                        applyStanding, so an enqueue without debounce makes few closures more
+    debounce().remember(base, record, name, id, windowMs)
+                        a new debounced job: `debounceKey` in its hash, the key's record set
     markLayout(base, first, raised)  the queue's layout mark when `first` is its first id, or
                         the call raised `seq` to the engine's floor (a queue whose state Redis
                         lost: its first id since)
     writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
-             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
+             backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority, cost)
                         the job hash in one HSET (state pending, or delayed with its runAt);
                         returns its lane score: `seq` (its id as a number) for priority '', the
                         default (nothing written for it), else, for 1–9, laneScoreOf(seq,
                         priority) computed in place (includes/priority.lua says why), which the
-                        hash holds with the priority (DESIGN.md §3, "Priorities")
+                        hash holds with the priority (DESIGN.md §3, "Priorities"); `cost`
+                        (tokens its claim takes, DESIGN.md §3 "Rate limits") is written only
+                        when not '' (the default 1 is never stored)
     rememberKey(idemKey, id, fingerprint, now, keyTtlMs)   HSET + PEXPIRE of the key
     settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, pending)
                         after jobs went to the lane of a group: true when it is to be re-ringed
@@ -72,6 +92,82 @@
 --- @include "retentionAge"
 
 local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE, GROUP_FULL = 0, 1, 2, 3, 4
+-- A debounce key whose live job is of another group (nothing written), and a debounced
+-- enqueue answered with the key's live job, its payload and run time replaced.
+local DEBOUNCE_OTHER_GROUP, DEBOUNCED = 5, 6
+-- A cost above the burst of the group's rate limit (nothing written).
+local COST_OVER_BURST = 7
+
+local debounceApi
+
+-- The debounce helpers, built on a debounced call's first use: every function a script names
+-- is a closure made on every call (docs/PERFORMANCE.md, "Priorities within a lane"), so an
+-- enqueue without debounce makes this one, not the four inside.
+local function debounce()
+  if debounceApi then
+    return debounceApi
+  end
+  local D = {}
+
+  -- How long a record outlives its last enqueue past its window: a backstop for a job that
+  -- leaves by a path that does not clear it (a claim clears it).
+  local function ttlOf(windowMs)
+    return tonumber(windowMs) + MAX_DELAY_MS
+  end
+
+  function D.find(base, record, name)
+    local id = redis.call('GET', record)
+    if not id then
+      return nil
+    end
+    local job = redis.call('HMGET', jobKeyOf(base, id), 'group', 'state', 'debounceKey')
+    -- The record is trusted only while its job says it is the key's and has not started.
+    if job[3] ~= name or (job[2] ~= 'pending' and job[2] ~= 'delayed') then
+      return nil
+    end
+    return id, job[1], job[2]
+  end
+
+  function D.replace(k, base, record, j, payload, windowMs, now)
+    local id, group = j.id, j.group
+    local runAt = now + tonumber(windowMs)
+    if j.state == 'pending' then
+      local laneKey = j.laneKey
+      if redis.call('ZREM', laneKey, id) == 1 then
+        redis.call('HINCRBY', k.stats, 'pending', -1)
+        -- Out of its lane: one job fewer in the group rankings' `gpending` (includes/groupRanks.lua).
+        takePending(base, group, 1)
+      end
+      redis.call('HINCRBY', k.stats, 'delayed', 1)
+      local left = redis.call('ZCARD', laneKey)
+      -- Its standing from the counts judged before the first write (settleGroup's rule).
+      local serviceable, saturated = isServiceable(k, group, laneKey, j.limit, j.active, nil, left)
+      applyStanding(k, group, j.serviceable, j.saturated, serviceable, saturated)
+      -- `heads` holds a group exactly while its lane holds a job (removeJobs-10.lua's rule).
+      if left == 0 then
+        redis.call('ZREM', headsKeyOf(base), group)
+      end
+    end
+    redis.call('HSET', jobKeyOf(base, id), 'state', 'delayed', 'runAt',
+      string.format('%d', runAt))
+    redis.call('ZADD', j.delayedKey, runAt, id)
+    redis.call('ZADD', j.groupDelayedKey, runAt, id)
+    if payload ~= '' then
+      redis.call('HSET', payloadsKeyOf(base), id, payload)
+    else
+      redis.call('HDEL', payloadsKeyOf(base), id)
+    end
+    redis.call('PEXPIRE', record, ttlOf(windowMs))
+  end
+
+  function D.remember(base, record, name, id, windowMs)
+    redis.call('HSET', jobKeyOf(base, id), 'debounceKey', name)
+    redis.call('SET', record, id, 'PX', ttlOf(windowMs))
+  end
+
+  debounceApi = D
+  return D
+end
 
 local function keyRecord(idemKey)
   local seen = redis.call('HMGET', idemKey, 'id', 'fingerprint', 'enqueuedAt')
@@ -157,11 +253,11 @@ local function markLayout(base, first, raised)
 end
 
 local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, backoff,
-    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority)
+    backoffDelayMs, backoffMaxDelayMs, backoffJitter, priority, cost)
   local jobKey = jobKeyOf(base, id)
   -- No `score` for the default priority: its score is its id (retry, promotion and requeue
   -- fall back to it).
-  if backoff == '' and not delayed and priority == '' then
+  if backoff == '' and not delayed and priority == '' and cost == '' then
     redis.call('HSET', jobKey, 'group', group, 'state', 'pending', 'attempts', 0,
       'maxAttempts', maxAttempts, 'enqueuedAt', now)
     return seq
@@ -195,6 +291,10 @@ local function writeJob(base, seq, id, group, maxAttempts, now, runAt, delayed, 
     fields[#fields + 1] = priority
     fields[#fields + 1] = 'score'
     fields[#fields + 1] = string.format('%d', score)
+  end
+  if cost ~= '' then
+    fields[#fields + 1] = 'cost'
+    fields[#fields + 1] = cost
   end
   redis.call('HSET', jobKey, unpack(fields))
   return score

@@ -2,7 +2,7 @@
   The reply of the group-steering scripts (setLimit, clearLimit, pause, resume, …), so a mutation
   answers in the same round trip, and of the group reads (readGroups, readSnapshot):
     { limit (raw field or false), active, pending, paused 0|1,
-      weight (raw or false), rate ('<max>:<windowMs>' or false),
+      weight (raw or false), rate ('<max>:<windowMs>:<burst>', an old '<max>:<windowMs>', or false),
       rateLimitedUntil (ms as text, or false), limitOverride (JSON or false),
       pauseOverride (JSON or false), rateReopenedAt (ms as text, or false),
       reserve (raw field of `greserve`, or false; DESIGN.md §3 "The queue's cap and reserves"),

@@ -25,6 +25,8 @@
                                       the queue's first id
     idemKeyOf(base, key)              `idem`: enqueue-12.lua is passed its one in KEYS,
                                       enqueueMany-9.lua builds one per job
+    debounceKeyOf(base, key)          `debounce`: built by the enqueue scripts (only for a job
+                                      with a debounce key) and by a claim of such a job
     WAKE_LENGTH                       wake tokens kept in `wake` (keys.ts `WAKE_LENGTH`)
     JOB_LAYOUT                        the job layout these scripts write, `layout` in settings
                                       (keys.ts `JOB_LAYOUT`, DESIGN.md §2 "Job layout")
@@ -117,6 +119,10 @@ end
 
 local function idemKeyOf(base, key)
   return base .. 'idem:' .. key
+end
+
+local function debounceKeyOf(base, key)
+  return base .. 'debounce:' .. key
 end
 
 local function baseOf(key, name)

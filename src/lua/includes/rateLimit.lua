@@ -1,79 +1,170 @@
 --[[
-  Per-group rate limits (DESIGN.md §3, "Rate limits"): at most `max` claims of a group per
-  `windowMs`, on top of its concurrency limit. Fixed windows: a window starts at the first claim
-  after the previous one ended.
-    `grate`        hash  group -> '<max>:<windowMs>'
-    `gwindow`      hash  group -> '<startMs>:<claims>' (the current window)
-    `ratelimited`  zset  group -> when its window reopens (ms, Redis clock)
+  Per-group rate limits (DESIGN.md §3, "Rate limits"): a token bucket per group, on top of its
+  concurrency limit. `max` tokens refill per `windowMs`, at most `burst` are held; a claim of a
+  job takes its cost (1 unless enqueued with `cost`) and the head job decides (FIFO).
+    `grate`        hash  group -> '<max>:<windowMs>:<burst>' (an old '<max>:<windowMs>' reads as
+                   burst = max)
+    `gwindow`      hash  group -> '<tokens>:<atMs>' (the bucket: whole tokens at atMs before the
+                   refill since then, which may have been spent already, so tokens may be below 0;
+                   no field: a full bucket). An old fixed window '<startMs>:<claims>' (first >
+                   second) reads as max − claims tokens now while that window is open, else full
+    `ratelimited`  zset  group -> when it can next claim: when enough tokens for its head job's
+                   cost (or 1 with an empty lane) have refilled (ms, Redis clock)
   all built from the queue's base (includes/keys.lua). A group in `ratelimited` is not
   serviceable (I1's rate clause, isServiceable in includes/groupState.lua).
 
-    parseRate(raw)      max, windowMs of a stored rate, or nil (missing or not two positive safe
-                        integers: no rate limit, as src/lanes/queue/state.ts parseRate reads it)
-    parseWindow(raw)    startMs, claims of a stored window, or nil
-    rateState(raw)      a stored rate as the history records it: { rateLimit = { max, windowMs } },
-                        or { rateLimit = null } for none
+  Exact integer arithmetic (no fractions stored): tokens(now) = tokens + floor((now − atMs) ×
+  max / windowMs), capped at burst (the cap restarts the bucket at now, full); whole windows are
+  folded into tokens first, so the product stays below 2^53 (max ≤ 10^6, windowMs ≤ 2.6 × 10^9).
+
+    parseRate(raw)      max, windowMs, burst of a stored rate, or nil (missing or not positive
+                        safe integers: no rate limit, as src/lanes/queue/state.ts parseRate)
+    rateState(raw)      a stored rate as the history records it: { rateLimit = { max, windowMs,
+                        burst } }, or { rateLimit = null } for none
+    refill(tokens, atMs, now, max, windowMs, burst)
+                        a bucket's state folded to now: tokens, atMs (whole windows added as max
+                        tokens each; a full bucket restarts at now) and whole (usable now)
+    bucketAt(raw, now, max, windowMs, burst)
+                        the bucket of a stored `gwindow` value at now: tokens, atMs (its state
+                        to store) and whole (tokens usable now). Missing: full. Malformed: empty
+                        at now (never over the rate; Queue.audit reports it)
+    readyAt(tokens, atMs, need, max, windowMs)
+                        when the bucket holds `need` whole tokens (ms)
+    headCost(base, laneKey)
+                        the id and cost of a lane's head job (ZRANGE 0 0, HGET cost), or nil
+                        for an empty lane; a missing or malformed cost counts as 1
+    costOverBurst(base, group, cost)
+                        an enqueue's check of a job's cost (text, ≠ 1): the group's burst when
+                        it has a rate and cost is above it (the enqueue is refused), else nil.
+                        One HGET of `grate`, asked only for a job with a cost
     readRateStates(k, groups, states)
                         the claim's batch read (includes/claimJobs.lua readStates): for each of
                         `groups` sets states[group].limited (in `ratelimited`) and, for a group
-                        with a rate, .rateMax, .rateWindowMs, .windowStart, .windowClaims —
-                        one HMGET of `grate` and one ZMSCORE of `ratelimited` for all, and one
-                        HMGET of `gwindow` for those with a rate
-    countRateClaim(base, batch, group, g)
-                        count one claim of `group` (g: its batch state, claimed at batch.now)
-                        into its window: a window over (or none) starts afresh at now; the claim
-                        that reaches max ZADDs the group to `ratelimited` at the window's end
-                        and sets g.limited, so the claim leaves it off the ring. O(1); nothing
-                        for a group without a rate
+                        with a rate, .rateMax, .rateWindowMs, .rateBurst, .bucket (raw) — one
+                        HMGET of `grate` and one ZMSCORE of `ratelimited` for all, and one HMGET
+                        of `gwindow` for those with a rate
+    rateAllows(base, group, g, laneKey, now)
+                        before a claim of a group with a rate: whether its bucket holds its head
+                        job's cost (min(cost, burst)); when not, ZADDs the group to `ratelimited`
+                        at readyAt and sets g.limited (the claim leaves it off the ring). O(1)
+    countRateClaim(base, group, g, laneKey, now)
+                        after the claim: the cost taken (HSET `gwindow`), and the next head's cost
+                        read; a bucket short of it ZADDs the group to `ratelimited` at readyAt and
+                        sets g.limited. O(1); nothing for a group without a rate
     promoteReopened(k, base, now, max)
-                        up to `max` groups whose window reopened by `now` (ms, as text or a
-                        number): ZRANGEBYSCORE … LIMIT, ZREM, window reset (HDEL `gwindow`), and
-                        each that is now serviceable re-ringed with a wake (it was not on the
-                        ring: I1). A group whose active count cannot be counted exactly leaves
-                        `ratelimited` but is not settled (as promotion, includes/promote.lua;
+                        up to `max` groups whose reopening came by `now` (ms, as text or a
+                        number): ZRANGEBYSCORE … LIMIT, ZREM (the bucket is kept: it holds the
+                        tokens), and each that is now serviceable re-ringed with a wake (it was
+                        not on the ring: I1). A group whose active count cannot be counted exactly
+                        leaves `ratelimited` but is not settled (as promotion, includes/promote.lua;
                         Queue.repair re-rings it). Returns how many left `ratelimited`.
                         O(log n + max)
     nextReopen(k)       the earliest reopening in `ratelimited` (ms), or false; O(log n)
     earliestAt(a, b)    the earlier of two times (ms or false)
 
   k: glimit (its name gives the base when k.base is absent), gactive, ring, paused, wake.
-  Events: hset gwindow, zadd ratelimited (count); zrem ratelimited, hdel gwindow, rpush ring,
+  Events: hset gwindow, zadd ratelimited (count, rateAllows); zrem ratelimited, rpush ring,
   lpush/ltrim wake (promoteReopened).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "settleGroup"
 
--- `<a>:<b>`, two exact non-negative integers (a rate `<max>:<windowMs>`, a window
--- `<startMs>:<claims>`); nil for anything else.
-local function parsePair(raw)
+local function parseRate(raw)
   if type(raw) ~= 'string' then
     return nil
   end
-  local a, b = string.match(raw, '^(%d+):(%d+)$')
-  return safeInteger(a), safeInteger(b)
-end
-
-local function parseRate(raw)
-  local max, windowMs = parsePair(raw)
-  if max and windowMs and max >= 1 and windowMs >= 1 then
-    return max, windowMs
+  local a, b, c = string.match(raw, '^(%d+):(%d+):(%d+)$')
+  if a == nil then
+    a, b = string.match(raw, '^(%d+):(%d+)$')
+  end
+  local max, windowMs = safeInteger(a), safeInteger(b)
+  -- An old two-part rate: burst = max, the fixed window's allowance.
+  local burst = max
+  if c ~= nil then
+    burst = safeInteger(c)
+  end
+  if max and windowMs and burst and max >= 1 and windowMs >= 1 and burst >= 1 then
+    return max, windowMs, burst
   end
   return nil
 end
 
 local function rateState(raw)
-  local max, windowMs = parseRate(raw)
+  local max, windowMs, burst = parseRate(raw)
   if max == nil then
     return { rateLimit = cjson.null }
   end
-  return { rateLimit = { max = max, windowMs = windowMs } }
+  return { rateLimit = { max = max, windowMs = windowMs, burst = burst } }
 end
 
-local function parseWindow(raw)
-  local start, claims = parsePair(raw)
-  if start and claims then
-    return start, claims
+-- Tokens refilled since atMs, folded in: whole windows first (max each), then the part window.
+local function refill(tokens, atMs, now, max, windowMs, burst)
+  if atMs > now then
+    atMs = now
+  end
+  if tokens > burst then
+    tokens = burst
+  end
+  local windows = math.floor((now - atMs) / windowMs)
+  if windows > burst then
+    return burst, now, burst
+  end
+  tokens, atMs = tokens + windows * max, atMs + windows * windowMs
+  local whole = tokens + math.floor((now - atMs) * max / windowMs)
+  if whole >= burst then
+    -- Full: the bucket restarts at now (what refilled past burst is lost, as in any bucket).
+    return burst, now, burst
+  end
+  return tokens, atMs, whole
+end
+
+local function bucketAt(raw, now, max, windowMs, burst)
+  if raw == nil or raw == false then
+    return burst, now, burst
+  end
+  local a, b = string.match(raw, '^(%-?%d+):(%d+)$')
+  a, b = safeInteger(a), safeInteger(b)
+  if a == nil or b == nil then
+    -- Malformed: empty at now, so never over the rate.
+    return 0, now, 0
+  end
+  if a > b then
+    -- An old fixed window `<startMs>:<claims>`: what it had left while open, then full.
+    if now >= a + windowMs then
+      return burst, now, burst
+    end
+    local left = math.min(burst, math.max(0, max - b))
+    return left, now, left
+  end
+  return refill(a, b, now, max, windowMs, burst)
+end
+
+local function readyAt(tokens, atMs, need, max, windowMs)
+  local owed = (need - tokens) * windowMs
+  local wait = math.floor(owed / max)
+  if wait * max < owed then
+    wait = wait + 1
+  end
+  return atMs + wait
+end
+
+local function headCost(base, laneKey)
+  local head = redis.call('ZRANGE', laneKey, 0, 0)
+  if head[1] == nil then
+    return nil
+  end
+  local cost = safeInteger(redis.call('HGET', jobKeyOf(base, head[1]), 'cost'))
+  if cost == nil or cost < 1 then
+    cost = 1
+  end
+  return head[1], cost
+end
+
+local function costOverBurst(base, group, cost)
+  local _, _, burst = parseRate(redis.call('HGET', rateKeyOf(base), group))
+  if burst and tonumber(cost) > burst then
+    return burst
   end
   return nil
 end
@@ -90,36 +181,56 @@ local function readRateStates(k, groups, states)
   for i, group in ipairs(groups) do
     local g = states[group]
     g.limited = limited[i] ~= false
-    local max, windowMs = parseRate(rates[i])
+    local max, windowMs, burst = parseRate(rates[i])
     if max then
-      g.rateMax, g.rateWindowMs = max, windowMs
+      g.rateMax, g.rateWindowMs, g.rateBurst = max, windowMs, burst
       rated[#rated + 1] = group
     end
   end
   if #rated > 0 then
-    local windows = redis.call('HMGET', rateWindowKeyOf(base), unpack(rated))
+    local buckets = redis.call('HMGET', rateWindowKeyOf(base), unpack(rated))
     for i, group in ipairs(rated) do
-      local g = states[group]
-      g.windowStart, g.windowClaims = parseWindow(windows[i])
+      states[group].bucket = buckets[i]
     end
   end
 end
 
-local function countRateClaim(base, batch, group, g)
-  if g.rateMax == nil then
-    return
+-- Rate-limits g until its bucket holds `need` tokens.
+local function limitUntilReady(base, group, g, cost)
+  local need = math.min(cost, g.rateBurst)
+  redis.call('ZADD', rateLimitedKeyOf(base),
+    string.format('%d', readyAt(g.tokens, g.tokensAt, need, g.rateMax, g.rateWindowMs)), group)
+  g.limited = true
+end
+
+local function rateAllows(base, group, g, laneKey, now)
+  if g.tokens == nil then
+    g.tokens, g.tokensAt, g.whole = bucketAt(g.bucket, now, g.rateMax, g.rateWindowMs,
+      g.rateBurst)
   end
-  local now = tonumber(batch.now)
-  if g.windowStart == nil or now >= g.windowStart + g.rateWindowMs then
-    g.windowStart, g.windowClaims = now, 0
+  if g.headCost == nil then
+    local id, cost = headCost(base, laneKey)
+    if id == nil then
+      return true
+    end
+    g.headCost = cost
   end
-  g.windowClaims = g.windowClaims + 1
-  redis.call('HSET', rateWindowKeyOf(base), group,
-    string.format('%d:%d', g.windowStart, g.windowClaims))
-  if g.windowClaims >= g.rateMax then
-    redis.call('ZADD', rateLimitedKeyOf(base), string.format('%d', g.windowStart + g.rateWindowMs),
-      group)
-    g.limited = true
+  if g.whole >= math.min(g.headCost, g.rateBurst) then
+    return true
+  end
+  limitUntilReady(base, group, g, g.headCost)
+  return false
+end
+
+local function countRateClaim(base, group, g, laneKey, now)
+  -- A cost above burst takes the whole bucket (a limit set after the job was enqueued).
+  local cost = math.min(g.headCost or 1, g.rateBurst)
+  g.tokens, g.whole = g.tokens - cost, g.whole - cost
+  redis.call('HSET', rateWindowKeyOf(base), group, string.format('%d:%d', g.tokens, g.tokensAt))
+  local _, nextCost = headCost(base, laneKey)
+  g.headCost = nextCost
+  if g.whole < math.min(nextCost or 1, g.rateBurst) then
+    limitUntilReady(base, group, g, nextCost or 1)
   end
 end
 
@@ -130,7 +241,6 @@ local function promoteReopened(k, base, now, max)
     return 0
   end
   redis.call('ZREM', key, unpack(due))
-  redis.call('HDEL', rateWindowKeyOf(base), unpack(due))
   for _, group in ipairs(due) do
     local active = parseActive(redis.call('HGET', k.gactive, group))
     if active ~= nil then
