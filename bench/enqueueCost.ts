@@ -10,6 +10,9 @@
  * - Ringmaster `Queue.enqueue` with a debounce key, one per group (`enqueue debounce`): after the
  *   first of each key, every call replaces its key's waiting job (DESIGN.md §3, "Debounce");
  *   only when named in `--ways`;
+ * - Ringmaster ticks (`schedule tick`): `Queue.tickSchedules` with 1,000 schedules due at once
+ *   (the most a queue holds), one job each, per job fired (DESIGN.md §3, "Schedules"); only
+ *   when named in `--ways`;
  * - BullMQ `Queue.add`, `--concurrency` in flight, and `Queue.addBulk`, batches of `--batch`.
  *
  * Reported per job: instructions (the dump's total less an idle baseline — the server
@@ -68,9 +71,18 @@ function parse(argv: string[]): Options {
   };
 }
 
-type Way = 'enqueue' | 'enqueueMany' | 'enqueue debounce' | 'bullmq add' | 'bullmq addBulk';
+type Way =
+  | 'enqueue'
+  | 'enqueueMany'
+  | 'enqueue debounce'
+  | 'schedule tick'
+  | 'bullmq add'
+  | 'bullmq addBulk';
 
 const payload = orderPayload;
+
+/** Schedules due at once in the `schedule tick` way: the most a queue holds (`Limits.maxSchedules`). */
+const SCHEDULES_DUE = 1_000;
 
 /** Redis instructions per job of `work` (`jobs` jobs), the idle baseline taken out. */
 async function measure(
@@ -96,6 +108,35 @@ async function run(
   const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
   const group = (i: number) => `tenant-${i % o.groups}`;
   try {
+    if (way === 'schedule tick') {
+      const client = new Redis(connection);
+      const queue = new Ringmaster(client).queue('cost');
+      await queue.enqueue('warm-up', payload(-1));
+      const schedules = Math.min(o.jobs, SCHEDULES_DUE);
+      for (let i = 0; i < schedules; i++) {
+        await queue.upsertSchedule({
+          id: `s-${i}`,
+          group: group(i),
+          everyMs: 60_000,
+          payload: payload(i),
+        });
+      }
+      // All due now, as if their tick had come: each fires once.
+      const now = Number((await admin.time())[0]) * 1_000;
+      await admin.zadd(
+        queue.keys.schedules,
+        ...Array.from({ length: schedules }, (_, i) => [now - 1, `s-${i}`]).flat(),
+      );
+      let fired = 0;
+      const work = async () => {
+        for (let n = await queue.tickSchedules(); n > 0; n = await queue.tickSchedules())
+          fired += n;
+      };
+      const perJob = await measure(server, dir, idlePerMs, work, schedules);
+      if (fired !== schedules) throw new Error(`${fired} of ${schedules} schedules fired`);
+      client.disconnect();
+      return perJob;
+    }
     if (way === 'enqueue debounce') {
       const client = new Redis(connection);
       const queue = new Ringmaster(client).queue('cost');
@@ -159,7 +200,7 @@ async function main(): Promise<void> {
     const idlePerMs = await idleInstructionsPerMs(server, dir, o.idleMs);
     const results = new Map<Way, number[]>();
     const order: Way[][] = [
-      ['enqueue', 'enqueueMany', 'enqueue debounce', 'enqueueMany', 'enqueue'],
+      ['enqueue', 'enqueueMany', 'enqueue debounce', 'schedule tick', 'enqueueMany', 'enqueue'],
       ['bullmq add', 'bullmq addBulk', 'bullmq addBulk', 'bullmq add'],
     ];
     for (let round = 1; round <= o.rounds; round++) {
@@ -180,6 +221,9 @@ async function main(): Promise<void> {
         `Ringmaster: enqueue ${Math.round(mean('enqueue'))}, enqueueMany ${Math.round(mean('enqueueMany'))} instructions/job (× ${(mean('enqueueMany') / mean('enqueue')).toFixed(3)})\n` +
         (o.ways.includes('enqueue debounce')
           ? `Ringmaster: enqueue with a debounce key (replacing) ${Math.round(mean('enqueue debounce'))} instructions/job\n`
+          : '') +
+        (o.ways.includes('schedule tick')
+          ? `Ringmaster: a tick with ${Math.min(o.jobs, SCHEDULES_DUE)} schedules due ${Math.round(mean('schedule tick'))} instructions/job fired (× ${(mean('schedule tick') / mean('enqueue')).toFixed(3)} of an enqueue)\n`
           : '') +
         `BullMQ: add ${Math.round(mean('bullmq add'))}, addBulk ${Math.round(mean('bullmq addBulk'))} instructions/job (× ${(mean('bullmq addBulk') / mean('bullmq add')).toFixed(3)})\n`,
     );
