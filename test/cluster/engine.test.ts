@@ -131,7 +131,8 @@ describe('the engine on a Redis Cluster', () => {
         .add('reconcileLeases')
         .add('reconcileGroups')
         .add('reconcileOverrides')
-        .add('reconcileReserves');
+        .add('reconcileReserves')
+        .add('reconcileBuckets');
       expect(await q.known()).toBe(true);
 
       // What the engine reported is stored on the queue's own master, read there directly.
