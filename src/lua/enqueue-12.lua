@@ -224,16 +224,7 @@ if delayed then
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
 else
-  redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, seq)
-  addPending(base, group, 1)
-  redis.call('HINCRBY', k.stats, 'pending', 1)
-  if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
-    -- Its lane was empty: the job is its head, at its priority's level (includes/levels.lua).
-    reRing(k, group, priority)
-  elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
-    -- A more urgent head: the group moves to the tail of its level (DESIGN.md §3, "Levels").
-    levels().moveLevel(k, base, group, levelOf(headScore), levelOf(score))
-  end
+  joinLane(k, base, group, laneKey, id, seq, score, priority, limit, active, wasServiceable,
+    wasSaturated, headScore)
 end
 return createdReply(base, id, payload)

@@ -5,7 +5,7 @@
   fires only when its `schedules` score is still the `expected` the engine read and its
   definition is still the one it read (its SHA-1 in `schedule`): then one job is enqueued into
   its group as enqueue-12.lua enqueues a job with no key and no delay (includes/enqueueJob.lua's
-  steps: judgeLane, firstId, writeJob, settleLane, re-ring), its score moves to `next` and
+  steps: judgeLane, firstId, writeJob, joinLane), its score moves to `next` and
   `schedruns` records the tick. Any other caller that read the same score finds it moved and
   fires nothing for that schedule; an upsert or removal in between makes the same call skip it.
   The jobs of one call go in input order, each judged after the one before it was written.
@@ -98,15 +98,8 @@ local function enqueueDue(group, payload, maxAttempts, now, backoff, backoffDela
   storePayload(base, id, payload)
   registerGroup(groupsKey, base, group, now)
   redis.call('HINCRBY', k.stats, 'enqueued', 1)
-  redis.call('ZADD', laneKey, score, id)
-  noteLaneHead(base, group, seq)
-  addPending(base, group, 1)
-  redis.call('HINCRBY', k.stats, 'pending', 1)
-  if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
-    reRing(k, group, priority)
-  elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
-    levels().moveLevel(k, base, group, levelOf(headScore), levelOf(score))
-  end
+  joinLane(k, base, group, laneKey, id, seq, score, priority, limit, active, wasServiceable,
+    wasSaturated, headScore)
   return id
 end
 

@@ -409,7 +409,6 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       batch.emptied[emptied[e]] = true
     end
   end
-  batch.base = base
   fillPayloads(base, claimed, 6)
   return claimed
 end
@@ -441,16 +440,16 @@ local function flushClaims(k, base, batch)
   end
   redis.call('HSET', k.gactive, unpack(counts))
   -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served, batch.base)
+  keepIndexed(k, batch.count, #batch.served, base)
   -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
   -- them, and their lanes' sizes, each in one write for the batch.
-  setActiveRanks(batch.base, counts)
+  setActiveRanks(base, counts)
   local taken = {}
   for s = 1, #batch.served do
     local group = batch.served[s]
     taken[group] = batch.groups[group].claimed
   end
-  takeServed(batch.base, batch.served, taken, batch.emptied)
+  takeServed(base, batch.served, taken, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then

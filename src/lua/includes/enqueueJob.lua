@@ -316,6 +316,24 @@ local function settleLane(k, group, laneKey, limit, active, wasServiceable, wasS
   return serviceable
 end
 
+-- A new job, its hash written, to the tail of its group's lane (enqueue-12.lua's job with no
+-- delay, and a schedule's tick): the lane, its head, the rankings' pending count and the total,
+-- then the group's standing from what judgeLane read before the first write — re-ringed at its
+-- new head's level when its lane was empty, moved to the tail of a more urgent level when the
+-- job is its new head (DESIGN.md §3, "Levels").
+local function joinLane(k, base, group, laneKey, id, seq, score, priority, limit, active,
+    wasServiceable, wasSaturated, headScore)
+  redis.call('ZADD', laneKey, score, id)
+  noteLaneHead(base, group, seq)
+  addPending(base, group, 1)
+  redis.call('HINCRBY', k.stats, 'pending', 1)
+  if settleLane(k, group, laneKey, limit, active, wasServiceable, wasSaturated, 1) then
+    reRing(k, group, priority)
+  elseif wasServiceable and score < tonumber(headScore) and levelOf(score) ~= levelOf(headScore) then
+    levels().moveLevel(k, base, group, levelOf(headScore), levelOf(score))
+  end
+end
+
 local function createdReply(base, id, payload)
   local fields = redis.call('HGETALL', jobKeyOf(base, id))
   if payload ~= '' then
