@@ -259,9 +259,26 @@ function unchanged(
 /** One entry of `P:{Q}:ringlog` (includes/ringLog.lua). */
 interface LogEntry {
   seq: string;
-  o: 'push' | 'unshift' | 'pop' | 'rem';
+  o: 'push' | 'unshift' | 'pop' | 'rem' | 'levels';
   g?: string[] | string;
   n?: number;
+}
+
+/**
+ * Whether the copy can apply `entry` itself: not a change of `levels` (the rota is read
+ * whole), nor an op or shape it does not know.
+ */
+function applicable(entry: LogEntry): boolean {
+  switch (entry.o) {
+    case 'push':
+    case 'unshift':
+    case 'pop':
+      return true;
+    case 'rem':
+      return typeof entry.g === 'string';
+    default:
+      return false;
+  }
 }
 
 /** Counts for `LiveFeed.stats`. */
@@ -353,7 +370,12 @@ export class RingMirror {
     const entries: LogEntry[] = [];
     const queueState = await this.readLog(entries);
     if (queueState === null || this.needFull) return this.readFull();
-    if (this.leveled && entries.length > 0) return this.readFull();
+    // Decided before any entry is applied: a whole read compares what it finds with the copy,
+    // and a copy changed halfway that happens to equal the ring would hide the change from the
+    // version last sent.
+    if ((this.leveled && entries.length > 0) || !entries.every(applicable)) {
+      return this.readFull();
+    }
     if (entries.length === 0 && queueState === latest.queueState) return latest;
     latest.freeze(this.need());
     // What the head was, for telling a batch that left the ring as it was (below).
@@ -383,17 +405,15 @@ export class RingMirror {
         case 'pop':
           for (let i = 0; i < (entry.n ?? 0); i++) {
             const head = list.shift();
-            if (head === undefined) return this.readFull();
+            // The log pops more than the copy holds: the copy was wrong before this read.
+            if (head === undefined) return this.readFull(true, true);
             if (!before.has(head)) before.set(head, true);
           }
           break;
         case 'rem':
-          if (typeof entry.g !== 'string') return this.readFull();
-          touch(entry.g);
-          list.remove(entry.g);
+          touch(entry.g as string);
+          list.remove(entry.g as string);
           break;
-        default:
-          return this.readFull();
       }
     }
     const lastEntry = entries[entries.length - 1];
@@ -474,7 +494,12 @@ export class RingMirror {
     }
   }
 
-  private async readFull(fresh = false): Promise<RingVersion> {
+  /**
+   * `fresh`: a new version even when nothing changed. `damaged`: the copy is known to differ
+   * from the versions sent, so the new version is not linked to them: whoever was sent one of
+   * them is sent the ring whole, a RESYNC (ringWatch.ts, stepsBetween).
+   */
+  private async readFull(fresh = false, damaged = false): Promise<RingVersion> {
     this.needFull = false;
     this.counts.fullReads++;
     const [
@@ -539,7 +564,7 @@ export class RingMirror {
       }
     }
     this.list = list;
-    return this.advance(queueState, { added, removed }, list);
+    return this.advance(queueState, { added, removed }, list, damaged);
   }
 
   /** The most any subscriber needs of the ring's head (0 when none watches). */
@@ -549,12 +574,17 @@ export class RingMirror {
     return most;
   }
 
-  private advance(queueState: QueueState, step: RingStep, list: RingList): RingVersion {
+  private advance(
+    queueState: QueueState,
+    step: RingStep,
+    list: RingList,
+    unlinked = false,
+  ): RingVersion {
     const version = new RingVersion(++this.number, queueState, list.size, step, list);
     const previous = this.latest;
     if (previous !== undefined) {
       previous.superseded();
-      previous.next = version;
+      if (!unlinked) previous.next = version;
     }
     this.beforeLatest?.dropHead();
     this.beforeLatest = previous;

@@ -95,6 +95,41 @@ describe('the ring log', () => {
     await waitFor('the push in the feed', async () => state.latest?.ring.join() === 'b,c,z');
   });
 
+  it('a call that pops the ring and then changes `levels` is read whole against the ring last sent', async () => {
+    const { feed, engine } = await feeds.start({ throttleMs: 0 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.setLimit('a', 2);
+    await q.enqueue('a', 0);
+    await q.enqueue('a', 0, { priority: 8 }); // behind the first in a's lane: a stays on the ring
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: ['a'], reason: 'SNAPSHOT' });
+    // One call: the ring's pop (a 'pop' entry), a to level 8 (a 'levels' entry), its second job
+    // claimed there, and a off the rota. The pop alone leaves a copy equal to the ring now, and
+    // must not be taken for the ring last sent.
+    const claimed = await q.completeAndClaim([], { claim: 2 });
+    expect(claimed.claimed.map((job) => job.group)).toEqual(['a', 'a']);
+    expect(await q.ring()).toEqual([]);
+    expect(await reader.next(3_000)).toMatchObject({ ring: [], removed: ['a'], reason: 'CHANGE' });
+  });
+
+  it('a log that pops more than the copy holds sends the ring whole, as a RESYNC', async () => {
+    const { feed, engine } = await feeds.start({ throttleMs: 0 });
+    const name = queueName();
+    const q = engine.queue(name);
+    await q.enqueueMany([{ group: 'a' }, { group: 'b' }]);
+    const reader = new Reader(feed.ringChanges(name));
+    expect(await reader.next()).toMatchObject({ ring: ['a', 'b'], reason: 'SNAPSHOT' });
+    // An entry no script wrote: the copy cannot follow it, and no diff against it is true.
+    await redis.client().rpush(q.keys.ringLog, JSON.stringify({ seq: '1', o: 'pop', n: 3 }));
+    await redis.client().hset(q.keys.settings, 'hint', '1'); // a change the watch hears
+    expect(await reader.next(3_000)).toMatchObject({
+      ring: ['a', 'b'],
+      reason: 'RESYNC',
+      resyncReason: 'MISSED_EVENTS',
+    });
+  });
+
   it('logs the claims of a quiet queue, which ask whether the ring is watched in their probe of the optional keys', async () => {
     // Nothing delayed, no rate, weight or watched job: the claim's one EXISTS of the optional
     // keys (includes/quietQueue.lua) counts the marker alone, and the claims are logged.
