@@ -497,6 +497,7 @@ export function render(r: Results): string {
             ];
           }),
         ),
+        `Beside them, no rate-limited group: a claim with no rate ${fixed(rl.beside.unrated.usecPerCall, 1)} µs (${fixed(rl.beside.unrated.redisCallsPerCall, 1)} redis.call), of a job of cost ${rl.cost} under a burst ${fixed(rl.beside.cost.usecPerCall, 1)} µs (${fixed(rl.beside.cost.redisCallsPerCall, 1)}); rated ÷ no rate ${times(rl.besideRatio.rate)}, cost ${rl.cost} ÷ cost 1 ${times(rl.besideRatio.cost)}`,
         '',
       );
     }
