@@ -10,7 +10,14 @@
 import type { Redis } from 'ioredis';
 import { type Queue, Ringmaster } from '../src/lanes/index.js';
 import type { BenchRedis } from './redis.js';
-import { done, measureClaims, newTally, type ScriptCost, type Tally } from './scriptCost.js';
+import {
+  done,
+  measureClaims,
+  newTally,
+  observeScripts,
+  type ScriptCost,
+  type Tally,
+} from './scriptCost.js';
 import { pool, progress } from './util.js';
 
 export interface CapCostResult {
@@ -38,7 +45,8 @@ export async function capCost(
   const reserve = Math.max(1, Math.floor(o.calls / RING));
   const queues = {} as Record<Which, Queue>;
   for (const which of ['none', 'plenty', 'scarce'] as const) {
-    const queue = new Ringmaster(conn).queue(`${QUEUE}-${which}`);
+    // observeScripts: a window longer than a second carries a state-loss check, taken out.
+    const queue = new Ringmaster(conn, { onScript: observeScripts }).queue(`${QUEUE}-${which}`);
     if (which === 'scarce') {
       // The cap is the reserves' sum: every claim of a window (at most calls in flight) is
       // scarce, and each finds an owed group.

@@ -11,7 +11,7 @@
 import type { Redis } from 'ioredis';
 import { type Queue, Ringmaster } from '../src/lanes/index.js';
 import type { BenchRedis } from './redis.js';
-import { done, measureClaims, newTally, type ScriptCost } from './scriptCost.js';
+import { done, measureClaims, newTally, observeScripts, type ScriptCost } from './scriptCost.js';
 import { pool, progress } from './util.js';
 
 /** The queues measured: no priorities (the ring), groups at 1 level, groups at 9 levels. */
@@ -54,7 +54,8 @@ export async function levelCost(
           setup.enqueue(`l${level}-${i}`, { i }, level === 5 ? {} : { priority: level }),
         );
       }
-      queues[which] = new Ringmaster(conn).queue(`${QUEUE}-${which}`);
+      // observeScripts: a window longer than a second carries a state-loss check, taken out.
+      queues[which] = new Ringmaster(conn, { onScript: observeScripts }).queue(`${QUEUE}-${which}`);
       await queues[which].checkLayout();
     }
   } finally {
