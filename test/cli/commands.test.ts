@@ -401,8 +401,17 @@ describe('the queue cap: queue-limit, reserve', () => {
       `cap of ${q} set to 3 for 10m, then back (1 in flight, reserves 2)\n`,
     );
     expect((await e.cap()).override?.revertTo).toBe(5);
+    // queue-limit alone reads the cap, and a timed one's pending revert.
+    expect((await cli(['queue-limit', '-q', q])).stdout).toMatch(
+      new RegExp(
+        `^cap of ${q}: 3 \\(1 in flight, reserves 2\\)\ncap reverts to 5 in (10m|9m \\d+s) \\(\\S+Z, set by admin\\)\n$`,
+      ),
+    );
     expect((await cli(['queue-limit', '--clear', '-q', q])).stdout).toBe(
       `cap of ${q} removed (1 in flight, reserves 2)\n`,
+    );
+    expect((await cli(['queue-limit', '-q', q])).stdout).toBe(
+      `no cap on ${q} (1 in flight, reserves 2)\n`,
     );
     await e.setQueueLimit(4);
     const json = await cliJson<{ clearQueueLimit: { limit: null } }>([
@@ -425,6 +434,9 @@ describe('the queue cap: queue-limit, reserve', () => {
     );
     const timedNone = await runCli(['queue-limit', 'none', '--for', '1m', '-q', q], env);
     expect(timedNone.code).toBe(1);
+    const timedNothing = await runCli(['queue-limit', '--for', '1m', '-q', q], env);
+    expect(timedNothing.code).toBe(1);
+    expect(timedNothing.stderr).toMatch(/--for needs a cap/);
     await engineQueue(q).setQueueLimit(1);
     const past = await runCli(['reserve', 'a', '2', '-q', q], env);
     expect(past.code).toBe(2);

@@ -1,9 +1,10 @@
 /**
  * The queue's cap and the groups' reserves (admin, DESIGN.md §3 "The queue's cap and
  * reserves"): `queue-limit <n>` (`--for 10m`: a timed cap, DESIGN.md §4.8), `queue-limit none`
- * (or `--clear`),
- * and `reserve <group> <n>` (0 clears it), which prints the group after as the steering commands
- * do. A change that got no answer may have been applied: exit UNCONFIRMED, naming the check.
+ * (or `--clear`), `queue-limit` alone reads the cap (in flight, reserves, a timed cap's pending
+ * revert), and `reserve <group> <n>` (0 clears it), which prints the group after as the
+ * steering commands do. A change that got no answer may have been applied: exit UNCONFIRMED,
+ * naming the check.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Bounds } from '../bounds.js';
@@ -12,12 +13,22 @@ import { contextOf } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import {
   CliClearQueueLimitDocument,
+  CliQueueCapDocument,
   type CliQueueCapFragment,
   CliSetQueueLimitDocument,
   CliSetReserveDocument,
 } from '../gql/graphql.js';
 import { duration, durationRange, integer, integerRange } from '../options.js';
-import { durationText, printJson, printLine, shellCommand, visible } from '../output.js';
+import {
+  countdown,
+  durationText,
+  limitText,
+  noteUnknownQueue,
+  printJson,
+  printLine,
+  shellCommand,
+  visible,
+} from '../output.js';
 import { report, steerGroup } from './steering.js';
 
 /** Words that clear the cap in place of a number. */
@@ -37,12 +48,39 @@ const capArgument = (value: string): number | null => {
 const capLine = (what: string, cap: CliQueueCapFragment): string =>
   `${what} (${cap.active} in flight${cap.reserved > 0 ? `, reserves ${cap.reserved}` : ''})`;
 
+/**
+ * `queue-limit` alone: the cap, the jobs in flight and the reserves' sum ("cap of q: 5 (2 in
+ * flight, reserves 1)", "no cap on q (…)"), and a timed cap's pending revert on a line of its
+ * own ("cap reverts to none in 9m 58s (<until>, set by <actor>)"); `--json` the query's answer. A
+ * queue never used is noted as every read notes it.
+ */
+async function showCap(command: Command): Promise<void> {
+  const context = contextOf(command);
+  const queue = context.queue();
+  const data = await request(context.connection, CliQueueCapDocument, { queue });
+  if (context.json) {
+    printJson(data);
+    return;
+  }
+  const cap = data.queue;
+  noteUnknownQueue(queue, cap.known);
+  printLine(
+    capLine(cap.limit === null ? `no cap on ${queue}` : `cap of ${queue}: ${cap.limit}`, cap),
+  );
+  const revert = cap.limitOverride;
+  if (revert) {
+    printLine(
+      `cap reverts to ${limitText(revert.revertToLimit)} in ${durationText(countdown(revert.remainingMs))} (${revert.until}, set by ${visible(revert.actor)})`,
+    );
+  }
+}
+
 /** Add `queue-limit` and `reserve` to `program`. */
 export function registerQueueCap(program: Command): void {
   program
     .command('queue-limit')
     .description(
-      'cap the whole queue at this many jobs in flight (none removes the cap); nothing in flight is taken back',
+      'cap the whole queue at this many jobs in flight (none removes the cap); nothing in flight is taken back; without a cap, show the cap',
     )
     .argument('[limit]', `the cap, ${integerRange(Bounds.queueLimit)}, or none`, capArgument)
     .option('--clear', 'remove the cap (as `queue-limit none`)')
@@ -59,7 +97,11 @@ export function registerQueueCap(program: Command): void {
         command: Command,
       ) => {
         if (given === undefined && !options.clear) {
-          throw new CliError('queue-limit needs a cap, or none (or --clear)', ExitCode.USAGE);
+          if (options.for !== undefined) {
+            throw new CliError('queue-limit --for needs a cap to set', ExitCode.USAGE);
+          }
+          await showCap(command);
+          return;
         }
         if (options.clear && given !== undefined && given !== null) {
           throw new CliError('queue-limit: a cap and --clear together', ExitCode.USAGE);

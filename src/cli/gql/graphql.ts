@@ -170,6 +170,13 @@ export type CliSetDefaultMaxPendingMutation = { setDefaultMaxPending: { name: st
 
 export type CliQueueCapFragment = { name: string, limit: number | null, active: number, reserved: number };
 
+export type CliQueueCapQueryVariables = Exact<{
+  queue: string;
+}>;
+
+
+export type CliQueueCapQuery = { queue: { known: boolean, name: string, limit: number | null, active: number, reserved: number, limitOverride: { until: string, remainingMs: number, revertToLimit: number | null, actor: string } | null } };
+
 export type CliSetQueueLimitMutationVariables = Exact<{
   queue: string;
   limit: number;
@@ -912,6 +919,25 @@ export const CliSetDefaultMaxPendingDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliSetDefaultMaxPendingMutation, CliSetDefaultMaxPendingMutationVariables>;
+export const CliQueueCapDocument = new TypedDocumentString(`
+    query CliQueueCap($queue: String!) {
+  queue(name: $queue) {
+    known
+    ...CliQueueCap
+    limitOverride {
+      until
+      remainingMs
+      revertToLimit
+      actor
+    }
+  }
+}
+    fragment CliQueueCap on Queue {
+  name
+  limit
+  active
+  reserved
+}`) as unknown as TypedDocumentString<CliQueueCapQuery, CliQueueCapQueryVariables>;
 export const CliSetQueueLimitDocument = new TypedDocumentString(`
     mutation CliSetQueueLimit($queue: String!, $limit: Int!, $forMs: SafeInt) {
   setQueueLimit(queue: $queue, limit: $limit, forMs: $forMs) {
