@@ -1,8 +1,9 @@
 --[[
   removeSchedule — delete a schedule: no tick of it fires after this call (DESIGN.md §3,
   "Schedules"); the jobs it enqueued stay. Records the removal in the steering history
-  (includes/history.lua: action removeSchedule, group the schedule's, before its definition,
-  detail { schedule = id }); removing an absent schedule writes and records nothing.
+  (includes/history.lua: action removeSchedule, group the schedule's, before its definition
+  with its payload as payloadBytes and payloadSha1, detail { schedule = id }); removing an
+  absent schedule writes and records nothing.
 
   Input:
     KEYS[1] schedules  zset   schedule id -> next tick due (ms); its name gives the base
@@ -38,5 +39,7 @@ redis.call('ZREM', schedulesKey, id)
 redis.call('HDEL', scheduleKey, id)
 redis.call('HDEL', runsKey, id)
 local before = cjson.decode(old)
-recordHistory(base, h, 'removeSchedule', before.group, before, nil, { schedule = id })
+recordHistory(base, h, 'removeSchedule', before.group, scheduleForHistory(before), nil, {
+  schedule = id,
+})
 return 1

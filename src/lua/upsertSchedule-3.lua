@@ -5,8 +5,8 @@
   keeps its next tick (a new payload does not move it). Its last tick (`schedruns`) is kept.
   Records the change in the steering history (includes/history.lua: action upsertSchedule,
   group the schedule's, before the definition replaced (none for a new one), after the new one,
-  detail { schedule = id }) when the definition changed; a call that changes nothing records
-  nothing.
+  each with its payload as payloadBytes and payloadSha1, detail { schedule = id }) when the
+  definition changed; a call that changes nothing records nothing.
 
   Input:
     KEYS[1] schedules  zset   schedule id -> next tick due (ms); its name gives the base
@@ -59,6 +59,14 @@ else
 end
 if old ~= definition then
   redis.call('HSET', scheduleKey, id, definition)
-  recordHistory(base, h, 'upsertSchedule', after.group, before, after, { schedule = id })
+  recordHistory(
+    base,
+    h,
+    'upsertSchedule',
+    after.group,
+    before and scheduleForHistory(before),
+    scheduleForHistory(after),
+    { schedule = id }
+  )
 end
 return { old and 0 or 1, nextRunAt, redis.call('HGET', runsKey, id) }

@@ -83,7 +83,7 @@ describe('schedules', () => {
   });
 
   it.each([
-    [['--every', '10m', '--cron', '* * * * *'], /one of --every and --cron/],
+    [['--every', '10m', '--cron', '* * * * *'], /--every and --cron together/],
     [[], /one of --every and --cron/],
     [['--every', '10'], /duration/],
     [['--every', '500ms'], /--every/],

@@ -149,6 +149,30 @@ describe('upsertSchedule', () => {
     expect(await q.redis.exists(q.keys.schedules, q.keys.scheduleDefs)).toBe(0);
   });
 
+  it('a history entry holds a payload as its size and digest, so it stays short however big the payload', async () => {
+    const q = engine.queue();
+    const payload = (n: number) => ({ text: `${'"\\'.repeat(50_000)}${n}` }); // ~200 KB of JSON text
+    await q.upsertSchedule({ id: 's', group: 'g', everyMs: 5_000, payload: payload(1) });
+    await q.upsertSchedule({ id: 's', group: 'g', everyMs: 5_000, payload: payload(2) });
+    await q.removeSchedule('s');
+    const { entries } = await q.history();
+    expect(entries.map((e) => e.action)).toEqual([
+      'removeSchedule',
+      'upsertSchedule',
+      'upsertSchedule',
+    ]);
+    for (const e of entries) {
+      expect(JSON.stringify([e.before, e.after]).length).toBeLessThan(1_000);
+    }
+    const bytes = JSON.stringify(payload(1)).length;
+    const [removed, replaced] = entries;
+    expect(replaced?.before).toMatchObject({ everyMs: 5_000, payloadBytes: bytes });
+    expect(replaced?.after).toMatchObject({ everyMs: 5_000, payloadBytes: bytes });
+    expect(replaced?.before?.payloadSha1).toMatch(/^[0-9a-f]{40}$/);
+    expect(replaced?.after?.payloadSha1).not.toBe(replaced?.before?.payloadSha1);
+    expect(removed?.before).toEqual(replaced?.after);
+  });
+
   it('pages by id with cursors', async () => {
     const q = engine.queue();
     for (const id of ['c', 'a', 'b']) await q.upsertSchedule({ id, group: 'g', everyMs: 5_000 });

@@ -164,7 +164,13 @@ export function registerSchedules(program: Command): void {
           throw new CliError('schedule set: --every and --every-ms together', ExitCode.USAGE);
         }
         const every = options.every ?? options.everyMs;
-        if ((every === undefined) === (options.cron === undefined)) {
+        if (every !== undefined && options.cron !== undefined) {
+          throw new CliError(
+            'schedule set: --every and --cron together (a schedule has one of them)',
+            ExitCode.USAGE,
+          );
+        }
+        if (every === undefined && options.cron === undefined) {
           throw new CliError('schedule set needs one of --every and --cron', ExitCode.USAGE);
         }
         if (options.timezone !== undefined && options.cron === undefined) {

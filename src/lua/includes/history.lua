@@ -21,6 +21,10 @@
   historyIds(ids, from, to)   the first HISTORY_IDS_KEPT of ids[from..to] (a detail names a
                               few of a call's ids, never all of a 1,000-id call); nil when
                               there are none (cjson would write an empty list as {})
+  scheduleForHistory(definition)
+                              a schedule's decoded definition as an entry holds it: its payload
+                              (JSON text, up to 512 KiB) as payloadBytes and payloadSha1, so no
+                              entry grows with a payload (DESIGN.md §4.6); null: neither
   A caller records only after its last refusal (every check before the first write), so a
   refused call records nothing.
 ]]
@@ -37,6 +41,16 @@ local function historyIds(ids, from, to)
     return nil
   end
   return kept
+end
+
+local function scheduleForHistory(definition)
+  local payload = definition.payload
+  definition.payload = nil
+  if type(payload) == 'string' then
+    definition.payloadBytes = #payload
+    definition.payloadSha1 = redis.sha1hex(payload)
+  end
+  return definition
 end
 
 local function historyArgs(actor, cap)
