@@ -9,7 +9,9 @@
  * to expire), promote (a delayed job, another job, a missing one), setLimit (0, and below the
  * live count), clearLimit, pause, resume, setRateLimit and clearRateLimit (token buckets of
  * at most 6 tokens an hour, burst = max, so no token refills within a run and the model stays
- * exact; refills are covered by test/lanes/rateLimit.test.ts), repair, and
+ * exact; refills are covered by test/lanes/rateLimit.test.ts), setMaxPending (backlog bounds of
+ * 0–3 or none: an enqueue past one is GROUP_FULL), the schedules (upsertSchedule, removeSchedule
+ * and tickSchedules; DESIGN.md §3 "Schedules"), repair, and
  * complete/retry/extendLease/completeAndClaim under stale tokens — over 24 groups, issued
  * through 4 ioredis connections, in steps that are either one call or a batch of up to 4 fired
  * at once (Promise.all), each call on its own connection, so only Redis decides their order. The
@@ -28,6 +30,16 @@
  *    Redis clock, so the model takes them from the replies and checks them against the Redis
  *    TIME read just before and just after the step.
  * 3. `Queue.audit()` finds nothing to report (and `repair`, run alone, changes nothing).
+ *
+ * Schedules tick only when made due by hand: a `lapse` step (alone, as time passing while nothing
+ * ticked would leave it) moves one's next tick k ticks into the past (ZADD XX), well clear of
+ * a tick boundary; their intervals (a minute, an hour) and daily crons (UTC, and a zone with no
+ * daylight saving time) never come due within a run by themselves. The model holds the
+ * schedules (definition, next tick, last run) and fires each due one's latest tick once, into
+ * its group unless the group is at its bound (the tick spent), and moves it on. A tick is two
+ * scripts (a read of the due schedules, then a compare-and-set fire), so a batch is linearized
+ * with the read and the fire as two steps, the read before the fire. After each step the
+ * engine's own listing (`Queue.schedules`) must equal the model's schedules.
  *
  * Delays are either past or longer than a run, so which delayed jobs are due never depends on
  * the clock, and the model stays exact; promotion by time (claim, reap), backoff policies and
@@ -50,6 +62,8 @@ import {
   type PromotedJob,
   Queue,
   RingmasterError,
+  type Schedule,
+  type SchedulePage,
 } from '../../src/lanes/internal.js';
 import { useTestRedis } from '../support/redis.js';
 
@@ -79,6 +93,22 @@ const ERRORS_KEPT = 10;
 const MAX_STEPS = 80;
 /** Every rate limit's window (ms): no window ends within a run. */
 const RATE_WINDOW_MS = 3_600_000;
+/** Schedule ids; one exercises key and JSON handling with odd characters. */
+const SCHEDULE_IDS: readonly string[] = ['s0', 's1', 'nightly:grüße'];
+const DAY_MS = 86_400_000;
+/**
+ * Schedule timings: intervals, and daily crons whose match falls `atMs` into the UTC day (the
+ * model's own arithmetic, no cron library): midnight UTC, and 04:15:30 in Asia/Kolkata (UTC+5:30
+ * all year) = 22:45:30 UTC, with seconds.
+ */
+const TIMINGS: readonly Timing[] = [
+  { everyMs: 60_000 },
+  { everyMs: 3_600_000 },
+  { cron: '0 0 * * *', timezone: null, atMs: 0 },
+  { cron: '30 15 4 * * *', timezone: 'Asia/Kolkata', atMs: 81_930_000 },
+];
+/** A lapsed interval schedule's next tick sits this far past a tick boundary (ms). */
+const LAPSE_PHASE_MS = 7_777;
 
 const env = process.env;
 const NUM_RUNS = env.FC_NUM_RUNS ? Number(env.FC_NUM_RUNS) : DEFAULT_RUNS;
@@ -92,8 +122,22 @@ type Delay = 'none' | 'past' | 'long';
 /** A retry's delay: the policy (none: at once), an explicit 0, or past the run. */
 type RetryDelay = 'policy' | 'zero' | 'long';
 
+type Timing = { everyMs: number } | { cron: string; timezone: string | null; atMs: number };
+
 type Intent =
   | { kind: 'enqueue'; group: number; maxAttempts: number; delay: Delay; priority: number }
+  | { kind: 'setMaxPending'; group: number; maxPending: number | null }
+  | {
+      kind: 'upsertSchedule';
+      id: number;
+      group: number;
+      timing: number;
+      maxAttempts: number;
+      priority: number;
+    }
+  | { kind: 'removeSchedule'; id: number }
+  | { kind: 'tickSchedules' }
+  | { kind: 'lapse'; id: number; ticks: number }
   | { kind: 'claim'; lease: number }
   | {
       kind: 'complete' | 'retry' | 'extendLease';
@@ -159,7 +203,21 @@ type Op =
   | { kind: 'setLimit'; group: string; limit: number }
   | { kind: 'clearLimit' | 'pause' | 'resume'; group: string }
   | { kind: 'setRateLimit'; group: string; max: number }
-  | { kind: 'clearRateLimit'; group: string };
+  | { kind: 'clearRateLimit'; group: string }
+  | { kind: 'setMaxPending'; group: string; maxPending: number | null }
+  | {
+      kind: 'upsertSchedule';
+      id: string;
+      group: string;
+      timing: Timing;
+      payload: { op: number };
+      maxAttempts: number;
+      priority: number;
+    }
+  | { kind: 'removeSchedule'; id: string }
+  | { kind: 'tickSchedules' }
+  /** Time passing with nothing ticking: the schedule's next tick moved back to `to` (ZADD XX). */
+  | { kind: 'lapse'; id: string; to: number };
 
 /** Which token a complete/retry/extendLease carries (`junk`: an id that is not decimal). */
 type TokenTag = 'held' | 'superseded' | 'old' | 'bogus' | 'junk';
@@ -196,6 +254,35 @@ interface MJob {
   tokens: string[];
 }
 
+/** A schedule's definition as `P:{Q}:schedule` holds it (DESIGN.md §2), and its run. */
+interface MSchedule {
+  definition: {
+    group: string;
+    everyMs: number | null;
+    cron: string | null;
+    timezone: string | null;
+    /** JSON text. */
+    payload: string;
+    maxAttempts: number;
+    backoff: null;
+    priority: number;
+  };
+  nextRunAt: number;
+  lastRunAt: number | null;
+  lastJobId: string | null;
+}
+
+/** One due schedule as a tick's read (dueSchedules-2.lua) left it for the tick's fire. */
+interface TickRead {
+  id: string;
+  /** Its score and definition (canonical) as read: the fire's compare-and-set. */
+  expected: number;
+  definition: string;
+  /** The tick to fire and the next, from the read's now. */
+  fired: number;
+  next: number;
+}
+
 interface MState {
   seq: number;
   /** The rota of level 5 (`ring`); the other levels' rotas, in turn order (`levels`). */
@@ -215,6 +302,18 @@ interface MState {
   rates: Map<string, number>;
   windows: Map<string, { at: number; tokens: number }>;
   limited: Map<string, number>;
+  /** Backlog bounds (group → the most pending + delayed jobs an enqueue may leave). */
+  maxPending: Map<string, number>;
+  schedules: Map<string, MSchedule>;
+  /** The queue is in the registry of queues by an upsertSchedule (registering no group). */
+  steered: boolean;
+  /** Each tick call of the step whose read ran and whose fire has not yet. */
+  reads: Map<Op, TickRead[]>;
+  /** What the ticks did (coverage only, not state): fired, of them a missed tick's latest,
+   * spent at a full group, skipped by the compare-and-set. */
+  ticks: { fired: number; missed: number; spent: number; skipped: number };
+  /** The jobs ticks made → the group their schedule had when it fired. */
+  tickJobs: Map<string, string>;
   stats: {
     enqueued: number;
     claimed: number;
@@ -229,6 +328,9 @@ interface MState {
 interface Clock {
   t0: number;
   t1: number;
+  /** Each schedule's next tick as Redis holds it after the step: which side of a tick
+   * boundary that fell inside the step a tick read on (see {@link readDue}). */
+  nextRuns?: Map<string, number>;
 }
 
 function emptyState(): MState {
@@ -246,6 +348,12 @@ function emptyState(): MState {
     rates: new Map(),
     windows: new Map(),
     limited: new Map(),
+    maxPending: new Map(),
+    schedules: new Map(),
+    steered: false,
+    reads: new Map(),
+    ticks: { fired: 0, missed: 0, spent: 0, skipped: 0 },
+    tickJobs: new Map(),
     stats: { enqueued: 0, claimed: 0, completed: 0, retried: 0, reaped: 0, dead: 0 },
   };
 }
@@ -270,6 +378,14 @@ function cloneState(s: MState): MState {
     rates: new Map(s.rates),
     windows: new Map([...s.windows].map(([g, w]) => [g, { ...w }])),
     limited: new Map(s.limited),
+    maxPending: new Map(s.maxPending),
+    schedules: new Map(
+      [...s.schedules].map(([id, sc]) => [id, { ...sc, definition: { ...sc.definition } }]),
+    ),
+    steered: s.steered,
+    reads: new Map(s.reads),
+    ticks: { ...s.ticks },
+    tickJobs: new Map(s.tickJobs),
     stats: { ...s.stats },
   };
 }
@@ -445,6 +561,74 @@ function nextToken(w: { at: number; tokens: number }, max: number): number {
   return w.at + Math.ceil(((1 - w.tokens) * RATE_WINDOW_MS) / max);
 }
 
+/** An enqueue of one job into g would leave its backlog (pending + delayed) above its bound. */
+function full(s: MState, g: string): boolean {
+  const bound = s.maxPending.get(g);
+  if (bound === undefined) return false;
+  const delayed = [...s.jobs.values()].filter((j) => j.group === g && j.state === 'delayed');
+  return pendingOf(s, g) + delayed.length + 1 > bound;
+}
+
+/** A daily cron's latest match at or before t (ms). */
+const latestMatch = (atMs: number, t: number): number =>
+  Math.floor((t - atMs) / DAY_MS) * DAY_MS + atMs;
+
+/** The first tick after `now` of a new schedule (or one whose timing changed). */
+function firstTick(timing: Timing, now: number): number {
+  return 'everyMs' in timing ? now + timing.everyMs : latestMatch(timing.atMs, now) + DAY_MS;
+}
+
+/**
+ * The tick to fire of a schedule due at `due`, read at `now` (≥ due), and its next: the latest
+ * tick due, once (an interval keeps its phase), and the first after now.
+ */
+function ticksAt(d: MSchedule['definition'], due: number, now: number) {
+  if (d.everyMs !== null) {
+    const fired = due + Math.floor((now - due) / d.everyMs) * d.everyMs;
+    return { fired, next: fired + d.everyMs };
+  }
+  const timing = TIMINGS.find((t) => 'cron' in t && t.cron === d.cron) as { atMs: number };
+  const latest = latestMatch(timing.atMs, now);
+  return { fired: Math.max(latest, due), next: latest + DAY_MS };
+}
+
+/**
+ * A tick's read: the due schedules by (score, id), each with the tick it will fire. Its now lies
+ * in [t0, t1]; when the two ends disagree on a schedule (a tick boundary inside the step, rare),
+ * the one that left its next tick where Redis holds it after the step is taken.
+ */
+function readDue(s: MState, clock: Clock): TickRead[] {
+  const reads: TickRead[] = [];
+  const due = [...s.schedules].sort(([a, x], [b, y]) => x.nextRunAt - y.nextRunAt || cmp(a, b));
+  for (const [id, sc] of due) {
+    const at = (now: number) =>
+      sc.nextRunAt <= now ? ticksAt(sc.definition, sc.nextRunAt, now) : null;
+    const early = at(clock.t0);
+    const late = at(clock.t1);
+    let ticks = early;
+    if (canonical(early) !== canonical(late)) {
+      const held = clock.nextRuns?.get(id);
+      ticks = (late?.next ?? sc.nextRunAt) === held ? late : early;
+    }
+    if (ticks === null) continue;
+    reads.push({ id, expected: sc.nextRunAt, definition: canonical(sc.definition), ...ticks });
+  }
+  return reads;
+}
+
+/** A schedule as the engine lists it (Queue.schedules), as far as the model knows it. */
+function scheduleView(id: string, sc: MSchedule): Record<string, unknown> {
+  const { payload, ...definition } = sc.definition;
+  return {
+    id,
+    ...definition,
+    payload: JSON.parse(payload),
+    nextRunAt: sc.nextRunAt,
+    lastRunAt: sc.lastRunAt,
+    lastJobId: sc.lastJobId,
+  };
+}
+
 /**
  * Apply `op` to `s` (mutated) and return the reply the engine should have given. Values the
  * model cannot know (the Redis clock) are taken from `real` after a bounds check.
@@ -453,6 +637,8 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
   switch (op.kind) {
     case 'enqueue': {
       const g = op.group;
+      // Judged before any write: a refused enqueue writes nothing (DESIGN.md §3).
+      if (full(s, g)) return { err: 'GROUP_FULL' };
       const was = serviceable(s, g);
       s.seq += 1;
       const id = String(s.seq);
@@ -677,6 +863,97 @@ function applyOp(s: MState, op: Op, real: Outcome, clock: Clock): Outcome {
       s.registered.add(op.group);
       return groupOutcome(s, op.group);
     }
+    case 'setMaxPending': {
+      // Jobs already held stay; the standing does not change (nothing is woken).
+      if (op.maxPending === null) s.maxPending.delete(op.group);
+      else s.maxPending.set(op.group, op.maxPending);
+      s.registered.add(op.group);
+      const out = groupOutcome(s, op.group) as { ok: Record<string, unknown> };
+      return { ok: { ...out.ok, maxPending: op.maxPending } };
+    }
+    case 'upsertSchedule': {
+      const t = op.timing;
+      const definition: MSchedule['definition'] = {
+        group: op.group,
+        everyMs: 'everyMs' in t ? t.everyMs : null,
+        cron: 'cron' in t ? t.cron : null,
+        timezone: 'cron' in t ? t.timezone : null,
+        payload: JSON.stringify(op.payload),
+        maxAttempts: op.maxAttempts,
+        backoff: null,
+        priority: op.priority,
+      };
+      const old = s.schedules.get(op.id);
+      const sameTiming =
+        old !== undefined &&
+        old.definition.everyMs === definition.everyMs &&
+        old.definition.cron === definition.cron &&
+        old.definition.timezone === definition.timezone;
+      // A new timing is due at its first tick after the engine's read of the Redis clock.
+      const claimed = (real as { ok?: { nextRunAt?: unknown } }).ok?.nextRunAt;
+      const fits =
+        typeof claimed === 'number' &&
+        (claimed === firstTick(t, clock.t0) ||
+          claimed === firstTick(t, clock.t1) ||
+          ('everyMs' in t && claimed > firstTick(t, clock.t0) && claimed < firstTick(t, clock.t1)));
+      const sc: MSchedule = {
+        definition,
+        nextRunAt: sameTiming ? old.nextRunAt : fits ? claimed : Number.NaN,
+        lastRunAt: old?.lastRunAt ?? null,
+        lastJobId: old?.lastJobId ?? null,
+      };
+      s.schedules.set(op.id, sc);
+      s.steered = true;
+      return { ok: scheduleView(op.id, sc) };
+    }
+    case 'removeSchedule':
+      // The jobs it enqueued stay.
+      return { ok: s.schedules.delete(op.id) };
+    case 'lapse': {
+      const sc = s.schedules.get(op.id);
+      if (sc) sc.nextRunAt = op.to;
+      return { ok: null };
+    }
+    case 'tickSchedules': {
+      // The read, unless the linearization ran it already as a step of its own.
+      const reads = s.reads.get(op) ?? readDue(s, clock);
+      s.reads.delete(op);
+      let fired = 0;
+      for (const read of reads) {
+        const sc = s.schedules.get(read.id);
+        // The compare-and-set: moved on (another tick), re-timed, redefined or removed since.
+        if (!sc || sc.nextRunAt !== read.expected || canonical(sc.definition) !== read.definition) {
+          s.ticks.skipped += 1;
+          continue;
+        }
+        const d = sc.definition;
+        const job = applyOp(
+          s,
+          {
+            kind: 'enqueue',
+            group: d.group,
+            maxAttempts: d.maxAttempts,
+            payload: JSON.parse(d.payload),
+            priority: d.priority,
+          },
+          { err: 'n/a' },
+          clock,
+        );
+        if ('ok' in job) {
+          sc.lastRunAt = read.fired;
+          sc.lastJobId = (job.ok as { id: string }).id;
+          s.tickJobs.set(sc.lastJobId, d.group);
+          fired += 1;
+          s.ticks.fired += 1;
+          if (read.fired > read.expected) s.ticks.missed += 1;
+        } else {
+          // A group at its bound takes no tick's job: the tick is spent, the last run kept.
+          s.ticks.spent += 1;
+        }
+        sc.nextRunAt = read.next;
+      }
+      return { ok: fired };
+    }
   }
 }
 
@@ -739,6 +1016,11 @@ interface Snapshot {
   ratelimited: [string, number][];
   /** The members of `gseen`: every registered group (its scores are times, not modelled). */
   seen: string[];
+  /** `gmaxpending`: group → its backlog bound. */
+  maxPending: [string, string][];
+  /** Each schedule: its definition (`schedule`, parsed), next tick (`schedules`) and last run
+   * (`schedruns`); a field missing from one of the three shows as null. */
+  schedules: [string, Record<string, unknown>][];
   strayKeys: string[];
 }
 
@@ -827,6 +1109,11 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     k.prioritized,
     // The events per minute: counts, not state; test/lanes/throughput.test.ts's.
     k.throughput,
+    // Backlog bounds and schedules: read below.
+    k.maxPending,
+    k.schedules,
+    k.scheduleDefs,
+    k.scheduleRuns,
   ]);
   const laneOf = new Map(GROUPS.map((g) => [k.lane(g), g]));
   const delayedOf = new Map(GROUPS.map((g) => [k.groupDelayed(g), g]));
@@ -857,6 +1144,10 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
   m.hgetall(k.rateWindow);
   m.zrange(k.rateLimited, 0, -1, 'WITHSCORES');
   m.zrange(k.seen, 0, -1);
+  m.hgetall(k.maxPending);
+  m.zrange(k.schedules, 0, -1, 'WITHSCORES');
+  m.hgetall(k.scheduleDefs);
+  m.hgetall(k.scheduleRuns);
   for (const key of laneKeys) m.zrange(key, 0, -1, 'WITHSCORES');
   for (const key of jobKeys) m.hgetall(key);
   for (const key of delayedKeys) m.zrange(key, 0, -1, 'WITHSCORES');
@@ -879,7 +1170,7 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     if (!jobKeys.includes(k.job(id))) strayKeys.push(`${k.payloads} ${id}`);
   }
   const stats = at<Record<string, string>>(7);
-  const base = 17;
+  const base = 21;
   const scored = (flat: string[]) =>
     pairs(flat).map(([id, score]): [string, number] => [id, Number(score)]);
   const after = (list: unknown[], i: number) =>
@@ -944,6 +1235,12 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
     gwindow: Object.entries(at<Record<string, string>>(14)).sort(byFirst),
     ratelimited: scored(at<string[]>(15)).sort(byFirst),
     seen: at<string[]>(16).sort(),
+    maxPending: Object.entries(at<Record<string, string>>(17)).sort(byFirst),
+    schedules: schedulesOf(
+      scored(at<string[]>(18)),
+      at<Record<string, string>>(19),
+      at<Record<string, string>>(20),
+    ),
     lanes: laneKeys
       .map((key, i): [string, [string, number][]] => [
         laneOf.get(key) as string,
@@ -964,6 +1261,29 @@ async function readSnapshot(redis: Redis, q: Queue): Promise<Snapshot> {
       .sort(byFirst),
     strayKeys,
   };
+}
+
+/** The schedules' three keys joined by id (a field one of them lacks is null). */
+function schedulesOf(
+  scores: [string, number][],
+  definitions: Record<string, string>,
+  runs: Record<string, string>,
+): [string, Record<string, unknown>][] {
+  const score = new Map(scores);
+  const ids = new Set([...score.keys(), ...Object.keys(definitions), ...Object.keys(runs)]);
+  return [...ids].sort().map((id): [string, Record<string, unknown>] => {
+    const run = runs[id];
+    const colon = run?.indexOf(':') ?? -1;
+    return [
+      id,
+      {
+        definition: definitions[id] === undefined ? null : JSON.parse(definitions[id]),
+        nextRunAt: score.get(id) ?? null,
+        lastRunAt: run === undefined ? null : Number(run.slice(0, colon)),
+        lastJobId: run === undefined ? null : run.slice(colon + 1),
+      },
+    ];
+  });
 }
 
 /**
@@ -1059,7 +1379,7 @@ function modelSnapshot(s: MState): Snapshot {
     seq: s.seq,
     groups: [...s.registered].sort(),
     seen: [...s.registered].sort(),
-    queueRegistered: s.registered.size > 0,
+    queueRegistered: s.registered.size > 0 || s.steered,
     grate: [...s.rates]
       .map(([g, max]): [string, string] => [g, `${max}:${RATE_WINDOW_MS}:${max}`])
       .sort(byFirst),
@@ -1067,6 +1387,16 @@ function modelSnapshot(s: MState): Snapshot {
       .map(([g, w]): [string, string] => [g, `${w.tokens}:${w.at}`])
       .sort(byFirst),
     ratelimited: [...s.limited].sort(byFirst),
+    maxPending: [...s.maxPending].map(([g, n]): [string, string] => [g, String(n)]).sort(byFirst),
+    schedules: [...s.schedules].sort(byFirst).map(([id, sc]): [string, Record<string, unknown>] => [
+      id,
+      {
+        definition: sc.definition,
+        nextRunAt: sc.nextRunAt,
+        lastRunAt: sc.lastRunAt,
+        lastJobId: sc.lastJobId,
+      },
+    ]),
     strayKeys: [],
   };
 }
@@ -1100,6 +1430,26 @@ class Tracker {
    * of the calls in a batch) says which claim came last: Redis may run a batch in any order.
    */
   readonly claims = new Map<string, Map<number, string>>();
+
+  /**
+   * The jobs the step's ticks made: a tick answers only how many, so they are the job hashes
+   * after the step that no answer named, exactly that many (each is still held: nothing can
+   * complete a job in the step that made it). Throws when the count differs.
+   */
+  recordTicks(ops: readonly Op[], outs: readonly Outcome[], snap: Snapshot): void {
+    const made = ops.reduce((n, op, i) => {
+      const out = outs[i] as Outcome;
+      return op.kind === 'tickSchedules' && 'ok' in out ? n + (out.ok as number) : n;
+    }, 0);
+    const unnamed = snap.jobs.filter(([id]) => !this.enqueued.has(id));
+    if (unnamed.length !== made) {
+      throw new Error(
+        `ticks: the step's ticks answered ${made} jobs, but ${unnamed.length} jobs no answer ` +
+          `named appeared (${unnamed.map(([id]) => id)})`,
+      );
+    }
+    for (const [id, fields] of unnamed) this.enqueued.set(id, fields.group as string);
+  }
 
   /** Tokens a later claim of the same job replaced: I5 says they never act again. */
   superseded(id: string, token: string): boolean {
@@ -1300,7 +1650,9 @@ interface Linearized {
 /**
  * An order of `ops` in which the model predicts every real reply and ends in `realKey`'s
  * state; null when there is none. Depth-first over permutations (a batch has ≤ 4 calls),
- * pruned at the first reply the model does not predict.
+ * pruned at the first reply the model does not predict. A tickSchedules call is two scripts,
+ * so it takes two places in the order: its read (unit `ops.length + i`, no reply of its own)
+ * somewhere before its fire (unit i); `order` lists the calls only, by their fires.
  */
 function linearize(
   pre: MState,
@@ -1311,12 +1663,27 @@ function linearize(
   /** The order to try first: the order the calls were sent in. */
   prefer: readonly number[] = ops.map((_, i) => i),
 ): Linearized | null {
+  const n = ops.length;
   const search = (s: MState, left: number[], order: number[]): Linearized | null => {
     if (left.length === 0) {
-      return canonical(modelSnapshot(s)) === realKey ? { state: s, order } : null;
+      return canonical(modelSnapshot(s)) === realKey
+        ? { state: s, order: order.filter((i) => i < n) }
+        : null;
     }
     for (const i of left) {
       const next = cloneState(s);
+      if (i >= n) {
+        const op = ops[i - n] as Op;
+        next.reads.set(op, readDue(next, clock));
+        const found = search(
+          next,
+          left.filter((j) => j !== i),
+          [...order, i],
+        );
+        if (found) return found;
+        continue;
+      }
+      if (left.includes(n + i)) continue; // a tick fires after its read
       const predicted = applyOp(next, ops[i] as Op, outs[i] as Outcome, clock);
       if (canonical(predicted) !== canonical(outs[i])) continue;
       const found = search(
@@ -1328,7 +1695,8 @@ function linearize(
     }
     return null;
   };
-  return search(pre, [...prefer], []);
+  const units = prefer.flatMap((i) => (ops[i]?.kind === 'tickSchedules' ? [n + i, i] : [i]));
+  return search(pre, units, []);
 }
 
 /** The closest order (most replies predicted), as a diff-able report for a failure. */
@@ -1420,10 +1788,36 @@ const coverage = {
   rateLimitsSet: 0,
   rateLimitedClaims: 0,
   rateLimitedCleared: 0,
+  /** setMaxPending calls; enqueues refused GROUP_FULL. */
+  boundsSet: 0,
+  groupFull: 0,
+  /** Upserts that moved a schedule's next tick, and ones that kept it (timing unchanged). */
+  schedulesTimed: 0,
+  schedulesKept: 0,
+  /** Jobs the ticks made; of them, missed ticks' latest; ticks spent at a full group; due
+   * schedules a tick read and then did not fire (another tick, an upsert or removal between). */
+  tickJobs: 0,
+  missedTicks: 0,
+  spentTicks: 0,
+  casSkips: 0,
+  /** removeSchedule calls that removed one. */
+  schedulesRemoved: 0,
 };
 
 function toOutcome(op: Op, value: unknown): Outcome {
-  if (op.kind === 'reap' || op.kind === 'repair') return { ok: value };
+  if (
+    op.kind === 'reap' ||
+    op.kind === 'repair' ||
+    op.kind === 'removeSchedule' ||
+    op.kind === 'tickSchedules' ||
+    op.kind === 'lapse'
+  ) {
+    return { ok: value };
+  }
+  if (op.kind === 'upsertSchedule') {
+    const { queue: _, ...schedule } = value as Schedule;
+    return { ok: schedule };
+  }
   if (op.kind === 'completeAndClaim') {
     const reply = value as Awaited<ReturnType<Queue['completeAndClaim']>>;
     const answer: BatchReply = {
@@ -1441,7 +1835,8 @@ function toOutcome(op: Op, value: unknown): Outcome {
     op.kind === 'pause' ||
     op.kind === 'resume' ||
     op.kind === 'setRateLimit' ||
-    op.kind === 'clearRateLimit'
+    op.kind === 'clearRateLimit' ||
+    op.kind === 'setMaxPending'
   ) {
     const g = value as GroupInfo;
     return {
@@ -1452,6 +1847,7 @@ function toOutcome(op: Op, value: unknown): Outcome {
         paused: g.paused,
         onRing: g.onRing,
         state: g.state,
+        ...(op.kind === 'setMaxPending' ? { maxPending: g.maxPending } : {}),
       },
     };
   }
@@ -1556,6 +1952,32 @@ async function exec(q: Queue, op: Op): Promise<Outcome> {
       case 'clearRateLimit':
         value = await q.clearRateLimit(op.group);
         break;
+      case 'setMaxPending':
+        value = await q.setMaxPending(op.group, op.maxPending);
+        break;
+      case 'upsertSchedule':
+        value = await q.upsertSchedule({
+          id: op.id,
+          group: op.group,
+          ...('everyMs' in op.timing
+            ? { everyMs: op.timing.everyMs }
+            : { cron: op.timing.cron, timezone: op.timing.timezone }),
+          payload: op.payload,
+          maxAttempts: op.maxAttempts,
+          priority: op.priority,
+        });
+        break;
+      case 'removeSchedule':
+        value = await q.removeSchedule(op.id);
+        break;
+      case 'tickSchedules':
+        value = await q.tickSchedules();
+        break;
+      case 'lapse':
+        // XX: a schedule removed meanwhile stays removed.
+        await q.redis.zadd(q.keys.schedules, 'XX', op.to, op.id);
+        value = null;
+        break;
     }
     return toOutcome(op, value);
   } catch (error) {
@@ -1627,6 +2049,53 @@ function resolve(s: MState, intent: Intent, real: Real): Op {
     case 'setRateLimit':
       coverage.rateLimitsSet += 1;
       return { kind: 'setRateLimit', group: GROUPS[intent.group] as string, max: intent.max };
+    case 'setMaxPending':
+      coverage.boundsSet += 1;
+      return {
+        kind: 'setMaxPending',
+        group: GROUPS[intent.group] as string,
+        maxPending: intent.maxPending,
+      };
+    case 'upsertSchedule': {
+      const old = s.schedules.get(SCHEDULE_IDS[intent.id] as string)?.definition;
+      const timing = TIMINGS[intent.timing] as Timing;
+      const same =
+        old !== undefined &&
+        ('everyMs' in timing ? old.everyMs === timing.everyMs : old.cron === timing.cron);
+      if (same) coverage.schedulesKept += 1;
+      else coverage.schedulesTimed += 1;
+      return {
+        kind: 'upsertSchedule',
+        id: SCHEDULE_IDS[intent.id] as string,
+        group: GROUPS[intent.group] as string,
+        timing,
+        payload: { op: real.payloads++ },
+        maxAttempts: intent.maxAttempts,
+        priority: intent.priority,
+      };
+    }
+    case 'removeSchedule':
+      return { kind: 'removeSchedule', id: SCHEDULE_IDS[intent.id] as string };
+    case 'tickSchedules':
+      return { kind: 'tickSchedules' };
+    case 'lapse': {
+      // Back `ticks` ticks before now (this machine's clock, which is the Redis server's): an
+      // interval's clear of its tick boundaries by LAPSE_PHASE_MS, a cron's onto a match. Mostly
+      // one the model holds; sometimes any id (a removed or unknown one stays so: ZADD XX).
+      const held = [...s.schedules.keys()].sort();
+      const id =
+        intent.id < SCHEDULE_IDS.length || held.length === 0
+          ? (SCHEDULE_IDS[intent.id % SCHEDULE_IDS.length] as string)
+          : (held[intent.id % held.length] as string);
+      const d = s.schedules.get(id)?.definition;
+      const now = Date.now();
+      if (d === undefined) return { kind: 'lapse', id, to: now - LAPSE_PHASE_MS };
+      if (d.everyMs !== null) {
+        return { kind: 'lapse', id, to: now - intent.ticks * d.everyMs - LAPSE_PHASE_MS };
+      }
+      const { atMs } = TIMINGS.find((t) => 'cron' in t && t.cron === d.cron) as { atMs: number };
+      return { kind: 'lapse', id, to: latestMatch(atMs, now) - intent.ticks * DAY_MS };
+    }
     case 'clearRateLimit': {
       // `limited`: aim at a group at its rate, where clearing matters most
       const limited = [...s.limited.keys()].sort();
@@ -1713,6 +2182,16 @@ function describeIntent(i: Intent): string {
         : `setLimit(${GROUPS[i.group]}, ${i.limit})`;
     case 'setRateLimit':
       return `setRateLimit(${GROUPS[i.group]}, ${i.max} per hour)`;
+    case 'setMaxPending':
+      return `setMaxPending(${GROUPS[i.group]}, ${i.maxPending})`;
+    case 'upsertSchedule':
+      return `upsertSchedule(${SCHEDULE_IDS[i.id]}, ${GROUPS[i.group]}, ${JSON.stringify(TIMINGS[i.timing])}, max ${i.maxAttempts}, priority ${i.priority})`;
+    case 'removeSchedule':
+      return `removeSchedule(${SCHEDULE_IDS[i.id]})`;
+    case 'tickSchedules':
+      return 'tickSchedules()';
+    case 'lapse':
+      return `lapse(${SCHEDULE_IDS[i.id]}, ${i.ticks} ticks back)`;
     case 'clearRateLimit':
       return i.limited
         ? `clearRateLimit(rate-limited #${i.group})`
@@ -1755,6 +2234,9 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
     const outs = await Promise.all(sent);
     clock.t1 = await redisMs(r.admin);
     const snap = await readSnapshot(r.admin, r.queues[0] as Queue);
+    clock.nextRuns = new Map(
+      snap.schedules.map(([id, sc]): [string, number] => [id, sc.nextRunAt as number]),
+    );
 
     const context = () =>
       `step ${conn}: ${ops.map((op, i) => `${JSON.stringify(op)} → ${canonical(outs[i])}`).join('\n  ')}`;
@@ -1763,6 +2245,7 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
         if ('err' in out && out.err.startsWith('UNEXPECTED')) throw new Error(out.err);
       }
       r.tracker.record(ops, outs);
+      r.tracker.recordTicks(ops, outs, snap);
       checkInvariants(snap, r.tracker);
       for (const [id, times] of errorTimes) {
         // Newest first, and none from after the step (the Redis clock of every script).
@@ -1795,12 +2278,47 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
           `model (+ actual) vs Redis (- expected):\n${diff}\n${context()}`,
       );
     }
+    if (m.s.schedules.size > 0 || found.state.schedules.size > 0) {
+      const page = await (r.queues[0] as Queue).schedules({ first: 500 });
+      this.checkSchedules(m.s, found.state, page, snap);
+    }
     coverage.dead += found.state.stats.dead - m.s.stats.dead;
+    coverage.tickJobs += found.state.ticks.fired - m.s.ticks.fired;
+    coverage.missedTicks += found.state.ticks.missed - m.s.ticks.missed;
+    coverage.spentTicks += found.state.ticks.spent - m.s.ticks.spent;
+    coverage.casSkips += found.state.ticks.skipped - m.s.ticks.skipped;
     for (const g of found.state.limited.keys()) {
       if (!m.s.limited.has(g)) coverage.rateLimitedClaims += 1;
     }
     m.s = found.state;
     this.count(ops, outs, found.order);
+  }
+
+  /**
+   * The engine's listing equals the model's schedules, and each job a tick of the step made
+   * (by the model) is, when the model has it pending, in the lane of the group its schedule
+   * had, in Redis, and in no lane when not.
+   */
+  private checkSchedules(before: MState, after: MState, page: SchedulePage, snap: Snapshot): void {
+    const listed = page.schedules.map(({ queue: _, ...schedule }) => schedule);
+    const modelled = [...after.schedules].sort(byFirst).map(([id, sc]) => scheduleView(id, sc));
+    if (canonical(listed) !== canonical(modelled) || page.totalCount !== modelled.length) {
+      throw new Error(
+        `schedules: the engine lists ${canonical(listed)}, the model holds ${canonical(modelled)}`,
+      );
+    }
+    const lanes = new Map(snap.lanes);
+    for (const [jobId, group] of after.tickJobs) {
+      if (before.tickJobs.has(jobId)) continue;
+      const pending = after.jobs.get(jobId)?.state === 'pending';
+      const inLane = lanes.get(group)?.some(([id]) => id === jobId) ?? false;
+      if (pending !== inLane) {
+        throw new Error(
+          `schedules: a tick made job ${jobId} into ${group}, ${pending ? 'pending' : 'not pending'} ` +
+            `by the model, ${inLane ? 'in' : 'not in'} its lane in Redis`,
+        );
+      }
+    }
   }
 
   private count(ops: Op[], outs: Outcome[], order: number[]): void {
@@ -1819,12 +2337,15 @@ class Step implements fc.AsyncCommand<ModelBox, Real> {
     if (new Set(held).size < held.length) coverage.heldRaces += 1;
     ops.forEach((op, i) => {
       const out = outs[i] as Outcome;
+      if (op.kind === 'enqueue' && 'err' in out && out.err === 'GROUP_FULL')
+        coverage.groupFull += 1;
       if (!('ok' in out)) return;
       if (op.kind === 'claim' && out.ok !== null) coverage.claims += 1;
       if (op.kind === 'reap') coverage.reaped += out.ok as number;
       if (op.kind === 'repair') coverage.repairs += 1;
       const state = (out.ok as { state?: string } | null)?.state;
       if (op.kind === 'enqueue' && state === 'DELAYED') coverage.delayedEnqueues += 1;
+      if (op.kind === 'removeSchedule' && out.ok === true) coverage.schedulesRemoved += 1;
       if (op.kind === 'retry' && state === 'DELAYED') coverage.delayedRetries += 1;
       if (op.kind === 'promote') {
         if ((out.ok as { promoted: boolean }).promoted) coverage.promoted += 1;
@@ -1966,6 +2487,33 @@ const intentArb: fc.Arbitrary<Intent> = fc.oneof(
       limited: fc.boolean(),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('setMaxPending' as const),
+      group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+      maxPending: fc.option(fc.integer({ min: 0, max: 3 }), { freq: 3, nil: null }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('upsertSchedule' as const),
+      id: fc.nat({ max: SCHEDULE_IDS.length - 1 }),
+      group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+      timing: fc.nat({ max: TIMINGS.length - 1 }),
+      maxAttempts: fc.integer({ min: 1, max: 3 }),
+      priority: fc.oneof(fc.constant(5), fc.integer({ min: 1, max: 9 })),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('removeSchedule' as const),
+      id: fc.nat({ max: SCHEDULE_IDS.length - 1 }),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('tickSchedules' as const) }) },
 );
 
 /** A batch of calls, each with a priority that orders their sending. */
@@ -1980,12 +2528,66 @@ const batchArb = fc
     );
   });
 /**
+ * Tickers racing: 2–3 ticks at once, with an upsert or removal of a schedule or an enqueue
+ * beside them (the compare-and-set's cases), sent in a random order.
+ */
+const tickRaceArb = fc
+  .tuple(
+    fc.integer({ min: 2, max: 3 }),
+    fc.oneof(
+      fc.record({
+        kind: fc.constant('upsertSchedule' as const),
+        id: fc.nat({ max: SCHEDULE_IDS.length - 1 }),
+        group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+        // mostly an interval of a minute: the timing of most lapsed schedules, kept
+        timing: fc.oneof(fc.constant(0), fc.nat({ max: TIMINGS.length - 1 })),
+        maxAttempts: fc.integer({ min: 1, max: 3 }),
+        priority: fc.constant(5),
+      }),
+      fc.record({
+        kind: fc.constant('removeSchedule' as const),
+        id: fc.nat({ max: SCHEDULE_IDS.length - 1 }),
+      }),
+      fc.record({
+        kind: fc.constant('enqueue' as const),
+        group: fc.integer({ min: 0, max: HOT_GROUPS - 1 }),
+        maxAttempts: fc.constant(1),
+        delay: fc.constant<Delay>('none'),
+        priority: fc.constant(5),
+      }),
+    ),
+    fc.array(fc.nat({ max: 7 }), { minLength: 4, maxLength: 4 }),
+  )
+  .map(([ticks, beside, priorities]) => {
+    const intents: Intent[] = [
+      ...Array.from({ length: ticks }, (): Intent => ({ kind: 'tickSchedules' })),
+      beside,
+    ];
+    const priority = (i: number): number => priorities[i] ?? 0;
+    const fire = intents.map((_, i) => i).sort((a, b) => priority(a) - priority(b) || a - b);
+    return new Step(intents, fire);
+  });
+
+/**
  * repair is only exact on a quiet queue (its totals are recounted outside any one script, see
  * src/lanes/queue/reconcile.ts), so it runs as a step of its own.
  */
 const stepArb = fc.oneof(
   { weight: 20, arbitrary: batchArb },
   { weight: 1, arbitrary: fc.constant(new Step([{ kind: 'repair' }], [0])) },
+  { weight: 2, arbitrary: tickRaceArb },
+  // A lapse stands for time passing, so it runs alone: between a tick's read and its fire it
+  // would be a write no engine makes.
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        kind: fc.constant('lapse' as const),
+        id: fc.nat({ max: 4 * SCHEDULE_IDS.length - 1 }),
+        ticks: fc.nat({ max: 3 }),
+      })
+      .map((intent) => new Step([intent], [0])),
+  },
 );
 
 // ── the tests ──────────────────────────────────────────────────────────────────────────────
@@ -2077,6 +2679,13 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
         expect(coverage.delayedRetries).toBeGreaterThan(10);
         expect(coverage.promoted).toBeGreaterThan(30);
         expect(coverage.promotedNothing).toBeGreaterThan(20);
+        expect(coverage.groupFull).toBeGreaterThan(20);
+        expect(coverage.schedulesKept).toBeGreaterThan(12);
+        expect(coverage.schedulesRemoved).toBeGreaterThan(30);
+        expect(coverage.tickJobs).toBeGreaterThan(50);
+        expect(coverage.missedTicks).toBeGreaterThan(40);
+        expect(coverage.spentTicks).toBeGreaterThan(6);
+        expect(coverage.casSkips).toBeGreaterThan(12);
       }
       const what = REPLAYING ? 'a replay' : `${NUM_RUNS} runs`;
       console.info(`engine model coverage over ${what}: ${JSON.stringify(coverage)}`);
@@ -2191,6 +2800,44 @@ describe('engine model (DESIGN.md §3, I1–I5)', () => {
       });
       expect(() => tracker.record([batch], [answer([null, 'JOB_NOT_FOUND'])])).not.toThrow();
       expect(() => tracker.record([batch], [answer(['LEASE_LOST', null])])).toThrow(/^I5/);
+    });
+
+    it('the model fires a lapsed schedule’s latest tick once, and refuses a second job', async () => {
+      const name = `check-tick-${Math.random().toString(36).slice(2, 8)}`;
+      await forgetCompleted(admin, name);
+      const q = new Queue(admin, name, { prefix: PREFIX });
+      const s = emptyState();
+      const t0 = await redisMs(admin);
+      const upsert: Op = {
+        kind: 'upsertSchedule',
+        id: 's0',
+        group: 'g00',
+        timing: TIMINGS[0] as Timing,
+        payload: { op: 0 },
+        maxAttempts: 1,
+        priority: 5,
+      };
+      const upserted = await exec(q, upsert);
+      const clock: Clock = { t0, t1: await redisMs(admin) };
+      expect(canonical(applyOp(s, upsert, upserted, clock))).toBe(canonical(upserted));
+      // two ticks missed: the latest fires, once
+      const lapse: Op = { kind: 'lapse', id: 's0', to: t0 - 2 * 60_000 - LAPSE_PHASE_MS };
+      applyOp(s, lapse, await exec(q, lapse), clock);
+      const tick: Op = { kind: 'tickSchedules' };
+      const ticked = await exec(q, tick);
+      expect(ticked).toEqual({ ok: 1 });
+      const after: Clock = { t0, t1: await redisMs(admin) };
+      const key = canonical(await readSnapshot(admin, q));
+      const found = linearize(s, [tick], [ticked], after, key);
+      expect(found?.state.schedules.get('s0')).toMatchObject({
+        lastRunAt: t0 - LAPSE_PHASE_MS,
+        nextRunAt: t0 + 60_000 - LAPSE_PHASE_MS,
+        lastJobId: '1',
+      });
+      expect(linearize(s, [tick], [{ ok: 2 }], after, key)).toBeNull();
+      const again: Op = { kind: 'tickSchedules' };
+      expect(linearize(s, [tick, again], [{ ok: 1 }, { ok: 1 }], after, key)).toBeNull();
+      expect(linearize(s, [tick, again], [{ ok: 1 }, { ok: 0 }], after, key)).not.toBeNull();
     });
 
     it('the model refuses a state, a reply or a reap count it did not produce', async () => {
