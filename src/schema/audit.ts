@@ -36,6 +36,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
       description:
         'The stored sum of the reserves (subject `reserved`) disagrees with the groups’ reserves, or that sum is above the queue’s cap (subject `cap`; not repaired: lower a reserve).',
     },
+    SCHEDULE: {
+      description:
+        'A schedule’s keys disagree: a next tick without a definition (repair drops it), a definition without a next tick or with one later than it allows (repair sets its next tick after now), a last run of no schedule or not `<lastRunAt>:<lastJobId>` (repair drops it); or its definition is not one an upsert writes (repair removes the schedule, its text kept in the history; one whose cron or time zone only this engine does not read is left as it is). The subject is the schedule id.',
+    },
     TOTALS: {
       description:
         'A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written.',
@@ -48,7 +52,7 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
     kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
     subject: t.exposeString('subject', {
       description:
-        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause; `queueLimit:` for the queue’s cap) for OVERRIDE; `reserved` or `cap` for RESERVE.',
+        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause; `queueLimit:` for the queue’s cap) for OVERRIDE; `reserved` or `cap` for RESERVE; the schedule id for SCHEDULE.',
     }),
     expected: t.exposeString('expected'),
     found: t.exposeString('found'),
@@ -67,7 +71,7 @@ builder.objectField(QueueRef, 'audit', (t) =>
     type: ReconcileReportRef,
     authScopes: { admin: true },
     description:
-      'Every violation of invariants I1–I3 now, by group, of I4’s paired job indexes, by job, and of I6’s timed-override keys, by override. Reads every group; writes nothing.',
+      'Every violation of invariants I1–I3 now, by group, of I4’s paired job indexes, by job, of I6’s timed-override keys, by override, and of the schedules’ keys, by schedule. Reads every group; writes nothing.',
     resolve: resolve.audit,
   }),
 );
@@ -79,7 +83,7 @@ builder.mutationField('repairQueue', (t) =>
     nullable: true,
     authScopes: { admin: true },
     description:
-      'Re-derive active counts from the live leases and ring membership from I1, mend I4’s paired job indexes and I6’s timed-override keys, in bounded batches; returns what changed.',
+      'Re-derive active counts from the live leases and ring membership from I1, mend I4’s paired job indexes, I6’s timed-override keys and the schedules’ keys, in bounded batches; returns what changed.',
     args: { queue: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => resolve.repairQueue(ctx, args),
   }),

@@ -132,7 +132,8 @@ describe('the engine on a Redis Cluster', () => {
         .add('reconcileGroups')
         .add('reconcileOverrides')
         .add('reconcileReserves')
-        .add('reconcileBuckets');
+        .add('reconcileBuckets')
+        .add('reconcileSchedules');
       expect(await q.known()).toBe(true);
 
       // What the engine reported is stored on the queue's own master, read there directly.

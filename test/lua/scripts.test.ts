@@ -90,6 +90,8 @@ const EXPECTED = [
   'reconcileOverrides',
   // the stored sum of the reserves (I8)
   'reconcileReserves',
+  // the schedules' three keys, their next ticks mended by compare-and-set
+  'reconcileSchedules',
   // the queue registry's SADD for steering calls, allowed at maxmemory
   'register',
   // operator actions

@@ -4,7 +4,7 @@
  * active counts that disagree with the live leases, groups off the ring that should be on it
  * (or on it twice, or on it while paused), leases without jobs, delayed, dead or retained
  * completed jobs missing from their group's index or the queue's (I4), a timed override whose
- * deadline and data disagree (I6), totals that drifted.
+ * deadline and data disagree (I6), a schedule's three keys that disagree, totals that drifted.
  *
  * Both run the same scripts (`reconcileLeases-3.lua`, `reconcileIndexes-3.lua` in bounded steps
  * over the paired job indexes, then `reconcileGroups-9.lua` over bounded batches of groups), in
@@ -28,10 +28,12 @@
  * leases without touching `stats` — another implementation — is not seen by the WATCH.)
  */
 
+import { Defaults } from '../defaults.js';
 import type { QueueKeys } from '../keys.js';
 import { connectionForKey, type RedisClient } from '../redis/client.js';
 import { assertPlainKeys } from '../redis/plainKeys.js';
 import type { Commands, FlatFindings, HistoryArgs, PairedKind } from '../scripts/commands.js';
+import { definitionSha, judgeSchedule, type ScheduleFinding } from './scheduling.js';
 import { parseCount } from './state.js';
 
 /**
@@ -40,7 +42,9 @@ import { parseCount } from './state.js';
  * OVERRIDE, a timed override's two keys disagreeing or its data not decoding, I6,
  * `reconcileOverrides-2.lua`; RESERVE, the stored sum of the reserves against `greserve` and
  * the cap, I8, `reconcileReserves-1.lua`; RATE, a rate limit's token bucket malformed or
- * without a rate, `reconcileBuckets-2.lua`, DESIGN.md §3 "Rate limits").
+ * without a rate, `reconcileBuckets-2.lua`, DESIGN.md §3 "Rate limits"; SCHEDULE, a
+ * schedule's keys disagreeing or its definition not one, `reconcileSchedules-3.lua`, §3
+ * "Schedules").
  */
 export type FindingKind =
   | 'I1'
@@ -54,14 +58,16 @@ export type FindingKind =
   | 'TOTALS'
   | 'OVERRIDE'
   | 'RESERVE'
-  | 'RATE';
+  | 'RATE'
+  | 'SCHEDULE';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
   /**
    * A group id (I1, I2, I3, LIMIT, REGISTRY, RATE, RANK), a job id (LEASE, I4), a `stats` field (TOTALS),
-   * an override's member `<kind>:<group>` (OVERRIDE), or `reserved` / `cap` (RESERVE).
+   * an override's member `<kind>:<group>` (OVERRIDE), `reserved` / `cap` (RESERVE), or a
+   * schedule id (SCHEDULE).
    */
   readonly subject: string;
   /** What the invariants require (for TOTALS, the recount). */
@@ -252,6 +258,62 @@ async function reconcileOverrides(
   return findings;
 }
 
+/**
+ * The schedules' keys (DESIGN.md §4.5, "Schedules"; `reconcileSchedules-3.lua`, kind SCHEDULE,
+ * subject the schedule id): `schedule` in HSCAN steps of as many definitions as a tick reads,
+ * each step's definitions judged here as a tick reads them ({@link judgeSchedule}: croner is
+ * the engine's) and, in 'repair' mode, mended in one compare-and-set call per step (a schedule
+ * that moved on since the read is left alone, and not reported); then `schedules` (an entry
+ * without a definition) and `schedruns` (a last run without one, or malformed) in SCAN steps
+ * of {@link RECONCILE_BATCH}, judged and mended in the script. O(schedules) in small steps.
+ */
+async function reconcileSchedules(
+  commands: Commands,
+  mode: 'audit' | 'repair',
+  history: HistoryArgs,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  let cursor = '0';
+  do {
+    const [now, next, entries] = await commands.reconcileSchedules({
+      mode,
+      op: 'definitions',
+      cursor,
+      batch: Defaults.scheduleTickBatch,
+      history,
+    });
+    const judged: (ScheduleFinding & { id: string; score: string | null; sha: string })[] = [];
+    for (let i = 0; i + 3 < entries.length; i += 4) {
+      const id = entries[i] as string;
+      const text = entries[i + 1] as string;
+      const score = entries[i + 2] ?? null;
+      const found = judgeSchedule(id, text, score, entries[i + 3] ?? null, Number(now));
+      if (found) judged.push({ ...found, id, score, sha: definitionSha(text) });
+    }
+    // A cron or time zone only this engine does not read is reported, never mended; a
+    // schedule that moved on since the read is left alone, and not reported.
+    const mends = judged.flatMap((j) => (j.action === 'none' ? [] : [{ ...j, action: j.action }]));
+    const applied =
+      mode === 'repair' && mends.length > 0
+        ? await commands.mendSchedules(mends, history)
+        : mends.map(() => 1);
+    const done = new Set(mends.filter((_, i) => applied[i] === 1).map((m) => m.id));
+    for (const j of judged) {
+      if (j.action !== 'none' && !done.has(j.id)) continue;
+      findings.push({ kind: 'SCHEDULE', subject: j.id, expected: j.expected, found: j.found });
+    }
+    cursor = String(next);
+  } while (cursor !== '0');
+  for (const op of ['entries', 'runs'] as const) {
+    findings.push(
+      ...(await scanFindings((step) =>
+        commands.reconcileSchedules({ mode, op, cursor: step, batch: RECONCILE_BATCH, history }),
+      )),
+    );
+  }
+  return findings;
+}
+
 /** One recount: the queue's groups (count), each total's recount, and the batches' findings. */
 interface Recount {
   readonly groupsChecked: number;
@@ -288,6 +350,7 @@ async function recount(
         commands.reconcileBuckets({ mode, cursor, batch: RECONCILE_BATCH, history }),
       )),
     );
+    findings.push(...(await reconcileSchedules(commands, mode, history)));
     const [reserves] = await commands.reconcileReserves({ mode, history });
     findings.push(...decode(reserves));
   }

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import { Defaults } from '../defaults.js';
-import { badInput } from '../errors.js';
+import { badInput, cutText } from '../errors.js';
 import type { BackoffArgs, EnqueueArgs } from '../scripts/commands.js';
 import type { Schedule, SchedulePage, SteeringOptions } from '../types.js';
 import * as validate from '../validate.js';
@@ -194,6 +194,172 @@ export function ticksOf(
   };
 }
 
+/** The SHA-1 (hex) of a definition's JSON text: what fireSchedules and the audit compare. */
+export function definitionSha(textOf: string): string {
+  return createHash('sha1').update(textOf, 'utf8').digest('hex');
+}
+
+/** Why a stored definition is not one; `unread` when only this engine cannot read it. */
+interface NotOne {
+  readonly why: string;
+  /**
+   * Its cron or time zone is a string that this engine's croner or Intl does not read (or a
+   * cron that matches no more): another engine's version may, so repair leaves it.
+   */
+  readonly unread: boolean;
+}
+
+/**
+ * The definition stored for schedule `id`, judged by the audit (DESIGN.md §4.5, "Schedules"):
+ * it is one when it is what an upsert writes — a JSON object whose group, everyMs, cron,
+ * timezone, maxAttempts, backoff and priority each pass the upsert's checks as stored (none
+ * missing, none defaulted; the cron matching again) and whose payload is null or JSON text.
+ * @returns the definition, or why it is not one (naming the field)
+ */
+function storedDefinition(id: string, textOf: string): Definition | NotOne {
+  const not = (why: string, unread = false): NotOne => ({ why, unread });
+  let value: unknown;
+  try {
+    value = JSON.parse(textOf);
+  } catch {
+    return not('not JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return not('not a JSON object');
+  }
+  const s = value as Record<string, unknown>;
+  let payload: unknown;
+  if (typeof s.payload === 'string') {
+    try {
+      payload = JSON.parse(s.payload);
+    } catch {
+      return not('payload: not JSON text');
+    }
+  } else if (s.payload !== null) {
+    return not('payload: must be null or JSON text');
+  }
+  const input: ScheduleInput = {
+    id,
+    group: s.group as string,
+    everyMs: s.everyMs as number,
+    cron: s.cron as string,
+    timezone: s.timezone as string,
+    payload,
+    maxAttempts: s.maxAttempts as number,
+    backoff: s.backoff as BackoffPolicyInput,
+    priority: s.priority as number,
+  };
+  let made: Definition;
+  try {
+    ({ definition: made } = definitionOf(input));
+  } catch (error) {
+    // Only its cron or time zone unread when a cron every engine reads, in UTC, passes.
+    let unread =
+      typeof s.cron === 'string' && (s.timezone === null || typeof s.timezone === 'string');
+    try {
+      if (unread) definitionOf({ ...input, cron: '* * * * *', timezone: null });
+    } catch {
+      unread = false;
+    }
+    return not(error instanceof Error ? error.message : String(error), unread);
+  }
+  // As stored, not as an upsert would default them: a tick sends them as read (a cron's
+  // surrounding spaces, which the upsert trims, croner ignores).
+  const cron = typeof s.cron === 'string' ? s.cron.trim() : s.cron;
+  for (const field of ['group', 'everyMs', 'timezone', 'maxAttempts', 'priority'] as const) {
+    if (s[field] !== made[field]) return not(`${field}: not as an upsert writes it`);
+  }
+  if (cron !== made.cron) return not('cron: not as an upsert writes it');
+  const b = s.backoff as Record<string, unknown> | null;
+  const m = made.backoff;
+  if (
+    (b === null) !== (m === null) ||
+    (b !== null &&
+      m !== null &&
+      (b.type !== m.type ||
+        b.delayMs !== m.delayMs ||
+        b.maxDelayMs !== m.maxDelayMs ||
+        b.jitter !== m.jitter))
+  ) {
+    return not('backoff: not as an upsert writes it');
+  }
+  return { ...made, cron: s.cron as string | null, payload: s.payload as string | null };
+}
+
+/** A score as Redis writes it ('inf', '-inf' or a number), as a number. */
+function scoreOf(text: string): number {
+  if (text === 'inf' || text === '+inf') return Infinity;
+  if (text === '-inf') return -Infinity;
+  return Number(text);
+}
+
+/** What the audit finds wrong with one schedule's definition and next tick, and its mend. */
+export interface ScheduleFinding {
+  /**
+   * 'next': set its next tick to `next`; 'remove': drop the schedule (not one); 'none': left as
+   * it is (a cron or time zone only this engine does not read).
+   */
+  readonly action: 'next' | 'remove' | 'none';
+  /** ms, Infinity for never due; null with 'remove'. */
+  readonly next: number | null;
+  readonly expected: string;
+  readonly found: string;
+}
+
+/** A finding's quote of stored text: its first 100 characters, then '…'. */
+const quote = (textOf: string) => (textOf.length <= 100 ? textOf : `${cutText(textOf, 100)}…`);
+
+/**
+ * The audit's judgement of schedule `id` (DESIGN.md §4.5, "Schedules"), from its definition's
+ * text, its next tick as Redis writes it (null for none), its last run (`<lastRunAt>:<jobId>`,
+ * null for none) and the Redis clock's now (ms):
+ * - a definition that is not one ({@link storedDefinition}): 'remove' (a tick would skip it,
+ *   due for ever, and `Queue.schedules` could not list it) — or 'none' when only its cron or
+ *   time zone is one this engine does not read (another version's croner or Intl may);
+ * - one without a next tick (it would never fire), or with one later than the next its
+ *   definition allows after now (an interval's now + everyMs, a cron's next match) or -inf:
+ *   'next', its next tick after now — an interval's in the phase of its last run when it has
+ *   one, else now + everyMs; a cron's next match. Ticks it missed are not fired.
+ * @returns null when nothing is wrong
+ */
+export function judgeSchedule(
+  id: string,
+  textOf: string,
+  score: string | null,
+  runs: string | null,
+  now: number,
+): ScheduleFinding | null {
+  const d = storedDefinition(id, textOf);
+  if ('why' in d) {
+    return {
+      action: d.unread ? 'none' : 'remove',
+      next: null,
+      expected: d.unread
+        ? 'a cron and time zone this engine reads (not repaired: upsert or remove it)'
+        : 'no schedule (its definition is not one: removed)',
+      found: `definition ${quote(textOf)}: ${d.why}`,
+    };
+  }
+  const bound = firstTick(d, now);
+  const at = score === null ? null : scoreOf(score);
+  if (at !== null && at > -Infinity && at <= bound) return null;
+  const last = runs === null ? null : /^(\d+):./.exec(runs)?.[1];
+  const lastRunAt = last == null ? null : Number(last);
+  const next =
+    d.everyMs !== null && lastRunAt !== null && Number.isSafeInteger(lastRunAt) && lastRunAt <= now
+      ? ticksOf(d, lastRunAt, now).next
+      : bound;
+  return {
+    action: 'next',
+    next,
+    expected: `a next tick at ${Number.isFinite(next) ? next : '+inf'}`,
+    found:
+      score === null
+        ? 'no next tick: it would never fire'
+        : `a next tick at ${score}, ${at === -Infinity ? 'not a time' : 'later than its definition allows'}`,
+  };
+}
+
 /** An enqueue's arguments for a tick of `d` (no key, no delay). */
 function jobOf(d: Definition): EnqueueArgs {
   return {
@@ -319,7 +485,7 @@ export class Scheduling {
         id,
         expected,
         next,
-        sha: createHash('sha1').update(textOf, 'utf8').digest('hex'),
+        sha: definitionSha(textOf),
         firedAt: fired,
         job: jobOf(definition),
       });

@@ -1206,6 +1206,72 @@ export class Commands {
   }
 
   /**
+   * `reconcileSchedules-3.lua`, one step: SCAN `batch` fields of the schedules' definitions
+   * (op 'definitions', reads only: `[now (ms), cursor, flat [id, definition, score | null,
+   * runs | null] each]`), next ticks (op 'entries') or last runs (op 'runs') from `cursor`, in
+   * `mode`; the findings (kind SCHEDULE, subject the schedule id) and the next cursor ('0': done).
+   */
+  reconcileSchedules(p: {
+    mode: 'audit' | 'repair';
+    op: 'definitions';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<[now: number, cursor: string, entries: (string | null)[]]>;
+  reconcileSchedules(p: {
+    mode: 'audit' | 'repair';
+    op: 'entries' | 'runs';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings, cursor: string]>;
+  reconcileSchedules(p: {
+    mode: 'audit' | 'repair';
+    op: 'definitions' | 'entries' | 'runs';
+    cursor: string;
+    batch: number;
+    history: HistoryArgs;
+  }): Promise<unknown> {
+    const k = this.k;
+    return this.run(
+      'reconcileSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      [k.base, p.mode, p.op, ...p.history, p.cursor, p.batch],
+    );
+  }
+
+  /**
+   * `reconcileSchedules-3.lua` op 'mend' (repair only), one atomic step: per schedule, a
+   * compare-and-set on its next tick as read (`score`, null for none) and its definition's
+   * SHA-1: action 'next' sets its next tick to `next` (ms; Infinity: never due), 'remove' drops
+   * its three fields. Answers per schedule 1 (written) or 0 (it moved on: left alone).
+   */
+  mendSchedules(
+    mends: readonly {
+      id: string;
+      action: 'next' | 'remove';
+      score: string | null;
+      sha: string;
+      next: number | null;
+      found: string;
+      expected: string;
+    }[],
+    history: HistoryArgs,
+  ): Promise<(0 | 1)[]> {
+    const k = this.k;
+    const args: Arg[] = [k.base, 'repair', 'mend', ...history, mends.length];
+    for (const m of mends) {
+      const next = m.next === null ? '' : Number.isFinite(m.next) ? m.next : '+inf';
+      args.push(m.id, m.action, m.score ?? '', m.sha, next, m.found, m.expected);
+    }
+    return this.run(
+      'reconcileSchedules',
+      [k.schedules, k.scheduleDefs, k.scheduleRuns],
+      args,
+    ) as Promise<(0 | 1)[]>;
+  }
+
+  /**
    * `reconcileReserves-1.lua`, one atomic step: the stored sum of the reserves against
    * `greserve` (and the cap), in `mode`; the findings (kind RESERVE, subject `reserved` or `cap`).
    */
