@@ -12,7 +12,10 @@
 
   base: 'P:{Q}:' (pendingRankKeyOf, activeRankKeyOf, includes/keys.lua).
 
-    addPending(base, group, n)        n jobs joined the group's lane (n ≥ 1): ZINCRBY −n
+    addPending(base, group, n)        n jobs joined the group's lane (n ≥ 1): ZINCRBY −n; when
+                                      that adds the group, `gpending` is kept indexed once it
+                                      ranks INDEXED_FROM groups (includes/indexedEncoding.lua,
+                                      indexRanking)
     takePending(base, group, n)       n jobs left a lane that may still hold some: ZINCRBY n,
                                       the entry removed when it reaches 0 (or passed it, an index
                                       another writer bypassed; audit reports it, repair mends it)
@@ -34,9 +37,13 @@
   (docs/PERFORMANCE.md, "Redis: group rankings").
 ]]
 --- @include "keys"
+--- @include "indexedEncoding"
 
 local function addPending(base, group, n)
-  redis.call('ZINCRBY', pendingRankKeyOf(base), string.format('%d', -n), group)
+  local key = pendingRankKeyOf(base)
+  if tonumber(redis.call('ZINCRBY', key, string.format('%d', -n), group)) == -n then
+    indexRanking(key)
+  end
 end
 
 local function takePending(base, group, n)
