@@ -98,7 +98,9 @@
   its active count is not an integer within ±(2^53−1) (includes/groupState.lua).
 
   Events: incr seq (after a set seq to the floor, when `seq` is below it); hset job; hset payloads (with a payload); hset settings (the queue's first
-  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending, or zadd
+  id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending
+  (+ the zadd/zrem of one long member that indexes it, includes/indexedEncoding.lua, when its
+  group makes it rank 16 groups while a listpack), or zadd
   delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
   (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None

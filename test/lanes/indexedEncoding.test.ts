@@ -3,7 +3,8 @@
  * (src/lua/includes/indexedEncoding.lua): `active` a skiplist, `leases`, `gactive` and `glimit`
  * hash tables, with their content exactly what it would be without (the long member the
  * conversion adds is gone when the script ends). A small batch leaves them listpacks, and a
- * key emptied and written again starts as a listpack.
+ * key emptied and written again starts as a listpack. The ranking `gpending` is indexed by the
+ * enqueue that makes it rank 16 groups, one job at a time.
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -77,5 +78,22 @@ describe('indexed encodings of the hot keys', () => {
     expect(second.claimed).toHaveLength(2);
     // `active` and `leases` were emptied (deleted) by the completions, then written anew.
     expect((await encodings(q)).slice(0, 2)).toEqual(['listpack', 'listpack']);
+  });
+
+  it('gpending is indexed when single enqueues make it rank 16 groups, not before', async () => {
+    const q = engine.queue();
+    const redis = q.redis as Redis;
+    const encoding = async () =>
+      (await redis.call('OBJECT', 'ENCODING', q.keys.pendingRank)) as string;
+    for (let g = 0; g < 15; g++) await q.enqueue(`g${g}`, { g });
+    // A job for a group it ranks already adds no group: no conversion.
+    await q.enqueue('g0', { again: true });
+    expect(await encoding()).toBe('listpack');
+    await q.enqueue('g15', { g: 15 });
+    expect(await encoding()).toBe('skiplist');
+    const ranked = await redis.zrange(q.keys.pendingRank, 0, -1, 'WITHSCORES');
+    expect(ranked.slice(0, 4)).toEqual(['g0', '-2', 'g1', '-1']);
+    expect(ranked).toHaveLength(32);
+    expect((await q.audit()).findings).toEqual([]);
   });
 });

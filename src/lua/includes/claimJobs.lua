@@ -444,12 +444,7 @@ local function flushClaims(k, base, batch)
   -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
   -- them, and their lanes' sizes, each in one write for the batch.
   setActiveRanks(base, counts)
-  local taken = {}
-  for s = 1, #batch.served do
-    local group = batch.served[s]
-    taken[group] = batch.groups[group].claimed
-  end
-  takeServed(base, batch.served, taken, batch.emptied)
+  takeServed(base, batch.served, batch.groups, batch.emptied)
   redis.call('HINCRBY', k.stats, 'claimed', batch.count)
   redis.call('HINCRBY', k.stats, 'pending', -batch.count)
   if batch.saturated ~= 0 then

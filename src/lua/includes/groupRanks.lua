@@ -12,26 +12,38 @@
 
   base: 'P:{Q}:' (pendingRankKeyOf, activeRankKeyOf, includes/keys.lua).
 
-    addPending(base, group, n)        n jobs joined the group's lane (n ≥ 1): ZINCRBY −n
+    addPending(base, group, n)        n jobs joined the group's lane (n ≥ 1): ZINCRBY −n; when
+                                      that adds the group, `gpending` is kept indexed once it
+                                      ranks INDEXED_FROM groups (includes/indexedEncoding.lua,
+                                      indexRanking)
     takePending(base, group, n)       n jobs left a lane that may still hold some: ZINCRBY n,
                                       the entry removed when it reaches 0 (or passed it, an index
                                       another writer bypassed; audit reports it, repair mends it)
     dropPending(base, groups)         the lanes of `groups` are empty: ZREM (none when empty)
-    takeServed(base, served, taken, emptied)
-                                      a claim's served groups: `taken[group]` jobs popped from
-                                      each, `emptied[group]` true for a lane now empty. One
-                                      ZINCRBY for one group; else one ZMSCORE, one ZADD and one
-                                      ZREM for them all. A served group with no entry (a lane
-                                      another writer filled) stays without one, as with
-                                      takePending: audit reports it, repair ranks it
+    takeServed(base, served, states, emptied)
+                                      a claim's served groups: `states[group].claimed` jobs
+                                      popped from each (the claim batch's groups,
+                                      includes/claimJobs.lua), `emptied[group]` true for a lane
+                                      now empty. One ZINCRBY (or ZREM) for one group; else one
+                                      ZMSCORE, one ZADD and one ZREM for them all. A served group
+                                      with no entry (a lane another writer filled) stays without
+                                      one, as with takePending: audit reports it, repair ranks it
     setActiveRanks(base, counts)      counts: group, count text, … (gactive's HSET arguments):
                                       one ZADD
     dropActiveRanks(base, groups)     gactive fields removed: one ZREM
+
+  The one-group answers (a call that claims one job: a Worker at concurrency 1) build no table
+  and make no further Lua call: in Redis' Lua each costs a good part of what a command does
+  (docs/PERFORMANCE.md, "Redis: group rankings").
 ]]
 --- @include "keys"
+--- @include "indexedEncoding"
 
 local function addPending(base, group, n)
-  redis.call('ZINCRBY', pendingRankKeyOf(base), string.format('%d', -n), group)
+  local key = pendingRankKeyOf(base)
+  if tonumber(redis.call('ZINCRBY', key, string.format('%d', -n), group)) == -n then
+    indexRanking(key)
+  end
 end
 
 local function takePending(base, group, n)
@@ -47,14 +59,15 @@ local function dropPending(base, groups)
   end
 end
 
-local function takeServed(base, served, taken, emptied)
+local function takeServed(base, served, states, emptied)
   local key = pendingRankKeyOf(base)
   if #served == 1 then
+    -- takePending's writes, in place; the count as a Lua number (a small integer: cheaper
+    -- than string.format, measured).
     local group = served[1]
-    if emptied[group] then
+    if emptied[group]
+      or tonumber(redis.call('ZINCRBY', key, states[group].claimed, group)) >= 0 then
       redis.call('ZREM', key, group)
-    else
-      takePending(base, group, taken[group])
     end
     return
   end
@@ -66,7 +79,7 @@ local function takeServed(base, served, taken, emptied)
     if emptied[group] then
       left = 0
     elseif scores[i] then
-      left = -tonumber(scores[i]) - taken[group]
+      left = -tonumber(scores[i]) - states[group].claimed
     else
       -- No entry (a lane another writer filled): left unranked, as takePending leaves it.
       left = 0
@@ -85,6 +98,10 @@ local function takeServed(base, served, taken, emptied)
 end
 
 local function setActiveRanks(base, counts)
+  if #counts == 2 then
+    redis.call('ZADD', activeRankKeyOf(base), '-' .. counts[2], counts[1])
+    return
+  end
   local args = {}
   for i = 1, #counts, 2 do
     args[i] = '-' .. counts[i + 1]

@@ -30,6 +30,13 @@
                                      claims >= INDEXED_FROM, `gactive`, `glimit` and the group
                                      rankings (`gpending`, `gactiverank`, includes/groupRanks.lua;
                                      every served group is written in each) when served >= it
+    indexRanking(key)                a group ranking (`gpending`) of INDEXED_FROM groups or
+                                     more, still a listpack, indexed: asked when a group joins
+                                     it (includes/groupRanks.lua, addPending), so the one-job
+                                     calls — enqueue, a Worker at concurrency 1, which never
+                                     make a batch of INDEXED_FROM — do not scan up to 128
+                                     groups at each write. One OBJECT ENCODING per group joining
+                                     (and one ZCARD while a listpack)
   k: active (zset), leases (hash), gactive (hash), glimit (hash); base: 'P:{Q}:'.
 ]]
 --- @include "keys"
@@ -75,5 +82,17 @@ local function keepIndexed(k, claims, served, base)
     indexHash(k.glimit)
     indexZset(pendingRankKeyOf(base))
     indexZset(activeRankKeyOf(base))
+  end
+end
+
+-- isCompact and indexZset in place: the scripts that add to a ranking (enqueue above all) keep
+-- one closure of this file, not three (a closure costs every call of the script).
+local function indexRanking(key)
+  local encoding = redis.call('OBJECT', 'ENCODING', key)
+  if (encoding == 'listpack' or encoding == 'ziplist')
+    and redis.call('ZCARD', key) >= INDEXED_FROM then
+    PAD = PAD or string.rep('~', 4096)
+    redis.call('ZADD', key, 0, PAD)
+    redis.call('ZREM', key, PAD)
   end
 end
