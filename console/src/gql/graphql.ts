@@ -357,7 +357,7 @@ export type QueueCapReadQueryVariables = Exact<{
 }>;
 
 
-export type QueueCapReadQuery = { queue: { limit: number | null, active: number, reserved: number } };
+export type QueueCapReadQuery = { queue: { limit: number | null, active: number, reserved: number, limitOverride: { until: string, revertToLimit: number | null } | null } };
 
 export type SetQueueCapMutationVariables = Exact<{
   queue: string;
@@ -1433,6 +1433,10 @@ export const QueueCapReadDocument = new TypedDocumentString(`
     limit
     active
     reserved
+    limitOverride {
+      until
+      revertToLimit
+    }
   }
 }
     `) as unknown as TypedDocumentString<QueueCapReadQuery, QueueCapReadQueryVariables>;
