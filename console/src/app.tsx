@@ -207,6 +207,8 @@ export function App() {
                   at={view?.at ?? null}
                   admin={role === 'ADMIN'}
                   refresh={refresh}
+                  skew={skew}
+                  now={now}
                 />
                 <Kpis counts={view?.counts ?? null} samples={state.samples} />
                 {view && (

@@ -32,6 +32,18 @@ export function parseDuration(text: string): number | null {
 const bounded = (ms: number): number | null => (ms >= 1_000 && ms <= MAX_FOR_MS ? ms : null);
 
 /**
+ * The queue's timed cap in words (`Queue.limitOverride`, DESIGN.md §4.8), `left` ms before its
+ * revert is due: "Cap 2 for 5 more minutes, then 10", "…, then no cap".
+ */
+export function capOverrideText(
+  left: number,
+  limit: number | null,
+  revertTo: number | null,
+): string {
+  return `Cap ${limit ?? 'none'} ${revertWhen(left)}, then ${revertTo ?? 'no cap'}`;
+}
+
+/**
  * One pending revert in words (src/overrideWords.ts, as `Group.reason` says it, capitalised),
  * `left` ms before it is due (≤ 0: due, not applied yet). `paused` is whether the group is
  * paused now: a pause-kind revert of a group that is not is a timed resume ("Resumed for 10

@@ -18,6 +18,7 @@ export type Standing =
   | 'busy'
   | 'empty'
   | 'rated'
+  | 'capped'
   | 'behind';
 
 /** What a standing is judged from: a group as the API answers it. */
@@ -26,7 +27,10 @@ export interface StandingOf {
   readonly limit?: number | null | undefined;
   readonly active: number;
   readonly onRing: boolean;
-  /** `blockedBy`, when read: LEVEL sets a group on the rota behind a more urgent level apart. */
+  /**
+   * `blockedBy`, when read: QUEUE_LIMIT sets a group on the rota of a queue at its cap apart, LEVEL
+   * one behind a more urgent level.
+   */
   readonly blockedBy?: string | null | undefined;
 }
 
@@ -39,6 +43,7 @@ export function standing(g: StandingOf): Standing {
   switch (g.state) {
     case 'READY':
       if (!g.onRing) return 'rejoining';
+      if (g.blockedBy === 'QUEUE_LIMIT') return 'capped';
       return g.blockedBy === 'LEVEL' ? 'behind' : 'ready';
     case 'PAUSED':
       return 'paused';
@@ -62,6 +67,7 @@ export const STANDING_LABEL: Record<Standing, string> = {
   busy: 'busy',
   empty: 'empty',
   rated: 'rate-limited',
+  capped: 'queue at cap',
   behind: 'behind a level',
 };
 
@@ -77,6 +83,8 @@ export const STANDING_MEANS: Record<Standing, string> = {
   empty: 'nothing waiting and nothing in flight',
   rated:
     "its rate-limit bucket is short of its next job's cost: no turn until the token it needs comes",
+  capped:
+    'on the rota, but the queue is at its cap: no turn until a job of the queue finishes and frees a permit (a group owed its reserve gets it first)',
   behind:
     'on the rota, but a more urgent priority level has a group ready: no turn until that level has none',
 };
@@ -94,7 +102,7 @@ export function standingNamed(text: string): Standing | undefined {
 
 /**
  * What the API's `blockedBy` (DESIGN.md §4.2) says, as a standing: IDLE is busy or empty as the
- * group's jobs in flight say.
+ * group's jobs in flight say; every other value its own word.
  */
 export function blockerStanding(blockedBy: string, active: number): Standing {
   switch (blockedBy) {
@@ -106,6 +114,9 @@ export function blockerStanding(blockedBy: string, active: number): Standing {
       return 'parked';
     case 'RATE_LIMITED':
       return 'rated';
+    case 'QUEUE_LIMIT':
+      // On the rota of a queue at its cap (DESIGN.md §3, "The queue's cap and reserves").
+      return 'capped';
     case 'LEVEL':
       // On the rota, behind a more urgent level (DESIGN.md §3, "Levels").
       return 'behind';

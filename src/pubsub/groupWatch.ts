@@ -1,10 +1,44 @@
 /** `groupChanged(queue, group)`: one group's state, sent whenever any field of it changes. */
-import type { GroupInfo, QueueKeys } from '../lanes/internal.js';
+import type { GroupInfo, Queue, QueueKeys } from '../lanes/internal.js';
+import { atCap } from '../lanes/queue/state.js';
 import type { Render } from './conflate.js';
 
-/** Every field equal. */
+/**
+ * What of the queue's cap a watched group's read saw: its `blockedBy` (QUEUE_LIMIT) and its
+ * `reason` ("the queue is at its cap, 20 of 20") turn on it (DESIGN.md §4.2).
+ */
+interface CapSeen {
+  readonly limit: number | null;
+  readonly atCap: boolean;
+}
+
+/** Each group a watch read → the cap read beside it. */
+const capSeen = new WeakMap<GroupInfo, CapSeen>();
+
+/**
+ * A watched group, read with the queue's cap beside it (one MULTI more, O(1)), so a change of
+ * the cap, or the queue reaching it or falling below it, sends the group again (DESIGN.md §4.4).
+ */
+export async function readWatchedGroup(
+  q: Pick<Queue, 'group' | 'cap'>,
+  id: string,
+): Promise<GroupInfo> {
+  const [group, cap] = await Promise.all([q.group(id), q.cap()]);
+  capSeen.set(group, { limit: cap.limit, atCap: atCap(cap) });
+  return group;
+}
+
+/** The caps read with `a` and `b` agree (either not read: they do). */
+function sameCap(a: GroupInfo, b: GroupInfo): boolean {
+  const x = capSeen.get(a);
+  const y = capSeen.get(b);
+  return x === undefined || y === undefined || (x.limit === y.limit && x.atCap === y.atCap);
+}
+
+/** Every field equal, and the queue's cap read beside each the same. */
 export function sameGroup(a: GroupInfo, b: GroupInfo): boolean {
   return (
+    sameCap(a, b) &&
     a.id === b.id &&
     a.queue === b.queue &&
     a.limit === b.limit &&
@@ -35,12 +69,14 @@ export const renderGroup: Render<GroupInfo, GroupInfo> = (group, previous, force
  * The keys a group's fields are read from: `glimit`, `gactive`, `paused`, and the operations
  * hashes (weight, rate, ratelimited, goverride, greserve, gmaxpending) (queue-wide: they notify per key, not per field,
  * so an event on them re-reads every watched group of the queue, each coalesced) and the
- * group's own lane.
+ * group's own lane; and `settings`, where the queue's cap is (its jobs in flight move with
+ * `gactive`).
  */
 export function groupKeys(k: QueueKeys, group: string): string[] {
   return [
     k.glimit,
     k.gactive,
+    k.settings,
     k.paused,
     k.weight,
     k.rate,

@@ -46,7 +46,7 @@ import * as validate from '../lanes/validate.js';
 import { ClusterSource } from './clusterSource.js';
 import { ConflatingStream, type Render } from './conflate.js';
 import { FlatStream } from './flatten.js';
-import { groupKeys, renderGroup, sameGroup } from './groupWatch.js';
+import { groupKeys, readWatchedGroup, renderGroup, sameGroup } from './groupWatch.js';
 import {
   type HistoryBatch,
   type HistoryWindow,
@@ -451,7 +451,7 @@ export class LiveFeed {
             keys: groupKeys(queueKeys(this.prefix, name), id),
             read: () => {
               this.groupReads++;
-              return handle.group(id);
+              return readWatchedGroup(handle, id);
             },
             equals: sameGroup,
             // Its rate window reopens with nothing written: read it again then (DESIGN.md §3).

@@ -7,11 +7,11 @@
 
 import type { Context } from '../context.js';
 import type { GroupInfo, RotaEntry } from '../lanes/index.js';
-import { groupBlocks, groupState } from '../lanes/queue/state.js';
+import { atCap, groupBlocks, groupState } from '../lanes/queue/state.js';
 import { steered } from './known.js';
 import { withOverrides } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
-import { atCap, capOf, capSentence } from './queueCap.js';
+import { capOf, capSentence } from './queueCap.js';
 import { rateLimitedSentence, rateText, reopenedSentence, reopensAt } from './rateLimit.js';
 import { steering } from './steering.js';
 
@@ -62,12 +62,13 @@ export interface HeldBack {
 }
 
 /**
- * What keeps a group from its turn: off the ring ({@link OwnBlocker}), or LEVEL, on it behind a
- * more urgent level (DESIGN.md §3, "Levels"); null when it is on it and nothing holds it back,
+ * What keeps a group from its turn: off the ring ({@link OwnBlocker}); on it, QUEUE_LIMIT while
+ * the queue is at or over its cap (DESIGN.md §3, "The queue's cap and reserves"), else LEVEL
+ * behind a more urgent level (§3, "Levels"); null when it is on it and nothing holds it back,
  * or serviceable and waiting for the next claim to put it back after its rate window reopened
- * (`rateReopenedAt`).
+ * (`rateReopenedAt`). The order is DESIGN.md §4.2's.
  */
-export type BlockedBy = OwnBlocker | 'LEVEL';
+export type BlockedBy = OwnBlocker | 'QUEUE_LIMIT' | 'LEVEL';
 
 /** What of a group's own state keeps it off the ring (the rota's levels aside). */
 export type OwnBlocker = 'PAUSED' | 'PARKED' | 'LIMIT' | 'IDLE' | 'RATE_LIMITED';
@@ -278,9 +279,11 @@ function heldBackIn(index: RingIndex, group: string): HeldBack | null {
 }
 
 /**
- * `Group.blockedBy`: {@link blockedBy}, and LEVEL for a group on the rota behind a more urgent
- * level (DESIGN.md §3, "Levels"): that reads the rota once per queue per execution (O(rota)),
- * only for a group on it.
+ * `Group.blockedBy` (DESIGN.md §4.2): {@link blockedBy}; for a group on the rota, QUEUE_LIMIT
+ * while the queue is at or over its cap (no claim at any level takes a job until a lease ends:
+ * the gate that lifts first, so it goes before LEVEL), else LEVEL behind a more urgent level
+ * (§3, "Levels"). Reads the cap (O(1)) and, below it, the rota (O(rota)), once per queue per
+ * execution each, only for a group on the rota.
  * @param rootValue the execution's root value (`info.rootValue`): a subscription's event
  */
 export async function blockedByOf(
@@ -290,6 +293,7 @@ export async function blockedByOf(
 ): Promise<BlockedBy | null> {
   const own = blockedBy(g);
   if (own !== null || !g.onRing) return own;
+  if (atCap(await capOf(ctx, ctx.engine.queue(g.queue), rootValue))) return 'QUEUE_LIMIT';
   const index = ringOfRead.get(g) ?? (await ringIndex(ctx, rootValue, g.queue));
   return heldBackIn(index, g.id) === null ? null : 'LEVEL';
 }

@@ -55,9 +55,6 @@ export const setReserve = (
   a: { queue: string; group: string; reserve: number },
 ): Promise<GroupInfo> => steered(ctx, a, (q) => q.setReserve(a.group, a.reserve, steering(ctx)));
 
-/** Whether the queue is at (or over) its cap: no claim takes a job until a lease ends. */
-export const atCap = (cap: QueueCap): boolean => cap.limit !== null && cap.active >= cap.limit;
-
 /**
  * `Group.reason` of a serviceable group while its queue is at its cap (DESIGN.md §4.2): it waits
  * for a permit, and gets the next one when it is owed its reserve (fewer in flight than its

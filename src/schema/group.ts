@@ -107,7 +107,7 @@ builder.subscriptionFields((t) => ({
 
 const BlockedByRef = builder.enumType('BlockedBy', {
   description:
-    'What keeps a group from its turn: off the ring, or on it behind a more urgent level (LEVEL); null when it is on the ring and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back.',
+    'What keeps a group from its turn: off the ring; or, on it, the queue at its cap (QUEUE_LIMIT), else a more urgent level (LEVEL); null when it is on the ring of a queue below its cap and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back.',
   values: {
     PAUSED: { description: 'Paused by an operator.' },
     LIMIT: { description: 'Exactly at its limit: the next completion puts it back.' },
@@ -123,6 +123,10 @@ const BlockedByRef = builder.enumType('BlockedBy', {
       description:
         'No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing.',
     },
+    QUEUE_LIMIT: {
+      description:
+        "On the ring (READY, under its own limit, with pending work), but the queue is at or over its cap (`Queue.limit`, setQueueLimit): its claim waits for a permit, which the next completion of any of the queue's groups frees; a group owed its reserve gets it first (`reason` says which). Goes before LEVEL: at the cap no level is served.",
+    },
     LEVEL: {
       description:
         'On the ring, but a more urgent level has a group ready: the head of its lane is of a later priority, and a claim serves the most urgent level first (strictly; `reason` names both levels).',
@@ -135,7 +139,7 @@ builder.objectFields(GroupRef, (t) => ({
     type: BlockedByRef,
     nullable: true,
     description:
-      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); LEVEL when it is on the ring behind a more urgent level (which reads the ring once per queue, O(ring)); null when it is on the ring and nothing holds it back, or off it only until the next claim puts it back (the token it waited for came; `reason` says so).',
+      'Why the group is off the ring: the first blocker by the precedence of `state` (others may hold too: `reason` names every one); on the ring, QUEUE_LIMIT while the queue is at or over its cap (read once per queue, O(1)), else LEVEL when it is behind a more urgent level (which reads the ring once per queue, O(ring)); null when it is on the ring and nothing holds it back, or off it only until the next claim puts it back (the token it waited for came; `reason` says so).',
     resolve: (g, _args, ctx, info) => resolve.blockedByOf(ctx, g, info.rootValue),
   }),
   reason: t.string({

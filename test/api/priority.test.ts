@@ -149,7 +149,7 @@ describe('priority across groups', () => {
     expect(served).toEqual(['urgent', 'urgent', 'a', 'b', 'a', 'low', undefined]);
   });
 
-  it('under the queue cap, a group behind a more urgent level is told both', async () => {
+  it('under the queue cap, a group behind a more urgent level is told both, the cap first', async () => {
     const queue = uniqueQueueName('levels-cap');
     const e = api.server.engine.queue(queue);
     await e.setQueueLimit(1);
@@ -159,7 +159,8 @@ describe('priority across groups', () => {
     await e.enqueue('d', 0, { priority: 8 });
     const read = ok(await api.request(GroupLevelsDocument, { queue })).queue;
     const d = read.groups.edges.find((edge) => edge.node.id === 'd')?.node;
-    expect(d?.blockedBy).toBe('LEVEL');
+    // At the cap no level is served: the cap is the blocker named (DESIGN.md §4.2).
+    expect(d?.blockedBy).toBe('QUEUE_LIMIT');
     expect(d?.reason).toBe(
       'waiting for a permit: the queue is at its cap, 1 of 1; on the ring at position 2 of 2, at priority level 8: a more urgent level (3) is served first while it has a group ready',
     );

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ClaimDocument,
   ClearQueueLimitDocument,
+  GroupCapBlockChangedDocument,
   GroupReserveChangedDocument,
   QueueCapDocument,
   QueueCapOverrideDocument,
@@ -45,7 +46,12 @@ describe('setQueueLimit, clearQueueLimit, setReserve', () => {
     expect(claimed).toEqual(['b', 'a', undefined]);
     const read = ok(await api.request(QueueCapDocument, { queue, group: 'c' })).queue;
     expect(read).toMatchObject({ limit: 2, active: 2, reserved: 1 });
-    expect(read.group).toMatchObject({ id: 'c', reserve: 0, blockedBy: null });
+    expect(read.group).toMatchObject({
+      id: 'c',
+      state: 'READY',
+      reserve: 0,
+      blockedBy: 'QUEUE_LIMIT',
+    });
     expect(read.group.reason).toMatch(
       /^waiting for a permit: the queue is at its cap, 2 of 2; on the ring at position \d of 3$/,
     );
@@ -60,9 +66,36 @@ describe('setQueueLimit, clearQueueLimit, setReserve', () => {
     expect(cleared).toEqual({ name: queue, limit: null, active: 2 });
     const free = ok(await api.request(QueueCapDocument, { queue, group: 'c' })).queue.group;
     expect(free.reason).toMatch(/^on the ring at position/);
+    expect(free.blockedBy).toBeNull();
     expect(ok(await api.request(ClaimDocument, { queue, leaseMs: 60_000 })).claim).not.toBeNull();
     const actions = (await r.xrange(e.keys.history, '-', '+')).map(([, f]) => f[1]);
     expect(actions).toEqual(['setQueueLimit', 'setReserve', 'setReserve', 'clearQueueLimit']);
+  });
+
+  it("says QUEUE_LIMIT after the group's own blockers and before LEVEL", async () => {
+    const queue = uniqueQueueName('cap-blocked');
+    const e = api.server.engine.queue(queue);
+    for (let i = 0; i < 2; i++) await e.enqueue('urgent', i, { priority: 1 });
+    await e.enqueue('late', 0, { priority: 8 });
+    expect((await e.claim({ leaseMs: 60_000 }))?.group).toBe('urgent');
+    const blocked = async (group: string) =>
+      ok(await api.request(QueueCapDocument, { queue, group })).queue.group;
+    expect(await blocked('late')).toMatchObject({ state: 'READY', blockedBy: 'LEVEL' });
+    // At the cap no level is served: both wait for a permit, the level behind it.
+    await e.setQueueLimit(1);
+    for (const group of ['urgent', 'late']) {
+      expect(await blocked(group)).toMatchObject({ state: 'READY', blockedBy: 'QUEUE_LIMIT' });
+    }
+    expect((await blocked('late')).reason).toMatch(/^waiting for a permit: .*priority level 8/);
+    // Over it (lowered below the work in flight) too; the group's own limit goes first.
+    await e.setQueueLimit(0);
+    await e.setLimit('urgent', 1);
+    expect(await blocked('urgent')).toMatchObject({ state: 'SATURATED', blockedBy: 'LIMIT' });
+    expect(await blocked('late')).toMatchObject({ blockedBy: 'QUEUE_LIMIT' });
+    await e.clearLimit('urgent');
+    await e.setQueueLimit(2);
+    expect(await blocked('urgent')).toMatchObject({ blockedBy: null });
+    expect(await blocked('late')).toMatchObject({ blockedBy: 'LEVEL' });
   });
 
   it('reads a timed cap as Queue.limitOverride, and null once a plain call drops it', async () => {
@@ -128,6 +161,29 @@ describe('groupChanged', () => {
     expect(await next()).toEqual({ id: 'g', reserve: 0 });
     await e.setReserve('g', 2);
     expect(await next()).toEqual({ id: 'g', reserve: 2 });
+    sub.close();
+  });
+
+  it('sends the group again when the queue reaches its cap, and when the cap lifts', async () => {
+    const queue = uniqueQueueName('cap-live');
+    const e = api.server.engine.queue(queue);
+    for (const g of ['h', 'g']) await e.enqueue(g);
+    const sub = wsSubscribe(api.ws(), GroupCapBlockChangedDocument, { queue, group: 'g' });
+    // Below the safety re-read's 5 s: only a notification of the cap's change can bring it.
+    const next = async () => dataOf(await sub.events.next(2_000)).groupChanged;
+    expect(await next()).toMatchObject({ id: 'g', state: 'READY', blockedBy: null });
+    await e.setQueueLimit(0);
+    expect(await next()).toMatchObject({
+      blockedBy: 'QUEUE_LIMIT',
+      reason: expect.stringMatching(/^waiting for a permit: the queue is at its cap, 0 of 0/),
+    });
+    await e.setQueueLimit(1);
+    expect(await next()).toMatchObject({ state: 'READY', blockedBy: null });
+    // Another group's claim takes the last permit: `g` itself is unchanged.
+    expect((await e.claim({ leaseMs: 60_000 }))?.group).toBe('h');
+    expect(await next()).toMatchObject({ state: 'READY', blockedBy: 'QUEUE_LIMIT' });
+    await e.clearQueueLimit();
+    expect(await next()).toMatchObject({ blockedBy: null });
     sub.close();
   });
 });

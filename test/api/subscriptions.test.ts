@@ -431,8 +431,8 @@ describe('a client that goes away', () => {
     const group = wsSubscribe(client, GroupChangedDocument, { queue: q, group: 'a' });
     await nextRing(ring);
     await nextGroup(group);
-    // ring, levels and settings, and for the group: glimit, gactive, paused, gweight, grate,
-    // ratelimited, goverride, greserve, gmaxpending, its lane.
+    // ring, levels and settings (the group's too: the queue's cap), and for the group: glimit,
+    // gactive, paused, gweight, grate, ratelimited, goverride, greserve, gmaxpending, its lane.
     expect(await holdings(q)).toMatchObject({
       listeners: 2,
       watchedQueues: 1,
@@ -463,9 +463,9 @@ describe('a client that goes away', () => {
     ring.close();
     await waitFor('the ring listener to go', async () => {
       const now = await holdings(q);
-      return now.listeners === 1 && now.redisChannels === 10;
+      return now.listeners === 1 && now.redisChannels === 11;
     });
-    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 10 });
+    expect(await holdings(q)).toMatchObject({ listeners: 1, watchedQueues: 1, channels: 11 });
     group.close();
     await waitFor('the server to let go', async () => {
       const now = await holdings(q);

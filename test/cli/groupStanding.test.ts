@@ -1,6 +1,7 @@
 /**
  * The CLI's words for the API's `blockedBy` (DESIGN.md §4.2): each blocker reads as its own
- * standing, a group behind a more urgent priority level as neither ready nor idle.
+ * standing, a group behind a more urgent priority level or held by the queue's cap as neither
+ * ready nor idle.
  */
 
 import { readFileSync } from 'node:fs';
@@ -20,7 +21,8 @@ describe('blockerStanding', () => {
       .filter((b) => b !== 'IDLE')
       .map((b) => STANDING_LABEL[blockerStanding(b, 0)]);
     expect(new Set(words).size).toBe(words.length);
-    expect(words).not.toContain('ready');
+    // Only IDLE reads as what is in flight: any other blocker falling there would hide it.
+    for (const word of ['ready', 'busy', 'empty']) expect(words).not.toContain(word);
     expect(STANDING_LABEL[blockerStanding('IDLE', 0)]).toBe('empty');
     expect(STANDING_LABEL[blockerStanding('IDLE', 2)]).toBe('busy');
   });
@@ -31,5 +33,11 @@ describe('blockerStanding', () => {
     expect(standing({ ...onRota, blockedBy: 'LEVEL' })).toBe('behind');
     expect(standing({ ...onRota, blockedBy: null })).toBe('ready');
     expect(standing(onRota)).toBe('ready');
+  });
+
+  it("says a group on the rota of a queue at its cap waits for the queue's cap", () => {
+    expect(STANDING_LABEL[blockerStanding('QUEUE_LIMIT', 3)]).toBe('queue at cap');
+    const onRota = { state: 'READY', active: 3, onRing: true };
+    expect(standing({ ...onRota, blockedBy: 'QUEUE_LIMIT' })).toBe('capped');
   });
 });

@@ -1,10 +1,16 @@
 /**
  * The console's words for timed overrides (console/src/overrides.ts): the durations an
  * operator types for "pause for" / "set limit for", and the sentence a pending revert reads as
- * in the group panel ("Paused for 12 more minutes, then resumes").
+ * in the group panel ("Paused for 12 more minutes, then resumes") and the queue's cap ("Cap 2 for
+ * 5 more minutes, then 10").
  */
 import { describe, expect, it } from 'vitest';
-import { moreTime, overrideText, parseDuration } from '../../console/src/overrides.js';
+import {
+  capOverrideText,
+  moreTime,
+  overrideText,
+  parseDuration,
+} from '../../console/src/overrides.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -48,5 +54,13 @@ describe('overrideText', () => {
     expect(overrideText('pause', 10 * 60_000, null, false, false)).toBe(
       'Resumed for 10 more minutes, then still resumed (it was not paused before)',
     );
+  });
+});
+
+describe('capOverrideText', () => {
+  it("says what the queue's timed cap reverts to, and when", () => {
+    expect(capOverrideText(5 * 60_000, 2, 10)).toBe('Cap 2 for 5 more minutes, then 10');
+    expect(capOverrideText(90_000, 0, null)).toBe('Cap 0 for 90 more seconds, then no cap');
+    expect(capOverrideText(-1, 4, 8)).toMatch(/^Cap 4 until the next reaper pass .*, then 8$/);
   });
 });

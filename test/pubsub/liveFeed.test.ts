@@ -407,8 +407,8 @@ describe('release', () => {
     await aborted.next();
     await group.next();
     await group2.next();
-    // ring, levels, settings; glimit, gactive, paused, gweight, grate, ratelimited, goverride,
-    // greserve, gmaxpending
+    // ring, levels, settings (the groups' watches too: the queue's cap); glimit, gactive,
+    // paused, gweight, grate, ratelimited, goverride, greserve, gmaxpending
     // (shared by g and h); g's and h's lanes
     expect(feed.stats()).toMatchObject({ listeners: 4, watchedQueues: 1, channels: 14 });
     expect(await channelsOf(admin, name)).toHaveLength(14);
@@ -423,7 +423,7 @@ describe('release', () => {
     controller.abort();
     expect(await aborted.result()).toEqual({ done: true, value: undefined });
     expect(await group2.result()).toEqual({ done: true, value: undefined });
-    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 10 });
+    expect(feed.stats()).toMatchObject({ listeners: 1, channels: 11 });
     await expect(group.iterator.throw(new Error('client went away'))).rejects.toThrow(/went away/);
     expect(await group.result()).toEqual({ done: true, value: undefined });
 

@@ -2,15 +2,15 @@
  * The console's queue cap and group reserve (QueueCap.tsx, GroupReserve.tsx; DESIGN.md §3, "The
  * queue's cap and reserves"), in headless Chromium against the real server over a real Redis:
  * an admin sets the cap beside the queue's controls and sees the jobs in flight against it, sets
- * a group's reserve beside its limit, sees a cap below the reserves refused in words, and clears
- * both. Each step is checked in Redis and on the page; the page must log no error.
+ * a group's reserve beside its limit, sees a cap below the reserves refused in words, sees a
+ * timed cap's pending revert (`Queue.limitOverride`) until a plain set drops it, and clears both. Each step is checked in Redis and on the page; the page must log no error.
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM, skipBrowser } from '../support/chromium.js';
 import { shot, useConsoleBrowser, waitText } from '../support/console.js';
-import { queueName } from '../support/pubsub.js';
+import { queueName, waitFor } from '../support/pubsub.js';
 import { useTestRedis } from '../support/redis.js';
 import { startTestServer } from '../support/server.js';
 
@@ -63,6 +63,25 @@ describe.skipIf(skip)(
         await page.getByLabel('New reserve').fill('0');
         await page.getByRole('button', { name: 'Set reserve' }).click();
         await waitText(reserve, /^none$/);
+        // A timed cap shows its pending revert, as a group's timed limit does; a plain set drops it.
+        const revert = page.getByTestId('queue-cap-override');
+        expect(await revert.count()).toBe(0);
+        await q.setQueueLimit(1, { forMs: 600_000 });
+        await waitText(revert, /^Cap 1 for 10 more minutes, then 2\.$/);
+        await waitText(capValue, /^cap \d \/ 1$/);
+        // At the cap, the group's panel says what holds it (blockedBy QUEUE_LIMIT).
+        const detail = page.getByTestId('detail');
+        await waitText(detail.locator('[data-standing="capped"]'), /^queue at cap$/);
+        await waitText(
+          detail.getByTestId('reason'),
+          /^Waiting for a permit: the queue is at its cap/,
+        );
+        await shot(page, 'cap-02-timed');
+        await page.getByLabel('New cap').fill('3');
+        await page.getByRole('button', { name: 'Set cap' }).click();
+        await waitText(capValue, /^cap \d \/ 3$/);
+        await waitFor('the revert gone', async () => (await revert.count()) === 0);
+
         await page.getByRole('button', { name: 'Clear cap' }).click();
         await waitText(capValue, /^no cap \(\d in flight\)$/);
         expect(await q.redis.hexists(q.keys.settings, 'limit')).toBe(0);

@@ -8,8 +8,8 @@
  * live, the log paged 50 lines at a time, and its result shows once completed; the Delayed view's "run now" makes a
  * delayed job pending; an admin pauses and resumes the whole queue (`P:{Q}:settings`), and a
  * read token sees the state but no buttons. A group's detail lists its backlog and active jobs.
- * Each job's priority shows in the backlog, the Delayed view and its detail, where an admin
- * changes a pending job's.
+ * Each job's priority shows in the backlog, the Delayed, Active and Completed views and its
+ * detail, where an admin changes a pending job's.
  * The page must log no error. Screenshots go to test-results/console/ (names j01…).
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts does.
@@ -520,7 +520,7 @@ describe.skipIf(skip)(
       }
     }, 60_000);
 
-    it("shows each job's priority in the backlog, the Delayed view and its detail, and gives a pending job a new one from its detail, as Redis shows", async () => {
+    it("shows each job's priority in the backlog, the Delayed, Active and Completed views and its detail, and gives a pending job a new one from its detail, as Redis shows", async () => {
       const { server, page, errors, queue, q, k, direct, close } = await openConsole(
         browser,
         redis.url,
@@ -572,6 +572,21 @@ describe.skipIf(skip)(
         await page.goto(`${server.server.url}/#queue=${queue}&group=acme&job=${a.id}`);
         await waitText(page.getByTestId('job-priority'), /5/);
         expect(await page.getByTestId('job-debounce-key').count()).toBe(0);
+
+        // The Active and Completed views have a priority column too: b (now 1) done, c (2) running.
+        const done = await q.claim({ leaseMs: 600_000 });
+        expect(done?.id).toBe(b.id);
+        await q.complete(b.id, done?.token as string);
+        expect((await q.claim({ leaseMs: 600_000 }))?.id).toBe(c.id);
+        await page.goto(`${server.server.url}/#queue=${queue}&view=active`);
+        await waitRows(page, 'queue-active-jobs', [c.id]);
+        await waitText(page.locator(`tr[data-job-row="${c.id}"] td[data-priority]`), /^2$/);
+        await page.goto(`${server.server.url}/#queue=${queue}&view=completed`);
+        await waitRows(page, 'completed-jobs', [b.id]);
+        await waitText(
+          page.locator(`tr[data-job-row="${b.id}"] td[data-priority]`),
+          /^1 \(runs first\)$/,
+        );
         expect(errors).toEqual([]);
       } finally {
         await close();

@@ -31,11 +31,15 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Build console/dist when it is missing or older than its sources (vite build, ~1 s). */
+/**
+ * Build console/dist when it is missing or older than its sources (vite build, ~1 s): its own,
+ * and `src/`, whose shared words it bundles (src/cli/groupStanding.ts, src/overrideWords.ts, …).
+ */
 export function ensureConsoleBuilt(): void {
   const built = path.join(CONSOLE, 'dist', 'index.html');
   const sources = Math.max(
     newest(path.join(CONSOLE, 'src')),
+    newest(path.join(ROOT, 'src')),
     statSync(path.join(CONSOLE, 'index.html')).mtimeMs,
     statSync(path.join(CONSOLE, 'vite.config.ts')).mtimeMs,
   );

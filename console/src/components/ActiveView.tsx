@@ -1,7 +1,7 @@
 /**
  * The queue's active jobs, every group's (or one group's, filtered), lease ending first: each
  * with when it was claimed, its lease counting down each second (from `leaseUntil`, on the
- * Redis clock), its attempt, the worker holding it (`Job.workerId`) and its processor's last
+ * Redis clock), its attempt, its priority, the worker holding it (`Job.workerId`) and its processor's last
  * progress. No row action: an active job
  * belongs to the worker holding its lease (`removeJobs` skips it), and its detail says what it
  * is doing. Read again with each snapshot.
@@ -10,7 +10,7 @@ import { dateTimeMs, ms } from '../format';
 import type { JobRowFragment } from '../gql/graphql';
 import { leaseText } from './JobList';
 import { agoColumn, JobsPanel, type JobsViewProps, useQueueJobs } from './JobsView';
-import { attemptsColumn, type JobColumn } from './JobTable';
+import { attemptsColumn, type JobColumn, priorityColumn } from './JobTable';
 
 /**
  * A processor's progress as a row shows it, from its preview (`Job.progressPreview`, its JSON
@@ -43,6 +43,7 @@ export function ActiveView(props: Omit<JobsViewProps, 'admin' | 'refresh'>) {
       },
     },
     attemptsColumn,
+    priorityColumn,
     {
       header: 'Worker',
       cell: (j) => (

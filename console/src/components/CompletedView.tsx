@@ -1,6 +1,7 @@
 /**
  * The queue's completed jobs that its retention keeps, newest first, filtered by group: each with
- * when it finished, how long its last attempt ran (claimed to finished) and its result, cut to a
+ * when it finished, how long its last attempt ran (claimed to finished), its attempts, its priority
+ * and its result, cut to a
  * line by the server (`resultPreview`; longer in the tooltip, whole in the job's detail). An admin
  * deletes one job, the page shown, or every kept job matching — after a confirmation naming how
  * many — by calling `removeJobs(state: COMPLETED)` (≤ 1,000 jobs a call) until nothing matching
@@ -12,7 +13,7 @@ import { useAction } from '../action';
 import { duration, n } from '../format';
 import { BulkActions, type BulkWords, removeVerb } from './BulkActions';
 import { agoColumn, deleteJob, JobsPanel, type JobsViewProps, useQueueJobs } from './JobsView';
-import { attemptsColumn, between, type JobColumn } from './JobTable';
+import { attemptsColumn, between, type JobColumn, priorityColumn } from './JobTable';
 
 /** How the bulk actions speak of these jobs. */
 const COMPLETED_WORDS: BulkWords = {
@@ -39,6 +40,7 @@ export function CompletedView(props: JobsViewProps) {
       title: () => 'its last attempt: claimed to completed',
     },
     attemptsColumn,
+    priorityColumn,
     {
       header: 'Result',
       class: 'err-cell',

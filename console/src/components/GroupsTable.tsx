@@ -21,6 +21,7 @@ const STANDING_ORDER = {
   busy: 4,
   empty: 5,
   rated: 1.5,
+  capped: 2.7,
   behind: 2.75,
 } as const;
 

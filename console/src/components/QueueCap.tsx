@@ -1,8 +1,10 @@
 /**
  * The queue's cap beside its controls (DESIGN.md §3, "The queue's cap and reserves"): the jobs
- * in flight of the cap ("cap 3 / 5", or "no cap"), read again with every snapshot; an admin may
- * set it or clear it. Done only once a read shows it (`useAction`); a refusal (a cap below the
- * sum of the reserves) is shown in words.
+ * in flight of the cap ("cap 3 / 5", or "no cap"), read again with every snapshot, and a timed
+ * cap's pending revert ("Cap 2 for 5 more minutes, then 10": `Queue.limitOverride`, §4.8,
+ * counted down on the Redis clock as a group's timed limit is); an admin may set it or clear it
+ * (either drops a pending revert). Done only once a read shows it (`useAction`); a refusal (a
+ * cap below the sum of the reserves) is shown in words.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../action';
@@ -15,6 +17,7 @@ import {
   type QueueCapReadQuery,
   SetQueueCapDocument,
 } from '../gql/graphql';
+import { capOverrideText } from '../overrides';
 import { CountInput } from './CountInput';
 
 type Cap = QueueCapReadQuery['queue'];
@@ -25,8 +28,11 @@ export function QueueCap(props: {
   at: number | null;
   admin: boolean;
   refresh: () => void;
+  /** This browser's clock minus the Redis clock (ms), and now on this browser's clock. */
+  skew: number;
+  now: number;
 }) {
-  const { queue, at, admin, refresh } = props;
+  const { queue, at, admin, refresh, skew, now } = props;
   const [cap, setCap] = useState<Cap | null>(null);
   const [text, setText] = useState('');
   const action = useAction();
@@ -83,6 +89,8 @@ export function QueueCap(props: {
 
   if (cap === null) return null;
   const full = cap.limit !== null && cap.active >= cap.limit;
+  const revert = cap.limitOverride;
+  const redisNow = Math.max(now, Date.now()) - skew;
   return (
     <div class="queue-control queue-cap" data-testid="queue-cap">
       <span
@@ -94,6 +102,20 @@ export function QueueCap(props: {
           ? `no cap (${n(cap.active)} in flight)`
           : `cap ${n(cap.active)} / ${n(cap.limit)}${cap.reserved > 0 ? `, reserves ${n(cap.reserved)}` : ''}`}
       </span>
+      {revert && (
+        <span
+          class="timed-override"
+          data-testid="queue-cap-override"
+          title={`Reverts at ${revert.until}; setting or clearing the cap drops the revert.`}
+        >
+          {capOverrideText(
+            Date.parse(String(revert.until)) - redisNow,
+            cap.limit,
+            revert.revertToLimit ?? null,
+          )}
+          .
+        </span>
+      )}
       {admin && (
         <form class="limit-form" onSubmit={submit}>
           <CountInput

@@ -9,7 +9,7 @@ export type BackoffType =
   | 'EXPONENTIAL'
   | 'FIXED';
 
-/** What keeps a group from its turn: off the ring, or on it behind a more urgent level (LEVEL); null when it is on the ring and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back. */
+/** What keeps a group from its turn: off the ring; or, on it, the queue at its cap (QUEUE_LIMIT), else a more urgent level (LEVEL); null when it is on the ring of a queue below its cap and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back. */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'
@@ -21,6 +21,8 @@ export type BlockedBy =
   | 'PARKED'
   /** Paused by an operator. */
   | 'PAUSED'
+  /** On the ring (READY, under its own limit, with pending work), but the queue is at or over its cap (`Queue.limit`, setQueueLimit): its claim waits for a permit, which the next completion of any of the queue's groups frees; a group owed its reserve gets it first (`reason` says which). Goes before LEVEL: at the cap no level is served. */
+  | 'QUEUE_LIMIT'
   /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
@@ -355,7 +357,7 @@ export type QueueCapReadQueryVariables = Exact<{
 }>;
 
 
-export type QueueCapReadQuery = { queue: { limit: number | null, active: number, reserved: number } };
+export type QueueCapReadQuery = { queue: { limit: number | null, active: number, reserved: number, limitOverride: { until: string, revertToLimit: number | null } | null } };
 
 export type SetQueueCapMutationVariables = Exact<{
   queue: string;
@@ -1431,6 +1433,10 @@ export const QueueCapReadDocument = new TypedDocumentString(`
     limit
     active
     reserved
+    limitOverride {
+      until
+      revertToLimit
+    }
   }
 }
     `) as unknown as TypedDocumentString<QueueCapReadQuery, QueueCapReadQueryVariables>;

@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** What keeps a group from its turn: off the ring, or on it behind a more urgent level (LEVEL); null when it is on the ring and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back. */
+/** What keeps a group from its turn: off the ring; or, on it, the queue at its cap (QUEUE_LIMIT), else a more urgent level (LEVEL); null when it is on the ring of a queue below its cap and its level is the most urgent there, or when its rate window has reopened and the next claim puts it back. */
 export type BlockedBy =
   /** No backlog: nothing is waiting. Jobs may still be in flight (`active` > 0): such a group is busy, not doing nothing. */
   | 'IDLE'
@@ -16,6 +16,8 @@ export type BlockedBy =
   | 'PARKED'
   /** Paused by an operator. */
   | 'PAUSED'
+  /** On the ring (READY, under its own limit, with pending work), but the queue is at or over its cap (`Queue.limit`, setQueueLimit): its claim waits for a permit, which the next completion of any of the queue's groups frees; a group owed its reserve gets it first (`reason` says which). Goes before LEVEL: at the cap no level is served. */
+  | 'QUEUE_LIMIT'
   /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 

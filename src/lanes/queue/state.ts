@@ -178,6 +178,14 @@ export function groupBlocks(g: StateFields): ('PAUSED' | 'SATURATED' | 'RATE_LIM
 }
 
 /**
+ * Whether the queue is at (or over) its cap (DESIGN.md §3, "The queue's cap and reserves"): no
+ * claim takes a job until a lease ends. `Group.blockedBy` QUEUE_LIMIT, `reason`, and the watch
+ * of a group read it.
+ */
+export const atCap = (cap: Pick<QueueCap, 'limit' | 'active'>): boolean =>
+  cap.limit !== null && cap.active >= cap.limit;
+
+/**
  * A retention policy from its two stored fields (`P:{Q}:settings` `<kind>Count`,
  * `<kind>AgeMs`), read as the scripts read them (`retentionFrom` in
  * `src/lua/includes/retention.lua`): a count that is not a non-negative integer within
