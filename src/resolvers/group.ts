@@ -152,7 +152,11 @@ function severalBlockers(g: GroupInfo, all: readonly Blocker[]): string {
  * One plain sentence saying why `g` runs or not. `ring` is where it stands on the ring, and is
  * only read for a group that is not blocked (it costs O(ring)).
  */
-function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
+function reasonSentence(
+  g: GroupInfo,
+  ring: RingPosition | null,
+  bound: number | null = g.maxPending,
+): string {
   const all = blockers(g);
   if (all.length > 1) return severalBlockers(g, all);
   const blocked = blockedBy(g);
@@ -174,11 +178,17 @@ function reasonSentence(g: GroupInfo, ring: RingPosition | null): string {
         : `at its limit (${g.active} of ${g.limit} in flight), with no backlog`;
     case 'RATE_LIMITED':
       return rateLimitedSentence(g);
-    case 'IDLE':
+    case 'IDLE': {
       // Not "idle": a group with jobs in flight is busy, it only has nothing more waiting.
+      // A backlog bound of 0 refuses every enqueue (GROUP_FULL), so no job can give it a turn.
+      const next =
+        bound === 0
+          ? 'its backlog bound is 0, so every enqueue is refused until the bound is raised'
+          : 'it gets a turn when a job is enqueued';
       return g.active > 0
-        ? `busy, no backlog: nothing is waiting (${inFlight(g.active)}); it gets a turn when a job is enqueued`
-        : 'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued';
+        ? `busy, no backlog: nothing is waiting (${inFlight(g.active)}); ${next}`
+        : `empty: nothing is waiting or in flight; ${next}`;
+    }
     case null: {
       if (g.rateReopenedAt !== null) return reopenedSentence(g);
       if (
@@ -369,7 +379,14 @@ async function plainReason(
   // Not blocked, yet off the ring until the next claim: its sentence needs no ring read.
   if (blockedBy(g) !== null || g.rateReopenedAt !== null) {
     const queuePaused = read?.queuePaused ?? (await queuePausedOf(ctx, rootValue, g.queue));
-    return { sentence: reasonSentence(g, null), queuePaused };
+    // An empty group's next turn depends on its backlog bound: its own, else the queue's.
+    const bound =
+      blockedBy(g) === 'IDLE' && g.maxPending === null
+        ? await oncePerExecution(ctx, rootValue, `defaultMaxPending\u0000${g.queue}`, () =>
+            ctx.engine.queue(g.queue).defaultMaxPending(),
+          )
+        : g.maxPending;
+    return { sentence: reasonSentence(g, null, bound), queuePaused };
   }
   const index = read ?? (await ringIndex(ctx, rootValue, g.queue));
   const { length, position, queuePaused, known } = index;

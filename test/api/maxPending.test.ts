@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   EnqueueDocument,
   EnqueueJobsDocument,
+  GroupReasonDocument,
   MaxPendingDocument,
   SetDefaultMaxPendingDocument,
   SetMaxPendingDocument,
@@ -58,6 +59,23 @@ describe('setMaxPending, setDefaultMaxPending', () => {
     await api.ok(SetDefaultMaxPendingDocument, { queue, maxPending: 0 });
     const other = await api.request(EnqueueDocument, { queue, group: 'b', payload: 1 });
     expect([other.status, refusal(other).code]).toEqual([429, 'GROUP_FULL']);
+  });
+
+  it('an empty group under a bound of 0, its own or the queue’s, says no enqueue can give it a turn', async () => {
+    const queue = uniqueQueueName('mp');
+    const reason = async () =>
+      ok(await api.request(GroupReasonDocument, { queue, group: 'a' })).queue.group?.reason;
+    await api.ok(SetMaxPendingDocument, { queue, group: 'a', maxPending: 0 });
+    expect(await reason()).toBe(
+      'empty: nothing is waiting or in flight; its backlog bound is 0, so every enqueue is refused until the bound is raised',
+    );
+    await api.ok(SetMaxPendingDocument, { queue, group: 'a', maxPending: null });
+    await api.ok(SetDefaultMaxPendingDocument, { queue, maxPending: 0 });
+    expect(await reason()).toMatch(/its backlog bound is 0, so every enqueue is refused/);
+    await api.ok(SetDefaultMaxPendingDocument, { queue });
+    expect(await reason()).toBe(
+      'empty: nothing is waiting or in flight; it gets a turn when a job is enqueued',
+    );
   });
 
   it('an enqueueJobs batch that would pass a bound writes no job of it', async () => {
