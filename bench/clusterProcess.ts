@@ -74,14 +74,19 @@ export interface TestCluster {
   topology(): Promise<ClusterNodeInfo[]>;
   /** The port of the master serving `key`'s slot now. */
   ownerOf(key: string): Promise<number>;
-  /** SIGKILL (or another signal) to one node; resolves once a terminating signal took effect. */
+  /**
+   * SIGKILL (or another signal) to one node; resolves once a terminating signal took effect. A
+   * master with a replica connected is first asked to WAIT (up to 3 s) until one has
+   * acknowledged its writes.
+   */
   kill(port: number, signal?: NodeJS.Signals): Promise<void>;
   /** Start a stopped or killed node again with its files (it rejoins, as a replica if replaced). */
   restart(port: number): Promise<void>;
   /**
-   * Graceful failover of the master at `masterPort`: `CLUSTER FAILOVER` on one of its replicas,
-   * asked again while Redis drops it unfinished (every 6 s, up to 30 s). Resolves once that
-   * replica reports itself master. Returns the new master's port.
+   * Graceful failover of the master at `masterPort`: once one of its replicas is live and in
+   * sync with it (link up, no full sync under way; up to 20 s), `CLUSTER FAILOVER` on that
+   * replica, asked again while Redis drops it unfinished (every 6 s, up to 30 s). Resolves once
+   * that replica reports itself master. Returns the new master's port.
    */
   failover(masterPort: number): Promise<number>;
   /**
@@ -385,6 +390,17 @@ export async function startTestCluster(
   };
   await awaitReplicasLinked();
 
+  /**
+   * Whether the replica on `port` holds its master's data: its link up and no full sync under
+   * way. A node restarted as a replica (after a kill) is not, for seconds: its master sends the
+   * snapshot only after `repl-diskless-sync-delay` (5 s), and the replica then loads it.
+   */
+  const replicaSynced = (port: number) =>
+    ask(port, async (redis) => {
+      const info = (await redis.info('replication')) as string;
+      return info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0');
+    }).catch(() => false);
+
   // A replica a busy machine kept from answering a ping within the node timeout is flagged
   // (`fail?`) until its next pong: waited for, as an operator would before a failover.
   const liveReplicaOf = async (masterPort: number, timeoutMs = 10_000) => {
@@ -471,7 +487,19 @@ export async function startTestCluster(
       const server = processes.get(port);
       if (!server) throw new Error(`TestCluster: no node on ${port}`);
       const self = (await topology()).find((n) => n.port === port);
-      if (self?.role === 'master') slotsAtKill.set(port, self.slots);
+      if (self?.role === 'master') {
+        slotsAtKill.set(port, self.slots);
+        // Its replica holds every write the master acknowledged so far (WAIT), as the tests'
+        // accounting of a killed master assumes. Redis replicates asynchronously, and a master
+        // streams nothing to a replica before that replica's first acknowledgement (up to 1 s
+        // after its full sync): killed in that window, the replica is promoted holding none of
+        // the queue, its jobs and counters gone while ids go on from the engine's floor.
+        // (None when no replica is connected: a test that killed it first.)
+        await ask(port, async (redis) => {
+          const info = (await redis.info('replication')) as string;
+          if (/^connected_slaves:[1-9]/m.test(info)) await redis.call('WAIT', 1, 3_000);
+        }).catch(() => undefined);
+      }
       await server.kill(signal);
     },
     async restart(port) {
@@ -483,6 +511,16 @@ export async function startTestCluster(
     async failover(masterPort) {
       assertRunning('failover');
       const { replica } = await liveReplicaOf(masterPort);
+      // A replica still in its full sync cannot take over: the manual failover would wait for
+      // the snapshot its master sends 5 s after the sync began, racing Redis' own 5 s limit
+      // on a manual failover, lost whenever loading the snapshot takes longer than the few
+      // hundred ms between the two. An operator waits for the replica to be in sync; so do we.
+      const syncedBy = Date.now() + 20_000;
+      while (!(await replicaSynced(replica.port))) {
+        if (Date.now() > syncedBy)
+          throw new Error(`TestCluster: replica ${replica.port} not in sync`);
+        await sleep(100);
+      }
       // A manual failover that has not completed within Redis' own limit (5 s: the replica
       // never caught up with the paused master, as on a loaded machine) is dropped silently;
       // asking again is how an operator completes it. Still graceful: never FORCE.

@@ -7,7 +7,7 @@
  *
  * Redis 7 counts the commands a Lua script runs in `INFO commandstats` too (`cmdstat_hget` grows
  * when a script calls HGET), so the calls a client *sends* are counted in the client instead
- * ({@link countCommands}); commandstats gives the script cost (`cmdstat_evalsha`) and the total
+ * ({@link countCommands}); commandstats gives the script cost (`cmdstat_fcall`, or `cmdstat_evalsha`) and the total
  * work Redis did.
  */
 import { Redis, type RedisOptions } from 'ioredis';
@@ -112,14 +112,21 @@ export function totalCalls(stats: Map<string, CommandStat>): number {
   return total;
 }
 
+/** The commands that run a script: FCALL (Redis ≥ 7.0), else EVALSHA and EVAL. */
+export const SCRIPT_COMMANDS = ['fcall', 'evalsha', 'eval'];
+
 /**
- * Script executions in a commandstats snapshot: EVALSHA plus EVAL (ioredis sends a script's
- * first call on each connection as EVAL with its body, then EVALSHA).
+ * Script executions in a commandstats snapshot: FCALL, EVALSHA and EVAL (without FCALL, ioredis
+ * sends a script's first call on each connection as EVAL with its body, then EVALSHA).
  */
 export function scriptCalls(stats: Map<string, CommandStat>): CommandStat {
-  const sha = stats.get('evalsha') ?? { calls: 0, usec: 0 };
-  const body = stats.get('eval') ?? { calls: 0, usec: 0 };
-  return { calls: sha.calls + body.calls, usec: sha.usec + body.usec };
+  const total = { calls: 0, usec: 0 };
+  for (const name of SCRIPT_COMMANDS) {
+    const stat = stats.get(name);
+    total.calls += stat?.calls ?? 0;
+    total.usec += stat?.usec ?? 0;
+  }
+  return total;
 }
 
 /** Difference of two commandstats snapshots (after − before), per command. */

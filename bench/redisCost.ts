@@ -7,9 +7,9 @@
  *   idle baseline (the same server instrumented for `--idle-ms` with no client work, scaled to
  *   the drain's length). Deterministic to ~0.1% for a given tree, batch size and machine, so it
  *   is the before/after measure on a shared machine where wall-clock CPU is noise.
- * - Redis commands: every command Redis ran (INFO commandstats, EVALSHA/EVAL excluded, the
+ * - Redis commands: every command Redis ran (INFO commandstats, FCALL/EVALSHA/EVAL excluded, the
  *   harness' own INFO excluded) ÷ jobs, and the same split by command.
- * - script calls: EVALSHA + EVAL ÷ jobs (the Worker's batch size is its inverse).
+ * - script calls: FCALL + EVALSHA + EVAL ÷ jobs (the Worker's batch size is its inverse).
  *
  * The callgrind run counts instructions only while the drain runs (`--instr-atstart=no`, then
  * `callgrind_control -i on/off`), so the fill and start-up are not in the figure.
@@ -29,7 +29,13 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
 import { idleInstructionsPerMs, instructionsDuring, startServer } from './callgrind.js';
-import { commandStats, isBookkeeping, redisCpuUsec, scriptCalls } from './redis.js';
+import {
+  commandStats,
+  isBookkeeping,
+  redisCpuUsec,
+  SCRIPT_COMMANDS,
+  scriptCalls,
+} from './redis.js';
 import { latch, pool, scriptFlags } from './util.js';
 
 /** What one run measures; every field has a command-line flag of the same name. */
@@ -139,7 +145,7 @@ async function drainOnce(
     const scripts = scriptCalls(calls).calls;
     const byCommand: Record<string, number> = {};
     for (const [name, { calls: n }] of calls) {
-      if (isBookkeeping(name) || name === 'evalsha' || name === 'eval') continue;
+      if (isBookkeeping(name) || SCRIPT_COMMANDS.includes(name)) continue;
       commands += n;
       byCommand[name] = Number((n / o.jobs).toFixed(3));
     }

@@ -350,7 +350,7 @@ export function render(r: Results): string {
       `A floor call cost Redis ${rows.map((row) => `${fixed(row.floorRedisCpuUsecPerCall, 1)} µs (@${row.concurrency})`).join(', ')} of CPU;`,
       'where Redis is the ceiling, efficiency ≈ that ÷ the Redis CPU of one of our calls (see below).',
       '',
-      'Cost per job (same runs): scripts = EVALSHA/EVAL per job; Redis cmds = every command Redis ran, inside scripts too;',
+      'Cost per job (same runs): scripts = FCALL/EVALSHA/EVAL per job; Redis cmds = every command Redis ran, inside scripts too;',
       'Redis CPU and client CPU = µs of redis-server and of this process per job; Redis busy = Redis CPU µs/job × jobs/s:',
       "the share of Redis' one thread the run used (1.00: Redis was the ceiling).",
     );

@@ -62,8 +62,8 @@ export const ScriptStatus = {
 
 /** How a script's error reply starts when it refused a stored number (`refuse` in safeInteger.lua). */
 const DATA_OUT_OF_RANGE_REPLY = 'DATA_OUT_OF_RANGE ';
-/** What Redis 7 appends to an error a script raises: where in which script. */
-const SCRIPT_SUFFIX = / script: [0-9a-f]{40}, on @user_script:\d+\.$/;
+/** What Redis 7 appends to an error a script or a function raises: where in which one. */
+const SCRIPT_SUFFIX = / script: \S+, on @user_(?:script|function):\d+\.$/;
 
 /** An error the caller caused or must handle; `code` is the DESIGN.md §5 code. */
 export class RingmasterError extends Error {

@@ -32,8 +32,8 @@ export interface RingmasterOptions {
   /**
    * Called after every script call of this engine's queue handles (and their workers), with the
    * script's name (`claim`, `enqueue`, …), its duration (ms, from sending to the reply,
-   * NOSCRIPT retries included) and whether it succeeded (false when it threw: a Redis error, a
-   * refused stored number; a reply saying "no such job" is a success). For a latency
+   * NOSCRIPT retries and a library load included) and whether it succeeded (false when it
+   * threw: a Redis error, a refused stored number; a reply saying "no such job" is a success). For a latency
    * histogram (the server's `ringmaster_script_duration_seconds`, DESIGN.md §4.7). Must be
    * cheap; what it throws is ignored. Default: none.
    */

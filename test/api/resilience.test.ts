@@ -291,7 +291,7 @@ describe.skipIf(noRedisBinary)('a Redis whose user loses the scripts while the s
     const q = queueName('noperm');
     await mustOk(server.request(EnqueueDocument, { queue: q, group: 'a' }));
     // An operator takes the scripts away under a running server (checkServer passed at start).
-    await admin.call('ACL', 'SETUSER', 'app', '-eval', '-evalsha', '-script');
+    await admin.call('ACL', 'SETUSER', 'app', '-eval', '-evalsha', '-script', '-fcall');
     const { status, body } = await server.request(EnqueueDocument, { queue: q, group: 'a' });
     expect(status).toBe(500);
     expect(body.errors).toEqual([

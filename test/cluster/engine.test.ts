@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterOptions, type Job, Reaper, Ringmaster, Worker } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
-import { scriptNames } from '../../src/lanes/scripts/commands.js';
+import { LIBRARY, scriptNames } from '../../src/lanes/scripts/commands.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
 import { pollUntil, untilRedisTimePasses } from '../support/lanes.js';
@@ -316,6 +316,36 @@ describe('the engine on a Redis Cluster', () => {
       expect(await master.zrange(q.keys.levels, 0, -1)).toEqual(['z']);
       expect((await q.snapshot()).ring).toEqual(['z']);
       expect((await q.audit()).findings).toEqual([]);
+    }
+  });
+
+  it('loads the library on every master, and again on a master that lost it (FUNCTION FLUSH)', async () => {
+    const rm = engine('library');
+    const queues = await queuesOnEveryMaster(handle.cluster);
+    for (const { queue } of queues) await rm.queue(queue).enqueue('g', null);
+    const libraries = async (port: number) =>
+      ((await handle.cluster.node(port).call('FUNCTION', 'LIST')) as unknown[][]).map((l) => l[1]);
+    for (const { port } of queues) expect(await libraries(port)).toEqual([LIBRARY.name]);
+    // One master loses it (a restart, a failover to a node without it): its next call loads it.
+    const lost = queues.at(-1) as (typeof queues)[number];
+    await handle.cluster.node(lost.port).call('FUNCTION', 'FLUSH');
+    expect(await libraries(lost.port)).toEqual([]);
+    const offsets = async () =>
+      Promise.all(
+        queues.map(async ({ port }) => {
+          const info = await handle.cluster.node(port).info('replication');
+          return Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+        }),
+      );
+    const before = await offsets();
+    expect((await rm.queue(lost.queue).enqueue('g', null)).id).toBe('2');
+    expect(await libraries(lost.port)).toEqual([LIBRARY.name]);
+    // Loaded on every master, but only the one without it compiled it and sent it to its
+    // replica: the others answered "already exists" (a REPLACE would send 0.65 MB from each).
+    const sent = (await offsets()).map((offset, i) => offset - (before[i] as number));
+    for (const [i, { port }] of queues.entries()) {
+      if (port === lost.port) expect(sent[i]).toBeGreaterThan(LIBRARY.code.length);
+      else expect(sent[i]).toBeLessThan(LIBRARY.code.length / 10);
     }
   });
 

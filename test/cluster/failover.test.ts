@@ -5,7 +5,8 @@
  * (`CLUSTER FAILOVER` on its replica). With Ringmaster's cluster budgets (`clusterOptions`: 2 ×
  * node timeout + 2 s), every call rides the failover out: no enqueue or worker call fails (none
  * with "Too many Cluster redirections", ioredis' answer when its default budget of ~1.6 s runs
- * out), claims resume once the replica is promoted, and at the end nothing is lost, no permit
+ * out), claims resume once the replica is promoted (on 10 jobs enqueued then), and at the end
+ * nothing is lost, no permit
  * leaked, and `Queue.audit()` is clean (`assertSound`: I1–I5, every job completed or dead once).
  * Each scenario prints its timings as a `[faults]` line.
  */
@@ -25,6 +26,13 @@ import { type TestCluster, useTestCluster } from '../support/cluster.js';
 import { queueOn } from '../support/clusterQueues.js';
 
 const handle = useTestCluster();
+
+/** Jobs enqueued once the replica is promoted, for the claims that must resume on it. */
+const AFTER_PROMOTION = Array.from({ length: 10 }, (_, n) => ({
+  group: 'after',
+  payload: { ms: 2, n: 300 + n },
+  maxAttempts: 5,
+}));
 
 /** The first master by port. */
 async function someMaster(cluster: TestCluster): Promise<number> {
@@ -76,12 +84,14 @@ async function throughFailover(
     const promoted = await failover(master);
     const promotedAt = Date.now();
     expect(await cluster.ownerOf(queue.keys.base)).toBe(promoted);
-    // Claims resume on the new master.
+    // Claims resume on the new master: on jobs enqueued now, since the workload may be through
+    // already when a failover takes seconds (a replica in its full sync is waited for first).
+    const after = produce(queue, AFTER_PROMOTION, ledger);
     await until('a completion after the promotion', () => ledger.lastCompletionAt > promotedAt, {
       timeoutMs: 60_000,
     });
     const resumedAt = ledger.lastCompletionAt;
-    await producing;
+    await Promise.all([producing, after]);
     await until('the queue to drain', () => drained(queue), { timeoutMs: 60_000 });
     await worker.close();
 
@@ -120,8 +130,9 @@ describe('a busy queue through a failover of its master', () => {
 
   it('graceful CLUSTER FAILOVER: claims go on; nothing lost', async () => {
     const { cluster } = handle;
-    // The harness asks again every 6 s, up to 30 s, when a manual failover is dropped (the
-    // replica did not catch up with the paused master in Redis' 5 s): the test outlives that.
+    // The harness waits for the replica's full sync when it is the node the SIGKILL scenario
+    // restarted (up to 20 s), and asks again every 6 s, up to 30 s, when a manual failover is
+    // dropped (the replica did not catch up with the paused master in Redis' 5 s).
     await throughFailover('graceful', (master) => cluster.failover(master));
   }, 60_000);
 });

@@ -4,11 +4,9 @@
  * and mutation on a queue of every master, with no error (no MOVED reaching anyone), and the
  * state it reports is the state stored on that queue's master.
  */
-import { createHash } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterOptions, Ringmaster } from '../../src/lanes/index.js';
-import { scriptSource } from '../../src/lanes/scripts/commands.js';
 import {
   ClaimDocument,
   ClearLimitDocument,
@@ -27,7 +25,7 @@ import {
 import { post } from '../support/api.js';
 import { useTestCluster } from '../support/cluster.js';
 import { queuesOnEveryMaster } from '../support/clusterQueues.js';
-import { monitorCommands } from '../support/commandStats.js';
+import { callsScript, monitorCommands } from '../support/commandStats.js';
 import { pollUntil, redisNow, untilRedisTimePasses } from '../support/lanes.js';
 import { ok, startTestServer, type TestServer } from '../support/server.js';
 
@@ -156,17 +154,9 @@ describe('the server on a Redis Cluster', () => {
  * and only the pass it lets through runs reap.
  */
 async function reapCalls(port: number): Promise<{ times: number[]; stop: () => Promise<void> }> {
-  const reapSha = createHash('sha1').update(scriptSource('reap')).digest('hex');
   const times: number[] = [];
   const monitor = await monitorCommands(handle.cluster.node(port), (time, args) => {
-    const [command, first] = args.map(String);
-    const lower = command?.toLowerCase();
-    if (
-      (lower === 'evalsha' && first === reapSha) ||
-      (lower === 'eval' && first === scriptSource('reap'))
-    ) {
-      times.push(Number(time) * 1000);
-    }
+    if (callsScript(args.map(String), 'reap')) times.push(Number(time) * 1000);
   });
   return { times, stop: monitor.stop };
 }

@@ -1,11 +1,13 @@
 /**
- * Fault: `SCRIPT FLUSH` over and over while mutations (GraphQL, through an in-process server)
- * and claims/completions (two Workers) run — what a Redis restart without persistence of the
- * script cache, a failover to a replica, or an operator does to EVALSHA.
+ * Fault: `SCRIPT FLUSH` and `FUNCTION FLUSH` over and over while mutations (GraphQL, through an
+ * in-process server) and claims/completions (two Workers, one as a user that may not FCALL, so
+ * it runs the scripts by EVALSHA) run — what a Redis restart without persistence of the script
+ * cache or of the functions, a failover to a replica without them, or an operator does.
  *
- * What must hold: ioredis' NOSCRIPT fallback (EVAL, which caches the script again) makes every
- * call succeed — no GraphQL error, no failed enqueue, no Worker error; Redis' own command stats
- * prove the fallback really ran (EVALSHA refused with NOSCRIPT, then EVAL); I1–I5 hold and every
+ * What must hold: the reloads (the library loaded again after "Function not found"; ioredis'
+ * NOSCRIPT fallback, EVAL, which caches the script again) make every call succeed — no GraphQL
+ * error, no failed enqueue, no Worker error; Redis' own command stats prove both ran (FCALL
+ * refused, then FUNCTION LOAD; EVALSHA refused with NOSCRIPT, then EVAL); I1–I5 hold and every
  * job completed exactly once.
  */
 import { describe, expect, it } from 'vitest';
@@ -50,26 +52,40 @@ describe.skipIf(usingExternalRedis())('SCRIPT FLUSH under load', () => {
 
   it('reloads the scripts without a single failed call', async () => {
     const admin = redis.client();
+    await admin.call(
+      'ACL',
+      'SETUSER',
+      'nofcall',
+      'reset',
+      'on',
+      '>pw',
+      '~*',
+      '&*',
+      '+@all',
+      '-fcall',
+    );
     const queue = new Queue(redis.client(), QUEUE);
     for (const group of GROUPS) await queue.setLimit(group, 2);
     await admin.config('RESETSTAT');
 
     const ledger = new Ledger();
-    const workers = [0, 1].map(() => {
-      const worker = new Worker(new Queue(redis.client(), QUEUE), async () => {}, {
-        concurrency: 4,
-        leaseMs: 10_000,
-        parkTimeoutMs: 200,
-      });
-      ledger.watch(worker);
-      return worker;
-    });
+    const workers = [redis.client(), redis.client({ username: 'nofcall', password: 'pw' })].map(
+      (client) => {
+        const worker = new Worker(new Queue(client, QUEUE), async () => {}, {
+          concurrency: 4,
+          leaseMs: 10_000,
+          parkTimeoutMs: 200,
+        });
+        ledger.watch(worker);
+        return worker;
+      },
+    );
 
     let flushing = true;
     let flushes = 0;
     const flusher = (async () => {
       while (flushing) {
-        await admin.script('FLUSH');
+        await (flushes % 2 === 0 ? admin.script('FLUSH') : admin.call('FUNCTION', 'FLUSH'));
         flushes++;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -103,12 +119,17 @@ describe.skipIf(usingExternalRedis())('SCRIPT FLUSH under load', () => {
     const info = await admin.info('commandstats');
     const evalsha = commandStat(info, 'evalsha');
     const evalStat = commandStat(info, 'eval');
+    const fcall = commandStat(info, 'fcall');
+    const functionLoad = commandStat(info, 'function|load');
     expect(graphqlErrors).toEqual([]);
     expect(ledger.enqueueErrors).toBe(0);
     expect(ledger.errors).toEqual([]);
     // The flushes hit: EVALSHA was refused (NOSCRIPT) and the scripts were sent again by EVAL.
     expect(evalsha.failed).toBeGreaterThan(0);
     expect(evalStat.calls).toBeGreaterThan(0);
+    // And FCALL was refused (Function not found) and the library loaded again.
+    expect(fcall.failed).toBeGreaterThan(0);
+    expect(functionLoad.calls).toBeGreaterThan(1);
 
     const accounting = await assertSound(queue, ledger, { exactIds: true });
     expect(accounting.completed).toBe(750);
@@ -117,6 +138,9 @@ describe.skipIf(usingExternalRedis())('SCRIPT FLUSH under load', () => {
       evalshaCalls: evalsha.calls,
       noscript: evalsha.failed,
       evalFallbacks: evalStat.calls,
+      fcallCalls: fcall.calls,
+      functionNotFound: fcall.failed,
+      functionLoads: functionLoad.calls,
       graphqlMutations: 600,
       ...accounting,
     });

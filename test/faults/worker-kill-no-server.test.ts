@@ -11,13 +11,11 @@
  * 100 ms, watched with MONITOR, all try the queue's reaper lock, yet the reap script runs at most
  * once per 100 ms of Redis time between them.
  */
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/lanes/index.js';
 import type { RedisClient } from '../../src/lanes/redis/client.js';
-import { scriptSource } from '../../src/lanes/scripts/commands.js';
-import { monitorCommands } from '../support/commandStats.js';
+import { callsScript, monitorCommands } from '../support/commandStats.js';
 import {
   assertSound,
   drained,
@@ -123,23 +121,17 @@ describe('workers alone, no API server', () => {
     const INTERVAL_MS = 100;
     const name = `noserver-lock-${Date.now()}`;
     const base = new Queue(redis.client(), name);
-    const reapSha = createHash('sha1').update(scriptSource('reap')).digest('hex');
-    const lockSha = createHash('sha1').update(scriptSource('reaperLock')).digest('hex');
 
     // Every reap call of this queue and every try at its lock, as Redis saw them.
     const reaps: number[] = [];
     const lockTries = new Set<string>();
     const monitor = await monitorCommands(redis.client(), (time, args, source) => {
-      const [command, first, , firstKey] = args.map(String);
-      const lower = command?.toLowerCase();
-      const isReap =
-        (lower === 'evalsha' && first === reapSha) ||
-        (lower === 'eval' && first === scriptSource('reap'));
-      if (isReap && firstKey === base.keys.glimit) reaps.push(Number(time) * 1000);
-      const isLock =
-        (lower === 'evalsha' && first === lockSha) ||
-        (lower === 'eval' && first === scriptSource('reaperLock'));
-      if (isLock && firstKey === base.keys.reaper) lockTries.add(source);
+      const texts = args.map(String);
+      const firstKey = texts[3];
+      if (callsScript(texts, 'reap') && firstKey === base.keys.glimit) {
+        reaps.push(Number(time) * 1000);
+      }
+      if (callsScript(texts, 'reaperLock') && firstKey === base.keys.reaper) lockTries.add(source);
     });
 
     const four = Array.from(

@@ -20,10 +20,10 @@ const clients: Redis[] = [];
 
 /** ACL rules of each user (password `pw`). */
 const USERS = {
-  // Everything but the scripts.
-  noeval: ['~*', '&*', '+@all', '-eval', '-evalsha', '-script'],
-  // EVAL but not EVALSHA, which ioredis sends first.
-  noevalsha: ['~*', '&*', '+@all', '-evalsha'],
+  // Everything but the scripts (and FCALL, without which the engine runs them by EVALSHA).
+  noeval: ['~*', '&*', '+@all', '-eval', '-evalsha', '-script', '-fcall'],
+  // EVAL but not EVALSHA, which ioredis sends first, nor FCALL.
+  noevalsha: ['~*', '&*', '+@all', '-evalsha', '-fcall'],
   // Every command, keys outside the prefix only.
   other: ['~other:*', '&*', '+@all'],
   // Reads and scripts, no writes.

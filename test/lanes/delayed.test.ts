@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode, type Job, Limits, RingmasterError } from '../../src/lanes/index.js';
 import { Connection } from '../../src/lanes/redis/connection.js';
 import { Commands } from '../../src/lanes/scripts/commands.js';
+import { scriptCallsIn } from '../support/commandStats.js';
 import {
   queueSnapshot,
   rawState,
@@ -336,12 +337,7 @@ describe('flat cost: 100,000 delayed jobs', () => {
     expect(await statsOf(q)).toMatchObject({ delayed: total - 100, pending: 100 });
     expect(await q.ring()).toEqual(['g']);
     // Queue.reap keeps calling while a batch came back full, and stops once none does.
-    const scriptCalls = async () => {
-      const info = await r.info('commandstats');
-      let n = 0;
-      for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) n += Number(m[1]);
-      return n;
-    };
+    const scriptCalls = async () => scriptCallsIn(await r.info('commandstats'));
     const callsBefore = await scriptCalls();
     expect(await q.reap({ batch: Limits.maxReapBatch })).toBe(0);
     const calls = (await scriptCalls()) - callsBefore;

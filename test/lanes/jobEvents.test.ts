@@ -225,7 +225,7 @@ describe('cost', () => {
     const counts: Record<string, number> = {};
     for (const line of (await admin.info('commandstats')).split('\n')) {
       const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
-      if (m && !/^(info|config|evalsha|eval)\b/.test(m[1] as string)) {
+      if (m && !/^(info|config|evalsha|eval|fcall|function)\b/.test(m[1] as string)) {
         counts[m[1] as string] = Number(m[2]);
       }
     }

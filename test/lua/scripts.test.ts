@@ -8,9 +8,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scriptNames, scriptSource } from '../../src/lanes/scripts/commands.js';
+import {
+  functionFlag,
+  LIBRARY,
+  scriptNames,
+  scriptSource,
+} from '../../src/lanes/scripts/commands.js';
 import {
   dropUnusedFunctions,
+  functionFactory,
+  functionLibrary,
   LUA_DIR,
   loadScripts,
   stripComments,
@@ -288,6 +295,82 @@ describe('scripts', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the function library (Redis 7.0 and newer)', () => {
+  it('holds every script as a function with its flag, and loads into Redis (FUNCTION LOAD)', async () => {
+    const r = engine.redis();
+    await r.call('FUNCTION', 'FLUSH');
+    expect(await r.call('FUNCTION', 'LOAD', LIBRARY.code)).toBe(LIBRARY.name);
+    // The same text again, REPLACE: nothing changes, nothing refused.
+    expect(await r.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY.code)).toBe(LIBRARY.name);
+    const [library] = (await r.call(
+      'FUNCTION',
+      'LIST',
+      'LIBRARYNAME',
+      LIBRARY.name,
+    )) as unknown[][];
+    const functions = ((library?.[5] ?? []) as unknown[][]).map((f) => [f[1], f[5]]);
+    expect(functions.sort()).toEqual(
+      EXPECTED.map((name) => {
+        const flag = functionFlag(name);
+        return [`${LIBRARY.functionPrefix}${name}`, flag === 'none' ? [] : [flag]];
+      }),
+    );
+    expect(functionFlag('enqueue')).toBe('none');
+    expect(functionFlag('readJobs')).toBe('no-writes');
+    expect(functionFlag('setLimit')).toBe('allow-oom');
+  });
+
+  it('starts every call from the state an EVAL would: top-level locals set again but constants, statements in order', async () => {
+    const lua = [
+      'local memo',
+      'local count = 0',
+      // A constant (made once at load), and an UPPER_SNAKE local that is not one (assigned).
+      'local STEP = {',
+      '  by = 10,',
+      '}',
+      'local TOTAL = 0',
+      'local function bump()',
+      '  count = count + 1',
+      '  memo = (memo or 0) + STEP.by',
+      '  TOTAL = TOTAL + 1',
+      '  return count',
+      'end',
+      "if ARGV[1] == 'early' then return 'early' end",
+      'local function read()',
+      '  return { count, memo, TOTAL, KEYS[1], ARGV[1] }',
+      'end',
+      'bump()',
+      'return read()',
+      '',
+    ].join('\n');
+    const factory = functionFactory(lua);
+    const [once, each] = factory.split('return function(keys, args)') as [string, string];
+    expect(once).toContain('local STEP = {\n  by = 10,\n}\n');
+    expect(each).not.toContain('STEP =');
+    expect(each).toContain('TOTAL = 0');
+    const library = functionLibrary([{ name: 'toy', numberOfKeys: 1, lua }], () => 'none');
+    const r = engine.redis();
+    await r.call('FUNCTION', 'LOAD', 'REPLACE', library.code);
+    const toy = `${library.functionPrefix}toy`;
+    for (const arg of ['a', 'b']) {
+      expect(await r.call('FCALL', toy, 1, 'k', arg)).toEqual([1, 10, 1, 'k', arg]);
+    }
+    expect(await r.call('FCALL', toy, 1, 'k', 'early')).toBe('early');
+    expect(await r.eval(lua, 1, 'k', 'a')).toEqual([1, 10, 1, 'k', 'a']);
+    // A library of other text is another library, with other function names.
+    expect(library.name).not.toBe(LIBRARY.name);
+    await r.call('FUNCTION', 'DELETE', library.name);
+  });
+
+  it('refuses a top-level local declared twice before the last function, and a one-line function', () => {
+    const fn = (name: string) => [`local function ${name}()`, '  return x', 'end'];
+    const lua = ['local x = 1', ...fn('f'), 'local x = 2', ...fn('g'), 'return f() + g()'];
+    expect(() => functionFactory(lua.join('\n'))).toThrow(/x is declared twice/);
+    // A function on one line has no `end` line of its own: refused, not guessed at.
+    expect(() => functionFactory('local function f() return 1 end\nreturn f()')).toThrow(/`end`/);
   });
 });
 

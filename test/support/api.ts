@@ -25,6 +25,8 @@ export const LEAK_PATTERNS: readonly RegExp[] = [
   /ReplyError/,
   /user_script/,
   /@user_script/,
+  /user_function/,
+  /ringmaster_[0-9a-f]{12}/,
   /\bredis\b/i,
 ];
 

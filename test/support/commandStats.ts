@@ -3,10 +3,22 @@
  * script's own commands count, so a claim's cost can be compared between a small queue and a
  * large one.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LIBRARY, scriptSource } from '../../src/lanes/scripts/commands.js';
 
-/** This measurement's reads, and the script calls themselves (their commands are counted). */
-const LEFT_OUT = ['info', 'config', 'evalsha', 'eval'];
+/**
+ * This measurement's reads, and the script calls themselves (their commands are counted), with
+ * the library's load on a connection's first call.
+ */
+const LEFT_OUT = ['info', 'config', 'evalsha', 'eval', 'fcall', 'function|load'];
+
+/** The script calls in INFO commandstats `info`: FCALL, and EVALSHA and EVAL (Redis 6.2). */
+export function scriptCallsIn(info: string): number {
+  let n = 0;
+  for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval|fcall):calls=(\d+)/gm)) n += Number(m[1]);
+  return n;
+}
 
 /**
  * The calls of each command Redis ran during `call` (CONFIG RESETSTAT, then INFO
@@ -55,4 +67,22 @@ export async function monitorCommands(
       await monitor.disconnect();
     },
   };
+}
+
+/**
+ * Whether a command Redis ran (as MONITOR shows it: name, then arguments) is a call of script
+ * `name`: its FCALL, its EVALSHA or its EVAL. Each puts its first key at the same place (3).
+ */
+export function callsScript(args: readonly string[], name: string): boolean {
+  const [command, first] = args;
+  switch (command?.toLowerCase()) {
+    case 'fcall':
+      return first === `${LIBRARY.functionPrefix}${name}`;
+    case 'evalsha':
+      return first === createHash('sha1').update(scriptSource(name)).digest('hex');
+    case 'eval':
+      return first === scriptSource(name);
+    default:
+      return false;
+  }
 }

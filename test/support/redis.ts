@@ -49,6 +49,12 @@ export interface StartTestRedisOptions {
    */
   renameConfig?: boolean;
   /**
+   * Commands renamed away (`--rename-command NAME ""`), so Redis answers them "unknown command":
+   * `['FCALL', 'FUNCTION']` is a Redis without Functions, as 6.2 is. Binary and container modes
+   * only: throws in external mode.
+   */
+  withoutCommands?: readonly string[];
+  /**
    * Keep an append-only file with `appendfsync always`, so every acknowledged write survives a
    * SIGKILL and `restart()`. Default false (nothing on disk). Ignored in external mode.
    */
@@ -341,7 +347,7 @@ async function binaryBackend(options: StartTestRedisOptions): Promise<Backend> {
     appendOnly: options.appendOnly ?? false,
     extraArgs: [
       ...(options.appendOnly ? ['--appendfsync', 'always'] : []),
-      ...(options.renameConfig ? ['--rename-command', 'CONFIG', ''] : []),
+      ...renamedAway(options),
     ],
   });
   return {
@@ -368,7 +374,7 @@ async function containerBackend(options: StartTestRedisOptions): Promise<Backend
     '--appendonly',
     options.appendOnly ? 'yes' : 'no',
     ...(options.appendOnly ? ['--appendfsync', 'always'] : []),
-    ...(options.renameConfig ? ['--rename-command', 'CONFIG', ''] : []),
+    ...renamedAway(options),
   ];
   const container: StartedTestContainer = await new GenericContainer(REDIS_IMAGE)
     .withCommand(command)
@@ -406,6 +412,12 @@ async function containerBackend(options: StartTestRedisOptions): Promise<Backend
   };
 }
 
+/** The `--rename-command` arguments of `options`: CONFIG for renameConfig, then withoutCommands. */
+function renamedAway(options: StartTestRedisOptions): string[] {
+  const names = [...(options.renameConfig ? ['CONFIG'] : []), ...(options.withoutCommands ?? [])];
+  return names.flatMap((name) => ['--rename-command', name, '']);
+}
+
 /**
  * Start a fresh Redis for the calling test file (see the module comment for where it runs).
  * @throws when `renameConfig` is asked for under REDIS_URL, or when Redis cannot be started
@@ -414,9 +426,9 @@ async function containerBackend(options: StartTestRedisOptions): Promise<Backend
 export async function startTestRedis(options: StartTestRedisOptions = {}): Promise<TestRedis> {
   let mode = chooseModeFromEnv();
   if (mode === 'external') {
-    if (options.renameConfig) {
+    if (renamedAway(options).length > 0) {
       throw new Error(
-        'startTestRedis({ renameConfig: true }) needs a Redis of its own; it cannot rename ' +
+        'startTestRedis({ renameConfig, withoutCommands }) needs a Redis of its own; it cannot rename ' +
           'commands on REDIS_URL. Skip this test when usingExternalRedis() is true.',
       );
     }

@@ -1,13 +1,13 @@
 /**
  * Typed, named wrappers over the Lua scripts. Callers pass `{ group, limit }`; the wrapper
  * orders KEYS and ARGV exactly as each script's header lists them, so the TypeScript side can
- * never drift from the script. ioredis `defineCommand` runs them with EVALSHA and falls back to
- * EVAL on NOSCRIPT (after a restart or SCRIPT FLUSH).
+ * never drift from the script. They run as the functions of one library (FCALL), or by EVALSHA
+ * where Redis or its user has no FCALL (DESIGN.md §3, "How scripts run").
  */
 import { dataOutOfRange } from '../errors.js';
 import type { QueueKeys } from '../keys.js';
-import type { RedisClient } from '../redis/client.js';
-import { loadScripts } from './lua.js';
+import { masterClients, type RedisClient } from '../redis/client.js';
+import { type FunctionFlag, functionLibrary, loadScripts } from './lua.js';
 
 type Arg = string | number;
 type ScriptFn = (...args: Arg[]) => Promise<unknown>;
@@ -328,9 +328,9 @@ export type EpochReply = [
 /**
  * Told of every script call an engine makes (`RingmasterOptions.onScript`): the script's name
  * (`claim`, `enqueue`, … the file name without `-N.lua`), how long the call took (ms, from
- * sending to the reply, NOSCRIPT retries included) and whether it succeeded (false for any
- * error, a refused status code answered as a reply being a success). Must not throw; an
- * exception it throws is ignored.
+ * sending to the reply, NOSCRIPT retries and a library load included) and whether it
+ * succeeded (false for any error, a refused status code answered as a reply being a success).
+ * Must not throw; an exception it throws is ignored.
  */
 export type ScriptObserver = (name: string, durationMs: number, ok: boolean) => void;
 
@@ -347,8 +347,102 @@ const UNGUARDED = new Set(['register']);
 const declaredKeys = (script: { name: string; numberOfKeys: number }) =>
   script.numberOfKeys + (UNGUARDED.has(script.name) ? 0 : 1);
 const COMMAND_PREFIX = 'ringmaster_';
-/** Tries of a script refused with NOSCRIPT (see `run`). */
+/** Tries of a script refused with NOSCRIPT or "Function not found" (see `run`). */
 const NOSCRIPT_ATTEMPTS = 5;
+
+/** The scripts that only read: `no-writes`, so they run at maxmemory and on a replica. */
+const READ_ONLY = new Set([
+  'readCounts',
+  'readGroups',
+  'readJob',
+  'readJobLogs',
+  'readJobs',
+  'readSnapshot',
+]);
+/**
+ * The scripts that add a job or its data: no flag, so Redis refuses them at maxmemory before
+ * they run (as an EVALSHA is refused at its first write that may add memory).
+ */
+const ADDS_DATA = new Set([
+  'enqueue',
+  'enqueueMany',
+  'fireSchedules',
+  'upsertSchedule',
+  'addJobLog',
+  'updateJobProgress',
+  'watchJobs',
+]);
+/** Each script's Redis Function flag (DESIGN.md §3, "How scripts run"). */
+export function functionFlag(name: string): FunctionFlag {
+  if (READ_ONLY.has(name)) return 'no-writes';
+  return ADDS_DATA.has(name) ? 'none' : 'allow-oom';
+}
+
+/** Every script as one Redis Function library, for Redis 7.0 and newer. */
+export const LIBRARY = functionLibrary(SCRIPTS, functionFlag);
+
+/**
+ * How each client runs the scripts: as the library's functions (FCALL) until Redis answers that
+ * it has no FCALL or that this user may not run it or load the library (Redis 6.2, an ACL
+ * without them), then by EVALSHA for good; `loading` is the FUNCTION LOAD on the wire.
+ */
+const clientModes = new WeakMap<RedisClient, { eval: boolean; loading?: Promise<boolean> }>();
+
+function modeOf(redis: RedisClient) {
+  let mode = clientModes.get(redis);
+  if (mode === undefined) {
+    mode = { eval: false };
+    clientModes.set(redis, mode);
+  }
+  return mode;
+}
+
+/** A refusal meaning this Redis or user has no Functions: `unknown command`, or NOPERM. */
+const NO_FUNCTIONS = /^ERR unknown command|^NOPERM/;
+
+/**
+ * How a node answers FUNCTION LOAD (without REPLACE) of a library it holds. Its name is a hash
+ * of its text, so that library is this one: loaded already.
+ */
+const ALREADY_LOADED = /^ERR Library '\w+' already exists/;
+
+/**
+ * Load the library on `redis`, on every master of a Cluster; calls made while one load is on the
+ * wire share it. FUNCTION LOAD without REPLACE: a node that holds it answers "already exists"
+ * before compiling anything, where REPLACE would compile it again (~0.1 s of that node's event
+ * loop), and send it to its replicas and append-only file, to be compiled there again (each
+ * restart replays every load in the file). Resolves to whether every node holds it: one that
+ * refused (a read-only replica, a node down or busy) fails no call, which then runs by EVALSHA
+ * (see `send`).
+ */
+export function loadLibrary(redis: RedisClient): Promise<boolean> {
+  const mode = modeOf(redis);
+  if (mode.loading !== undefined) return mode.loading;
+  const loading = masterClients(redis)
+    .then((nodes) =>
+      Promise.allSettled(
+        nodes.map((node) =>
+          node.call('FUNCTION', 'LOAD', LIBRARY.code).catch((error: unknown) => {
+            if (error instanceof Error && ALREADY_LOADED.test(error.message)) return LIBRARY.name;
+            throw error;
+          }),
+        ),
+      ),
+    )
+    .then((loads) => {
+      const refused = (load: PromiseSettledResult<unknown>) =>
+        load.status === 'rejected' &&
+        load.reason instanceof Error &&
+        NO_FUNCTIONS.test(load.reason.message);
+      if (loads.some(refused)) mode.eval = true;
+      return loads.every((load) => load.status === 'fulfilled');
+    })
+    .finally(() => {
+      if (mode.loading === loading) delete mode.loading;
+    });
+  mode.loading = loading;
+  return loading;
+}
 
 /**
  * Define every script on `redis` that is not defined there yet: ioredis keeps the definitions
@@ -398,9 +492,11 @@ export class Commands {
   }
 
   /**
-   * Run a script. ioredis answers NOSCRIPT with one EVAL fallback; a SCRIPT FLUSH storm can
-   * still refuse that once more, so a refused call is retried (a NOSCRIPT reply means the
-   * script did not run, so a retry cannot apply it twice). A script that refused a stored
+   * Run a script: FCALL, the library loaded and the call sent again on "Function not found"
+   * (once: missing again, the call goes by EVALSHA); by EVALSHA (ioredis' one EVAL fallback on
+   * NOSCRIPT) once the connection has no FCALL. A flush storm can refuse the retry once more, so
+   * a refused call is tried up to 5 times (a refused call did not run, so a retry cannot apply
+   * it twice). A script that refused a stored
    * number (`includes/safeInteger.lua`) is reported as RingmasterError DATA_OUT_OF_RANGE.
    * A queue script gets the slot guard (`QueueKeys.guard`) as its last key, after its own.
    */
@@ -427,12 +523,35 @@ export class Commands {
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[`${COMMAND_PREFIX}${name}`];
     if (!fn) throw new Error(`script ${name} is not defined`);
     const declared = UNGUARDED.has(name) ? keys : [...keys, this.k.guard];
+    const mode = modeOf(this.redis);
+    // This call by EVALSHA: the library could not be loaded where it was missing, or was
+    // missing again after this call loaded it.
+    let byEval = false;
+    let loaded = false;
     for (let attempt = 1; ; attempt++) {
+      // Whether this attempt went by FCALL: calls in flight beside it may have switched the
+      // connection to EVALSHA since, and a refusal of this one is still this one's to retry.
+      let byFcall = false;
       try {
-        return await fn.call(this.redis, ...declared, ...args);
+        if (mode.eval || byEval) return await fn.call(this.redis, ...declared, ...args);
+        byFcall = true;
+        const fcall = `${LIBRARY.functionPrefix}${name}`;
+        return await this.redis.call('FCALL', fcall, declared.length, ...declared, ...args);
       } catch (error) {
-        const noScript = error instanceof Error && error.message.startsWith('NOSCRIPT');
-        if (!noScript || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;
+        const message = error instanceof Error ? error.message : '';
+        if (byFcall && NO_FUNCTIONS.test(message) && /fcall/i.test(message)) {
+          mode.eval = true;
+          attempt--;
+          continue;
+        }
+        const missing = message.startsWith('NOSCRIPT') || message === 'ERR Function not found';
+        if (!missing || attempt >= NOSCRIPT_ATTEMPTS) throw dataOutOfRange(error) ?? error;
+        if (byFcall) {
+          // One load per call: gone again after it (a flush storm, a node that lost it
+          // meanwhile), the call runs by EVALSHA rather than load it over and over.
+          byEval = loaded || !(await loadLibrary(this.redis));
+          loaded = true;
+        }
       }
     }
   }

@@ -4,6 +4,7 @@
  * Each include is inlined once per script, however many includes ask for it, so helpers can
  * include the helpers they depend on.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { LUA_DIR } from '../luaDir.js';
 
@@ -127,4 +128,124 @@ export function loadScripts(dir: string = LUA_DIR): LuaScript[] {
         stripComments(inline(readFileSync(`${dir}${file}`, 'utf8'), dir, new Set())),
       ),
     }));
+}
+
+/** How a script may run at maxmemory or on a replica, as a Redis Function flag (DESIGN.md §3). */
+export type FunctionFlag = 'allow-oom' | 'no-writes' | 'none';
+
+/** A line that starts no statement of its own: it closes or continues the one above. */
+const CONTINUATION = /^(end\b|else\b|elseif\b|until\b|[})\]])/;
+/** A top-level `local a, b = …` (or `local a`) line: its names and what follows `=`. */
+const TOP_LOCAL =
+  /^local ((?:[A-Za-z_][A-Za-z0-9_]*)(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:=(.*))?$/;
+
+/**
+ * A script's text as a factory returning its function body: Redis runs a script's whole text on
+ * every EVALSHA, making each top-level `local function` a closure again; a library's factory
+ * makes them once, at FUNCTION LOAD. The top-level functions (up to the last one) stay in the
+ * factory; every other top-level statement runs in the returned function, in its order, so each
+ * call starts from the state an EVALSHA would: a top-level `local x = …` is declared in the
+ * factory (its functions see it) and assigned at each call, a bare `local x` set to nil; a
+ * constant (`isConstant`) is made once in the factory, with the functions. KEYS
+ * and ARGV are the factory's locals, set first. Throws if a top-level local is declared twice
+ * before the last function (one shared declaration would change which one a function sees), or
+ * a top-level function has no `end` line of its own (as `dropUnusedFunctions` lays them out).
+ */
+export function functionFactory(lua: string): string {
+  const lines = lua.replace(/\n$/, '').split('\n');
+  /** The line of the `end` closing the top-level function that starts at `start`. */
+  const endOf = (start: number): number => {
+    const end = lines.indexOf('end', start + 1);
+    if (end === -1) throw new Error(`top-level function at line ${start + 1} has no \`end\` line`);
+    return end;
+  };
+  let last = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (!TOP_FUNCTION.test(lines[i] as string)) continue;
+    last = endOf(i);
+    i = last;
+  }
+  const factory: string[] = ['local KEYS, ARGV'];
+  const call: string[] = ['KEYS, ARGV = keys, args'];
+  const declared = new Set<string>();
+  for (let i = 0; i <= last; i++) {
+    const line = lines[i] as string;
+    if (TOP_FUNCTION.test(line)) {
+      const end = endOf(i);
+      factory.push(...lines.slice(i, end + 1));
+      i = end;
+      continue;
+    }
+    const local = /^\S/.test(line) && !CONTINUATION.test(line) ? TOP_LOCAL.exec(line) : null;
+    if (local === null) {
+      call.push(line);
+      continue;
+    }
+    const names = local[1] as string;
+    for (const name of names.split(/\s*,\s*/)) {
+      if (declared.has(name)) throw new Error(`top-level local ${name} is declared twice`);
+      declared.add(name);
+    }
+    let end = i;
+    while (end < last && /^(\s|end\b|[})\]])/.test(lines[end + 1] as string)) end++;
+    const statement = lines.slice(i, end + 1);
+    if (isConstant(names, statement, lines)) {
+      factory.push(...statement);
+      i = end;
+      continue;
+    }
+    factory.push(`local ${names}`);
+    call.push(`${names} = ${local[2] === undefined ? 'nil' : local[2].trim()}`);
+  }
+  call.push(...lines.slice(last + 1));
+  return `${factory.join('\n')}\nreturn function(keys, args)\n${call.join('\n')}\nend`;
+}
+
+/** A name the includes write for a constant: UPPER_SNAKE. */
+const CONSTANT_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * Whether the top-level `local names = …` `statement` of `lines` is a constant made once at
+ * load: every name UPPER_SNAKE, its value read from no key, argument or call (no `KEYS`, `ARGV`,
+ * `(`), and no other line assigning to one of them or to a field of one.
+ */
+function isConstant(names: string, statement: string[], lines: string[]): boolean {
+  const list = names.split(/\s*,\s*/);
+  if (!list.every((name) => CONSTANT_NAME.test(name))) return false;
+  const text = statement.join('\n');
+  if (!text.includes('=') || /\bKEYS\b|\bARGV\b|\(/.test(text)) return false;
+  return list.every((name) => {
+    const assigned = new RegExp(
+      `(^|[^\\w.])${name}\\s*(\\[[^\\]]*\\]|\\.[A-Za-z_]\\w*)*\\s*=(?!=)`,
+    );
+    return lines.filter((line) => assigned.test(line)).length === 1;
+  });
+}
+
+/**
+ * Every script as one Redis Function library (Redis ≥ 7.0, FUNCTION LOAD): the library and
+ * each function are named after a hash of the text, `ringmaster_<hash>` and
+ * `ringmaster_<hash>_<script>`, so two versions of the engine never replace each other's.
+ * `flags` gives each script's flag (DESIGN.md §3, "How scripts run").
+ */
+export function functionLibrary(
+  scripts: readonly LuaScript[],
+  flags: (name: string) => FunctionFlag,
+): { name: string; functionPrefix: string; code: string } {
+  const parts = scripts.map((script) => {
+    const flag = flags(script.name);
+    return {
+      name: script.name,
+      flags: flag === 'none' ? '' : `'${flag}'`,
+      factory: functionFactory(script.lua),
+    };
+  });
+  const hash = createHash('sha1').update(JSON.stringify(parts)).digest('hex').slice(0, 12);
+  const name = `ringmaster_${hash}`;
+  const functionPrefix = `${name}_`;
+  const body = parts.map(
+    (p) =>
+      `redis.register_function{function_name='${functionPrefix}${p.name}', flags={${p.flags}}, callback=(function()\n${p.factory}\nend)()}`,
+  );
+  return { name, functionPrefix, code: `#!lua name=${name}\n${body.join('\n')}\n` };
 }
