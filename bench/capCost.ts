@@ -4,12 +4,13 @@
  * a window's claims, a reserve of 1 per group, so permits are never scarce and the claim pays the
  * cap's read with `paused` (one HMGET either way) and a ZCARD of `active`. `scarce`: the cap is
  * the sum of the reserves, so every claim of a window is scarce: it also reads `greserve` and its
- * groups' standing and serves the first owed group from the ring's head (LREM + LPUSH). Three
+ * groups' limits and counts and serves the first owed group where it stands on the ring. Three
  * queues alike but for the cap, measured in turn as the rate-limit case is (bench/rateCost.ts).
+ * Run alone: `npx tsx bench/capCost.ts [--rounds=12] [--calls=250]`.
  */
 import type { Redis } from 'ioredis';
 import { type Queue, Ringmaster } from '../src/lanes/index.js';
-import type { BenchRedis } from './redis.js';
+import { type BenchRedis, fresh, startBenchRedis } from './redis.js';
 import {
   done,
   measureClaims,
@@ -18,7 +19,7 @@ import {
   type ScriptCost,
   type Tally,
 } from './scriptCost.js';
-import { pool, progress } from './util.js';
+import { pool, progress, scriptFlags } from './util.js';
 
 export interface CapCostResult {
   /** Ring groups, each with a reserve of calls ÷ groups. */
@@ -90,4 +91,26 @@ export async function capCost(
   };
   const over = (c: ScriptCost) => c.usecPerCall / costs.none.usecPerCall;
   return { groups: RING, costs, ratio: { plenty: over(costs.plenty), scarce: over(costs.scarce) } };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const flags = scriptFlags(process.argv.slice(2), { values: ['rounds', 'calls'], switches: [] });
+  const o = { rounds: flags.whole('rounds', 12, 1), calls: flags.whole('calls', 250, 1) };
+  const redis = await startBenchRedis();
+  const conn = redis.connect();
+  try {
+    await fresh(redis.admin);
+    const r = await capCost(redis, conn, o);
+    let out = '';
+    for (const which of ['none', 'plenty', 'scarce'] as const) {
+      const c = r.costs[which];
+      out += `${`claim, cap ${which}`.padEnd(20)} ${c.usecPerCall.toFixed(1).padStart(7)} µs ${c.redisCallsPerCall.toFixed(1).padStart(5)} redis.call\n`;
+    }
+    out += `plenty ÷ none ${r.ratio.plenty.toFixed(2)}×, scarce ÷ none ${r.ratio.scarce.toFixed(2)}×\n`;
+    process.stdout.write(out);
+  } finally {
+    conn.disconnect();
+    await redis.stop();
+  }
+  process.exit(0);
 }

@@ -318,6 +318,81 @@ describe('which owed group first', () => {
     // a and z take turns: each claim goes to the one with fewer of its reserve in flight.
     expect(groups).toEqual(['a', 'z', 'a', 'z']);
   });
+
+  it('judges a reserve held at a limit lowered below it by that limit', async () => {
+    const q = engine.queue();
+    await fill(q, { a: 3, z: 3 });
+    await q.setQueueLimit(6);
+    await q.setReserve('a', 2);
+    await q.setReserve('z', 4);
+    await q.setLimit('z', 2);
+    const groups: string[] = [];
+    for (let i = 0; i < 4; i++) groups.push(((await q.claim()) as Job).group);
+    // Third claim: z has 1 of 2 in flight (its reserve held at its limit), as a has 1 of 2: a by
+    // id. Judged by its stored reserve of 4, z would have gone first.
+    expect(groups).toEqual(['a', 'z', 'a', 'z']);
+  });
+});
+
+describe('an owed group served where it stands', () => {
+  it('keeps its place and its turns with no ring write while it stays serviceable, and leaves with one logged removal', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 2, a: 2, c: 2 });
+    await q.setQueueLimit(1);
+    await q.setReserve('a', 1);
+    await q.setWeight('a', 2);
+    // Watched: every change of the ring is logged (DESIGN.md §4.4, "The ring log").
+    await q.redis.set(q.keys.ringWatched, '1', 'PX', 60_000);
+    const first = (await q.claim()) as Job;
+    expect(first.group).toBe('a');
+    // Not moved to the head nor the tail: the ring is as it was, and nothing was logged.
+    expect(await q.ring()).toEqual(['b', 'a', 'c']);
+    expect(await q.redis.llen(q.keys.ringLog)).toBe(0);
+    // A reserve's permit is no turn of the rota: its weight's round is not counted.
+    expect(await q.redis.hget(q.keys.turns, 'a')).toBeNull();
+    await q.complete(first.id, first.token as string);
+    // Its last job: its lane is empty, so it leaves the ring from where it stands.
+    expect(((await q.claim()) as Job).group).toBe('a');
+    expect(await q.ring()).toEqual(['b', 'c']);
+    const log = (await q.redis.lrange(q.keys.ringLog, 0, -1)).map((e) => JSON.parse(e));
+    expect(log).toMatchObject([{ o: 'rem', g: 'a' }]);
+    expect((await q.audit()).findings).toEqual([]);
+  });
+});
+
+describe('an owed group leaving from where it stands', () => {
+  it('at its rate, at its limit, or with levels: off its rota, the rest of the rota as it was', async () => {
+    const q = engine.queue();
+    await fill(q, { b: 1, a: 3, c: 1 });
+    await q.setRateLimit('a', { max: 1, windowMs: 3_600_000 });
+    await q.setQueueLimit(1);
+    await q.setReserve('a', 1);
+    expect(((await q.claim()) as Job).group).toBe('a');
+    // Its bucket is empty: rate-limited, it left the ring from the middle.
+    expect(await q.ring()).toEqual(['b', 'c']);
+    expect((await q.audit()).findings).toEqual([]);
+
+    const r = engine.queue();
+    await fill(r, { b: 1, a: 3, c: 1 });
+    await r.setLimit('a', 1);
+    await r.setQueueLimit(1);
+    await r.setReserve('a', 1);
+    expect(((await r.claim()) as Job).group).toBe('a');
+    expect(await r.ring()).toEqual(['b', 'c']);
+    expect((await r.audit()).findings).toEqual([]);
+
+    // With levels: its next job is of level 7, so it moves from the ring to that level's rota.
+    const l = engine.queue();
+    await l.enqueue('b', 0);
+    await l.enqueue('a', 0);
+    await l.enqueue('a', 1, { priority: 7 });
+    await l.enqueue('c', 0);
+    await l.setQueueLimit(1);
+    await l.setReserve('a', 1);
+    expect(((await l.claim()) as Job).group).toBe('a');
+    expect(await l.ring()).toEqual(['b', 'c', 'a']);
+    expect((await l.audit()).findings).toEqual([]);
+  });
 });
 
 describe('forgetting groups', () => {

@@ -35,6 +35,10 @@
   A claimed job with a `debounceKey` clears its key's record P:{Q}:debounce:<key> (built from
   base) when the record names it: one field more in the job's HMGET, a GET and DEL only for such
   a job (DESIGN.md §3, "Debounce").
+  With `inPlace` (a list of groups, one token each: the owed groups of includes/queueCap.lua)
+  it serves those groups where they stand instead of popping the rota: no pop and no push back;
+  a served group leaves its rota only when no longer serviceable (DESIGN.md §3, "The queue's cap
+  and reserves"); one found with no job is marked `dry` in the batch.
   What every claim of the batch shares is not repeated per job: the token is the caller's, and
   claimedAt and leaseUntil are batch.now and batch.leaseUntil (claimReply returns them).
 
@@ -102,7 +106,9 @@ local function claimReply(batch, claimed, nextAt)
 end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
-local function readStates(k, batch, heads)
+-- limits, actives: their glimit and gactive fields as this script already read them (HMGET
+-- replies in the order of heads, every head unseen: includes/queueCap.lua), each nil to read it.
+local function readStates(k, batch, heads, limits, actives)
   -- Numeric loops over the heads (about one per claim): ipairs calls its iterator per step.
   local unseen, listed = {}, {}
   for h = 1, #heads do
@@ -115,8 +121,12 @@ local function readStates(k, batch, heads)
   if #unseen == 0 then
     return
   end
-  local limits = redis.call('HMGET', k.glimit, unpack(unseen))
-  local actives = redis.call('HMGET', k.gactive, unpack(unseen))
+  if limits == nil then
+    limits = redis.call('HMGET', k.glimit, unpack(unseen))
+  end
+  if actives == nil then
+    actives = redis.call('HMGET', k.gactive, unpack(unseen))
+  end
   local paused = redis.call('SMISMEMBER', k.paused, unpack(unseen))
   for i = 1, #unseen do
     batch.groups[unseen[i]] = {
@@ -200,7 +210,7 @@ end
   lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,
   includes/jobEvents.lua), the rate judged only for a group with one (rateAllows, countRateClaim).
 ]]
-local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
+local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
   local claimed, emptied = {}, {}
   local jobPrefix, groupPrefix = jobPrefixOf(base), groupPrefixOf(base)
   local watching
@@ -208,13 +218,13 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
   -- Asked by claimDue's probe before (includes/quietQueue.lua), read in place (levels.lua).
   local leveled = leveledQueue
-  -- The groups a reserve is owed stand at the ring's head (includes/queueCap.lua, claimOwed):
-  -- the first pop takes them there, before any level.
-  local owedFirst = batch.owedFirst
-  batch.owedFirst = nil
   while #claimed < #tokens do
     local heads, from, scores
-    if leveled and not owedFirst then
+    if inPlace then
+      -- The groups a reserve is owed (includes/queueCap.lua, claimOwed), one token each: served
+      -- where they stand on their rota, not popped (settled after the loop below).
+      heads = inPlace
+    elseif leveled then
       heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
     else
       heads = redis.call('LPOP', k.ring, #tokens - #claimed)
@@ -222,7 +232,6 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
         logRingPop(k.ring, #heads)
       end
     end
-    owedFirst = false
     if not heads then
       break
     end
@@ -348,6 +357,11 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
           g.turns = 0
           spent[#spent + 1] = group
           spent[#spent + 1] = laneKey
+        elseif inPlace then
+          -- A reserve's permit is no turn of the rota: its weight's turns are not counted, and
+          -- it keeps its place while its lane (read below) holds a job.
+          back[#back + 1] = group
+          lanes[#back] = laneKey
         elseif g.weight > 1 then
           -- Weights: the head again while its round goes on, else the tail (weights.lua).
           -- With levels, the head again only while its new head stays at the level popped.
@@ -381,6 +395,51 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts)
       -- No job: a stale head (paused, saturated or empty, left by another writer) or an
       -- uncountable one. By I1 the former must not be on the ring: dropped, and the next pop
       -- takes one more group.
+      if inPlace and not id then
+        -- An owed group with no job: its lane is empty (then it is on no rota, I1), or its
+        -- bucket is short (rateAllows just rate-limited it: it leaves its rota, below). Owed
+        -- nothing more in this script (owedGroups).
+        g.dry = true
+        if g.limited then
+          spent[#spent + 1] = group
+          spent[#spent + 1] = laneKey
+        end
+      end
+    end
+    if inPlace then
+      -- Served where they stand (includes/queueCap.lua): none was popped, so none goes back. A
+      -- group leaves its rota when it is no longer serviceable (I1): at its limit or rate
+      -- (spent), or its lane empty; on the ring that is an LREM, O(ring), the one case the
+      -- claim cannot serve in place at O(1). With levels, one whose new head stands at another
+      -- level moves to that level's tail (includes/levels.lua, moveLevel).
+      -- The spent ones' lanes asked (emptied), then spent takes the groups found empty too:
+      -- every group in it leaves.
+      if #spent > 0 then
+        settleServed(batch, {}, {}, spent, emptied)
+      end
+      for j = 1, #back do
+        local group, lane = back[j], lanes[j]
+        local stays, moved
+        if leveled then
+          stays, moved = levels().relevel(k, group, lane)
+        else
+          stays = redis.call('EXISTS', lane) == 1
+        end
+        if not stays then
+          batch.groups[group].turns = 0
+          emptied[#emptied + 1] = group
+          spent[#spent + 1] = group
+          spent[#spent + 1] = lane
+        elseif moved then
+          -- A new place in a new rota: a fresh round (moveLevel deleted its count).
+          batch.groups[group].turns = 0
+        end
+      end
+      for j = 1, #spent, 2 do
+        -- Whichever rota holds it (levels.lua: a ZREM from `levels`, else the ring's LREM).
+        levels().leaveRota(k, spent[j])
+      end
+      break
     end
     if leveled then
       -- Each served group's new head says its level (includes/levels.lua); the heads not served

@@ -36,7 +36,9 @@
     headToTail(k, base, group)       a group at the head of its level in `levels` to that
                                      level's tail (setWeight ending its round)
     relevel(k, group, laneKey)       a group on the rota whose lane's head may have changed:
-                                     moved to the tail of its head's level when that changed
+                                     moved to the tail of its head's level when that changed;
+                                     answers that level (nil: the lane is empty, or the queue
+                                     has no levels) and whether it moved
     popLevelHeads(k, base, n)        up to n heads of the most urgent level, taken off their
                                      rota: heads, their level, their `levels` scores (nil for
                                      the ring); nil when no group is on a rota
@@ -160,7 +162,9 @@ local function levels()
     local current = at and math.floor(tonumber(at) / LEVEL_SPAN) or DEFAULT_PRIORITY
     if level ~= current then
       L.moveLevel(k, base, group, current, level)
+      return level, true
     end
+    return level, false
   end
 
   function L.popLevelHeads(k, base, n)
