@@ -1,8 +1,9 @@
 /**
  * `coalesceWrites` (src/server/writeCoalescing.ts): the commands a connection sends in one
  * event-loop turn reach the socket in one write, each still with its own reply; and a script
- * refused with NOSCRIPT in such a batch (after SCRIPT FLUSH: what ended the process under
- * ioredis' auto-pipelining, ioredis #1931) falls back to EVAL on its own, every call answered.
+ * call refused in such a batch — "Function not found" after FUNCTION FLUSH, or NOSCRIPT after
+ * SCRIPT FLUSH on a Redis without Functions (what ended the process under ioredis'
+ * auto-pipelining) — loads the library or falls back to EVAL on its own, every call answered.
  */
 import type { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
@@ -13,6 +14,8 @@ import { uniqueQueueName } from '../support/lanes.js';
 import { useTestRedis } from '../support/redis.js';
 
 const redis = useTestRedis();
+/** A Redis without Functions (as 6.2 is): every script runs by EVALSHA. */
+const bare = useTestRedis({ withoutCommands: ['FCALL', 'FUNCTION'] });
 
 /** Count the socket's writes to the kernel path (one per `_write` or `_writev` call). */
 function countWrites(client: Redis): { readonly writes: number } {
@@ -62,18 +65,36 @@ describe('coalesceWrites', () => {
     expect(c).toEqual({ status: 'fulfilled', value: 'v' });
   });
 
-  it('after SCRIPT FLUSH, every script call of a batch falls back to EVAL and is answered', async () => {
-    const client = redis.client();
+  it.each([
+    [
+      'after FUNCTION FLUSH, every script call of a batch loads the library again',
+      redis,
+      'FUNCTION',
+    ],
+    [
+      'after SCRIPT FLUSH, on a Redis without Functions, every call falls back to EVAL',
+      bare,
+      'SCRIPT',
+    ],
+  ] as const)('%s and is answered', async (_, server, flushed) => {
+    const client = server.client();
     await client.ping();
     coalesceWrites(client);
     const queue = new Ringmaster(client).queue(uniqueQueueName('coalesce'));
     await queue.setLimit('g0', 1);
     for (let round = 0; round < 3; round++) {
-      await client.script('FLUSH');
+      await client.call(flushed, 'FLUSH');
       const groups = await Promise.all(
         Array.from({ length: 30 }, (_, i) => queue.setLimit(`g${i}`, round + 2)),
       );
       expect(groups.map((g) => g.limit)).toEqual(Array(30).fill(round + 2));
+      // The flush really hit what the calls run: the library was loaded again (Functions), or
+      // the scripts by EVAL (without them).
+      const loaded =
+        flushed === 'FUNCTION'
+          ? ((await client.call('FUNCTION', 'LIST')) as unknown[]).length
+          : Number((/number_of_cached_scripts:(\d+)/.exec(await client.info('memory')) ?? [])[1]);
+      expect(loaded).toBeGreaterThan(0);
     }
   });
 });
