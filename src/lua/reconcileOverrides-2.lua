@@ -91,21 +91,6 @@ local function parseMember(member)
   return kind, group
 end
 
--- The first 100 bytes of a finding's text and '…', cut on a character boundary: never within a
--- UTF-8 sequence (the bytes 0x80–0xBF continue one), so the finding is valid text.
-local function cut(text)
-  if #text <= 100 then
-    return text
-  end
-  local n = 100
-  local b = string.byte(text, n + 1)
-  while n > 0 and b >= 0x80 and b < 0xC0 do
-    b = string.byte(text, n)
-    n = n - 1
-  end
-  return string.sub(text, 1, n) .. '…'
-end
-
 local scan
 if op == 'data' then
   scan = redis.call('HSCAN', dataKey, ARGV[4], 'COUNT', ARGV[5])
@@ -119,7 +104,7 @@ if op == 'data' then
     end
     if not o then
       report(member, group or '', 'no override (not a valid timed override: dropped)',
-        'override data ' .. cut(raw))
+        'override data ' .. findingText(raw))
       if repair then
         redis.call('ZREM', overridesKey, member)
         redis.call('HDEL', dataKey, member)
@@ -127,8 +112,8 @@ if op == 'data' then
     else
       if normalised then
         local json = overrideJson(o)
-        report(member, group, 'override data ' .. cut(json) .. ' (revertTo as its revert applies it)',
-          'override data ' .. cut(raw))
+        report(member, group, 'override data ' .. findingText(json) .. ' (revertTo as its revert applies it)',
+          'override data ' .. findingText(raw))
         if repair then
           redis.call('HSET', dataKey, member, json)
         end

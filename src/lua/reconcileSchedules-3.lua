@@ -75,20 +75,6 @@ local op = ARGV[3]
 local h = historyArgs(ARGV[4], ARGV[5])
 local log = repairLog('schedules')
 
--- The first 100 bytes of a text and '…', never cut within a UTF-8 sequence.
-local function cut(text)
-  if #text <= 100 then
-    return text
-  end
-  local n = 100
-  local b = string.byte(text, n + 1)
-  while n > 0 and b >= 0x80 and b < 0xC0 do
-    b = string.byte(text, n)
-    n = n - 1
-  end
-  return string.sub(text, 1, n) .. '…'
-end
-
 -- The group a definition names, for the history; '' when there is none or it names none.
 local function groupOf(definition)
   if not definition then
@@ -189,7 +175,7 @@ else
       end
     end
     if expected then
-      report(id, groupOf(definition), expected, 'last run ' .. cut(raw))
+      report(id, groupOf(definition), expected, 'last run ' .. findingText(raw))
       if repair then
         redis.call('HDEL', runsKey, id)
       end

@@ -16,10 +16,26 @@
       after `{ <field> = expected }`, detail `{ step, changes }` (changes: how many, all
       counted). h is historyArgs(actor, cap) (includes/history.lua). Nothing noted: nothing
       recorded.
+  findingText(text)
+      the first 100 bytes of a finding's text and '…', cut on a character boundary: never
+      within a UTF-8 sequence (the bytes 0x80–0xBF continue one), so the finding is valid text.
 ]]
 --- @include "history"
 
 local REPAIR_FIELDS_KEPT = 10
+
+local function findingText(text)
+  if #text <= 100 then
+    return text
+  end
+  local n = 100
+  local b = string.byte(text, n + 1)
+  while n > 0 and b >= 0x80 and b < 0xC0 do
+    b = string.byte(text, n)
+    n = n - 1
+  end
+  return string.sub(text, 1, n) .. '…'
+end
 
 local function repairLog(step)
   return { step = step, order = {}, byGroup = {} }
