@@ -4,6 +4,8 @@
  * large one.
  */
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import type { Redis } from 'ioredis';
 import { LIBRARY, scriptSource } from '../../src/lanes/scripts/commands.js';
 
@@ -50,23 +52,86 @@ export async function commandCountDuring(
 
 /**
  * Every command Redis runs from now on, as MONITOR reports it (`onCommand(time in s, args,
- * source)`), on a connection of its own made from `client`, until `stop()`. Stopping drops
- * the lines still on the wire: ioredis reports each one that arrives after it left monitoring
- * mode as a "Command queue state error" on the connection, which is noise here, not a failure.
+ * source)`), on a socket of its own to `client`'s host and port, until `stop()`. A raw socket,
+ * not ioredis' `monitor()`: that one enters monitoring mode a tick after MONITOR's OK, so a line
+ * that comes in the same read as the OK is taken for the reply to no command ("Command queue
+ * state error", thrown outside any test) — which a busy node (servers reaping every 100 ms)
+ * does.
  */
 export async function monitorCommands(
   client: Redis,
   onCommand: (time: string, args: string[], source: string) => void,
 ): Promise<{ stop: () => Promise<void> }> {
-  const monitor = await client.monitor();
-  monitor.on('monitor', onCommand);
+  const socket = connect({
+    host: client.options.host ?? '127.0.0.1',
+    port: client.options.port ?? 6379,
+  });
+  socket.setEncoding('utf8');
+  socket.on('error', () => {});
+  let buffer = '';
+  const ok = new Promise<void>((resolve, reject) => {
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf('\r\n'); end >= 0; end = buffer.indexOf('\r\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (line === '+OK') resolve();
+        else if (line.startsWith('-')) reject(new Error(line.slice(1)));
+        else if (line.startsWith('+')) {
+          const monitored = parseMonitorLine(line.slice(1));
+          if (monitored) onCommand(monitored.time, monitored.args, monitored.source);
+        }
+      }
+    });
+  });
+  await once(socket, 'connect');
+  socket.write('MONITOR\r\n');
+  await ok;
   return {
     stop: async () => {
-      monitor.removeAllListeners('monitor');
-      monitor.on('error', () => {});
-      await monitor.disconnect();
+      socket.removeAllListeners('data');
+      socket.destroy();
     },
   };
+}
+
+/** One MONITOR line: `<time> [<db> <source>] "arg" "arg" …`, each argument quoted and escaped. */
+function parseMonitorLine(
+  line: string,
+): { time: string; source: string; args: string[] } | undefined {
+  const space = line.indexOf(' [');
+  const close = line.indexOf('] ', space);
+  if (space < 0 || close < 0) return undefined;
+  const source = line
+    .slice(space + 2, close)
+    .split(' ')
+    .slice(1)
+    .join(' ');
+  const args: string[] = [];
+  let i = close + 2;
+  while (i < line.length) {
+    if (line[i] !== '"') {
+      i++;
+      continue;
+    }
+    let arg = '';
+    for (i++; i < line.length && line[i] !== '"'; i++) {
+      if (line[i] !== '\\') {
+        arg += line[i];
+        continue;
+      }
+      const next = line[++i];
+      if (next === 'x') {
+        arg += String.fromCharCode(Number.parseInt(line.slice(i + 1, i + 3), 16));
+        i += 2;
+      } else {
+        arg += { n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' }[next as string] ?? next;
+      }
+    }
+    args.push(arg);
+    i++;
+  }
+  return { time: line.slice(0, space), source, args };
 }
 
 /**
