@@ -1,38 +1,40 @@
 /** `groupChanged(queue, group)`: one group's state, sent whenever any field of it changes. */
-import type { GroupInfo, Queue, QueueKeys } from '../lanes/internal.js';
+import type { GroupInfo, Queue, QueueCap, QueueKeys } from '../lanes/internal.js';
 import { atCap } from '../lanes/queue/state.js';
 import type { Render } from './conflate.js';
 
-/**
- * What of the queue's cap a watched group's read saw: its `blockedBy` (QUEUE_LIMIT) and its
- * `reason` ("the queue is at its cap, 20 of 20") turn on it (DESIGN.md §4.2).
- */
-interface CapSeen {
-  readonly limit: number | null;
-  readonly atCap: boolean;
-}
-
-/** Each group a watch read → the cap read beside it. */
-const capSeen = new WeakMap<GroupInfo, CapSeen>();
+/** Each group a watch read → the queue's cap read beside it. */
+const capSeen = new WeakMap<GroupInfo, QueueCap>();
 
 /**
  * A watched group, read with the queue's cap beside it (one MULTI more, O(1)), so a change of
- * the cap, or the queue reaching it or falling below it, sends the group again (DESIGN.md §4.4).
+ * the cap, or the queue reaching it or falling below it, sends the group again (DESIGN.md §4.4);
+ * its `blockedBy` (QUEUE_LIMIT) and `reason` ("the queue is at its cap, 20 of 20") turn on it.
  */
 export async function readWatchedGroup(
   q: Pick<Queue, 'group' | 'cap'>,
   id: string,
 ): Promise<GroupInfo> {
   const [group, cap] = await Promise.all([q.group(id), q.cap()]);
-  capSeen.set(group, { limit: cap.limit, atCap: atCap(cap) });
+  capSeen.set(group, cap);
   return group;
 }
 
-/** The caps read with `a` and `b` agree (either not read: they do). */
+/**
+ * The cap a watch read beside `event` (a `groupChanged` event's group) when it is of `queue`:
+ * what the event's fields show of the cap, with no read more; undefined for anything else.
+ */
+export function capReadWith(event: unknown, queue: string): QueueCap | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const group = event as GroupInfo;
+  return group.queue === queue ? capSeen.get(group) : undefined;
+}
+
+/** The caps read with `a` and `b` agree on what a group shows of them (either not read: they do). */
 function sameCap(a: GroupInfo, b: GroupInfo): boolean {
   const x = capSeen.get(a);
   const y = capSeen.get(b);
-  return x === undefined || y === undefined || (x.limit === y.limit && x.atCap === y.atCap);
+  return x === undefined || y === undefined || (x.limit === y.limit && atCap(x) === atCap(y));
 }
 
 /** Every field equal, and the queue's cap read beside each the same. */

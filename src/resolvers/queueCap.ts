@@ -5,14 +5,21 @@
  */
 import type { Context } from '../context.js';
 import type { GroupInfo, Queue, QueueCap } from '../lanes/internal.js';
+import { capReadWith } from '../pubsub/groupWatch.js';
 import { steered } from './known.js';
 import type { OverrideOf } from './overrides.js';
 import { oncePerExecution } from './perExecution.js';
 import { steering } from './steering.js';
 
-/** The queue's cap, read once per queue per execution ({@link oncePerExecution}). */
+/**
+ * The queue's cap, read once per queue per execution ({@link oncePerExecution}); for a
+ * `groupChanged` event, the cap its watch read beside the group (src/pubsub/groupWatch.ts).
+ */
 export const capOf = (ctx: Context, q: Queue, rootValue: unknown): Promise<QueueCap> =>
-  oncePerExecution(ctx, rootValue, `cap\u0000${q.name}`, () => q.cap());
+  oncePerExecution(ctx, rootValue, `cap\u0000${q.name}`, () => {
+    const seen = capReadWith(rootValue, q.name);
+    return seen === undefined ? q.cap() : Promise.resolve(seen);
+  });
 
 /** `Queue.limitOverride`: the cap's pending timed revert (DESIGN.md §4.8), or null. */
 export async function capOverride(
