@@ -19,6 +19,8 @@
  *   npx tsx bench/redisCost.ts --retention=none --runs=2 --groups=1000 --limit=2
  *   npx tsx bench/redisCost.ts --jobs=2000 --concurrency=1 --delayed=1   # a call's fixed cost, in a
  *                                                      queue that is not quiet (a job delayed 1 h)
+ *   npx tsx bench/redisCost.ts --system=bullmq --concurrency=1 --jobs=2000   # BullMQ's job, the same
+ *                                                      way (its Worker, removeOnComplete as §1 runs it)
  *
  * Output: one line per run on stdout, JSON with `--json`. Never touches 127.0.0.1:6379: the
  * server listens on a free port picked by get-port. DESIGN.md is not involved (a measurement).
@@ -26,6 +28,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Ringmaster, Worker } from '../src/lanes/index.js';
 import { idleInstructionsPerMs, instructionsDuring, startServer } from './callgrind.js';
@@ -47,6 +50,12 @@ interface Options {
   /** Jobs delayed an hour (never due in the drain) beside the drained ones, in their own group. */
   delayed: number;
   retention: 'none' | 'default';
+  /**
+   * Whose job: Ringmaster's, or BullMQ's (a plain queue drained by its Worker at `concurrency`,
+   * removeOnComplete as the throughput section runs it; `groups`, `limit`, `delayed` and the
+   * retention do not apply).
+   */
+  system: 'ringmaster' | 'bullmq';
   runs: number;
   /** Without valgrind: no instruction count, but Redis CPU µs per job from INFO. */
   plain: boolean;
@@ -72,12 +81,26 @@ interface Result {
 
 function parseOptions(argv: readonly string[]): Options & { retentions: Options['retention'][] } {
   const flags = scriptFlags(argv, {
-    values: ['jobs', 'groups', 'limit', 'concurrency', 'delayed', 'retention', 'runs', 'idle-ms'],
+    values: [
+      'jobs',
+      'groups',
+      'limit',
+      'concurrency',
+      'delayed',
+      'retention',
+      'system',
+      'runs',
+      'idle-ms',
+    ],
     switches: ['plain', 'json', 'keep'],
   });
   const retention = flags.text('retention');
   if (retention !== undefined && retention !== 'none' && retention !== 'default') {
     throw new Error('--retention is none or default');
+  }
+  const system = flags.text('system') ?? 'ringmaster';
+  if (system !== 'ringmaster' && system !== 'bullmq') {
+    throw new Error('--system is ringmaster or bullmq');
   }
   return {
     jobs: flags.whole('jobs', 6000, 0),
@@ -86,7 +109,11 @@ function parseOptions(argv: readonly string[]): Options & { retentions: Options[
     concurrency: flags.whole('concurrency', 64, 0),
     delayed: flags.whole('delayed', 0, 0),
     retention: retention ?? 'none',
-    retentions: retention === undefined ? ['none', 'default'] : [retention],
+    retentions:
+      retention === undefined && system === 'ringmaster'
+        ? ['none', 'default']
+        : [retention ?? 'none'],
+    system,
     runs: flags.whole('runs', 1, 0),
     plain: flags.has('plain'),
     idleMs: flags.whole('idle-ms', 2000, 0),
@@ -96,6 +123,19 @@ function parseOptions(argv: readonly string[]): Options & { retentions: Options[
 }
 
 async function fill(port: number, o: Options, retention: Options['retention']): Promise<void> {
+  if (o.system === 'bullmq') {
+    const queue = new BullQueue('cost', { connection: { port, host: '127.0.0.1' } });
+    const opts = { removeOnComplete: true, removeOnFail: true };
+    for (let start = 0; start < o.jobs; start += 1000) {
+      const batch = [];
+      for (let i = start; i < Math.min(o.jobs, start + 1000); i++) {
+        batch.push({ name: 'noop', data: { i }, opts });
+      }
+      await queue.addBulk(batch);
+    }
+    await queue.close();
+    return;
+  }
   const setup = new Redis({ port, host: '127.0.0.1', enableAutoPipelining: true });
   try {
     const queue = new Ringmaster(setup).queue('cost');
@@ -120,6 +160,16 @@ async function drainOnce(
     await fill(server.port, o, retention);
     const queue = new Ringmaster(conn).queue('cost');
     await conn.ping();
+    // BullMQ's Worker connects and checks the server before its first job: not the drain's.
+    const bull =
+      o.system === 'bullmq'
+        ? new BullWorker('cost', async () => {}, {
+            connection: { port: server.port, host: '127.0.0.1', maxRetriesPerRequest: null },
+            concurrency: o.concurrency,
+            autorun: false,
+          })
+        : undefined;
+    await bull?.waitUntilReady();
     // Idle baseline: what the server does with nobody asking (cron, the clients' sockets).
     const idlePerMs = o.plain ? null : await idleInstructionsPerMs(server, dir, o.idleMs);
     await admin.config('RESETSTAT');
@@ -130,9 +180,19 @@ async function drainOnce(
       dir,
       async () => {
         const completed = latch(o.jobs);
-        worker = new Worker(queue, async () => {}, { concurrency: o.concurrency, reaper: false });
-        worker.on('completed', () => completed.hit());
-        worker.on('error', (error) => process.stderr.write(`worker error: ${error.message}\n`));
+        const failed = (error: Error) => process.stderr.write(`worker error: ${error.message}\n`);
+        if (bull) {
+          bull.on('completed', () => completed.hit());
+          bull.on('error', failed);
+          void bull.run();
+        } else {
+          worker = new Worker(queue, async () => {}, {
+            concurrency: o.concurrency,
+            reaper: false,
+          });
+          worker.on('completed', () => completed.hit());
+          worker.on('error', failed);
+        }
         await completed.done;
       },
       !o.plain,
@@ -140,6 +200,7 @@ async function drainOnce(
     const cpuAfter = await redisCpuUsec(admin);
     const calls = await commandStats(admin);
     await worker?.close();
+    await bull?.close();
     // The harness' own reads are not the job's (isBookkeeping); scripts are counted apart.
     let commands = 0;
     const scripts = scriptCalls(calls).calls;
@@ -183,7 +244,7 @@ async function main(): Promise<void> {
         if (!o.json) {
           const ins = result.instructionsPerJob;
           process.stdout.write(
-            `retention ${retention.padEnd(7)} jobs ${o.jobs} groups ${o.groups} limit ${o.limit} c ${o.concurrency}` +
+            `${o.system === 'bullmq' ? 'bullmq ' : ''}retention ${retention.padEnd(7)} jobs ${o.jobs} groups ${o.groups} limit ${o.limit} c ${o.concurrency}` +
               `${o.delayed > 0 ? ` delayed ${o.delayed}` : ''}: ` +
               `${ins === null ? '' : `instructions/job ${ins.toLocaleString('en-US')}  `}` +
               `commands/job ${result.commandsPerJob.toFixed(2)}  scripts/job ${result.scriptCallsPerJob.toFixed(3)}  ` +
