@@ -132,11 +132,24 @@ local function trim(base, kind, index, count, ageMs, now, max)
       end
     end
   end
-  if victims == nil then
+  if victims == nil or #victims == 0 then
     return 0
   end
-  if #victims == 0 then
-    return 0
+  if #victims == 1 then
+    -- One victim (a one-job call in a queue at its bound): the writes below, with no table.
+    local id = victims[1]
+    local jobKey = jobPrefixOf(base) .. id
+    local read = redis.call('HMGET', jobKey, 'group', 'hasResult')
+    if read[1] then
+      redis.call('ZREM', groupIndexOf(base, kind, read[1]), id)
+    end
+    redis.call('DEL', jobKey, jobKey .. ERRORS_SUFFIX, jobKey .. LOGS_SUFFIX)
+    redis.call('HDEL', payloadsKeyOf(base), id)
+    if read[2] then
+      redis.call('HDEL', resultsKeyOf(base), id)
+    end
+    redis.call('ZREM', index, id)
+    return 1
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads, one of results when a victim
