@@ -11,16 +11,16 @@
   The claims are claim's (includes/claimJobs.lua, claimDue: due delayed jobs promoted first,
   nothing claimed while the queue is paused). The completions follow complete's rules
   (includes/completeJob.lua) and share its pieces: the lease check's refusals (checkLease), a
-  job's group (permitGroup, includes/releaseJob.lua), I1 and the re-ring (isServiceable,
-  reRing), what becomes of the job by the completed retention (finishCompleted, with the
-  policy read once per call and a trim of at most TRIM_PER_ADD per job kept, for the whole
-  batch); but not completeJob itself, which reads and writes per job what this reads and
-  writes once per batch. Completing through completeJob once per job instead, measured (npm run
-  bench -- --only=throughput, and redis-server under callgrind over 3,000 jobs, same machine,
-  back to back): the Worker at concurrency 64 went from 5.7 to 18.5 Redis commands per job and
-  from ~246,000 to ~330,000 Redis instructions per job (+34%; 16,100 -> 12,500 jobs/s in that
-  run), at concurrency 8 from 10.2 to 21.4 commands per job; one call per job from 26.0 to 31.1
-  commands and +7% instructions.
+  job's group (its hash's, read with the token, else its lease's), the permits' release
+  (readPermits, releasePermits: I1 and the re-ring), what becomes of the job by the completed
+  retention (finishCompleted, with the policy read once per call and a trim of at most
+  TRIM_PER_ADD per job kept, for the whole batch); but not completeJob itself, which reads and
+  writes per job what this reads and writes once per batch. Completing through completeJob once
+  per job instead, measured (npm run bench -- --only=throughput, and redis-server under callgrind
+  over 3,000 jobs, same machine, back to back): the Worker at concurrency 64 went from 5.7 to 18.5
+  Redis commands per job and from ~246,000 to ~330,000 Redis instructions per job (+34%; 16,100 ->
+  12,500 jobs/s in that run), at concurrency 8 from 10.2 to 21.4 commands per job; one call per
+  job from 26.0 to 31.1 commands and +7% instructions.
 
   Input:
     KEYS[1] glimit   hash   group -> limit
@@ -79,7 +79,6 @@
 --- @include "keys"
 --- @include "nowMs"
 --- @include "checkLease"
---- @include "releaseJob"
 --- @include "releasePermits"
 --- @include "finishCompleted"
 --- @include "claimJobs"
@@ -107,95 +106,111 @@ if #ARGV > 6 + 3 * n then
 end
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
--- token from its hash, then one ZMSCORE for every job whose token matched.
--- The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua call per
--- job costs about what a redis.call does (docs/PERFORMANCE.md "Fewer Lua calls per
--- job").
+-- token and group from its hash, one HMGET per job, then one ZMSCORE for every job whose token
+-- matched. The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua
+-- call per job costs about what a redis.call does (docs/PERFORMANCE.md "Fewer Lua calls per
+-- job"). A job's read is kept by id (a batch may name one twice), its third field the lease:
+-- nil (no token matched), false (not active), true (active), DONE (completed by this call).
+local DONE = 'done'
 local jobPrefix = jobPrefixOf(base)
-local tokenOf, holders, leased, keyOf = {}, {}, {}, {}
+local reads, holders = {}, {}
 for i = 1, n do
-  local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
-  if tokenOf[id] == nil then
-    keyOf[id] = jobPrefix .. id
-    tokenOf[id] = redis.call('HGET', keyOf[id], 'token')
+  local id = ARGV[4 + 3 * i]
+  local job = reads[id]
+  if job == nil then
+    job = redis.call('HMGET', jobPrefix .. id, 'token', 'group')
+    reads[id] = job
   end
-  if tokenOf[id] == token and leased[id] == nil then
+  if job[1] == ARGV[5 + 3 * i] and job[3] == nil then
     holders[#holders + 1] = id
-    leased[id] = false
+    job[3] = false
   end
 end
 if #holders > 0 then
   local scores = redis.call('ZMSCORE', k.active, unpack(holders))
   for i = 1, #holders do
-    local id = holders[i]
-    leased[id] = scores[i] ~= false
+    reads[holders[i]][3] = scores[i] ~= false
   end
 end
 
 local DATA_OUT_OF_RANGE = -3
-local statuses, done, doneAt, completed = {}, {}, {}, {}
+local statuses, done, doneAt = {}, {}, {}
 for i = 1, n do
   local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
-  if completed[id] then
+  local job = reads[id]
+  if job[3] == DONE then
     -- As a second complete would find it: kept (not active), or gone.
     statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
-  elseif tokenOf[id] == token and leased[id] then
+  elseif job[3] == true and job[1] == token then
     statuses[i] = 1
-    completed[id] = true
+    job[3] = DONE
     done[#done + 1] = id
     doneAt[#doneAt + 1] = i
   else
-    statuses[i] = checkLease(k.active, keyOf[id], id, token, KEYS[10]) or LEASE_LOST
+    statuses[i] = checkLease(k.active, jobPrefix .. id, id, token, KEYS[10]) or LEASE_LOST
   end
 end
 
 if #done > 0 then
-  -- The group of each job: its lease's, read for all in one HMGET, else its hash's.
-  local leaseGroups = redis.call('HMGET', k.leases, unpack(done))
-  local groupOf, groups, seen = {}, {}, {}
+  -- The group of each job: its hash's, read with its token (the group its claim leased it
+  -- under: DESIGN.md §2 `leases`), else its lease's (a hash written by another writer).
+  -- groups lists each once, at its place in `at`; taken[place] counts its jobs.
+  local groupOf, groups, at, taken = {}, {}, {}, {}
   -- Numeric loops over the jobs: ipairs calls its iterator per step.
   for j = 1, #done do
-    local id = done[j]
-    -- permitGroup (includes/releaseJob.lua) in place, for the same reason as the keys above.
-    local group = leaseGroups[j] or redis.call('HGET', keyOf[id], 'group')
+    local group = reads[done[j]][2] or redis.call('HGET', k.leases, done[j]) or nil
     groupOf[j] = group
-    if group and not seen[group] then
-      seen[group] = true
-      groups[#groups + 1] = group
+    if group then
+      local place = at[group]
+      if place == nil then
+        place = #groups + 1
+        groups[place] = group
+        at[group] = place
+        taken[place] = 1
+      else
+        taken[place] = taken[place] + 1
+      end
     end
   end
   -- Every limit and count is read before the first write, so a completion whose group's count
   -- cannot be counted exactly is refused alone, with nothing of it written.
-  local counts = readPermits(k, groups)
-  local released, releasedKeys, releasedGroups, releasedResults, order, positions =
-    {}, {}, {}, {}, {}, {}
+  local limits, actives = readPermits(k, groups)
+  local released = #done
   for j = 1, #done do
-    local id = done[j]
     local group = groupOf[j]
-    if group and counts[group].active == nil then
+    if group and actives[at[group]] == nil then
       statuses[doneAt[j]] = DATA_OUT_OF_RANGE
-    else
-      released[#released + 1] = id
-      releasedKeys[#releasedKeys + 1] = keyOf[id]
-      releasedGroups[#released] = group
-      releasedResults[#released] = ARGV[6 + 3 * doneAt[j]]
-      if group then
-        if positions[group] == nil then
-          order[#order + 1] = group
-          positions[group] = {}
-        end
-        local mine = positions[group]
-        mine[#mine + 1] = #released
-      end
+      released = released - 1
     end
   end
-  if #released > 0 then
-    redis.call('ZREM', k.active, unpack(released))
-    redis.call('HDEL', k.leases, unpack(released))
-    batch.completed = #released
-    releasePermits(k, base, order, positions, counts)
-    finishCompleted(k, base, released, releasedKeys, releasedGroups, nowMs(), keepCount,
-      keepAgeMs, releasedResults)
+  if released < #done then
+    -- Rare: the refused jobs leave the batch (releasePermits passes over their groups: nil).
+    local left, leftGroups, leftAt = {}, {}, {}
+    for j = 1, #done do
+      local group = groupOf[j]
+      if not (group and actives[at[group]] == nil) then
+        left[#left + 1] = done[j]
+        leftGroups[#left] = group
+        leftAt[#left] = doneAt[j]
+      end
+    end
+    done, groupOf, doneAt = left, leftGroups, leftAt
+  end
+  if released > 0 then
+    -- The results, only when one is given (finishCompleted reads none for a nil table).
+    local results
+    for j = 1, released do
+      local result = ARGV[6 + 3 * doneAt[j]]
+      if result ~= '' then
+        results = results or {}
+        results[j] = result
+      end
+    end
+    redis.call('ZREM', k.active, unpack(done))
+    redis.call('HDEL', k.leases, unpack(done))
+    batch.completed = released
+    releasePermits(k, base, groups, taken, limits, actives, groupOf, released)
+    finishCompleted(k, base, done, groupOf, nowMs(), keepCount, keepAgeMs, results)
   end
 end
 

@@ -656,6 +656,29 @@ describe('completeAndClaim, batches', () => {
     expect(await two.redis.zrange(two.keys.completed, 0, -1)).toEqual(['101', '201']);
   });
 
+  it("completes a job whose hash names no group under its lease's group, as complete does", async () => {
+    // Another writer's hash without `group`: the permit and the group index follow the lease.
+    const build = async (q: Queue) => {
+      await q.enqueue('a', { n: 1 });
+      await q.enqueue('a', { n: 2 });
+      const job = (await q.claim({ token: 'held' })) as Job;
+      await q.redis.hdel(q.keys.job(job.id), 'group');
+      return job.id;
+    };
+    const [one, two, id] = await twins(build);
+    const answer = await expectSameAsOneByOne(
+      one,
+      two,
+      { completions: [{ id, token: 'held' }], claim: 0, leaseMs: 20_000, tokens: [] },
+      { audit: false },
+    );
+    expect(answer.refused).toEqual([null]);
+    const s = await rawState(two);
+    expect(s.gactive).toEqual({});
+    expect(s.leases).toEqual({});
+    expect(await two.redis.zrange(`${two.keys.base}g:a:completed`, 0, -1)).toEqual([id]);
+  });
+
   it('answers a non-decimal id JOB_NOT_FOUND without sending it', async () => {
     const q = engine.queue();
     const j = await seed(q);

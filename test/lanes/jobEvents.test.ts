@@ -304,6 +304,14 @@ describe('cost', () => {
       completeAndClaim: { zadd: 1, zmscore: 1, zrem: 2 },
       retry: { zincrby: 1, zrem: 1, 'object|encoding': 1, zcard: 1 },
     };
+    // A completion reads its job's group with its token (HMGET token group; DESIGN.md §2
+    // `leases`), not from `leases`; complete releases the permit as completeAndClaim does
+    // (includes/releasePermits.lua): the group's limit and count in two HMGETs, its pause flag
+    // and lane only when the release takes it below its limit.
+    const completion = {
+      complete: { hget: -5, hmget: 3, sismember: -2, zcard: -2 },
+      completeAndClaim: { hget: -2, hmget: 1 },
+    };
     const sum = (...parts: Record<string, number>[]) => {
       const out: Record<string, number> = {};
       for (const part of parts) {
@@ -313,8 +321,15 @@ describe('cost', () => {
     };
     const cuts: Record<string, number>[] = [
       sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim),
-      sum(history, ranks.complete),
-      sum({ zcard: -2, exists: 1 }, quiet, emptied, history, ranks.completeAndClaim),
+      sum(history, ranks.complete, completion.complete),
+      sum(
+        { zcard: -2, exists: 1 },
+        quiet,
+        emptied,
+        history,
+        ranks.completeAndClaim,
+        completion.completeAndClaim,
+      ),
       sum(ringLog, capWake, history, ranks.retry),
     ];
     const expected = plusOne.map((c, i) => {
@@ -326,7 +341,7 @@ describe('cost', () => {
       return out;
     });
     expect(counts).toEqual(expected);
-    expect(counts.map(total)).toEqual([23, 29, 46, 42]);
+    expect(counts.map(total)).toEqual([23, 23, 45, 42]);
   });
 
   it('another job of the queue watched: a ZSCORE more per job moved, nothing written for them', async (context) => {

@@ -11,7 +11,9 @@
                        includes/retentionAge.lua, `settingsKey`'s policies, Redis clock)
     -2  LEASE_LOST     the job exists but is not active, or the token does not match
   The holding path costs what it did (HGET, ZSCORE); only a refusal reads the state, and the
-  retention only for a finished job.
+  retention only for a finished job. complete and completeAndClaim make the holding check
+  themselves, reading the job's group with its token (HMGET), and ask checkLease only for why
+  a lease is not held.
 ]]
 --- @include "nowMs"
 --- @include "retentionAge"

@@ -11,12 +11,14 @@
     trimmed per job kept, so the sets converge on the policy whatever it was before, at a
     cost bounded per job.
 
-    finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs, results)
-      ids, jobKeys  the completed jobs and their hashes (same order); groups[i] the group of
-                    ids[i], or nil when none is known (then it joins `completed` only)
-      results       results[i] the JSON text of ids[i]'s result, '' (or nil) for none; kept
-                    only with the job (one HSET of P:{Q}:results for the batch, and hasResult
-                    in the job's hash: includes/payloads.lua), never written with count 0
+    finishCompleted(k, base, ids, groups, now, count, ageMs, results)
+      ids           the completed jobs (their hashes P:{Q}:job:<id>, includes/keys.lua);
+                    groups[i] the group of ids[i], or nil when none is known (then it joins
+                    `completed` only)
+      results       results[i] the JSON text of ids[i]'s result, '' or nil (or results nil)
+                    for none; kept only with the job (one HSET of P:{Q}:results for the batch,
+                    and hasResult in the job's hash: includes/payloads.lua), never written
+                    with count 0
       now           ms (Redis clock): the finishedAt stamped, and the age trim's reference
       count, ageMs  the policy (retentionOf / retentionFrom; ageMs nil: no age bound)
 
@@ -32,25 +34,37 @@
 --- @include "jobEvents"
 --- @include "payloads"
 
-local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs, results)
-  if #ids == 0 then
+local function finishCompleted(k, base, ids, groups, now, count, ageMs, results)
+  local n = #ids
+  if n == 0 then
     return
   end
   -- Per job, no Lua call but a watched job's note: a call costs about what a redis.call does
   -- (docs/PERFORMANCE.md "Redis: fewer Lua calls per job"), so the watch is asked once
-  -- (anyWatched), the error list's key is built from a prefix (errorsKeyOf's name,
+  -- (anyWatched), the keys are built from a prefix (jobKeyOf's and errorsKeyOf's names,
   -- includes/keys.lua), the group-by is made once for all (groupBy, includes/retention.lua),
-  -- and the loops are numeric (ipairs calls its iterator per step).
+  -- and the loops are numeric (ipairs calls its iterator per step). One job (a Worker at
+  -- concurrency 1) builds no table: each costs about a command's dispatch.
   local watching = anyWatched(base)
+  local at = string.format('%d', now)
+  local jobPrefix = jobPrefixOf(base)
   if count == 0 then
+    if n == 1 then
+      local jobKey = jobPrefix .. ids[1]
+      if watching then
+        noteJobForgotten(base, ids[1], at)
+      end
+      redis.call('DEL', jobKey, jobKey .. ERRORS_SUFFIX, jobKey .. LOGS_SUFFIX)
+      redis.call('HDEL', payloadsKeyOf(base), ids[1])
+      return
+    end
     local doomed = {}
-    local at = string.format('%d', now)
-    local jobPrefix = jobPrefixOf(base)
-    for i = 1, #ids do
+    for i = 1, n do
       local id = ids[i]
-      doomed[#doomed + 1] = jobKeys[i]
-      doomed[#doomed + 1] = jobPrefix .. id .. ERRORS_SUFFIX
-      doomed[#doomed + 1] = jobPrefix .. id .. LOGS_SUFFIX
+      local jobKey = jobPrefix .. id
+      doomed[#doomed + 1] = jobKey
+      doomed[#doomed + 1] = jobKey .. ERRORS_SUFFIX
+      doomed[#doomed + 1] = jobKey .. LOGS_SUFFIX
       if watching then
         noteJobForgotten(base, id, at)
       end
@@ -59,30 +73,43 @@ local function finishCompleted(k, base, ids, jobKeys, groups, now, count, ageMs,
     dropPayloads(base, ids)
     return
   end
-  local at = string.format('%d', now)
-  local members, kept = {}, {}
-  for i = 1, #ids do
+  local kept
+  for i = 1, n do
     local id = ids[i]
+    local jobKey = jobPrefix .. id
     local result = results and results[i]
     if result and result ~= '' then
-      redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at, 'hasResult', '1')
+      redis.call('HSET', jobKey, 'state', 'completed', 'finishedAt', at, 'hasResult', '1')
+      kept = kept or {}
       kept[#kept + 1] = id
       kept[#kept + 1] = result
     else
-      redis.call('HSET', jobKeys[i], 'state', 'completed', 'finishedAt', at)
+      redis.call('HSET', jobKey, 'state', 'completed', 'finishedAt', at)
     end
-    redis.call('HDEL', jobKeys[i], 'token', 'leaseUntil')
+    redis.call('HDEL', jobKey, 'token', 'leaseUntil')
     if watching then
       noteJobEvent(base, id)
     end
-    members[#members + 1] = at
-    members[#members + 1] = id
   end
-  storeResults(base, kept)
-  redis.call('ZADD', k.completed, unpack(members))
-  local byGroup, order = groupBy(ids, groups, at)
-  for _, group in ipairs(order) do
-    redis.call('ZADD', groupCompletedKeyOf(base, group), unpack(byGroup[group]))
+  if kept then
+    storeResults(base, kept)
   end
-  trim(base, 'completed', k.completed, count, ageMs, now, TRIM_PER_ADD * #ids)
+  if n == 1 then
+    redis.call('ZADD', k.completed, at, ids[1])
+    if groups[1] then
+      redis.call('ZADD', groupCompletedKeyOf(base, groups[1]), at, ids[1])
+    end
+  else
+    local members = {}
+    for i = 1, n do
+      members[#members + 1] = at
+      members[#members + 1] = ids[i]
+    end
+    redis.call('ZADD', k.completed, unpack(members))
+    local byGroup, order = groupBy(ids, groups, at)
+    for _, group in ipairs(order) do
+      redis.call('ZADD', groupCompletedKeyOf(base, group), unpack(byGroup[group]))
+    end
+  end
+  trim(base, 'completed', k.completed, count, ageMs, now, TRIM_PER_ADD * n)
 end

@@ -1,7 +1,10 @@
 --[[
   End a job's lease and give its group's permit back: the one place a permit is released
-  (complete, retry, reap), so no path can release it twice. The group comes from `leases`,
-  never only from the job hash, so a permit is released even if the hash is gone.
+  (complete, retry, reap), so no path can release it twice. For retry and reap the group comes
+  from `leases`, never only from the job hash, so a permit is released even if the hash is gone;
+  complete holds the hash (its token matched) and reads the group from it with the token, the
+  group its claim wrote to both (DESIGN.md §2 `leases`), and `leases` only for a hash without
+  one; it then passes the count to releaseJob as leaseGroup would.
 
   In two steps, so a caller can refuse before its first write. leaseGroup reads: the job's group
   (permitGroup: its lease's, else its hash's; nil when none is known anywhere) and that group's
@@ -22,7 +25,7 @@
 --- @include "groupRanks"
 
 -- The group whose permit a job holds: `leased`, its field of `leases` as read (false for
--- none), else its hash's group (nil when neither names one). completeAndClaim asks it too.
+-- none), else its hash's group (nil when neither names one).
 local function permitGroup(leased, jobKey)
   return leased or redis.call('HGET', jobKey, 'group')
 end
@@ -43,7 +46,7 @@ local function releaseJob(k, base, id, group, active)
   end
   if redis.call('ZREM', k.active, id) == 1 then
     redis.call('HDEL', k.leases, id)
-    redis.call('HINCRBY', k.stats, 'active', -1)
+    redis.call('HINCRBY', k.stats, 'active', '-1')
     if group then
       -- gactive and its ranking (includes/groupRanks.lua) in step.
       if active <= 1 then

@@ -1,8 +1,9 @@
 --[[
-  Give permits back to several groups at once (completeAndClaim's completions): `positions`
-  maps each group in `groups` to the places, ascending, of its jobs in the batch of leases just
-  ended. Each group's active count drops by that many (its field removed at 0, never negative:
-  invariant I3).
+  Give permits back to several groups at once (completeAndClaim's completions; complete's one,
+  includes/completeJob.lua): `groups` lists each group once, `taken[i]` how many of the batch of
+  leases just ended were groups[i]'s, and groupOf[j] (j = 1..released) the group of the batch's
+  j-th job (nil for none). Each group's active count drops by its taken (its field removed at 0,
+  never negative: invariant I3).
 
   Only the active count changes, so the group's standing can change in one way only: a group
   that was saturated (active >= limit) and no longer is (isSaturated before and after, in
@@ -15,8 +16,9 @@
   complete after another would have.
 
   The limits and counts are read first, by readPermits, before the caller writes anything:
-  { [group] = { limit, active } }, active nil for a count that is not an integer within
-  ±(2^53−1) (includes/groupState.lua) — the caller completes none of that group's jobs.
+  limits, actives, the i-th of groups[i] (parseLimit, parseActive: a limit nil for none, an
+  active count nil when it is not an integer within ±(2^53−1), includes/groupState.lua) — the
+  caller completes none of that group's jobs, and releasePermits passes over it.
 
   k: glimit, gactive, ring, paused, wake, stats. base: 'P:{Q}:' (lane keys are built from it,
   includes/keys.lua).
@@ -26,52 +28,74 @@
 --- @include "settleGroup"
 --- @include "groupRanks"
 
+-- The commonest limits and counts, read without parseLimit's and parseActive's tonumber and
+-- format (each about a command's dispatch): '0'..'9' are what both answer for them.
+local SMALL_COUNTS = { ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4, ['5'] = 5,
+  ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9 }
+
 local function readPermits(k, groups)
-  local counts = {}
   if #groups == 0 then
-    return counts
+    return {}, {}
   end
   local limits = redis.call('HMGET', k.glimit, unpack(groups))
   local actives = redis.call('HMGET', k.gactive, unpack(groups))
-  for i, group in ipairs(groups) do
-    counts[group] = { limit = parseLimit(limits[i]), active = parseActive(actives[i]) }
+  -- Parsed in place: the replies are the answer (no table more per call or per group).
+  for i = 1, #groups do
+    limits[i] = SMALL_COUNTS[limits[i]] or parseLimit(limits[i])
+    actives[i] = SMALL_COUNTS[actives[i]] or parseActive(actives[i])
   end
-  return counts
+  return limits, actives
 end
 
-local function releasePermits(k, base, groups, positions, counts)
-  if #groups == 0 then
-    return
-  end
-  local keep, drop, freed = {}, {}, {}
-  for _, group in ipairs(groups) do
-    local before = counts[group].active
-    local mine = positions[group]
-    local after = before - #mine
-    if after > 0 then
-      keep[#keep + 1] = group
-      keep[#keep + 1] = string.format('%d', after)
-    else
-      drop[#drop + 1] = group
-      after = 0
+-- The place in the batch (1..released) of the nth of `group`'s completions: asked only of a
+-- group its completions freed.
+local function nthOf(groupOf, released, group, nth)
+  for j = 1, released do
+    if groupOf[j] == group then
+      nth = nth - 1
+      if nth == 0 then
+        return j
+      end
     end
-    local limit = counts[group].limit
-    if isSaturated(limit, before) and not isSaturated(limit, after) then
-      -- The (before - limit + 1)-th of its completions is the one that freed it.
-      freed[#freed + 1] = { at = mine[before - limit + 1], group = group, limit = limit,
-        active = after }
+  end
+end
+
+local function releasePermits(k, base, groups, taken, limits, actives, groupOf, released)
+  local keep, drop, freed
+  for i = 1, #groups do
+    local before = actives[i]
+    -- nil: a count refused by the caller (none of its jobs completed).
+    if before ~= nil then
+      local group = groups[i]
+      local after = before - taken[i]
+      if after > 0 then
+        keep = keep or {}
+        keep[#keep + 1] = group
+        keep[#keep + 1] = string.format('%d', after)
+      else
+        drop = drop or {}
+        drop[#drop + 1] = group
+        after = 0
+      end
+      local limit = limits[i]
+      if isSaturated(limit, before) and not isSaturated(limit, after) then
+        -- The (before - limit + 1)-th of its completions is the one that freed it.
+        freed = freed or {}
+        freed[#freed + 1] = { at = nthOf(groupOf, released, group, before - limit + 1),
+          group = group, limit = limit, active = after }
+      end
     end
   end
   -- gactive and its ranking (includes/groupRanks.lua) in step.
-  if #keep > 0 then
+  if keep then
     redis.call('HSET', k.gactive, unpack(keep))
     setActiveRanks(base, keep)
   end
-  if #drop > 0 then
+  if drop then
     redis.call('HDEL', k.gactive, unpack(drop))
     dropActiveRanks(base, drop)
   end
-  if #freed == 0 then
+  if freed == nil then
     return
   end
   table.sort(freed, function(a, b)

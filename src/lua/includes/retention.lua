@@ -108,21 +108,48 @@ local function groupBy(ids, groups, score)
   return byGroup, order
 end
 
+-- Small counts as text for the trim's arguments: Redis formats a Lua number argument (%.17g),
+-- which costs about a command's dispatch; a count past these is passed as a number.
+local COUNT_TEXT = { [0] = '0', '1', '2', '3', '4' }
+
 local function trim(base, kind, index, count, ageMs, now, max)
-  local victims = {}
+  local victims
   local over = redis.call('ZCARD', index) - count
   if over > 0 then
-    victims = redis.call('ZRANGE', index, 0, math.min(over, max) - 1)
+    local last = math.min(over, max) - 1
+    victims = redis.call('ZRANGE', index, '0', COUNT_TEXT[last] or last)
   end
-  if ageMs and #victims < max then
-    local old = redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. string.format('%d', now - ageMs),
-      'LIMIT', #victims, max - #victims)
-    for o = 1, #old do
-      victims[#victims + 1] = old[o]
+  local taken = victims and #victims or 0
+  if ageMs and taken < max then
+    local left = max - taken
+    local old = redis.call('ZRANGEBYSCORE', index, '-inf', string.format('(%d', now - ageMs),
+      'LIMIT', COUNT_TEXT[taken] or taken, COUNT_TEXT[left] or left)
+    if victims == nil then
+      victims = old
+    else
+      for o = 1, #old do
+        victims[#victims + 1] = old[o]
+      end
     end
   end
-  if #victims == 0 then
+  if victims == nil or #victims == 0 then
     return 0
+  end
+  if #victims == 1 then
+    -- One victim (a one-job call in a queue at its bound): the writes below, with no table.
+    local id = victims[1]
+    local jobKey = jobPrefixOf(base) .. id
+    local read = redis.call('HMGET', jobKey, 'group', 'hasResult')
+    if read[1] then
+      redis.call('ZREM', groupIndexOf(base, kind, read[1]), id)
+    end
+    redis.call('DEL', jobKey, jobKey .. ERRORS_SUFFIX, jobKey .. LOGS_SUFFIX)
+    redis.call('HDEL', payloadsKeyOf(base), id)
+    if read[2] then
+      redis.call('HDEL', resultsKeyOf(base), id)
+    end
+    redis.call('ZREM', index, id)
+    return 1
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads, one of results when a victim

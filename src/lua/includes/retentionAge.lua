@@ -41,9 +41,12 @@
 ]]
 --- @include "retention"
 
-local keptSinceMemo = {}
+-- Made at a script's first question (most calls ask none: a table costs about a command's
+-- dispatch).
+local keptSinceMemo
 local function keptSince(settingsKey, kind, now)
   local memoKey = settingsKey .. '\0' .. kind .. '\0' .. now
+  keptSinceMemo = keptSinceMemo or {}
   local memo = keptSinceMemo[memoKey]
   if memo == nil then
     local _, ageMs = retentionOf(settingsKey, kind)
