@@ -117,6 +117,13 @@ const MAX_IN_FLIGHT = 2;
  * now but not promoted yet (more were due than one claim promotes) is claimed 10 ms later.
  */
 const MIN_PARK_SEC = 0.01;
+/**
+ * How long (ms) after its timeout a park ends by this process' clock whatever Redis does. Redis
+ * answers a blocking timeout at its next event-loop turn, up to 1/hz late (100 ms at the default
+ * hz 10) and later on a loaded host; this bounds a park whose BLPOP no one will answer (one
+ * dropped on a Cluster node's lost connection, see {@link Worker.waitForWake}).
+ */
+const PARK_GRACE_MS = 1_000;
 
 function deferred(): { promise: Promise<void>; resolve(): void } {
   let resolve!: () => void;
@@ -305,8 +312,12 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
       owned?.disconnect();
       throw error;
     }
-    // Its own connection for BLPOP (it blocks the connection), never auto-pipelined.
-    this.blocking = duplicateConnection(queue.redis, { enableAutoPipelining: false });
+    // Its own connection for BLPOP (it blocks the connection), never auto-pipelined, and never
+    // sending a BLPOP again after a reconnect (see waitForWake).
+    this.blocking = duplicateConnection(queue.redis, {
+      enableAutoPipelining: false,
+      autoResendUnfulfilledCommands: false,
+    });
     // Without a listener an 'error' event would crash the process; errors surface through
     // the calls that fail instead.
     this.blocking.on('error', () => {});
@@ -636,8 +647,9 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         : Math.min(this.parkTimeoutSec, Math.max(MIN_PARK_SEC, (this.dueAt - Date.now()) / 1000));
     void (async () => {
       try {
-        // Null on the park timeout: then no token was taken, and none is passed on.
-        const token = await this.blocking.blpop(this.queue.keys.wake, timeoutSec);
+        // Null when the park ended without a token (its timeout, a lost connection): none is
+        // passed on.
+        const token = await this.waitForWake(timeoutSec);
         this.woken = token !== null;
       } catch (error) {
         if (this.closed.signal.aborted) return;
@@ -654,6 +666,56 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         this.pump();
       }
     })();
+  }
+
+  /**
+   * BLPOP the wake list for `timeoutSec` on the blocking connection: the token, or null when the
+   * park ended without one (its timeout, close, or a lost connection). ioredis would send a BLPOP
+   * cut by a lost connection again once reconnected, with its whole timeout, so a connection cut
+   * more often than that would park the worker for ever, past its timeout and `dueAt`. So the
+   * blocking connection sends nothing again (`autoResendUnfulfilledCommands: false`: the cut BLPOP
+   * is dropped, unanswered) and its 'close' ends the park here, unless ioredis fails the BLPOP in
+   * that same turn (`maxRetriesPerRequest` spent, the connection ended): then the park fails
+   * with that error. The BLPOP is sent on a ready connection only (one queued while it
+   * reconnects would go out after its park ended, and hold the connection), and the park ends
+   * {@link PARK_GRACE_MS} after its timeout whatever Redis does.
+   */
+  private waitForWake(timeoutSec: number): Promise<string | null> {
+    const blocking = this.blocking;
+    const signal = this.closed.signal;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let over = false;
+      const end = (token: string | null, error?: unknown) => {
+        if (over) return;
+        over = true;
+        clearTimeout(timer);
+        blocking.off('ready', send);
+        blocking.off('close', cut);
+        signal.removeEventListener('abort', closing);
+        if (error === undefined) resolve(token);
+        else reject(error);
+      };
+      const closing = () => end(null);
+      const cut = () => setImmediate(() => end(null));
+      function send() {
+        blocking.off('ready', send);
+        blocking.on('close', cut);
+        blocking.blpop(wake, timeoutSec).then(
+          (reply) => end(reply === null ? null : reply[1]),
+          (error: unknown) => end(null, error),
+        );
+      }
+      const wake = this.queue.keys.wake;
+      if (signal.aborted) return end(null);
+      timer = setTimeout(() => end(null), timeoutSec * 1000 + PARK_GRACE_MS);
+      signal.addEventListener('abort', closing);
+      // An ended connection fails the BLPOP at once: reported as the park's error.
+      if (blocking.status === 'ready' || blocking.status === 'end') return send();
+      blocking.on('ready', send);
+      // A lazy connection (opened from a URL or options) connects on its first park.
+      if (blocking.status === 'wait') blocking.connect().catch(() => undefined);
+    });
   }
 
   private async passWake(): Promise<void> {

@@ -12,10 +12,11 @@
     ARGV[2] intervalMs  the caller's interval (ms, 1..86,400,000)
     ARGV[3] lockMs      the lock's lifetime (ms)
 
-  Output: 1 when taken (lock set to id, reapedAt to now); 0 when another holds the lock (a lock
-  with no expiry, written by hand, is given lockMs), or when the last pass began less than
-  intervalMs ago by the Redis clock (a reapedAt that is not a number, or later than now, is
-  ignored, so a stray or restored value cannot stop reaping).
+  Output: 1 when taken (lock set to id, reapedAt to now), or when the lock holds id already
+  (nothing written: this call sent again on a reconnect after its reply was lost); 0 when
+  another holds the lock (a lock with no expiry, written by hand, is given lockMs), or when the
+  last pass began less than intervalMs ago by the Redis clock (a reapedAt that is not a number,
+  or later than now, is ignored, so a stray or restored value cannot stop reaping).
 
   Memory: runs at maxmemory (noeviction), since it adds a few bytes at most (the reaper frees
   memory: it drains leases and trims retention); see includes/allowAtMaxmemory.lua. reapedAt
@@ -37,6 +38,10 @@ local ttl = redis.call('PTTL', lockKey)
 if ttl ~= -2 then
   if ttl == -1 then
     redis.call('PEXPIRE', lockKey, lockMs)
+  end
+  -- pcall: a lock key of another type, written by hand, is another's.
+  if redis.pcall('GET', lockKey) == id then
+    return 1
   end
   return 0
 end

@@ -60,6 +60,16 @@ describe('Reaper', () => {
     expect(await new Reaper(b, { intervalMs: 1 }).reapOnce()).toBe(1);
   });
 
+  it("takes a lock that holds the caller's id already: a lock call sent again after its reply was lost", async () => {
+    const q = engine().queue('again');
+    expect(await q.lockReaping('me', 60_000, LOCK_MS)).toBe(true);
+    // ioredis resends a call whose reply a lost connection cut: the pass must go on.
+    expect(await q.lockReaping('me', 60_000, LOCK_MS)).toBe(true);
+    expect(await q.lockReaping('another', 1, LOCK_MS)).toBe(false);
+    await q.releaseReaping('me');
+    expect(await q.redis.exists(q.keys.reaper)).toBe(0);
+  });
+
   it('gives a lock key with no expiry one, so a stray key delays reaping by the lock lifetime at most', async () => {
     const rm = engine();
     const q = rm.queue('stuck');

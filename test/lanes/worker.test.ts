@@ -673,6 +673,47 @@ describe('Worker', () => {
     );
   });
 
+  it('a lost connection ends a park: cut more often than its timeout, it still runs a job when due', async () => {
+    // ioredis sends a BLPOP cut by a lost connection again once reconnected, with its whole
+    // timeout: a park of 400 ms cut every 100 ms would never end, nor the job ever run.
+    const q = queue('rm-cut');
+    const started = deferred<Job>();
+    worker(q, async (job) => started.resolve(job), { parkTimeoutMs: 400, reaper: false });
+    const admin = redis.client();
+    await parked(admin, 'rm-cut');
+    const cutter = setInterval(async () => {
+      const list = (await admin.client('LIST')) as string;
+      for (const line of list.split('\n')) {
+        const id = /^id=(\d+) /.exec(line)?.[1];
+        if (id && line.includes(' name=rm-cut ') && / flags=[A-Za-z]*b/.test(line)) {
+          await admin.client('KILL', 'ID', id).catch(() => undefined);
+        }
+      }
+    }, 100);
+    try {
+      const job = await q.enqueue('g', null, { delayMs: 300 });
+      const ran = await within(PROMPT_MS, 'the delayed job to run', started.promise);
+      expect(ran.id).toBe(job.id);
+    } finally {
+      clearInterval(cutter);
+    }
+  });
+
+  it('a worker that opened its connection (lazy, as from a URL) parks in BLPOP and wakes at once', async () => {
+    const name = `worker-${RUN}-${queues++}`;
+    const { hostname: host, port } = new URL(redis.url);
+    const started = deferred<Job>();
+    const w = new Worker(name, async (job) => started.resolve(job), {
+      connection: { host, port: Number(port), connectionName: 'rm-lazy' },
+      parkTimeoutMs: PARK_MS,
+    });
+    w.on('error', (error) => errors.push(error));
+    workers.push(w);
+    await parked(redis.client(), 'rm-lazy');
+    const job = await new Queue(redis.client(), name).enqueue('g');
+    expect((await within(PROMPT_MS, 'the job to run', started.promise)).id).toBe(job.id);
+  });
+
   it('close() of a parked worker returns without waiting for the park timeout', async () => {
     const q = queue('rm-idle');
     const w = worker(q, async () => {}, { parkTimeoutMs: PARK_MS });
