@@ -304,6 +304,10 @@ describe('cost', () => {
       completeAndClaim: { zadd: 1, zmscore: 1, zrem: 2 },
       retry: { zincrby: 1, zrem: 1, 'object|encoding': 1, zcard: 1 },
     };
+    // A claim of one job reads its group's limit, count and pause and its payload each by
+    // itself (HGET, SISMEMBER: includes/claimJobs.lua readStates, includes/payloads.lua
+    // fillPayloads), not in a list read that Lua gets as a table.
+    const oneJob = { hmget: -3, hget: 3, smismember: -1, sismember: 1 };
     const sum = (...parts: Record<string, number>[]) => {
       const out: Record<string, number> = {};
       for (const part of parts) {
@@ -312,7 +316,7 @@ describe('cost', () => {
       return out;
     };
     const cuts: Record<string, number>[] = [
-      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim),
+      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim, oneJob),
       sum(history, ranks.complete),
       sum({ zcard: -2, exists: 1 }, quiet, emptied, history, ranks.completeAndClaim),
       sum(ringLog, capWake, history, ranks.retry),

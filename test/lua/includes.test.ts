@@ -23,7 +23,8 @@ import { uniqueQueueName, useEngine } from '../support/lanes.js';
 const engine = useEngine();
 const include = (name: string) => readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8');
 const KEYS_LUA = include('keys');
-const GROUP_STATE_LUA = include('groupState');
+/** groupState.lua with the small counts it includes (inlined here by hand, as the loader would). */
+const GROUP_STATE_LUA = `${include('smallCounts')}${include('groupState')}`;
 /** safeInteger.lua with the bounds it includes (inlined here by hand, as the loader would). */
 const SAFE_INTEGER_LUA = `${include('bounds')}${include('safeInteger')}`;
 
@@ -378,6 +379,37 @@ return out`;
       const ts = retentionFrom(defaults, count, age);
       expect([ts.count, ts.ageMs], JSON.stringify([kind, count, age])).toEqual(lua[i]);
     }
+  });
+});
+
+describe('smallCounts.lua: a small count as text, a small text as its count', () => {
+  it('names every count in −64..64 as string.format does, and reads back only canonical texts', async () => {
+    // The claim passes these texts to Redis as counts and reads limits and active counts by
+    // them (includes/groupState.lua): a wrong entry would write or read a wrong number.
+    const script = `${include('smallCounts')}
+local out = {}
+for n = -66, 66 do
+  out[#out + 1] = SMALL_COUNTS[n] or 'nil'
+end
+for i = 1, #ARGV do
+  local n = SMALL_COUNTS[ARGV[i]]
+  out[#out + 1] = n == nil and 'nil' or string.format('%d', n)
+end
+return out`;
+    const texts = [
+      ...Array.from({ length: 66 }, (_, i) => String(i)),
+      '01',
+      '-0',
+      '-1',
+      ' 1',
+      '1.0',
+    ];
+    const reply = (await engine.redis().eval(script, 0, ...texts)) as string[];
+    const counts = Array.from({ length: 133 }, (_, i) => i - 66);
+    expect(reply).toEqual([
+      ...counts.map((n) => (Math.abs(n) <= 64 ? String(n) : 'nil')),
+      ...texts.map((t) => (/^(0|[1-9]\d*)$/.test(t) && Number(t) <= 64 ? t : 'nil')),
+    ]);
   });
 });
 

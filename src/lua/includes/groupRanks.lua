@@ -20,23 +20,28 @@
                                       the entry removed when it reaches 0 (or passed it, an index
                                       another writer bypassed; audit reports it, repair mends it)
     dropPending(base, groups)         the lanes of `groups` are empty: ZREM (none when empty)
-    takeServed(base, served, states, emptied)
+    takeServed(base, served, states, emptied, one)
                                       a claim's served groups: `states[group].claimed` jobs
                                       popped from each (the claim batch's groups,
                                       includes/claimJobs.lua), `emptied[group]` true for a lane
-                                      now empty. One ZINCRBY (or ZREM) for one group; else one
-                                      ZMSCORE, one ZADD and one ZREM for them all. A served group
-                                      with no entry (a lane another writer filled) stays without
-                                      one, as with takePending: audit reports it, repair ranks it
-    setActiveRanks(base, counts)      counts: group, count text, … (gactive's HSET arguments):
-                                      one ZADD
+                                      now empty (`emptied` nil: none is). One ZINCRBY (or ZREM)
+                                      for one group, given as `one` (served then unread, nil);
+                                      else one ZMSCORE, one ZADD and one ZREM for them all. A
+                                      served group with no entry (a lane another writer filled)
+                                      stays without one, as with takePending: audit reports it,
+                                      repair ranks it
+    setActiveRanks(base, counts, one, count)
+                                      counts: group, count text, … (gactive's HSET arguments):
+                                      one ZADD; or, counts nil, group `one` at `count` (a number)
     dropActiveRanks(base, groups)     gactive fields removed: one ZREM
 
-  The one-group answers (a call that claims one job: a Worker at concurrency 1) build no table
-  and make no further Lua call: in Redis' Lua each costs a good part of what a command does
-  (docs/PERFORMANCE.md, "Redis: group rankings").
+  The one-group answers (a call that claims one job: a Worker at concurrency 1) are given the
+  group and its count, not lists, build no table, and take their counts' text from
+  includes/smallCounts.lua: in Redis' Lua a table or a number formatted costs a good part of what
+  a command does (docs/PERFORMANCE.md, "Redis: group rankings", "Redis: the claim's own cost").
 ]]
 --- @include "keys"
+--- @include "smallCounts"
 --- @include "indexedEncoding"
 
 local function addPending(base, group, n)
@@ -59,15 +64,15 @@ local function dropPending(base, groups)
   end
 end
 
-local function takeServed(base, served, states, emptied)
+local function takeServed(base, served, states, emptied, one)
   local key = pendingRankKeyOf(base)
-  if #served == 1 then
-    -- takePending's writes, in place; the count as a Lua number (a small integer: cheaper
-    -- than string.format, measured).
-    local group = served[1]
-    if emptied[group]
-      or tonumber(redis.call('ZINCRBY', key, states[group].claimed, group)) >= 0 then
-      redis.call('ZREM', key, group)
+  if one ~= nil then
+    -- takePending's writes, in place; a count past SMALL_COUNTS as a Lua number (a small
+    -- integer: cheaper than string.format, measured).
+    local claimed = states[one].claimed
+    if (emptied and emptied[one])
+      or tonumber(redis.call('ZINCRBY', key, SMALL_COUNTS[claimed] or claimed, one)) >= 0 then
+      redis.call('ZREM', key, one)
     end
     return
   end
@@ -76,7 +81,7 @@ local function takeServed(base, served, states, emptied)
   for i = 1, #served do
     local group = served[i]
     local left
-    if emptied[group] then
+    if emptied and emptied[group] then
       left = 0
     elseif scores[i] then
       left = -tonumber(scores[i]) - states[group].claimed
@@ -97,7 +102,12 @@ local function takeServed(base, served, states, emptied)
   dropPending(base, gone)
 end
 
-local function setActiveRanks(base, counts)
+local function setActiveRanks(base, counts, one, count)
+  if counts == nil then
+    redis.call('ZADD', activeRankKeyOf(base), SMALL_COUNTS[-count] or string.format('%d', -count),
+      one)
+    return
+  end
   if #counts == 2 then
     redis.call('ZADD', activeRankKeyOf(base), '-' .. counts[2], counts[1])
     return

@@ -36,7 +36,9 @@
   activeOf refuses the script (DATA_OUT_OF_RANGE, checkedActive) — every caller reads it before
   its first write — and Queue.repair rewrites it from the live leases.
   parseLimit, parseActive: the same rules for a field value already read (an HMGET);
-  parseActive answers nil for a field activeOf would refuse, checkedActive refuses it.
+  parseActive answers nil for a field activeOf would refuse, checkedActive refuses it. A small
+  canonical text ('0' .. '64') is known by a lookup (includes/smallCounts.lua), without
+  safeInteger's check.
   groupState(k, group, laneKey, active) reads the limit and asks isServiceable, reading the
   rest as it needs it (`active`, optional, judges the group as if its active count were that
   number: reconcileGroups asks what the group's state is with the count it derives).
@@ -47,9 +49,10 @@
 ]]
 --- @include "keys"
 --- @include "safeInteger"
+--- @include "smallCounts"
 
 local function parseLimit(raw)
-  local n = safeInteger(raw)
+  local n = SMALL_COUNTS[raw] or safeInteger(raw)
   if n and n >= 0 then
     return n
   end
@@ -60,7 +63,7 @@ local function parseActive(raw)
   if not raw then
     return 0
   end
-  local n = safeInteger(raw)
+  local n = SMALL_COUNTS[raw] or safeInteger(raw)
   if n == nil then
     return nil
   end
