@@ -23,8 +23,7 @@ import { uniqueQueueName, useEngine } from '../support/lanes.js';
 const engine = useEngine();
 const include = (name: string) => readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8');
 const KEYS_LUA = include('keys');
-/** groupState.lua with the small counts it includes (inlined here by hand, as the loader would). */
-const GROUP_STATE_LUA = `${include('smallCounts')}${include('groupState')}`;
+const GROUP_STATE_LUA = include('groupState');
 /** safeInteger.lua with the bounds it includes (inlined here by hand, as the loader would). */
 const SAFE_INTEGER_LUA = `${include('bounds')}${include('safeInteger')}`;
 
@@ -382,33 +381,66 @@ return out`;
   });
 });
 
-describe('smallCounts.lua: a small count as text, a small text as its count', () => {
-  it('names every count in −64..64 as string.format does, and reads back only canonical texts', async () => {
-    // The claim passes these texts to Redis as counts and reads limits and active counts by
-    // them (includes/groupState.lua): a wrong entry would write or read a wrong number.
+describe('smallCounts.lua and the small counts of parseLimit / parseActive', () => {
+  it('COUNT_TEXT names 1..64 as string.format does, and nothing else', async () => {
+    // The claim passes these texts to Redis as counts: a wrong entry would write a wrong number.
     const script = `${include('smallCounts')}
 local out = {}
-for n = -66, 66 do
-  out[#out + 1] = SMALL_COUNTS[n] or 'nil'
-end
-for i = 1, #ARGV do
-  local n = SMALL_COUNTS[ARGV[i]]
-  out[#out + 1] = n == nil and 'nil' or string.format('%d', n)
+for n = -2, 66 do
+  out[#out + 1] = COUNT_TEXT[n] or 'nil'
 end
 return out`;
+    const reply = (await engine.redis().eval(script, 0)) as string[];
+    const counts = Array.from({ length: 69 }, (_, i) => i - 2);
+    expect(reply).toEqual(counts.map((n) => (n >= 1 && n <= 64 ? String(n) : 'nil')));
+  });
+
+  it('a one- or two-digit text is read as safeInteger reads it, whichever path answers', async () => {
+    // Texts of one or two characters that tonumber reads, canonical or not, and their edges.
     const texts = [
-      ...Array.from({ length: 66 }, (_, i) => String(i)),
+      '0',
+      '7',
+      '9',
+      '10',
+      '42',
+      '99',
+      '100',
+      '00',
       '01',
+      '09',
+      '1.',
+      '.5',
+      ' 5',
+      '5 ',
+      '+5',
+      '-5',
       '-0',
-      '-1',
-      ' 1',
-      '1.0',
+      '1e1',
+      '0x1',
+      'a',
+      '',
     ];
-    const reply = (await engine.redis().eval(script, 0, ...texts)) as string[];
-    const counts = Array.from({ length: 133 }, (_, i) => i - 66);
+    const script = `${SAFE_INTEGER_LUA}${GROUP_STATE_LUA}
+local out = {}
+for i = 1, #ARGV do
+  local limit, active = parseLimit(ARGV[i]), parseActive(ARGV[i])
+  out[i] = { limit == nil and 'nil' or string.format('%d', limit),
+    active == nil and 'nil' or string.format('%d', active) }
+end
+out[#out + 1] = { parseLimit(7) == nil and 'nil' or 'number', parseActive(7) == nil and 'nil' or 'number' }
+return out`;
+    const reply = (await engine.redis().eval(script, 0, ...texts)) as string[][];
+    // safeInteger's grammar (its header): decimal digits with an optional '-'.
+    const integer = (raw: string) => (/^-?\d+$/.test(raw) ? Number(raw) : null);
     expect(reply).toEqual([
-      ...counts.map((n) => (Math.abs(n) <= 64 ? String(n) : 'nil')),
-      ...texts.map((t) => (/^(0|[1-9]\d*)$/.test(t) && Number(t) <= 64 ? t : 'nil')),
+      ...texts.map((t) => {
+        const n = integer(t);
+        return [
+          n === null || n < 0 ? 'nil' : String(n),
+          n === null ? 'nil' : String(Math.max(n, 0)),
+        ];
+      }),
+      ['nil', 'nil'],
     ]);
   });
 });

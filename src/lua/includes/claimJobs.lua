@@ -104,9 +104,9 @@ end
 -- Each group's record is made with every field the claim gives it (a field added later grows
 -- the table): `limited` false when the queue has no rate key (includes/quietQueue.lua; else
 -- readRateStates reads it), and weight 1, turns 0 when it has no weight (what readWeights,
--- includes/weights.lua, gives a group of none, so the claim does not call it). A small
--- canonical limit or count is known by a lookup (SMALL_COUNTS), else parseLimit / parseActive
--- judge it (includes/groupState.lua).
+-- includes/weights.lua, gives a group of none, so the claim does not call it). Each limit and
+-- count as parseLimit / parseActive judge it (includes/groupState.lua): a missing limit is
+-- none, a missing count 0, without a call.
 local function readStates(k, batch, heads, limits, actives)
   local groups = batch.groups
   local limited, weight, turns
@@ -125,9 +125,9 @@ local function readStates(k, batch, heads, limits, actives)
     local limit = redis.call('HGET', k.glimit, group)
     local active = redis.call('HGET', k.gactive, group)
     groups[group] = {
-      limit = limit and (SMALL_COUNTS[limit] or parseLimit(limit)) or nil,
+      limit = limit and parseLimit(limit) or nil,
       -- nil when it cannot be counted exactly: the group is not served (see above).
-      active = not active and 0 or SMALL_COUNTS[active] or parseActive(active),
+      active = not active and 0 or parseActive(active),
       paused = redis.call('SISMEMBER', k.paused, group) == 1,
       claimed = 0, limited = limited, weight = weight, turns = turns,
     }
@@ -158,8 +158,8 @@ local function readStates(k, batch, heads, limits, actives)
   for i = 1, #unseen do
     local limit, active = limits[i], actives[i]
     groups[unseen[i]] = {
-      limit = limit and (SMALL_COUNTS[limit] or parseLimit(limit)) or nil,
-      active = not active and 0 or SMALL_COUNTS[active] or parseActive(active),
+      limit = limit and parseLimit(limit) or nil,
+      active = not active and 0 or parseActive(active),
       paused = paused[i] == 1,
       claimed = 0, limited = limited, weight = weight, turns = turns,
     }
@@ -269,7 +269,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
       heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
     else
       local wanted = #tokens - #claimed
-      heads = redis.call('LPOP', k.ring, SMALL_COUNTS[wanted] or wanted)
+      heads = redis.call('LPOP', k.ring, COUNT_TEXT[wanted] or wanted)
       -- The ring log's answer in place when the probe found the ring unwatched (ringLogSeq
       -- false, includes/ringLog.lua): no call to be told so.
       if heads and ringLogSeq ~= false then
@@ -542,11 +542,11 @@ local function flushClaims(k, base, batch, claimed)
   countThroughput(base, 0, count, completed, 0)
   local net = count - completed
   if net ~= 0 then
-    redis.call('HINCRBY', k.stats, 'active', SMALL_COUNTS[net] or string.format('%d', net))
+    redis.call('HINCRBY', k.stats, 'active', COUNT_TEXT[net] or string.format('%d', net))
   end
   if completed > 0 then
     redis.call('HINCRBY', k.stats, 'completed',
-      SMALL_COUNTS[completed] or string.format('%d', completed))
+      COUNT_TEXT[completed] or string.format('%d', completed))
   end
   if count == 0 then
     return
@@ -557,11 +557,12 @@ local function flushClaims(k, base, batch, claimed)
     local job = claimed[1]
     local id, group = job[1], job[2]
     local active = groups[group].active
+    active = COUNT_TEXT[active] or string.format('%d', active)
     redis.call('ZADD', k.active, leaseUntil, id)
     redis.call('HSET', k.leases, id, group)
-    redis.call('HSET', k.gactive, group, SMALL_COUNTS[active] or string.format('%d', active))
+    redis.call('HSET', k.gactive, group, active)
     setActiveRanks(base, nil, group, active)
-    takeServed(base, nil, groups, batch.emptied, group)
+    takeServed(base, nil, groups, batch.emptied, group, '1')
   else
     -- served: each group claimed from, in the order of its first claim (listed: group -> true).
     local scores, leases, counts, served, listed = {}, {}, {}, {}, {}
@@ -577,7 +578,7 @@ local function flushClaims(k, base, batch, claimed)
         served[#served + 1] = group
         local active = groups[group].active
         counts[#counts + 1] = group
-        counts[#counts + 1] = SMALL_COUNTS[active] or string.format('%d', active)
+        counts[#counts + 1] = COUNT_TEXT[active] or string.format('%d', active)
       end
     end
     redis.call('ZADD', k.active, unpack(scores))
@@ -590,13 +591,18 @@ local function flushClaims(k, base, batch, claimed)
     -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
     -- them, and their lanes' sizes, each in one write for the batch.
     setActiveRanks(base, counts)
-    takeServed(base, served, groups, batch.emptied, #served == 1 and served[1] or nil)
+    if #served == 1 then
+      takeServed(base, nil, groups, batch.emptied, served[1], COUNT_TEXT[count] or count)
+    else
+      takeServed(base, served, groups, batch.emptied)
+    end
   end
-  redis.call('HINCRBY', k.stats, 'claimed', SMALL_COUNTS[count] or string.format('%d', count))
-  redis.call('HINCRBY', k.stats, 'pending', SMALL_COUNTS[-count] or string.format('%d', -count))
+  local text = COUNT_TEXT[count] or string.format('%d', count)
+  redis.call('HINCRBY', k.stats, 'claimed', text)
+  redis.call('HINCRBY', k.stats, 'pending', '-' .. text)
   if batch.saturated ~= 0 then
     redis.call('HINCRBY', k.stats, 'saturated',
-      SMALL_COUNTS[batch.saturated] or string.format('%d', batch.saturated))
+      COUNT_TEXT[batch.saturated] or string.format('%d', batch.saturated))
   end
 end
 

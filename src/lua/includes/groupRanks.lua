@@ -20,28 +20,28 @@
                                       the entry removed when it reaches 0 (or passed it, an index
                                       another writer bypassed; audit reports it, repair mends it)
     dropPending(base, groups)         the lanes of `groups` are empty: ZREM (none when empty)
-    takeServed(base, served, states, emptied, one)
+    takeServed(base, served, states, emptied, one, count)
                                       a claim's served groups: `states[group].claimed` jobs
                                       popped from each (the claim batch's groups,
                                       includes/claimJobs.lua), `emptied[group]` true for a lane
                                       now empty (`emptied` nil: none is). One ZINCRBY (or ZREM)
-                                      for one group, given as `one` (served then unread, nil);
+                                      for one group, given as `one` with its jobs popped as
+                                      `count` (text, or a number; `served` then unread, nil);
                                       else one ZMSCORE, one ZADD and one ZREM for them all. A
                                       served group with no entry (a lane another writer filled)
                                       stays without one, as with takePending: audit reports it,
                                       repair ranks it
     setActiveRanks(base, counts, one, count)
                                       counts: group, count text, … (gactive's HSET arguments):
-                                      one ZADD; or, counts nil, group `one` at `count` (a number)
+                                      one ZADD; or, counts nil, group `one` at `count` (text)
     dropActiveRanks(base, groups)     gactive fields removed: one ZREM
 
   The one-group answers (a call that claims one job: a Worker at concurrency 1) are given the
-  group and its count, not lists, build no table, and take their counts' text from
-  includes/smallCounts.lua: in Redis' Lua a table or a number formatted costs a good part of what
-  a command does (docs/PERFORMANCE.md, "Redis: group rankings", "Redis: the claim's own cost").
+  group and its count, not lists, and build no table: in Redis' Lua a table costs a good part of
+  what a command does (docs/PERFORMANCE.md, "Redis: group rankings", "Redis: the claim's own
+  cost").
 ]]
 --- @include "keys"
---- @include "smallCounts"
 --- @include "indexedEncoding"
 
 local function addPending(base, group, n)
@@ -64,14 +64,12 @@ local function dropPending(base, groups)
   end
 end
 
-local function takeServed(base, served, states, emptied, one)
+local function takeServed(base, served, states, emptied, one, count)
   local key = pendingRankKeyOf(base)
   if one ~= nil then
-    -- takePending's writes, in place; a count past SMALL_COUNTS as a Lua number (a small
-    -- integer: cheaper than string.format, measured).
-    local claimed = states[one].claimed
+    -- takePending's writes, in place.
     if (emptied and emptied[one])
-      or tonumber(redis.call('ZINCRBY', key, SMALL_COUNTS[claimed] or claimed, one)) >= 0 then
+      or tonumber(redis.call('ZINCRBY', key, count, one)) >= 0 then
       redis.call('ZREM', key, one)
     end
     return
@@ -104,8 +102,7 @@ end
 
 local function setActiveRanks(base, counts, one, count)
   if counts == nil then
-    redis.call('ZADD', activeRankKeyOf(base), SMALL_COUNTS[-count] or string.format('%d', -count),
-      one)
+    redis.call('ZADD', activeRankKeyOf(base), '-' .. count, one)
     return
   end
   if #counts == 2 then

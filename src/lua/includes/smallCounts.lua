@@ -1,41 +1,18 @@
 --[[
-  The text of a small count, and the count of a small text, without a Lua call or a format: one
-  table made once, when the library loads (src/lanes/scripts/lua.ts, isConstant). Redis turns a
-  Lua number argument of redis.call into text with %.17g (~2,200 instructions), and safeInteger
-  checks a text by formatting its number back; a lookup here costs a few dozen
-  (docs/PERFORMANCE.md, "Redis: the claim's own cost"). The claim's commands take it for the
-  counts they write (its claims, a group's active count, the `stats` deltas), and the reads of a
-  group's limit and active count (includes/groupState.lua) know a small canonical text by it.
-  Anything past it takes the general path (string.format, safeInteger). One table, not one per
-  direction: a script's main function holds at most 200 locals, and completeAndClaim's is near.
-
-    SMALL_COUNTS[n]      the text of n, an integer in −64 .. 64, else nil
-    SMALL_COUNTS[text]   the number of '0' .. '64' (canonical decimal text), else nil
+  The text of a small count without a format: COUNT_TEXT[n] is '1' .. '64' for n in 1 .. 64 (nil
+  past them, and for 0 and below: string.format then). Redis turns a Lua number argument of
+  redis.call into text with %.17g (~2,200 instructions), string.format costs about as much, a
+  lookup here a few dozen (docs/PERFORMANCE.md, "Redis: the claim's own cost"): the claim's
+  commands take it for the counts they write (its claims, a group's active count, the `stats`
+  deltas, LPOP's count). An array alone, included by the claim alone: under the library it is
+  made once, at load (src/lanes/scripts/lua.ts, isConstant), but a script run by EVALSHA
+  (Redis 6.2) makes it again at every call, and a table keyed by text cost such a call ~50,000
+  instructions.
 ]]
 
-local SMALL_COUNTS = {
+local COUNT_TEXT = {
   '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17',
   '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '30', '31', '32', '33',
   '34', '35', '36', '37', '38', '39', '40', '41', '42', '43', '44', '45', '46', '47', '48', '49',
-  '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63', '64',
-  [0] = '0', [-1] = '-1', [-2] = '-2', [-3] = '-3', [-4] = '-4', [-5] = '-5', [-6] = '-6',
-  [-7] = '-7', [-8] = '-8', [-9] = '-9', [-10] = '-10', [-11] = '-11', [-12] = '-12',
-  [-13] = '-13', [-14] = '-14', [-15] = '-15', [-16] = '-16', [-17] = '-17', [-18] = '-18',
-  [-19] = '-19', [-20] = '-20', [-21] = '-21', [-22] = '-22', [-23] = '-23', [-24] = '-24',
-  [-25] = '-25', [-26] = '-26', [-27] = '-27', [-28] = '-28', [-29] = '-29', [-30] = '-30',
-  [-31] = '-31', [-32] = '-32', [-33] = '-33', [-34] = '-34', [-35] = '-35', [-36] = '-36',
-  [-37] = '-37', [-38] = '-38', [-39] = '-39', [-40] = '-40', [-41] = '-41', [-42] = '-42',
-  [-43] = '-43', [-44] = '-44', [-45] = '-45', [-46] = '-46', [-47] = '-47', [-48] = '-48',
-  [-49] = '-49', [-50] = '-50', [-51] = '-51', [-52] = '-52', [-53] = '-53', [-54] = '-54',
-  [-55] = '-55', [-56] = '-56', [-57] = '-57', [-58] = '-58', [-59] = '-59', [-60] = '-60',
-  [-61] = '-61', [-62] = '-62', [-63] = '-63', [-64] = '-64', ['0'] = 0, ['1'] = 1, ['2'] = 2,
-  ['3'] = 3, ['4'] = 4, ['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9, ['10'] = 10,
-  ['11'] = 11, ['12'] = 12, ['13'] = 13, ['14'] = 14, ['15'] = 15, ['16'] = 16, ['17'] = 17,
-  ['18'] = 18, ['19'] = 19, ['20'] = 20, ['21'] = 21, ['22'] = 22, ['23'] = 23, ['24'] = 24,
-  ['25'] = 25, ['26'] = 26, ['27'] = 27, ['28'] = 28, ['29'] = 29, ['30'] = 30, ['31'] = 31,
-  ['32'] = 32, ['33'] = 33, ['34'] = 34, ['35'] = 35, ['36'] = 36, ['37'] = 37, ['38'] = 38,
-  ['39'] = 39, ['40'] = 40, ['41'] = 41, ['42'] = 42, ['43'] = 43, ['44'] = 44, ['45'] = 45,
-  ['46'] = 46, ['47'] = 47, ['48'] = 48, ['49'] = 49, ['50'] = 50, ['51'] = 51, ['52'] = 52,
-  ['53'] = 53, ['54'] = 54, ['55'] = 55, ['56'] = 56, ['57'] = 57, ['58'] = 58, ['59'] = 59,
-  ['60'] = 60, ['61'] = 61, ['62'] = 62, ['63'] = 63, ['64'] = 64
+  '50', '51', '52', '53', '54', '55', '56', '57', '58', '59', '60', '61', '62', '63', '64'
 }
