@@ -56,5 +56,5 @@ local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'cap
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
   gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
-flushClaims(k, ARGV[1], batch)
-return claimReply(batch, claimed, nextAt)
+flushClaims(k, ARGV[1], batch, claimed)
+return { claimReply(batch, claimed, nextAt) }

@@ -214,13 +214,10 @@ if #done > 0 then
   end
 end
 
-local tokens = {}
-for t = 7 + 3 * n, #ARGV do
-  tokens[#tokens + 1] = ARGV[t]
-end
+local tokens = { unpack(ARGV, 7 + 3 * n) }
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
   settings[1] == '1', gate)
-flushClaims(k, base, batch)
+flushClaims(k, base, batch, claimed)
 
 -- ── hook: the queue's cap (includes/capWake.lua) ──
 -- Leases ended here wake a claim the cap held back, unless this call's own claims took every
@@ -233,5 +230,4 @@ if batch.completed > 0 then
   end
 end
 
-local reply = claimReply(batch, claimed, nextAt)
-return { nowMs(), statuses, reply[1], reply[2], reply[3], reply[4] }
+return { nowMs(), statuses, claimReply(batch, claimed, nextAt) }

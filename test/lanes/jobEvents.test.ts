@@ -312,6 +312,10 @@ describe('cost', () => {
       complete: { hget: -5, hmget: 3, sismember: -2, zcard: -2 },
       completeAndClaim: { hget: -2, hmget: 1 },
     };
+    // A claim of one job reads its group's limit, count and pause and its payload each by
+    // itself (HGET, SISMEMBER: includes/claimJobs.lua readStates, includes/payloads.lua
+    // fillPayloads), not in a list read that Lua gets as a table.
+    const oneJob = { hmget: -3, hget: 3, smismember: -1, sismember: 1 };
     const sum = (...parts: Record<string, number>[]) => {
       const out: Record<string, number> = {};
       for (const part of parts) {
@@ -320,7 +324,7 @@ describe('cost', () => {
       return out;
     };
     const cuts: Record<string, number>[] = [
-      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim),
+      sum({ zcard: -1, exists: 1 }, quiet, emptied, capRead, history, ranks.claim, oneJob),
       sum(history, ranks.complete, completion.complete),
       sum(
         { zcard: -2, exists: 1 },

@@ -381,6 +381,70 @@ return out`;
   });
 });
 
+describe('smallCounts.lua and the small counts of parseLimit / parseActive', () => {
+  it('COUNT_TEXT names 0..64 as string.format does, and nothing else', async () => {
+    // The claim passes these texts to Redis as counts: a wrong entry would write a wrong number.
+    const script = `${include('smallCounts')}
+local out = {}
+for n = -2, 66 do
+  out[#out + 1] = COUNT_TEXT[n] or 'nil'
+end
+return out`;
+    const reply = (await engine.redis().eval(script, 0)) as string[];
+    const counts = Array.from({ length: 69 }, (_, i) => i - 2);
+    expect(reply).toEqual(counts.map((n) => (n >= 0 && n <= 64 ? String(n) : 'nil')));
+  });
+
+  it('a one- or two-digit text is read as safeInteger reads it, whichever path answers', async () => {
+    // Texts of one or two characters that tonumber reads, canonical or not, and their edges.
+    const texts = [
+      '0',
+      '7',
+      '9',
+      '10',
+      '42',
+      '99',
+      '100',
+      '00',
+      '01',
+      '09',
+      '1.',
+      '.5',
+      ' 5',
+      '5 ',
+      '+5',
+      '-5',
+      '-0',
+      '1e1',
+      '0x1',
+      'a',
+      '',
+    ];
+    const script = `${SAFE_INTEGER_LUA}${GROUP_STATE_LUA}
+local out = {}
+for i = 1, #ARGV do
+  local limit, active = parseLimit(ARGV[i]), parseActive(ARGV[i])
+  out[i] = { limit == nil and 'nil' or string.format('%d', limit),
+    active == nil and 'nil' or string.format('%d', active) }
+end
+out[#out + 1] = { parseLimit(7) == nil and 'nil' or 'number', parseActive(7) == nil and 'nil' or 'number' }
+return out`;
+    const reply = (await engine.redis().eval(script, 0, ...texts)) as string[][];
+    // safeInteger's grammar (its header): decimal digits with an optional '-'.
+    const integer = (raw: string) => (/^-?\d+$/.test(raw) ? Number(raw) : null);
+    expect(reply).toEqual([
+      ...texts.map((t) => {
+        const n = integer(t);
+        return [
+          n === null || n < 0 ? 'nil' : String(n),
+          n === null ? 'nil' : String(Math.max(n, 0)),
+        ];
+      }),
+      ['nil', 'nil'],
+    ]);
+  });
+});
+
 describe("safeInteger's fast path and the claim's attempts + 1 (fewer Lua calls)", () => {
   // Texts tonumber reads as a plain number though the grammar refuses them, and the edges of
   // the fast path (below 10^15) and of the exact path (2^53 − 1).

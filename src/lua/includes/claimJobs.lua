@@ -24,8 +24,10 @@
   Claims made by one script share a batch (newClaimBatch). Nothing else runs while a script
   does, so a group's limit, paused flag and active count are read once per script and then
   kept in the batch; and the writes every claim makes to the same keys (active, leases,
-  gactive, stats) are made once, with every member, by flushClaims. A script that claims must
-  call flushClaims before it returns.
+  gactive, stats) are made once, with every member, by flushClaims, from the jobs the script
+  claimed (claimDue's answer). A script that claims must call flushClaims before it returns.
+  The batch holds no list per claim: what a claim of one job writes is written with no table
+  built (docs/PERFORMANCE.md, "Redis: the claim's own cost").
 
   k: glimit, gactive, ring, paused, active, leases, stats. base: 'P:{Q}:' (lane and job keys
   are built from it, includes/keys.lua). claimJobs returns the jobs claimed (none when no group
@@ -65,6 +67,7 @@
 --- @include "keys"
 --- @include "nowMs"
 --- @include "safeInteger"
+--- @include "smallCounts"
 --- @include "groupState"
 --- @include "promote"
 --- @include "rateLimit"
@@ -78,37 +81,61 @@
 --- @include "throughput"
 --- @include "groupRanks"
 
--- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0.
-local function nextAttempt(raw)
-  local n = safeInteger(raw)
-  if n then
-    return string.format('%d', n + 1)
-  end
-  if isInteger(raw) and string.sub(raw, 1, 1) ~= '-' then
-    return incrementDigits(raw)
-  end
-  return '1'
-end
-
 -- worker: the claiming worker's id, written as each claimed job's `worker` ('' or nil: none).
+-- batch.emptied: nil, or group -> true for each served group whose lane the claims emptied
+-- (claimJobs makes it at the first).
 local function newClaimBatch(leaseMs, worker)
   return {
-    leaseMs = leaseMs, count = 0, saturated = 0, completed = 0,
-    groups = {}, served = {}, active = {}, leases = {}, emptied = {},
+    leaseMs = leaseMs, saturated = 0, completed = 0, groups = {},
     worker = (worker ~= nil and worker ~= '') and worker or nil,
   }
 end
 
--- { claimedAt, leaseUntil, claimed, nextRunAt }: the reply of a script that claims (false,
--- false, {} when it claimed nothing; nextRunAt as claimDue answers it).
+-- claimedAt, leaseUntil, claimed, nextRunAt: the reply of a script that claims (false, false,
+-- {} when it claimed nothing; nextRunAt as claimDue answers it), as four values, so the script
+-- makes them its reply's last four in the table it returns.
 local function claimReply(batch, claimed, nextAt)
-  return { batch.now or false, batch.leaseUntil or false, claimed, nextAt or false }
+  return batch.now or false, batch.leaseUntil or false, claimed, nextAt or false
 end
 
 -- The standing of the groups in `heads` not yet seen by this script: three reads for all.
 -- limits, actives: their glimit and gactive fields as this script already read them (HMGET
 -- replies in the order of heads, every head unseen: includes/queueCap.lua), each nil to read it.
+-- Each group's record is made with every field the claim gives it (a field added later grows
+-- the table): `limited` false when the queue has no rate key (includes/quietQueue.lua; else
+-- readRateStates reads it), and weight 1, turns 0 when it has no weight (what readWeights,
+-- includes/weights.lua, gives a group of none, so the claim does not call it). Each limit and
+-- count as parseLimit / parseActive judge it (includes/groupState.lua): a missing limit is
+-- none, a missing count 0, without a call.
 local function readStates(k, batch, heads, limits, actives)
+  local groups = batch.groups
+  local limited, weight, turns
+  if not batch.readsRates then
+    limited = false
+  end
+  if not batch.readsWeights then
+    weight, turns = 1, 0
+  end
+  if #heads == 1 and limits == nil and actives == nil then
+    -- One head (a claim of one job): each field by itself, no table of groups or of replies.
+    local group = heads[1]
+    if groups[group] ~= nil then
+      return
+    end
+    local limit = redis.call('HGET', k.glimit, group)
+    local active = redis.call('HGET', k.gactive, group)
+    groups[group] = {
+      limit = limit and parseLimit(limit) or nil,
+      -- nil when it cannot be counted exactly: the group is not served (see above).
+      active = not active and 0 or parseActive(active),
+      paused = redis.call('SISMEMBER', k.paused, group) == 1,
+      claimed = 0, limited = limited, weight = weight, turns = turns,
+    }
+    if batch.readsRates then
+      readRateStates(k, heads, groups)
+    end
+    return
+  end
   -- Numeric loops over the heads (about one per claim): ipairs calls its iterator per step.
   local unseen, listed = {}, {}
   for h = 1, #heads do
@@ -129,22 +156,17 @@ local function readStates(k, batch, heads, limits, actives)
   end
   local paused = redis.call('SMISMEMBER', k.paused, unpack(unseen))
   for i = 1, #unseen do
-    batch.groups[unseen[i]] = {
-      limit = parseLimit(limits[i]),
-      -- nil when it cannot be counted exactly: the group is not served (see above).
-      active = parseActive(actives[i]),
+    local limit, active = limits[i], actives[i]
+    groups[unseen[i]] = {
+      limit = limit and parseLimit(limit) or nil,
+      active = not active and 0 or parseActive(active),
       paused = paused[i] == 1,
-      claimed = 0,
+      claimed = 0, limited = limited, weight = weight, turns = turns,
     }
   end
-  -- No rate key in the queue (includes/quietQueue.lua): nothing more to read.
-  if not batch.readsRates then
-    for i = 1, #unseen do
-      batch.groups[unseen[i]].limited = false
-    end
-    return
+  if batch.readsRates then
+    readRateStates(k, unseen, groups)
   end
-  readRateStates(k, unseen, batch.groups)
 end
 
 --[[
@@ -155,13 +177,25 @@ end
   empty zset does not), so when all or none do — a busy queue, or a queue of one job per group —
   it is one call for the pop instead of a ZCARD per claim; otherwise each lane is asked alone
   (one call more than the ZCARDs). Nothing else writes the lanes between the claims and this.
-  Two lists rather than a table per group: no allocation per claim.
+  Two lists rather than a table per group: no allocation per claim. The groups that stay are
+  returned in `back` itself, those that leave taken out of it (no list more); one lane alone (a
+  claim of one job) is asked with no list of keys.
   spent: the groups the pop served that leave the ring at their limit or rate, and their lanes
   (group, lane, group, lane, …), asked in the same EXISTS. Every served group whose lane is now
   empty is added to `emptied`: its `heads` entry goes (DESIGN.md §3, "Oldest pending": an entry
   exactly while the lane holds a job).
 ]]
 local function settleServed(batch, back, lanes, spent, emptied)
+  if #back == 1 and #spent == 0 then
+    local group, lane = back[1], lanes[1]
+    if lane and redis.call('EXISTS', lane) == 0 then
+      -- placeServed(g, false): it leaves the ring, its round ends.
+      batch.groups[group].turns = 0
+      emptied[#emptied + 1] = group
+      back[1] = nil
+    end
+    return back
+  end
   local asked = {}
   for j = 1, #back do
     if lanes[j] then
@@ -175,26 +209,30 @@ local function settleServed(batch, back, lanes, spent, emptied)
     return back
   end
   local present = redis.call('EXISTS', unpack(asked))
-  local groups = {}
-  for j = 1, #back do
+  -- kept: how many of back stay, each moved down to its place among them (kept <= j).
+  local served, kept = #back, 0
+  for j = 1, served do
     local group, lane = back[j], lanes[j]
-    if not lane then
-      groups[#groups + 1] = group
-    elseif present == #asked or (present > 0 and redis.call('EXISTS', lane) == 1) then
-      -- placeServed(g, true) of a group of weight 1 (includes/weights.lua): the tail.
-      groups[#groups + 1] = group
+    if not lane or present == #asked or (present > 0 and redis.call('EXISTS', lane) == 1) then
+      -- Judged already, or placeServed(g, true) of a group of weight 1 (includes/weights.lua):
+      -- the tail.
+      kept = kept + 1
+      back[kept] = group
     else
       -- placeServed(g, false): it leaves the ring, its round ends.
       batch.groups[group].turns = 0
       emptied[#emptied + 1] = group
     end
   end
+  for j = served, kept + 1, -1 do
+    back[j] = nil
+  end
   for j = 1, #spent, 2 do
     if present == 0 or (present < #asked and redis.call('EXISTS', spent[j + 1]) == 0) then
       emptied[#emptied + 1] = spent[j]
     end
   end
-  return groups
+  return back
 end
 
 --[[
@@ -207,8 +245,11 @@ end
   redis.call does (~2,500–4,000 instructions: docs/PERFORMANCE.md "Fewer Lua calls
   per job"), so the lease of a head is written out here rather than in helpers, and the
   helpers' common answers are taken in place, each naming the helper that holds the rule: the
-  lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain small count (nextAttempt, else), the watch asked once (anyWatched,
-  includes/jobEvents.lua), the rate judged only for a group with one (rateAllows, countRateClaim).
+  lane and job keys from prefixes built once (includes/keys.lua), the next attempt of a plain
+  small count (the exact path, else), the watch asked once (anyWatched, includes/jobEvents.lua) and
+  not at all when the probe found none, the ring log called only while the ring may be watched
+  (includes/ringLog.lua), the rate judged only for a group with one (rateAllows,
+  countRateClaim), a count passed to Redis as its text (includes/smallCounts.lua).
 ]]
 local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
   local claimed, emptied = {}, {}
@@ -227,8 +268,11 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
     elseif leveled then
       heads, from, scores = levels().popLevelHeads(k, base, #tokens - #claimed)
     else
-      heads = redis.call('LPOP', k.ring, #tokens - #claimed)
-      if heads then
+      local wanted = #tokens - #claimed
+      heads = redis.call('LPOP', k.ring, COUNT_TEXT[wanted] or wanted)
+      -- The ring log's answer in place when the probe found the ring unwatched (ringLogSeq
+      -- false, includes/ringLog.lua): no call to be told so.
+      if heads and ringLogSeq ~= false then
         logRingPop(k.ring, #heads)
       end
     end
@@ -236,7 +280,9 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
       break
     end
     readStates(k, batch, heads)
-    readWeights(base, batch, heads)
+    if batch.readsWeights then
+      readWeights(base, batch, heads)
+    end
     local back, lanes, spent, i = {}, {}, {}, 1
     -- A weighted group keeps the head for its turns (includes/weights.lua), so the claims may
     -- run out before every head popped is served: those go back to the head (keepHeads).
@@ -266,30 +312,46 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
           batch.now = string.format('%d', now)
           batch.leaseUntil = string.format('%d', now + batch.leaseMs)
         end
-        local job = redis.call('HMGET', jobKey, 'group', 'attempts', 'maxAttempts', 'enqueuedAt',
-          'lastError', 'progress', 'worker', 'debounceKey')
-        if job[8] then
+        -- The fields in the places of the claimed job's entry (positional, as ClaimedJob in
+        -- src/lanes/queue/jobs.ts reads it: id, group, attempts, maxAttempts, enqueuedAt,
+        -- payload, lastError, progress; false for a missing field), so the reply's table
+        -- becomes the entry, with no table more per job: the 1st and 6th read what only the
+        -- claim needs (debounceKey, worker), then take the id and the payload (fillPayloads,
+        -- for the whole batch); the 3rd takes the attempt counted up, the 2nd the group served
+        -- and the 4th the default when the hash has none.
+        local job = redis.call('HMGET', jobKey, 'debounceKey', 'group', 'attempts',
+          'maxAttempts', 'enqueuedAt', 'worker', 'lastError', 'progress')
+        local debounceKey, worker = job[1], job[6]
+        job[1] = id
+        if debounceKey then
           -- A debounced job has started: its key's next enqueue makes a new job (DESIGN.md §3,
           -- "Debounce"), unless the record already names a newer one.
-          local record = debounceKeyOf(base, job[8])
+          local record = debounceKeyOf(base, debounceKey)
           if redis.call('GET', record) == id then
             redis.call('DEL', record)
           end
         end
-        -- attempts + 1: a plain count below 10^15 (what enqueue writes and claims count up)
-        -- is its number's text; anything else takes nextAttempt's exact path.
-        -- '0', a job's first claim, is the commonest by far: no call at all.
-        local raw = job[2]
+        -- attempts + 1 as text, exactly: a missing or non-integer attempts counts as 0. A
+        -- plain count below 10^15 (what enqueue writes and claims count up) is its number's
+        -- text; anything else takes the exact path (safeInteger, else the digits counted up).
+        -- '0', a job's first claim, is the commonest by far: no call at all. (In place, not a
+        -- helper: completeAndClaim's main function is near Lua's 200 locals.)
+        local raw = job[3]
         local attempts = '1'
         if raw ~= '0' then
           local n = tonumber(raw)
           if n and n >= 0 and n < 1e15 and string.format('%d', n) == raw then
             attempts = string.format('%d', n + 1)
           else
-            attempts = nextAttempt(raw)
+            n = safeInteger(raw)
+            if n then
+              attempts = string.format('%d', n + 1)
+            elseif isInteger(raw) and string.sub(raw, 1, 1) ~= '-' then
+              attempts = incrementDigits(raw)
+            end
           end
         end
-        local maxAttempts = job[3]
+        job[3] = attempts
         -- The claiming worker's id in the same HSET (DESIGN.md §4.9 "Workers"); a claim that
         -- names none drops an earlier attempt's (rare: one HDEL).
         if batch.worker then
@@ -299,17 +361,18 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
         else
           redis.call('HSET', jobKey, 'attempts', attempts, 'state', 'active', 'token',
             tokens[#claimed + 1], 'claimedAt', batch.now, 'leaseUntil', batch.leaseUntil)
-          if job[7] then
+          if worker then
             redis.call('HDEL', jobKey, 'worker')
           end
         end
-        if job[1] ~= group then
+        if job[2] ~= group then
           redis.call('HSET', jobKey, 'group', group)
+          job[2] = group
         end
-        if not maxAttempts then
+        if not job[4] then
           -- A lane entry with no hash (written by another implementation of the seed).
-          maxAttempts = defaultMaxAttempts
-          redis.call('HSET', jobKey, 'maxAttempts', maxAttempts)
+          job[4] = defaultMaxAttempts
+          redis.call('HSET', jobKey, 'maxAttempts', defaultMaxAttempts)
         end
         if score ~= id then
           -- A lane score that is not the id (another writer's): kept, so a retry goes back to
@@ -319,28 +382,16 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
         end
         if watching == nil then
           -- Asked at the first lease, as noteJobEvent would: a call that leases none asks not.
-          watching = anyWatched(base)
+          -- No call when the probe found nothing watched (watchedJobs false, jobEvents.lua).
+          watching = watchedJobs ~= false and anyWatched(base)
         end
         if watching then
           noteJobEvent(base, id)
         end
 
         g.active = g.active + 1
-        if g.claimed == 0 then
-          batch.served[#batch.served + 1] = group
-        end
         g.claimed = g.claimed + 1
-        batch.count = batch.count + 1
-        local a = #batch.active
-        batch.active[a + 1] = batch.leaseUntil
-        batch.active[a + 2] = id
-        a = #batch.leases
-        batch.leases[a + 1] = id
-        batch.leases[a + 2] = group
-        -- Positional, as ClaimedJob in src/lanes/queue/jobs.ts reads it; false for a missing field.
-        -- The payload (6th) is filled in for the whole batch (fillPayloads).
-        claimed[#claimed + 1] = { id, group, attempts, maxAttempts, job[4] or false, false,
-          job[5] or false, job[6] or false }
+        claimed[#claimed + 1] = job
         if g.rateMax ~= nil then
           countRateClaim(base, group, g, laneKey, nowMs())
         end
@@ -454,60 +505,104 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
     end
     if #back > 0 then
       redis.call('RPUSH', k.ring, unpack(back))
-      logRingPush(k.ring, back, #back)
+      if ringLogSeq ~= false then
+        logRingPush(k.ring, back, #back)
+      end
     end
-    if not scores then
+    if not scores and i <= #heads then
       keepHeads(k.ring, heads, i)
     end
   end
-  flushTurns(base, batch)
+  -- Only a queue with weights has turns to write (includes/weights.lua, readWeights).
+  if batch.weighted then
+    flushTurns(base, batch)
+  end
   if #emptied > 0 then
     redis.call('ZREM', headsKeyOf(base), unpack(emptied))
     -- The rankings' pending counts are written once for the batch (flushClaims).
+    local set = batch.emptied or {}
     for e = 1, #emptied do
-      batch.emptied[emptied[e]] = true
+      set[emptied[e]] = true
     end
+    batch.emptied = set
   end
   fillPayloads(base, claimed, 6)
   return claimed
 end
 
--- The writes the batch's claims share: leases, active counts and counters, once each. The
+-- The writes the batch's claims share: leases, active counts and counters, once each, from
+-- `claimed`, every job the script claimed (claimDue's answer), in the order claimed. The
 -- completions of the same script (batch.completed) share the `active` total's update. A batch
 -- of INDEXED_FROM claims or more keeps `active`, `leases` (and `gactive`, by groups served) in
--- Redis' indexed encodings (includes/indexedEncoding.lua).
-local function flushClaims(k, base, batch)
+-- Redis' indexed encodings (includes/indexedEncoding.lua). Every count goes to Redis as text,
+-- a small one's from includes/smallCounts.lua.
+local function flushClaims(k, base, batch, claimed)
+  local count, completed = #claimed, batch.completed
   -- The call's claims and completions in the minute's throughput (includes/throughput.lua).
-  countThroughput(base, 0, batch.count, batch.completed, 0)
-  local net = batch.count - batch.completed
+  countThroughput(base, 0, count, completed, 0)
+  local net = count - completed
   if net ~= 0 then
-    redis.call('HINCRBY', k.stats, 'active', net)
+    redis.call('HINCRBY', k.stats, 'active', COUNT_TEXT[net] or string.format('%d', net))
   end
-  if batch.completed > 0 then
-    redis.call('HINCRBY', k.stats, 'completed', batch.completed)
+  if completed > 0 then
+    redis.call('HINCRBY', k.stats, 'completed',
+      COUNT_TEXT[completed] or string.format('%d', completed))
   end
-  if batch.count == 0 then
+  if count == 0 then
     return
   end
-  redis.call('ZADD', k.active, unpack(batch.active))
-  redis.call('HSET', k.leases, unpack(batch.leases))
-  local counts = {}
-  for s = 1, #batch.served do
-    local group = batch.served[s]
-    counts[#counts + 1] = group
-    counts[#counts + 1] = string.format('%d', batch.groups[group].active)
+  local groups, leaseUntil = batch.groups, batch.leaseUntil
+  if count == 1 then
+    -- One job (a Worker at concurrency 1): each write with its arguments, no list built.
+    local job = claimed[1]
+    local id, group = job[1], job[2]
+    local active = groups[group].active
+    active = COUNT_TEXT[active] or string.format('%d', active)
+    redis.call('ZADD', k.active, leaseUntil, id)
+    redis.call('HSET', k.leases, id, group)
+    redis.call('HSET', k.gactive, group, active)
+    setActiveRanks(base, nil, group, active)
+    takeServed(base, nil, groups, batch.emptied, group, '1')
+  else
+    -- served: each group claimed from, in the order of its first claim (listed: group -> true).
+    local scores, leases, counts, served, listed = {}, {}, {}, {}, {}
+    for j = 1, count do
+      local job = claimed[j]
+      local id, group = job[1], job[2]
+      scores[2 * j - 1] = leaseUntil
+      scores[2 * j] = id
+      leases[2 * j - 1] = id
+      leases[2 * j] = group
+      if not listed[group] then
+        listed[group] = true
+        served[#served + 1] = group
+        local active = groups[group].active
+        counts[#counts + 1] = group
+        counts[#counts + 1] = COUNT_TEXT[active] or string.format('%d', active)
+      end
+    end
+    redis.call('ZADD', k.active, unpack(scores))
+    redis.call('HSET', k.leases, unpack(leases))
+    redis.call('HSET', k.gactive, unpack(counts))
+    -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
+    if count >= INDEXED_FROM then
+      keepIndexed(k, count, #served, base)
+    end
+    -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
+    -- them, and their lanes' sizes, each in one write for the batch.
+    setActiveRanks(base, counts)
+    if #served == 1 then
+      takeServed(base, nil, groups, batch.emptied, served[1], COUNT_TEXT[count] or count)
+    else
+      takeServed(base, served, groups, batch.emptied)
+    end
   end
-  redis.call('HSET', k.gactive, unpack(counts))
-  -- A big batch: the hot keys in their indexed encodings (includes/indexedEncoding.lua).
-  keepIndexed(k, batch.count, #batch.served, base)
-  -- The rankings (includes/groupRanks.lua): the served groups' active counts as gactive has
-  -- them, and their lanes' sizes, each in one write for the batch.
-  setActiveRanks(base, counts)
-  takeServed(base, batch.served, batch.groups, batch.emptied)
-  redis.call('HINCRBY', k.stats, 'claimed', batch.count)
-  redis.call('HINCRBY', k.stats, 'pending', -batch.count)
+  local text = COUNT_TEXT[count] or string.format('%d', count)
+  redis.call('HINCRBY', k.stats, 'claimed', text)
+  redis.call('HINCRBY', k.stats, 'pending', '-' .. text)
   if batch.saturated ~= 0 then
-    redis.call('HINCRBY', k.stats, 'saturated', batch.saturated)
+    redis.call('HINCRBY', k.stats, 'saturated',
+      COUNT_TEXT[batch.saturated] or string.format('%d', batch.saturated))
   end
 end
 

@@ -20,21 +20,26 @@
                                       the entry removed when it reaches 0 (or passed it, an index
                                       another writer bypassed; audit reports it, repair mends it)
     dropPending(base, groups)         the lanes of `groups` are empty: ZREM (none when empty)
-    takeServed(base, served, states, emptied)
+    takeServed(base, served, states, emptied, one, count)
                                       a claim's served groups: `states[group].claimed` jobs
                                       popped from each (the claim batch's groups,
                                       includes/claimJobs.lua), `emptied[group]` true for a lane
-                                      now empty. One ZINCRBY (or ZREM) for one group; else one
-                                      ZMSCORE, one ZADD and one ZREM for them all. A served group
-                                      with no entry (a lane another writer filled) stays without
-                                      one, as with takePending: audit reports it, repair ranks it
-    setActiveRanks(base, counts)      counts: group, count text, … (gactive's HSET arguments):
-                                      one ZADD
+                                      now empty (`emptied` nil: none is). One ZINCRBY (or ZREM)
+                                      for one group, given as `one` with its jobs popped as
+                                      `count` (text, or a number; `served` then unread, nil);
+                                      else one ZMSCORE, one ZADD and one ZREM for them all. A
+                                      served group with no entry (a lane another writer filled)
+                                      stays without one, as with takePending: audit reports it,
+                                      repair ranks it
+    setActiveRanks(base, counts, one, count)
+                                      counts: group, count text, … (gactive's HSET arguments):
+                                      one ZADD; or, counts nil, group `one` at `count` (text)
     dropActiveRanks(base, groups)     gactive fields removed: one ZREM
 
-  The one-group answers (a call that claims one job: a Worker at concurrency 1) build no table
-  and make no further Lua call: in Redis' Lua each costs a good part of what a command does
-  (docs/PERFORMANCE.md, "Redis: group rankings").
+  The one-group answers (a call that claims one job: a Worker at concurrency 1) are given the
+  group and its count, not lists, and build no table: in Redis' Lua a table costs a good part of
+  what a command does (docs/PERFORMANCE.md, "Redis: group rankings", "Redis: the claim's own
+  cost").
 ]]
 --- @include "keys"
 --- @include "indexedEncoding"
@@ -59,15 +64,13 @@ local function dropPending(base, groups)
   end
 end
 
-local function takeServed(base, served, states, emptied)
+local function takeServed(base, served, states, emptied, one, count)
   local key = pendingRankKeyOf(base)
-  if #served == 1 then
-    -- takePending's writes, in place; the count as a Lua number (a small integer: cheaper
-    -- than string.format, measured).
-    local group = served[1]
-    if emptied[group]
-      or tonumber(redis.call('ZINCRBY', key, states[group].claimed, group)) >= 0 then
-      redis.call('ZREM', key, group)
+  if one ~= nil then
+    -- takePending's writes, in place.
+    if (emptied and emptied[one])
+      or tonumber(redis.call('ZINCRBY', key, count, one)) >= 0 then
+      redis.call('ZREM', key, one)
     end
     return
   end
@@ -76,7 +79,7 @@ local function takeServed(base, served, states, emptied)
   for i = 1, #served do
     local group = served[i]
     local left
-    if emptied[group] then
+    if emptied and emptied[group] then
       left = 0
     elseif scores[i] then
       left = -tonumber(scores[i]) - states[group].claimed
@@ -97,7 +100,11 @@ local function takeServed(base, served, states, emptied)
   dropPending(base, gone)
 end
 
-local function setActiveRanks(base, counts)
+local function setActiveRanks(base, counts, one, count)
+  if counts == nil then
+    redis.call('ZADD', activeRankKeyOf(base), '-' .. count, one)
+    return
+  end
   if #counts == 2 then
     redis.call('ZADD', activeRankKeyOf(base), '-' .. counts[2], counts[1])
     return

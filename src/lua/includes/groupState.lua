@@ -36,7 +36,10 @@
   activeOf refuses the script (DATA_OUT_OF_RANGE, checkedActive) — every caller reads it before
   its first write — and Queue.repair rewrites it from the live leases.
   parseLimit, parseActive: the same rules for a field value already read (an HMGET);
-  parseActive answers nil for a field activeOf would refuse, checkedActive refuses it.
+  parseActive answers nil for a field activeOf would refuse, checkedActive refuses it. A count
+  of one or two digits (the commonest by far) is known without safeInteger's check, which formats
+  the number back: a text (not a number: `raw ~= n`) of one character that reads as a number
+  below 10, or of two that reads as one from 10 to 99, can only be that number's digits.
   groupState(k, group, laneKey, active) reads the limit and asks isServiceable, reading the
   rest as it needs it (`active`, optional, judges the group as if its active count were that
   number: reconcileGroups asks what the group's state is with the count it derives).
@@ -49,7 +52,11 @@
 --- @include "safeInteger"
 
 local function parseLimit(raw)
-  local n = safeInteger(raw)
+  local n = raw and tonumber(raw)
+  if n and n >= 0 and n < 100 and raw ~= n and #raw == (n < 10 and 1 or 2) then
+    return n
+  end
+  n = safeInteger(raw)
   if n and n >= 0 then
     return n
   end
@@ -60,7 +67,11 @@ local function parseActive(raw)
   if not raw then
     return 0
   end
-  local n = safeInteger(raw)
+  local n = tonumber(raw)
+  if n and n >= 0 and n < 100 and raw ~= n and #raw == (n < 10 and 1 or 2) then
+    return n
+  end
+  n = safeInteger(raw)
   if n == nil then
     return nil
   end

@@ -12,7 +12,7 @@
                                      when it has one: the reply every script answers a job with
                                      ({} when the job has no hash)
     fillPayloads(base, claimed, at)  claimed[i][at] = the payload of claimed[i][1] (or false),
-                                     one HMGET for all
+                                     one HMGET for all (one HGET for one: no table of ids)
 
   A completed job's result (DESIGN.md §2, "Job layout") lives beside it the same way, in
   `P:{Q}:results` (job id -> JSON text), written only for a job the completed retention keeps
@@ -78,6 +78,11 @@ end
 
 local function fillPayloads(base, claimed, at)
   if #claimed == 0 then
+    return
+  end
+  if #claimed == 1 then
+    local job = claimed[1]
+    job[at] = redis.call('HGET', payloadsKeyOf(base), job[1])
     return
   end
   -- Numeric loops: ipairs calls its iterator per step, here per claimed job (see

@@ -38,6 +38,7 @@
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "payloads"
+--- @include "smallCounts"
 
 local TRIM_PER_ADD = 2
 local RETENTION_DEFAULTS = {
@@ -107,10 +108,6 @@ local function groupBy(ids, groups, score)
   end
   return byGroup, order
 end
-
--- Small counts as text for the trim's arguments: Redis formats a Lua number argument (%.17g),
--- which costs about a command's dispatch; a count past these is passed as a number.
-local COUNT_TEXT = { [0] = '0', '1', '2', '3', '4' }
 
 local function trim(base, kind, index, count, ageMs, now, max)
   local victims

@@ -38,7 +38,8 @@ local function countThroughput(base, enqueued, claimed, completed, failed)
   end
   local key = throughputKeyOf(base)
   local minute = math.floor(nowMs() / 60000)
-  local slot = minute % THROUGHPUT_MINUTES
+  -- As text, once for both commands: Redis formats a Lua number argument with %.17g each time.
+  local slot = string.format('%d', minute % THROUGHPUT_MINUTES)
   local e, c, d, f = throughputCounts(redis.call('HGET', key, slot), minute)
   redis.call('HSET', key, slot, string.format('%d:%d:%d:%d:%d', minute, enqueued + e,
     claimed + c, completed + d, failed + f))
