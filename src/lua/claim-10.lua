@@ -19,7 +19,9 @@
     KEYS[8] stats     hash   counters
     KEYS[9] delayed   zset   delayed job id -> runAt (ms)
     KEYS[10] settings hash   queue settings: paused; the cap (limit, reserved, capped: a claim
-                             the cap holds back sets capped, includes/queueCap.lua)
+                             the cap holds back sets capped, includes/queueCap.lua); delayedAt,
+                             reopenAt (includes/nextDue.lua: `delayed` and `ratelimited` are
+                             read only when due, then these are rewritten)
 
     ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
                                 the job key P:{Q}:job:<id> are built from it (the group is
@@ -36,14 +38,15 @@
   Output: { claimedAt, leaseUntil, claimed, nextRunAt } — claimed holds the job (positional,
           see includes/claimJobs.lua), or nothing when no group is serviceable or the queue is
           paused; nextRunAt, when nothing was claimed on a running queue, the earliest runAt
-          in `delayed` (ms), else false
+          in `delayed` or reopening in `ratelimited` (ms; by their bounds, which may be
+          earlier), else false
 
   Events: promotion's (zrem delayed and g:<group>:delayed, zadd lane + heads + zincrby gpending, hset/hdel job, hincrby
   stats, rpush ring + lpush/ltrim wake); lpop (+ rpush) ring; zpopmin lane; hset job; zadd
   active; hset leases; hset gactive; zadd gactiverank; zincrby or zmscore + zadd + zrem gpending;
   hincrby stats; hset throughput (a claim made, includes/throughput.lua); zrem heads (lanes
-  emptied); hset settings
-  capped (held back by the cap); lrem + lpush ring (an owed reserve served first).
+  emptied); hset settings capped (held back by the cap); hset settings delayedAt / reopenAt (a
+  bound refreshed or lowered); lrem + lpush ring (an owed reserve served first).
 ]]
 --- @include "claimJobs"
 
@@ -51,10 +54,19 @@ local k = {
   glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
   active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], settings = KEYS[10],
 }
--- The queue's gate and cap: one read (includes/queueCap.lua).
-local gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped')
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
+-- Which optional reads the claim makes (includes/quietQueue.lua), asked first: only a queue with
+-- a delayed job or a rate reads its "next due at" (includes/nextDue.lua), in the one read of
+-- the queue's gate and cap (includes/queueCap.lua).
+batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(ARGV[1], k.delayed)
+local gate
+if batch.readsDelayed or batch.readsRates then
+  gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped', 'delayedAt',
+    'reopenAt')
+else
+  gate = redis.call('HMGET', k.settings, 'paused', 'limit', 'reserved', 'capped')
+end
 local claimed, nextAt = claimDue(k, ARGV[1], batch, { ARGV[3] }, ARGV[4], ARGV[5],
-  gate[1] == '1', capOf(gate[2], gate[3], gate[4]))
+  gate[1] == '1', capOf(gate[2], gate[3], gate[4]), gate[5], gate[6])
 flushClaims(k, ARGV[1], batch, claimed)
 return { claimReply(batch, claimed, nextAt) }

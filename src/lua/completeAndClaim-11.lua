@@ -33,7 +33,8 @@
     KEYS[8] stats    hash   counters
     KEYS[9] delayed   zset  delayed job id -> runAt (ms)
     KEYS[10] settings hash  queue settings: paused, the completed retention, the cap (limit,
-                            reserved, capped: includes/queueCap.lua, includes/capWake.lua)
+                            reserved, capped: includes/queueCap.lua, includes/capWake.lua), the
+                            "next due at" delayedAt, reopenAt (includes/nextDue.lua)
     KEYS[11] completed zset retained completed job id -> finishedAt (ms)
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
@@ -64,7 +65,8 @@
                 includes/claimJobs.lua), in rota order; fewer than asked when the ring ran out,
                 none while the queue is paused
     nextRunAt   when fewer were claimed than asked on a running queue, the earliest runAt in
-                `delayed` (ms), else false: a worker parks no longer than until then
+                `delayed` or reopening in `ratelimited` (ms; by their bounds, which may be
+                earlier), else false: a worker parks no longer than until then
 
   Events: zrem active; hdel leases; hset/hdel gactive + zadd/zrem gactiverank; hincrby stats; one
   hset throughput for the call's completions and claims (includes/throughput.lua); rpush ring +
@@ -73,6 +75,7 @@
   batch of 16 claims or more whose keys are still listpacks, the zadd + zrem or hset + hdel of
   one long member that converts `active`, `leases`, `gactive`, `glimit`:
   includes/indexedEncoding.lua); hset settings capped (a claim held back by the queue's cap);
+  hset settings delayedAt / reopenAt (a bound refreshed or lowered, includes/nextDue.lua);
   hdel settings capped + lpush/ltrim wake (a claim held back earlier, woken by the completions
   when the call's claims left a permit free).
 ]]
@@ -91,11 +94,6 @@ local k = {
 }
 local base = ARGV[1]
 local n = tonumber(ARGV[5])
--- The queue's gate, completed retention and cap (includes/queueCap.lua): one read for the call.
-local settings = redis.call('HMGET', k.settings, 'paused', 'completedCount', 'completedAgeMs',
-  'limit', 'reserved', 'capped')
-local gate = capOf(settings[4], settings[5], settings[6])
-local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 -- A call that claims asks first whether the queue has any delayed job, rate, weight or watched
@@ -104,6 +102,18 @@ local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 if #ARGV > 6 + 3 * n then
   batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(base, k.delayed)
 end
+-- The queue's gate, completed retention and cap (includes/queueCap.lua), and, when the claims
+-- may promote, its "next due at" (includes/nextDue.lua): one read for the call.
+local settings
+if batch.readsDelayed or batch.readsRates then
+  settings = redis.call('HMGET', k.settings, 'paused', 'completedCount', 'completedAgeMs',
+    'limit', 'reserved', 'capped', 'delayedAt', 'reopenAt')
+else
+  settings = redis.call('HMGET', k.settings, 'paused', 'completedCount', 'completedAgeMs',
+    'limit', 'reserved', 'capped')
+end
+local gate = capOf(settings[4], settings[5], settings[6])
+local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 
 -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
 -- token and group from its hash, one HMGET per job, then one ZMSCORE for every job whose token
@@ -216,7 +226,7 @@ end
 
 local tokens = { unpack(ARGV, 7 + 3 * n) }
 local claimed, nextAt = claimDue(k, base, batch, tokens, ARGV[3], ARGV[4],
-  settings[1] == '1', gate)
+  settings[1] == '1', gate, settings[7], settings[8])
 flushClaims(k, base, batch, claimed)
 
 -- ── hook: the queue's cap (includes/capWake.lua) ──

@@ -101,10 +101,12 @@
   id: its layout mark); hset + pexpire idem (with a key); zadd lane + heads + zincrby gpending
   (+ the zadd/zrem of one long member that indexes it, includes/indexedEncoding.lua, when its
   group makes it rank 16 groups while a listpack), or zadd
-  delayed + g:<group>:delayed; zadd groups + gseen; hincrby stats; hset throughput
+  delayed + g:<group>:delayed (+ hset settings delayedAt when earlier, includes/nextDue.lua);
+  zadd groups + gseen; hincrby stats; hset throughput
   (includes/throughput.lua); rpush ring + hdel gturns + lpush/ltrim wake
   (re-ring); with a debounce key, hset of the job's debounceKey and set of its record. None
-  for outcomes 1, 2, 3, 4, 5 and 7. Outcome 6: hset job; zadd delayed + g:<group>:delayed; hset or
+  for outcomes 1, 2, 3, 4, 5 and 7. Outcome 6: hset job; zadd delayed + g:<group>:delayed (+ hset
+  settings delayedAt when earlier); hset or
   hdel payloads; pexpire the record; for a job that was pending, zrem lane, zincrby gpending,
   hincrby stats, the group's de-ring (includes/settleGroup.lua) and zrem heads when its lane empties.
 
@@ -225,6 +227,7 @@ if delayed then
   redis.call('ZADD', delayedKey, runAt, id)
   redis.call('ZADD', groupDelayedKey, runAt, id)
   redis.call('HINCRBY', k.stats, 'delayed', 1)
+  lowerDue(settingsKeyOf(base), 'delayedAt', runAt)
 else
   joinLane(k, base, group, laneKey, id, seq, score, priority, limit, active, wasServiceable,
     wasSaturated, headScore)

@@ -78,7 +78,8 @@
   Events: enqueue-12.lua's, batched (one incrby seq in place of incr, after a set seq to the
   floor when `seq` is below it, one hset payloads, one zadd groups and one of gseen, one hincrby
   per stats field, one hset throughput, per group one zadd of its lane and of heads or of its delayed index, one zadd
-  delayed; one rpush ring, hdel gturns and lpush/ltrim wake for all the groups re-ringed); per
+  delayed (+ one hset settings delayedAt when the call's earliest run-at is before it,
+  includes/nextDue.lua); one rpush ring, hdel gturns and lpush/ltrim wake for all the groups re-ringed); per
   job one hset of its hash and, with a key, hset + pexpire of its idem key, with a debounce key
   hset of its debounceKey and set of the record; per key whose job waited before the call,
   debounce().replace's (enqueue-12.lua, outcome 5). None when refused or every job answers
@@ -336,6 +337,12 @@ if #created > 0 then
   if delayed > 0 then
     redis.call('ZADD', delayedKey, unpack(delayedAll))
     redis.call('HINCRBY', k.stats, 'delayed', delayed)
+    -- The queue's "next due at" (includes/nextDue.lua): lowered once, to the call's earliest.
+    local earliest = delayedAll[1]
+    for j = 3, #delayedAll, 2 do
+      earliest = math.min(earliest, delayedAll[j])
+    end
+    lowerDue(settingsKeyOf(base), 'delayedAt', earliest)
   end
   if pending > 0 then
     redis.call('HINCRBY', k.stats, 'pending', pending)

@@ -13,6 +13,8 @@
      they reach their lanes even when no worker claims.
   2b. Up to `batch` groups whose rate window reopened leave `ratelimited` and are re-ringed
      with a wake when serviceable (includes/rateLimit.lua promoteReopened: reopened).
+  2c. The queue's "next due at" (`delayedAt`, `reopenAt` in settings, includes/nextDue.lua):
+     each present rewritten as its zset's first score ('none' when empty) when it differs.
   3. Trim retained completed and dead jobs past their retention (count or age; at most `batch`
      of each, includes/retention.lua), so old entries go without traffic.
   4. Drop up to `batch` job watches past their time from P:{Q}:watched (includes/jobEvents.lua:
@@ -30,7 +32,7 @@
     KEYS[8]  dead       zset   dead job id -> time it died (ms)
     KEYS[9]  stats      hash   counters
     KEYS[10] delayed    zset   delayed job id -> when it runs (ms)
-    KEYS[11] settings   hash   the queue's settings (retention policies)
+    KEYS[11] settings   hash   the queue's settings (retention policies; delayedAt, reopenAt)
     KEYS[12] completed  zset   retained completed job id -> when it completed (ms)
 
     ARGV[1] base   'P:{Q}:' — each job's key P:{Q}:job:<id> and error list, and its group's
@@ -48,7 +50,8 @@
   reaped (failed attempts, includes/throughput.lua); as promotion for each job
   promoted; zrem ratelimited, rpush ring + lpush/ltrim wake for each group
   reopened; zrem completed/dead and their group indexes, del job + errors for each trimmed;
-  zrem watched; a watched job's events (includes/jobEvents.lua); hdel settings capped +
+  zrem watched; a watched job's events (includes/jobEvents.lua); hset settings delayedAt /
+  reopenAt (a bound rewritten, or lowered by a backoff's delay); hdel settings capped +
   lpush/ltrim wake (includes/capWake.lua).
 ]]
 --- @include "keys"
@@ -62,6 +65,7 @@
 --- @include "jobEvents"
 --- @include "capWake"
 --- @include "throughput"
+--- @include "nextDue"
 
 local GOLDEN = 0.6180339887
 
@@ -104,6 +108,17 @@ countThroughput(base, 0, 0, 0, reaped)
 
 local promoted = promoteDue(k, base, now, batch)
 local reopened = promoteReopened(k, base, string.format('%d', now), batch)
+-- The queue's "next due at" (includes/nextDue.lua), each field that is there rewritten from the
+-- zset it bounds, so a bound above the earliest (written by hand or by another writer) strands
+-- nothing past this pass; an absent one stays unknown (the next claim call writes it).
+local due = redis.call('HMGET', k.settings, 'delayedAt', 'reopenAt')
+dueKnown = { delayedAt = due[1], reopenAt = due[2] }
+if due[1] then
+  keepDue(k.settings, 'delayedAt', k.delayed)
+end
+if due[2] then
+  keepDue(k.settings, 'reopenAt', rateLimitedKeyOf(base))
+end
 
 local completedCount, completedAgeMs, capped = retentionOf(k.settings, 'completed')
 if reaped > 0 then

@@ -50,13 +50,15 @@
   it changed (the job's group; '' for a member or payload whose job has no hash), step
   'indexes', 'payloads' or 'results', before/after `{ ["job <id>"] = found / expected }`.
 
-  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hdel payloads
+  Events (repair only): zadd/zrem delayed, dead, completed and the group indexes; hset settings
+  delayedAt (a job put back in `delayed` before it, includes/nextDue.lua); hdel payloads
   and results;
   xadd history.
 ]]
 --- @include "keys"
 --- @include "jobPlaces"
 --- @include "repairHistory"
+--- @include "nextDue"
 
 local k = { delayed = KEYS[1], dead = KEYS[2], completed = KEYS[3] }
 local base = ARGV[1]
@@ -172,6 +174,10 @@ for i = 1, #members, 2 do
         delta = delta + 1
         if repair then
           redis.call('ZADD', queueIndex, score, id)
+          if kind == 'delayed' then
+            -- A job put back in `delayed` lowers the queue's "next due at" (includes/nextDue.lua).
+            lowerDue(settingsKeyOf(base), 'delayedAt', score)
+          end
         end
       else
         local why

@@ -16,7 +16,7 @@
     KEYS[8]  dead      zset   dead job id -> time it died (ms)
     KEYS[9]  stats     hash   counters
     KEYS[10] delayed   zset   delayed job id -> when it runs (ms)
-    KEYS[11] settings  hash   the queue's settings (dead retention)
+    KEYS[11] settings  hash   the queue's settings (dead retention; delayedAt)
     KEYS[12] job       hash   the job
 
     ARGV[1] base     'P:{Q}:' — the job's group's lane P:{Q}:g:<group>:pending, delayed index
@@ -40,8 +40,8 @@
   text, exactly, whatever their size (includes/requeueJob.lua).
 
   Events: zrem active; hdel leases; hincrby/hdel gactive + zadd/zrem gactiverank; lpush + ltrim
-  errors; hset job; then zadd lane + heads + zincrby gpending, or zadd delayed + g:<group>:delayed,
-  or zadd dead + g:<group>:dead (and the trim of dead: zrem, del job + errors); hincrby stats; hset
+  errors; hset job; then zadd lane + heads + zincrby gpending, or zadd delayed + g:<group>:delayed
+  (+ hset settings delayedAt when earlier, includes/nextDue.lua), or zadd dead + g:<group>:dead (and the trim of dead: zrem, del job + errors); hincrby stats; hset
   throughput (a failed attempt, includes/throughput.lua); rpush ring + lpush/ltrim wake (re-ring);
   hdel settings capped + lpush/ltrim wake when a claim was held back by the queue's cap
   (includes/capWake.lua).

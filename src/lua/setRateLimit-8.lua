@@ -28,8 +28,9 @@
     ARGV[5] actor      who asked (history, includes/history.lua historyArgs)
     ARGV[6] cap        the queue history stream's cap (count)
 
-  Built keys (includes/keys.lua, from the base): grate, gwindow, ratelimited, the head job's
-  hash (its cost), the history streams, and readGroup's.
+  Built keys (includes/keys.lua, from the base): grate, gwindow, ratelimited, settings (its
+  `reopenAt` lowered to a new reopening before it, includes/nextDue.lua), the head job's hash
+  (its cost), the history streams, and readGroup's.
 
   Output: groupReply (includes/groupReply.lua), the group after.
   Refuses (DATA_OUT_OF_RANGE, nothing written) when the group's active count is not an integer
@@ -41,7 +42,8 @@
   { rateLimit: { max, windowMs, burst } or null } (the same rate again records nothing; an old
   two-part rate is the same as its three-part form with burst = max).
 
-  Events: hset grate; hset or hdel gwindow; zadd or zrem ratelimited; zadd groups + gseen; rpush
+  Events: hset grate; hset or hdel gwindow; zadd (+ hset settings reopenAt) or zrem ratelimited;
+  zadd groups + gseen; rpush
   ring + lpush/ltrim wake (re-ring) or lrem ring (de-ring); xadd history (rate changed).
 ]]
 --- @include "allowAtMaxmemory"
@@ -97,6 +99,7 @@ else
 end
 if limitedUntil then
   redis.call('ZADD', rateLimitedKeyOf(k.base), limitedUntil, group)
+  lowerDue(settingsKeyOf(k.base), 'reopenAt', limitedUntil)
 else
   redis.call('ZREM', rateLimitedKeyOf(k.base), group)
 end

@@ -40,6 +40,10 @@ const FindingKindRef = builder.enumType('FindingKind', {
       description:
         'A schedule’s keys disagree: a next tick without a definition (repair drops it), a definition without a next tick or with one later than it allows (repair sets its next tick after now), a last run of no schedule or not `<lastRunAt>:<lastJobId>` (repair drops it); or its definition is not one an upsert writes (repair removes the schedule, its text kept in the history; one whose cron or time zone only this engine does not read is left as it is). The subject is the schedule id.',
     },
+    DUE: {
+      description:
+        'The queue’s “next due at” (subject `delayedAt` or `reopenAt`, in its settings) is later than the earliest delayed job or rate-limit reopening it bounds (repair writes the earliest).',
+    },
     TOTALS: {
       description:
         'A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written.',
@@ -52,7 +56,7 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
     kind: t.field({ type: FindingKindRef, resolve: (f) => f.kind }),
     subject: t.exposeString('subject', {
       description:
-        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause; `queueLimit:` for the queue’s cap) for OVERRIDE; `reserved` or `cap` for RESERVE; the schedule id for SCHEDULE.',
+        'A group id; a job id for LEASE and I4; a stats field for TOTALS; `<kind>:<group>` (kind limit or pause; `queueLimit:` for the queue’s cap) for OVERRIDE; `reserved` or `cap` for RESERVE; the schedule id for SCHEDULE; `delayedAt` or `reopenAt` for DUE.',
     }),
     expected: t.exposeString('expected'),
     found: t.exposeString('found'),

@@ -365,6 +365,8 @@ describe('a group whose rate window reopened, before any claim put it back', () 
     await queue.claim({ leaseMs: 600_000 });
     const past = (await redisNow(queue.redis)) - 86_400_000;
     await queue.redis.zadd(queue.keys.rateLimited, past, group);
+    // The queue's "next due at" as old (DESIGN.md §3, "Next due at").
+    await queue.redis.hset(queue.keys.settings, 'reopenAt', past);
     // Its bucket full again by now, as a day of refill would leave it.
     await queue.redis.hdel(queue.keys.rateWindow, group);
     return new Date(past).toISOString();

@@ -133,6 +133,7 @@ describe('the engine on a Redis Cluster', () => {
         .add('reconcileOverrides')
         .add('reconcileReserves')
         .add('reconcileBuckets')
+        .add('reconcileDue')
         .add('reconcileSchedules');
       expect(await q.known()).toBe(true);
 

@@ -286,6 +286,115 @@ describe('Queue.promote (promoteJob-8.lua)', () => {
   });
 });
 
+describe('the queue\'s next due at (DESIGN.md §3, "Next due at")', () => {
+  const SOON = 150;
+  const HOUR = 3_600_000;
+  type Q = ReturnType<typeof engine.queue>;
+
+  /**
+   * Each writer that adds to `delayed` or `ratelimited`, on a queue whose bounds a claim already
+   * wrote an hour ahead (a job delayed an hour; group `slow` rate-limited for an hour): it adds
+   * something due in SOON ms and answers the job that must be claimed once that time has come.
+   */
+  const writers: [string, (q: Q) => Promise<string>][] = [
+    ['enqueue with a delay', async (q) => (await q.enqueue('g', 1, { delayMs: SOON })).id],
+    [
+      'enqueueMany with a delay',
+      async (q) =>
+        ((await q.enqueueMany([{ group: 'g', payload: 1, options: { delayMs: SOON } }]))[0] as Job)
+          .id,
+    ],
+    [
+      'retry with a delay',
+      async (q) => {
+        await q.enqueue('g', 1);
+        const job = (await q.claim()) as Job;
+        await q.retry(job.id, job.token as string, { error: 'again', delayMs: SOON });
+        return job.id;
+      },
+    ],
+    [
+      "the reaper's requeue with a backoff",
+      async (q) => {
+        await q.enqueue('g', 1, { backoff: { type: 'FIXED', delayMs: SOON } });
+        const job = (await q.claim({ leaseMs: 1 })) as Job;
+        await untilRedisTimePasses(q.redis, (job.leaseUntil as number) + 1);
+        expect(await q.reap()).toBe(1);
+        return job.id;
+      },
+    ],
+    [
+      'a debounce that moves its job earlier',
+      async (q) => {
+        const job = await q.enqueue('g', 1, { debounce: { key: 'k', windowMs: HOUR } });
+        await q.enqueue('g', 2, { debounce: { key: 'k', windowMs: SOON } });
+        return job.id;
+      },
+    ],
+    [
+      'setRateLimit',
+      async (q) => {
+        await q.setRateLimit('r', { max: 1, windowMs: HOUR });
+        await q.enqueue('r', 1);
+        const second = await q.enqueue('r', 2);
+        expect((await q.claim())?.group).toBe('r');
+        // Its bucket, empty since that claim, refills in SOON ms under the new rate.
+        await q.setRateLimit('r', { max: 1, windowMs: SOON });
+        return second.id;
+      },
+    ],
+    [
+      'a claim that rate-limits a group',
+      async (q) => {
+        await q.setRateLimit('r', { max: 1, windowMs: SOON });
+        await q.enqueue('r', 1);
+        const second = await q.enqueue('r', 2);
+        expect((await q.claim())?.group).toBe('r');
+        return second.id;
+      },
+    ],
+  ];
+
+  it.each(writers)('%s: what it adds is claimed once due', async (_, write) => {
+    const q = engine.queue();
+    await q.enqueue('far', 0, { delayMs: HOUR });
+    await q.setRateLimit('slow', { max: 1, windowMs: HOUR });
+    await q.enqueue('slow', 1);
+    await q.enqueue('slow', 2);
+    expect((await q.claim())?.group).toBe('slow');
+    const id = await write(q);
+    await untilRedisTimePasses(q.redis, (await redisNow(q.redis)) + SOON);
+    expect((await q.claim())?.id).toBe(id);
+    await auditClean(q);
+  });
+
+  it('a bound later than the earliest (written by hand) is reported and rewritten by Queue.repair, and rewritten by the reaper', async () => {
+    for (const mend of ['repair', 'reap'] as const) {
+      const q = engine.queue();
+      const job = await q.enqueue('g', 1, { delayMs: SOON });
+      expect(await q.claim()).toBeNull();
+      const late = String((job.runAt as number) + HOUR);
+      await q.redis.hset(q.keys.settings, 'delayedAt', late);
+      if (mend === 'repair') {
+        const finding = {
+          kind: 'DUE',
+          subject: 'delayedAt',
+          expected: `at most ${job.runAt}`,
+          found: late,
+        };
+        expect((await q.audit()).findings).toEqual([finding]);
+        expect((await q.repair()).findings).toEqual([finding]);
+      } else {
+        // Before the job is due: the pass promotes nothing, it rewrites the bound.
+        await q.reap();
+      }
+      await auditClean(q);
+      await untilRedisTimePasses(q.redis, job.runAt as number);
+      expect((await q.claim())?.id).toBe(job.id);
+    }
+  });
+});
+
 describe('flat cost: 100,000 delayed jobs', () => {
   it('a reap call promotes at most its batch, the earliest first, and reads no more', async () => {
     const q = engine.queue();

@@ -456,9 +456,11 @@ describe('audit and repair know the rate clause (I1)', () => {
     await q.enqueue('g', 1);
     await q.enqueue('g', 2);
     await q.claim();
-    // Its token came a day ago (its bucket full again), and no claim or reap has run since.
+    // Its token came a day ago (its bucket full again), and no claim or reap has run since
+    // (the queue's "next due at" then as old).
     const now = await redisNow(q.redis);
     await q.redis.zadd(q.keys.rateLimited, now - 86_400_000, 'g');
+    await q.redis.hset(q.keys.settings, 'reopenAt', now - 86_400_000);
     await q.redis.hdel(q.keys.rateWindow, 'g');
     await clean(q);
     expect((await q.claim())?.group).toBe('g');
@@ -475,6 +477,8 @@ describe('a read judges the rate on the Redis clock (a reopening in the past)', 
     await q.claim();
     const past = (await redisNow(q.redis)) - 86_400_000;
     await q.redis.zadd(q.keys.rateLimited, past, group);
+    // The queue's "next due at" as old (DESIGN.md §3, "Next due at").
+    await q.redis.hset(q.keys.settings, 'reopenAt', past);
     await q.redis.hdel(q.keys.rateWindow, group);
     return past;
   }

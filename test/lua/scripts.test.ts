@@ -89,6 +89,8 @@ const EXPECTED = [
   'reaperUnlock',
   // Queue.audit / Queue.repair: the rate limits' token buckets
   'reconcileBuckets',
+  // the queue's "next due at" against `delayed` and `ratelimited`
+  'reconcileDue',
   // Queue.audit / Queue.repair; I4's paired job indexes
   'reconcileGroups',
   'reconcileIndexes',

@@ -1,7 +1,8 @@
 /**
  * Delayed jobs written straight to Redis by the key layout (DESIGN.md §2: a job hash with state
  * `delayed` and `runAt`, `P:{Q}:delayed` and the group's delayed index scored by runAt, the
- * `delayed` total; the payload in `payloads`, the job layout), as a delayed enqueue leaves them, so
+ * `delayed` total; the payload in `payloads`, the job layout; the queue's `delayedAt` lowered), as
+ * a delayed enqueue leaves them, so
  * the claim path's promotion can be tested whatever the enqueue script does. One EVAL per batch of
  * jobs, so a job is never seen half-placed.
  */
@@ -21,6 +22,11 @@ for i = 1, n do
   ids[#ids + 1] = id
 end
 redis.call('HSET', ARGV[1] .. 'settings', 'layout', '2')
+-- The queue's "next due at" lowered as an enqueue lowers it (DESIGN.md §3, "Next due at").
+local bound = redis.call('HGET', ARGV[1] .. 'settings', 'delayedAt')
+if bound == 'none' or (tonumber(bound) and tonumber(runAt) < tonumber(bound)) then
+  redis.call('HSET', ARGV[1] .. 'settings', 'delayedAt', runAt)
+end
 redis.call('HINCRBY', KEYS[4], 'delayed', n)
 redis.call('HINCRBY', KEYS[4], 'enqueued', n)
 redis.call('ZADD', KEYS[5], 0, group)

@@ -44,7 +44,8 @@ import { parseCount } from './state.js';
  * the cap, I8, `reconcileReserves-1.lua`; RATE, a rate limit's token bucket malformed or
  * without a rate, `reconcileBuckets-2.lua`, DESIGN.md §3 "Rate limits"; SCHEDULE, a
  * schedule's keys disagreeing or its definition not one, `reconcileSchedules-3.lua`, §3
- * "Schedules").
+ * "Schedules"; DUE, the queue's "next due at" above the earliest of `delayed` or `ratelimited`,
+ * `reconcileDue-2.lua`, §3 "Next due at").
  */
 export type FindingKind =
   | 'I1'
@@ -59,15 +60,16 @@ export type FindingKind =
   | 'OVERRIDE'
   | 'RESERVE'
   | 'RATE'
-  | 'SCHEDULE';
+  | 'SCHEDULE'
+  | 'DUE';
 
 /** One difference between what is stored and what the invariants require. */
 export interface Finding {
   readonly kind: FindingKind;
   /**
    * A group id (I1, I2, I3, LIMIT, REGISTRY, RATE, RANK), a job id (LEASE, I4), a `stats` field (TOTALS),
-   * an override's member `<kind>:<group>` (OVERRIDE), `reserved` / `cap` (RESERVE), or a
-   * schedule id (SCHEDULE).
+   * an override's member `<kind>:<group>` (OVERRIDE), `reserved` / `cap` (RESERVE), a
+   * schedule id (SCHEDULE), or `delayedAt` / `reopenAt` (DUE).
    */
   readonly subject: string;
   /** What the invariants require (for TOTALS, the recount). */
@@ -353,6 +355,9 @@ async function recount(
     findings.push(...(await reconcileSchedules(commands, mode, history)));
     const [reserves] = await commands.reconcileReserves({ mode, history });
     findings.push(...decode(reserves));
+    // After the indexes: a job a repair put back in `delayed` is in the earliest read here.
+    const [due] = await commands.reconcileDue({ mode, history });
+    findings.push(...decode(due));
   }
   let pending = 0;
   let saturated = 0;

@@ -1404,6 +1404,22 @@ export class Commands {
   }
 
   /**
+   * `reconcileDue-2.lua`, one atomic step: the queue's "next due at" (`settings` delayedAt,
+   * reopenAt) against the earliest of `delayed` and `ratelimited`, in `mode`; the findings (kind
+   * DUE, subject the field).
+   */
+  reconcileDue(p: {
+    mode: 'audit' | 'repair';
+    history: HistoryArgs;
+  }): Promise<[findings: FlatFindings]> {
+    return this.run(
+      'reconcileDue',
+      [this.k.settings, this.k.delayed],
+      [p.mode, ...p.history],
+    ) as Promise<[FlatFindings]>;
+  }
+
+  /**
    * `reconcileIndexes-3.lua`, one step: walk `batch` members of the queue-wide index of `kind`
    * (`group` undefined) or of a group's from rank `start`, in `mode`.
    */

@@ -53,16 +53,20 @@
   (fewer than asked) on a running queue it answers the earliest run-at time left in `delayed`
   (ms, or false for none), so a worker parks no longer than until then; false otherwise. A call
   that asks for no claims promotes nothing (the next claim or the reaper does). Flat cost: one
-  ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait.
+  ZRANGEBYSCORE … LIMIT and one ZRANGE 0 0 on `delayed`, O(log n) however many jobs wait, and
+  only when the queue's "next due at" (includes/nextDue.lua; `delayedAt` and `reopenAt` as the
+  caller's HMGET of `settings` read them) has come or is unknown:
+  otherwise nothing of `delayed` is read, and the next run-at time answered is that bound (a
+  bound below the earliest only wakes a worker early, whose claim then refreshes it).
   Rate limits (includes/rateLimit.lua, a token bucket per group): beside the delayed promotion,
   up to `promoteBatch` groups whose token came leave `ratelimited` and are re-ringed with a wake
   (promoteReopened), and nextRunAt is the earlier of the first run-at time and the first
-  reopening in `ratelimited`, so a parked worker wakes when the token comes; a group with a rate
+  reopening in `ratelimited` (both by their bounds, as above), so a parked worker wakes when the token comes; a group with a rate
   is served only while its bucket holds its head job's cost (rateAllows: else it leaves the ring
   as a stale head, into `ratelimited`), each claim takes that cost, and the claim that leaves the
   bucket short of the next head's cost leaves the group off the ring (countRateClaim). Flat too:
   O(log n + batch) in rate-limited groups.
-  k also needs wake (re-ring), delayed and stats (promotion's totals).
+  k also needs wake (re-ring), delayed and stats (promotion's totals), and settings (the bounds).
 ]]
 --- @include "keys"
 --- @include "nowMs"
@@ -77,6 +81,7 @@
 --- @include "jobEvents"
 --- @include "indexedEncoding"
 --- @include "quietQueue"
+--- @include "nextDue"
 --- @include "levels"
 --- @include "throughput"
 --- @include "groupRanks"
@@ -611,9 +616,10 @@ end
 
 -- Promote what is due, then claim unless the queue is paused (see the header): returns the
 -- jobs claimed and nextRunAt (ms or false). promoteBatch is ARGV text, passed on as is. gate:
--- the queue's cap (queueCap.lua capOf), nil for none.
+-- the queue's cap (queueCap.lua capOf), nil for none. delayedAt, reopenAt: the queue's "next
+-- due at" as the caller read it from `settings` (includes/nextDue.lua; false when absent).
 local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch, queuePaused,
-  gate)
+  gate, delayedAt, reopenAt)
   if #tokens == 0 then
     return {}, false
   end
@@ -622,13 +628,30 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   end
   local delayed, rates = batch.readsDelayed, batch.readsRates
   if delayed or rates then
-    -- As text: Redis formats a Lua number argument far more slowly (see claimJobs).
-    local now = string.format('%d', nowMs())
-    if delayed then
-      promoteDue(k, base, now, promoteBatch)
+    -- The zsets are read only when their "next due at" has come or is unknown
+    -- (includes/nextDue.lua), then the bound is refreshed from them.
+    local at = nowMs()
+    -- Unknown (nil) or come: read.
+    local bound = dueOf(delayedAt)
+    local promotes = delayed and not (bound and bound > at)
+    bound = dueOf(reopenAt)
+    local reopens = rates and not (bound and bound > at)
+    if promotes or rates then
+      -- The bounds kept from here (keepDue): a promotion rewrites one, a claim that rate-limits
+      -- a group may lower `reopenAt`.
+      dueKnown = { delayedAt = delayedAt, reopenAt = reopenAt }
     end
-    if rates then
-      promoteReopened(k, base, now, promoteBatch)
+    if promotes or reopens then
+      -- As text: Redis formats a Lua number argument far more slowly (see claimJobs).
+      local now = string.format('%d', at)
+      if promotes then
+        promoteDue(k, base, now, promoteBatch)
+        keepDue(k.settings, 'delayedAt', k.delayed)
+      end
+      if reopens then
+        promoteReopened(k, base, now, promoteBatch)
+        keepDue(k.settings, 'reopenAt', rateLimitedKeyOf(base))
+      end
     end
   end
   if queuePaused then
@@ -642,7 +665,15 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
     claimed = claimJobs(k, base, batch, tokens, defaultMaxAttempts)
   end
   if #claimed < #tokens and (delayed or rates) then
-    return claimed, earliestAt(delayed and nextRunAt(k), rates and nextReopen(k))
+    -- The earlier of the bounds as this call left them: exact when refreshed, else at worst
+    -- early; false for none ('none' reads as math.huge).
+    if dueKnown then
+      delayedAt, reopenAt = dueKnown.delayedAt, dueKnown.reopenAt
+    end
+    local runAt = delayed and dueOf(delayedAt) or math.huge
+    local reopen = rates and dueOf(reopenAt) or math.huge
+    runAt = math.min(runAt, reopen)
+    return claimed, runAt ~= math.huge and runAt
   end
   return claimed, false
 end

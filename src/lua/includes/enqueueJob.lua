@@ -51,7 +51,8 @@
                         limit, active, serviceable, saturated as judgeLane judged them before
                         the first write }: its payload replaced (none when ''), its runAt now +
                         windowMs, delayed (a pending job leaves its lane, its group settled by
-                        applyStanding as removeJobs settles it), its record's expiry pushed on.
+                        applyStanding as removeJobs settles it; the queue's `delayedAt` lowered
+                        to it, includes/nextDue.lua), its record's expiry pushed on.
                         It names only helpers the enqueue path reaches anyway, but
                         applyStanding, so an enqueue without debounce makes few closures more
     debounce().remember(base, record, name, id, windowMs)
@@ -90,6 +91,7 @@
 --- @include "levels"
 --- @include "payloads"
 --- @include "retentionAge"
+--- @include "nextDue"
 
 local CREATED, EXISTING, CONFLICT, RUN_AT_OUT_OF_RANGE, GROUP_FULL = 0, 1, 2, 3, 4
 -- A debounce key whose live job is of another group (nothing written), and a debounced
@@ -152,6 +154,7 @@ local function debounce()
       string.format('%d', runAt))
     redis.call('ZADD', j.delayedKey, runAt, id)
     redis.call('ZADD', j.groupDelayedKey, runAt, id)
+    lowerDue(settingsKeyOf(base), 'delayedAt', runAt)
     if payload ~= '' then
       redis.call('HSET', payloadsKeyOf(base), id, payload)
     else

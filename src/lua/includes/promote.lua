@@ -23,8 +23,8 @@
                                     batch of such jobs at the head of `delayed` never holds
                                     back the promotion of every other group's
     promoteDue(k, base, now, max)   promote up to `max` jobs due at `now` (ms), earliest first;
-                                    returns how many were moved
-    nextRunAt(k)                    the earliest run-at time in `delayed` (ms), or false
+                                    returns how many were moved; the caller refreshes the
+                                    queue's `delayedAt` after it (includes/nextDue.lua)
 
   A `delayed` entry whose hash is gone (deleted by hand) is dropped from `delayed` and counted
   out of the `delayed` total. Totals: stats.delayed -1 and stats.pending +1 per job moved.
@@ -91,9 +91,4 @@ local function promoteDue(k, base, now, max)
     end
   end
   return moved
-end
-
-local function nextRunAt(k)
-  local first = redis.call('ZRANGE', k.delayed, 0, 0, 'WITHSCORES')
-  return first[2] and tonumber(first[2]) or false
 end

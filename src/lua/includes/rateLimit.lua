@@ -46,7 +46,8 @@
     rateAllows(base, group, g, laneKey, now)
                         before a claim of a group with a rate: whether its bucket holds its head
                         job's cost (min(cost, burst)); when not, ZADDs the group to `ratelimited`
-                        at readyAt and sets g.limited (the claim leaves it off the ring). O(1)
+                        at readyAt, lowers the call's known `reopenAt` to it (includes/nextDue.lua)
+                        and sets g.limited (the claim leaves it off the ring). O(1)
     countRateClaim(base, group, g, laneKey, now)
                         after the claim: the cost taken (HSET `gwindow`), and the next head's cost
                         read; a bucket short of it ZADDs the group to `ratelimited` at readyAt and
@@ -59,16 +60,16 @@
                         leaves `ratelimited` but is not settled (as promotion, includes/promote.lua;
                         Queue.repair re-rings it). Returns how many left `ratelimited`.
                         O(log n + max)
-    nextReopen(k)       the earliest reopening in `ratelimited` (ms), or false; O(log n)
-    earliestAt(a, b)    the earlier of two times (ms or false)
 
   k: glimit (its name gives the base when k.base is absent), gactive, ring, paused, wake.
-  Events: hset gwindow, zadd ratelimited (count, rateAllows); zrem ratelimited, rpush ring,
+  Events: hset gwindow, zadd ratelimited, hset settings reopenAt when earlier (count,
+  rateAllows); zrem ratelimited, rpush ring,
   lpush/ltrim wake (promoteReopened).
 ]]
 --- @include "keys"
 --- @include "safeInteger"
 --- @include "settleGroup"
+--- @include "nextDue"
 
 local function parseRate(raw)
   if type(raw) ~= 'string' then
@@ -195,11 +196,13 @@ local function readRateStates(k, groups, states)
   end
 end
 
--- Rate-limits g until its bucket holds `need` tokens.
+-- Rate-limits g until its bucket holds `need` tokens; the claim's known reopening bound is
+-- lowered to it (includes/nextDue.lua).
 local function limitUntilReady(base, group, g, cost)
   local need = math.min(cost, g.rateBurst)
-  redis.call('ZADD', rateLimitedKeyOf(base),
-    string.format('%d', readyAt(g.tokens, g.tokensAt, need, g.rateMax, g.rateWindowMs)), group)
+  local at = readyAt(g.tokens, g.tokensAt, need, g.rateMax, g.rateWindowMs)
+  redis.call('ZADD', rateLimitedKeyOf(base), string.format('%d', at), group)
+  keepDue(settingsKeyOf(base), 'reopenAt', nil, at)
   g.limited = true
 end
 
@@ -253,19 +256,4 @@ local function promoteReopened(k, base, now, max)
     end
   end
   return #due
-end
-
-local function nextReopen(k)
-  local first = redis.call('ZRANGE', rateLimitedKeyOf(rateBaseOf(k)), 0, 0, 'WITHSCORES')
-  return first[2] and tonumber(first[2]) or false
-end
-
-local function earliestAt(a, b)
-  if a == false then
-    return b
-  end
-  if b == false then
-    return a
-  end
-  return math.min(a, b)
 end

@@ -23,7 +23,8 @@
     wait × (1 − j × failure.r), r in [0, 1) from the engine; floored to whole ms.
   A policy field that is not what the engine writes (another writer's) counts as no policy.
   wait > 0: state 'delayed', runAt = now + wait, in `delayed` and the group's delayed index,
-  stats.delayed + 1 (promotion, includes/promote.lua, returns it to its lane); wait 0: its lane,
+  stats.delayed + 1, the queue's `delayedAt` lowered to runAt (includes/nextDue.lua; promotion,
+  includes/promote.lua, returns it to its lane); wait 0: its lane,
   stats.pending + 1.
 
   Dead: state 'dead', finishedAt, stats.dead + 1, and — by the queue's dead retention
@@ -53,6 +54,7 @@
 --- @include "heads"
 --- @include "groupRanks"
 --- @include "jobEvents"
+--- @include "nextDue"
 
 local ERRORS_KEPT = 10
 
@@ -138,6 +140,7 @@ local function requeueJob(k, base, jobKey, id, group, laneKey, now, failure)
     local runAt = now + wait
     redis.call('ZADD', k.delayed, runAt, id)
     redis.call('ZADD', groupDelayedKeyOf(base, group), runAt, id)
+    lowerDue(k.settings, 'delayedAt', runAt)
     redis.call('HSET', jobKey, 'state', 'delayed', 'runAt', runAt)
     noteJobEvent(base, id)
     redis.call('HINCRBY', k.stats, 'delayed', 1)
