@@ -55,14 +55,23 @@ async function bundle(entry: string, external: string[] = []): Promise<string> {
   return outfile;
 }
 
+/**
+ * The run's bundles, made once: vitest runs this setup for the root and again for each project
+ * (they extend the root's configuration), all in its one main process.
+ */
+const made = globalThis as { ringmasterTestBundles?: Promise<[string, string]> | undefined };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [cli, server] = await Promise.all([
+  made.ringmasterTestBundles ??= Promise.all([
     bundle('src/cli/main.ts'),
     bundle('src/server/main.ts', LAZY),
   ]);
+  const [cli, server] = await made.ringmasterTestBundles;
   project.provide('cliBundle', cli);
   project.provide('serverBundle', server);
   return async () => {
+    // A setup run again in this process (watch mode) makes them again.
+    made.ringmasterTestBundles = undefined;
     await Promise.all([rm(cli, { force: true }), rm(server, { force: true })]);
   };
 }
