@@ -55,6 +55,8 @@ export interface StartTestClusterOptions {
   nodeTimeoutMs?: number;
   /** `notify-keyspace-events` of every node, as `startRedisServer` takes it. Default: Redis'. */
   notifyKeyspaceEvents?: string;
+  /** More `redis-server` arguments for every node (`['--name', 'value', …]`). Default none. */
+  extraArgs?: readonly string[];
 }
 
 /** A running test cluster. After `stop()`, every method but `stop()` throws. */
@@ -253,6 +255,7 @@ export async function startTestCluster(
             String(nodeTimeoutMs),
             '--appendfsync',
             'everysec',
+            ...(options.extraArgs ?? []),
           ],
         });
       } catch (err) {
@@ -382,7 +385,8 @@ export async function startTestCluster(
         ),
       );
       // Every replica there (the nodes turn replica some time after --cluster create returns,
-      // later with a longer node timeout) and past its first sync (diskless: ~5 s in).
+      // later with a longer node timeout) and past its first sync (diskless: ~5 s in, with
+      // Redis' default repl-diskless-sync-delay).
       if (replicas.length >= masters && linked.every(Boolean)) return;
       await sleep(100);
     }
@@ -393,7 +397,8 @@ export async function startTestCluster(
   /**
    * Whether the replica on `port` holds its master's data: its link up and no full sync under
    * way. A node restarted as a replica (after a kill) is not, for seconds: its master sends the
-   * snapshot only after `repl-diskless-sync-delay` (5 s), and the replica then loads it.
+   * snapshot only after `repl-diskless-sync-delay` (5 s by default), and the replica then loads
+   * it.
    */
   const replicaSynced = (port: number) =>
     ask(port, async (redis) => {

@@ -196,6 +196,8 @@ describe.skipIf(usingExternalRedis() || findRedisServer() === null)(
 
     beforeAll(async () => {
       primary = await startTestRedis();
+      // The snapshot at once, not after Redis' default 5 s wait for more replicas to share it.
+      await primary.client().config('SET', 'repl-diskless-sync-delay', '0');
       const { hostname, port } = new URL(primary.url);
       replica = await startRedisServer({ extraArgs: ['--replicaof', hostname, port] });
     });

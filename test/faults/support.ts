@@ -209,15 +209,18 @@ function start(name: string, args: string[], env: Record<string, string>, ipc: b
 }
 
 /**
- * Run `test/fixtures/<fixture>.ts` with an IPC channel. `nodeArgs` go before the script; `name`
- * (default: the fixture's) names the child in failure messages.
+ * Run `test/fixtures/<fixture>.ts` with an IPC channel: bundled once for the run
+ * (test/support/bundles.ts), or the source under tsx for a fixture not bundled there. `nodeArgs`
+ * go before the script; `name` (default: the fixture's) names the child in failure messages.
  */
 export function forkFixture(
   fixture: string,
   env: Record<string, string>,
   { nodeArgs = [], name = fixture }: { nodeArgs?: string[]; name?: string } = {},
 ): Child {
-  return start(name, ['--import', 'tsx', ...nodeArgs, `${FIXTURES}${fixture}.ts`], env, true);
+  const bundled = inject('fixtureBundles')[fixture];
+  const script = bundled ? [bundled] : ['--import', 'tsx', `${FIXTURES}${fixture}.ts`];
+  return start(name, [...nodeArgs, ...script], env, true);
 }
 
 /** SIGKILL every child this file started that is still running (each by its own pid). */

@@ -128,6 +128,8 @@ describe.skipIf(usingExternalRedis() || findRedisServer() === null)(
       await queue.enqueue('g', null);
       // The primary's FUNCTION FLUSH reaches the replica: it holds the queue, not the library.
       await primary.call('FUNCTION', 'FLUSH');
+      // The snapshot at once, not after Redis' default 5 s wait for more replicas to share it.
+      await primary.config('SET', 'repl-diskless-sync-delay', '0');
       const { hostname, port } = new URL(engine.handle.url);
       replica = await startRedisServer({ extraArgs: ['--replicaof', hostname, port] });
       const client = new Redis(replica.url);

@@ -3,7 +3,7 @@
  * Every test asserts the stored state exactly: ring contents and order, gactive, lanes, the
  * wake list's length and the stats counters, not only what the engine answers.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Job, Queue, REGISTRATION_REFRESH_MS, Ringmaster } from '../../src/lanes/internal.js';
 import { pollUntil, rawState, statsOf, useEngine } from '../support/lanes.js';
 
@@ -534,8 +534,14 @@ describe('registration', () => {
     await q.redis.srem('emq:queues', q.name);
     await q.resume('g1');
     expect(await q.redis.sismember('emq:queues', q.name)).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, REGISTRATION_REFRESH_MS + 50));
-    await q.resume('g1');
+    // The refresh is due by the connection's clock (Date.now): moved past it, not waited out.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + REGISTRATION_REFRESH_MS + 50);
+      await q.resume('g1');
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await q.redis.sismember('emq:queues', q.name)).toBe(1);
     expect((await sadds()) - before).toBe(2);
   });

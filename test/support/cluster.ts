@@ -19,9 +19,28 @@ import { TEST_NOTIFY_FLAGS } from './redis.js';
 
 export * from '../../bench/clusterProcess.js';
 
-/** A test cluster (see the module comment), every node with {@link TEST_NOTIFY_FLAGS}. */
+/**
+ * A master sends a replica that connects its snapshot this long after (s): Redis waits 5 s by
+ * default for more replicas to share one transfer, a wait every cluster start (the harness waits
+ * for every replica in sync) and every replica restarted after a kill or failover sat through.
+ * The tests' replicas come one per master, so none would share it.
+ */
+const REPL_DISKLESS_SYNC_DELAY_S = 0;
+
+/**
+ * A test cluster (see the module comment), every node with {@link TEST_NOTIFY_FLAGS} and
+ * {@link REPL_DISKLESS_SYNC_DELAY_S}.
+ */
 export function startTestCluster(options: StartTestClusterOptions = {}): Promise<TestCluster> {
-  return startCluster({ notifyKeyspaceEvents: TEST_NOTIFY_FLAGS, ...options });
+  return startCluster({
+    notifyKeyspaceEvents: TEST_NOTIFY_FLAGS,
+    ...options,
+    extraArgs: [
+      '--repl-diskless-sync-delay',
+      String(REPL_DISKLESS_SYNC_DELAY_S),
+      ...(options.extraArgs ?? []),
+    ],
+  });
 }
 
 /** What {@link useTestCluster} returns: a getter that works inside tests and hooks. */
