@@ -13,33 +13,6 @@ const ISOLATED = [
   'test/server/**/*.test.ts',
 ];
 
-/**
- * The files under test/server that start nothing but an in-process server and a Redis of their
- * own (useTestRedis), as the units do: they share their worker's imports too (a project of their
- * own, so a new file under test/server stays isolated until it is listed here). None spawns,
- * signals or stops a process other than its own Redis, or changes process-wide state.
- */
-const IN_PROCESS_SERVER = [
-  'bundle',
-  'clusterNodes',
-  'config.blank',
-  'consoleInputs',
-  'console.serve',
-  'demo.jobs',
-  'demo.topUp',
-  'groupGrace',
-  'lookalikes',
-  'maskUrl',
-  'metrics',
-  'metrics.readme',
-  'metrics.topGroups',
-  'pushedOperation',
-  'reachable',
-  'shutdown',
-  'writeCoalescing',
-  'wsServer',
-].map((name) => `test/server/${name}.test.ts`);
-
 export default defineConfig({
   resolve: {
     // graphql 16 ships CJS (main) and ESM (module) builds. Node, and so the server, loads the
@@ -62,14 +35,10 @@ export default defineConfig({
     // The machine has 2 cores; more workers only contend with the Redis servers they start.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'systems', include: ISOLATED, exclude: IN_PROCESS_SERVER } },
+      { extends: true, test: { name: 'systems', include: ISOLATED } },
       {
         extends: true,
         test: { name: 'units', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false },
-      },
-      {
-        extends: true,
-        test: { name: 'in-process server', include: IN_PROCESS_SERVER, isolate: false },
       },
     ],
   },
