@@ -282,6 +282,23 @@ describe('ticks', () => {
     expect(await pendingOf(q, 'g')).toEqual([]);
   });
 
+  it('a tick reads past the due schedules it cannot fire, which stay as they are', async () => {
+    const q = engine.queue();
+    await q.upsertSchedule({ id: 'good', group: 'h', everyMs: 1_000 });
+    await q.upsertSchedule({ id: 'bad', group: 'g', everyMs: 1_000 });
+    await q.redis.hset(q.keys.scheduleDefs, 'bad', 'not JSON');
+    const now = await redisNow(q.redis);
+    // A full read of them, all due before the good one: entries without a definition.
+    const stuck = Array.from({ length: 100 }, (_, i) => [now - 10_000 + i, `lost${i}`]).flat();
+    await q.redis.zadd(q.keys.schedules, ...stuck);
+    await dueAt(q, 'bad', now - 1_000);
+    await dueAt(q, 'good', now - 1);
+    expect(await q.tickSchedules()).toBe(1);
+    expect(await pendingOf(q, 'h')).toHaveLength(1);
+    expect(await q.redis.zscore(q.keys.schedules, 'lost0')).toBe(String(now - 10_000));
+    expect(await q.redis.zscore(q.keys.schedules, 'bad')).toBe(String(now - 1_000));
+  });
+
   it('a removed schedule fires no more', async () => {
     const q = engine.queue();
     await q.upsertSchedule({ id: 's', group: 'g', everyMs: 1_000 });

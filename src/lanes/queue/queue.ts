@@ -355,7 +355,8 @@ export class Queue<Payload = unknown, Result = unknown> {
   }
 
   /**
-   * Fire the schedules due by the Redis clock, up to 100 per call: one job each, for the latest
+   * Fire the schedules due by the Redis clock, read 100 at a time (again past those it cannot
+   * fire, up to 1,000 read per call; DESIGN.md §3, "Schedules"): one job each, for the latest
    * tick due (ticks missed while nothing ticked fire once), each schedule moved on to its next
    * tick after now. A compare-and-set (`dueSchedules-2.lua`, then `fireSchedules-11.lua`): any
    * number of callers at once fire each tick once. The {@link Reaper} runs it every pass, and a

@@ -408,6 +408,9 @@ function decodeSchedule(
   };
 }
 
+/** One schedule's fire, as `fireSchedules-11.lua` takes it. */
+type Fire = Parameters<QueueCore['commands']['fireSchedules']>[0][number];
+
 export class Scheduling {
   constructor(private readonly core: QueueCore) {}
 
@@ -461,36 +464,55 @@ export class Scheduling {
   }
 
   async tick(): Promise<number> {
-    const reply = await this.core.commands.dueSchedules({ limit: Defaults.scheduleTickBatch });
-    if (reply.length <= 1) return 0;
+    const limit = Defaults.scheduleTickBatch;
+    let enqueued = 0;
+    // Schedules it cannot fire stay due where they are (DESIGN.md §3, "Schedules"): the next
+    // read passes over them, up to a queue's most schedules read in all.
+    let stuck = 0;
+    for (let read = 0; read < validate.Limits.maxSchedules; read += limit) {
+      const reply = await this.core.commands.dueSchedules({ limit, offset: stuck });
+      const due = (reply.length - 1) / 3;
+      const fires = this.firesOf(reply);
+      if (fires.length > 0) enqueued += await this.fire(fires);
+      stuck += due - fires.length;
+      if (due < limit || fires.length === due) break;
+    }
+    return enqueued;
+  }
+
+  /** The fires of a `dueSchedules-2.lua` reply: its schedules this engine can fire. */
+  private firesOf(reply: (string | number | null)[]): Fire[] {
     const now = Number(reply[0]);
-    const fires: Parameters<QueueCore['commands']['fireSchedules']>[0][number][] = [];
+    const fires: Fire[] = [];
     for (let i = 1; i + 2 < reply.length; i += 3) {
       const id = String(reply[i]);
       const expected = String(reply[i + 1]);
       const textOf = reply[i + 2];
+      // No definition, or not one as the audit judges it (another writer's, or a cron or time
+      // zone this engine does not read): never fired, never moved.
       if (typeof textOf !== 'string') continue;
-      let definition: Definition;
+      const definition = storedDefinition(id, textOf);
+      if ('why' in definition) continue;
       let ticks: { fired: number; next: number };
       try {
-        definition = JSON.parse(textOf) as Definition;
         ticks = ticksOf(definition, Number(expected), now);
       } catch {
-        // Another writer's field (not JSON, a cron croner no longer reads): never fired, never
-        // moved, and the queue's other schedules and its reap go on.
         continue;
       }
-      const { fired, next } = ticks;
       fires.push({
         id,
         expected,
-        next,
+        next: ticks.next,
         sha: definitionSha(textOf),
-        firedAt: fired,
+        firedAt: ticks.fired,
         job: jobOf(definition),
       });
     }
-    if (fires.length === 0) return 0;
+    return fires;
+  }
+
+  /** Fire `fires` (`fireSchedules-11.lua`); answers the jobs enqueued (count). */
+  private async fire(fires: Fire[]): Promise<number> {
     const base = this.core.keys.base;
     const out = await this.core.laidOut(() =>
       this.core.commands.fireSchedules(fires, this.core.connection.state.idFloor(base)),

@@ -737,12 +737,12 @@ export class Commands {
   }
 
   /**
-   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules, flat
-   * `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
+   * `dueSchedules-2.lua`: the Redis clock's now (ms), then up to `limit` due schedules after
+   * the first `offset`, flat `[id, nextRunAt (as Redis writes it), definition JSON | null]` each.
    */
-  dueSchedules(p: { limit: number }): Promise<(string | number | null)[]> {
+  dueSchedules(p: { limit: number; offset: number }): Promise<(string | number | null)[]> {
     const k = this.k;
-    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit]) as Promise<
+    return this.run('dueSchedules', [k.schedules, k.scheduleDefs], [p.limit, p.offset]) as Promise<
       (string | number | null)[]
     >;
   }
