@@ -459,7 +459,13 @@ export interface SchedulePage {
   readonly schedules: Schedule[];
   /** Opaque cursor per schedule, same order as `schedules`. */
   readonly cursors: string[];
+  /**
+   * The ids on this page whose definition is not one (another writer's; DESIGN.md §3,
+   * "Schedules"), by id: not in `schedules`, counted in `totalCount`, before `endCursor`.
+   */
+  readonly unreadable: string[];
   readonly hasNextPage: boolean;
+  /** After the page's last id, listed or unreadable; null for an empty page. */
   readonly endCursor: string | null;
   /** Schedules of the queue (count). */
   readonly totalCount: number;

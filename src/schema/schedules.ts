@@ -84,12 +84,21 @@ const ScheduleConnectionRef = builder
     hasNextPage: boolean;
     endCursor: string | null;
     totalCount: number;
+    unreadable: string[];
   }>('ScheduleConnection')
   .implement({
     fields: (t) => ({
       edges: t.field({ type: [ScheduleEdgeRef], resolve: (c) => c.edges }),
       pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c }),
-      totalCount: t.exposeInt('totalCount', { description: 'The queue’s schedules.' }),
+      totalCount: t.exposeInt('totalCount', {
+        description: 'The queue’s schedules, the unreadable included.',
+      }),
+      unreadable: t.field({
+        type: ['ID'],
+        description:
+          'The ids on this page whose stored definition is not one (another writer’s): not in `edges`, before `endCursor`. The audit reports them (kind SCHEDULE) and a repair removes them.',
+        resolve: (c) => c.unreadable,
+      }),
     }),
   });
 

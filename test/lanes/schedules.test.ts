@@ -187,6 +187,22 @@ describe('upsertSchedule', () => {
       argument: 'after',
     });
   });
+
+  it('a page lists past a definition another writer broke, and names it', async () => {
+    const q = engine.queue();
+    for (const id of ['a', 'b', 'c']) await q.upsertSchedule({ id, group: 'g', everyMs: 5_000 });
+    await q.redis.hset(q.keys.scheduleDefs, 'b', 'not JSON');
+    // Only a zone this engine does not know: listed as stored.
+    const mars = { group: 'g', everyMs: null, cron: '* * * * *', timezone: 'Mars/Base' };
+    const rest = { payload: null, maxAttempts: 3, backoff: null, priority: 5 };
+    await q.redis.hset(q.keys.scheduleDefs, 'c', JSON.stringify({ ...mars, ...rest }));
+    const one = await q.schedules({ first: 2 });
+    expect(one.schedules.map((s) => s.id)).toEqual(['a']);
+    expect(one).toMatchObject({ unreadable: ['b'], hasNextPage: true, totalCount: 3 });
+    const two = await q.schedules({ first: 2, after: one.endCursor });
+    expect(two.schedules).toMatchObject([{ id: 'c', ...mars, maxAttempts: 3 }]);
+    expect(two.unreadable).toEqual([]);
+  });
 });
 
 describe('ticks', () => {

@@ -56,6 +56,7 @@ export function registerSchedules(program: Command): void {
       const context = contextOf(command);
       const queue = context.queue();
       const found: CliScheduleFragment[] = [];
+      const unreadable: string[] = [];
       let after: string | null = null;
       let known = true;
       let total = 0;
@@ -68,14 +69,20 @@ export function registerSchedules(program: Command): void {
         known = data.queue.known;
         total = data.queue.schedules.totalCount;
         found.push(...data.queue.schedules.edges.map((e) => e.node));
+        unreadable.push(...data.queue.schedules.unreadable);
         if (!data.queue.schedules.pageInfo.hasNextPage) break;
         after = data.queue.schedules.pageInfo.endCursor ?? null;
       }
       if (context.json) {
-        printJson({ queue, totalCount: total, schedules: found });
+        printJson({ queue, totalCount: total, schedules: found, unreadable });
         return;
       }
       noteUnknownQueue(queue, known);
+      if (unreadable.length > 0) {
+        printLine(
+          `unreadable (another writer's definition, not listed; the audit reports them): ${unreadable.map(visible).join(', ')}`,
+        );
+      }
       if (found.length === 0) {
         printLine(`no schedules in ${queue}`);
         return;

@@ -282,7 +282,7 @@ export type CliSchedulesQueryVariables = Exact<{
 }>;
 
 
-export type CliSchedulesQuery = { queue: { name: string, known: boolean, schedules: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+export type CliSchedulesQuery = { queue: { name: string, known: boolean, schedules: { totalCount: number, unreadable: Array<string>, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, maxAttempts: number, priority: number, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
 
 export type CliUpsertScheduleMutationVariables = Exact<{
   queue: string;
@@ -1202,6 +1202,7 @@ export const CliSchedulesDocument = new TypedDocumentString(`
     known
     schedules(first: $first, after: $after) {
       totalCount
+      unreadable
       pageInfo {
         hasNextPage
         endCursor

@@ -207,6 +207,8 @@ interface NotOne {
    * cron that matches no more): another engine's version may, so repair leaves it.
    */
   readonly unread: boolean;
+  /** With `unread`: the definition as stored (all but its cron and time zone checked). */
+  readonly stored?: Definition;
 }
 
 /**
@@ -217,7 +219,7 @@ interface NotOne {
  * @returns the definition, or why it is not one (naming the field)
  */
 function storedDefinition(id: string, textOf: string): Definition | NotOne {
-  const not = (why: string, unread = false): NotOne => ({ why, unread });
+  const not = (why: string): NotOne => ({ why, unread: false });
   let value: unknown;
   try {
     value = JSON.parse(textOf);
@@ -250,26 +252,33 @@ function storedDefinition(id: string, textOf: string): Definition | NotOne {
     priority: s.priority as number,
   };
   let made: Definition;
+  let unread: string | null = null;
   try {
     ({ definition: made } = definitionOf(input));
   } catch (error) {
-    // Only its cron or time zone unread when a cron every engine reads, in UTC, passes.
-    let unread =
-      typeof s.cron === 'string' && (s.timezone === null || typeof s.timezone === 'string');
-    try {
-      if (unread) definitionOf({ ...input, cron: '* * * * *', timezone: null });
-    } catch {
-      unread = false;
+    const why = error instanceof Error ? error.message : String(error);
+    // Only its cron or time zone unread when, with a cron every engine reads in UTC, all else
+    // is as an upsert writes it (checked below).
+    if (typeof s.cron !== 'string' || (s.timezone !== null && typeof s.timezone !== 'string')) {
+      return not(why);
     }
-    return not(error instanceof Error ? error.message : String(error), unread);
+    try {
+      ({ definition: made } = definitionOf({ ...input, cron: '* * * * *', timezone: null }));
+    } catch {
+      return not(why);
+    }
+    unread = why;
   }
   // As stored, not as an upsert would default them: a tick sends them as read (a cron's
   // surrounding spaces, which the upsert trims, croner ignores).
   const cron = typeof s.cron === 'string' ? s.cron.trim() : s.cron;
-  for (const field of ['group', 'everyMs', 'timezone', 'maxAttempts', 'priority'] as const) {
+  for (const field of ['group', 'everyMs', 'maxAttempts', 'priority'] as const) {
     if (s[field] !== made[field]) return not(`${field}: not as an upsert writes it`);
   }
-  if (cron !== made.cron) return not('cron: not as an upsert writes it');
+  if (unread === null && s.timezone !== made.timezone) {
+    return not('timezone: not as an upsert writes it');
+  }
+  if (unread === null && cron !== made.cron) return not('cron: not as an upsert writes it');
   const b = s.backoff as Record<string, unknown> | null;
   const m = made.backoff;
   if (
@@ -283,7 +292,13 @@ function storedDefinition(id: string, textOf: string): Definition | NotOne {
   ) {
     return not('backoff: not as an upsert writes it');
   }
-  return { ...made, cron: s.cron as string | null, payload: s.payload as string | null };
+  const stored: Definition = {
+    ...made,
+    cron: s.cron as string | null,
+    timezone: s.timezone as string | null,
+    payload: s.payload as string | null,
+  };
+  return unread === null ? stored : { why: unread, unread: true, stored };
 }
 
 /** A score as Redis writes it ('inf', '-inf' or a number), as a number. */
@@ -314,7 +329,7 @@ const quote = (textOf: string) => (textOf.length <= 100 ? textOf : `${cutText(te
  * text, its next tick as Redis writes it (null for none), its last run (`<lastRunAt>:<jobId>`,
  * null for none) and the Redis clock's now (ms):
  * - a definition that is not one ({@link storedDefinition}): 'remove' (a tick would skip it,
- *   due for ever, and `Queue.schedules` could not list it) — or 'none' when only its cron or
+ *   due for ever, and `Queue.schedules` lists it as unreadable) — or 'none' when only its cron or
  *   time zone is one this engine does not read (another version's croner or Intl may);
  * - one without a next tick (it would never fire), or with one later than the next its
  *   definition allows after now (an interval's now + everyMs, a cron's next match) or -inf:
@@ -381,27 +396,26 @@ function parsed(textOf: string | null): unknown {
   }
 }
 
-/** A schedule as the scripts answer it: its definition, score and last run, decoded. */
+/** A schedule as the scripts answer it: its definition (as read), score and last run. */
 function decodeSchedule(
   queue: string,
   id: string,
-  definition: string,
+  d: Definition,
   score: string | number | null,
   runs: string | null,
 ): Schedule {
-  const d = JSON.parse(definition) as Definition;
   const colon = runs === null ? -1 : runs.indexOf(':');
   return {
     queue,
     id,
     group: d.group,
-    everyMs: d.everyMs ?? null,
-    cron: d.cron ?? null,
-    timezone: d.timezone ?? null,
-    payload: parsed(d.payload ?? null),
+    everyMs: d.everyMs,
+    cron: d.cron,
+    timezone: d.timezone,
+    payload: parsed(d.payload),
     maxAttempts: d.maxAttempts,
-    backoff: d.backoff ?? null,
-    priority: d.priority ?? Defaults.priority,
+    backoff: d.backoff,
+    priority: d.priority,
     nextRunAt: score === null ? Number.NaN : Number(score),
     lastRunAt: runs === null || colon < 0 ? null : Number(runs.slice(0, colon)),
     lastJobId: runs === null || colon < 0 ? null : runs.slice(colon + 1),
@@ -435,7 +449,7 @@ export class Scheduling {
         `queue ${this.core.name} holds ${max} schedules already: remove one first`,
       );
     }
-    return decodeSchedule(this.core.name, id, textOf, nextRunAt, runs);
+    return decodeSchedule(this.core.name, id, definition, nextRunAt, runs);
   }
 
   async remove(id: string, options?: SteeringOptions): Promise<boolean> {
@@ -450,15 +464,24 @@ export class Scheduling {
     const listing = ['schedules', this.core.name] as const;
     const after = opts.after == null ? null : validate.scheduleCursor.decode(opts.after, listing);
     const [total, more, entries] = await this.core.commands.readSchedules({ after, first });
-    const schedules = entries.map(([id, definition, score, runs]) =>
-      decodeSchedule(this.core.name, id, definition, score, runs),
-    );
+    const schedules: Schedule[] = [];
+    const unreadable: string[] = [];
+    for (const [id, textOf, score, runs] of entries) {
+      // Judged as a tick and the audit judge it; one whose cron or zone only this engine does
+      // not read is listed as stored.
+      const d = storedDefinition(id, textOf);
+      const shown = 'why' in d ? d.stored : d;
+      if (shown === undefined) unreadable.push(id);
+      else schedules.push(decodeSchedule(this.core.name, id, shown, score, runs));
+    }
     const cursors = schedules.map((s) => validate.scheduleCursor.encode(listing, s.id));
+    const last = entries.at(-1)?.[0];
     return {
       schedules,
       cursors,
+      unreadable,
       hasNextPage: more === 1,
-      endCursor: cursors.at(-1) ?? null,
+      endCursor: last === undefined ? null : validate.scheduleCursor.encode(listing, last),
       totalCount: total,
     };
   }
