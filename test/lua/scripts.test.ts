@@ -15,6 +15,7 @@ import {
   scriptSource,
 } from '../../src/lanes/scripts/commands.js';
 import {
+  BUILT_QUEUES_KEPT,
   dropUnusedFunctions,
   functionFactory,
   functionLibrary,
@@ -364,6 +365,35 @@ describe('the function library (Redis 7.0 and newer)', () => {
     expect(await r.eval(lua, 1, 'k', 'a')).toEqual([1, 10, 1, 'k', 'a']);
     // A library of other text is another library, with other function names.
     expect(library.name).not.toBe(LIBRARY.name);
+    await r.call('FUNCTION', 'DELETE', library.name);
+  });
+
+  it("keeps the keys a builder makes of a queue's base across calls, per queue, forgetting them past BUILT_QUEUES_KEPT", async () => {
+    const lua = [
+      'local function statsKeyOf(base)',
+      "  return base .. 'stats'",
+      'end',
+      'local function laneOf(base, group)',
+      "  return base .. 'g:' .. group",
+      'end',
+      'return { statsKeyOf(ARGV[1]), statsKeyOf(ARGV[1]), laneOf(ARGV[1], ARGV[2]) }',
+      '',
+    ].join('\n');
+    const [once] = functionFactory(lua).split('return function(keys, args)') as [string];
+    expect(once).toContain("keys['stats'] = key");
+    expect(once).toContain("  return base .. 'g:' .. group\n");
+    const library = functionLibrary([{ name: 'keyed', numberOfKeys: 0, lua }], () => 'none');
+    const r = engine.redis();
+    await r.call('FUNCTION', 'LOAD', 'REPLACE', library.code);
+    const keyed = `${library.functionPrefix}keyed`;
+    for (let q = 0; q < BUILT_QUEUES_KEPT + 2; q++) {
+      const base = `P:{q${q % (BUILT_QUEUES_KEPT + 1)}}:`;
+      expect(await r.call('FCALL', keyed, 0, base, 'a')).toEqual([
+        `${base}stats`,
+        `${base}stats`,
+        `${base}g:a`,
+      ]);
+    }
     await r.call('FUNCTION', 'DELETE', library.name);
   });
 
