@@ -23,19 +23,23 @@
   job from 26.0 to 31.1 commands and +7% instructions.
 
   Input:
-    KEYS[1] glimit   hash   group -> limit
-    KEYS[2] gactive  hash   group -> active count
-    KEYS[3] ring     list   serviceable groups
-    KEYS[4] paused   set    paused groups
-    KEYS[5] wake     list   wake tokens
-    KEYS[6] active   zset   active job id -> lease deadline (ms)
-    KEYS[7] leases   hash   active job id -> group
-    KEYS[8] stats    hash   counters
-    KEYS[9] delayed   zset  delayed job id -> runAt (ms)
-    KEYS[10] settings hash  queue settings: paused, the completed retention, the cap (limit,
-                            reserved, capped: includes/queueCap.lua, includes/capWake.lua), the
-                            "next due at" delayedAt, reopenAt (includes/nextDue.lua)
-    KEYS[11] completed zset retained completed job id -> finishedAt (ms)
+    KEYS: none of its own (the slot guard only, DESIGN.md §3): these keys of the queue are
+    built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
+    passed, each argument of a call costing ~1,370 instructions (docs/PERFORMANCE.md, "What
+    every call pays"):
+    glimit   hash   group -> limit
+    gactive  hash   group -> active count
+    ring     list   serviceable groups
+    paused   set    paused groups
+    wake     list   wake tokens
+    active   zset   active job id -> lease deadline (ms)
+    leases   hash   active job id -> group
+    stats    hash   counters
+    delayed   zset  delayed job id -> runAt (ms)
+    settings hash  queue settings: paused, the completed retention, the cap (limit,
+                    reserved, capped: includes/queueCap.lua, includes/capWake.lua), the
+                    "next due at" delayedAt, reopenAt (includes/nextDue.lua)
+    completed zset retained completed job id -> finishedAt (ms)
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
                                 claims, the lanes and completed indexes of their groups, the
@@ -87,12 +91,8 @@
 --- @include "claimJobs"
 --- @include "capWake"
 
-local k = {
-  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
-  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], completed = KEYS[11],
-  settings = KEYS[10],
-}
 local base = ARGV[1]
+local k = claimKeysOf(base)
 local n = tonumber(ARGV[5])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
@@ -160,7 +160,7 @@ if n > 0 then
       done[#done + 1] = id
       doneAt[#doneAt + 1] = i
     else
-      statuses[i] = checkLease(k.active, jobPrefix .. id, id, token, KEYS[10]) or LEASE_LOST
+      statuses[i] = checkLease(k.active, jobPrefix .. id, id, token, k.settings) or LEASE_LOST
     end
   end
 
