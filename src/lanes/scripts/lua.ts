@@ -174,7 +174,8 @@ export function functionFactory(lua: string): string {
     const line = lines[i] as string;
     if (TOP_FUNCTION.test(line)) {
       const end = endOf(i);
-      const built = end === i + 2 ? builtKey(lines.slice(i, end + 1)) : null;
+      const fn = lines.slice(i, end + 1);
+      const built = end === i + 2 ? builtKey(fn) : builtRecord(fn);
       if (built === null) factory.push(...lines.slice(i, end + 1));
       else {
         memoized = true;
@@ -207,6 +208,46 @@ export function functionFactory(lua: string): string {
   call.push(...lines.slice(last + 1));
   if (memoized) factory.splice(1, 0, ...BUILT_KEYS);
   return `${factory.join('\n')}\nreturn function(keys, args)\n${call.join('\n')}\nend`;
+}
+
+/** A line of a record of keys: `field = queueKeyOf(base, 'name'),` one or more times. */
+const RECORD_FIELDS = /^\s+(?:[A-Za-z_][A-Za-z0-9_]* = queueKeyOf\(base, '[A-Za-z0-9:_-]+'\),?\s*)+$/;
+
+/**
+ * A top-level `local function name(base)` that returns a record of keys of the base alone
+ * (`return {`, lines of `field = queueKeyOf(base, '<name>')`, `}`: includes/keys.lua
+ * claimKeysOf), rewritten to make the record once per queue and keep it in the library beside
+ * the keys (`BUILT_KEYS`, under `'\0' .. name`): every call of a script gets the same table, so
+ * a script may add to it only what follows from the base (test/lua/scripts.test.ts checks the
+ * scripts that use one). Null for any other function.
+ */
+function builtRecord(fn: string[]): string[] | null {
+  const header = /^local function ([A-Za-z_][A-Za-z0-9_]*)\(base\)$/.exec(fn[0] as string);
+  const fields = fn.slice(2, -2);
+  if (
+    header === null ||
+    fn[1] !== '  return {' ||
+    fn[fn.length - 2] !== '  }' ||
+    fn[fn.length - 1] !== 'end' ||
+    fields.length === 0 ||
+    !fields.every((line) => RECORD_FIELDS.test(line))
+  ) {
+    return null;
+  }
+  const slot = `'\\0${header[1]}'`;
+  return [
+    fn[0] as string,
+    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
+    `  local record = keys[${slot}]`,
+    '  if record == nil then',
+    '    record = {',
+    ...fields.map((line) => `  ${line}`),
+    '    }',
+    `    keys[${slot}] = record`,
+    '  end',
+    '  return record',
+    'end',
+  ];
 }
 
 /** Queues whose built keys a library keeps (`BUILT_KEYS`): past them it forgets them all. */

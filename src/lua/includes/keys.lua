@@ -227,7 +227,9 @@ local function queueKeyOf(base, name)
   return base .. name
 end
 
--- The claim's keys (claim-0.lua, completeAndClaim-0.lua; includes/claimJobs.lua's `k`).
+-- The claim's keys (claim-0.lua, completeAndClaim-0.lua; includes/claimJobs.lua's `k`). A
+-- library keeps the record per queue and gives every call the same one: a script adds to it
+-- only a key of the base (includes/groupState.lua, k.rateLimited).
 local function claimKeysOf(base)
   return {
     glimit = queueKeyOf(base, 'glimit'), gactive = queueKeyOf(base, 'gactive'),
