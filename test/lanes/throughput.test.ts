@@ -46,7 +46,7 @@ const include = (name: string) => readFileSync(`${LUA_DIR}includes/${name}.lua`,
  * then per call `<ms> <enqueued> <claimed> <completed> <failed>`. nowMs.lua's cached instant is
  * set before each call, so each call counts in the minute the test names.
  */
-const COUNT_AT = `${include('keys')}${include('nowMs')}${include('bounds')}${include('throughput')}
+const COUNT_AT = `${include('keys')}${include('nowMs')}${include('bounds')}${include('smallCounts')}${include('throughput')}
 for i = 2, #ARGV, 5 do
   scriptNow = tonumber(ARGV[i])
   countThroughput(ARGV[1], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]),

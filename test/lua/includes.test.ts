@@ -73,7 +73,11 @@ for i = 1, #ARGV, 3 do
     workersKeyOf(base), workerInfoKeyOf(base),
     jobPrefixOf(base) .. id, groupPrefixOf(base) .. group .. LANE_SUFFIX,
     jobPrefixOf(base) .. id .. ERRORS_SUFFIX, idemKeyOf(base, group), logsKeyOf(base, id),
-    jobPrefixOf(base) .. id .. LOGS_SUFFIX, throughputKeyOf(base) }
+    jobPrefixOf(base) .. id .. LOGS_SUFFIX, throughputKeyOf(base), claimKeysOf(base).glimit,
+    claimKeysOf(base).gactive, claimKeysOf(base).ring, claimKeysOf(base).paused,
+    claimKeysOf(base).wake, claimKeysOf(base).active, claimKeysOf(base).leases,
+    claimKeysOf(base).stats, claimKeysOf(base).delayed, claimKeysOf(base).settings,
+    claimKeysOf(base).completed }
 end
 return { WAKE_LENGTH, built, JOB_LAYOUT }`;
   const args = cases.flatMap((c) => [queueKeys(c.prefix, c.queue).base, c.group, c.id]);
@@ -129,6 +133,18 @@ function tsKeys(c: Case): string[] {
     k.logs(c.id),
     k.logs(c.id),
     k.throughput,
+    // The claim's keys (claimKeysOf).
+    k.glimit,
+    k.gactive,
+    k.ring,
+    k.paused,
+    k.wake,
+    k.active,
+    k.leases,
+    k.stats,
+    k.delayed,
+    k.settings,
+    k.completed,
   ];
 }
 

@@ -15,6 +15,7 @@ import {
   scriptSource,
 } from '../../src/lanes/scripts/commands.js';
 import {
+  BUILT_QUEUES_KEPT,
   dropUnusedFunctions,
   functionFactory,
   functionLibrary,
@@ -143,7 +144,8 @@ describe('scripts', () => {
       // The file as written: its header names every key, the code may not use the last.
       const file = readFileSync(`${LUA_DIR}${script.name}-${script.numberOfKeys}.lua`, 'utf8');
       const header = file.match(/KEYS\[(\d+)\]/g) ?? [];
-      const highest = Math.max(...header.map((k) => Number(k.slice(5, -1))));
+      // None for a script that builds every key from its base (claim, completeAndClaim).
+      const highest = Math.max(0, ...header.map((k) => Number(k.slice(5, -1))));
       expect(highest, `${script.name}: highest KEYS index vs file name`).toBe(script.numberOfKeys);
     }
   });
@@ -365,6 +367,65 @@ describe('the function library (Redis 7.0 and newer)', () => {
     // A library of other text is another library, with other function names.
     expect(library.name).not.toBe(LIBRARY.name);
     await r.call('FUNCTION', 'DELETE', library.name);
+  });
+
+  it("keeps the keys and key records a builder makes of a queue's base across calls, per queue, forgetting them past BUILT_QUEUES_KEPT", async () => {
+    const lua = [
+      'local function statsKeyOf(base)',
+      "  return base .. 'stats'",
+      'end',
+      'local function queueKeyOf(base, name)',
+      '  return base .. name',
+      'end',
+      'local function toyKeysOf(base)',
+      '  return {',
+      "    ring = queueKeyOf(base, 'ring'),",
+      '  }',
+      'end',
+      'local function laneOf(base, group)',
+      "  return base .. 'g:' .. group",
+      'end',
+      'local k = toyKeysOf(ARGV[1])',
+      // What a call adds to the record, the next call of the queue finds.
+      'local calls = k.calls or 0',
+      'k.calls = calls + 1',
+      'return { statsKeyOf(ARGV[1]), statsKeyOf(ARGV[1]), k.ring, laneOf(ARGV[1], ARGV[2]), calls }',
+      '',
+    ].join('\n');
+    const [once] = functionFactory(lua).split('return function(keys, args)') as [string];
+    expect(once).toContain("keys['stats'] = key");
+    expect(once).toContain('keys[name] = key');
+    expect(once).toContain("keys['\\0toyKeysOf'] = record");
+    expect(once).toContain("  return base .. 'g:' .. group\n");
+    const library = functionLibrary([{ name: 'keyed', numberOfKeys: 0, lua }], () => 'none');
+    const r = engine.redis();
+    await r.call('FUNCTION', 'LOAD', 'REPLACE', library.code);
+    const keyed = `${library.functionPrefix}keyed`;
+    const call = (base: string) => r.call('FCALL', keyed, 0, base, 'a');
+    const reply = (base: string, calls: number) => [
+      `${base}stats`,
+      `${base}stats`,
+      `${base}ring`,
+      `${base}g:a`,
+      calls,
+    ];
+    expect(await call('P:{q}:')).toEqual(reply('P:{q}:', 0));
+    expect(await call('P:{q}:')).toEqual(reply('P:{q}:', 1));
+    for (let q = 0; q < BUILT_QUEUES_KEPT; q++) {
+      expect(await call(`P:{q${q}}:`)).toEqual(reply(`P:{q${q}}:`, 0));
+    }
+    // The 65th queue: every queue's keys forgotten, built again.
+    expect(await call('P:{q}:')).toEqual(reply('P:{q}:', 0));
+    await r.call('FUNCTION', 'DELETE', library.name);
+  });
+
+  it('a script whose `k` is a kept record (claimKeysOf) adds to it only a key of the base', () => {
+    const users = loadScripts().filter((script) => /\bclaimKeysOf\(/.test(script.lua));
+    expect(users.map((script) => script.name).sort()).toEqual(['claim', 'completeAndClaim']);
+    for (const script of users) {
+      const writes = [...script.lua.matchAll(/\bk(\.[A-Za-z_]\w*|\[[^\]]*\])\s*=(?!=)/g)];
+      expect(new Set(writes.map((w) => w[1])), script.name).toEqual(new Set(['.rateLimited']));
+    }
   });
 
   it('refuses a top-level local declared twice before the last function, and a one-line function', () => {

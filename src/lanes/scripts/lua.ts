@@ -146,8 +146,9 @@ const TOP_LOCAL =
  * factory; every other top-level statement runs in the returned function, in its order, so each
  * call starts from the state an EVALSHA would: a top-level `local x = …` is declared in the
  * factory (its functions see it) and assigned at each call, a bare `local x` set to nil; a
- * constant (`isConstant`) is made once in the factory, with the functions. KEYS
- * and ARGV are the factory's locals, set first. Throws if a top-level local is declared twice
+ * constant (`isConstant`) is made once in the factory, with the functions, and a key builder of
+ * the base alone keeps its keys across calls (`builtKey`). KEYS and ARGV are the factory's
+ * locals, set first. Throws if a top-level local is declared twice
  * before the last function (one shared declaration would change which one a function sees), or
  * a top-level function has no `end` line of its own (as `dropUnusedFunctions` lays them out).
  */
@@ -168,11 +169,18 @@ export function functionFactory(lua: string): string {
   const factory: string[] = ['local KEYS, ARGV'];
   const call: string[] = ['KEYS, ARGV = keys, args'];
   const declared = new Set<string>();
+  let memoized = false;
   for (let i = 0; i <= last; i++) {
     const line = lines[i] as string;
     if (TOP_FUNCTION.test(line)) {
       const end = endOf(i);
-      factory.push(...lines.slice(i, end + 1));
+      const fn = lines.slice(i, end + 1);
+      const built = end === i + 2 ? builtKey(fn) : builtRecord(fn);
+      if (built === null) factory.push(...lines.slice(i, end + 1));
+      else {
+        memoized = true;
+        factory.push(...built);
+      }
       i = end;
       continue;
     }
@@ -198,7 +206,111 @@ export function functionFactory(lua: string): string {
     call.push(`${names} = ${local[2] === undefined ? 'nil' : local[2].trim()}`);
   }
   call.push(...lines.slice(last + 1));
+  if (memoized) factory.splice(1, 0, ...BUILT_KEYS);
   return `${factory.join('\n')}\nreturn function(keys, args)\n${call.join('\n')}\nend`;
+}
+
+/** A line of a record of keys: `field = queueKeyOf(base, 'name'),` one or more times. */
+const RECORD_FIELDS = /^\s+(?:[A-Za-z_][A-Za-z0-9_]* = queueKeyOf\(base, '[A-Za-z0-9:_-]+'\),?\s*)+$/;
+
+/**
+ * A top-level `local function name(base)` that returns a record of keys of the base alone
+ * (`return {`, lines of `field = queueKeyOf(base, '<name>')`, `}`: includes/keys.lua
+ * claimKeysOf), rewritten to make the record once per queue and keep it in the library beside
+ * the keys (`BUILT_KEYS`, under `'\0' .. name`): every call of a script gets the same table, so
+ * a script may add to it only what follows from the base (test/lua/scripts.test.ts checks the
+ * scripts that use one). Null for any other function.
+ */
+function builtRecord(fn: string[]): string[] | null {
+  const header = /^local function ([A-Za-z_][A-Za-z0-9_]*)\(base\)$/.exec(fn[0] as string);
+  const fields = fn.slice(2, -2);
+  if (
+    header === null ||
+    fn[1] !== '  return {' ||
+    fn[fn.length - 2] !== '  }' ||
+    fn[fn.length - 1] !== 'end' ||
+    fields.length === 0 ||
+    !fields.every((line) => RECORD_FIELDS.test(line))
+  ) {
+    return null;
+  }
+  const slot = `'\\0${header[1]}'`;
+  return [
+    fn[0] as string,
+    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
+    `  local record = keys[${slot}]`,
+    '  if record == nil then',
+    '    record = {',
+    ...fields.map((line) => `  ${line}`),
+    '    }',
+    `    keys[${slot}] = record`,
+    '  end',
+    '  return record',
+    'end',
+  ];
+}
+
+/** Queues whose built keys a library keeps (`BUILT_KEYS`): past them it forgets them all. */
+export const BUILT_QUEUES_KEPT = 64;
+
+/**
+ * A library's memo of the keys its builders make from a queue's base (`builtKey`): base → the
+ * queue's table, suffix → key, made once at load and kept across calls, all forgotten when a
+ * {@link BUILT_QUEUES_KEPT}+1-th queue comes.
+ */
+const BUILT_KEYS = [
+  'local BUILT_KEYS, BUILT_QUEUES = {}, 0',
+  'local function builtKeysOf(base)',
+  `  if BUILT_QUEUES >= ${BUILT_QUEUES_KEPT} then`,
+  '    BUILT_KEYS, BUILT_QUEUES = {}, 0',
+  '  end',
+  '  local keys = {}',
+  '  BUILT_KEYS[base] = keys',
+  '  BUILT_QUEUES = BUILT_QUEUES + 1',
+  '  return keys',
+  'end',
+];
+/** A key builder of includes/keys.lua as a library can keep its keys: of `base` alone, a suffix. */
+const KEY_OF_BASE = /^ {2}return base \.\. '([A-Za-z0-9:_-]+)'$/;
+
+/**
+ * A top-level function `local function name(base)` whose one line returns `base .. '<suffix>'`,
+ * or `local function name(base, name)` returning `base .. name` (key builders of
+ * includes/keys.lua), rewritten to build each key once per queue and keep
+ * it in the library (`BUILT_KEYS`): a concatenation makes a new string each time (hashed and
+ * interned, ~1,000–3,700 instructions in Redis 7.0), a kept key costs two table reads. The same
+ * string either way; a script run by EVALSHA keeps the builder as written (no memo to make per
+ * call). Null for any other function.
+ */
+function builtKey(fn: string[]): string[] | null {
+  if (/^local function [A-Za-z_][A-Za-z0-9_]*\(base, name\)$/.test(fn[0] as string)) {
+    if (fn[1] !== '  return base .. name' || fn[2] !== 'end') return null;
+    return [
+      fn[0] as string,
+      '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
+      '  local key = keys[name]',
+      '  if key == nil then',
+      '    key = base .. name',
+      '    keys[name] = key',
+      '  end',
+      '  return key',
+      'end',
+    ];
+  }
+  const header = /^local function ([A-Za-z_][A-Za-z0-9_]*)\(base\)$/.exec(fn[0] as string);
+  const suffix = KEY_OF_BASE.exec(fn[1] as string)?.[1];
+  if (header === null || suffix === undefined || fn[2] !== 'end') return null;
+  return [
+    fn[0] as string,
+    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
+    `  local key = keys['${suffix}']`,
+    '  if key == nil then',
+    `    key = base .. '${suffix}'`,
+    `    keys['${suffix}'] = key`,
+    '  end',
+    '  return key',
+    'end',
+  ];
 }
 
 /** A name the includes write for a constant: UPPER_SNAKE. */

@@ -53,6 +53,11 @@
     count, readMetrics-7.lua)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
   script that counts an event writes it, once per call (includes/throughput.lua).
+  And the claim's keys, built by the two scripts every worker calls (claim-0.lua,
+  completeAndClaim-0.lua) rather than passed in KEYS (a library keeps them per queue: DESIGN.md
+  §3, "How scripts run"): claimKeysOf(base), the record `k` of `glimit`, `gactive`, `ring`,
+  `paused`, `wake`, `active`, `leases`, `stats`, `delayed`, `settings`, `completed`, each
+  queueKeyOf(base, name), the key keys.ts names `name`.
 ]]
 local WAKE_LENGTH = 64
 local JOB_LAYOUT = '2'
@@ -215,4 +220,23 @@ end
 
 local function schedulesKeyOf(base)
   return base .. 'schedules'
+end
+
+-- The key of base named `name` alone, keys.ts's key of that name ('glimit' → `glimit`).
+local function queueKeyOf(base, name)
+  return base .. name
+end
+
+-- The claim's keys (claim-0.lua, completeAndClaim-0.lua; includes/claimJobs.lua's `k`). A
+-- library keeps the record per queue and gives every call the same one: a script adds to it
+-- only a key of the base (includes/groupState.lua, k.rateLimited).
+local function claimKeysOf(base)
+  return {
+    glimit = queueKeyOf(base, 'glimit'), gactive = queueKeyOf(base, 'gactive'),
+    ring = queueKeyOf(base, 'ring'), paused = queueKeyOf(base, 'paused'),
+    wake = queueKeyOf(base, 'wake'), active = queueKeyOf(base, 'active'),
+    leases = queueKeyOf(base, 'leases'), stats = queueKeyOf(base, 'stats'),
+    delayed = queueKeyOf(base, 'delayed'), settings = queueKeyOf(base, 'settings'),
+    completed = queueKeyOf(base, 'completed'),
+  }
 end

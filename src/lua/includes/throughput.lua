@@ -19,6 +19,7 @@
 --- @include "keys"
 --- @include "nowMs"
 --- @include "bounds"
+--- @include "smallCounts"
 
 -- The counts a slot's text holds for `minute`: four zeros when the slot is empty or holds
 -- another minute.
@@ -40,7 +41,32 @@ local function countThroughput(base, enqueued, claimed, completed, failed)
   local minute = math.floor(nowMs() / 60000)
   -- As text, once for both commands: Redis formats a Lua number argument with %.17g each time.
   local slot = string.format('%d', minute % THROUGHPUT_MINUTES)
-  local e, c, d, f = throughputCounts(redis.call('HGET', key, slot), minute)
-  redis.call('HSET', key, slot, string.format('%d:%d:%d:%d:%d', minute, enqueued + e,
-    claimed + c, completed + d, failed + f))
+  local held = redis.call('HGET', key, slot)
+  local m, e, c, d, f
+  if held then
+    m, e, c, d, f = string.match(held, '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+  end
+  -- Only the counts this call adds to are parsed and formatted again (the digits read as a
+  -- number by the addition); the others are copied as text.
+  if m and tonumber(m) == minute then
+    if enqueued ~= 0 then
+      e = string.format('%d', e + enqueued)
+    end
+    if claimed ~= 0 then
+      c = string.format('%d', c + claimed)
+    end
+    if completed ~= 0 then
+      d = string.format('%d', d + completed)
+    end
+    if failed ~= 0 then
+      f = string.format('%d', f + failed)
+    end
+  else
+    m = string.format('%d', minute)
+    e = COUNT_TEXT[enqueued] or string.format('%d', enqueued)
+    c = COUNT_TEXT[claimed] or string.format('%d', claimed)
+    d = COUNT_TEXT[completed] or string.format('%d', completed)
+    f = COUNT_TEXT[failed] or string.format('%d', failed)
+  end
+  redis.call('HSET', key, slot, m .. ':' .. e .. ':' .. c .. ':' .. d .. ':' .. f)
 end

@@ -9,19 +9,23 @@
   reserves").
 
   Input:
-    KEYS[1] glimit    hash   group -> limit
-    KEYS[2] gactive   hash   group -> active count
-    KEYS[3] ring      list   serviceable groups
-    KEYS[4] paused    set    paused groups
-    KEYS[5] wake      list   wake tokens (a promotion that re-rings a group pushes one)
-    KEYS[6] active    zset   active job id -> lease deadline (ms)
-    KEYS[7] leases    hash   active job id -> group
-    KEYS[8] stats     hash   counters
-    KEYS[9] delayed   zset   delayed job id -> runAt (ms)
-    KEYS[10] settings hash   queue settings: paused; the cap (limit, reserved, capped: a claim
-                             the cap holds back sets capped, includes/queueCap.lua); delayedAt,
-                             reopenAt (includes/nextDue.lua: `delayed` and `ratelimited` are
-                             read only when due, then these are rewritten)
+    KEYS: none of its own (the slot guard only, DESIGN.md §3): these keys of the queue are
+    built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
+    passed, each argument of a call costing ~1,370 instructions (docs/PERFORMANCE.md, "What
+    every call pays"):
+    glimit    hash   group -> limit
+    gactive   hash   group -> active count
+    ring      list   serviceable groups
+    paused    set    paused groups
+    wake      list   wake tokens (a promotion that re-rings a group pushes one)
+    active    zset   active job id -> lease deadline (ms)
+    leases    hash   active job id -> group
+    stats     hash   counters
+    delayed   zset   delayed job id -> runAt (ms)
+    settings hash   queue settings: paused; the cap (limit, reserved, capped: a claim
+                     the cap holds back sets capped, includes/queueCap.lua); delayedAt,
+                     reopenAt (includes/nextDue.lua: `delayed` and `ratelimited` are
+                     read only when due, then these are rewritten)
 
     ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
                                 the job key P:{Q}:job:<id> are built from it (the group is
@@ -50,10 +54,7 @@
 ]]
 --- @include "claimJobs"
 
-local k = {
-  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
-  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], settings = KEYS[10],
-}
+local k = claimKeysOf(ARGV[1])
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
 -- Which optional reads the claim makes (includes/quietQueue.lua), asked first: only a queue with
 -- a delayed job or a rate reads its "next due at" (includes/nextDue.lua), in the one read of

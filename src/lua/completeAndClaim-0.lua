@@ -23,19 +23,23 @@
   job from 26.0 to 31.1 commands and +7% instructions.
 
   Input:
-    KEYS[1] glimit   hash   group -> limit
-    KEYS[2] gactive  hash   group -> active count
-    KEYS[3] ring     list   serviceable groups
-    KEYS[4] paused   set    paused groups
-    KEYS[5] wake     list   wake tokens
-    KEYS[6] active   zset   active job id -> lease deadline (ms)
-    KEYS[7] leases   hash   active job id -> group
-    KEYS[8] stats    hash   counters
-    KEYS[9] delayed   zset  delayed job id -> runAt (ms)
-    KEYS[10] settings hash  queue settings: paused, the completed retention, the cap (limit,
-                            reserved, capped: includes/queueCap.lua, includes/capWake.lua), the
-                            "next due at" delayedAt, reopenAt (includes/nextDue.lua)
-    KEYS[11] completed zset retained completed job id -> finishedAt (ms)
+    KEYS: none of its own (the slot guard only, DESIGN.md §3): these keys of the queue are
+    built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
+    passed, each argument of a call costing ~1,370 instructions (docs/PERFORMANCE.md, "What
+    every call pays"):
+    glimit   hash   group -> limit
+    gactive  hash   group -> active count
+    ring     list   serviceable groups
+    paused   set    paused groups
+    wake     list   wake tokens
+    active   zset   active job id -> lease deadline (ms)
+    leases   hash   active job id -> group
+    stats    hash   counters
+    delayed   zset  delayed job id -> runAt (ms)
+    settings hash  queue settings: paused, the completed retention, the cap (limit,
+                    reserved, capped: includes/queueCap.lua, includes/capWake.lua), the
+                    "next due at" delayedAt, reopenAt (includes/nextDue.lua)
+    completed zset retained completed job id -> finishedAt (ms)
 
     ARGV[1] base                'P:{Q}:' — the job keys P:{Q}:job:<id> of the completions and
                                 claims, the lanes and completed indexes of their groups, the
@@ -87,12 +91,8 @@
 --- @include "claimJobs"
 --- @include "capWake"
 
-local k = {
-  glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5],
-  active = KEYS[6], leases = KEYS[7], stats = KEYS[8], delayed = KEYS[9], completed = KEYS[11],
-  settings = KEYS[10],
-}
 local base = ARGV[1]
+local k = claimKeysOf(base)
 local n = tonumber(ARGV[5])
 -- Completions and claims share one batch of writes (includes/claimJobs.lua, flushClaims).
 local batch = newClaimBatch(tonumber(ARGV[2]), ARGV[6])
@@ -115,112 +115,116 @@ end
 local gate = capOf(settings[4], settings[5], settings[6])
 local keepCount, keepAgeMs = retentionFrom('completed', settings[2], settings[3])
 
--- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
--- token and group from its hash, one HMGET per job, then one ZMSCORE for every job whose token
--- matched. The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua
--- call per job costs about what a redis.call does (docs/PERFORMANCE.md "Fewer Lua calls per
--- job"). A job's read is kept by id (a batch may name one twice), its third field the lease:
--- nil (no token matched), false (not active), true (active), DONE (completed by this call).
-local DONE = 'done'
-local jobPrefix = jobPrefixOf(base)
-local reads, holders = {}, {}
-for i = 1, n do
-  local id = ARGV[4 + 3 * i]
-  local job = reads[id]
-  if job == nil then
-    job = redis.call('HMGET', jobPrefix .. id, 'token', 'group')
-    reads[id] = job
+-- The completions: nothing of them is made for a call that has none.
+local statuses = {}
+if n > 0 then
+  -- The lease check (invariant I5, as includes/checkLease.lua does for one job): each job's
+  -- token and group from its hash, one HMGET per job, then one ZMSCORE for every job whose token
+  -- matched. The job keys from a prefix built once (jobKeyOf's name, includes/keys.lua): a Lua
+  -- call per job costs about what a redis.call does (docs/PERFORMANCE.md "Fewer Lua calls per
+  -- job"). A job's read is kept by id (a batch may name one twice), its third field the lease:
+  -- nil (no token matched), false (not active), true (active), DONE (completed by this call).
+  local DONE = 'done'
+  local jobPrefix = jobPrefixOf(base)
+  local reads, holders = {}, {}
+  for i = 1, n do
+    local id = ARGV[4 + 3 * i]
+    local job = reads[id]
+    if job == nil then
+      job = redis.call('HMGET', jobPrefix .. id, 'token', 'group')
+      reads[id] = job
+    end
+    if job[1] == ARGV[5 + 3 * i] and job[3] == nil then
+      holders[#holders + 1] = id
+      job[3] = false
+    end
   end
-  if job[1] == ARGV[5 + 3 * i] and job[3] == nil then
-    holders[#holders + 1] = id
-    job[3] = false
+  if #holders > 0 then
+    local scores = redis.call('ZMSCORE', k.active, unpack(holders))
+    for i = 1, #holders do
+      reads[holders[i]][3] = scores[i] ~= false
+    end
   end
-end
-if #holders > 0 then
-  local scores = redis.call('ZMSCORE', k.active, unpack(holders))
-  for i = 1, #holders do
-    reads[holders[i]][3] = scores[i] ~= false
-  end
-end
 
-local DATA_OUT_OF_RANGE = -3
-local statuses, done, doneAt = {}, {}, {}
-for i = 1, n do
-  local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
-  local job = reads[id]
-  if job[3] == DONE then
-    -- As a second complete would find it: kept (not active), or gone.
-    statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
-  elseif job[3] == true and job[1] == token then
-    statuses[i] = 1
-    job[3] = DONE
-    done[#done + 1] = id
-    doneAt[#doneAt + 1] = i
-  else
-    statuses[i] = checkLease(k.active, jobPrefix .. id, id, token, KEYS[10]) or LEASE_LOST
+  local DATA_OUT_OF_RANGE = -3
+  local done, doneAt = {}, {}
+  for i = 1, n do
+    local id, token = ARGV[4 + 3 * i], ARGV[5 + 3 * i]
+    local job = reads[id]
+    if job[3] == DONE then
+      -- As a second complete would find it: kept (not active), or gone.
+      statuses[i] = keepCount > 0 and LEASE_LOST or JOB_NOT_FOUND
+    elseif job[3] == true and job[1] == token then
+      statuses[i] = 1
+      job[3] = DONE
+      done[#done + 1] = id
+      doneAt[#doneAt + 1] = i
+    else
+      statuses[i] = checkLease(k.active, jobPrefix .. id, id, token, k.settings) or LEASE_LOST
+    end
   end
-end
 
-if #done > 0 then
-  -- The group of each job: its hash's, read with its token (the group its claim leased it
-  -- under: DESIGN.md §2 `leases`), else its lease's (a hash written by another writer).
-  -- groups lists each once, at its place in `at`; taken[place] counts its jobs.
-  local groupOf, groups, at, taken = {}, {}, {}, {}
-  -- Numeric loops over the jobs: ipairs calls its iterator per step.
-  for j = 1, #done do
-    local group = reads[done[j]][2] or redis.call('HGET', k.leases, done[j]) or nil
-    groupOf[j] = group
-    if group then
-      local place = at[group]
-      if place == nil then
-        place = #groups + 1
-        groups[place] = group
-        at[group] = place
-        taken[place] = 1
-      else
-        taken[place] = taken[place] + 1
+  if #done > 0 then
+    -- The group of each job: its hash's, read with its token (the group its claim leased it
+    -- under: DESIGN.md §2 `leases`), else its lease's (a hash written by another writer).
+    -- groups lists each once, at its place in `at`; taken[place] counts its jobs.
+    local groupOf, groups, at, taken = {}, {}, {}, {}
+    -- Numeric loops over the jobs: ipairs calls its iterator per step.
+    for j = 1, #done do
+      local group = reads[done[j]][2] or redis.call('HGET', k.leases, done[j]) or nil
+      groupOf[j] = group
+      if group then
+        local place = at[group]
+        if place == nil then
+          place = #groups + 1
+          groups[place] = group
+          at[group] = place
+          taken[place] = 1
+        else
+          taken[place] = taken[place] + 1
+        end
       end
     end
-  end
-  -- Every limit and count is read before the first write, so a completion whose group's count
-  -- cannot be counted exactly is refused alone, with nothing of it written.
-  local limits, actives = readPermits(k, groups)
-  local released = #done
-  for j = 1, #done do
-    local group = groupOf[j]
-    if group and actives[at[group]] == nil then
-      statuses[doneAt[j]] = DATA_OUT_OF_RANGE
-      released = released - 1
-    end
-  end
-  if released < #done then
-    -- Rare: the refused jobs leave the batch (releasePermits passes over their groups: nil).
-    local left, leftGroups, leftAt = {}, {}, {}
+    -- Every limit and count is read before the first write, so a completion whose group's count
+    -- cannot be counted exactly is refused alone, with nothing of it written.
+    local limits, actives = readPermits(k, groups)
+    local released = #done
     for j = 1, #done do
       local group = groupOf[j]
-      if not (group and actives[at[group]] == nil) then
-        left[#left + 1] = done[j]
-        leftGroups[#left] = group
-        leftAt[#left] = doneAt[j]
+      if group and actives[at[group]] == nil then
+        statuses[doneAt[j]] = DATA_OUT_OF_RANGE
+        released = released - 1
       end
     end
-    done, groupOf, doneAt = left, leftGroups, leftAt
-  end
-  if released > 0 then
-    -- The results, only when one is given (finishCompleted reads none for a nil table).
-    local results
-    for j = 1, released do
-      local result = ARGV[6 + 3 * doneAt[j]]
-      if result ~= '' then
-        results = results or {}
-        results[j] = result
+    if released < #done then
+      -- Rare: the refused jobs leave the batch (releasePermits passes over their groups: nil).
+      local left, leftGroups, leftAt = {}, {}, {}
+      for j = 1, #done do
+        local group = groupOf[j]
+        if not (group and actives[at[group]] == nil) then
+          left[#left + 1] = done[j]
+          leftGroups[#left] = group
+          leftAt[#left] = doneAt[j]
+        end
       end
+      done, groupOf, doneAt = left, leftGroups, leftAt
     end
-    redis.call('ZREM', k.active, unpack(done))
-    redis.call('HDEL', k.leases, unpack(done))
-    batch.completed = released
-    releasePermits(k, base, groups, taken, limits, actives, groupOf, released)
-    finishCompleted(k, base, done, groupOf, nowMs(), keepCount, keepAgeMs, results)
+    if released > 0 then
+      -- The results, only when one is given (finishCompleted reads none for a nil table).
+      local results
+      for j = 1, released do
+        local result = ARGV[6 + 3 * doneAt[j]]
+        if result ~= '' then
+          results = results or {}
+          results[j] = result
+        end
+      end
+      redis.call('ZREM', k.active, unpack(done))
+      redis.call('HDEL', k.leases, unpack(done))
+      batch.completed = released
+      releasePermits(k, base, groups, taken, limits, actives, groupOf, released)
+      finishCompleted(k, base, done, groupOf, nowMs(), keepCount, keepAgeMs, results)
+    end
   end
 end
 
