@@ -211,7 +211,8 @@ export function functionFactory(lua: string): string {
 }
 
 /** A line of a record of keys: `field = queueKeyOf(base, 'name'),` one or more times. */
-const RECORD_FIELDS = /^\s+(?:[A-Za-z_][A-Za-z0-9_]* = queueKeyOf\(base, '[A-Za-z0-9:_-]+'\),?\s*)+$/;
+const RECORD_FIELDS =
+  /^\s+(?:[A-Za-z_][A-Za-z0-9_]* = queueKeyOf\(base, '[A-Za-z0-9:_-]+'\),?\s*)+$/;
 
 /**
  * A top-level `local function name(base)` that returns a record of keys of the base alone
