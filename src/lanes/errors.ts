@@ -56,7 +56,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export const ScriptStatus = {
   JOB_NOT_FOUND: -1,
   LEASE_LOST: -2,
-  /** A completion of `completeAndClaim-0.lua` whose group's active count is not exact. */
+  /** A completion of `completeAndClaim-1.lua` whose group's active count is not exact. */
   DATA_OUT_OF_RANGE: -3,
 } as const;
 

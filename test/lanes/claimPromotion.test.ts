@@ -16,14 +16,15 @@ import { rawState, redisNow, statsOf, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
-/** The raw reply of `claim-0.lua` for one claim (`Queue.claim` answers only the job). */
+/** The raw reply of `claim-1.lua` for one claim (`Queue.claim` answers only the job). */
 async function claimReply(q: Queue, token = 't'): Promise<unknown[]> {
   const k = q.keys;
   const run = (q.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown[]>>)
     .ringmaster_claim as (...args: unknown[]) => Promise<unknown[]>;
   return run.call(
     q.redis,
-    // Its keys are built from the base: only the slot guard is declared.
+    // Its keys are built from the base: only `settings` is declared, beside the slot guard.
+    k.settings,
     k.guard,
     k.base,
     30_000,

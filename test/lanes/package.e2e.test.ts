@@ -118,7 +118,7 @@ describe('the packed engine', () => {
     expect(outside).toEqual([]);
     expect(files).toContain('dist/lanes/index.d.ts');
     expect(files).toContain('dist/lanes/worker.js.map');
-    expect(files).toContain('dist/lua/claim-0.lua');
+    expect(files).toContain('dist/lua/claim-1.lua');
   });
 
   it('has declarations that import only what it ships, Node built-ins and its dependencies', async () => {

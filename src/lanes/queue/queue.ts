@@ -614,7 +614,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * serviceable, or while the queue is paused ({@link pauseQueue}). `workerId` (1..200 UTF-8
    * bytes, no control characters) is kept with the job while it is ACTIVE (`Job.workerId`,
    * DESIGN.md §4.9 "Workers"); it registers no worker ({@link workerHeartbeat} does).
-   * Script: `claim-0.lua`.
+   * Script: `claim-1.lua`.
    * @throws RingmasterError BAD_USER_INPUT for a bad leaseMs, token or workerId
    */
   claim(options: ClaimOptions = {}): Promise<Job<Payload, Result> | null> {
@@ -647,7 +647,7 @@ export class Queue<Payload = unknown, Result = unknown> {
    * call per batch of jobs, not one per job. The completed jobs are kept or deleted by the
    * queue's completed retention (as {@link complete}); before claiming, up to
    * `Defaults.promoteBatch` due delayed jobs are promoted; a paused queue claims nothing.
-   * Script: `completeAndClaim-0.lua`.
+   * Script: `completeAndClaim-1.lua`.
    * @param completions up to 1,000 `{ id, token }`; an id that is not a decimal string is
    *   answered JOB_NOT_FOUND without being sent
    * @param options.claim jobs to claim (count, 0..1,000; default 1)

@@ -222,7 +222,7 @@ export interface BackoffArgs {
   readonly jitter: number;
 }
 /**
- * `completeAndClaim-0.lua`'s reply: statuses are 1 (completed) or a negative status code
+ * `completeAndClaim-1.lua`'s reply: statuses are 1 (completed) or a negative status code
  * (JOB_NOT_FOUND, LEASE_LOST, DATA_OUT_OF_RANGE: see `ScriptStatus`); nextRunAt (ms, Redis
  * clock) the earliest delayed job's run-at time when fewer were claimed than asked on a running
  * queue, else null.
@@ -847,7 +847,7 @@ export class Commands {
   }
 
   /**
-   * `claim-0.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
+   * `claim-1.lua`: promote up to `promoteBatch` due delayed jobs, then claim one job unless the
    * queue is paused; the reply's claimed list is empty when nothing was claimed.
    */
   claim(p: {
@@ -866,8 +866,8 @@ export class Commands {
       p.promoteBatch,
       p.workerId ?? '',
     ];
-    // Its keys are built from the base (claim-0.lua): only the slot guard is declared.
-    return this.run('claim', [], args) as Promise<ClaimReply>;
+    // Its keys are built from the base (claim-1.lua): only `settings` is declared, beside the guard.
+    return this.run('claim', [this.k.settings], args) as Promise<ClaimReply>;
   }
 
   /**
@@ -882,7 +882,7 @@ export class Commands {
   }
 
   /**
-   * `completeAndClaim-0.lua`: complete each `{ id, token, result }` in order (`result` its
+   * `completeAndClaim-1.lua`: complete each `{ id, token, result }` in order (`result` its
    * JSON text, '' for none), then (promoting up to
    * `promoteBatch` due delayed jobs first) claim one job per token in `claimTokens` unless the
    * queue is paused, in one round trip.
@@ -906,8 +906,8 @@ export class Commands {
     ];
     for (const c of p.completions) args.push(c.id, c.token, c.result);
     for (const t of p.claimTokens) args.push(t);
-    // Its keys are built from the base (completeAndClaim-0.lua): only the slot guard is declared.
-    return this.run('completeAndClaim', [], args) as Promise<CompleteAndClaimReply>;
+    // Its keys are built from the base (completeAndClaim-1.lua): only `settings` is declared, beside the guard.
+    return this.run('completeAndClaim', [this.k.settings], args) as Promise<CompleteAndClaimReply>;
   }
 
   /**

@@ -7,7 +7,7 @@
   completeAndClaim completes by the same rules without calling this: it shares its pieces (the
   lease check's refusals, checkLease; the group of a job, its hash's read with the token; the
   permit's release, readPermits and releasePermits; finishCompleted), but reads and writes once
-  per batch what this reads and writes once per job (completeAndClaim-0.lua has the figures).
+  per batch what this reads and writes once per job (completeAndClaim-1.lua has the figures).
   The release is releasePermits' for one group: only the active count changes, so the group's
   pause flag and lane are read only when the release takes it below its limit.
 

@@ -53,8 +53,8 @@
     count, readMetrics-7.lua)
   And throughputKeyOf `throughput` (of base alone), built for the same reason as `watched`: every
   script that counts an event writes it, once per call (includes/throughput.lua).
-  And the claim's keys, built by the two scripts every worker calls (claim-0.lua,
-  completeAndClaim-0.lua) rather than passed in KEYS (a library keeps them per queue: DESIGN.md
+  And the claim's keys, built by the two scripts every worker calls (claim-1.lua,
+  completeAndClaim-1.lua) rather than passed in KEYS (a library keeps them per queue: DESIGN.md
   §3, "How scripts run"): claimKeysOf(base), the record `k` of `glimit`, `gactive`, `ring`,
   `paused`, `wake`, `active`, `leases`, `stats`, `delayed`, `settings`, `completed`, each
   queueKeyOf(base, name), the key keys.ts names `name`.
@@ -227,7 +227,7 @@ local function queueKeyOf(base, name)
   return base .. name
 end
 
--- The claim's keys (claim-0.lua, completeAndClaim-0.lua; includes/claimJobs.lua's `k`). A
+-- The claim's keys (claim-1.lua, completeAndClaim-1.lua; includes/claimJobs.lua's `k`). A
 -- library keeps the record per queue and gives every call the same one: a script adds to it
 -- only a key of the base (includes/groupState.lua, k.rateLimited).
 local function claimKeysOf(base)

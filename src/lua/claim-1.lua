@@ -9,8 +9,10 @@
   reserves").
 
   Input:
-    KEYS: none of its own (the slot guard only, DESIGN.md §3): these keys of the queue are
-    built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
+    KEYS[1] settings  hash  declared beside the slot guard so that no call runs while the
+                            queue's slot moves (the guard stops only a call of several keys,
+                            DESIGN.md §3); read as k.settings, the same name.
+    The other keys of the queue are built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
     passed, each argument of a call costing ~1,370 instructions (docs/PERFORMANCE.md, "What
     every call pays"):
     glimit    hash   group -> limit
