@@ -12,22 +12,12 @@
     KEYS[1] settings  hash  declared beside the slot guard so that no call runs while the
                             queue's slot moves (the guard stops only a call of several keys,
                             DESIGN.md §3); read as k.settings, the same name.
-    The other keys of the queue are built from base (claimKeysOf, includes/keys.lua; a library keeps them per queue), not
-    passed, each argument of a call costing ~1,370 instructions (docs/PERFORMANCE.md, "What
-    every call pays"):
-    glimit    hash   group -> limit
-    gactive   hash   group -> active count
-    ring      list   serviceable groups
-    paused    set    paused groups
-    wake      list   wake tokens (a promotion that re-rings a group pushes one)
-    active    zset   active job id -> lease deadline (ms)
-    leases    hash   active job id -> group
-    stats     hash   counters
-    delayed   zset   delayed job id -> runAt (ms)
-    settings hash   queue settings: paused; the cap (limit, reserved, capped: a claim
-                     the cap holds back sets capped, includes/queueCap.lua); delayedAt,
-                     reopenAt (includes/nextDue.lua: `delayed` and `ratelimited` are
-                     read only when due, then these are rewritten)
+                            Read: paused; the cap (limit, reserved, capped: includes/queueCap.lua);
+                            delayedAt, reopenAt (includes/nextDue.lua).
+    The claim's other keys (glimit, gactive, ring, paused, wake, active, leases, stats,
+    delayed, completed; DESIGN.md §2 says what each holds) are built from base (claimKeysOf,
+    includes/keys.lua; a library keeps them per queue), not passed: each argument of a call
+    costs ~1,370 instructions (docs/PERFORMANCE.md, "What every call pays").
 
     ARGV[1] base                'P:{Q}:' — the served group's lane P:{Q}:g:<group>:pending and
                                 the job key P:{Q}:job:<id> are built from it (the group is

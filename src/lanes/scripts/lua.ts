@@ -176,7 +176,7 @@ export function functionFactory(lua: string): string {
       const end = endOf(i);
       const fn = lines.slice(i, end + 1);
       const built = end === i + 2 ? builtKey(fn) : builtRecord(fn);
-      if (built === null) factory.push(...lines.slice(i, end + 1));
+      if (built === null) factory.push(...fn);
       else {
         memoized = true;
         factory.push(...built);
@@ -235,18 +235,27 @@ function builtRecord(fn: string[]): string[] | null {
   ) {
     return null;
   }
-  const slot = `'\\0${header[1]}'`;
-  return [
-    fn[0] as string,
-    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
-    `  local record = keys[${slot}]`,
-    '  if record == nil then',
+  return kept(fn[0] as string, `'\\0${header[1]}'`, 'record', [
     '    record = {',
     ...fields.map((line) => `  ${line}`),
     '    }',
-    `    keys[${slot}] = record`,
+  ]);
+}
+
+/**
+ * A builder `header` rewritten to keep what it makes under `slot` of its queue's table in
+ * `BUILT_KEYS`: `make`, lines that set `name`, runs only when the slot is empty.
+ */
+function kept(header: string, slot: string, name: string, make: string[]): string[] {
+  return [
+    header,
+    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
+    `  local ${name} = keys[${slot}]`,
+    `  if ${name} == nil then`,
+    ...make,
+    `    keys[${slot}] = ${name}`,
     '  end',
-    '  return record',
+    `  return ${name}`,
     'end',
   ];
 }
@@ -286,32 +295,12 @@ const KEY_OF_BASE = /^ {2}return base \.\. '([A-Za-z0-9:_-]+)'$/;
 function builtKey(fn: string[]): string[] | null {
   if (/^local function [A-Za-z_][A-Za-z0-9_]*\(base, name\)$/.test(fn[0] as string)) {
     if (fn[1] !== '  return base .. name' || fn[2] !== 'end') return null;
-    return [
-      fn[0] as string,
-      '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
-      '  local key = keys[name]',
-      '  if key == nil then',
-      '    key = base .. name',
-      '    keys[name] = key',
-      '  end',
-      '  return key',
-      'end',
-    ];
+    return kept(fn[0] as string, 'name', 'key', ['    key = base .. name']);
   }
   const header = /^local function ([A-Za-z_][A-Za-z0-9_]*)\(base\)$/.exec(fn[0] as string);
   const suffix = KEY_OF_BASE.exec(fn[1] as string)?.[1];
   if (header === null || suffix === undefined || fn[2] !== 'end') return null;
-  return [
-    fn[0] as string,
-    '  local keys = BUILT_KEYS[base] or builtKeysOf(base)',
-    `  local key = keys['${suffix}']`,
-    '  if key == nil then',
-    `    key = base .. '${suffix}'`,
-    `    keys['${suffix}'] = key`,
-    '  end',
-    '  return key',
-    'end',
-  ];
+  return kept(fn[0] as string, `'${suffix}'`, 'key', [`    key = base .. '${suffix}'`]);
 }
 
 /** A name the includes write for a constant: UPPER_SNAKE. */
