@@ -262,7 +262,7 @@ local function claimJobs(k, base, batch, tokens, defaultMaxAttempts, inPlace)
   local watching
   -- Levels (includes/levels.lua): a queue that may hold heads off the default level pops the
   -- most urgent level's rota; `from` is the level popped, `scores` its `levels` places.
-  -- Asked by claimDue's probe before (includes/quietQueue.lua), read in place (levels.lua).
+  -- Asked by the caller's probe before (includes/quietQueue.lua), read in place (levels.lua).
   local leveled = leveledQueue
   while #claimed < #tokens do
     local heads, from, scores
@@ -623,9 +623,8 @@ local function claimDue(k, base, batch, tokens, defaultMaxAttempts, promoteBatch
   if #tokens == 0 then
     return {}, false
   end
-  if batch.readsDelayed == nil then
-    batch.readsDelayed, batch.readsRates, batch.readsWeights = probeQuiet(base, k.delayed)
-  end
+  -- The caller asked the probe (includes/quietQueue.lua) before its read of `settings`, whose
+  -- bounds it reads only when the probe found a delayed job or a rate.
   local delayed, rates = batch.readsDelayed, batch.readsRates
   if delayed or rates then
     -- The zsets are read only when their "next due at" has come or is unknown

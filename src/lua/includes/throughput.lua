@@ -21,11 +21,14 @@
 --- @include "bounds"
 --- @include "smallCounts"
 
+-- A slot's text: its minute and four counts, each as digits.
+local THROUGHPUT_SLOT = '^(%d+):(%d+):(%d+):(%d+):(%d+)$'
+
 -- The counts a slot's text holds for `minute`: four zeros when the slot is empty or holds
 -- another minute.
 local function throughputCounts(held, minute)
   if held then
-    local m, e, c, d, f = string.match(held, '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+    local m, e, c, d, f = string.match(held, THROUGHPUT_SLOT)
     if tonumber(m) == minute then
       return tonumber(e), tonumber(c), tonumber(d), tonumber(f)
     end
@@ -44,7 +47,7 @@ local function countThroughput(base, enqueued, claimed, completed, failed)
   local held = redis.call('HGET', key, slot)
   local m, e, c, d, f
   if held then
-    m, e, c, d, f = string.match(held, '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+    m, e, c, d, f = string.match(held, THROUGHPUT_SLOT)
   end
   -- Only the counts this call adds to are parsed and formatted again (the digits read as a
   -- number by the addition); the others are copied as text.
