@@ -53,6 +53,10 @@ export const Limits = {
   maxPicked: 20,
   tokenLength: 128,
   maxReapBatch: 10_000,
+  /** Job ids one step of `Queue.upgradeLayout` visits (one atomic script; DESIGN.md §2). */
+  maxLayoutBatch: 10_000,
+  /** Steps one `Queue.upgradeLayout` call makes, at most, when told a bound. */
+  maxLayoutSteps: 1_000_000,
   /** Completions, and claims, in one `completeAndClaim` call (Lua's unpack bounds a batch). */
   maxBatch: 1_000,
   /** Jobs one `Queue.enqueueMany` call enqueues (one script; as completeAndClaim's batch). */

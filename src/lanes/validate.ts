@@ -261,6 +261,16 @@ export function reapBatch(value: unknown): number {
   return integerIn('batch', value, 1, Limits.maxReapBatch);
 }
 
+/** Job ids one step of a layout upgrade visits: an integer in 1..10,000 (an engine input). */
+export function layoutBatch(value: unknown): number {
+  return integerIn('batch', value, 1, Limits.maxLayoutBatch);
+}
+
+/** Steps one `Queue.upgradeLayout` call makes at most: an integer in 1..1,000,000. */
+export function layoutSteps(value: unknown): number {
+  return integerIn('maxSteps', value, 1, Limits.maxLayoutSteps);
+}
+
 /** A Worker's concurrency: an integer in 1..10,000 (jobs at once). An engine input, like the next. */
 export function concurrency(value: unknown): number {
   return integerIn('concurrency', value, 1, Limits.maxConcurrency);

@@ -43,6 +43,7 @@ const TYPES = [
   'JobPage',
   'JobProgress',
   'JobState',
+  'LayoutUpgrade',
   'Processor',
   'QueueCap',
   'QueueCounts',

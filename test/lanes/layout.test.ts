@@ -110,9 +110,9 @@ describe('the job layout', () => {
     expect(error.message).toBe(
       `queue ${q.name} holds jobs of an older job layout (payloads in the job hashes: ` +
         '1 pending, 0 delayed, 0 active, 0 completed, 1 dead), which this version would run ' +
-        'without their payloads, so it refuses to enqueue or claim there: let the previous ' +
-        'version finish them and remove the completed and dead ones (removeJobs), or send new ' +
-        'jobs to a new queue',
+        'without their payloads, so it refuses to enqueue or claim there: upgrade it in place ' +
+        'once the previous version has stopped claiming there: `ringmaster upgrade-layout`, the ' +
+        'upgradeQueueLayout mutation or Queue.upgradeLayout',
     );
     await refusal(() => q.claim());
     await refusal(() => q.completeAndClaim([], { claim: 4 }));
@@ -194,5 +194,107 @@ describe('the job layout', () => {
     // This connection knows the mark; its next enqueue mints id 1 and marks the queue again.
     await q.enqueue('g', BIG);
     expect(await q.redis.hget(q.keys.settings, 'layout')).toBe(JOB_LAYOUT);
+  });
+});
+
+describe('upgrading in place', () => {
+  it('converts a queue of the layout before in bounded steps that resume where they stopped', async () => {
+    const q = await oldLayoutQueue();
+    const first = await q.upgradeLayout({ batch: 1, maxSteps: 1 });
+    expect(first).toEqual({
+      done: false,
+      layout: 'upgrading',
+      moved: 1,
+      visitedTo: 1,
+      lastId: 2,
+      steps: 1,
+    });
+    // Half converted: refused, with what to do; still read whole (a moved payload, an unmoved one).
+    const error = await refusal(() => q.claim());
+    expect(error.message).toBe(
+      `queue ${q.name} is part way through an in-place upgrade to job layout 2 ` +
+        `(${q.keys.settings} layout is upgrading), so this version neither enqueues nor claims ` +
+        'there yet: finish it with `ringmaster upgrade-layout`, the upgradeQueueLayout mutation ' +
+        'or Queue.upgradeLayout (it resumes where it stopped)',
+    );
+    await refusal(() => q.enqueue('g', { n: 1 }));
+    expect((await q.job('1'))?.payload).toEqual({ old: 1 });
+    expect((await q.job('2'))?.payload).toEqual({ old: 2 });
+    const rest = await q.upgradeLayout();
+    expect(rest).toEqual({ done: true, layout: '2', moved: 1, visitedTo: 2, lastId: 2, steps: 1 });
+    expect(await q.redis.hgetall(q.keys.payloads)).toEqual({ 1: '{"old":1}', 2: '{"old":2}' });
+    expect(await q.redis.hexists(q.keys.job('1'), 'payload')).toBe(0);
+    expect(await q.redis.hexists(q.keys.settings, 'layoutNext')).toBe(0);
+    // Of this layout now: its pending job runs with its payload, new jobs go in after it.
+    const claimed = await q.claim();
+    expect(claimed).toMatchObject({ id: '1', payload: { old: 1 } });
+    expect((await q.enqueue('g', BIG)).id).toBe('3');
+    // Done is done: another call visits nothing.
+    expect(await q.upgradeLayout()).toEqual({
+      done: true,
+      layout: '2',
+      moved: 0,
+      visitedTo: 0,
+      lastId: 0,
+      steps: 1,
+    });
+  });
+
+  it('meets the jobs a writer of the layout before adds while it runs', async () => {
+    const old = await oldLayoutQueue();
+    await old.upgradeLayout({ batch: 1, maxSteps: 1 });
+    // The previous version mints id 3 meanwhile, its payload in its hash.
+    await old.redis
+      .multi()
+      .set(old.keys.seq, '3')
+      .hset(old.keys.job('3'), {
+        group: 'g',
+        state: 'pending',
+        attempts: '0',
+        payload: '{"old":3}',
+      })
+      .zadd(old.keys.lane('g'), 3, '3')
+      .exec();
+    const done = await old.upgradeLayout({ batch: 2 });
+    expect(done).toMatchObject({ done: true, moved: 2, visitedTo: 3, lastId: 3, steps: 1 });
+    expect(await old.redis.hget(old.keys.payloads, '3')).toBe('{"old":3}');
+  });
+
+  it('answers done at once on a queue that never minted an id, and leaves it unmarked', async () => {
+    const q = engine.queue();
+    expect(await q.upgradeLayout()).toEqual({
+      done: true,
+      layout: null,
+      moved: 0,
+      visitedTo: 0,
+      lastId: 0,
+      steps: 1,
+    });
+    expect(await q.redis.exists(q.keys.settings)).toBe(0);
+  });
+
+  it('refuses another mark, an unreadable id counter and bad options, writing nothing', async () => {
+    const marked = engine.queue();
+    await marked.redis.hset(marked.keys.settings, 'layout', '3');
+    const before = await queueSnapshot(marked);
+    expect((await refusal(() => marked.upgradeLayout())).message).toMatch(
+      /is marked with job layout 3 \(.*settings layout\), not the layout before this version's 2/,
+    );
+    expect(await queueSnapshot(marked)).toEqual(before);
+
+    const q = await oldLayoutQueue();
+    const snapshot = await queueSnapshot(q);
+    for (const options of [{ batch: 0 }, { batch: 10_001 }, { maxSteps: 0 }, { batch: 1.5 }]) {
+      const error = await refused(() => q.upgradeLayout(options));
+      expect(error.code).toBe(ErrorCode.BAD_USER_INPUT);
+    }
+    await q.redis.set(q.keys.seq, 'two');
+    const error = await refused(() => q.upgradeLayout());
+    expect(error.code).toBe(ErrorCode.DATA_OUT_OF_RANGE);
+    expect(error.message).toMatch(
+      /job id counter \(.*seq\) holds "two", not a non-negative integer/,
+    );
+    await q.redis.set(q.keys.seq, '2');
+    expect(await queueSnapshot(q)).toEqual(snapshot);
   });
 });

@@ -126,6 +126,8 @@ const EXPECTED = [
   'setWeight',
   // a running job's progress, under its lease
   'updateJobProgress',
+  // one bounded step of converting a queue of the job layout before, in place
+  'upgradeLayout',
   // a schedule created or replaced (Queue.upsertSchedule)
   'upsertSchedule',
   // the live feed's registrations of the jobs it watches (jobChanged is exact)

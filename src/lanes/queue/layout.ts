@@ -1,11 +1,20 @@
 /**
  * The job-layout check (DESIGN.md §2, "Job layout"): whether a queue's jobs are of this
  * version's layout, asked once per queue and connection before the first enqueue or claim
- * (`QueueCore.laidOut`, redis/connection.ts `laidOut`).
+ * (`QueueCore.laidOut`, redis/connection.ts `laidOut`); and the in-place upgrade of a queue of
+ * the layout before ("Upgrading in place").
  */
 import { ErrorCode, RingmasterError } from '../errors.js';
-import { JOB_LAYOUT } from '../keys.js';
+import { JOB_LAYOUT, type QueueKeys } from '../keys.js';
 import type { Commands } from '../scripts/commands.js';
+
+/** The `layout` mark of a queue whose in-place upgrade has begun and not ended. */
+export const UPGRADING = 'upgrading';
+
+/** How to upgrade a queue in place, for the messages that refuse one of another layout. */
+const HOW_TO_UPGRADE =
+  'upgrade it in place once the previous version has stopped claiming there: ' +
+  '`ringmaster upgrade-layout`, the upgradeQueueLayout mutation or Queue.upgradeLayout';
 
 /**
  * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
@@ -22,6 +31,15 @@ export async function askLayout(
 ): Promise<boolean> {
   const [status, found, ...counts] = await commands.checkLayout({ layout: JOB_LAYOUT });
   if (status === 0) return found === JOB_LAYOUT;
+  if (status === 1 && found === UPGRADING) {
+    throw new RingmasterError(
+      ErrorCode.LAYOUT_MISMATCH,
+      `queue ${queue} is part way through an in-place upgrade to job layout ${JOB_LAYOUT} ` +
+        `(${settings} layout is ${UPGRADING}), so this version neither enqueues nor claims there ` +
+        `yet: finish it with \`ringmaster upgrade-layout\`, the upgradeQueueLayout mutation or ` +
+        'Queue.upgradeLayout (it resumes where it stopped)',
+    );
+  }
   if (status === 1) {
     throw new RingmasterError(
       ErrorCode.LAYOUT_MISMATCH,
@@ -31,8 +49,7 @@ export async function askLayout(
   }
   const whatToDo =
     'which this version would run without their payloads, so it refuses to enqueue or claim ' +
-    'there: let the previous version finish them and remove the completed and dead ones ' +
-    '(removeJobs), or send new jobs to a new queue';
+    `there: ${HOW_TO_UPGRADE}`;
   if (status === 3) {
     const [ring, active, delayed, gactive] = counts;
     throw new RingmasterError(
@@ -50,4 +67,75 @@ export async function askLayout(
       `hashes: ${pending} pending, ${delayed} delayed, ${active} active, ${completed} completed, ` +
       `${dead} dead), ${whatToDo}`,
   );
+}
+
+/** What {@link upgradeLayout} did (DESIGN.md §2, "Upgrading in place"). */
+export interface LayoutUpgrade {
+  /**
+   * Whether the queue is of this version's layout now, so enqueue and claim work there; also
+   * true for a queue that never minted an id (nothing to convert: left unmarked, its first
+   * enqueue marks it).
+   */
+  readonly done: boolean;
+  /**
+   * The queue's `layout` mark after the call: '2' once done, 'upgrading' while ids are left to
+   * visit, null for a queue that never minted an id.
+   */
+  readonly layout: string | null;
+  /** Payloads this call moved from job hashes into the queue's `payloads` hash. */
+  readonly moved: number;
+  /**
+   * The last job id the call visited (every id up to it is converted), 0 when it visited none
+   * (the queue was already of this layout, or never minted an id).
+   */
+  readonly visitedTo: number;
+  /** The queue's last minted job id (`seq`), as the last step read it; 0 when none was read. */
+  readonly lastId: number;
+  /** Atomic steps (script calls) the call made. */
+  readonly steps: number;
+}
+
+/**
+ * Convert queue `queue` from the job layout before to this one in place (DESIGN.md §2,
+ * "Upgrading in place"): atomic steps of at most `batch` job ids each, from the stored cursor,
+ * until the queue is marked or `maxSteps` steps are made (then call again: it resumes).
+ * @param keys its `settings` and `seq` keys, named in the errors
+ * @throws RingmasterError LAYOUT_MISMATCH when the queue is marked with another layout, and
+ *   DATA_OUT_OF_RANGE when its `seq` is not a non-negative integer; nothing written by either
+ */
+export async function upgradeLayout(
+  commands: Commands,
+  queue: string,
+  keys: Pick<QueueKeys, 'settings' | 'seq'>,
+  p: { batch: number; maxSteps: number },
+): Promise<LayoutUpgrade> {
+  let moved = 0;
+  let steps = 0;
+  for (;;) {
+    const [status, mark, movedNow, visitedTo, lastId] = await commands.upgradeLayout({
+      layout: JOB_LAYOUT,
+      batch: p.batch,
+    });
+    if (status === 1) {
+      throw new RingmasterError(
+        ErrorCode.LAYOUT_MISMATCH,
+        `queue ${queue} is marked with job layout ${mark} (${keys.settings} layout), not the layout ` +
+          `before this version's ${JOB_LAYOUT}: there is nothing this version can upgrade; run ` +
+          'the version of Ringmaster that wrote it, or use another queue',
+      );
+    }
+    if (status === 3) {
+      throw new RingmasterError(
+        ErrorCode.DATA_OUT_OF_RANGE,
+        `queue ${queue}'s job id counter (${keys.seq}) holds ` +
+          `${JSON.stringify(mark)}, not a non-negative integer, so its job ids cannot be ` +
+          'visited; nothing was changed. Set it to the highest job id the queue holds',
+      );
+    }
+    moved += movedNow;
+    steps += 1;
+    if (status === 0 || steps >= p.maxSteps) {
+      return { done: status === 0, layout: mark, moved, visitedTo, lastId, steps };
+    }
+  }
 }

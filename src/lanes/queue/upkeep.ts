@@ -6,6 +6,7 @@
 import { Defaults } from '../defaults.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
+import { type LayoutUpgrade, upgradeLayout } from './layout.js';
 
 export class Upkeep {
   constructor(private readonly core: QueueCore) {}
@@ -39,6 +40,14 @@ export class Upkeep {
 
   async checkLayout(): Promise<void> {
     await this.core.laidOut(async () => undefined);
+  }
+
+  async upgradeLayout(options: { batch?: number; maxSteps?: number } = {}): Promise<LayoutUpgrade> {
+    const opts = validate.options('options', options, { batch: true, maxSteps: true });
+    const batch = validate.layoutBatch(opts.batch ?? Defaults.layoutUpgradeBatch);
+    const maxSteps =
+      opts.maxSteps === undefined ? Number.POSITIVE_INFINITY : validate.layoutSteps(opts.maxSteps);
+    return upgradeLayout(this.core.commands, this.core.name, this.core.keys, { batch, maxSteps });
   }
 
   async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {

@@ -310,6 +310,20 @@ export type LayoutReply = [
 ];
 
 /**
+ * `upgradeLayout-2.lua`'s reply: status 0 (done: the queue is of the engine's layout, or never
+ * minted an id), 1 (marked `mark`, another layout: nothing written), 2 (a step done, more ids to
+ * visit) or 3 (`seq` is not a non-negative integer: `mark` holds its text); the payloads this
+ * step moved, the last id it visited (0 for none) and the queue's last id.
+ */
+export type UpgradeLayoutReply = [
+  status: 0 | 1 | 2 | 3,
+  mark: string | null,
+  moved: number,
+  visitedTo: number,
+  lastId: number,
+];
+
+/**
  * `checkEpoch-5.lua`'s reply: the epoch, 1 when it is not the one the engine knew, then `seq`
  * and the stats totals as stored (null when missing), the groups with a limit and the paused
  * groups (counts).
@@ -671,6 +685,19 @@ export class Commands {
       [k.settings, k.stats, k.completed, k.dead, k.seq, k.ring, k.active, k.delayed, k.gactive],
       [p.layout],
     ) as Promise<LayoutReply>;
+  }
+
+  /**
+   * `upgradeLayout-2.lua`: one step of the in-place upgrade to job layout `layout`, visiting at
+   * most `batch` job ids from the stored cursor. See {@link UpgradeLayoutReply}.
+   */
+  upgradeLayout(p: { layout: string; batch: number }): Promise<UpgradeLayoutReply> {
+    const k = this.k;
+    return this.run(
+      'upgradeLayout',
+      [k.settings, k.seq],
+      [k.base, p.layout, p.batch],
+    ) as Promise<UpgradeLayoutReply>;
   }
 
   /**
