@@ -26,7 +26,7 @@ export const Defaults = {
   topGroups: 10,
   reapBatch: 1_000,
   /** Job ids one step of `Queue.upgradeLayout` visits (DESIGN.md §2, "Upgrading in place"). */
-  layoutUpgradeBatch: 1_000,
+  layoutUpgradeBatch: 500,
   /**
    * How long a group stays registered after the last call that registered it (ms): 1 h. Once
    * that long unseen and idle and unset, the reaper forgets it (DESIGN.md §3, "Forgetting

@@ -8,7 +8,7 @@ export { Defaults } from './defaults.js';
 export { ErrorCode, RingmasterError } from './errors.js';
 export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
-export type { LayoutUpgrade } from './queue/layout.js';
+export type { LayoutUpgrade, LayoutUpgradeOptions } from './queue/layout.js';
 export {
   type BackoffPolicyInput,
   type ClaimOptions,

@@ -44,6 +44,7 @@ const TYPES = [
   'JobProgress',
   'JobState',
   'LayoutUpgrade',
+  'LayoutUpgradeOptions',
   'Processor',
   'QueueCap',
   'QueueCounts',

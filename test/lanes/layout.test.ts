@@ -208,6 +208,7 @@ describe('upgrading in place', () => {
       visitedTo: 1,
       lastId: 2,
       steps: 1,
+      repair: null,
     });
     // Half converted: refused, with what to do; still read whole (a moved payload, an unmoved one).
     const error = await refusal(() => q.claim());
@@ -221,7 +222,15 @@ describe('upgrading in place', () => {
     expect((await q.job('1'))?.payload).toEqual({ old: 1 });
     expect((await q.job('2'))?.payload).toEqual({ old: 2 });
     const rest = await q.upgradeLayout();
-    expect(rest).toEqual({ done: true, layout: '2', moved: 1, visitedTo: 2, lastId: 2, steps: 1 });
+    expect(rest).toMatchObject({
+      done: true,
+      layout: '2',
+      moved: 1,
+      visitedTo: 2,
+      lastId: 2,
+      steps: 1,
+    });
+    expect(rest.repair?.findings.map((f) => f.kind)).toContain('REGISTRY');
     expect(await q.redis.hgetall(q.keys.payloads)).toEqual({ 1: '{"old":1}', 2: '{"old":2}' });
     expect(await q.redis.hexists(q.keys.job('1'), 'payload')).toBe(0);
     expect(await q.redis.hexists(q.keys.settings, 'layoutNext')).toBe(0);
@@ -230,13 +239,14 @@ describe('upgrading in place', () => {
     expect(claimed).toMatchObject({ id: '1', payload: { old: 1 } });
     expect((await q.enqueue('g', BIG)).id).toBe('3');
     // Done is done: another call visits nothing.
-    expect(await q.upgradeLayout()).toEqual({
+    expect(await q.upgradeLayout()).toMatchObject({
       done: true,
       layout: '2',
       moved: 0,
       visitedTo: 0,
       lastId: 0,
       steps: 1,
+      repair: { findings: [] },
     });
   });
 
@@ -269,6 +279,7 @@ describe('upgrading in place', () => {
       visitedTo: 0,
       lastId: 0,
       steps: 1,
+      repair: null,
     });
     expect(await q.redis.exists(q.keys.settings)).toBe(0);
   });
@@ -284,7 +295,14 @@ describe('upgrading in place', () => {
 
     const q = await oldLayoutQueue();
     const snapshot = await queueSnapshot(q);
-    for (const options of [{ batch: 0 }, { batch: 10_001 }, { maxSteps: 0 }, { batch: 1.5 }]) {
+    for (const options of [
+      { batch: 0 },
+      { batch: 10_001 },
+      { maxSteps: 0 },
+      { batch: 1.5 },
+      { actor: '' },
+      { bogus: 1 } as object,
+    ]) {
       const error = await refused(() => q.upgradeLayout(options));
       expect(error.code).toBe(ErrorCode.BAD_USER_INPUT);
     }

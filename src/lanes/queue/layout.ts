@@ -7,6 +7,7 @@
 import { ErrorCode, RingmasterError } from '../errors.js';
 import { JOB_LAYOUT, type QueueKeys } from '../keys.js';
 import type { Commands } from '../scripts/commands.js';
+import type { ReconcileReport } from './reconcile.js';
 
 /** The `layout` mark of a queue whose in-place upgrade has begun and not ended. */
 export const UPGRADING = 'upgrading';
@@ -93,6 +94,22 @@ export interface LayoutUpgrade {
   readonly lastId: number;
   /** Atomic steps (script calls) the call made. */
   readonly steps: number;
+  /**
+   * What the repair run once the queue is of this layout changed (`Queue.repair`: the indexes
+   * this version keeps that the version before did not, such as the rankings); null while the
+   * upgrade is not done, or for a queue that never minted an id.
+   */
+  readonly repair: ReconcileReport | null;
+}
+
+/** `Queue.upgradeLayout`'s options (DESIGN.md §2, "Upgrading in place"). */
+export interface LayoutUpgradeOptions {
+  /** Job ids one atomic step visits, 1..10,000 (default 500: a few ms of Redis a step). */
+  readonly batch?: number;
+  /** Steps this call makes at most, 1..1,000,000 (default: until done); call again to resume. */
+  readonly maxSteps?: number;
+  /** Who asks, for the history entries of the repair that ends the upgrade. */
+  readonly actor?: string;
 }
 
 /**
@@ -135,7 +152,7 @@ export async function upgradeLayout(
     moved += movedNow;
     steps += 1;
     if (status === 0 || steps >= p.maxSteps) {
-      return { done: status === 0, layout: mark, moved, visitedTo, lastId, steps };
+      return { done: status === 0, layout: mark, moved, visitedTo, lastId, steps, repair: null };
     }
   }
 }

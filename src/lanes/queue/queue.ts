@@ -59,7 +59,7 @@ import type {
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
-import type { LayoutUpgrade } from './layout.js';
+import type { LayoutUpgrade, LayoutUpgradeOptions } from './layout.js';
 import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
@@ -1251,18 +1251,18 @@ export class Queue<Payload = unknown, Result = unknown> {
   /**
    * Convert a queue written by the job layout before (payloads in the job hashes) to this
    * version's, in place (DESIGN.md §2, "Upgrading in place"): atomic steps, each visiting at most
-   * `batch` job ids (1..10,000; default 1,000) from where the last step stopped, each moving the
-   * payloads it finds into the queue's `payloads` hash; the last marks the queue, after which
-   * enqueue and claim work there. Jobs in flight are kept (their leases and tokens untouched);
-   * until the mark, this version refuses to enqueue or claim there (LAYOUT_MISMATCH). Stopped
-   * part way (a crash, `maxSteps`), a call resumes where it stopped. Script:
-   * `upgradeLayout-2.lua`. A queue already of this layout answers done at once.
-   * @param options.maxSteps steps to make at most (1..1,000,000; default: until done)
-   * @throws RingmasterError BAD_USER_INPUT for a `batch` or `maxSteps` out of range;
+   * `batch` job ids from where the last step stopped and moving the payloads it finds into the
+   * queue's `payloads` hash; the last marks the queue, after which enqueue and claim work there,
+   * and a {@link repair} then builds the indexes the version before did not keep (its report in
+   * `repair`). Jobs in flight are kept (their leases and tokens untouched); until the mark, this
+   * version refuses to enqueue or claim there (LAYOUT_MISMATCH). Stopped part way (a crash,
+   * `maxSteps`), a call resumes where it stopped. Script: `upgradeLayout-2.lua`. A queue already
+   * of this layout is done at once (and repaired).
+   * @throws RingmasterError BAD_USER_INPUT for a `batch`, `maxSteps` or `actor` out of range;
    *   LAYOUT_MISMATCH when the queue is marked with another layout; DATA_OUT_OF_RANGE when its
    *   `seq` is not a non-negative integer; nothing written by any
    */
-  upgradeLayout(options: { batch?: number; maxSteps?: number } = {}): Promise<LayoutUpgrade> {
+  upgradeLayout(options: LayoutUpgradeOptions = {}): Promise<LayoutUpgrade> {
     return this.call(() => this.upkeep.upgradeLayout(options));
   }
 

@@ -6,7 +6,8 @@
 import { Defaults } from '../defaults.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
-import { type LayoutUpgrade, upgradeLayout } from './layout.js';
+import { type LayoutUpgrade, type LayoutUpgradeOptions, upgradeLayout } from './layout.js';
+import { reconcile } from './reconcile.js';
 
 export class Upkeep {
   constructor(private readonly core: QueueCore) {}
@@ -42,12 +43,19 @@ export class Upkeep {
     await this.core.laidOut(async () => undefined);
   }
 
-  async upgradeLayout(options: { batch?: number; maxSteps?: number } = {}): Promise<LayoutUpgrade> {
-    const opts = validate.options('options', options, { batch: true, maxSteps: true });
+  async upgradeLayout(options: LayoutUpgradeOptions = {}): Promise<LayoutUpgrade> {
+    const known = { batch: true, maxSteps: true, actor: true } as const;
+    const opts = validate.options('options', options, known);
     const batch = validate.layoutBatch(opts.batch ?? Defaults.layoutUpgradeBatch);
     const maxSteps =
       opts.maxSteps === undefined ? Number.POSITIVE_INFINITY : validate.layoutSteps(opts.maxSteps);
-    return upgradeLayout(this.core.commands, this.core.name, this.core.keys, { batch, maxSteps });
+    const history = this.core.historyArgs(opts.actor === undefined ? {} : { actor: opts.actor });
+    const { commands, keys, name, redis } = this.core;
+    const upgrade = await upgradeLayout(commands, name, keys, { batch, maxSteps });
+    // The indexes this version keeps beside the jobs (rankings, the registry's last-seen) were
+    // not kept by the version before: rebuilt once the jobs are of this layout.
+    if (!upgrade.done || upgrade.layout === null) return upgrade;
+    return { ...upgrade, repair: await reconcile(redis, keys, commands, 'repair', history) };
   }
 
   async lockReaping(holder: string, intervalMs: number, lockMs: number): Promise<boolean> {
