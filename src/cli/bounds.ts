@@ -38,6 +38,8 @@ export const Bounds = {
   every: { min: Limits.minEveryMs, max: Limits.maxEveryMs },
   /** `schedule set --max-attempts`: each job's maxAttempts. */
   maxAttempts: { min: 1, max: Limits.maxAttempts },
+  /** `upgrade-layout --batch`: `upgradeQueueLayout(batch)`, job ids one step visits. */
+  layoutBatch: { min: 1, max: Limits.maxLayoutBatch },
   /** `groups --first`, `dead --first`, `history --first`: a page (`first`). */
   first: { min: 1, max: Limits.maxPageSize },
   /** `top --first`: busiest groups drawn; the CLI's own bound (a screenful). */

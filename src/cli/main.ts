@@ -1,7 +1,7 @@
 /**
  * `ringmaster`, the command line over the GraphQL API (docs/cli.md, DESIGN.md §4, §7):
  * status, groups, group, limit, unlimit, pause, resume, cancel, weight, rate, unrate, dead,
- * retry-dead, history, top, schedules and schedule set|remove.
+ * retry-dead, history, top, schedules, schedule set|remove and upgrade-layout.
  * Run through `bin/ringmaster.mjs` (`npx ringmaster`). Exit codes: {@link ExitCode}.
  */
 import { readFileSync, realpathSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { Bounds } from './bounds.js';
 import { registerGroups } from './commands/groups.js';
 import { registerHistory } from './commands/history.js';
 import { registerJobs } from './commands/jobs.js';
+import { registerLayout } from './commands/layout.js';
 import { registerMaxPending } from './commands/maxPending.js';
 import { registerQueueCap } from './commands/queueCap.js';
 import { registerSchedules } from './commands/schedules.js';
@@ -169,6 +170,7 @@ export function buildProgram(): Command {
   registerHistory(program);
   registerTop(program);
   registerWorkers(program);
+  registerLayout(program);
   for (const command of program.commands)
     command.exitOverride().configureOutput(program.configureOutput());
   return program;

@@ -10,6 +10,7 @@ import './job.js';
 import './queue.js';
 import './ring.js';
 import './audit.js';
+import './layout.js';
 import './viewer.js';
 import './snapshot.js';
 import './jobs.js';

@@ -9,53 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode, Queue, type RingmasterError } from '../../src/lanes/index.js';
 import { JOB_LAYOUT } from '../../src/lanes/keys.js';
 import { queueSnapshot, refusal as refused, uniqueQueueName, useEngine } from '../support/lanes.js';
+import { writeOldLayout } from '../support/oldLayout.js';
 
 const engine = useEngine();
 
 /** A payload past hash-max-listpack-value (64 bytes), as the memory benchmark's. */
 const BIG = { data: 'x'.repeat(89) };
 
-/**
- * A queue as the older job layout left it, written by hand: job 1 pending in group g
- * (its payload and score in its hash), job 2 dead (kept with its payload), the totals, no mark.
- */
-async function oldLayoutQueue(): Promise<Queue> {
-  const name = uniqueQueueName('old');
-  const q = new Queue(engine.client(), name);
-  const k = q.keys;
-  // The dead job died just now: within the dead retention's age, so the reads still show it.
-  const died = Date.now();
-  await q.redis
-    .multi()
-    .set(k.seq, '2')
-    .hset(k.job('1'), {
-      group: 'g',
-      state: 'pending',
-      attempts: '0',
-      maxAttempts: '3',
-      score: '1',
-      enqueuedAt: '1000',
-      payload: '{"old":1}',
-    })
-    .zadd(k.lane('g'), 1, '1')
-    .rpush(k.ring, 'g')
-    .zadd(k.groups, 0, 'g')
-    .hset(k.job('2'), {
-      group: 'g',
-      state: 'dead',
-      attempts: '3',
-      maxAttempts: '3',
-      score: '2',
-      enqueuedAt: '1000',
-      finishedAt: String(died),
-      payload: '{"old":2}',
-    })
-    .zadd(k.dead, died, '2')
-    .zadd(k.groupDead('g'), died, '2')
-    .hset(k.stats, { enqueued: '2', pending: '1', dead: '1' })
-    .exec();
-  return q;
-}
+/** A queue of the layout before, of its own (test/support/oldLayout.ts). */
+const oldLayoutQueue = (): Promise<Queue> =>
+  writeOldLayout(new Queue(engine.client(), uniqueQueueName('old')));
 
 async function refusal(call: () => Promise<unknown>): Promise<RingmasterError> {
   const error = await refused(call);

@@ -314,6 +314,14 @@ export type CliWorkersQueryVariables = Exact<{
 
 export type CliWorkersQuery = { queue: { known: boolean, workers: Array<{ id: string, hostname: string | null, pid: number | null, concurrency: number | null, active: number, startedAt: string, lastSeenAt: string, version: string | null, client: boolean }> } };
 
+export type CliUpgradeLayoutMutationVariables = Exact<{
+  queue: string;
+  batch?: number | null | undefined;
+}>;
+
+
+export type CliUpgradeLayoutMutation = { upgradeQueueLayout: { done: boolean, layout: string | null, moved: number, visitedTo: number, lastId: number, steps: number } | null };
+
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
   group?: string | null | undefined;
@@ -1280,6 +1288,18 @@ export const CliWorkersDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CliWorkersQuery, CliWorkersQueryVariables>;
+export const CliUpgradeLayoutDocument = new TypedDocumentString(`
+    mutation CliUpgradeLayout($queue: String!, $batch: Int) {
+  upgradeQueueLayout(queue: $queue, batch: $batch) {
+    done
+    layout
+    moved
+    visitedTo
+    lastId
+    steps
+  }
+}
+    `) as unknown as TypedDocumentString<CliUpgradeLayoutMutation, CliUpgradeLayoutMutationVariables>;
 export const CliHistoryDocument = new TypedDocumentString(`
     query CliHistory($queue: String!, $group: String, $first: Int!, $after: String) {
   queue(name: $queue) {
