@@ -8,7 +8,6 @@ export { Defaults } from './defaults.js';
 export { ErrorCode, RingmasterError } from './errors.js';
 export { Limits } from './limits.js';
 export type { HistoryEntry } from './queue/history.js';
-export type { LayoutUpgrade, LayoutUpgradeOptions } from './queue/layout.js';
 export {
   type BackoffPolicyInput,
   type ClaimOptions,
@@ -23,6 +22,7 @@ export {
   type SchedulesOptions,
   type WorkerHeartbeat,
 } from './queue/queue.js';
+export type { LayoutUpgrade, LayoutUpgradeOptions } from './queue/upgrade.js';
 export { Reaper, type ReaperOptions } from './reaper.js';
 export type { RedisClient } from './redis/client.js';
 export { clusterOptions } from './redis/clusterOptions.js';

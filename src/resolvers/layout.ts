@@ -2,10 +2,11 @@
 
 import type { Context } from '../context.js';
 import { Defaults, type LayoutUpgrade } from '../lanes/internal.js';
+import { steering } from './steering.js';
 
 /**
- * Steps one `upgradeQueueLayout` call makes at most, so one request stays short (~1 ms a step
- * of 1,000 ids, DESIGN.md §2: ~0.1 s at the default batch, ~1 s at the largest).
+ * Steps one `upgradeQueueLayout` call makes at most, so one request stays short (a few ms of
+ * Redis a step of the default 500 ids, DESIGN.md §2: well under a second a call).
  */
 export const LAYOUT_STEPS_PER_CALL = 100;
 
@@ -25,4 +26,5 @@ export const upgradeQueueLayout = (
   ctx.engine.queue(a.queue).upgradeLayout({
     ...(a.batch == null ? {} : { batch: a.batch }),
     maxSteps: LAYOUT_STEPS_PER_CALL,
+    ...steering(ctx),
   });

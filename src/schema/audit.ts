@@ -63,7 +63,7 @@ const FindingRef = builder.objectRef<Finding>('Finding').implement({
   }),
 });
 
-const ReconcileReportRef = builder.objectRef<ReconcileReport>('ReconcileReport').implement({
+export const ReconcileReportRef = builder.objectRef<ReconcileReport>('ReconcileReport').implement({
   fields: (t) => ({
     groupsChecked: t.exposeInt('groupsChecked'),
     findings: t.field({ type: [FindingRef], resolve: (r) => r.findings }),

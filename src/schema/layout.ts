@@ -5,6 +5,7 @@
  */
 import { type LayoutUpgrade, Limits } from '../lanes/internal.js';
 import * as resolve from '../resolvers/layout.js';
+import { ReconcileReportRef } from './audit.js';
 import { builder } from './builder.js';
 
 const LayoutUpgradeRef = builder.objectRef<LayoutUpgrade>('LayoutUpgrade').implement({
@@ -35,6 +36,13 @@ const LayoutUpgradeRef = builder.objectRef<LayoutUpgrade>('LayoutUpgrade').imple
       resolve: (u) => u.lastId,
     }),
     steps: t.exposeInt('steps', { description: 'Atomic steps (script calls) this call made.' }),
+    repair: t.field({
+      type: ReconcileReportRef,
+      nullable: true,
+      description:
+        'What the repair run once the queue is of this layout changed (repairQueue: the indexes this version keeps that the version before did not, such as the rankings); null while not done, or for a queue that never minted a job id.',
+      resolve: (u) => u.repair,
+    }),
   }),
 });
 
@@ -44,7 +52,7 @@ builder.mutationField('upgradeQueueLayout', (t) =>
     // Nullable, as every mutation field (src/schema/job.ts says why).
     nullable: true,
     authScopes: { admin: true },
-    description: `Convert a queue of the job layout before (payloads in the job hashes) to this version’s, in place, without draining it (DESIGN.md §2, "Upgrading in place"): at most ${resolve.LAYOUT_STEPS_PER_CALL} atomic steps a call, each visiting \`batch\` job ids and moving the payloads it finds; the last marks the queue, after which enqueue and claim work there. Call again while \`done\` is false. Stop the previous version’s claims there first. A queue already of this layout answers done at once; one marked with another layout is refused (LAYOUT_MISMATCH), one whose job id counter is unreadable too (DATA_OUT_OF_RANGE), nothing written by either.`,
+    description: `Convert a queue of the job layout before (payloads in the job hashes) to this version’s, in place, without draining it (DESIGN.md §2, "Upgrading in place"): at most ${resolve.LAYOUT_STEPS_PER_CALL} atomic steps a call, each visiting \`batch\` job ids and moving the payloads it finds; the last marks the queue, after which enqueue and claim work there, and a repair (as repairQueue) builds the indexes the version before did not keep. Call again while \`done\` is false. Stop the previous version’s claims there first. A queue already of this layout answers done at once; one marked with another layout is refused (LAYOUT_MISMATCH), one whose job id counter is unreadable too (DATA_OUT_OF_RANGE), nothing written by either.`,
     args: {
       queue: t.arg.string({ required: true }),
       batch: t.arg.int({

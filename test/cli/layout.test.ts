@@ -33,7 +33,8 @@ describe('upgrade-layout', () => {
         'ids 1–100 of 250 visited, 2 payloads moved',
         'ids 1–200 of 250 visited, 2 payloads moved',
         'ids 1–250 of 250 visited, 2 payloads moved',
-        `queue ${q.name} is of job layout 2: 2 payloads moved`,
+        // The closing repair: the registry's last-seen and a ranking, which the layout before lacked.
+        `queue ${q.name} is of job layout 2: 2 payloads moved; repaired REGISTRY 1, RANK 1`,
         '',
       ].join('\n'),
     );
@@ -46,7 +47,15 @@ describe('upgrade-layout', () => {
     const q = await oldQueue();
     const { stdout } = await runCliOk(['upgrade-layout', '-q', q.name, '--json'], env());
     expect(JSON.parse(stdout)).toEqual({
-      upgradeQueueLayout: { done: true, layout: '2', moved: 2, visitedTo: 2, lastId: 2, steps: 1 },
+      upgradeQueueLayout: {
+        done: true,
+        layout: '2',
+        moved: 2,
+        visitedTo: 2,
+        lastId: 2,
+        steps: 1,
+        repair: { findings: [{ kind: 'REGISTRY' }, { kind: 'RANK' }] },
+      },
     });
   });
 

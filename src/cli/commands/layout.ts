@@ -29,7 +29,15 @@ function finalLine(queue: string, last: LayoutUpgrade, moved: number, calls: num
   if (calls === 1 && last.visitedTo === 0) {
     return `queue ${queue} is of job layout ${last.layout} already`;
   }
-  return `queue ${queue} is of job layout ${last.layout}: ${payloads(moved)}`;
+  return `queue ${queue} is of job layout ${last.layout}: ${payloads(moved)}${repaired(last)}`;
+}
+
+/** What the closing repair changed, by kind: `; repaired RANK 7, REGISTRY 4`, or nothing. */
+function repaired(last: LayoutUpgrade): string {
+  const kinds = new Map<string, number>();
+  for (const { kind } of last.repair?.findings ?? []) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  if (kinds.size === 0) return '';
+  return `; repaired ${[...kinds].map(([kind, n]) => `${kind} ${n}`).join(', ')}`;
 }
 
 /** Add `upgrade-layout` to `program`. */
@@ -41,7 +49,7 @@ export function registerLayout(program: Command): void {
     )
     .option(
       '--batch <n>',
-      `job ids one atomic step visits, ${integerRange(Bounds.layoutBatch)} (default: the server's, 1,000)`,
+      `job ids one atomic step visits, ${integerRange(Bounds.layoutBatch)} (default: the server's)`,
       integer('--batch', Bounds.layoutBatch),
     )
     .action(async (options: { batch?: number }, command: Command) => {

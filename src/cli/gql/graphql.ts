@@ -21,6 +21,37 @@ export type BlockedBy =
   /** Its rate-limit bucket is short of its head job's cost: it re-joins the ring when enough tokens have refilled (`rateLimitedUntil`). */
   | 'RATE_LIMITED';
 
+/** What a finding is about. */
+export type FindingKind =
+  /** The queue’s “next due at” (subject `delayedAt` or `reopenAt`, in its settings) is later than the earliest delayed job or rate-limit reopening it bounds (repair writes the earliest). */
+  | 'DUE'
+  /** Ring membership disagrees with serviceability. */
+  | 'I1'
+  /** A group is on the ring more than once. */
+  | 'I2'
+  /** An active count disagrees with the live leases. */
+  | 'I3'
+  /** A delayed, dead or retained completed job missing from its group’s index or from the queue’s (or a stray entry in one); the subject is the job id. */
+  | 'I4'
+  /** A lease without an active job, or an active job without a lease. */
+  | 'LEASE'
+  /** A stored limit is not a non-negative integer (it reads as no limit). */
+  | 'LIMIT'
+  /** A timed override whose two keys disagree (data without a deadline: shown, never reverted; a deadline without data, or at another time than its `until`) or whose data does not decode (invariant I6); the subject is `<kind>:<group>`. */
+  | 'OVERRIDE'
+  /** A group ranking of `Queue.topGroups` disagrees with what it ranks: `expected` and `found` are `pending <n>` (the lane’s size) or `active <n>` (the live leases), 0 for no entry. */
+  | 'RANK'
+  /** A rate limit's token bucket that is malformed (read as empty: repair writes it empty at now) or kept for a group with no rate limit (repair deletes it); the subject is the group. */
+  | 'RATE'
+  /** A group missing from the registry (state from another writer). */
+  | 'REGISTRY'
+  /** The stored sum of the reserves (subject `reserved`) disagrees with the groups’ reserves, or that sum is above the queue’s cap (subject `cap`; not repaired: lower a reserve). */
+  | 'RESERVE'
+  /** A schedule’s keys disagree: a next tick without a definition (repair drops it), a definition without a next tick or with one later than it allows (repair sets its next tick after now), a last run of no schedule or not `<lastRunAt>:<lastJobId>` (repair drops it); or its definition is not one an upsert writes (repair removes the schedule, its text kept in the history; one whose cron or time zone only this engine does not read is left as it is). The subject is the schedule id. */
+  | 'SCHEDULE'
+  /** A queue total in stats disagrees with a recount; or, when `found` starts with "unsettled:", the queue changed during every recount, so that total was neither checked nor written. */
+  | 'TOTALS';
+
 /** PAUSED if paused; else SATURATED if a limit is set and active >= limit; else RATE_LIMITED while its rate window is used up (until `rateLimitedUntil`); else READY if it has pending work; else IDLE (nothing waiting; jobs may still be in flight). */
 export type GroupState =
   | 'IDLE'
@@ -320,7 +351,7 @@ export type CliUpgradeLayoutMutationVariables = Exact<{
 }>;
 
 
-export type CliUpgradeLayoutMutation = { upgradeQueueLayout: { done: boolean, layout: string | null, moved: number, visitedTo: number, lastId: number, steps: number } | null };
+export type CliUpgradeLayoutMutation = { upgradeQueueLayout: { done: boolean, layout: string | null, moved: number, visitedTo: number, lastId: number, steps: number, repair: { findings: Array<{ kind: FindingKind }> } | null } | null };
 
 export type CliHistoryQueryVariables = Exact<{
   queue: string;
@@ -1297,6 +1328,11 @@ export const CliUpgradeLayoutDocument = new TypedDocumentString(`
     visitedTo
     lastId
     steps
+    repair {
+      findings {
+        kind
+      }
+    }
   }
 }
     `) as unknown as TypedDocumentString<CliUpgradeLayoutMutation, CliUpgradeLayoutMutationVariables>;

@@ -59,7 +59,6 @@ import type {
 } from '../types.js';
 import { QueueCore } from './core.js';
 import type { HistoryPage } from './history.js';
-import type { LayoutUpgrade, LayoutUpgradeOptions } from './layout.js';
 import { METRICS_HEAD_STEPS, type QueueMetrics } from './metrics.js';
 import { OperatorActions, type PromotedJob, type RemoveSelection } from './operatorActions.js';
 import type { AppliedOverrides, OverrideKind, TimedSteeringOptions } from './overrides.js';
@@ -70,6 +69,7 @@ import { type GroupsOptions, type HistoryOptions, Reads, type SnapshotOptions } 
 import { type ReconcileReport, UNSETTLED } from './reconcile.js';
 import { type ScheduleInput, type SchedulesOptions, Scheduling } from './scheduling.js';
 import { Steering } from './steering.js';
+import type { LayoutUpgrade, LayoutUpgradeOptions } from './upgrade.js';
 import { Upkeep } from './upkeep.js';
 import {
   type ClaimOptions,

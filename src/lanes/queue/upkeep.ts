@@ -6,8 +6,8 @@
 import { Defaults } from '../defaults.js';
 import * as validate from '../validate.js';
 import type { QueueCore } from './core.js';
-import { type LayoutUpgrade, type LayoutUpgradeOptions, upgradeLayout } from './layout.js';
 import { reconcile } from './reconcile.js';
+import { type LayoutUpgrade, type LayoutUpgradeOptions, upgradeLayout } from './upgrade.js';
 
 export class Upkeep {
   constructor(private readonly core: QueueCore) {}
