@@ -33,7 +33,8 @@
                                             not per job (a Lua call costs about a redis.call)
 
   kind 'completed' uses groupCompletedKeyOf, 'dead' groupDeadKeyOf (includes/keys.lua).
-  Events: zadd/zrem index and group index; del job, del errors.
+  Events: zadd/zrem index and group index (zpopmin index for the jobs past the count); del job,
+  del errors.
 ]]
 --- @include "keys"
 --- @include "safeInteger"
@@ -110,31 +111,32 @@ local function groupBy(ids, groups, score)
 end
 
 local function trim(base, kind, index, count, ageMs, now, max)
-  local victims
+  -- Past the count: the oldest, read and taken out of `index` in one ZPOPMIN ({ id, score, ... }).
+  local popped
   local over = redis.call('ZCARD', index) - count
   if over > 0 then
-    local last = math.min(over, max) - 1
-    victims = redis.call('ZRANGE', index, '0', COUNT_TEXT[last] or last)
+    local n = math.min(over, max)
+    popped = redis.call('ZPOPMIN', index, COUNT_TEXT[n] or n)
   end
-  local taken = victims and #victims or 0
+  local taken = popped and #popped / 2 or 0
+  -- Past the age: still in `index`. What is left is no older than the newest job popped, so
+  -- when that one is within the age, so is everything left, and the range is not read.
+  local aged
   if ageMs and taken < max then
-    local left = max - taken
-    local old = redis.call('ZRANGEBYSCORE', index, '-inf', string.format('(%d', now - ageMs),
-      'LIMIT', COUNT_TEXT[taken] or taken, COUNT_TEXT[left] or left)
-    if victims == nil then
-      victims = old
-    else
-      for o = 1, #old do
-        victims[#victims + 1] = old[o]
-      end
+    local cut = now - ageMs
+    if taken == 0 or (tonumber(popped[#popped]) or -math.huge) < cut then
+      local left = max - taken
+      aged = redis.call('ZRANGEBYSCORE', index, '-inf', string.format('(%d', cut), 'LIMIT', '0',
+        COUNT_TEXT[left] or left)
     end
   end
-  if victims == nil or #victims == 0 then
+  local agedCount = aged and #aged or 0
+  if taken + agedCount == 0 then
     return 0
   end
-  if #victims == 1 then
+  if taken + agedCount == 1 then
     -- One victim (a one-job call in a queue at its bound): the writes below, with no table.
-    local id = victims[1]
+    local id = taken == 1 and popped[1] or aged[1]
     local jobKey = jobPrefixOf(base) .. id
     local read = redis.call('HMGET', jobKey, 'group', 'hasResult')
     if read[1] then
@@ -145,8 +147,17 @@ local function trim(base, kind, index, count, ageMs, now, max)
     if read[2] then
       redis.call('HDEL', resultsKeyOf(base), id)
     end
-    redis.call('ZREM', index, id)
+    if agedCount == 1 then
+      redis.call('ZREM', index, id)
+    end
     return 1
+  end
+  local victims = {}
+  for p = 1, taken * 2, 2 do
+    victims[#victims + 1] = popped[p]
+  end
+  for a = 1, agedCount do
+    victims[#victims + 1] = aged[a]
   end
   -- Each victim's group is read before anything is deleted; then the writes are made once for
   -- all (one ZREM per group index, one DEL, one HDEL of payloads, one of results when a victim
@@ -175,6 +186,8 @@ local function trim(base, kind, index, count, ageMs, now, max)
   redis.call('DEL', unpack(doomed))
   dropPayloads(base, victims)
   dropResults(base, resulted)
-  redis.call('ZREM', index, unpack(victims))
+  if agedCount > 0 then
+    redis.call('ZREM', index, unpack(aged))
+  end
   return #victims
 end
