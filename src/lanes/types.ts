@@ -291,6 +291,10 @@ export interface GroupPage {
 /** Queue-wide totals (DESIGN.md §4 `QueueCounts`), each O(1) to read. */
 export interface QueueCounts {
   readonly groups: number;
+  /**
+   * Groups on the rota at every priority level (the ring and `levels`, DESIGN.md §3 "Levels"):
+   * the serviceable ones, `Queue.ring()`'s length.
+   */
   readonly onRing: number;
   /** Paused groups (the queue's own pause is `QueueSnapshot.paused` / `Queue.state`). */
   readonly paused: number;

@@ -8,7 +8,7 @@
   (the engine's message says what to do), and so is one marked with another layout.
   O(1): the mark, the id counter, the totals in `stats`, the sizes of `completed` and `dead`, and, since the
   totals can drift or be missing (a hand edit, another writer of the original layout's keys), the
-  job places that O(1) reads can see: the ring, `active`, `delayed`, `gactive`, on a queue whose
+  job places that O(1) reads can see: the rota (the ring and `levels`), `active`, `delayed`, `gactive`, on a queue whose
   ids a Ringmaster minted (`seq`); a queue without `seq` holds no job a Ringmaster wrote (the
   original layout's keys written by another program have no job hash, so no payload to lose) and
   passes.
@@ -20,7 +20,9 @@
     KEYS[4] dead       zset   dead jobs
     KEYS[5] seq        string job id counter: a queue that never minted an id is left unmarked
                               (its first enqueue marks it), so asking writes nothing there
-    KEYS[6] ring       list   serviceable groups (a group on it has pending jobs)
+    KEYS[6] ring       list   serviceable groups at the default level (a group on it has
+                              pending jobs); those of the other levels are in P:{Q}:levels,
+                              built from it (includes/keys.lua baseOf)
     KEYS[7] active     zset   active jobs
     KEYS[8] delayed    zset   delayed jobs
     KEYS[9] gactive    hash   group -> active count
@@ -32,8 +34,9 @@
               counter; a queue with no counter is new: passed, not written)
            1  marked with another layout (`found`): refused
            2  no mark, and jobs of the layout before (the counts that follow): refused
-           3  no mark, totals that say none, yet jobs are evident (what follows: the ring's
-              length, active, delayed, gactive's length): refused
+           3  no mark, totals that say none, yet jobs are evident (what follows: the rota's
+              length at every level, LLEN ring + ZCARD `levels`; active, delayed, gactive's
+              length): refused
     found: the mark as stored (false for none); counts: the totals and sizes read (status 2),
     or the evidence (status 3).
 
@@ -43,6 +46,8 @@
 ]]
 --- @include "allowAtMaxmemory"
 --- @include "safeInteger"
+--- @include "keys"
+--- @include "levels"
 
 local settingsKey = KEYS[1]
 local statsKey = KEYS[2]
@@ -82,7 +87,7 @@ if any then
   return { 2, false, counts[1], counts[2], counts[3], counts[4], counts[5] }
 end
 local evidence = {
-  redis.call('LLEN', KEYS[6]),
+  rotaLength(KEYS[6], baseOf(KEYS[6], 'ring')),
   redis.call('ZCARD', KEYS[7]),
   redis.call('ZCARD', KEYS[8]),
   redis.call('HLEN', KEYS[9]),

@@ -18,7 +18,7 @@
   maxSteps per call, with `settled` 0 until it is.
 
   Input:
-    KEYS[1] ring       list  serviceable groups
+    KEYS[1] ring       list  serviceable groups at the default level (5)
     KEYS[2] stats      hash  counters and totals
     KEYS[3] paused     set   paused groups
     KEYS[4] groups     zset  group registry
@@ -26,14 +26,16 @@
     KEYS[6] dead       zset  dead job ids (retained)
     KEYS[7] completed  zset  retained completed job ids
 
-    ARGV[1] base       'P:{Q}:' — `heads`, `ratelimited`, `settings`, `workers`, `schedules`, the lanes and the job
+    ARGV[1] base       'P:{Q}:' — `heads`, `levels`, `ratelimited`, `settings`, `workers`, `schedules`, the lanes and the job
                        hash of the oldest pending job are built from it (includes/keys.lua)
     ARGV[2] maxSteps   stale entries of `heads` mended at most per call (1..10,000)
 
   Output: { at, ring, groups, paused, rateLimited, active, dead, completed, stats, oldest,
             settled, steps, cap, workers, schedules }
     at           ms, the Redis clock (TIME)
-    ring, groups, paused, rateLimited, active, dead, completed   LLEN / ZCARD / SCARD; dead
+    ring         the groups on the rota at every level: LLEN ring + ZCARD `levels`
+                 (includes/levels.lua rotaLength; DESIGN.md §3, "Levels")
+    groups, paused, rateLimited, active, dead, completed   ZCARD / SCARD / ZCOUNT; dead
                  and completed leave out jobs past their retention age that no trim has
                  reached yet (includes/retentionAge.lua keptCount: ZCOUNT), as the job reads do;
                  rateLimited counts the groups whose reopening is after now (ZCOUNT
@@ -61,6 +63,7 @@
 --- @include "nowMs"
 --- @include "retentionAge"
 --- @include "allowAtMaxmemory"
+--- @include "levels"
 
 local base = ARGV[1]
 local maxSteps = tonumber(ARGV[2])
@@ -102,7 +105,7 @@ local now = nowMs()
 local cap = redis.call('HMGET', settingsKeyOf(base), 'limit', 'reserved')
 return {
   now,
-  redis.call('LLEN', KEYS[1]),
+  rotaLength(KEYS[1], base),
   redis.call('ZCARD', KEYS[4]),
   redis.call('SCARD', KEYS[3]),
   redis.call('ZCOUNT', rateLimitedKeyOf(base), '(' .. now, '+inf'),

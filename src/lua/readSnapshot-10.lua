@@ -109,6 +109,6 @@ return {
   },
   redis.call('HGETALL', statsKey),
   redis.call('HGET', settingsKey, 'paused') == '1' and 1 or 0,
-  redis.call('LLEN', ringKey) + redis.call('ZCARD', levelsKeyOf(base)),
+  rotaLength(ringKey, base),
   ringLevels,
 }

@@ -56,7 +56,10 @@ export const QueueCountsRef = builder.objectRef<QueueCounts>('QueueCounts').impl
   description: 'Queue-wide totals, each O(1) to read.',
   fields: (t) => ({
     groups: t.exposeInt('groups'),
-    onRing: t.exposeInt('onRing'),
+    onRing: t.exposeInt('onRing', {
+      description:
+        'Groups on the ring at every priority level (the serviceable ones): the length of `Queue.ring`.',
+    }),
     paused: t.exposeInt('paused'),
     saturated: t.exposeInt('saturated', {
       description: 'Groups with a limit and active >= limit.',

@@ -123,6 +123,34 @@ describe('the job layout', () => {
     expect(await drifted.redis.hget(drifted.keys.settings, 'layout')).toBeNull();
   });
 
+  it('sees the jobs of an unmarked queue whose only evident groups stand at a level off the default', async () => {
+    // Totals lost; group g waits at priority 2: on `levels` (DESIGN.md §3, "Levels"), not on the ring.
+    const q = engine.queue();
+    const k = q.keys;
+    await q.redis
+      .multi()
+      .set(k.seq, '1')
+      .hset(k.job('1'), {
+        group: 'g',
+        state: 'pending',
+        attempts: '0',
+        maxAttempts: '3',
+        priority: '2',
+        enqueuedAt: '1000',
+        payload: '{"old":1}',
+      })
+      .zadd(k.lane('g'), 1, '1')
+      .zadd(k.levels, 2e13, 'g')
+      .set(k.prioritized, '1')
+      .zadd(k.groups, 0, 'g')
+      .exec();
+    const before = await queueSnapshot(q);
+    expect((await refusal(() => q.claim())).message).toMatch(
+      /\(1 groups on the ring, 0 active, 0 delayed, 0 groups with active jobs\)/,
+    );
+    expect(await queueSnapshot(q)).toEqual(before);
+  });
+
   it('asks again on an unmarked queue: jobs another program writes there before its first enqueue are seen', async () => {
     const q = engine.queue();
     expect(await q.claim()).toBeNull();

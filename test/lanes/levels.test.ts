@@ -322,4 +322,26 @@ describe('levels', () => {
     expect(await q.ring()).toEqual(['b', 'w']);
     expect(await claims(q, 2)).toEqual(['b', 'w']);
   });
+
+  it('counts every level as on the ring: counts, metrics and the snapshot agree with ring()', async () => {
+    const q = engine.queue();
+    await q.enqueue('a', 0, { priority: 5 });
+    await q.enqueue('b', 0, { priority: 2 });
+    await q.enqueue('c', 0, { priority: 9 });
+    expect(await q.ring()).toEqual(['b', 'a', 'c']);
+    const snapshot = await q.snapshot();
+    expect(snapshot.counts.onRing).toBe(3);
+    expect(snapshot.ringSize).toBe(3);
+    expect((await q.counts()).onRing).toBe(3);
+    expect((await q.metrics()).ring).toBe(3);
+    // Only groups off the default level: the ring's own list is empty, the rota is not.
+    const off = engine.queue();
+    await off.enqueue('x', 0, { priority: 3 });
+    await off.enqueue('y', 0, { priority: 8 });
+    expect(await off.redis.llen(off.keys.ring)).toBe(0);
+    expect(await off.ring()).toEqual(['x', 'y']);
+    expect((await off.counts()).onRing).toBe(2);
+    expect((await off.metrics()).ring).toBe(2);
+    expect((await off.snapshot()).counts.onRing).toBe(2);
+  });
 });

@@ -86,6 +86,21 @@ describe('the queue cap', () => {
     expect(await q.redis.llen(q.keys.wake)).toBe(3);
   });
 
+  it('a claim held back while only groups off the default priority wait marks the queue too', async () => {
+    const q = engine.queue();
+    for (let i = 0; i < 3; i++) await q.enqueue('a', i, { priority: 2 });
+    await q.setQueueLimit(1);
+    const one = (await q.claim({ leaseMs: 60_000 })) as Job;
+    // The work waiting is on `levels` alone (DESIGN.md §3, "Levels"), none on the ring's list.
+    expect(await q.ring()).toEqual(['a']);
+    expect(await q.redis.llen(q.keys.ring)).toBe(0);
+    await q.redis.del(q.keys.wake);
+    expect(await q.claim()).toBeNull();
+    expect(await q.redis.hget(q.keys.settings, 'capped')).toBe('1');
+    await q.complete(one.id, one.token as string);
+    expect(await q.redis.llen(q.keys.wake)).toBe(1);
+  });
+
   it('a worker parked by the cap runs as soon as another lease ends', async () => {
     const q = engine.queue();
     await fill(q, { a: 2 });

@@ -127,6 +127,18 @@ describe('GET /metrics without AUTH_TOKENS', () => {
     expect(age).toBeLessThanOrEqual((oldest.oldestPending?.ageMs ?? 0) / 1000);
   });
 
+  it('counts the groups of every priority level as on the ring (ready, ring length)', async () => {
+    const name = uniqueQueueName('metrics-levels');
+    const q = api.server.engine.queue(name);
+    await q.enqueue('a', null, { priority: 5 });
+    await q.enqueue('b', null, { priority: 2 });
+    await q.enqueue('c', null, { priority: 9 });
+    expect(await q.ring()).toEqual(['b', 'a', 'c']);
+    const m = await samples(api);
+    expect(m.get(key('ringmaster_ring_length', { queue: name }))).toBe(3);
+    expect(m.get(key('ringmaster_groups', { queue: name, state: 'ready' }))).toBe(3);
+  });
+
   it('has its type, the counters as counters, and HEAD without a body', async () => {
     const r1 = await scrape(api);
     expect(r1.type).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -26,7 +26,10 @@ export interface QueueMetrics {
   readonly at: number;
   /** Groups in the registry (`ZCARD groups`). */
   readonly groups: number;
-  /** Groups on the ring (`LLEN ring`): the serviceable ones. */
+  /**
+   * Groups on the rota at every priority level (`LLEN ring` + `ZCARD levels`, DESIGN.md §3
+   * "Levels"): the serviceable ones, `Queue.ring()`'s length.
+   */
   readonly ring: number;
   /** Paused groups (`SCARD paused`). */
   readonly paused: number;

@@ -54,6 +54,8 @@
     readRota(ringKey, base, n)       the rota's first n groups in claim order (n < 0: all;
                                      n > 0), levels 1–4, the ring, levels 6–9, for the readers,
                                      and the level of each (two lists)
+    rotaLength(ringKey, base)        the groups on the rota, every level: LLEN ring + ZCARD
+                                     `levels` (O(1); the readers' "on the ring" count)
   Every change of `levels` is told to the ring's feed while it watches (includes/ringLog.lua,
   logLevelsChanged: one entry per call, after which the feed reads the rota whole).
   k: k.ring (and what includes/ringLog.lua needs). base: 'P:{Q}:'.
@@ -229,7 +231,7 @@ local function levels()
 end
 
 -- Top-level, unlike the rest: only the scripts that call them carry them (the enqueues and
--- repair; the snapshot).
+-- repair; the snapshot and the other readers).
 local function markPrioritized(base)
   if not levels().isLeveled(base) then
     redis.call('SET', prioritizedKeyOf(base), '1')
@@ -265,4 +267,10 @@ local function readRota(ringKey, base, n)
       redis.call('ZRANGEBYSCORE', levelsKey, mid, '+inf', 'WITHSCORES', 'LIMIT', 0, left))
   end
   return groups, found
+end
+
+-- Every level's groups, not the ring's alone: a count of the ring by LLEN misses the groups of a
+-- queue with priorities (I1: each serviceable group is on exactly one of the two).
+local function rotaLength(ringKey, base)
+  return redis.call('LLEN', ringKey) + redis.call('ZCARD', levelsKeyOf(base))
 end

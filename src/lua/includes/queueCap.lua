@@ -230,8 +230,10 @@ local function claimUnderCap(k, base, batch, tokens, defaultMaxAttempts, gate)
   local free = gate.limit - redis.call('ZCARD', k.active)
   local take = math.min(#tokens, math.max(free, 0))
   if take == 0 then
-    -- At or over the cap: held back only when there is work waiting.
-    if redis.call('LLEN', k.ring) > 0 then
+    -- At or over the cap: held back only when there is work waiting, on the ring or at another
+    -- level (`levels`, asked only of a queue with levels: the claim's probe knows, leveledQueue).
+    if redis.call('LLEN', k.ring) > 0
+      or (leveledQueue and redis.call('ZCARD', levelsKeyOf(base)) > 0) then
       heldBack(k, gate)
     end
     return {}
