@@ -20,17 +20,10 @@ beforeAll(() => {
   r = api.redis.client();
 });
 
-/** A queue of the layout before on the server's engine: jobs 1 and 2, ids minted up to `lastId`. */
-async function oldQueue(lastId = 2) {
-  const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')));
-  await q.redis.set(q.keys.seq, String(lastId));
-  return q;
-}
-
 describe('upgradeQueueLayout', () => {
   it('converts a queue of the layout before, at most 100 steps a call, until done', async () => {
     // 250 ids at 1 a step: three calls (ids 3..250 name no job: visited all the same).
-    const q = await oldQueue(250);
+    const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')), 250);
     const call = async () =>
       ok(await api.request(UpgradeQueueLayoutDocument, { queue: q.name, batch: 1 }, admin))
         .upgradeQueueLayout;
@@ -60,7 +53,7 @@ describe('upgradeQueueLayout', () => {
   });
 
   it('refuses a role below admin, a bad batch and another layout’s mark, writing nothing', async () => {
-    const q = await oldQueue();
+    const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')));
     for (const role of ['read', 'worker'] as const) {
       const response = await expectRedisUnchanged(r, () =>
         api.request(UpgradeQueueLayoutDocument, { queue: q.name }, { token: ROLE_TOKENS[role] }),

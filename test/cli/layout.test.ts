@@ -13,17 +13,10 @@ import { runCli, runCliOk } from './support.js';
 const api = useTestServer({ REAP_INTERVAL_MS: '86400000' });
 const env = (extra: Record<string, string> = {}) => ({ RINGMASTER_URL: api.endpoint, ...extra });
 
-/** A queue of the layout before: jobs 1 and 2, ids minted up to `lastId`. */
-async function oldQueue(lastId = 2) {
-  const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')));
-  await q.redis.set(q.keys.seq, String(lastId));
-  return q;
-}
-
 describe('upgrade-layout', () => {
   it('upgrades a queue of the layout before, a line per call, then where it stands', async () => {
     // 250 ids at 1 a step, 100 steps a call: three calls.
-    const q = await oldQueue(250);
+    const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')), 250);
     const { stdout } = await runCliOk(
       ['upgrade-layout', '--batch', '1'],
       env({ RINGMASTER_QUEUE: q.name }),
@@ -44,7 +37,7 @@ describe('upgrade-layout', () => {
   });
 
   it('--json prints the calls’ sums', async () => {
-    const q = await oldQueue();
+    const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')));
     const { stdout } = await runCliOk(['upgrade-layout', '-q', q.name, '--json'], env());
     expect(JSON.parse(stdout)).toEqual({
       upgradeQueueLayout: {
@@ -60,7 +53,7 @@ describe('upgrade-layout', () => {
   });
 
   it('exits 2 on a queue marked with another layout, 1 on a bad --batch', async () => {
-    const q = await oldQueue();
+    const q = await writeOldLayout(api.server.engine.queue(uniqueQueueName('old')));
     await q.redis.hset(q.keys.settings, 'layout', '3');
     const refused = await runCli(['upgrade-layout', '-q', q.name], env());
     expect(refused.code).toBe(2);

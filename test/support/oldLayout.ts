@@ -8,15 +8,15 @@ import type { Queue } from '../../src/lanes/index.js';
 /**
  * Write into `q` (a queue never used) what the layout before left: job 1 pending in group g
  * (its payload and score in its hash), job 2 dead (kept with its payload), the totals, no
- * mark. Answers `q`.
+ * mark; ids minted up to `lastId` (those past 2 name no job, as ids of jobs long gone). Answers `q`.
  */
-export async function writeOldLayout(q: Queue): Promise<Queue> {
+export async function writeOldLayout(q: Queue, lastId = 2): Promise<Queue> {
   const k = q.keys;
   // The dead job died just now: within the dead retention's age, so the reads still show it.
   const died = Date.now();
   await q.redis
     .multi()
-    .set(k.seq, '2')
+    .set(k.seq, String(lastId))
     .hset(k.job('1'), {
       group: 'g',
       state: 'pending',
