@@ -65,6 +65,7 @@ const SERVER_CODES = new Set([
   'REDIS_UNAVAILABLE',
   'REDIS_OUT_OF_MEMORY',
   'REDIS_NOT_PERMITTED',
+  'CONNECTION_CLOSED',
 ]);
 
 /** What to do about an auth refusal, added to its message. */
@@ -73,7 +74,7 @@ export const AUTH_HINT = 'pass a token of the right role with --token or RINGMAS
 /**
  * The exit code for a GraphQL error, given the HTTP status it came with (0 over WebSocket):
  * UNAUTHENTICATED/FORBIDDEN or 401/403 → AUTH; INTERNAL_SERVER_ERROR, REDIS_UNAVAILABLE,
- * REDIS_OUT_OF_MEMORY, REDIS_NOT_PERMITTED or a 5xx without a code → SERVER; any other code → REFUSED.
+ * REDIS_OUT_OF_MEMORY, REDIS_NOT_PERMITTED, CONNECTION_CLOSED or a 5xx without a code → SERVER; any other code → REFUSED.
  */
 export function exitCodeOf(code: string | undefined, status: number): ExitCode {
   if ((code !== undefined && AUTH_CODES.has(code)) || status === 401 || status === 403) {

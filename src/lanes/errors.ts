@@ -5,7 +5,7 @@
  */
 import { types } from 'node:util';
 import { Defaults } from './defaults.js';
-import { socketCause } from './redis/unavailable.js';
+import { MISSING_DATABASE, socketCause } from './redis/unavailable.js';
 
 /** DESIGN.md §5 error codes raised by the engine. */
 export const ErrorCode = {
@@ -17,6 +17,13 @@ export const ErrorCode = {
   REDIS_OUT_OF_MEMORY: 'REDIS_OUT_OF_MEMORY',
   /** Redis cannot serve now (unreachable, reconnecting, loading, failing over): retry later. */
   REDIS_UNAVAILABLE: 'REDIS_UNAVAILABLE',
+  /**
+   * The handle's connection has ended (ioredis status `end`: its `close()`, the client's
+   * `quit()` or `disconnect()`, or a `retryStrategy` that gave up) and will not come back by
+   * itself: nothing was sent. Retrying the same handle never helps; make a new one (or a new
+   * client). See `redis/ended.ts`.
+   */
+  CONNECTION_CLOSED: 'CONNECTION_CLOSED',
   /**
    * A number stored in Redis that a script cannot hold exactly (Lua numbers are doubles: an
    * integer past ±(2^53−1), or not an integer at all, where one is counted): the call was
@@ -302,11 +309,15 @@ export function fromRedisError(error: unknown, where = ''): RingmasterError | un
     const code = attempt(() => (error as NodeJS.ErrnoException).code);
     const network = typeof code === 'string' && socketCause(code) !== undefined;
     if (reply || network || CLIENT_UNAVAILABLE.some((pattern) => pattern.test(message))) {
+      // A database the server lacks is a configuration, not an outage: no "retry later".
+      const advice = where.includes(MISSING_DATABASE)
+        ? 'name a database it has in the connection (the URL path, or the db option)'
+        : 'retry later';
       coded = new RingmasterError(
         ErrorCode.REDIS_UNAVAILABLE,
         // The reason is the cause's message, not repeated here: loggers and Node's inspect print
         // a cause after the message (pino: `message: cause`), and errorLine does too.
-        `Redis is unavailable${where}: retry later`,
+        `Redis is unavailable${where}: ${advice}`,
       );
     }
   }

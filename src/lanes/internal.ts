@@ -43,7 +43,9 @@ export type {
 } from './types.js';
 export {
   GROUP_RANKINGS,
+  isKeyPrefix,
   jobId,
+  KEY_PREFIX_RULE,
   logsCursor,
   logsPage,
   workerId as checkWorkerId,

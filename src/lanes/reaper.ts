@@ -67,7 +67,9 @@ export interface ReaperOptions {
    * the read (REDIS_NOT_PERMITTED, a key of the wrong type). Default: none (the next pass tries
    * again either way). A Redis failure comes as RingmasterError REDIS_UNAVAILABLE,
    * REDIS_OUT_OF_MEMORY or REDIS_NOT_PERMITTED (`mapError`), whichever command
-   * failed (the lock's own script too), the ioredis error as `cause`.
+   * failed (the lock's own script too), the ioredis error as `cause`. CONNECTION_CLOSED
+   * (its `Ringmaster` or `Queue` closed, or its client ended) is reported once, with queue null,
+   * and the reaper stops for good.
    */
   readonly onError?: (error: Error, queue: string | null) => void;
   /** Called when a queue whose reap had failed ({@link onError}) is reaped again. */
@@ -171,6 +173,7 @@ export class Reaper {
       // An outage is reported every pass; a refusal (an ACL, a key of the wrong type), which
       // every pass meets alike, once per message until the registry is read again.
       const mapped = mapError(error, unavailableWhere(this.redis, error));
+      if (this.endedBy(mapped)) return 0;
       const outage =
         mapped instanceof RingmasterError && mapped.code === ErrorCode.REDIS_UNAVAILABLE;
       if (outage || this.registryRefused !== mapped.message) this.options.onError?.(mapped, null);
@@ -232,7 +235,7 @@ export class Reaper {
     );
     const total = totals.reduce((sum, n) => sum + n, 0);
     if (lost !== null) {
-      this.options.onError?.(lost, null);
+      if (!this.endedBy(lost)) this.options.onError?.(lost, null);
       return total;
     }
     // Forget queues no longer reaped here, so the map holds only queues still reaped.
@@ -241,6 +244,22 @@ export class Reaper {
       for (const name of this.failing.keys()) if (!current.has(name)) this.failing.delete(name);
     }
     return total;
+  }
+
+  /**
+   * Its connection has ended (CONNECTION_CLOSED): no pass can reap again, so report `error` once
+   * (queue null) and stop for good, as {@link close} does, rather than fail every pass.
+   */
+  private endedBy(error: Error): boolean {
+    if (!(error instanceof RingmasterError) || error.code !== ErrorCode.CONNECTION_CLOSED) {
+      return false;
+    }
+    this.closed = true;
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.options.onError?.(error, null);
+    return true;
   }
 
   /** Stop ticking and wait for a pass in progress; {@link start} may start it again. */

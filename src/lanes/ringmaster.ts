@@ -4,12 +4,13 @@
  */
 
 import { createHash } from 'node:crypto';
-import { codedRedisFailure } from './errors.js';
+import { codedRedisFailure, ErrorCode, RingmasterError } from './errors.js';
 import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue/queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redis/client.js';
 import { Connection } from './redis/connection.js';
 import { closeConnection, openConnection, type RedisConnection } from './redis/connectionOption.js';
+import { connectionEnded } from './redis/ended.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './redis/eviction.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { StateLoss } from './redis/stateLoss.js';
@@ -22,7 +23,10 @@ const MIN_REDIS = [6, 2] as const;
 
 /** Engine settings. */
 export interface RingmasterOptions {
-  /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
+  /**
+   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - (the server's `KEY_PREFIX`
+   * rule; anything else is BAD_USER_INPUT `prefix`). Default `emq`.
+   */
   readonly prefix?: string;
   /**
    * Called by {@link Ringmaster.queues} for each member of `P:queues` that is not a valid queue
@@ -80,7 +84,8 @@ export class Ringmaster {
    * @throws RingmasterError BAD_USER_INPUT, one line ending with the right call (argument
    *   `redis`), for a connection of any other kind (a number, null, another object, a URL of
    *   another scheme, options naming no server), or one that moves keys (ioredis `keyPrefix`,
-   *   a SELECT away from its `db` option): see {@link assertPlainKeys}; or when a callback
+   *   a SELECT away from its `db` option): see {@link assertPlainKeys}; (argument `prefix`)
+   *   for a prefix not 1 to 64 of A-Z a-z 0-9 . _ -; or when a callback
    *   option (`onInvalidQueueName`, `onScript`) is given and is not a function, or (argument
    *   `options` / `options.<name>`) when `options` is not an object or holds an unknown name.
    *   Nothing is opened then.
@@ -97,7 +102,8 @@ export class Ringmaster {
     validate.callback('onInvalidQueueName', options.onInvalidQueueName, true);
     validate.callback('onScript', options.onScript, true);
     validate.callback('onStateLost', options.onStateLost, true);
-    this.prefix = options.prefix ?? Defaults.prefix;
+    this.prefix =
+      options.prefix === undefined ? Defaults.prefix : validate.keyPrefix(options.prefix);
     this.handleOptions = {
       ...(options.actor == null ? {} : { actor: validate.actor(options.actor, 'options.actor') }),
       ...(options.historyMaxLen === undefined ? {} : { historyMaxLen: options.historyMaxLen }),
@@ -113,8 +119,10 @@ export class Ringmaster {
   /**
    * Close the connection this engine opened from a URL or options (QUIT once the replies of
    * the calls sent before arrive; DESIGN.md §4.1, "Connections"); an engine given a client
-   * closes nothing. Its queue handles share the connection: close them no further. Resolves
-   * once closed; never throws.
+   * closes nothing. Its queue handles share the connection: close them no further. Once it
+   * is closed, the engine's calls and its handles' are refused at once, nothing sent, with
+   * RingmasterError CONNECTION_CLOSED (as when a client it was given has ended: `quit()`,
+   * `disconnect()`): make a new engine. Resolves once closed; never throws.
    */
   close(): Promise<void> {
     this.closing ??= this.owned ? closeConnection(this.redis) : Promise.resolve();
@@ -272,10 +280,18 @@ export class Ringmaster {
    * any other error unchanged.
    */
   private call<T>(run: () => Promise<T>): Promise<T> {
+    // An ended connection fails every call at once: nothing is sent (DESIGN.md §5).
+    const closed = connectionEnded(this.redis, 'Ringmaster');
+    if (closed) return Promise.reject(closed);
     return run().catch((error: unknown) => {
-      throw codedRedisFailure(error, this.prefix, undefined, (cause) =>
+      const coded = codedRedisFailure(error, this.prefix, undefined, (cause) =>
         unavailableWhere(this.redis, cause),
       );
+      if (coded instanceof RingmasterError && coded.code === ErrorCode.REDIS_UNAVAILABLE) {
+        const ended = connectionEnded(this.redis, 'Ringmaster', error);
+        if (ended) throw ended;
+      }
+      throw coded;
     });
   }
 }

@@ -95,7 +95,9 @@ interface WorkerEvents<Payload, Result> {
    * A Redis or internal error; the worker backs off and goes on. Redis failures come as
    * RingmasterError REDIS_UNAVAILABLE or REDIS_OUT_OF_MEMORY, the ioredis error as `cause`,
    * from every source alike — its claims and completions, retries, lease extensions, its park
-   * on the wake list and its reaper (`mapError`).
+   * on the wake list and its reaper (`mapError`). Except CONNECTION_CLOSED (its queue's client
+   * has ended: `quit()`, `disconnect()`), emitted once, after which the worker closes itself
+   * (its `close()` and `run()` settle as for a close); make a new Worker on a new client.
    */
   error: [error: Error];
   /**
@@ -210,6 +212,8 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
   private readonly claimCap: number;
   /** The processor declares a `signal` parameter (see {@link Processor}). */
   private readonly wantsSignal: boolean;
+  /** The queue's connection ended (CONNECTION_CLOSED), reported once: the worker closed. */
+  private ended = false;
   /** Consecutive failed calls, and the wait after the last one. */
   private failures = 0;
   private backoff: Promise<void> | null = null;
@@ -304,7 +308,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
               // Once closing, nobody may be listening; the next reaper anywhere tries again.
               // Mapped by the reaper already (mapError).
               onError: (error) => {
-                if (!this.closed.signal.aborted) this.emit('error', error);
+                if (!this.closed.signal.aborted) this.fail(error);
               },
             });
     } catch (error) {
@@ -348,7 +352,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         this.reaper === null
           ? setInterval(() => {
               this.queue.tickSchedules().catch((error: unknown) => {
-                if (!this.closed.signal.aborted) this.emit('error', mapError(error));
+                if (!this.closed.signal.aborted) this.fail(error);
               });
             }, Defaults.scheduleTickMs)
           : null;
@@ -393,7 +397,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         },
         (error: unknown) => {
           // The next tick beats again.
-          if (!this.closed.signal.aborted) this.emit('error', mapError(error));
+          if (!this.closed.signal.aborted) this.fail(error);
         },
       )
       .finally(() => {
@@ -557,7 +561,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
           if (!this.closed.signal.aborted) this.retryLater(done);
           // Last: with no 'error' listener this throws, and the process ends as Node's
           // EventEmitter contract says, rather than the worker retrying without a backoff.
-          this.emit('error', mapError(error));
+          this.fail(error);
         },
       )
       .finally(() => {
@@ -792,7 +796,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
             this.emit('leaseLost', job as Job<Payload, Result>);
           } else {
             // Redis unreachable: the lease will expire and the reaper gives the job back.
-            this.emit('error', mapError(error));
+            this.fail(error);
           }
         },
       )
@@ -801,6 +805,23 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
         this.pump();
       });
     this.retrying.add(retry);
+  }
+
+  /**
+   * Report a call's failure as the 'error' event (mapped: `mapError`). When the queue's
+   * connection has ended (CONNECTION_CLOSED: its client was closed) no call can succeed again,
+   * so rather than back off and retry for ever the worker reports it once and closes (as
+   * `close()` does: the jobs running finish, their outcomes unsent; their leases lapse and a
+   * reaper gives them back). Emitted last: with no listener it throws, as Node's 'error' does.
+   */
+  private fail(error: unknown): void {
+    const mapped = mapError(error);
+    if (mapped instanceof RingmasterError && mapped.code === ErrorCode.CONNECTION_CLOSED) {
+      if (this.ended) return;
+      this.ended = true;
+      void this.close();
+    }
+    this.emit('error', mapped);
   }
 
   /** The lease timer: extend every running job's lease not extended for `ageMs`. */
@@ -815,7 +836,7 @@ export class Worker<Payload = unknown, Result = unknown> extends EventEmitter<
           run.lost = true;
           run.lease?.abort(error);
         } else {
-          this.emit('error', mapError(error));
+          this.fail(error);
         }
       });
     }

@@ -18,7 +18,10 @@ export interface WorkerOptions {
    * it and its `close()` closes it).
    */
   readonly connection?: RedisConnection;
-  /** With `new Worker(name, processor, options)` only: the queue's key prefix. Default `emq`. */
+  /**
+   * With `new Worker(name, processor, options)` only: the queue's key prefix, 1 to 64 of
+   * A-Z a-z 0-9 . _ - (BAD_USER_INPUT `prefix` otherwise). Default `emq`.
+   */
   readonly prefix?: string;
   /** Jobs processed at once (count, 1..10,000). Default 1. */
   readonly concurrency?: number;
@@ -134,8 +137,8 @@ export function workerArguments(first: unknown, given: unknown): WorkerArguments
  * The worker's queue: the `Queue` given, or one on the name and the connection, opened now
  * ({@link openConnection}); `owned` is that connection when the worker opened it from a URL or
  * options (its `close()` closes it), else null.
- * @throws RingmasterError BAD_USER_INPUT `queue` for an invalid name, `options.connection` for
- *   a connection of the wrong kind (one line ending with the right call); nothing is opened then
+ * @throws RingmasterError BAD_USER_INPUT `queue` for an invalid name, `prefix` for a prefix
+ *   not 1 to 64 of A-Z a-z 0-9 . _ -, `options.connection` for a connection of the wrong kind (one line ending with the right call); nothing is opened then
  */
 export function openQueue(args: WorkerArguments): {
   readonly queue: Queue;
@@ -144,7 +147,9 @@ export function openQueue(args: WorkerArguments): {
   const { queue } = args;
   if (queue instanceof Queue) return { queue, owned: null };
   const name = validate.queueName(queue.name);
-  const prefix = args.options.prefix ?? Defaults.prefix;
+  // Before the connection is opened: a refused prefix opens nothing.
+  const prefix =
+    args.options.prefix === undefined ? Defaults.prefix : validate.keyPrefix(args.options.prefix);
   const opened = openConnection(queue.connection, 'options.connection', WORKER_EXAMPLE, prefix);
   return {
     queue: new Queue(opened.redis, name, { prefix }),

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Role } from '../context.js';
 import { DECIMAL_DIGITS, DECIMAL_DIGITS_ONLY } from '../decimalDigits.js';
-import { Defaults, Limits, TIMER_ACTOR } from '../lanes/internal.js';
+import { Defaults, isKeyPrefix, KEY_PREFIX_RULE, Limits, TIMER_ACTOR } from '../lanes/internal.js';
 import { type Lookalike, lookalikes } from '../lookalikes.js';
 import { DEFAULT_MAX_REREADS_PER_SECOND, DEFAULT_MAX_WATCHES } from '../pubsub/index.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './connectionLimits.js';
@@ -282,7 +282,7 @@ export function redisUrlProblem(value: string, setting = 'REDIS_URL'): string | 
     if (name === 'keyPrefix') {
       const prefix = url.searchParams.get(name) ?? '';
       const stem = prefix.replace(/:+$/, '');
-      const example = /^[A-Za-z0-9._-]{1,64}$/.test(stem)
+      const example = isKeyPrefix(stem)
         ? ` (KEY_PREFIX=${stem} puts every key under ${stem}:)`
         : '';
       return `?keyPrefix= sets the ioredis option keyPrefix=${JSON.stringify(prefix)}, which ioredis does not apply to the lane and job keys Ringmaster's scripts build, so jobs would be stranded; remove it from ${setting} and set KEY_PREFIX instead${example}`;
@@ -384,10 +384,8 @@ const fields = z.object({
   REDIS_URL: redisUrl,
   REDIS_CLUSTER_NODES: clusterNodes,
   DATA_DIR: z.string().min(1, 'must not be empty').default('.data'),
-  KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 of A-Z a-z 0-9 . _ -')
-    .default(Defaults.prefix),
+  // The engine's `prefix` rule (validate.ts), stated once for both.
+  KEY_PREFIX: z.string().refine(isKeyPrefix, KEY_PREFIX_RULE).default(Defaults.prefix),
   AUTH_TOKENS: authTokens,
   INTROSPECTION: boolean(true),
   CORS_ORIGINS: corsOrigins,

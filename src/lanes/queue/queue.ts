@@ -9,9 +9,10 @@
  * REDIS_OUT_OF_MEMORY when Redis, at maxmemory, refused a call that may add memory (enqueue;
  * the steering calls, claims, completions, retries and lease extensions still run), with
  * REDIS_UNAVAILABLE when Redis cannot be reached or cannot serve now, and with
- * REDIS_NOT_PERMITTED, naming this queue's prefix in the grant, when its ACL refuses: every
- * method below goes through `call`, which maps them (`codedRedisFailure`) and names the queue
- * (`RingmasterError.queue`). Any other Redis error (WRONGTYPE on a key written
+ * REDIS_NOT_PERMITTED, naming this queue's prefix in the grant, when its ACL refuses; with
+ * CONNECTION_CLOSED, nothing sent, once its connection has ended (`close()`, `quit()`,
+ * `disconnect()`: `redis/ended.ts`): every method below goes through `call`, which maps them
+ * (`codedRedisFailure`) and names the queue (`RingmasterError.queue`). Any other Redis error (WRONGTYPE on a key written
  * by another writer, say) is passed through from ioredis unchanged.
  *
  * This file is the API: each method's contract, and a one-line delegation to the part that
@@ -23,11 +24,12 @@
  * removeJobs, purgeGroup, promote, audit, repair), `reads.ts` (every read) and `upkeep.ts`
  * (reap, the reaper's lock, the clock, the layout check).
  */
-import { codedRedisFailure } from '../errors.js';
+import { codedRedisFailure, ErrorCode, RingmasterError } from '../errors.js';
 import { type QueueKeys, queueKeys, queuesKey } from '../keys.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Connection } from '../redis/connection.js';
 import { closeConnection, type RedisConnection } from '../redis/connectionOption.js';
+import { connectionEnded } from '../redis/ended.js';
 import { unavailableWhere } from '../redis/unavailable.js';
 import { Commands } from '../scripts/commands.js';
 import type {
@@ -188,8 +190,11 @@ export class Queue<Payload = unknown, Result = unknown> {
   /**
    * Close the connection this handle opened from a URL or options (QUIT once the replies of
    * the calls sent before arrive; DESIGN.md §4.1, "Connections"). A handle given a client
-   * (or made by `Ringmaster.queue`) closes nothing: the client is its owner's. Calls after it
-   * fail as ioredis fails them on a closed connection. Resolves once closed; never throws.
+   * (or made by `Ringmaster.queue`) closes nothing: the client is its owner's. Once it is closed, calls
+   * are refused at once, nothing sent, with RingmasterError CONNECTION_CLOSED ("Redis
+   * connection closed: … make a new Queue"), as are a handle's calls once the client it was
+   * given has ended (`quit()`, `disconnect()`); a handle given a client keeps working after its
+   * own `close()`. Resolves once closed; never throws.
    */
   close(): Promise<void> {
     this.closing ??= this.owned ? closeConnection(this.redis) : Promise.resolve();
@@ -200,13 +205,25 @@ export class Queue<Payload = unknown, Result = unknown> {
    * The one way every method below reaches Redis: runs `run` (what it throws synchronously is
    * thrown as it is) and rejects with `codedRedisFailure`'s error: a Redis failure coded
    * (REDIS_NOT_PERMITTED naming this queue's prefix, REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE)
-   * with `queue` set to this queue's name; any other error unchanged.
+   * with `queue` set to this queue's name; any other error unchanged. On an ended connection
+   * it sends nothing and rejects with CONNECTION_CLOSED (`connectionEnded`), and a call cut
+   * by the connection ending is CONNECTION_CLOSED, not REDIS_UNAVAILABLE.
    */
   private call<T>(run: () => Promise<T>): Promise<T> {
+    // An ended connection fails every call at once: nothing is sent (DESIGN.md §5).
+    const closed = connectionEnded(this.redis, 'Queue');
+    if (closed) closed.queue = this.name;
+    if (closed) return Promise.reject(closed);
     return run().catch((error: unknown) => {
-      throw codedRedisFailure(error, this.prefix, this.name, (cause) =>
+      const coded = codedRedisFailure(error, this.prefix, this.name, (cause) =>
         unavailableWhere(this.redis, cause),
       );
+      if (coded instanceof RingmasterError && coded.code === ErrorCode.REDIS_UNAVAILABLE) {
+        const ended = connectionEnded(this.redis, 'Queue', error);
+        if (ended) ended.queue = this.name;
+        if (ended) throw ended;
+      }
+      throw coded;
     });
   }
 

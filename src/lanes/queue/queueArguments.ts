@@ -19,7 +19,10 @@ export interface QueueOptions {
    * client, a `redis://` URL or ioredis options: {@link RedisConnection}).
    */
   readonly connection?: RedisConnection;
-  /** Key prefix `P` (DESIGN.md §2). Default `emq`. */
+  /**
+   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - (the server's `KEY_PREFIX`
+   * rule; anything else is BAD_USER_INPUT `prefix`). Default `emq`.
+   */
   readonly prefix?: string;
   /**
    * Who this handle's steering calls are recorded as when a call names no `actor` of its own
@@ -60,7 +63,8 @@ export interface QueueArguments {
  *   when the first argument is neither a queue name nor a connection; `options` when a name
  *   comes without an options object; `options.connection` when it is missing, is not a
  *   connection ({@link openConnection}), or is given after a connection; `queue` for an
- *   invalid name; `options.<name>` for an unknown option; the `keyPrefix`/`db` refusal of
+ *   invalid name; `prefix` for a prefix that breaks its rule (`validate.keyPrefix`: 1 to 64
+ *   of A-Z a-z 0-9 . _ -); `options.<name>` for an unknown option; the `keyPrefix`/`db` refusal of
  *   {@link assertPlainKeys}
  */
 export function queueArguments(first: unknown, second: unknown, third: unknown): QueueArguments {
@@ -100,9 +104,8 @@ export function queueArguments(first: unknown, second: unknown, third: unknown):
   }
   const options = validate.options('options', third as QueueOptions | undefined, QUEUE_OPTIONS);
   const redis: RedisClient = first instanceof Connection ? first.redis : first;
-  const prefix = options.prefix ?? Defaults.prefix;
-  assertPlainKeys(redis, { prefix });
   const checked = settings(second, options);
+  assertPlainKeys(redis, { prefix: checked.prefix });
   return {
     ...checked,
     connection: first instanceof Connection ? first : Connection.of(redis),
@@ -110,14 +113,14 @@ export function queueArguments(first: unknown, second: unknown, third: unknown):
   };
 }
 
-/** The name and the settings, checked (BAD_USER_INPUT `queue`, `options.actor`). */
+/** The name and the settings, checked (BAD_USER_INPUT `queue`, `prefix`, `options.actor`). */
 function settings(
   name: unknown,
   options: QueueOptions,
 ): Omit<QueueArguments, 'connection' | 'owned'> {
   return {
     name: validate.queueName(name),
-    prefix: options.prefix ?? Defaults.prefix,
+    prefix: options.prefix === undefined ? Defaults.prefix : validate.keyPrefix(options.prefix),
     actor: options.actor == null ? Defaults.actor : validate.actor(options.actor, 'options.actor'),
     historyMaxLen: options.historyMaxLen ?? Defaults.historyMaxLen,
   };

@@ -7,6 +7,12 @@ import type { RedisOptions } from 'ioredis';
 /** An ioredis `Redis` or `Cluster` (of `client.ts`, which imports this file). */
 type Client = { readonly isCluster?: boolean; readonly options: object };
 
+/**
+ * How {@link unavailableWhere} says the connection's database is missing: a configuration, so
+ * the REDIS_UNAVAILABLE message (errors.ts) says to fix it rather than to retry later.
+ */
+export const MISSING_DATABASE = 'does not exist on this Redis';
+
 /** The last connection error of each client the engine opened and listens to. */
 const lastErrors = new WeakMap<object, Error>();
 
@@ -56,7 +62,7 @@ export function unavailableWhere(redis: Client, error: unknown): string {
     code !== undefined
       ? (CAUSES[code] ?? code)
       : last !== undefined && /DB index is out of range/i.test(last.message)
-        ? `database ${(redis.options as RedisOptions).db} does not exist on this Redis`
+        ? `database ${(redis.options as RedisOptions).db} ${MISSING_DATABASE}`
         : undefined;
   return `${address === undefined ? '' : ` at ${address}`}${cause === undefined ? '' : ` (${cause})`}`;
 }

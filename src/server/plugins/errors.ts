@@ -1,7 +1,7 @@
 /**
  * Error masking (DESIGN.md §5): the engine's typed errors keep their message and code; every
  * other error becomes INTERNAL_SERVER_ERROR with no stack, path or Redis text, whatever
- * NODE_ENV says. Redis failures (REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE) keep their code but
+ * NODE_ENV says. Redis failures (REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE, CONNECTION_CLOSED) keep their code but
  * get a fixed message (REDIS_NOT_PERMITTED keeps the engine's one line: what was refused, what
  * to grant), and a request that failed for one of them as a whole gets an HTTP
  * status ({@link useRedisFailureStatus}).
@@ -19,6 +19,10 @@ const REDIS_FAILURE_MESSAGES: Partial<Record<ErrorCode, string>> = {
     'The queue store is out of memory: this call was refused and changed nothing. Retry later, with backoff.',
   [ErrorCode.REDIS_UNAVAILABLE]:
     'The queue store is unavailable for now (unreachable, restarting or failing over). Retry later, with backoff.',
+  // The server's own connection ended: it is shutting down (the engine's message tells a
+  // library caller to make a new handle, which means nothing to an API client).
+  [ErrorCode.CONNECTION_CLOSED]:
+    "The server's connection to the queue store is closed (the server is shutting down). Retry later, with backoff.",
 };
 
 /** Seconds a client is told to wait (`Retry-After`) when the store is unavailable. */
@@ -26,7 +30,8 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /**
  * HTTP status (and headers) of a request that failed as a whole for a Redis failure: 503 with
- * `Retry-After` while Redis is unavailable, 507 (Insufficient Storage) when it is out of memory,
+ * `Retry-After` while Redis is unavailable or the server's connection to it is closed (it is
+ * shutting down: CONNECTION_CLOSED), 507 (Insufficient Storage) when it is out of memory,
  * 500 when it refused this server's user a command or key (REDIS_NOT_PERMITTED: configuration);
  * and 429 (Too Many Requests) for an enqueue refused by a group's backlog bound (GROUP_FULL).
  */
@@ -38,6 +43,12 @@ const REDIS_FAILURE_HTTP: Partial<
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
   [ErrorCode.REDIS_OUT_OF_MEMORY]: { status: 507 },
+  // The server closed its connection (shutting down): another server, or this one restarted,
+  // answers the retry.
+  [ErrorCode.CONNECTION_CLOSED]: {
+    status: 503,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  },
   // Redis refused this server's user (an ACL) or its credentials: the server's configuration.
   [ErrorCode.REDIS_NOT_PERMITTED]: { status: 500 },
   // A group at its backlog bound (DESIGN.md §3, "Backlog bounds"): the client sends too much.
@@ -88,7 +99,8 @@ export function maskError() {
 
 /**
  * Yoga plugin: a request that failed as a whole for a Redis failure — no data, or every root
- * field null — answers with its HTTP status (503 + `Retry-After` for REDIS_UNAVAILABLE, 507 for
+ * field null — answers with its HTTP status (503 + `Retry-After` for REDIS_UNAVAILABLE and
+ * CONNECTION_CLOSED, 507 for
  * REDIS_OUT_OF_MEMORY, 500 for REDIS_NOT_PERMITTED), so proxies and HTTP clients see a
  * server-side failure (retryable for the first two; the third lasts until Redis' ACL changes)
  * rather than a 200. A request with some data keeps 200 (GraphQL over HTTP). HTTP only:
