@@ -24,7 +24,7 @@ const MIN_REDIS = [6, 2] as const;
 /** Engine settings. */
 export interface RingmasterOptions {
   /**
-   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - (the server's `KEY_PREFIX`
+   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - : (the server's `KEY_PREFIX`
    * rule; anything else is BAD_USER_INPUT `prefix`). Default `emq`.
    */
   readonly prefix?: string;
@@ -85,7 +85,7 @@ export class Ringmaster {
    *   `redis`), for a connection of any other kind (a number, null, another object, a URL of
    *   another scheme, options naming no server), or one that moves keys (ioredis `keyPrefix`,
    *   a SELECT away from its `db` option): see {@link assertPlainKeys}; (argument `prefix`)
-   *   for a prefix not 1 to 64 of A-Z a-z 0-9 . _ -; or when a callback
+   *   for a prefix not 1 to 64 of A-Z a-z 0-9 . _ - :; or when a callback
    *   option (`onInvalidQueueName`, `onScript`) is given and is not a function, or (argument
    *   `options` / `options.<name>`) when `options` is not an object or holds an unknown name.
    *   Nothing is opened then.

@@ -13,8 +13,9 @@ import type { GroupRanking, JobState } from './types.js';
 export { Limits } from './limits.js';
 
 const QUEUE_NAME = /^[A-Za-z0-9._:-]{1,128}$/;
-// No braces (a `{…}` would be taken as the Cluster hash tag of every queue's keys) and no `:`.
-const KEY_PREFIX = /^[A-Za-z0-9._-]{1,64}$/;
+// No braces: a `{…}` would be taken as the Cluster hash tag of every queue's keys. A `:` is kept
+// (`app:emq` names the keys an ioredis keyPrefix `app:` named: the way off it, redis/plainKeys.ts).
+const KEY_PREFIX = /^[A-Za-z0-9._:-]{1,64}$/;
 // C0, DEL and C1 control characters.
 const CONTROL = /\p{Cc}/u;
 const JOB_ID = /^[0-9]{1,20}$/;
@@ -55,9 +56,9 @@ export function queueName(value: unknown): string {
  * The rule of a key prefix `P` (DESIGN.md §2, §5), the one the engine's `prefix` option and the
  * server's `KEY_PREFIX` both state.
  */
-export const KEY_PREFIX_RULE = 'must be 1 to 64 of A-Z a-z 0-9 . _ -';
+export const KEY_PREFIX_RULE = 'must be 1 to 64 of A-Z a-z 0-9 . _ - :';
 
-/** Whether `value` is a key prefix: 1–64 of `[A-Za-z0-9._-]` ({@link KEY_PREFIX_RULE}). */
+/** Whether `value` is a key prefix: 1–64 of `[A-Za-z0-9._:-]` ({@link KEY_PREFIX_RULE}). */
 export function isKeyPrefix(value: unknown): value is string {
   return typeof value === 'string' && KEY_PREFIX.test(value);
 }

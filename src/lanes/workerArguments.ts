@@ -20,7 +20,7 @@ export interface WorkerOptions {
   readonly connection?: RedisConnection;
   /**
    * With `new Worker(name, processor, options)` only: the queue's key prefix, 1 to 64 of
-   * A-Z a-z 0-9 . _ - (BAD_USER_INPUT `prefix` otherwise). Default `emq`.
+   * A-Z a-z 0-9 . _ - : (BAD_USER_INPUT `prefix` otherwise). Default `emq`.
    */
   readonly prefix?: string;
   /** Jobs processed at once (count, 1..10,000). Default 1. */
@@ -138,7 +138,7 @@ export function workerArguments(first: unknown, given: unknown): WorkerArguments
  * ({@link openConnection}); `owned` is that connection when the worker opened it from a URL or
  * options (its `close()` closes it), else null.
  * @throws RingmasterError BAD_USER_INPUT `queue` for an invalid name, `prefix` for a prefix
- *   not 1 to 64 of A-Z a-z 0-9 . _ -, `options.connection` for a connection of the wrong kind (one line ending with the right call); nothing is opened then
+ *   not 1 to 64 of A-Z a-z 0-9 . _ - :, `options.connection` for a connection of the wrong kind (one line ending with the right call); nothing is opened then
  */
 export function openQueue(args: WorkerArguments): {
   readonly queue: Queue;

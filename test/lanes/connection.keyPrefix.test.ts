@@ -63,14 +63,9 @@ describe('a connection with an ioredis keyPrefix', () => {
     const error = await expectRedisUnchanged(plain, () =>
       thrown(() => strandAJob(() => new Ringmaster(prefixed), uniqueQueueName('kp'))),
     );
-    expectRefusal(
-      error,
-      'keyPrefix "app:"',
-      'stranded',
-      '{ prefix: "app" } puts every key under app:',
-    );
+    expectRefusal(error, 'keyPrefix "app:"', 'stranded', '{ prefix: "app:emq" }');
     // At construction, not at the first call.
-    expectRefusal(await thrown(() => new Ringmaster(prefixed, { prefix: 'jobs' })), '(now "jobs")');
+    expectRefusal(await thrown(() => new Ringmaster(prefixed, { prefix: 'jobs' })), 'app:jobs');
   });
 
   it('is refused by Queue, and by a URL that carries ?keyPrefix=', async () => {
@@ -81,7 +76,7 @@ describe('a connection with an ioredis keyPrefix', () => {
         thrown(() => new Queue(prefixed, name, { prefix: 'x' }).enqueue('acme')),
       ),
       'keyPrefix',
-      '{ prefix: "app" }',
+      '{ prefix: "app:x" }',
     );
     // ioredis copies a URL's query string into the options.
     const viaUrl = new Redis(`${redis.url}?keyPrefix=app:`, { lazyConnect: true });
@@ -189,13 +184,13 @@ describe('a connection with an ioredis keyPrefix', () => {
 
   it("is not needed: Ringmaster's own prefix puts every key under it, and jobs flow", async () => {
     const name = uniqueQueueName('kp');
-    const queue = new Ringmaster(plain, { prefix: 'app' }).queue(name);
+    const queue = new Ringmaster(plain, { prefix: 'app:emq' }).queue(name);
     await queue.setLimit('acme', 1);
     const job = await queue.enqueue('acme', { n: 1 });
     expect((await queue.claim())?.id).toBe(job.id);
     const keys = await plain.keys(`*{${name}}*`);
     expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) expect(key.startsWith(`app:{${name}}:`)).toBe(true);
+    for (const key of keys) expect(key.startsWith(`app:emq:{${name}}:`)).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The engine's key prefix `prefix` follows the server's `KEY_PREFIX` rule (DESIGN.md §5): 1 to
- * 64 of A-Z a-z 0-9 . _ -. Anything else (braces would override every queue's Cluster hash
- * tag; a space, a control character, a colon) is BAD_USER_INPUT `prefix` at construction, with
+ * 64 of A-Z a-z 0-9 . _ - :. Anything else (braces would override every queue's Cluster hash
+ * tag; a space, a control character) is BAD_USER_INPUT `prefix` at construction, with
  * nothing opened or written, and in the same words as the server's refusal.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { uniqueQueueName, useEngine } from '../support/lanes.js';
 
 const engine = useEngine();
 
-const BAD = ['{x}', '', 'a b*\n', 'ü', 'app:emq', 'x'.repeat(65), 7, null];
-const RULE = 'must be 1 to 64 of A-Z a-z 0-9 . _ -';
+const BAD = ['{x}', '', 'a b*\n', 'ü', 'x'.repeat(65), 7, null];
+const RULE = 'must be 1 to 64 of A-Z a-z 0-9 . _ - :';
 
 /** What `make` threw (it must throw). */
 function thrown(make: () => unknown): unknown {
@@ -63,7 +63,8 @@ describe("the engine's prefix option", () => {
 
   it('accepts what the rule allows, and the reaper runs on it', async () => {
     const client = engine.client();
-    for (const prefix of ['a', 'A-z_0.9', 'p'.repeat(64)]) {
+    // `app:emq`: the keys an ioredis keyPrefix `app:` named (the way off it keeps them).
+    for (const prefix of ['a', 'A-z_0.9', 'app:emq', 'p'.repeat(64)]) {
       const queue = new Ringmaster(client, { prefix }).queue(uniqueQueueName());
       await queue.enqueue('g', 1);
       expect(await client.exists(`${prefix}:{${queue.name}}:ring`)).toBe(1);
@@ -74,7 +75,7 @@ describe("the engine's prefix option", () => {
   });
 
   it("states the server's KEY_PREFIX rule, word for word", () => {
-    for (const prefix of ['{x}', 'a b', 'ü', 'app:emq']) {
+    for (const prefix of ['{x}', 'a b', 'ü']) {
       try {
         loadConfig({ KEY_PREFIX: prefix });
         throw new Error('expected a refusal');

@@ -20,7 +20,7 @@ export interface QueueOptions {
    */
   readonly connection?: RedisConnection;
   /**
-   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - (the server's `KEY_PREFIX`
+   * Key prefix `P` (DESIGN.md §2): 1 to 64 of A-Z a-z 0-9 . _ - : (the server's `KEY_PREFIX`
    * rule; anything else is BAD_USER_INPUT `prefix`). Default `emq`.
    */
   readonly prefix?: string;
@@ -64,7 +64,7 @@ export interface QueueArguments {
  *   comes without an options object; `options.connection` when it is missing, is not a
  *   connection ({@link openConnection}), or is given after a connection; `queue` for an
  *   invalid name; `prefix` for a prefix that breaks its rule (`validate.keyPrefix`: 1 to 64
- *   of A-Z a-z 0-9 . _ -); `options.<name>` for an unknown option; the `keyPrefix`/`db` refusal of
+ *   of A-Z a-z 0-9 . _ - :); `options.<name>` for an unknown option; the `keyPrefix`/`db` refusal of
  *   {@link assertPlainKeys}
  */
 export function queueArguments(first: unknown, second: unknown, third: unknown): QueueArguments {

@@ -13,7 +13,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { Defaults } from '../defaults.js';
 import { RingmasterError } from '../errors.js';
-import { isKeyPrefix } from '../validate.js';
 
 /** What the refusal's message should name. */
 export interface PlainKeysOptions {
@@ -22,7 +21,7 @@ export interface PlainKeysOptions {
    * message name that variable and `KEY_PREFIX` as the fix. Default: the caller's options.
    */
   readonly source?: 'REDIS_URL';
-  /** Ringmaster's key prefix `P`, named in the message as the one in use. Default `emq`. */
+  /** Ringmaster's key prefix `P`, for the suggested replacement. Default `emq`. */
   readonly prefix?: string;
 }
 
@@ -41,14 +40,8 @@ function keyPrefixOf(redis: Redis | Cluster): string {
 /** ` (KEY_PREFIX=app puts every key under app:)` for `app:`, when the stem is a valid KEY_PREFIX. */
 function keyPrefixExample(keyPrefix: string): string {
   const stem = keyPrefix.replace(/:+$/, '');
-  return isKeyPrefix(stem) ? ` (KEY_PREFIX=${stem} puts every key under ${stem}:)` : '';
-}
-
-/** `: { prefix: "app" } puts every key under app:` for `app:`, when the stem is a valid prefix. */
-function prefixOptionExample(keyPrefix: string): string {
-  const stem = keyPrefix.replace(/:+$/, '');
-  return isKeyPrefix(stem)
-    ? `: { prefix: ${JSON.stringify(stem)} } puts every key under ${stem}:`
+  return /^[A-Za-z0-9._-]{1,64}$/.test(stem)
+    ? ` (KEY_PREFIX=${stem} puts every key under ${stem}:)`
     : '';
 }
 
@@ -76,8 +69,8 @@ export function assertPlainKeys(redis: Redis | Cluster, options: PlainKeysOption
     const fix =
       options.source === 'REDIS_URL'
         ? `remove it from REDIS_URL and set KEY_PREFIX instead${keyPrefixExample(prefix)}`
-        : `drop keyPrefix and set Ringmaster's own prefix option instead (now ` +
-          `${JSON.stringify(options.prefix ?? Defaults.prefix)})${prefixOptionExample(prefix)}`;
+        : `drop keyPrefix and pass Ringmaster's own prefix option instead ` +
+          `({ prefix: ${JSON.stringify(`${prefix}${options.prefix ?? Defaults.prefix}`)} } gives the same key names)`;
     throw new RingmasterError(
       'BAD_USER_INPUT',
       `redis: ${where}, which ioredis does not apply to the lane and job keys Ringmaster's ` +
