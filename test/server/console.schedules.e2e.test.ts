@@ -3,7 +3,9 @@
  * Chromium against the real server over a real Redis: the queue's schedules with their timing
  * and next run; a tick the server's reaper fires shows as the last run and its job; an admin
  * pauses a schedule by pausing its group (checked in Redis: the group is in `paused`, and the
- * next tick's job waits in its lane) and resumes it. The page must log no error.
+ * next tick's job waits in its lane) and resumes it. A schedule whose stored definition was broken
+ * by hand in Redis (`ScheduleConnection.unreadable`) is listed as unreadable, with no action, until
+ * a repair removes it. The page must log no error.
  *
  * Needs /usr/bin/chromium, as test/server/console.e2e.test.ts.
  */
@@ -72,6 +74,44 @@ describe.skipIf(skip)(
         await waitText(page.getByTestId('schedules-outcome'), /Redis shows it running/);
         expect(await q.redis.sismember(q.keys.paused, 'beta')).toBe(0);
         expect(await q.claim()).toMatchObject({ group: 'beta' });
+
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+        await server.stop();
+      }
+    }, 60_000);
+
+    it('lists a schedule whose stored definition is broken as unreadable, until a repair removes it', async () => {
+      const server = await startTestServer(redis.url);
+      const { page, errors } = await browser.openPage();
+      const queue = queueName('console-sched-broken');
+      try {
+        const q = server.server.engine.queue(queue);
+        await q.upsertSchedule({ id: 'ping', group: 'beta', everyMs: 3_600_000 });
+        await q.upsertSchedule({ id: 'broken', group: 'gamma', everyMs: 3_600_000 });
+        // Another writer's definition, as test/lanes/schedules.test.ts breaks one.
+        await q.redis.hset(q.keys.scheduleDefs, 'broken', 'not JSON');
+        expect((await q.schedules()).unreadable).toEqual(['broken']);
+
+        await page.goto(`${server.server.url}/#queue=${queue}&view=schedules`);
+        const view = page.getByTestId('schedules-view');
+        const broken = page.locator('tr[data-schedule="broken"]');
+        await waitText(page.locator('tr[data-schedule="ping"]'), /beta.*every/);
+        await waitText(view.locator('h2'), /Schedules · 2/);
+        await waitText(
+          broken.getByTestId('schedule-unreadable'),
+          /^unreadable: its stored definition is broken .*a repair of the queue \(repairQueue\) removes it\.$/,
+        );
+        expect(await broken.getByRole('button').count()).toBe(0);
+        expect(await page.getByTestId('schedules-empty').count()).toBe(0);
+        await shot(page, 'schedules-02-unreadable');
+
+        // A repair removes it; the next read shows it gone.
+        await q.repair();
+        expect((await q.schedules()).unreadable).toEqual([]);
+        await waitText(view.locator('h2'), /Schedules · 1/);
+        expect(await broken.count()).toBe(0);
 
         expect(errors).toEqual([]);
       } finally {

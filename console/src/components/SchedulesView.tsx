@@ -2,7 +2,10 @@
  * The queue's schedules (DESIGN.md §3, "Schedules"): each one's timing, its next run, its last
  * run and the job that run enqueued (a link to it), and whether its group is paused. A schedule
  * is paused by pausing its group (its ticks' jobs then wait in the group's lane): an admin does
- * it here, and it is called done only once a read shows it. Read again with each snapshot.
+ * it here, and it is called done only once a read shows it. A schedule whose stored definition
+ * is broken (another writer's: `ScheduleConnection.unreadable`) never ticks and has nothing to
+ * show but its id: it is listed first, marked unreadable, with what removes it (a repair; no
+ * action here, its group is unknown). Read again with each snapshot.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../action';
@@ -90,6 +93,9 @@ export function SchedulesView(props: {
     );
 
   const rows = data?.schedules.edges.map((e) => e.node) ?? [];
+  const unreadable = data?.schedules.unreadable ?? [];
+  // The columns an unreadable row spans after its id.
+  const rest = admin ? 7 : 6;
   return (
     <section class="panel" data-testid="schedules-view">
       <h2>Schedules{data && <span class="small"> · {data.schedules.totalCount}</span>}</h2>
@@ -102,10 +108,10 @@ export function SchedulesView(props: {
           {error}
         </div>
       )}
-      {data && rows.length === 0 && (
+      {data && rows.length === 0 && unreadable.length === 0 && (
         <p data-testid="schedules-empty">No schedules in this queue.</p>
       )}
-      {rows.length > 0 && (
+      {rows.length + unreadable.length > 0 && (
         <table class="schedules">
           <thead>
             <tr>
@@ -120,6 +126,18 @@ export function SchedulesView(props: {
             </tr>
           </thead>
           <tbody>
+            {unreadable.map((id) => (
+              <tr key={id} data-schedule={id} data-unreadable="">
+                <td>
+                  <Id value={id} />
+                </td>
+                <td colSpan={rest} class="muted" data-testid="schedule-unreadable">
+                  <b>unreadable</b>: its stored definition is broken (not one an upsert writes), so
+                  it never ticks. The audit reports it; a repair of the queue (repairQueue) removes
+                  it.
+                </td>
+              </tr>
+            ))}
             {rows.map((s) => {
               const next = ms(s.nextRunAt);
               const last = ms(s.lastRunAt);

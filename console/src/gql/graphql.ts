@@ -417,7 +417,7 @@ export type QueueSchedulesQueryVariables = Exact<{
 }>;
 
 
-export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
+export type QueueSchedulesQuery = { queue: { name: string, paused: Array<string>, schedules: { totalCount: number, unreadable: Array<string>, edges: Array<{ node: { id: string, group: string, everyMs: number | null, cron: string | null, timezone: string | null, payload: unknown, nextRunAt: string | null, lastRunAt: string | null, lastJobId: string | null } }> } } };
 
 export type QueueThroughputQueryVariables = Exact<{
   queue: string;
@@ -1571,6 +1571,7 @@ export const QueueSchedulesDocument = new TypedDocumentString(`
     paused
     schedules(first: 500) {
       totalCount
+      unreadable
       edges {
         node {
           id
