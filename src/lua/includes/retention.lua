@@ -33,8 +33,8 @@
                                             not per job (a Lua call costs about a redis.call)
 
   kind 'completed' uses groupCompletedKeyOf, 'dead' groupDeadKeyOf (includes/keys.lua).
-  Events: zadd/zrem index and group index (zpopmin index for the jobs past the count); del job,
-  del errors.
+  Events: zadd/zrem index and group index (zpopmin index for a lone job past the count); del
+  job, del errors.
 ]]
 --- @include "keys"
 --- @include "safeInteger"
@@ -111,23 +111,31 @@ local function groupBy(ids, groups, score)
 end
 
 local function trim(base, kind, index, count, ageMs, now, max)
-  -- Past the count: the oldest, read and taken out of `index` in one ZPOPMIN ({ id, score, ... }).
-  local popped
+  -- Past the count: the oldest. One alone (a one-job call at the bound, the steady state) is
+  -- popped, read and taken out of `index` in one ZPOPMIN, which also answers its score; more are
+  -- read by ZRANGE and removed by the ZREM below (ZPOPMIN's scores would cost a number's text
+  -- each).
+  local popped, victims
   local over = redis.call('ZCARD', index) - count
   if over > 0 then
     local n = math.min(over, max)
-    popped = redis.call('ZPOPMIN', index, COUNT_TEXT[n] or n)
+    if n == 1 then
+      popped = redis.call('ZPOPMIN', index)
+    else
+      victims = redis.call('ZRANGE', index, '0', COUNT_TEXT[n - 1] or n - 1)
+    end
   end
-  local taken = popped and #popped / 2 or 0
-  -- Past the age: still in `index`. What is left is no older than the newest job popped, so
-  -- when that one is within the age, so is everything left, and the range is not read.
+  local taken = popped and 1 or (victims and #victims or 0)
+  -- Past the age: what is left is no older than the one popped, so when that one is within
+  -- the age, nothing left is past it and the range is not read.
   local aged
   if ageMs and taken < max then
     local cut = now - ageMs
-    if taken == 0 or (tonumber(popped[#popped]) or -math.huge) < cut then
+    if popped == nil or (tonumber(popped[2]) or -math.huge) < cut then
+      local skip = popped and 0 or taken
       local left = max - taken
-      aged = redis.call('ZRANGEBYSCORE', index, '-inf', string.format('(%d', cut), 'LIMIT', '0',
-        COUNT_TEXT[left] or left)
+      aged = redis.call('ZRANGEBYSCORE', index, '-inf', string.format('(%d', cut), 'LIMIT',
+        COUNT_TEXT[skip] or skip, COUNT_TEXT[left] or left)
     end
   end
   local agedCount = aged and #aged or 0
@@ -135,8 +143,8 @@ local function trim(base, kind, index, count, ageMs, now, max)
     return 0
   end
   if taken + agedCount == 1 then
-    -- One victim (a one-job call in a queue at its bound): the writes below, with no table.
-    local id = taken == 1 and popped[1] or aged[1]
+    -- One victim: the writes below, with no table.
+    local id = popped and popped[1] or (victims and victims[1]) or aged[1]
     local jobKey = jobPrefixOf(base) .. id
     local read = redis.call('HMGET', jobKey, 'group', 'hasResult')
     if read[1] then
@@ -147,15 +155,18 @@ local function trim(base, kind, index, count, ageMs, now, max)
     if read[2] then
       redis.call('HDEL', resultsKeyOf(base), id)
     end
-    if agedCount == 1 then
+    if popped == nil then
       redis.call('ZREM', index, id)
     end
     return 1
   end
-  local victims = {}
-  for p = 1, taken * 2, 2 do
-    victims[#victims + 1] = popped[p]
+  if popped then
+    victims = { popped[1] }
+  elseif victims == nil then
+    victims = {}
   end
+  -- What is still in `index` (all but the one popped), for the ZREM at the end.
+  local indexed = popped and 2 or 1
   for a = 1, agedCount do
     victims[#victims + 1] = aged[a]
   end
@@ -186,8 +197,8 @@ local function trim(base, kind, index, count, ageMs, now, max)
   redis.call('DEL', unpack(doomed))
   dropPayloads(base, victims)
   dropResults(base, resulted)
-  if agedCount > 0 then
-    redis.call('ZREM', index, unpack(aged))
+  if indexed <= #victims then
+    redis.call('ZREM', index, unpack(victims, indexed))
   end
   return #victims
 end
