@@ -35,11 +35,13 @@ local old = redis.call('HGET', scheduleKey, id)
 if not old then
   return 0
 end
+-- An unreadable definition is removed all the same, recorded with no group and no before.
+local before = storedSchedule(old)
+local group = before and type(before.group) == 'string' and before.group or ''
 redis.call('ZREM', schedulesKey, id)
 redis.call('HDEL', scheduleKey, id)
 redis.call('HDEL', runsKey, id)
-local before = cjson.decode(old)
-recordHistory(base, h, 'removeSchedule', before.group, scheduleForHistory(before), nil, {
+recordHistory(base, h, 'removeSchedule', group, before and scheduleForHistory(before), nil, {
   schedule = id,
 })
 return 1

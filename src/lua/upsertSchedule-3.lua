@@ -4,7 +4,8 @@
   `nextRunAt`, the first tick after now the engine computed; one whose timing is unchanged
   keeps its next tick (a new payload does not move it). Its last tick (`schedruns`) is kept.
   Records the change in the steering history (includes/history.lua: action upsertSchedule,
-  group the schedule's, before the definition replaced (none for a new one), after the new one,
+  group the schedule's, before the definition replaced (none for a new one, or one that is not a
+  JSON object: an unreadable schedule), after the new one,
   each with its payload as payloadBytes and payloadSha1, detail { schedule = id }) when the
   definition changed; a call that changes nothing records nothing.
 
@@ -48,7 +49,8 @@ if not old and redis.call('HLEN', scheduleKey) >= max then
   return { -1, false, false }
 end
 local after = cjson.decode(definition)
-local before = old and cjson.decode(old) or nil
+-- An unreadable definition replaced is as none: the new one's timing counts from now.
+local before = old and storedSchedule(old) or nil
 local sameTiming = before ~= nil and before.everyMs == after.everyMs and before.cron == after.cron
   and before.timezone == after.timezone
 local score = sameTiming and redis.call('ZSCORE', schedulesKey, id)

@@ -205,6 +205,37 @@ describe('upsertSchedule', () => {
   });
 });
 
+describe('an unreadable schedule', () => {
+  // Each kind of definition that is no JSON object: not JSON, a JSON string, a number, an array.
+  const BROKEN = ['not JSON', '"text"', '42', '[1,2]'];
+
+  it('is removed whole, and the removal recorded, whatever its stored text', async () => {
+    for (const text of BROKEN) {
+      const q = engine.queue();
+      await q.upsertSchedule({ id: 's', group: 'g', everyMs: 5_000 });
+      await q.redis.hset(q.keys.scheduleDefs, 's', text);
+      expect(await q.removeSchedule('s')).toBe(true);
+      expect(await q.schedules()).toMatchObject({ schedules: [], unreadable: [], totalCount: 0 });
+      expect(await q.redis.zcard(q.keys.schedules)).toBe(0);
+      const [entry] = (await q.history()).entries;
+      expect(entry).toMatchObject({ action: 'removeSchedule', group: '', before: null });
+    }
+  });
+
+  it('is replaced whole by an upsert of its id, its timing counted from now', async () => {
+    for (const text of BROKEN) {
+      const q = engine.queue();
+      await q.upsertSchedule({ id: 's', group: 'g', everyMs: 5_000 });
+      await q.redis.hset(q.keys.scheduleDefs, 's', text);
+      await q.upsertSchedule({ id: 's', group: 'h', everyMs: 7_000 });
+      const page = await q.schedules();
+      expect(page).toMatchObject({ unreadable: [], schedules: [{ id: 's', group: 'h' }] });
+      const [entry] = (await q.history()).entries;
+      expect(entry).toMatchObject({ action: 'upsertSchedule', group: 'h', before: null });
+    }
+  });
+});
+
 describe('ticks', () => {
   it('a due tick enqueues one job with the definition, and moves the schedule on', async () => {
     const q = engine.queue();

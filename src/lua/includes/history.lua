@@ -25,6 +25,10 @@
                               a schedule's decoded definition as an entry holds it: its payload
                               (JSON text, up to 512 KiB) as payloadBytes and payloadSha1, so no
                               entry grows with a payload (DESIGN.md §4.6); null: neither
+  storedSchedule(text)        a stored schedule definition decoded, or nil when it is not a
+                              JSON object (broken by hand or by another writer: Queue.schedules
+                              lists it as unreadable); decoded before the caller's first write,
+                              so such a definition never stops a script part way
   A caller records only after its last refusal (every check before the first write), so a
   refused call records nothing.
 ]]
@@ -51,6 +55,14 @@ local function scheduleForHistory(definition)
     definition.payloadSha1 = redis.sha1hex(payload)
   end
   return definition
+end
+
+local function storedSchedule(text)
+  local ok, definition = pcall(cjson.decode, text)
+  if ok and type(definition) == 'table' then
+    return definition
+  end
+  return nil
 end
 
 local function historyArgs(actor, cap)
