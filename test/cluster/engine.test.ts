@@ -285,6 +285,11 @@ describe('the engine on a Redis Cluster', () => {
       expect(await q.removeWorker('w-cluster')).toBe(true);
       ran.add('workerGone');
       expect(await master.exists(q.keys.workers, q.keys.workerInfo)).toBe(0);
+      // The in-place layout upgrade (DESIGN.md §2, "Upgrading in place"): a queue of this
+      // layout is done at once; its step reads the mark and the id counter on that master.
+      expect(await q.upgradeLayout()).toMatchObject({ done: true, layout: '2', visitedTo: 0 });
+      expect(await master.hget(q.keys.settings, 'layout')).toBe('2');
+      ran.add('upgradeLayout');
       // The backlog bounds (DESIGN.md §3, "Backlog bounds"), in the queue's slot.
       await q.setMaxPending('b', 100);
       await q.setDefaultMaxPending(50);
