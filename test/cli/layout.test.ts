@@ -23,11 +23,11 @@ describe('upgrade-layout', () => {
     );
     expect(stdout).toBe(
       [
-        'ids 1–100 of 250 visited, 2 payloads moved',
-        'ids 1–200 of 250 visited, 2 payloads moved',
-        'ids 1–250 of 250 visited, 2 payloads moved',
+        'ids 1–100 of 250 visited, 2 payloads moved by this run',
+        'ids 1–200 of 250 visited, 2 payloads moved by this run',
+        'ids 1–250 of 250 visited, 2 payloads moved by this run',
         // The closing repair: the registry's last-seen and a ranking, which the layout before lacked.
-        `queue ${q.name} is of job layout 2: 2 payloads moved; repaired REGISTRY 1, RANK 1`,
+        `queue ${q.name} is of job layout 2: 2 payloads moved by this run; repaired REGISTRY 1, RANK 1`,
         '',
       ].join('\n'),
     );

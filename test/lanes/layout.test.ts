@@ -74,7 +74,7 @@ describe('the job layout', () => {
       `queue ${q.name} holds jobs of an older job layout (payloads in the job hashes: ` +
         '1 pending, 0 delayed, 0 active, 0 completed, 1 dead), which this version would run ' +
         'without their payloads, so it refuses to enqueue or claim there: upgrade it in place ' +
-        'once the previous version has stopped claiming there: `ringmaster upgrade-layout`, the ' +
+        `once the previous version has stopped claiming there: \`ringmaster upgrade-layout -q ${q.name}\`, the ` +
         'upgradeQueueLayout mutation or Queue.upgradeLayout',
     );
     await refusal(() => q.claim());
@@ -206,7 +206,7 @@ describe('upgrading in place', () => {
     expect(error.message).toBe(
       `queue ${q.name} is part way through an in-place upgrade to job layout 2 ` +
         `(${q.keys.settings} layout is upgrading), so this version neither enqueues nor claims ` +
-        'there yet: finish it with `ringmaster upgrade-layout`, the upgradeQueueLayout mutation ' +
+        `there yet: finish it with \`ringmaster upgrade-layout -q ${q.name}\`, the upgradeQueueLayout mutation ` +
         'or Queue.upgradeLayout (it resumes where it stopped)',
     );
     await refusal(() => q.enqueue('g', { n: 1 }));
@@ -280,7 +280,7 @@ describe('upgrading in place', () => {
     await marked.redis.hset(marked.keys.settings, 'layout', '3');
     const before = await queueSnapshot(marked);
     expect((await refusal(() => marked.upgradeLayout())).message).toMatch(
-      /is marked with job layout 3 \(.*settings layout\), not the layout before this version's 2/,
+      /is marked with job layout 3 \(.*settings layout\), not this version's 2 nor the one before it/,
     );
     expect(await queueSnapshot(marked)).toEqual(before);
 

@@ -15,16 +15,21 @@ import { printJson, printLine, shellCommand } from '../output.js';
 
 type LayoutUpgrade = NonNullable<CliUpgradeLayoutMutation['upgradeQueueLayout']>;
 
-const payloads = (n: number): string => `${n} ${n === 1 ? 'payload' : 'payloads'} moved`;
+/** What this run moved (a resumed run counts its own, not the runs before it). */
+const payloads = (n: number): string =>
+  `${n} ${n === 1 ? 'payload' : 'payloads'} moved by this run`;
 
-/** How far the calls so far went: `ids 1–100000 of 523000 visited, 4100 payloads moved`. */
+/** How far the upgrade went: `ids 1–100000 of 523000 visited, 4100 payloads moved by this run`. */
 const progress = (last: LayoutUpgrade, moved: number): string =>
   `ids 1–${last.visitedTo} of ${last.lastId} visited, ${payloads(moved)}`;
 
 /** The last line: where the queue stands once done. */
 function finalLine(queue: string, last: LayoutUpgrade, moved: number, calls: number): string {
   if (last.layout === null) {
-    return `queue ${queue} has no job ids: nothing to upgrade (its first enqueue marks its job layout)`;
+    return (
+      `queue ${queue} has no job ids: nothing to upgrade (its first enqueue marks its job ` +
+      'layout; a queue that was never used reads so too: `ringmaster status` lists the known ones)'
+    );
   }
   if (calls === 1 && last.visitedTo === 0) {
     return `queue ${queue} is of job layout ${last.layout} already`;

@@ -11,10 +11,10 @@ import type { Commands } from '../scripts/commands.js';
 /** The `layout` mark of a queue whose in-place upgrade has begun and not ended. */
 export const UPGRADING = 'upgrading';
 
-/** How to upgrade a queue in place, for the messages that refuse one of another layout. */
-const HOW_TO_UPGRADE =
+/** How to upgrade queue `queue` in place, for the messages that refuse one of another layout. */
+const howToUpgrade = (queue: string): string =>
   'upgrade it in place once the previous version has stopped claiming there: ' +
-  '`ringmaster upgrade-layout`, the upgradeQueueLayout mutation or Queue.upgradeLayout';
+  `\`ringmaster upgrade-layout -q ${queue}\`, the upgradeQueueLayout mutation or Queue.upgradeLayout`;
 
 /**
  * Refuse a queue whose jobs are of another job layout (DESIGN.md §2, "Job layout"): asked once
@@ -36,7 +36,7 @@ export async function askLayout(
       ErrorCode.LAYOUT_MISMATCH,
       `queue ${queue} is part way through an in-place upgrade to job layout ${JOB_LAYOUT} ` +
         `(${settings} layout is ${UPGRADING}), so this version neither enqueues nor claims there ` +
-        `yet: finish it with \`ringmaster upgrade-layout\`, the upgradeQueueLayout mutation or ` +
+        `yet: finish it with \`ringmaster upgrade-layout -q ${queue}\`, the upgradeQueueLayout mutation or ` +
         'Queue.upgradeLayout (it resumes where it stopped)',
     );
   }
@@ -49,7 +49,7 @@ export async function askLayout(
   }
   const whatToDo =
     'which this version would run without their payloads, so it refuses to enqueue or claim ' +
-    `there: ${HOW_TO_UPGRADE}`;
+    `there: ${howToUpgrade(queue)}`;
   if (status === 3) {
     const [ring, active, delayed, gactive] = counts;
     throw new RingmasterError(

@@ -73,8 +73,8 @@ export async function upgradeLayout(
     if (status === 1) {
       throw new RingmasterError(
         ErrorCode.LAYOUT_MISMATCH,
-        `queue ${queue} is marked with job layout ${mark} (${keys.settings} layout), not the layout ` +
-          `before this version's ${JOB_LAYOUT}: there is nothing this version can upgrade; run ` +
+        `queue ${queue} is marked with job layout ${mark} (${keys.settings} layout), not this ` +
+          `version's ${JOB_LAYOUT} nor the one before it, so this version cannot upgrade it: run ` +
           'the version of Ringmaster that wrote it, or use another queue',
       );
     }
