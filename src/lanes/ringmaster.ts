@@ -4,17 +4,15 @@
  */
 
 import { createHash } from 'node:crypto';
-import { codedRedisFailure, ErrorCode, RingmasterError } from './errors.js';
 import { probeKey, queuesKey } from './keys.js';
 import { Defaults, Queue } from './queue/queue.js';
 import { isCluster, masterClients, masterKeyOf, type RedisClient } from './redis/client.js';
 import { Connection } from './redis/connection.js';
 import { closeConnection, openConnection, type RedisConnection } from './redis/connectionOption.js';
-import { connectionEnded } from './redis/ended.js';
+import { callOpen } from './redis/ended.js';
 import { type EvictionCheck, EvictionPolicyError, readEvictionPolicy } from './redis/eviction.js';
 import { assertPlainKeys } from './redis/plainKeys.js';
 import type { StateLoss } from './redis/stateLoss.js';
-import { unavailableWhere } from './redis/unavailable.js';
 import type { ScriptObserver } from './scripts/commands.js';
 import * as validate from './validate.js';
 
@@ -273,26 +271,9 @@ export class Ringmaster {
     });
   }
 
-  /**
-   * The one way every method that reaches Redis goes: runs `run` (what it throws synchronously
-   * is thrown as it is) and rejects with `codedRedisFailure`'s error: a Redis failure coded
-   * (REDIS_NOT_PERMITTED naming this engine's prefix, REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE),
-   * any other error unchanged.
-   */
+  /** The one way every method that reaches Redis goes (`callOpen`). */
   private call<T>(run: () => Promise<T>): Promise<T> {
-    // An ended connection fails every call at once: nothing is sent (DESIGN.md §5).
-    const closed = connectionEnded(this.redis, 'Ringmaster');
-    if (closed) return Promise.reject(closed);
-    return run().catch((error: unknown) => {
-      const coded = codedRedisFailure(error, this.prefix, undefined, (cause) =>
-        unavailableWhere(this.redis, cause),
-      );
-      if (coded instanceof RingmasterError && coded.code === ErrorCode.REDIS_UNAVAILABLE) {
-        const ended = connectionEnded(this.redis, 'Ringmaster', error);
-        if (ended) throw ended;
-      }
-      throw coded;
-    });
+    return callOpen(this.redis, 'Ringmaster', this.prefix, undefined, run);
   }
 }
 

@@ -24,13 +24,11 @@
  * removeJobs, purgeGroup, promote, audit, repair), `reads.ts` (every read) and `upkeep.ts`
  * (reap, the reaper's lock, the clock, the layout check).
  */
-import { codedRedisFailure, ErrorCode, RingmasterError } from '../errors.js';
 import { type QueueKeys, queueKeys, queuesKey } from '../keys.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Connection } from '../redis/connection.js';
 import { closeConnection, type RedisConnection } from '../redis/connectionOption.js';
-import { connectionEnded } from '../redis/ended.js';
-import { unavailableWhere } from '../redis/unavailable.js';
+import { callOpen } from '../redis/ended.js';
 import { Commands } from '../scripts/commands.js';
 import type {
   GroupInfo,
@@ -201,30 +199,9 @@ export class Queue<Payload = unknown, Result = unknown> {
     return this.closing;
   }
 
-  /**
-   * The one way every method below reaches Redis: runs `run` (what it throws synchronously is
-   * thrown as it is) and rejects with `codedRedisFailure`'s error: a Redis failure coded
-   * (REDIS_NOT_PERMITTED naming this queue's prefix, REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE)
-   * with `queue` set to this queue's name; any other error unchanged. On an ended connection
-   * it sends nothing and rejects with CONNECTION_CLOSED (`connectionEnded`), and a call cut
-   * by the connection ending is CONNECTION_CLOSED, not REDIS_UNAVAILABLE.
-   */
+  /** The one way every method below reaches Redis (`callOpen`), its errors naming this queue. */
   private call<T>(run: () => Promise<T>): Promise<T> {
-    // An ended connection fails every call at once: nothing is sent (DESIGN.md §5).
-    const closed = connectionEnded(this.redis, 'Queue');
-    if (closed) closed.queue = this.name;
-    if (closed) return Promise.reject(closed);
-    return run().catch((error: unknown) => {
-      const coded = codedRedisFailure(error, this.prefix, this.name, (cause) =>
-        unavailableWhere(this.redis, cause),
-      );
-      if (coded instanceof RingmasterError && coded.code === ErrorCode.REDIS_UNAVAILABLE) {
-        const ended = connectionEnded(this.redis, 'Queue', error);
-        if (ended) ended.queue = this.name;
-        if (ended) throw ended;
-      }
-      throw coded;
-    });
+    return callOpen(this.redis, 'Queue', this.prefix, this.name, run);
   }
 
   // ── steering (admin) ──────────────────────────────────────────────────────────────────────

@@ -4,7 +4,7 @@
  * `retryStrategy` that gave up. Such a client never reconnects by itself, so reporting it as
  * REDIS_UNAVAILABLE ("retry later") would keep a retry loop spinning for ever.
  */
-import { ErrorCode, fromRedisError, RingmasterError } from '../errors.js';
+import { codedRedisFailure, ErrorCode, fromRedisError, RingmasterError } from '../errors.js';
 import type { RedisClient } from './client.js';
 import { MISSING_DATABASE, unavailableWhere } from './unavailable.js';
 
@@ -37,4 +37,36 @@ export function connectionEnded(
   );
   if (error !== undefined) closed.cause = error;
   return closed;
+}
+
+/**
+ * The one path of every `Queue` and `Ringmaster` call to Redis: on an ended connection, reject
+ * with CONNECTION_CLOSED and send nothing; else run `run` (what it throws synchronously is thrown
+ * as it is) and reject with `codedRedisFailure`'s error (REDIS_NOT_PERMITTED naming `prefix`,
+ * REDIS_OUT_OF_MEMORY, REDIS_UNAVAILABLE), a failure cut by the connection ending as
+ * CONNECTION_CLOSED; any other error unchanged. `queue`, when given, is set on the error.
+ */
+export function callOpen<T>(
+  redis: RedisClient,
+  handle: string,
+  prefix: string,
+  queue: string | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  const named = (error: RingmasterError): RingmasterError => {
+    if (queue !== undefined) error.queue = queue;
+    return error;
+  };
+  const closed = connectionEnded(redis, handle);
+  if (closed) return Promise.reject(named(closed));
+  return run().catch((error: unknown) => {
+    const coded = codedRedisFailure(error, prefix, queue, (cause) =>
+      unavailableWhere(redis, cause),
+    );
+    const cut =
+      coded instanceof RingmasterError && coded.code === ErrorCode.REDIS_UNAVAILABLE
+        ? connectionEnded(redis, handle, error)
+        : undefined;
+    throw cut ? named(cut) : coded;
+  });
 }
